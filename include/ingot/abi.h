@@ -1,0 +1,86 @@
+/* ingot artifact ABI: the record a compiled artifact exports and the service table the runtime
+ * hands to it on every call. Shared by the compiler (which emits it) and the runtime (which reads
+ * it); plain C, no dependencies beyond <stdint.h>. See docs/abi.md. */
+#ifndef INGOT_ABI_H_
+#define INGOT_ABI_H_
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* "INGOTART" little-endian. */
+#define INGOT_ARTIFACT_MAGIC 0x545241544F474E49ull
+#define INGOT_ABI_VERSION 1u
+/* The one exported symbol of an artifact: `const IngotArtifact ingot_artifact_v1;` */
+#define INGOT_ARTIFACT_SYMBOL "ingot_artifact_v1"
+
+/* Element type codes follow DLPack's DLDataTypeCode: 0 int, 1 uint, 2 float, 6 bool. */
+typedef struct IngotDType {
+  uint8_t code;
+  uint8_t bits;
+  uint16_t lanes;
+} IngotDType;
+
+typedef struct IngotTensorInfo {
+  const char* name;
+  IngotDType dtype;
+  int32_t ndim;
+  const int64_t* shape;         /* ndim entries, all static after compilation */
+  const char* const* dim_names; /* ndim entries: the ONNX symbol ("N") or "" when static */
+} IngotTensorInfo;
+
+typedef struct IngotKernelInfo {
+  const char* name;
+  double flops;       /* floating point operations per call */
+  double bytes_moved; /* bytes read + written per call (compulsory traffic) */
+} IngotKernelInfo;
+
+/* Body of a parallel loop: runs tasks [task, task+1) for task in [0, num_tasks). */
+typedef int32_t (*IngotParallelBody)(int64_t task, int64_t num_tasks, void* closure);
+
+/* Services the runtime provides to the artifact on each call (no symbol imports). */
+typedef struct IngotServices {
+  uint32_t abi_version; /* INGOT_ABI_VERSION */
+  uint32_t struct_size; /* sizeof(IngotServices) of the runtime that built it */
+  void* ctx;            /* opaque runtime context, passed back to every service */
+  /* Runs body(t, n, closure) for t in [0, n) on the runtime's pool; returns the first
+   * non-zero status any task returned, or 0. */
+  int32_t (*parallel_for)(void* ctx, IngotParallelBody body, void* closure, int64_t num_tasks);
+  /* Records an error message for the current run (the entry then returns non-zero). */
+  void (*set_error)(void* ctx, const char* message);
+  /* Optional per-kernel profiling hooks (NULL when not profiling). */
+  void (*kernel_begin)(void* ctx, int32_t kernel_index);
+  void (*kernel_end)(void* ctx, int32_t kernel_index);
+} IngotServices;
+
+/* Runs the model. inputs/outputs: one data pointer per IngotArtifact input/output, in order,
+ * dense row-major, at least 64-byte aligned is best but any alignment of the element is valid.
+ * workspace: workspace_bytes, 64-byte aligned. Returns 0 on success. */
+typedef int32_t (*IngotEntryFn)(const IngotServices* services, void* const* inputs,
+                                void* const* outputs, void* workspace);
+
+typedef struct IngotArtifact {
+  uint64_t magic;       /* INGOT_ARTIFACT_MAGIC */
+  uint32_t abi_version; /* INGOT_ABI_VERSION */
+  uint32_t struct_size; /* sizeof(IngotArtifact) of the compiler that built it */
+  const char* model_name;
+  const char* target;      /* target string, e.g. "llvm -mcpu=sapphirerapids" */
+  int32_t device_type;     /* DLPack DLDeviceType: 1 CPU, 2 CUDA */
+  int32_t num_inputs;
+  const IngotTensorInfo* inputs;
+  int32_t num_outputs;
+  const IngotTensorInfo* outputs;
+  uint64_t workspace_bytes;
+  uint64_t constant_bytes;
+  IngotEntryFn entry;
+  int32_t num_kernels;
+  const IngotKernelInfo* kernels;
+} IngotArtifact;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* INGOT_ABI_H_ */

@@ -1,0 +1,277 @@
+// make() factories of every loop-IR node, with their argument checks, and small name tables.
+#include <fmt/format.h>
+
+#include "support/error.h"
+#include "tir/buffer.h"
+#include "tir/expr.h"
+#include "tir/stmt.h"
+
+namespace ingot::tir {
+
+std::string DataType::str() const {
+  std::string base;
+  switch (code) {
+    case kInt: base = fmt::format("int{}", bits); break;
+    case kUInt: base = fmt::format("uint{}", bits); break;
+    case kFloat: base = fmt::format("float{}", bits); break;
+    case kHandle: base = "handle"; break;
+    case kBool: base = "bool"; break;
+  }
+  return lanes == 1 ? base : fmt::format("{}x{}", base, lanes);
+}
+
+const char* node_tag_name(NodeTag tag) {
+  switch (tag) {
+#define INGOT_X(N) \
+  case NodeTag::N: return #N;
+    INGOT_TIR_EXPR_NODES(INGOT_X) INGOT_TIR_STMT_NODES(INGOT_X)
+#undef INGOT_X
+  }
+  return "?";
+}
+
+const char* intrinsic_name(Intrinsic op) {
+  switch (op) {
+#define INGOT_X(name, arity) \
+  case Intrinsic::name: return #name;
+    INGOT_TIR_INTRINSICS(INGOT_X)
+#undef INGOT_X
+  }
+  return "?";
+}
+
+int intrinsic_arity(Intrinsic op) {
+  switch (op) {
+#define INGOT_X(name, arity) \
+  case Intrinsic::name: return arity;
+    INGOT_TIR_INTRINSICS(INGOT_X)
+#undef INGOT_X
+  }
+  return 0;
+}
+
+const char* storage_scope_name(StorageScope s) {
+  switch (s) {
+    case StorageScope::kGlobal: return "global";
+    case StorageScope::kWorkspace: return "workspace";
+    case StorageScope::kLocal: return "local";
+    case StorageScope::kShared: return "shared";
+  }
+  return "?";
+}
+
+const char* for_kind_name(ForKind k) {
+  switch (k) {
+    case ForKind::kSerial: return "serial";
+    case ForKind::kParallel: return "parallel";
+    case ForKind::kVectorized: return "vectorized";
+    case ForKind::kUnrolled: return "unrolled";
+    case ForKind::kThreadBinding: return "thread_binding";
+  }
+  return "?";
+}
+
+Var::Var(std::string name, DataType dtype)
+    : Expr(std::make_shared<const VarNode>(dtype, std::move(name))) {}
+
+Expr IntImm::make(DataType dtype, int64_t value) {
+  INGOT_ICHECK(dtype.is_scalar() && (dtype.is_integer() || dtype.is_bool()),
+               "IntImm needs a scalar integer dtype, got {}", dtype.str());
+  return Expr(std::make_shared<const IntImm>(dtype, value));
+}
+
+Expr FloatImm::make(DataType dtype, double value) {
+  INGOT_ICHECK(dtype.is_scalar() && dtype.is_float(), "FloatImm needs a scalar float dtype, got {}",
+               dtype.str());
+  return Expr(std::make_shared<const FloatImm>(dtype, value));
+}
+
+namespace {
+constexpr bool is_compare(NodeTag t) {
+  return t == NodeTag::EQ || t == NodeTag::NE || t == NodeTag::LT || t == NodeTag::LE ||
+         t == NodeTag::GT || t == NodeTag::GE;
+}
+constexpr bool is_logical(NodeTag t) { return t == NodeTag::And || t == NodeTag::Or; }
+}  // namespace
+
+template <NodeTag Tag>
+Expr BinaryNode<Tag>::make(Expr a, Expr b) {
+  INGOT_ICHECK(a.defined() && b.defined(), "{} of an undefined operand", node_tag_name(Tag));
+  INGOT_ICHECK(a.dtype() == b.dtype(), "{} operands differ in dtype: {} vs {}", node_tag_name(Tag),
+               a.dtype().str(), b.dtype().str());
+  DataType d = a.dtype();
+  if constexpr (is_compare(Tag)) d = DataType::boolean(a.dtype().lanes);
+  if constexpr (is_logical(Tag))
+    INGOT_ICHECK(d.is_bool(), "{} needs bool operands, got {}", node_tag_name(Tag), d.str());
+  if constexpr (Tag == NodeTag::FloorDiv || Tag == NodeTag::FloorMod)
+    INGOT_ICHECK(d.is_integer(), "{} needs integer operands, got {}", node_tag_name(Tag), d.str());
+  return Expr(std::make_shared<const BinaryNode<Tag>>(d, std::move(a), std::move(b)));
+}
+#define INGOT_X(N, op) template struct BinaryNode<NodeTag::N>;
+INGOT_TIR_BINARY_NODES(INGOT_X)
+#undef INGOT_X
+
+Expr Not::make(Expr a) {
+  INGOT_ICHECK(a.defined() && a.dtype().is_bool(), "Not needs a bool operand");
+  DataType d = a.dtype();
+  return Expr(std::make_shared<const Not>(d, std::move(a)));
+}
+
+Expr Select::make(Expr c, Expr t, Expr f) {
+  INGOT_ICHECK(c.defined() && t.defined() && f.defined(), "Select of an undefined operand");
+  INGOT_ICHECK(c.dtype().is_bool(), "Select condition must be bool, got {}", c.dtype().str());
+  INGOT_ICHECK(t.dtype() == f.dtype(), "Select branches differ: {} vs {}", t.dtype().str(),
+               f.dtype().str());
+  DataType d = t.dtype();
+  return Expr(std::make_shared<const Select>(d, std::move(c), std::move(t), std::move(f)));
+}
+
+Expr Cast::make(DataType dtype, Expr value) {
+  INGOT_ICHECK(value.defined(), "Cast of an undefined value");
+  INGOT_ICHECK(dtype.lanes == value.dtype().lanes, "Cast cannot change lanes ({} to {})",
+               value.dtype().str(), dtype.str());
+  return Expr(std::make_shared<const Cast>(dtype, std::move(value)));
+}
+
+Expr Call::make(Intrinsic op, std::vector<Expr> args) {
+  INGOT_ICHECK(int(args.size()) == intrinsic_arity(op), "{} takes {} arguments, got {}",
+               intrinsic_name(op), intrinsic_arity(op), args.size());
+  for (auto& a : args) {
+    INGOT_ICHECK(a.defined() && a.dtype() == args[0].dtype(), "{} arguments must share a dtype",
+                 intrinsic_name(op));
+  }
+  INGOT_ICHECK(args[0].dtype().is_float(), "{} needs float arguments, got {}", intrinsic_name(op),
+               args[0].dtype().str());
+  DataType d = args[0].dtype();
+  return Expr(std::make_shared<const Call>(d, op, std::move(args)));
+}
+
+Expr BufferLoad::make(const Buffer& buffer, std::vector<Expr> indices) {
+  INGOT_ICHECK(buffer.defined(), "load from an undefined buffer");
+  int lanes = 1;
+  for (auto& i : indices) {
+    INGOT_ICHECK(i.defined() && i.dtype().is_integer(), "index into {} must be an integer",
+                 buffer->name);
+    lanes = std::max<int>(lanes, i.dtype().lanes);
+  }
+  return Expr(std::make_shared<const BufferLoad>(buffer->dtype.with_lanes(lanes), buffer.ptr(),
+                                                 std::move(indices)));
+}
+
+Expr Ramp::make(Expr base, Expr stride, int lanes) {
+  INGOT_ICHECK(base.defined() && stride.defined() && base.dtype() == stride.dtype() &&
+                   base.dtype().is_scalar() && base.dtype().is_integer(),
+               "Ramp needs scalar integer base and stride of one dtype");
+  INGOT_ICHECK(lanes > 1, "Ramp needs lanes > 1, got {}", lanes);
+  DataType d = base.dtype().with_lanes(lanes);
+  return Expr(std::make_shared<const Ramp>(d, std::move(base), std::move(stride), lanes));
+}
+
+Expr Broadcast::make(Expr value, int lanes) {
+  INGOT_ICHECK(value.defined() && value.dtype().is_scalar(), "Broadcast needs a scalar value");
+  INGOT_ICHECK(lanes > 1, "Broadcast needs lanes > 1, got {}", lanes);
+  DataType d = value.dtype().with_lanes(lanes);
+  return Expr(std::make_shared<const Broadcast>(d, std::move(value), lanes));
+}
+
+Expr Let::make(Var var, Expr value, Expr body) {
+  INGOT_ICHECK(var.defined() && value.defined() && body.defined(), "Let with undefined parts");
+  INGOT_ICHECK(var.dtype() == value.dtype(), "Let {}: variable is {}, value is {}", var.name(),
+               var.dtype().str(), value.dtype().str());
+  DataType d = body.dtype();
+  return Expr(std::make_shared<const Let>(d, std::move(var), std::move(value), std::move(body)));
+}
+
+Buffer Buffer::make(std::string name, DataType dtype, std::vector<Expr> shape, StorageScope scope,
+                    std::vector<Expr> strides, int alignment) {
+  INGOT_ICHECK(dtype.is_scalar(), "buffer {} element type must be scalar", name);
+  INGOT_ICHECK(strides.empty() || strides.size() == shape.size(),
+               "buffer {}: {} strides for {} dims", name, strides.size(), shape.size());
+  auto n = std::make_shared<BufferNode>();
+  n->data = Var(name + "_data", DataType::handle());
+  n->name = std::move(name);
+  n->dtype = dtype;
+  n->shape = std::move(shape);
+  n->strides = std::move(strides);
+  n->scope = scope;
+  n->alignment = alignment;
+  return Buffer(std::move(n));
+}
+
+Buffer Buffer::make(std::string name, DataType dtype, const std::vector<int64_t>& shape,
+                    StorageScope scope) {
+  std::vector<Expr> s;
+  for (int64_t d : shape) s.push_back(IntImm::make(DataType::i64(), d));
+  return make(std::move(name), dtype, std::move(s), scope);
+}
+
+Expr Buffer::load(std::vector<Expr> indices) const {
+  return BufferLoad::make(*this, std::move(indices));
+}
+
+Stmt For::make(Var loop_var, Expr min, Expr extent, ForKind kind, Stmt body,
+               std::string thread_tag) {
+  INGOT_ICHECK(loop_var.defined() && min.defined() && extent.defined() && body.defined(),
+               "For with undefined parts");
+  INGOT_ICHECK(min.dtype() == loop_var.dtype() && extent.dtype() == loop_var.dtype(),
+               "For {}: min/extent dtype must match the loop variable", loop_var.name());
+  INGOT_ICHECK((kind == ForKind::kThreadBinding) == !thread_tag.empty(),
+               "For {}: a thread tag goes with thread binding and only with it", loop_var.name());
+  return Stmt(std::make_shared<const For>(std::move(loop_var), std::move(min), std::move(extent),
+                                          kind, std::move(body), std::move(thread_tag)));
+}
+
+Stmt BufferStore::make(const Buffer& buffer, Expr value, std::vector<Expr> indices) {
+  INGOT_ICHECK(buffer.defined() && value.defined(), "store with undefined parts");
+  INGOT_ICHECK(value.dtype().element_of() == buffer->dtype, "store into {} ({}) of a {} value",
+               buffer->name, buffer->dtype.str(), value.dtype().str());
+  for (auto& i : indices)
+    INGOT_ICHECK(i.defined() && i.dtype().is_integer(), "index into {} must be an integer",
+                 buffer->name);
+  return Stmt(std::make_shared<const BufferStore>(buffer.ptr(), std::move(value),
+                                                  std::move(indices)));
+}
+
+Stmt SeqStmt::make(std::vector<Stmt> seq) {
+  std::vector<Stmt> flat;
+  for (auto& s : seq) {
+    if (!s.defined()) continue;
+    if (auto* inner = s.as<SeqStmt>()) {
+      flat.insert(flat.end(), inner->seq.begin(), inner->seq.end());
+    } else {
+      flat.push_back(std::move(s));
+    }
+  }
+  INGOT_ICHECK(!flat.empty(), "empty SeqStmt");
+  if (flat.size() == 1) return flat[0];
+  return Stmt(std::make_shared<const SeqStmt>(std::move(flat)));
+}
+
+Stmt IfThenElse::make(Expr condition, Stmt then_case, Stmt else_case) {
+  INGOT_ICHECK(condition.defined() && condition.dtype() == DataType::boolean(),
+               "if condition must be a scalar bool");
+  INGOT_ICHECK(then_case.defined(), "if without a then branch");
+  return Stmt(std::make_shared<const IfThenElse>(std::move(condition), std::move(then_case),
+                                                 std::move(else_case)));
+}
+
+Stmt LetStmt::make(Var var, Expr value, Stmt body) {
+  INGOT_ICHECK(var.defined() && value.defined() && body.defined(), "LetStmt with undefined parts");
+  INGOT_ICHECK(var.dtype() == value.dtype(), "LetStmt {}: variable is {}, value is {}", var.name(),
+               var.dtype().str(), value.dtype().str());
+  return Stmt(std::make_shared<const LetStmt>(std::move(var), std::move(value), std::move(body)));
+}
+
+Stmt Allocate::make(const Buffer& buffer, Stmt body) {
+  INGOT_ICHECK(buffer.defined() && body.defined(), "Allocate with undefined parts");
+  INGOT_ICHECK(buffer->scope == StorageScope::kLocal || buffer->scope == StorageScope::kShared,
+               "Allocate of {} buffer {}", storage_scope_name(buffer->scope), buffer->name);
+  return Stmt(std::make_shared<const Allocate>(buffer.ptr(), std::move(body)));
+}
+
+Stmt Evaluate::make(Expr value) {
+  INGOT_ICHECK(value.defined(), "Evaluate of an undefined value");
+  return Stmt(std::make_shared<const Evaluate>(std::move(value)));
+}
+
+}  // namespace ingot::tir

@@ -1,0 +1,42 @@
+// IRModule: what codegen consumes. Kernels, the ahead-of-time call sequence that runs them
+// (with each argument placed in an input, output, the workspace arena or the constant blob),
+// the model's interface and its constants. Knows nothing of graphs or ONNX.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tir/prim_func.h"
+
+namespace ingot::tir {
+
+struct TensorDesc {
+  std::string name;
+  DataType dtype;
+  std::vector<int64_t> shape;
+  std::vector<std::string> dim_names;  // symbol per dim or "" (same length as shape)
+};
+
+struct ArgRef {
+  enum Kind : uint8_t { kInput, kOutput, kWorkspace, kConstant };
+  Kind kind;
+  // kInput/kOutput: index into IRModule::inputs/outputs; kWorkspace/kConstant: byte offset.
+  int64_t value;
+};
+
+struct KernelCall {
+  int kernel;                 // index into IRModule::kernels
+  std::vector<ArgRef> args;   // one per kernel param, in order
+};
+
+struct IRModule {
+  std::string model_name;
+  std::vector<PrimFunc> kernels;
+  std::vector<KernelCall> entry;      // run in order by the entry function
+  std::vector<TensorDesc> inputs, outputs;
+  uint64_t workspace_bytes = 0;       // arena size, multiple of 64
+  std::vector<uint8_t> constants;     // constant blob; each ArgRef::kConstant offset 64-aligned
+};
+
+}  // namespace ingot::tir

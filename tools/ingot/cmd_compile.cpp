@@ -1,8 +1,45 @@
-// `ingot compile` (placeholder until the subcommand lands).
+// `ingot compile MODEL.onnx [-o OUT.so] [--target T] [--input-shapes ...] [--dump ...]`.
+#include <iostream>
+
+#include "driver/compile.h"
 #include "tools/ingot/commands.h"
 
 namespace ingot::cli {
 
-void add_compile_command(CLI::App& app, int& exit_code) { app.add_subcommand("compile", "not yet available"); }
+void add_compile_command(CLI::App& app, int& exit_code) {
+  struct Args {
+    std::string model, output = "module.so", input_shapes;
+    driver::CompileOptions options;
+    bool quiet = false;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand("compile", "compile an ONNX model into an artifact");
+  cmd->add_option("model", args->model, "the ONNX model file")->required();
+  cmd->add_option("-o,--output", args->output, "output artifact path")->capture_default_str();
+  cmd->add_option("--target", args->options.target,
+                  "compilation target, e.g. \"llvm -mcpu=skylake-avx512\" (default: host CPU)")
+      ->capture_default_str();
+  cmd->add_option("--input-shapes", args->input_shapes,
+                  "bind input shapes, e.g. \"input:[1,3,224,224] mask:[1,128]\"");
+  cmd->add_option("--output-format", args->options.output_format, "so")->capture_default_str();
+  cmd->add_option("--dump", args->options.dump, "print IR to stdout: graph, tir, llvm")
+      ->delimiter(',');
+  cmd->add_option("--print-ir-after", args->options.print_ir_after,
+                  "print the IR after these pipeline stages")
+      ->delimiter(',');
+  cmd->add_flag("-q,--quiet", args->quiet, "print nothing on success");
+  cmd->callback([args, &exit_code] {
+    if (!args->input_shapes.empty())
+      args->options.input_shapes = driver::parse_input_shapes(args->input_shapes);
+    driver::CompileReport r =
+        driver::compile_model(args->model, args->output, args->options, std::cout);
+    if (!args->quiet) {
+      std::cout << "compiled " << args->model << " -> " << args->output << " (target '" << r.target
+                << "', " << r.num_kernels << " kernels, workspace " << r.workspace_bytes
+                << " bytes, constants " << r.constant_bytes << " bytes)\n";
+    }
+    exit_code = 0;
+  });
+}
 
 }  // namespace ingot::cli

@@ -1,0 +1,98 @@
+/* ingot runtime C API: load a compiled artifact (.so), query its inputs and outputs, create
+ * sessions (each owns a workspace and output buffers), set inputs, run, read outputs.
+ * Every call returns a status; ingot_last_error() gives the calling thread's last message. */
+#ifndef INGOT_RUNTIME_H_
+#define INGOT_RUNTIME_H_
+
+#include <dlpack/dlpack.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ingot/abi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define INGOT_API __attribute__((visibility("default")))
+#else
+#define INGOT_API
+#endif
+
+typedef enum ingot_status {
+  INGOT_OK = 0,
+  INGOT_ERR_INVALID_ARGUMENT = 1, /* a bad handle, index, tensor, dtype or shape */
+  INGOT_ERR_LOAD = 2,             /* the artifact cannot be loaded or is not a valid artifact */
+  INGOT_ERR_RUN = 3,              /* the model reported an error while running */
+  INGOT_ERR_OUT_OF_MEMORY = 4,
+} ingot_status;
+
+typedef struct IngotModel IngotModel;
+typedef struct IngotSession IngotSession;
+
+/* The calling thread's last error message ("" when none). Valid until the next failing call. */
+INGOT_API const char* ingot_last_error(void);
+
+/* ---- models ---- */
+/* Loads an artifact with dlopen(RTLD_LOCAL | RTLD_NOW) and validates its record. */
+INGOT_API ingot_status ingot_model_load(const char* path, IngotModel** out);
+/* Frees a model. All its sessions must have been freed first. NULL is a no-op. */
+INGOT_API void ingot_model_free(IngotModel* model);
+INGOT_API int32_t ingot_model_num_inputs(const IngotModel* model);
+INGOT_API int32_t ingot_model_num_outputs(const IngotModel* model);
+/* NULL (and an error message) when the index is out of range. */
+INGOT_API const IngotTensorInfo* ingot_model_input_info(const IngotModel* model, int32_t index);
+INGOT_API const IngotTensorInfo* ingot_model_output_info(const IngotModel* model, int32_t index);
+/* Index of the input/output with this name, or -1. */
+INGOT_API int32_t ingot_model_find_input(const IngotModel* model, const char* name);
+INGOT_API int32_t ingot_model_find_output(const IngotModel* model, const char* name);
+/* The artifact's raw record (for inspection); owned by the model. */
+INGOT_API const IngotArtifact* ingot_model_artifact(const IngotModel* model);
+
+/* ---- sessions ---- */
+/* A session owns a 64-byte-aligned workspace and the output buffers. Sessions of one model may
+ * run concurrently on different threads; one session is used by one thread at a time. */
+INGOT_API ingot_status ingot_session_create(const IngotModel* model, IngotSession** out);
+INGOT_API void ingot_session_free(IngotSession* session);
+/* Binds input `index` to a DLTensor. A CPU tensor that is compact (strides NULL or row-major),
+ * element-aligned and of the expected dtype and shape is used in place (zero-copy): it must stay
+ * alive and unchanged until the next run finishes. Any other CPU layout is copied. */
+INGOT_API ingot_status ingot_session_set_input(IngotSession* session, int32_t index,
+                                               const DLTensor* tensor);
+/* Copies nbytes (must equal the input's size) of dense row-major data into the session. */
+INGOT_API ingot_status ingot_session_set_input_copy(IngotSession* session, int32_t index,
+                                                    const void* data, size_t nbytes);
+/* Runs the model; every input must have been set. */
+INGOT_API ingot_status ingot_session_run(IngotSession* session);
+/* Fills *out_view with a view of output `index` (CPU, compact, 64-byte aligned, owned by the
+ * session, valid until the session is freed; overwritten by the next run). */
+INGOT_API ingot_status ingot_session_output(const IngotSession* session, int32_t index,
+                                            DLTensor* out_view);
+
+/* ---- profiling ---- */
+/* Enables per-kernel timing through the artifact's kernel_begin/kernel_end hooks; enabling
+ * resets the accumulated times. */
+INGOT_API ingot_status ingot_session_set_profiling(IngotSession* session, int enable);
+/* Accumulated wall time (seconds) and call count of kernel `kernel_index` since profiling was
+ * enabled. The kernel names are in ingot_model_artifact(model)->kernels. */
+INGOT_API ingot_status ingot_session_kernel_time(const IngotSession* session, int32_t kernel_index,
+                                                 double* total_seconds, int64_t* calls);
+
+/* ---- thread pool (process-wide) ---- */
+/* Sets the number of threads used by parallel loops (the caller included). n <= 0 restores the
+ * default: $INGOT_NUM_THREADS if set, else the number of physical cores available. */
+INGOT_API ingot_status ingot_set_num_threads(int n);
+INGOT_API int ingot_get_num_threads(void);
+
+/* ---- helpers ---- */
+/* Bytes of one element of `dtype` (bits * lanes rounded up to whole bytes). */
+INGOT_API size_t ingot_dtype_bytes(IngotDType dtype);
+/* Writes a short dtype name ("float32", "int64", "bool") into buf; returns buf. */
+INGOT_API const char* ingot_dtype_name(IngotDType dtype, char* buf, size_t buf_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* INGOT_RUNTIME_H_ */

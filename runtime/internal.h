@@ -1,0 +1,71 @@
+/* Internal declarations shared by the runtime's C files (all hidden from the library's ABI). */
+#ifndef INGOT_RUNTIME_INTERNAL_H_
+#define INGOT_RUNTIME_INTERNAL_H_
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ingot/abi.h"
+#include "ingot/runtime.h"
+
+#define INGOT_ALIGNMENT 64
+
+struct IngotModel {
+  void* handle; /* from dlopen */
+  const IngotArtifact* artifact;
+  char* path;
+  size_t* input_bytes; /* byte size of each input */
+  size_t* output_bytes;
+};
+
+struct IngotSession {
+  const IngotModel* model;
+  void* workspace;
+  void** inputs;       /* bound data pointer per input (NULL: not set) */
+  void** input_copies; /* session-owned buffers for copied inputs (lazily allocated) */
+  void** outputs;      /* session-owned output buffers */
+  int64_t** output_shapes;
+  IngotServices services;
+  /* set_error may be called from pool threads during a run; first message wins. */
+  pthread_mutex_t error_lock;
+  int has_run_error;
+  char run_error[512];
+  /* profiling */
+  int profiling;
+  double* kernel_start;
+  double* kernel_total;
+  int64_t* kernel_calls;
+};
+
+/* error.c: records the calling thread's last error; returns `status` for tail calls. */
+ingot_status ingot_fail(ingot_status status, const char* fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void ingot_clear_error(void);
+
+/* memory.c */
+void* ingot_aligned_alloc(size_t bytes); /* 64-byte aligned, zeroed; at least 64 bytes */
+void ingot_aligned_free(void* p);
+double ingot_now_seconds(void);
+
+/* tensor_check.c: validates a DLTensor against the input's info. On success returns INGOT_OK and
+ * sets *compact to 1 when the data can be used in place. */
+ingot_status ingot_check_input_tensor(const IngotTensorInfo* info, const DLTensor* tensor,
+                                      int* compact);
+/* Copies a (possibly strided) CPU tensor into dense row-major dst. */
+void ingot_copy_to_dense(const DLTensor* tensor, size_t elem_bytes, void* dst);
+/* Formats "[1,3,224,224]" into buf. */
+const char* ingot_format_shape(const int64_t* shape, int32_t ndim, char* buf, size_t buf_size);
+/* Byte size of a tensor of this info, or SIZE_MAX on overflow / invalid shape. */
+size_t ingot_tensor_bytes(const IngotTensorInfo* info);
+
+/* thread_pool.c: the service handed to artifacts. */
+int32_t ingot_pool_parallel_for(void* ctx, IngotParallelBody body, void* closure,
+                                int64_t num_tasks);
+
+/* elf_check.c: checks that `path` is a complete ELF shared object before dlopen (a truncated
+ * file would otherwise fault when mapped). */
+ingot_status ingot_check_elf_file(const char* path);
+
+#endif /* INGOT_RUNTIME_INTERNAL_H_ */

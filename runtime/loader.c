@@ -1,0 +1,177 @@
+/* Loading an artifact: dlopen, find the versioned record, validate it (magic, ABI version, record
+ * size, tensor tables) and answer queries about its inputs and outputs. */
+#define _POSIX_C_SOURCE 200809L
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Size of the IngotArtifact record of ABI version 1 (fields up to and including `kernels`). */
+#define INGOT_ARTIFACT_V1_SIZE (offsetof(IngotArtifact, kernels) + sizeof(const IngotKernelInfo*))
+
+static ingot_status check_tensor_table(const char* path, const char* what, int32_t count,
+                                       const IngotTensorInfo* infos, size_t* bytes) {
+  if (count < 0 || (count > 0 && infos == NULL)) {
+    return ingot_fail(INGOT_ERR_LOAD, "artifact '%s' is corrupt: invalid %s table", path, what);
+  }
+  for (int32_t i = 0; i < count; ++i) {
+    const IngotTensorInfo* t = &infos[i];
+    if (t->name == NULL || t->ndim < 0 || (t->ndim > 0 && t->shape == NULL)) {
+      return ingot_fail(INGOT_ERR_LOAD, "artifact '%s' is corrupt: invalid %s %d", path, what, i);
+    }
+    bytes[i] = ingot_tensor_bytes(t);
+    if (bytes[i] == SIZE_MAX || t->dtype.bits == 0) {
+      return ingot_fail(INGOT_ERR_LOAD, "artifact '%s' is corrupt: %s '%s' has an invalid shape "
+                        "or dtype", path, what, t->name);
+    }
+  }
+  return INGOT_OK;
+}
+
+static ingot_status validate_record(const char* path, const IngotArtifact* a) {
+  if (a->magic != INGOT_ARTIFACT_MAGIC) {
+    return ingot_fail(INGOT_ERR_LOAD,
+                      "artifact '%s' has bad magic 0x%016llx (expected 0x%016llx): not an ingot "
+                      "artifact or corrupt", path, (unsigned long long)a->magic,
+                      (unsigned long long)INGOT_ARTIFACT_MAGIC);
+  }
+  if (a->abi_version != INGOT_ABI_VERSION) {
+    return ingot_fail(INGOT_ERR_LOAD,
+                      "artifact '%s' was built for ingot ABI version %u, this runtime supports "
+                      "version %u", path, a->abi_version, INGOT_ABI_VERSION);
+  }
+  if (a->struct_size < INGOT_ARTIFACT_V1_SIZE) {
+    return ingot_fail(INGOT_ERR_LOAD,
+                      "artifact '%s' is corrupt: record size %u is smaller than %u, the size "
+                      "for ABI version %u", path, a->struct_size, (unsigned)INGOT_ARTIFACT_V1_SIZE,
+                      INGOT_ABI_VERSION);
+  }
+  if (a->device_type != kDLCPU) {
+    return ingot_fail(INGOT_ERR_LOAD,
+                      "artifact '%s' targets device type %d; this runtime runs CPU (1) artifacts "
+                      "only", path, (int)a->device_type);
+  }
+  if (a->entry == NULL) {
+    return ingot_fail(INGOT_ERR_LOAD, "artifact '%s' is corrupt: no entry function", path);
+  }
+  if (a->num_kernels < 0 || (a->num_kernels > 0 && a->kernels == NULL)) {
+    return ingot_fail(INGOT_ERR_LOAD, "artifact '%s' is corrupt: invalid kernel table", path);
+  }
+  return INGOT_OK;
+}
+
+static char* copy_string(const char* s) {
+  size_t n = strlen(s) + 1;
+  char* out = malloc(n);
+  if (out != NULL) memcpy(out, s, n);
+  return out;
+}
+
+INGOT_API ingot_status ingot_model_load(const char* path, IngotModel** out) {
+  if (out == NULL) return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "ingot_model_load: out is NULL");
+  *out = NULL;
+  if (path == NULL) return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "ingot_model_load: path is NULL");
+  ingot_status status = ingot_check_elf_file(path);
+  if (status != INGOT_OK) return status;
+  void* handle = dlopen(path, RTLD_LOCAL | RTLD_NOW);
+  if (handle == NULL) {
+    const char* why = dlerror();
+    return ingot_fail(INGOT_ERR_LOAD, "cannot load artifact '%s': %s", path,
+                      why ? why : "unknown dlopen error");
+  }
+  dlerror();
+  const IngotArtifact* a = (const IngotArtifact*)dlsym(handle, INGOT_ARTIFACT_SYMBOL);
+  if (a == NULL) {
+    dlclose(handle);
+    return ingot_fail(INGOT_ERR_LOAD,
+                      "artifact '%s' does not export the symbol '%s': not an ingot artifact", path,
+                      INGOT_ARTIFACT_SYMBOL);
+  }
+  status = validate_record(path, a);
+  IngotModel* m = NULL;
+  if (status == INGOT_OK) {
+    m = calloc(1, sizeof(IngotModel));
+    if (m != NULL) {
+      m->handle = handle;
+      m->artifact = a;
+      m->path = copy_string(path);
+      m->input_bytes = calloc((size_t)a->num_inputs + 1, sizeof(size_t));
+      m->output_bytes = calloc((size_t)a->num_outputs + 1, sizeof(size_t));
+    }
+    if (m == NULL || m->path == NULL || m->input_bytes == NULL || m->output_bytes == NULL) {
+      status = ingot_fail(INGOT_ERR_OUT_OF_MEMORY, "out of memory loading artifact '%s'", path);
+    }
+  }
+  if (status == INGOT_OK) {
+    status = check_tensor_table(path, "input", a->num_inputs, a->inputs, m->input_bytes);
+  }
+  if (status == INGOT_OK) {
+    status = check_tensor_table(path, "output", a->num_outputs, a->outputs, m->output_bytes);
+  }
+  if (status != INGOT_OK) {
+    if (m != NULL) {
+      m->handle = NULL;
+      ingot_model_free(m);
+    }
+    dlclose(handle);
+    return status;
+  }
+  *out = m;
+  return INGOT_OK;
+}
+
+INGOT_API void ingot_model_free(IngotModel* model) {
+  if (model == NULL) return;
+  if (model->handle != NULL) dlclose(model->handle);
+  free(model->path);
+  free(model->input_bytes);
+  free(model->output_bytes);
+  free(model);
+}
+
+INGOT_API int32_t ingot_model_num_inputs(const IngotModel* model) {
+  return model ? model->artifact->num_inputs : 0;
+}
+
+INGOT_API int32_t ingot_model_num_outputs(const IngotModel* model) {
+  return model ? model->artifact->num_outputs : 0;
+}
+
+INGOT_API const IngotTensorInfo* ingot_model_input_info(const IngotModel* model, int32_t index) {
+  if (model == NULL || index < 0 || index >= model->artifact->num_inputs) {
+    ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "input index %d out of range [0, %d)", index,
+               model ? model->artifact->num_inputs : 0);
+    return NULL;
+  }
+  return &model->artifact->inputs[index];
+}
+
+INGOT_API const IngotTensorInfo* ingot_model_output_info(const IngotModel* model, int32_t index) {
+  if (model == NULL || index < 0 || index >= model->artifact->num_outputs) {
+    ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "output index %d out of range [0, %d)", index,
+               model ? model->artifact->num_outputs : 0);
+    return NULL;
+  }
+  return &model->artifact->outputs[index];
+}
+
+static int32_t find_by_name(int32_t count, const IngotTensorInfo* infos, const char* name) {
+  if (name == NULL) return -1;
+  for (int32_t i = 0; i < count; ++i) {
+    if (strcmp(infos[i].name, name) == 0) return i;
+  }
+  return -1;
+}
+
+INGOT_API int32_t ingot_model_find_input(const IngotModel* model, const char* name) {
+  return model ? find_by_name(model->artifact->num_inputs, model->artifact->inputs, name) : -1;
+}
+
+INGOT_API int32_t ingot_model_find_output(const IngotModel* model, const char* name) {
+  return model ? find_by_name(model->artifact->num_outputs, model->artifact->outputs, name) : -1;
+}
+
+INGOT_API const IngotArtifact* ingot_model_artifact(const IngotModel* model) {
+  return model ? model->artifact : NULL;
+}

@@ -1,0 +1,241 @@
+/* Sessions: per-session workspace and output buffers, input binding (zero-copy or copied), the
+ * service table handed to the artifact, running, and output views. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static void session_set_error(void* ctx, const char* message) {
+  IngotSession* s = (IngotSession*)ctx;
+  pthread_mutex_lock(&s->error_lock);
+  if (!s->has_run_error) {
+    snprintf(s->run_error, sizeof(s->run_error), "%s", message ? message : "(no message)");
+    s->has_run_error = 1;
+  }
+  pthread_mutex_unlock(&s->error_lock);
+}
+
+static void session_kernel_begin(void* ctx, int32_t kernel) {
+  IngotSession* s = (IngotSession*)ctx;
+  if (kernel >= 0 && kernel < s->model->artifact->num_kernels) {
+    s->kernel_start[kernel] = ingot_now_seconds();
+  }
+}
+
+static void session_kernel_end(void* ctx, int32_t kernel) {
+  IngotSession* s = (IngotSession*)ctx;
+  if (kernel >= 0 && kernel < s->model->artifact->num_kernels) {
+    s->kernel_total[kernel] += ingot_now_seconds() - s->kernel_start[kernel];
+    s->kernel_calls[kernel] += 1;
+  }
+}
+
+static ingot_status check_session(const IngotSession* s, const char* fn) {
+  if (s == NULL) return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "%s: session is NULL", fn);
+  return INGOT_OK;
+}
+
+static ingot_status check_input_index(const IngotSession* s, int32_t index) {
+  int32_t n = s->model->artifact->num_inputs;
+  if (index < 0 || index >= n) {
+    return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "input index %d out of range [0, %d)", index, n);
+  }
+  return INGOT_OK;
+}
+
+INGOT_API ingot_status ingot_session_create(const IngotModel* model, IngotSession** out) {
+  if (out == NULL) return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "ingot_session_create: out is NULL");
+  *out = NULL;
+  if (model == NULL) {
+    return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "ingot_session_create: model is NULL");
+  }
+  const IngotArtifact* a = model->artifact;
+  IngotSession* s = calloc(1, sizeof(IngotSession));
+  if (s == NULL) return ingot_fail(INGOT_ERR_OUT_OF_MEMORY, "out of memory creating a session");
+  s->model = model;
+  pthread_mutex_init(&s->error_lock, NULL);
+  size_t nin = (size_t)a->num_inputs + 1, nout = (size_t)a->num_outputs + 1;
+  size_t nk = (size_t)a->num_kernels + 1;
+  s->inputs = calloc(nin, sizeof(void*));
+  s->input_copies = calloc(nin, sizeof(void*));
+  s->outputs = calloc(nout, sizeof(void*));
+  s->output_shapes = calloc(nout, sizeof(int64_t*));
+  s->kernel_start = calloc(nk, sizeof(double));
+  s->kernel_total = calloc(nk, sizeof(double));
+  s->kernel_calls = calloc(nk, sizeof(int64_t));
+  s->workspace = a->workspace_bytes > SIZE_MAX ? NULL
+                                               : ingot_aligned_alloc((size_t)a->workspace_bytes);
+  int ok = s->inputs && s->input_copies && s->outputs && s->output_shapes && s->kernel_start &&
+           s->kernel_total && s->kernel_calls && s->workspace;
+  for (int32_t i = 0; ok && i < a->num_outputs; ++i) {
+    const IngotTensorInfo* info = &a->outputs[i];
+    s->outputs[i] = ingot_aligned_alloc(model->output_bytes[i]);
+    s->output_shapes[i] = calloc((size_t)info->ndim + 1, sizeof(int64_t));
+    ok = s->outputs[i] && s->output_shapes[i];
+    if (ok && info->ndim > 0) memcpy(s->output_shapes[i], info->shape, sizeof(int64_t) * info->ndim);
+  }
+  if (!ok) {
+    ingot_session_free(s);
+    return ingot_fail(INGOT_ERR_OUT_OF_MEMORY,
+                      "out of memory creating a session of model '%s' (workspace %llu bytes)",
+                      a->model_name ? a->model_name : "", (unsigned long long)a->workspace_bytes);
+  }
+  s->services.abi_version = INGOT_ABI_VERSION;
+  s->services.struct_size = (uint32_t)sizeof(IngotServices);
+  s->services.ctx = s;
+  s->services.parallel_for = ingot_pool_parallel_for;
+  s->services.set_error = session_set_error;
+  *out = s;
+  return INGOT_OK;
+}
+
+INGOT_API void ingot_session_free(IngotSession* s) {
+  if (s == NULL) return;
+  const IngotArtifact* a = s->model->artifact;
+  for (int32_t i = 0; s->input_copies && i < a->num_inputs; ++i) ingot_aligned_free(s->input_copies[i]);
+  for (int32_t i = 0; i < a->num_outputs; ++i) {
+    if (s->outputs) ingot_aligned_free(s->outputs[i]);
+    if (s->output_shapes) free(s->output_shapes[i]);
+  }
+  free(s->inputs);
+  free(s->input_copies);
+  free(s->outputs);
+  free(s->output_shapes);
+  free(s->kernel_start);
+  free(s->kernel_total);
+  free(s->kernel_calls);
+  ingot_aligned_free(s->workspace);
+  pthread_mutex_destroy(&s->error_lock);
+  free(s);
+}
+
+/* The session-owned buffer of input `index`, allocated on first use. */
+static void* input_copy_buffer(IngotSession* s, int32_t index) {
+  if (s->input_copies[index] == NULL) {
+    s->input_copies[index] = ingot_aligned_alloc(s->model->input_bytes[index]);
+  }
+  return s->input_copies[index];
+}
+
+INGOT_API ingot_status ingot_session_set_input(IngotSession* s, int32_t index,
+                                               const DLTensor* tensor) {
+  ingot_status st = check_session(s, "ingot_session_set_input");
+  if (st == INGOT_OK) st = check_input_index(s, index);
+  if (st != INGOT_OK) return st;
+  const IngotTensorInfo* info = &s->model->artifact->inputs[index];
+  int compact = 0;
+  st = ingot_check_input_tensor(info, tensor, &compact);
+  if (st != INGOT_OK) {
+    s->inputs[index] = NULL;
+    return st;
+  }
+  if (compact) {
+    s->inputs[index] = (char*)tensor->data + tensor->byte_offset;
+    return INGOT_OK;
+  }
+  void* buf = input_copy_buffer(s, index);
+  if (buf == NULL) return ingot_fail(INGOT_ERR_OUT_OF_MEMORY, "input '%s': out of memory", info->name);
+  ingot_copy_to_dense(tensor, ingot_dtype_bytes(info->dtype), buf);
+  s->inputs[index] = buf;
+  return INGOT_OK;
+}
+
+INGOT_API ingot_status ingot_session_set_input_copy(IngotSession* s, int32_t index,
+                                                    const void* data, size_t nbytes) {
+  ingot_status st = check_session(s, "ingot_session_set_input_copy");
+  if (st == INGOT_OK) st = check_input_index(s, index);
+  if (st != INGOT_OK) return st;
+  const IngotTensorInfo* info = &s->model->artifact->inputs[index];
+  size_t want = s->model->input_bytes[index];
+  if (nbytes != want) {
+    s->inputs[index] = NULL;
+    return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "input '%s': expected %zu bytes, got %zu",
+                      info->name, want, nbytes);
+  }
+  if (data == NULL && nbytes != 0) {
+    return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "input '%s': data is NULL", info->name);
+  }
+  void* buf = input_copy_buffer(s, index);
+  if (buf == NULL) return ingot_fail(INGOT_ERR_OUT_OF_MEMORY, "input '%s': out of memory", info->name);
+  if (nbytes) memcpy(buf, data, nbytes);
+  s->inputs[index] = buf;
+  return INGOT_OK;
+}
+
+INGOT_API ingot_status ingot_session_run(IngotSession* s) {
+  ingot_status st = check_session(s, "ingot_session_run");
+  if (st != INGOT_OK) return st;
+  const IngotArtifact* a = s->model->artifact;
+  for (int32_t i = 0; i < a->num_inputs; ++i) {
+    if (s->inputs[i] == NULL) {
+      return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "input '%s' was not set", a->inputs[i].name);
+    }
+  }
+  s->has_run_error = 0;
+  s->run_error[0] = '\0';
+  s->services.kernel_begin = s->profiling ? session_kernel_begin : NULL;
+  s->services.kernel_end = s->profiling ? session_kernel_end : NULL;
+  int32_t rc = a->entry(&s->services, (void* const*)s->inputs, (void* const*)s->outputs,
+                        s->workspace);
+  if (rc == 0 && !s->has_run_error) return INGOT_OK;
+  const char* name = a->model_name ? a->model_name : "";
+  if (s->has_run_error) {
+    return ingot_fail(INGOT_ERR_RUN, "model '%s' failed: %s", name, s->run_error);
+  }
+  return ingot_fail(INGOT_ERR_RUN, "model '%s' failed with status %d", name, (int)rc);
+}
+
+INGOT_API ingot_status ingot_session_output(const IngotSession* s, int32_t index,
+                                            DLTensor* out_view) {
+  ingot_status st = check_session(s, "ingot_session_output");
+  if (st != INGOT_OK) return st;
+  const IngotArtifact* a = s->model->artifact;
+  if (index < 0 || index >= a->num_outputs) {
+    return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "output index %d out of range [0, %d)", index,
+                      a->num_outputs);
+  }
+  if (out_view == NULL) return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "ingot_session_output: out_view is NULL");
+  const IngotTensorInfo* info = &a->outputs[index];
+  memset(out_view, 0, sizeof(*out_view));
+  out_view->data = s->outputs[index];
+  out_view->device.device_type = kDLCPU;
+  out_view->device.device_id = 0;
+  out_view->ndim = info->ndim;
+  out_view->dtype.code = info->dtype.code;
+  out_view->dtype.bits = info->dtype.bits;
+  out_view->dtype.lanes = info->dtype.lanes == 0 ? 1 : info->dtype.lanes;
+  out_view->shape = s->output_shapes[index];
+  out_view->strides = NULL;
+  out_view->byte_offset = 0;
+  return INGOT_OK;
+}
+
+INGOT_API ingot_status ingot_session_set_profiling(IngotSession* s, int enable) {
+  ingot_status st = check_session(s, "ingot_session_set_profiling");
+  if (st != INGOT_OK) return st;
+  s->profiling = enable != 0;
+  if (s->profiling) {
+    int32_t n = s->model->artifact->num_kernels;
+    for (int32_t i = 0; i < n; ++i) {
+      s->kernel_total[i] = 0;
+      s->kernel_calls[i] = 0;
+    }
+  }
+  return INGOT_OK;
+}
+
+INGOT_API ingot_status ingot_session_kernel_time(const IngotSession* s, int32_t kernel_index,
+                                                 double* total_seconds, int64_t* calls) {
+  ingot_status st = check_session(s, "ingot_session_kernel_time");
+  if (st != INGOT_OK) return st;
+  int32_t n = s->model->artifact->num_kernels;
+  if (kernel_index < 0 || kernel_index >= n) {
+    return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "kernel index %d out of range [0, %d)",
+                      kernel_index, n);
+  }
+  if (total_seconds) *total_seconds = s->kernel_total[kernel_index];
+  if (calls) *calls = s->kernel_calls[kernel_index];
+  return INGOT_OK;
+}

@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""Builds the parity/benchmark models with onnx.helper and random weights (no framework needed).
+
+Models (all float32):
+  resnet50     ResNet-50-shaped: opset 13, Conv + unfolded BatchNormalization + Relu bottlenecks
+               [3,4,6,3], MaxPool, GlobalAveragePool, Flatten, Gemm; symbolic batch "N".
+  mobilenetv2  MobileNetV2-shaped: opset 13, inverted residuals with depthwise Conv (group=C),
+               BatchNormalization, Clip(0,6) as ReLU6, GlobalAveragePool, Flatten, Gemm.
+  bert         BERT-base-shaped encoder, 4 layers, hidden 768, 12 heads, seq 128: Gather
+               embeddings, decomposed LayerNorm, erf-GELU, MatMul/Transpose/Reshape/Softmax,
+               additive attention mask.
+  tiny_cnn / tiny_mlp / tiny_bert  small versions of the above for quick tests.
+
+Usage: make_models.py OUTDIR [--models a,b,c]
+"""
+import argparse
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+class Builder:
+    def __init__(self, name, seed=0):
+        self.name = name
+        self.nodes, self.inits = [], []
+        self.rng = np.random.default_rng(seed)
+        self.count = 0
+
+    def fresh(self, prefix):
+        self.count += 1
+        return f"{prefix}_{self.count}"
+
+    def const(self, arr, prefix="w"):
+        n = self.fresh(prefix)
+        self.inits.append(numpy_helper.from_array(np.asarray(arr), n))
+        return n
+
+    def weight(self, shape, scale=None, prefix="w"):
+        fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else int(shape[0])
+        scale = scale if scale is not None else np.sqrt(2.0 / max(fan_in, 1))
+        return self.const((self.rng.standard_normal(shape) * scale).astype(np.float32), prefix)
+
+    def op(self, op_type, inputs, n_out=1, **attrs):
+        name = self.fresh(op_type.lower())
+        outs = [f"{name}_out{i}" if n_out > 1 else f"{name}_out" for i in range(n_out)]
+        self.nodes.append(helper.make_node(op_type, inputs, outs, name=name, **attrs))
+        return outs if n_out > 1 else outs[0]
+
+    def model(self, inputs, outputs, opset):
+        graph = helper.make_graph(self.nodes, self.name, inputs, outputs, self.inits)
+        m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                              producer_name="ingot-make_models")
+        m.ir_version = 8
+        return m
+
+    # --- layers -------------------------------------------------------------------------
+    def bn(self, x, c):
+        scale = self.const((1.0 + 0.1 * self.rng.standard_normal(c)).astype(np.float32), "bn_s")
+        bias = self.const((0.1 * self.rng.standard_normal(c)).astype(np.float32), "bn_b")
+        mean = self.const((0.1 * self.rng.standard_normal(c)).astype(np.float32), "bn_m")
+        var = self.const((1.0 + 0.2 * self.rng.random(c)).astype(np.float32), "bn_v")
+        return self.op("BatchNormalization", [x, scale, bias, mean, var], epsilon=1e-5)
+
+    def conv_bn(self, x, cin, cout, k, stride=1, group=1, act="relu"):
+        w = self.weight([cout, cin // group, k, k])
+        y = self.op("Conv", [x, w], kernel_shape=[k, k], strides=[stride, stride],
+                    pads=[k // 2] * 4, group=group)
+        y = self.bn(y, cout)
+        if act == "relu":
+            y = self.op("Relu", [y])
+        elif act == "relu6":
+            y = self.op("Clip", [y, self.const(np.float32(0.0), "lo"), self.const(np.float32(6.0), "hi")])
+        return y
+
+    def linear(self, x, din, dout):
+        w = self.weight([din, dout], scale=1.0 / np.sqrt(din))
+        b = self.const((0.02 * self.rng.standard_normal(dout)).astype(np.float32), "b")
+        return self.op("Add", [self.op("MatMul", [x, w]), b])
+
+    def layer_norm(self, x, d):
+        """Decomposed LayerNorm as exporters emit it."""
+        mean = self.op("ReduceMean", [x], axes=[-1], keepdims=1)
+        xc = self.op("Sub", [x, mean])
+        var = self.op("ReduceMean", [self.op("Pow", [xc, self.const(np.float32(2.0), "two")])],
+                      axes=[-1], keepdims=1)
+        den = self.op("Sqrt", [self.op("Add", [var, self.const(np.float32(1e-12), "eps")])])
+        y = self.op("Div", [xc, den])
+        g = self.const((1.0 + 0.1 * self.rng.standard_normal(d)).astype(np.float32), "ln_g")
+        b = self.const((0.1 * self.rng.standard_normal(d)).astype(np.float32), "ln_b")
+        return self.op("Add", [self.op("Mul", [y, g]), b])
+
+    def gelu_erf(self, x):
+        e = self.op("Erf", [self.op("Div", [x, self.const(np.float32(np.sqrt(2.0)), "sqrt2")])])
+        one_plus = self.op("Add", [e, self.const(np.float32(1.0), "one")])
+        return self.op("Mul", [self.op("Mul", [x, one_plus]), self.const(np.float32(0.5), "half")])
+
+
+def resnet(blocks=(3, 4, 6, 3), width=64, image=224, classes=1000, name="resnet50"):
+    b = Builder(name, seed=1)
+    x = "input"
+    y = b.conv_bn(x, 3, width, 7, stride=2)
+    y = b.op("MaxPool", [y], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    cin = width
+    for stage, n in enumerate(blocks):
+        mid = width * (2 ** stage)
+        cout = mid * 4
+        for i in range(n):
+            stride = 2 if (i == 0 and stage > 0) else 1
+            h = b.conv_bn(y, cin, mid, 1)
+            h = b.conv_bn(h, mid, mid, 3, stride=stride)
+            h = b.conv_bn(h, mid, cout, 1, act=None)
+            if i == 0:
+                sc = b.conv_bn(y, cin, cout, 1, stride=stride, act=None)
+            else:
+                sc = y
+            y = b.op("Relu", [b.op("Add", [h, sc])])
+            cin = cout
+    y = b.op("Flatten", [b.op("GlobalAveragePool", [y])], axis=1)
+    w = b.weight([classes, cin], scale=1.0 / np.sqrt(cin))
+    bias = b.const(np.zeros(classes, np.float32), "fc_b")
+    y = b.op("Gemm", [y, w, bias], transB=1)
+    inp = helper.make_tensor_value_info("input", TensorProto.FLOAT, ["N", 3, image, image])
+    out = helper.make_tensor_value_info(y, TensorProto.FLOAT, ["N", classes])
+    m = b.model([inp], [out], 13)
+    m.graph.output[0].name = y
+    return m
+
+
+def mobilenetv2(image=224, classes=1000, width_mult=1.0, name="mobilenetv2",
+                settings=((1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2),
+                          (6, 96, 3, 1), (6, 160, 3, 2), (6, 320, 1, 1)), last=1280):
+    b = Builder(name, seed=2)
+    cin = int(32 * width_mult)
+    y = b.conv_bn("input", 3, cin, 3, stride=2, act="relu6")
+    for t, c, n, s in settings:
+        cout = int(c * width_mult)
+        for i in range(n):
+            stride = s if i == 0 else 1
+            hidden = cin * t
+            h = y
+            if t != 1:
+                h = b.conv_bn(h, cin, hidden, 1, act="relu6")
+            h = b.conv_bn(h, hidden, hidden, 3, stride=stride, group=hidden, act="relu6")
+            h = b.conv_bn(h, hidden, cout, 1, act=None)
+            y = b.op("Add", [y, h]) if (stride == 1 and cin == cout) else h
+            cin = cout
+    y = b.conv_bn(y, cin, last, 1, act="relu6")
+    y = b.op("Flatten", [b.op("GlobalAveragePool", [y])], axis=1)
+    w = b.weight([classes, last], scale=1.0 / np.sqrt(last))
+    y = b.op("Gemm", [y, w, b.const(np.zeros(classes, np.float32), "fc_b")], transB=1)
+    inp = helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, image, image])
+    out = helper.make_tensor_value_info(y, TensorProto.FLOAT, [1, classes])
+    return b.model([inp], [out], 13)
+
+
+def bert(layers=4, hidden=768, heads=12, seq=128, ffn=3072, vocab=2048, name="bert"):
+    b = Builder(name, seed=3)
+    dh = hidden // heads
+    word = b.weight([vocab, hidden], scale=0.02)
+    pos = b.const((0.02 * b.rng.standard_normal((seq, hidden))).astype(np.float32), "pos")
+    x = b.op("Add", [b.op("Gather", [word, "input_ids"], axis=0), pos])
+    x = b.layer_norm(x, hidden)
+    # (1 - mask) * -10000, shaped [1,1,1,seq]
+    m = b.op("Cast", ["attention_mask"], to=TensorProto.FLOAT)
+    m = b.op("Unsqueeze", [m, b.const(np.array([1, 2], np.int64), "ax")])
+    m = b.op("Mul", [b.op("Sub", [b.const(np.float32(1.0), "one"), m]),
+                     b.const(np.float32(-10000.0), "neg")])
+    split_shape = b.const(np.array([1, seq, heads, dh], np.int64), "shape")
+    merge_shape = b.const(np.array([1, seq, hidden], np.int64), "shape")
+    for _ in range(layers):
+        def heads_of(t, perm):
+            return b.op("Transpose", [b.op("Reshape", [t, split_shape])], perm=perm)
+        q = heads_of(b.linear(x, hidden, hidden), [0, 2, 1, 3])
+        k = heads_of(b.linear(x, hidden, hidden), [0, 2, 3, 1])
+        v = heads_of(b.linear(x, hidden, hidden), [0, 2, 1, 3])
+        s = b.op("Div", [b.op("MatMul", [q, k]), b.const(np.float32(np.sqrt(dh)), "scale")])
+        p = b.op("Softmax", [b.op("Add", [s, m])], axis=-1)
+        ctx = b.op("Transpose", [b.op("MatMul", [p, v])], perm=[0, 2, 1, 3])
+        ctx = b.op("Reshape", [ctx, merge_shape])
+        x = b.layer_norm(b.op("Add", [b.linear(ctx, hidden, hidden), x]), hidden)
+        f = b.linear(b.gelu_erf(b.linear(x, hidden, ffn)), ffn, hidden)
+        x = b.layer_norm(b.op("Add", [f, x]), hidden)
+    ids = helper.make_tensor_value_info("input_ids", TensorProto.INT64, [1, seq])
+    mask = helper.make_tensor_value_info("attention_mask", TensorProto.INT64, [1, seq])
+    out = helper.make_tensor_value_info(x, TensorProto.FLOAT, [1, seq, hidden])
+    return b.model([ids, mask], [out], 13)
+
+
+MODELS = {
+    "resnet50": lambda: resnet(),
+    "mobilenetv2": lambda: mobilenetv2(),
+    "bert": lambda: bert(),
+    "tiny_cnn": lambda: resnet(blocks=(1, 1), width=8, image=32, classes=10, name="tiny_cnn"),
+    "tiny_mobilenet": lambda: mobilenetv2(image=32, classes=10, width_mult=0.25, name="tiny_mobilenet",
+                                          settings=((1, 16, 1, 1), (6, 24, 2, 2)), last=64),
+    "tiny_bert": lambda: bert(layers=1, hidden=64, heads=4, seq=16, ffn=128, vocab=50, name="tiny_bert"),
+}
+
+# Inputs for a model: name -> numpy array (batch bound to 1 for symbolic dims).
+def make_inputs(model, seed=0):
+    rng = np.random.default_rng(seed)
+    feeds = {}
+    for vi in model.graph.input:
+        dims = [d.dim_value if d.dim_value > 0 else 1 for d in vi.type.tensor_type.shape.dim]
+        et = vi.type.tensor_type.elem_type
+        if vi.name == "input_ids":
+            vocab = next(i for i in model.graph.initializer if i.name.startswith("w_")).dims[0]
+            feeds[vi.name] = rng.integers(0, vocab, size=dims, dtype=np.int64)
+        elif vi.name == "attention_mask":
+            mask = np.ones(dims, np.int64)
+            mask[..., dims[-1] * 3 // 4:] = 0  # padded tail
+            feeds[vi.name] = mask
+        elif et == TensorProto.FLOAT:
+            feeds[vi.name] = rng.standard_normal(dims).astype(np.float32)
+        else:
+            raise ValueError(f"no input generator for {vi.name}")
+    return feeds
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("outdir")
+    ap.add_argument("--models", default=",".join(MODELS))
+    args = ap.parse_args(argv)
+    os.makedirs(args.outdir, exist_ok=True)
+    for name in args.models.split(","):
+        path = os.path.join(args.outdir, f"{name}.onnx")
+        m = MODELS[name]()
+        onnx.checker.check_model(m)
+        onnx.save(m, path)
+        print(f"wrote {path} ({os.path.getsize(path) / 1e6:.1f} MB)")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

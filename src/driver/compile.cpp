@@ -1,0 +1,94 @@
+// The compile pipeline, written as one readable list of named stages (as Halide's Lower.cpp):
+// import -> bind shapes -> infer types -> dead code -> verify -> lower -> tir passes -> codegen.
+#include "driver/compile.h"
+
+#include <algorithm>
+#include <ostream>
+
+#include "codegen/build.h"
+#include "codegen/llvm/codegen_llvm.h"
+#include "codegen/target.h"
+#include "frontend/onnx/importer.h"
+#include "graph/printer.h"
+#include "graph/transforms/bind_input_shapes.h"
+#include "graph/transforms/dead_code.h"
+#include "graph/transforms/infer_types.h"
+#include "graph/verifier.h"
+#include "lower/lower_graph.h"
+#include "support/error.h"
+#include "tir/printer.h"
+
+namespace ingot::driver {
+namespace {
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+void check_options(const CompileOptions& o) {
+  for (const auto& d : o.dump) {
+    if (d != "graph" && d != "tir" && d != "llvm")
+      fail_user("--dump: unknown IR '{}' (valid: graph, tir, llvm)", d);
+  }
+  for (const auto& s : o.print_ir_after) {
+    if (!contains(pipeline_stage_names(), s)) {
+      std::string valid;
+      for (const auto& n : pipeline_stage_names()) valid += (valid.empty() ? "" : ", ") + n;
+      fail_user("--print-ir-after: unknown stage '{}' (valid: {})", s, valid);
+    }
+  }
+  if (o.output_format != "so")
+    fail_user("--output-format: '{}' is not supported yet (valid: so)", o.output_format);
+}
+
+}  // namespace
+
+const std::vector<std::string>& pipeline_stage_names() {
+  static const std::vector<std::string> names = {"import",     "bind_input_shapes", "infer_types",
+                                                 "dead_code",  "lower",             "codegen"};
+  return names;
+}
+
+CompileReport compile_model(const std::string& model_path, const std::string& output_path,
+                            const CompileOptions& options, std::ostream& dump) {
+  check_options(options);
+  codegen::Target target = codegen::Target::parse(options.target);
+  if (target.kind != codegen::Target::kLLVM)
+    fail_user("--target: '{}' is not supported yet (valid: llvm)", options.target);
+
+  auto after_graph = [&](const std::string& stage, const graph::Graph& g) {
+    if (contains(options.print_ir_after, stage))
+      dump << "// IR after " << stage << "\n" << graph::print_graph(g) << "\n";
+  };
+
+  // Graph level.
+  std::unique_ptr<graph::Graph> g = frontend::import_onnx_file(model_path);
+  after_graph("import", *g);
+  if (!options.input_shapes.empty()) graph::bind_input_shapes(*g, options.input_shapes);
+  after_graph("bind_input_shapes", *g);
+  graph::infer_types(*g);
+  after_graph("infer_types", *g);
+  graph::remove_dead_code(*g);
+  graph::verify_graph(*g);
+  after_graph("dead_code", *g);
+  if (contains(options.dump, "graph")) dump << graph::print_graph(*g) << "\n";
+
+  // Loop level.
+  tir::IRModule mod = lower::lower_graph(*g);
+  if (contains(options.print_ir_after, "lower") || contains(options.dump, "tir"))
+    dump << tir::to_string(mod) << "\n";
+
+  // Machine level.
+  if (contains(options.dump, "llvm") || contains(options.print_ir_after, "codegen"))
+    dump << codegen::emit_llvm_ir(mod, target) << "\n";
+  codegen::build_shared_library(mod, target, output_path);
+
+  CompileReport report;
+  report.num_kernels = int(mod.kernels.size());
+  report.workspace_bytes = mod.workspace_bytes;
+  report.constant_bytes = mod.constants.size();
+  report.target = target.str();
+  return report;
+}
+
+}  // namespace ingot::driver

@@ -1,0 +1,132 @@
+// The per-node conversion interface: a NodeConverter gives one ONNX node's converter typed access
+// to its inputs and attributes and emits graph nodes; converters are listed in a table keyed by
+// ONNX op type with the opset range each handles (converter_table.cpp).
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "graph/graph.h"
+#include "support/error.h"
+
+namespace ingot::frontend::detail {
+
+// State shared by all node conversions of one model.
+struct ImportState {
+  graph::Graph* graph = nullptr;
+  int opset = 0;
+  std::unordered_map<std::string, graph::Value*> values;  // ONNX value name -> graph value
+  std::unordered_set<std::string> used_names;  // names read by some node or listed as graph output
+  std::unordered_set<std::string> taken_names;  // every value name in the graph (for fresh names)
+
+  // `base` if it is free, else `base_1`, `base_2`, ...; the result is reserved.
+  std::string fresh_name(const std::string& base);
+};
+
+class NodeConverter {
+ public:
+  NodeConverter(ImportState& state, const onnx::NodeProto& proto, std::string name);
+
+  const std::string& name() const { return name_; }
+  const std::string& op_type() const { return proto_.op_type(); }
+  int opset() const { return state_.opset; }
+
+  // Inputs. `what` is the ONNX input name used in messages ("axes").
+  int num_inputs() const { return proto_.input_size(); }
+  bool has_input(int i) const;
+  graph::Value* input(int i, const char* what) const;  // required: UserError when absent
+  graph::Value* optional_input(int i) const;           // nullptr when absent
+  // The constant data of input i, nullptr when absent; UserError when present but not constant.
+  graph::TensorPtr constant_input(int i, const char* what) const;
+  // The dtype of a value when known at import time (graph inputs and constants).
+  static std::optional<graph::DType> known_dtype(const graph::Value* v);
+
+  // Attributes. Each read marks the attribute consumed; after conversion any attribute nobody
+  // consumed is reported as unsupported. A present attribute of the wrong type is a UserError.
+  bool has_attr(const std::string& name) const;
+  std::optional<int64_t> attr_int(const std::string& name);
+  std::optional<double> attr_float(const std::string& name);
+  std::optional<std::string> attr_string(const std::string& name);
+  std::optional<std::vector<int64_t>> attr_ints(const std::string& name);
+  std::optional<std::vector<double>> attr_floats(const std::string& name);
+  const onnx::TensorProto* attr_tensor(const std::string& name);
+  void ignore_attr(const std::string& name) { consumed_.insert(name); }
+  // Copies attribute `name` (int/ints/float/floats/string) into `attrs` when present.
+  void copy_attr(const std::string& name, graph::Attrs& attrs);
+  void check_all_attrs_consumed() const;
+
+  // Outputs.
+  int num_outputs() const { return proto_.output_size(); }
+  bool output_used(int i) const;
+  // UserError when output i exists and is read by a node or is a graph output.
+  void require_unused_output(int i, const char* what) const;
+
+  // Emits `op` named like the ONNX node, whose outputs are the first `num_outputs` ONNX outputs.
+  graph::Node* emit(ops::OpKind op, std::vector<graph::Value*> inputs, graph::Attrs attrs = {},
+                    int num_outputs = 1);
+  // Emits a helper node "<name>/<suffix>" with one fresh output (for multi-node rewrites).
+  graph::Value* emit_helper(ops::OpKind op, const std::string& suffix,
+                            std::vector<graph::Value*> inputs, graph::Attrs attrs = {});
+  // A constant value named "<name>/<suffix>".
+  graph::Value* make_constant(const std::string& suffix, graph::TensorPtr data);
+  // Makes ONNX output i refer to an existing value.
+  void bind_output(int i, graph::Value* v);
+
+  // "node 'n' (Op): " + message.
+  template <typename... Args>
+  [[noreturn]] void fail(fmt::format_string<Args...> f, Args&&... args) const {
+    throw UserError(fmt::format("node '{}' ({}): {}", name_, op_type(),
+                                fmt::format(f, std::forward<Args>(args)...)));
+  }
+
+ private:
+  const onnx::AttributeProto* find_attr(const std::string& name, int expected_type);
+  graph::Node* add_node(ops::OpKind op, std::string name, std::vector<graph::Value*> inputs,
+                        std::vector<std::string> outputs, graph::Attrs attrs);
+
+  ImportState& state_;
+  const onnx::NodeProto& proto_;
+  std::string name_;
+  std::set<std::string> consumed_;
+};
+
+using ConvertFn = void (*)(NodeConverter&);
+
+// One table row: `fn` converts `op_type` for default-domain opsets min_opset..max_opset.
+struct ConverterEntry {
+  std::string_view op_type;
+  int min_opset;
+  int max_opset;
+  ConvertFn fn;
+};
+
+// Each op family's rows (defined in convert_<family>.cpp).
+std::span<const ConverterEntry> elementwise_converters();
+std::span<const ConverterEntry> constant_converters();
+std::span<const ConverterEntry> conv_converters();
+std::span<const ConverterEntry> matmul_converters();
+std::span<const ConverterEntry> norm_converters();
+std::span<const ConverterEntry> pool_converters();
+std::span<const ConverterEntry> reduce_converters();
+std::span<const ConverterEntry> shape_converters();
+std::span<const ConverterEntry> split_pad_converters();
+
+// The row handling `op_type` at `opset`, or nullptr. `known_range` receives the opset range over
+// which any row handles the op (nullopt when the op is unknown), for messages.
+const ConverterEntry* find_converter(std::string_view op_type, int opset,
+                                     std::optional<std::pair<int, int>>* known_range);
+
+// Small helpers shared by converters.
+graph::TensorPtr make_i64_tensor(std::vector<int64_t> values, std::vector<int64_t> shape);
+graph::TensorPtr make_scalar(graph::DType dtype, double value);
+std::vector<int64_t> tensor_to_i64s(const graph::Tensor& t);
+
+}  // namespace ingot::frontend::detail

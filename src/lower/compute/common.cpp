@@ -1,0 +1,128 @@
+// Shared helpers of the compute rules: loop nests, broadcasting, dtype checks, accumulators.
+#include "lower/compute/common.h"
+
+#include <fmt/format.h>
+
+#include "support/error.h"
+
+namespace ingot::lower {
+
+using namespace tir;
+
+std::string node_label(const graph::Node& node) {
+  return fmt::format("node '{}' ({})", node.name, ops::op_name(node.op));
+}
+
+DataType to_tir_dtype(graph::DType d) {
+  switch (d) {
+    case graph::DType::kF32: return DataType::f32();
+    case graph::DType::kF16: return DataType::f16();
+    case graph::DType::kF64: return DataType::f64();
+    case graph::DType::kI8: return DataType::i8();
+    case graph::DType::kI16: return DataType{DataType::kInt, 16, 1};
+    case graph::DType::kI32: return DataType::i32();
+    case graph::DType::kI64: return DataType::i64();
+    case graph::DType::kU8: return DataType::u8();
+    case graph::DType::kBool: return DataType::boolean();
+  }
+  fail_internal("unknown graph dtype {}", int(d));
+}
+
+std::vector<int64_t> const_shape(const Buffer& b) {
+  std::vector<int64_t> shape;
+  for (const Expr& e : b->shape) {
+    int64_t v = 0;
+    INGOT_ICHECK(is_const_int(e, &v), "buffer {} has a non-constant dimension", b->name);
+    shape.push_back(v);
+  }
+  return shape;
+}
+
+int64_t num_elements(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+std::vector<int64_t> row_major_strides(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> s(shape.size(), 1);
+  for (int k = int(shape.size()) - 2; k >= 0; --k) s[k] = s[k + 1] * shape[k + 1];
+  return s;
+}
+
+void check_dtype(const graph::Node& node, const Buffer& b, DTypeClass accepted) {
+  DataType d = b->dtype;
+  if (d.is_float() && d.bits == 16)
+    fail_user("{}: float16 is not supported yet (tensor '{}')", node_label(node), b->name);
+  bool ok = accepted == DTypeClass::kAny ||
+            (accepted == DTypeClass::kFloat && d.is_float()) ||
+            (accepted == DTypeClass::kNumeric && (d.is_float() || d.is_integer()));
+  if (!ok)
+    fail_user("{}: dtype {} is not supported (tensor '{}')", node_label(node), d.str(), b->name);
+}
+
+Stmt loop_nest(const std::vector<int64_t>& shape, const std::string& prefix, const BodyFn& body,
+               NestOptions opts) {
+  Index idx;
+  std::vector<int> loops;  // dims that get a loop
+  std::vector<Var> vars;
+  for (size_t k = 0; k < shape.size(); ++k) {
+    if (shape[k] == 1) {
+      idx.push_back(i64(0));
+      vars.emplace_back();
+    } else {
+      Var v(fmt::format("{}{}", prefix, k));
+      idx.push_back(v);
+      vars.push_back(v);
+      loops.push_back(int(k));
+    }
+  }
+  Stmt s = body(idx);
+  for (int n = int(loops.size()) - 1; n >= 0; --n) {
+    int k = loops[n];
+    ForKind kind = ForKind::kSerial;
+    bool innermost = n == int(loops.size()) - 1;
+    if (innermost && opts.vectorize_inner) {
+      kind = ForKind::kVectorized;
+    } else if (n == 0 && opts.parallel_outer) {
+      kind = ForKind::kParallel;
+    }
+    s = For::make(vars[k], i64(0), i64(shape[k]), kind, s);
+  }
+  return s;
+}
+
+Stmt serial_loop(const std::string& name, Expr min, int64_t extent,
+                 const std::function<Stmt(Expr)>& body, ForKind kind) {
+  if (extent == 1) return body(min);
+  Var v(name);
+  return For::make(v, min, i64(extent), kind, body(v));
+}
+
+Index broadcast_index(const Buffer& in, const Index& out_idx) {
+  std::vector<int64_t> shape = const_shape(in);
+  INGOT_ICHECK(shape.size() <= out_idx.size(), "broadcast of rank {} into rank {}", shape.size(),
+               out_idx.size());
+  size_t off = out_idx.size() - shape.size();
+  Index idx;
+  for (size_t k = 0; k < shape.size(); ++k)
+    idx.push_back(shape[k] == 1 ? i64(0) : out_idx[off + k]);
+  return idx;
+}
+
+Index scalar_index(const Buffer& b) { return Index(b->shape.size(), i64(0)); }
+
+Accumulator::Accumulator(const std::string& name, DataType dtype)
+    : buf(Buffer::make(name, dtype, std::vector<int64_t>{1}, StorageScope::kLocal)) {}
+Expr Accumulator::get() const { return buf.load({i64(0)}); }
+Stmt Accumulator::set(Expr v) const { return BufferStore::make(buf, std::move(v), {i64(0)}); }
+Stmt Accumulator::scope(Stmt body) const { return Allocate::make(buf, std::move(body)); }
+
+Expr trunc_div(Expr a, Expr b) {
+  Expr zero = make_const(a.dtype(), 0);
+  Expr q = floordiv(a, b);
+  Expr adjust = (floormod(a, b) != zero) && ((a < zero) != (b < zero));
+  return select(adjust, q + make_const(a.dtype(), 1), q);
+}
+
+}  // namespace ingot::lower

@@ -1,0 +1,67 @@
+// Shared helpers of the compute rules: node labels for messages, dtype mapping, constant
+// shapes, loop-nest construction (parallel outer / vectorized inner) and broadcast indexing.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "tir/op.h"
+#include "tir/stmt.h"
+
+namespace ingot::lower {
+
+using Index = std::vector<tir::Expr>;
+using BodyFn = std::function<tir::Stmt(const Index&)>;
+
+// "node 'conv1' (Conv)" for messages.
+std::string node_label(const graph::Node& node);
+
+// Graph dtype -> loop-IR scalar dtype (bool is stored as one byte).
+tir::DataType to_tir_dtype(graph::DType d);
+
+// The constant shape of a buffer (InternalError if a dim is not an IntImm).
+std::vector<int64_t> const_shape(const tir::Buffer& b);
+int64_t num_elements(const std::vector<int64_t>& shape);
+// Row-major strides of a shape, in elements.
+std::vector<int64_t> row_major_strides(const std::vector<int64_t>& shape);
+
+// UserError unless `b`'s dtype is one of the accepted kinds. float16 is always rejected for now.
+enum class DTypeClass { kFloat, kNumeric, kAny };
+void check_dtype(const graph::Node& node, const tir::Buffer& b, DTypeClass accepted);
+
+struct NestOptions {
+  bool parallel_outer = true;   // outermost non-trivial loop runs on the thread pool
+  bool vectorize_inner = true;  // innermost non-trivial loop is vectorized
+};
+// Loop nest over `shape` (outermost first); body(idx) builds the innermost statement. Dims of
+// extent 1 get the constant index 0 and no loop. With no non-trivial dim, body runs once.
+tir::Stmt loop_nest(const std::vector<int64_t>& shape, const std::string& prefix,
+                    const BodyFn& body, NestOptions opts = {});
+// A plain serial loop over [min, min + extent) (none when extent is 1: body(min)).
+tir::Stmt serial_loop(const std::string& name, tir::Expr min, int64_t extent,
+                      const std::function<tir::Stmt(tir::Expr)>& body,
+                      tir::ForKind kind = tir::ForKind::kSerial);
+
+// Numpy broadcasting: the index into `in` (rank <= out rank, right-aligned) for output index
+// `out_idx`; dims of extent 1 in `in` read index 0.
+Index broadcast_index(const tir::Buffer& in, const Index& out_idx);
+
+// Index of zeros for reading a scalar (rank 0 or all-ones shape) tensor.
+Index scalar_index(const tir::Buffer& b);
+
+// A one-element local accumulator and helpers to read / update it.
+struct Accumulator {
+  tir::Buffer buf;
+  explicit Accumulator(const std::string& name, tir::DataType dtype);
+  tir::Expr get() const;
+  tir::Stmt set(tir::Expr v) const;
+  // Allocate the buffer around `body`.
+  tir::Stmt scope(tir::Stmt body) const;
+};
+
+// ONNX integer division (truncates toward zero) built from floordiv/floormod.
+tir::Expr trunc_div(tir::Expr a, tir::Expr b);
+
+}  // namespace ingot::lower

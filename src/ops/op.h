@@ -1,0 +1,51 @@
+// Per-op information at the graph level: fusion pattern, attribute schema, type/shape
+// inference (which also normalises attributes to the canonical form of docs/graph-forms.md)
+// and FLOP count. One table entry per OpKind; each op family defines its entries in its own file.
+#pragma once
+
+#include <vector>
+
+#include "graph/graph.h"
+#include "ops/op_kind.h"
+
+namespace ingot::ops {
+
+// How an op composes in fusion (TVM's OpPatternKind).
+enum class PatternKind { kElementwise, kBroadcast, kInjective, kReduction, kOutEWiseFusable, kOpaque };
+const char* pattern_name(PatternKind p);  // "elementwise", "broadcast", ...
+
+enum class AttrType { kInt, kFloat, kString, kInts, kFloats, kStrings };
+const char* attr_type_name(AttrType t);  // "int", "float", "string", "ints", ...
+
+struct AttrSpec {
+  const char* name;
+  AttrType type;
+  bool required = false;
+};
+
+struct OpInfo {
+  OpKind kind;
+  const char* name;
+  PatternKind pattern;
+  std::vector<AttrSpec> attrs;
+  int min_inputs = 1;   // counting omitted optional inputs (nullptr) as present slots
+  int max_inputs = 1;   // -1: variadic
+  int num_outputs = 1;  // -1: variadic (at least one)
+  // Implementation hooks (set by the op family files).
+  std::vector<graph::TensorType> (*infer_fn)(graph::Node&) = nullptr;
+  double (*flops_fn)(const graph::Node&) = nullptr;
+
+  // Checks input/output counts and the attribute schema (UserError naming node, op and
+  // attribute), then infers the output types from the input types and normalises the node's
+  // attributes to the canonical form. Shape errors are UserErrors naming the node.
+  std::vector<graph::TensorType> infer(graph::Node& n) const;
+  // Floating-point operations (a multiply-add counts 2) of the node, from its inferred types.
+  // Symbolic dims count as 1.
+  double flops(const graph::Node& n) const;
+  // Attribute-schema and arity check alone (part of infer()).
+  void validate(const graph::Node& n) const;
+};
+
+const OpInfo& op_info(OpKind op);
+
+}  // namespace ingot::ops

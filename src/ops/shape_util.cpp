@@ -1,0 +1,124 @@
+// Helpers for op type inference: dim arithmetic, broadcasting, axis normalisation, checks.
+#include "ops/shape_util.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+
+#include "support/error.h"
+
+namespace ingot::ops::detail {
+
+std::string shape_str(const std::vector<Dim>& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i) out += ',';
+    out += s[i].str();
+  }
+  return out + "]";
+}
+
+bool has_input(const Node& n, int i) {
+  return i < int(n.inputs.size()) && n.inputs[i] != nullptr;
+}
+
+const TensorType& input_type(const Node& n, int i, const char* what) {
+  if (!has_input(n, i)) fail_user("{}: missing required input '{}'", n.describe(), what);
+  return n.inputs[i]->type;
+}
+
+std::vector<Dim> broadcast_shapes(const Node& n, const std::vector<Dim>& a,
+                                  const std::vector<Dim>& b) {
+  size_t r = std::max(a.size(), b.size());
+  std::vector<Dim> out(r);
+  for (size_t i = 0; i < r; ++i) {
+    // Align from the right.
+    const Dim one = Dim::fixed(1);
+    const Dim& da = i + a.size() >= r ? a[i + a.size() - r] : one;
+    const Dim& db = i + b.size() >= r ? b[i + b.size() - r] : one;
+    if (da == db || db == one) {
+      out[i] = da;
+    } else if (da == one) {
+      out[i] = db;
+    } else if (!da.is_static() && db.is_static()) {
+      out[i] = db;  // N with 5 -> 5 (N must be 5 or 1 at run time)
+    } else if (da.is_static() && !db.is_static()) {
+      out[i] = da;
+    } else if (!da.is_static() && !db.is_static()) {
+      out[i] = da;  // two different symbols: keep the first (they must agree at run time)
+    } else {
+      fail_user("{}: shapes {} and {} do not broadcast", n.describe(), shape_str(a),
+                shape_str(b));
+    }
+  }
+  return out;
+}
+
+Dim merge_dims(const Node& n, const Dim& a, const Dim& b, const std::string& what) {
+  if (a == b) return a;
+  if (!a.is_static()) return b;
+  if (!b.is_static()) return a;
+  fail_user("{}: {} differ ({} vs {})", n.describe(), what, a.value, b.value);
+}
+
+int64_t normalize_axis(const Node& n, int64_t axis, int64_t rank, const char* attr) {
+  if (axis < -rank || axis >= rank)
+    fail_user("{}: attribute '{}' = {} is out of range for rank {}", n.describe(), attr, axis,
+              rank);
+  return axis < 0 ? axis + rank : axis;
+}
+
+std::vector<int64_t> normalize_axes(const Node& n, const std::vector<int64_t>& axes,
+                                    int64_t rank, const char* attr) {
+  std::vector<int64_t> out;
+  for (int64_t a : axes) {
+    int64_t x = normalize_axis(n, a, rank, attr);
+    if (std::find(out.begin(), out.end(), x) != out.end())
+      fail_user("{}: attribute '{}' repeats axis {}", n.describe(), attr, x);
+    out.push_back(x);
+  }
+  return out;
+}
+
+Dim derived_dim(const Node& n, int output, int axis) {
+  std::string base = output < int(n.outputs.size()) && n.outputs[output] != nullptr
+                         ? n.outputs[output]->name
+                         : n.name;
+  return Dim::named(fmt::format("{}_d{}", base, axis));
+}
+
+Dim dim_product(const std::vector<Dim>& dims) {
+  int64_t prod = 1;
+  std::vector<const Dim*> syms;
+  for (const Dim& d : dims) {
+    if (d.is_static())
+      prod *= d.value;
+    else
+      syms.push_back(&d);
+  }
+  if (syms.empty()) return Dim::fixed(prod);
+  if (prod == 0) return Dim::fixed(0);
+  if (syms.size() == 1 && prod == 1) return *syms[0];
+  return Dim{-1, ""};
+}
+
+double approx_elements(const TensorType& t) {
+  double n = 1;
+  for (const Dim& d : t.shape)
+    if (d.is_static()) n *= double(d.value);
+  return n;
+}
+
+void require_same_dtype(const Node& n, const TensorType& a, const TensorType& b,
+                        const char* what_a, const char* what_b) {
+  if (a.dtype != b.dtype)
+    fail_user("{}: inputs '{}' ({}) and '{}' ({}) must have the same dtype", n.describe(), what_a,
+              graph::dtype_name(a.dtype), what_b, graph::dtype_name(b.dtype));
+}
+
+void require_rank_at_least(const Node& n, const TensorType& t, int rank, const char* what) {
+  if (t.rank() < rank)
+    fail_user("{}: input '{}' must have rank >= {}, got {}", n.describe(), what, rank, t.str());
+}
+
+}  // namespace ingot::ops::detail

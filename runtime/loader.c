@@ -47,11 +47,6 @@ static ingot_status validate_record(const char* path, const IngotArtifact* a) {
                       "for ABI version %u", path, a->struct_size, (unsigned)INGOT_ARTIFACT_V1_SIZE,
                       INGOT_ABI_VERSION);
   }
-  if (a->device_type != kDLCPU) {
-    return ingot_fail(INGOT_ERR_LOAD,
-                      "artifact '%s' targets device type %d; this runtime runs CPU (1) artifacts "
-                      "only", path, (int)a->device_type);
-  }
   if (a->entry == NULL) {
     return ingot_fail(INGOT_ERR_LOAD, "artifact '%s' is corrupt: no entry function", path);
   }

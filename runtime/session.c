@@ -52,6 +52,11 @@ INGOT_API ingot_status ingot_session_create(const IngotModel* model, IngotSessio
     return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "ingot_session_create: model is NULL");
   }
   const IngotArtifact* a = model->artifact;
+  if (a->device_type != kDLCPU) {
+    return ingot_fail(INGOT_ERR_INVALID_ARGUMENT,
+                      "model '%s' targets device type %d; this runtime runs CPU (1) artifacts only",
+                      a->model_name ? a->model_name : "", (int)a->device_type);
+  }
   IngotSession* s = calloc(1, sizeof(IngotSession));
   if (s == NULL) return ingot_fail(INGOT_ERR_OUT_OF_MEMORY, "out of memory creating a session");
   s->model = model;

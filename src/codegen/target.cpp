@@ -74,7 +74,7 @@ std::string Target::str() const {
   if (kind == kLLVM) {
     if (!triple.empty() && triple != host_triple()) s += " -mtriple=" + triple;
     if (!mcpu.empty()) s += " -mcpu=" + mcpu;
-    if (!mattr.empty() && !host_features) s += " -mattr=" + mattr;
+    if (!mattr.empty() && !mattr_from_host) s += " -mattr=" + mattr;
     if (opt_level != 3) s += fmt::format(" -opt-level={}", opt_level);
   } else if (kind == kCUDA) {
     if (!mcpu.empty()) s += " -arch=" + mcpu;
@@ -128,7 +128,7 @@ Target Target::parse(const std::string& spec) {
     if (!has_cpu) t.mcpu = native ? host_cpu() : "generic";
     if (!has_attr && native && t.mcpu == host_cpu()) {
       t.mattr = host_features();
-      t.host_features = true;
+      t.mattr_from_host = true;
     }
   } else if (t.kind == kCUDA && !has_cpu) {
     t.mcpu = "sm_80";

@@ -16,7 +16,7 @@ struct Target {
   int opt_level = 3;      // llvm: 0..3
   // True when mattr was filled from the host CPU (then str() leaves it out: it is long and
   // implied by "-mcpu" on the same machine).
-  bool host_features = false;
+  bool mattr_from_host = false;
 
   // Canonical spec; Target::parse(t.str()) describes the same target on the same host.
   std::string str() const;

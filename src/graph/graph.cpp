@@ -1,8 +1,8 @@
 // Graph IR: construction, use lists, node removal, dead-code removal and topological sorting.
 #include "graph/graph.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -51,8 +51,7 @@ Node* Graph::add_node(ops::OpKind op, std::string name, std::vector<Value*> inpu
 std::vector<Node*> Graph::users(const Value* v) const {
   std::vector<Node*> out;
   for (const auto& n : nodes_) {
-    if (std::find(n->inputs.begin(), n->inputs.end(), v) != n->inputs.end())
-      out.push_back(n.get());
+    if (std::find(n->inputs.begin(), n->inputs.end(), v) != n->inputs.end()) out.push_back(n.get());
   }
   return out;
 }

@@ -62,37 +62,51 @@ const uint8_t* Tensor::data() const {
 }
 
 double Tensor::get_f64(int64_t i) const {
-  INGOT_ICHECK(i >= 0 && i < num_elements(), "tensor index {} out of range {}", i,
-               num_elements());
+  INGOT_ICHECK(i >= 0 && i < num_elements(), "tensor index {} out of range {}", i, num_elements());
   const uint8_t* p = data();
   switch (dtype_) {
-    case DType::kF32: return load<float>(p, i);
-    case DType::kF16: return half_to_double(load<uint16_t>(p, i));
-    case DType::kF64: return load<double>(p, i);
-    case DType::kI8: return load<int8_t>(p, i);
-    case DType::kI16: return load<int16_t>(p, i);
-    case DType::kI32: return load<int32_t>(p, i);
-    case DType::kI64: return double(load<int64_t>(p, i));
-    case DType::kU8: return load<uint8_t>(p, i);
-    case DType::kBool: return load<uint8_t>(p, i) ? 1.0 : 0.0;
+    case DType::kF32:
+      return load<float>(p, i);
+    case DType::kF16:
+      return half_to_double(load<uint16_t>(p, i));
+    case DType::kF64:
+      return load<double>(p, i);
+    case DType::kI8:
+      return load<int8_t>(p, i);
+    case DType::kI16:
+      return load<int16_t>(p, i);
+    case DType::kI32:
+      return load<int32_t>(p, i);
+    case DType::kI64:
+      return double(load<int64_t>(p, i));
+    case DType::kU8:
+      return load<uint8_t>(p, i);
+    case DType::kBool:
+      return load<uint8_t>(p, i) ? 1.0 : 0.0;
   }
   fail_internal("get_f64: bad DType {}", int(dtype_));
 }
 
 int64_t Tensor::get_i64(int64_t i) const {
-  INGOT_ICHECK(i >= 0 && i < num_elements(), "tensor index {} out of range {}", i,
-               num_elements());
+  INGOT_ICHECK(i >= 0 && i < num_elements(), "tensor index {} out of range {}", i, num_elements());
   const uint8_t* p = data();
   switch (dtype_) {
-    case DType::kI64: return load<int64_t>(p, i);
-    case DType::kI32: return load<int32_t>(p, i);
-    case DType::kI16: return load<int16_t>(p, i);
-    case DType::kI8: return load<int8_t>(p, i);
-    case DType::kU8: return load<uint8_t>(p, i);
-    case DType::kBool: return load<uint8_t>(p, i) ? 1 : 0;
+    case DType::kI64:
+      return load<int64_t>(p, i);
+    case DType::kI32:
+      return load<int32_t>(p, i);
+    case DType::kI16:
+      return load<int16_t>(p, i);
+    case DType::kI8:
+      return load<int8_t>(p, i);
+    case DType::kU8:
+      return load<uint8_t>(p, i);
+    case DType::kBool:
+      return load<uint8_t>(p, i) ? 1 : 0;
     case DType::kF32:
     case DType::kF16:
-    case DType::kF64: return int64_t(get_f64(i));  // truncation toward zero, like a C cast
+    case DType::kF64:
+      return int64_t(get_f64(i));  // truncation toward zero, like a C cast
   }
   fail_internal("get_i64: bad DType {}", int(dtype_));
 }

@@ -7,15 +7,24 @@ namespace ingot::graph {
 
 const char* dtype_name(DType d) {
   switch (d) {
-    case DType::kF32: return "float32";
-    case DType::kF16: return "float16";
-    case DType::kF64: return "float64";
-    case DType::kI8: return "int8";
-    case DType::kI16: return "int16";
-    case DType::kI32: return "int32";
-    case DType::kI64: return "int64";
-    case DType::kU8: return "uint8";
-    case DType::kBool: return "bool";
+    case DType::kF32:
+      return "float32";
+    case DType::kF16:
+      return "float16";
+    case DType::kF64:
+      return "float64";
+    case DType::kI8:
+      return "int8";
+    case DType::kI16:
+      return "int16";
+    case DType::kI32:
+      return "int32";
+    case DType::kI64:
+      return "int64";
+    case DType::kU8:
+      return "uint8";
+    case DType::kBool:
+      return "bool";
   }
   fail_internal("dtype_name: bad DType {}", int(d));
 }
@@ -23,14 +32,18 @@ const char* dtype_name(DType d) {
 int dtype_bytes(DType d) {
   switch (d) {
     case DType::kF64:
-    case DType::kI64: return 8;
+    case DType::kI64:
+      return 8;
     case DType::kF32:
-    case DType::kI32: return 4;
+    case DType::kI32:
+      return 4;
     case DType::kF16:
-    case DType::kI16: return 2;
+    case DType::kI16:
+      return 2;
     case DType::kI8:
     case DType::kU8:
-    case DType::kBool: return 1;
+    case DType::kBool:
+      return 1;
   }
   fail_internal("dtype_bytes: bad DType {}", int(d));
 }

@@ -11,15 +11,16 @@ std::vector<int64_t> ints_of_rank(const Node& n, const char* name, size_t rank, 
                                   int64_t min_value) {
   std::vector<int64_t> v = n.attrs.get_ints(name, std::vector<int64_t>(rank, def));
   if (v.size() != rank)
-    fail_user("{}: attribute '{}' has {} values, expected {} (one per spatial dim)",
-              n.describe(), name, v.size(), rank);
+    fail_user("{}: attribute '{}' has {} values, expected {} (one per spatial dim)", n.describe(),
+              name, v.size(), rank);
   for (int64_t e : v)
-    if (e < min_value)
-      fail_user("{}: attribute '{}' has invalid value {}", n.describe(), name, e);
+    if (e < min_value) fail_user("{}: attribute '{}' has invalid value {}", n.describe(), name, e);
   return v;
 }
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
 
 }  // namespace
 
@@ -45,10 +46,10 @@ std::vector<Dim> window_output_dims(Node& n, const TensorType& x,
       }
       int64_t span = in.value + pads[i] + pads[sr + i] - ((kernel[i] - 1) * dilations[i] + 1);
       if (span < 0)
-        fail_user("{}: window of extent {} (dilated) does not fit spatial dim {} of size {} "
-                  "with pads {}+{}",
-                  n.describe(), (kernel[i] - 1) * dilations[i] + 1, i, in.value, pads[i],
-                  pads[sr + i]);
+        fail_user(
+            "{}: window of extent {} (dilated) does not fit spatial dim {} of size {} "
+            "with pads {}+{}",
+            n.describe(), (kernel[i] - 1) * dilations[i] + 1, i, in.value, pads[i], pads[sr + i]);
       int64_t o = (ceil_mode ? ceil_div(span, strides[i]) : span / strides[i]) + 1;
       // A window must start inside the input or the left padding (ONNX / PyTorch rule).
       if (ceil_mode && (o - 1) * strides[i] >= in.value + pads[i]) --o;
@@ -59,21 +60,23 @@ std::vector<Dim> window_output_dims(Node& n, const TensorType& x,
     for (size_t i = 0; i < sr; ++i) {
       const Dim& in = x.shape[2 + i];
       if (!in.is_static())
-        fail_user("{}: auto_pad {} needs static spatial dims, but dim {} is '{}' (bind it with "
-                  "--input-shapes)",
-                  n.describe(), auto_pad, 2 + i, in.symbol);
+        fail_user(
+            "{}: auto_pad {} needs static spatial dims, but dim {} is '{}' (bind it with "
+            "--input-shapes)",
+            n.describe(), auto_pad, 2 + i, in.symbol);
       int64_t o = ceil_div(in.value, strides[i]);
-      int64_t total =
-          std::max<int64_t>(0, (o - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - in.value);
+      int64_t total = std::max<int64_t>(
+          0, (o - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - in.value);
       int64_t small = total / 2, big = total - small;
       pads[i] = auto_pad == "SAME_UPPER" ? small : big;
       pads[sr + i] = total - pads[i];
       out[i] = Dim::fixed(o);
     }
   } else {
-    fail_user("{}: attribute 'auto_pad' has invalid value \"{}\" (valid: NOTSET, SAME_UPPER, "
-              "SAME_LOWER, VALID)",
-              n.describe(), auto_pad);
+    fail_user(
+        "{}: attribute 'auto_pad' has invalid value \"{}\" (valid: NOTSET, SAME_UPPER, "
+        "SAME_LOWER, VALID)",
+        n.describe(), auto_pad);
   }
   n.attrs.erase("auto_pad");
   n.attrs.set("kernel_shape", kernel);

@@ -9,15 +9,19 @@ namespace ingot::ops::detail {
 
 namespace {
 
-double output_elements(const Node& n) { return approx_elements(n.outputs[0]->type); }
+double output_elements(const Node& n) {
+  return approx_elements(n.outputs[0]->type);
+}
 
-std::vector<TensorType> infer_unary(Node& n) { return {input_type(n, 0, "X")}; }
+std::vector<TensorType> infer_unary(Node& n) {
+  return {input_type(n, 0, "X")};
+}
 
 std::vector<TensorType> infer_gelu(Node& n) {
   std::string a = n.attrs.get_string("approximate", "none");
   if (a != "none" && a != "tanh")
-    fail_user("{}: attribute 'approximate' must be \"none\" or \"tanh\", got \"{}\"",
-              n.describe(), a);
+    fail_user("{}: attribute 'approximate' must be \"none\" or \"tanh\", got \"{}\"", n.describe(),
+              a);
   return {input_type(n, 0, "X")};
 }
 
@@ -69,11 +73,12 @@ OpInfo binary(OpKind k, const char* name) {
 
 void add_elementwise_ops(std::vector<OpInfo>& t) {
 #define UNARY(N) t.push_back(unary(OpKind::N, #N));
-  UNARY(Relu) UNARY(Sigmoid) UNARY(Tanh) UNARY(Erf) UNARY(Exp) UNARY(Log) UNARY(Sqrt)
-  UNARY(Reciprocal) UNARY(Neg) UNARY(Abs) UNARY(Identity)
+  UNARY(Relu)
+  UNARY(Sigmoid) UNARY(Tanh) UNARY(Erf) UNARY(Exp) UNARY(Log) UNARY(Sqrt) UNARY(Reciprocal)
+      UNARY(Neg) UNARY(Abs) UNARY(Identity)
 #undef UNARY
 
-  OpInfo gelu = unary(OpKind::Gelu, "Gelu");
+          OpInfo gelu = unary(OpKind::Gelu, "Gelu");
   gelu.attrs = {{"approximate", AttrType::kString}};
   gelu.infer_fn = infer_gelu;
   t.push_back(gelu);

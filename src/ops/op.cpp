@@ -11,24 +11,36 @@ namespace ingot::ops {
 
 const char* pattern_name(PatternKind p) {
   switch (p) {
-    case PatternKind::kElementwise: return "elementwise";
-    case PatternKind::kBroadcast: return "broadcast";
-    case PatternKind::kInjective: return "injective";
-    case PatternKind::kReduction: return "reduction";
-    case PatternKind::kOutEWiseFusable: return "out-elementwise-fusable";
-    case PatternKind::kOpaque: return "opaque";
+    case PatternKind::kElementwise:
+      return "elementwise";
+    case PatternKind::kBroadcast:
+      return "broadcast";
+    case PatternKind::kInjective:
+      return "injective";
+    case PatternKind::kReduction:
+      return "reduction";
+    case PatternKind::kOutEWiseFusable:
+      return "out-elementwise-fusable";
+    case PatternKind::kOpaque:
+      return "opaque";
   }
   return "<bad pattern>";
 }
 
 const char* attr_type_name(AttrType t) {
   switch (t) {
-    case AttrType::kInt: return "int";
-    case AttrType::kFloat: return "float";
-    case AttrType::kString: return "string";
-    case AttrType::kInts: return "ints";
-    case AttrType::kFloats: return "floats";
-    case AttrType::kStrings: return "strings";
+    case AttrType::kInt:
+      return "int";
+    case AttrType::kFloat:
+      return "float";
+    case AttrType::kString:
+      return "string";
+    case AttrType::kInts:
+      return "ints";
+    case AttrType::kFloats:
+      return "floats";
+    case AttrType::kStrings:
+      return "strings";
   }
   return "<bad attr type>";
 }
@@ -36,7 +48,9 @@ const char* attr_type_name(AttrType t) {
 namespace {
 
 // The AttrValue variant's alternatives are in AttrType order.
-AttrType type_of(const graph::AttrValue& v) { return AttrType(v.index()); }
+AttrType type_of(const graph::AttrValue& v) {
+  return AttrType(v.index());
+}
 
 std::vector<OpInfo> build_table() {
   std::vector<OpInfo> entries;
@@ -47,6 +61,7 @@ std::vector<OpInfo> build_table() {
   detail::add_pooling_ops(entries);
   detail::add_reduction_ops(entries);
   detail::add_shape_ops(entries);
+  detail::add_data_movement_ops(entries);
   std::vector<OpInfo> table;
 #define INGOT_X(N) table.push_back(OpInfo{OpKind::N, #N, PatternKind::kOpaque, {}});
   INGOT_OP_LIST(INGOT_X)
@@ -59,8 +74,8 @@ std::vector<OpInfo> build_table() {
     table[i] = std::move(e);
   }
   for (size_t i = 0; i < table.size(); ++i)
-    INGOT_ICHECK(seen[i] && table[i].infer_fn && table[i].flops_fn,
-                 "op {} has no complete OpInfo", table[i].name);
+    INGOT_ICHECK(seen[i] && table[i].infer_fn && table[i].flops_fn, "op {} has no complete OpInfo",
+                 table[i].name);
   return table;
 }
 
@@ -75,7 +90,7 @@ const OpInfo& op_info(OpKind op) {
 void OpInfo::validate(const graph::Node& n) const {
   int nin = int(n.inputs.size());
   if (nin < min_inputs || (max_inputs >= 0 && nin > max_inputs)) {
-    std::string want = max_inputs < 0            ? fmt::format("at least {}", min_inputs)
+    std::string want = max_inputs < 0             ? fmt::format("at least {}", min_inputs)
                        : min_inputs == max_inputs ? fmt::format("{}", min_inputs)
                                                   : fmt::format("{} to {}", min_inputs, max_inputs);
     fail_user("{}: expects {} inputs, got {}", n.describe(), want, nin);
@@ -111,6 +126,8 @@ std::vector<graph::TensorType> OpInfo::infer(graph::Node& n) const {
   return out;
 }
 
-double OpInfo::flops(const graph::Node& n) const { return flops_fn(n); }
+double OpInfo::flops(const graph::Node& n) const {
+  return flops_fn(n);
+}
 
 }  // namespace ingot::ops

@@ -11,7 +11,14 @@
 namespace ingot::ops {
 
 // How an op composes in fusion (TVM's OpPatternKind).
-enum class PatternKind { kElementwise, kBroadcast, kInjective, kReduction, kOutEWiseFusable, kOpaque };
+enum class PatternKind {
+  kElementwise,
+  kBroadcast,
+  kInjective,
+  kReduction,
+  kOutEWiseFusable,
+  kOpaque
+};
 const char* pattern_name(PatternKind p);  // "elementwise", "broadcast", ...
 
 enum class AttrType { kInt, kFloat, kString, kInts, kFloats, kStrings };

@@ -14,5 +14,6 @@ void add_normalization_ops(std::vector<OpInfo>& t);
 void add_pooling_ops(std::vector<OpInfo>& t);
 void add_reduction_ops(std::vector<OpInfo>& t);
 void add_shape_ops(std::vector<OpInfo>& t);
+void add_data_movement_ops(std::vector<OpInfo>& t);
 
 }  // namespace ingot::ops::detail

@@ -1,8 +1,8 @@
 // Helpers for op type inference: dim arithmetic, broadcasting, axis normalisation, checks.
 #include "ops/shape_util.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <map>
 
 #include "support/error.h"
@@ -47,8 +47,7 @@ std::vector<Dim> broadcast_shapes(const Node& n, const std::vector<Dim>& a,
     } else if (!da.is_static() && !db.is_static()) {
       out[i] = da;  // two different symbols: keep the first (they must agree at run time)
     } else {
-      fail_user("{}: shapes {} and {} do not broadcast", n.describe(), shape_str(a),
-                shape_str(b));
+      fail_user("{}: shapes {} and {} do not broadcast", n.describe(), shape_str(a), shape_str(b));
     }
   }
   return out;
@@ -68,8 +67,8 @@ int64_t normalize_axis(const Node& n, int64_t axis, int64_t rank, const char* at
   return axis < 0 ? axis + rank : axis;
 }
 
-std::vector<int64_t> normalize_axes(const Node& n, const std::vector<int64_t>& axes,
-                                    int64_t rank, const char* attr) {
+std::vector<int64_t> normalize_axes(const Node& n, const std::vector<int64_t>& axes, int64_t rank,
+                                    const char* attr) {
   std::vector<int64_t> out;
   for (int64_t a : axes) {
     int64_t x = normalize_axis(n, a, rank, attr);
@@ -109,8 +108,8 @@ double approx_elements(const TensorType& t) {
   return n;
 }
 
-void require_same_dtype(const Node& n, const TensorType& a, const TensorType& b,
-                        const char* what_a, const char* what_b) {
+void require_same_dtype(const Node& n, const TensorType& a, const TensorType& b, const char* what_a,
+                        const char* what_b) {
   if (a.dtype != b.dtype)
     fail_user("{}: inputs '{}' ({}) and '{}' ({}) must have the same dtype", n.describe(), what_a,
               graph::dtype_name(a.dtype), what_b, graph::dtype_name(b.dtype));

@@ -29,8 +29,8 @@ Dim merge_dims(const Node& n, const Dim& a, const Dim& b, const std::string& wha
 
 // axis in [-rank, rank) -> [0, rank); UserError naming the attribute otherwise.
 int64_t normalize_axis(const Node& n, int64_t axis, int64_t rank, const char* attr);
-std::vector<int64_t> normalize_axes(const Node& n, const std::vector<int64_t>& axes,
-                                    int64_t rank, const char* attr);  // unique check too
+std::vector<int64_t> normalize_axes(const Node& n, const std::vector<int64_t>& axes, int64_t rank,
+                                    const char* attr);  // unique check too
 
 // A dim that cannot be computed at compile time gets a fresh symbol derived from the output.
 Dim derived_dim(const Node& n, int output, int axis);
@@ -41,8 +41,8 @@ Dim dim_product(const std::vector<Dim>& dims);
 // Element count with symbolic dims counted as 1 (for FLOP estimates).
 double approx_elements(const TensorType& t);
 
-void require_same_dtype(const Node& n, const TensorType& a, const TensorType& b,
-                        const char* what_a, const char* what_b);
+void require_same_dtype(const Node& n, const TensorType& a, const TensorType& b, const char* what_a,
+                        const char* what_b);
 void require_rank_at_least(const Node& n, const TensorType& t, int rank, const char* what);
 
 }  // namespace ingot::ops::detail

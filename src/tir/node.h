@@ -28,7 +28,8 @@ class NodeRef {
  public:
   NodeRef() = default;
   NodeRef(std::shared_ptr<const T> p) : p_(std::move(p)) {}  // NOLINT: implicit by design
-  bool defined() const { return p_ != nullptr; }
+  // static_cast, not `p_ != nullptr`: the latter's `!` finds tir::operator!(Expr) by ADL.
+  bool defined() const { return static_cast<bool>(p_); }
   const T* get() const { return p_.get(); }
   const T* operator->() const { return p_.get(); }
   const T& operator*() const { return *p_; }

@@ -1,8 +1,122 @@
-// `ingot inspect` (placeholder until the subcommand lands).
+// `ingot inspect ART.so [--json]`: prints an artifact's record: model name, target, device,
+// inputs and outputs (dtype, shape with symbols as `N=1`), workspace/constant sizes and kernels.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "ingot/runtime.hpp"
+#include "support/error.h"
 #include "tools/ingot/commands.h"
 
 namespace ingot::cli {
+namespace {
 
-void add_inspect_command(CLI::App& app, int& exit_code) { app.add_subcommand("inspect", "not yet available"); }
+struct InspectOptions {
+  std::string artifact;
+  bool json = false;
+};
+
+std::string device_name(int32_t device_type) {
+  switch (device_type) {
+    case 1: return "cpu";
+    case 2: return "cuda";
+    default: return fmt::format("device type {}", device_type);
+  }
+}
+
+std::string dtype_string(IngotDType dtype) {
+  char buf[64];
+  return ingot_dtype_name(dtype, buf, sizeof(buf));
+}
+
+// "[N=1,3,224,224]": a dimension that came from an ONNX symbol shows the symbol and its value.
+std::string shape_string(const IngotTensorInfo& t) {
+  std::string s = "[";
+  for (int i = 0; i < t.ndim; ++i) {
+    const char* sym = t.dim_names ? t.dim_names[i] : nullptr;
+    s += i ? "," : "";
+    s += sym && *sym ? fmt::format("{}={}", sym, t.shape[i]) : fmt::format("{}", t.shape[i]);
+  }
+  return s + "]";
+}
+
+nlohmann::json tensor_json(const IngotTensorInfo& t) {
+  nlohmann::json shape = nlohmann::json::array(), dims = nlohmann::json::array();
+  for (int i = 0; i < t.ndim; ++i) {
+    shape.push_back(t.shape[i]);
+    dims.push_back(t.dim_names && t.dim_names[i] ? t.dim_names[i] : "");
+  }
+  return {{"name", t.name}, {"dtype", dtype_string(t.dtype)}, {"shape", shape}, {"dim_names", dims}};
+}
+
+void print_json(const IngotArtifact& a) {
+  nlohmann::json inputs = nlohmann::json::array(), outputs = nlohmann::json::array();
+  nlohmann::json kernels = nlohmann::json::array();
+  for (int i = 0; i < a.num_inputs; ++i) inputs.push_back(tensor_json(a.inputs[i]));
+  for (int i = 0; i < a.num_outputs; ++i) outputs.push_back(tensor_json(a.outputs[i]));
+  for (int i = 0; i < a.num_kernels; ++i) {
+    const IngotKernelInfo& k = a.kernels[i];
+    kernels.push_back({{"name", k.name ? k.name : ""}, {"flops", k.flops}, {"bytes_moved", k.bytes_moved}});
+  }
+  nlohmann::json j = {{"model_name", a.model_name ? a.model_name : ""},
+                      {"target", a.target ? a.target : ""},
+                      {"device", device_name(a.device_type)},
+                      {"abi_version", a.abi_version},
+                      {"inputs", inputs},
+                      {"outputs", outputs},
+                      {"workspace_bytes", a.workspace_bytes},
+                      {"constant_bytes", a.constant_bytes},
+                      {"num_kernels", a.num_kernels},
+                      {"kernels", kernels}};
+  fmt::print("{}\n", j.dump(2));
+}
+
+void print_tensors(const char* title, int32_t n, const IngotTensorInfo* ts) {
+  size_t width = 4;
+  for (int i = 0; i < n; ++i) width = std::max(width, std::string(ts[i].name).size());
+  fmt::print("{} ({}):\n", title, n);
+  for (int i = 0; i < n; ++i) {
+    fmt::print("  {:<{}}  {:<8} {}\n", ts[i].name, width, dtype_string(ts[i].dtype),
+               shape_string(ts[i]));
+  }
+}
+
+void print_text(const IngotArtifact& a) {
+  fmt::print("model:      {}\n", a.model_name ? a.model_name : "");
+  fmt::print("target:     {}\n", a.target ? a.target : "");
+  fmt::print("device:     {}\n", device_name(a.device_type));
+  print_tensors("inputs", a.num_inputs, a.inputs);
+  print_tensors("outputs", a.num_outputs, a.outputs);
+  fmt::print("workspace:  {} bytes\n", a.workspace_bytes);
+  fmt::print("constants:  {} bytes\n", a.constant_bytes);
+  fmt::print("kernels:    {}\n", a.num_kernels);
+}
+
+int inspect_artifact(const InspectOptions& opts) {
+  try {
+    rt::Model model(opts.artifact);
+    if (opts.json) {
+      print_json(model.artifact());
+    } else {
+      print_text(model.artifact());
+    }
+  } catch (const rt::Error& e) {
+    throw UserError(e.what());
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_inspect_command(CLI::App& app, int& exit_code) {
+  auto opts = std::make_shared<InspectOptions>();
+  CLI::App* cmd = app.add_subcommand("inspect", "Show a compiled artifact's inputs, outputs and sizes");
+  cmd->add_option("artifact", opts->artifact, "compiled artifact (.so)")->required();
+  cmd->add_flag("--json", opts->json, "print JSON instead of text");
+  cmd->callback([opts, &exit_code] { exit_code = inspect_artifact(*opts); });
+}
 
 }  // namespace ingot::cli

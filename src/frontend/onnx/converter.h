@@ -23,6 +23,7 @@ namespace ingot::frontend::detail {
 struct ImportState {
   graph::Graph* graph = nullptr;
   int opset = 0;
+  std::string model_dir;  // resolves external data
   std::unordered_map<std::string, graph::Value*> values;  // ONNX value name -> graph value
   std::unordered_set<std::string> used_names;  // names read by some node or listed as graph output
   std::unordered_set<std::string> taken_names;  // every value name in the graph (for fresh names)
@@ -38,6 +39,7 @@ class NodeConverter {
   const std::string& name() const { return name_; }
   const std::string& op_type() const { return proto_.op_type(); }
   int opset() const { return state_.opset; }
+  const std::string& model_dir() const { return state_.model_dir; }
 
   // Inputs. `what` is the ONNX input name used in messages ("axes").
   int num_inputs() const { return proto_.input_size(); }
@@ -77,6 +79,8 @@ class NodeConverter {
                             std::vector<graph::Value*> inputs, graph::Attrs attrs = {});
   // A constant value named "<name>/<suffix>".
   graph::Value* make_constant(const std::string& suffix, graph::TensorPtr data);
+  // A constant value that becomes ONNX output i, named like it.
+  graph::Value* make_output_constant(int i, graph::TensorPtr data);
   // Makes ONNX output i refer to an existing value.
   void bind_output(int i, graph::Value* v);
 

@@ -146,7 +146,7 @@ graph::TensorPtr tensor_from_proto(const onnx::TensorProto& t, const std::string
     auto loader = [ref, nbytes, what]() {
       check_external(ref, nbytes, what);  // the file may have changed since import
       std::ifstream in(ref.file, std::ios::binary);
-      std::vector<uint8_t> bytes(size_t(nbytes));
+      std::vector<uint8_t> bytes(static_cast<size_t>(nbytes));
       in.seekg(ref.offset);
       in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(nbytes));
       if (!in) fail_user("{}: cannot read external data file '{}'", what, ref.file.string());

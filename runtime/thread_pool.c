@@ -1,0 +1,224 @@
+/* The process-wide thread pool behind IngotServices.parallel_for: workers plus the calling
+ * thread take tasks from a shared counter; the first non-zero task status is returned. Nested
+ * calls, and calls made while another thread's job holds the pool, run serially on the caller. */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define SPIN_ITERATIONS 2000
+
+typedef struct Pool {
+  pthread_mutex_t job_lock; /* held by the caller whose job the workers run */
+  pthread_mutex_t lock;     /* guards generation changes, shutdown and the condition waits */
+  pthread_cond_t wake;
+  pthread_cond_t done;
+  int num_threads; /* workers + the caller */
+  int num_workers;
+  pthread_t* workers;
+  int shutdown;
+  atomic_uint_fast64_t generation;
+  uint_fast64_t start_generation; /* generation when the workers were started */
+  IngotParallelBody body;
+  void* closure;
+  int64_t num_tasks;
+  atomic_int_fast64_t next_task;
+  atomic_int status;
+  atomic_int pending; /* workers that have not finished the current job */
+} Pool;
+
+static Pool g_pool = {.job_lock = PTHREAD_MUTEX_INITIALIZER,
+                      .lock = PTHREAD_MUTEX_INITIALIZER,
+                      .wake = PTHREAD_COND_INITIALIZER,
+                      .done = PTHREAD_COND_INITIALIZER};
+static pthread_mutex_t g_config_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int g_started;
+static _Thread_local int t_in_parallel;
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+static int read_int_file(const char* path, int* value) {
+  FILE* f = fopen(path, "r");
+  if (f == NULL) return 0;
+  int ok = fscanf(f, "%d", value) == 1;
+  fclose(f);
+  return ok;
+}
+
+/* Physical cores among the CPUs this process may run on (unique package/core pairs). */
+static int default_num_threads(void) {
+  const char* env = getenv("INGOT_NUM_THREADS");
+  if (env != NULL && atoi(env) > 0) return atoi(env);
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+  }
+  int logical = CPU_COUNT(&set);
+  int* keys = calloc((size_t)logical + 1, sizeof(int));
+  int physical = 0;
+  for (int cpu = 0; keys != NULL && cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &set)) continue;
+    char path[128];
+    int core = 0, package = 0;
+    snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/core_id", cpu);
+    if (!read_int_file(path, &core)) {
+      physical = 0;
+      break;
+    }
+    snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
+             cpu);
+    if (!read_int_file(path, &package)) package = 0;
+    int key = package * 65536 + core, seen = 0;
+    for (int i = 0; i < physical && !seen; ++i) seen = keys[i] == key;
+    if (!seen && physical < logical) keys[physical++] = key;
+  }
+  free(keys);
+  return physical > 0 ? physical : (logical > 0 ? logical : 1);
+}
+
+static void run_tasks(Pool* p) {
+  int64_t n = p->num_tasks;
+  for (;;) {
+    if (atomic_load_explicit(&p->status, memory_order_relaxed) != 0) break;
+    int64_t t = atomic_fetch_add(&p->next_task, 1);
+    if (t >= n) break;
+    int32_t rc = p->body(t, n, p->closure);
+    if (rc != 0) {
+      int expected = 0;
+      atomic_compare_exchange_strong(&p->status, &expected, rc);
+    }
+  }
+}
+
+static void* worker_main(void* arg) {
+  Pool* p = (Pool*)arg;
+  uint_fast64_t seen = p->start_generation;
+  t_in_parallel = 1; /* anything a task starts on a worker runs serially */
+  for (;;) {
+    for (int i = 0; i < SPIN_ITERATIONS && atomic_load(&p->generation) == seen; ++i) cpu_relax();
+    pthread_mutex_lock(&p->lock);
+    while (atomic_load(&p->generation) == seen && !p->shutdown) pthread_cond_wait(&p->wake, &p->lock);
+    if (p->shutdown) {
+      pthread_mutex_unlock(&p->lock);
+      return NULL;
+    }
+    seen = atomic_load(&p->generation);
+    pthread_mutex_unlock(&p->lock);
+    run_tasks(p);
+    if (atomic_fetch_sub(&p->pending, 1) == 1) {
+      pthread_mutex_lock(&p->lock);
+      pthread_cond_signal(&p->done);
+      pthread_mutex_unlock(&p->lock);
+    }
+  }
+}
+
+/* Requires g_config_lock and the job lock. */
+static void stop_workers(Pool* p) {
+  pthread_mutex_lock(&p->lock);
+  p->shutdown = 1;
+  pthread_cond_broadcast(&p->wake);
+  pthread_mutex_unlock(&p->lock);
+  for (int i = 0; i < p->num_workers; ++i) pthread_join(p->workers[i], NULL);
+  free(p->workers);
+  p->workers = NULL;
+  p->num_workers = 0;
+  p->shutdown = 0;
+}
+
+/* Requires g_config_lock and the job lock. Falls back to fewer threads if creation fails. */
+static void start_workers(Pool* p, int num_threads) {
+  p->num_threads = num_threads < 1 ? 1 : num_threads;
+  p->workers = calloc((size_t)p->num_threads, sizeof(pthread_t));
+  p->num_workers = 0;
+  p->start_generation = atomic_load(&p->generation);
+  for (int i = 0; p->workers != NULL && i < p->num_threads - 1; ++i) {
+    if (pthread_create(&p->workers[i], NULL, worker_main, p) != 0) break;
+    p->num_workers++;
+  }
+  p->num_threads = p->num_workers + 1;
+  atomic_store(&g_started, 1);
+}
+
+static void ensure_started(void) {
+  pthread_mutex_lock(&g_config_lock);
+  if (!atomic_load(&g_started)) {
+    pthread_mutex_lock(&g_pool.job_lock);
+    start_workers(&g_pool, default_num_threads());
+    pthread_mutex_unlock(&g_pool.job_lock);
+  }
+  pthread_mutex_unlock(&g_config_lock);
+}
+
+static int32_t run_serial(IngotParallelBody body, void* closure, int64_t num_tasks) {
+  int outer = t_in_parallel;
+  t_in_parallel = 1;
+  int32_t rc = 0;
+  for (int64_t t = 0; t < num_tasks && rc == 0; ++t) rc = body(t, num_tasks, closure);
+  t_in_parallel = outer;
+  return rc;
+}
+
+int32_t ingot_pool_parallel_for(void* ctx, IngotParallelBody body, void* closure,
+                                int64_t num_tasks) {
+  (void)ctx;
+  if (num_tasks <= 0) return 0;
+  if (t_in_parallel || num_tasks == 1) return run_serial(body, closure, num_tasks);
+  if (!atomic_load(&g_started)) ensure_started();
+  Pool* p = &g_pool;
+  if (pthread_mutex_trylock(&p->job_lock) != 0) return run_serial(body, closure, num_tasks);
+  if (p->num_workers == 0) {
+    pthread_mutex_unlock(&p->job_lock);
+    return run_serial(body, closure, num_tasks);
+  }
+  p->body = body;
+  p->closure = closure;
+  p->num_tasks = num_tasks;
+  atomic_store(&p->next_task, 0);
+  atomic_store(&p->status, 0);
+  atomic_store(&p->pending, p->num_workers);
+  pthread_mutex_lock(&p->lock);
+  atomic_fetch_add(&p->generation, 1);
+  pthread_cond_broadcast(&p->wake);
+  pthread_mutex_unlock(&p->lock);
+
+  t_in_parallel = 1;
+  run_tasks(p);
+  t_in_parallel = 0;
+
+  for (int i = 0; i < SPIN_ITERATIONS && atomic_load(&p->pending) > 0; ++i) cpu_relax();
+  pthread_mutex_lock(&p->lock);
+  while (atomic_load(&p->pending) > 0) pthread_cond_wait(&p->done, &p->lock);
+  pthread_mutex_unlock(&p->lock);
+  int32_t rc = atomic_load(&p->status);
+  pthread_mutex_unlock(&p->job_lock);
+  return rc;
+}
+
+INGOT_API ingot_status ingot_set_num_threads(int n) {
+  pthread_mutex_lock(&g_config_lock);
+  pthread_mutex_lock(&g_pool.job_lock);
+  if (atomic_load(&g_started)) stop_workers(&g_pool);
+  start_workers(&g_pool, n > 0 ? n : default_num_threads());
+  pthread_mutex_unlock(&g_pool.job_lock);
+  pthread_mutex_unlock(&g_config_lock);
+  return INGOT_OK;
+}
+
+INGOT_API int ingot_get_num_threads(void) {
+  ensure_started();
+  pthread_mutex_lock(&g_config_lock);
+  int n = g_pool.num_threads;
+  pthread_mutex_unlock(&g_config_lock);
+  return n;
+}

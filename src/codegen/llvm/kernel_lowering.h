@@ -1,0 +1,84 @@
+// Lowers one tir::PrimFunc to an LLVM function `i32 @name(ptr p0, ..., ptr services)`.
+// Internal to codegen/llvm; split over kernel_lowering.cpp (functions, statements, loops),
+// expr_lowering.cpp, buffer_access.cpp and parallel_lowering.cpp.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "codegen/target.h"
+#include "tir/prim_func.h"
+
+namespace llvm {
+class BasicBlock;
+class Function;
+class IRBuilderBase;
+class LLVMContext;
+class Module;
+class StructType;
+class Type;
+class Value;
+}  // namespace llvm
+
+namespace ingot::codegen {
+
+class KernelLowering {
+ public:
+  KernelLowering(llvm::Module& module, const Target& target);
+  ~KernelLowering();
+  KernelLowering(const KernelLowering&) = delete;
+  KernelLowering& operator=(const KernelLowering&) = delete;
+
+  // Emits the kernel. noalias[i]: parameter i never overlaps another parameter.
+  llvm::Function* lower(const tir::PrimFunc& func, const std::vector<bool>& noalias);
+
+  // LLVM layout of abi.h's IngotServices (shared with the entry function).
+  static llvm::StructType* services_type(llvm::LLVMContext& ctx);
+
+ private:
+  // Types: register type of a dtype (bool -> i1) and its in-memory element type (bool -> i8).
+  llvm::Type* type_of(tir::DataType t);
+  llvm::Type* storage_type_of(tir::DataType t);
+
+  // Statements (kernel_lowering.cpp).
+  void stmt(const tir::Stmt& s);
+  void for_loop(const tir::For& op);
+  void serial_loop(const tir::Var& var, llvm::Value* begin, llvm::Value* end, tir::ForKind kind,
+                   const tir::Stmt& body);
+  void allocate(const tir::Allocate& op);
+  void if_then_else(const tir::IfThenElse& op);
+  // Returns `status` from the current function when it is non-zero.
+  void return_if_error(llvm::Value* status);
+  llvm::Value* entry_alloca(llvm::Type* type, llvm::Value* count, int align);
+
+  // Expressions (expr_lowering.cpp).
+  llvm::Value* expr(const tir::Expr& e);
+  llvm::Value* binary(tir::NodeTag tag, tir::DataType t, llvm::Value* a, llvm::Value* b);
+  llvm::Value* compare(tir::NodeTag tag, tir::DataType t, llvm::Value* a, llvm::Value* b);
+  llvm::Value* cast(tir::DataType from, tir::DataType to, llvm::Value* v);
+  llvm::Value* to_i64(const tir::Expr& e);  // scalar integer expression widened to i64
+
+  // Buffer access (buffer_access.cpp).
+  llvm::Value* load(const tir::BufferLoad& op);
+  void store(const tir::BufferStore& op);
+
+  // Parallel loops (parallel_lowering.cpp).
+  void parallel_loop(const tir::For& op);
+
+  llvm::Module& module_;
+  llvm::LLVMContext& ctx_;
+  Target target_;
+  struct Builder;  // owns the llvm::IRBuilder<> (defined in kernel_lowering.cpp)
+  std::unique_ptr<Builder> builder_;
+  llvm::IRBuilderBase& b_;
+  llvm::Function* fn_ = nullptr;       // function being emitted (kernel or outlined body)
+  llvm::Value* services_ = nullptr;    // the IngotServices* of the current function
+  std::unordered_map<const tir::VarNode*, llvm::Value*> vars_;
+  std::unordered_map<const tir::BufferNode*, llvm::Value*> buffers_;  // base pointers
+  std::string kernel_name_;
+  int num_outlined_ = 0;
+};
+
+}  // namespace ingot::codegen

@@ -1,0 +1,257 @@
+// Builds the llvm::Module of an IRModule: the constant blob, one function per kernel, the
+// entry function that runs the kernel calls in order, and the exported IngotArtifact record
+// (the only symbol with default visibility).
+#include "codegen/llvm/module_builder.h"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <cstddef>
+
+#include "codegen/llvm/kernel_lowering.h"
+#include "ingot/abi.h"
+#include "support/error.h"
+#include "tir/op.h"
+
+namespace ingot::codegen {
+namespace {
+
+using tir::ArgRef;
+
+// Byte size of a parameter buffer, or -1 when its shape is not constant.
+int64_t buffer_bytes(const tir::Buffer& b) {
+  int64_t n = b->dtype.bytes();
+  for (const tir::Expr& d : b->shape) {
+    int64_t v = 0;
+    if (!tir::is_const_int(d, &v)) return -1;
+    n *= v;
+  }
+  return n;
+}
+
+bool may_overlap(const ArgRef& a, int64_t a_bytes, const ArgRef& b, int64_t b_bytes) {
+  if (a.kind != b.kind) return false;
+  if (a.kind == ArgRef::kInput || a.kind == ArgRef::kOutput) return a.value == b.value;
+  if (a_bytes < 0 || b_bytes < 0) return true;
+  return a.value < b.value + b_bytes && b.value < a.value + a_bytes;
+}
+
+// noalias[k][i]: in every call of kernel k, argument i overlaps no other argument.
+std::vector<std::vector<bool>> noalias_params(const tir::IRModule& m) {
+  std::vector<std::vector<bool>> out;
+  for (const auto& k : m.kernels) out.emplace_back(k.params.size(), true);
+  for (const auto& call : m.entry) {
+    const auto& params = m.kernels[call.kernel].params;
+    for (size_t i = 0; i < call.args.size(); ++i)
+      for (size_t j = 0; j < call.args.size(); ++j)
+        if (i != j && may_overlap(call.args[i], buffer_bytes(params[i]), call.args[j],
+                                  buffer_bytes(params[j])))
+          out[call.kernel][i] = false;
+  }
+  return out;
+}
+
+class RecordBuilder {
+ public:
+  explicit RecordBuilder(llvm::Module& m) : m_(m), ctx_(m.getContext()) {}
+
+  llvm::Type* ptr() { return llvm::PointerType::get(ctx_, 0); }
+  llvm::Type* i8() { return llvm::Type::getInt8Ty(ctx_); }
+  llvm::Type* i16() { return llvm::Type::getInt16Ty(ctx_); }
+  llvm::Type* i32() { return llvm::Type::getInt32Ty(ctx_); }
+  llvm::Type* i64() { return llvm::Type::getInt64Ty(ctx_); }
+  llvm::Type* f64() { return llvm::Type::getDoubleTy(ctx_); }
+  llvm::StructType* dtype_ty() { return llvm::StructType::get(ctx_, {i8(), i8(), i16()}); }
+  llvm::StructType* tensor_ty() {
+    return llvm::StructType::get(ctx_, {ptr(), dtype_ty(), i32(), ptr(), ptr()});
+  }
+  llvm::StructType* kernel_ty() { return llvm::StructType::get(ctx_, {ptr(), f64(), f64()}); }
+  llvm::StructType* artifact_ty() {
+    return llvm::StructType::get(ctx_, {i64(), i32(), i32(), ptr(), ptr(), i32(), i32(), ptr(),
+                                        i32(), ptr(), i64(), i64(), ptr(), i32(), ptr()});
+  }
+
+  llvm::Constant* ci(llvm::Type* t, uint64_t v) { return llvm::ConstantInt::get(t, v); }
+
+  llvm::Constant* private_global(llvm::Constant* init, const std::string& name) {
+    auto* g = new llvm::GlobalVariable(m_, init->getType(), true,
+                                       llvm::GlobalValue::PrivateLinkage, init, name);
+    g->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    return g;
+  }
+  llvm::Constant* str(const std::string& s) {
+    return private_global(llvm::ConstantDataArray::getString(ctx_, s), ".str");
+  }
+  llvm::Constant* array(llvm::Type* elem, const std::vector<llvm::Constant*>& items,
+                        const std::string& name) {
+    if (items.empty()) return llvm::ConstantPointerNull::get(llvm::PointerType::get(ctx_, 0));
+    return private_global(llvm::ConstantArray::get(llvm::ArrayType::get(elem, items.size()), items),
+                          name);
+  }
+
+  llvm::Constant* tensors(const std::vector<tir::TensorDesc>& ts, const std::string& name) {
+    std::vector<llvm::Constant*> items;
+    for (const auto& t : ts) {
+      std::vector<llvm::Constant*> dims, names;
+      for (int64_t d : t.shape) dims.push_back(ci(i64(), uint64_t(d)));
+      for (size_t i = 0; i < t.shape.size(); ++i)
+        names.push_back(str(i < t.dim_names.size() ? t.dim_names[i] : ""));
+      uint8_t bits = t.dtype.is_bool() ? 8 : t.dtype.bits;
+      auto* dt = llvm::ConstantStruct::get(
+          dtype_ty(), {ci(i8(), t.dtype.code), ci(i8(), bits), ci(i16(), t.dtype.lanes)});
+      items.push_back(llvm::ConstantStruct::get(
+          tensor_ty(), {str(t.name), dt, ci(i32(), t.shape.size()),
+                        array(i64(), dims, name + ".shape"), array(ptr(), names, name + ".dims")}));
+    }
+    return array(tensor_ty(), items, name);
+  }
+
+ private:
+  llvm::Module& m_;
+  llvm::LLVMContext& ctx_;
+};
+
+// The struct types above must lay out exactly like abi.h's on the host.
+void check_abi_layout(llvm::Module& m, RecordBuilder& r) {
+  const llvm::DataLayout& dl = m.getDataLayout();
+  const auto* a = dl.getStructLayout(r.artifact_ty());
+  const auto* t = dl.getStructLayout(r.tensor_ty());
+  const auto* k = dl.getStructLayout(r.kernel_ty());
+  INGOT_ICHECK(a->getSizeInBytes() == sizeof(IngotArtifact), "IngotArtifact size {} vs {}",
+               a->getSizeInBytes(), sizeof(IngotArtifact));
+  INGOT_ICHECK(a->getElementOffset(12) == offsetof(IngotArtifact, entry) &&
+                   a->getElementOffset(14) == offsetof(IngotArtifact, kernels),
+               "IngotArtifact layout differs from abi.h");
+  INGOT_ICHECK(t->getSizeInBytes() == sizeof(IngotTensorInfo) &&
+                   t->getElementOffset(4) == offsetof(IngotTensorInfo, dim_names),
+               "IngotTensorInfo layout differs from abi.h");
+  INGOT_ICHECK(k->getSizeInBytes() == sizeof(IngotKernelInfo), "IngotKernelInfo layout differs");
+}
+
+llvm::Function* build_entry(llvm::Module& m, const tir::IRModule& mod,
+                            const std::vector<llvm::Function*>& kernels,
+                            llvm::GlobalVariable* constants) {
+  llvm::LLVMContext& ctx = m.getContext();
+  auto* ptr = llvm::PointerType::get(ctx, 0);
+  auto* i32 = llvm::Type::getInt32Ty(ctx);
+  auto* fty = llvm::FunctionType::get(i32, {ptr, ptr, ptr, ptr}, false);
+  auto* fn = llvm::Function::Create(fty, llvm::Function::InternalLinkage, "ingot_entry", m);
+  fn->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::Value* services = fn->getArg(0);
+  llvm::Value* inputs = fn->getArg(1);
+  llvm::Value* outputs = fn->getArg(2);
+  llvm::Value* workspace = fn->getArg(3);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+  auto* st = KernelLowering::services_type(ctx);
+  llvm::Value* sctx = b.CreateLoad(ptr, b.CreateStructGEP(st, services, 2), "ctx");
+  auto* hook_ty = llvm::FunctionType::get(b.getVoidTy(), {ptr, i32}, false);
+  auto hook = [&](unsigned field, int kernel) {
+    llvm::Value* f = b.CreateLoad(ptr, b.CreateStructGEP(st, services, field));
+    auto* call_bb = llvm::BasicBlock::Create(ctx, "hook", fn);
+    auto* next_bb = llvm::BasicBlock::Create(ctx, "next", fn);
+    b.CreateCondBr(b.CreateIsNotNull(f), call_bb, next_bb);
+    b.SetInsertPoint(call_bb);
+    b.CreateCall(hook_ty, f, {sctx, b.getInt32(kernel)});
+    b.CreateBr(next_bb);
+    b.SetInsertPoint(next_bb);
+  };
+  for (const auto& call : mod.entry) {
+    INGOT_ICHECK(call.kernel >= 0 && size_t(call.kernel) < kernels.size(),
+                 "entry calls kernel {} of {}", call.kernel, kernels.size());
+    INGOT_ICHECK(call.args.size() == mod.kernels[call.kernel].params.size(),
+                 "kernel {} called with {} arguments, takes {}", mod.kernels[call.kernel].name,
+                 call.args.size(), mod.kernels[call.kernel].params.size());
+    std::vector<llvm::Value*> args;
+    for (const ArgRef& a : call.args) {
+      switch (a.kind) {
+        case ArgRef::kInput:
+        case ArgRef::kOutput: {
+          llvm::Value* table = a.kind == ArgRef::kInput ? inputs : outputs;
+          args.push_back(b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, table, a.value)));
+          break;
+        }
+        case ArgRef::kWorkspace:
+          args.push_back(b.CreateConstGEP1_64(b.getInt8Ty(), workspace, a.value));
+          break;
+        case ArgRef::kConstant:
+          INGOT_ICHECK(constants != nullptr, "constant argument without constants");
+          args.push_back(b.CreateConstGEP1_64(b.getInt8Ty(), constants, a.value));
+          break;
+      }
+    }
+    args.push_back(services);
+    hook(5, call.kernel);
+    llvm::Value* status = b.CreateCall(kernels[call.kernel], args);
+    hook(6, call.kernel);
+    auto* fail_bb = llvm::BasicBlock::Create(ctx, "fail", fn);
+    auto* ok_bb = llvm::BasicBlock::Create(ctx, "ok", fn);
+    b.CreateCondBr(b.CreateICmpNE(status, b.getInt32(0)), fail_bb, ok_bb);
+    b.SetInsertPoint(fail_bb);
+    b.CreateRet(status);
+    b.SetInsertPoint(ok_bb);
+  }
+  b.CreateRet(b.getInt32(0));
+  return fn;
+}
+
+}  // namespace
+
+std::unique_ptr<llvm::Module> build_llvm_module(const tir::IRModule& mod, const Target& target,
+                                                llvm::TargetMachine& tm, llvm::LLVMContext& ctx) {
+  auto m = std::make_unique<llvm::Module>(mod.model_name.empty() ? "model" : mod.model_name, ctx);
+  m->setTargetTriple(target.triple);
+  m->setDataLayout(tm.createDataLayout());
+  RecordBuilder r(*m);
+  if (llvm::Triple(target.triple).getArch() == llvm::Triple::x86_64) check_abi_layout(*m, r);
+
+  // Constants: one 64-byte aligned internal byte array.
+  llvm::GlobalVariable* constants = nullptr;
+  if (!mod.constants.empty()) {
+    llvm::StringRef raw(reinterpret_cast<const char*>(mod.constants.data()), mod.constants.size());
+    auto* init = llvm::ConstantDataArray::getRaw(raw, mod.constants.size(), r.i8());
+    constants = new llvm::GlobalVariable(*m, init->getType(), true,
+                                         llvm::GlobalValue::InternalLinkage, init, "constants");
+    constants->setAlignment(llvm::Align(64));
+  }
+
+  // Kernels.
+  std::vector<llvm::Function*> kernels;
+  auto noalias = noalias_params(mod);
+  KernelLowering lowering(*m, target);
+  for (size_t i = 0; i < mod.kernels.size(); ++i)
+    kernels.push_back(lowering.lower(mod.kernels[i], noalias[i]));
+  llvm::Function* entry = build_entry(*m, mod, kernels, constants);
+
+  // The record.
+  std::vector<llvm::Constant*> kinfo;
+  for (const auto& k : mod.kernels)
+    kinfo.push_back(llvm::ConstantStruct::get(
+        r.kernel_ty(), {r.str(k.name), llvm::ConstantFP::get(r.f64(), k.flops),
+                        llvm::ConstantFP::get(r.f64(), k.bytes_moved)}));
+  auto* record = llvm::ConstantStruct::get(
+      r.artifact_ty(),
+      {r.ci(r.i64(), INGOT_ARTIFACT_MAGIC), r.ci(r.i32(), INGOT_ABI_VERSION),
+       r.ci(r.i32(), sizeof(IngotArtifact)), r.str(mod.model_name), r.str(target.str()),
+       r.ci(r.i32(), 1), r.ci(r.i32(), mod.inputs.size()), r.tensors(mod.inputs, "inputs"),
+       r.ci(r.i32(), mod.outputs.size()), r.tensors(mod.outputs, "outputs"),
+       r.ci(r.i64(), mod.workspace_bytes), r.ci(r.i64(), mod.constants.size()), entry,
+       r.ci(r.i32(), mod.kernels.size()), r.array(r.kernel_ty(), kinfo, "kernels")});
+  auto* g = new llvm::GlobalVariable(*m, r.artifact_ty(), true,
+                                     llvm::GlobalValue::ExternalLinkage, record,
+                                     INGOT_ARTIFACT_SYMBOL);
+  g->setAlignment(llvm::Align(8));
+  g->setVisibility(llvm::GlobalValue::DefaultVisibility);
+
+  // Per-function target attributes, so the vectorizer sees the real vector width.
+  for (llvm::Function& f : *m) {
+    if (f.isDeclaration()) continue;
+    f.addFnAttr("target-cpu", target.mcpu);
+    if (!target.mattr.empty()) f.addFnAttr("target-features", target.mattr);
+    f.addFnAttr("prefer-vector-width", std::to_string(target.vector_bits));
+  }
+  return m;
+}
+
+}  // namespace ingot::codegen

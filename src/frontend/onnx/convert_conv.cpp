@@ -1,0 +1,37 @@
+// The Conv converter: attributes copied as given (auto_pad kept as a string for type inference
+// to resolve), `group` made explicit, float inputs only.
+#include "frontend/onnx/converter.h"
+#include "frontend/onnx/importer.h"
+#include "frontend/onnx/pool_attrs.h"
+
+namespace ingot::frontend::detail {
+namespace {
+
+void require_float(NodeConverter& c, const graph::Value* v, const char* what) {
+  auto dtype = NodeConverter::known_dtype(v);
+  if (dtype && *dtype != graph::DType::kF32 && *dtype != graph::DType::kF16 &&
+      *dtype != graph::DType::kF64)
+    c.fail("input '{}' has dtype {}; only float32, float16 and float64 are supported", what,
+           graph::dtype_name(*dtype));
+}
+
+void convert_conv(NodeConverter& c) {
+  graph::Value* x = c.input(0, "X");
+  graph::Value* w = c.input(1, "W");
+  graph::Value* b = c.optional_input(2);
+  require_float(c, x, "X");
+  require_float(c, w, "W");
+  graph::Attrs attrs = window_attrs(c);
+  attrs.set("group", c.attr_int("group").value_or(1));
+  c.emit(ops::OpKind::Conv, {x, w, b}, attrs);
+}
+
+const ConverterEntry kTable[] = {
+    {"Conv", 7, kMaxOnnxOpset, convert_conv},
+};
+
+}  // namespace
+
+std::span<const ConverterEntry> conv_converters() { return kTable; }
+
+}  // namespace ingot::frontend::detail

@@ -1,0 +1,75 @@
+// Converters for BatchNormalization and LayerNormalization (inference forms, output 0 only) and
+// Softmax (opset < 13's coerce-to-2-D semantics rewritten as Flatten -> Softmax -> Reshape).
+#include <limits>
+
+#include "frontend/onnx/converter.h"
+#include "frontend/onnx/importer.h"
+
+namespace ingot::frontend::detail {
+namespace {
+
+using ops::OpKind;
+
+void convert_batch_norm(NodeConverter& c) {
+  c.ignore_attr("momentum");  // training only
+  if (c.attr_int("spatial").value_or(1) != 1)  // opset 7-8
+    c.fail("attribute 'spatial' value 0 is not supported");
+  if (auto training = c.attr_int("training_mode"); training && *training != 0)  // opset 14+
+    c.fail("attribute 'training_mode' value {} is not supported (inference only)", *training);
+  for (int i = 1; i < c.num_outputs(); ++i) c.require_unused_output(i, "training statistics");
+  graph::Attrs attrs;
+  attrs.set("epsilon", c.attr_float("epsilon").value_or(1e-5));
+  c.emit(OpKind::BatchNormalization,
+         {c.input(0, "X"), c.input(1, "scale"), c.input(2, "B"), c.input(3, "input_mean"),
+          c.input(4, "input_var")},
+         attrs);
+}
+
+void convert_layer_norm(NodeConverter& c) {
+  c.ignore_attr("stash_type");  // ingot computes the statistics in float32 or wider
+  c.require_unused_output(1, "Mean");
+  c.require_unused_output(2, "InvStdDev");
+  graph::Attrs attrs;
+  attrs.set("axis", c.attr_int("axis").value_or(-1));
+  attrs.set("epsilon", c.attr_float("epsilon").value_or(1e-5));
+  c.emit(OpKind::LayerNormalization,
+         {c.input(0, "X"), c.input(1, "Scale"), c.optional_input(2)}, attrs);
+}
+
+void convert_softmax_13(NodeConverter& c) {
+  graph::Attrs attrs;
+  attrs.set("axis", c.attr_int("axis").value_or(-1));
+  c.emit(OpKind::Softmax, {c.input(0, "input")}, attrs);
+}
+
+// Softmax-1/11: the input is coerced to 2-D at `axis` (default 1), normalised along dim 1 and
+// reshaped back; the shape comes from a Shape node that type inference turns into a constant.
+void convert_softmax_1(NodeConverter& c) {
+  graph::Value* x = c.input(0, "input");
+  graph::Attrs flat;
+  flat.set("axis", c.attr_int("axis").value_or(1));
+  graph::Value* x2d = c.emit_helper(OpKind::Flatten, "flatten", {x}, flat);
+  graph::Attrs one;
+  one.set("axis", int64_t(1));
+  graph::Value* y2d = c.emit_helper(OpKind::Softmax, "softmax", {x2d}, one);
+  graph::Attrs whole;
+  whole.set("start", int64_t(0));
+  whole.set("end", std::numeric_limits<int64_t>::max());
+  graph::Value* shape = c.emit_helper(OpKind::Shape, "shape", {x}, whole);
+  graph::Attrs reshape;
+  reshape.set("allowzero", int64_t(0));
+  c.emit(OpKind::Reshape, {y2d, shape}, reshape);
+}
+
+const ConverterEntry kTable[] = {
+    {"BatchNormalization", 7, kMaxOnnxOpset, convert_batch_norm},
+    {"LayerNormalization", 17, kMaxOnnxOpset, convert_layer_norm},
+    {"Softmax", 7, 12, convert_softmax_1},
+    {"Softmax", 13, kMaxOnnxOpset, convert_softmax_13},
+};
+
+}  // namespace
+
+std::span<const ConverterEntry> norm_converters() { return kTable; }
+
+}  // namespace ingot::frontend::detail

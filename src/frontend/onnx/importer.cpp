@@ -1,0 +1,187 @@
+// The ONNX importer: reads and parses the model, checks its opset and graph, then builds the
+// graph: initializers -> constants, inputs -> typed values, nodes -> converters, outputs.
+#include "frontend/onnx/importer.h"
+
+#include <fcntl.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <onnx/onnx_pb.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <filesystem>
+#include <unordered_set>
+
+#include "frontend/onnx/converter.h"
+#include "frontend/onnx/graph_check.h"
+#include "frontend/onnx/tensor_proto.h"
+#include "support/error.h"
+
+namespace ingot::frontend {
+namespace {
+
+using detail::ImportState;
+using detail::NodeConverter;
+
+std::string read_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail_user("cannot open model file '{}': {}", path, std::strerror(errno));
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) fail_user("cannot open model file '{}': {}", path, std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) fail_user("cannot open model file '{}': {}", path, std::strerror(EISDIR));
+  std::string bytes;
+  bytes.resize(size_t(st.st_size));
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t r = ::read(fd, bytes.data() + done, bytes.size() - done);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) fail_user("cannot read model file '{}': {}", path, std::strerror(errno));
+    if (r == 0) break;
+    done += size_t(r);
+  }
+  bytes.resize(done);
+  return bytes;
+}
+
+void parse_model(const std::string& bytes, const std::string& display_name, onnx::ModelProto& m) {
+  if (bytes.size() > size_t(INT_MAX))
+    fail_user("'{}' is larger than 2 GB; store its weights as ONNX external data", display_name);
+  google::protobuf::io::ArrayInputStream raw(bytes.data(), int(bytes.size()));
+  google::protobuf::io::CodedInputStream coded(&raw);
+  coded.SetTotalBytesLimit(INT_MAX);  // the default 64 MB limit would reject large models
+  if (!m.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
+    fail_user("'{}' is not a valid ONNX model (protobuf parse failed)", display_name);
+  if (!m.has_graph()) fail_user("'{}' is not a valid ONNX model: it has no graph", display_name);
+}
+
+bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+
+int domain_opset(const onnx::ModelProto& m, const std::string& domain) {
+  for (const auto& o : m.opset_import())
+    if (o.domain() == domain || (is_default_domain(domain) && is_default_domain(o.domain())))
+      return int(o.version());
+  return 0;
+}
+
+int default_opset(const onnx::ModelProto& m, const std::string& display_name) {
+  bool found = false;
+  for (const auto& o : m.opset_import()) found |= is_default_domain(o.domain());
+  if (!found)
+    fail_user("'{}' is not a valid ONNX model: it imports no opset of the default ONNX domain",
+              display_name);
+  int opset = domain_opset(m, "");
+  if (opset < kMinOnnxOpset || opset > kMaxOnnxOpset)
+    fail_user("'{}' uses ONNX opset {}; ingot supports opsets {} to {}", display_name, opset,
+              kMinOnnxOpset, kMaxOnnxOpset);
+  return opset;
+}
+
+graph::TensorType input_type(const onnx::ValueInfoProto& vi) {
+  const std::string& name = vi.name();
+  if (!vi.type().has_tensor_type()) fail_user("graph input '{}' is not a tensor", name);
+  const auto& tt = vi.type().tensor_type();
+  auto dtype = detail::dtype_from_onnx(tt.elem_type());
+  if (!dtype)
+    fail_user("graph input '{}' has unsupported dtype {}", name,
+              detail::onnx_dtype_name(tt.elem_type()));
+  if (!tt.has_shape())
+    fail_user("graph input '{}' has no shape (its rank is unknown)", name);
+  graph::TensorType type{*dtype, {}};
+  for (int i = 0; i < tt.shape().dim_size(); ++i) {
+    const auto& d = tt.shape().dim(i);
+    if (d.has_dim_value() && d.dim_value() >= 0) {
+      type.shape.push_back(graph::Dim::fixed(d.dim_value()));
+    } else if (d.has_dim_param() && !d.dim_param().empty()) {
+      type.shape.push_back(graph::Dim::named(d.dim_param()));
+    } else if (d.has_dim_value()) {
+      fail_user("graph input '{}' has negative dimension {} at index {}", name, d.dim_value(), i);
+    } else {
+      type.shape.push_back(graph::Dim::named(fmt::format("{}_dim{}", name, i)));
+    }
+  }
+  return type;
+}
+
+void convert_node(ImportState& state, const onnx::ModelProto& m, const onnx::NodeProto& node,
+                  const std::string& name) {
+  if (!is_default_domain(node.domain()))
+    fail_user("node '{}' ({}, opset {}): unsupported operator in domain '{}'", name,
+              node.op_type(), domain_opset(m, node.domain()), node.domain());
+  std::optional<std::pair<int, int>> range;
+  const detail::ConverterEntry* entry = detail::find_converter(node.op_type(), state.opset, &range);
+  if (!entry) {
+    if (range)
+      fail_user("node '{}' ({}, opset {}): unsupported operator (ingot supports {} at opsets {} to "
+                "{})",
+                name, node.op_type(), state.opset, node.op_type(), range->first, range->second);
+    fail_user("node '{}' ({}, opset {}): unsupported operator", name, node.op_type(), state.opset);
+  }
+  NodeConverter conv(state, node, name);
+  entry->fn(conv);
+  conv.check_all_attrs_consumed();
+}
+
+}  // namespace
+
+std::unique_ptr<graph::Graph> import_onnx_bytes(const std::string& bytes,
+                                                const std::string& model_dir,
+                                                const std::string& display_name) {
+  onnx::ModelProto model;
+  parse_model(bytes, display_name, model);
+  const int opset = default_opset(model, display_name);
+  const onnx::GraphProto& g = model.graph();
+  const std::vector<int> order = detail::check_and_order_graph(g, display_name);
+
+  auto result = std::make_unique<graph::Graph>();
+  result->name = g.name();
+  ImportState state;
+  state.graph = result.get();
+  state.opset = opset;
+  state.model_dir = model_dir;
+  for (const auto& in : g.input()) state.taken_names.insert(in.name());
+  for (const auto& t : g.initializer()) state.taken_names.insert(t.name());
+  for (const auto& node : g.node()) {
+    state.taken_names.insert(node.output().begin(), node.output().end());
+    state.used_names.insert(node.input().begin(), node.input().end());
+  }
+  for (const auto& out : g.output()) state.used_names.insert(out.name());
+
+  std::unordered_set<std::string> initializer_names;
+  for (const auto& t : g.initializer()) {
+    auto data = detail::tensor_from_proto(t, fmt::format("initializer '{}'", t.name()), model_dir);
+    state.values[t.name()] = result->add_constant(t.name(), std::move(data));
+    initializer_names.insert(t.name());
+  }
+  for (const auto& in : g.input()) {
+    if (initializer_names.count(in.name())) continue;  // opset < 9 models list weights as inputs
+    graph::Value* v = result->add_value(in.name(), input_type(in));
+    state.values[in.name()] = v;
+    result->inputs.push_back(v);
+  }
+  for (int index : order) {
+    const onnx::NodeProto& node = g.node(index);
+    convert_node(state, model, node, detail::node_name(node, index));
+  }
+  for (const auto& out : g.output()) {
+    auto it = state.values.find(out.name());
+    INGOT_ICHECK(it != state.values.end(), "graph output '{}' was not bound by its converter",
+                 out.name());
+    result->outputs.push_back(it->second);
+  }
+  return result;
+}
+
+std::unique_ptr<graph::Graph> import_onnx_file(const std::string& path) {
+  std::string bytes = read_file(path);
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  return import_onnx_bytes(bytes, dir, path);
+}
+
+}  // namespace ingot::frontend

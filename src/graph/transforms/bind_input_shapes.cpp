@@ -1,0 +1,60 @@
+// bind_input_shapes: check the given input shapes against the graph inputs and substitute the
+// bound symbols everywhere.
+#include "graph/transforms/bind_input_shapes.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "support/error.h"
+
+namespace ingot::graph {
+
+namespace {
+
+std::string shape_text(const std::vector<int64_t>& s) {
+  return fmt::format("[{}]", fmt::join(s, ","));
+}
+
+}  // namespace
+
+void bind_input_shapes(Graph& g, const std::map<std::string, std::vector<int64_t>>& shapes) {
+  std::map<std::string, int64_t> bound;  // symbol -> value
+  for (const auto& [name, shape] : shapes) {
+    Value* input = nullptr;
+    for (Value* v : g.inputs)
+      if (v->name == name) input = v;
+    if (!input) {
+      std::vector<std::string> names;
+      for (Value* v : g.inputs) names.push_back(v->name);
+      fail_user("unknown input '{}' in input shapes; the model's inputs are: {}", name,
+                names.empty() ? "(none)" : fmt::format("{}", fmt::join(names, ", ")));
+    }
+    const TensorType& t = input->type;
+    if (int(shape.size()) != t.rank())
+      fail_user("input '{}' has rank {} ({}) but the given shape {} has rank {}", name, t.rank(),
+                t.str(), shape_text(shape), shape.size());
+    for (size_t i = 0; i < shape.size(); ++i) {
+      const Dim& d = t.shape[i];
+      if (shape[i] < 0)
+        fail_user("input '{}': given shape {} has a negative dim", name, shape_text(shape));
+      if (d.is_static()) {
+        if (d.value != shape[i])
+          fail_user("input '{}' ({}): dim {} is fixed to {} but the given shape {} has {}", name,
+                    t.str(), i, d.value, shape_text(shape), shape[i]);
+        continue;
+      }
+      auto [it, fresh] = bound.emplace(d.symbol, shape[i]);
+      if (!fresh && it->second != shape[i])
+        fail_user("symbol '{}' is bound to both {} and {} (input '{}')", d.symbol, it->second,
+                  shape[i], name);
+    }
+  }
+  for (const auto& v : g.values())
+    for (Dim& d : v->type.shape)
+      if (!d.is_static()) {
+        auto it = bound.find(d.symbol);
+        if (it != bound.end()) d = Dim::fixed(it->second);
+      }
+}
+
+}  // namespace ingot::graph

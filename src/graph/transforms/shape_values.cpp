@@ -1,0 +1,125 @@
+// Data propagation of small shape tensors: Shape, Identity/Reshape/Flatten/Squeeze/Unsqueeze,
+// Cast (to int), Gather, Concat and integer Add/Sub/Mul/Div with broadcasting.
+#include "graph/transforms/shape_values.h"
+
+namespace ingot::graph {
+
+namespace {
+
+using Vals = std::vector<int64_t>;
+
+bool is_int(DType d) {
+  return d == DType::kI64 || d == DType::kI32;
+}
+
+// Flat index into an input of shape `in` broadcast to `out` (both static, right-aligned).
+int64_t broadcast_index(int64_t flat, const std::vector<int64_t>& out,
+                        const std::vector<int64_t>& in) {
+  int64_t idx = 0, stride = 1;
+  for (int64_t d = int64_t(out.size()) - 1, e = int64_t(in.size()) - 1; d >= 0; --d, --e) {
+    int64_t coord = flat % out[d];
+    flat /= out[d];
+    if (e < 0) continue;
+    if (in[e] != 1) idx += coord * stride;
+    stride *= in[e];
+  }
+  return idx;
+}
+
+std::optional<Vals> arith(const Node& n, const Vals& a, const Vals& b) {
+  const std::vector<int64_t> out_shape = n.outputs[0]->type.static_shape();
+  const std::vector<int64_t> sa = n.inputs[0]->type.static_shape();
+  const std::vector<int64_t> sb = n.inputs[1]->type.static_shape();
+  int64_t count = n.outputs[0]->type.num_elements();
+  Vals out(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t x = a[broadcast_index(i, out_shape, sa)];
+    int64_t y = b[broadcast_index(i, out_shape, sb)];
+    switch (n.op) {
+      case ops::OpKind::Add:
+        out[i] = x + y;
+        break;
+      case ops::OpKind::Sub:
+        out[i] = x - y;
+        break;
+      case ops::OpKind::Mul:
+        out[i] = x * y;
+        break;
+      case ops::OpKind::Div:
+        if (y == 0) return std::nullopt;  // left for run time
+        out[i] = x / y;                   // integer Div truncates, as in ONNX Runtime
+        break;
+      default:
+        return std::nullopt;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<Vals> propagate_shape_value(const Node& n, const KnownValues& known) {
+  if (n.outputs.size() != 1) return std::nullopt;
+  const TensorType& ot = n.outputs[0]->type;
+  if (!is_int(ot.dtype) || !ot.is_static() || ot.num_elements() > kMaxShapeValueElements)
+    return std::nullopt;
+  auto in = [&](int i) -> const Vals* {
+    return i < int(n.inputs.size()) && n.inputs[i] ? known(n.inputs[i]) : nullptr;
+  };
+  switch (n.op) {
+    case ops::OpKind::Shape: {
+      const TensorType& x = n.inputs[0]->type;
+      Vals out;
+      for (int64_t i = n.attrs.get_int("start", 0); i < n.attrs.get_int("end", x.rank()); ++i) {
+        if (!x.shape[i].is_static()) return std::nullopt;
+        out.push_back(x.shape[i].value);
+      }
+      return out;
+    }
+    case ops::OpKind::Identity:
+    case ops::OpKind::Reshape:
+    case ops::OpKind::Flatten:
+    case ops::OpKind::Squeeze:
+    case ops::OpKind::Unsqueeze:
+    case ops::OpKind::Cast:
+      if (const Vals* v = in(0)) return *v;
+      return std::nullopt;
+    case ops::OpKind::Gather: {
+      const Vals* data = in(0);
+      const Vals* idx = in(1);
+      if (!data || !idx || n.inputs[0]->type.rank() != 1) return std::nullopt;
+      int64_t size = int64_t(data->size());
+      Vals out;
+      for (int64_t i : *idx) {
+        if (i < 0) i += size;
+        if (i < 0 || i >= size) return std::nullopt;  // reported by the run-time check
+        out.push_back((*data)[i]);
+      }
+      return out;
+    }
+    case ops::OpKind::Concat: {
+      if (ot.rank() != 1) return std::nullopt;
+      Vals out;
+      for (size_t i = 0; i < n.inputs.size(); ++i) {
+        const Vals* v = in(int(i));
+        if (!v) return std::nullopt;
+        out.insert(out.end(), v->begin(), v->end());
+      }
+      return out;
+    }
+    case ops::OpKind::Add:
+    case ops::OpKind::Sub:
+    case ops::OpKind::Mul:
+    case ops::OpKind::Div: {
+      const Vals* a = in(0);
+      const Vals* b = in(1);
+      if (!a || !b || !n.inputs[0]->type.is_static() || !n.inputs[1]->type.is_static())
+        return std::nullopt;
+      return arith(n, *a, *b);
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace ingot::graph

@@ -1,0 +1,23 @@
+// Internal to infer_types: compile-time values of small int64/int32 tensors computed from
+// shapes (ONNX-style data propagation).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace ingot::graph {
+
+// Largest tensor whose values are tracked.
+inline constexpr int64_t kMaxShapeValueElements = 64;
+
+using KnownValues = std::function<const std::vector<int64_t>*(const Value*)>;
+
+// The values of output 0 of `n` (whose types are already inferred), or nullopt when they are
+// not all known. Only nodes with a single static int64/int32 output are handled.
+std::optional<std::vector<int64_t>> propagate_shape_value(const Node& n, const KnownValues& known);
+
+}  // namespace ingot::graph

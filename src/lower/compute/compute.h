@@ -1,0 +1,75 @@
+// Compute rules: for one graph node and the loop-IR buffers of its inputs and outputs, build the
+// loop nest that computes the outputs. One rule per op family (one file each); compute_rule()
+// picks the rule of an op kind. Rules read attributes from the node (canonical forms, see
+// docs/graph-forms.md) and shapes from the buffers, so they compose into fused kernels later.
+#pragma once
+
+#include <vector>
+
+#include "graph/graph.h"
+#include "tir/stmt.h"
+
+namespace ingot::lower {
+
+// inputs[i] is an undefined Buffer for an omitted optional input.
+using ComputeRule = tir::Stmt (*)(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                                  const std::vector<tir::Buffer>& outputs);
+
+// elementwise_unary.cpp: Relu, Sigmoid, Tanh, Erf, Exp, Log, Sqrt, Reciprocal, Neg, Abs, Clip,
+// Gelu, Cast.
+tir::Stmt compute_unary(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                        const std::vector<tir::Buffer>& outputs);
+// elementwise_binary.cpp: Add, Sub, Mul, Div, Pow with numpy broadcasting.
+tir::Stmt compute_binary(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                         const std::vector<tir::Buffer>& outputs);
+// conv.cpp: N-d Conv (groups, pads, strides, dilations, bias).
+tir::Stmt compute_conv(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                       const std::vector<tir::Buffer>& outputs);
+// matmul.cpp: Gemm and MatMul.
+tir::Stmt compute_gemm(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                       const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_matmul(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                         const std::vector<tir::Buffer>& outputs);
+// normalization.cpp: BatchNormalization (inference), LayerNormalization.
+tir::Stmt compute_batch_norm(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                             const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_layer_norm(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                             const std::vector<tir::Buffer>& outputs);
+// softmax.cpp
+tir::Stmt compute_softmax(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                          const std::vector<tir::Buffer>& outputs);
+// pool.cpp: MaxPool, AveragePool, GlobalAveragePool.
+tir::Stmt compute_pool(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                       const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_global_avg_pool(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                                  const std::vector<tir::Buffer>& outputs);
+// reduce.cpp: ReduceMean, ReduceSum.
+tir::Stmt compute_reduce(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                         const std::vector<tir::Buffer>& outputs);
+// reshape.cpp: Identity, Flatten, Reshape, Squeeze, Unsqueeze (row-major copies), and Shape.
+tir::Stmt compute_copy(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                       const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_shape(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                        const std::vector<tir::Buffer>& outputs);
+// transpose.cpp
+tir::Stmt compute_transpose(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                            const std::vector<tir::Buffer>& outputs);
+// concat_split.cpp
+tir::Stmt compute_concat(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                         const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_split(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                        const std::vector<tir::Buffer>& outputs);
+// pad.cpp: constant, reflect and edge modes.
+tir::Stmt compute_pad(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                      const std::vector<tir::Buffer>& outputs);
+// gather.cpp
+tir::Stmt compute_gather(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                         const std::vector<tir::Buffer>& outputs);
+
+// The rule of an op kind (every op in op_list.def has one).
+ComputeRule compute_rule(ops::OpKind op);
+
+// True for ops whose rule is a plain row-major copy (the kernel may pass flattened buffers).
+bool is_row_major_copy(ops::OpKind op);
+
+}  // namespace ingot::lower

@@ -1,0 +1,114 @@
+// Compute rules of Gemm and MatMul: i, k, j loop order with j innermost (vectorized) over a
+// zero-initialised output row, so the inner loop is a contiguous multiply-accumulate.
+#include "lower/compute/common.h"
+#include "lower/compute/compute.h"
+#include "support/error.h"
+
+namespace ingot::lower {
+
+using namespace tir;
+
+Stmt compute_gemm(const graph::Node& node, const std::vector<Buffer>& inputs,
+                  const std::vector<Buffer>& outputs) {
+  const Buffer& a = inputs.at(0);
+  const Buffer& b = inputs.at(1);
+  Buffer c = inputs.size() > 2 ? inputs[2] : Buffer();
+  const Buffer& y = outputs.at(0);
+  check_dtype(node, a, DTypeClass::kNumeric);
+  check_dtype(node, b, DTypeClass::kNumeric);
+  double alpha = node.attrs.get_float("alpha", 1.0);
+  double beta = node.attrs.get_float("beta", 1.0);
+  bool trans_a = node.attrs.get_int("transA", 0) != 0;
+  bool trans_b = node.attrs.get_int("transB", 0) != 0;
+  std::vector<int64_t> as = const_shape(a), ys = const_shape(y);
+  int64_t rows = ys[0], cols = ys[1], depth = trans_a ? as[0] : as[1];
+  DataType dt = y->dtype;
+  bool has_c = c.defined() && beta != 0.0;
+
+  return serial_loop("i", i64(0), rows, [&](Expr i) {
+    Stmt init = serial_loop("j", i64(0), cols, [&](Expr j) {
+      return BufferStore::make(y, make_const(dt, 0), {i, j});
+    }, ForKind::kVectorized);
+    Stmt update = serial_loop("k", i64(0), depth, [&](Expr k) {
+      return serial_loop("j", i64(0), cols, [&](Expr j) {
+        Expr av = trans_a ? a.load({k, i}) : a.load({i, k});
+        Expr bv = trans_b ? b.load({j, k}) : b.load({k, j});
+        return BufferStore::make(y, y.load({i, j}) + av * bv, {i, j});
+      }, ForKind::kVectorized);
+    });
+    std::vector<Stmt> seq = {init, update};
+    if (alpha != 1.0 || has_c) {
+      seq.push_back(serial_loop("j", i64(0), cols, [&](Expr j) {
+        Expr v = y.load({i, j});
+        if (alpha != 1.0) v = v * make_const(dt, alpha);
+        if (has_c) {
+          Expr cv = c.load(broadcast_index(c, {i, j}));
+          v = v + (beta == 1.0 ? cv : cv * make_const(dt, beta));
+        }
+        return BufferStore::make(y, v, {i, j});
+      }, ForKind::kVectorized));
+    }
+    return SeqStmt::make(seq);
+  }, rows >= 2 ? ForKind::kParallel : ForKind::kSerial);
+}
+
+Stmt compute_matmul(const graph::Node& node, const std::vector<Buffer>& inputs,
+                    const std::vector<Buffer>& outputs) {
+  const Buffer& a = inputs.at(0);
+  const Buffer& b = inputs.at(1);
+  const Buffer& y = outputs.at(0);
+  check_dtype(node, a, DTypeClass::kNumeric);
+  check_dtype(node, b, DTypeClass::kNumeric);
+  std::vector<int64_t> as = const_shape(a), bs = const_shape(b), ys = const_shape(y);
+  bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
+  int64_t depth = as.back();
+  int64_t rows = a_vec ? 1 : as[as.size() - 2];
+  int64_t cols = b_vec ? 1 : bs.back();
+  // Output = batch dims, then M (unless A is 1-D), then N (unless B is 1-D).
+  int batch_rank = int(ys.size()) - (a_vec ? 0 : 1) - (b_vec ? 0 : 1);
+  std::vector<int64_t> outer(ys.begin(), ys.begin() + batch_rank);
+  outer.push_back(rows);
+  DataType dt = y->dtype;
+
+  // The batch index of an operand (its dims before the matrix dims), numpy-broadcast.
+  auto batch_index = [&](const std::vector<int64_t>& shape, int matrix_rank, const Index& batch) {
+    Index idx;
+    int rank = int(shape.size()) - matrix_rank;
+    for (int d = 0; d < rank; ++d)
+      idx.push_back(shape[d] == 1 ? i64(0) : batch[batch_rank - rank + d]);
+    return idx;
+  };
+
+  return loop_nest(outer, "b", [&](const Index& o) {
+    Index batch(o.begin(), o.end() - 1);
+    Expr i = o.back();
+    auto y_index = [&](Expr j) {
+      Index idx = batch;
+      if (!a_vec) idx.push_back(i);
+      if (!b_vec) idx.push_back(j);
+      return idx;
+    };
+    Stmt init = serial_loop("j", i64(0), cols, [&](Expr j) {
+      return BufferStore::make(y, make_const(dt, 0), y_index(j));
+    }, ForKind::kVectorized);
+    Stmt update = serial_loop("k", i64(0), depth, [&](Expr k) {
+      return serial_loop("j", i64(0), cols, [&](Expr j) {
+        Index ai = a_vec ? Index{k} : batch_index(as, 2, batch);
+        if (!a_vec) {
+          ai.push_back(i);
+          ai.push_back(k);
+        }
+        Index bi = b_vec ? Index{k} : batch_index(bs, 2, batch);
+        if (!b_vec) {
+          bi.push_back(k);
+          bi.push_back(j);
+        }
+        Index yi = y_index(j);
+        return BufferStore::make(y, y.load(yi) + a.load(ai) * b.load(bi), yi);
+      }, ForKind::kVectorized);
+    });
+    return SeqStmt::make({init, update});
+  }, {.parallel_outer = true, .vectorize_inner = false});
+}
+
+}  // namespace ingot::lower

@@ -1,0 +1,76 @@
+// Compute rules of BatchNormalization (inference form) and LayerNormalization (mean and
+// variance accumulated per outer index in local buffers, then one vectorizable write pass).
+#include "lower/compute/common.h"
+#include "lower/compute/compute.h"
+#include "support/error.h"
+
+namespace ingot::lower {
+
+using namespace tir;
+
+Stmt compute_batch_norm(const graph::Node& node, const std::vector<Buffer>& inputs,
+                        const std::vector<Buffer>& outputs) {
+  const Buffer& x = inputs.at(0);
+  const Buffer& scale = inputs.at(1);
+  const Buffer& bias = inputs.at(2);
+  const Buffer& mean = inputs.at(3);
+  const Buffer& var = inputs.at(4);
+  const Buffer& y = outputs.at(0);
+  check_dtype(node, x, DTypeClass::kFloat);
+  DataType dt = y->dtype;
+  Expr eps = make_const(dt, node.attrs.get_float("epsilon", 1e-5));
+  std::vector<int64_t> ys = const_shape(y);
+  return loop_nest(ys, "i", [&](const Index& idx) {
+    Index c = {ys.size() > 1 ? idx[1] : i64(0)};
+    Expr norm = (x.load(idx) - mean.load(c)) / sqrt(var.load(c) + eps);
+    return BufferStore::make(y, norm * scale.load(c) + bias.load(c), idx);
+  });
+}
+
+Stmt compute_layer_norm(const graph::Node& node, const std::vector<Buffer>& inputs,
+                        const std::vector<Buffer>& outputs) {
+  const Buffer& x = inputs.at(0);
+  const Buffer& scale = inputs.at(1);
+  Buffer bias = inputs.size() > 2 ? inputs[2] : Buffer();
+  const Buffer& y = outputs.at(0);
+  check_dtype(node, x, DTypeClass::kFloat);
+  DataType dt = y->dtype;
+  std::vector<int64_t> xs = const_shape(x);
+  int axis = int(node.attrs.get_int("axis", -1));
+  if (axis < 0) axis += int(xs.size());
+  INGOT_ICHECK(axis >= 0 && axis < int(xs.size()), "{}: axis {} out of range", node_label(node),
+               axis);
+  std::vector<int64_t> outer(xs.begin(), xs.begin() + axis), inner(xs.begin() + axis, xs.end());
+  Expr count = make_const(dt, double(num_elements(inner)));
+  Expr eps = make_const(dt, node.attrs.get_float("epsilon", 1e-5));
+  NestOptions serial = {.parallel_outer = false, .vectorize_inner = false};
+
+  return loop_nest(outer, "o", [&](const Index& o) {
+    auto full = [&](const Index& in) {
+      Index idx = o;
+      idx.insert(idx.end(), in.begin(), in.end());
+      return idx;
+    };
+    Accumulator mean("mean", dt), var("var", dt);
+    Stmt sum = loop_nest(inner, "r", [&](const Index& r) {
+      return mean.set(mean.get() + x.load(full(r)));
+    }, serial);
+    Stmt sq = loop_nest(inner, "r", [&](const Index& r) {
+      Expr d = x.load(full(r)) - mean.get();
+      return var.set(var.get() + d * d);
+    }, serial);
+    Stmt write = loop_nest(inner, "r", [&](const Index& r) {
+      Expr v = (x.load(full(r)) - mean.get()) * var.get() * scale.load(broadcast_index(scale, r));
+      if (bias.defined()) v = v + bias.load(broadcast_index(bias, r));
+      return BufferStore::make(y, v, full(r));
+    }, {.parallel_outer = false, .vectorize_inner = true});
+    Stmt body = SeqStmt::make({
+        mean.set(make_const(dt, 0)), sum, mean.set(mean.get() / count),
+        var.set(make_const(dt, 0)), sq,
+        var.set(make_const(dt, 1) / sqrt(var.get() / count + eps)),  // var now holds 1/stddev
+        write});
+    return mean.scope(var.scope(body));
+  }, {.parallel_outer = true, .vectorize_inner = false});
+}
+
+}  // namespace ingot::lower

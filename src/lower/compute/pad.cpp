@@ -1,0 +1,61 @@
+// Compute rule of Pad (constant, reflect, edge; negative pads crop). Source indices are clamped
+// so every load stays in bounds even where a select evaluates both branches.
+#include "lower/compute/common.h"
+#include "lower/compute/compute.h"
+#include "support/error.h"
+
+namespace ingot::lower {
+
+using namespace tir;
+
+Stmt compute_pad(const graph::Node& node, const std::vector<Buffer>& inputs,
+                 const std::vector<Buffer>& outputs) {
+  const Buffer& x = inputs.at(0);
+  const Buffer& y = outputs.at(0);
+  check_dtype(node, x, DTypeClass::kAny);
+  std::vector<int64_t> xs = const_shape(x), ys = const_shape(y);
+  int rank = int(xs.size());
+  std::vector<int64_t> pads = node.attrs.get_ints("pads", std::vector<int64_t>(2 * rank, 0));
+  INGOT_ICHECK(int(pads.size()) == 2 * rank, "{}: {} pads for rank {}", node_label(node),
+               pads.size(), rank);
+  std::string mode = node.attrs.get_string("mode", "constant");
+  if (mode != "constant" && mode != "reflect" && mode != "edge")
+    fail_user("{}: unsupported pad mode '{}'", node_label(node), mode);
+  if (num_elements(xs) == 0 && mode != "constant")
+    fail_user("{}: cannot {}-pad an empty tensor", node_label(node), mode);
+  Expr value = make_const(y->dtype, node.attrs.get_float("value", 0.0));
+
+  return loop_nest(ys, "i", [&](const Index& idx) {
+    Index xi;
+    Expr inside;
+    for (int d = 0; d < rank; ++d) {
+      int64_t begin = pads[d], end = pads[rank + d];
+      Expr src = begin == 0 ? idx[d] : idx[d] - i64(begin);
+      if (begin <= 0 && end <= 0) {  // no padding on this dim (maybe cropping)
+        xi.push_back(src);
+        continue;
+      }
+      Expr last = i64(xs[d] - 1);
+      if (mode == "constant") {
+        Expr ok = (src >= i64(0)) && (src <= last);
+        inside = inside.defined() ? (inside && ok) : ok;
+        xi.push_back(max(min(src, last), i64(0)));
+      } else if (mode == "edge") {
+        xi.push_back(max(min(src, last), i64(0)));
+      } else {  // reflect: -1 -> 1, n -> n-2 (pads are smaller than the dim)
+        if (xs[d] == 1) {
+          xi.push_back(i64(0));
+          continue;
+        }
+        Expr r = select(src < i64(0), i64(0) - src, src);
+        r = select(r > last, last * i64(2) - r, r);
+        xi.push_back(max(min(r, last), i64(0)));
+      }
+    }
+    Expr v = x.load(xi);
+    if (inside.defined()) v = select(inside, v, value);
+    return BufferStore::make(y, v, idx);
+  });
+}
+
+}  // namespace ingot::lower

@@ -1,0 +1,234 @@
+// lower_graph: one PrimFunc per node, in graph order. Each value becomes a kernel parameter
+// placed in an input, an output, the constant blob or the planned workspace; graph outputs that
+// no kernel writes (inputs, constants, repeated values) get a copy kernel.
+#include "lower/lower_graph.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "lower/compute/common.h"
+#include "lower/compute/compute.h"
+#include "lower/memory_plan.h"
+#include "ops/op.h"
+#include "support/error.h"
+
+namespace ingot::lower {
+
+using graph::Value;
+using tir::ArgRef;
+using tir::Buffer;
+
+namespace {
+
+std::string sanitize(const std::string& name) {
+  std::string s;
+  for (char c : name) s.push_back(std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s.insert(0, "_");
+  return s;
+}
+
+void check_static_inputs(const graph::Graph& g) {
+  for (const Value* v : g.inputs) {
+    for (const graph::Dim& d : v->type.shape) {
+      if (d.is_static()) continue;
+      std::vector<std::string> hint;
+      for (const graph::Dim& e : v->type.shape) hint.push_back(e.is_static() ? e.str() : "1");
+      fail_user("input '{}' has unbound dimension '{}'; bind it with --input-shapes {}:[{}]",
+                v->name, d.symbol, v->name, fmt::join(hint, ","));
+    }
+  }
+  for (const auto& n : g.nodes()) {
+    for (const Value* v : n->outputs) {
+      if (v == nullptr || v->type.is_static()) continue;
+      fail_user("{}: output '{}' has type {} with an unbound dimension; bind the model inputs "
+                "with --input-shapes",
+                node_label(*n), v->name, v->type.str());
+    }
+  }
+}
+
+tir::TensorDesc describe(const Value* v) {
+  tir::TensorDesc d;
+  d.name = v->name;
+  d.dtype = to_tir_dtype(v->type.dtype);
+  d.shape = v->type.static_shape();
+  for (const graph::Dim& dim : v->type.shape) d.dim_names.push_back(dim.symbol);
+  return d;
+}
+
+int64_t value_bytes(const Value* v) {
+  return v->type.num_elements() * graph::dtype_bytes(v->type.dtype);
+}
+
+// Builds the module; kept as a class so the placement tables are shared by the steps.
+class Lowering {
+ public:
+  explicit Lowering(const graph::Graph& g) : g_(g) {}
+
+  tir::IRModule run() {
+    check_static_inputs(g_);
+    mod_.model_name = g_.name;
+    for (size_t i = 0; i < g_.inputs.size(); ++i) {
+      place_[g_.inputs[i]] = {ArgRef::kInput, int64_t(i)};
+      mod_.inputs.push_back(describe(g_.inputs[i]));
+    }
+    for (size_t i = 0; i < g_.outputs.size(); ++i) mod_.outputs.push_back(describe(g_.outputs[i]));
+    claim_outputs();
+    for (const auto& n : g_.nodes()) lower_node(*n);
+    add_output_copies();
+    plan_workspace();
+    return std::move(mod_);
+  }
+
+ private:
+  // Each produced graph output is written in place by its node (first occurrence only).
+  void claim_outputs() {
+    for (size_t i = 0; i < g_.outputs.size(); ++i) {
+      const Value* v = g_.outputs[i];
+      if (v->producer == nullptr || v->is_constant() || place_.count(v)) continue;
+      place_[v] = {ArgRef::kOutput, int64_t(i)};
+    }
+  }
+
+  ArgRef constant_ref(const Value* v) {
+    auto it = place_.find(v);
+    if (it != place_.end()) return it->second;
+    int64_t off = align_up(int64_t(mod_.constants.size()));
+    int64_t n = v->constant->nbytes();
+    mod_.constants.resize(size_t(off + n), 0);
+    if (n > 0) std::memcpy(mod_.constants.data() + off, v->constant->data(), size_t(n));
+    ArgRef ref{ArgRef::kConstant, off};
+    place_[v] = ref;
+    return ref;
+  }
+
+  // The kernel parameter of a value (flattened to 1-D for row-major copies).
+  Buffer param_buffer(const Value* v, bool flat) {
+    std::vector<int64_t> shape = v->type.static_shape();
+    if (flat && shape.size() != 1) shape = {v->type.num_elements()};
+    return Buffer::make(sanitize(v->name), to_tir_dtype(v->type.dtype), shape);
+  }
+
+  std::string unique_name(const std::string& base) {
+    std::string name = base;
+    for (int k = 1; !names_.insert(name).second; ++k) name = fmt::format("{}_{}", base, k);
+    return name;
+  }
+
+  struct PendingCall {
+    int kernel;
+    std::vector<const Value*> values;  // per param
+  };
+
+  void add_kernel(tir::PrimFunc f, std::vector<const Value*> values) {
+    for (const Buffer& b : f.params) {
+      int64_t bytes = b->dtype.bytes();
+      for (int64_t d : const_shape(b)) bytes *= d;
+      f.bytes_moved += double(bytes);
+    }
+    int index = int(mod_.kernels.size());
+    for (const Value* v : values) {
+      if (place_.count(v)) continue;
+      auto& life = lifetimes_[v];
+      if (life.first < 0) life.first = index;
+      life.last = index;
+    }
+    mod_.kernels.push_back(std::move(f));
+    calls_.push_back({index, std::move(values)});
+  }
+
+  void lower_node(const graph::Node& node) {
+    bool flat = is_row_major_copy(node.op);
+    std::map<const Value*, Buffer> bufs;
+    std::vector<const Value*> values;
+    tir::PrimFunc f;
+    auto buffer_of = [&](const Value* v) {
+      auto it = bufs.find(v);
+      if (it != bufs.end()) return it->second;
+      Buffer b = param_buffer(v, flat);
+      bufs[v] = b;
+      f.params.push_back(b);
+      values.push_back(v);
+      if (v->is_constant()) constant_ref(v);
+      return b;
+    };
+    std::vector<Buffer> ins, outs;
+    for (const Value* v : node.inputs) ins.push_back(v ? buffer_of(v) : Buffer());
+    for (const Value* v : node.outputs) outs.push_back(v ? buffer_of(v) : Buffer());
+    f.body = compute_rule(node.op)(node, ins, outs);
+    f.name = unique_name(fmt::format("{}_{}", sanitize(node.name), ops::op_name(node.op)));
+    f.flops = ops::op_info(node.op).flops(node);
+    add_kernel(std::move(f), std::move(values));
+  }
+
+  // Graph outputs that are inputs, constants or repeats of an earlier output are copied.
+  void add_output_copies() {
+    for (size_t i = 0; i < g_.outputs.size(); ++i) {
+      const Value* v = g_.outputs[i];
+      auto it = place_.find(v);
+      if (it != place_.end() && it->second.kind == ArgRef::kOutput && it->second.value == int64_t(i))
+        continue;
+      if (v->is_constant()) constant_ref(v);
+      INGOT_ICHECK(place_.count(v), "graph output '{}' has no producer", v->name);
+      tir::PrimFunc f;
+      Buffer src = param_buffer(v, true);
+      Buffer dst = Buffer::make(sanitize(v->name) + "_out", src->dtype, const_shape(src));
+      f.params = {src, dst};
+      f.name = unique_name(fmt::format("copy_{}", sanitize(v->name)));
+      f.body = loop_nest(const_shape(dst), "i", [&](const Index& idx) {
+        return tir::BufferStore::make(dst, src.load(idx), idx);
+      });
+      output_copies_[int(mod_.kernels.size())] = int64_t(i);
+      add_kernel(std::move(f), {v, nullptr});
+    }
+  }
+
+  void plan_workspace() {
+    std::vector<const Value*> order;
+    std::vector<BufferLifetime> lives;
+    for (const auto& [v, life] : lifetimes_)
+      if (v != nullptr) order.push_back(v);
+    // Deterministic plans: value ids, not pointer order.
+    std::sort(order.begin(), order.end(), [](const Value* a, const Value* b) { return a->id < b->id; });
+    for (const Value* v : order) {
+      const Life& life = lifetimes_.at(v);
+      lives.push_back({value_bytes(v), life.first, life.last});
+    }
+    MemoryPlan plan = plan_memory(lives);
+    for (size_t i = 0; i < order.size(); ++i)
+      place_[order[i]] = {ArgRef::kWorkspace, plan.offsets[i]};
+    mod_.workspace_bytes = uint64_t(plan.total_bytes);
+    for (const PendingCall& c : calls_) {
+      tir::KernelCall call{c.kernel, {}};
+      for (const Value* v : c.values) {
+        if (v == nullptr) {  // the destination of an output copy
+          call.args.push_back({ArgRef::kOutput, output_copies_.at(c.kernel)});
+        } else {
+          call.args.push_back(place_.at(v));
+        }
+      }
+      mod_.entry.push_back(std::move(call));
+    }
+  }
+
+  struct Life {
+    int first = -1, last = -1;
+  };
+  const graph::Graph& g_;
+  tir::IRModule mod_;
+  std::map<const Value*, ArgRef> place_;
+  std::map<const Value*, Life> lifetimes_;  // workspace values
+  std::map<int, int64_t> output_copies_;    // copy kernel -> output index
+  std::vector<PendingCall> calls_;
+  std::set<std::string> names_;
+};
+
+}  // namespace
+
+tir::IRModule lower_graph(const graph::Graph& g) { return Lowering(g).run(); }
+
+}  // namespace ingot::lower

@@ -1,0 +1,78 @@
+// Conv (1-D, 2-D, 3-D; grouped): output shape, explicit window attributes, FLOPs.
+#include "ops/conv_geometry.h"
+#include "ops/op_families.h"
+#include "support/error.h"
+
+namespace ingot::ops::detail {
+
+namespace {
+
+std::vector<TensorType> infer_conv(Node& n) {
+  const TensorType& x = input_type(n, 0, "X");
+  const TensorType& w = input_type(n, 1, "W");
+  require_same_dtype(n, x, w, "X", "W");
+  if (w.rank() < 3 || w.rank() > 5)
+    fail_user("{}: weight W {} must have rank 3, 4 or 5", n.describe(), w.str());
+  if (x.rank() != w.rank())
+    fail_user("{}: input X {} and weight W {} must have the same rank", n.describe(), x.str(),
+              w.str());
+  int64_t group = n.attrs.get_int("group", 1);
+  if (group < 1) fail_user("{}: attribute 'group' must be >= 1, got {}", n.describe(), group);
+  std::vector<int64_t> kernel;
+  for (int i = 2; i < w.rank(); ++i) {
+    if (!w.shape[i].is_static())
+      fail_user("{}: weight W {} must have a static kernel shape", n.describe(), w.str());
+    kernel.push_back(w.shape[i].value);
+  }
+  if (n.attrs.has("kernel_shape") && n.attrs.get_ints("kernel_shape") != kernel)
+    fail_user("{}: attribute 'kernel_shape' does not match weight W {}", n.describe(), w.str());
+  const Dim& c = x.shape[1];
+  const Dim& wc = w.shape[1];
+  if (c.is_static() && wc.is_static() && c.value != wc.value * group)
+    fail_user("{}: input X has {} channels but W {} with group={} expects {}", n.describe(),
+              c.value, w.str(), group, wc.is_static() ? wc.value * group : -1);
+  const Dim& m = w.shape[0];
+  if (m.is_static() && m.value % group != 0)
+    fail_user("{}: {} output channels are not divisible by group={}", n.describe(), m.value, group);
+  if (has_input(n, 2)) {
+    const TensorType& b = n.inputs[2]->type;
+    require_same_dtype(n, x, b, "X", "B");
+    if (b.rank() != 1 || !(b.shape[0] == m || !b.shape[0].is_static() || !m.is_static()))
+      fail_user("{}: bias B {} must have shape [{}]", n.describe(), b.str(), m.str());
+  }
+  n.attrs.set("group", group);
+  std::vector<Dim> spatial = window_output_dims(n, x, kernel, /*ceil_mode=*/false);
+  TensorType out{x.dtype, {x.shape[0], m}};
+  out.shape.insert(out.shape.end(), spatial.begin(), spatial.end());
+  return {out};
+}
+
+double conv_flops(const Node& n) {
+  const TensorType& w = n.inputs[1]->type;
+  double per_output = 1;  // multiply-adds per output element: C/group * prod(kernel)
+  for (int i = 1; i < w.rank(); ++i)
+    if (w.shape[i].is_static()) per_output *= double(w.shape[i].value);
+  double outs = approx_elements(n.outputs[0]->type);
+  return 2 * per_output * outs + (has_input(n, 2) ? outs : 0);
+}
+
+}  // namespace
+
+void add_conv_ops(std::vector<OpInfo>& t) {
+  OpInfo conv{OpKind::Conv,
+              "Conv",
+              PatternKind::kOutEWiseFusable,
+              {{"group", AttrType::kInt},
+               {"kernel_shape", AttrType::kInts},
+               {"strides", AttrType::kInts},
+               {"dilations", AttrType::kInts},
+               {"pads", AttrType::kInts},
+               {"auto_pad", AttrType::kString}}};
+  conv.min_inputs = 2;
+  conv.max_inputs = 3;
+  conv.infer_fn = infer_conv;
+  conv.flops_fn = conv_flops;
+  t.push_back(conv);
+}
+
+}  // namespace ingot::ops::detail

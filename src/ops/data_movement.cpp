@@ -1,0 +1,156 @@
+// Data-movement ops: Concat, Split, Pad and Gather.
+#include <numeric>
+
+#include "ops/op_families.h"
+#include "ops/shape_util.h"
+#include "support/error.h"
+
+namespace ingot::ops::detail {
+
+namespace {
+
+std::vector<TensorType> infer_concat(Node& n) {
+  const TensorType& first = input_type(n, 0, "inputs[0]");
+  if (first.rank() == 0) fail_user("{}: cannot concatenate scalars", n.describe());
+  int64_t axis = normalize_axis(n, n.attrs.get_int("axis", 0), first.rank(), "axis");
+  n.attrs.set("axis", axis);
+  TensorType out = first;
+  std::vector<Dim> along{first.shape[axis]};
+  for (size_t i = 1; i < n.inputs.size(); ++i) {
+    std::string what = fmt::format("inputs[{}]", i);
+    const TensorType& t = input_type(n, int(i), what.c_str());
+    require_same_dtype(n, first, t, "inputs[0]", what.c_str());
+    if (t.rank() != first.rank())
+      fail_user("{}: inputs have different ranks ({} and {})", n.describe(), first.str(), t.str());
+    for (int64_t d = 0; d < t.rank(); ++d) {
+      if (d == axis) continue;
+      if (t.shape[d].is_static() && out.shape[d].is_static() &&
+          t.shape[d].value != out.shape[d].value)
+        fail_user("{}: inputs {} and {} differ in dim {} (concat axis is {})", n.describe(),
+                  first.str(), t.str(), d, axis);
+      out.shape[d] = merge_dims(n, out.shape[d], t.shape[d], "input dims");
+    }
+    along.push_back(t.shape[axis]);
+  }
+  int64_t sum = 0;
+  bool all_static = true;
+  for (const Dim& d : along) {
+    all_static &= d.is_static();
+    sum += d.is_static() ? d.value : 0;
+  }
+  out.shape[axis] = all_static ? Dim::fixed(sum) : derived_dim(n, 0, int(axis));
+  return {out};
+}
+
+std::vector<TensorType> infer_split(Node& n) {
+  const TensorType& x = input_type(n, 0, "input");
+  int64_t axis = normalize_axis(n, n.attrs.get_int("axis", 0), x.rank(), "axis");
+  n.attrs.set("axis", axis);
+  const Dim& d = x.shape[axis];
+  int64_t k = int64_t(n.outputs.size());
+  std::vector<int64_t> split = n.attrs.get_ints("split");
+  if (!n.attrs.has("split")) {
+    if (!d.is_static())
+      fail_user("{}: cannot split symbolic dim '{}' without 'split' sizes", n.describe(), d.symbol);
+    int64_t chunk = (d.value + k - 1) / k;  // the last chunk may be smaller (opset 18)
+    if (chunk * (k - 1) >= d.value && k > 1)
+      fail_user("{}: cannot split dim of size {} into {} outputs", n.describe(), d.value, k);
+    split.assign(size_t(k), chunk);
+    split.back() = d.value - chunk * (k - 1);
+  }
+  if (int64_t(split.size()) != k)
+    fail_user("{}: attribute 'split' has {} sizes for {} outputs", n.describe(), split.size(), k);
+  for (int64_t s : split)
+    if (s < 0) fail_user("{}: attribute 'split' has negative size {}", n.describe(), s);
+  int64_t total = std::accumulate(split.begin(), split.end(), int64_t(0));
+  if (d.is_static() && total != d.value)
+    fail_user("{}: split sizes sum to {} but dim {} of {} is {}", n.describe(), total, axis,
+              x.str(), d.value);
+  n.attrs.set("split", split);
+  std::vector<TensorType> outs;
+  for (int64_t s : split) {
+    TensorType t = x;
+    t.shape[axis] = Dim::fixed(s);
+    outs.push_back(t);
+  }
+  return outs;
+}
+
+std::vector<TensorType> infer_pad(Node& n) {
+  const TensorType& x = input_type(n, 0, "data");
+  std::vector<int64_t> pads = n.attrs.get_ints("pads");
+  if (int64_t(pads.size()) != 2 * x.rank())
+    fail_user("{}: attribute 'pads' has {} values, expected {} for input {}", n.describe(),
+              pads.size(), 2 * x.rank(), x.str());
+  std::string mode = n.attrs.get_string("mode", "constant");
+  if (mode != "constant" && mode != "reflect" && mode != "edge")
+    fail_user("{}: attribute 'mode' has unsupported value \"{}\" (valid: constant, reflect, edge)",
+              n.describe(), mode);
+  n.attrs.set("mode", mode);
+  n.attrs.set("value", n.attrs.get_float("value", 0.0));
+  TensorType out = x;
+  for (int64_t i = 0; i < x.rank(); ++i) {
+    int64_t extra = pads[i] + pads[x.rank() + i];
+    if (!x.shape[i].is_static()) {
+      if (extra != 0) out.shape[i] = derived_dim(n, 0, int(i));
+      continue;
+    }
+    if (x.shape[i].value + extra < 0)
+      fail_user("{}: pads {} make dim {} of {} negative", n.describe(), extra, i, x.str());
+    out.shape[i] = Dim::fixed(x.shape[i].value + extra);
+  }
+  return {out};
+}
+
+std::vector<TensorType> infer_gather(Node& n) {
+  const TensorType& data = input_type(n, 0, "data");
+  const TensorType& idx = input_type(n, 1, "indices");
+  require_rank_at_least(n, data, 1, "data");
+  if (idx.dtype != DType::kI64 && idx.dtype != DType::kI32)
+    fail_user("{}: input 'indices' must be int32 or int64, got {}", n.describe(), idx.str());
+  int64_t axis = normalize_axis(n, n.attrs.get_int("axis", 0), data.rank(), "axis");
+  n.attrs.set("axis", axis);
+  TensorType out{data.dtype, {}};
+  out.shape.insert(out.shape.end(), data.shape.begin(), data.shape.begin() + axis);
+  out.shape.insert(out.shape.end(), idx.shape.begin(), idx.shape.end());
+  out.shape.insert(out.shape.end(), data.shape.begin() + axis + 1, data.shape.end());
+  return {out};
+}
+
+double no_flops(const Node&) {
+  return 0;
+}
+
+}  // namespace
+
+void add_data_movement_ops(std::vector<OpInfo>& t) {
+  const PatternKind inj = PatternKind::kInjective;
+  OpInfo concat{OpKind::Concat, "Concat", inj, {{"axis", AttrType::kInt, true}}};
+  concat.max_inputs = -1;
+  concat.infer_fn = infer_concat;
+  concat.flops_fn = no_flops;
+  t.push_back(concat);
+
+  OpInfo split{OpKind::Split, "Split", inj, {{"axis", AttrType::kInt}, {"split", AttrType::kInts}}};
+  split.num_outputs = -1;
+  split.infer_fn = infer_split;
+  split.flops_fn = no_flops;
+  t.push_back(split);
+
+  OpInfo pad{
+      OpKind::Pad,
+      "Pad",
+      inj,
+      {{"pads", AttrType::kInts, true}, {"mode", AttrType::kString}, {"value", AttrType::kFloat}}};
+  pad.infer_fn = infer_pad;
+  pad.flops_fn = no_flops;
+  t.push_back(pad);
+
+  OpInfo gather{OpKind::Gather, "Gather", inj, {{"axis", AttrType::kInt}}};
+  gather.min_inputs = gather.max_inputs = 2;
+  gather.infer_fn = infer_gather;
+  gather.flops_fn = no_flops;
+  t.push_back(gather);
+}
+
+}  // namespace ingot::ops::detail

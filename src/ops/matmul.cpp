@@ -1,0 +1,95 @@
+// Contractions: Gemm (2-D, optional transposes, alpha/beta, broadcast C) and MatMul (numpy
+// semantics: 1-D promotion and broadcast batch dims).
+#include "ops/op_families.h"
+#include "ops/shape_util.h"
+#include "support/error.h"
+
+namespace ingot::ops::detail {
+
+namespace {
+
+std::vector<TensorType> infer_gemm(Node& n) {
+  const TensorType& a = input_type(n, 0, "A");
+  const TensorType& b = input_type(n, 1, "B");
+  require_same_dtype(n, a, b, "A", "B");
+  if (a.rank() != 2 || b.rank() != 2)
+    fail_user("{}: inputs A {} and B {} must be 2-D", n.describe(), a.str(), b.str());
+  bool ta = n.attrs.get_int("transA", 0) != 0;
+  bool tb = n.attrs.get_int("transB", 0) != 0;
+  Dim m = a.shape[ta ? 1 : 0], ka = a.shape[ta ? 0 : 1];
+  Dim kb = b.shape[tb ? 1 : 0], nn = b.shape[tb ? 0 : 1];
+  merge_dims(n, ka, kb, "the inner dimensions of A and B");
+  std::vector<Dim> out{m, nn};
+  if (has_input(n, 2)) {
+    const TensorType& c = n.inputs[2]->type;
+    require_same_dtype(n, a, c, "A", "C");
+    if (c.rank() > 2 || broadcast_shapes(n, out, c.shape) != out)
+      fail_user("{}: C {} does not broadcast to the output shape {}", n.describe(), c.str(),
+                shape_str(out));
+  }
+  n.attrs.set("alpha", n.attrs.get_float("alpha", 1.0));
+  n.attrs.set("beta", n.attrs.get_float("beta", 1.0));
+  n.attrs.set("transA", int64_t(ta));
+  n.attrs.set("transB", int64_t(tb));
+  return {TensorType{a.dtype, out}};
+}
+
+double gemm_flops(const Node& n) {
+  const TensorType& a = n.inputs[0]->type;
+  const Dim& k = a.shape[n.attrs.get_int("transA", 0) ? 0 : 1];
+  double outs = approx_elements(n.outputs[0]->type);
+  return 2 * outs * (k.is_static() ? double(k.value) : 1) + (has_input(n, 2) ? 2 * outs : 0);
+}
+
+std::vector<TensorType> infer_matmul(Node& n) {
+  const TensorType& a = input_type(n, 0, "A");
+  const TensorType& b = input_type(n, 1, "B");
+  require_same_dtype(n, a, b, "A", "B");
+  if (a.rank() < 1 || b.rank() < 1)
+    fail_user("{}: inputs A {} and B {} must have rank >= 1", n.describe(), a.str(), b.str());
+  std::vector<Dim> sa = a.shape, sb = b.shape;
+  bool promote_a = sa.size() == 1, promote_b = sb.size() == 1;
+  if (promote_a) sa.insert(sa.begin(), Dim::fixed(1));
+  if (promote_b) sb.push_back(Dim::fixed(1));
+  const Dim& ka = sa[sa.size() - 1];
+  const Dim& kb = sb[sb.size() - 2];
+  if (ka.is_static() && kb.is_static() && ka.value != kb.value)
+    fail_user("{}: inner dimensions of A {} and B {} differ ({} vs {})", n.describe(), a.str(),
+              b.str(), ka.value, kb.value);
+  std::vector<Dim> batch_a(sa.begin(), sa.end() - 2), batch_b(sb.begin(), sb.end() - 2);
+  std::vector<Dim> out = broadcast_shapes(n, batch_a, batch_b);
+  if (!promote_a) out.push_back(sa[sa.size() - 2]);
+  if (!promote_b) out.push_back(sb[sb.size() - 1]);
+  return {TensorType{a.dtype, out}};
+}
+
+double matmul_flops(const Node& n) {
+  const TensorType& a = n.inputs[0]->type;
+  const Dim& k = a.shape.back();
+  return 2 * approx_elements(n.outputs[0]->type) * (k.is_static() ? double(k.value) : 1);
+}
+
+}  // namespace
+
+void add_matmul_ops(std::vector<OpInfo>& t) {
+  OpInfo gemm{OpKind::Gemm,
+              "Gemm",
+              PatternKind::kOutEWiseFusable,
+              {{"alpha", AttrType::kFloat},
+               {"beta", AttrType::kFloat},
+               {"transA", AttrType::kInt},
+               {"transB", AttrType::kInt}}};
+  gemm.min_inputs = 2;
+  gemm.max_inputs = 3;
+  gemm.infer_fn = infer_gemm;
+  gemm.flops_fn = gemm_flops;
+  t.push_back(gemm);
+
+  OpInfo mm{OpKind::MatMul, "MatMul", PatternKind::kOutEWiseFusable, {}};
+  mm.min_inputs = mm.max_inputs = 2;
+  mm.infer_fn = infer_matmul;
+  mm.flops_fn = matmul_flops;
+  t.push_back(mm);
+}
+
+}  // namespace ingot::ops::detail

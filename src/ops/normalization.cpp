@@ -1,0 +1,92 @@
+// Normalisation ops: BatchNormalization (inference), LayerNormalization and Softmax.
+#include "ops/op_families.h"
+#include "ops/shape_util.h"
+#include "support/error.h"
+
+namespace ingot::ops::detail {
+
+namespace {
+
+std::vector<TensorType> infer_batchnorm(Node& n) {
+  const TensorType& x = input_type(n, 0, "X");
+  require_rank_at_least(n, x, 2, "X");
+  const char* names[] = {"X", "scale", "B", "input_mean", "input_var"};
+  for (int i = 1; i < 5; ++i) {
+    const TensorType& p = input_type(n, i, names[i]);
+    require_same_dtype(n, x, p, "X", names[i]);
+    if (p.rank() != 1) fail_user("{}: input '{}' {} must be 1-D", n.describe(), names[i], p.str());
+    merge_dims(n, x.shape[1], p.shape[0], fmt::format("channels of X and '{}'", names[i]));
+  }
+  n.attrs.set("epsilon", n.attrs.get_float("epsilon", 1e-5));
+  n.attrs.erase("momentum");  // training-only
+  return {x};
+}
+
+std::vector<TensorType> infer_layernorm(Node& n) {
+  const TensorType& x = input_type(n, 0, "X");
+  require_rank_at_least(n, x, 1, "X");
+  int64_t axis = normalize_axis(n, n.attrs.get_int("axis", -1), x.rank(), "axis");
+  std::vector<Dim> normalized(x.shape.begin() + axis, x.shape.end());
+  const char* names[] = {"X", "Scale", "B"};
+  for (int i = 1; i < 3; ++i) {
+    if (!has_input(n, i)) {
+      if (i == 1) input_type(n, 1, "Scale");  // Scale is required
+      continue;
+    }
+    const TensorType& p = n.inputs[i]->type;
+    require_same_dtype(n, x, p, "X", names[i]);
+    if (p.rank() > int(normalized.size()) || broadcast_shapes(n, normalized, p.shape) != normalized)
+      fail_user("{}: input '{}' {} does not broadcast to the normalised shape {}", n.describe(),
+                names[i], p.str(), shape_str(normalized));
+  }
+  n.attrs.set("axis", axis);
+  n.attrs.set("epsilon", n.attrs.get_float("epsilon", 1e-5));
+  n.attrs.erase("stash_type");
+  return {x};
+}
+
+std::vector<TensorType> infer_softmax(Node& n) {
+  const TensorType& x = input_type(n, 0, "input");
+  require_rank_at_least(n, x, 1, "input");
+  n.attrs.set("axis", normalize_axis(n, n.attrs.get_int("axis", -1), x.rank(), "axis"));
+  return {x};
+}
+
+template <int kPerElement>
+double per_element_flops(const Node& n) {
+  return kPerElement * approx_elements(n.outputs[0]->type);
+}
+
+}  // namespace
+
+void add_normalization_ops(std::vector<OpInfo>& t) {
+  // Inference BatchNormalization folds to one multiply-add per element.
+  OpInfo bn{OpKind::BatchNormalization,
+            "BatchNormalization",
+            PatternKind::kBroadcast,
+            {{"epsilon", AttrType::kFloat}, {"momentum", AttrType::kFloat}}};
+  bn.min_inputs = bn.max_inputs = 5;
+  bn.infer_fn = infer_batchnorm;
+  bn.flops_fn = per_element_flops<2>;
+  t.push_back(bn);
+
+  // mean, variance (2 each), normalise, scale and shift.
+  OpInfo ln{
+      OpKind::LayerNormalization,
+      "LayerNormalization",
+      PatternKind::kOutEWiseFusable,
+      {{"axis", AttrType::kInt}, {"epsilon", AttrType::kFloat}, {"stash_type", AttrType::kInt}}};
+  ln.min_inputs = 2;
+  ln.max_inputs = 3;
+  ln.infer_fn = infer_layernorm;
+  ln.flops_fn = per_element_flops<8>;
+  t.push_back(ln);
+
+  // max, subtract, exp, sum, divide.
+  OpInfo sm{OpKind::Softmax, "Softmax", PatternKind::kOutEWiseFusable, {{"axis", AttrType::kInt}}};
+  sm.infer_fn = infer_softmax;
+  sm.flops_fn = per_element_flops<5>;
+  t.push_back(sm);
+}
+
+}  // namespace ingot::ops::detail

@@ -1,0 +1,56 @@
+// Reductions: ReduceMean and ReduceSum over `axes` (empty = all unless noop_with_empty_axes).
+#include <algorithm>
+
+#include "ops/op_families.h"
+#include "ops/shape_util.h"
+#include "support/error.h"
+
+namespace ingot::ops::detail {
+
+namespace {
+
+std::vector<TensorType> infer_reduce(Node& n) {
+  const TensorType& x = input_type(n, 0, "data");
+  std::vector<int64_t> axes = normalize_axes(n, n.attrs.get_ints("axes"), x.rank(), "axes");
+  std::sort(axes.begin(), axes.end());
+  bool keepdims = n.attrs.get_int("keepdims", 1) != 0;
+  bool noop = n.attrs.get_int("noop_with_empty_axes", 0) != 0;
+  n.attrs.set("axes", axes);
+  n.attrs.set("keepdims", int64_t(keepdims));
+  n.attrs.set("noop_with_empty_axes", int64_t(noop));
+  if (axes.empty() && noop) return {x};
+  TensorType out{x.dtype, {}};
+  for (int64_t i = 0; i < x.rank(); ++i) {
+    bool reduced = axes.empty() || std::find(axes.begin(), axes.end(), i) != axes.end();
+    if (!reduced)
+      out.shape.push_back(x.shape[i]);
+    else if (keepdims)
+      out.shape.push_back(Dim::fixed(1));
+  }
+  return {out};
+}
+
+double reduce_flops(const Node& n) {
+  return approx_elements(n.inputs[0]->type);
+}
+
+OpInfo reduce(OpKind k, const char* name) {
+  OpInfo i{k,
+           name,
+           PatternKind::kReduction,
+           {{"axes", AttrType::kInts},
+            {"keepdims", AttrType::kInt},
+            {"noop_with_empty_axes", AttrType::kInt}}};
+  i.infer_fn = infer_reduce;
+  i.flops_fn = reduce_flops;
+  return i;
+}
+
+}  // namespace
+
+void add_reduction_ops(std::vector<OpInfo>& t) {
+  t.push_back(reduce(OpKind::ReduceMean, "ReduceMean"));
+  t.push_back(reduce(OpKind::ReduceSum, "ReduceSum"));
+}
+
+}  // namespace ingot::ops::detail

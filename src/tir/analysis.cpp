@@ -1,0 +1,89 @@
+// free_vars() and uses_var(): visitors that track variable definitions and uses.
+#include "tir/analysis.h"
+
+#include <unordered_set>
+
+#include "support/error.h"
+#include "tir/visitor.h"
+
+namespace ingot::tir {
+namespace {
+
+class FreeVarCollector : public IRVisitor {
+ public:
+  std::vector<Var> result;
+
+  void visit_Var(const VarNode* op, const Expr& e) override {
+    if (bound_.count(op) || seen_.count(op)) return;
+    seen_.insert(op);
+    result.push_back(to_var(e));
+  }
+  void visit_Let(const Let* op, const Expr&) override {
+    visit_expr(op->value);
+    bound_.insert(op->var.node());
+    visit_expr(op->body);
+  }
+  void visit_For(const For* op, const Stmt&) override {
+    visit_expr(op->min);
+    visit_expr(op->extent);
+    bound_.insert(op->loop_var.node());
+    visit_stmt(op->body);
+  }
+  void visit_LetStmt(const LetStmt* op, const Stmt&) override {
+    visit_expr(op->value);
+    bound_.insert(op->var.node());
+    visit_stmt(op->body);
+  }
+
+ private:
+  std::unordered_set<const VarNode*> bound_, seen_;
+};
+
+class UseFinder : public IRVisitor {
+ public:
+  explicit UseFinder(const std::function<bool(const VarNode*)>& p) : pred_(p) {}
+  bool found = false;
+  void visit_Var(const VarNode* op, const Expr&) override { found = found || pred_(op); }
+
+ private:
+  const std::function<bool(const VarNode*)>& pred_;
+};
+
+}  // namespace
+
+Var to_var(const Expr& e) {
+  INGOT_ICHECK(e.as<VarNode>() != nullptr, "to_var of a {}", node_tag_name(e.tag()));
+  Var v;
+  static_cast<Expr&>(v) = e;
+  return v;
+}
+
+std::vector<Var> free_vars(const Expr& e) {
+  FreeVarCollector c;
+  c.visit(e);
+  return c.result;
+}
+std::vector<Var> free_vars(const Stmt& s) {
+  FreeVarCollector c;
+  c.visit(s);
+  return c.result;
+}
+
+bool uses_var(const Expr& e, const std::function<bool(const VarNode*)>& pred) {
+  UseFinder f(pred);
+  f.visit(e);
+  return f.found;
+}
+bool uses_var(const Stmt& s, const std::function<bool(const VarNode*)>& pred) {
+  UseFinder f(pred);
+  f.visit(s);
+  return f.found;
+}
+bool uses_var(const Expr& e, const Var& v) {
+  return uses_var(e, [p = v.node()](const VarNode* x) { return x == p; });
+}
+bool uses_var(const Stmt& s, const Var& v) {
+  return uses_var(s, [p = v.node()](const VarNode* x) { return x == p; });
+}
+
+}  // namespace ingot::tir

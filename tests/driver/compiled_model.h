@@ -1,0 +1,71 @@
+// Test helper: compiles an ONNX file with the driver and runs it through the runtime C API.
+#pragma once
+
+#include <ingot/runtime.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "driver/compile.h"
+
+namespace ingot::testing {
+
+inline std::filesystem::path temp_dir(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / ("ingot_test_" + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+class CompiledModel {
+ public:
+  CompiledModel(const std::string& onnx_path, const std::string& so_path,
+                const driver::CompileOptions& opts = {}) {
+    std::ostringstream dump;
+    driver::compile_model(onnx_path, so_path, opts, dump);
+    if (ingot_model_load(so_path.c_str(), &model_) != INGOT_OK)
+      throw std::runtime_error(ingot_last_error());
+    if (ingot_session_create(model_, &session_) != INGOT_OK)
+      throw std::runtime_error(ingot_last_error());
+  }
+  ~CompiledModel() {
+    ingot_session_free(session_);
+    ingot_model_free(model_);
+  }
+  CompiledModel(const CompiledModel&) = delete;
+  CompiledModel& operator=(const CompiledModel&) = delete;
+
+  template <typename T>
+  void set_input(const std::string& name, const std::vector<T>& data) {
+    int32_t idx = ingot_model_find_input(model_, name.c_str());
+    if (idx < 0) throw std::runtime_error("no input " + name);
+    if (ingot_session_set_input_copy(session_, idx, data.data(), data.size() * sizeof(T)) !=
+        INGOT_OK)
+      throw std::runtime_error(ingot_last_error());
+  }
+  void run() {
+    if (ingot_session_run(session_) != INGOT_OK) throw std::runtime_error(ingot_last_error());
+  }
+  std::vector<float> output(int index, std::vector<int64_t>* shape = nullptr) const {
+    DLTensor t;
+    if (ingot_session_output(session_, index, &t) != INGOT_OK)
+      throw std::runtime_error(ingot_last_error());
+    int64_t n = 1;
+    if (shape) shape->assign(t.shape, t.shape + t.ndim);
+    for (int i = 0; i < t.ndim; ++i) n *= t.shape[i];
+    const float* p = static_cast<const float*>(t.data);
+    return std::vector<float>(p, p + n);
+  }
+  const IngotModel* model() const { return model_; }
+
+ private:
+  IngotModel* model_ = nullptr;
+  IngotSession* session_ = nullptr;
+};
+
+}  // namespace ingot::testing

@@ -1,0 +1,76 @@
+// Helpers for graph tests: building types, constants and single-node graphs by hand.
+#pragma once
+
+#include <cstring>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "graph/transforms/infer_types.h"
+#include "support/error.h"
+
+namespace ingot::graph::testing {
+
+// T(DType::kF32, {"N", 3, 224}) style shapes: ints are static dims, strings symbols.
+struct D {
+  Dim dim;
+  D(int v) : dim(Dim::fixed(v)) {}
+  D(const char* s) : dim(Dim::named(s)) {}
+};
+
+inline TensorType T(DType dt, std::initializer_list<D> dims) {
+  TensorType t{dt, {}};
+  for (const D& d : dims) t.shape.push_back(d.dim);
+  return t;
+}
+inline TensorType F32(std::initializer_list<D> dims) {
+  return T(DType::kF32, dims);
+}
+
+inline TensorPtr i64_tensor(std::vector<int64_t> shape, const std::vector<int64_t>& vals) {
+  std::vector<uint8_t> bytes(vals.size() * 8);
+  std::memcpy(bytes.data(), vals.data(), bytes.size());
+  return std::make_shared<Tensor>(DType::kI64, std::move(shape), std::move(bytes));
+}
+inline TensorPtr i64_vector(const std::vector<int64_t>& vals) {
+  return i64_tensor({int64_t(vals.size())}, vals);
+}
+
+// A graph with the given typed inputs, one node of `op`, and its outputs as graph outputs.
+struct OneNode {
+  Graph g;
+  Node* node = nullptr;
+  std::vector<Value*> ins;
+
+  OneNode(ops::OpKind op, std::vector<TensorType> inputs, Attrs attrs = {}, int num_outputs = 1,
+          const std::string& name = "n") {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      ins.push_back(g.add_value("in" + std::to_string(i), inputs[i]));
+      g.inputs.push_back(ins.back());
+    }
+    std::vector<std::string> outs;
+    for (int i = 0; i < num_outputs; ++i) outs.push_back("out" + std::to_string(i));
+    node = g.add_node(op, name, ins, outs, std::move(attrs));
+    g.outputs = node->outputs;
+  }
+  // Run inference and return graph output i's type (read from the graph: shape-value
+  // propagation may have replaced the node by constants).
+  TensorType infer(int i = 0) {
+    infer_types(g);
+    return g.outputs[i]->type;
+  }
+};
+
+// The message of the UserError that `f` throws ("" when it throws none).
+template <typename F>
+std::string user_error(F&& f) {
+  try {
+    f();
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace ingot::graph::testing

@@ -1,0 +1,34 @@
+// Test helpers for compute rules: build a node, run its rule on host tensors through the loop-IR
+// interpreter, deterministic pseudo-random data and an elementwise comparison.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "graph/graph.h"
+#include "tir_interpreter.h"
+
+namespace ingot::testing {
+
+graph::Node make_node(ops::OpKind op, graph::Attrs attrs = {});
+
+// Values in [lo, hi) from a fixed-seed generator.
+std::vector<double> random_values(int64_t n, double lo = -1.0, double hi = 1.0, uint32_t seed = 1);
+HostTensor random_f32(std::vector<int64_t> shape, uint32_t seed = 1, double lo = -1, double hi = 1);
+
+// Runs the op's compute rule; inputs may hold nullptr for omitted optional inputs. Returns the
+// outputs, which have the given dtypes and shapes.
+std::vector<HostTensor> run_rule(const graph::Node& node, const std::vector<const HostTensor*>& inputs,
+                                 const std::vector<HostTensor>& output_templates);
+HostTensor run_rule1(const graph::Node& node, const std::vector<const HostTensor*>& inputs,
+                     tir::DataType dtype, std::vector<int64_t> out_shape);
+
+// Row-major flat offset.
+int64_t flat_index(const std::vector<int64_t>& shape, const std::vector<int64_t>& idx);
+
+void expect_near_all(const std::vector<double>& got, const std::vector<double>& want,
+                     double tol = 1e-5);
+
+}  // namespace ingot::testing

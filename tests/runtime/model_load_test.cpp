@@ -1,0 +1,198 @@
+// Loading artifacts: the record's metadata is exposed as written, and every way a file can fail
+// to be an artifact gives a one-line error naming the file and the reason, never a crash.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include <unistd.h>
+
+#include "ingot/runtime.h"
+#include "runtime/fake_artifacts.h"
+
+namespace {
+
+using ingot::testing::fake_artifact;
+namespace fs = std::filesystem;
+
+// Loads `path`, expecting failure; returns the error message.
+std::string load_error(const std::string& path) {
+  IngotModel* model = reinterpret_cast<IngotModel*>(0x1);
+  ingot_status st = ingot_model_load(path.c_str(), &model);
+  EXPECT_EQ(st, INGOT_ERR_LOAD) << path;
+  EXPECT_EQ(model, nullptr);
+  return ingot_last_error();
+}
+
+fs::path temp_file(const std::string& name) {
+  fs::path dir = fs::temp_directory_path() / ("ingot_rt_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir / name;
+}
+
+TEST(ModelLoad, ExposesRecordMetadata) {
+  IngotModel* model = nullptr;
+  ASSERT_EQ(ingot_model_load(fake_artifact("fake_affine").c_str(), &model), INGOT_OK)
+      << ingot_last_error();
+  EXPECT_EQ(ingot_model_num_inputs(model), 2);
+  EXPECT_EQ(ingot_model_num_outputs(model), 2);
+  const IngotTensorInfo* x = ingot_model_input_info(model, 0);
+  ASSERT_NE(x, nullptr);
+  EXPECT_STREQ(x->name, "x");
+  EXPECT_EQ(x->dtype.code, 2);
+  EXPECT_EQ(x->dtype.bits, 32);
+  ASSERT_EQ(x->ndim, 2);
+  EXPECT_EQ(x->shape[0], 2);
+  EXPECT_EQ(x->shape[1], 3);
+  EXPECT_STREQ(x->dim_names[0], "N");
+  const IngotTensorInfo* count = ingot_model_output_info(model, 1);
+  ASSERT_NE(count, nullptr);
+  EXPECT_STREQ(count->name, "count");
+  EXPECT_EQ(count->dtype.code, 0);
+  EXPECT_EQ(count->dtype.bits, 64);
+  EXPECT_EQ(ingot_model_find_input(model, "bias"), 1);
+  EXPECT_EQ(ingot_model_find_input(model, "y"), -1);
+  EXPECT_EQ(ingot_model_find_output(model, "y"), 0);
+  const IngotArtifact* a = ingot_model_artifact(model);
+  EXPECT_STREQ(a->model_name, "fake_affine");
+  EXPECT_EQ(a->workspace_bytes, 64u);
+  EXPECT_EQ(a->num_kernels, 2);
+  ingot_model_free(model);
+}
+
+TEST(ModelLoad, InfoIndexOutOfRange) {
+  IngotModel* model = nullptr;
+  ASSERT_EQ(ingot_model_load(fake_artifact("fake_affine").c_str(), &model), INGOT_OK);
+  EXPECT_EQ(ingot_model_input_info(model, 2), nullptr);
+  EXPECT_STREQ(ingot_last_error(), "input index 2 out of range [0, 2)");
+  EXPECT_EQ(ingot_model_output_info(model, -1), nullptr);
+  EXPECT_STREQ(ingot_last_error(), "output index -1 out of range [0, 2)");
+  ingot_model_free(model);
+}
+
+TEST(ModelLoad, TwoModelsLoadSideBySide) {
+  IngotModel* a = nullptr;
+  IngotModel* b = nullptr;
+  ASSERT_EQ(ingot_model_load(fake_artifact("fake_affine").c_str(), &a), INGOT_OK);
+  ASSERT_EQ(ingot_model_load(fake_artifact("fake_pool").c_str(), &b), INGOT_OK);
+  EXPECT_STREQ(ingot_model_artifact(a)->model_name, "fake_affine");
+  EXPECT_STREQ(ingot_model_artifact(b)->model_name, "fake_pool");
+  ingot_model_free(a);
+  ingot_model_free(b);
+}
+
+TEST(ModelLoadError, MissingFile) {
+  std::string path = "/nonexistent/dir/model.so";
+  EXPECT_EQ(load_error(path),
+            "cannot open artifact '/nonexistent/dir/model.so': No such file or directory");
+}
+
+TEST(ModelLoadError, Directory) {
+  std::string dir = fs::temp_directory_path().string();
+  EXPECT_EQ(load_error(dir), "cannot open artifact '" + dir + "': not a regular file");
+}
+
+TEST(ModelLoadError, TextFileRenamedSo) {
+  fs::path p = temp_file("text.so");
+  std::ofstream(p) << "this is not a shared library\n";
+  EXPECT_EQ(load_error(p.string()),
+            "artifact '" + p.string() + "' is not a shared library (no ELF header)");
+}
+
+TEST(ModelLoadError, EmptyFile) {
+  fs::path p = temp_file("empty.so");
+  std::ofstream(p).close();
+  EXPECT_EQ(load_error(p.string()),
+            "artifact '" + p.string() + "' is not a shared library (no ELF header)");
+}
+
+TEST(ModelLoadError, TruncatedArtifact) {
+  fs::path p = temp_file("truncated.so");
+  fs::copy_file(fake_artifact("fake_affine"), p, fs::copy_options::overwrite_existing);
+  auto full = fs::file_size(p);
+  for (auto size : {full / 2, uintmax_t{100}, full - 1}) {
+    fs::resize_file(p, size);
+    std::string msg = load_error(p.string());
+    EXPECT_EQ(msg.rfind("artifact '" + p.string() + "' is truncated or corrupt: file has " +
+                            std::to_string(size) + " bytes",
+                        0),
+              0u)
+        << msg;
+  }
+}
+
+TEST(ModelLoadError, ExecutableIsNotASharedLibrary) {
+  // An ELF executable (ET_EXEC or PIE) that is not an artifact: /bin/sh is PIE (ET_DYN) on most
+  // systems, so it must fail on the missing symbol instead; either way it is refused.
+  std::string msg = load_error("/bin/true");
+  EXPECT_NE(msg.find("'/bin/true'"), std::string::npos) << msg;
+}
+
+TEST(ModelLoadError, NoIngotSymbol) {
+  std::string p = fake_artifact("fake_affine_no_symbol");
+  EXPECT_EQ(load_error(p), "artifact '" + p +
+                               "' does not export the symbol 'ingot_artifact_v1': not an ingot "
+                               "artifact");
+}
+
+TEST(ModelLoadError, ValidSharedLibraryWithoutSymbol) {
+  std::string p = INGOT_RUNTIME_LIB;  // the runtime itself is a .so but not an artifact
+  EXPECT_EQ(load_error(p), "artifact '" + p +
+                               "' does not export the symbol 'ingot_artifact_v1': not an ingot "
+                               "artifact");
+}
+
+TEST(ModelLoadError, WrongMagic) {
+  std::string p = fake_artifact("fake_affine_bad_magic");
+  EXPECT_EQ(load_error(p), "artifact '" + p +
+                               "' has bad magic 0x0000000000001234 (expected 0x545241544f474e49): "
+                               "not an ingot artifact or corrupt");
+}
+
+TEST(ModelLoadError, WrongAbiVersion) {
+  std::string p = fake_artifact("fake_affine_abi2");
+  EXPECT_EQ(load_error(p), "artifact '" + p +
+                               "' was built for ingot ABI version 2, this runtime supports "
+                               "version 1");
+}
+
+TEST(ModelLoadError, RecordTooSmall) {
+  std::string p = fake_artifact("fake_affine_small_record");
+  std::string msg = load_error(p);
+  EXPECT_EQ(msg.rfind("artifact '" + p + "' is corrupt: record size 16 is smaller than ", 0), 0u)
+      << msg;
+}
+
+TEST(ModelLoad, NonCpuArtifactLoadsButCannotRunHere) {
+  IngotModel* model = nullptr;
+  ASSERT_EQ(ingot_model_load(fake_artifact("fake_affine_cuda").c_str(), &model), INGOT_OK);
+  EXPECT_EQ(ingot_model_artifact(model)->device_type, 2);
+  IngotSession* session = nullptr;
+  EXPECT_EQ(ingot_session_create(model, &session), INGOT_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(session, nullptr);
+  EXPECT_STREQ(ingot_last_error(),
+               "model 'fake_affine' targets device type 2; this runtime runs CPU (1) artifacts "
+               "only");
+  ingot_model_free(model);
+}
+
+TEST(ModelLoadError, NullArguments) {
+  EXPECT_EQ(ingot_model_load("x.so", nullptr), INGOT_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(ingot_last_error(), "ingot_model_load: out is NULL");
+  IngotModel* m = nullptr;
+  EXPECT_EQ(ingot_model_load(nullptr, &m), INGOT_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(ingot_last_error(), "ingot_model_load: path is NULL");
+}
+
+TEST(ModelLoadError, LastErrorIsPerThread) {
+  load_error("/nonexistent.so");
+  std::string other;
+  std::thread([&] { other = ingot_last_error(); }).join();
+  EXPECT_EQ(other, "");
+  EXPECT_NE(std::string(ingot_last_error()), "");
+}
+
+}  // namespace

@@ -1,0 +1,49 @@
+// substitute(), free_vars(), uses_var().
+#include <gtest/gtest.h>
+
+#include "support/error.h"
+#include "tir/analysis.h"
+#include "tir/op.h"
+#include "tir/structural_equal.h"
+#include "tir/substitute.h"
+
+namespace ingot::tir {
+namespace {
+
+TEST(Substitute, ReplacesOnlyMappedVarsAndKeepsUntouchedNodes) {
+  Var x("x"), y("y");
+  Expr untouched = y * 2;
+  Expr e = x + untouched;
+  Expr r = substitute(e, x, i64(7));
+  EXPECT_TRUE(structural_equal(r, i64(7) + y * 2));
+  EXPECT_TRUE(r.as<Add>()->b.same_as(untouched));
+  EXPECT_TRUE(substitute(e, Var("z"), i64(1)).same_as(e));
+  EXPECT_THROW(substitute(e, x, f32(1)), InternalError);
+}
+
+TEST(Substitute, InStatements) {
+  Buffer c = Buffer::make("C", DataType::i64(), std::vector<int64_t>{8});
+  Var n("n"), i("i");
+  Stmt s = For::make(i, i64(0), n, ForKind::kSerial, BufferStore::make(c, n, {i}));
+  Stmt expect = For::make(i, i64(0), i64(4), ForKind::kSerial, BufferStore::make(c, i64(4), {i}));
+  EXPECT_TRUE(structural_equal(substitute(s, n, i64(4)), expect));
+}
+
+TEST(Analysis, FreeVarsExcludeBoundOnes) {
+  Buffer c = Buffer::make("C", DataType::i64(), std::vector<int64_t>{8});
+  Var n("n"), m("m"), i("i"), t("t");
+  Stmt s = For::make(i, i64(0), n, ForKind::kSerial,
+                     LetStmt::make(t, i + m, BufferStore::make(c, t * n, {i})));
+  std::vector<Var> fv = free_vars(s);
+  ASSERT_EQ(fv.size(), 2u);
+  EXPECT_TRUE(fv[0].same_as(n));
+  EXPECT_TRUE(fv[1].same_as(m));
+  EXPECT_TRUE(uses_var(s, i));
+  EXPECT_FALSE(uses_var(s, Var("i")));
+  EXPECT_TRUE(free_vars(Let::make(t, i64(1), t + 1)).empty());
+  EXPECT_TRUE(uses_var(n * 2, n));
+  EXPECT_FALSE(uses_var(n * 2, m));
+}
+
+}  // namespace
+}  // namespace ingot::tir

@@ -1,0 +1,129 @@
+// Passes: simplify, flatten_buffers, unroll_loops (before/after structural) and verify.
+#include <gtest/gtest.h>
+
+#include "support/error.h"
+#include "tir/op.h"
+#include "tir/printer.h"
+#include "tir/structural_equal.h"
+#include "tir/transforms/flatten_buffers.h"
+#include "tir/transforms/simplify.h"
+#include "tir/transforms/unroll_loops.h"
+#include "tir/verify.h"
+
+namespace ingot::tir {
+namespace {
+
+Buffer buf(const char* name, std::vector<int64_t> shape) {
+  return Buffer::make(name, DataType::f32(), shape);
+}
+
+TEST(SimplifyPass, UsesLoopRangesDropsUnitLoopsAndConstantIfs) {
+  Buffer a = buf("A", {64}), b = buf("B", {64});
+  Var o("o"), i("i"), u("u");
+  // for o in 0..4: for u in 0..1: for i in 0..16:
+  //   if floordiv(i, 16) == 0: B[o*16 + floormod(i, 16) + u] = A[...]
+  Expr idx = o * 16 + floormod(i, i64(16)) + u;
+  Stmt body = IfThenElse::make(floordiv(i, i64(16)) == 0, BufferStore::make(b, a(idx), {idx}));
+  Stmt s = For::make(o, i64(0), i64(4), ForKind::kSerial,
+                     For::make(u, i64(0), i64(1), ForKind::kSerial,
+                               For::make(i, i64(0), i64(16), ForKind::kSerial, body)));
+  Expr want_idx = o * 16 + i;
+  Stmt want = For::make(o, i64(0), i64(4), ForKind::kSerial,
+                        For::make(i, i64(0), i64(16), ForKind::kSerial,
+                                  BufferStore::make(b, a(want_idx), {want_idx})));
+  Stmt got = simplify_stmt(s);
+  EXPECT_TRUE(structural_equal(got, want)) << to_string(got);
+}
+
+TEST(SimplifyPass, FalseIfVanishesAndNoChangeKeepsIdentity) {
+  Buffer b = buf("B", {8});
+  Var i("i");
+  Stmt keep = BufferStore::make(b, f32(1), {i});
+  Stmt s = For::make(i, i64(0), i64(8), ForKind::kSerial,
+                     SeqStmt::make({keep, IfThenElse::make(i >= 8, keep)}));
+  Stmt want = For::make(i, i64(0), i64(8), ForKind::kSerial, keep);
+  EXPECT_TRUE(structural_equal(simplify_stmt(s), want)) << to_string(simplify_stmt(s));
+  EXPECT_TRUE(simplify_stmt(want).same_as(want));
+  // else branch taken when the condition is provably false
+  Stmt other = BufferStore::make(b, f32(2), {i});
+  Stmt s2 = For::make(i, i64(0), i64(8), ForKind::kSerial, IfThenElse::make(i > 9, keep, other));
+  Stmt want2 = For::make(i, i64(0), i64(8), ForKind::kSerial, other);
+  EXPECT_TRUE(structural_equal(simplify_stmt(s2), want2));
+}
+
+TEST(FlattenBuffers, RowMajorAndStridedAndVector) {
+  Buffer a = buf("A", {4, 16}), c = buf("C", {2, 3, 4});
+  Buffer s = Buffer::make("S", DataType::f32(), {i64(4), i64(4)}, StorageScope::kGlobal,
+                          {i64(32), i64(2)});
+  Var i("i"), j("j"), k("k");
+  Stmt body = SeqStmt::make({BufferStore::make(c, a(i, j), {i, j, k}),
+                             BufferStore::make(s, f32(0), {i, j}),
+                             BufferStore::make(a, a(i, Ramp::make(j, i64(1), 4)) * Broadcast::make(f32(2), 4),
+                                               {i, Ramp::make(j, i64(1), 4)})});
+  PrimFunc f{"f", {a, c, s}, body};
+  PrimFunc got = flatten_buffers(f);
+  Stmt want = SeqStmt::make(
+      {BufferStore::make(c, a(i * 16 + j), {i * 12 + j * 4 + k}),
+       BufferStore::make(s, f32(0), {i * 32 + j * 2}),
+       BufferStore::make(a, a(Ramp::make(i * 16 + j, i64(1), 4)) * Broadcast::make(f32(2), 4),
+                         {Ramp::make(i * 16 + j, i64(1), 4)})});
+  EXPECT_TRUE(structural_equal(got.body, want)) << to_string(got);
+  auto loops = [&](Stmt b) {
+    for (const Var& v : {k, j, i}) b = For::make(v, i64(0), i64(2), ForKind::kSerial, b);
+    return b;
+  };
+  EXPECT_NO_THROW(verify_prim_func(PrimFunc{"f", {a, c, s}, loops(got.body)}, /*flattened=*/true));
+  EXPECT_THROW(verify_prim_func(PrimFunc{"f", {a, c, s}, loops(got.body)}), InternalError);
+  // one dense dimension is already flat: the pass is a no-op
+  Buffer v = buf("V", {8});
+  Stmt flat = BufferStore::make(v, v(i), {i});
+  EXPECT_TRUE(flatten_buffers(PrimFunc{"g", {v}, flat}).body.same_as(flat));
+}
+
+TEST(UnrollLoops, ShortUnrolledLoopsBecomeCopies) {
+  Buffer b = buf("B", {4, 3});
+  Var i("i"), j("j");
+  Stmt inner = For::make(j, i64(0), i64(3), ForKind::kUnrolled, BufferStore::make(b, f32(1), {i, j}));
+  Stmt s = For::make(i, i64(0), i64(4), ForKind::kSerial, inner);
+  Stmt want = For::make(i, i64(0), i64(4), ForKind::kSerial,
+                        SeqStmt::make({BufferStore::make(b, f32(1), {i, i64(0)}),
+                                       BufferStore::make(b, f32(1), {i, i64(1)}),
+                                       BufferStore::make(b, f32(1), {i, i64(2)})}));
+  EXPECT_TRUE(structural_equal(unroll_loops(s, 8), want)) << to_string(unroll_loops(s, 8));
+  EXPECT_TRUE(unroll_loops(s, 2).same_as(s));  // too long: left alone
+  Stmt serial = For::make(j, i64(0), i64(3), ForKind::kSerial, BufferStore::make(b, f32(1), {i, j}));
+  EXPECT_TRUE(unroll_loops(serial, 8).same_as(serial));
+}
+
+TEST(Verify, AcceptsWellFormedAndNamesTheOffender) {
+  Buffer a = buf("A", {4, 4});
+  Var i("i"), j("j"), stray("stray");
+  auto loop = [&](Stmt body) {
+    return For::make(i, i64(0), i64(4), ForKind::kSerial,
+                     For::make(j, i64(0), i64(4), ForKind::kSerial, body));
+  };
+  EXPECT_NO_THROW(verify_prim_func(PrimFunc{"ok", {a}, loop(BufferStore::make(a, a(j, i), {i, j}))}));
+  auto message = [](const PrimFunc& f) {
+    try {
+      verify_prim_func(f);
+    } catch (const InternalError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message(PrimFunc{"f", {a}, loop(BufferStore::make(a, f32(0), {i, stray}))}).find("'stray'"),
+            std::string::npos);
+  EXPECT_NE(message(PrimFunc{"f", {a}, loop(BufferStore::make(a, f32(0), {i}))}).find("'A' accessed with 1"),
+            std::string::npos);
+  Buffer other = buf("Other", {4});
+  EXPECT_NE(message(PrimFunc{"f", {a}, loop(BufferStore::make(other, f32(0), {i}))}).find("'Other'"),
+            std::string::npos);
+  // a symbolic dimension of a parameter is defined by it
+  Var n("n");
+  Buffer d = Buffer::make("D", DataType::f32(), {n});
+  EXPECT_NO_THROW(verify_prim_func(PrimFunc{
+      "sym", {d}, For::make(i, i64(0), n, ForKind::kSerial, BufferStore::make(d, f32(0), {i}))}));
+}
+
+}  // namespace
+}  // namespace ingot::tir

@@ -14,18 +14,24 @@ namespace {
 
 const char* kind_name(Target::Kind k) {
   switch (k) {
-    case Target::kLLVM: return "llvm";
-    case Target::kC: return "c";
-    case Target::kCUDA: return "cuda";
+    case Target::kLLVM:
+      return "llvm";
+    case Target::kC:
+      return "c";
+    case Target::kCUDA:
+      return "cuda";
   }
   return "?";
 }
 
 std::vector<std::string> valid_options(Target::Kind k) {
   switch (k) {
-    case Target::kLLVM: return {"-mcpu", "-mattr", "-mtriple", "-opt-level"};
-    case Target::kC: return {};
-    case Target::kCUDA: return {"-arch"};
+    case Target::kLLVM:
+      return {"-mcpu", "-mattr", "-mtriple", "-opt-level"};
+    case Target::kC:
+      return {};
+    case Target::kCUDA:
+      return {"-arch"};
   }
   return {};
 }
@@ -48,13 +54,14 @@ int vector_bits_of(const Target& t) {
   if (!x86) return 128;  // NEON / generic
   if (has_feature(t.mattr, "avx512f")) return 512;
   if (has_feature(t.mattr, "avx") || has_feature(t.mattr, "avx2")) return 256;
-  static const char* k512[] = {"skylake-avx512", "cascadelake", "cooperlake", "icelake-server",
-                               "icelake-client", "sapphirerapids", "emeraldrapids", "graniterapids",
-                               "znver4", "znver5", "tigerlake", "rocketlake", "x86-64-v4"};
+  static const char* k512[] = {
+      "skylake-avx512", "cascadelake",   "cooperlake",    "icelake-server", "icelake-client",
+      "sapphirerapids", "emeraldrapids", "graniterapids", "znver4",         "znver5",
+      "tigerlake",      "rocketlake",    "x86-64-v4"};
   for (const char* c : k512)
     if (t.mcpu == c) return 512;
-  static const char* k256[] = {"haswell", "broadwell", "skylake", "znver1", "znver2", "znver3",
-                               "alderlake", "x86-64-v3"};
+  static const char* k256[] = {"haswell", "broadwell", "skylake",   "znver1",
+                               "znver2",  "znver3",    "alderlake", "x86-64-v3"};
   for (const char* c : k256)
     if (t.mcpu == c) return 256;
   return 128;
@@ -137,6 +144,8 @@ Target Target::parse(const std::string& spec) {
   return t;
 }
 
-Target Target::host() { return parse("llvm"); }
+Target Target::host() {
+  return parse("llvm");
+}
 
 }  // namespace ingot::codegen

@@ -9,9 +9,9 @@ namespace ingot::codegen {
 struct Target {
   enum Kind { kLLVM, kC, kCUDA };
   Kind kind = kLLVM;
-  std::string triple;  // LLVM target triple ("x86_64-pc-linux-gnu"); empty for c/cuda
-  std::string mcpu;    // llvm: CPU name; cuda: the -arch value ("sm_90")
-  std::string mattr;   // llvm: comma-separated feature list ("+avx512f,+fma")
+  std::string triple;     // LLVM target triple ("x86_64-pc-linux-gnu"); empty for c/cuda
+  std::string mcpu;       // llvm: CPU name; cuda: the -arch value ("sm_90")
+  std::string mattr;      // llvm: comma-separated feature list ("+avx512f,+fma")
   int vector_bits = 128;  // widest native SIMD register, used by schedules and vectorizer
   int opt_level = 3;      // llvm: 0..3
   // True when mattr was filled from the host CPU (then str() leaves it out: it is long and

@@ -41,19 +41,23 @@ IRModule two_kernel_module() {
     Buffer x = make_buffer("X", DataType::f32(), {kN});
     Buffer w = make_buffer("W", DataType::f32(), {kN});
     Buffer t = make_buffer("T", DataType::f32(), {kN});
-    m.kernels.push_back(PrimFunc{"scale", {x, w, t},
-                                 For::make(i, i64(0), i64(kN), ForKind::kParallel,
-                                           BufferStore::make(t, x(i) * w(i), {i})),
-                                 double(kN), 12.0 * kN});
+    m.kernels.push_back(PrimFunc{
+        "scale",
+        {x, w, t},
+        For::make(i, i64(0), i64(kN), ForKind::kParallel, BufferStore::make(t, x(i) * w(i), {i})),
+        double(kN),
+        12.0 * kN});
   }
   {
     Buffer t = make_buffer("T", DataType::f32(), {kN});
     Buffer b = make_buffer("Bias", DataType::f32(), {kN});
     Buffer y = make_buffer("Y", DataType::f32(), {kN});
-    m.kernels.push_back(PrimFunc{"shift", {t, b, y},
-                                 For::make(i, i64(0), i64(kN), ForKind::kVectorized,
-                                           BufferStore::make(y, t(i) + b(i), {i})),
-                                 double(kN), 12.0 * kN});
+    m.kernels.push_back(PrimFunc{
+        "shift",
+        {t, b, y},
+        For::make(i, i64(0), i64(kN), ForKind::kVectorized, BufferStore::make(y, t(i) + b(i), {i})),
+        double(kN),
+        12.0 * kN});
   }
   m.inputs.push_back(TensorDesc{"x", DataType::f32(), {2, kN / 2}, {"N", ""}});
   m.outputs.push_back(TensorDesc{"y", DataType::f32(), {kN}, {""}});
@@ -64,10 +68,10 @@ IRModule two_kernel_module() {
     std::memcpy(&m.constants[k * 4], &w, 4);
     std::memcpy(&m.constants[256 + k * 4], &bias, 4);
   }
-  m.entry.push_back(KernelCall{0, {{ArgRef::kInput, 0}, {ArgRef::kConstant, 0},
-                                   {ArgRef::kWorkspace, 64}}});
-  m.entry.push_back(KernelCall{1, {{ArgRef::kWorkspace, 64}, {ArgRef::kConstant, 256},
-                                   {ArgRef::kOutput, 0}}});
+  m.entry.push_back(
+      KernelCall{0, {{ArgRef::kInput, 0}, {ArgRef::kConstant, 0}, {ArgRef::kWorkspace, 64}}});
+  m.entry.push_back(
+      KernelCall{1, {{ArgRef::kWorkspace, 64}, {ArgRef::kConstant, 256}, {ArgRef::kOutput, 0}}});
   return m;
 }
 
@@ -124,7 +128,9 @@ TEST(Artifact, WorkspaceConstantsAndHooks) {
   }
 }
 
-int32_t failing_parallel_for(void*, IngotParallelBody, void*, int64_t) { return 7; }
+int32_t failing_parallel_for(void*, IngotParallelBody, void*, int64_t) {
+  return 7;
+}
 
 TEST(Artifact, NonZeroStatusStopsTheRun) {
   LoadedArtifact art(two_kernel_module());
@@ -162,8 +168,9 @@ TEST(Artifact, MathKernelImportsResolve) {
   Buffer y = make_buffer("Y", DataType::f32(), {4});
   Var i("i");
   Stmt body = For::make(i, i64(0), i64(4), ForKind::kSerial,
-                        BufferStore::make(y, tir::pow(call(Intrinsic::sin, {x(i)}), f32(2)) +
-                                                 call(Intrinsic::fmod, {x(i), f32(1.5)}),
+                        BufferStore::make(y,
+                                          tir::pow(call(Intrinsic::sin, {x(i)}), f32(2)) +
+                                              call(Intrinsic::fmod, {x(i), f32(1.5)}),
                                           {i}));
   LoadedArtifact art(single_kernel_module("mathimports", {x, y}, body, 1));
   ElfInfo elf = read_elf(art.path());
@@ -253,10 +260,13 @@ TEST(Artifact, LargeConstantsAreEmbedded) {
   Buffer c = make_buffer("C", DataType::f32(), {n});
   Buffer y = make_buffer("Y", DataType::f32(), {64});
   Var i("i");
-  m.kernels.push_back(PrimFunc{"probe", {c, y},
-                               For::make(i, i64(0), i64(64), ForKind::kSerial,
-                                         BufferStore::make(y, c(floormod(i * 4099 * 7, i64(n))), {i})),
-                               0, 0});
+  m.kernels.push_back(
+      PrimFunc{"probe",
+               {c, y},
+               For::make(i, i64(0), i64(64), ForKind::kSerial,
+                         BufferStore::make(y, c(floormod(i * 4099 * 7, i64(n))), {i})),
+               0,
+               0});
   m.constants.resize(n * 4);
   for (int64_t k = 0; k < n; ++k) {
     float v = float(k) * 0.25f;

@@ -55,8 +55,7 @@ inline int32_t serial_parallel_for(void* ctx, IngotParallelBody body, void* clos
   return 0;
 }
 
-inline int32_t threaded_parallel_for(void* ctx, IngotParallelBody body, void* closure,
-                                     int64_t n) {
+inline int32_t threaded_parallel_for(void* ctx, IngotParallelBody body, void* closure, int64_t n) {
   auto* s = static_cast<ServiceStats*>(ctx);
   s->launches++;
   std::atomic<int32_t> status{0};
@@ -71,11 +70,14 @@ inline int32_t threaded_parallel_for(void* ctx, IngotParallelBody body, void* cl
   return status;
 }
 
-inline void record_begin(void* ctx, int32_t k) { static_cast<ServiceStats*>(ctx)->begun.push_back(k); }
-inline void record_end(void* ctx, int32_t k) { static_cast<ServiceStats*>(ctx)->ended.push_back(k); }
+inline void record_begin(void* ctx, int32_t k) {
+  static_cast<ServiceStats*>(ctx)->begun.push_back(k);
+}
+inline void record_end(void* ctx, int32_t k) {
+  static_cast<ServiceStats*>(ctx)->ended.push_back(k);
+}
 
-inline IngotServices make_services(ServiceStats* stats, bool threaded = false,
-                                   bool hooks = false) {
+inline IngotServices make_services(ServiceStats* stats, bool threaded = false, bool hooks = false) {
   IngotServices s{};
   s.abi_version = INGOT_ABI_VERSION;
   s.struct_size = sizeof(IngotServices);
@@ -109,8 +111,8 @@ inline tir::TensorDesc desc_of(const tir::Buffer& b) {
 
 // One kernel: its first num_inputs params are model inputs, the rest outputs.
 inline tir::IRModule single_kernel_module(const std::string& name,
-                                          const std::vector<tir::Buffer>& params,
-                                          tir::Stmt body, int num_inputs) {
+                                          const std::vector<tir::Buffer>& params, tir::Stmt body,
+                                          int num_inputs) {
   tir::IRModule m;
   m.model_name = name;
   m.kernels.push_back(tir::PrimFunc{name + "_kernel", params, std::move(body), 0, 0});

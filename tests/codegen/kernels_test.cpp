@@ -26,8 +26,7 @@ IRModule vector_add_module(int64_t n) {
   Var io("io"), ii("ii");
   Expr i = io * 16 + ii;
   Stmt store = BufferStore::make(c, a(i) + b(i), {i});
-  Stmt inner = For::make(ii, i64(0), i64(16), ForKind::kVectorized,
-                         IfThenElse::make(i < n, store));
+  Stmt inner = For::make(ii, i64(0), i64(16), ForKind::kVectorized, IfThenElse::make(i < n, store));
   Stmt body = For::make(io, i64(0), i64((n + 15) / 16), ForKind::kParallel, inner);
   return single_kernel_module("vadd", {a, b, c}, body, 2);
 }
@@ -73,9 +72,9 @@ TEST(Kernels, ExplicitVectorLoadStoreAndGather) {
   Expr gather = x(Ramp::make(i * 16, i64(2), 8));
   Expr contiguous = z(Ramp::make(i * 8, i64(1), 8));
   Expr scalar_bcast = Broadcast::make(z(i), 8);  // scalar load broadcast to all lanes
-  Stmt body = For::make(i, i64(0), i64(rows), ForKind::kSerial,
-                        BufferStore::make(y, gather + contiguous + scalar_bcast,
-                                          {Ramp::make(i * 8, i64(1), 8)}));
+  Stmt body = For::make(
+      i, i64(0), i64(rows), ForKind::kSerial,
+      BufferStore::make(y, gather + contiguous + scalar_bcast, {Ramp::make(i * 8, i64(1), 8)}));
   LoadedArtifact art(single_kernel_module("ramps", {x, z, y}, body, 2));
   auto xs = iota_floats(rows * 16, 1.0f, 0.0f), zs = iota_floats(rows * 8, 0.25f, 100.0f);
   std::vector<float> ys(rows * 8, 0.0f);
@@ -89,8 +88,8 @@ TEST(Kernels, ScatterStore) {
   // Y[2*l + 1] = X[l] for l in 0..7 (a strided vector store), Y[2*l] untouched.
   Buffer x = make_buffer("X", DataType::f32(), {8});
   Buffer y = make_buffer("Y", DataType::f32(), {16});
-  Stmt body = BufferStore::make(y, x(Ramp::make(i64(0), i64(1), 8)),
-                                {Ramp::make(i64(1), i64(2), 8)});
+  Stmt body =
+      BufferStore::make(y, x(Ramp::make(i64(0), i64(1), 8)), {Ramp::make(i64(1), i64(2), 8)});
   LoadedArtifact art(single_kernel_module("scatter", {x, y}, body, 1));
   auto xs = iota_floats(8, 1.0f, 1.0f);
   std::vector<float> ys(16, -5.0f);
@@ -130,7 +129,7 @@ TEST(Kernels, RowReductionsFloatAndInt64WithStrides) {
   // Sum over rows of a [R, C] matrix viewed through explicit strides {C, 1}, and an int64 max.
   const int64_t R = 7, C = 33;
   Buffer x = Buffer::make("X", DataType::f32(), std::vector<Expr>{i64(R), i64(C)},
-                            StorageScope::kGlobal, std::vector<Expr>{i64(C), i64(1)});
+                          StorageScope::kGlobal, std::vector<Expr>{i64(C), i64(1)});
   Buffer q = make_buffer("Q", DataType::i64(), {R, C});
   Buffer s = make_buffer("S", DataType::f32(), {R});
   Buffer m = make_buffer("M", DataType::i64(), {R});

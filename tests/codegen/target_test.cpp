@@ -37,9 +37,9 @@ TEST(Target, CpuAndAttributes) {
   EXPECT_EQ(t.vector_bits, 512);
   EXPECT_EQ(t.str(), "llvm -mcpu=znver4 -mattr=+avx512f,+fma");
   EXPECT_EQ(Target::parse(t.str()).str(), t.str());
-  EXPECT_EQ(Target::parse("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=haswell -mattr=+avx2")
-                .vector_bits,
-            256);
+  EXPECT_EQ(
+      Target::parse("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=haswell -mattr=+avx2").vector_bits,
+      256);
   EXPECT_EQ(Target::parse("llvm -mcpu=x86-64 -mattr=+sse4.2").vector_bits, 128);
 }
 
@@ -78,7 +78,8 @@ TEST(Target, Errors) {
   EXPECT_EQ(user_error_of("c -mcpu=x"), "unknown option '-mcpu' for target 'c' (valid: none)");
   EXPECT_EQ(user_error_of("opencl"), "unknown target kind 'opencl' (valid: llvm, c, cuda)");
   EXPECT_EQ(user_error_of(""), "empty target string (valid kinds: llvm, c, cuda)");
-  EXPECT_EQ(user_error_of("llvm -mcpu"), "option '-mcpu' of target 'llvm' needs a value (-mcpu=...)");
+  EXPECT_EQ(user_error_of("llvm -mcpu"),
+            "option '-mcpu' of target 'llvm' needs a value (-mcpu=...)");
 }
 
 }  // namespace

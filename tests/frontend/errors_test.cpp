@@ -176,7 +176,8 @@ TEST(OnnxErrors, MissingRequiredInputsAndAttributes) {
   ModelBuilder g = model(13);
   g.node("Gemm", {"x", ""}, {"y"}, "fc");
   g.output("y");
-  EXPECT_EQ(user_error([&] { g.import(); }), "node 'fc' (Gemm): required input 'B' (#1) is missing");
+  EXPECT_EQ(user_error([&] { g.import(); }),
+            "node 'fc' (Gemm): required input 'B' (#1) is missing");
   ModelBuilder m = model(13);
   m.node("MaxPool", {"x"}, {"y"}, "mp");
   m.output("y");

@@ -57,6 +57,20 @@ TEST(OnnxOps, Clip6AttributesBecomeScalarConstantInputs) {
   EXPECT_EQ(m->inputs[2]->constant->get_f64(0), 1.5);
 }
 
+TEST(OnnxOps, Clip6ConstantsTakeTheInputsDtype) {
+  ModelBuilder b(9);
+  b.input("x", {2}, onnx::TensorProto::FLOAT16);
+  auto* n = b.node("Clip", {"x"}, {"y"}, "c");
+  set_attr(n, "min", 0.0);
+  set_attr(n, "max", 6.0);
+  b.output("y");
+  auto g = b.import();
+  const graph::Node* c = find_node(*g, "c");
+  ASSERT_EQ(c->inputs[2]->constant->dtype(), DType::kF16);
+  EXPECT_EQ(c->inputs[1]->constant->data_as<uint16_t>()[0], 0x0000);  // +0.0 in binary16
+  EXPECT_EQ(c->inputs[2]->constant->data_as<uint16_t>()[0], 0x4600);  // 6.0 in binary16
+}
+
 TEST(OnnxOps, Clip11And13TakeInputsWithOmittedMin) {
   for (int opset : {11, 13}) {
     ModelBuilder b = model(opset);
@@ -313,17 +327,17 @@ TEST(OnnxOps, PoolsBatchNormLayerNormGelu) {
   auto* ap = b.node("AveragePool", {"m"}, {"a"}, "ap");
   set_attr(ap, "kernel_shape", Ints{2, 2});
   set_attr(ap, "count_include_pad", int64_t(1));
-  set_attr(b.node("BatchNormalization", {"a", "s", "bias", "mean", "var"}, {"bn"}, "bn"),
-           "epsilon", 0.25);
+  set_attr(b.node("BatchNormalization", {"a", "s", "bias", "mean", "var"}, {"bn"}, "bn"), "epsilon",
+           0.25);
   b.node("LayerNormalization", {"bn", "g"}, {"ln"}, "ln");
   set_attr(b.node("Gelu", {"ln"}, {"ge"}, "ge"), "approximate", "tanh");
   b.node("GlobalAveragePool", {"ge"}, {"y"}, "gap");
   b.output("y");
   auto g = b.import();
-  EXPECT_EQ(op_sequence(*g),
-            (std::vector<OpKind>{OpKind::MaxPool, OpKind::AveragePool, OpKind::BatchNormalization,
-                                 OpKind::LayerNormalization, OpKind::Gelu,
-                                 OpKind::GlobalAveragePool}));
+  EXPECT_EQ(
+      op_sequence(*g),
+      (std::vector<OpKind>{OpKind::MaxPool, OpKind::AveragePool, OpKind::BatchNormalization,
+                           OpKind::LayerNormalization, OpKind::Gelu, OpKind::GlobalAveragePool}));
   EXPECT_EQ(find_node(*g, "mp")->attrs.get_int("ceil_mode", -1), 0);
   EXPECT_EQ(find_node(*g, "ap")->attrs.get_int("count_include_pad", -1), 1);
   EXPECT_EQ(find_node(*g, "bn")->attrs.get_float("epsilon", 0), 0.25);
@@ -356,10 +370,12 @@ TEST(OnnxOps, ShapeGatherConcatTransposeFlattenAndGeneratedNames) {
 TEST(OnnxOps, ElementwiseUnaryAndBinary) {
   ModelBuilder b = model(14);
   const std::vector<std::pair<const char*, OpKind>> unary = {
-      {"Relu", OpKind::Relu}, {"Sigmoid", OpKind::Sigmoid}, {"Tanh", OpKind::Tanh},
-      {"Erf", OpKind::Erf},   {"Exp", OpKind::Exp},         {"Log", OpKind::Log},
-      {"Sqrt", OpKind::Sqrt}, {"Reciprocal", OpKind::Reciprocal}, {"Neg", OpKind::Neg},
-      {"Abs", OpKind::Abs},   {"Identity", OpKind::Identity}};
+      {"Relu", OpKind::Relu},        {"Sigmoid", OpKind::Sigmoid},
+      {"Tanh", OpKind::Tanh},        {"Erf", OpKind::Erf},
+      {"Exp", OpKind::Exp},          {"Log", OpKind::Log},
+      {"Sqrt", OpKind::Sqrt},        {"Reciprocal", OpKind::Reciprocal},
+      {"Neg", OpKind::Neg},          {"Abs", OpKind::Abs},
+      {"Identity", OpKind::Identity}};
   const std::vector<std::pair<const char*, OpKind>> binary = {
       {"Add", OpKind::Add}, {"Sub", OpKind::Sub}, {"Mul", OpKind::Mul},
       {"Div", OpKind::Div}, {"Pow", OpKind::Pow}, {"MatMul", OpKind::MatMul}};

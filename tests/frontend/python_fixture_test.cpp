@@ -15,10 +15,9 @@ TEST(OnnxPythonFixture, ConvWithExternalWeights) {
   std::vector<graph::Dim> want_x = {graph::Dim::named("N"), graph::Dim::fixed(3),
                                     graph::Dim::fixed(4), graph::Dim::fixed(4)};
   EXPECT_EQ(g->inputs[0]->type.shape, want_x);
-  EXPECT_EQ(op_sequence(*g),
-            (std::vector<OpKind>{OpKind::Pad, OpKind::Conv, OpKind::Clip, OpKind::Flatten,
-                                 OpKind::Flatten, OpKind::Softmax, OpKind::Shape,
-                                 OpKind::Reshape}));
+  EXPECT_EQ(op_sequence(*g), (std::vector<OpKind>{OpKind::Pad, OpKind::Conv, OpKind::Clip,
+                                                  OpKind::Flatten, OpKind::Flatten, OpKind::Softmax,
+                                                  OpKind::Shape, OpKind::Reshape}));
   const graph::Node* pad = find_node(*g, "pad");
   EXPECT_EQ(pad->attrs.get_ints("pads"), (Ints{0, 0, 1, 1, 0, 0, 1, 1}));
   EXPECT_EQ(pad->attrs.get_string("mode", ""), "edge");

@@ -26,9 +26,9 @@ struct FlatIndex {
 }  // namespace
 
 // Element strides of `buf` as i64 values, in dimension order.
-static std::vector<llvm::Value*> element_strides(const BufferNode& buf,
-                                                 const std::function<llvm::Value*(const Expr&)>& lower,
-                                                 llvm::IRBuilderBase& b) {
+static std::vector<llvm::Value*> element_strides(
+    const BufferNode& buf, const std::function<llvm::Value*(const Expr&)>& lower,
+    llvm::IRBuilderBase& b) {
   size_t n = buf.shape.size();
   std::vector<llvm::Value*> s(n);
   if (!buf.strides.empty()) {

@@ -25,21 +25,23 @@ llvm::Value* KernelLowering::expr(const Expr& e) {
   switch (e.tag()) {
     case NodeTag::IntImm:
       return llvm::ConstantInt::get(type_of(t), uint64_t(e.as<IntImm>()->value), t.is_int());
-    case NodeTag::FloatImm: return llvm::ConstantFP::get(type_of(t), e.as<FloatImm>()->value);
+    case NodeTag::FloatImm:
+      return llvm::ConstantFP::get(type_of(t), e.as<FloatImm>()->value);
     case NodeTag::Var: {
       auto it = vars_.find(e.as<VarNode>());
       INGOT_ICHECK(it != vars_.end(), "codegen: variable '{}' is not bound in kernel '{}'",
                    e.as<VarNode>()->name, kernel_name_);
       return it->second;
     }
-#define INGOT_X(N, op)                                                           \
-  case NodeTag::N: {                                                             \
-    auto* n = e.as<tir::N>();                                                    \
-    return binary(NodeTag::N, n->a.dtype(), expr(n->a), expr(n->b));             \
+#define INGOT_X(N, op)                                               \
+  case NodeTag::N: {                                                 \
+    auto* n = e.as<tir::N>();                                        \
+    return binary(NodeTag::N, n->a.dtype(), expr(n->a), expr(n->b)); \
   }
       INGOT_TIR_BINARY_NODES(INGOT_X)
 #undef INGOT_X
-    case NodeTag::Not: return b_.CreateNot(expr(e.as<Not>()->a));
+    case NodeTag::Not:
+      return b_.CreateNot(expr(e.as<Not>()->a));
     case NodeTag::Select: {
       auto* n = e.as<Select>();
       return b_.CreateSelect(expr(n->condition), expr(n->true_value), expr(n->false_value));
@@ -54,7 +56,8 @@ llvm::Value* KernelLowering::expr(const Expr& e) {
       for (const Expr& a : n->args) args.push_back(expr(a));
       return lower_intrinsic(b_, module_, n->op, args);
     }
-    case NodeTag::BufferLoad: return load(*e.as<BufferLoad>());
+    case NodeTag::BufferLoad:
+      return load(*e.as<BufferLoad>());
     case NodeTag::Ramp: {
       auto* n = e.as<Ramp>();
       auto* vt = llvm::cast<llvm::FixedVectorType>(type_of(t));
@@ -73,7 +76,8 @@ llvm::Value* KernelLowering::expr(const Expr& e) {
       vars_.erase(n->var.node());
       return v;
     }
-    default: fail_internal("codegen: {} is not an expression", node_tag_name(e.tag()));
+    default:
+      fail_internal("codegen: {} is not an expression", node_tag_name(e.tag()));
   }
 }
 
@@ -81,9 +85,12 @@ llvm::Value* KernelLowering::binary(NodeTag tag, DataType t, llvm::Value* a, llv
   bool fp = t.is_float();
   bool sign = t.is_int();
   switch (tag) {
-    case NodeTag::Add: return fp ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b, "", false, sign);
-    case NodeTag::Sub: return fp ? b_.CreateFSub(a, b) : b_.CreateSub(a, b, "", false, sign);
-    case NodeTag::Mul: return fp ? b_.CreateFMul(a, b) : b_.CreateMul(a, b, "", false, sign);
+    case NodeTag::Add:
+      return fp ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b, "", false, sign);
+    case NodeTag::Sub:
+      return fp ? b_.CreateFSub(a, b) : b_.CreateSub(a, b, "", false, sign);
+    case NodeTag::Mul:
+      return fp ? b_.CreateFMul(a, b) : b_.CreateMul(a, b, "", false, sign);
     case NodeTag::Div:
       if (fp) return b_.CreateFDiv(a, b);
       return sign ? b_.CreateSDiv(a, b) : b_.CreateUDiv(a, b);
@@ -94,11 +101,10 @@ llvm::Value* KernelLowering::binary(NodeTag tag, DataType t, llvm::Value* a, llv
       llvm::Value* q = b_.CreateSDiv(a, b);
       llvm::Value* r = b_.CreateSRem(a, b);
       llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
-      llvm::Value* fix = b_.CreateAnd(b_.CreateICmpNE(r, zero),
-                                      b_.CreateXor(b_.CreateICmpSLT(r, zero),
-                                                   b_.CreateICmpSLT(b, zero)));
-      if (tag == NodeTag::FloorDiv)
-        return b_.CreateSub(q, b_.CreateZExt(fix, a->getType()));
+      llvm::Value* fix =
+          b_.CreateAnd(b_.CreateICmpNE(r, zero),
+                       b_.CreateXor(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
+      if (tag == NodeTag::FloorDiv) return b_.CreateSub(q, b_.CreateZExt(fix, a->getType()));
       return b_.CreateSelect(fix, b_.CreateAdd(r, b), r);
     }
     case NodeTag::Min:
@@ -107,9 +113,12 @@ llvm::Value* KernelLowering::binary(NodeTag tag, DataType t, llvm::Value* a, llv
       llvm::Value* c = compare(is_min ? NodeTag::LT : NodeTag::GT, t, a, b);
       return b_.CreateSelect(c, a, b);
     }
-    case NodeTag::And: return b_.CreateAnd(a, b);
-    case NodeTag::Or: return b_.CreateOr(a, b);
-    default: return compare(tag, t, a, b);
+    case NodeTag::And:
+      return b_.CreateAnd(a, b);
+    case NodeTag::Or:
+      return b_.CreateOr(a, b);
+    default:
+      return compare(tag, t, a, b);
   }
 }
 
@@ -118,25 +127,51 @@ llvm::Value* KernelLowering::compare(NodeTag tag, DataType t, llvm::Value* a, ll
   P p;
   if (t.is_float()) {
     switch (tag) {
-      case NodeTag::EQ: p = P::FCMP_OEQ; break;
-      case NodeTag::NE: p = P::FCMP_UNE; break;
-      case NodeTag::LT: p = P::FCMP_OLT; break;
-      case NodeTag::LE: p = P::FCMP_OLE; break;
-      case NodeTag::GT: p = P::FCMP_OGT; break;
-      case NodeTag::GE: p = P::FCMP_OGE; break;
-      default: fail_internal("codegen: {} is not a comparison", node_tag_name(tag));
+      case NodeTag::EQ:
+        p = P::FCMP_OEQ;
+        break;
+      case NodeTag::NE:
+        p = P::FCMP_UNE;
+        break;
+      case NodeTag::LT:
+        p = P::FCMP_OLT;
+        break;
+      case NodeTag::LE:
+        p = P::FCMP_OLE;
+        break;
+      case NodeTag::GT:
+        p = P::FCMP_OGT;
+        break;
+      case NodeTag::GE:
+        p = P::FCMP_OGE;
+        break;
+      default:
+        fail_internal("codegen: {} is not a comparison", node_tag_name(tag));
     }
     return b_.CreateFCmp(p, a, b);
   }
   bool sign = t.is_int();
   switch (tag) {
-    case NodeTag::EQ: p = P::ICMP_EQ; break;
-    case NodeTag::NE: p = P::ICMP_NE; break;
-    case NodeTag::LT: p = sign ? P::ICMP_SLT : P::ICMP_ULT; break;
-    case NodeTag::LE: p = sign ? P::ICMP_SLE : P::ICMP_ULE; break;
-    case NodeTag::GT: p = sign ? P::ICMP_SGT : P::ICMP_UGT; break;
-    case NodeTag::GE: p = sign ? P::ICMP_SGE : P::ICMP_UGE; break;
-    default: fail_internal("codegen: {} is not a comparison", node_tag_name(tag));
+    case NodeTag::EQ:
+      p = P::ICMP_EQ;
+      break;
+    case NodeTag::NE:
+      p = P::ICMP_NE;
+      break;
+    case NodeTag::LT:
+      p = sign ? P::ICMP_SLT : P::ICMP_ULT;
+      break;
+    case NodeTag::LE:
+      p = sign ? P::ICMP_SLE : P::ICMP_ULE;
+      break;
+    case NodeTag::GT:
+      p = sign ? P::ICMP_SGT : P::ICMP_UGT;
+      break;
+    case NodeTag::GE:
+      p = sign ? P::ICMP_SGE : P::ICMP_UGE;
+      break;
+    default:
+      fail_internal("codegen: {} is not a comparison", node_tag_name(tag));
   }
   return b_.CreateICmp(p, a, b);
 }

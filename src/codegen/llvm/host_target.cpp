@@ -9,9 +9,13 @@
 
 namespace ingot::codegen {
 
-std::string host_triple() { return llvm::sys::getProcessTriple(); }
+std::string host_triple() {
+  return llvm::sys::getProcessTriple();
+}
 
-std::string host_cpu() { return llvm::sys::getHostCPUName().str(); }
+std::string host_cpu() {
+  return llvm::sys::getHostCPUName().str();
+}
 
 std::string host_features() {
   std::vector<std::string> on;

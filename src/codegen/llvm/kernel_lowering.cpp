@@ -43,13 +43,22 @@ llvm::Type* KernelLowering::type_of(DataType t) {
   llvm::Type* s = nullptr;
   switch (t.code) {
     case DataType::kInt:
-    case DataType::kUInt: s = llvm::Type::getIntNTy(ctx_, t.bits); break;
-    case DataType::kBool: s = llvm::Type::getInt1Ty(ctx_); break;
-    case DataType::kHandle: s = llvm::PointerType::get(ctx_, 0); break;
+    case DataType::kUInt:
+      s = llvm::Type::getIntNTy(ctx_, t.bits);
+      break;
+    case DataType::kBool:
+      s = llvm::Type::getInt1Ty(ctx_);
+      break;
+    case DataType::kHandle:
+      s = llvm::PointerType::get(ctx_, 0);
+      break;
     case DataType::kFloat:
-      if (t.bits == 16) s = llvm::Type::getHalfTy(ctx_);
-      else if (t.bits == 32) s = llvm::Type::getFloatTy(ctx_);
-      else if (t.bits == 64) s = llvm::Type::getDoubleTy(ctx_);
+      if (t.bits == 16)
+        s = llvm::Type::getHalfTy(ctx_);
+      else if (t.bits == 32)
+        s = llvm::Type::getFloatTy(ctx_);
+      else if (t.bits == 64)
+        s = llvm::Type::getDoubleTy(ctx_);
       break;
   }
   INGOT_ICHECK(s != nullptr, "no LLVM type for {}", t.str());
@@ -91,12 +100,15 @@ llvm::Function* KernelLowering::lower(const PrimFunc& func, const std::vector<bo
 
 void KernelLowering::stmt(const Stmt& s) {
   switch (s.tag()) {
-    case NodeTag::For: return for_loop(*s.as<For>());
-    case NodeTag::BufferStore: return store(*s.as<BufferStore>());
+    case NodeTag::For:
+      return for_loop(*s.as<For>());
+    case NodeTag::BufferStore:
+      return store(*s.as<BufferStore>());
     case NodeTag::SeqStmt:
       for (const Stmt& c : s.as<SeqStmt>()->seq) stmt(c);
       return;
-    case NodeTag::IfThenElse: return if_then_else(*s.as<IfThenElse>());
+    case NodeTag::IfThenElse:
+      return if_then_else(*s.as<IfThenElse>());
     case NodeTag::LetStmt: {
       auto* op = s.as<LetStmt>();
       vars_[op->var.node()] = expr(op->value);
@@ -104,15 +116,20 @@ void KernelLowering::stmt(const Stmt& s) {
       vars_.erase(op->var.node());
       return;
     }
-    case NodeTag::Allocate: return allocate(*s.as<Allocate>());
-    case NodeTag::Evaluate: expr(s.as<Evaluate>()->value); return;
-    default: fail_internal("codegen: {} is not a statement", node_tag_name(s.tag()));
+    case NodeTag::Allocate:
+      return allocate(*s.as<Allocate>());
+    case NodeTag::Evaluate:
+      expr(s.as<Evaluate>()->value);
+      return;
+    default:
+      fail_internal("codegen: {} is not a statement", node_tag_name(s.tag()));
   }
 }
 
 void KernelLowering::for_loop(const For& op) {
   switch (op.kind) {
-    case ForKind::kParallel: return parallel_loop(op);
+    case ForKind::kParallel:
+      return parallel_loop(op);
     case ForKind::kThreadBinding:
       fail_user("loop '{}' is bound to {}, which needs a GPU target (target is '{}')",
                 op.loop_var.name(), op.thread_tag, target_.str());
@@ -125,8 +142,8 @@ void KernelLowering::for_loop(const For& op) {
 }
 
 // for (var = begin; var < end; ++var) body, with vectorize/unroll hints on the back edge.
-void KernelLowering::serial_loop(const Var& var, llvm::Value* begin, llvm::Value* end,
-                                 ForKind kind, const Stmt& body) {
+void KernelLowering::serial_loop(const Var& var, llvm::Value* begin, llvm::Value* end, ForKind kind,
+                                 const Stmt& body) {
   llvm::BasicBlock* pre = b_.GetInsertBlock();
   auto* header = llvm::BasicBlock::Create(ctx_, var.name() + ".header", fn_);
   auto* body_bb = llvm::BasicBlock::Create(ctx_, var.name() + ".body", fn_);
@@ -142,8 +159,8 @@ void KernelLowering::serial_loop(const Var& var, llvm::Value* begin, llvm::Value
   vars_[var.node()] = phi;
   stmt(body);
   vars_.erase(var.node());
-  llvm::Value* next = b_.CreateAdd(phi, llvm::ConstantInt::get(phi->getType(), 1), "", false,
-                                   !is_unsigned);
+  llvm::Value* next =
+      b_.CreateAdd(phi, llvm::ConstantInt::get(phi->getType(), 1), "", false, !is_unsigned);
   auto* latch = b_.CreateBr(header);
   phi->addIncoming(next, b_.GetInsertBlock());
 

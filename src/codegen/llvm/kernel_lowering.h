@@ -73,8 +73,8 @@ class KernelLowering {
   struct Builder;  // owns the llvm::IRBuilder<> (defined in kernel_lowering.cpp)
   std::unique_ptr<Builder> builder_;
   llvm::IRBuilderBase& b_;
-  llvm::Function* fn_ = nullptr;       // function being emitted (kernel or outlined body)
-  llvm::Value* services_ = nullptr;    // the IngotServices* of the current function
+  llvm::Function* fn_ = nullptr;     // function being emitted (kernel or outlined body)
+  llvm::Value* services_ = nullptr;  // the IngotServices* of the current function
   std::unordered_map<const tir::VarNode*, llvm::Value*> vars_;
   std::unordered_map<const tir::BufferNode*, llvm::Value*> buffers_;  // base pointers
   std::string kernel_name_;

@@ -88,10 +88,24 @@ void link_shared_library(const std::vector<uint8_t>& object, const Target& targe
   std::string soname = out.filename().string();
   std::string libm = find_libm(target);
   std::string obj_s = obj.string(), script_s = script.string();
-  std::vector<const char*> args = {"ld.lld", "-shared", "-o", tmp.c_str(), "-soname",
-                                   soname.c_str(), "--no-undefined-version", "--version-script",
-                                   script_s.c_str(), "-z", "now", "-z", "relro", "-z",
-                                   "noexecstack", "--gc-sections", "--build-id", "--hash-style=gnu",
+  std::vector<const char*> args = {"ld.lld",
+                                   "-shared",
+                                   "-o",
+                                   tmp.c_str(),
+                                   "-soname",
+                                   soname.c_str(),
+                                   "--no-undefined-version",
+                                   "--version-script",
+                                   script_s.c_str(),
+                                   "-z",
+                                   "now",
+                                   "-z",
+                                   "relro",
+                                   "-z",
+                                   "noexecstack",
+                                   "--gc-sections",
+                                   "--build-id",
+                                   "--hash-style=gnu",
                                    obj_s.c_str()};
   if (!libm.empty()) args.push_back(libm.c_str());
 

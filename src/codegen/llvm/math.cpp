@@ -18,7 +18,9 @@ namespace {
 
 using llvm::Value;
 
-Value* k(Value* like, double c) { return llvm::ConstantFP::get(like->getType(), c); }
+Value* k(Value* like, double c) {
+  return llvm::ConstantFP::get(like->getType(), c);
+}
 
 // Horner: c[0]*x^n + c[1]*x^(n-1) + ... + c[n].
 Value* poly(llvm::IRBuilderBase& b, Value* x, std::initializer_list<double> c) {
@@ -36,33 +38,35 @@ Value* clamp(llvm::IRBuilderBase& b, Value* x, double lo, double hi) {
 Value* exp_f32(llvm::IRBuilderBase& b, Value* x) {
   constexpr double kHi = 88.3762626647949, kLo = -88.3762626647949;
   Value* xc = clamp(b, x, kLo, kHi);
-  Value* fx = b.CreateUnaryIntrinsic(llvm::Intrinsic::floor,
-                                     b.CreateFAdd(b.CreateFMul(xc, k(x, 1.44269504088896341)),
-                                                  k(x, 0.5)));
+  Value* fx = b.CreateUnaryIntrinsic(
+      llvm::Intrinsic::floor, b.CreateFAdd(b.CreateFMul(xc, k(x, 1.44269504088896341)), k(x, 0.5)));
   Value* r = b.CreateFSub(xc, b.CreateFMul(fx, k(x, 0.693359375)));
   r = b.CreateFSub(r, b.CreateFMul(fx, k(x, -2.12194440e-4)));
-  Value* p = poly(b, r, {1.9875691500E-4, 1.3981999507E-3, 8.3334519073E-3, 4.1665795894E-2,
-                         1.6666665459E-1, 5.0000001201E-1});
+  Value* p = poly(b, r,
+                  {1.9875691500E-4, 1.3981999507E-3, 8.3334519073E-3, 4.1665795894E-2,
+                   1.6666665459E-1, 5.0000001201E-1});
   Value* y = b.CreateFAdd(b.CreateFAdd(b.CreateFMul(p, b.CreateFMul(r, r)), r), k(x, 1.0));
   llvm::Type* ity = x->getType()->getWithNewType(b.getInt32Ty());
   Value* n = b.CreateFPToSI(fx, ity);
   Value* bits = b.CreateShl(b.CreateAdd(n, llvm::ConstantInt::get(ity, 127)),
                             llvm::ConstantInt::get(ity, 23));
   Value* res = b.CreateFMul(y, b.CreateBitCast(bits, x->getType()));
-  res = b.CreateSelect(b.CreateFCmpOGT(x, k(x, kHi)),
-                       k(x, std::numeric_limits<double>::infinity()), res);
+  res = b.CreateSelect(b.CreateFCmpOGT(x, k(x, kHi)), k(x, std::numeric_limits<double>::infinity()),
+                       res);
   return b.CreateSelect(b.CreateFCmpOLT(x, k(x, kLo)), k(x, 0.0), res);
 }
 
 Value* tanh_f32(llvm::IRBuilderBase& b, Value* a) {
   Value* x = clamp(b, a, -7.90531110763549805, 7.90531110763549805);
   Value* x2 = b.CreateFMul(x, x);
-  Value* p = b.CreateFMul(
-      x, poly(b, x2, {-2.76076847742355e-16, 2.00018790482477e-13, -8.60467152213735e-11,
-                      5.12229709037114e-08, 1.48572235717979e-05, 6.37261928875436e-04,
-                      4.89352455891786e-03}));
-  Value* q = poly(b, x2, {1.19825839466702e-06, 1.18534705686654e-04, 2.26843463243900e-03,
-                          4.89352518554385e-03});
+  Value* p =
+      b.CreateFMul(x, poly(b, x2,
+                           {-2.76076847742355e-16, 2.00018790482477e-13, -8.60467152213735e-11,
+                            5.12229709037114e-08, 1.48572235717979e-05, 6.37261928875436e-04,
+                            4.89352455891786e-03}));
+  Value* q = poly(
+      b, x2,
+      {1.19825839466702e-06, 1.18534705686654e-04, 2.26843463243900e-03, 4.89352518554385e-03});
   Value* tiny = b.CreateFCmpOLT(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a), k(a, 0.0004));
   return b.CreateSelect(tiny, a, b.CreateFDiv(p, q));
 }
@@ -70,12 +74,14 @@ Value* tanh_f32(llvm::IRBuilderBase& b, Value* a) {
 Value* erf_f32(llvm::IRBuilderBase& b, Value* a) {
   Value* x = clamp(b, a, -4.0, 4.0);
   Value* x2 = b.CreateFMul(x, x);
-  Value* p = b.CreateFMul(
-      x, poly(b, x2, {-2.72614225801306e-10, 2.77068142495902e-08, -2.10102402082508e-06,
-                      -5.69250639462346e-05, -7.34990630326855e-04, -2.95459980854025e-03,
-                      -1.60960333262415e-02}));
-  Value* q = poly(b, x2, {-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03,
-                          -7.37332916720468e-03, -1.42647390514189e-02});
+  Value* p =
+      b.CreateFMul(x, poly(b, x2,
+                           {-2.72614225801306e-10, 2.77068142495902e-08, -2.10102402082508e-06,
+                            -5.69250639462346e-05, -7.34990630326855e-04, -2.95459980854025e-03,
+                            -1.60960333262415e-02}));
+  Value* q = poly(b, x2,
+                  {-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03,
+                   -7.37332916720468e-03, -1.42647390514189e-02});
   return b.CreateFDiv(p, q);
 }
 
@@ -106,19 +112,32 @@ Value* lower_float(llvm::IRBuilderBase& b, llvm::Module& m, tir::Intrinsic op,
   bool f32 = a[0]->getType()->getScalarType()->isFloatTy();
   auto unary = [&](llvm::Intrinsic::ID id) { return b.CreateUnaryIntrinsic(id, a[0]); };
   switch (op) {
-    case I::exp: return exp_any(b, a[0]);
-    case I::log: return unary(llvm::Intrinsic::log);
-    case I::sqrt: return unary(llvm::Intrinsic::sqrt);
-    case I::fabs: return unary(llvm::Intrinsic::fabs);
-    case I::floor: return unary(llvm::Intrinsic::floor);
-    case I::ceil: return unary(llvm::Intrinsic::ceil);
-    case I::round: return unary(llvm::Intrinsic::roundeven);
-    case I::sin: return unary(llvm::Intrinsic::sin);
-    case I::cos: return unary(llvm::Intrinsic::cos);
-    case I::pow: return b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, a[0], a[1]);
-    case I::fmod: return b.CreateFRem(a[0], a[1]);
-    case I::tanh: return f32 ? tanh_f32(b, a[0]) : call_libm(b, m, "tanh", a[0]);
-    case I::erf: return f32 ? erf_f32(b, a[0]) : call_libm(b, m, "erf", a[0]);
+    case I::exp:
+      return exp_any(b, a[0]);
+    case I::log:
+      return unary(llvm::Intrinsic::log);
+    case I::sqrt:
+      return unary(llvm::Intrinsic::sqrt);
+    case I::fabs:
+      return unary(llvm::Intrinsic::fabs);
+    case I::floor:
+      return unary(llvm::Intrinsic::floor);
+    case I::ceil:
+      return unary(llvm::Intrinsic::ceil);
+    case I::round:
+      return unary(llvm::Intrinsic::roundeven);
+    case I::sin:
+      return unary(llvm::Intrinsic::sin);
+    case I::cos:
+      return unary(llvm::Intrinsic::cos);
+    case I::pow:
+      return b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, a[0], a[1]);
+    case I::fmod:
+      return b.CreateFRem(a[0], a[1]);
+    case I::tanh:
+      return f32 ? tanh_f32(b, a[0]) : call_libm(b, m, "tanh", a[0]);
+    case I::erf:
+      return f32 ? erf_f32(b, a[0]) : call_libm(b, m, "erf", a[0]);
     case I::sigmoid: {
       Value* e = exp_any(b, b.CreateFNeg(a[0]));
       return b.CreateFDiv(k(e, 1.0), b.CreateFAdd(k(e, 1.0), e));

@@ -76,8 +76,8 @@ class RecordBuilder {
   llvm::Constant* ci(llvm::Type* t, uint64_t v) { return llvm::ConstantInt::get(t, v); }
 
   llvm::Constant* private_global(llvm::Constant* init, const std::string& name) {
-    auto* g = new llvm::GlobalVariable(m_, init->getType(), true,
-                                       llvm::GlobalValue::PrivateLinkage, init, name);
+    auto* g = new llvm::GlobalVariable(m_, init->getType(), true, llvm::GlobalValue::PrivateLinkage,
+                                       init, name);
     g->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
     return g;
   }
@@ -238,9 +238,8 @@ std::unique_ptr<llvm::Module> build_llvm_module(const tir::IRModule& mod, const 
        r.ci(r.i32(), mod.outputs.size()), r.tensors(mod.outputs, "outputs"),
        r.ci(r.i64(), mod.workspace_bytes), r.ci(r.i64(), mod.constants.size()), entry,
        r.ci(r.i32(), mod.kernels.size()), r.array(r.kernel_ty(), kinfo, "kernels")});
-  auto* g = new llvm::GlobalVariable(*m, r.artifact_ty(), true,
-                                     llvm::GlobalValue::ExternalLinkage, record,
-                                     INGOT_ARTIFACT_SYMBOL);
+  auto* g = new llvm::GlobalVariable(*m, r.artifact_ty(), true, llvm::GlobalValue::ExternalLinkage,
+                                     record, INGOT_ARTIFACT_SYMBOL);
   g->setAlignment(llvm::Align(8));
   g->setVisibility(llvm::GlobalValue::DefaultVisibility);
 

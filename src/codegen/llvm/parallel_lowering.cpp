@@ -44,9 +44,9 @@ void KernelLowering::parallel_loop(const For& op) {
   auto* i64 = b_.getInt64Ty();
   auto* ptr = llvm::PointerType::get(ctx_, 0);
   auto* body_ty = llvm::FunctionType::get(b_.getInt32Ty(), {i64, i64, ptr}, false);
-  auto* body = llvm::Function::Create(body_ty, llvm::Function::InternalLinkage,
-                                      fmt::format("{}_par{}", kernel_name_, num_outlined_++),
-                                      module_);
+  auto* body =
+      llvm::Function::Create(body_ty, llvm::Function::InternalLinkage,
+                             fmt::format("{}_par{}", kernel_name_, num_outlined_++), module_);
   body->addFnAttr(llvm::Attribute::NoUnwind);
   llvm::Function* saved_fn = fn_;
   llvm::Value* saved_services = services_;
@@ -72,8 +72,7 @@ void KernelLowering::parallel_loop(const For& op) {
   llvm::Value* task = b_.CreateIntCast(body->getArg(0), vt, false);
   llvm::Value* ntasks = b_.CreateIntCast(body->getArg(1), vt, false);
   llvm::Value* one = llvm::ConstantInt::get(vt, 1);
-  llvm::Value* chunk =
-      b_.CreateUDiv(b_.CreateSub(b_.CreateAdd(extent, ntasks), one), ntasks);
+  llvm::Value* chunk = b_.CreateUDiv(b_.CreateSub(b_.CreateAdd(extent, ntasks), one), ntasks);
   llvm::Value* begin = b_.CreateAdd(min, b_.CreateMul(task, chunk));
   llvm::Value* stop = b_.CreateAdd(begin, chunk);
   llvm::Value* limit = b_.CreateAdd(min, extent);

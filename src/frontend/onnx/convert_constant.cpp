@@ -46,6 +46,8 @@ const ConverterEntry kTable[] = {
 
 }  // namespace
 
-std::span<const ConverterEntry> constant_converters() { return kTable; }
+std::span<const ConverterEntry> constant_converters() {
+  return kTable;
+}
 
 }  // namespace ingot::frontend::detail

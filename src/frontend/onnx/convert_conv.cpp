@@ -32,6 +32,8 @@ const ConverterEntry kTable[] = {
 
 }  // namespace
 
-std::span<const ConverterEntry> conv_converters() { return kTable; }
+std::span<const ConverterEntry> conv_converters() {
+  return kTable;
+}
 
 }  // namespace ingot::frontend::detail

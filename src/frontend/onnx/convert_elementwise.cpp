@@ -42,7 +42,8 @@ void convert_cast(NodeConverter& c) {
   auto to = c.attr_int("to");
   if (!to) c.fail("required attribute 'to' is missing");
   auto dtype = dtype_from_onnx(int32_t(*to));
-  if (!dtype) c.fail("attribute 'to' value {} ({}) is not supported", *to, onnx_dtype_name(int32_t(*to)));
+  if (!dtype)
+    c.fail("attribute 'to' value {} ({}) is not supported", *to, onnx_dtype_name(int32_t(*to)));
   c.ignore_attr("saturate");    // only affects float8 targets
   c.ignore_attr("round_mode");  // only affects float8/float4 targets
   graph::Attrs attrs;
@@ -53,7 +54,8 @@ void convert_cast(NodeConverter& c) {
 void convert_gelu(NodeConverter& c) {
   std::string approx = c.attr_string("approximate").value_or("none");
   if (approx != "none" && approx != "tanh")
-    c.fail("attribute 'approximate' value '{}' is not supported (expected 'none' or 'tanh')", approx);
+    c.fail("attribute 'approximate' value '{}' is not supported (expected 'none' or 'tanh')",
+           approx);
   graph::Attrs attrs;
   attrs.set("approximate", approx);
   c.emit(OpKind::Gelu, {c.input(0, "X")}, attrs);
@@ -98,6 +100,8 @@ const ConverterEntry kTable[] = {
 
 }  // namespace
 
-std::span<const ConverterEntry> elementwise_converters() { return kTable; }
+std::span<const ConverterEntry> elementwise_converters() {
+  return kTable;
+}
 
 }  // namespace ingot::frontend::detail

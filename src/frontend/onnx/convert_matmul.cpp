@@ -25,6 +25,8 @@ const ConverterEntry kTable[] = {
 
 }  // namespace
 
-std::span<const ConverterEntry> matmul_converters() { return kTable; }
+std::span<const ConverterEntry> matmul_converters() {
+  return kTable;
+}
 
 }  // namespace ingot::frontend::detail

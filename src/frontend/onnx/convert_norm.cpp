@@ -11,7 +11,7 @@ namespace {
 using ops::OpKind;
 
 void convert_batch_norm(NodeConverter& c) {
-  c.ignore_attr("momentum");  // training only
+  c.ignore_attr("momentum");                   // training only
   if (c.attr_int("spatial").value_or(1) != 1)  // opset 7-8
     c.fail("attribute 'spatial' value 0 is not supported");
   if (auto training = c.attr_int("training_mode"); training && *training != 0)  // opset 14+
@@ -32,8 +32,8 @@ void convert_layer_norm(NodeConverter& c) {
   graph::Attrs attrs;
   attrs.set("axis", c.attr_int("axis").value_or(-1));
   attrs.set("epsilon", c.attr_float("epsilon").value_or(1e-5));
-  c.emit(OpKind::LayerNormalization,
-         {c.input(0, "X"), c.input(1, "Scale"), c.optional_input(2)}, attrs);
+  c.emit(OpKind::LayerNormalization, {c.input(0, "X"), c.input(1, "Scale"), c.optional_input(2)},
+         attrs);
 }
 
 void convert_softmax_13(NodeConverter& c) {
@@ -70,6 +70,8 @@ const ConverterEntry kTable[] = {
 
 }  // namespace
 
-std::span<const ConverterEntry> norm_converters() { return kTable; }
+std::span<const ConverterEntry> norm_converters() {
+  return kTable;
+}
 
 }  // namespace ingot::frontend::detail

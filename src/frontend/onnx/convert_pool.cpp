@@ -40,6 +40,8 @@ const ConverterEntry kTable[] = {
 
 }  // namespace
 
-std::span<const ConverterEntry> pool_converters() { return kTable; }
+std::span<const ConverterEntry> pool_converters() {
+  return kTable;
+}
 
 }  // namespace ingot::frontend::detail

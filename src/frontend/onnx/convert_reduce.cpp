@@ -37,6 +37,8 @@ const ConverterEntry kTable[] = {
 
 }  // namespace
 
-std::span<const ConverterEntry> reduce_converters() { return kTable; }
+std::span<const ConverterEntry> reduce_converters() {
+  return kTable;
+}
 
 }  // namespace ingot::frontend::detail

@@ -85,6 +85,8 @@ const ConverterEntry kTable[] = {
 
 }  // namespace
 
-std::span<const ConverterEntry> shape_converters() { return kTable; }
+std::span<const ConverterEntry> shape_converters() {
+  return kTable;
+}
 
 }  // namespace ingot::frontend::detail

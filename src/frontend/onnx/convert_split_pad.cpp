@@ -20,7 +20,9 @@ void emit_split(NodeConverter& c, std::optional<std::vector<int64_t>> split) {
   c.emit(OpKind::Split, {c.input(0, "input")}, attrs, c.num_outputs());
 }
 
-void convert_split_2(NodeConverter& c) { emit_split(c, c.attr_ints("split")); }
+void convert_split_2(NodeConverter& c) {
+  emit_split(c, c.attr_ints("split"));
+}
 
 void convert_split_13(NodeConverter& c) {
   std::optional<std::vector<int64_t>> split;
@@ -71,7 +73,8 @@ void convert_pad_11(NodeConverter& c) {
     std::vector<int64_t> full(size_t(2 * rank), 0);
     for (size_t i = 0; i < axes.size(); ++i) {
       int64_t a = axes[i] < 0 ? axes[i] + rank : axes[i];
-      if (a < 0 || a >= rank) c.fail("input 'axes' value {} is out of range for rank {}", axes[i], rank);
+      if (a < 0 || a >= rank)
+        c.fail("input 'axes' value {} is out of range for rank {}", axes[i], rank);
       full[size_t(a)] = pads[i];
       full[size_t(a + rank)] = pads[i + axes.size()];
     }
@@ -93,6 +96,8 @@ const ConverterEntry kTable[] = {
 
 }  // namespace
 
-std::span<const ConverterEntry> split_pad_converters() { return kTable; }
+std::span<const ConverterEntry> split_pad_converters() {
+  return kTable;
+}
 
 }  // namespace ingot::frontend::detail

@@ -33,8 +33,9 @@ graph::Value* NodeConverter::input(int i, const char* what) const {
 graph::Value* NodeConverter::optional_input(int i) const {
   if (!has_input(i)) return nullptr;
   auto it = state_.values.find(proto_.input(i));
-  INGOT_ICHECK(it != state_.values.end(), "input '{}' of node '{}' not defined (graph check missed it)",
-               proto_.input(i), name_);
+  INGOT_ICHECK(it != state_.values.end(),
+               "input '{}' of node '{}' not defined (graph check missed it)", proto_.input(i),
+               name_);
   return it->second;
 }
 
@@ -113,12 +114,23 @@ void NodeConverter::copy_attr(const std::string& name, graph::Attrs& attrs) {
   for (const auto& a : proto_.attribute()) {
     if (a.name() != name) continue;
     switch (a.type()) {
-      case onnx::AttributeProto::INT: attrs.set(name, *attr_int(name)); return;
-      case onnx::AttributeProto::INTS: attrs.set(name, *attr_ints(name)); return;
-      case onnx::AttributeProto::FLOAT: attrs.set(name, *attr_float(name)); return;
-      case onnx::AttributeProto::FLOATS: attrs.set(name, *attr_floats(name)); return;
-      case onnx::AttributeProto::STRING: attrs.set(name, *attr_string(name)); return;
-      default: fail("attribute '{}' has an unsupported type", name);
+      case onnx::AttributeProto::INT:
+        attrs.set(name, *attr_int(name));
+        return;
+      case onnx::AttributeProto::INTS:
+        attrs.set(name, *attr_ints(name));
+        return;
+      case onnx::AttributeProto::FLOAT:
+        attrs.set(name, *attr_float(name));
+        return;
+      case onnx::AttributeProto::FLOATS:
+        attrs.set(name, *attr_floats(name));
+        return;
+      case onnx::AttributeProto::STRING:
+        attrs.set(name, *attr_string(name));
+        return;
+      default:
+        fail("attribute '{}' has an unsupported type", name);
     }
   }
 }
@@ -144,9 +156,8 @@ void NodeConverter::require_unused_output(int i, const char* what) const {
 graph::Node* NodeConverter::add_node(ops::OpKind op, std::string name,
                                      std::vector<graph::Value*> inputs,
                                      std::vector<std::string> outputs, graph::Attrs attrs) {
-  graph::Node* n =
-      state_.graph->add_node(op, std::move(name), std::move(inputs), std::move(outputs),
-                             std::move(attrs));
+  graph::Node* n = state_.graph->add_node(op, std::move(name), std::move(inputs),
+                                          std::move(outputs), std::move(attrs));
   n->opset = state_.opset;
   return n;
 }
@@ -183,8 +194,8 @@ graph::Value* NodeConverter::make_output_constant(int i, graph::TensorPtr data) 
   INGOT_ICHECK(i < proto_.output_size(), "make_output_constant: node '{}' has no output {}", name_,
                i);
   const std::string& onnx_name = proto_.output(i);
-  std::string name = onnx_name.empty() ? state_.fresh_name(fmt::format("{}:{}", name_, i))
-                                       : onnx_name;
+  std::string name =
+      onnx_name.empty() ? state_.fresh_name(fmt::format("{}:{}", name_, i)) : onnx_name;
   graph::Value* v = state_.graph->add_constant(name, std::move(data));
   bind_output(i, v);
   return v;
@@ -206,8 +217,8 @@ uint16_t float_to_half_bits(float f) {
   int32_t exp = int32_t((x >> 23) & 0xff) - 127 + 15;
   uint32_t mant = x & 0x7fffffu;
   if (((x >> 23) & 0xff) == 0xff) return uint16_t(sign | 0x7c00u | (mant ? 0x200u : 0));  // inf/nan
-  if (exp >= 31) return uint16_t(sign | 0x7c00u);                                   // overflow
-  if (exp <= 0) {                                                                   // subnormal
+  if (exp >= 31) return uint16_t(sign | 0x7c00u);  // overflow
+  if (exp <= 0) {                                  // subnormal
     if (exp < -10) return uint16_t(sign);
     mant |= 0x800000u;
     uint32_t shift = uint32_t(14 - exp);
@@ -241,15 +252,33 @@ graph::TensorPtr make_scalar(graph::DType dtype, double value) {
   using graph::DType;
   std::vector<uint8_t> b;
   switch (dtype) {
-    case DType::kF32: b = scalar_bytes(float(value)); break;
-    case DType::kF64: b = scalar_bytes(value); break;
-    case DType::kF16: b = scalar_bytes(float_to_half_bits(float(value))); break;
-    case DType::kI8: b = scalar_bytes(int8_t(value)); break;
-    case DType::kI16: b = scalar_bytes(int16_t(value)); break;
-    case DType::kI32: b = scalar_bytes(int32_t(value)); break;
-    case DType::kI64: b = scalar_bytes(int64_t(value)); break;
-    case DType::kU8: b = scalar_bytes(uint8_t(value)); break;
-    case DType::kBool: b = scalar_bytes(uint8_t(value != 0)); break;
+    case DType::kF32:
+      b = scalar_bytes(float(value));
+      break;
+    case DType::kF64:
+      b = scalar_bytes(value);
+      break;
+    case DType::kF16:
+      b = scalar_bytes(float_to_half_bits(float(value)));
+      break;
+    case DType::kI8:
+      b = scalar_bytes(int8_t(value));
+      break;
+    case DType::kI16:
+      b = scalar_bytes(int16_t(value));
+      break;
+    case DType::kI32:
+      b = scalar_bytes(int32_t(value));
+      break;
+    case DType::kI64:
+      b = scalar_bytes(int64_t(value));
+      break;
+    case DType::kU8:
+      b = scalar_bytes(uint8_t(value));
+      break;
+    case DType::kBool:
+      b = scalar_bytes(uint8_t(value != 0));
+      break;
   }
   return std::make_shared<graph::Tensor>(dtype, std::vector<int64_t>{}, std::move(b));
 }

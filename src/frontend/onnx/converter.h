@@ -23,9 +23,9 @@ namespace ingot::frontend::detail {
 struct ImportState {
   graph::Graph* graph = nullptr;
   int opset = 0;
-  std::string model_dir;  // resolves external data
+  std::string model_dir;                                  // resolves external data
   std::unordered_map<std::string, graph::Value*> values;  // ONNX value name -> graph value
-  std::unordered_set<std::string> used_names;  // names read by some node or listed as graph output
+  std::unordered_set<std::string> used_names;   // names read by some node or listed as graph output
   std::unordered_set<std::string> taken_names;  // every value name in the graph (for fresh names)
 
   // `base` if it is free, else `base_1`, `base_2`, ...; the result is reserved.

@@ -22,8 +22,7 @@ std::string node_name(const onnx::NodeProto& node, int index) {
   return node.name().empty() ? fmt::format("{}_{}", node.op_type(), index) : node.name();
 }
 
-std::vector<int> check_and_order_graph(const onnx::GraphProto& g,
-                                       const std::string& display_name) {
+std::vector<int> check_and_order_graph(const onnx::GraphProto& g, const std::string& display_name) {
   // Where each value is defined: -1 for graph inputs and initializers, else the node index.
   std::unordered_map<std::string, int> defined;
   std::unordered_map<std::string, int> seen_inputs;
@@ -47,8 +46,9 @@ std::vector<int> check_and_order_graph(const onnx::GraphProto& g,
       if (out.empty()) continue;
       auto [it, inserted] = defined.emplace(out, i);
       if (!inserted)
-        fail_invalid(display_name, fmt::format("value '{}' is defined twice (again by node '{}' ({}))", out,
-                            node_name(node, i), node.op_type()));
+        fail_invalid(display_name,
+                     fmt::format("value '{}' is defined twice (again by node '{}' ({}))", out,
+                                 node_name(node, i), node.op_type()));
     }
   }
   // Dependencies between nodes.
@@ -60,8 +60,9 @@ std::vector<int> check_and_order_graph(const onnx::GraphProto& g,
       if (in.empty()) continue;
       auto it = defined.find(in);
       if (it == defined.end())
-        fail_invalid(display_name, fmt::format("node '{}' ({}) reads value '{}', which is not defined", node_name(node, i),
-                            node.op_type(), in));
+        fail_invalid(display_name,
+                     fmt::format("node '{}' ({}) reads value '{}', which is not defined",
+                                 node_name(node, i), node.op_type(), in));
       if (it->second >= 0) {
         ++pending[size_t(i)];
         consumers[size_t(it->second)].push_back(i);
@@ -89,7 +90,7 @@ std::vector<int> check_and_order_graph(const onnx::GraphProto& g,
     for (int i = 0; i < n; ++i)
       if (pending[size_t(i)] > 0)
         fail_invalid(display_name, fmt::format("the graph has a cycle through node '{}' ({})",
-                            node_name(g.node(i), i), g.node(i).op_type()));
+                                               node_name(g.node(i), i), g.node(i).op_type()));
   }
   return order;
 }

@@ -34,8 +34,10 @@ std::string read_file(const std::string& path) {
     ~FdCloser() { ::close(fd); }
   } closer{fd};
   struct stat st {};
-  if (::fstat(fd, &st) != 0) fail_user("cannot open model file '{}': {}", path, std::strerror(errno));
-  if (S_ISDIR(st.st_mode)) fail_user("cannot open model file '{}': {}", path, std::strerror(EISDIR));
+  if (::fstat(fd, &st) != 0)
+    fail_user("cannot open model file '{}': {}", path, std::strerror(errno));
+  if (S_ISDIR(st.st_mode))
+    fail_user("cannot open model file '{}': {}", path, std::strerror(EISDIR));
   std::string bytes;
   bytes.resize(size_t(st.st_size));
   size_t done = 0;
@@ -61,7 +63,9 @@ void parse_model(const std::string& bytes, const std::string& display_name, onnx
   if (!m.has_graph()) fail_user("'{}' is not a valid ONNX model: it has no graph", display_name);
 }
 
-bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+bool is_default_domain(const std::string& domain) {
+  return domain.empty() || domain == "ai.onnx";
+}
 
 int domain_opset(const onnx::ModelProto& m, const std::string& domain) {
   for (const auto& o : m.opset_import())
@@ -91,8 +95,7 @@ graph::TensorType input_type(const onnx::ValueInfoProto& vi) {
   if (!dtype)
     fail_user("graph input '{}' has unsupported dtype {}", name,
               detail::onnx_dtype_name(tt.elem_type()));
-  if (!tt.has_shape())
-    fail_user("graph input '{}' has no shape (its rank is unknown)", name);
+  if (!tt.has_shape()) fail_user("graph input '{}' has no shape (its rank is unknown)", name);
   graph::TensorType type{*dtype, {}};
   for (int i = 0; i < tt.shape().dim_size(); ++i) {
     const auto& d = tt.shape().dim(i);
@@ -112,15 +115,16 @@ graph::TensorType input_type(const onnx::ValueInfoProto& vi) {
 void convert_node(ImportState& state, const onnx::ModelProto& m, const onnx::NodeProto& node,
                   const std::string& name) {
   if (!is_default_domain(node.domain()))
-    fail_user("node '{}' ({}, opset {}): unsupported operator in domain '{}'", name,
-              node.op_type(), domain_opset(m, node.domain()), node.domain());
+    fail_user("node '{}' ({}, opset {}): unsupported operator in domain '{}'", name, node.op_type(),
+              domain_opset(m, node.domain()), node.domain());
   std::optional<std::pair<int, int>> range;
   const detail::ConverterEntry* entry = detail::find_converter(node.op_type(), state.opset, &range);
   if (!entry) {
     if (range)
-      fail_user("node '{}' ({}, opset {}): unsupported operator (ingot supports {} at opsets {} to "
-                "{})",
-                name, node.op_type(), state.opset, node.op_type(), range->first, range->second);
+      fail_user(
+          "node '{}' ({}, opset {}): unsupported operator (ingot supports {} at opsets {} to "
+          "{})",
+          name, node.op_type(), state.opset, node.op_type(), range->first, range->second);
     fail_user("node '{}' ({}, opset {}): unsupported operator", name, node.op_type(), state.opset);
   }
   NodeConverter conv(state, node, name);

@@ -9,9 +9,10 @@ graph::Attrs window_attrs(NodeConverter& c) {
     if (auto v = c.attr_ints(name)) attrs.set(name, *v);
   if (auto pad = c.attr_string("auto_pad")) {
     if (*pad != "NOTSET" && *pad != "SAME_UPPER" && *pad != "SAME_LOWER" && *pad != "VALID")
-      c.fail("attribute 'auto_pad' value '{}' is not supported (expected NOTSET, SAME_UPPER, "
-             "SAME_LOWER or VALID)",
-             *pad);
+      c.fail(
+          "attribute 'auto_pad' value '{}' is not supported (expected NOTSET, SAME_UPPER, "
+          "SAME_LOWER or VALID)",
+          *pad);
     if (*pad != "NOTSET") {
       attrs.erase("pads");  // auto_pad decides the padding (as ONNX Runtime does)
       attrs.set("auto_pad", *pad);

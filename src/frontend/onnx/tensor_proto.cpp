@@ -28,17 +28,26 @@ std::vector<uint8_t> pack(const Field& src) {
   return out;
 }
 
-// Bytes from the typed field that ONNX uses for `dtype`; the element count is checked by the caller.
+// Bytes from the typed field that ONNX uses for `dtype`; the element count is checked by the
+// caller.
 std::pair<std::vector<uint8_t>, int64_t> typed_bytes(const onnx::TensorProto& t, DType dtype) {
   switch (dtype) {
-    case DType::kF32: return {pack<float>(t.float_data()), t.float_data_size()};
-    case DType::kF64: return {pack<double>(t.double_data()), t.double_data_size()};
-    case DType::kI64: return {pack<int64_t>(t.int64_data()), t.int64_data_size()};
-    case DType::kI32: return {pack<int32_t>(t.int32_data()), t.int32_data_size()};
-    case DType::kI16: return {pack<int16_t>(t.int32_data()), t.int32_data_size()};
-    case DType::kI8: return {pack<int8_t>(t.int32_data()), t.int32_data_size()};
-    case DType::kU8: return {pack<uint8_t>(t.int32_data()), t.int32_data_size()};
-    case DType::kF16: return {pack<uint16_t>(t.int32_data()), t.int32_data_size()};
+    case DType::kF32:
+      return {pack<float>(t.float_data()), t.float_data_size()};
+    case DType::kF64:
+      return {pack<double>(t.double_data()), t.double_data_size()};
+    case DType::kI64:
+      return {pack<int64_t>(t.int64_data()), t.int64_data_size()};
+    case DType::kI32:
+      return {pack<int32_t>(t.int32_data()), t.int32_data_size()};
+    case DType::kI16:
+      return {pack<int16_t>(t.int32_data()), t.int32_data_size()};
+    case DType::kI8:
+      return {pack<int8_t>(t.int32_data()), t.int32_data_size()};
+    case DType::kU8:
+      return {pack<uint8_t>(t.int32_data()), t.int32_data_size()};
+    case DType::kF16:
+      return {pack<uint16_t>(t.int32_data()), t.int32_data_size()};
     case DType::kBool: {
       std::vector<uint8_t> out;
       for (int32_t v : t.int32_data()) out.push_back(v != 0 ? 1 : 0);
@@ -50,10 +59,14 @@ std::pair<std::vector<uint8_t>, int64_t> typed_bytes(const onnx::TensorProto& t,
 
 const char* typed_field_name(DType dtype) {
   switch (dtype) {
-    case DType::kF32: return "float_data";
-    case DType::kF64: return "double_data";
-    case DType::kI64: return "int64_data";
-    default: return "int32_data";
+    case DType::kF32:
+      return "float_data";
+    case DType::kF64:
+      return "double_data";
+    case DType::kI64:
+      return "int64_data";
+    default:
+      return "int32_data";
   }
 }
 
@@ -69,9 +82,12 @@ ExternalRef external_ref(const onnx::TensorProto& t, const std::string& what,
   ExternalRef ref;
   for (const auto& kv : t.external_data()) {
     try {
-      if (kv.key() == "location") ref.location = kv.value();
-      else if (kv.key() == "offset") ref.offset = std::stoll(kv.value());
-      else if (kv.key() == "length") ref.length = std::stoll(kv.value());
+      if (kv.key() == "location")
+        ref.location = kv.value();
+      else if (kv.key() == "offset")
+        ref.offset = std::stoll(kv.value());
+      else if (kv.key() == "length")
+        ref.length = std::stoll(kv.value());
     } catch (const std::exception&) {
       fail_user("{}: external data '{}' has a non-integer value '{}'", what, kv.key(), kv.value());
     }
@@ -82,8 +98,9 @@ ExternalRef external_ref(const onnx::TensorProto& t, const std::string& what,
   for (const auto& part : loc)
     if (part == "..") escapes = true;
   if (escapes)
-    fail_user("{}: external data location '{}' must be a relative path inside the model's directory",
-              what, ref.location);
+    fail_user(
+        "{}: external data location '{}' must be a relative path inside the model's directory",
+        what, ref.location);
   if (ref.offset < 0 || ref.length < -1)
     fail_user("{}: external data has a negative offset or length", what);
   ref.file = (model_dir.empty() ? fs::path(".") : fs::path(model_dir)) / loc;
@@ -109,16 +126,26 @@ void check_external(const ExternalRef& ref, int64_t nbytes, const std::string& w
 std::optional<DType> dtype_from_onnx(int32_t code) {
   using TP = onnx::TensorProto;
   switch (code) {
-    case TP::FLOAT: return DType::kF32;
-    case TP::FLOAT16: return DType::kF16;
-    case TP::DOUBLE: return DType::kF64;
-    case TP::INT8: return DType::kI8;
-    case TP::INT16: return DType::kI16;
-    case TP::INT32: return DType::kI32;
-    case TP::INT64: return DType::kI64;
-    case TP::UINT8: return DType::kU8;
-    case TP::BOOL: return DType::kBool;
-    default: return std::nullopt;
+    case TP::FLOAT:
+      return DType::kF32;
+    case TP::FLOAT16:
+      return DType::kF16;
+    case TP::DOUBLE:
+      return DType::kF64;
+    case TP::INT8:
+      return DType::kI8;
+    case TP::INT16:
+      return DType::kI16;
+    case TP::INT32:
+      return DType::kI32;
+    case TP::INT64:
+      return DType::kI64;
+    case TP::UINT8:
+      return DType::kU8;
+    case TP::BOOL:
+      return DType::kBool;
+    default:
+      return std::nullopt;
   }
 }
 

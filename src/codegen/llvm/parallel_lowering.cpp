@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "codegen/llvm/kernel_lowering.h"
 #include "support/error.h"
 #include "tir/stmt.h"
@@ -22,17 +24,18 @@ constexpr int64_t kMaxTasks = 64;
 
 void KernelLowering::parallel_loop(const For& op) {
   // 1. The closure: everything in scope, in a fixed order.
+  // Sorted by name so the emitted IR does not depend on hash-map order.
   std::vector<const VarNode*> var_keys;
   std::vector<const BufferNode*> buf_keys;
+  for (auto& kv : vars_) var_keys.push_back(kv.first);
+  for (auto& kv : buffers_) buf_keys.push_back(kv.first);
+  std::stable_sort(var_keys.begin(), var_keys.end(),
+                   [](const VarNode* a, const VarNode* b) { return a->name < b->name; });
+  std::stable_sort(buf_keys.begin(), buf_keys.end(),
+                   [](const BufferNode* a, const BufferNode* b) { return a->name < b->name; });
   std::vector<llvm::Value*> values{services_};
-  for (auto& [k, v] : vars_) {
-    var_keys.push_back(k);
-    values.push_back(v);
-  }
-  for (auto& [k, v] : buffers_) {
-    buf_keys.push_back(k);
-    values.push_back(v);
-  }
+  for (const VarNode* k : var_keys) values.push_back(vars_.at(k));
+  for (const BufferNode* k : buf_keys) values.push_back(buffers_.at(k));
   std::vector<llvm::Type*> types;
   for (llvm::Value* v : values) types.push_back(v->getType());
   auto* closure_ty = llvm::StructType::get(ctx_, types);

@@ -1,0 +1,191 @@
+// Compute rules of BatchNormalization, LayerNormalization, Softmax, pooling and reductions
+// against plain reference loops.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "rule_test_util.h"
+
+namespace ingot::testing {
+namespace {
+
+using ops::OpKind;
+using tir::DataType;
+
+TEST(NormRules, BatchNormInference) {
+  HostTensor x = random_f32({2, 3, 2, 2}, 1);
+  HostTensor s = random_f32({3}, 2), b = random_f32({3}, 3), mean = random_f32({3}, 4);
+  HostTensor var = random_f32({3}, 5, 0.5, 2);
+  graph::Attrs a;
+  a.set("epsilon", 1e-3);
+  HostTensor y = run_rule1(make_node(OpKind::BatchNormalization, a), {&x, &s, &b, &mean, &var},
+                           DataType::f32(), {2, 3, 2, 2});
+  std::vector<double> want;
+  for (int64_t i = 0; i < x.size(); ++i) {
+    int64_t c = (i / 4) % 3;
+    want.push_back((x.get(i) - mean.get(c)) / std::sqrt(var.get(c) + 1e-3) * s.get(c) + b.get(c));
+  }
+  expect_near_all(y.values(), want, 1e-5);
+}
+
+TEST(NormRules, LayerNormOverLastTwoAxes) {
+  HostTensor x = random_f32({3, 2, 4}, 6, -2, 3);
+  HostTensor s = random_f32({2, 4}, 7), b = random_f32({4}, 8);
+  graph::Attrs a;
+  a.set("axis", int64_t(1));
+  a.set("epsilon", 1e-5);
+  HostTensor y =
+      run_rule1(make_node(OpKind::LayerNormalization, a), {&x, &s, &b}, DataType::f32(), {3, 2, 4});
+  HostTensor y_nob =
+      run_rule1(make_node(OpKind::LayerNormalization, a), {&x, &s}, DataType::f32(), {3, 2, 4});
+  std::vector<double> want, want_nob;
+  for (int o = 0; o < 3; ++o) {
+    double mean = 0, var = 0;
+    for (int i = 0; i < 8; ++i) mean += x.get(o * 8 + i) / 8;
+    for (int i = 0; i < 8; ++i) var += (x.get(o * 8 + i) - mean) * (x.get(o * 8 + i) - mean) / 8;
+    for (int i = 0; i < 8; ++i) {
+      double n = (x.get(o * 8 + i) - mean) / std::sqrt(var + 1e-5) * s.get(i);
+      want.push_back(n + b.get(i % 4));
+      want_nob.push_back(n);
+    }
+  }
+  expect_near_all(y.values(), want, 1e-5);
+  expect_near_all(y_nob.values(), want_nob, 1e-5);
+}
+
+void check_softmax(std::vector<int64_t> shape, int64_t axis) {
+  HostTensor x = random_f32(shape, 9, -50, 50);  // large values: needs the max subtraction
+  graph::Attrs a;
+  a.set("axis", axis);
+  HostTensor y = run_rule1(make_node(OpKind::Softmax, a), {&x}, DataType::f32(), shape);
+  int64_t outer = 1, inner = 1, len = shape[axis];
+  for (int64_t d = 0; d < axis; ++d) outer *= shape[d];
+  for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
+  std::vector<double> want(x.size());
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      auto at = [&](int64_t k) { return (o * len + k) * inner + i; };
+      double mx = -INFINITY, sum = 0;
+      for (int64_t k = 0; k < len; ++k) mx = std::max(mx, x.get(at(k)));
+      for (int64_t k = 0; k < len; ++k) sum += std::exp(x.get(at(k)) - mx);
+      for (int64_t k = 0; k < len; ++k) want[at(k)] = std::exp(x.get(at(k)) - mx) / sum;
+    }
+  expect_near_all(y.values(), want, 1e-5);
+}
+
+TEST(NormRules, SoftmaxLastAxis) { check_softmax({3, 7}, 1); }
+TEST(NormRules, SoftmaxMiddleAxis) { check_softmax({2, 5, 3}, 1); }
+
+struct PoolParams {
+  int64_t h, w, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
+  bool ceil;
+};
+
+int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t d, int64_t p0, int64_t p1, bool ceil) {
+  double v = double(in + p0 + p1 - ((k - 1) * d + 1)) / double(s);
+  int64_t o = int64_t(ceil ? std::ceil(v) : std::floor(v)) + 1;
+  if (ceil && (o - 1) * s >= in + p0) --o;  // last window must start inside input or left pad
+  return o;
+}
+
+void check_pool(OpKind op, const PoolParams& p, bool include_pad) {
+  int64_t n = 1, c = 2;
+  int64_t oh = pool_out(p.h, p.kh, p.sh, p.dh, p.pt, p.pb, p.ceil);
+  int64_t ow = pool_out(p.w, p.kw, p.sw, p.dw, p.pl, p.pr, p.ceil);
+  HostTensor x = random_f32({n, c, p.h, p.w}, 10, -3, 3);
+  graph::Attrs a;
+  a.set("kernel_shape", std::vector<int64_t>{p.kh, p.kw});
+  a.set("strides", std::vector<int64_t>{p.sh, p.sw});
+  a.set("dilations", std::vector<int64_t>{p.dh, p.dw});
+  a.set("pads", std::vector<int64_t>{p.pt, p.pl, p.pb, p.pr});
+  a.set("ceil_mode", int64_t(p.ceil));
+  if (op == OpKind::AveragePool) a.set("count_include_pad", int64_t(include_pad));
+  HostTensor y = run_rule1(make_node(op, a), {&x}, DataType::f32(), {n, c, oh, ow});
+  std::vector<double> want;
+  for (int64_t ch = 0; ch < c; ++ch)
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j) {
+        double mx = -INFINITY, sum = 0;
+        int64_t cnt = 0, cnt_pad = 0;
+        for (int64_t ki = 0; ki < p.kh; ++ki)
+          for (int64_t kj = 0; kj < p.kw; ++kj) {
+            int64_t ih = i * p.sh - p.pt + ki * p.dh, iw = j * p.sw - p.pl + kj * p.dw;
+            if (ih < p.h + p.pb && iw < p.w + p.pr) ++cnt_pad;
+            if (ih < 0 || iw < 0 || ih >= p.h || iw >= p.w) continue;
+            double v = x.get(flat_index({n, c, p.h, p.w}, {0, ch, ih, iw}));
+            mx = std::max(mx, v);
+            sum += v;
+            ++cnt;
+          }
+        if (op == OpKind::MaxPool) want.push_back(mx);
+        else want.push_back(sum / double(include_pad ? cnt_pad : cnt));
+      }
+  expect_near_all(y.values(), want, 1e-5);
+}
+
+TEST(PoolRules, MaxPoolPadsStrides) { check_pool(OpKind::MaxPool, {7, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, false}, false); }
+TEST(PoolRules, MaxPoolCeilModeDilation) {
+  check_pool(OpKind::MaxPool, {8, 7, 2, 3, 2, 2, 2, 1, 0, 1, 0, 0, true}, false);
+}
+TEST(PoolRules, AvgPoolExcludePad) { check_pool(OpKind::AveragePool, {5, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, false}, false); }
+TEST(PoolRules, AvgPoolIncludePad) { check_pool(OpKind::AveragePool, {5, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, false}, true); }
+TEST(PoolRules, AvgPoolCeilModeIncludePad) {
+  check_pool(OpKind::AveragePool, {6, 6, 3, 3, 2, 2, 1, 1, 1, 0, 1, 0, true}, true);
+}
+
+TEST(PoolRules, GlobalAveragePool) {
+  HostTensor x = random_f32({2, 3, 4, 5}, 11);
+  HostTensor y = run_rule1(make_node(OpKind::GlobalAveragePool), {&x}, DataType::f32(), {2, 3, 1, 1});
+  std::vector<double> want;
+  for (int nc = 0; nc < 6; ++nc) {
+    double s = 0;
+    for (int i = 0; i < 20; ++i) s += x.get(nc * 20 + i);
+    want.push_back(s / 20);
+  }
+  expect_near_all(y.values(), want, 1e-5);
+}
+
+TEST(ReduceRules, SumAndMeanAxesKeepdims) {
+  HostTensor x = random_f32({2, 3, 4}, 12);
+  graph::Attrs a;
+  a.set("axes", std::vector<int64_t>{0, 2});
+  a.set("keepdims", int64_t(1));
+  HostTensor s = run_rule1(make_node(OpKind::ReduceSum, a), {&x}, DataType::f32(), {1, 3, 1});
+  a.set("keepdims", int64_t(0));
+  HostTensor m = run_rule1(make_node(OpKind::ReduceMean, a), {&x}, DataType::f32(), {3});
+  std::vector<double> want_s, want_m;
+  for (int j = 0; j < 3; ++j) {
+    double acc = 0;
+    for (int i = 0; i < 2; ++i)
+      for (int k = 0; k < 4; ++k) acc += x.get(flat_index({2, 3, 4}, {i, j, k}));
+    want_s.push_back(acc);
+    want_m.push_back(acc / 8);
+  }
+  expect_near_all(s.values(), want_s, 1e-5);
+  expect_near_all(m.values(), want_m, 1e-5);
+}
+
+TEST(ReduceRules, EmptyAxesReduceAllOrNoop) {
+  HostTensor x = random_f32({2, 3}, 13);
+  graph::Attrs a;
+  a.set("keepdims", int64_t(0));
+  HostTensor all = run_rule1(make_node(OpKind::ReduceSum, a), {&x}, DataType::f32(), {});
+  double total = 0;
+  for (double v : x.values()) total += v;
+  expect_near_all(all.values(), {total}, 1e-5);
+  a.set("noop_with_empty_axes", int64_t(1));
+  HostTensor same = run_rule1(make_node(OpKind::ReduceSum, a), {&x}, DataType::f32(), {2, 3});
+  expect_near_all(same.values(), x.values());
+}
+
+TEST(ReduceRules, IntegerSum) {
+  HostTensor x(DataType::i64(), {2, 2}, {1, -5, 7, 100});
+  graph::Attrs a;
+  a.set("axes", std::vector<int64_t>{1});
+  a.set("keepdims", int64_t(0));
+  HostTensor y = run_rule1(make_node(OpKind::ReduceSum, a), {&x}, DataType::i64(), {2});
+  expect_near_all(y.values(), {-4, 107});
+}
+
+}  // namespace
+}  // namespace ingot::testing

@@ -44,9 +44,10 @@ void check_static_inputs(const graph::Graph& g) {
   for (const auto& n : g.nodes()) {
     for (const Value* v : n->outputs) {
       if (v == nullptr || v->type.is_static()) continue;
-      fail_user("{}: output '{}' has type {} with an unbound dimension; bind the model inputs "
-                "with --input-shapes",
-                node_label(*n), v->name, v->type.str());
+      fail_user(
+          "{}: output '{}' has type {} with an unbound dimension; bind the model inputs "
+          "with --input-shapes",
+          node_label(*n), v->name, v->type.str());
     }
   }
 }
@@ -170,7 +171,8 @@ class Lowering {
     for (size_t i = 0; i < g_.outputs.size(); ++i) {
       const Value* v = g_.outputs[i];
       auto it = place_.find(v);
-      if (it != place_.end() && it->second.kind == ArgRef::kOutput && it->second.value == int64_t(i))
+      if (it != place_.end() && it->second.kind == ArgRef::kOutput &&
+          it->second.value == int64_t(i))
         continue;
       if (v->is_constant()) constant_ref(v);
       INGOT_ICHECK(place_.count(v), "graph output '{}' has no producer", v->name);
@@ -193,7 +195,8 @@ class Lowering {
     for (const auto& [v, life] : lifetimes_)
       if (v != nullptr) order.push_back(v);
     // Deterministic plans: value ids, not pointer order.
-    std::sort(order.begin(), order.end(), [](const Value* a, const Value* b) { return a->id < b->id; });
+    std::sort(order.begin(), order.end(),
+              [](const Value* a, const Value* b) { return a->id < b->id; });
     for (const Value* v : order) {
       const Life& life = lifetimes_.at(v);
       lives.push_back({value_bytes(v), life.first, life.last});
@@ -229,6 +232,8 @@ class Lowering {
 
 }  // namespace
 
-tir::IRModule lower_graph(const graph::Graph& g) { return Lowering(g).run(); }
+tir::IRModule lower_graph(const graph::Graph& g) {
+  return Lowering(g).run();
+}
 
 }  // namespace ingot::lower

@@ -10,7 +10,9 @@
 
 namespace ingot::lower {
 
-int64_t align_up(int64_t n, int64_t alignment) { return (n + alignment - 1) / alignment * alignment; }
+int64_t align_up(int64_t n, int64_t alignment) {
+  return (n + alignment - 1) / alignment * alignment;
+}
 
 namespace {
 

@@ -54,13 +54,21 @@ void check_conv2d(const Conv2dParams& p, bool bias) {
   expect_near_all(y.values(), conv2d_ref(p, x, wt, bias ? &b : nullptr, oh, ow), 1e-5);
 }
 
-TEST(ConvRule, Plain3x3SamePadding) { check_conv2d({1, 3, 6, 7, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, true); }
+TEST(ConvRule, Plain3x3SamePadding) {
+  check_conv2d({1, 3, 6, 7, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, true);
+}
 TEST(ConvRule, StridedDilatedAsymmetricPads) {
   check_conv2d({2, 2, 9, 8, 3, 3, 2, 1, 2, 3, 2, 1, 2, 0, 1, 3}, true);
 }
-TEST(ConvRule, GroupsWithoutBias) { check_conv2d({1, 4, 5, 5, 6, 3, 3, 2, 1, 2, 1, 1, 1, 1, 0, 1}, false); }
-TEST(ConvRule, Depthwise) { check_conv2d({1, 3, 6, 6, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, true); }
-TEST(ConvRule, PointwiseNoPadding) { check_conv2d({2, 5, 3, 4, 2, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0}, true); }
+TEST(ConvRule, GroupsWithoutBias) {
+  check_conv2d({1, 4, 5, 5, 6, 3, 3, 2, 1, 2, 1, 1, 1, 1, 0, 1}, false);
+}
+TEST(ConvRule, Depthwise) {
+  check_conv2d({1, 3, 6, 6, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, true);
+}
+TEST(ConvRule, PointwiseNoPadding) {
+  check_conv2d({2, 5, 3, 4, 2, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0}, true);
+}
 
 TEST(ConvRule, OneDimensional) {
   int64_t c = 2, w = 10, m = 3, k = 3, s = 2, d = 2, pl = 2, pr = 1;

@@ -52,8 +52,8 @@ TEST(ElementwiseRules, GeluBothForms) {
   std::vector<double> want_exact, want_tanh;
   for (double v : x.values()) {
     want_exact.push_back(0.5 * v * (1 + std::erf(v / std::sqrt(2.0))));
-    want_tanh.push_back(
-        0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v))));
+    want_tanh.push_back(0.5 * v *
+                        (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v))));
   }
   expect_near_all(exact.values(), want_exact, 1e-6);
   expect_near_all(approx.values(), want_tanh, 1e-6);

@@ -73,8 +73,12 @@ void check_softmax(std::vector<int64_t> shape, int64_t axis) {
   expect_near_all(y.values(), want, 1e-5);
 }
 
-TEST(NormRules, SoftmaxLastAxis) { check_softmax({3, 7}, 1); }
-TEST(NormRules, SoftmaxMiddleAxis) { check_softmax({2, 5, 3}, 1); }
+TEST(NormRules, SoftmaxLastAxis) {
+  check_softmax({3, 7}, 1);
+}
+TEST(NormRules, SoftmaxMiddleAxis) {
+  check_softmax({2, 5, 3}, 1);
+}
 
 struct PoolParams {
   int64_t h, w, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
@@ -117,25 +121,34 @@ void check_pool(OpKind op, const PoolParams& p, bool include_pad) {
             sum += v;
             ++cnt;
           }
-        if (op == OpKind::MaxPool) want.push_back(mx);
-        else want.push_back(sum / double(include_pad ? cnt_pad : cnt));
+        if (op == OpKind::MaxPool)
+          want.push_back(mx);
+        else
+          want.push_back(sum / double(include_pad ? cnt_pad : cnt));
       }
   expect_near_all(y.values(), want, 1e-5);
 }
 
-TEST(PoolRules, MaxPoolPadsStrides) { check_pool(OpKind::MaxPool, {7, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, false}, false); }
+TEST(PoolRules, MaxPoolPadsStrides) {
+  check_pool(OpKind::MaxPool, {7, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, false}, false);
+}
 TEST(PoolRules, MaxPoolCeilModeDilation) {
   check_pool(OpKind::MaxPool, {8, 7, 2, 3, 2, 2, 2, 1, 0, 1, 0, 0, true}, false);
 }
-TEST(PoolRules, AvgPoolExcludePad) { check_pool(OpKind::AveragePool, {5, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, false}, false); }
-TEST(PoolRules, AvgPoolIncludePad) { check_pool(OpKind::AveragePool, {5, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, false}, true); }
+TEST(PoolRules, AvgPoolExcludePad) {
+  check_pool(OpKind::AveragePool, {5, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, false}, false);
+}
+TEST(PoolRules, AvgPoolIncludePad) {
+  check_pool(OpKind::AveragePool, {5, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, false}, true);
+}
 TEST(PoolRules, AvgPoolCeilModeIncludePad) {
   check_pool(OpKind::AveragePool, {6, 6, 3, 3, 2, 2, 1, 1, 1, 0, 1, 0, true}, true);
 }
 
 TEST(PoolRules, GlobalAveragePool) {
   HostTensor x = random_f32({2, 3, 4, 5}, 11);
-  HostTensor y = run_rule1(make_node(OpKind::GlobalAveragePool), {&x}, DataType::f32(), {2, 3, 1, 1});
+  HostTensor y =
+      run_rule1(make_node(OpKind::GlobalAveragePool), {&x}, DataType::f32(), {2, 3, 1, 1});
   std::vector<double> want;
   for (int nc = 0; nc < 6; ++nc) {
     double s = 0;

@@ -20,7 +20,8 @@ HostTensor random_f32(std::vector<int64_t> shape, uint32_t seed = 1, double lo =
 
 // Runs the op's compute rule; inputs may hold nullptr for omitted optional inputs. Returns the
 // outputs, which have the given dtypes and shapes.
-std::vector<HostTensor> run_rule(const graph::Node& node, const std::vector<const HostTensor*>& inputs,
+std::vector<HostTensor> run_rule(const graph::Node& node,
+                                 const std::vector<const HostTensor*>& inputs,
                                  const std::vector<HostTensor>& output_templates);
 HostTensor run_rule1(const graph::Node& node, const std::vector<const HostTensor*>& inputs,
                      tir::DataType dtype, std::vector<int64_t> out_shape);

@@ -14,9 +14,13 @@ using namespace tir;
 
 namespace {
 
-[[noreturn]] void fail(const std::string& msg) { throw InterpreterError(msg); }
+[[noreturn]] void fail(const std::string& msg) {
+  throw InterpreterError(msg);
+}
 
-double round_to(DataType d, double v) { return d.is_float() && d.bits == 32 ? double(float(v)) : v; }
+double round_to(DataType d, double v) {
+  return d.is_float() && d.bits == 32 ? double(float(v)) : v;
+}
 
 int64_t wrap_int(DataType d, int64_t v) {
   if (d.is_bool()) return v != 0;
@@ -62,10 +66,14 @@ double HostTensor::get(int64_t i) const {
   if (dtype.is_bool()) return ld(uint8_t());
   if (dtype.is_uint()) return ld(uint8_t());
   switch (dtype.bits) {
-    case 8: return ld(int8_t());
-    case 16: return ld(int16_t());
-    case 32: return ld(int32_t());
-    default: return ld(int64_t());
+    case 8:
+      return ld(int8_t());
+    case 16:
+      return ld(int16_t());
+    case 32:
+      return ld(int32_t());
+    default:
+      return ld(int64_t());
   }
 }
 
@@ -79,10 +87,14 @@ void HostTensor::set(int64_t i, double v) {
   if (dtype.is_bool()) return st(uint8_t());
   if (dtype.is_uint()) return st(uint8_t());
   switch (dtype.bits) {
-    case 8: return st(int8_t());
-    case 16: return st(int16_t());
-    case 32: return st(int32_t());
-    default: return st(int64_t());
+    case 8:
+      return st(int8_t());
+    case 16:
+      return st(int16_t());
+    case 32:
+      return st(int32_t());
+    default:
+      return st(int64_t());
   }
 }
 
@@ -134,8 +146,10 @@ TirInterpreter::Scalar TirInterpreter::read(const BufferNode* b, int64_t off) {
   std::memcpy(view.bytes.data(), buffers_[b].data + off * b->dtype.bytes(), view.bytes.size());
   double v = view.get(0);
   Scalar s;
-  if (b->dtype.is_float()) s.f = v;
-  else s.i = int64_t(v);
+  if (b->dtype.is_float())
+    s.f = v;
+  else
+    s.i = int64_t(v);
   if (b->dtype.bits == 64 && b->dtype.is_int())
     std::memcpy(&s.i, view.bytes.data(), 8);  // exact int64
   return s;
@@ -159,21 +173,27 @@ TirInterpreter::Scalar TirInterpreter::ev(const Expr& e) {
   if (d.lanes != 1) fail("vector expressions are not supported");
   Scalar r;
   switch (e.tag()) {
-    case NodeTag::IntImm: r.i = e.as<IntImm>()->value; return r;
-    case NodeTag::FloatImm: r.f = round_to(d, e.as<FloatImm>()->value); return r;
+    case NodeTag::IntImm:
+      r.i = e.as<IntImm>()->value;
+      return r;
+    case NodeTag::FloatImm:
+      r.f = round_to(d, e.as<FloatImm>()->value);
+      return r;
     case NodeTag::Var: {
       auto it = vars_.find(e.as<VarNode>());
       if (it == vars_.end()) fail(fmt::format("unbound variable {}", e.as<VarNode>()->name));
       return it->second;
     }
-#define INGOT_X(N, op)                        \
-  case NodeTag::N: {                          \
-    auto* n = e.as<N>();                      \
-    return binary(e.tag(), n->a, n->b, d);    \
+#define INGOT_X(N, op)                     \
+  case NodeTag::N: {                       \
+    auto* n = e.as<N>();                   \
+    return binary(e.tag(), n->a, n->b, d); \
   }
       INGOT_TIR_BINARY_NODES(INGOT_X)
 #undef INGOT_X
-    case NodeTag::Not: r.i = !ev(e.as<Not>()->a).i; return r;
+    case NodeTag::Not:
+      r.i = !ev(e.as<Not>()->a).i;
+      return r;
     case NodeTag::Select: {
       auto* n = e.as<Select>();
       // Both branches are evaluated, as vector code would: loads must be in bounds either way.
@@ -199,20 +219,48 @@ TirInterpreter::Scalar TirInterpreter::ev(const Expr& e) {
       double y = n->args.size() > 1 ? ev(n->args[1]).f : 0;
       double v = 0;
       switch (n->op) {
-        case Intrinsic::exp: v = std::exp(x); break;
-        case Intrinsic::log: v = std::log(x); break;
-        case Intrinsic::sqrt: v = std::sqrt(x); break;
-        case Intrinsic::tanh: v = std::tanh(x); break;
-        case Intrinsic::erf: v = std::erf(x); break;
-        case Intrinsic::sigmoid: v = 1.0 / (1.0 + std::exp(-x)); break;
-        case Intrinsic::fabs: v = std::fabs(x); break;
-        case Intrinsic::floor: v = std::floor(x); break;
-        case Intrinsic::ceil: v = std::ceil(x); break;
-        case Intrinsic::round: v = std::nearbyint(x); break;
-        case Intrinsic::sin: v = std::sin(x); break;
-        case Intrinsic::cos: v = std::cos(x); break;
-        case Intrinsic::pow: v = std::pow(x, y); break;
-        case Intrinsic::fmod: v = std::fmod(x, y); break;
+        case Intrinsic::exp:
+          v = std::exp(x);
+          break;
+        case Intrinsic::log:
+          v = std::log(x);
+          break;
+        case Intrinsic::sqrt:
+          v = std::sqrt(x);
+          break;
+        case Intrinsic::tanh:
+          v = std::tanh(x);
+          break;
+        case Intrinsic::erf:
+          v = std::erf(x);
+          break;
+        case Intrinsic::sigmoid:
+          v = 1.0 / (1.0 + std::exp(-x));
+          break;
+        case Intrinsic::fabs:
+          v = std::fabs(x);
+          break;
+        case Intrinsic::floor:
+          v = std::floor(x);
+          break;
+        case Intrinsic::ceil:
+          v = std::ceil(x);
+          break;
+        case Intrinsic::round:
+          v = std::nearbyint(x);
+          break;
+        case Intrinsic::sin:
+          v = std::sin(x);
+          break;
+        case Intrinsic::cos:
+          v = std::cos(x);
+          break;
+        case Intrinsic::pow:
+          v = std::pow(x, y);
+          break;
+        case Intrinsic::fmod:
+          v = std::fmod(x, y);
+          break;
       }
       r.f = round_to(d, v);
       return r;
@@ -226,7 +274,8 @@ TirInterpreter::Scalar TirInterpreter::ev(const Expr& e) {
       vars_[n->var.node()] = ev(n->value);
       return ev(n->body);
     }
-    default: fail(fmt::format("unsupported expression {}", node_tag_name(e.tag())));
+    default:
+      fail(fmt::format("unsupported expression {}", node_tag_name(e.tag())));
   }
 }
 
@@ -237,19 +286,44 @@ TirInterpreter::Scalar TirInterpreter::binary(NodeTag tag, const Expr& ea, const
   if (od.is_float()) {
     double x = a.f, y = b.f;
     switch (tag) {
-      case NodeTag::Add: r.f = x + y; break;
-      case NodeTag::Sub: r.f = x - y; break;
-      case NodeTag::Mul: r.f = x * y; break;
-      case NodeTag::Div: r.f = x / y; break;
-      case NodeTag::Min: r.f = std::min(x, y); break;
-      case NodeTag::Max: r.f = std::max(x, y); break;
-      case NodeTag::EQ: r.i = x == y; break;
-      case NodeTag::NE: r.i = x != y; break;
-      case NodeTag::LT: r.i = x < y; break;
-      case NodeTag::LE: r.i = x <= y; break;
-      case NodeTag::GT: r.i = x > y; break;
-      case NodeTag::GE: r.i = x >= y; break;
-      default: fail(fmt::format("{} of float operands", node_tag_name(tag)));
+      case NodeTag::Add:
+        r.f = x + y;
+        break;
+      case NodeTag::Sub:
+        r.f = x - y;
+        break;
+      case NodeTag::Mul:
+        r.f = x * y;
+        break;
+      case NodeTag::Div:
+        r.f = x / y;
+        break;
+      case NodeTag::Min:
+        r.f = std::min(x, y);
+        break;
+      case NodeTag::Max:
+        r.f = std::max(x, y);
+        break;
+      case NodeTag::EQ:
+        r.i = x == y;
+        break;
+      case NodeTag::NE:
+        r.i = x != y;
+        break;
+      case NodeTag::LT:
+        r.i = x < y;
+        break;
+      case NodeTag::LE:
+        r.i = x <= y;
+        break;
+      case NodeTag::GT:
+        r.i = x > y;
+        break;
+      case NodeTag::GE:
+        r.i = x >= y;
+        break;
+      default:
+        fail(fmt::format("{} of float operands", node_tag_name(tag)));
     }
     r.f = round_to(d, r.f);
     return r;
@@ -259,10 +333,19 @@ TirInterpreter::Scalar TirInterpreter::binary(NodeTag tag, const Expr& ea, const
     if (y == 0) fail("integer division by zero");
   };
   switch (tag) {
-    case NodeTag::Add: r.i = x + y; break;
-    case NodeTag::Sub: r.i = x - y; break;
-    case NodeTag::Mul: r.i = x * y; break;
-    case NodeTag::Div: need_nonzero(); r.i = x / y; break;
+    case NodeTag::Add:
+      r.i = x + y;
+      break;
+    case NodeTag::Sub:
+      r.i = x - y;
+      break;
+    case NodeTag::Mul:
+      r.i = x * y;
+      break;
+    case NodeTag::Div:
+      need_nonzero();
+      r.i = x / y;
+      break;
     case NodeTag::FloorDiv:
       need_nonzero();
       r.i = x / y - ((x % y != 0) && ((x < 0) != (y < 0)));
@@ -272,17 +355,38 @@ TirInterpreter::Scalar TirInterpreter::binary(NodeTag tag, const Expr& ea, const
       r.i = x % y;
       if (r.i != 0 && ((r.i < 0) != (y < 0))) r.i += y;
       break;
-    case NodeTag::Min: r.i = std::min(x, y); break;
-    case NodeTag::Max: r.i = std::max(x, y); break;
-    case NodeTag::EQ: r.i = x == y; break;
-    case NodeTag::NE: r.i = x != y; break;
-    case NodeTag::LT: r.i = x < y; break;
-    case NodeTag::LE: r.i = x <= y; break;
-    case NodeTag::GT: r.i = x > y; break;
-    case NodeTag::GE: r.i = x >= y; break;
-    case NodeTag::And: r.i = x && y; break;
-    case NodeTag::Or: r.i = x || y; break;
-    default: fail(fmt::format("unsupported binary {}", node_tag_name(tag)));
+    case NodeTag::Min:
+      r.i = std::min(x, y);
+      break;
+    case NodeTag::Max:
+      r.i = std::max(x, y);
+      break;
+    case NodeTag::EQ:
+      r.i = x == y;
+      break;
+    case NodeTag::NE:
+      r.i = x != y;
+      break;
+    case NodeTag::LT:
+      r.i = x < y;
+      break;
+    case NodeTag::LE:
+      r.i = x <= y;
+      break;
+    case NodeTag::GT:
+      r.i = x > y;
+      break;
+    case NodeTag::GE:
+      r.i = x >= y;
+      break;
+    case NodeTag::And:
+      r.i = x && y;
+      break;
+    case NodeTag::Or:
+      r.i = x || y;
+      break;
+    default:
+      fail(fmt::format("unsupported binary {}", node_tag_name(tag)));
   }
   if (!d.is_bool()) r.i = wrap_int(d, r.i);
   return r;
@@ -311,8 +415,10 @@ void TirInterpreter::exec(const Stmt& s) {
       return;
     case NodeTag::IfThenElse: {
       auto* n = s.as<IfThenElse>();
-      if (ev(n->condition).i) exec(n->then_case);
-      else if (n->else_case.defined()) exec(n->else_case);
+      if (ev(n->condition).i)
+        exec(n->then_case);
+      else if (n->else_case.defined())
+        exec(n->else_case);
       return;
     }
     case NodeTag::LetStmt: {
@@ -331,8 +437,11 @@ void TirInterpreter::exec(const Stmt& s) {
       buffers_.erase(n->buffer.get());
       return;
     }
-    case NodeTag::Evaluate: ev(s.as<Evaluate>()->value); return;
-    default: fail(fmt::format("unsupported statement {}", node_tag_name(s.tag())));
+    case NodeTag::Evaluate:
+      ev(s.as<Evaluate>()->value);
+      return;
+    default:
+      fail(fmt::format("unsupported statement {}", node_tag_name(s.tag())));
   }
 }
 

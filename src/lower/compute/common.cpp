@@ -15,15 +15,24 @@ std::string node_label(const graph::Node& node) {
 
 DataType to_tir_dtype(graph::DType d) {
   switch (d) {
-    case graph::DType::kF32: return DataType::f32();
-    case graph::DType::kF16: return DataType::f16();
-    case graph::DType::kF64: return DataType::f64();
-    case graph::DType::kI8: return DataType::i8();
-    case graph::DType::kI16: return DataType{DataType::kInt, 16, 1};
-    case graph::DType::kI32: return DataType::i32();
-    case graph::DType::kI64: return DataType::i64();
-    case graph::DType::kU8: return DataType::u8();
-    case graph::DType::kBool: return DataType::boolean();
+    case graph::DType::kF32:
+      return DataType::f32();
+    case graph::DType::kF16:
+      return DataType::f16();
+    case graph::DType::kF64:
+      return DataType::f64();
+    case graph::DType::kI8:
+      return DataType::i8();
+    case graph::DType::kI16:
+      return DataType{DataType::kInt, 16, 1};
+    case graph::DType::kI32:
+      return DataType::i32();
+    case graph::DType::kI64:
+      return DataType::i64();
+    case graph::DType::kU8:
+      return DataType::u8();
+    case graph::DType::kBool:
+      return DataType::boolean();
   }
   fail_internal("unknown graph dtype {}", int(d));
 }
@@ -54,8 +63,7 @@ void check_dtype(const graph::Node& node, const Buffer& b, DTypeClass accepted) 
   DataType d = b->dtype;
   if (d.is_float() && d.bits == 16)
     fail_user("{}: float16 is not supported yet (tensor '{}')", node_label(node), b->name);
-  bool ok = accepted == DTypeClass::kAny ||
-            (accepted == DTypeClass::kFloat && d.is_float()) ||
+  bool ok = accepted == DTypeClass::kAny || (accepted == DTypeClass::kFloat && d.is_float()) ||
             (accepted == DTypeClass::kNumeric && (d.is_float() || d.is_integer()));
   if (!ok)
     fail_user("{}: dtype {} is not supported (tensor '{}')", node_label(node), d.str(), b->name);
@@ -110,13 +118,21 @@ Index broadcast_index(const Buffer& in, const Index& out_idx) {
   return idx;
 }
 
-Index scalar_index(const Buffer& b) { return Index(b->shape.size(), i64(0)); }
+Index scalar_index(const Buffer& b) {
+  return Index(b->shape.size(), i64(0));
+}
 
 Accumulator::Accumulator(const std::string& name, DataType dtype)
     : buf(Buffer::make(name, dtype, std::vector<int64_t>{1}, StorageScope::kLocal)) {}
-Expr Accumulator::get() const { return buf.load({i64(0)}); }
-Stmt Accumulator::set(Expr v) const { return BufferStore::make(buf, std::move(v), {i64(0)}); }
-Stmt Accumulator::scope(Stmt body) const { return Allocate::make(buf, std::move(body)); }
+Expr Accumulator::get() const {
+  return buf.load({i64(0)});
+}
+Stmt Accumulator::set(Expr v) const {
+  return BufferStore::make(buf, std::move(v), {i64(0)});
+}
+Stmt Accumulator::scope(Stmt body) const {
+  return Allocate::make(buf, std::move(body));
+}
 
 Expr trunc_div(Expr a, Expr b) {
   Expr zero = make_const(a.dtype(), 0);

@@ -19,15 +19,20 @@ Expr integer_pow(Expr a, Expr b) {
 Expr apply(const graph::Node& node, Expr a, Expr b) {
   bool is_float = a.dtype().is_float();
   switch (node.op) {
-    case OpKind::Add: return a + b;
-    case OpKind::Sub: return a - b;
-    case OpKind::Mul: return a * b;
-    case OpKind::Div: return is_float ? a / b : trunc_div(a, b);
+    case OpKind::Add:
+      return a + b;
+    case OpKind::Sub:
+      return a - b;
+    case OpKind::Mul:
+      return a * b;
+    case OpKind::Div:
+      return is_float ? a / b : trunc_div(a, b);
     case OpKind::Pow:
       // ONNX lets the exponent have another numeric dtype.
       if (is_float) return pow(a, cast(a.dtype(), b));
       return integer_pow(a, cast(a.dtype(), b));
-    default: fail_internal("{} is not an elementwise binary op", node_label(node));
+    default:
+      fail_internal("{} is not an elementwise binary op", node_label(node));
   }
 }
 

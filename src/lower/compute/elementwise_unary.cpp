@@ -22,8 +22,10 @@ bool is_float_only(OpKind op) {
     case OpKind::Log:
     case OpKind::Sqrt:
     case OpKind::Reciprocal:
-    case OpKind::Gelu: return true;
-    default: return false;
+    case OpKind::Gelu:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -34,8 +36,7 @@ Expr gelu(const graph::Node& node, Expr x) {
     Expr inner = (x + x * x * x * 0.044715) * k;
     return x * 0.5 * (tanh(inner) + 1.0);
   }
-  if (approx != "none")
-    fail_user("{}: unknown Gelu approximation '{}'", node_label(node), approx);
+  if (approx != "none") fail_user("{}: unknown Gelu approximation '{}'", node_label(node), approx);
   return x * 0.5 * (erf(x * M_SQRT1_2) + 1.0);
 }
 
@@ -54,20 +55,34 @@ Expr cast_to(DataType to, Expr x) {
 Expr apply(const graph::Node& node, const std::vector<Buffer>& in, DataType out_dtype, Expr x) {
   DataType d = x.dtype();
   switch (node.op) {
-    case OpKind::Relu: return max(x, make_const(d, 0));
-    case OpKind::Sigmoid: return sigmoid(x);
-    case OpKind::Tanh: return tanh(x);
-    case OpKind::Erf: return erf(x);
-    case OpKind::Exp: return exp(x);
-    case OpKind::Log: return log(x);
-    case OpKind::Sqrt: return sqrt(x);
-    case OpKind::Reciprocal: return make_const(d, 1) / x;
-    case OpKind::Neg: return -x;
-    case OpKind::Abs: return d.is_float() ? fabs(x) : select(x < make_const(d, 0), -x, x);
-    case OpKind::Clip: return clip(in, x);
-    case OpKind::Gelu: return gelu(node, x);
-    case OpKind::Cast: return cast_to(out_dtype, x);
-    default: fail_internal("{} is not an elementwise unary op", node_label(node));
+    case OpKind::Relu:
+      return max(x, make_const(d, 0));
+    case OpKind::Sigmoid:
+      return sigmoid(x);
+    case OpKind::Tanh:
+      return tanh(x);
+    case OpKind::Erf:
+      return erf(x);
+    case OpKind::Exp:
+      return exp(x);
+    case OpKind::Log:
+      return log(x);
+    case OpKind::Sqrt:
+      return sqrt(x);
+    case OpKind::Reciprocal:
+      return make_const(d, 1) / x;
+    case OpKind::Neg:
+      return -x;
+    case OpKind::Abs:
+      return d.is_float() ? fabs(x) : select(x < make_const(d, 0), -x, x);
+    case OpKind::Clip:
+      return clip(in, x);
+    case OpKind::Gelu:
+      return gelu(node, x);
+    case OpKind::Cast:
+      return cast_to(out_dtype, x);
+    default:
+      fail_internal("{} is not an elementwise unary op", node_label(node));
   }
 }
 

@@ -15,8 +15,7 @@ Stmt compute_gather(const graph::Node& node, const std::vector<Buffer>& inputs,
   const Buffer& y = outputs.at(0);
   check_dtype(node, data, DTypeClass::kAny);
   if (!indices->dtype.is_int())
-    fail_user("{}: indices must be int32 or int64, got {}", node_label(node),
-              indices->dtype.str());
+    fail_user("{}: indices must be int32 or int64, got {}", node_label(node), indices->dtype.str());
   int rank = data.ndim();
   int axis = int(node.attrs.get_int("axis", 0));
   if (axis < 0) axis += rank;

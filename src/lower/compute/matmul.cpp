@@ -25,31 +25,43 @@ Stmt compute_gemm(const graph::Node& node, const std::vector<Buffer>& inputs,
   DataType dt = y->dtype;
   bool has_c = c.defined() && beta != 0.0;
 
-  return serial_loop("i", i64(0), rows, [&](Expr i) {
-    Stmt init = serial_loop("j", i64(0), cols, [&](Expr j) {
-      return BufferStore::make(y, make_const(dt, 0), {i, j});
-    }, ForKind::kVectorized);
-    Stmt update = serial_loop("k", i64(0), depth, [&](Expr k) {
-      return serial_loop("j", i64(0), cols, [&](Expr j) {
-        Expr av = trans_a ? a.load({k, i}) : a.load({i, k});
-        Expr bv = trans_b ? b.load({j, k}) : b.load({k, j});
-        return BufferStore::make(y, y.load({i, j}) + av * bv, {i, j});
-      }, ForKind::kVectorized);
-    });
-    std::vector<Stmt> seq = {init, update};
-    if (alpha != 1.0 || has_c) {
-      seq.push_back(serial_loop("j", i64(0), cols, [&](Expr j) {
-        Expr v = y.load({i, j});
-        if (alpha != 1.0) v = v * make_const(dt, alpha);
-        if (has_c) {
-          Expr cv = c.load(broadcast_index(c, {i, j}));
-          v = v + (beta == 1.0 ? cv : cv * make_const(dt, beta));
+  return serial_loop(
+      "i", i64(0), rows,
+      [&](Expr i) {
+        Stmt init = serial_loop(
+            "j", i64(0), cols,
+            [&](Expr j) {
+              return BufferStore::make(y, make_const(dt, 0), {i, j});
+            },
+            ForKind::kVectorized);
+        Stmt update = serial_loop("k", i64(0), depth, [&](Expr k) {
+          return serial_loop(
+              "j", i64(0), cols,
+              [&](Expr j) {
+                Expr av = trans_a ? a.load({k, i}) : a.load({i, k});
+                Expr bv = trans_b ? b.load({j, k}) : b.load({k, j});
+                return BufferStore::make(y, y.load({i, j}) + av * bv, {i, j});
+              },
+              ForKind::kVectorized);
+        });
+        std::vector<Stmt> seq = {init, update};
+        if (alpha != 1.0 || has_c) {
+          seq.push_back(serial_loop(
+              "j", i64(0), cols,
+              [&](Expr j) {
+                Expr v = y.load({i, j});
+                if (alpha != 1.0) v = v * make_const(dt, alpha);
+                if (has_c) {
+                  Expr cv = c.load(broadcast_index(c, {i, j}));
+                  v = v + (beta == 1.0 ? cv : cv * make_const(dt, beta));
+                }
+                return BufferStore::make(y, v, {i, j});
+              },
+              ForKind::kVectorized));
         }
-        return BufferStore::make(y, v, {i, j});
-      }, ForKind::kVectorized));
-    }
-    return SeqStmt::make(seq);
-  }, rows >= 2 ? ForKind::kParallel : ForKind::kSerial);
+        return SeqStmt::make(seq);
+      },
+      rows >= 2 ? ForKind::kParallel : ForKind::kSerial);
 }
 
 Stmt compute_matmul(const graph::Node& node, const std::vector<Buffer>& inputs,
@@ -79,36 +91,43 @@ Stmt compute_matmul(const graph::Node& node, const std::vector<Buffer>& inputs,
     return idx;
   };
 
-  return loop_nest(outer, "b", [&](const Index& o) {
-    Index batch(o.begin(), o.end() - 1);
-    Expr i = o.back();
-    auto y_index = [&](Expr j) {
-      Index idx = batch;
-      if (!a_vec) idx.push_back(i);
-      if (!b_vec) idx.push_back(j);
-      return idx;
-    };
-    Stmt init = serial_loop("j", i64(0), cols, [&](Expr j) {
-      return BufferStore::make(y, make_const(dt, 0), y_index(j));
-    }, ForKind::kVectorized);
-    Stmt update = serial_loop("k", i64(0), depth, [&](Expr k) {
-      return serial_loop("j", i64(0), cols, [&](Expr j) {
-        Index ai = a_vec ? Index{k} : batch_index(as, 2, batch);
-        if (!a_vec) {
-          ai.push_back(i);
-          ai.push_back(k);
-        }
-        Index bi = b_vec ? Index{k} : batch_index(bs, 2, batch);
-        if (!b_vec) {
-          bi.push_back(k);
-          bi.push_back(j);
-        }
-        Index yi = y_index(j);
-        return BufferStore::make(y, y.load(yi) + a.load(ai) * b.load(bi), yi);
-      }, ForKind::kVectorized);
-    });
-    return SeqStmt::make({init, update});
-  }, {.parallel_outer = true, .vectorize_inner = false});
+  return loop_nest(
+      outer, "b",
+      [&](const Index& o) {
+        Index batch(o.begin(), o.end() - 1);
+        Expr i = o.back();
+        auto y_index = [&](Expr j) {
+          Index idx = batch;
+          if (!a_vec) idx.push_back(i);
+          if (!b_vec) idx.push_back(j);
+          return idx;
+        };
+        Stmt init = serial_loop(
+            "j", i64(0), cols,
+            [&](Expr j) { return BufferStore::make(y, make_const(dt, 0), y_index(j)); },
+            ForKind::kVectorized);
+        Stmt update = serial_loop("k", i64(0), depth, [&](Expr k) {
+          return serial_loop(
+              "j", i64(0), cols,
+              [&](Expr j) {
+                Index ai = a_vec ? Index{k} : batch_index(as, 2, batch);
+                if (!a_vec) {
+                  ai.push_back(i);
+                  ai.push_back(k);
+                }
+                Index bi = b_vec ? Index{k} : batch_index(bs, 2, batch);
+                if (!b_vec) {
+                  bi.push_back(k);
+                  bi.push_back(j);
+                }
+                Index yi = y_index(j);
+                return BufferStore::make(y, y.load(yi) + a.load(ai) * b.load(bi), yi);
+              },
+              ForKind::kVectorized);
+        });
+        return SeqStmt::make({init, update});
+      },
+      {.parallel_outer = true, .vectorize_inner = false});
 }
 
 }  // namespace ingot::lower

@@ -45,32 +45,41 @@ Stmt compute_layer_norm(const graph::Node& node, const std::vector<Buffer>& inpu
   Expr eps = make_const(dt, node.attrs.get_float("epsilon", 1e-5));
   NestOptions serial = {.parallel_outer = false, .vectorize_inner = false};
 
-  return loop_nest(outer, "o", [&](const Index& o) {
-    auto full = [&](const Index& in) {
-      Index idx = o;
-      idx.insert(idx.end(), in.begin(), in.end());
-      return idx;
-    };
-    Accumulator mean("mean", dt), var("var", dt);
-    Stmt sum = loop_nest(inner, "r", [&](const Index& r) {
-      return mean.set(mean.get() + x.load(full(r)));
-    }, serial);
-    Stmt sq = loop_nest(inner, "r", [&](const Index& r) {
-      Expr d = x.load(full(r)) - mean.get();
-      return var.set(var.get() + d * d);
-    }, serial);
-    Stmt write = loop_nest(inner, "r", [&](const Index& r) {
-      Expr v = (x.load(full(r)) - mean.get()) * var.get() * scale.load(broadcast_index(scale, r));
-      if (bias.defined()) v = v + bias.load(broadcast_index(bias, r));
-      return BufferStore::make(y, v, full(r));
-    }, {.parallel_outer = false, .vectorize_inner = true});
-    Stmt body = SeqStmt::make({
-        mean.set(make_const(dt, 0)), sum, mean.set(mean.get() / count),
-        var.set(make_const(dt, 0)), sq,
-        var.set(make_const(dt, 1) / sqrt(var.get() / count + eps)),  // var now holds 1/stddev
-        write});
-    return mean.scope(var.scope(body));
-  }, {.parallel_outer = true, .vectorize_inner = false});
+  return loop_nest(
+      outer, "o",
+      [&](const Index& o) {
+        auto full = [&](const Index& in) {
+          Index idx = o;
+          idx.insert(idx.end(), in.begin(), in.end());
+          return idx;
+        };
+        Accumulator mean("mean", dt), var("var", dt);
+        Stmt sum = loop_nest(
+            inner, "r", [&](const Index& r) { return mean.set(mean.get() + x.load(full(r))); },
+            serial);
+        Stmt sq = loop_nest(
+            inner, "r",
+            [&](const Index& r) {
+              Expr d = x.load(full(r)) - mean.get();
+              return var.set(var.get() + d * d);
+            },
+            serial);
+        Stmt write = loop_nest(inner, "r",
+                               [&](const Index& r) {
+                                 Expr v = (x.load(full(r)) - mean.get()) * var.get() *
+                                          scale.load(broadcast_index(scale, r));
+                                 if (bias.defined()) v = v + bias.load(broadcast_index(bias, r));
+                                 return BufferStore::make(y, v, full(r));
+                               },
+                               {.parallel_outer = false, .vectorize_inner = true});
+        Stmt body = SeqStmt::make(
+            {mean.set(make_const(dt, 0)), sum, mean.set(mean.get() / count),
+             var.set(make_const(dt, 0)), sq,
+             var.set(make_const(dt, 1) / sqrt(var.get() / count + eps)),  // var now holds 1/stddev
+             write});
+        return mean.scope(var.scope(body));
+      },
+      {.parallel_outer = true, .vectorize_inner = false});
 }
 
 }  // namespace ingot::lower

@@ -12,7 +12,9 @@ using ops::OpKind;
 
 namespace {
 
-Expr conj(Expr a, Expr b) { return a.defined() ? (a && b) : b; }
+Expr conj(Expr a, Expr b) {
+  return a.defined() ? (a && b) : b;
+}
 
 }  // namespace
 
@@ -30,49 +32,58 @@ Stmt compute_pool(const graph::Node& node, const std::vector<Buffer>& inputs,
   std::vector<int64_t> strides = node.attrs.get_ints("strides", std::vector<int64_t>(k, 1));
   std::vector<int64_t> dilations = node.attrs.get_ints("dilations", std::vector<int64_t>(k, 1));
   std::vector<int64_t> pads = node.attrs.get_ints("pads", std::vector<int64_t>(2 * k, 0));
-  INGOT_ICHECK(int(kernel.size()) == k && int(strides.size()) == k &&
-                   int(dilations.size()) == k && int(pads.size()) == 2 * k,
+  INGOT_ICHECK(int(kernel.size()) == k && int(strides.size()) == k && int(dilations.size()) == k &&
+                   int(pads.size()) == 2 * k,
                "{}: pooling attributes do not match the spatial rank {}", node_label(node), k);
   bool include_pad = node.attrs.get_int("count_include_pad", 0) != 0;
   DataType dt = y->dtype;
 
-  return loop_nest(ys, "o", [&](const Index& o) {
-    Accumulator acc("acc", dt), count("count", dt);
-    Stmt window = loop_nest(kernel, "w", [&](const Index& w) {
-      Index xi = {o[0], o[1]};
-      Expr valid, in_padded;
-      for (int d = 0; d < k; ++d) {
-        Expr ih = o[2 + d] * i64(strides[d]) - i64(pads[d]) + w[d] * i64(dilations[d]);
-        xi.push_back(ih);
-        int64_t max_ih = (ys[2 + d] - 1) * strides[d] - pads[d] + (kernel[d] - 1) * dilations[d];
-        if (pads[d] > 0) valid = conj(valid, ih >= i64(0));
-        if (max_ih >= xs[2 + d]) valid = conj(valid, ih < i64(xs[2 + d]));
-        if (max_ih >= xs[2 + d] + pads[k + d])
-          in_padded = conj(in_padded, ih < i64(xs[2 + d] + pads[k + d]));
-      }
-      Stmt update;
-      if (is_max) {
-        update = acc.set(max(acc.get(), x.load(xi)));
-      } else {
-        update = acc.set(acc.get() + x.load(xi));
-        if (!include_pad) update = SeqStmt::make({update, count.set(count.get() + 1.0)});
-      }
-      if (valid.defined()) update = IfThenElse::make(valid, update);
-      if (!is_max && include_pad) {
-        Stmt c = count.set(count.get() + 1.0);
-        if (in_padded.defined()) c = IfThenElse::make(in_padded, c);
-        update = SeqStmt::make({update, c});
-      }
-      return update;
-    }, {.parallel_outer = false, .vectorize_inner = false});
-    if (is_max) {
-      Stmt body = SeqStmt::make({acc.set(min_value(dt)), window, BufferStore::make(y, acc.get(), o)});
-      return acc.scope(body);
-    }
-    Stmt body = SeqStmt::make({acc.set(make_const(dt, 0)), count.set(make_const(dt, 0)), window,
-                               BufferStore::make(y, acc.get() / max(count.get(), make_const(dt, 1)), o)});
-    return acc.scope(count.scope(body));
-  }, {.parallel_outer = true, .vectorize_inner = false});
+  return loop_nest(
+      ys, "o",
+      [&](const Index& o) {
+        Accumulator acc("acc", dt), count("count", dt);
+        Stmt window = loop_nest(
+            kernel, "w",
+            [&](const Index& w) {
+              Index xi = {o[0], o[1]};
+              Expr valid, in_padded;
+              for (int d = 0; d < k; ++d) {
+                Expr ih = o[2 + d] * i64(strides[d]) - i64(pads[d]) + w[d] * i64(dilations[d]);
+                xi.push_back(ih);
+                int64_t max_ih =
+                    (ys[2 + d] - 1) * strides[d] - pads[d] + (kernel[d] - 1) * dilations[d];
+                if (pads[d] > 0) valid = conj(valid, ih >= i64(0));
+                if (max_ih >= xs[2 + d]) valid = conj(valid, ih < i64(xs[2 + d]));
+                if (max_ih >= xs[2 + d] + pads[k + d])
+                  in_padded = conj(in_padded, ih < i64(xs[2 + d] + pads[k + d]));
+              }
+              Stmt update;
+              if (is_max) {
+                update = acc.set(max(acc.get(), x.load(xi)));
+              } else {
+                update = acc.set(acc.get() + x.load(xi));
+                if (!include_pad) update = SeqStmt::make({update, count.set(count.get() + 1.0)});
+              }
+              if (valid.defined()) update = IfThenElse::make(valid, update);
+              if (!is_max && include_pad) {
+                Stmt c = count.set(count.get() + 1.0);
+                if (in_padded.defined()) c = IfThenElse::make(in_padded, c);
+                update = SeqStmt::make({update, c});
+              }
+              return update;
+            },
+            {.parallel_outer = false, .vectorize_inner = false});
+        if (is_max) {
+          Stmt body =
+              SeqStmt::make({acc.set(min_value(dt)), window, BufferStore::make(y, acc.get(), o)});
+          return acc.scope(body);
+        }
+        Stmt body = SeqStmt::make(
+            {acc.set(make_const(dt, 0)), count.set(make_const(dt, 0)), window,
+             BufferStore::make(y, acc.get() / max(count.get(), make_const(dt, 1)), o)});
+        return acc.scope(count.scope(body));
+      },
+      {.parallel_outer = true, .vectorize_inner = false});
 }
 
 Stmt compute_global_avg_pool(const graph::Node& node, const std::vector<Buffer>& inputs,
@@ -84,18 +95,22 @@ Stmt compute_global_avg_pool(const graph::Node& node, const std::vector<Buffer>&
   std::vector<int64_t> spatial(xs.begin() + 2, xs.end());
   DataType dt = y->dtype;
   Expr count = make_const(dt, double(num_elements(spatial)));
-  return loop_nest({xs[0], xs[1]}, "o", [&](const Index& o) {
-    Accumulator acc("acc", dt);
-    Stmt sum = loop_nest(spatial, "r", [&](const Index& r) {
-      Index xi = o;
-      xi.insert(xi.end(), r.begin(), r.end());
-      return acc.set(acc.get() + x.load(xi));
-    }, {.parallel_outer = false, .vectorize_inner = false});
-    Index yi = o;
-    yi.resize(xs.size(), i64(0));
-    return acc.scope(SeqStmt::make(
-        {acc.set(make_const(dt, 0)), sum, BufferStore::make(y, acc.get() / count, yi)}));
-  }, {.parallel_outer = true, .vectorize_inner = false});
+  return loop_nest({xs[0], xs[1]}, "o",
+                   [&](const Index& o) {
+                     Accumulator acc("acc", dt);
+                     Stmt sum = loop_nest(spatial, "r",
+                                          [&](const Index& r) {
+                                            Index xi = o;
+                                            xi.insert(xi.end(), r.begin(), r.end());
+                                            return acc.set(acc.get() + x.load(xi));
+                                          },
+                                          {.parallel_outer = false, .vectorize_inner = false});
+                     Index yi = o;
+                     yi.resize(xs.size(), i64(0));
+                     return acc.scope(SeqStmt::make({acc.set(make_const(dt, 0)), sum,
+                                                     BufferStore::make(y, acc.get() / count, yi)}));
+                   },
+                   {.parallel_outer = true, .vectorize_inner = false});
 }
 
 }  // namespace ingot::lower

@@ -20,7 +20,8 @@ Stmt compute_reduce(const graph::Node& node, const std::vector<Buffer>& inputs,
   std::vector<int64_t> axes = node.attrs.get_ints("axes");
   bool keepdims = node.attrs.get_int("keepdims", 1) != 0;
   if (axes.empty()) {
-    if (node.attrs.get_int("noop_with_empty_axes", 0) != 0) return compute_copy(node, inputs, outputs);
+    if (node.attrs.get_int("noop_with_empty_axes", 0) != 0)
+      return compute_copy(node, inputs, outputs);
     for (int d = 0; d < rank; ++d) axes.push_back(d);
   }
   std::vector<bool> reduced(rank, false);
@@ -40,26 +41,30 @@ Stmt compute_reduce(const graph::Node& node, const std::vector<Buffer>& inputs,
   DataType dt = y->dtype;
   bool mean = node.op == ops::OpKind::ReduceMean;
 
-  return loop_nest(kept_shape, "o", [&](const Index& o) {
-    Accumulator acc("acc", dt);
-    Stmt sum = loop_nest(red_shape, "r", [&](const Index& r) {
-      Index xi = o;
-      int n = 0;
-      for (int d = 0; d < rank; ++d)
-        if (reduced[d]) xi[d] = r[n++];
-      return acc.set(acc.get() + x.load(xi));
-    }, {.parallel_outer = false, .vectorize_inner = false});
-    Index yi;
-    for (int d = 0; d < rank; ++d)
-      if (keepdims || !reduced[d]) yi.push_back(o[d]);
-    Expr result = acc.get();
-    if (mean) {
-      Expr c = make_const(dt, double(count));
-      result = dt.is_float() ? result / c : trunc_div(result, c);
-    }
-    return acc.scope(
-        SeqStmt::make({acc.set(make_const(dt, 0)), sum, BufferStore::make(y, result, yi)}));
-  }, {.parallel_outer = true, .vectorize_inner = false});
+  return loop_nest(kept_shape, "o",
+                   [&](const Index& o) {
+                     Accumulator acc("acc", dt);
+                     Stmt sum = loop_nest(red_shape, "r",
+                                          [&](const Index& r) {
+                                            Index xi = o;
+                                            int n = 0;
+                                            for (int d = 0; d < rank; ++d)
+                                              if (reduced[d]) xi[d] = r[n++];
+                                            return acc.set(acc.get() + x.load(xi));
+                                          },
+                                          {.parallel_outer = false, .vectorize_inner = false});
+                     Index yi;
+                     for (int d = 0; d < rank; ++d)
+                       if (keepdims || !reduced[d]) yi.push_back(o[d]);
+                     Expr result = acc.get();
+                     if (mean) {
+                       Expr c = make_const(dt, double(count));
+                       result = dt.is_float() ? result / c : trunc_div(result, c);
+                     }
+                     return acc.scope(SeqStmt::make(
+                         {acc.set(make_const(dt, 0)), sum, BufferStore::make(y, result, yi)}));
+                   },
+                   {.parallel_outer = true, .vectorize_inner = false});
 }
 
 }  // namespace ingot::lower

@@ -18,9 +18,8 @@ Stmt compute_copy(const graph::Node& node, const std::vector<Buffer>& inputs,
   INGOT_ICHECK(num_elements(xs) == num_elements(ys), "{}: copy of {} into {} elements",
                node_label(node), num_elements(xs), num_elements(ys));
   if (xs == ys) {
-    return loop_nest(ys, "i", [&](const Index& idx) {
-      return BufferStore::make(y, x.load(idx), idx);
-    });
+    return loop_nest(ys, "i",
+                     [&](const Index& idx) { return BufferStore::make(y, x.load(idx), idx); });
   }
   // Different shapes: linearise the output index and unravel it over the input shape.
   std::vector<int64_t> ystr = row_major_strides(ys), xstr = row_major_strides(xs);

@@ -1,0 +1,154 @@
+// `ingot run` on the fake artifact (y = 2x + bias + [0.5, 1, 1.5], count = #(y > 0)): inputs
+// from NumPy-written .npz files, fill modes, outputs checked by NumPy against the closed form,
+// the timing summary format, profiling, and errors that name the input and write no output.
+#include <regex>
+#include <string>
+
+#include "cli/cli_test_util.h"
+
+namespace {
+
+using ingot::testing::CliTest;
+using RunTest = CliTest;
+
+constexpr const char* kSaveInputs =
+    "x = np.array([[1, -2, 3], [-4, 5, -6]], np.float32)\n"
+    "b = np.array([0.25, 0.5, -10], np.float32)\n";
+
+TEST_F(RunTest, InputsFromNpzOutputsToNpz) {
+  ASSERT_EQ(python(std::string(kSaveInputs) + "np.savez(d + '/in.npz', x=x, bias=b)"), 0);
+  auto r = ingot("run '" + artifact("fake_affine") + "' --inputs '" + path("in.npz") +
+                 "' --outputs '" + path("out.npz") + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(python(std::string(kSaveInputs) +
+                   "o = np.load(d + '/out.npz')\n"
+                   "assert sorted(o.keys()) == ['count', 'y'], list(o.keys())\n"
+                   "want = 2 * x + b + np.array([0.5, 1, 1.5], np.float32)\n"
+                   "assert o['y'].dtype == np.float32 and (o['y'] == want).all(), o['y']\n"
+                   "assert o['count'].dtype == np.int64 and o['count'].tolist() == [int((want > 0).sum())]"),
+            0);
+}
+
+TEST_F(RunTest, MissingInputsAreFilled) {
+  ASSERT_EQ(python("np.savez(d + '/in.npz', bias=np.zeros(3, np.float32))"), 0);
+  auto r = ingot("run '" + artifact("fake_affine") + "' --inputs '" + path("in.npz") +
+                 "' --fill-mode ones --outputs '" + path("o.npz") + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(python("y = np.load(d + '/o.npz')['y']\n"
+                   "assert (y == np.array([[2.5, 3, 3.5]] * 2, np.float32)).all(), y"),
+            0);
+  r = ingot("run '" + artifact("fake_affine") + "' --fill-mode zeros --outputs '" + path("z.npz") + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(python("y = np.load(d + '/z.npz')['y']\n"
+                   "assert (y == np.array([[0.5, 1, 1.5]] * 2, np.float32)).all(), y"),
+            0);
+}
+
+TEST_F(RunTest, RandomFillIsInUnitRange) {
+  auto r = ingot("run '" + artifact("fake_affine") + "' --outputs '" + path("r.npz") + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // x, bias in [0, 1): y = 2x + bias + c lies in [c, c + 3).
+  EXPECT_EQ(python("y = np.load(d + '/r.npz')['y']; c = np.array([0.5, 1, 1.5])\n"
+                   "assert ((y >= c) & (y < c + 3)).all(), y\n"
+                   "assert len(np.unique(y)) > 1, y"),
+            0);
+}
+
+TEST_F(RunTest, PrintsOutputsWithoutOutputsFile) {
+  auto r = ingot("run '" + artifact("fake_affine") + "' --fill-mode zeros");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "y: float32 [2,3]\n  [0.5, 1, 1.5, 0.5, 1, 1.5]\ncount: int64 [1]\n  [6]\n");
+}
+
+TEST_F(RunTest, PrintTimeSummaryFormat) {
+  auto r = ingot("run '" + artifact("fake_affine") + "' --fill-mode zeros --print-time --repeat 4 "
+                 "--number 2 --outputs '" + path("o.npz") + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::regex summary(
+      "Execution time summary:\n"
+      " mean \\(ms\\)   median \\(ms\\)    max \\(ms\\)     min \\(ms\\)     std \\(ms\\)  \n"
+      "( *[0-9]+\\.[0-9]{4} *){5}\n");
+  EXPECT_TRUE(std::regex_match(r.out, summary)) << r.out;
+  // Each value is centred in a 12-wide column, columns separated by one space.
+  std::string values = r.out.substr(r.out.rfind(')') + 4);
+  EXPECT_EQ(values.size(), 5 * 12 + 4 + 1) << values;
+}
+
+TEST_F(RunTest, ProfilePrintsKernels) {
+  auto r = ingot("run '" + artifact("fake_affine") + "' --fill-mode zeros --profile --repeat 3 "
+                 "--outputs '" + path("o.npz") + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Kernel profile (3 runs):"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\nfake_scale +3 ")));
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\nfake_bias_add +3 ")));
+}
+
+TEST_F(RunTest, NumThreadsOption) {
+  auto r = ingot("run '" + artifact("fake_affine") + "' --num-threads 3 --fill-mode ones --outputs '" +
+                 path("o.npz") + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(python("assert (np.load(d + '/o.npz')['y'] == np.array([[3.5, 4, 4.5]] * 2, np.float32)).all()"), 0);
+}
+
+TEST_F(RunTest, WrongDtypeNamesTheInput) {
+  ASSERT_EQ(python("np.savez(d + '/in.npz', x=np.zeros((2, 3), np.int64))"), 0);
+  auto r = ingot("run '" + artifact("fake_affine") + "' --inputs '" + path("in.npz") +
+                 "' --outputs '" + path("o.npz") + "'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "error: input 'x': expected dtype float32, got int64\n");
+  EXPECT_FALSE(std::filesystem::exists(path("o.npz")));
+}
+
+TEST_F(RunTest, WrongShapeNamesTheInput) {
+  ASSERT_EQ(python("np.savez(d + '/in.npz', bias=np.zeros((1, 3), np.float32))"), 0);
+  auto r = ingot("run '" + artifact("fake_affine") + "' --inputs '" + path("in.npz") +
+                 "' --outputs '" + path("o.npz") + "'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "error: input 'bias': expected shape [3], got [1,3]\n");
+  EXPECT_FALSE(std::filesystem::exists(path("o.npz")));
+}
+
+TEST_F(RunTest, UnknownInputName) {
+  ASSERT_EQ(python("np.savez(d + '/in.npz', image=np.zeros(3, np.float32))"), 0);
+  auto r = ingot("run '" + artifact("fake_affine") + "' --inputs '" + path("in.npz") + "'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "error: '" + path("in.npz") +
+                       "' has an array 'image' that is not an input of model 'fake_affine' "
+                       "(inputs: x, bias)\n");
+}
+
+TEST_F(RunTest, MissingInputsFile) {
+  auto r = ingot("run '" + artifact("fake_affine") + "' --inputs '" + path("nope.npz") + "'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "error: cannot open '" + path("nope.npz") + "': no such file\n");
+}
+
+TEST_F(RunTest, ModelErrorKeepsExistingOutputFile) {
+  ASSERT_EQ(python("np.savez(d + '/o.npz', old=np.ones(1))\n"
+                   "np.savez(d + '/in.npz', bias=np.array([0, np.nan, 0], np.float32))"),
+            0);
+  auto r = ingot("run '" + artifact("fake_affine") + "' --inputs '" + path("in.npz") +
+                 "' --outputs '" + path("o.npz") + "'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "error: model 'fake_affine' failed: bias contains NaN\n");
+  EXPECT_EQ(python("assert list(np.load(d + '/o.npz').keys()) == ['old']"), 0);
+}
+
+TEST_F(RunTest, BadArtifact) {
+  auto r = ingot("run '" + artifact("fake_affine_bad_magic") + "'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err.rfind("error: artifact '" + artifact("fake_affine_bad_magic") + "' has bad magic", 0), 0u)
+      << r.err;
+}
+
+TEST_F(RunTest, BadOptions) {
+  auto r = ingot("run '" + artifact("fake_affine") + "' --repeat 0");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "error: --repeat and --number must be at least 1 (got --repeat 0 --number 1)\n");
+  r = ingot("run '" + artifact("fake_affine") + "' --fill-mode gaussian");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("gaussian"), std::string::npos) << r.err;
+}
+
+}  // namespace

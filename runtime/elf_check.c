@@ -43,12 +43,12 @@ ingot_status ingot_check_elf_file(const char* path) {
   ingot_status status = INGOT_OK;
   long long size = (long long)st.st_size;
   if (got < EI_NIDENT || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
-    status = ingot_fail(INGOT_ERR_LOAD, "artifact '%s' is not a shared library (no ELF header)",
-                        path);
+    status =
+        ingot_fail(INGOT_ERR_LOAD, "artifact '%s' is not a shared library (no ELF header)", path);
   } else if (eh.e_ident[EI_CLASS] != HOST_ELF_CLASS) {
-    status = ingot_fail(INGOT_ERR_LOAD, "artifact '%s' is a %d-bit ELF file, this runtime is %d-bit",
-                        path, eh.e_ident[EI_CLASS] == ELFCLASS64 ? 64 : 32,
-                        HOST_ELF_CLASS == ELFCLASS64 ? 64 : 32);
+    status = ingot_fail(
+        INGOT_ERR_LOAD, "artifact '%s' is a %d-bit ELF file, this runtime is %d-bit", path,
+        eh.e_ident[EI_CLASS] == ELFCLASS64 ? 64 : 32, HOST_ELF_CLASS == ELFCLASS64 ? 64 : 32);
   } else if (got < sizeof(eh)) {
     status = truncated(path, size, (unsigned long long)sizeof(eh));
   } else if (eh.e_type != ET_DYN) {
@@ -56,10 +56,10 @@ ingot_status ingot_check_elf_file(const char* path) {
                         "artifact '%s' is not a shared library (ELF type %u, expected %u)", path,
                         (unsigned)eh.e_type, (unsigned)ET_DYN);
   } else {
-    unsigned long long need = (unsigned long long)eh.e_phoff +
-                              (unsigned long long)eh.e_phnum * eh.e_phentsize;
-    unsigned long long sh_end = (unsigned long long)eh.e_shoff +
-                                (unsigned long long)eh.e_shnum * eh.e_shentsize;
+    unsigned long long need =
+        (unsigned long long)eh.e_phoff + (unsigned long long)eh.e_phnum * eh.e_phentsize;
+    unsigned long long sh_end =
+        (unsigned long long)eh.e_shoff + (unsigned long long)eh.e_shnum * eh.e_shentsize;
     if (sh_end > need) need = sh_end;
     if (need > (unsigned long long)size) {
       status = truncated(path, size, need);
@@ -71,7 +71,8 @@ ingot_status ingot_check_elf_file(const char* path) {
           break;
         }
         unsigned long long end = (unsigned long long)ph.p_offset + ph.p_filesz;
-        if (ph.p_type == PT_LOAD && end > (unsigned long long)size) status = truncated(path, size, end);
+        if (ph.p_type == PT_LOAD && end > (unsigned long long)size)
+          status = truncated(path, size, end);
       }
     }
   }

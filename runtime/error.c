@@ -13,6 +13,10 @@ ingot_status ingot_fail(ingot_status status, const char* fmt, ...) {
   return status;
 }
 
-void ingot_clear_error(void) { g_last_error[0] = '\0'; }
+void ingot_clear_error(void) {
+  g_last_error[0] = '\0';
+}
 
-INGOT_API const char* ingot_last_error(void) { return g_last_error; }
+INGOT_API const char* ingot_last_error(void) {
+  return g_last_error;
+}

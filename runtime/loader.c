@@ -22,8 +22,10 @@ static ingot_status check_tensor_table(const char* path, const char* what, int32
     }
     bytes[i] = ingot_tensor_bytes(t);
     if (bytes[i] == SIZE_MAX || t->dtype.bits == 0) {
-      return ingot_fail(INGOT_ERR_LOAD, "artifact '%s' is corrupt: %s '%s' has an invalid shape "
-                        "or dtype", path, what, t->name);
+      return ingot_fail(INGOT_ERR_LOAD,
+                        "artifact '%s' is corrupt: %s '%s' has an invalid shape "
+                        "or dtype",
+                        path, what, t->name);
     }
   }
   return INGOT_OK;
@@ -33,19 +35,20 @@ static ingot_status validate_record(const char* path, const IngotArtifact* a) {
   if (a->magic != INGOT_ARTIFACT_MAGIC) {
     return ingot_fail(INGOT_ERR_LOAD,
                       "artifact '%s' has bad magic 0x%016llx (expected 0x%016llx): not an ingot "
-                      "artifact or corrupt", path, (unsigned long long)a->magic,
-                      (unsigned long long)INGOT_ARTIFACT_MAGIC);
+                      "artifact or corrupt",
+                      path, (unsigned long long)a->magic, (unsigned long long)INGOT_ARTIFACT_MAGIC);
   }
   if (a->abi_version != INGOT_ABI_VERSION) {
     return ingot_fail(INGOT_ERR_LOAD,
                       "artifact '%s' was built for ingot ABI version %u, this runtime supports "
-                      "version %u", path, a->abi_version, INGOT_ABI_VERSION);
+                      "version %u",
+                      path, a->abi_version, INGOT_ABI_VERSION);
   }
   if (a->struct_size < INGOT_ARTIFACT_V1_SIZE) {
     return ingot_fail(INGOT_ERR_LOAD,
                       "artifact '%s' is corrupt: record size %u is smaller than %u, the size "
-                      "for ABI version %u", path, a->struct_size, (unsigned)INGOT_ARTIFACT_V1_SIZE,
-                      INGOT_ABI_VERSION);
+                      "for ABI version %u",
+                      path, a->struct_size, (unsigned)INGOT_ARTIFACT_V1_SIZE, INGOT_ABI_VERSION);
   }
   if (a->entry == NULL) {
     return ingot_fail(INGOT_ERR_LOAD, "artifact '%s' is corrupt: no entry function", path);

@@ -16,7 +16,9 @@ void* ingot_aligned_alloc(size_t bytes) {
   return p;
 }
 
-void ingot_aligned_free(void* p) { free(p); }
+void ingot_aligned_free(void* p) {
+  free(p);
+}
 
 double ingot_now_seconds(void) {
   struct timespec ts;

@@ -46,7 +46,8 @@ static ingot_status check_input_index(const IngotSession* s, int32_t index) {
 }
 
 INGOT_API ingot_status ingot_session_create(const IngotModel* model, IngotSession** out) {
-  if (out == NULL) return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "ingot_session_create: out is NULL");
+  if (out == NULL)
+    return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "ingot_session_create: out is NULL");
   *out = NULL;
   if (model == NULL) {
     return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "ingot_session_create: model is NULL");
@@ -70,8 +71,8 @@ INGOT_API ingot_status ingot_session_create(const IngotModel* model, IngotSessio
   s->kernel_start = calloc(nk, sizeof(double));
   s->kernel_total = calloc(nk, sizeof(double));
   s->kernel_calls = calloc(nk, sizeof(int64_t));
-  s->workspace = a->workspace_bytes > SIZE_MAX ? NULL
-                                               : ingot_aligned_alloc((size_t)a->workspace_bytes);
+  s->workspace =
+      a->workspace_bytes > SIZE_MAX ? NULL : ingot_aligned_alloc((size_t)a->workspace_bytes);
   int ok = s->inputs && s->input_copies && s->outputs && s->output_shapes && s->kernel_start &&
            s->kernel_total && s->kernel_calls && s->workspace;
   for (int32_t i = 0; ok && i < a->num_outputs; ++i) {
@@ -79,7 +80,8 @@ INGOT_API ingot_status ingot_session_create(const IngotModel* model, IngotSessio
     s->outputs[i] = ingot_aligned_alloc(model->output_bytes[i]);
     s->output_shapes[i] = calloc((size_t)info->ndim + 1, sizeof(int64_t));
     ok = s->outputs[i] && s->output_shapes[i];
-    if (ok && info->ndim > 0) memcpy(s->output_shapes[i], info->shape, sizeof(int64_t) * info->ndim);
+    if (ok && info->ndim > 0)
+      memcpy(s->output_shapes[i], info->shape, sizeof(int64_t) * info->ndim);
   }
   if (!ok) {
     ingot_session_free(s);
@@ -99,7 +101,8 @@ INGOT_API ingot_status ingot_session_create(const IngotModel* model, IngotSessio
 INGOT_API void ingot_session_free(IngotSession* s) {
   if (s == NULL) return;
   const IngotArtifact* a = s->model->artifact;
-  for (int32_t i = 0; s->input_copies && i < a->num_inputs; ++i) ingot_aligned_free(s->input_copies[i]);
+  for (int32_t i = 0; s->input_copies && i < a->num_inputs; ++i)
+    ingot_aligned_free(s->input_copies[i]);
   for (int32_t i = 0; i < a->num_outputs; ++i) {
     if (s->outputs) ingot_aligned_free(s->outputs[i]);
     if (s->output_shapes) free(s->output_shapes[i]);
@@ -141,7 +144,8 @@ INGOT_API ingot_status ingot_session_set_input(IngotSession* s, int32_t index,
     return INGOT_OK;
   }
   void* buf = input_copy_buffer(s, index);
-  if (buf == NULL) return ingot_fail(INGOT_ERR_OUT_OF_MEMORY, "input '%s': out of memory", info->name);
+  if (buf == NULL)
+    return ingot_fail(INGOT_ERR_OUT_OF_MEMORY, "input '%s': out of memory", info->name);
   ingot_copy_to_dense(tensor, ingot_dtype_bytes(info->dtype), buf);
   s->inputs[index] = buf;
   return INGOT_OK;
@@ -163,7 +167,8 @@ INGOT_API ingot_status ingot_session_set_input_copy(IngotSession* s, int32_t ind
     return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "input '%s': data is NULL", info->name);
   }
   void* buf = input_copy_buffer(s, index);
-  if (buf == NULL) return ingot_fail(INGOT_ERR_OUT_OF_MEMORY, "input '%s': out of memory", info->name);
+  if (buf == NULL)
+    return ingot_fail(INGOT_ERR_OUT_OF_MEMORY, "input '%s': out of memory", info->name);
   if (nbytes) memcpy(buf, data, nbytes);
   s->inputs[index] = buf;
   return INGOT_OK;
@@ -182,8 +187,8 @@ INGOT_API ingot_status ingot_session_run(IngotSession* s) {
   s->run_error[0] = '\0';
   s->services.kernel_begin = s->profiling ? session_kernel_begin : NULL;
   s->services.kernel_end = s->profiling ? session_kernel_end : NULL;
-  int32_t rc = a->entry(&s->services, (void* const*)s->inputs, (void* const*)s->outputs,
-                        s->workspace);
+  int32_t rc =
+      a->entry(&s->services, (void* const*)s->inputs, (void* const*)s->outputs, s->workspace);
   if (rc == 0 && !s->has_run_error) return INGOT_OK;
   const char* name = a->model_name ? a->model_name : "";
   if (s->has_run_error) {
@@ -201,7 +206,8 @@ INGOT_API ingot_status ingot_session_output(const IngotSession* s, int32_t index
     return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "output index %d out of range [0, %d)", index,
                       a->num_outputs);
   }
-  if (out_view == NULL) return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "ingot_session_output: out_view is NULL");
+  if (out_view == NULL)
+    return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "ingot_session_output: out_view is NULL");
   const IngotTensorInfo* info = &a->outputs[index];
   memset(out_view, 0, sizeof(*out_view));
   out_view->data = s->outputs[index];

@@ -13,12 +13,24 @@ INGOT_API size_t ingot_dtype_bytes(IngotDType dtype) {
 INGOT_API const char* ingot_dtype_name(IngotDType dtype, char* buf, size_t buf_size) {
   const char* base = NULL;
   switch (dtype.code) {
-    case 0: base = "int"; break;
-    case 1: base = "uint"; break;
-    case 2: base = "float"; break;
-    case 4: base = "bfloat"; break;
-    case 6: base = "bool"; break;
-    default: base = NULL; break;
+    case 0:
+      base = "int";
+      break;
+    case 1:
+      base = "uint";
+      break;
+    case 2:
+      base = "float";
+      break;
+    case 4:
+      base = "bfloat";
+      break;
+    case 6:
+      base = "bool";
+      break;
+    default:
+      base = NULL;
+      break;
   }
   if (base == NULL) {
     snprintf(buf, buf_size, "dtype(code=%u,bits=%u)", dtype.code, dtype.bits);
@@ -35,8 +47,8 @@ INGOT_API const char* ingot_dtype_name(IngotDType dtype, char* buf, size_t buf_s
 const char* ingot_format_shape(const int64_t* shape, int32_t ndim, char* buf, size_t buf_size) {
   size_t used = (size_t)snprintf(buf, buf_size, "[");
   for (int32_t i = 0; i < ndim && used < buf_size; ++i) {
-    used += (size_t)snprintf(buf + used, buf_size - used, i ? ",%lld" : "%lld",
-                             (long long)shape[i]);
+    used +=
+        (size_t)snprintf(buf + used, buf_size - used, i ? ",%lld" : "%lld", (long long)shape[i]);
   }
   if (used < buf_size) snprintf(buf + used, buf_size - used, "]");
   return buf;
@@ -71,8 +83,8 @@ static int is_row_major(const DLTensor* t) {
 ingot_status ingot_check_input_tensor(const IngotTensorInfo* info, const DLTensor* tensor,
                                       int* compact) {
   char want[256], got[256];
-  if (tensor == NULL) return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "input '%s': tensor is NULL",
-                                        info->name);
+  if (tensor == NULL)
+    return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "input '%s': tensor is NULL", info->name);
   if (tensor->device.device_type != kDLCPU && tensor->device.device_type != kDLCUDAHost) {
     return ingot_fail(INGOT_ERR_INVALID_ARGUMENT,
                       "input '%s': expected a CPU tensor, got device type %d", info->name,
@@ -85,7 +97,8 @@ ingot_status ingot_check_input_tensor(const IngotTensorInfo* info, const DLTenso
                       ingot_dtype_name(got_dtype, got, sizeof(got)));
   }
   int shape_ok = tensor->ndim == info->ndim && (tensor->ndim == 0 || tensor->shape != NULL);
-  for (int32_t i = 0; shape_ok && i < info->ndim; ++i) shape_ok = tensor->shape[i] == info->shape[i];
+  for (int32_t i = 0; shape_ok && i < info->ndim; ++i)
+    shape_ok = tensor->shape[i] == info->shape[i];
   if (!shape_ok) {
     int got_ndim = tensor->shape == NULL ? 0 : tensor->ndim;
     return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "input '%s': expected shape %s, got %s",

@@ -75,8 +75,7 @@ static int default_num_threads(void) {
       physical = 0;
       break;
     }
-    snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
-             cpu);
+    snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", cpu);
     if (!read_int_file(path, &package)) package = 0;
     int key = package * 65536 + core, seen = 0;
     for (int i = 0; i < physical && !seen; ++i) seen = keys[i] == key;
@@ -107,7 +106,8 @@ static void* worker_main(void* arg) {
   for (;;) {
     for (int i = 0; i < SPIN_ITERATIONS && atomic_load(&p->generation) == seen; ++i) cpu_relax();
     pthread_mutex_lock(&p->lock);
-    while (atomic_load(&p->generation) == seen && !p->shutdown) pthread_cond_wait(&p->wake, &p->lock);
+    while (atomic_load(&p->generation) == seen && !p->shutdown)
+      pthread_cond_wait(&p->wake, &p->lock);
     if (p->shutdown) {
       pthread_mutex_unlock(&p->lock);
       return NULL;

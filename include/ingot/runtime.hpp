@@ -27,8 +27,12 @@ inline void check(ingot_status status) {
   if (status != INGOT_OK) throw Error(status, ingot_last_error());
 }
 
-inline void set_num_threads(int n) { check(ingot_set_num_threads(n)); }
-inline int num_threads() { return ingot_get_num_threads(); }
+inline void set_num_threads(int n) {
+  check(ingot_set_num_threads(n));
+}
+inline int num_threads() {
+  return ingot_get_num_threads();
+}
 
 class Model {
  public:
@@ -44,12 +48,16 @@ class Model {
 
   int num_inputs() const { return ingot_model_num_inputs(model_); }
   int num_outputs() const { return ingot_model_num_outputs(model_); }
-  const IngotTensorInfo& input_info(int i) const { return *non_null(ingot_model_input_info(model_, i)); }
+  const IngotTensorInfo& input_info(int i) const {
+    return *non_null(ingot_model_input_info(model_, i));
+  }
   const IngotTensorInfo& output_info(int i) const {
     return *non_null(ingot_model_output_info(model_, i));
   }
   // Index of the named input/output, or -1.
-  int find_input(const std::string& name) const { return ingot_model_find_input(model_, name.c_str()); }
+  int find_input(const std::string& name) const {
+    return ingot_model_find_input(model_, name.c_str());
+  }
   int find_output(const std::string& name) const {
     return ingot_model_find_output(model_, name.c_str());
   }

@@ -49,7 +49,8 @@ const DescrEntry* find_descr(const std::string& descr) {
 // A tiny reader of the header dict: "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }".
 class HeaderParser {
  public:
-  HeaderParser(const std::string& where, std::string text) : where_(where), text_(std::move(text)) {}
+  HeaderParser(const std::string& where, std::string text)
+      : where_(where), text_(std::move(text)) {}
 
   NpyArray parse() {
     NpyArray a;
@@ -62,12 +63,16 @@ class HeaderParser {
       expect(':');
       if (key == "descr") {
         skip_space();
-        if (peek() != '\'' && peek() != '"') fail("a structured dtype (only plain dtypes are supported)");
+        if (peek() != '\'' && peek() != '"')
+          fail("a structured dtype (only plain dtypes are supported)");
         a.dtype = parse_string();
         have_descr = true;
       } else if (key == "fortran_order") {
         std::string word = parse_word();
-        if (word == "True") fail("fortran_order True (only C-order arrays are supported; save np.ascontiguousarray(x))");
+        if (word == "True")
+          fail(
+              "fortran_order True (only C-order arrays are supported; save "
+              "np.ascontiguousarray(x))");
         if (word != "False") fail("fortran_order '" + word + "'");
         have_order = true;
       } else if (key == "shape") {
@@ -79,7 +84,8 @@ class HeaderParser {
       skip_space();
       if (peek() == ',') ++pos_;
     }
-    if (!have_descr || !have_order || !have_shape) fail("a header without descr, fortran_order or shape");
+    if (!have_descr || !have_order || !have_shape)
+      fail("a header without descr, fortran_order or shape");
     return a;
   }
 
@@ -181,7 +187,8 @@ NpyArray parse_npy(const std::string& where, const uint8_t* bytes, size_t size) 
   }
   uint8_t major = bytes[6];
   size_t len_bytes = major == 1 ? 2 : (major == 2 || major == 3) ? 4 : 0;
-  if (len_bytes == 0) fail_user("{}: unsupported .npy format version {}.{}", where, major, bytes[7]);
+  if (len_bytes == 0)
+    fail_user("{}: unsupported .npy format version {}.{}", where, major, bytes[7]);
   size_t header_start = 8 + len_bytes;
   if (size < header_start) fail_user("{}: truncated .npy header", where);
   size_t header_len = read_le(bytes + 8, static_cast<int>(len_bytes));
@@ -193,13 +200,15 @@ NpyArray parse_npy(const std::string& where, const uint8_t* bytes, size_t size) 
   a.dtype = npy_descr(e->type);
   size_t expected = static_cast<size_t>(e->bytes);
   for (int64_t d : a.shape) {
-    if (d != 0 && expected > SIZE_MAX / static_cast<size_t>(d)) fail_user("{}: shape too large", where);
+    if (d != 0 && expected > SIZE_MAX / static_cast<size_t>(d))
+      fail_user("{}: shape too large", where);
     expected *= static_cast<size_t>(d);
   }
   size_t data_start = header_start + header_len;
   size_t got = size - data_start;
   if (got != expected) {
-    fail_user("{}: data size mismatch: shape and dtype need {} bytes, got {}", where, expected, got);
+    fail_user("{}: data size mismatch: shape and dtype need {} bytes, got {}", where, expected,
+              got);
   }
   a.data.assign(bytes + data_start, bytes + size);
   return a;
@@ -225,7 +234,8 @@ std::vector<uint8_t> serialize_npy(const NpyArray& array) {
   std::vector<uint8_t> out(kMagic, kMagic + kMagicSize);
   out.push_back(v2 ? 2 : 1);
   out.push_back(0);
-  for (size_t i = 0; i < (v2 ? 4u : 2u); ++i) out.push_back(static_cast<uint8_t>(dict.size() >> (8 * i)));
+  for (size_t i = 0; i < (v2 ? 4u : 2u); ++i)
+    out.push_back(static_cast<uint8_t>(dict.size() >> (8 * i)));
   out.insert(out.end(), dict.begin(), dict.end());
   out.insert(out.end(), array.data.begin(), array.data.end());
   return out;

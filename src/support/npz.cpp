@@ -60,7 +60,8 @@ std::vector<NpyArray> read_npz(const std::string& path) {
     }
     std::string where = fmt::format("member '{}' of '{}'", member, path);
     std::vector<uint8_t> bytes;
-    if (archive_entry_size_is_set(entry)) bytes.reserve(static_cast<size_t>(archive_entry_size(entry)));
+    if (archive_entry_size_is_set(entry))
+      bytes.reserve(static_cast<size_t>(archive_entry_size(entry)));
     uint8_t buf[1 << 16];
     while (true) {
       la_ssize_t n = archive_read_data(ar.get(), buf, sizeof(buf));
@@ -81,7 +82,8 @@ void write_npz(const std::string& path, const std::vector<NpyArray>& arrays) {
   std::set<std::string> names;
   for (const NpyArray& a : arrays) {
     if (a.name.empty()) fail_user("cannot write '{}': an array has an empty name", path);
-    if (!names.insert(a.name).second) fail_user("cannot write '{}': two arrays named '{}'", path, a.name);
+    if (!names.insert(a.name).second)
+      fail_user("cannot write '{}': two arrays named '{}'", path, a.name);
   }
   fs::path target(path);
   fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
@@ -131,8 +133,10 @@ void write_npz(const std::string& path, const std::vector<NpyArray>& arrays) {
   }
   if (!closed) fail_cleanup(why);
   std::error_code ec;
-  fs::permissions(tmp, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
-                           fs::perms::others_read, ec);
+  fs::permissions(tmp,
+                  fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                      fs::perms::others_read,
+                  ec);
   fs::rename(tmp, target, ec);
   if (ec) fail_cleanup(ec.message());
 }

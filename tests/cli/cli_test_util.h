@@ -51,9 +51,9 @@ class CliTest : public ::testing::Test {
   }
   // Runs Python with numpy as np and `d` the test directory; 0 when its asserts pass.
   int python(const std::string& body) {
-    std::ofstream(dir_ / "script.py") << "import numpy as np, json, sys\nd = '" << dir_.string()
-                                      << "'\n"
-                                      << body << "\n";
+    std::ofstream(dir_ / "script.py")
+        << "import numpy as np, json, sys\nd = '" << dir_.string() << "'\n"
+        << body << "\n";
     return std::system(("python3 '" + (dir_ / "script.py").string() + "'").c_str());
   }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }

@@ -29,8 +29,9 @@ TEST_F(InspectTest, PrintsTheRecord) {
 }
 
 TEST_F(InspectTest, PrintsJson) {
-  auto r = ingot("inspect --json '" + artifact("fake_affine") + "' > '" + path("i.json") + "'");
+  auto r = ingot("inspect --json '" + artifact("fake_affine") + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ofstream(path("i.json")) << r.out;
   EXPECT_EQ(python("j = json.load(open(d + '/i.json'))\n"
                    "assert j['model_name'] == 'fake_affine' and j['device'] == 'cpu'\n"
                    "assert j['inputs'][0] == {'name': 'x', 'dtype': 'float32', 'shape': [2, 3], "
@@ -51,8 +52,8 @@ TEST_F(InspectTest, ShowsNonCpuArtifacts) {
 TEST_F(InspectTest, MissingFile) {
   auto r = ingot("inspect '" + path("none.so") + "'");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "error: cannot open artifact '" + path("none.so") +
-                       "': No such file or directory\n");
+  EXPECT_EQ(r.err,
+            "error: cannot open artifact '" + path("none.so") + "': No such file or directory\n");
   EXPECT_EQ(r.out, "");
 }
 
@@ -67,7 +68,8 @@ TEST_F(InspectTest, NotAnArtifact) {
   std::ofstream(path("t.so")) << "text\n";
   auto r = ingot("inspect '" + path("t.so") + "'");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "error: artifact '" + path("t.so") + "' is not a shared library (no ELF header)\n");
+  EXPECT_EQ(r.err,
+            "error: artifact '" + path("t.so") + "' is not a shared library (no ELF header)\n");
 }
 
 }  // namespace

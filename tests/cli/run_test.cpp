@@ -21,13 +21,15 @@ TEST_F(RunTest, InputsFromNpzOutputsToNpz) {
                  "' --outputs '" + path("out.npz") + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(python(std::string(kSaveInputs) +
-                   "o = np.load(d + '/out.npz')\n"
-                   "assert sorted(o.keys()) == ['count', 'y'], list(o.keys())\n"
-                   "want = 2 * x + b + np.array([0.5, 1, 1.5], np.float32)\n"
-                   "assert o['y'].dtype == np.float32 and (o['y'] == want).all(), o['y']\n"
-                   "assert o['count'].dtype == np.int64 and o['count'].tolist() == [int((want > 0).sum())]"),
-            0);
+  EXPECT_EQ(
+      python(
+          std::string(kSaveInputs) +
+          "o = np.load(d + '/out.npz')\n"
+          "assert sorted(o.keys()) == ['count', 'y'], list(o.keys())\n"
+          "want = 2 * x + b + np.array([0.5, 1, 1.5], np.float32)\n"
+          "assert o['y'].dtype == np.float32 and (o['y'] == want).all(), o['y']\n"
+          "assert o['count'].dtype == np.int64 and o['count'].tolist() == [int((want > 0).sum())]"),
+      0);
 }
 
 TEST_F(RunTest, MissingInputsAreFilled) {
@@ -38,7 +40,8 @@ TEST_F(RunTest, MissingInputsAreFilled) {
   EXPECT_EQ(python("y = np.load(d + '/o.npz')['y']\n"
                    "assert (y == np.array([[2.5, 3, 3.5]] * 2, np.float32)).all(), y"),
             0);
-  r = ingot("run '" + artifact("fake_affine") + "' --fill-mode zeros --outputs '" + path("z.npz") + "'");
+  r = ingot("run '" + artifact("fake_affine") + "' --fill-mode zeros --outputs '" + path("z.npz") +
+            "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(python("y = np.load(d + '/z.npz')['y']\n"
                    "assert (y == np.array([[0.5, 1, 1.5]] * 2, np.float32)).all(), y"),
@@ -62,8 +65,10 @@ TEST_F(RunTest, PrintsOutputsWithoutOutputsFile) {
 }
 
 TEST_F(RunTest, PrintTimeSummaryFormat) {
-  auto r = ingot("run '" + artifact("fake_affine") + "' --fill-mode zeros --print-time --repeat 4 "
-                 "--number 2 --outputs '" + path("o.npz") + "'");
+  auto r = ingot("run '" + artifact("fake_affine") +
+                 "' --fill-mode zeros --print-time --repeat 4 "
+                 "--number 2 --outputs '" +
+                 path("o.npz") + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::regex summary(
       "Execution time summary:\n"
@@ -76,8 +81,10 @@ TEST_F(RunTest, PrintTimeSummaryFormat) {
 }
 
 TEST_F(RunTest, ProfilePrintsKernels) {
-  auto r = ingot("run '" + artifact("fake_affine") + "' --fill-mode zeros --profile --repeat 3 "
-                 "--outputs '" + path("o.npz") + "'");
+  auto r = ingot("run '" + artifact("fake_affine") +
+                 "' --fill-mode zeros --profile --repeat 3 "
+                 "--outputs '" +
+                 path("o.npz") + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Kernel profile (3 runs):"), std::string::npos) << r.out;
   EXPECT_TRUE(std::regex_search(r.out, std::regex("\nfake_scale +3 ")));
@@ -85,10 +92,13 @@ TEST_F(RunTest, ProfilePrintsKernels) {
 }
 
 TEST_F(RunTest, NumThreadsOption) {
-  auto r = ingot("run '" + artifact("fake_affine") + "' --num-threads 3 --fill-mode ones --outputs '" +
-                 path("o.npz") + "'");
+  auto r = ingot("run '" + artifact("fake_affine") +
+                 "' --num-threads 3 --fill-mode ones --outputs '" + path("o.npz") + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(python("assert (np.load(d + '/o.npz')['y'] == np.array([[3.5, 4, 4.5]] * 2, np.float32)).all()"), 0);
+  EXPECT_EQ(
+      python(
+          "assert (np.load(d + '/o.npz')['y'] == np.array([[3.5, 4, 4.5]] * 2, np.float32)).all()"),
+      0);
 }
 
 TEST_F(RunTest, WrongDtypeNamesTheInput) {
@@ -138,7 +148,9 @@ TEST_F(RunTest, ModelErrorKeepsExistingOutputFile) {
 TEST_F(RunTest, BadArtifact) {
   auto r = ingot("run '" + artifact("fake_affine_bad_magic") + "'");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err.rfind("error: artifact '" + artifact("fake_affine_bad_magic") + "' has bad magic", 0), 0u)
+  EXPECT_EQ(
+      r.err.rfind("error: artifact '" + artifact("fake_affine_bad_magic") + "' has bad magic", 0),
+      0u)
       << r.err;
 }
 

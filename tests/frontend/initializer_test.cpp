@@ -143,6 +143,9 @@ TEST(OnnxInitializers, SizeMismatchesAndUnsupportedDtype) {
   t = f32_tensor("w", {3}, {1, 2}, /*raw=*/false);
   EXPECT_EQ(user_error([&] { passthrough(t).import(); }),
             "initializer 'w' has 2 values in float_data; its shape [3] needs 3");
+  t = f32_tensor("w", {1LL << 30, 1LL << 30}, {});
+  EXPECT_EQ(user_error([&] { passthrough(t).import(); }),
+            "initializer 'w' is too large (shape [1073741824,1073741824])");
   onnx::TensorProto s;
   s.set_name("w");
   s.set_data_type(onnx::TensorProto::UINT16);

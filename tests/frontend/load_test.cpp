@@ -177,6 +177,13 @@ TEST(OnnxLoad, DuplicateGraphInput) {
             "'test.onnx' is not a valid ONNX model: graph input 'x' is listed twice");
 }
 
+TEST(OnnxLoad, NodeWithoutOutputs) {
+  ModelBuilder b = relu_model();
+  b.node("Neg", {"x"}, {}, "n");
+  EXPECT_EQ(user_error([&] { b.import(); }),
+            "'test.onnx' is not a valid ONNX model: node 'n' (Neg) has no outputs");
+}
+
 TEST(OnnxLoad, NoOutputs) {
   ModelBuilder b(13);
   b.input("x", {2});

@@ -41,8 +41,8 @@ static int32_t scale_task(int64_t task, int64_t num_tasks, void* closure) {
   return 0;
 }
 
-static int32_t fake_entry(const IngotServices* services, void* const* inputs,
-                          void* const* outputs, void* workspace) {
+static int32_t fake_entry(const IngotServices* services, void* const* inputs, void* const* outputs,
+                          void* workspace) {
   if (services->abi_version != INGOT_ABI_VERSION || services->struct_size < sizeof(IngotServices)) {
     return 90;
   }

@@ -49,8 +49,8 @@ static int32_t outer_task(int64_t task, int64_t num_tasks, void* closure) {
 
 static PoolClosure g_closure_storage[1];
 
-static int32_t pool_entry(const IngotServices* services, void* const* inputs,
-                          void* const* outputs, void* workspace) {
+static int32_t pool_entry(const IngotServices* services, void* const* inputs, void* const* outputs,
+                          void* workspace) {
   int64_t num_tasks = *(const int64_t*)inputs[0];
   if (num_tasks < 0 || num_tasks > MAX_TASKS) {
     services->set_error(services->ctx, "num_tasks out of range");

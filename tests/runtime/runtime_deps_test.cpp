@@ -28,8 +28,8 @@ std::string run_command(const std::string& cmd) {
 TEST(RuntimeLibrary, NeedsOnlyTheCRuntime) {
   std::string dyn = run_command("readelf -d '" INGOT_RUNTIME_LIB "'");
   std::regex needed(R"(\(NEEDED\)\s+Shared library: \[([^\]]+)\])");
-  const std::set<std::string> allowed_prefixes = {"libc.so", "libm.so", "libdl.so",
-                                                  "libpthread.so", "ld-linux"};
+  const std::set<std::string> allowed_prefixes = {"libc.so", "libm.so", "libdl.so", "libpthread.so",
+                                                  "ld-linux"};
   int count = 0;
   for (std::sregex_iterator it(dyn.begin(), dyn.end(), needed), end; it != end; ++it) {
     std::string lib = (*it)[1];
@@ -42,8 +42,7 @@ TEST(RuntimeLibrary, NeedsOnlyTheCRuntime) {
 }
 
 TEST(RuntimeLibrary, ExportsOnlyIngotSymbols) {
-  std::string syms =
-      run_command("nm -D --defined-only '" INGOT_RUNTIME_LIB "' | awk '{print $3}'");
+  std::string syms = run_command("nm -D --defined-only '" INGOT_RUNTIME_LIB "' | awk '{print $3}'");
   std::istringstream in(syms);
   std::string s;
   int count = 0;

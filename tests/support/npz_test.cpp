@@ -35,8 +35,7 @@ class NpzTest : public ::testing::Test {
   // exit status (0 when its asserts pass).
   int python(const std::string& body) {
     fs::path script = dir_ / "script.py";
-    std::ofstream(script) << "import numpy as np, sys, zipfile, io\nd = '" << dir_.string()
-                          << "'\n"
+    std::ofstream(script) << "import numpy as np, sys, zipfile, io\nd = '" << dir_.string() << "'\n"
                           << body << "\n";
     std::string cmd = "python3 '" + script.string() + "'";
     return std::system(cmd.c_str());
@@ -63,11 +62,12 @@ class NpzTest : public ::testing::Test {
 };
 
 TEST_F(NpzTest, ReadsNumpySavez) {
-  ASSERT_EQ(python("np.savez(d + '/a.npz', x=np.arange(6, dtype=np.float32).reshape(2, 3) / 4,\n"
-                   "  idx=np.array([-1, 2**40], dtype=np.int64), flag=np.array([True, False, True]),\n"
-                   "  u=np.array([[255]], dtype=np.uint8), h=np.array([1.5, -2], dtype=np.float16),\n"
-                   "  s=np.float64(3.25), e=np.zeros((0, 4), dtype=np.int32))"),
-            0);
+  ASSERT_EQ(
+      python("np.savez(d + '/a.npz', x=np.arange(6, dtype=np.float32).reshape(2, 3) / 4,\n"
+             "  idx=np.array([-1, 2**40], dtype=np.int64), flag=np.array([True, False, True]),\n"
+             "  u=np.array([[255]], dtype=np.uint8), h=np.array([1.5, -2], dtype=np.float16),\n"
+             "  s=np.float64(3.25), e=np.zeros((0, 4), dtype=np.int32))"),
+      0);
   std::vector<NpyArray> arrays = ingot::read_npz(path("a.npz"));
   ASSERT_EQ(arrays.size(), 7u);
   EXPECT_EQ(arrays[0].name, "x");
@@ -104,7 +104,8 @@ TEST_F(NpzTest, ReadsSavezCompressedAndLargeArrays) {
 TEST_F(NpzTest, ReadsNpyFormatVersions2And3) {
   ASSERT_EQ(python("with zipfile.ZipFile(d + '/v.npz', 'w') as z:\n"
                    "  for name, ver in (('a', (2, 0)), ('b', (3, 0))):\n"
-                   "    b = io.BytesIO(); np.lib.format.write_array(b, np.array([7, 8], np.int16), version=ver)\n"
+                   "    b = io.BytesIO(); np.lib.format.write_array(b, np.array([7, 8], np.int16), "
+                   "version=ver)\n"
                    "    z.writestr(name + '.npy', b.getvalue())"),
             0);
   std::vector<NpyArray> arrays = ingot::read_npz(path("v.npz"));
@@ -125,14 +126,15 @@ TEST_F(NpzTest, WrittenFileLoadsInNumpy) {
   NpyArray s{"scalar", "|b1", {}, {1}};
   NpyArray e{"empty", "<f8", {3, 0}, {}};
   ingot::write_npz(path("out.npz"), {y, n, s, e});
-  EXPECT_EQ(python("z = np.load(d + '/out.npz')\n"
-                   "assert list(z.keys()) == ['y', 'count', 'scalar', 'empty'], list(z.keys())\n"
-                   "assert z['y'].dtype == np.float32 and z['y'].shape == (2, 2)\n"
-                   "assert (z['y'] == np.array([[1.5, -2], [0, 1e30]], np.float32)).all()\n"
-                   "assert z['count'].dtype == np.int64 and z['count'].tolist() == [-5]\n"
-                   "assert z['scalar'].dtype == np.bool_ and z['scalar'].shape == () and z['scalar']\n"
-                   "assert z['empty'].shape == (3, 0)"),
-            0);
+  EXPECT_EQ(
+      python("z = np.load(d + '/out.npz')\n"
+             "assert list(z.keys()) == ['y', 'count', 'scalar', 'empty'], list(z.keys())\n"
+             "assert z['y'].dtype == np.float32 and z['y'].shape == (2, 2)\n"
+             "assert (z['y'] == np.array([[1.5, -2], [0, 1e30]], np.float32)).all()\n"
+             "assert z['count'].dtype == np.int64 and z['count'].tolist() == [-5]\n"
+             "assert z['scalar'].dtype == np.bool_ and z['scalar'].shape == () and z['scalar']\n"
+             "assert z['empty'].shape == (3, 0)"),
+      0);
   std::vector<NpyArray> back = ingot::read_npz(path("out.npz"));
   ASSERT_EQ(back.size(), 4u);
   EXPECT_EQ(back[0].data, y.data);
@@ -199,7 +201,8 @@ TEST_F(NpzTest, NotAZipFile) {
 }
 
 TEST_F(NpzTest, MemberThatIsNotNpy) {
-  ASSERT_EQ(python("with zipfile.ZipFile(d + '/m.npz', 'w') as z: z.writestr('notes.txt', 'hi')"), 0);
+  ASSERT_EQ(python("with zipfile.ZipFile(d + '/m.npz', 'w') as z: z.writestr('notes.txt', 'hi')"),
+            0);
   EXPECT_EQ(error_of(path("m.npz")),
             "member 'notes.txt' of '" + path("m.npz") + "' is not a .npy array");
 }
@@ -222,16 +225,19 @@ TEST_F(NpzTest, BigEndianAndComplexAreRejected) {
 }
 
 TEST_F(NpzTest, TruncatedMemberData) {
-  ASSERT_EQ(python("b = io.BytesIO(); np.save(b, np.arange(4, dtype=np.float32))\n"
-                   "with zipfile.ZipFile(d + '/t.npz', 'w') as z: z.writestr('x.npy', b.getvalue()[:-3])"),
-            0);
+  ASSERT_EQ(
+      python(
+          "b = io.BytesIO(); np.save(b, np.arange(4, dtype=np.float32))\n"
+          "with zipfile.ZipFile(d + '/t.npz', 'w') as z: z.writestr('x.npy', b.getvalue()[:-3])"),
+      0);
   EXPECT_EQ(error_of(path("t.npz")),
             "member 'x.npy' of '" + path("t.npz") +
                 "': data size mismatch: shape and dtype need 16 bytes, got 13");
 }
 
 TEST_F(NpzTest, BadNpyMagic) {
-  ASSERT_EQ(python("with zipfile.ZipFile(d + '/g.npz', 'w') as z: z.writestr('x.npy', b'garbage data here')"),
+  ASSERT_EQ(python("with zipfile.ZipFile(d + '/g.npz', 'w') as z: z.writestr('x.npy', b'garbage "
+                   "data here')"),
             0);
   EXPECT_EQ(error_of(path("g.npz")),
             "member 'x.npy' of '" + path("g.npz") + "': not a .npy array (bad magic)");

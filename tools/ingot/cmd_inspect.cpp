@@ -21,9 +21,12 @@ struct InspectOptions {
 
 std::string device_name(int32_t device_type) {
   switch (device_type) {
-    case 1: return "cpu";
-    case 2: return "cuda";
-    default: return fmt::format("device type {}", device_type);
+    case 1:
+      return "cpu";
+    case 2:
+      return "cuda";
+    default:
+      return fmt::format("device type {}", device_type);
   }
 }
 
@@ -49,7 +52,8 @@ nlohmann::json tensor_json(const IngotTensorInfo& t) {
     shape.push_back(t.shape[i]);
     dims.push_back(t.dim_names && t.dim_names[i] ? t.dim_names[i] : "");
   }
-  return {{"name", t.name}, {"dtype", dtype_string(t.dtype)}, {"shape", shape}, {"dim_names", dims}};
+  return {
+      {"name", t.name}, {"dtype", dtype_string(t.dtype)}, {"shape", shape}, {"dim_names", dims}};
 }
 
 void print_json(const IngotArtifact& a) {
@@ -59,7 +63,8 @@ void print_json(const IngotArtifact& a) {
   for (int i = 0; i < a.num_outputs; ++i) outputs.push_back(tensor_json(a.outputs[i]));
   for (int i = 0; i < a.num_kernels; ++i) {
     const IngotKernelInfo& k = a.kernels[i];
-    kernels.push_back({{"name", k.name ? k.name : ""}, {"flops", k.flops}, {"bytes_moved", k.bytes_moved}});
+    kernels.push_back(
+        {{"name", k.name ? k.name : ""}, {"flops", k.flops}, {"bytes_moved", k.bytes_moved}});
   }
   nlohmann::json j = {{"model_name", a.model_name ? a.model_name : ""},
                       {"target", a.target ? a.target : ""},
@@ -113,7 +118,8 @@ int inspect_artifact(const InspectOptions& opts) {
 
 void add_inspect_command(CLI::App& app, int& exit_code) {
   auto opts = std::make_shared<InspectOptions>();
-  CLI::App* cmd = app.add_subcommand("inspect", "Show a compiled artifact's inputs, outputs and sizes");
+  CLI::App* cmd =
+      app.add_subcommand("inspect", "Show a compiled artifact's inputs, outputs and sizes");
   cmd->add_option("artifact", opts->artifact, "compiled artifact (.so)")->required();
   cmd->add_flag("--json", opts->json, "print JSON instead of text");
   cmd->callback([opts, &exit_code] { exit_code = inspect_artifact(*opts); });

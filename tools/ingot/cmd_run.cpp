@@ -66,9 +66,12 @@ void store_element(IngotDType dtype, double value, uint8_t* dst) {
   auto put = [dst](auto v) { std::memcpy(dst, &v, sizeof(v)); };
   switch (dtype.code) {
     case 2:  // float
-      if (dtype.bits == 16) put(float_to_half(static_cast<float>(value)));
-      else if (dtype.bits == 32) put(static_cast<float>(value));
-      else if (dtype.bits == 64) put(value);
+      if (dtype.bits == 16)
+        put(float_to_half(static_cast<float>(value)));
+      else if (dtype.bits == 32)
+        put(static_cast<float>(value));
+      else if (dtype.bits == 64)
+        put(value);
       return;
     case 4: {  // bfloat16: the upper half of a float32
       float f = static_cast<float>(value);
@@ -253,8 +256,8 @@ void write_outputs(const std::string& path, const rt::Session& session, const rt
 
 int run_artifact(const RunOptions& opts) {
   if (opts.repeat < 1 || opts.number < 1) {
-    fail_user("--repeat and --number must be at least 1 (got --repeat {} --number {})",
-              opts.repeat, opts.number);
+    fail_user("--repeat and --number must be at least 1 (got --repeat {} --number {})", opts.repeat,
+              opts.number);
   }
   try {
     if (opts.num_threads > 0) rt::set_num_threads(opts.num_threads);

@@ -42,6 +42,9 @@ std::vector<int> check_and_order_graph(const onnx::GraphProto& g, const std::str
   const int n = g.node_size();
   for (int i = 0; i < n; ++i) {
     const auto& node = g.node(i);
+    if (node.output_size() == 0 || node.output(0).empty())
+      fail_invalid(display_name, fmt::format("node '{}' ({}) has no outputs", node_name(node, i),
+                                             node.op_type()));
     for (const auto& out : node.output()) {
       if (out.empty()) continue;
       auto [it, inserted] = defined.emplace(out, i);

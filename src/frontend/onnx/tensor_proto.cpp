@@ -163,6 +163,8 @@ graph::TensorPtr tensor_from_proto(const onnx::TensorProto& t, const std::string
   int64_t count = 1;
   for (int64_t d : shape) {
     if (d < 0) fail_user("{} has a negative dimension in shape {}", what, shape_str(shape));
+    if (d > 0 && count > (int64_t(1) << 48) / d)
+      fail_user("{} is too large (shape {})", what, shape_str(shape));
     count *= d;
   }
   const int64_t nbytes = count * graph::dtype_bytes(*dtype);

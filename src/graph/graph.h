@@ -23,6 +23,9 @@ struct Value {
   Node* producer = nullptr;  // null for graph inputs and constants
   int output_index = 0;
   TensorPtr constant;        // set for initializers / Constant outputs / folded values
+  // The model's symbol for each dim ("" when static) as declared before --input-shapes bound
+  // them; empty when nothing was bound. Kept so artifacts can still name their dims ("N").
+  std::vector<std::string> declared_symbols;
   bool is_constant() const { return constant != nullptr; }
 };
 

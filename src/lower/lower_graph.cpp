@@ -57,7 +57,11 @@ tir::TensorDesc describe(const Value* v) {
   d.name = v->name;
   d.dtype = to_tir_dtype(v->type.dtype);
   d.shape = v->type.static_shape();
-  for (const graph::Dim& dim : v->type.shape) d.dim_names.push_back(dim.symbol);
+  if (v->declared_symbols.size() == v->type.shape.size()) {
+    d.dim_names = v->declared_symbols;
+  } else {
+    for (const graph::Dim& dim : v->type.shape) d.dim_names.push_back(dim.symbol);
+  }
   return d;
 }
 

@@ -90,11 +90,13 @@ TEST(BindInputShapes, Errors) {
               bind_input_shapes(g, {{"x", {1, 3}}});
             }),
             "input 'x' has rank 4 (float32[N,3,8,8]) but the given shape [1,3] has rank 2");
-  EXPECT_EQ(user_error([&] {
-              bind_input_shapes(g, {{"x", {1, 4, 8, 8}}});
-            }),
-            "input 'x' (float32[N,3,8,8]): dim 1 is fixed to 3 but the given shape [1,4,8,8] "
-            "has 4");
+}
+
+TEST(BindInputShapes, OverridesStaticDimsAndRemembersSymbols) {
+  Graph g = conv_graph();
+  bind_input_shapes(g, {{"x", {2, 5, 8, 8}}});
+  EXPECT_EQ(g.find_value("x")->type, F32({2, 5, 8, 8}));
+  EXPECT_EQ(g.find_value("x")->declared_symbols, (std::vector<std::string>{"N", "", "", ""}));
 }
 
 TEST(BindInputShapes, ConflictingSymbol) {

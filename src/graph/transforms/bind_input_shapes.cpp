@@ -37,24 +37,33 @@ void bind_input_shapes(Graph& g, const std::map<std::string, std::vector<int64_t
       const Dim& d = t.shape[i];
       if (shape[i] < 0)
         fail_user("input '{}': given shape {} has a negative dim", name, shape_text(shape));
-      if (d.is_static()) {
-        if (d.value != shape[i])
-          fail_user("input '{}' ({}): dim {} is fixed to {} but the given shape {} has {}", name,
-                    t.str(), i, d.value, shape_text(shape), shape[i]);
-        continue;
-      }
+      if (d.is_static()) continue;  // overridden below, as tvmc allows
       auto [it, fresh] = bound.emplace(d.symbol, shape[i]);
       if (!fresh && it->second != shape[i])
         fail_user("symbol '{}' is bound to both {} and {} (input '{}')", d.symbol, it->second,
                   shape[i], name);
     }
   }
+  auto remember_symbols = [](Value& v) {
+    if (!v.declared_symbols.empty()) return;
+    for (const Dim& d : v.type.shape) v.declared_symbols.push_back(d.symbol);
+  };
   for (const auto& v : g.values())
     for (Dim& d : v->type.shape)
       if (!d.is_static()) {
         auto it = bound.find(d.symbol);
-        if (it != bound.end()) d = Dim::fixed(it->second);
+        if (it == bound.end()) continue;
+        remember_symbols(*v);
+        d = Dim::fixed(it->second);
       }
+  // Explicit shapes override static input dims too (as tvmc's --input-shapes does); inference
+  // recomputes everything downstream.
+  for (const auto& [name, shape] : shapes) {
+    for (Value* v : g.inputs) {
+      if (v->name != name) continue;
+      for (size_t i = 0; i < shape.size(); ++i) v->type.shape[i] = Dim::fixed(shape[i]);
+    }
+  }
 }
 
 }  // namespace ingot::graph

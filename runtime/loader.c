@@ -72,7 +72,19 @@ INGOT_API ingot_status ingot_model_load(const char* path, IngotModel** out) {
   if (path == NULL) return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "ingot_model_load: path is NULL");
   ingot_status status = ingot_check_elf_file(path);
   if (status != INGOT_OK) return status;
-  void* handle = dlopen(path, RTLD_LOCAL | RTLD_NOW);
+  /* A bare file name would make dlopen search the library path instead of the current folder. */
+  void* handle = NULL;
+  if (strchr(path, '/') == NULL) {
+    size_t n = strlen(path);
+    char* local = malloc(n + 3);
+    if (local == NULL) return ingot_fail(INGOT_ERR_OUT_OF_MEMORY, "out of memory loading '%s'", path);
+    memcpy(local, "./", 2);
+    memcpy(local + 2, path, n + 1);
+    handle = dlopen(local, RTLD_LOCAL | RTLD_NOW);
+    free(local);
+  } else {
+    handle = dlopen(path, RTLD_LOCAL | RTLD_NOW);
+  }
   if (handle == NULL) {
     const char* why = dlerror();
     return ingot_fail(INGOT_ERR_LOAD, "cannot load artifact '%s': %s", path,

@@ -84,6 +84,19 @@ TEST(ModelLoad, TwoModelsLoadSideBySide) {
   ingot_model_free(b);
 }
 
+// Regression: a bare file name ("model.so") is the file in the current folder, not a library
+// searched for on the loader's path.
+TEST(ModelLoad, BareFileNameLoadsFromCurrentFolder) {
+  fs::path old = fs::current_path();
+  fs::current_path(INGOT_FAKE_ARTIFACT_DIR);
+  IngotModel* m = nullptr;
+  ingot_status st = ingot_model_load("fake_affine.so", &m);
+  fs::current_path(old);
+  ASSERT_EQ(st, INGOT_OK) << ingot_last_error();
+  EXPECT_STREQ(ingot_model_artifact(m)->model_name, "fake_affine");
+  ingot_model_free(m);
+}
+
 TEST(ModelLoadError, MissingFile) {
   std::string path = "/nonexistent/dir/model.so";
   EXPECT_EQ(load_error(path),

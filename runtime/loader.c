@@ -77,7 +77,8 @@ INGOT_API ingot_status ingot_model_load(const char* path, IngotModel** out) {
   if (strchr(path, '/') == NULL) {
     size_t n = strlen(path);
     char* local = malloc(n + 3);
-    if (local == NULL) return ingot_fail(INGOT_ERR_OUT_OF_MEMORY, "out of memory loading '%s'", path);
+    if (local == NULL)
+      return ingot_fail(INGOT_ERR_OUT_OF_MEMORY, "out of memory loading '%s'", path);
     memcpy(local, "./", 2);
     memcpy(local + 2, path, n + 1);
     handle = dlopen(local, RTLD_LOCAL | RTLD_NOW);

@@ -66,8 +66,8 @@ typedef struct IngotArtifact {
   uint32_t abi_version; /* INGOT_ABI_VERSION */
   uint32_t struct_size; /* sizeof(IngotArtifact) of the compiler that built it */
   const char* model_name;
-  const char* target;      /* target string, e.g. "llvm -mcpu=sapphirerapids" */
-  int32_t device_type;     /* DLPack DLDeviceType: 1 CPU, 2 CUDA */
+  const char* target;  /* target string, e.g. "llvm -mcpu=sapphirerapids" */
+  int32_t device_type; /* DLPack DLDeviceType: 1 CPU, 2 CUDA */
   int32_t num_inputs;
   const IngotTensorInfo* inputs;
   int32_t num_outputs;

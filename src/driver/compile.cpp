@@ -44,8 +44,8 @@ void check_options(const CompileOptions& o) {
 }  // namespace
 
 const std::vector<std::string>& pipeline_stage_names() {
-  static const std::vector<std::string> names = {"import",     "bind_input_shapes", "infer_types",
-                                                 "dead_code",  "lower",             "codegen"};
+  static const std::vector<std::string> names = {
+      "import", "bind_input_shapes", "infer_types", "dead_code", "lower", "codegen"};
   return names;
 }
 

@@ -56,7 +56,8 @@ InputShapes parse_input_shapes(const std::string& text) {
     }
     std::string entry = text.substr(i, close + 1 - i);
     size_t colon = text.rfind(':', open);
-    if (colon == std::string::npos || colon < i || trim(text.substr(colon + 1, open - colon - 1)) != "") {
+    if (colon == std::string::npos || colon < i ||
+        trim(text.substr(colon + 1, open - colon - 1)) != "") {
       fail_user("--input-shapes: expected NAME:[d0,d1,...] but got '{}'", entry);
     }
     std::string name = trim(text.substr(i, colon - i));

@@ -25,7 +25,8 @@ class Attrs {
   std::string get_string(const std::string& name, const std::string& def) const;
   std::vector<int64_t> get_ints(const std::string& name,
                                 const std::vector<int64_t>& def = {}) const;
-  std::vector<double> get_floats(const std::string& name, const std::vector<double>& def = {}) const;
+  std::vector<double> get_floats(const std::string& name,
+                                 const std::vector<double>& def = {}) const;
   const std::map<std::string, AttrValue>& all() const { return map_; }
   friend bool operator==(const Attrs& a, const Attrs& b) { return a.map_ == b.map_; }
 

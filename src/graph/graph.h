@@ -17,12 +17,12 @@ namespace ingot::graph {
 struct Node;
 
 struct Value {
-  int id = 0;              // unique within the graph
-  std::string name;        // the ONNX value name (outputs keep it; used for run-time I/O)
+  int id = 0;        // unique within the graph
+  std::string name;  // the ONNX value name (outputs keep it; used for run-time I/O)
   TensorType type;
   Node* producer = nullptr;  // null for graph inputs and constants
   int output_index = 0;
-  TensorPtr constant;        // set for initializers / Constant outputs / folded values
+  TensorPtr constant;  // set for initializers / Constant outputs / folded values
   // The model's symbol for each dim ("" when static) as declared before --input-shapes bound
   // them; empty when nothing was bound. Kept so artifacts can still name their dims ("N").
   std::vector<std::string> declared_symbols;
@@ -32,10 +32,10 @@ struct Value {
 struct Node {
   int id = 0;
   ops::OpKind op;
-  std::string name;      // ONNX node name, or "<OpType>_<index>" when the model had none
-  int opset = 0;         // the default-domain opset of the model it came from (for messages)
+  std::string name;  // ONNX node name, or "<OpType>_<index>" when the model had none
+  int opset = 0;     // the default-domain opset of the model it came from (for messages)
   Attrs attrs;
-  std::vector<Value*> inputs;   // nullptr for an omitted optional input
+  std::vector<Value*> inputs;  // nullptr for an omitted optional input
   std::vector<Value*> outputs;
   // "node 'conv1' (Conv)" for messages.
   std::string describe() const;

@@ -26,7 +26,9 @@ class Tensor {
   int64_t nbytes() const { return num_elements() * dtype_bytes(dtype_); }
   const uint8_t* data() const;  // loads lazily; throws UserError if the external file is bad
   template <typename T>
-  const T* data_as() const { return reinterpret_cast<const T*>(data()); }
+  const T* data_as() const {
+    return reinterpret_cast<const T*>(data());
+  }
   // Element i converted to double / int64 (for shape arithmetic and small constants).
   double get_f64(int64_t i) const;
   int64_t get_i64(int64_t i) const;

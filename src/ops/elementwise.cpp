@@ -74,8 +74,9 @@ OpInfo binary(OpKind k, const char* name) {
 void add_elementwise_ops(std::vector<OpInfo>& t) {
 #define UNARY(N) t.push_back(unary(OpKind::N, #N));
   UNARY(Relu)
-  UNARY(Sigmoid) UNARY(Tanh) UNARY(Erf) UNARY(Exp) UNARY(Log) UNARY(Sqrt) UNARY(Reciprocal)
-      UNARY(Neg) UNARY(Abs) UNARY(Identity)
+  UNARY(Sigmoid)
+  UNARY(Tanh) UNARY(Erf) UNARY(Exp) UNARY(Log) UNARY(Sqrt) UNARY(Reciprocal) UNARY(Neg) UNARY(Abs)
+      UNARY(Identity)
 #undef UNARY
 
           OpInfo gelu = unary(OpKind::Gelu, "Gelu");

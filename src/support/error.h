@@ -35,9 +35,9 @@ template <typename... Args>
 }  // namespace ingot
 
 // Internal invariant check: INGOT_ICHECK(cond, "fmt {}", args...).
-#define INGOT_ICHECK(cond, ...)                                                        \
-  do {                                                                                 \
-    if (!(cond))                                                                       \
+#define INGOT_ICHECK(cond, ...)                                                         \
+  do {                                                                                  \
+    if (!(cond))                                                                        \
       ::ingot::fail_internal("{}:{}: check '{}' failed: {}", __FILE__, __LINE__, #cond, \
-                             ::fmt::format(__VA_ARGS__));                              \
+                             ::fmt::format(__VA_ARGS__));                               \
   } while (0)

@@ -87,7 +87,11 @@ void write_npz(const std::string& path, const std::vector<NpyArray>& arrays) {
   }
   fs::path target(path);
   fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::string tmpl = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
+  // Built by appending: GCC 12 warns falsely (-Wrestrict) on `"." + std::string`.
+  std::string temp_name = ".";
+  temp_name += target.filename().string();
+  temp_name += ".tmp-XXXXXX";
+  std::string tmpl = (dir / temp_name).string();
   int fd = mkstemp(tmpl.data());
   if (fd < 0) fail_user("cannot write '{}': {}", path, std::strerror(errno));
   const std::string tmp = tmpl;

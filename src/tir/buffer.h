@@ -19,12 +19,12 @@ const char* storage_scope_name(StorageScope s);
 class BufferNode {
  public:
   std::string name;
-  DataType dtype;            // element type (scalar)
-  std::vector<Expr> shape;   // int64 expressions, constants after shape binding
-  std::vector<Expr> strides; // empty = dense row-major
+  DataType dtype;             // element type (scalar)
+  std::vector<Expr> shape;    // int64 expressions, constants after shape binding
+  std::vector<Expr> strides;  // empty = dense row-major
   StorageScope scope = StorageScope::kGlobal;
-  int alignment = 64;        // bytes
-  Var data;                  // the handle variable codegen binds to the base pointer
+  int alignment = 64;  // bytes
+  Var data;            // the handle variable codegen binds to the base pointer
 };
 
 class Buffer {
@@ -46,7 +46,9 @@ class Buffer {
   // Load/store helpers: buf(i, j) builds a BufferLoad.
   Expr load(std::vector<Expr> indices) const;
   template <typename... I>
-  Expr operator()(I... idx) const { return load({Expr(idx)...}); }
+  Expr operator()(I... idx) const {
+    return load({Expr(idx)...});
+  }
 
  private:
   std::shared_ptr<const BufferNode> p_;

@@ -84,7 +84,9 @@ struct Not : ExprNode {
 struct Select : ExprNode {
   static constexpr NodeTag kTag = NodeTag::Select;
   Select(DataType d, Expr c, Expr t, Expr f)
-      : ExprNode(kTag, d), condition(std::move(c)), true_value(std::move(t)),
+      : ExprNode(kTag, d),
+        condition(std::move(c)),
+        true_value(std::move(t)),
         false_value(std::move(f)) {}
   Expr condition, true_value, false_value;
   static Expr make(Expr condition, Expr true_value, Expr false_value);
@@ -100,7 +102,8 @@ struct Cast : ExprNode {
 // A pure math intrinsic applied elementwise; dtype is the (float) argument dtype.
 struct Call : ExprNode {
   static constexpr NodeTag kTag = NodeTag::Call;
-  Call(DataType d, Intrinsic o, std::vector<Expr> a) : ExprNode(kTag, d), op(o), args(std::move(a)) {}
+  Call(DataType d, Intrinsic o, std::vector<Expr> a)
+      : ExprNode(kTag, d), op(o), args(std::move(a)) {}
   Intrinsic op;
   std::vector<Expr> args;
   static Expr make(Intrinsic op, std::vector<Expr> args);
@@ -145,7 +148,11 @@ struct Let : ExprNode {
   static Expr make(Var var, Expr value, Expr body);
 };
 
-inline const VarNode* Var::node() const { return as<VarNode>(); }
-inline const std::string& Var::name() const { return node()->name; }
+inline const VarNode* Var::node() const {
+  return as<VarNode>();
+}
+inline const std::string& Var::name() const {
+  return node()->name;
+}
 
 }  // namespace ingot::tir

@@ -29,7 +29,8 @@ class ExprFunctor<R(const Expr&, Args...)> {
     return visit_##N(static_cast<const node_type::N*>(e.get()), e, args...);
       INGOT_TIR_EXPR_NODES(INGOT_X)
 #undef INGOT_X
-      default: break;
+      default:
+        break;
     }
     fail_internal("ExprFunctor: {} is not an expression", node_tag_name(e.tag()));
   }
@@ -61,7 +62,8 @@ class StmtFunctor<R(const Stmt&, Args...)> {
     return visit_##N(static_cast<const node_type::N*>(s.get()), s, args...);
       INGOT_TIR_STMT_NODES(INGOT_X)
 #undef INGOT_X
-      default: break;
+      default:
+        break;
     }
     fail_internal("StmtFunctor: {} is not a statement", node_tag_name(s.tag()));
   }

@@ -11,11 +11,21 @@ namespace ingot::tir {
 std::string DataType::str() const {
   std::string base;
   switch (code) {
-    case kInt: base = fmt::format("int{}", bits); break;
-    case kUInt: base = fmt::format("uint{}", bits); break;
-    case kFloat: base = fmt::format("float{}", bits); break;
-    case kHandle: base = "handle"; break;
-    case kBool: base = "bool"; break;
+    case kInt:
+      base = fmt::format("int{}", bits);
+      break;
+    case kUInt:
+      base = fmt::format("uint{}", bits);
+      break;
+    case kFloat:
+      base = fmt::format("float{}", bits);
+      break;
+    case kHandle:
+      base = "handle";
+      break;
+    case kBool:
+      base = "bool";
+      break;
   }
   return lanes == 1 ? base : fmt::format("{}x{}", base, lanes);
 }
@@ -23,7 +33,8 @@ std::string DataType::str() const {
 const char* node_tag_name(NodeTag tag) {
   switch (tag) {
 #define INGOT_X(N) \
-  case NodeTag::N: return #N;
+  case NodeTag::N: \
+    return #N;
     INGOT_TIR_EXPR_NODES(INGOT_X) INGOT_TIR_STMT_NODES(INGOT_X)
 #undef INGOT_X
   }
@@ -33,7 +44,8 @@ const char* node_tag_name(NodeTag tag) {
 const char* intrinsic_name(Intrinsic op) {
   switch (op) {
 #define INGOT_X(name, arity) \
-  case Intrinsic::name: return #name;
+  case Intrinsic::name:      \
+    return #name;
     INGOT_TIR_INTRINSICS(INGOT_X)
 #undef INGOT_X
   }
@@ -43,7 +55,8 @@ const char* intrinsic_name(Intrinsic op) {
 int intrinsic_arity(Intrinsic op) {
   switch (op) {
 #define INGOT_X(name, arity) \
-  case Intrinsic::name: return arity;
+  case Intrinsic::name:      \
+    return arity;
     INGOT_TIR_INTRINSICS(INGOT_X)
 #undef INGOT_X
   }
@@ -52,21 +65,30 @@ int intrinsic_arity(Intrinsic op) {
 
 const char* storage_scope_name(StorageScope s) {
   switch (s) {
-    case StorageScope::kGlobal: return "global";
-    case StorageScope::kWorkspace: return "workspace";
-    case StorageScope::kLocal: return "local";
-    case StorageScope::kShared: return "shared";
+    case StorageScope::kGlobal:
+      return "global";
+    case StorageScope::kWorkspace:
+      return "workspace";
+    case StorageScope::kLocal:
+      return "local";
+    case StorageScope::kShared:
+      return "shared";
   }
   return "?";
 }
 
 const char* for_kind_name(ForKind k) {
   switch (k) {
-    case ForKind::kSerial: return "serial";
-    case ForKind::kParallel: return "parallel";
-    case ForKind::kVectorized: return "vectorized";
-    case ForKind::kUnrolled: return "unrolled";
-    case ForKind::kThreadBinding: return "thread_binding";
+    case ForKind::kSerial:
+      return "serial";
+    case ForKind::kParallel:
+      return "parallel";
+    case ForKind::kVectorized:
+      return "vectorized";
+    case ForKind::kUnrolled:
+      return "unrolled";
+    case ForKind::kThreadBinding:
+      return "thread_binding";
   }
   return "?";
 }
@@ -91,7 +113,9 @@ constexpr bool is_compare(NodeTag t) {
   return t == NodeTag::EQ || t == NodeTag::NE || t == NodeTag::LT || t == NodeTag::LE ||
          t == NodeTag::GT || t == NodeTag::GE;
 }
-constexpr bool is_logical(NodeTag t) { return t == NodeTag::And || t == NodeTag::Or; }
+constexpr bool is_logical(NodeTag t) {
+  return t == NodeTag::And || t == NodeTag::Or;
+}
 }  // namespace
 
 template <NodeTag Tag>
@@ -228,8 +252,8 @@ Stmt BufferStore::make(const Buffer& buffer, Expr value, std::vector<Expr> indic
   for (auto& i : indices)
     INGOT_ICHECK(i.defined() && i.dtype().is_integer(), "index into {} must be an integer",
                  buffer->name);
-  return Stmt(std::make_shared<const BufferStore>(buffer.ptr(), std::move(value),
-                                                  std::move(indices)));
+  return Stmt(
+      std::make_shared<const BufferStore>(buffer.ptr(), std::move(value), std::move(indices)));
 }
 
 Stmt SeqStmt::make(std::vector<Stmt> seq) {

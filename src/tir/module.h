@@ -26,17 +26,17 @@ struct ArgRef {
 };
 
 struct KernelCall {
-  int kernel;                 // index into IRModule::kernels
-  std::vector<ArgRef> args;   // one per kernel param, in order
+  int kernel;                // index into IRModule::kernels
+  std::vector<ArgRef> args;  // one per kernel param, in order
 };
 
 struct IRModule {
   std::string model_name;
   std::vector<PrimFunc> kernels;
-  std::vector<KernelCall> entry;      // run in order by the entry function
+  std::vector<KernelCall> entry;  // run in order by the entry function
   std::vector<TensorDesc> inputs, outputs;
-  uint64_t workspace_bytes = 0;       // arena size, multiple of 64
-  std::vector<uint8_t> constants;     // constant blob; each ArgRef::kConstant offset 64-aligned
+  uint64_t workspace_bytes = 0;    // arena size, multiple of 64
+  std::vector<uint8_t> constants;  // constant blob; each ArgRef::kConstant offset 64-aligned
 };
 
 }  // namespace ingot::tir

@@ -19,15 +19,21 @@ std::vector<Expr> IRMutator::mutate_all(const std::vector<Expr>& v, bool* change
   return out;
 }
 
-Expr IRMutator::visit_IntImm(const IntImm*, const Expr& e) { return e; }
-Expr IRMutator::visit_FloatImm(const FloatImm*, const Expr& e) { return e; }
-Expr IRMutator::visit_Var(const VarNode*, const Expr& e) { return e; }
+Expr IRMutator::visit_IntImm(const IntImm*, const Expr& e) {
+  return e;
+}
+Expr IRMutator::visit_FloatImm(const FloatImm*, const Expr& e) {
+  return e;
+}
+Expr IRMutator::visit_Var(const VarNode*, const Expr& e) {
+  return e;
+}
 
-#define INGOT_X(N, sym)                                       \
-  Expr IRMutator::visit_##N(const N* op, const Expr& e) {     \
-    Expr a = mutate(op->a), b = mutate(op->b);                \
-    if (a.same_as(op->a) && b.same_as(op->b)) return e;       \
-    return N::make(std::move(a), std::move(b));               \
+#define INGOT_X(N, sym)                                   \
+  Expr IRMutator::visit_##N(const N* op, const Expr& e) { \
+    Expr a = mutate(op->a), b = mutate(op->b);            \
+    if (a.same_as(op->a) && b.same_as(op->b)) return e;   \
+    return N::make(std::move(a), std::move(b));           \
   }
 INGOT_TIR_BINARY_NODES(INGOT_X)
 #undef INGOT_X

@@ -10,8 +10,12 @@
 namespace ingot::tir {
 
 Expr make_const(DataType dtype, double value);  // IntImm or FloatImm (or Broadcast for vectors)
-inline Expr i64(int64_t v) { return IntImm::make(DataType::i64(), v); }
-inline Expr f32(double v) { return FloatImm::make(DataType::f32(), v); }
+inline Expr i64(int64_t v) {
+  return IntImm::make(DataType::i64(), v);
+}
+inline Expr f32(double v) {
+  return FloatImm::make(DataType::f32(), v);
+}
 
 // Integer constant value of e, if it is an IntImm.
 bool is_const_int(const Expr& e, int64_t* value = nullptr);
@@ -33,14 +37,14 @@ Expr operator!(Expr a);
 // Literal promotion: the literal takes the other operand's dtype.
 template <typename T>
 concept Literal = std::is_arithmetic_v<T>;
-#define INGOT_TIR_LIT_OP(op)                                     \
-  template <Literal T>                                           \
-  Expr operator op(Expr a, T b) {                                \
-    return a op make_const(a.dtype(), double(b));                \
-  }                                                              \
-  template <Literal T>                                           \
-  Expr operator op(T a, Expr b) {                                \
-    return make_const(b.dtype(), double(a)) op b;                \
+#define INGOT_TIR_LIT_OP(op)                      \
+  template <Literal T>                            \
+  Expr operator op(Expr a, T b) {                 \
+    return a op make_const(a.dtype(), double(b)); \
+  }                                               \
+  template <Literal T>                            \
+  Expr operator op(T a, Expr b) {                 \
+    return make_const(b.dtype(), double(a)) op b; \
   }
 INGOT_TIR_LIT_OP(+)
 INGOT_TIR_LIT_OP(-)

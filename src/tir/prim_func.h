@@ -13,8 +13,8 @@ struct PrimFunc {
   std::string name;            // unique within a module, a valid C identifier
   std::vector<Buffer> params;  // all scope kGlobal; codegen passes one pointer per param
   Stmt body;
-  double flops = 0;            // floating point operations per call (for profiling/roofline)
-  double bytes_moved = 0;      // compulsory bytes read + written per call
+  double flops = 0;        // floating point operations per call (for profiling/roofline)
+  double bytes_moved = 0;  // compulsory bytes read + written per call
 };
 
 }  // namespace ingot::tir

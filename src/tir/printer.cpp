@@ -16,13 +16,25 @@ enum Prec : int { kOr = 1, kAnd, kNot, kCmp, kAddSub, kMulDiv, kUnary, kAtom };
 template <NodeTag Tag>
 constexpr int binary_prec() {
   switch (Tag) {
-    case NodeTag::Or: return kOr;
-    case NodeTag::And: return kAnd;
-    case NodeTag::EQ: case NodeTag::NE: case NodeTag::LT:
-    case NodeTag::LE: case NodeTag::GT: case NodeTag::GE: return kCmp;
-    case NodeTag::Add: case NodeTag::Sub: return kAddSub;
-    case NodeTag::Min: case NodeTag::Max: return kAtom;  // printed as calls
-    default: return kMulDiv;
+    case NodeTag::Or:
+      return kOr;
+    case NodeTag::And:
+      return kAnd;
+    case NodeTag::EQ:
+    case NodeTag::NE:
+    case NodeTag::LT:
+    case NodeTag::LE:
+    case NodeTag::GT:
+    case NodeTag::GE:
+      return kCmp;
+    case NodeTag::Add:
+    case NodeTag::Sub:
+      return kAddSub;
+    case NodeTag::Min:
+    case NodeTag::Max:
+      return kAtom;  // printed as calls
+    default:
+      return kMulDiv;
   }
 }
 
@@ -83,12 +95,12 @@ class Printer : public ExprFunctor<std::string(const Expr&, int*)>,
   }
   std::string visit_Var(const VarNode* op, const Expr&, int*) override { return name_of(op); }
 
-#define INGOT_X(N, sym)                                                                  \
-  std::string visit_##N(const N* op, const Expr&, int* prec) override {                  \
-    constexpr int p = binary_prec<NodeTag::N>();                                         \
-    if (p == kAtom) return fmt::format("{}({}, {})", sym, expr(op->a), expr(op->b));     \
-    *prec = p;                                                                           \
-    return operand(op->a, p, p == kCmp) + " " + sym + " " + operand(op->b, p, true);     \
+#define INGOT_X(N, sym)                                                              \
+  std::string visit_##N(const N* op, const Expr&, int* prec) override {              \
+    constexpr int p = binary_prec<NodeTag::N>();                                     \
+    if (p == kAtom) return fmt::format("{}({}, {})", sym, expr(op->a), expr(op->b)); \
+    *prec = p;                                                                       \
+    return operand(op->a, p, p == kCmp) + " " + sym + " " + operand(op->b, p, true); \
   }
   INGOT_TIR_BINARY_NODES(INGOT_X)
 #undef INGOT_X
@@ -184,17 +196,23 @@ class Printer : public ExprFunctor<std::string(const Expr&, int*)>,
 
 const char* arg_kind_name(ArgRef::Kind k) {
   switch (k) {
-    case ArgRef::kInput: return "input";
-    case ArgRef::kOutput: return "output";
-    case ArgRef::kWorkspace: return "workspace";
-    case ArgRef::kConstant: return "constant";
+    case ArgRef::kInput:
+      return "input";
+    case ArgRef::kOutput:
+      return "output";
+    case ArgRef::kWorkspace:
+      return "workspace";
+    case ArgRef::kConstant:
+      return "constant";
   }
   return "?";
 }
 
 }  // namespace
 
-std::string to_string(const Expr& e) { return Printer().expr(e); }
+std::string to_string(const Expr& e) {
+  return Printer().expr(e);
+}
 
 std::string to_string(const Stmt& s) {
   Printer p;

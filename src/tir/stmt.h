@@ -20,18 +20,23 @@ class Stmt : public NodeRef<StmtNode> {
 
 enum class ForKind : uint8_t {
   kSerial,
-  kParallel,     // iterations run on the runtime thread pool
-  kVectorized,   // the body becomes vector code; extent must be constant
-  kUnrolled,     // fully unrolled; extent must be constant
-  kThreadBinding // GPU: bound to thread_tag (blockIdx.x, threadIdx.x, ...)
+  kParallel,      // iterations run on the runtime thread pool
+  kVectorized,    // the body becomes vector code; extent must be constant
+  kUnrolled,      // fully unrolled; extent must be constant
+  kThreadBinding  // GPU: bound to thread_tag (blockIdx.x, threadIdx.x, ...)
 };
 const char* for_kind_name(ForKind k);
 
 struct For : StmtNode {
   static constexpr NodeTag kTag = NodeTag::For;
   For(Var v, Expr m, Expr e, ForKind k, Stmt b, std::string t)
-      : StmtNode(kTag), loop_var(std::move(v)), min(std::move(m)), extent(std::move(e)), kind(k),
-        body(std::move(b)), thread_tag(std::move(t)) {}
+      : StmtNode(kTag),
+        loop_var(std::move(v)),
+        min(std::move(m)),
+        extent(std::move(e)),
+        kind(k),
+        body(std::move(b)),
+        thread_tag(std::move(t)) {}
   Var loop_var;
   Expr min, extent;
   ForKind kind;

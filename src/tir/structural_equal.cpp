@@ -70,10 +70,10 @@ class EqualChecker : public ExprFunctor<bool(const Expr&, const Expr&)>,
   bool visit_Var(const VarNode* op, const Expr&, const Expr& o) override {
     return var_use(op, o.as<VarNode>());
   }
-#define INGOT_X(N, sym)                                               \
-  bool visit_##N(const N* op, const Expr&, const Expr& o) override {  \
-    auto* p = o.as<N>();                                              \
-    return eq(op->a, p->a) && eq(op->b, p->b);                        \
+#define INGOT_X(N, sym)                                              \
+  bool visit_##N(const N* op, const Expr&, const Expr& o) override { \
+    auto* p = o.as<N>();                                             \
+    return eq(op->a, p->a) && eq(op->b, p->b);                       \
   }
   INGOT_TIR_BINARY_NODES(INGOT_X)
 #undef INGOT_X

@@ -7,21 +7,25 @@ void IRVisitor::visit_IntImm(const IntImm*, const Expr&) {}
 void IRVisitor::visit_FloatImm(const FloatImm*, const Expr&) {}
 void IRVisitor::visit_Var(const VarNode*, const Expr&) {}
 
-#define INGOT_X(N, sym)                                  \
-  void IRVisitor::visit_##N(const N* op, const Expr&) {  \
-    visit_expr(op->a);                                   \
-    visit_expr(op->b);                                   \
+#define INGOT_X(N, sym)                                 \
+  void IRVisitor::visit_##N(const N* op, const Expr&) { \
+    visit_expr(op->a);                                  \
+    visit_expr(op->b);                                  \
   }
 INGOT_TIR_BINARY_NODES(INGOT_X)
 #undef INGOT_X
 
-void IRVisitor::visit_Not(const Not* op, const Expr&) { visit_expr(op->a); }
+void IRVisitor::visit_Not(const Not* op, const Expr&) {
+  visit_expr(op->a);
+}
 void IRVisitor::visit_Select(const Select* op, const Expr&) {
   visit_expr(op->condition);
   visit_expr(op->true_value);
   visit_expr(op->false_value);
 }
-void IRVisitor::visit_Cast(const Cast* op, const Expr&) { visit_expr(op->value); }
+void IRVisitor::visit_Cast(const Cast* op, const Expr&) {
+  visit_expr(op->value);
+}
 void IRVisitor::visit_Call(const Call* op, const Expr&) {
   for (const Expr& a : op->args) visit_expr(a);
 }
@@ -32,7 +36,9 @@ void IRVisitor::visit_Ramp(const Ramp* op, const Expr&) {
   visit_expr(op->base);
   visit_expr(op->stride);
 }
-void IRVisitor::visit_Broadcast(const Broadcast* op, const Expr&) { visit_expr(op->value); }
+void IRVisitor::visit_Broadcast(const Broadcast* op, const Expr&) {
+  visit_expr(op->value);
+}
 void IRVisitor::visit_Let(const Let* op, const Expr&) {
   visit_expr(op->var);
   visit_expr(op->value);
@@ -62,7 +68,11 @@ void IRVisitor::visit_LetStmt(const LetStmt* op, const Stmt&) {
   visit_expr(op->value);
   visit_stmt(op->body);
 }
-void IRVisitor::visit_Allocate(const Allocate* op, const Stmt&) { visit_stmt(op->body); }
-void IRVisitor::visit_Evaluate(const Evaluate* op, const Stmt&) { visit_expr(op->value); }
+void IRVisitor::visit_Allocate(const Allocate* op, const Stmt&) {
+  visit_stmt(op->body);
+}
+void IRVisitor::visit_Evaluate(const Evaluate* op, const Stmt&) {
+  visit_expr(op->value);
+}
 
 }  // namespace ingot::tir

@@ -19,7 +19,8 @@ std::vector<float> random_vector(size_t n, uint32_t seed) {
   return v;
 }
 
-void expect_close(const std::vector<float>& got, const std::vector<float>& want, float tol = 1e-4f) {
+void expect_close(const std::vector<float>& got, const std::vector<float>& want,
+                  float tol = 1e-4f) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) {
     ASSERT_NEAR(got[i], want[i], tol * (1.f + std::fabs(want[i]))) << "at element " << i;

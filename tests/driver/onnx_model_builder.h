@@ -30,7 +30,8 @@ class OnnxModelBuilder {
     vi->set_name(name);
     vi->mutable_type()->mutable_tensor_type()->set_elem_type(elem);
   }
-  void initializer(const std::string& name, std::vector<int64_t> dims, const std::vector<float>& v) {
+  void initializer(const std::string& name, std::vector<int64_t> dims,
+                   const std::vector<float>& v) {
     auto* t = model_.mutable_graph()->add_initializer();
     t->set_name(name);
     t->set_data_type(onnx::TensorProto::FLOAT);

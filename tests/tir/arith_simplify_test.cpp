@@ -17,14 +17,20 @@ namespace {
 using testing::Env;
 using testing::eval;
 
-Expr c(int64_t v) { return i64(v); }
-Expr T() { return IntImm::make(DataType::boolean(), 1); }
-Expr F() { return IntImm::make(DataType::boolean(), 0); }
+Expr c(int64_t v) {
+  return i64(v);
+}
+Expr T() {
+  return IntImm::make(DataType::boolean(), 1);
+}
+Expr F() {
+  return IntImm::make(DataType::boolean(), 0);
+}
 
-#define EXPECT_SIMPLIFIES(in, out, analyzer)                                               \
-  do {                                                                                     \
-    Expr got_ = simplify(in, analyzer);                                                    \
-    EXPECT_TRUE(structural_equal(got_, out))                                               \
+#define EXPECT_SIMPLIFIES(in, out, analyzer)                                              \
+  do {                                                                                    \
+    Expr got_ = simplify(in, analyzer);                                                   \
+    EXPECT_TRUE(structural_equal(got_, out))                                              \
         << to_string(in) << " -> " << to_string(got_) << ", expected " << to_string(out); \
   } while (0)
 
@@ -54,7 +60,8 @@ TEST(Bound, ClosedForms) {
   Var k("k", DataType::i32());
   EXPECT_EQ(a.bound_of(k), (ConstIntBound{INT32_MIN, INT32_MAX}));
   // an int32 result that could overflow widens to the whole int32 range
-  EXPECT_EQ(a.bound_of(k + IntImm::make(DataType::i32(), 1)), (ConstIntBound{INT32_MIN, INT32_MAX}));
+  EXPECT_EQ(a.bound_of(k + IntImm::make(DataType::i32(), 1)),
+            (ConstIntBound{INT32_MIN, INT32_MAX}));
 }
 
 TEST(Simplify, AddSubRules) {
@@ -219,10 +226,10 @@ TEST(Simplify, EveryRuleIsSoundOnSmallIntegers) {
   const PatternVars& pv = pattern_vars();
   std::mt19937 rng(7);
   std::uniform_int_distribution<int64_t> val(-20, 20), boolv(0, 1);
-  NodeTag tags[] = {NodeTag::Add, NodeTag::Sub, NodeTag::Mul,   NodeTag::Div, NodeTag::FloorDiv,
-                    NodeTag::FloorMod, NodeTag::Min, NodeTag::Max, NodeTag::EQ, NodeTag::NE,
-                    NodeTag::LT, NodeTag::LE, NodeTag::GT, NodeTag::GE, NodeTag::And,
-                    NodeTag::Or, NodeTag::Not, NodeTag::Select};
+  NodeTag tags[] = {
+      NodeTag::Add, NodeTag::Sub, NodeTag::Mul, NodeTag::Div, NodeTag::FloorDiv, NodeTag::FloorMod,
+      NodeTag::Min, NodeTag::Max, NodeTag::EQ,  NodeTag::NE,  NodeTag::LT,       NodeTag::LE,
+      NodeTag::GT,  NodeTag::GE,  NodeTag::And, NodeTag::Or,  NodeTag::Not,      NodeTag::Select};
   int rules = 0;
   for (NodeTag tag : tags) {
     for (const RewriteRule& rule : rules_for(tag)) {
@@ -256,29 +263,47 @@ class RandomExpr {
   Expr gen(int depth) {
     int pick = std::uniform_int_distribution<int>(0, depth <= 0 ? 1 : 11)(rng_);
     switch (pick) {
-      case 0: return vars_[std::uniform_int_distribution<size_t>(0, vars_.size() - 1)(rng_)];
-      case 1: return c(std::uniform_int_distribution<int64_t>(-8, 8)(rng_));
-      case 2: return gen(depth - 1) + gen(depth - 1);
-      case 3: return gen(depth - 1) - gen(depth - 1);
-      case 4: return gen(depth - 1) * c(std::uniform_int_distribution<int64_t>(-4, 4)(rng_));
-      case 5: return floordiv(gen(depth - 1), c(std::uniform_int_distribution<int64_t>(1, 8)(rng_)));
-      case 6: return floormod(gen(depth - 1), c(std::uniform_int_distribution<int64_t>(1, 8)(rng_)));
-      case 7: return min(gen(depth - 1), gen(depth - 1));
-      case 8: return max(gen(depth - 1), gen(depth - 1));
-      case 9: return select(cond(depth - 1), gen(depth - 1), gen(depth - 1));
-      case 10: return gen(depth - 1) * gen(depth - 1);
-      default: return floordiv(gen(depth - 1) * c(4) + gen(depth - 1), c(4));
+      case 0:
+        return vars_[std::uniform_int_distribution<size_t>(0, vars_.size() - 1)(rng_)];
+      case 1:
+        return c(std::uniform_int_distribution<int64_t>(-8, 8)(rng_));
+      case 2:
+        return gen(depth - 1) + gen(depth - 1);
+      case 3:
+        return gen(depth - 1) - gen(depth - 1);
+      case 4:
+        return gen(depth - 1) * c(std::uniform_int_distribution<int64_t>(-4, 4)(rng_));
+      case 5:
+        return floordiv(gen(depth - 1), c(std::uniform_int_distribution<int64_t>(1, 8)(rng_)));
+      case 6:
+        return floormod(gen(depth - 1), c(std::uniform_int_distribution<int64_t>(1, 8)(rng_)));
+      case 7:
+        return min(gen(depth - 1), gen(depth - 1));
+      case 8:
+        return max(gen(depth - 1), gen(depth - 1));
+      case 9:
+        return select(cond(depth - 1), gen(depth - 1), gen(depth - 1));
+      case 10:
+        return gen(depth - 1) * gen(depth - 1);
+      default:
+        return floordiv(gen(depth - 1) * c(4) + gen(depth - 1), c(4));
     }
   }
   Expr cond(int depth) {
     Expr a = gen(depth), b = gen(depth);
     switch (std::uniform_int_distribution<int>(0, 5)(rng_)) {
-      case 0: return a < b;
-      case 1: return a <= b;
-      case 2: return a == b;
-      case 3: return a != b;
-      case 4: return (a < b) && !(b == a);
-      default: return (a >= b) || (a > c(2));
+      case 0:
+        return a < b;
+      case 1:
+        return a <= b;
+      case 2:
+        return a == b;
+      case 3:
+        return a != b;
+      case 4:
+        return (a < b) && !(b == a);
+      default:
+        return (a >= b) || (a > c(2));
     }
   }
 
@@ -308,9 +333,9 @@ TEST(Simplify, RandomExpressionsKeepTheirValue) {
       if (!before) continue;
       auto after = eval(s, env);
       ASSERT_TRUE(after.has_value()) << to_string(e) << " -> " << to_string(s);
-      ASSERT_EQ(*before, *after) << to_string(e) << " -> " << to_string(s) << " at i="
-                                 << env[i.node()] << " j=" << env[j.node()] << " k="
-                                 << env[k.node()];
+      ASSERT_EQ(*before, *after) << to_string(e) << " -> " << to_string(s)
+                                 << " at i=" << env[i.node()] << " j=" << env[j.node()]
+                                 << " k=" << env[k.node()];
       ++compared;
     }
   }

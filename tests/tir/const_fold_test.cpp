@@ -19,8 +19,12 @@ double float_of(const Expr& e) {
   EXPECT_NE(f, nullptr);
   return f ? f->value : -999;
 }
-Expr i32(int64_t v) { return IntImm::make(DataType::i32(), v); }
-Expr u8(int64_t v) { return IntImm::make(DataType::u8(), v); }
+Expr i32(int64_t v) {
+  return IntImm::make(DataType::i32(), v);
+}
+Expr u8(int64_t v) {
+  return IntImm::make(DataType::u8(), v);
+}
 
 TEST(ConstFold, IntegerArithmeticWraps) {
   EXPECT_EQ(int_of(const_fold(i32(2147483647) + i32(1))), -2147483648LL);

@@ -36,12 +36,12 @@ inline std::optional<int64_t> eval(const Expr& e, const Env& env) {
     if (!c || !t || !f) return std::nullopt;
     return *c ? *t : *f;
   }
-#define BIN(T, expr)                                          \
-  if (auto* n = e.as<T>()) {                                  \
-    auto oa = eval(n->a, env), ob = eval(n->b, env);          \
-    if (!oa || !ob) return std::nullopt;                      \
-    int64_t a = *oa, b = *ob;                                 \
-    return expr;                                              \
+#define BIN(T, expr)                                 \
+  if (auto* n = e.as<T>()) {                         \
+    auto oa = eval(n->a, env), ob = eval(n->b, env); \
+    if (!oa || !ob) return std::nullopt;             \
+    int64_t a = *oa, b = *ob;                        \
+    return expr;                                     \
   }
   BIN(Add, a + b)
   BIN(Sub, a - b)

@@ -12,10 +12,9 @@ TEST(Printer, AddKernel) {
   Buffer b = Buffer::make("B", DataType::f32(), std::vector<int64_t>{4, 16});
   Buffer c = Buffer::make("C", DataType::f32(), std::vector<int64_t>{4, 16});
   Var i("i"), j("j");
-  Stmt body = For::make(
-      i, i64(0), i64(4), ForKind::kParallel,
-      For::make(j, i64(0), i64(16), ForKind::kVectorized,
-                BufferStore::make(c, a(i, j) + b(i, j), {i, j})));
+  Stmt body = For::make(i, i64(0), i64(4), ForKind::kParallel,
+                        For::make(j, i64(0), i64(16), ForKind::kVectorized,
+                                  BufferStore::make(c, a(i, j) + b(i, j), {i, j})));
   EXPECT_EQ(to_string(PrimFunc{"add", {a, b, c}, body}),
             "def add(A: float32[4, 16], B: float32[4, 16], C: float32[4, 16]):\n"
             "  for i in parallel(0, 4):\n"
@@ -26,10 +25,9 @@ TEST(Printer, AddKernel) {
 TEST(Printer, DistinctVarsWithOneNameGetSuffixes) {
   Buffer c = Buffer::make("C", DataType::i64(), std::vector<int64_t>{8});
   Var i1("i"), i2("i");
-  Stmt s = SeqStmt::make({For::make(i1, i64(0), i64(2), ForKind::kSerial,
-                                    BufferStore::make(c, i1, {i1})),
-                          For::make(i2, i64(0), i64(2), ForKind::kUnrolled,
-                                    BufferStore::make(c, i2, {i2 + 1}))});
+  Stmt s = SeqStmt::make(
+      {For::make(i1, i64(0), i64(2), ForKind::kSerial, BufferStore::make(c, i1, {i1})),
+       For::make(i2, i64(0), i64(2), ForKind::kUnrolled, BufferStore::make(c, i2, {i2 + 1}))});
   EXPECT_EQ(to_string(s),
             "for i in range(0, 2):\n"
             "  C[i] = i\n"
@@ -53,10 +51,10 @@ TEST(Printer, ParenthesesOnlyWhereNeeded) {
 TEST(Printer, IfLetAllocate) {
   Buffer t = Buffer::make("T", DataType::f32(), std::vector<int64_t>{4}, StorageScope::kLocal);
   Var n("n");
-  Stmt s = LetStmt::make(
-      n, i64(3),
-      Allocate::make(t, IfThenElse::make(n < 4, BufferStore::make(t, f32(1), {n}),
-                                         BufferStore::make(t, f32(0), {i64(0)}))));
+  Stmt s =
+      LetStmt::make(n, i64(3),
+                    Allocate::make(t, IfThenElse::make(n < 4, BufferStore::make(t, f32(1), {n}),
+                                                       BufferStore::make(t, f32(0), {i64(0)}))));
   EXPECT_EQ(to_string(s),
             "n = 3\n"
             "T = allocate(float32[4], \"local\")\n"

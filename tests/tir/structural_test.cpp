@@ -12,8 +12,8 @@ PrimFunc copy_kernel(int64_t n, ForKind kind = ForKind::kSerial) {
   Buffer a = Buffer::make("A", DataType::f32(), std::vector<int64_t>{n});
   Buffer b = Buffer::make("B", DataType::f32(), std::vector<int64_t>{n});
   Var i("i");
-  return PrimFunc{"copy", {a, b},
-                  For::make(i, i64(0), i64(n), kind, BufferStore::make(b, a(i) * f32(2), {i}))};
+  return PrimFunc{
+      "copy", {a, b}, For::make(i, i64(0), i64(n), kind, BufferStore::make(b, a(i) * f32(2), {i}))};
 }
 
 TEST(Structural, IndependentlyBuiltFunctionsAreEqualAndHashEqual) {
@@ -37,7 +37,8 @@ TEST(Structural, FreeVarsCompareByIdentityUnlessMapped) {
   EXPECT_TRUE(structural_equal(x + 1, y + 1, /*map_free_vars=*/true));
   EXPECT_FALSE(structural_equal(x + x, x + y, true));  // the mapping is one-to-one
   EXPECT_FALSE(structural_equal(x + 1, x + 2));
-  EXPECT_FALSE(structural_equal(IntImm::make(DataType::i32(), 1), IntImm::make(DataType::i64(), 1)));
+  EXPECT_FALSE(
+      structural_equal(IntImm::make(DataType::i32(), 1), IntImm::make(DataType::i64(), 1)));
   EXPECT_EQ(structural_hash(x * 3), structural_hash(y * 3));
 }
 

@@ -56,10 +56,10 @@ TEST(FlattenBuffers, RowMajorAndStridedAndVector) {
   Buffer s = Buffer::make("S", DataType::f32(), {i64(4), i64(4)}, StorageScope::kGlobal,
                           {i64(32), i64(2)});
   Var i("i"), j("j"), k("k");
-  Stmt body = SeqStmt::make({BufferStore::make(c, a(i, j), {i, j, k}),
-                             BufferStore::make(s, f32(0), {i, j}),
-                             BufferStore::make(a, a(i, Ramp::make(j, i64(1), 4)) * Broadcast::make(f32(2), 4),
-                                               {i, Ramp::make(j, i64(1), 4)})});
+  Stmt body = SeqStmt::make(
+      {BufferStore::make(c, a(i, j), {i, j, k}), BufferStore::make(s, f32(0), {i, j}),
+       BufferStore::make(a, a(i, Ramp::make(j, i64(1), 4)) * Broadcast::make(f32(2), 4),
+                         {i, Ramp::make(j, i64(1), 4)})});
   PrimFunc f{"f", {a, c, s}, body};
   PrimFunc got = flatten_buffers(f);
   Stmt want = SeqStmt::make(
@@ -83,7 +83,8 @@ TEST(FlattenBuffers, RowMajorAndStridedAndVector) {
 TEST(UnrollLoops, ShortUnrolledLoopsBecomeCopies) {
   Buffer b = buf("B", {4, 3});
   Var i("i"), j("j");
-  Stmt inner = For::make(j, i64(0), i64(3), ForKind::kUnrolled, BufferStore::make(b, f32(1), {i, j}));
+  Stmt inner =
+      For::make(j, i64(0), i64(3), ForKind::kUnrolled, BufferStore::make(b, f32(1), {i, j}));
   Stmt s = For::make(i, i64(0), i64(4), ForKind::kSerial, inner);
   Stmt want = For::make(i, i64(0), i64(4), ForKind::kSerial,
                         SeqStmt::make({BufferStore::make(b, f32(1), {i, i64(0)}),
@@ -91,7 +92,8 @@ TEST(UnrollLoops, ShortUnrolledLoopsBecomeCopies) {
                                        BufferStore::make(b, f32(1), {i, i64(2)})}));
   EXPECT_TRUE(structural_equal(unroll_loops(s, 8), want)) << to_string(unroll_loops(s, 8));
   EXPECT_TRUE(unroll_loops(s, 2).same_as(s));  // too long: left alone
-  Stmt serial = For::make(j, i64(0), i64(3), ForKind::kSerial, BufferStore::make(b, f32(1), {i, j}));
+  Stmt serial =
+      For::make(j, i64(0), i64(3), ForKind::kSerial, BufferStore::make(b, f32(1), {i, j}));
   EXPECT_TRUE(unroll_loops(serial, 8).same_as(serial));
 }
 
@@ -102,7 +104,8 @@ TEST(Verify, AcceptsWellFormedAndNamesTheOffender) {
     return For::make(i, i64(0), i64(4), ForKind::kSerial,
                      For::make(j, i64(0), i64(4), ForKind::kSerial, body));
   };
-  EXPECT_NO_THROW(verify_prim_func(PrimFunc{"ok", {a}, loop(BufferStore::make(a, a(j, i), {i, j}))}));
+  EXPECT_NO_THROW(
+      verify_prim_func(PrimFunc{"ok", {a}, loop(BufferStore::make(a, a(j, i), {i, j}))}));
   auto message = [](const PrimFunc& f) {
     try {
       verify_prim_func(f);
@@ -111,13 +114,16 @@ TEST(Verify, AcceptsWellFormedAndNamesTheOffender) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(message(PrimFunc{"f", {a}, loop(BufferStore::make(a, f32(0), {i, stray}))}).find("'stray'"),
-            std::string::npos);
-  EXPECT_NE(message(PrimFunc{"f", {a}, loop(BufferStore::make(a, f32(0), {i}))}).find("'A' accessed with 1"),
+  EXPECT_NE(
+      message(PrimFunc{"f", {a}, loop(BufferStore::make(a, f32(0), {i, stray}))}).find("'stray'"),
+      std::string::npos);
+  EXPECT_NE(message(PrimFunc{"f", {a}, loop(BufferStore::make(a, f32(0), {i}))})
+                .find("'A' accessed with 1"),
             std::string::npos);
   Buffer other = buf("Other", {4});
-  EXPECT_NE(message(PrimFunc{"f", {a}, loop(BufferStore::make(other, f32(0), {i}))}).find("'Other'"),
-            std::string::npos);
+  EXPECT_NE(
+      message(PrimFunc{"f", {a}, loop(BufferStore::make(other, f32(0), {i}))}).find("'Other'"),
+      std::string::npos);
   // a symbolic dimension of a parameter is defined by it
   Var n("n");
   Buffer d = Buffer::make("D", DataType::f32(), {n});

@@ -17,7 +17,9 @@ struct ConstIntBound {
   static constexpr int64_t kPosInf = std::numeric_limits<int64_t>::max();
   int64_t min_value = kNegInf;
   int64_t max_value = kPosInf;
-  bool is_point() const { return min_value == max_value && min_value != kNegInf && min_value != kPosInf; }
+  bool is_point() const {
+    return min_value == max_value && min_value != kNegInf && min_value != kPosInf;
+  }
   friend bool operator==(const ConstIntBound&, const ConstIntBound&) = default;
 };
 

@@ -43,33 +43,51 @@ __int128 floor_div(__int128 a, __int128 b) {
   __int128 q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
-__int128 floor_mod(__int128 a, __int128 b) { return a - floor_div(a, b) * b; }
+__int128 floor_mod(__int128 a, __int128 b) {
+  return a - floor_div(a, b) * b;
+}
 
 template <NodeTag Tag>
 Expr fold_int(DataType d, __int128 a, __int128 b) {
   auto out = [&](__int128 v) { return IntImm::make(d, wrap_int(d, v)); };
   switch (Tag) {
-    case NodeTag::Add: return out(a + b);
-    case NodeTag::Sub: return out(a - b);
+    case NodeTag::Add:
+      return out(a + b);
+    case NodeTag::Sub:
+      return out(a - b);
     case NodeTag::Mul: {
       // Product of two values below 2^64 in magnitude fits in 128 bits; wrap takes the low bits.
       unsigned __int128 p = (unsigned __int128)a * (unsigned __int128)b;
       return out(__int128(p));
     }
-    case NodeTag::Div: return b == 0 ? Expr() : out(a / b);
-    case NodeTag::FloorDiv: return b == 0 ? Expr() : out(floor_div(a, b));
-    case NodeTag::FloorMod: return b == 0 ? Expr() : out(floor_mod(a, b));
-    case NodeTag::Min: return out(a < b ? a : b);
-    case NodeTag::Max: return out(a > b ? a : b);
-    case NodeTag::EQ: return out(a == b);
-    case NodeTag::NE: return out(a != b);
-    case NodeTag::LT: return out(a < b);
-    case NodeTag::LE: return out(a <= b);
-    case NodeTag::GT: return out(a > b);
-    case NodeTag::GE: return out(a >= b);
-    case NodeTag::And: return out(a && b);
-    case NodeTag::Or: return out(a || b);
-    default: return Expr();
+    case NodeTag::Div:
+      return b == 0 ? Expr() : out(a / b);
+    case NodeTag::FloorDiv:
+      return b == 0 ? Expr() : out(floor_div(a, b));
+    case NodeTag::FloorMod:
+      return b == 0 ? Expr() : out(floor_mod(a, b));
+    case NodeTag::Min:
+      return out(a < b ? a : b);
+    case NodeTag::Max:
+      return out(a > b ? a : b);
+    case NodeTag::EQ:
+      return out(a == b);
+    case NodeTag::NE:
+      return out(a != b);
+    case NodeTag::LT:
+      return out(a < b);
+    case NodeTag::LE:
+      return out(a <= b);
+    case NodeTag::GT:
+      return out(a > b);
+    case NodeTag::GE:
+      return out(a >= b);
+    case NodeTag::And:
+      return out(a && b);
+    case NodeTag::Or:
+      return out(a || b);
+    default:
+      return Expr();
   }
 }
 
@@ -81,38 +99,65 @@ Expr fold_float(DataType d, double a, double b) {
   };
   auto cmp = [&](bool v) { return IntImm::make(d, v); };
   switch (Tag) {
-    case NodeTag::Add: return out(a + b);
-    case NodeTag::Sub: return out(a - b);
-    case NodeTag::Mul: return out(a * b);
-    case NodeTag::Div: return out(a / b);
-    case NodeTag::Min: return std::isnan(a) || std::isnan(b) ? Expr() : out(a < b ? a : b);
-    case NodeTag::Max: return std::isnan(a) || std::isnan(b) ? Expr() : out(a > b ? a : b);
-    case NodeTag::EQ: return cmp(a == b);
-    case NodeTag::NE: return cmp(a != b);
-    case NodeTag::LT: return cmp(a < b);
-    case NodeTag::LE: return cmp(a <= b);
-    case NodeTag::GT: return cmp(a > b);
-    case NodeTag::GE: return cmp(a >= b);
-    default: return Expr();
+    case NodeTag::Add:
+      return out(a + b);
+    case NodeTag::Sub:
+      return out(a - b);
+    case NodeTag::Mul:
+      return out(a * b);
+    case NodeTag::Div:
+      return out(a / b);
+    case NodeTag::Min:
+      return std::isnan(a) || std::isnan(b) ? Expr() : out(a < b ? a : b);
+    case NodeTag::Max:
+      return std::isnan(a) || std::isnan(b) ? Expr() : out(a > b ? a : b);
+    case NodeTag::EQ:
+      return cmp(a == b);
+    case NodeTag::NE:
+      return cmp(a != b);
+    case NodeTag::LT:
+      return cmp(a < b);
+    case NodeTag::LE:
+      return cmp(a <= b);
+    case NodeTag::GT:
+      return cmp(a > b);
+    case NodeTag::GE:
+      return cmp(a >= b);
+    default:
+      return Expr();
   }
 }
 
 double call_value(Intrinsic op, double x, double y) {
   switch (op) {
-    case Intrinsic::exp: return std::exp(x);
-    case Intrinsic::log: return std::log(x);
-    case Intrinsic::sqrt: return std::sqrt(x);
-    case Intrinsic::tanh: return std::tanh(x);
-    case Intrinsic::erf: return std::erf(x);
-    case Intrinsic::sigmoid: return 1.0 / (1.0 + std::exp(-x));
-    case Intrinsic::fabs: return std::fabs(x);
-    case Intrinsic::floor: return std::floor(x);
-    case Intrinsic::ceil: return std::ceil(x);
-    case Intrinsic::round: return std::round(x);
-    case Intrinsic::sin: return std::sin(x);
-    case Intrinsic::cos: return std::cos(x);
-    case Intrinsic::pow: return std::pow(x, y);
-    case Intrinsic::fmod: return std::fmod(x, y);
+    case Intrinsic::exp:
+      return std::exp(x);
+    case Intrinsic::log:
+      return std::log(x);
+    case Intrinsic::sqrt:
+      return std::sqrt(x);
+    case Intrinsic::tanh:
+      return std::tanh(x);
+    case Intrinsic::erf:
+      return std::erf(x);
+    case Intrinsic::sigmoid:
+      return 1.0 / (1.0 + std::exp(-x));
+    case Intrinsic::fabs:
+      return std::fabs(x);
+    case Intrinsic::floor:
+      return std::floor(x);
+    case Intrinsic::ceil:
+      return std::ceil(x);
+    case Intrinsic::round:
+      return std::round(x);
+    case Intrinsic::sin:
+      return std::sin(x);
+    case Intrinsic::cos:
+      return std::cos(x);
+    case Intrinsic::pow:
+      return std::pow(x, y);
+    case Intrinsic::fmod:
+      return std::fmod(x, y);
   }
   return NAN;
 }
@@ -122,13 +167,13 @@ class Folder : public ExprFunctor<Expr(const Expr&)> {
   Expr visit_expr_default(const Expr&) override { return Expr(); }
 
  public:
-#define INGOT_X(N, sym)                                                              \
-  Expr visit_##N(const N* op, const Expr&) override {                                \
-    if (auto *x = op->a.as<IntImm>(), *y = op->b.as<IntImm>(); x && y)               \
-      return fold_int<NodeTag::N>(op->dtype, int_value(x), int_value(y)); \
-    if (auto *x = op->a.as<FloatImm>(), *y = op->b.as<FloatImm>(); x && y)           \
-      return fold_float<NodeTag::N>(op->dtype, x->value, y->value);                  \
-    return Expr();                                                                   \
+#define INGOT_X(N, sym)                                                    \
+  Expr visit_##N(const N* op, const Expr&) override {                      \
+    if (auto* x = op->a.as<IntImm>(), *y = op->b.as<IntImm>(); x && y)     \
+      return fold_int<NodeTag::N>(op->dtype, int_value(x), int_value(y));  \
+    if (auto* x = op->a.as<FloatImm>(), *y = op->b.as<FloatImm>(); x && y) \
+      return fold_float<NodeTag::N>(op->dtype, x->value, y->value);        \
+    return Expr();                                                         \
   }
   INGOT_TIR_BINARY_NODES(INGOT_X)
 #undef INGOT_X
@@ -146,7 +191,8 @@ class Folder : public ExprFunctor<Expr(const Expr&)> {
     DataType to = op->dtype;
     double r;
     if (auto* x = op->value.as<IntImm>()) {
-      if (to.is_float()) return round_float(to, double(int_value(x)), &r) ? FloatImm::make(to, r) : Expr();
+      if (to.is_float())
+        return round_float(to, double(int_value(x)), &r) ? FloatImm::make(to, r) : Expr();
       return IntImm::make(to, wrap_int(to, int_value(x)));
     }
     if (auto* x = op->value.as<FloatImm>()) {

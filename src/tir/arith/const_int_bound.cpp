@@ -21,7 +21,9 @@ using I128 = __int128;
 constexpr int64_t kNegInf = ConstIntBound::kNegInf;
 constexpr int64_t kPosInf = ConstIntBound::kPosInf;
 
-bool is_inf(int64_t v) { return v == kNegInf || v == kPosInf; }
+bool is_inf(int64_t v) {
+  return v == kNegInf || v == kPosInf;
+}
 
 // Interval endpoints as 128-bit values where infinities stay far outside any int64 value.
 I128 wide(int64_t v) {
@@ -54,7 +56,9 @@ class BoundEvaluator : public ExprFunctor<ConstIntBound(const Expr&)> {
   }
 
  protected:
-  ConstIntBound visit_expr_default(const Expr& e) override { return dtype_bound(e.dtype().element_of()); }
+  ConstIntBound visit_expr_default(const Expr& e) override {
+    return dtype_bound(e.dtype().element_of());
+  }
 
  public:
   ConstIntBound visit_IntImm(const IntImm* op, const Expr&) override {
@@ -129,8 +133,8 @@ class BoundEvaluator : public ExprFunctor<ConstIntBound(const Expr&)> {
   }
   ConstIntBound visit_Ramp(const Ramp* op, const Expr&) override {
     ConstIntBound base = visit_expr(op->base), stride = visit_expr(op->stride);
-    ConstIntBound span = corners(stride, {0, op->lanes - 1},
-                                 [](I128 x, I128 y) { return clamp_mul(x, y); });
+    ConstIntBound span =
+        corners(stride, {0, op->lanes - 1}, [](I128 x, I128 y) { return clamp_mul(x, y); });
     return make(wide(base.min_value) + wide(span.min_value),
                 wide(base.max_value) + wide(span.max_value));
   }
@@ -165,9 +169,13 @@ class BoundEvaluator : public ExprFunctor<ConstIntBound(const Expr&)> {
 
 }  // namespace
 
-ConstIntBound Analyzer::bound_of(const Expr& e) const { return BoundEvaluator(*this).visit_expr(e); }
+ConstIntBound Analyzer::bound_of(const Expr& e) const {
+  return BoundEvaluator(*this).visit_expr(e);
+}
 
-void Analyzer::bind(const Var& v, ConstIntBound bound) { bounds_[v.node()] = bound; }
+void Analyzer::bind(const Var& v, ConstIntBound bound) {
+  bounds_[v.node()] = bound;
+}
 
 void Analyzer::bind(const Var& v, const Expr& min, const Expr& extent) {
   ConstIntBound lo = bound_of(min), ext = bound_of(extent);

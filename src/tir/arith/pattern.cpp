@@ -39,10 +39,12 @@ bool PatternVars::is_var(const VarNode* v) const {
 Expr make_binary(NodeTag tag, Expr a, Expr b) {
   switch (tag) {
 #define INGOT_X(N, sym) \
-  case NodeTag::N: return N::make(std::move(a), std::move(b));
+  case NodeTag::N:      \
+    return N::make(std::move(a), std::move(b));
     INGOT_TIR_BINARY_NODES(INGOT_X)
 #undef INGOT_X
-    default: break;
+    default:
+      break;
   }
   fail_internal("make_binary: {} is not a binary node", node_tag_name(tag));
 }
@@ -55,26 +57,31 @@ double const_value(const Expr& e, bool* ok) {
   return *ok = false, 0.0;
 }
 
-bool is_literal(const Expr& tmpl) { return tmpl.as<IntImm>() != nullptr; }
+bool is_literal(const Expr& tmpl) {
+  return tmpl.as<IntImm>() != nullptr;
+}
 
 // Children of the nodes that may appear in patterns.
 bool children(const Expr& e, std::vector<Expr>* out) {
   switch (e.tag()) {
-#define INGOT_X(N, sym)                              \
-  case NodeTag::N: {                                 \
-    auto* n = e.as<N>();                             \
-    *out = {n->a, n->b};                             \
-    return true;                                     \
+#define INGOT_X(N, sym)  \
+  case NodeTag::N: {     \
+    auto* n = e.as<N>(); \
+    *out = {n->a, n->b}; \
+    return true;         \
   }
     INGOT_TIR_BINARY_NODES(INGOT_X)
 #undef INGOT_X
-    case NodeTag::Not: *out = {e.as<Not>()->a}; return true;
+    case NodeTag::Not:
+      *out = {e.as<Not>()->a};
+      return true;
     case NodeTag::Select: {
       auto* s = e.as<Select>();
       *out = {s->condition, s->true_value, s->false_value};
       return true;
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -126,12 +133,18 @@ Expr instantiate(const Expr& tmpl, const Bindings& b, DataType dtype) {
     if (i >= first && !have_sibling) sibling = out[i].dtype(), have_sibling = true;
   }
   for (size_t i = 0; i < tc.size(); ++i)
-    if (!out[i].defined()) out[i] = instantiate(tc[i], b, i < first ? DataType::boolean() : sibling);
+    if (!out[i].defined())
+      out[i] = instantiate(tc[i], b, i < first ? DataType::boolean() : sibling);
   Expr r;
   switch (tmpl.tag()) {
-    case NodeTag::Not: r = Not::make(out[0]); break;
-    case NodeTag::Select: r = Select::make(out[0], out[1], out[2]); break;
-    default: r = make_binary(tmpl.tag(), out[0], out[1]);
+    case NodeTag::Not:
+      r = Not::make(out[0]);
+      break;
+    case NodeTag::Select:
+      r = Select::make(out[0], out[1], out[2]);
+      break;
+    default:
+      r = make_binary(tmpl.tag(), out[0], out[1]);
   }
   return const_fold(r);
 }
@@ -139,24 +152,32 @@ Expr instantiate(const Expr& tmpl, const Bindings& b, DataType dtype) {
 std::span<const RewriteRule> rules_for(NodeTag tag) {
   switch (tag) {
     case NodeTag::Add:
-    case NodeTag::Sub: return add_sub_rules(tag);
-    case NodeTag::Mul: return mul_rules();
+    case NodeTag::Sub:
+      return add_sub_rules(tag);
+    case NodeTag::Mul:
+      return mul_rules();
     case NodeTag::Div:
     case NodeTag::FloorDiv:
-    case NodeTag::FloorMod: return div_mod_rules(tag);
+    case NodeTag::FloorMod:
+      return div_mod_rules(tag);
     case NodeTag::Min:
-    case NodeTag::Max: return min_max_rules(tag);
+    case NodeTag::Max:
+      return min_max_rules(tag);
     case NodeTag::EQ:
     case NodeTag::NE:
     case NodeTag::LT:
     case NodeTag::LE:
     case NodeTag::GT:
-    case NodeTag::GE: return compare_rules(tag);
+    case NodeTag::GE:
+      return compare_rules(tag);
     case NodeTag::And:
     case NodeTag::Or:
-    case NodeTag::Not: return logic_rules(tag);
-    case NodeTag::Select: return select_rules();
-    default: return {};
+    case NodeTag::Not:
+      return logic_rules(tag);
+    case NodeTag::Select:
+      return select_rules();
+    default:
+      return {};
   }
 }
 

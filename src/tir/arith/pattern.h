@@ -22,7 +22,10 @@ const PatternVars& pattern_vars();
 
 struct RewriteRule {
   RewriteRule(const char* n, Expr pat, Expr res, Expr cond = Expr(), bool floats = false)
-      : name(n), pattern(std::move(pat)), result(std::move(res)), condition(std::move(cond)),
+      : name(n),
+        pattern(std::move(pat)),
+        result(std::move(res)),
+        condition(std::move(cond)),
         float_ok(floats) {}
   const char* name;
   Expr pattern;

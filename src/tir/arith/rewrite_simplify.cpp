@@ -38,7 +38,8 @@ class RewriteSimplifier : public IRMutator {
     for (const RewriteRule& rule : rules_for(e.tag())) {
       Bindings bind;
       if (!match(rule.pattern, e, &bind) || !allowed(rule, bind)) continue;
-      if (rule.condition.defined() && !holds(instantiate(rule.condition, bind, DataType::boolean())))
+      if (rule.condition.defined() &&
+          !holds(instantiate(rule.condition, bind, DataType::boolean())))
         continue;
       if (++rewrites_ > kMaxRewrites) return e;
       Expr r = instantiate(rule.result, bind, d);
@@ -125,10 +126,16 @@ bool Analyzer::can_prove(const Expr& cond) const {
   return prove(simplify_at(cond, *this, 1), *this, 1);
 }
 
-Expr Analyzer::simplify(const Expr& e) const { return simplify_at(e, *this, 0); }
+Expr Analyzer::simplify(const Expr& e) const {
+  return simplify_at(e, *this, 0);
+}
 
-Expr simplify(const Expr& e, const Analyzer& analyzer) { return analyzer.simplify(e); }
+Expr simplify(const Expr& e, const Analyzer& analyzer) {
+  return analyzer.simplify(e);
+}
 
-Expr simplify(const Expr& e) { return Analyzer().simplify(e); }
+Expr simplify(const Expr& e) {
+  return Analyzer().simplify(e);
+}
 
 }  // namespace ingot::tir::arith

@@ -21,8 +21,10 @@ std::span<const RewriteRule> add_sub_rules(NodeTag tag) {
       {"x + (y - x)", x + (y - x), y},
       {"(y - x) + x", (y - x) + x, y},
       {"x + (0 - y)", x + (0 - y), x - y},
-      {"floordiv(x, c1) * c1 + floormod(x, c1)", floordiv(x, c1) * c1 + floormod(x, c1), x, c1 != 0},
-      {"floormod(x, c1) + floordiv(x, c1) * c1", floormod(x, c1) + floordiv(x, c1) * c1, x, c1 != 0},
+      {"floordiv(x, c1) * c1 + floormod(x, c1)", floordiv(x, c1) * c1 + floormod(x, c1), x,
+       c1 != 0},
+      {"floormod(x, c1) + floordiv(x, c1) * c1", floormod(x, c1) + floordiv(x, c1) * c1, x,
+       c1 != 0},
   };
   static const std::vector<RewriteRule> sub = {
       {"x - 0", x - 0, x, Expr(), /*float_ok=*/true},
@@ -39,7 +41,8 @@ std::span<const RewriteRule> add_sub_rules(NodeTag tag) {
       {"x - x * c1", x - x * c1, x * (1 - c1)},
       {"x * c1 - x * c2", x * c1 - x * c2, x * (c1 - c2)},
   };
-  return tag == NodeTag::Add ? std::span<const RewriteRule>(add) : std::span<const RewriteRule>(sub);
+  return tag == NodeTag::Add ? std::span<const RewriteRule>(add)
+                             : std::span<const RewriteRule>(sub);
 }
 
 }  // namespace ingot::tir::arith

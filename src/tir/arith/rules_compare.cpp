@@ -41,12 +41,18 @@ std::span<const RewriteRule> compare_rules(NodeTag tag) {
       {"x >= y", x >= y, y <= x, Expr(), /*float_ok=*/true},
   };
   switch (tag) {
-    case NodeTag::EQ: return eq;
-    case NodeTag::NE: return ne;
-    case NodeTag::LT: return lt;
-    case NodeTag::LE: return le;
-    case NodeTag::GT: return gt;
-    default: return ge;
+    case NodeTag::EQ:
+      return eq;
+    case NodeTag::NE:
+      return ne;
+    case NodeTag::LT:
+      return lt;
+    case NodeTag::LE:
+      return le;
+    case NodeTag::GT:
+      return gt;
+    default:
+      return ge;
   }
 }
 

@@ -9,15 +9,13 @@ std::span<const RewriteRule> logic_rules(NodeTag tag) {
   const PatternVars& v = pattern_vars();
   const Expr &x = v.x, &y = v.y, &p = v.p, &T = v.t, &F = v.f;
   static const std::vector<RewriteRule> conj = {
-      {"p && true", p && T, p},          {"true && p", T && p, p},
-      {"p && false", p && F, F},         {"false && p", F && p, F},
-      {"p && p", p && p, p},             {"p && !p", p && !p, F},
+      {"p && true", p && T, p},  {"true && p", T && p, p}, {"p && false", p && F, F},
+      {"false && p", F && p, F}, {"p && p", p && p, p},    {"p && !p", p && !p, F},
       {"!p && p", !p && p, F},
   };
   static const std::vector<RewriteRule> disj = {
-      {"p || false", p || F, p},         {"false || p", F || p, p},
-      {"p || true", p || T, T},          {"true || p", T || p, T},
-      {"p || p", p || p, p},             {"p || !p", p || !p, T},
+      {"p || false", p || F, p}, {"false || p", F || p, p}, {"p || true", p || T, T},
+      {"true || p", T || p, T},  {"p || p", p || p, p},     {"p || !p", p || !p, T},
       {"!p || p", !p || p, T},
   };
   static const std::vector<RewriteRule> neg = {
@@ -28,7 +26,8 @@ std::span<const RewriteRule> logic_rules(NodeTag tag) {
       {"!(x <= y)", !(x <= y), y < x},
   };
   if (tag == NodeTag::And) return conj;
-  return tag == NodeTag::Or ? std::span<const RewriteRule>(disj) : std::span<const RewriteRule>(neg);
+  return tag == NodeTag::Or ? std::span<const RewriteRule>(disj)
+                            : std::span<const RewriteRule>(neg);
 }
 
 std::span<const RewriteRule> select_rules() {

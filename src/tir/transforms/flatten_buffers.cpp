@@ -47,8 +47,8 @@ Expr flat_index(const BufferNode& b, const std::vector<Expr>& indices) {
       part_base = bc->value;
       lanes = bc->lanes;
     } else {
-      INGOT_ICHECK(idx.dtype().is_scalar(), "buffer {}: vector index {} must be a ramp or broadcast",
-                   b.name, k);
+      INGOT_ICHECK(idx.dtype().is_scalar(),
+                   "buffer {}: vector index {} must be a ramp or broadcast", b.name, k);
       part_base = idx;
     }
     part_base = scaled(part_base, strides[k]);

@@ -13,7 +13,9 @@ bool is_no_op(const Stmt& s) {
   auto* e = s.as<Evaluate>();
   return e && (e->value.as<IntImm>() || e->value.as<FloatImm>());
 }
-Stmt no_op() { return Evaluate::make(IntImm::make(DataType::i32(), 0)); }
+Stmt no_op() {
+  return Evaluate::make(IntImm::make(DataType::i32(), 0));
+}
 
 class StmtSimplifier : public IRMutator {
  public:
@@ -79,7 +81,9 @@ class StmtSimplifier : public IRMutator {
 
 }  // namespace
 
-Stmt simplify_stmt(const Stmt& s) { return StmtSimplifier().mutate(s); }
+Stmt simplify_stmt(const Stmt& s) {
+  return StmtSimplifier().mutate(s);
+}
 
 PrimFunc simplify(PrimFunc f) {
   f.body = simplify_stmt(f.body);

@@ -35,7 +35,9 @@ class Unroller : public IRMutator {
 
 }  // namespace
 
-Stmt unroll_loops(const Stmt& s, int max_extent) { return Unroller(max_extent).mutate(s); }
+Stmt unroll_loops(const Stmt& s, int max_extent) {
+  return Unroller(max_extent).mutate(s);
+}
 
 PrimFunc unroll_loops(PrimFunc f, int max_extent) {
   f.body = unroll_loops(f.body, max_extent);

@@ -1,0 +1,103 @@
+// `ingot compile` through the binary: compile + run against a NumPy closed form, IR dumps, and
+// bad input (one `error:` line, non-zero exit, no output file).
+#include <algorithm>
+
+#include "cli/cli_test_util.h"
+
+namespace ingot::testing {
+namespace {
+
+class CompileTest : public CliTest {
+ protected:
+  // Writes d/model.onnx: y = relu(x @ W + b) with symbolic batch N, and d/x.npz with N=3.
+  void write_mlp(const std::string& op = "Relu") {
+    ASSERT_EQ(python("import onnx\nfrom onnx import helper, TensorProto, numpy_helper\n"
+                     "rng = np.random.default_rng(0)\n"
+                     "W = rng.standard_normal((5, 4)).astype(np.float32)\n"
+                     "b = rng.standard_normal(4).astype(np.float32)\n"
+                     "nodes = [helper.make_node('MatMul', ['x', 'W'], ['m'], name='mm'),\n"
+                     "         helper.make_node('Add', ['m', 'b'], ['a'], name='add'),\n"
+                     "         helper.make_node('" +
+                     op +
+                     "', ['a'], ['y'], name='act')]\n"
+                     "g = helper.make_graph(nodes, 'mlp',\n"
+                     "  [helper.make_tensor_value_info('x', TensorProto.FLOAT, ['N', 5])],\n"
+                     "  [helper.make_tensor_value_info('y', TensorProto.FLOAT, ['N', 4])],\n"
+                     "  [numpy_helper.from_array(W, 'W'), numpy_helper.from_array(b, 'b')])\n"
+                     "m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)])\n"
+                     "onnx.save(m, d + '/model.onnx')\n"
+                     "x = rng.standard_normal((3, 5)).astype(np.float32)\n"
+                     "np.savez(d + '/x.npz', x=x)\n"
+                     "np.save(d + '/want.npy', np.maximum(x @ W + b, 0))\n"),
+              0);
+  }
+};
+
+TEST_F(CompileTest, CompileThenRunMatchesNumpy) {
+  write_mlp();
+  auto r =
+      ingot("compile " + path("model.onnx") + " -o " + path("m.so") + " --input-shapes 'x:[3,5]'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("3 kernels"), std::string::npos) << r.out;
+  r = ingot("run " + path("m.so") + " --inputs " + path("x.npz") + " --outputs " + path("y.npz"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(python("y = np.load(d + '/y.npz')['y']\n"
+                   "want = np.load(d + '/want.npy')\n"
+                   "assert y.shape == (3, 4), y.shape\n"
+                   "assert np.allclose(y, want, rtol=1e-5, atol=1e-6), (y, want)\n"),
+            0);
+  r = ingot("inspect " + path("m.so"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("[N=3,5]"), std::string::npos) << r.out;
+}
+
+TEST_F(CompileTest, DumpsAndPrintIrAfter) {
+  write_mlp();
+  auto r = ingot("compile " + path("model.onnx") + " -o " + path("m.so") +
+                 " --input-shapes x:[2,5] --dump graph,tir,llvm --print-ir-after import");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("// IR after import"), std::string::npos);
+  EXPECT_NE(r.out.find("= MatMul("), std::string::npos) << r.out;       // graph
+  EXPECT_NE(r.out.find("def mm_MatMul("), std::string::npos) << r.out;  // tir
+  EXPECT_NE(r.out.find("@ingot_artifact_v1"), std::string::npos);       // llvm
+}
+
+TEST_F(CompileTest, UnsupportedOpIsOneLineAndWritesNothing) {
+  write_mlp("Multinomial");
+  auto r = ingot("compile " + path("model.onnx") + " -o " + path("m.so"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "error: node 'act' (Multinomial, opset 13): unsupported operator\n");
+  EXPECT_FALSE(std::filesystem::exists(path("m.so")));
+}
+
+TEST_F(CompileTest, BadModelFilesAndOptions) {
+  write_mlp();
+  std::ofstream(path("garbage.onnx")) << "this is not a protobuf";
+  auto r = ingot("compile " + path("garbage.onnx") + " -o " + path("m.so"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("garbage.onnx"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+
+  r = ingot("compile " + path("model.onnx") + " -o " + path("m.so"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "error: input 'x' has unbound dimension 'N'; bind it with --input-shapes x:[1,5]\n");
+
+  r = ingot("compile " + path("model.onnx") + " -o " + path("m.so") +
+            " --input-shapes x:[3,5] --target 'llvm -mfoo=1'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("-mfoo"), std::string::npos) << r.err;
+
+  r = ingot("compile " + path("model.onnx") + " -o " + path("m.so") + " --input-shapes 'x:[3,a]'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--input-shapes"), std::string::npos) << r.err;
+
+  r = ingot("compile " + path("model.onnx") + " -o /nonexistent/dir/m.so --input-shapes x:[3,5]");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("/nonexistent/dir/m.so"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(path("m.so")));
+}
+
+}  // namespace
+}  // namespace ingot::testing

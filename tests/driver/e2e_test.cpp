@@ -165,5 +165,29 @@ TEST(EndToEnd, ReshapeTransposeReduceMeanAndTwoOutputs) {
   expect_close(m.output(1), want_m);
 }
 
+// Regression: an empty constant (Shape with start > end) used to hit an internal check in codegen.
+TEST(EndToEnd, EmptyShapeOutput) {
+  OnnxModelBuilder mb;
+  mb.input("x", {2, 3});
+  auto* s = mb.node("Shape", {"x"}, {"s"}, "shape");
+  OnnxModelBuilder::attr_int(s, "start", 1);
+  OnnxModelBuilder::attr_int(s, "end", 0);
+  mb.node("Relu", {"x"}, {"y"}, "relu");
+  mb.output("s", onnx::TensorProto::INT64);
+  mb.output("y");
+  auto dir = temp_dir("empty_shape");
+  mb.save(dir / "m.onnx");
+  CompiledModel m(dir / "m.onnx", dir / "m.so");
+  auto x = random_vector(6, 11);
+  m.set_input("x", x);
+  m.run();
+  std::vector<int64_t> shape;
+  m.output(0, &shape);
+  EXPECT_EQ(shape, (std::vector<int64_t>{0}));
+  std::vector<float> want(6);
+  for (int i = 0; i < 6; ++i) want[i] = std::max(x[i], 0.f);
+  expect_close(m.output(1), want);
+}
+
 }  // namespace
 }  // namespace ingot::testing

@@ -1,0 +1,356 @@
+#!/usr/bin/env python3
+"""model_bench: the whole path users take, ingot against ONNX Runtime (DESIGN.md section 11).
+
+For each model and thread count T: `ingot compile` it once, then for several rounds alternate
+  ingot:  `ingot run ART.so --inputs X.npz --repeat N --print-time --num-threads T` (its median)
+  ORT:    an InferenceSession with intra_op_num_threads=T, inter_op_num_threads=1, sequential
+          execution, default graph optimizations; N timed runs after one warm-up (their median)
+so both see the same drift of a shared machine. Reported per model and T: the median over
+rounds of each side's median, and the median over rounds of the per-round ratio ingot/ORT
+(ratio < 1: ingot is faster). For single-op models also GFLOP/s and % of the FP32 FMA peak at T
+threads (T x the per-core peak, from --peak-gflops or from running the fma_peak benchmark).
+
+Models: a path to an .onnx file, or a built-in name:
+  matmul1024   MatMul [1024,1024] x constant [1024,1024]
+  conv3x3_56   Conv 64->64 3x3 pad 1 on 1x64x56x56 (ResNet-50 stage 1)
+  conv3x3_28   Conv 128->128 3x3 pad 1 on 1x128x28x28 (stage 2)
+  conv3x3_14   Conv 256->256 3x3 pad 1 on 1x256x14x14 (stage 3)
+  conv3x3_7    Conv 512->512 3x3 pad 1 on 1x512x7x7 (stage 4)
+  conv1x1_56   Conv 64->256 1x1 on 1x64x56x56 (stage 1 expansion)
+  resnet50, mobilenetv2, bert, tiny_cnn, tiny_mobilenet, tiny_bert   from scripts/make_models.py
+
+Examples:
+  bench/model_bench.py --models matmul1024,conv3x3_56 --threads 1,2
+  bench/model_bench.py --models resnet50,mobilenetv2,bert --threads 1,2 --rounds 5 \\
+      --fma-peak build/bench/bench/fma_peak --markdown perf.md --json perf.json
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import make_models  # noqa: E402
+
+# --- built-in single-op models ------------------------------------------------------------
+
+CONVS = {  # name: (cin, cout, hw, k)
+    "conv3x3_56": (64, 64, 56, 3),
+    "conv3x3_28": (128, 128, 28, 3),
+    "conv3x3_14": (256, 256, 14, 3),
+    "conv3x3_7": (512, 512, 7, 3),
+    "conv1x1_56": (64, 256, 56, 1),
+}
+
+
+def single_op_model(name):
+    """The built-in single-op model `name`, or None if it is not one."""
+    rng = np.random.default_rng(0)
+    if name == "matmul1024":
+        n = 1024
+        w = (rng.standard_normal((n, n)) / np.sqrt(n)).astype(np.float32)
+        w = numpy_helper.from_array(w, "w")
+        node = helper.make_node("MatMul", ["input", "w"], ["output"], name="matmul")
+        inp = helper.make_tensor_value_info("input", TensorProto.FLOAT, [n, n])
+        out = helper.make_tensor_value_info("output", TensorProto.FLOAT, [n, n])
+    elif name in CONVS:
+        cin, cout, hw, k = CONVS[name]
+        w = rng.standard_normal((cout, cin, k, k)) * np.sqrt(2.0 / (cin * k * k))
+        w = numpy_helper.from_array(w.astype(np.float32), "w")
+        node = helper.make_node("Conv", ["input", "w"], ["output"], name="conv",
+                                kernel_shape=[k, k], pads=[k // 2] * 4, strides=[1, 1])
+        inp = helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, cin, hw, hw])
+        out = helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, cout, hw, hw])
+    else:
+        return None
+    graph = helper.make_graph([node], name, [inp], [out], [w])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
+                          producer_name="ingot-model_bench")
+    m.ir_version = 8
+    return m
+
+
+def model_path(name, workdir):
+    """Path of the ONNX file for `name` (built into workdir if it is a built-in name)."""
+    if name.endswith(".onnx"):
+        return name
+    path = os.path.join(workdir, f"{name}.onnx")
+    if os.path.exists(path):
+        return path
+    m = single_op_model(name)
+    if m is not None:
+        onnx.checker.check_model(m)
+        onnx.save(m, path)
+    elif name in make_models.MODELS:
+        make_models.main([workdir, "--models", name])
+    else:
+        sys.exit(f"error: unknown model '{name}' (not an .onnx path or a built-in name)")
+    return path
+
+
+# --- FLOPs --------------------------------------------------------------------------------
+
+def count_flops(model):
+    """(total FLOPs of Conv/MatMul/Gemm nodes, number of nodes in the graph); batch bound to 1."""
+    m = onnx.shape_inference.infer_shapes(model)
+    shapes = {}
+    for vi in list(m.graph.input) + list(m.graph.value_info) + list(m.graph.output):
+        dims = vi.type.tensor_type.shape.dim
+        shapes[vi.name] = [d.dim_value if d.dim_value > 0 else 1 for d in dims]
+    for t in m.graph.initializer:
+        shapes[t.name] = list(t.dims)
+    flops = 0
+    for n in m.graph.node:
+        if n.op_type == "Conv":
+            w, y = shapes.get(n.input[1]), shapes.get(n.output[0])
+            if w and y:  # 2 * outputs * (cin/group * kh * kw)
+                flops += 2 * int(np.prod(y)) * int(np.prod(w[1:]))
+        elif n.op_type in ("MatMul", "Gemm"):
+            a, y = shapes.get(n.input[0]), shapes.get(n.output[0])
+            if a and y:
+                k = a[-1]
+                if n.op_type == "Gemm" and any(at.name == "transA" and at.i for at in n.attribute):
+                    k = a[0]
+                flops += 2 * int(np.prod(y)) * k
+    return flops, len(m.graph.node)
+
+
+# --- the FMA peak -------------------------------------------------------------------------
+
+def measure_peak(binary):
+    """Per-core FP32 peak in GFLOP/s from the fma_peak benchmark's JSON, and its raw rates.
+
+    The per-core peak is the best core_GFLOPS (FLOPs per CPU-second of one thread), which a busy
+    machine barely disturbs; the wall-clock GFLOPS per thread count are returned for the record.
+    """
+    p = subprocess.run([binary, "--benchmark_filter=BM_fma", "--benchmark_format=json",
+                        "--benchmark_min_time=0.2"], capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"error: {binary} failed: {p.stderr.strip()[-400:]}")
+    per_core, wall = 0.0, {}
+    for b in json.loads(p.stdout)["benchmarks"]:
+        m = re.search(r"threads:(\d+)", b["name"])
+        if not m or b.get("error_occurred") or "GFLOPS" not in b:
+            continue
+        per_core = max(per_core, float(b.get("core_GFLOPS", 0.0)))
+        t = int(m.group(1))
+        wall[t] = max(wall.get(t, 0.0), float(b["GFLOPS"]))
+    if per_core <= 0:
+        sys.exit(f"error: {binary} reported no FMA rates")
+    return per_core, wall
+
+
+# --- running both sides -------------------------------------------------------------------
+
+def input_shapes_arg(model, feeds):
+    """--input-shapes for inputs with symbolic dims, bound to the fed shapes."""
+    parts = []
+    for vi in model.graph.input:
+        dims = vi.type.tensor_type.shape.dim
+        if any(d.dim_param or d.dim_value <= 0 for d in dims):
+            parts.append(f"{vi.name}:[{','.join(str(s) for s in feeds[vi.name].shape)}]")
+    return " ".join(parts)
+
+
+def ingot_median_ms(ingot, artifact, inputs_npz, threads, repeat):
+    cmd = [ingot, "run", artifact, "--inputs", inputs_npz, "--repeat", str(repeat), "--print-time",
+           "--num-threads", str(threads)]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"ingot run failed: {p.stderr.strip()}")
+    m = re.search(r"mean \(ms\).*\n\s*([\d.]+)\s+([\d.]+)", p.stdout)
+    if not m:
+        raise RuntimeError(f"no time summary in ingot's output:\n{p.stdout[-500:]}")
+    return float(m.group(2))
+
+
+def ort_session(path, threads):
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    return ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+
+
+def ort_median_ms(sess, feeds, repeat):
+    sess.run(None, feeds)  # warm-up, as ingot run does
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        sess.run(None, feeds)
+        times.append((time.perf_counter() - t) * 1e3)
+    return statistics.median(times)
+
+
+def bench_model(name, args):
+    path = model_path(name, args.workdir)
+    model = onnx.load(path)
+    feeds = make_models.make_inputs(model)
+    flops, n_nodes = count_flops(model)
+    base = os.path.join(args.workdir, os.path.splitext(os.path.basename(path))[0])
+    inputs_npz, artifact = base + ".inputs.npz", base + ".so"
+    np.savez(inputs_npz, **feeds)
+    cmd = [args.ingot, "compile", path, "-o", artifact, "-q"]
+    shapes = input_shapes_arg(model, feeds)
+    if shapes:
+        cmd += ["--input-shapes", shapes]
+    t = time.time()
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    compile_s = time.time() - t
+    if p.returncode != 0:
+        raise RuntimeError(f"ingot compile failed: {p.stderr.strip()}")
+
+    rows = []
+    for threads in args.threads:
+        sess = ort_session(path, threads)
+        # Size N so that one side's round takes about --round-s (at least 1, at most --max-repeat).
+        probe_i = ingot_median_ms(args.ingot, artifact, inputs_npz, threads, 1)
+        probe_o = ort_median_ms(sess, feeds, 3)
+        rep_i = max(1, min(args.max_repeat, int(args.round_s * 1e3 / max(probe_i, 1e-3))))
+        rep_o = max(1, min(args.max_repeat, int(args.round_s * 1e3 / max(probe_o, 1e-3))))
+        ing, ref, ratios = [], [], []
+        for r in range(args.rounds):
+            # Alternate which side goes first so neither always runs on a warmer machine.
+            order = ("ingot", "ort") if r % 2 == 0 else ("ort", "ingot")
+            got = {}
+            for side in order:
+                if side == "ingot":
+                    got[side] = ingot_median_ms(args.ingot, artifact, inputs_npz, threads, rep_i)
+                else:
+                    got[side] = ort_median_ms(sess, feeds, rep_o)
+                time.sleep(args.pause_s)  # let ORT's spinning workers go idle
+            ing.append(got["ingot"])
+            ref.append(got["ort"])
+            ratios.append(got["ingot"] / got["ort"])
+        del sess
+        row = {
+            "model": os.path.splitext(os.path.basename(name))[0], "threads": threads,
+            "nodes": n_nodes, "gflop": flops / 1e9,
+            "compile_s": compile_s, "rounds": args.rounds, "repeat_ingot": rep_i,
+            "repeat_ort": rep_o, "ingot_ms": statistics.median(ing),
+            "ort_ms": statistics.median(ref), "ratio": statistics.median(ratios),
+            "ingot_ms_rounds": ing, "ort_ms_rounds": ref,
+            "ratio_min": min(ratios), "ratio_max": max(ratios),
+        }
+        # The peak at T threads is T cores' worth: it assumes the clock holds with T cores busy,
+        # which fma_peak's wall-clock rate at T threads confirms on a quiet machine.
+        peak = args.peak_gflops * threads if args.peak_gflops else None
+        if n_nodes == 1 and flops:
+            row["ingot_gflops"] = flops / row["ingot_ms"] / 1e6
+            row["ort_gflops"] = flops / row["ort_ms"] / 1e6
+            if peak:
+                row["peak_gflops"] = peak
+                row["ingot_pct_peak"] = 100 * row["ingot_gflops"] / peak
+                row["ort_pct_peak"] = 100 * row["ort_gflops"] / peak
+        rows.append(row)
+        print(f"# {row['model']} T={threads}: ingot {row['ingot_ms']:.3f} ms, "
+              f"ORT {row['ort_ms']:.3f} ms, ratio {row['ratio']:.2f} "
+              f"[{row['ratio_min']:.2f}..{row['ratio_max']:.2f}]",
+              file=sys.stderr, flush=True)
+    return rows
+
+
+def markdown(rows):
+    def f(v, fmt):
+        return fmt.format(v) if v is not None else "—"
+
+    lines = [
+        "| model | T | GFLOP | ingot ms | ORT ms | ingot/ORT (min..max) | ingot GFLOP/s (% peak) "
+        "| ORT GFLOP/s (% peak) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        ig = og = "—"
+        if "ingot_gflops" in r:
+            pi = f" ({r['ingot_pct_peak']:.1f}%)" if "ingot_pct_peak" in r else ""
+            po = f" ({r['ort_pct_peak']:.1f}%)" if "ort_pct_peak" in r else ""
+            ig, og = f"{r['ingot_gflops']:.1f}{pi}", f"{r['ort_gflops']:.1f}{po}"
+        lines.append(
+            f"| {r['model']} | {r['threads']} | {f(r['gflop'] or None, '{:.2f}')} "
+            f"| {r['ingot_ms']:.3f} | {r['ort_ms']:.3f} "
+            f"| {r['ratio']:.2f} ({r['ratio_min']:.2f}..{r['ratio_max']:.2f}) | {ig} | {og} |")
+    return "\n".join(lines) + "\n"
+
+
+def default_ingot():
+    for rel in ("build/lead/tools/ingot/ingot", "build/bench/tools/ingot/ingot",
+                "build/release/tools/ingot/ingot"):
+        p = os.path.join(ROOT, rel)
+        if os.path.exists(p):
+            return p
+    return "ingot"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ingot", default=default_ingot(), help="the ingot CLI (default: %(default)s)")
+    ap.add_argument("--models", default="matmul1024,conv3x3_56",
+                    help="comma-separated built-in names or .onnx paths (default: %(default)s)")
+    ap.add_argument("--threads", default="1,2", help="thread counts (default: %(default)s)")
+    ap.add_argument("--rounds", type=int, default=5,
+                    help="alternating rounds (default: %(default)s)")
+    ap.add_argument("--round-s", type=float, default=1.0,
+                    help="target seconds per side per round; sets each side's --repeat "
+                         "(default: %(default)s)")
+    ap.add_argument("--max-repeat", type=int, default=200,
+                    help="cap on runs per round (default: %(default)s)")
+    ap.add_argument("--pause-s", type=float, default=0.1,
+                    help="pause after each side (default: %(default)s)")
+    ap.add_argument("--workdir", default=os.path.join(ROOT, "build", "bench-models"),
+                    help="models, inputs and artifacts (default: %(default)s)")
+    peak = ap.add_mutually_exclusive_group()
+    peak.add_argument("--peak-gflops", type=float,
+                      help="per-core FP32 FMA peak in GFLOP/s; the peak at T threads is T times it")
+    peak.add_argument("--fma-peak", metavar="BINARY",
+                      help="run this fma_peak benchmark binary and take the per-core peak from it "
+                           "(its best core_GFLOPS)")
+    ap.add_argument("--markdown", help="also write the markdown table to this file")
+    ap.add_argument("--json", help="also write all results (per-round times included) to this file")
+    args = ap.parse_args(argv)
+    args.threads = [int(t) for t in args.threads.split(",")]
+    os.makedirs(args.workdir, exist_ok=True)
+
+    wall = {}
+    if args.fma_peak:
+        args.peak_gflops, wall = measure_peak(args.fma_peak)
+        print(f"# FMA peak: {args.peak_gflops:.1f} GFLOP/s per core (per CPU-second); "
+              "wall clock: " +
+              ", ".join(f"T={t}: {g:.1f}" for t, g in sorted(wall.items())), file=sys.stderr)
+
+    load_start = os.getloadavg()
+    rows, failed = [], 0
+    for name in args.models.split(","):
+        try:
+            rows += bench_model(name, args)
+        except RuntimeError as e:
+            failed += 1
+            print(f"error: {name}: {e}", file=sys.stderr)
+
+    table = markdown(rows)
+    sys.stdout.write(table)
+    if args.markdown:
+        with open(args.markdown, "w") as fh:
+            fh.write(table)
+    if args.json:
+        info = {"ort_version": ort.__version__, "ingot": args.ingot, "cpu_count": os.cpu_count(),
+                "load_avg_start": load_start, "load_avg_end": os.getloadavg(), "peak_gflops_per_core": args.peak_gflops,
+                "fma_wall_gflops": wall,
+                "time": time.strftime("%Y-%m-%dT%H:%M:%S"), "results": rows}
+        with open(args.json, "w") as fh:
+            json.dump(info, fh, indent=1)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

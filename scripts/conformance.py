@@ -1,0 +1,636 @@
+#!/usr/bin/env python3
+"""Runs the ONNX backend node tests against ingot (compile + run + compare).
+
+The tests are the ones that ship with the installed `onnx` package: one directory per test under
+onnx/backend/test/data/node, holding model.onnx and test_data_set_*/{input,output}_*.pb. Some onnx
+wheels leave that data out; then the same tests are generated once from the package's own test
+case definitions (onnx.backend.test.case.node, as `backend-test-tools generate-data` does) into a
+cache directory (--data-dir, default $XDG_CACHE_HOME/ingot/onnx-<version>/node).
+
+For each test:
+  1. scope: out-of-scope tests are skipped before anything is compiled (rules in SCOPE_RULES);
+  2. inputs -> in.npz, named after the model's graph inputs (initializers excluded), in order;
+  3. `ingot compile model.onnx -o model.so`, binding symbolic input dims with --input-shapes
+     from the test data's shapes;
+  4. `ingot run model.so --inputs in.npz --outputs out.npz` for every test_data_set_*;
+  5. compare with the stored outputs as onnx.backend.test.runner does: shape and dtype must match,
+     floats within rtol=1e-3, atol=1e-7 (NaN equals NaN), integers and bools exactly.
+
+Output: one line per test (`PASS name`, `FAIL name: reason`, `SKIP name: reason`), then
+`N passed, N failed, N skipped` and the in-scope pass rate (passed / (passed + failed)).
+The exit status is 0 even with failures (they are expected while op coverage grows) unless
+--expect-min-pass-rate R is given and the in-scope pass rate is below R, or nothing ran.
+
+Usage:
+  conformance.py --ingot build/lead/tools/ingot/ingot [-j N] [--filter REGEX] [--timeout S]
+                 [--report ops.json] [--write-ops-md docs/ops.md] [--expect-min-pass-rate 0.5]
+"""
+import argparse
+import collections
+import concurrent.futures
+import datetime
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import onnx
+from onnx import TensorProto, numpy_helper
+
+RTOL = 1e-3  # onnx.backend.test.case.test_case.TestCase defaults
+ATOL = 1e-7
+
+# dtypes that ingot's artifacts and .npz files carry; anything else is out of scope.
+SUPPORTED_DTYPES = {
+    TensorProto.FLOAT: "float32",
+    TensorProto.FLOAT16: "float16",
+    TensorProto.INT64: "int64",
+    TensorProto.INT32: "int32",
+    TensorProto.INT8: "int8",
+    TensorProto.UINT8: "uint8",
+    TensorProto.BOOL: "bool",
+}
+DEFAULT_DOMAINS = ("", "ai.onnx")
+TRAINING_OPS = {"Gradient", "Momentum", "Adagrad", "Adam"}
+RANDOM_OPS = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
+              "Multinomial", "Bernoulli"}
+SEQUENCE_OPS = {"SequenceAt", "SequenceConstruct", "SequenceEmpty", "SequenceErase",
+                "SequenceInsert", "SequenceLength", "SequenceMap", "SplitToSequence",
+                "ConcatFromSequence", "Optional", "OptionalGetElement", "OptionalHasElement"}
+STRING_OPS = {"StringConcat", "StringNormalizer", "StringSplit", "RegexFullMatch", "TfIdfVectorizer"}
+
+# The scope rules, checked in this order; the first that matches gives the SKIP reason.
+SCOPE_RULES = [
+    "non-default domain: any node (also inside subgraphs) in a domain other than ai.onnx",
+    "training: training ops (Gradient, Momentum, Adagrad, Adam) and training-mode tests "
+    "(name contains 'training', e.g. Dropout/BatchNormalization with training_mode=1)",
+    "random: random generators (RandomNormal/Uniform[Like], Multinomial, Bernoulli)",
+    "sequence/map/optional/string: a graph input or output that is not a tensor, a string tensor, "
+    "or a node that builds sequences, optionals or strings",
+    "dtype: a graph input or output whose element type is not float32, float16, int64, int32, "
+    "int8, uint8 or bool",
+    "no data: the test directory holds no test_data_set_* (or its data cannot be read)",
+]
+
+
+# ---------------------------------------------------------------------------------------------
+# Test data location (and generation when the onnx wheel omits it)
+
+def packaged_node_dir():
+    return os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "node")
+
+
+def default_cache_dir():
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "ingot", f"onnx-{onnx.__version__}", "node")
+
+
+def _serialize(value, vi):
+    t = vi.type
+    if t.HasField("map_type"):
+        return numpy_helper.from_dict(value, vi.name)
+    if t.HasField("sequence_type"):
+        return numpy_helper.from_list(value, vi.name)
+    if t.HasField("optional_type"):
+        return numpy_helper.from_optional(value, vi.name)
+    if isinstance(value, TensorProto):
+        return value
+    return numpy_helper.from_array(np.asarray(value), vi.name)
+
+
+def generate_node_tests(dest):
+    """Writes the node tests of the installed onnx package into dest (atomically)."""
+    import warnings
+    from onnx.backend.test.case import node as node_cases
+    print(f"conformance: generating the ONNX node tests into {dest} (once)", file=sys.stderr,
+          flush=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cases = node_cases.collect_testcases()
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=".node-", dir=os.path.dirname(dest))
+    for case in cases:
+        out = os.path.join(tmp, case.name)
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, "model.onnx"), "wb") as f:
+            f.write(case.model.SerializeToString())
+        for i, (inputs, outputs) in enumerate(case.data_sets or []):
+            ds = os.path.join(out, f"test_data_set_{i}")
+            os.makedirs(ds, exist_ok=True)
+            try:
+                for kind, values, vis in (("input", inputs, case.model.graph.input),
+                                          ("output", outputs, case.model.graph.output)):
+                    for j, v in enumerate(values):
+                        proto = _serialize(v, vis[j])
+                        with open(os.path.join(ds, f"{kind}_{j}.pb"), "wb") as f:
+                            f.write(proto.SerializeToString())
+            except Exception as e:  # noqa: BLE001 - odd data: the runner reports "no data"
+                shutil.rmtree(ds)
+                with open(os.path.join(out, "generate_error.txt"), "w") as f:
+                    f.write(f"{type(e).__name__}: {e}\n")
+    try:
+        os.rename(tmp, dest)
+    except OSError:
+        if not os.path.isdir(dest):
+            raise
+        shutil.rmtree(tmp, ignore_errors=True)  # another runner finished first
+
+
+def find_data_dir(arg):
+    if arg:
+        if not os.path.isdir(arg):
+            generate_node_tests(arg)
+        return arg
+    packaged = packaged_node_dir()
+    if os.path.isdir(packaged) and os.listdir(packaged):
+        return packaged
+    cache = default_cache_dir()
+    if not os.path.isdir(cache):
+        generate_node_tests(cache)
+    return cache
+
+
+# ---------------------------------------------------------------------------------------------
+# Scope
+
+def all_nodes(graph):
+    for n in graph.node:
+        yield n
+        for a in n.attribute:
+            if a.type == onnx.AttributeProto.GRAPH:
+                yield from all_nodes(a.g)
+            elif a.type == onnx.AttributeProto.GRAPHS:
+                for g in a.graphs:
+                    yield from all_nodes(g)
+
+
+def graph_inputs(model):
+    inits = {i.name for i in model.graph.initializer}
+    return [vi for vi in model.graph.input if vi.name not in inits]
+
+
+def type_problem(vi):
+    t = vi.type
+    kind = t.WhichOneof("value")
+    if kind != "tensor_type":
+        return "sequence/map/optional/string", f"{vi.name!r} is a {kind or 'untyped value'}"
+    et = t.tensor_type.elem_type
+    if et == TensorProto.STRING:
+        return "sequence/map/optional/string", f"{vi.name!r} is a string tensor"
+    if et not in SUPPORTED_DTYPES:
+        name = TensorProto.DataType.Name(et).lower()
+        return "dtype", f"{vi.name!r} has dtype {name}"
+    return None
+
+
+def scope(name, model):
+    """None if in scope, else the SKIP reason ("rule: detail")."""
+    nodes = list(all_nodes(model.graph))
+    for n in nodes:
+        if n.domain not in DEFAULT_DOMAINS:
+            return f"non-default domain: {n.op_type} in {n.domain}"
+    for n in nodes:
+        if n.op_type in TRAINING_OPS:
+            return f"training: {n.op_type}"
+    if "training" in name:
+        return "training: training-mode test"
+    for n in nodes:
+        if n.op_type in RANDOM_OPS:
+            return f"random: {n.op_type}"
+    for vi in list(model.graph.input) + list(model.graph.output):
+        p = type_problem(vi)
+        if p and p[0] != "dtype":
+            return f"{p[0]}: {p[1]}"
+    for n in nodes:
+        if n.op_type in SEQUENCE_OPS or n.op_type in STRING_OPS:
+            return f"sequence/map/optional/string: {n.op_type}"
+    for vi in list(model.graph.input) + list(model.graph.output):
+        p = type_problem(vi)
+        if p:
+            return f"{p[0]}: {p[1]}"
+    return None
+
+
+def rule_of(reason):
+    return reason.split(":", 1)[0]
+
+
+def primary_op(name, model, base_ops):
+    """The op a test is about: its one top-level op; for function-expanded tests
+    (`*_expanded*`) the op of the test they expand."""
+    m = re.match(r"(.*)_expanded(_ver\d+)?$", name)
+    if m and m.group(1) in base_ops:
+        return base_ops[m.group(1)], True
+    ops = [n.op_type for n in model.graph.node]
+    if len(set(ops)) == 1:
+        return ops[0], False
+    return (ops[-1] if ops else "(none)"), bool(m)
+
+
+# ---------------------------------------------------------------------------------------------
+# One test
+
+def read_tensor(path):
+    t = TensorProto()
+    with open(path, "rb") as f:
+        t.ParseFromString(f.read())
+    return t
+
+
+def first_line(text):
+    for line in text.strip().splitlines():
+        if line.strip():
+            return line.strip()
+    return "(no message)"
+
+
+def compare(name, got, ref):
+    """None if equal under the backend-test rules, else the mismatch."""
+    if got.shape != ref.shape:
+        return f"output '{name}': shape {list(got.shape)}, expected {list(ref.shape)}"
+    if got.dtype != ref.dtype:
+        return f"output '{name}': dtype {got.dtype}, expected {ref.dtype}"
+    if got.size == 0:
+        return None
+    if ref.dtype.kind in "biu":
+        bad = got != ref
+        if not bad.any():
+            return None
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        return (f"output '{name}': {int(bad.sum())}/{ref.size} elements differ, first at {idx}: "
+                f"got {got[idx]}, expected {ref[idx]}")
+    g = got.astype(np.float64)
+    r = ref.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        ok = np.isclose(g, r, rtol=RTOL, atol=ATOL, equal_nan=True)
+        if ok.all():
+            return None
+        err = np.where(ok, 0.0, np.abs(g - r))
+        err = np.where(np.isnan(err), np.inf, err)
+    idx = tuple(int(i) for i in np.unravel_index(int(np.argmax(err)), err.shape))
+    return (f"output '{name}': max abs err {err[idx]:.3g} at {idx} (got {float(got[idx]):.7g}, "
+            f"expected {float(ref[idx]):.7g}), {int((~ok).sum())}/{ref.size} elements mismatched")
+
+
+def run_cmd(cmd, timeout):
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, f"timed out after {timeout:g} s"
+    if p.returncode != 0:
+        msg = first_line(p.stderr or p.stdout)
+        if p.returncode < 0:
+            msg = f"killed by signal {-p.returncode}; {msg}"
+        return p, msg
+    return p, None
+
+
+def shape_str(shape):
+    return "[" + ",".join(str(int(s)) for s in shape) + "]"
+
+
+def run_test(test, ingot, timeout, keep_dir):
+    """-> (status, message)."""
+    name, tdir, model = test["name"], test["dir"], test["model"]
+    inputs = graph_inputs(model)
+    outputs = list(model.graph.output)
+    datasets = []
+    for ds in test["datasets"]:
+        try:
+            feeds = {}
+            for j, vi in enumerate(inputs):
+                path = os.path.join(ds, f"input_{j}.pb")
+                if os.path.exists(path):
+                    feeds[vi.name] = numpy_helper.to_array(read_tensor(path))
+            refs = {}
+            for j, vi in enumerate(outputs):
+                refs[vi.name] = numpy_helper.to_array(read_tensor(os.path.join(ds, f"output_{j}.pb")))
+        except Exception as e:  # noqa: BLE001
+            return "FAIL", f"cannot read test data {os.path.basename(ds)}: {e}"
+        datasets.append((feeds, refs))
+
+    work = tempfile.mkdtemp(prefix=f"ingot-conf-{name}-")
+    try:
+        # symbolic (or missing) dims are bound to the first data set's shapes
+        parts = []
+        feeds0 = datasets[0][0]
+        for vi in inputs:
+            if vi.name not in feeds0:
+                continue
+            tt = vi.type.tensor_type
+            fixed = tt.HasField("shape") and all(
+                d.HasField("dim_value") for d in tt.shape.dim)
+            if not fixed:
+                parts.append(f"{vi.name}:{shape_str(feeds0[vi.name].shape)}")
+        artifact = os.path.join(work, "model.so")
+        cmd = [ingot, "compile", os.path.join(tdir, "model.onnx"), "-o", artifact, "-q"]
+        if parts:
+            cmd += ["--input-shapes", " ".join(parts)]
+        _, err = run_cmd(cmd, timeout)
+        if err:
+            return "FAIL", f"compile: {err}"
+        for k, (feeds, refs) in enumerate(datasets):
+            in_npz = os.path.join(work, f"in{k}.npz")
+            out_npz = os.path.join(work, f"out{k}.npz")
+            np.savez(in_npz, **feeds)
+            _, err = run_cmd([ingot, "run", artifact, "--inputs", in_npz, "--outputs", out_npz,
+                              "--num-threads", "1"], timeout)
+            if err:
+                return "FAIL", f"run: {err}"
+            with np.load(out_npz) as z:
+                got = {k2: z[k2] for k2 in z.files}
+            for oname, ref in refs.items():
+                if oname not in got:
+                    return "FAIL", f"output '{oname}' missing from ingot's outputs {sorted(got)}"
+                msg = compare(oname, got[oname], ref)
+                if msg:
+                    if len(datasets) > 1:
+                        msg = f"data set {k}: {msg}"
+                    return "FAIL", msg
+        return "PASS", ""
+    except Exception as e:  # noqa: BLE001 - a runner bug must not stop the suite
+        return "FAIL", f"runner error: {type(e).__name__}: {first_line(str(e))}"
+    finally:
+        if keep_dir:
+            dst = os.path.join(keep_dir, name)
+            shutil.rmtree(dst, ignore_errors=True)
+            shutil.move(work, dst)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Collection, reports
+
+def collect(data_dir, pattern):
+    rx = re.compile(pattern) if pattern else None
+    names = sorted(d for d in os.listdir(data_dir)
+                   if os.path.isfile(os.path.join(data_dir, d, "model.onnx")))
+    # every test's model is loaded (cheap) so expanded tests can find their base test's op
+    base_ops, tests = {}, []
+    for name in names:
+        tdir = os.path.join(data_dir, name)
+        try:
+            model = onnx.load(os.path.join(tdir, "model.onnx"), load_external_data=False)
+        except Exception as e:  # noqa: BLE001
+            model, err = None, f"cannot load model.onnx: {e}"
+        else:
+            err = None
+            ops = {n.op_type for n in model.graph.node}
+            if len(ops) == 1 and "_expanded" not in name:
+                base_ops[name] = ops.pop()
+        tests.append({"name": name, "dir": tdir, "model": model, "load_error": err})
+    out = []
+    for t in tests:
+        if rx and not rx.search(t["name"]):
+            continue
+        if t["model"] is None:
+            t["op"], t["expanded"] = "(unloadable)", False
+        else:
+            t["op"], t["expanded"] = primary_op(t["name"], t["model"], base_ops)
+            t["all_ops"] = sorted({n.op_type for n in all_nodes(t["model"].graph)})
+        t["datasets"] = sorted(glob.glob(os.path.join(t["dir"], "test_data_set_*")))
+        out.append(t)
+    return out
+
+
+def failure_cause(msg):
+    """A failure message with names and numbers taken out, to group failures by cause."""
+    m = re.sub(r"node '[^']*' \(([A-Za-z0-9_]+)(, opset \d+)?\)", r"node (\1)", msg)
+    m = re.sub(r"'[^']*'", "'?'", m)
+    m = re.sub(r"\(got [^)]*\)", "", m)
+    m = re.sub(r"(?<![A-Za-z_\d])-?\d+(\.\d+)?(e[-+]?\d+)?", "N", m)
+    return m[:160]
+
+
+def failure_causes(results):
+    causes = {}
+    for t, status, msg in results:
+        if status != "FAIL":
+            continue
+        c = causes.setdefault(failure_cause(msg), {"count": 0, "example": t["name"],
+                                                   "message": msg, "ops": collections.Counter()})
+        c["count"] += 1
+        c["ops"][t["op"]] += 1
+    out = sorted(causes.items(), key=lambda kv: (-kv[1]["count"], kv[0]))
+    return [{"cause": k, "count": v["count"], "example": v["example"], "message": v["message"],
+             "test_ops": dict(v["ops"].most_common())} for k, v in out]
+
+
+def build_report(results):
+    ops = collections.defaultdict(lambda: {"pass": 0, "fail": 0, "skip": 0,
+                                           "expanded": {"pass": 0, "fail": 0, "skip": 0},
+                                           "skip_reasons": collections.Counter(),
+                                           "failures": {}, "causes": collections.Counter()})
+    any_node = collections.defaultdict(lambda: {"pass": 0, "fail": 0, "skip": 0})
+    for t, status, msg in results:
+        e = ops[t["op"]]
+        key = status.lower()
+        if t["expanded"]:
+            e["expanded"][key] += 1
+        else:
+            e[key] += 1
+        if status == "SKIP":
+            e["skip_reasons"][rule_of(msg)] += 1
+        if status == "FAIL":
+            e["failures"][t["name"]] = msg
+            if not t["expanded"]:
+                e["causes"][failure_cause(msg)] += 1
+        for op in t.get("all_ops", []):
+            any_node[op][key] += 1
+    for e in ops.values():
+        e["skip_reasons"] = dict(e["skip_reasons"])
+        e["causes"] = dict(e["causes"].most_common())
+    return {"ops": {k: ops[k] for k in sorted(ops)},
+            "ops_in_any_node": {k: any_node[k] for k in sorted(any_node)},
+            "failure_causes": failure_causes(results)}
+
+
+def op_status(e):
+    p, f, s = e["pass"], e["fail"], e["skip"]
+    if p + f == 0:
+        if s:
+            return "out of scope", ", ".join(sorted(e["skip_reasons"]))
+        # only expanded tests
+        xp, xf = e["expanded"]["pass"], e["expanded"]["fail"]
+        if xp + xf == 0:
+            return "out of scope", ", ".join(sorted(e["skip_reasons"])) or "-"
+        p, f = xp, xf
+    if f == 0:
+        return "supported", f"{p}/{p + f}"
+    if p == 0:
+        return "unsupported", f"0/{p + f}"
+    return "partial", f"{p}/{p + f}"
+
+
+def write_ops_md(path, report, summary, command):
+    ops = report["ops"]
+    schemas = {}
+    for s in onnx.defs.get_all_schemas_with_history():
+        if s.domain in DEFAULT_DOMAINS and not s.deprecated:
+            schemas.setdefault(s.name, []).append(s.since_version)
+    names = sorted(set(schemas) | {k for k in ops if not k.startswith("(")})
+    counts = collections.Counter()
+    rows = []
+    for op in names:
+        e = ops.get(op)
+        cause = ""
+        if e is None:
+            status, detail, exp = "no node test", "-", "-"
+            for ops_set, rule in ((TRAINING_OPS, "training"), (RANDOM_OPS, "random"),
+                                  (SEQUENCE_OPS | STRING_OPS, "sequence/map/optional/string")):
+                if op in ops_set:
+                    status, detail = "out of scope", f"{rule} (no node test)"
+        else:
+            if e["causes"]:
+                top, k = next(iter(e["causes"].items()))
+                top = top.replace("compile: error: ", "").replace("|", "\\|")
+                cause = f"{k}x `{top}`"
+            status, detail = op_status(e)
+            x = e["expanded"]
+            exp = f"{x['pass']}/{x['pass'] + x['fail']}" if x["pass"] + x["fail"] else "-"
+            if e["skip"] and status != "out of scope":
+                detail += f" ({e['skip']} skipped)"
+        counts[status] += 1
+        rows.append(f"| {op} | {status} | {detail} | {exp} | {cause} |")
+    p, f, s = summary
+    rate = p / (p + f) if p + f else 0.0
+    lines = [
+        "# ONNX operator coverage",
+        "",
+        "Generated by `scripts/conformance.py` from the ONNX backend node tests of the installed",
+        f"`onnx` package (version {onnx.__version__}); do not edit by hand. Regenerate with:",
+        "",
+        "```",
+        command,
+        "```",
+        "",
+        f"Date: {datetime.date.today().isoformat()}. Result: **{p} passed, {f} failed, {s} skipped**; "
+        f"in-scope pass rate {rate:.1%}.",
+        "",
+        "Status per op, from the tests about that op (a test's op is its one top-level node; "
+        "a function-expanded test `*_expanded` counts for the op it expands, in its own column):",
+        "",
+        "- **supported**: every in-scope test passes; **partial**: some pass (passed/in-scope);",
+        "- **unsupported**: none of its in-scope tests pass; **out of scope**: every test is skipped,",
+        "  for the reason given; **no node test**: ONNX ships no node test for the op.",
+        "",
+        "Tests are skipped (out of scope) by these rules, in order:",
+        "",
+    ]
+    lines += [f"{i + 1}. {r}" for i, r in enumerate(SCOPE_RULES)]
+    lines += [
+        "",
+        "Totals: " + ", ".join(f"{counts[k]} {k}" for k in
+                               ("supported", "partial", "unsupported", "out of scope", "no node test")),
+        "",
+        "| op | status | passed / in-scope tests | expanded tests passed | most common failure |",
+        "|----|--------|-------------------------|-----------------------|---------------------|",
+    ]
+    lines += rows
+    causes = report["failure_causes"]
+    if causes:
+        lines += ["", "## Most common failure causes", "",
+                  "| tests | cause | example |", "|------:|-------|---------|"]
+        for c in causes[:25]:
+            cause = c["cause"].replace("|", "\\|")
+            lines.append(f"| {c['count']} | `{cause}` | {c['example']} |")
+    with open(path, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+
+
+# ---------------------------------------------------------------------------------------------
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ingot", required=True, help="the ingot CLI")
+    ap.add_argument("--filter", help="run only tests whose name matches this regex (re.search)")
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--timeout", type=float, default=60.0, help="seconds per ingot command")
+    ap.add_argument("--data-dir", help="node test directory (default: the onnx package's, "
+                    "else a generated cache)")
+    ap.add_argument("--report", help="write per-op pass/fail/skip counts as JSON")
+    ap.add_argument("--write-ops-md", help="write the op coverage table (docs/ops.md)")
+    ap.add_argument("--expect-min-pass-rate", type=float,
+                    help="exit 1 if the in-scope pass rate is below this (0..1)")
+    ap.add_argument("--keep", help="keep each test's work dir (npz, .so) under this dir")
+    ap.add_argument("--quiet-pass", action="store_true", help="do not print PASS lines")
+    ap.add_argument("--failure-summary", type=int, default=0, metavar="N",
+                    help="print the N most common failure causes (grouped messages) at the end")
+    args = ap.parse_args(argv)
+
+    ingot = os.path.abspath(args.ingot)
+    if not os.access(ingot, os.X_OK):
+        print(f"error: ingot CLI '{args.ingot}' not found or not executable", file=sys.stderr)
+        return 2
+    data_dir = find_data_dir(args.data_dir)
+    if args.keep:
+        os.makedirs(args.keep, exist_ok=True)
+    t0 = time.time()
+    tests = collect(data_dir, args.filter)
+    if not tests:
+        print(f"error: no tests in {data_dir} match", file=sys.stderr)
+        return 2
+
+    def job(t):
+        if t["model"] is None:
+            return "FAIL", t["load_error"]
+        reason = scope(t["name"], t["model"])
+        if reason is None and not t["datasets"]:
+            reason = "no data: no test_data_set_*"
+        if reason:
+            return "SKIP", reason
+        return run_test(t, ingot, args.timeout, args.keep)
+
+    # cheap scope checks first, so only in-scope tests occupy workers
+    results = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for t, (status, msg) in zip(tests, pool.map(job, tests)):
+            results.append((t, status, msg))
+            if status == "PASS":
+                if not args.quiet_pass:
+                    print(f"PASS {t['name']}", flush=True)
+            else:
+                print(f"{status} {t['name']}: {msg}", flush=True)
+
+    n = collections.Counter(s for _, s, _ in results)
+    p, f, s = n["PASS"], n["FAIL"], n["SKIP"]
+    rate = p / (p + f) if p + f else 0.0
+    print(f"{p} passed, {f} failed, {s} skipped")
+    print(f"in-scope pass rate: {rate:.4f} ({p}/{p + f}); {time.time() - t0:.0f} s; data {data_dir}")
+
+    report = build_report(results)
+    if args.failure_summary:
+        print(f"most common failure causes (tests | cause | example):")
+        for c in report["failure_causes"][:args.failure_summary]:
+            print(f"  {c['count']:4d} | {c['cause']} | {c['example']}")
+    if args.report:
+        with open(args.report, "w") as fh:
+            json.dump({"summary": {"passed": p, "failed": f, "skipped": s, "pass_rate": rate,
+                                   "onnx_version": onnx.__version__},
+                       **report}, fh, indent=1, sort_keys=False)
+    if args.write_ops_md:
+        cmd = "python3 scripts/conformance.py --ingot build/lead/tools/ingot/ingot " \
+              "--write-ops-md docs/ops.md"
+        if args.filter:
+            cmd += f" --filter '{args.filter}'"
+        write_ops_md(args.write_ops_md, report, (p, f, s), cmd)
+
+    if args.expect_min_pass_rate is not None and rate < args.expect_min_pass_rate:
+        print(f"error: in-scope pass rate {rate:.4f} is below the expected minimum "
+              f"{args.expect_min_pass_rate:.4f}", file=sys.stderr)
+        return 1
+    if p + f == 0 and args.expect_min_pass_rate is not None:
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

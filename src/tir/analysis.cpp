@@ -34,6 +34,10 @@ class FreeVarCollector : public IRVisitor {
     bound_.insert(op->var.node());
     visit_stmt(op->body);
   }
+  void visit_Block(const Block* op, const Stmt& s) override {
+    for (const IterVar& iv : op->iter_vars) bound_.insert(iv.var.node());
+    IRVisitor::visit_Block(op, s);
+  }
 
  private:
   std::unordered_set<const VarNode*> bound_, seen_;

@@ -299,3 +299,58 @@ Stmt Evaluate::make(Expr value) {
 }
 
 }  // namespace ingot::tir
+
+namespace ingot::tir {
+
+const char* iter_kind_name(IterKind k) {
+  return k == IterKind::kSpatial ? "spatial" : "reduce";
+}
+
+Stmt Block::make(std::string name_hint, std::vector<IterVar> iter_vars,
+                 std::vector<BufferRegion> reads, std::vector<BufferRegion> writes, Stmt body,
+                 Stmt init, std::vector<Buffer> alloc_buffers,
+                 std::map<std::string, std::string> annotations) {
+  INGOT_ICHECK(body.defined(), "block {} has no body", name_hint);
+  for (const IterVar& iv : iter_vars) {
+    INGOT_ICHECK(iv.var.defined() && iv.min.defined() && iv.extent.defined(),
+                 "block {}: iter var with undefined parts", name_hint);
+    INGOT_ICHECK(iv.min.dtype() == iv.var.dtype() && iv.extent.dtype() == iv.var.dtype(),
+                 "block {}: iter var {} min/extent dtype must match it", name_hint, iv.var.name());
+  }
+  for (const auto* regions : {&reads, &writes}) {
+    for (const BufferRegion& r : *regions) {
+      INGOT_ICHECK(r.buffer.defined() && int(r.region.size()) == r.buffer.ndim(),
+                   "block {}: region of {} needs one range per dimension", name_hint,
+                   r.buffer.defined() ? r.buffer->name : "?");
+    }
+  }
+  auto n = std::make_shared<Block>();
+  n->name_hint = std::move(name_hint);
+  n->iter_vars = std::move(iter_vars);
+  n->reads = std::move(reads);
+  n->writes = std::move(writes);
+  n->init = std::move(init);
+  n->body = std::move(body);
+  n->alloc_buffers = std::move(alloc_buffers);
+  n->annotations = std::move(annotations);
+  return Stmt(std::move(n));
+}
+
+Stmt BlockRealize::make(std::vector<Expr> iter_values, Expr predicate, Stmt block) {
+  auto* b = block.as<Block>();
+  INGOT_ICHECK(b != nullptr, "BlockRealize of a non-block");
+  INGOT_ICHECK(iter_values.size() == b->iter_vars.size(),
+               "block {}: {} iter values for {} iter vars", b->name_hint, iter_values.size(),
+               b->iter_vars.size());
+  for (size_t i = 0; i < iter_values.size(); ++i) {
+    INGOT_ICHECK(iter_values[i].defined() && iter_values[i].dtype() == b->iter_vars[i].var.dtype(),
+                 "block {}: binding of {} has the wrong dtype", b->name_hint,
+                 b->iter_vars[i].var.name());
+  }
+  INGOT_ICHECK(predicate.defined() && predicate.dtype() == DataType::boolean(),
+               "block {}: predicate must be a scalar bool", b->name_hint);
+  return Stmt(std::make_shared<const BlockRealize>(std::move(iter_values), std::move(predicate),
+                                                   std::move(block)));
+}
+
+}  // namespace ingot::tir

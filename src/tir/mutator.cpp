@@ -19,6 +19,19 @@ std::vector<Expr> IRMutator::mutate_all(const std::vector<Expr>& v, bool* change
   return out;
 }
 
+std::vector<BufferRegion> IRMutator::mutate_regions(const std::vector<BufferRegion>& v,
+                                                    bool* changed) {
+  std::vector<BufferRegion> out = v;
+  for (BufferRegion& r : out) {
+    for (Range& x : r.region) {
+      Expr m = mutate(x.min), e = mutate(x.extent);
+      if (!m.same_as(x.min) || !e.same_as(x.extent)) *changed = true;
+      x = {m, e};
+    }
+  }
+  return out;
+}
+
 Expr IRMutator::visit_IntImm(const IntImm*, const Expr& e) {
   return e;
 }
@@ -119,6 +132,32 @@ Stmt IRMutator::visit_Allocate(const Allocate* op, const Stmt& s) {
 Stmt IRMutator::visit_Evaluate(const Evaluate* op, const Stmt& s) {
   Expr v = mutate(op->value);
   return v.same_as(op->value) ? s : Evaluate::make(std::move(v));
+}
+
+Stmt IRMutator::visit_Block(const Block* op, const Stmt& s) {
+  bool changed = false;
+  std::vector<IterVar> ivs = op->iter_vars;
+  for (IterVar& iv : ivs) {
+    Expr m = mutate(iv.min), e = mutate(iv.extent);
+    if (!m.same_as(iv.min) || !e.same_as(iv.extent)) changed = true;
+    iv.min = m;
+    iv.extent = e;
+  }
+  std::vector<BufferRegion> reads = mutate_regions(op->reads, &changed);
+  std::vector<BufferRegion> writes = mutate_regions(op->writes, &changed);
+  Stmt init = op->init.defined() ? mutate(op->init) : Stmt();
+  Stmt body = mutate(op->body);
+  if (!changed && init.same_as(op->init) && body.same_as(op->body)) return s;
+  return Block::make(op->name_hint, std::move(ivs), std::move(reads), std::move(writes),
+                     std::move(body), std::move(init), op->alloc_buffers, op->annotations);
+}
+Stmt IRMutator::visit_BlockRealize(const BlockRealize* op, const Stmt& s) {
+  bool changed = false;
+  std::vector<Expr> values = mutate_all(op->iter_values, &changed);
+  Expr pred = mutate(op->predicate);
+  Stmt block = mutate(op->block);
+  if (!changed && pred.same_as(op->predicate) && block.same_as(op->block)) return s;
+  return BlockRealize::make(std::move(values), std::move(pred), std::move(block));
 }
 
 }  // namespace ingot::tir

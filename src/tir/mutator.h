@@ -26,6 +26,7 @@ class IRMutator : public ExprFunctor<Expr(const Expr&)>, public StmtFunctor<Stmt
  protected:
   // Mutates each element; `changed` is set when any element is a different object.
   std::vector<Expr> mutate_all(const std::vector<Expr>& v, bool* changed);
+  std::vector<BufferRegion> mutate_regions(const std::vector<BufferRegion>& v, bool* changed);
 };
 
 }  // namespace ingot::tir

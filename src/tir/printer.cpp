@@ -5,7 +5,9 @@
 
 #include <unordered_map>
 
+#include "tir/arith/analyzer.h"
 #include "tir/functor.h"
+#include "tir/op.h"
 
 namespace ingot::tir {
 namespace {
@@ -174,6 +176,52 @@ class Printer : public ExprFunctor<std::string(const Expr&, int*)>,
   }
   void visit_Evaluate(const Evaluate* op, const Stmt&, int ind) override {
     line(ind, expr(op->value));
+  }
+  void visit_BlockRealize(const BlockRealize* op, const Stmt&, int ind) override {
+    block(op->block_node(), &op->iter_values, op->predicate, ind);
+  }
+  void visit_Block(const Block* op, const Stmt&, int ind) override {
+    block(op, nullptr, Expr(), ind);
+  }
+  // with block("C"):
+  //   vi = spatial(0, 64, i)   (min, extent, binding; the binding only under a BlockRealize)
+  void block(const Block* op, const std::vector<Expr>* values, const Expr& pred, int ind) {
+    line(ind, fmt::format("with block(\"{}\"):", op->name_hint));
+    for (size_t i = 0; i < op->iter_vars.size(); ++i) {
+      const IterVar& iv = op->iter_vars[i];
+      std::string bound = values ? ", " + expr((*values)[i]) : "";
+      line(ind + 1, fmt::format("{} = {}({}, {}{})", name_of(iv.var.node()),
+                                iter_kind_name(iv.kind), expr(iv.min), expr(iv.extent), bound));
+    }
+    auto* always = pred.defined() ? pred.as<IntImm>() : nullptr;
+    if (pred.defined() && !(always && always->value)) line(ind + 1, "where(" + expr(pred) + ")");
+    line(ind + 1, "reads(" + regions(op->reads) + ")");
+    line(ind + 1, "writes(" + regions(op->writes) + ")");
+    for (const auto& [k, v] : op->annotations)
+      line(ind + 1, fmt::format("annotate(\"{}\", \"{}\")", k, v));
+    for (const Buffer& b : op->alloc_buffers)
+      line(ind + 1, fmt::format("{} = alloc_buffer({}, \"{}\")", name_of(b.get()),
+                                buffer_type(b.get()), storage_scope_name(b->scope)));
+    if (op->init.defined()) {
+      line(ind + 1, "with init():");
+      visit_stmt(op->init, ind + 2);
+    }
+    visit_stmt(op->body, ind + 1);
+  }
+  std::string regions(const std::vector<BufferRegion>& rs) {
+    std::string s;
+    for (const BufferRegion& r : rs) {
+      std::string dims;
+      for (const Range& x : r.region) {
+        auto* e = x.extent.as<IntImm>();
+        bool one = e && e->value == 1;
+        std::string d =
+            one ? expr(x.min) : expr(x.min) + ":" + expr(arith::simplify(x.min + x.extent));
+        dims += (dims.empty() ? "" : ", ") + d;
+      }
+      s += (s.empty() ? "" : ", ") + name_of(r.buffer.get()) + "[" + dims + "]";
+    }
+    return s;
   }
 
  private:

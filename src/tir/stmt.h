@@ -1,6 +1,7 @@
 // Loop-IR statements: plain immutable structs with checked make() factories.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,62 @@ struct Evaluate : StmtNode {
   explicit Evaluate(Expr v) : StmtNode(kTag), value(std::move(v)) {}
   Expr value;
   static Stmt make(Expr value);
+};
+
+// --- Block-based IR (TVM TensorIR) ---------------------------------------------------------
+
+// A block iteration variable: spatial (each value is an independent output point) or reduce
+// (values are combined into the same output), over [min, min + extent).
+enum class IterKind : uint8_t { kSpatial, kReduce };
+const char* iter_kind_name(IterKind k);
+
+struct IterVar {
+  Var var;
+  Expr min, extent;
+  IterKind kind = IterKind::kSpatial;
+};
+
+// [min, min + extent) along one dimension.
+struct Range {
+  Expr min, extent;
+};
+
+// The part of a buffer a block reads or writes, one Range per dimension.
+struct BufferRegion {
+  Buffer buffer;
+  std::vector<Range> region;
+};
+
+// A unit of computation with its own iteration domain: iter_vars are bound by the enclosing
+// BlockRealize; reads/writes state the buffer regions it touches (in terms of its iter vars);
+// init (optional) runs before the first reduction step of each spatial point; alloc_buffers are
+// allocated for the block's duration.
+struct Block : StmtNode {
+  static constexpr NodeTag kTag = NodeTag::Block;
+  Block() : StmtNode(kTag) {}
+  std::string name_hint;
+  std::vector<IterVar> iter_vars;
+  std::vector<BufferRegion> reads, writes;
+  Stmt init;  // may be undefined
+  Stmt body;
+  std::vector<Buffer> alloc_buffers;
+  std::map<std::string, std::string> annotations;
+  static Stmt make(std::string name_hint, std::vector<IterVar> iter_vars,
+                   std::vector<BufferRegion> reads, std::vector<BufferRegion> writes, Stmt body,
+                   Stmt init = Stmt(), std::vector<Buffer> alloc_buffers = {},
+                   std::map<std::string, std::string> annotations = {});
+};
+
+// Runs `block` (a Block) with its iter vars bound to iter_values, when predicate holds.
+struct BlockRealize : StmtNode {
+  static constexpr NodeTag kTag = NodeTag::BlockRealize;
+  BlockRealize(std::vector<Expr> v, Expr p, Stmt b)
+      : StmtNode(kTag), iter_values(std::move(v)), predicate(std::move(p)), block(std::move(b)) {}
+  std::vector<Expr> iter_values;
+  Expr predicate;  // scalar bool
+  Stmt block;      // always a Block
+  const Block* block_node() const { return block.as<Block>(); }
+  static Stmt make(std::vector<Expr> iter_values, Expr predicate, Stmt block);
 };
 
 }  // namespace ingot::tir

@@ -146,6 +146,41 @@ class EqualChecker : public ExprFunctor<bool(const Expr&, const Expr&)>,
   bool visit_Evaluate(const Evaluate* op, const Stmt&, const Stmt& o) override {
     return eq(op->value, o.as<Evaluate>()->value);
   }
+  bool visit_Block(const Block* op, const Stmt&, const Stmt& o) override {
+    auto* p = o.as<Block>();
+    if (op->name_hint != p->name_hint || op->annotations != p->annotations ||
+        op->iter_vars.size() != p->iter_vars.size() ||
+        op->alloc_buffers.size() != p->alloc_buffers.size())
+      return false;
+    for (size_t i = 0; i < op->iter_vars.size(); ++i) {
+      const IterVar &a = op->iter_vars[i], &b = p->iter_vars[i];
+      if (a.kind != b.kind || !eq(a.min, b.min) || !eq(a.extent, b.extent) ||
+          !define(a.var.node(), b.var.node()))
+        return false;
+    }
+    for (size_t i = 0; i < op->alloc_buffers.size(); ++i)
+      if (!define(op->alloc_buffers[i].get(), p->alloc_buffers[i].get())) return false;
+    return eq(op->reads, p->reads) && eq(op->writes, p->writes) && eq(op->init, p->init) &&
+           eq(op->body, p->body);
+  }
+  bool visit_BlockRealize(const BlockRealize* op, const Stmt&, const Stmt& o) override {
+    auto* p = o.as<BlockRealize>();
+    return eq(op->iter_values, p->iter_values) && eq(op->predicate, p->predicate) &&
+           eq(op->block, p->block);
+  }
+  bool eq(const std::vector<BufferRegion>& a, const std::vector<BufferRegion>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (!buffer_use(a[i].buffer.get(), b[i].buffer.get()) ||
+          a[i].region.size() != b[i].region.size())
+        return false;
+      for (size_t k = 0; k < a[i].region.size(); ++k)
+        if (!eq(a[i].region[k].min, b[i].region[k].min) ||
+            !eq(a[i].region[k].extent, b[i].region[k].extent))
+          return false;
+    }
+    return true;
+  }
 
  private:
   template <typename T>

@@ -87,6 +87,34 @@ class Hasher : public IRVisitor {
     IRVisitor::visit_Allocate(op, s);
   }
 
+  void visit_Block(const Block* op, const Stmt&) override {
+    mix(op->name_hint);
+    for (const auto& [k, v] : op->annotations) {
+      mix(k);
+      mix(v);
+    }
+    for (const IterVar& iv : op->iter_vars) {
+      mix(uint64_t(iv.kind));
+      visit_expr(iv.min);
+      visit_expr(iv.extent);
+      define(iv.var.node());
+    }
+    for (const Buffer& b : op->alloc_buffers) define(b.get());
+    for (const auto* regions : {&op->reads, &op->writes}) {
+      mix(uint64_t(regions->size()));
+      for (const BufferRegion& r : *regions) {
+        buffer(r.buffer.get());
+        for (const Range& x : r.region) {
+          visit_expr(x.min);
+          visit_expr(x.extent);
+        }
+      }
+    }
+    mix(uint64_t(op->init.defined()));
+    if (op->init.defined()) visit_stmt(op->init);
+    visit_stmt(op->body);
+  }
+
   // Definition sites give a fresh index (a rebinding of the same object counts as new).
   void define(const VarNode* v) {
     mix(counter_);

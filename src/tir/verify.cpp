@@ -42,6 +42,35 @@ class Verifier : public IRVisitor {
     visit_stmt(op->body);
     if (fresh) buffers_.erase(op->buffer.get());
   }
+  void visit_BlockRealize(const BlockRealize* op, const Stmt&) override {
+    for (const Expr& v : op->iter_values) visit_expr(v);
+    visit_expr(op->predicate);
+    visit_stmt(op->block);
+  }
+  void visit_Block(const Block* op, const Stmt&) override {
+    std::vector<const VarNode*> fresh_vars;
+    for (const IterVar& iv : op->iter_vars) {
+      visit_expr(iv.min);
+      visit_expr(iv.extent);
+      if (vars_.insert(iv.var.node()).second) fresh_vars.push_back(iv.var.node());
+    }
+    std::vector<const BufferNode*> fresh_bufs;
+    for (const Buffer& b : op->alloc_buffers)
+      if (buffers_.insert(b.get()).second) fresh_bufs.push_back(b.get());
+    for (const auto* regions : {&op->reads, &op->writes}) {
+      for (const BufferRegion& r : *regions) {
+        check_access(*r.buffer.get(), r.region.size());
+        for (const Range& x : r.region) {
+          visit_expr(x.min);
+          visit_expr(x.extent);
+        }
+      }
+    }
+    if (op->init.defined()) visit_stmt(op->init);
+    visit_stmt(op->body);
+    for (auto* v : fresh_vars) vars_.erase(v);
+    for (auto* b : fresh_bufs) buffers_.erase(b);
+  }
   void visit_BufferLoad(const BufferLoad* op, const Expr& e) override {
     check_access(*op->buffer, op->indices.size());
     IRVisitor::visit_BufferLoad(op, e);

@@ -75,4 +75,27 @@ void IRVisitor::visit_Evaluate(const Evaluate* op, const Stmt&) {
   visit_expr(op->value);
 }
 
+void IRVisitor::visit_Block(const Block* op, const Stmt&) {
+  for (const IterVar& iv : op->iter_vars) {
+    visit_expr(iv.var);
+    visit_expr(iv.min);
+    visit_expr(iv.extent);
+  }
+  for (const auto* regions : {&op->reads, &op->writes}) {
+    for (const BufferRegion& r : *regions) {
+      for (const Range& x : r.region) {
+        visit_expr(x.min);
+        visit_expr(x.extent);
+      }
+    }
+  }
+  if (op->init.defined()) visit_stmt(op->init);
+  visit_stmt(op->body);
+}
+void IRVisitor::visit_BlockRealize(const BlockRealize* op, const Stmt&) {
+  for (const Expr& v : op->iter_values) visit_expr(v);
+  visit_expr(op->predicate);
+  visit_stmt(op->block);
+}
+
 }  // namespace ingot::tir

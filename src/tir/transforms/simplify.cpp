@@ -50,6 +50,11 @@ class StmtSimplifier : public IRMutator {
     return IfThenElse::make(c, t, f);
   }
 
+  Stmt visit_Block(const Block* op, const Stmt& s) override {
+    for (const IterVar& iv : op->iter_vars) analyzer_.bind(iv.var, iv.min, iv.extent);
+    return IRMutator::visit_Block(op, s);
+  }
+
   Stmt visit_LetStmt(const LetStmt* op, const Stmt& s) override {
     Expr v = mutate(op->value);
     if (v.dtype().is_scalar() && v.dtype().is_integer())

@@ -1,0 +1,57 @@
+// Primitive bind: the loop is mapped to a GPU thread axis (blockIdx.x/y/z, threadIdx.x/y/z).
+// Legality is checked here even though only a GPU backend can run the result.
+#include "schedule/primitives/common.h"
+#include "tir/visitor.h"
+
+namespace ingot::schedule {
+
+using namespace tir;
+
+class BindError : public ScheduleError {
+  using ScheduleError::ScheduleError;
+};
+
+// Preconditions:
+// - thread is one of blockIdx.x/y/z, threadIdx.x/y/z;
+// - the loop is serial;
+// - no block inside binds a reduction iter var to the loop variable (cross-thread reductions
+//   are not supported);
+// - no loop around or inside it is already bound to the same thread axis.
+void Schedule::bind(LoopRV loop, const std::string& thread) {
+  static const char* kAxes[] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z",
+                                "threadIdx.x", "threadIdx.y", "threadIdx.z"};
+  LoopInfo li = loop_info(*this, loop);
+  std::string name = li.node->loop_var.name();
+  // 1. Check the axis name, the loop kind and reductions.
+  bool known = false;
+  for (const char* a : kAxes) known = known || thread == a;
+  if (!known)
+    fail_schedule<BindError>(
+        "cannot bind loop {} to {}: not a thread axis (use blockIdx.x/y/z or threadIdx.x/y/z)",
+        qname(name), qname(thread));
+  if (li.node->kind != ForKind::kSerial)
+    fail_schedule<BindError>("cannot bind loop {}: it is already {}", qname(name),
+                             for_kind_name(li.node->kind));
+  if (auto r = reduce_use(li.node->body, li.node->loop_var.node()))
+    fail_schedule<BindError>("cannot bind loop {} to {}: it carries {}", qname(name), thread, *r);
+  // 2. The same axis may not be bound twice in one nest.
+  struct Tagged : IRVisitor {
+    std::string tag, hit;
+    void visit_For(const For* op, const Stmt& s) override {
+      if (op->thread_tag == tag) hit = op->loop_var.name();
+      IRVisitor::visit_For(op, s);
+    }
+  } t;
+  t.tag = thread;
+  t.visit(li.node->body);
+  for (const Stmt& o : li.outer)
+    if (o.as<For>()->thread_tag == thread) t.hit = o.as<For>()->loop_var.name();
+  if (!t.hit.empty())
+    fail_schedule<BindError>("cannot bind loop {} to {}: loop {} in the same nest is bound to it",
+                             qname(name), thread, qname(t.hit));
+  // 3. Mark it; record.
+  set_loop_kind(*this, li, ForKind::kThreadBinding, thread);
+  record({"bind", {rv_name(loop)}, {{"thread", thread}}, {}, {}});
+}
+
+}  // namespace ingot::schedule

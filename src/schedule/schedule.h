@@ -1,0 +1,111 @@
+// Schedule: a PrimFunc in block form being transformed by primitives, with the trace of every
+// call. Handles are random variables (RVs) numbered in creation order: a BlockRV resolves to a
+// block by its name (block names are unique in a function), a LoopRV to a loop by the identity
+// of its loop variable (so a loop keeps its handle when other loops move around it; a loop
+// replaced by split/fuse is gone), an ExprRV to an integer chosen by a sampling instruction.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "schedule/error.h"
+#include "schedule/trace.h"
+#include "tir/prim_func.h"
+
+namespace ingot::schedule {
+
+struct BlockRV {
+  int id = -1;
+};
+struct LoopRV {
+  int id = -1;
+};
+struct ExprRV {
+  int id = -1;
+};
+
+// One split factor: None (inferred), a constant, or a sampled value.
+struct Factor {
+  Factor(std::nullopt_t) {}        // NOLINT: implicit by design
+  Factor(int v) : value(v) {}      // NOLINT
+  Factor(int64_t v) : value(v) {}  // NOLINT
+  Factor(ExprRV v) : rv(v) {}      // NOLINT
+  std::optional<int64_t> value;
+  std::optional<ExprRV> rv;
+};
+
+class Schedule {
+ public:
+  // Wraps f's body in a "root" block unless it already is one. seed drives sampling.
+  explicit Schedule(tir::PrimFunc f, uint64_t seed = 0);
+
+  const tir::PrimFunc& func() const { return func_; }
+  const Trace& trace() const { return trace_; }
+
+  // Values of handles.
+  std::string name_of(BlockRV b) const;
+  tir::Var loop_var(LoopRV l) const;
+  int64_t value(ExprRV v) const;
+  std::string rv_name(BlockRV b) const { return "b" + std::to_string(b.id); }
+  std::string rv_name(LoopRV l) const { return "l" + std::to_string(l.id); }
+  std::string rv_name(ExprRV v) const { return "v" + std::to_string(v.id); }
+
+  // --- queries ---
+  BlockRV get_block(const std::string& name);
+  std::vector<LoopRV> get_loops(BlockRV block);
+  std::vector<BlockRV> get_child_blocks(BlockRV block);
+  std::vector<BlockRV> get_child_blocks(LoopRV loop);
+
+  // --- loop transformations ---
+  std::vector<LoopRV> split(LoopRV loop, std::vector<Factor> factors);
+  LoopRV fuse(std::vector<LoopRV> loops);
+  void reorder(std::vector<LoopRV> order);
+  void parallel(LoopRV loop);
+  void vectorize(LoopRV loop);
+  void unroll(LoopRV loop);
+  // thread: blockIdx.x/y/z or threadIdx.x/y/z.
+  void bind(LoopRV loop, const std::string& thread);
+  void annotate(BlockRV block, const std::string& key, const std::string& value);
+
+  // --- sampling (decisions recorded in the trace; a given decision is used as is) ---
+  std::vector<ExprRV> sample_perfect_tile(LoopRV loop, int n, int max_innermost_factor,
+                                          std::optional<std::vector<int64_t>> decision = {});
+  ExprRV sample_categorical(std::vector<int64_t> candidates, std::vector<double> probs,
+                            std::optional<int64_t> decision = {});
+
+  // --- block transformations ---
+  BlockRV decompose_reduction(BlockRV block, LoopRV loop);
+  // scope: "local" or "shared".
+  BlockRV cache_read(BlockRV block, int read_buffer_index, const std::string& scope);
+  BlockRV cache_write(BlockRV block, int write_buffer_index, const std::string& scope);
+  void compute_inline(BlockRV block);
+  void reverse_compute_inline(BlockRV block);
+  void compute_at(BlockRV block, LoopRV loop);
+  void reverse_compute_at(BlockRV block, LoopRV loop);
+  void storage_align(BlockRV block, int buffer_index, int axis, int factor, int offset);
+  // Not yet here (next step): blockize and tensorize (matching a block against a registered
+  // intrinsic); loop annotations (annotate takes blocks only).
+
+  // --- for primitive implementations and replay ---
+  BlockRV new_block_rv(const std::string& name);
+  LoopRV new_loop_rv(const tir::Var& var);
+  ExprRV new_expr_rv(int64_t value);
+  void set_body(tir::Stmt body) { func_.body = std::move(body); }
+  void record(Instruction inst) { trace_.instructions.push_back(std::move(inst)); }
+  std::mt19937_64& rng() { return rng_; }
+
+ private:
+  using RV = std::variant<std::string, tir::Var, int64_t>;
+  const RV& rv(int id, const char* kind) const;
+
+  tir::PrimFunc func_;
+  Trace trace_;
+  std::vector<RV> rvs_;
+  std::mt19937_64 rng_;
+};
+
+}  // namespace ingot::schedule

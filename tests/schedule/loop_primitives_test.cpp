@@ -1,0 +1,202 @@
+// get_block / get_loops / get_child_blocks, split, fuse, reorder, parallel, vectorize, unroll,
+// bind and annotate: expected IR, numbers, trace round trip and error messages.
+#include "sched_test_util.h"
+
+namespace ingot::schedule::testing {
+namespace {
+
+TEST(GetBlock, HandlesResolveAndUnknownNamesFail) {
+  Matmul m = make_matmul(8, 8, 4);
+  Schedule s(m.func);
+  BlockRV c = s.get_block("C");
+  EXPECT_EQ(s.name_of(c), "C");
+  std::vector<LoopRV> loops = s.get_loops(c);
+  ASSERT_EQ(loops.size(), 3u);
+  EXPECT_EQ(s.loop_var(loops[2]).name(), "k");
+  EXPECT_EQ(s.get_child_blocks(loops[0]).size(), 1u);
+  EXPECT_EQ(schedule_error([&] { s.get_block("D"); }), "no block named \"D\" in matmul");
+  EXPECT_EQ(s.trace().to_python_script(),
+            "b0 = sch.get_block(\"C\")\n"
+            "l1, l2, l3 = sch.get_loops(b0)\n"
+            "b4 = sch.get_child_blocks(l1)\n");
+}
+
+TEST(Split, DivisibleFactorsGiveANestAndReplay) {
+  Matmul m = make_matmul(16, 8, 4);
+  Schedule s(m.func);
+  auto loops = s.get_loops(s.get_block("C"));
+  auto parts = s.split(loops[0], {std::nullopt, 4});
+  ASSERT_EQ(parts.size(), 2u);
+  Var i0("i_0"), i1("i_1"), j("j"), k("k");
+  PrimFunc want = with_body(
+      m.func, root(nest({{i0, 4}, {i1, 4}, {j, 8}, {k, 4}}, m.realize(i0 * i64(4) + i1, j, k))));
+  EXPECT_TRUE(same_ir(s.func(), want));
+  EXPECT_TRUE(replays(s, m.func));
+  expect_matmul_numbers(s.func(), 16, 8, 4);
+  EXPECT_EQ(s.trace().to_python_script(),
+            "b0 = sch.get_block(\"C\")\n"
+            "l1, l2, l3 = sch.get_loops(b0)\n"
+            "l4, l5 = sch.split(l1, factors=[None, 4])\n");
+}
+
+TEST(Split, NonDivisibleFactorsAddAPredicate) {
+  Matmul m = make_matmul(10, 8, 4);
+  Schedule s(m.func);
+  auto loops = s.get_loops(s.get_block("C"));
+  s.split(loops[0], {std::nullopt, 4});
+  Var i0("i_0"), i1("i_1"), j("j"), k("k");
+  Expr iv = i0 * i64(4) + i1;
+  PrimFunc want = with_body(
+      m.func, root(nest({{i0, 3}, {i1, 4}, {j, 8}, {k, 4}}, m.realize(iv, j, k, iv < i64(10)))));
+  EXPECT_TRUE(same_ir(s.func(), want));
+  expect_matmul_numbers(s.func(), 10, 8, 4);
+  EXPECT_TRUE(replays(s, m.func));
+}
+
+TEST(Split, Errors) {
+  Matmul m = make_matmul(10, 8, 4);
+  Schedule s(m.func);
+  auto loops = s.get_loops(s.get_block("C"));
+  EXPECT_EQ(schedule_error([&] {
+              s.split(loops[0], {std::nullopt, std::nullopt});
+            }),
+            "cannot split loop \"i\": more than one factor is None");
+  EXPECT_EQ(schedule_error([&] {
+              s.split(loops[0], {2, 4});
+            }),
+            "cannot split loop \"i\": the factors multiply to 8, less than its extent 10");
+  EXPECT_EQ(schedule_error([&] {
+              s.split(loops[0], {0, 4});
+            }),
+            "cannot split loop \"i\": factor 0 is not positive");
+  s.split(loops[0], {5, 2});
+  EXPECT_EQ(schedule_error([&] {
+              s.split(loops[0], {5, 2});
+            }),
+            "loop \"i\" no longer exists (a split, fuse or inline replaced it)");
+}
+
+TEST(Fuse, AdjacentLoopsBecomeOne) {
+  Matmul m = make_matmul(4, 6, 3);
+  Schedule s(m.func);
+  auto loops = s.get_loops(s.get_block("C"));
+  s.fuse({loops[0], loops[1]});
+  Var f("i_j_fused"), k("k");
+  PrimFunc want = with_body(
+      m.func,
+      root(nest({{f, 24}, {k, 3}}, m.realize(floordiv(f, i64(6)), floormod(f, i64(6)), k))));
+  EXPECT_TRUE(same_ir(s.func(), want));
+  expect_matmul_numbers(s.func(), 4, 6, 3);
+  EXPECT_TRUE(replays(s, m.func));
+}
+
+TEST(Fuse, NonAdjacentLoopsFail) {
+  Matmul m = make_matmul(4, 6, 3);
+  Schedule s(m.func);
+  auto loops = s.get_loops(s.get_block("C"));
+  EXPECT_EQ(schedule_error([&] {
+              s.fuse({loops[0], loops[2]});
+            }),
+            "cannot fuse loops \"i\" and \"k\": \"k\" is not the only statement directly inside "
+            "\"i\"");
+}
+
+TEST(Reorder, PermutesANest) {
+  Matmul m = make_matmul(4, 6, 3);
+  Schedule s(m.func);
+  auto l = s.get_loops(s.get_block("C"));
+  s.reorder({l[2], l[0]});
+  Var i("i"), j("j"), k("k");
+  PrimFunc want = with_body(m.func, root(nest({{k, 3}, {j, 6}, {i, 4}}, m.realize(i, j, k))));
+  EXPECT_TRUE(same_ir(s.func(), want));
+  expect_matmul_numbers(s.func(), 4, 6, 3);
+  EXPECT_TRUE(replays(s, m.func));
+}
+
+TEST(Reorder, LoopsOfDifferentNestsFail) {
+  Chain c = make_chain(8);
+  Schedule s(c.func);
+  auto a = s.get_loops(s.get_block("B"));
+  auto b = s.get_loops(s.get_block("C"));
+  EXPECT_EQ(schedule_error([&] {
+              s.reorder({b[0], a[0]});
+            }),
+            "cannot reorder loops \"j\" and \"i\": they are not in one perfect nest (loop \"j\" "
+            "does not contain only the next loop)");
+}
+
+TEST(LoopKinds, ParallelVectorizeUnroll) {
+  Matmul m = make_matmul(4, 8, 3);
+  Schedule s(m.func);
+  auto l = s.get_loops(s.get_block("C"));
+  s.parallel(l[0]);
+  s.reorder({l[2], l[1]});
+  s.vectorize(l[1]);
+  s.unroll(l[2]);
+  Var i("i"), j("j"), k("k");
+  PrimFunc want =
+      with_body(m.func, root(nest({{i, 4}, {k, 3}, {j, 8}}, m.realize(i, j, k),
+                                  {ForKind::kParallel, ForKind::kUnrolled, ForKind::kVectorized})));
+  EXPECT_TRUE(same_ir(s.func(), want));
+  expect_matmul_numbers(s.func(), 4, 8, 3);
+  EXPECT_TRUE(replays(s, m.func));
+}
+
+TEST(LoopKinds, ReductionLoopsCannotBeParallelOrVectorized) {
+  Matmul m = make_matmul(4, 8, 3);
+  Schedule s(m.func);
+  auto l = s.get_loops(s.get_block("C"));
+  EXPECT_EQ(schedule_error([&] { s.parallel(l[2]); }),
+            "cannot parallelize loop \"k\": it carries the reduction iter var \"vk\" of block "
+            "\"C\"");
+  EXPECT_EQ(schedule_error([&] { s.vectorize(l[2]); }),
+            "cannot vectorize loop \"k\": it carries the reduction iter var \"vk\" of block \"C\"");
+  s.parallel(l[0]);
+  EXPECT_EQ(schedule_error([&] { s.unroll(l[0]); }),
+            "cannot unroll loop \"i\": it is already parallel");
+}
+
+TEST(Bind, ThreadAxesAreChecked) {
+  Matmul m = make_matmul(4, 8, 3);
+  Schedule s(m.func);
+  auto l = s.get_loops(s.get_block("C"));
+  s.bind(l[0], "blockIdx.x");
+  s.bind(l[1], "threadIdx.x");
+  Var i("i"), j("j"), k("k");
+  Stmt body = For::make(
+      i, i64(0), i64(4), ForKind::kThreadBinding,
+      For::make(j, i64(0), i64(8), ForKind::kThreadBinding,
+                For::make(k, i64(0), i64(3), ForKind::kSerial, m.realize(i, j, k)), "threadIdx.x"),
+      "blockIdx.x");
+  EXPECT_TRUE(same_ir(s.func(), with_body(m.func, root(body))));
+  EXPECT_TRUE(replays(s, m.func));
+  EXPECT_EQ(schedule_error([&] { s.bind(l[2], "warp.x"); }),
+            "cannot bind loop \"k\" to \"warp.x\": not a thread axis (use blockIdx.x/y/z or "
+            "threadIdx.x/y/z)");
+  EXPECT_EQ(schedule_error([&] { s.bind(l[2], "threadIdx.y"); }),
+            "cannot bind loop \"k\" to threadIdx.y: it carries the reduction iter var \"vk\" of "
+            "block \"C\"");
+  Matmul m2 = make_matmul(4, 8, 3);
+  Schedule s2(m2.func);
+  auto l2 = s2.get_loops(s2.get_block("C"));
+  s2.bind(l2[0], "threadIdx.x");
+  EXPECT_EQ(schedule_error([&] { s2.bind(l2[1], "threadIdx.x"); }),
+            "cannot bind loop \"j\" to threadIdx.x: loop \"i\" in the same nest is bound to it");
+}
+
+TEST(Annotate, SetsABlockAnnotation) {
+  Matmul m = make_matmul(4, 8, 3);
+  Schedule s(m.func);
+  s.annotate(s.get_block("C"), "pragma_unroll", "16");
+  auto l = s.get_loops(s.get_block("C"));
+  ASSERT_EQ(l.size(), 3u);
+  auto info = find_block(s.func().body, "C", nullptr);
+  ASSERT_TRUE(info.has_value());
+  EXPECT_EQ(info->block->annotations.at("pragma_unroll"), "16");
+  EXPECT_TRUE(replays(s, m.func));
+  EXPECT_EQ(schedule_error([&] { s.annotate(s.get_block("C"), "", "x"); }),
+            "cannot annotate block \"C\": the key is empty");
+}
+
+}  // namespace
+}  // namespace ingot::schedule::testing

@@ -83,6 +83,10 @@ class Replayer {
     } else if (k == "storage_align") {
       s_.storage_align(block(i, 0), attr<int>(i, "buffer_index"), attr<int>(i, "axis"),
                        attr<int>(i, "factor"), attr<int>(i, "offset"));
+    } else if (k == "blockize") {
+      out(i, {s_.blockize(loop(i, 0)).id});
+    } else if (k == "tensorize") {
+      s_.tensorize(block(i, 0), attr<std::string>(i, "intrin"));
     } else {
       fail_schedule<ReplayError>("trace instruction \"{}\" is not a schedule primitive", k);
     }

@@ -87,8 +87,13 @@ class Schedule {
   void compute_at(BlockRV block, LoopRV loop);
   void reverse_compute_at(BlockRV block, LoopRV loop);
   void storage_align(BlockRV block, int buffer_index, int axis, int factor, int offset);
-  // Not yet here (next step): blockize and tensorize (matching a block against a registered
-  // intrinsic); loop annotations (annotate takes blocks only).
+  // The loops from `loop` down to the one block under them become a new tile block
+  // "<block>_o" (returned) around the block.
+  BlockRV blockize(LoopRV loop);
+  // Replaces the body of a tile block (from blockize) by a registered intrinsic's
+  // implementation when its inner block matches the intrinsic's description.
+  void tensorize(BlockRV block, const std::string& intrin);
+  // Not yet here: loop annotations (annotate takes blocks only).
 
   // --- for primitive implementations and replay ---
   BlockRV new_block_rv(const std::string& name);

@@ -429,8 +429,13 @@ void TirInterpreter::exec(const Stmt& s) {
     }
     case NodeTag::Allocate: {
       auto* n = s.as<Allocate>();
-      int64_t count = 1;
-      for (const Expr& d : n->buffer->shape) count *= const_dim(d);
+      int64_t count = 1, last = 0;
+      for (size_t k = 0; k < n->buffer->shape.size(); ++k) {
+        int64_t dim = const_dim(n->buffer->shape[k]);
+        count *= dim;
+        if (!n->buffer->strides.empty()) last += (dim - 1) * const_dim(n->buffer->strides[k]);
+      }
+      if (!n->buffer->strides.empty() && count > 0) count = last + 1;  // padded strides
       locals_.emplace_back(size_t(count * n->buffer->dtype.bytes()), 0xFF);  // poisoned (NaN)
       buffers_[n->buffer.get()] = {locals_.back().data(), int64_t(locals_.back().size())};
       exec(n->body);

@@ -16,6 +16,9 @@
 #include "codegen/llvm/module_builder.h"
 #include "codegen/llvm/target_machine.h"
 #include "support/error.h"
+#include "tir/transforms/lower_blocks.h"
+#include "tir/transforms/simplify.h"
+#include "tir/visitor.h"
 
 namespace ingot::codegen {
 namespace {
@@ -45,6 +48,26 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm, int opt_level) {
   mpm.run(m, mam);
 }
 
+// Whether a kernel is in block form (schedules produce it; lowering may not).
+class BlockFinder : public tir::IRVisitor {
+ public:
+  bool found = false;
+  void visit_Block(const tir::Block*, const tir::Stmt&) override { found = true; }
+  void visit_BlockRealize(const tir::BlockRealize*, const tir::Stmt&) override { found = true; }
+};
+
+// Block-form kernels are lowered to loops (lower_blocks, then simplify); loop-form kernels
+// pass through untouched.
+tir::IRModule lower_block_kernels(const tir::IRModule& mod) {
+  tir::IRModule out = mod;
+  for (tir::PrimFunc& f : out.kernels) {
+    BlockFinder finder;
+    finder.visit(f);
+    if (finder.found) f = tir::simplify(tir::lower_blocks(std::move(f)));
+  }
+  return out;
+}
+
 struct Compiled {
   std::unique_ptr<llvm::LLVMContext> ctx = std::make_unique<llvm::LLVMContext>();
   std::unique_ptr<llvm::TargetMachine> tm;
@@ -54,7 +77,7 @@ struct Compiled {
 Compiled compile(const tir::IRModule& mod, const Target& target) {
   Compiled c;
   c.tm = create_target_machine(target);
-  c.module = build_llvm_module(mod, target, *c.tm, *c.ctx);
+  c.module = build_llvm_module(lower_block_kernels(mod), target, *c.tm, *c.ctx);
   std::string err;
   llvm::raw_string_ostream os(err);
   if (llvm::verifyModule(*c.module, &os))

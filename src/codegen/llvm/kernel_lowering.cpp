@@ -210,13 +210,20 @@ llvm::Value* KernelLowering::entry_alloca(llvm::Type* type, llvm::Value* count, 
 
 void KernelLowering::allocate(const Allocate& op) {
   const BufferNode& buf = *op.buffer;
-  int64_t count = 1;
-  for (const Expr& d : buf.shape) {
-    int64_t v = 0;
-    if (!is_const_int(d, &v))
+  // Elements: the dense size, or with strides (storage_align pads them) the furthest element
+  // reached plus one.
+  int64_t count = 1, last = 0;
+  for (size_t k = 0; k < buf.shape.size(); ++k) {
+    int64_t v = 0, st = 0;
+    if (!is_const_int(buf.shape[k], &v))
       fail_internal("codegen: local buffer '{}' needs a constant shape", buf.name);
     count *= v;
+    if (buf.strides.empty()) continue;
+    if (!is_const_int(buf.strides[k], &st))
+      fail_internal("codegen: local buffer '{}' needs constant strides", buf.name);
+    last += (v - 1) * st;
   }
+  if (!buf.strides.empty() && count > 0) count = last + 1;
   llvm::Type* elem = storage_type_of(buf.dtype);
   int align = std::max(buf.alignment, buf.dtype.bytes());
   llvm::Value* p = entry_alloca(elem, b_.getInt64(std::max<int64_t>(count, 1)), align);

@@ -1,0 +1,295 @@
+// Primitive tensorize: a tile block (made by blockize) whose body computes what a registered
+// intrinsic's description computes is given the intrinsic's implementation as its body, with
+// the implementation's buffer accesses moved to the tile's buffers and offsets.
+#include <unordered_map>
+
+#include "schedule/intrin/intrin.h"
+#include "schedule/primitives/common.h"
+#include "tir/arith/analyzer.h"
+#include "tir/mutator.h"
+#include "tir/op.h"
+#include "tir/structural_equal.h"
+#include "tir/substitute.h"
+
+namespace ingot::schedule {
+
+using namespace tir;
+
+class TensorizeError : public ScheduleError {
+  using ScheduleError::ScheduleError;
+};
+class UnknownIntrinError : public ScheduleError {
+  using ScheduleError::ScheduleError;
+};
+
+namespace {
+
+// Loops (outermost first) down to the one BlockRealize at the bottom of a chain, or nullptr.
+const BlockRealize* loop_chain(const Stmt& s, std::vector<const For*>* loops) {
+  Stmt cur = s;
+  while (auto* f = cur.as<For>()) {
+    loops->push_back(f);
+    cur = f->body;
+  }
+  return cur.as<BlockRealize>();
+}
+
+// Where a description buffer lives in the block: the buffer and an offset per dimension.
+struct Placement {
+  Buffer buffer;
+  std::vector<Expr> offset;
+};
+
+// Matches a block body (iter vars replaced by their bindings) against a description body
+// (its iter vars replaced by the block's loop vars): same expression tree, buffers mapped one to
+// one, every index differing only by an offset free of the tile's loop variables.
+class Matcher {
+ public:
+  explicit Matcher(const std::vector<const For*>& loops) : loops_(loops) {}
+  std::unordered_map<const BufferNode*, Placement> placed;
+  std::string why;  // set on mismatch
+
+  bool stmt(const Stmt& got, const Stmt& want) {
+    auto* g = got.as<BufferStore>();
+    auto* w = want.as<BufferStore>();
+    if (!g || !w) return fail("the block body is not a single buffer store");
+    return access(g->buffer, g->indices, w->buffer, w->indices) && expr(g->value, w->value);
+  }
+
+  bool expr(const Expr& g, const Expr& w) {
+    if (g.tag() != w.tag() || g.dtype() != w.dtype())
+      return fail("expression " + to_string(g) + " does not match " + to_string(w));
+    if (auto* gl = g.as<BufferLoad>())
+      return access(gl->buffer, gl->indices, w.as<BufferLoad>()->buffer,
+                    w.as<BufferLoad>()->indices);
+    switch (g.tag()) {
+#define INGOT_X(N, op)                           \
+  case NodeTag::N: {                             \
+    auto* x = g.as<N>();                         \
+    auto* y = w.as<N>();                         \
+    return expr(x->a, y->a) && expr(x->b, y->b); \
+  }
+      INGOT_TIR_BINARY_NODES(INGOT_X)
+#undef INGOT_X
+      case NodeTag::Cast:
+        return expr(g.as<Cast>()->value, w.as<Cast>()->value);
+      default:
+        if (structural_equal(g, w)) return true;
+        return fail("expression " + to_string(g) + " does not match " + to_string(w));
+    }
+  }
+
+ private:
+  bool fail(std::string m) {
+    if (why.empty()) why = std::move(m);
+    return false;
+  }
+  bool inner(const VarNode* v) const {
+    for (const For* f : loops_)
+      if (f->loop_var.node() == v) return true;
+    return false;
+  }
+  bool access(const std::shared_ptr<const BufferNode>& g, const std::vector<Expr>& gi,
+              const std::shared_ptr<const BufferNode>& w, const std::vector<Expr>& wi) {
+    // Extra leading dimensions of the block's buffer (a batch) are pure offsets.
+    if (g->dtype != w->dtype || gi.size() < wi.size())
+      return fail("buffer " + g->name + " does not match the intrinsic's " + w->name);
+    size_t lead = gi.size() - wi.size();
+    std::vector<Expr> off;
+    for (size_t d = 0; d < gi.size(); ++d) {
+      Expr o = arith::simplify(d < lead ? gi[d] : gi[d] - wi[d - lead]);
+      if (uses_var(o, [&](const VarNode* v) { return inner(v); }))
+        return fail("index " + to_string(gi[d]) + " of " + g->name + " does not follow " +
+                    (d < lead ? std::string("the tile") : to_string(wi[d - lead])) +
+                    " of the intrinsic's " + w->name);
+      off.push_back(o);
+    }
+    auto [it, fresh] = placed.try_emplace(w.get(), Placement{Buffer(g), off});
+    if (fresh) {
+      for (auto& [d, p] : placed)
+        if (d != w.get() && p.buffer.get() == g.get())
+          return fail("buffer " + g->name + " plays two parts of the intrinsic");
+      return true;
+    }
+    if (it->second.buffer.get() != g.get())
+      return fail("the intrinsic's " + w->name + " is both " + it->second.buffer->name + " and " +
+                  g->name);
+    for (size_t d = 0; d < off.size(); ++d)
+      if (!structural_equal(off[d], it->second.offset[d]))
+        return fail("two accesses to " + g->name + " are at different tile origins");
+    return true;
+  }
+
+  const std::vector<const For*>& loops_;
+};
+
+// The implementation moved onto the tile: accesses to description buffers go to the placed
+// buffers at offset + index; loops and local buffers are renamed (fresh per instance).
+class Instantiate : public IRMutator {
+ public:
+  explicit Instantiate(std::unordered_map<const BufferNode*, Placement> p)
+      : placed_(std::move(p)) {}
+
+  Expr visit_BufferLoad(const BufferLoad* op, const Expr& e) override {
+    Expr m = IRMutator::visit_BufferLoad(op, e);
+    auto* l = m.as<BufferLoad>();
+    auto it = placed_.find(l->buffer.get());
+    if (it == placed_.end()) return m;
+    return BufferLoad::make(it->second.buffer, moved(l->indices, it->second.offset));
+  }
+  Stmt visit_BufferStore(const BufferStore* op, const Stmt& s) override {
+    Stmt m = IRMutator::visit_BufferStore(op, s);
+    auto* st = m.as<BufferStore>();
+    auto it = placed_.find(st->buffer.get());
+    if (it == placed_.end()) return m;
+    return BufferStore::make(it->second.buffer, st->value, moved(st->indices, it->second.offset));
+  }
+  Stmt visit_For(const For* op, const Stmt&) override {
+    Var v(op->loop_var.name(), op->loop_var.dtype());
+    Stmt body = mutate(substitute(op->body, op->loop_var, v));
+    return For::make(v, op->min, op->extent, op->kind, body, op->thread_tag);
+  }
+  Stmt visit_Allocate(const Allocate* op, const Stmt&) override {
+    const BufferNode& b = *op->buffer;
+    Buffer nb = Buffer::make(b.name, b.dtype, b.shape, b.scope, b.strides, b.alignment);
+    std::vector<Expr> zero(b.shape.size(), i64(0));
+    placed_[op->buffer.get()] = Placement{nb, zero};
+    return Allocate::make(nb, mutate(op->body));
+  }
+
+ private:
+  static std::vector<Expr> moved(const std::vector<Expr>& idx, const std::vector<Expr>& off) {
+    size_t lead = off.size() - idx.size();
+    std::vector<Expr> out(off.begin(), off.begin() + std::ptrdiff_t(lead));
+    for (size_t d = 0; d < idx.size(); ++d) {
+      int64_t z = -1;
+      const Expr& o = off[lead + d];
+      if (is_const_int(o, &z) && z == 0) {
+        out.push_back(idx[d]);
+      } else if (auto* r = idx[d].as<Ramp>()) {
+        out.push_back(Ramp::make(cast(r->base.dtype(), o) + r->base, r->stride, r->lanes));
+      } else {
+        out.push_back(cast(idx[d].dtype(), o) + idx[d]);
+      }
+    }
+    return out;
+  }
+  std::unordered_map<const BufferNode*, Placement> placed_;
+};
+
+// The predicate with every tile loop at its last iteration: true exactly when the whole tile is
+// inside the predicate, provided each conjunct is `e < c` with e a sum of products of loop
+// variables and positive constants (what split's tail masks are). Undefined otherwise.
+bool monotone(const Expr& e) {
+  if (e.as<VarNode>() || e.as<IntImm>()) {
+    int64_t v = 0;
+    return !is_const_int(e, &v) || v >= 0;
+  }
+  if (auto* a = e.as<Add>()) return monotone(a->a) && monotone(a->b);
+  if (auto* m = e.as<Mul>()) return monotone(m->a) && monotone(m->b);
+  return false;
+}
+Expr full_tile_condition(const Expr& pred, const std::vector<const For*>& loops) {
+  std::vector<Expr> stack{pred};
+  while (!stack.empty()) {
+    Expr c = stack.back();
+    stack.pop_back();
+    if (auto* a = c.as<And>()) {
+      stack.push_back(a->a);
+      stack.push_back(a->b);
+    } else if (auto* lt = c.as<LT>(); !(lt && monotone(lt->a) && is_const_int(lt->b))) {
+      return Expr();
+    }
+  }
+  VarMap last;
+  for (const For* f : loops) last[f->loop_var.node()] = f->min + f->extent - 1;
+  return arith::simplify(substitute(pred, last));
+}
+
+}  // namespace
+
+// Preconditions:
+// - the intrinsic is registered (or is a name of the x86 FMA family);
+// - the block's body is a chain of loops around one block with no init (blockize made it; run
+//   decompose_reduction first for a reduction), with the description's loop extents in order;
+// - binding the inner iter vars, the inner block's store matches the description's store
+//   expression for expression, each buffer standing for one description buffer, each index
+//   being the description's plus an offset that does not depend on the tile's loops;
+// - the inner predicate is true, or made of `e < c` tail masks (then a partial tile runs the
+//   original loops and a full one the implementation).
+void Schedule::tensorize(BlockRV block, const std::string& intrin) {
+  BlockInfo bi = block_info(*this, block);
+  const Block* b = bi.block;
+  std::string what = "tensorize block " + qname(b->name_hint) + " with " + qname(intrin);
+  // 1. The intrinsic and the tile's loops and inner block.
+  const TensorIntrin* ti = find_tensor_intrin(intrin);
+  if (!ti)
+    fail_schedule<UnknownIntrinError>("cannot tensorize block {}: no intrinsic named {}",
+                                      qname(b->name_hint), qname(intrin));
+  std::vector<const For*> loops, dloops;
+  const BlockRealize* br = loop_chain(b->body, &loops);
+  const BlockRealize* dbr = loop_chain(ti->desc.body, &dloops);
+  INGOT_ICHECK(dbr != nullptr, "intrinsic {} has a malformed description", intrin);
+  if (!br)
+    fail_schedule<TensorizeError>(
+        "cannot {}: its body is not loops around one block (blockize the tile first)", what);
+  const Block* inner = br->block_node();
+  if (inner->init.defined())
+    fail_schedule<TensorizeError>("cannot {}: block {} has an init (decompose_reduction first)",
+                                  what, qname(inner->name_hint));
+  // 2. The loop nests must have the same extents.
+  auto extents = [](const std::vector<const For*>& ls) {
+    std::string s;
+    for (const For* f : ls) s += (s.empty() ? "" : ", ") + to_string(f->extent);
+    return "[" + s + "]";
+  };
+  bool same = loops.size() == dloops.size();
+  for (size_t k = 0; same && k < loops.size(); ++k) {
+    int64_t a = 0, c = 0;
+    same = is_const_int(loops[k]->extent, &a) && is_const_int(dloops[k]->extent, &c) && a == c &&
+           is_const_int(loops[k]->min, &a) && a == 0;
+  }
+  if (!same)
+    fail_schedule<TensorizeError>("cannot {}: its loop extents {} differ from the intrinsic's {}",
+                                  what, extents(loops), extents(dloops));
+  // 3. Both stores in terms of the tile's loop variables; match them.
+  VarMap bind, dbind, dloop;
+  for (size_t k = 0; k < dloops.size(); ++k) dloop[dloops[k]->loop_var.node()] = loops[k]->loop_var;
+  const Block* db = dbr->block_node();
+  for (size_t i = 0; i < inner->iter_vars.size(); ++i)
+    bind[inner->iter_vars[i].var.node()] = br->iter_values[i];
+  for (size_t i = 0; i < db->iter_vars.size(); ++i)
+    dbind[db->iter_vars[i].var.node()] = substitute(dbr->iter_values[i], dloop);
+  Matcher m(loops);
+  if (!m.stmt(substitute(inner->body, bind), substitute(db->body, dbind)))
+    fail_schedule<TensorizeError>("cannot {}: {}", what, m.why);
+  for (const Buffer& p : ti->desc.params)
+    if (!m.placed.count(p.get()))
+      fail_schedule<TensorizeError>("cannot {}: the block does not access the intrinsic's {}", what,
+                                    qname(p->name));
+  // 4. The implementation at the tile; a masked tile keeps its loops for partial tiles.
+  std::unordered_map<const BufferNode*, Placement> placed;
+  for (size_t p = 0; p < ti->desc.params.size(); ++p)
+    placed[ti->impl.params[p].get()] = m.placed.at(ti->desc.params[p].get());
+  Stmt body = Instantiate(placed).mutate(ti->impl.body);
+  int64_t t = 0;
+  if (!(is_const_int(br->predicate, &t) && t != 0)) {
+    Expr full = full_tile_condition(br->predicate, loops);
+    if (!full.defined())
+      fail_schedule<TensorizeError>("cannot {}: its predicate {} is not made of tail masks `e < c`",
+                                    what, to_string(br->predicate));
+    body = IfThenElse::make(full, body, b->body);
+  }
+  // 5. The tile block keeps its iter vars and regions, with the new body.
+  auto ann = b->annotations;
+  ann["tensorized"] = intrin;
+  Stmt nb = Block::make(b->name_hint, b->iter_vars, b->reads, b->writes, body, b->init,
+                        b->alloc_buffers, ann);
+  set_body(replace_stmts(
+      func_.body,
+      {{bi.realize.get(), BlockRealize::make(bi.br->iter_values, bi.br->predicate, nb)}}));
+  // 6. Record.
+  record({"tensorize", {rv_name(block)}, {{"intrin", intrin}}, {}, {}});
+}
+
+}  // namespace ingot::schedule

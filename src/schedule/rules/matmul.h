@@ -1,0 +1,52 @@
+// Default schedule for dense matmul: C[M, N] = A[M, K] * B[K, N] (optionally batched over A and
+// C), with B given packed in NR-wide column panels, Bp[ceil(N / NR), K, NR] (zero padded), the
+// layout the register-tile micro-kernel streams. Constant weights are packed once at compile
+// time; make_pack_b / pack_b_panels build that layout.
+//
+// The schedule (BLIS loop order): parallel over MC-row blocks of C, then NC-column blocks, KC
+// slices of K, NR panels, MR-row strips; the MR x NR x KC tile is blockized and tensorized with
+// the x86 FMA micro-kernel (AVX-512 or AVX2 by vector width); C is zeroed by the init block
+// (decompose_reduction) before the K loop and accumulated in registers within a KC slice.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "schedule/schedule.h"
+
+namespace ingot::schedule {
+
+struct PackedMatmul {
+  tir::Buffer A, Bp, C;  // A[(batch,) M, K], Bp[NB, K, NR], C[(batch,) M, N]
+  int64_t batch = 0, M = 0, N = 0, K = 0;
+  int nr = 0;
+  tir::PrimFunc func;  // params A, Bp, C; one block "C"
+};
+
+// The block-form matmul on packed B: block "C" with iter vars (vb,) vi, vjb, vjr, vk:
+// C[(vb,) vi, vjb * NR + vjr] += A[(vb,) vi, vk] * Bp[vjb, vk, vjr], init 0, masked where
+// vjb * NR + vjr >= N. batch = 0: unbatched.
+PackedMatmul make_packed_matmul(int64_t M, int64_t N, int64_t K, int nr, int64_t batch = 0);
+
+// Block form of the packing: Bp[jb, k, r] = B[k, jb * NR + r], 0 past column N.
+tir::PrimFunc make_pack_b(int64_t K, int64_t N, int nr);
+// The same on the host: row-major B[K, N] -> Bp[ceil(N / NR), K, NR].
+std::vector<float> pack_b_panels(const float* B, int64_t K, int64_t N, int nr);
+
+struct MatmulConfig {
+  int vector_bits = 512;  // the target's widest vector register (Target::vector_bits)
+  int64_t mc = 64;        // rows of C per parallel task (multiple of MR)
+  int64_t nc = 256;       // columns per B block (multiple of NR)
+  int64_t kc = 256;       // K slice: the micro-kernel's k loop
+  bool parallel = true;
+};
+
+// The register tile (MR x NR) the schedule uses for this config; NR is the panel width that
+// make_packed_matmul / pack_b_panels must use.
+int matmul_panel_width(const MatmulConfig& cfg);
+
+// Applies the default schedule to block `block` (as built by make_packed_matmul).
+void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulConfig& cfg);
+
+}  // namespace ingot::schedule

@@ -1,0 +1,221 @@
+// blockize and tensorize: the tile block's shape, the matched intrinsic's implementation in
+// place, trace round trips and the errors. Numbers of tensorized code (vector IR, which the
+// interpreter does not run) are checked through codegen in tests/codegen/gemm_schedule_test.cpp.
+#include "sched_test_util.h"
+#include "schedule/intrin/x86_fma.h"
+#include "schedule/rules/matmul.h"
+
+namespace ingot::schedule::testing {
+namespace {
+
+// i, j split by 4, k innermost-but-one: io, jo, k, ii, ji.
+void tile_4x4(Schedule& s, std::vector<LoopRV>* i, std::vector<LoopRV>* j, LoopRV* k) {
+  BlockRV c = s.get_block("C");
+  auto l = s.get_loops(c);
+  *i = s.split(l[0], {std::nullopt, 4});
+  *j = s.split(l[1], {std::nullopt, 4});
+  *k = l[2];
+  s.reorder({(*i)[0], (*j)[0], l[2], (*i)[1], (*j)[1]});
+}
+
+TEST(Blockize, TileBlockBindsOffsetsAndKeepsNumbers) {
+  Matmul m = make_matmul(16, 12, 8);
+  Schedule s(m.func);
+  std::vector<LoopRV> i, j;
+  LoopRV k;
+  tile_4x4(s, &i, &j, &k);
+  BlockRV tile = s.blockize(i[1]);
+  EXPECT_EQ(s.name_of(tile), "C_o");
+  // Outer block: iter vars vi_o, vj_o, vk_o bound to the tile origin.
+  auto outer = find_block(s.func().body, "C_o", nullptr);
+  ASSERT_TRUE(outer.has_value());
+  ASSERT_EQ(outer->block->iter_vars.size(), 3u);
+  EXPECT_EQ(outer->block->iter_vars[0].var.name(), "vi_o");
+  EXPECT_EQ(outer->block->iter_vars[2].kind, IterKind::kReduce);
+  Var io = s.loop_var(i[0]), jo = s.loop_var(j[0]), kv = s.loop_var(k);
+  EXPECT_TRUE(structural_equal(outer->br->iter_values[0], Expr(io) * i64(4)));
+  EXPECT_TRUE(structural_equal(outer->br->iter_values[1], Expr(jo) * i64(4)));
+  EXPECT_TRUE(structural_equal(outer->br->iter_values[2], Expr(kv)));
+  ASSERT_EQ(outer->loops.size(), 3u);  // io, jo, k stay outside
+  // Inner block: bindings vi_o + ii, vj_o + ji, vk_o; loops ii, ji inside the tile.
+  auto in = find_block(s.func().body, "C", nullptr);
+  ASSERT_TRUE(in.has_value());
+  EXPECT_EQ(in->parent, outer->block);
+  Var ii = s.loop_var(i[1]), ji = s.loop_var(j[1]);
+  EXPECT_TRUE(
+      structural_equal(in->br->iter_values[0], Expr(outer->block->iter_vars[0].var) + Expr(ii)));
+  EXPECT_TRUE(
+      structural_equal(in->br->iter_values[1], Expr(outer->block->iter_vars[1].var) + Expr(ji)));
+  EXPECT_TRUE(structural_equal(in->br->iter_values[2], Expr(outer->block->iter_vars[2].var)));
+  // The outer block reads the whole 4x4 tile region of C.
+  ASSERT_EQ(outer->block->writes.size(), 1u);
+  int64_t e = 0;
+  EXPECT_TRUE(is_const_int(outer->block->writes[0].region[0].extent, &e) && e == 4);
+  expect_matmul_numbers(s.func(), 16, 12, 8);
+  EXPECT_TRUE(replays(s, m.func));
+}
+
+TEST(Blockize, MaskedTailKeepsInnerPredicate) {
+  Matmul m = make_matmul(10, 7, 5);  // both splits leave a tail
+  Schedule s(m.func);
+  std::vector<LoopRV> i, j;
+  LoopRV k;
+  tile_4x4(s, &i, &j, &k);
+  s.blockize(i[1]);
+  auto in = find_block(s.func().body, "C", nullptr);
+  ASSERT_TRUE(in.has_value());
+  EXPECT_FALSE(is_const_int(in->br->predicate));
+  expect_matmul_numbers(s.func(), 10, 7, 5);
+  EXPECT_TRUE(replays(s, m.func));
+}
+
+TEST(Blockize, Errors) {
+  Matmul m = make_matmul(16, 12, 8);
+  Schedule s(m.func);
+  std::vector<LoopRV> i, j;
+  LoopRV k;
+  tile_4x4(s, &i, &j, &k);
+  // At io the binding io * 4 + ii uses two loops of the tile.
+  EXPECT_EQ(schedule_error([&] { s.blockize(i[0]); }),
+            "cannot blockize block \"C\" at loop \"i_0\": the binding i_0 * 4 + i_1 of iter var "
+            "\"vi\" is not offset + loop variable");
+  s.parallel(j[0]);
+  EXPECT_EQ(schedule_error([&] { s.blockize(j[0]); }),
+            "cannot blockize at loop \"j_0\": loop \"j_0\" is not a serial loop from 0 with a "
+            "constant extent");
+}
+
+// Packed matmul tiled for an 8 x 32 x 8 AVX-512 tile: io, jb, ko | ii, jr, ki.
+struct Tiled {
+  PackedMatmul m;
+  Schedule s;
+  BlockRV tile;
+  explicit Tiled(int64_t M, int64_t N, int64_t K, bool decompose = true, int64_t kc = 8)
+      : m(make_packed_matmul(M, N, K, 32)), s(m.func) {
+    BlockRV c = s.get_block("C");
+    auto l = s.get_loops(c);  // i, jb, jr, k
+    auto i = s.split(l[0], {std::nullopt, 8});
+    auto k = s.split(l[3], {std::nullopt, kc});
+    s.reorder({i[0], l[1], k[0], i[1], l[2], k[1]});
+    if (decompose) s.decompose_reduction(c, k[0]);
+    tile = s.blockize(i[1]);
+  }
+};
+
+std::string intrin_8x32x8() {
+  FmaTileShape t{16, 8, 32, 8};
+  register_tensor_intrin(make_fma_tile_intrin(t));
+  return fma_tile_name(t);
+}
+
+TEST(Tensorize, ReplacesTileWithMicroKernel) {
+  Tiled t(16, 64, 16);
+  std::string name = intrin_8x32x8();
+  EXPECT_EQ(name, "x86_avx512_fma_f32_8x32x8");
+  t.s.tensorize(t.tile, name);
+  auto tile = find_block(t.s.func().body, "C_o", nullptr);
+  ASSERT_TRUE(tile.has_value());
+  EXPECT_EQ(tile->block->annotations.at("tensorized"), name);
+  // The body is the implementation: an accumulator allocation, no inner block left.
+  auto* alloc = tile->block->body.as<Allocate>();
+  ASSERT_NE(alloc, nullptr);
+  EXPECT_EQ(alloc->buffer->name, "acc");
+  EXPECT_FALSE(find_block(t.s.func().body, "C", nullptr).has_value());
+  // Its loads of A start at the tile origin: A[vi_o + r, vk_o + k].
+  std::string text = to_string(t.s.func());
+  EXPECT_NE(text.find("A[vi_o + 7, vk_o + k]"), std::string::npos) << text;
+  EXPECT_TRUE(replays(t.s, t.m.func));
+}
+
+TEST(Tensorize, MaskedTileFallsBackToLoops) {
+  Tiled t(13, 40, 12);  // M, N and K tails
+  t.s.tensorize(t.tile, intrin_8x32x8());
+  auto tile = find_block(t.s.func().body, "C_o", nullptr);
+  ASSERT_TRUE(tile.has_value());
+  auto* branch = tile->block->body.as<IfThenElse>();
+  ASSERT_NE(branch, nullptr);
+  EXPECT_NE(branch->then_case.as<Allocate>(), nullptr);
+  EXPECT_NE(branch->else_case.as<For>(), nullptr);  // the original tile loops
+  EXPECT_TRUE(replays(t.s, t.m.func));
+}
+
+TEST(Tensorize, Errors) {
+  std::string name = intrin_8x32x8();
+  {
+    Tiled t(16, 64, 16);
+    EXPECT_EQ(schedule_error([&] { t.s.tensorize(t.tile, "x86_avx512_fma_f32_8x33x8"); }),
+              "cannot tensorize block \"C_o\": no intrinsic named \"x86_avx512_fma_f32_8x33x8\"");
+  }
+  {
+    Tiled t(16, 64, 16, /*decompose=*/false);
+    EXPECT_EQ(schedule_error([&] { t.s.tensorize(t.tile, name); }),
+              "cannot tensorize block \"C_o\" with \"x86_avx512_fma_f32_8x32x8\": block \"C\" has "
+              "an init (decompose_reduction first)");
+  }
+  {
+    Tiled t(16, 64, 16, true, /*kc=*/4);
+    EXPECT_EQ(schedule_error([&] { t.s.tensorize(t.tile, name); }),
+              "cannot tensorize block \"C_o\" with \"x86_avx512_fma_f32_8x32x8\": its loop "
+              "extents [8, 32, 4] differ from the intrinsic's [8, 32, 8]");
+  }
+  {
+    Tiled t(16, 64, 16);
+    EXPECT_EQ(schedule_error([&] { t.s.tensorize(t.s.get_block("C"), name); }),
+              "cannot tensorize block \"C\" with \"x86_avx512_fma_f32_8x32x8\": its body is not "
+              "loops around one block (blockize the tile first)");
+  }
+  {
+    // Unpacked B[k, j]: two dimensions where the intrinsic streams a packed panel.
+    Matmul m = make_matmul(8, 32, 8);
+    Schedule s(m.func);
+    BlockRV c = s.get_block("C");
+    auto l = s.get_loops(c);
+    s.decompose_reduction(c, l[0]);
+    BlockRV tile = s.blockize(l[0]);
+    EXPECT_EQ(schedule_error([&] { s.tensorize(tile, name); }),
+              "cannot tensorize block \"C_o\" with \"x86_avx512_fma_f32_8x32x8\": buffer B does "
+              "not match the intrinsic's Bp");
+  }
+}
+
+TEST(FmaIntrin, NamesRoundTripAndPickIsa) {
+  FmaTileShape a = default_fma_tile(512, 256), b = default_fma_tile(256, 128);
+  EXPECT_EQ(fma_tile_name(a), "x86_avx512_fma_f32_8x32x256");
+  EXPECT_EQ(fma_tile_name(b), "x86_avx2_fma_f32_6x16x128");
+  auto p = parse_fma_tile_name("x86_avx2_fma_f32_6x16x128");
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->lanes, 8);
+  EXPECT_EQ(p->mr, 6);
+  EXPECT_FALSE(parse_fma_tile_name("x86_avx2_fma_f32_6x12x128").has_value());  // 12 % 8
+  EXPECT_FALSE(parse_fma_tile_name("x86_sse_fma_f32_6x16x128").has_value());
+  // A family name resolves without registration (trace replay in a fresh process).
+  EXPECT_NE(find_tensor_intrin("x86_avx2_fma_f32_4x24x16"), nullptr);
+}
+
+TEST(MatmulRule, SchedulesAndReplays) {
+  PackedMatmul m = make_packed_matmul(40, 70, 300, 32);
+  Schedule s(m.func);
+  MatmulConfig cfg;
+  cfg.mc = 16, cfg.nc = 64, cfg.kc = 128;
+  schedule_packed_matmul(s, "C", cfg);
+  auto tile = find_block(s.func().body, "C_o", nullptr);
+  ASSERT_TRUE(tile.has_value());
+  EXPECT_EQ(tile->block->annotations.at("tensorized"), "x86_avx512_fma_f32_8x32x128");
+  EXPECT_EQ(tile->loops.front().as<For>()->kind, ForKind::kParallel);
+  EXPECT_TRUE(replays(s, m.func));
+}
+
+TEST(StorageAlign, PaddedLocalBufferRunsInInterpreter) {
+  // A local intermediate padded to a row stride of 13 (> its 12 columns) is allocated from its
+  // strides: the last row reaches element 3 * 13 + 11.
+  Matmul m = make_matmul(4, 12, 3);
+  Schedule s(m.func);
+  BlockRV c = s.get_block("C");
+  BlockRV wb = s.cache_write(c, 0, "local");
+  (void)wb;
+  s.storage_align(c, 0, 0, 13, 0);
+  expect_matmul_numbers(s.func(), 4, 12, 3);
+}
+
+}  // namespace
+}  // namespace ingot::schedule::testing

@@ -139,7 +139,8 @@ INGOT_API ingot_status ingot_session_set_input(IngotSession* s, int32_t index,
     s->inputs[index] = NULL;
     return st;
   }
-  if (compact) {
+  /* An empty tensor may carry a NULL data pointer; give the artifact a valid one instead. */
+  if (compact && tensor->data != NULL) {
     s->inputs[index] = (char*)tensor->data + tensor->byte_offset;
     return INGOT_OK;
   }

@@ -13,17 +13,21 @@ For each test:
   3. `ingot compile model.onnx -o model.so`, binding symbolic input dims with --input-shapes
      from the test data's shapes;
   4. `ingot run model.so --inputs in.npz --outputs out.npz` for every test_data_set_*;
+     (with --constant-inputs, graph inputs used only where ingot needs compile-time constants
+     are first frozen into initializers, one compile per data set; see CONSTANT_POSITIONS);
   5. compare with the stored outputs as onnx.backend.test.runner does: shape and dtype must match,
      floats within rtol=1e-3, atol=1e-7 (NaN equals NaN), integers and bools exactly.
 
 Output: one line per test (`PASS name`, `FAIL name: reason`, `SKIP name: reason`), then
-`N passed, N failed, N skipped` and the in-scope pass rate (passed / (passed + failed)).
+`N passed, N failed, N skipped` and the in-scope pass rate (passed / (passed + failed)); with
+--constant-inputs also how many passed only because inputs were frozen.
 The exit status is 0 even with failures (they are expected while op coverage grows) unless
 --expect-min-pass-rate R is given and the in-scope pass rate is below R, or nothing ran.
 
 Usage:
   conformance.py --ingot build/lead/tools/ingot/ingot [-j N] [--filter REGEX] [--timeout S]
                  [--report ops.json] [--write-ops-md docs/ops.md] [--expect-min-pass-rate 0.5]
+                 [--constant-inputs]
 """
 import argparse
 import collections
@@ -77,6 +81,51 @@ SCOPE_RULES = [
     "int8, uint8 or bool",
     "no data: the test directory holds no test_data_set_* (or its data cannot be read)",
 ]
+
+
+# Input positions that ingot needs as compile-time constants (static shapes: their values decide
+# the output shapes; docs/graph-forms.md stores them as attributes). With --constant-inputs, a
+# graph input that the model feeds only into such positions is frozen: each data set's value is
+# baked into the model as an initializer before compiling, as users freeze such inputs.
+CONSTANT_POSITIONS = {
+    "Reshape": {1}, "Squeeze": {1}, "Unsqueeze": {1}, "Split": {1}, "Pad": {1, 2, 3},
+    "ReduceMean": {1}, "ReduceSum": {1}, "ReduceMax": {1}, "ReduceMin": {1}, "ReduceProd": {1},
+    "ReduceL1": {1}, "ReduceL2": {1}, "ReduceLogSum": {1}, "ReduceLogSumExp": {1},
+    "ReduceSumSquare": {1}, "Slice": {1, 2, 3, 4}, "Expand": {1}, "Tile": {1},
+    "ConstantOfShape": {0}, "Range": {0, 1, 2}, "TopK": {1}, "OneHot": {1},
+    "Resize": {1, 2, 3}, "Upsample": {1}, "CenterCropPad": {1},
+}
+CONSTANT_INPUTS_NOTE = (
+    "With `--constant-inputs`, a graph input that the model feeds only into positions ingot "
+    "needs as compile-time constants (Reshape shape, Slice starts/ends/axes/steps, Pad pads, "
+    "Reduce/Squeeze/Unsqueeze axes, Split sizes, Expand/Tile/ConstantOfShape shapes, Range, "
+    "TopK k, OneHot depth, Resize roi/scales/sizes, ...) is frozen: each data set's value is "
+    "baked into the model as an initializer before compiling, as users freeze such inputs; "
+    "without it such tests fail with `input '...' must be a compile-time constant`.")
+
+
+def frozen_inputs(model):
+    """Names of graph inputs used only in CONSTANT_POSITIONS (and not graph outputs)."""
+    uses = collections.defaultdict(list)
+    for n in all_nodes(model.graph):
+        for i, name in enumerate(n.input):
+            if name:
+                uses[name].append(i in CONSTANT_POSITIONS.get(n.op_type, ()))
+    outs = {o.name for o in model.graph.output}
+    return [vi.name for vi in graph_inputs(model)
+            if uses.get(vi.name) and all(uses[vi.name]) and vi.name not in outs]
+
+
+def freeze(model, feeds, names):
+    """A copy of `model` with the inputs `names` turned into initializers holding feeds[name]."""
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    keep = [vi for vi in m.graph.input if vi.name not in names]
+    del m.graph.input[:]
+    m.graph.input.extend(keep)
+    for name in names:
+        m.graph.initializer.append(numpy_helper.from_array(feeds[name], name))
+    return m
 
 
 # ---------------------------------------------------------------------------------------------
@@ -295,10 +344,12 @@ def shape_str(shape):
     return "[" + ",".join(str(int(s)) for s in shape) + "]"
 
 
-def run_test(test, ingot, timeout, keep_dir):
-    """-> (status, message)."""
+def run_test(test, ingot, timeout, keep_dir, constant_inputs=False):
+    """-> (status, message). A PASS with frozen inputs (--constant-inputs) has message
+    "frozen inputs: a, b"."""
     name, tdir, model = test["name"], test["dir"], test["model"]
     inputs = graph_inputs(model)
+    frozen = frozen_inputs(model) if constant_inputs else []
     outputs = list(model.graph.output)
     datasets = []
     for ds in test["datasets"]:
@@ -321,7 +372,7 @@ def run_test(test, ingot, timeout, keep_dir):
         parts = []
         feeds0 = datasets[0][0]
         for vi in inputs:
-            if vi.name not in feeds0:
+            if vi.name not in feeds0 or vi.name in frozen:
                 continue
             tt = vi.type.tensor_type
             fixed = tt.HasField("shape") and all(
@@ -329,13 +380,27 @@ def run_test(test, ingot, timeout, keep_dir):
             if not fixed:
                 parts.append(f"{vi.name}:{shape_str(feeds0[vi.name].shape)}")
         artifact = os.path.join(work, "model.so")
-        cmd = [ingot, "compile", os.path.join(tdir, "model.onnx"), "-o", artifact, "-q"]
-        if parts:
-            cmd += ["--input-shapes", " ".join(parts)]
-        _, err = run_cmd(cmd, timeout)
-        if err:
-            return "FAIL", f"compile: {err}"
+
+        def compile_model(model_path):
+            cmd = [ingot, "compile", model_path, "-o", artifact, "-q"]
+            if parts:
+                cmd += ["--input-shapes", " ".join(parts)]
+            return run_cmd(cmd, timeout)[1]
+
+        if not frozen:
+            err = compile_model(os.path.join(tdir, "model.onnx"))
+            if err:
+                return "FAIL", f"compile: {err}"
+        elif any(f not in feeds for feeds, _ in datasets for f in frozen):
+            return "FAIL", "--constant-inputs: a data set lacks a value for a frozen input"
         for k, (feeds, refs) in enumerate(datasets):
+            if frozen:  # one artifact per data set: the frozen values may differ
+                model_path = os.path.join(work, f"frozen{k}.onnx")
+                onnx.save(freeze(model, feeds, frozen), model_path)
+                err = compile_model(model_path)
+                if err:
+                    return "FAIL", f"compile: {err}"
+                feeds = {n: v for n, v in feeds.items() if n not in frozen}
             in_npz = os.path.join(work, f"in{k}.npz")
             out_npz = os.path.join(work, f"out{k}.npz")
             np.savez(in_npz, **feeds)
@@ -353,7 +418,7 @@ def run_test(test, ingot, timeout, keep_dir):
                     if len(datasets) > 1:
                         msg = f"data set {k}: {msg}"
                     return "FAIL", msg
-        return "PASS", ""
+        return "PASS", f"frozen inputs: {', '.join(frozen)}" if frozen else ""
     except Exception as e:  # noqa: BLE001 - a runner bug must not stop the suite
         return "FAIL", f"runner error: {type(e).__name__}: {first_line(str(e))}"
     finally:
@@ -469,7 +534,7 @@ def op_status(e):
     return "partial", f"{p}/{p + f}"
 
 
-def write_ops_md(path, report, summary, command):
+def write_ops_md(path, report, summary, command, frozen_passes=None):
     ops = report["ops"]
     schemas = {}
     for s in onnx.defs.get_all_schemas_with_history():
@@ -514,6 +579,11 @@ def write_ops_md(path, report, summary, command):
         f"Date: {datetime.date.today().isoformat()}. Result: **{p} passed, {f} failed, {s} skipped**; "
         f"in-scope pass rate {rate:.1%}.",
         "",
+    ]
+    if frozen_passes is not None:
+        lines += [f"Of the passed tests, **{frozen_passes} pass only with `--constant-inputs`**. "
+                  + CONSTANT_INPUTS_NOTE, ""]
+    lines += [
         "Status per op, from the tests about that op (a test's op is its one top-level node; "
         "a function-expanded test `*_expanded` counts for the op it expands, in its own column):",
         "",
@@ -562,6 +632,10 @@ def main(argv=None):
                     help="exit 1 if the in-scope pass rate is below this (0..1)")
     ap.add_argument("--keep", help="keep each test's work dir (npz, .so) under this dir")
     ap.add_argument("--quiet-pass", action="store_true", help="do not print PASS lines")
+    ap.add_argument("--constant-inputs", action="store_true",
+                    help="freeze graph inputs used only where ingot needs compile-time constants "
+                    "(shapes, axes, pads, ...) into initializers from each data set; passes "
+                    "that need this are counted separately")
     ap.add_argument("--failure-summary", type=int, default=0, metavar="N",
                     help="print the N most common failure causes (grouped messages) at the end")
     args = ap.parse_args(argv)
@@ -587,7 +661,7 @@ def main(argv=None):
             reason = "no data: no test_data_set_*"
         if reason:
             return "SKIP", reason
-        return run_test(t, ingot, args.timeout, args.keep)
+        return run_test(t, ingot, args.timeout, args.keep, args.constant_inputs)
 
     # cheap scope checks first, so only in-scope tests occupy workers
     results = []
@@ -596,14 +670,18 @@ def main(argv=None):
             results.append((t, status, msg))
             if status == "PASS":
                 if not args.quiet_pass:
-                    print(f"PASS {t['name']}", flush=True)
+                    print(f"PASS {t['name']}" + (f" ({msg})" if msg else ""), flush=True)
             else:
                 print(f"{status} {t['name']}: {msg}", flush=True)
 
     n = collections.Counter(s for _, s, _ in results)
     p, f, s = n["PASS"], n["FAIL"], n["SKIP"]
     rate = p / (p + f) if p + f else 0.0
+    frozen_passes = sum(1 for _, st, m in results if st == "PASS" and m)
     print(f"{p} passed, {f} failed, {s} skipped")
+    if args.constant_inputs:
+        print(f"{frozen_passes} of the passed tests pass only with --constant-inputs "
+              "(inputs frozen into initializers)")
     print(f"in-scope pass rate: {rate:.4f} ({p}/{p + f}); {time.time() - t0:.0f} s; data {data_dir}")
 
     report = build_report(results)
@@ -614,6 +692,8 @@ def main(argv=None):
     if args.report:
         with open(args.report, "w") as fh:
             json.dump({"summary": {"passed": p, "failed": f, "skipped": s, "pass_rate": rate,
+                                   "passed_with_frozen_inputs": frozen_passes,
+                                   "constant_inputs": args.constant_inputs,
                                    "onnx_version": onnx.__version__},
                        **report}, fh, indent=1, sort_keys=False)
     if args.write_ops_md:
@@ -621,7 +701,10 @@ def main(argv=None):
               "--write-ops-md docs/ops.md"
         if args.filter:
             cmd += f" --filter '{args.filter}'"
-        write_ops_md(args.write_ops_md, report, (p, f, s), cmd)
+        if args.constant_inputs:
+            cmd += " --constant-inputs"
+        write_ops_md(args.write_ops_md, report, (p, f, s), cmd,
+                     frozen_passes if args.constant_inputs else None)
 
     if args.expect_min_pass_rate is not None and rate < args.expect_min_pass_rate:
         print(f"error: in-scope pass rate {rate:.4f} is below the expected minimum "

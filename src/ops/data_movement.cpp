@@ -79,6 +79,20 @@ std::vector<TensorType> infer_split(Node& n) {
 std::vector<TensorType> infer_pad(Node& n) {
   const TensorType& x = input_type(n, 0, "data");
   std::vector<int64_t> pads = n.attrs.get_ints("pads");
+  if (n.attrs.has("axes")) {  // opset 18: pads for the listed axes only
+    std::vector<int64_t> axes = normalize_axes(n, n.attrs.get_ints("axes"), x.rank(), "axes");
+    if (pads.size() != 2 * axes.size())
+      fail_user("{}: attribute 'pads' has {} values; 2 per axis in 'axes' ({}) are needed",
+                n.describe(), pads.size(), axes.size());
+    std::vector<int64_t> full(size_t(2 * x.rank()), 0);
+    for (size_t i = 0; i < axes.size(); ++i) {
+      full[size_t(axes[i])] = pads[i];
+      full[size_t(axes[i] + x.rank())] = pads[i + axes.size()];
+    }
+    pads = full;
+    n.attrs.erase("axes");
+    n.attrs.set("pads", pads);
+  }
   if (int64_t(pads.size()) != 2 * x.rank())
     fail_user("{}: attribute 'pads' has {} values, expected {} for input {}", n.describe(),
               pads.size(), 2 * x.rank(), x.str());
@@ -133,6 +147,8 @@ void add_data_movement_ops(std::vector<OpInfo>& t) {
 
   OpInfo split{OpKind::Split, "Split", inj, {{"axis", AttrType::kInt}, {"split", AttrType::kInts}}};
   split.num_outputs = -1;
+  split.max_inputs = 2;  // split sizes, until type inference moves them into the attribute
+  split.const_inputs = {{1, "split", "split"}};
   split.infer_fn = infer_split;
   split.flops_fn = no_flops;
   t.push_back(split);
@@ -141,7 +157,12 @@ void add_data_movement_ops(std::vector<OpInfo>& t) {
       OpKind::Pad,
       "Pad",
       inj,
-      {{"pads", AttrType::kInts, true}, {"mode", AttrType::kString}, {"value", AttrType::kFloat}}};
+      {{"pads", AttrType::kInts, true},
+       {"mode", AttrType::kString},
+       {"value", AttrType::kFloat},
+       {"axes", AttrType::kInts}}};
+  pad.max_inputs = 4;  // pads, constant_value, axes until type inference resolves them
+  pad.const_inputs = {{1, "pads", "pads"}, {2, "constant_value", "value"}, {3, "axes", "axes"}};
   pad.infer_fn = infer_pad;
   pad.flops_fn = no_flops;
   t.push_back(pad);

@@ -42,7 +42,12 @@ std::vector<TensorType> infer_layernorm(Node& n) {
   n.attrs.set("axis", axis);
   n.attrs.set("epsilon", n.attrs.get_float("epsilon", 1e-5));
   n.attrs.erase("stash_type");
-  return {x};
+  // Optional outputs Mean and InvStdDev: X's shape with the normalised dims set to 1.
+  std::vector<TensorType> out = {x};
+  TensorType stat = x;
+  for (size_t d = size_t(axis); d < stat.shape.size(); ++d) stat.shape[d] = Dim::fixed(1);
+  for (size_t i = 1; i < n.outputs.size(); ++i) out.push_back(stat);
+  return out;
 }
 
 std::vector<TensorType> infer_softmax(Node& n) {
@@ -78,6 +83,7 @@ void add_normalization_ops(std::vector<OpInfo>& t) {
       {{"axis", AttrType::kInt}, {"epsilon", AttrType::kFloat}, {"stash_type", AttrType::kInt}}};
   ln.min_inputs = 2;
   ln.max_inputs = 3;
+  ln.num_outputs = -1;  // Y, optional Mean and InvStdDev
   ln.infer_fn = infer_layernorm;
   ln.flops_fn = per_element_flops<8>;
   t.push_back(ln);

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <string_view>
+
 #include "ops/op_families.h"
 #include "support/error.h"
 
@@ -55,13 +57,20 @@ AttrType type_of(const graph::AttrValue& v) {
 std::vector<OpInfo> build_table() {
   std::vector<OpInfo> entries;
   detail::add_elementwise_ops(entries);
+  detail::add_compare_logic_ops(entries);
+  detail::add_elementwise_extra_ops(entries);
+  detail::add_activation_ops(entries);
   detail::add_conv_ops(entries);
   detail::add_matmul_ops(entries);
   detail::add_normalization_ops(entries);
   detail::add_pooling_ops(entries);
   detail::add_reduction_ops(entries);
+  detail::add_reduction_extra_ops(entries);
   detail::add_shape_ops(entries);
   detail::add_data_movement_ops(entries);
+  detail::add_generator_ops(entries);
+  detail::add_slice_tile_ops(entries);
+  detail::add_rearrange_ops(entries);
   std::vector<OpInfo> table;
 #define INGOT_X(N) table.push_back(OpInfo{OpKind::N, #N, PatternKind::kOpaque, {}});
   INGOT_OP_LIST(INGOT_X)
@@ -118,7 +127,41 @@ void OpInfo::validate(const graph::Node& n) const {
       fail_user("{}: missing required attribute '{}'", n.describe(), s.name);
 }
 
+void OpInfo::resolve_const_inputs(graph::Node& n) const {
+  bool moved = false;
+  for (const ConstInput& ci : const_inputs) {
+    if (ci.slot >= int(n.inputs.size()) || !n.inputs[size_t(ci.slot)]) continue;
+    const graph::Value* v = n.inputs[size_t(ci.slot)];
+    if (!v->is_constant())
+      fail_user(
+          "{}: input '{}' must be a compile-time constant (it is computed at run time, and a "
+          "run-time value would make the output shape data-dependent)",
+          n.describe(), ci.what);
+    const graph::Tensor& t = *v->constant;
+    AttrType type = AttrType::kInts;
+    for (const AttrSpec& s : attrs)
+      if (std::string_view(s.name) == ci.attr) type = s.type;
+    if (type == AttrType::kInts) {
+      std::vector<int64_t> vals;
+      for (int64_t i = 0; i < t.num_elements(); ++i) vals.push_back(t.get_i64(i));
+      n.attrs.set(ci.attr, vals);
+    } else {
+      if (t.num_elements() != 1)
+        fail_user("{}: input '{}' must hold one value, got {}", n.describe(), ci.what,
+                  t.num_elements());
+      if (type == AttrType::kInt)
+        n.attrs.set(ci.attr, t.get_i64(0));
+      else
+        n.attrs.set(ci.attr, t.get_f64(0));
+    }
+    n.inputs[size_t(ci.slot)] = nullptr;
+    moved = true;
+  }
+  while (moved && int(n.inputs.size()) > min_inputs && !n.inputs.back()) n.inputs.pop_back();
+}
+
 std::vector<graph::TensorType> OpInfo::infer(graph::Node& n) const {
+  resolve_const_inputs(n);
   validate(n);
   std::vector<graph::TensorType> out = infer_fn(n);
   INGOT_ICHECK(out.size() == n.outputs.size(), "{}: inference gave {} types for {} outputs",

@@ -30,6 +30,17 @@ struct AttrSpec {
   bool required = false;
 };
 
+// An input whose canonical place is an attribute (docs/graph-forms.md): the importer stores it
+// in `attr` when it is a constant at import, and otherwise passes it as node input `slot`;
+// infer() moves it into `attr` once shape-value propagation has made it a constant, and
+// otherwise reports that it must be a compile-time constant (a run-time value would make the
+// output shape data-dependent).
+struct ConstInput {
+  int slot;
+  const char* what;  // the ONNX input name, for messages
+  const char* attr;  // its type comes from the attribute schema (int, float or ints)
+};
+
 struct OpInfo {
   OpKind kind;
   const char* name;
@@ -38,6 +49,7 @@ struct OpInfo {
   int min_inputs = 1;   // counting omitted optional inputs (nullptr) as present slots
   int max_inputs = 1;   // -1: variadic
   int num_outputs = 1;  // -1: variadic (at least one)
+  std::vector<ConstInput> const_inputs{};
   // Implementation hooks (set by the op family files).
   std::vector<graph::TensorType> (*infer_fn)(graph::Node&) = nullptr;
   double (*flops_fn)(const graph::Node&) = nullptr;
@@ -51,6 +63,9 @@ struct OpInfo {
   double flops(const graph::Node& n) const;
   // Attribute-schema and arity check alone (part of infer()).
   void validate(const graph::Node& n) const;
+  // Moves constant `const_inputs` into their attributes (part of infer()); UserError naming the
+  // node and input when one is not a constant.
+  void resolve_const_inputs(graph::Node& n) const;
 };
 
 const OpInfo& op_info(OpKind op);

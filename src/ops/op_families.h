@@ -8,12 +8,19 @@
 namespace ingot::ops::detail {
 
 void add_elementwise_ops(std::vector<OpInfo>& t);
+void add_compare_logic_ops(std::vector<OpInfo>& t);
+void add_elementwise_extra_ops(std::vector<OpInfo>& t);
+void add_activation_ops(std::vector<OpInfo>& t);
 void add_conv_ops(std::vector<OpInfo>& t);
 void add_matmul_ops(std::vector<OpInfo>& t);
 void add_normalization_ops(std::vector<OpInfo>& t);
 void add_pooling_ops(std::vector<OpInfo>& t);
 void add_reduction_ops(std::vector<OpInfo>& t);
+void add_reduction_extra_ops(std::vector<OpInfo>& t);
 void add_shape_ops(std::vector<OpInfo>& t);
 void add_data_movement_ops(std::vector<OpInfo>& t);
+void add_generator_ops(std::vector<OpInfo>& t);   // generators.cpp
+void add_slice_tile_ops(std::vector<OpInfo>& t);  // slice_tile.cpp
+void add_rearrange_ops(std::vector<OpInfo>& t);   // rearrange.cpp
 
 }  // namespace ingot::ops::detail

@@ -1,4 +1,6 @@
-// Reductions: ReduceMean and ReduceSum over `axes` (empty = all unless noop_with_empty_axes).
+// Reductions over `axes` (empty = all unless noop_with_empty_axes): ReduceMean, ReduceSum,
+// ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSum,
+// ReduceLogSumExp.
 #include <algorithm>
 
 #include "ops/op_families.h"
@@ -41,6 +43,8 @@ OpInfo reduce(OpKind k, const char* name) {
            {{"axes", AttrType::kInts},
             {"keepdims", AttrType::kInt},
             {"noop_with_empty_axes", AttrType::kInt}}};
+  i.max_inputs = 2;  // axes, until type inference moves it into the attribute
+  i.const_inputs = {{1, "axes", "axes"}};
   i.infer_fn = infer_reduce;
   i.flops_fn = reduce_flops;
   return i;
@@ -51,6 +55,14 @@ OpInfo reduce(OpKind k, const char* name) {
 void add_reduction_ops(std::vector<OpInfo>& t) {
   t.push_back(reduce(OpKind::ReduceMean, "ReduceMean"));
   t.push_back(reduce(OpKind::ReduceSum, "ReduceSum"));
+  t.push_back(reduce(OpKind::ReduceMax, "ReduceMax"));
+  t.push_back(reduce(OpKind::ReduceMin, "ReduceMin"));
+  t.push_back(reduce(OpKind::ReduceProd, "ReduceProd"));
+  t.push_back(reduce(OpKind::ReduceL1, "ReduceL1"));
+  t.push_back(reduce(OpKind::ReduceL2, "ReduceL2"));
+  t.push_back(reduce(OpKind::ReduceSumSquare, "ReduceSumSquare"));
+  t.push_back(reduce(OpKind::ReduceLogSum, "ReduceLogSum"));
+  t.push_back(reduce(OpKind::ReduceLogSumExp, "ReduceLogSumExp"));
 }
 
 }  // namespace ingot::ops::detail

@@ -184,10 +184,16 @@ void add_shape_ops(std::vector<OpInfo>& t) {
   t.push_back(reshape);
   t.push_back(
       shape_op(OpKind::Transpose, "Transpose", inj, {{"perm", AttrType::kInts}}, infer_transpose));
-  t.push_back(
-      shape_op(OpKind::Squeeze, "Squeeze", inj, {{"axes", AttrType::kInts}}, infer_squeeze));
-  t.push_back(shape_op(OpKind::Unsqueeze, "Unsqueeze", inj, {{"axes", AttrType::kInts, true}},
-                       infer_unsqueeze));
+  OpInfo squeeze =
+      shape_op(OpKind::Squeeze, "Squeeze", inj, {{"axes", AttrType::kInts}}, infer_squeeze);
+  OpInfo unsqueeze = shape_op(OpKind::Unsqueeze, "Unsqueeze", inj,
+                              {{"axes", AttrType::kInts, true}}, infer_unsqueeze);
+  for (OpInfo* i : {&squeeze, &unsqueeze}) {
+    i->max_inputs = 2;  // axes, until type inference moves it into the attribute
+    i->const_inputs = {{1, "axes", "axes"}};
+  }
+  t.push_back(squeeze);
+  t.push_back(unsqueeze);
   t.push_back(shape_op(OpKind::Shape, "Shape", PatternKind::kOpaque,
                        {{"start", AttrType::kInt}, {"end", AttrType::kInt}}, infer_shape));
 }

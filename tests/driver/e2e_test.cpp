@@ -189,5 +189,35 @@ TEST(EndToEnd, EmptyShapeOutput) {
   expect_close(m.output(1), want);
 }
 
+// Regression: a zero-size input given as a DLTensor with a NULL data pointer was reported as
+// "input 'x' was not set".
+TEST(EndToEnd, EmptyInputTensor) {
+  OnnxModelBuilder mb;
+  mb.input("x", {0, 3});
+  mb.node("Relu", {"x"}, {"y"}, "relu");
+  mb.output("y");
+  auto dir = temp_dir("empty_input");
+  mb.save(dir / "m.onnx");
+  CompiledModel m(dir / "m.onnx", dir / "m.so");
+  IngotModel* model = nullptr;
+  ASSERT_EQ(ingot_model_load((dir / "m.so").c_str(), &model), INGOT_OK) << ingot_last_error();
+  IngotSession* session = nullptr;
+  ASSERT_EQ(ingot_session_create(model, &session), INGOT_OK);
+  int64_t shape[2] = {0, 3};
+  DLTensor t{};
+  t.data = nullptr;
+  t.device = {kDLCPU, 0};
+  t.ndim = 2;
+  t.dtype = {kDLFloat, 32, 1};
+  t.shape = shape;
+  EXPECT_EQ(ingot_session_set_input(session, 0, &t), INGOT_OK) << ingot_last_error();
+  EXPECT_EQ(ingot_session_run(session), INGOT_OK) << ingot_last_error();
+  DLTensor out;
+  ASSERT_EQ(ingot_session_output(session, 0, &out), INGOT_OK);
+  EXPECT_EQ(out.shape[0], 0);
+  ingot_session_free(session);
+  ingot_model_free(model);
+}
+
 }  // namespace
 }  // namespace ingot::testing

@@ -3,6 +3,7 @@
 
 #include <limits>
 
+#include "graph/transforms/infer_types.h"
 #include "onnx_builder.h"
 
 namespace ingot::frontend::testing {
@@ -259,7 +260,10 @@ TEST(OnnxOps, Pad18AxesExpandToFullRank) {
   b.node("Pad", {"x", "pads", "", "axes"}, {"y"}, "p");
   b.output("y");
   auto g = b.import();
+  EXPECT_EQ(find_node(*g, "p")->attrs.get_ints("axes"), Ints{-1});  // folded by infer_types
+  graph::infer_types(*g);
   EXPECT_EQ(find_node(*g, "p")->attrs.get_ints("pads"), (Ints{0, 0, 1, 0, 0, 2}));
+  EXPECT_FALSE(find_node(*g, "p")->attrs.has("axes"));
 }
 
 TEST(OnnxOps, DropoutBecomesIdentity) {

@@ -1,5 +1,7 @@
-// Converters for BatchNormalization and LayerNormalization (inference forms, output 0 only) and
+// Converters for BatchNormalization (inference form, output 0 only), LayerNormalization (Y and
+// the optional Mean / InvStdDev) and
 // Softmax (opset < 13's coerce-to-2-D semantics rewritten as Flatten -> Softmax -> Reshape).
+#include <algorithm>
 #include <limits>
 
 #include "frontend/onnx/converter.h"
@@ -27,23 +29,25 @@ void convert_batch_norm(NodeConverter& c) {
 
 void convert_layer_norm(NodeConverter& c) {
   c.ignore_attr("stash_type");  // ingot computes the statistics in float32 or wider
-  c.require_unused_output(1, "Mean");
-  c.require_unused_output(2, "InvStdDev");
   graph::Attrs attrs;
   attrs.set("axis", c.attr_int("axis").value_or(-1));
   attrs.set("epsilon", c.attr_float("epsilon").value_or(1e-5));
+  // Mean and InvStdDev are emitted when the ONNX node lists them.
   c.emit(OpKind::LayerNormalization, {c.input(0, "X"), c.input(1, "Scale"), c.optional_input(2)},
-         attrs);
+         attrs, std::min(c.num_outputs(), 3));
 }
 
+template <OpKind K = OpKind::Softmax>
 void convert_softmax_13(NodeConverter& c) {
   graph::Attrs attrs;
   attrs.set("axis", c.attr_int("axis").value_or(-1));
-  c.emit(OpKind::Softmax, {c.input(0, "input")}, attrs);
+  c.emit(K, {c.input(0, "input")}, attrs);
 }
 
 // Softmax-1/11: the input is coerced to 2-D at `axis` (default 1), normalised along dim 1 and
 // reshaped back; the shape comes from a Shape node that type inference turns into a constant.
+// LogSoftmax and Hardmax (opset < 13) are rewritten the same way.
+template <OpKind K = OpKind::Softmax>
 void convert_softmax_1(NodeConverter& c) {
   graph::Value* x = c.input(0, "input");
   graph::Attrs flat;
@@ -51,7 +55,7 @@ void convert_softmax_1(NodeConverter& c) {
   graph::Value* x2d = c.emit_helper(OpKind::Flatten, "flatten", {x}, flat);
   graph::Attrs one;
   one.set("axis", int64_t(1));
-  graph::Value* y2d = c.emit_helper(OpKind::Softmax, "softmax", {x2d}, one);
+  graph::Value* y2d = c.emit_helper(K, "softmax", {x2d}, one);
   graph::Attrs whole;
   whole.set("start", int64_t(0));
   whole.set("end", std::numeric_limits<int64_t>::max());
@@ -64,8 +68,12 @@ void convert_softmax_1(NodeConverter& c) {
 const ConverterEntry kTable[] = {
     {"BatchNormalization", 7, kMaxOnnxOpset, convert_batch_norm},
     {"LayerNormalization", 17, kMaxOnnxOpset, convert_layer_norm},
-    {"Softmax", 7, 12, convert_softmax_1},
-    {"Softmax", 13, kMaxOnnxOpset, convert_softmax_13},
+    {"Softmax", 7, 12, convert_softmax_1<>},
+    {"Softmax", 13, kMaxOnnxOpset, convert_softmax_13<>},
+    {"LogSoftmax", 7, 12, convert_softmax_1<OpKind::LogSoftmax>},
+    {"LogSoftmax", 13, kMaxOnnxOpset, convert_softmax_13<OpKind::LogSoftmax>},
+    {"Hardmax", 7, 12, convert_softmax_1<OpKind::Hardmax>},
+    {"Hardmax", 13, kMaxOnnxOpset, convert_softmax_13<OpKind::Hardmax>},
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Converters for shape and data-movement ops: Flatten, Reshape, Transpose, Concat, Shape, Gather,
-// Squeeze and Unsqueeze (axes as an attribute before opset 13, a constant input after).
+// Squeeze and Unsqueeze (axes as an attribute before opset 13, an input after, resolved by
+// type inference when other nodes compute it).
 #include <limits>
 
 #include "frontend/onnx/converter.h"
@@ -65,9 +66,12 @@ template <OpKind K>
 void convert_axes_input(NodeConverter& c) {
   graph::Attrs attrs;
   if (K == OpKind::Unsqueeze) c.input(1, "axes");  // required: reports it when missing
-  graph::TensorPtr axes = c.constant_input(1, "axes");
+  graph::Value* deferred = nullptr;
+  graph::TensorPtr axes = c.static_input(1, "axes", &deferred);
   if (axes) attrs.set("axes", tensor_to_i64s(*axes));
-  c.emit(K, {c.input(0, "data")}, attrs);
+  std::vector<graph::Value*> inputs{c.input(0, "data")};
+  if (deferred) inputs.push_back(deferred);
+  c.emit(K, inputs, attrs);
 }
 
 const ConverterEntry kTable[] = {

@@ -1,5 +1,8 @@
-// Converters for Split (sizes from the `split` attribute before opset 13, a constant input after;
-// num_outputs in 18) and Pad (attributes before opset 11, constant inputs after, axes in 18).
+// Converters for Split (sizes from the `split` attribute before opset 13, an input after;
+// num_outputs in 18) and Pad (attributes before opset 11, inputs after, axes in 18); inputs that
+// other nodes compute stay node inputs until type inference resolves them.
+#include <utility>
+
 #include "frontend/onnx/converter.h"
 #include "frontend/onnx/importer.h"
 
@@ -9,7 +12,8 @@ namespace {
 using ops::OpKind;
 constexpr int kMax = kMaxOnnxOpset;
 
-void emit_split(NodeConverter& c, std::optional<std::vector<int64_t>> split) {
+void emit_split(NodeConverter& c, std::optional<std::vector<int64_t>> split,
+                graph::Value* deferred = nullptr) {
   graph::Attrs attrs;
   attrs.set("axis", c.attr_int("axis").value_or(0));
   if (split) {
@@ -17,7 +21,9 @@ void emit_split(NodeConverter& c, std::optional<std::vector<int64_t>> split) {
       c.fail("'split' has {} sizes but the node has {} outputs", split->size(), c.num_outputs());
     attrs.set("split", *split);
   }
-  c.emit(OpKind::Split, {c.input(0, "input")}, attrs, c.num_outputs());
+  std::vector<graph::Value*> inputs{c.input(0, "input")};
+  if (deferred) inputs.push_back(deferred);
+  c.emit(OpKind::Split, inputs, attrs, c.num_outputs());
 }
 
 void convert_split_2(NodeConverter& c) {
@@ -26,13 +32,14 @@ void convert_split_2(NodeConverter& c) {
 
 void convert_split_13(NodeConverter& c) {
   std::optional<std::vector<int64_t>> split;
-  if (graph::TensorPtr t = c.constant_input(1, "split")) split = tensor_to_i64s(*t);
+  graph::Value* deferred = nullptr;
+  if (graph::TensorPtr t = c.static_input(1, "split", &deferred)) split = tensor_to_i64s(*t);
   if (auto n = c.attr_int("num_outputs")) {  // opset 18+
-    if (split) c.fail("attribute 'num_outputs' and input 'split' are both given");
+    if (split || deferred) c.fail("attribute 'num_outputs' and input 'split' are both given");
     if (*n != c.num_outputs())
       c.fail("attribute 'num_outputs' is {} but the node has {} outputs", *n, c.num_outputs());
   }
-  emit_split(c, split);
+  emit_split(c, split, deferred);
 }
 
 std::string pad_mode(NodeConverter& c) {
@@ -53,38 +60,27 @@ void convert_pad_2(NodeConverter& c) {
   c.emit(OpKind::Pad, {c.input(0, "data")}, attrs);
 }
 
+// pads, constant_value and axes go to attributes; when other nodes compute them they stay node
+// inputs 1..3 until type inference resolves them (infer_pad folds `axes` into `pads`).
 void convert_pad_11(NodeConverter& c) {
-  graph::Value* x = c.input(0, "data");
-  c.input(1, "pads");
-  std::vector<int64_t> pads = tensor_to_i64s(*c.constant_input(1, "pads"));
-  double value = 0.0;
-  if (graph::TensorPtr v = c.constant_input(2, "constant_value")) {
-    if (v->num_elements() != 1) c.fail("input 'constant_value' must be a scalar");
-    value = v->get_f64(0);
-  }
-  if (graph::TensorPtr axes_t = c.constant_input(3, "axes")) {  // opset 18+
-    std::vector<int64_t> axes = tensor_to_i64s(*axes_t);
-    if (pads.size() != 2 * axes.size())
-      c.fail("input 'pads' has {} values; 2 per axis in 'axes' ({}) are needed", pads.size(),
-             axes.size());
-    if (!NodeConverter::known_dtype(x))
-      c.fail("input 'axes' is only supported when the rank of 'data' is known at import");
-    const auto rank = int64_t(x->type.rank());
-    std::vector<int64_t> full(size_t(2 * rank), 0);
-    for (size_t i = 0; i < axes.size(); ++i) {
-      int64_t a = axes[i] < 0 ? axes[i] + rank : axes[i];
-      if (a < 0 || a >= rank)
-        c.fail("input 'axes' value {} is out of range for rank {}", axes[i], rank);
-      full[size_t(a)] = pads[i];
-      full[size_t(a + rank)] = pads[i + axes.size()];
-    }
-    pads = full;
-  }
   graph::Attrs attrs;
-  attrs.set("pads", pads);
+  std::vector<graph::Value*> inputs{c.input(0, "data"), nullptr, nullptr, nullptr};
+  c.input(1, "pads");
+  graph::Value* deferred = nullptr;
+  if (graph::TensorPtr p = c.static_input(1, "pads", &deferred))
+    attrs.set("pads", tensor_to_i64s(*p));
+  inputs[1] = std::exchange(deferred, nullptr);
+  if (graph::TensorPtr v = c.static_input(2, "constant_value", &deferred)) {
+    if (v->num_elements() != 1) c.fail("input 'constant_value' must be a scalar");
+    attrs.set("value", v->get_f64(0));
+  }
+  inputs[2] = std::exchange(deferred, nullptr);
+  if (graph::TensorPtr axes = c.static_input(3, "axes", &deferred))  // opset 18+
+    attrs.set("axes", tensor_to_i64s(*axes));
+  inputs[3] = deferred;
+  while (inputs.size() > 1 && !inputs.back()) inputs.pop_back();
   attrs.set("mode", pad_mode(c));
-  attrs.set("value", value);
-  c.emit(OpKind::Pad, {x}, attrs);
+  c.emit(OpKind::Pad, inputs, attrs);
 }
 
 const ConverterEntry kTable[] = {

@@ -46,6 +46,20 @@ graph::TensorPtr NodeConverter::constant_input(int i, const char* what) const {
   return v->constant;
 }
 
+graph::TensorPtr NodeConverter::static_input(int i, const char* what,
+                                             graph::Value** deferred) const {
+  graph::Value* v = optional_input(i);
+  if (!v) return nullptr;
+  if (v->is_constant()) return v->constant;
+  if (!v->producer)
+    fail(
+        "input '{}' must be a compile-time constant, but it is the graph input '{}' (a run-time "
+        "value would make the output shape data-dependent; freeze it into an initializer)",
+        what, v->name);
+  *deferred = v;
+  return nullptr;
+}
+
 std::optional<graph::DType> NodeConverter::known_dtype(const graph::Value* v) {
   if (v && v->producer == nullptr) return v->type.dtype;
   return std::nullopt;

@@ -48,6 +48,11 @@ class NodeConverter {
   graph::Value* optional_input(int i) const;           // nullptr when absent
   // The constant data of input i, nullptr when absent; UserError when present but not constant.
   graph::TensorPtr constant_input(int i, const char* what) const;
+  // An input whose canonical place is an attribute (ops::ConstInput): its constant data when
+  // known at import (nullptr when absent). When other nodes compute it, returns nullptr and sets
+  // *deferred to the value, which the converter passes as a node input for type inference to
+  // resolve by shape-value propagation. A graph input (a run-time value) is a UserError.
+  graph::TensorPtr static_input(int i, const char* what, graph::Value** deferred) const;
   // The dtype of a value when known at import time (graph inputs and constants).
   static std::optional<graph::DType> known_dtype(const graph::Value* v);
 
@@ -114,6 +119,9 @@ struct ConverterEntry {
 
 // Each op family's rows (defined in convert_<family>.cpp).
 std::span<const ConverterEntry> elementwise_converters();
+std::span<const ConverterEntry> compare_logic_converters();
+std::span<const ConverterEntry> elementwise_extra_converters();
+std::span<const ConverterEntry> activation_converters();
 std::span<const ConverterEntry> constant_converters();
 std::span<const ConverterEntry> conv_converters();
 std::span<const ConverterEntry> matmul_converters();
@@ -122,6 +130,7 @@ std::span<const ConverterEntry> pool_converters();
 std::span<const ConverterEntry> reduce_converters();
 std::span<const ConverterEntry> shape_converters();
 std::span<const ConverterEntry> split_pad_converters();
+std::span<const ConverterEntry> slice_tile_converters();  // convert_slice_tile.cpp
 
 // The row handling `op_type` at `opset`, or nullptr. `known_range` receives the opset range over
 // which any row handles the op (nullopt when the op is unknown), for messages.

@@ -1,5 +1,6 @@
-// Data propagation of small shape tensors: Shape, Identity/Reshape/Flatten/Squeeze/Unsqueeze,
-// Cast (to int), Gather, Concat and integer Add/Sub/Mul/Div with broadcasting.
+// Data propagation of small shape tensors: Shape, Size, ConstantOfShape,
+// Identity/Reshape/Flatten/Squeeze/Unsqueeze, Cast (to int), Gather, Slice, Concat, Neg and integer
+// Add/Sub/Mul/Div with broadcasting.
 #include "graph/transforms/shape_values.h"
 
 namespace ingot::graph {
@@ -95,6 +96,26 @@ std::optional<Vals> propagate_shape_value(const Node& n, const KnownValues& know
         if (i < 0 || i >= size) return std::nullopt;  // reported by the run-time check
         out.push_back((*data)[i]);
       }
+      return out;
+    }
+    case ops::OpKind::Neg:
+      if (const Vals* v = in(0)) {
+        Vals out;
+        for (int64_t x : *v) out.push_back(-x);
+        return out;
+      }
+      return std::nullopt;
+    case ops::OpKind::ConstantOfShape:
+      return Vals(size_t(ot.num_elements()), int64_t(n.attrs.get_float("value", 0.0)));
+    case ops::OpKind::Size:
+      if (!n.inputs[0]->type.is_static()) return std::nullopt;
+      return Vals{n.inputs[0]->type.num_elements()};
+    case ops::OpKind::Slice: {  // attributes normalised by inference: one entry per dim
+      const Vals* data = in(0);
+      if (!data || n.inputs[0]->type.rank() != 1) return std::nullopt;
+      int64_t start = n.attrs.get_ints("starts").at(0), step = n.attrs.get_ints("steps").at(0);
+      Vals out;
+      for (int64_t i = 0; i < ot.num_elements(); ++i) out.push_back((*data)[start + i * step]);
       return out;
     }
     case ops::OpKind::Concat: {

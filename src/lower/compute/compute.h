@@ -22,6 +22,18 @@ tir::Stmt compute_unary(const graph::Node& node, const std::vector<tir::Buffer>&
 // elementwise_binary.cpp: Add, Sub, Mul, Div, Pow with numpy broadcasting.
 tir::Stmt compute_binary(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                          const std::vector<tir::Buffer>& outputs);
+// compare_logic.cpp: Equal, Less, LessOrEqual, Greater, GreaterOrEqual, Not, And, Or, Xor, Where,
+// IsNaN, IsInf (bool results).
+tir::Stmt compute_compare_logic(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                                const std::vector<tir::Buffer>& outputs);
+// elementwise_extra.cpp: Max, Min, Sum, Mean (variadic), Mod, BitShift, Sign, Ceil, Floor, Round,
+// Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh.
+tir::Stmt compute_elementwise_extra(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                                    const std::vector<tir::Buffer>& outputs);
+// activation.cpp: LeakyRelu, PRelu, Elu, Selu, Celu, HardSigmoid, HardSwish, Softplus, Softsign,
+// Mish, ThresholdedRelu.
+tir::Stmt compute_activation(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                             const std::vector<tir::Buffer>& outputs);
 // conv.cpp: N-d Conv (groups, pads, strides, dilations, bias).
 tir::Stmt compute_conv(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                        const std::vector<tir::Buffer>& outputs);
@@ -43,9 +55,15 @@ tir::Stmt compute_pool(const graph::Node& node, const std::vector<tir::Buffer>& 
                        const std::vector<tir::Buffer>& outputs);
 tir::Stmt compute_global_avg_pool(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                                   const std::vector<tir::Buffer>& outputs);
-// reduce.cpp: ReduceMean, ReduceSum.
+// reduce.cpp: ReduceMean, ReduceSum, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2,
+// ReduceSumSquare, ReduceLogSum, ReduceLogSumExp.
 tir::Stmt compute_reduce(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                          const std::vector<tir::Buffer>& outputs);
+// arg_softmax.cpp: ArgMax, ArgMin; LogSoftmax, Hardmax (one axis).
+tir::Stmt compute_arg_reduce(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                             const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_softmax_variant(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                                  const std::vector<tir::Buffer>& outputs);
 // reshape.cpp: Identity, Flatten, Reshape, Squeeze, Unsqueeze (row-major copies), and Shape.
 tir::Stmt compute_copy(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                        const std::vector<tir::Buffer>& outputs);
@@ -65,6 +83,28 @@ tir::Stmt compute_pad(const graph::Node& node, const std::vector<tir::Buffer>& i
 // gather.cpp
 tir::Stmt compute_gather(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                          const std::vector<tir::Buffer>& outputs);
+
+// slice_tile.cpp: generators (ConstantOfShape, Size, Range) and Slice, Expand, Tile.
+tir::Stmt compute_constant_of_shape(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                                    const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_size(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                       const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_range(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                        const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_slice(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                        const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_expand(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                         const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_tile(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                       const std::vector<tir::Buffer>& outputs);
+
+// rearrange.cpp: Trilu, DepthToSpace and SpaceToDepth, GatherElements.
+tir::Stmt compute_trilu(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                        const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_depth_space(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                              const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_gather_elements(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                                  const std::vector<tir::Buffer>& outputs);
 
 // The rule of an op kind (every op in op_list.def has one).
 ComputeRule compute_rule(ops::OpKind op);

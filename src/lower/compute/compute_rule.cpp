@@ -28,6 +28,53 @@ ComputeRule compute_rule(ops::OpKind op) {
     case OpKind::Div:
     case OpKind::Pow:
       return compute_binary;
+    case OpKind::Equal:
+    case OpKind::Less:
+    case OpKind::LessOrEqual:
+    case OpKind::Greater:
+    case OpKind::GreaterOrEqual:
+    case OpKind::Not:
+    case OpKind::And:
+    case OpKind::Or:
+    case OpKind::Xor:
+    case OpKind::Where:
+    case OpKind::IsNaN:
+    case OpKind::IsInf:
+      return compute_compare_logic;
+    case OpKind::Max:
+    case OpKind::Min:
+    case OpKind::Sum:
+    case OpKind::Mean:
+    case OpKind::Mod:
+    case OpKind::BitShift:
+    case OpKind::Sign:
+    case OpKind::Ceil:
+    case OpKind::Floor:
+    case OpKind::Round:
+    case OpKind::Sin:
+    case OpKind::Cos:
+    case OpKind::Tan:
+    case OpKind::Asin:
+    case OpKind::Acos:
+    case OpKind::Atan:
+    case OpKind::Sinh:
+    case OpKind::Cosh:
+    case OpKind::Asinh:
+    case OpKind::Acosh:
+    case OpKind::Atanh:
+      return compute_elementwise_extra;
+    case OpKind::LeakyRelu:
+    case OpKind::PRelu:
+    case OpKind::Elu:
+    case OpKind::Selu:
+    case OpKind::Celu:
+    case OpKind::HardSigmoid:
+    case OpKind::HardSwish:
+    case OpKind::Softplus:
+    case OpKind::Softsign:
+    case OpKind::Mish:
+    case OpKind::ThresholdedRelu:
+      return compute_activation;
     case OpKind::Conv:
       return compute_conv;
     case OpKind::Gemm:
@@ -47,7 +94,21 @@ ComputeRule compute_rule(ops::OpKind op) {
       return compute_global_avg_pool;
     case OpKind::ReduceMean:
     case OpKind::ReduceSum:
+    case OpKind::ReduceMax:
+    case OpKind::ReduceMin:
+    case OpKind::ReduceProd:
+    case OpKind::ReduceL1:
+    case OpKind::ReduceL2:
+    case OpKind::ReduceSumSquare:
+    case OpKind::ReduceLogSum:
+    case OpKind::ReduceLogSumExp:
       return compute_reduce;
+    case OpKind::ArgMax:
+    case OpKind::ArgMin:
+      return compute_arg_reduce;
+    case OpKind::LogSoftmax:
+    case OpKind::Hardmax:
+      return compute_softmax_variant;
     case OpKind::Identity:
     case OpKind::Flatten:
     case OpKind::Reshape:
@@ -66,6 +127,25 @@ ComputeRule compute_rule(ops::OpKind op) {
       return compute_pad;
     case OpKind::Gather:
       return compute_gather;
+    case OpKind::ConstantOfShape:
+      return compute_constant_of_shape;
+    case OpKind::Size:
+      return compute_size;
+    case OpKind::Range:
+      return compute_range;
+    case OpKind::Slice:
+      return compute_slice;
+    case OpKind::Expand:
+      return compute_expand;
+    case OpKind::Tile:
+      return compute_tile;
+    case OpKind::Trilu:
+      return compute_trilu;
+    case OpKind::DepthToSpace:
+    case OpKind::SpaceToDepth:
+      return compute_depth_space;
+    case OpKind::GatherElements:
+      return compute_gather_elements;
   }
   fail_internal("no compute rule for op kind {}", int(op));
 }

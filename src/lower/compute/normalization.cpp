@@ -72,11 +72,22 @@ Stmt compute_layer_norm(const graph::Node& node, const std::vector<Buffer>& inpu
                                  return BufferStore::make(y, v, full(r));
                                },
                                {.parallel_outer = false, .vectorize_inner = true});
-        Stmt body = SeqStmt::make(
-            {mean.set(make_const(dt, 0)), sum, mean.set(mean.get() / count),
-             var.set(make_const(dt, 0)), sq,
-             var.set(make_const(dt, 1) / sqrt(var.get() / count + eps)),  // var now holds 1/stddev
-             write});
+        std::vector<Stmt> seq = {
+            mean.set(make_const(dt, 0)),
+            sum,
+            mean.set(mean.get() / count),
+            var.set(make_const(dt, 0)),
+            sq,
+            var.set(make_const(dt, 1) / sqrt(var.get() / count + eps)),  // var now holds 1/stddev
+            write};
+        // Optional outputs Mean and InvStdDev, shaped like X with the normalised dims 1.
+        Index stat_idx = o;
+        stat_idx.resize(xs.size(), i64(0));
+        if (outputs.size() > 1 && outputs[1].defined())
+          seq.push_back(BufferStore::make(outputs[1], mean.get(), stat_idx));
+        if (outputs.size() > 2 && outputs[2].defined())
+          seq.push_back(BufferStore::make(outputs[2], var.get(), stat_idx));
+        Stmt body = SeqStmt::make(seq);
         return mean.scope(var.scope(body));
       },
       {.parallel_outer = true, .vectorize_inner = false});

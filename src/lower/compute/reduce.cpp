@@ -1,5 +1,6 @@
-// Compute rule of ReduceSum / ReduceMean: for each kept index, accumulate over the reduced axes
-// in a local buffer, then store (divided by the count for the mean).
+// Compute rule of the Reduce* ops: for each kept index, accumulate over the reduced axes in a
+// local buffer, then store the finished value. Each op is an (init, update, finish) triple;
+// ReduceLogSumExp first finds the slice maximum and accumulates exp(x - max) for stability.
 #include <algorithm>
 
 #include "lower/compute/common.h"
@@ -9,12 +10,75 @@
 namespace ingot::lower {
 
 using namespace tir;
+using ops::OpKind;
+
+namespace {
+
+Expr init_value(OpKind op, DataType dt) {
+  switch (op) {
+    case OpKind::ReduceMax:
+      return min_value(dt);
+    case OpKind::ReduceMin:
+      return max_value(dt);
+    case OpKind::ReduceProd:
+      return make_const(dt, 1);
+    default:
+      return make_const(dt, 0);
+  }
+}
+
+// acc' = update(acc, x); `shift` is the slice maximum (ReduceLogSumExp only).
+Expr update(OpKind op, Expr acc, Expr x, Expr shift) {
+  switch (op) {
+    case OpKind::ReduceMax:
+      return max(acc, x);
+    case OpKind::ReduceMin:
+      return min(acc, x);
+    case OpKind::ReduceProd:
+      return acc * x;
+    case OpKind::ReduceL1:
+      return acc + (x.dtype().is_float() ? fabs(x) : select(x < 0, -x, x));
+    case OpKind::ReduceL2:
+    case OpKind::ReduceSumSquare:
+      return acc + x * x;
+    case OpKind::ReduceLogSumExp:
+      return acc + exp(x - shift);
+    default:  // ReduceSum, ReduceMean, ReduceLogSum
+      return acc + x;
+  }
+}
+
+Expr finish(OpKind op, Expr acc, int64_t count, Expr shift) {
+  DataType dt = acc.dtype();
+  switch (op) {
+    case OpKind::ReduceMean: {
+      Expr c = make_const(dt, double(count));
+      return dt.is_float() ? acc / c : trunc_div(acc, c);
+    }
+    case OpKind::ReduceL2:
+      return dt.is_float() ? sqrt(acc)
+                           : cast(dt, call(Intrinsic::round, {sqrt(cast(DataType::f64(), acc))}));
+    case OpKind::ReduceLogSum:
+      return log(acc);
+    case OpKind::ReduceLogSumExp:
+      return log(acc) + shift;
+    default:
+      return acc;
+  }
+}
+
+bool float_only(OpKind op) {
+  return op == OpKind::ReduceLogSum || op == OpKind::ReduceLogSumExp;
+}
+
+}  // namespace
 
 Stmt compute_reduce(const graph::Node& node, const std::vector<Buffer>& inputs,
                     const std::vector<Buffer>& outputs) {
   const Buffer& x = inputs.at(0);
   const Buffer& y = outputs.at(0);
-  check_dtype(node, x, DTypeClass::kNumeric);
+  OpKind op = node.op;
+  check_dtype(node, x, float_only(op) ? DTypeClass::kFloat : DTypeClass::kNumeric);
   std::vector<int64_t> xs = const_shape(x);
   int rank = int(xs.size());
   std::vector<int64_t> axes = node.attrs.get_ints("axes");
@@ -39,32 +103,41 @@ Stmt compute_reduce(const graph::Node& node, const std::vector<Buffer>& inputs,
     count *= xs[d];
   }
   DataType dt = y->dtype;
-  bool mean = node.op == ops::OpKind::ReduceMean;
+  NestOptions serial = {.parallel_outer = false, .vectorize_inner = false};
 
-  return loop_nest(kept_shape, "o",
-                   [&](const Index& o) {
-                     Accumulator acc("acc", dt);
-                     Stmt sum = loop_nest(red_shape, "r",
-                                          [&](const Index& r) {
-                                            Index xi = o;
-                                            int n = 0;
-                                            for (int d = 0; d < rank; ++d)
-                                              if (reduced[d]) xi[d] = r[n++];
-                                            return acc.set(acc.get() + x.load(xi));
-                                          },
-                                          {.parallel_outer = false, .vectorize_inner = false});
-                     Index yi;
-                     for (int d = 0; d < rank; ++d)
-                       if (keepdims || !reduced[d]) yi.push_back(o[d]);
-                     Expr result = acc.get();
-                     if (mean) {
-                       Expr c = make_const(dt, double(count));
-                       result = dt.is_float() ? result / c : trunc_div(result, c);
-                     }
-                     return acc.scope(SeqStmt::make(
-                         {acc.set(make_const(dt, 0)), sum, BufferStore::make(y, result, yi)}));
-                   },
-                   {.parallel_outer = true, .vectorize_inner = false});
+  return loop_nest(
+      kept_shape, "o",
+      [&](const Index& o) {
+        auto x_at = [&](const Index& r) {
+          Index xi = o;
+          int n = 0;
+          for (int d = 0; d < rank; ++d)
+            if (reduced[d]) xi[d] = r[n++];
+          return x.load(xi);
+        };
+        Accumulator acc("acc", dt), mx("max", dt);
+        bool lse = op == OpKind::ReduceLogSumExp;
+        Expr shift = lse ? mx.get() : Expr();
+        std::vector<Stmt> body;
+        if (lse) {
+          body.push_back(mx.set(min_value(dt)));
+          body.push_back(loop_nest(
+              red_shape, "r", [&](const Index& r) { return mx.set(max(mx.get(), x_at(r))); },
+              serial));
+        }
+        body.push_back(acc.set(init_value(op, dt)));
+        body.push_back(loop_nest(
+            red_shape, "r",
+            [&](const Index& r) { return acc.set(update(op, acc.get(), x_at(r), shift)); },
+            serial));
+        Index yi;
+        for (int d = 0; d < rank; ++d)
+          if (keepdims || !reduced[d]) yi.push_back(o[d]);
+        body.push_back(BufferStore::make(y, finish(op, acc.get(), count, shift), yi));
+        Stmt s = acc.scope(SeqStmt::make(body));
+        return lse ? mx.scope(s) : s;
+      },
+      {.parallel_outer = true, .vectorize_inner = false});
 }
 
 }  // namespace ingot::lower

@@ -1,0 +1,77 @@
+// Compute rules of Trilu (keep one triangle of the last two dims, zero the rest), DepthToSpace /
+// SpaceToDepth (DCR and CRD block orders) and GatherElements (negative indices wrap).
+#include "lower/compute/common.h"
+#include "lower/compute/compute.h"
+#include "support/error.h"
+
+namespace ingot::lower {
+
+using namespace tir;
+
+Stmt compute_trilu(const graph::Node& node, const std::vector<Buffer>& inputs,
+                   const std::vector<Buffer>& outputs) {
+  const Buffer& x = inputs.at(0);
+  const Buffer& y = outputs.at(0);
+  check_dtype(node, x, DTypeClass::kAny);
+  bool upper = node.attrs.get_int("upper", 1) != 0;
+  Expr k = i64(0);
+  if (inputs.size() > 1 && inputs[1].defined())
+    k = cast(DataType::i64(), inputs[1].load(scalar_index(inputs[1])));
+  int r = y.ndim();
+  Expr zero = make_const(y->dtype, 0.0);
+  return loop_nest(const_shape(y), "i", [&](const Index& idx) {
+    Expr diff = idx[r - 1] - idx[r - 2];  // column - row
+    Expr keep = upper ? diff >= k : diff <= k;
+    return BufferStore::make(y, select(keep, x.load(idx), zero), idx);
+  });
+}
+
+// Both directions written as out[n, oc, oh, ow] = x[n, ic, ih, iw].
+Stmt compute_depth_space(const graph::Node& node, const std::vector<Buffer>& inputs,
+                         const std::vector<Buffer>& outputs) {
+  const Buffer& x = inputs.at(0);
+  const Buffer& y = outputs.at(0);
+  check_dtype(node, x, DTypeClass::kAny);
+  int64_t b = node.attrs.get_int("blocksize", 1);
+  bool d2s = node.op == ops::OpKind::DepthToSpace;
+  bool crd = node.attrs.get_string("mode", "DCR") == "CRD";
+  int64_t xc = const_shape(x)[1], yc = const_shape(y)[1];
+  Expr bb = i64(b);
+  return loop_nest(const_shape(y), "i", [&](const Index& idx) {
+    Index xi{idx[0]};
+    if (d2s) {  // y[n, c, h*b+i, w*b+j]
+      Expr i = floormod(idx[2], bb), j = floormod(idx[3], bb);
+      xi.push_back(crd ? idx[1] * i64(b * b) + i * bb + j : (i * bb + j) * i64(yc) + idx[1]);
+      xi.push_back(floordiv(idx[2], bb));
+      xi.push_back(floordiv(idx[3], bb));
+    } else {  // DCR: y[n, (i*b+j)*C + c, h, w] = x[n, c, h*b+i, w*b+j]; CRD: y[n, c*b*b + i*b+j]
+      Expr c = crd ? floordiv(idx[1], i64(b * b)) : floormod(idx[1], i64(xc));
+      Expr ij = crd ? floormod(idx[1], i64(b * b)) : floordiv(idx[1], i64(xc));
+      xi.push_back(c);
+      xi.push_back(idx[2] * bb + floordiv(ij, bb));
+      xi.push_back(idx[3] * bb + floormod(ij, bb));
+    }
+    return BufferStore::make(y, x.load(xi), idx);
+  });
+}
+
+Stmt compute_gather_elements(const graph::Node& node, const std::vector<Buffer>& inputs,
+                             const std::vector<Buffer>& outputs) {
+  const Buffer& data = inputs.at(0);
+  const Buffer& indices = inputs.at(1);
+  const Buffer& y = outputs.at(0);
+  check_dtype(node, data, DTypeClass::kAny);
+  if (!indices->dtype.is_int())
+    fail_user("{}: indices must be int32 or int64, got {}", node_label(node), indices->dtype.str());
+  int axis = int(node.attrs.get_int("axis", 0));
+  int64_t len = const_shape(data)[size_t(axis)];
+  return loop_nest(const_shape(y), "i", [&](const Index& idx) {
+    Expr k = cast(DataType::i64(), indices.load(idx));
+    k = select(k < i64(0), k + i64(len), k);
+    Index di = idx;
+    di[size_t(axis)] = max(min(k, i64(len - 1)), i64(0));
+    return BufferStore::make(y, data.load(di), idx);
+  });
+}
+
+}  // namespace ingot::lower

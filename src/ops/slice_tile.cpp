@@ -1,0 +1,146 @@
+// Index-mapping data-movement ops: Slice (starts/ends/axes/steps), Expand (broadcast to a
+// shape) and Tile (repeats). Their shape-deciding values are attributes (docs/graph-forms.md).
+#include <algorithm>
+
+#include "ops/op_families.h"
+#include "ops/shape_util.h"
+#include "support/error.h"
+
+namespace ingot::ops::detail {
+
+namespace {
+
+// Normalises to one entry per input dim: `axes` = 0..rank-1, `starts` the first index read,
+// `steps`, and `ends` the clamped end (the output dim is ceil((end - start) / step), >= 0).
+std::vector<TensorType> infer_slice(Node& n) {
+  const TensorType& x = input_type(n, 0, "data");
+  int64_t r = x.rank();
+  std::vector<int64_t> starts = n.attrs.get_ints("starts"), ends = n.attrs.get_ints("ends");
+  if (starts.size() != ends.size())
+    fail_user("{}: 'starts' has {} values but 'ends' has {}", n.describe(), starts.size(),
+              ends.size());
+  std::vector<int64_t> axes;
+  if (n.attrs.has("axes")) {
+    axes = normalize_axes(n, n.attrs.get_ints("axes"), r, "axes");
+  } else {
+    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(int64_t(i));
+  }
+  std::vector<int64_t> steps = n.attrs.get_ints("steps", std::vector<int64_t>(starts.size(), 1));
+  if (axes.size() != starts.size() || steps.size() != starts.size())
+    fail_user("{}: 'starts', 'ends', 'axes' and 'steps' have different lengths ({}, {}, {}, {})",
+              n.describe(), starts.size(), ends.size(), axes.size(), steps.size());
+  if (int64_t(axes.size()) > r)
+    fail_user("{}: {} axes sliced for an input of rank {}", n.describe(), axes.size(), r);
+  std::vector<int64_t> fs(size_t(r), 0), fe(size_t(r), 0), fst(size_t(r), 1);
+  TensorType out = x;
+  std::vector<bool> sliced(size_t(r), false);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t a = axes[i], step = steps[i];
+    sliced[size_t(a)] = true;
+    if (step == 0) fail_user("{}: 'steps' has a 0 for axis {}", n.describe(), a);
+    const Dim& d = x.shape[size_t(a)];
+    if (!d.is_static())
+      fail_user("{}: cannot slice symbolic dim '{}' (axis {})", n.describe(), d.symbol, a);
+    int64_t dim = d.value, s = starts[i], e = ends[i];
+    if (s < 0) s += dim;
+    if (e < 0) e += dim;
+    if (step > 0) {
+      s = std::clamp<int64_t>(s, 0, dim);
+      e = std::clamp<int64_t>(e, 0, dim);
+    } else {
+      s = std::clamp<int64_t>(s, -1, dim - 1);
+      e = std::clamp<int64_t>(e, -1, dim - 1);
+    }
+    int64_t len = step > 0 ? (e - s + step - 1) / step : (s - e - step - 1) / -step;
+    len = std::max<int64_t>(len, 0);
+    // Stored so that inference is idempotent: an empty slice is [0:0], and the end -1 of a
+    // negative step (before index 0) is written as -1 - dim so it does not read as "last".
+    fs[size_t(a)] = len > 0 ? s : 0;
+    fe[size_t(a)] = len == 0 ? 0 : e < 0 ? e - dim : e;
+    fst[size_t(a)] = step;
+    out.shape[size_t(a)] = Dim::fixed(len);
+  }
+  std::vector<int64_t> all_axes;
+  for (int64_t a = 0; a < r; ++a) {
+    all_axes.push_back(a);
+    if (!sliced[size_t(a)] && x.shape[size_t(a)].is_static())
+      fe[size_t(a)] = x.shape[size_t(a)].value;
+  }
+  n.attrs.set("starts", fs);
+  n.attrs.set("ends", fe);
+  n.attrs.set("axes", all_axes);
+  n.attrs.set("steps", fst);
+  return {out};
+}
+
+std::vector<TensorType> infer_expand(Node& n) {
+  const TensorType& x = input_type(n, 0, "input");
+  if (!n.attrs.has("shape")) fail_user("{}: input 'shape' is missing", n.describe());
+  std::vector<Dim> target;
+  for (int64_t d : n.attrs.get_ints("shape")) {
+    if (d < 0) fail_user("{}: input 'shape' has a negative dim {}", n.describe(), d);
+    target.push_back(Dim::fixed(d));
+  }
+  TensorType out{x.dtype, broadcast_shapes(n, x.shape, target)};
+  std::vector<int64_t> full;
+  for (const Dim& d : out.shape) full.push_back(d.is_static() ? d.value : -1);
+  n.attrs.set("shape", full);
+  return {out};
+}
+
+std::vector<TensorType> infer_tile(Node& n) {
+  const TensorType& x = input_type(n, 0, "input");
+  std::vector<int64_t> reps = n.attrs.get_ints("repeats");
+  if (int64_t(reps.size()) != x.rank())
+    fail_user("{}: input 'repeats' has {} values for an input of rank {}", n.describe(),
+              reps.size(), x.rank());
+  TensorType out = x;
+  for (int64_t i = 0; i < x.rank(); ++i) {
+    if (reps[size_t(i)] < 0)
+      fail_user("{}: input 'repeats' has a negative value {}", n.describe(), reps[size_t(i)]);
+    const Dim& d = x.shape[size_t(i)];
+    if (reps[size_t(i)] == 1) continue;
+    out.shape[size_t(i)] =
+        d.is_static() ? Dim::fixed(d.value * reps[size_t(i)]) : derived_dim(n, 0, int(i));
+  }
+  return {out};
+}
+
+double no_flops(const Node&) {
+  return 0;
+}
+
+OpInfo make(OpKind k, const char* name, std::vector<AttrSpec> attrs,
+            std::vector<TensorType> (*infer)(Node&)) {
+  OpInfo i{k, name, PatternKind::kInjective, std::move(attrs)};
+  i.infer_fn = infer;
+  i.flops_fn = no_flops;
+  return i;
+}
+
+}  // namespace
+
+void add_slice_tile_ops(std::vector<OpInfo>& t) {
+  OpInfo slice = make(OpKind::Slice, "Slice",
+                      {{"starts", AttrType::kInts, true},
+                       {"ends", AttrType::kInts, true},
+                       {"axes", AttrType::kInts},
+                       {"steps", AttrType::kInts}},
+                      infer_slice);
+  slice.max_inputs = 5;  // starts, ends, axes, steps until type inference resolves them
+  slice.const_inputs = {
+      {1, "starts", "starts"}, {2, "ends", "ends"}, {3, "axes", "axes"}, {4, "steps", "steps"}};
+  t.push_back(slice);
+
+  OpInfo expand = make(OpKind::Expand, "Expand", {{"shape", AttrType::kInts}}, infer_expand);
+  expand.max_inputs = 2;
+  expand.const_inputs = {{1, "shape", "shape"}};
+  t.push_back(expand);
+
+  OpInfo tile = make(OpKind::Tile, "Tile", {{"repeats", AttrType::kInts, true}}, infer_tile);
+  tile.max_inputs = 2;
+  tile.const_inputs = {{1, "repeats", "repeats"}};
+  t.push_back(tile);
+}
+
+}  // namespace ingot::ops::detail

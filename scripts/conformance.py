@@ -61,7 +61,9 @@ SUPPORTED_DTYPES = {
     TensorProto.BOOL: "bool",
 }
 DEFAULT_DOMAINS = ("", "ai.onnx")
-TRAINING_OPS = {"Gradient", "Momentum", "Adagrad", "Adam"}
+# Loss functions exist to train models; inference graphs do not contain them.
+TRAINING_OPS = {"Gradient", "Momentum", "Adagrad", "Adam", "NegativeLogLikelihoodLoss",
+                "SoftmaxCrossEntropyLoss"}
 RANDOM_OPS = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
               "Multinomial", "Bernoulli"}
 SEQUENCE_OPS = {"SequenceAt", "SequenceConstruct", "SequenceEmpty", "SequenceErase",
@@ -72,7 +74,8 @@ STRING_OPS = {"StringConcat", "StringNormalizer", "StringSplit", "RegexFullMatch
 # The scope rules, checked in this order; the first that matches gives the SKIP reason.
 SCOPE_RULES = [
     "non-default domain: any node (also inside subgraphs) in a domain other than ai.onnx",
-    "training: training ops (Gradient, Momentum, Adagrad, Adam) and training-mode tests "
+    "training: training ops (Gradient, Momentum, Adagrad, Adam) and losses (NegativeLogLikelihoodLoss, "
+    "SoftmaxCrossEntropyLoss), and training-mode tests "
     "(name contains 'training', e.g. Dropout/BatchNormalization with training_mode=1)",
     "random: random generators (RandomNormal/Uniform[Like], Multinomial, Bernoulli)",
     "sequence/map/optional/string: a graph input or output that is not a tensor, a string tensor, "

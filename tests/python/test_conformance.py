@@ -3,7 +3,8 @@
 
 A ratchet: fails if the in-scope pass rate drops below MIN_PASS_RATE. When op coverage grows,
 raise MIN_PASS_RATE to the newly measured rate minus a small margin (the runner prints the rate).
-Measured 2026-11-29 with onnx 1.23.2: 197 passed, 1256 failed, 431 skipped; rate 0.1356.
+Measured 2026-11-29 with onnx 1.23.2: 616 passed, 751 failed, 517 skipped; rate 0.4506
+(with --constant-inputs: 772 passed, rate 0.5647).
 The full log is written to conformance.log and per-op counts to conformance_ops.json in the
 working directory (the build dir under ctest).
 Environment: INGOT_CONFORMANCE_MIN_PASS_RATE overrides the ratchet, INGOT_CONFORMANCE_JOBS the
@@ -15,7 +16,7 @@ import os
 import subprocess
 import sys
 
-MIN_PASS_RATE = 0.13
+MIN_PASS_RATE = 0.44
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUNNER = os.path.join(HERE, "..", "..", "scripts", "conformance.py")

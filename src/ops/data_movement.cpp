@@ -131,10 +131,6 @@ std::vector<TensorType> infer_gather(Node& n) {
   return {out};
 }
 
-double no_flops(const Node&) {
-  return 0;
-}
-
 }  // namespace
 
 void add_data_movement_ops(std::vector<OpInfo>& t) {

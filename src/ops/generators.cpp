@@ -51,10 +51,6 @@ std::vector<TensorType> infer_range(Node& n) {
   return {TensorType{t.dtype, {Dim::fixed(count > 0 ? int64_t(count) : 0)}}};
 }
 
-double no_flops(const Node&) {
-  return 0;
-}
-
 }  // namespace
 
 void add_generator_ops(std::vector<OpInfo>& t) {

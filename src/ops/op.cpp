@@ -173,4 +173,20 @@ double OpInfo::flops(const graph::Node& n) const {
   return flops_fn(n);
 }
 
+namespace detail {
+
+double no_flops(const graph::Node&) {
+  return 0;
+}
+
+OpInfo make_data_movement_op(OpKind k, const char* name, std::vector<AttrSpec> attrs,
+                             std::vector<graph::TensorType> (*infer)(graph::Node&)) {
+  OpInfo i{k, name, PatternKind::kInjective, std::move(attrs)};
+  i.infer_fn = infer;
+  i.flops_fn = no_flops;
+  return i;
+}
+
+}  // namespace detail
+
 }  // namespace ingot::ops

@@ -7,6 +7,12 @@
 
 namespace ingot::ops::detail {
 
+// FLOPs of ops that only move or generate data.
+double no_flops(const graph::Node&);
+// An injective, FLOP-free op with the given attribute schema and inference.
+OpInfo make_data_movement_op(OpKind k, const char* name, std::vector<AttrSpec> attrs,
+                             std::vector<graph::TensorType> (*infer)(graph::Node&));
+
 void add_elementwise_ops(std::vector<OpInfo>& t);
 void add_compare_logic_ops(std::vector<OpInfo>& t);
 void add_elementwise_extra_ops(std::vector<OpInfo>& t);

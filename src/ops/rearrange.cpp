@@ -66,32 +66,21 @@ std::vector<TensorType> infer_gather_elements(Node& n) {
   return {TensorType{data.dtype, idx.shape}};
 }
 
-double no_flops(const Node&) {
-  return 0;
-}
-
-OpInfo make(OpKind k, const char* name, std::vector<AttrSpec> attrs,
-            std::vector<TensorType> (*infer)(Node&)) {
-  OpInfo i{k, name, PatternKind::kInjective, std::move(attrs)};
-  i.infer_fn = infer;
-  i.flops_fn = no_flops;
-  return i;
-}
-
 }  // namespace
 
 void add_rearrange_ops(std::vector<OpInfo>& t) {
-  OpInfo trilu = make(OpKind::Trilu, "Trilu", {{"upper", AttrType::kInt}}, infer_trilu);
+  OpInfo trilu =
+      make_data_movement_op(OpKind::Trilu, "Trilu", {{"upper", AttrType::kInt}}, infer_trilu);
   trilu.max_inputs = 2;  // k (a scalar tensor, may be a run-time value)
   t.push_back(trilu);
-  t.push_back(make(OpKind::DepthToSpace, "DepthToSpace",
-                   {{"blocksize", AttrType::kInt, true}, {"mode", AttrType::kString}},
-                   infer_depth_space));
-  t.push_back(make(OpKind::SpaceToDepth, "SpaceToDepth",
-                   {{"blocksize", AttrType::kInt, true}, {"mode", AttrType::kString}},
-                   infer_depth_space));
-  OpInfo ge = make(OpKind::GatherElements, "GatherElements", {{"axis", AttrType::kInt}},
-                   infer_gather_elements);
+  t.push_back(make_data_movement_op(
+      OpKind::DepthToSpace, "DepthToSpace",
+      {{"blocksize", AttrType::kInt, true}, {"mode", AttrType::kString}}, infer_depth_space));
+  t.push_back(make_data_movement_op(
+      OpKind::SpaceToDepth, "SpaceToDepth",
+      {{"blocksize", AttrType::kInt, true}, {"mode", AttrType::kString}}, infer_depth_space));
+  OpInfo ge = make_data_movement_op(OpKind::GatherElements, "GatherElements",
+                                    {{"axis", AttrType::kInt}}, infer_gather_elements);
   ge.min_inputs = ge.max_inputs = 2;
   t.push_back(ge);
 }

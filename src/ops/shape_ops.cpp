@@ -161,10 +161,6 @@ std::vector<TensorType> infer_shape(Node& n) {
   return {TensorType{DType::kI64, {Dim::fixed(std::max<int64_t>(0, end - start))}}};
 }
 
-double no_flops(const Node&) {
-  return 0;
-}
-
 OpInfo shape_op(OpKind k, const char* name, PatternKind p, std::vector<AttrSpec> attrs,
                 std::vector<TensorType> (*infer)(Node&)) {
   OpInfo i{k, name, p, std::move(attrs)};

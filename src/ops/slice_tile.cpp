@@ -106,38 +106,28 @@ std::vector<TensorType> infer_tile(Node& n) {
   return {out};
 }
 
-double no_flops(const Node&) {
-  return 0;
-}
-
-OpInfo make(OpKind k, const char* name, std::vector<AttrSpec> attrs,
-            std::vector<TensorType> (*infer)(Node&)) {
-  OpInfo i{k, name, PatternKind::kInjective, std::move(attrs)};
-  i.infer_fn = infer;
-  i.flops_fn = no_flops;
-  return i;
-}
-
 }  // namespace
 
 void add_slice_tile_ops(std::vector<OpInfo>& t) {
-  OpInfo slice = make(OpKind::Slice, "Slice",
-                      {{"starts", AttrType::kInts, true},
-                       {"ends", AttrType::kInts, true},
-                       {"axes", AttrType::kInts},
-                       {"steps", AttrType::kInts}},
-                      infer_slice);
+  OpInfo slice = make_data_movement_op(OpKind::Slice, "Slice",
+                                       {{"starts", AttrType::kInts, true},
+                                        {"ends", AttrType::kInts, true},
+                                        {"axes", AttrType::kInts},
+                                        {"steps", AttrType::kInts}},
+                                       infer_slice);
   slice.max_inputs = 5;  // starts, ends, axes, steps until type inference resolves them
   slice.const_inputs = {
       {1, "starts", "starts"}, {2, "ends", "ends"}, {3, "axes", "axes"}, {4, "steps", "steps"}};
   t.push_back(slice);
 
-  OpInfo expand = make(OpKind::Expand, "Expand", {{"shape", AttrType::kInts}}, infer_expand);
+  OpInfo expand =
+      make_data_movement_op(OpKind::Expand, "Expand", {{"shape", AttrType::kInts}}, infer_expand);
   expand.max_inputs = 2;
   expand.const_inputs = {{1, "shape", "shape"}};
   t.push_back(expand);
 
-  OpInfo tile = make(OpKind::Tile, "Tile", {{"repeats", AttrType::kInts, true}}, infer_tile);
+  OpInfo tile =
+      make_data_movement_op(OpKind::Tile, "Tile", {{"repeats", AttrType::kInts, true}}, infer_tile);
   tile.max_inputs = 2;
   tile.const_inputs = {{1, "repeats", "repeats"}};
   t.push_back(tile);

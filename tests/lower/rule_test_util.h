@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "graph/graph.h"
-#include "tir_interpreter.h"
+#include "common/tir_interpreter.h"
 
 namespace ingot::testing {
 

@@ -6,7 +6,7 @@
 
 #include <random>
 
-#include "lower/tir_interpreter.h"
+#include "common/tir_interpreter.h"
 #include "schedule/ir_utils.h"
 #include "schedule/schedule.h"
 #include "tir/op.h"

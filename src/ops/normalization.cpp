@@ -1,4 +1,5 @@
-// Normalisation ops: BatchNormalization (inference), LayerNormalization and Softmax.
+// Normalisation ops: BatchNormalization (inference), LayerNormalization, InstanceNormalization
+// and Softmax.
 #include "ops/op_families.h"
 #include "ops/shape_util.h"
 #include "support/error.h"
@@ -50,6 +51,21 @@ std::vector<TensorType> infer_layernorm(Node& n) {
   return out;
 }
 
+// Per (batch, channel) statistics over the spatial dims; scale and B are per channel.
+std::vector<TensorType> infer_instancenorm(Node& n) {
+  const TensorType& x = input_type(n, 0, "input");
+  require_rank_at_least(n, x, 3, "input");
+  const char* names[] = {"input", "scale", "B"};
+  for (int i = 1; i < 3; ++i) {
+    const TensorType& p = input_type(n, i, names[i]);
+    require_same_dtype(n, x, p, "input", names[i]);
+    if (p.rank() != 1) fail_user("{}: input '{}' {} must be 1-D", n.describe(), names[i], p.str());
+    merge_dims(n, x.shape[1], p.shape[0], fmt::format("channels of input and '{}'", names[i]));
+  }
+  n.attrs.set("epsilon", n.attrs.get_float("epsilon", 1e-5));
+  return {x};
+}
+
 std::vector<TensorType> infer_softmax(Node& n) {
   const TensorType& x = input_type(n, 0, "input");
   require_rank_at_least(n, x, 1, "input");
@@ -87,6 +103,15 @@ void add_normalization_ops(std::vector<OpInfo>& t) {
   ln.infer_fn = infer_layernorm;
   ln.flops_fn = per_element_flops<8>;
   t.push_back(ln);
+
+  OpInfo in{OpKind::InstanceNormalization,
+            "InstanceNormalization",
+            PatternKind::kOutEWiseFusable,
+            {{"epsilon", AttrType::kFloat}}};
+  in.min_inputs = in.max_inputs = 3;
+  in.infer_fn = infer_instancenorm;
+  in.flops_fn = per_element_flops<8>;
+  t.push_back(in);
 
   // max, subtract, exp, sum, divide.
   OpInfo sm{OpKind::Softmax, "Softmax", PatternKind::kOutEWiseFusable, {{"axis", AttrType::kInt}}};

@@ -96,6 +96,18 @@ TEST(InferNorm, BatchNormLayerNormSoftmax) {
             "node 'sm' (Softmax): attribute 'axis' = 3 is out of range for rank 3");
 }
 
+TEST(InferNorm, InstanceNormalization) {
+  OneNode in(OpKind::InstanceNormalization, {F32({"N", 3, 5, 7}), F32({3}), F32({3})});
+  EXPECT_EQ(in.infer(), F32({"N", 3, 5, 7}));
+  EXPECT_DOUBLE_EQ(in.node->attrs.get_float("epsilon", 0), 1e-5);
+  OneNode bad(OpKind::InstanceNormalization, {F32({1, 4, 6}), F32({4}), F32({3})}, {}, 1, "in");
+  EXPECT_EQ(user_error([&] { bad.infer(); }),
+            "node 'in' (InstanceNormalization): channels of input and 'B' differ (4 vs 3)");
+  OneNode flat(OpKind::InstanceNormalization, {F32({2, 4}), F32({4}), F32({4})}, {}, 1, "in2");
+  EXPECT_NE(user_error([&] { flat.infer(); }).find("node 'in2' (InstanceNormalization)"),
+            std::string::npos);
+}
+
 TEST(InferReduce, AxesAndKeepdims) {
   Attrs keep;
   keep.set("axes", V{-1, 1});

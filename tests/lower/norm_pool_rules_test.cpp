@@ -28,6 +28,26 @@ TEST(NormRules, BatchNormInference) {
   expect_near_all(y.values(), want, 1e-5);
 }
 
+TEST(NormRules, InstanceNormPerBatchAndChannel) {
+  const int N = 2, C = 3, S = 10;  // spatial 2 x 5
+  HostTensor x = random_f32({N, C, 2, 5}, 16, -2, 3);
+  HostTensor s = random_f32({C}, 17), b = random_f32({C}, 18);
+  graph::Attrs a;
+  a.set("epsilon", 1e-3);
+  HostTensor y = run_rule1(make_node(OpKind::InstanceNormalization, a), {&x, &s, &b},
+                           DataType::f32(), {N, C, 2, 5});
+  std::vector<double> want;
+  for (int nc = 0; nc < N * C; ++nc) {
+    double mean = 0, var = 0;
+    for (int i = 0; i < S; ++i) mean += x.get(nc * S + i) / S;
+    for (int i = 0; i < S; ++i) var += (x.get(nc * S + i) - mean) * (x.get(nc * S + i) - mean) / S;
+    for (int i = 0; i < S; ++i)
+      want.push_back((x.get(nc * S + i) - mean) / std::sqrt(var + 1e-3) * s.get(nc % C) +
+                     b.get(nc % C));
+  }
+  expect_near_all(y.values(), want, 1e-5);
+}
+
 TEST(NormRules, LayerNormOverLastTwoAxes) {
   HostTensor x = random_f32({3, 2, 4}, 6, -2, 3);
   HostTensor s = random_f32({2, 4}, 7), b = random_f32({4}, 8);

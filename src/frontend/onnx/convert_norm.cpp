@@ -1,5 +1,5 @@
 // Converters for BatchNormalization (inference form, output 0 only), LayerNormalization (Y and
-// the optional Mean / InvStdDev) and
+// the optional Mean / InvStdDev), InstanceNormalization and
 // Softmax (opset < 13's coerce-to-2-D semantics rewritten as Flatten -> Softmax -> Reshape).
 #include <algorithm>
 #include <limits>
@@ -37,6 +37,13 @@ void convert_layer_norm(NodeConverter& c) {
          attrs, std::min(c.num_outputs(), 3));
 }
 
+void convert_instance_norm(NodeConverter& c) {
+  graph::Attrs attrs;
+  attrs.set("epsilon", c.attr_float("epsilon").value_or(1e-5));
+  c.emit(OpKind::InstanceNormalization, {c.input(0, "input"), c.input(1, "scale"), c.input(2, "B")},
+         attrs);
+}
+
 template <OpKind K = OpKind::Softmax>
 void convert_softmax_13(NodeConverter& c) {
   graph::Attrs attrs;
@@ -68,6 +75,7 @@ void convert_softmax_1(NodeConverter& c) {
 const ConverterEntry kTable[] = {
     {"BatchNormalization", 7, kMaxOnnxOpset, convert_batch_norm},
     {"LayerNormalization", 17, kMaxOnnxOpset, convert_layer_norm},
+    {"InstanceNormalization", 7, kMaxOnnxOpset, convert_instance_norm},
     {"Softmax", 7, 12, convert_softmax_1<>},
     {"Softmax", 13, kMaxOnnxOpset, convert_softmax_13<>},
     {"LogSoftmax", 7, 12, convert_softmax_1<OpKind::LogSoftmax>},

@@ -42,11 +42,13 @@ tir::Stmt compute_gemm(const graph::Node& node, const std::vector<tir::Buffer>& 
                        const std::vector<tir::Buffer>& outputs);
 tir::Stmt compute_matmul(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                          const std::vector<tir::Buffer>& outputs);
-// normalization.cpp: BatchNormalization (inference), LayerNormalization.
+// normalization.cpp: BatchNormalization (inference), LayerNormalization, InstanceNormalization.
 tir::Stmt compute_batch_norm(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                              const std::vector<tir::Buffer>& outputs);
 tir::Stmt compute_layer_norm(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                              const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_instance_norm(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                                const std::vector<tir::Buffer>& outputs);
 // softmax.cpp
 tir::Stmt compute_softmax(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                           const std::vector<tir::Buffer>& outputs);

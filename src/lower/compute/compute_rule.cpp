@@ -85,6 +85,8 @@ ComputeRule compute_rule(ops::OpKind op) {
       return compute_batch_norm;
     case OpKind::LayerNormalization:
       return compute_layer_norm;
+    case OpKind::InstanceNormalization:
+      return compute_instance_norm;
     case OpKind::Softmax:
       return compute_softmax;
     case OpKind::MaxPool:

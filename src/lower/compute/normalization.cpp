@@ -1,5 +1,8 @@
-// Compute rules of BatchNormalization (inference form) and LayerNormalization (mean and
-// variance accumulated per outer index in local buffers, then one vectorizable write pass).
+// Compute rules of BatchNormalization (inference form), LayerNormalization and
+// InstanceNormalization (mean and variance accumulated per outer index in local buffers, then
+// one vectorizable write pass).
+#include <functional>
+
 #include "lower/compute/common.h"
 #include "lower/compute/compute.h"
 #include "support/error.h"
@@ -27,17 +30,19 @@ Stmt compute_batch_norm(const graph::Node& node, const std::vector<Buffer>& inpu
   });
 }
 
-Stmt compute_layer_norm(const graph::Node& node, const std::vector<Buffer>& inputs,
-                        const std::vector<Buffer>& outputs) {
-  const Buffer& x = inputs.at(0);
-  const Buffer& scale = inputs.at(1);
-  Buffer bias = inputs.size() > 2 ? inputs[2] : Buffer();
+namespace {
+
+// y = affine(normalised x) over the trailing dims of x from `axis`, per index of the leading
+// dims: mean and variance accumulate in local scalars, then one vectorizable write pass.
+// `affine(v, o, r)` applies scale and shift at the full index o ++ r. outputs[1] / outputs[2],
+// when present, receive the mean and 1/stddev (X's shape with the normalised dims 1).
+using Affine = std::function<Expr(Expr, const Index&, const Index&)>;
+
+Stmt normalize_trailing(const graph::Node& node, const Buffer& x,
+                        const std::vector<Buffer>& outputs, int axis, const Affine& affine) {
   const Buffer& y = outputs.at(0);
-  check_dtype(node, x, DTypeClass::kFloat);
   DataType dt = y->dtype;
   std::vector<int64_t> xs = const_shape(x);
-  int axis = int(node.attrs.get_int("axis", -1));
-  if (axis < 0) axis += int(xs.size());
   INGOT_ICHECK(axis >= 0 && axis < int(xs.size()), "{}: axis {} out of range", node_label(node),
                axis);
   std::vector<int64_t> outer(xs.begin(), xs.begin() + axis), inner(xs.begin() + axis, xs.end());
@@ -66,9 +71,7 @@ Stmt compute_layer_norm(const graph::Node& node, const std::vector<Buffer>& inpu
             serial);
         Stmt write = loop_nest(inner, "r",
                                [&](const Index& r) {
-                                 Expr v = (x.load(full(r)) - mean.get()) * var.get() *
-                                          scale.load(broadcast_index(scale, r));
-                                 if (bias.defined()) v = v + bias.load(broadcast_index(bias, r));
+                                 Expr v = affine((x.load(full(r)) - mean.get()) * var.get(), o, r);
                                  return BufferStore::make(y, v, full(r));
                                },
                                {.parallel_outer = false, .vectorize_inner = true});
@@ -80,7 +83,6 @@ Stmt compute_layer_norm(const graph::Node& node, const std::vector<Buffer>& inpu
             sq,
             var.set(make_const(dt, 1) / sqrt(var.get() / count + eps)),  // var now holds 1/stddev
             write};
-        // Optional outputs Mean and InvStdDev, shaped like X with the normalised dims 1.
         Index stat_idx = o;
         stat_idx.resize(xs.size(), i64(0));
         if (outputs.size() > 1 && outputs[1].defined())
@@ -91,6 +93,35 @@ Stmt compute_layer_norm(const graph::Node& node, const std::vector<Buffer>& inpu
         return mean.scope(var.scope(body));
       },
       {.parallel_outer = true, .vectorize_inner = false});
+}
+
+}  // namespace
+
+Stmt compute_layer_norm(const graph::Node& node, const std::vector<Buffer>& inputs,
+                        const std::vector<Buffer>& outputs) {
+  const Buffer& x = inputs.at(0);
+  const Buffer& scale = inputs.at(1);
+  Buffer bias = inputs.size() > 2 ? inputs[2] : Buffer();
+  check_dtype(node, x, DTypeClass::kFloat);
+  int rank = x.ndim();
+  int axis = int(node.attrs.get_int("axis", -1));
+  if (axis < 0) axis += rank;
+  return normalize_trailing(node, x, outputs, axis, [&](Expr v, const Index&, const Index& r) {
+    v = v * scale.load(broadcast_index(scale, r));
+    return bias.defined() ? v + bias.load(broadcast_index(bias, r)) : v;
+  });
+}
+
+Stmt compute_instance_norm(const graph::Node& node, const std::vector<Buffer>& inputs,
+                           const std::vector<Buffer>& outputs) {
+  const Buffer& x = inputs.at(0);
+  const Buffer& scale = inputs.at(1);
+  const Buffer& bias = inputs.at(2);
+  check_dtype(node, x, DTypeClass::kFloat);
+  return normalize_trailing(node, x, {outputs.at(0)}, 2, [&](Expr v, const Index& o, const Index&) {
+    Index c = {o[1]};
+    return v * scale.load(c) + bias.load(c);
+  });
 }
 
 }  // namespace ingot::lower

@@ -8,14 +8,13 @@
 namespace ingot::frontend::testing {
 namespace {
 
-ModelBuilder model(int opset, const Ints& dims = {1, 3, 4, 4}) {
-  ModelBuilder b(opset);
-  b.input("x", dims);
-  return b;
+// The errors here use a 4-D image input by default.
+ModelBuilder image_model(int opset, const Ints& dims = {1, 3, 4, 4}) {
+  return model(opset, dims);
 }
 
 TEST(OnnxErrors, UnknownOperator) {
-  ModelBuilder b = model(13);
+  ModelBuilder b = image_model(13);
   b.node("NonMaxSuppression", {"x"}, {"y"}, "n1");
   b.output("y");
   EXPECT_EQ(user_error([&] { b.import(); }),
@@ -23,7 +22,7 @@ TEST(OnnxErrors, UnknownOperator) {
 }
 
 TEST(OnnxErrors, OperatorFromAnotherDomain) {
-  ModelBuilder b = model(13);
+  ModelBuilder b = image_model(13);
   auto* o = b.model().add_opset_import();
   o->set_domain("com.microsoft");
   o->set_version(1);
@@ -34,7 +33,7 @@ TEST(OnnxErrors, OperatorFromAnotherDomain) {
 }
 
 TEST(OnnxErrors, OperatorNotInTheModelsOpset) {
-  ModelBuilder b = model(18);
+  ModelBuilder b = image_model(18);
   b.node("Gelu", {"x"}, {"y"}, "g");
   b.output("y");
   EXPECT_EQ(user_error([&] { b.import(); }),
@@ -43,7 +42,7 @@ TEST(OnnxErrors, OperatorNotInTheModelsOpset) {
 }
 
 TEST(OnnxErrors, PadModeWrap) {
-  ModelBuilder b = model(19);
+  ModelBuilder b = image_model(19);
   b.init(i64_tensor("pads", {8}, {0, 0, 1, 1, 0, 0, 1, 1}));
   set_attr(b.node("Pad", {"x", "pads"}, {"y"}, "p"), "mode", "wrap");
   b.output("y");
@@ -64,20 +63,20 @@ TEST(OnnxErrors, ConvWithIntegerInput) {
 }
 
 TEST(OnnxErrors, BadAutoPadGeluApproximateAndCastTarget) {
-  ModelBuilder a = model(13);
+  ModelBuilder a = image_model(13);
   a.init(f32_tensor("w", {1, 3, 1, 1}, {1, 1, 1}));
   set_attr(a.node("Conv", {"x", "w"}, {"y"}, "c"), "auto_pad", "SAME_MIDDLE");
   a.output("y");
   EXPECT_EQ(user_error([&] { a.import(); }),
             "node 'c' (Conv): attribute 'auto_pad' value 'SAME_MIDDLE' is not supported (expected "
             "NOTSET, SAME_UPPER, SAME_LOWER or VALID)");
-  ModelBuilder g = model(20);
+  ModelBuilder g = image_model(20);
   set_attr(g.node("Gelu", {"x"}, {"y"}, "g"), "approximate", "erf");
   g.output("y");
   EXPECT_EQ(user_error([&] { g.import(); }),
             "node 'g' (Gelu): attribute 'approximate' value 'erf' is not supported (expected "
             "'none' or 'tanh')");
-  ModelBuilder c = model(13);
+  ModelBuilder c = image_model(13);
   set_attr(c.node("Cast", {"x"}, {"y"}, "cast"), "to", int64_t(onnx::TensorProto::STRING));
   c.output("y");
   EXPECT_EQ(user_error([&] { c.import(); }),
@@ -85,11 +84,11 @@ TEST(OnnxErrors, BadAutoPadGeluApproximateAndCastTarget) {
 }
 
 TEST(OnnxErrors, UnknownAttributeAndWrongAttributeType) {
-  ModelBuilder b = model(13);
+  ModelBuilder b = image_model(13);
   set_attr(b.node("Relu", {"x"}, {"y"}, "r"), "alpha", 0.1);
   b.output("y");
   EXPECT_EQ(user_error([&] { b.import(); }), "node 'r' (Relu): unsupported attribute 'alpha'");
-  ModelBuilder t = model(13);
+  ModelBuilder t = image_model(13);
   set_attr(t.node("Flatten", {"x"}, {"y"}, "f"), "axis", 1.0);
   t.output("y");
   EXPECT_EQ(user_error([&] { t.import(); }),
@@ -97,7 +96,7 @@ TEST(OnnxErrors, UnknownAttributeAndWrongAttributeType) {
 }
 
 TEST(OnnxErrors, NonConstantAxesInput) {
-  ModelBuilder b = model(13);
+  ModelBuilder b = image_model(13);
   b.input("ax", {1}, onnx::TensorProto::INT64);
   b.node("Squeeze", {"x", "ax"}, {"y"}, "x1");
   b.output("y");
@@ -105,7 +104,7 @@ TEST(OnnxErrors, NonConstantAxesInput) {
             "node 'x1' (Squeeze): input 'axes' must be a compile-time constant, but it is the "
             "graph input 'ax' (a run-time value would make the output shape data-dependent; "
             "freeze it into an initializer)");
-  ModelBuilder p = model(11);
+  ModelBuilder p = image_model(11);
   p.input("pads", {8}, onnx::TensorProto::INT64);
   p.node("Pad", {"x", "pads"}, {"y"}, "p");
   p.output("y");
@@ -116,14 +115,14 @@ TEST(OnnxErrors, NonConstantAxesInput) {
 }
 
 TEST(OnnxErrors, UsedExtraOutputs) {
-  ModelBuilder d = model(13);
+  ModelBuilder d = image_model(13);
   d.node("Dropout", {"x"}, {"y", "mask"}, "d");
   d.output("y");
   d.output("mask");
   EXPECT_EQ(user_error([&] { d.import(); }),
             "node 'd' (Dropout): output 'mask' (mask) is not supported; only inference outputs "
             "can be used");
-  ModelBuilder bn = model(9);
+  ModelBuilder bn = image_model(9);
   for (const char* w : {"s", "b", "m", "v"}) bn.init(f32_tensor(w, {3}, {1, 1, 1}));
   bn.node("BatchNormalization", {"x", "s", "b", "m", "v"}, {"y", "rm", "rv"}, "bn");
   bn.node("Identity", {"rm"}, {"z"});
@@ -135,7 +134,7 @@ TEST(OnnxErrors, UsedExtraOutputs) {
 }
 
 TEST(OnnxErrors, UnusedExtraOutputsAreFine) {
-  ModelBuilder bn = model(9);
+  ModelBuilder bn = image_model(9);
   for (const char* w : {"s", "b", "m", "v"}) bn.init(f32_tensor(w, {3}, {1, 1, 1}));
   bn.node("BatchNormalization", {"x", "s", "b", "m", "v"}, {"y", "rm", "rv"}, "bn");
   bn.output("y");
@@ -143,7 +142,7 @@ TEST(OnnxErrors, UnusedExtraOutputsAreFine) {
 }
 
 TEST(OnnxErrors, TrainingModeIsRejected) {
-  ModelBuilder bn = model(14);
+  ModelBuilder bn = image_model(14);
   for (const char* w : {"s", "b", "m", "v"}) bn.init(f32_tensor(w, {3}, {1, 1, 1}));
   set_attr(bn.node("BatchNormalization", {"x", "s", "b", "m", "v"}, {"y"}, "bn"), "training_mode",
            int64_t(1));
@@ -151,7 +150,7 @@ TEST(OnnxErrors, TrainingModeIsRejected) {
   EXPECT_EQ(user_error([&] { bn.import(); }),
             "node 'bn' (BatchNormalization): attribute 'training_mode' value 1 is not supported "
             "(inference only)");
-  ModelBuilder d = model(13);
+  ModelBuilder d = image_model(13);
   onnx::TensorProto t;
   t.set_name("train");
   t.set_data_type(onnx::TensorProto::BOOL);
@@ -164,17 +163,17 @@ TEST(OnnxErrors, TrainingModeIsRejected) {
 }
 
 TEST(OnnxErrors, MissingRequiredInputsAndAttributes) {
-  ModelBuilder c = model(13);
+  ModelBuilder c = image_model(13);
   c.node("Concat", {"x", "x"}, {"y"}, "cat");
   c.output("y");
   EXPECT_EQ(user_error([&] { c.import(); }),
             "node 'cat' (Concat): required attribute 'axis' is missing");
-  ModelBuilder g = model(13);
+  ModelBuilder g = image_model(13);
   g.node("Gemm", {"x", ""}, {"y"}, "fc");
   g.output("y");
   EXPECT_EQ(user_error([&] { g.import(); }),
             "node 'fc' (Gemm): required input 'B' (#1) is missing");
-  ModelBuilder m = model(13);
+  ModelBuilder m = image_model(13);
   m.node("MaxPool", {"x"}, {"y"}, "mp");
   m.output("y");
   EXPECT_EQ(user_error([&] { m.import(); }),
@@ -182,7 +181,7 @@ TEST(OnnxErrors, MissingRequiredInputsAndAttributes) {
 }
 
 TEST(OnnxErrors, SplitSizesDoNotMatchOutputs) {
-  ModelBuilder b = model(11);
+  ModelBuilder b = image_model(11);
   set_attr(b.node("Split", {"x"}, {"a", "b"}, "sp"), "split", Ints{1, 1, 1});
   b.output("a");
   EXPECT_EQ(user_error([&] { b.import(); }),

@@ -171,4 +171,11 @@ std::string user_error(Fn&& fn) {
   return "no error";
 }
 
+// A model with input x (float32, `dims`) feeding the caller's nodes.
+inline ModelBuilder model(int opset, const Ints& dims = {2, 3, 4}) {
+  ModelBuilder b(opset);
+  b.input("x", dims);
+  return b;
+}
+
 }  // namespace ingot::frontend::testing

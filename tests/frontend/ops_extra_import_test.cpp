@@ -10,12 +10,6 @@ namespace {
 using graph::DType;
 using ops::OpKind;
 
-ModelBuilder model(int opset, const Ints& dims = {2, 3, 4}) {
-  ModelBuilder b(opset);
-  b.input("x", dims);
-  return b;
-}
-
 TEST(OnnxOpsExtra, ReduceMaxAxesAttributeAt13AndInputAt18) {
   ModelBuilder b13 = model(13);
   auto* n = b13.node("ReduceMax", {"x"}, {"y"}, "r");

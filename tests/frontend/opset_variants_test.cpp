@@ -12,13 +12,6 @@ namespace {
 using graph::DType;
 using ops::OpKind;
 
-// A model with input x (float32, `dims`) feeding the caller's nodes; outputs `outs`.
-ModelBuilder model(int opset, const Ints& dims = {2, 3, 4}) {
-  ModelBuilder b(opset);
-  b.input("x", dims);
-  return b;
-}
-
 TEST(OnnxOps, ReshapeKeepsShapeInputAndMakesAllowzeroExplicit) {
   ModelBuilder b = model(13);
   b.init(i64_tensor("s", {2}, {6, 4}));

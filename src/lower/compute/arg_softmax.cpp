@@ -10,16 +10,6 @@ namespace ingot::lower {
 using namespace tir;
 using ops::OpKind;
 
-namespace {
-
-int resolve_axis(const graph::Node& node, int64_t axis, int rank) {
-  if (axis < 0) axis += rank;
-  INGOT_ICHECK(axis >= 0 && axis < rank, "{}: axis {} out of range", node_label(node), axis);
-  return int(axis);
-}
-
-}  // namespace
-
 Stmt compute_arg_reduce(const graph::Node& node, const std::vector<Buffer>& inputs,
                         const std::vector<Buffer>& outputs) {
   const Buffer& x = inputs.at(0);
@@ -27,7 +17,7 @@ Stmt compute_arg_reduce(const graph::Node& node, const std::vector<Buffer>& inpu
   check_dtype(node, x, DTypeClass::kNumeric);
   std::vector<int64_t> xs = const_shape(x);
   int rank = int(xs.size());
-  int axis = resolve_axis(node, node.attrs.get_int("axis", 0), rank);
+  int axis = node_axis(node, 0, rank);
   bool keepdims = node.attrs.get_int("keepdims", 1) != 0;
   bool last = node.attrs.get_int("select_last_index", 0) != 0;
   bool is_max = node.op == OpKind::ArgMax;
@@ -66,7 +56,7 @@ Stmt compute_softmax_variant(const graph::Node& node, const std::vector<Buffer>&
   check_dtype(node, x, DTypeClass::kFloat);
   DataType dt = y->dtype;
   std::vector<int64_t> xs = const_shape(x);
-  int axis = resolve_axis(node, node.attrs.get_int("axis", -1), int(xs.size()));
+  int axis = node_axis(node, -1, int(xs.size()));
   std::vector<int64_t> outer = xs;
   outer[axis] = 1;
   int64_t len = xs[axis];

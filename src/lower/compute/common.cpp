@@ -13,6 +13,14 @@ std::string node_label(const graph::Node& node) {
   return fmt::format("node '{}' ({})", node.name, ops::op_name(node.op));
 }
 
+int node_axis(const graph::Node& node, int64_t def, int rank) {
+  int64_t axis = node.attrs.get_int("axis", def);
+  if (axis < 0) axis += rank;
+  INGOT_ICHECK(axis >= 0 && axis < rank, "{}: axis {} out of range for rank {}", node_label(node),
+               axis, rank);
+  return int(axis);
+}
+
 DataType to_tir_dtype(graph::DType d) {
   switch (d) {
     case graph::DType::kF32:

@@ -17,6 +17,9 @@ using BodyFn = std::function<tir::Stmt(const Index&)>;
 
 // "node 'conv1' (Conv)" for messages.
 std::string node_label(const graph::Node& node);
+// The node's `axis` attribute (or `def` when absent) made non-negative for `rank` dims;
+// type inference already normalised it, so out of range is an internal error.
+int node_axis(const graph::Node& node, int64_t def, int rank);
 
 // Graph dtype -> loop-IR scalar dtype (bool is stored as one byte).
 tir::DataType to_tir_dtype(graph::DType d);

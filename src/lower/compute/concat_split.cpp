@@ -10,13 +10,6 @@ using namespace tir;
 
 namespace {
 
-int normalized_axis(const graph::Node& node, int rank) {
-  int axis = int(node.attrs.get_int("axis", 0));
-  if (axis < 0) axis += rank;
-  INGOT_ICHECK(axis >= 0 && axis < rank, "{}: axis out of range", node_label(node));
-  return axis;
-}
-
 Index shifted(Index idx, int axis, int64_t offset) {
   if (offset != 0) idx[axis] = idx[axis] + i64(offset);
   return idx;
@@ -27,7 +20,7 @@ Index shifted(Index idx, int axis, int64_t offset) {
 Stmt compute_concat(const graph::Node& node, const std::vector<Buffer>& inputs,
                     const std::vector<Buffer>& outputs) {
   const Buffer& y = outputs.at(0);
-  int axis = normalized_axis(node, y.ndim());
+  int axis = node_axis(node, 0, y.ndim());
   std::vector<Stmt> parts;
   int64_t offset = 0;
   for (const Buffer& x : inputs) {
@@ -48,7 +41,7 @@ Stmt compute_split(const graph::Node& node, const std::vector<Buffer>& inputs,
                    const std::vector<Buffer>& outputs) {
   const Buffer& x = inputs.at(0);
   check_dtype(node, x, DTypeClass::kAny);
-  int axis = normalized_axis(node, x.ndim());
+  int axis = node_axis(node, 0, x.ndim());
   std::vector<Stmt> parts;
   int64_t offset = 0;
   for (const Buffer& y : outputs) {

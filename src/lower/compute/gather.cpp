@@ -17,9 +17,7 @@ Stmt compute_gather(const graph::Node& node, const std::vector<Buffer>& inputs,
   if (!indices->dtype.is_int())
     fail_user("{}: indices must be int32 or int64, got {}", node_label(node), indices->dtype.str());
   int rank = data.ndim();
-  int axis = int(node.attrs.get_int("axis", 0));
-  if (axis < 0) axis += rank;
-  INGOT_ICHECK(axis >= 0 && axis < rank, "{}: axis out of range", node_label(node));
+  int axis = node_axis(node, 0, rank);
   int q = indices.ndim();
   int64_t len = const_shape(data)[axis];
 

@@ -103,13 +103,11 @@ Stmt compute_layer_norm(const graph::Node& node, const std::vector<Buffer>& inpu
   const Buffer& scale = inputs.at(1);
   Buffer bias = inputs.size() > 2 ? inputs[2] : Buffer();
   check_dtype(node, x, DTypeClass::kFloat);
-  int rank = x.ndim();
-  int axis = int(node.attrs.get_int("axis", -1));
-  if (axis < 0) axis += rank;
-  return normalize_trailing(node, x, outputs, axis, [&](Expr v, const Index&, const Index& r) {
-    v = v * scale.load(broadcast_index(scale, r));
-    return bias.defined() ? v + bias.load(broadcast_index(bias, r)) : v;
-  });
+  return normalize_trailing(node, x, outputs, node_axis(node, -1, x.ndim()),
+                            [&](Expr v, const Index&, const Index& r) {
+                              v = v * scale.load(broadcast_index(scale, r));
+                              return bias.defined() ? v + bias.load(broadcast_index(bias, r)) : v;
+                            });
 }
 
 Stmt compute_instance_norm(const graph::Node& node, const std::vector<Buffer>& inputs,

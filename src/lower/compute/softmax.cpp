@@ -15,10 +15,7 @@ Stmt compute_softmax(const graph::Node& node, const std::vector<Buffer>& inputs,
   check_dtype(node, x, DTypeClass::kFloat);
   DataType dt = y->dtype;
   std::vector<int64_t> xs = const_shape(x);
-  int axis = int(node.attrs.get_int("axis", -1));
-  if (axis < 0) axis += int(xs.size());
-  INGOT_ICHECK(axis >= 0 && axis < int(xs.size()), "{}: axis {} out of range", node_label(node),
-               axis);
+  int axis = node_axis(node, -1, int(xs.size()));
   // Loops over every dim but the axis; the axis is walked three times per slice.
   std::vector<int64_t> outer = xs;
   outer[axis] = 1;

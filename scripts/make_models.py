@@ -189,6 +189,42 @@ def bert(layers=4, hidden=768, heads=12, seq=128, ffn=3072, vocab=2048, name="be
     return b.model([ids, mask], [out], 13)
 
 
+def single_matmul(m=1024, k=1024, n=1024, name="matmul1024"):
+    """One MatMul with a constant weight (the schedule benchmark's GEMM)."""
+    b = Builder(name)
+    y = b.op("MatMul", ["x", b.weight([k, n], scale=1.0 / np.sqrt(k))])
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [m, k])
+    out = helper.make_tensor_value_info(y, TensorProto.FLOAT, [m, n])
+    return b.model([x], [out], 13)
+
+
+def single_gemm(m=13, k=300, n=70, name="gemm_odd"):
+    """Gemm with transB, alpha, beta and a bias row; sizes that leave partial tiles."""
+    b = Builder(name)
+    y = b.op("Gemm", ["x", b.weight([n, k], scale=1.0 / np.sqrt(k)),
+                      b.const((0.1 * b.rng.standard_normal(n)).astype(np.float32), "bias")],
+             transB=1, alpha=0.5, beta=2.0)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [m, k])
+    out = helper.make_tensor_value_info(y, TensorProto.FLOAT, [m, n])
+    return b.model([x], [out], 13)
+
+
+def single_conv(c=64, oc=None, hw=56, k=3, stride=1, dilation=1, bias=False, name="conv3x3_64"):
+    """One Conv (a ResNet-50 layer shape by default: 64->64 3x3 on 56x56)."""
+    oc = oc or c
+    b = Builder(name)
+    ins = ["x", b.weight([oc, c, k, k])]
+    if bias:
+        ins.append(b.const((0.1 * b.rng.standard_normal(oc)).astype(np.float32), "bias"))
+    pad = dilation * (k // 2)
+    ohw = (hw + 2 * pad - dilation * (k - 1) - 1) // stride + 1
+    y = b.op("Conv", ins, kernel_shape=[k, k], strides=[stride, stride], pads=[pad] * 4,
+             dilations=[dilation, dilation])
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, hw, hw])
+    out = helper.make_tensor_value_info(y, TensorProto.FLOAT, [1, oc, ohw, ohw])
+    return b.model([x], [out], 13)
+
+
 MODELS = {
     "resnet50": lambda: resnet(),
     "mobilenetv2": lambda: mobilenetv2(),
@@ -197,6 +233,16 @@ MODELS = {
     "tiny_mobilenet": lambda: mobilenetv2(image=32, classes=10, width_mult=0.25, name="tiny_mobilenet",
                                           settings=((1, 16, 1, 1), (6, 24, 2, 2)), last=64),
     "tiny_bert": lambda: bert(layers=1, hidden=64, heads=4, seq=16, ffn=128, vocab=50, name="tiny_bert"),
+    # Single-op models: the schedule benchmarks (issue 3) and odd shapes for parity.
+    "matmul1024": lambda: single_matmul(),
+    "conv3x3_64": lambda: single_conv(),
+    "conv3x3_128": lambda: single_conv(c=128, hw=28, name="conv3x3_128"),
+    "conv3x3_256": lambda: single_conv(c=256, hw=14, name="conv3x3_256"),
+    "conv3x3_512": lambda: single_conv(c=512, hw=7, name="conv3x3_512"),
+    "conv1x1_256": lambda: single_conv(c=64, oc=256, hw=56, k=1, name="conv1x1_256"),
+    "gemm_odd": lambda: single_gemm(),
+    "conv_odd": lambda: single_conv(c=5, oc=20, hw=13, k=3, stride=2, dilation=2, bias=True,
+                                    name="conv_odd"),
 }
 
 # Inputs for a model: name -> numpy array (batch bound to 1 for symbolic dims).

@@ -1,5 +1,5 @@
 // The compile pipeline, written as one readable list of named stages (as Halide's Lower.cpp):
-// import -> bind shapes -> infer types -> dead code -> verify -> lower -> tir passes -> codegen.
+// import -> bind shapes -> infer types -> dead code -> verify -> lower -> schedule -> codegen.
 #include "driver/compile.h"
 
 #include <algorithm>
@@ -15,6 +15,7 @@
 #include "graph/transforms/infer_types.h"
 #include "graph/verifier.h"
 #include "lower/lower_graph.h"
+#include "schedule/rules/default_rules.h"
 #include "support/error.h"
 #include "tir/printer.h"
 
@@ -45,7 +46,7 @@ void check_options(const CompileOptions& o) {
 
 const std::vector<std::string>& pipeline_stage_names() {
   static const std::vector<std::string> names = {
-      "import", "bind_input_shapes", "infer_types", "dead_code", "lower", "codegen"};
+      "import", "bind_input_shapes", "infer_types", "dead_code", "lower", "schedule", "codegen"};
   return names;
 }
 
@@ -74,8 +75,12 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   if (contains(options.dump, "graph")) dump << graph::print_graph(*g) << "\n";
 
   // Loop level.
-  tir::IRModule mod = lower::lower_graph(*g);
-  if (contains(options.print_ir_after, "lower") || contains(options.dump, "tir"))
+  lower::LowerOptions lower_options;
+  if (options.default_schedules) lower_options.vector_bits = target.vector_bits;
+  tir::IRModule mod = lower::lower_graph(*g, lower_options);
+  if (contains(options.print_ir_after, "lower")) dump << tir::to_string(mod) << "\n";
+  schedule::apply_default_schedules(mod, target.vector_bits);
+  if (contains(options.print_ir_after, "schedule") || contains(options.dump, "tir"))
     dump << tir::to_string(mod) << "\n";
 
   // Machine level.

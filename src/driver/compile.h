@@ -17,6 +17,10 @@ struct CompileOptions {
   std::string output_format = "so";  // "so" (MLF comes with the C backend)
   std::vector<std::string> dump;     // any of "graph", "tir", "llvm": printed to the dump stream
   std::vector<std::string> print_ir_after;  // stage names (see pipeline_stage_names())
+  // MatMul/Gemm with constant weights and 2-D convolutions get packed weights and the default
+  // schedule rules (tiled, tensorized with the target's FMA micro-kernel, parallel); false keeps
+  // every op's plain loop nest (--schedule naive; for debugging and comparison).
+  bool default_schedules = true;
 };
 
 struct CompileReport {

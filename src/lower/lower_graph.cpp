@@ -7,12 +7,14 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <set>
 
 #include "lower/compute/common.h"
 #include "lower/compute/compute.h"
 #include "lower/memory_plan.h"
+#include "lower/scheduled/scheduled.h"
 #include "ops/op.h"
 #include "support/error.h"
 
@@ -70,9 +72,24 @@ int64_t value_bytes(const Value* v) {
 }
 
 // Builds the module; kept as a class so the placement tables are shared by the steps.
-class Lowering {
+class Lowering : public ValueFactory {
  public:
-  explicit Lowering(const graph::Graph& g) : g_(g) {}
+  Lowering(const graph::Graph& g, const LowerOptions& options) : g_(g), options_(options) {
+    for (const auto& v : g.values()) next_id_ = std::max(next_id_, v->id + 1);
+  }
+
+  // ValueFactory: values that exist only in the loop program (packed weights, temporaries).
+  const Value* constant(const std::string& name, graph::TensorPtr data) override {
+    Value& v = new_value(name, data->type());
+    v.constant = std::move(data);
+    return &v;
+  }
+  const Value* temporary(const std::string& name, graph::DType dtype,
+                         const std::vector<int64_t>& shape) override {
+    graph::TensorType t{dtype, {}};
+    for (int64_t d : shape) t.shape.push_back(graph::Dim::fixed(d));
+    return &new_value(name, t);
+  }
 
   tir::IRModule run() {
     check_static_inputs(g_);
@@ -146,7 +163,33 @@ class Lowering {
     calls_.push_back({index, std::move(values)});
   }
 
+  Value& new_value(const std::string& name, graph::TensorType type) {
+    Value& v = synthetic_.emplace_back();
+    v.id = next_id_++;
+    v.name = name;
+    v.type = std::move(type);
+    return v;
+  }
+
+  // The kernels of a node that has a default schedule rule, or false.
+  bool lower_scheduled(const graph::Node& node) {
+    if (options_.vector_bits <= 0) return false;
+    auto kernels = lower_packed_matmul(node, options_.vector_bits, *this);
+    if (!kernels) kernels = lower_blocked_conv2d(node, options_.vector_bits, *this);
+    if (!kernels) return false;
+    std::string base = fmt::format("{}_{}", sanitize(node.name), ops::op_name(node.op));
+    for (NodeKernel& k : *kernels) {
+      for (const Value* v : k.args)
+        if (v->is_constant()) constant_ref(v);
+      k.func.name = unique_name(k.func.schedule_rule.empty() ? base + "_" + k.func.name : base);
+      if (!k.func.schedule_rule.empty()) k.func.flops = ops::op_info(node.op).flops(node);
+      add_kernel(std::move(k.func), std::move(k.args));
+    }
+    return true;
+  }
+
   void lower_node(const graph::Node& node) {
+    if (lower_scheduled(node)) return;
     bool flat = is_row_major_copy(node.op);
     std::map<const Value*, Buffer> bufs;
     std::vector<const Value*> values;
@@ -226,6 +269,9 @@ class Lowering {
     int first = -1, last = -1;
   };
   const graph::Graph& g_;
+  LowerOptions options_;
+  std::deque<Value> synthetic_;
+  int next_id_ = 0;
   tir::IRModule mod_;
   std::map<const Value*, ArgRef> place_;
   std::map<const Value*, Life> lifetimes_;  // workspace values
@@ -236,8 +282,8 @@ class Lowering {
 
 }  // namespace
 
-tir::IRModule lower_graph(const graph::Graph& g) {
-  return Lowering(g).run();
+tir::IRModule lower_graph(const graph::Graph& g, const LowerOptions& options) {
+  return Lowering(g, options).run();
 }
 
 }  // namespace ingot::lower

@@ -8,8 +8,16 @@
 
 namespace ingot::lower {
 
+struct LowerOptions {
+  // > 0: the target's widest vector register in bits. The ops with a default schedule rule
+  // (MatMul/Gemm with constant weights, 2-D Conv) become block-form kernels tagged with the rule,
+  // their weights packed for that vector width (lower/scheduled/). 0: every node gets the loop
+  // nest of its compute rule.
+  int vector_bits = 0;
+};
+
 // `g` must have its types inferred (graph::infer_types). UserError when a dimension is still
 // symbolic (naming the input and the --input-shapes option) or an op/dtype is not supported.
-tir::IRModule lower_graph(const graph::Graph& g);
+tir::IRModule lower_graph(const graph::Graph& g, const LowerOptions& options = {});
 
 }  // namespace ingot::lower

@@ -15,6 +15,9 @@ struct PrimFunc {
   Stmt body;
   double flops = 0;        // floating point operations per call (for profiling/roofline)
   double bytes_moved = 0;  // compulsory bytes read + written per call
+  // The default schedule rule that applies to this block-form kernel ("" = none: the body is
+  // already in loop form). Set by lowering, consumed by schedule::apply_default_schedules.
+  std::string schedule_rule = {};
 };
 
 }  // namespace ingot::tir

@@ -10,6 +10,7 @@
 #include "graph/transforms/infer_types.h"
 #include "rule_test_util.h"
 #include "support/error.h"
+#include "tir/transforms/lower_blocks.h"
 
 namespace ingot::testing {
 namespace {
@@ -153,6 +154,117 @@ TEST(LowerGraph, ReshapeAndConvWithConstantWeights) {
   run_module(m, {&in}, {&out});
   expect_near_all(out.values(),
                   {1 + 1 + 2 + 4 + 5, 1 + 2 + 3 + 5 + 6, 1 + 4 + 5 + 7 + 8, 1 + 5 + 6 + 8 + 9});
+}
+
+// With a vector width, Conv and MatMul/Gemm with constant weights become block-form kernels
+// tagged with their schedule rule, their weights packed; run here unscheduled (lower_blocks)
+// through the interpreter against closed-form references.
+tir::IRModule run_blocks(tir::IRModule m) {
+  for (tir::PrimFunc& f : m.kernels)
+    if (!f.schedule_rule.empty()) f = tir::lower_blocks(f);
+  return m;
+}
+
+TEST(LowerGraph, ScheduledConvPadsPacksAndUnblocks) {
+  // x[1,3,4,5] -> Conv(w[5,3,3,3], b[5], pads 1, stride 1) -> y[1,5,4,5]
+  graph::Graph g;
+  graph::Value* x = g.add_value("x", f32_type({1, 3, 4, 5}));
+  g.inputs = {x};
+  std::vector<float> wv(5 * 3 * 9), bv = {1, -2, 3, -4, 5}, xv(60);
+  for (size_t i = 0; i < wv.size(); ++i) wv[i] = float(int(i % 7) - 3) * 0.25f;
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = float(int(i % 11) - 5) * 0.5f;
+  graph::Value* w = g.add_constant("w", f32_tensor({5, 3, 3, 3}, wv));
+  graph::Value* b = g.add_constant("b", f32_tensor({5}, bv));
+  graph::Attrs ca;
+  ca.set("kernel_shape", std::vector<int64_t>{3, 3});
+  ca.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  graph::Value* y = g.add_node(OpKind::Conv, "conv", {x, w, b}, {"y"}, ca)->outputs[0];
+  g.outputs = {y};
+  graph::infer_types(g);
+  tir::IRModule m = lower::lower_graph(g, {.vector_bits = 512});
+  ASSERT_EQ(m.kernels.size(), 3u);
+  EXPECT_EQ(m.kernels[0].name, "conv_Conv_pad");
+  EXPECT_EQ(m.kernels[1].name, "conv_Conv");
+  EXPECT_EQ(m.kernels[1].schedule_rule, "blocked_conv2d");
+  EXPECT_EQ(m.kernels[1].flops, 2.0 * 5 * 4 * 5 * 27 + 100);  // MACs and the bias add
+  EXPECT_EQ(m.kernels[2].name, "conv_Conv_unblock");
+  // Packed weights [1, 3, 3, 3, 16] and the padded bias row; the raw weights are not stored.
+  EXPECT_EQ(m.constants.size(), size_t(27 * 16 * 4 + 64));
+  HostTensor in(DataType::f32(), {1, 3, 4, 5}, std::vector<double>(xv.begin(), xv.end()));
+  HostTensor out(DataType::f32(), {1, 5, 4, 5});
+  run_module(run_blocks(m), {&in}, {&out});
+  std::vector<double> want;
+  for (int o = 0; o < 5; ++o)
+    for (int h = 0; h < 4; ++h)
+      for (int q = 0; q < 5; ++q) {
+        double acc = bv[size_t(o)];
+        for (int c = 0; c < 3; ++c)
+          for (int r = 0; r < 3; ++r)
+            for (int t = 0; t < 3; ++t) {
+              int ih = h + r - 1, iw = q + t - 1;
+              if (ih < 0 || ih >= 4 || iw < 0 || iw >= 5) continue;
+              acc += double(xv[size_t((c * 4 + ih) * 5 + iw)]) *
+                     double(wv[size_t(((o * 3 + c) * 3 + r) * 3 + t)]);
+            }
+        want.push_back(acc);
+      }
+  expect_near_all(out.values(), want);
+}
+
+TEST(LowerGraph, ScheduledGemmFoldsAlphaTransposeAndBias) {
+  // y = 0.5 * x[3,4] * w[5,4]^T + 2 * b[5]; and MatMul z = y[3,5] * v[5,2] (2 panels of 32 cols).
+  graph::Graph g;
+  graph::Value* x = g.add_value("x", f32_type({3, 4}));
+  g.inputs = {x};
+  std::vector<float> wv(20), bv = {1, 2, 3, 4, 5}, vv(10), xv(12);
+  for (size_t i = 0; i < 20; ++i) wv[i] = float(i) * 0.1f - 1.0f;
+  for (size_t i = 0; i < 10; ++i) vv[i] = float(i % 3) - 1.0f;
+  for (size_t i = 0; i < 12; ++i) xv[i] = float(i) * 0.5f - 2.0f;
+  graph::Attrs ga;
+  ga.set("transB", int64_t(1));
+  ga.set("alpha", 0.5);
+  ga.set("beta", 2.0);
+  graph::Value* y = g.add_node(OpKind::Gemm, "gemm",
+                               {x, g.add_constant("w", f32_tensor({5, 4}, wv)),
+                                g.add_constant("b", f32_tensor({5}, bv))},
+                               {"y"}, ga)
+                        ->outputs[0];
+  graph::Value* z =
+      g.add_node(OpKind::MatMul, "mm", {y, g.add_constant("v", f32_tensor({5, 2}, vv))}, {"z"})
+          ->outputs[0];
+  g.outputs = {z};
+  graph::infer_types(g);
+  tir::IRModule m = lower::lower_graph(g, {.vector_bits = 512});
+  ASSERT_EQ(m.kernels.size(), 2u);
+  EXPECT_EQ(m.kernels[0].schedule_rule, "packed_matmul");
+  EXPECT_EQ(m.kernels[1].schedule_rule, "packed_matmul");
+  HostTensor in(DataType::f32(), {3, 4}, std::vector<double>(xv.begin(), xv.end()));
+  HostTensor out(DataType::f32(), {3, 2});
+  run_module(run_blocks(m), {&in}, {&out});
+  std::vector<double> want;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 2; ++j) {
+      double acc = 0;
+      for (int n = 0; n < 5; ++n) {
+        double yv = 2.0 * bv[size_t(n)];
+        for (int k = 0; k < 4; ++k) yv += 0.5 * xv[size_t(i * 4 + k)] * wv[size_t(n * 4 + k)];
+        acc += yv * vv[size_t(n * 2 + j)];
+      }
+      want.push_back(acc);
+    }
+  expect_near_all(out.values(), want);
+}
+
+TEST(LowerGraph, NonConstantWeightsKeepTheComputeRule) {
+  graph::Graph g;
+  graph::Value* a = g.add_value("a", f32_type({4, 8}));
+  graph::Value* b = g.add_value("b", f32_type({8, 4}));
+  g.inputs = {a, b};
+  g.outputs = {g.add_node(OpKind::MatMul, "mm", {a, b}, {"y"})->outputs[0]};
+  graph::infer_types(g);
+  tir::IRModule m = lower::lower_graph(g, {.vector_bits = 512});
+  ASSERT_EQ(m.kernels.size(), 1u);
+  EXPECT_TRUE(m.kernels[0].schedule_rule.empty());
 }
 
 TEST(LowerGraph, UnboundDimensionIsAUserErrorNamingTheOption) {

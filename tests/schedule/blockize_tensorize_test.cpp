@@ -2,6 +2,7 @@
 // place, trace round trips and the errors. Numbers of tensorized code (vector IR, which the
 // interpreter does not run) are checked through codegen in tests/codegen/gemm_schedule_test.cpp.
 #include "sched_test_util.h"
+#include "schedule/rules/conv2d.h"
 #include "schedule/intrin/x86_fma.h"
 #include "schedule/rules/matmul.h"
 
@@ -192,6 +193,51 @@ TEST(FmaIntrin, NamesRoundTripAndPickIsa) {
   EXPECT_NE(find_tensor_intrin("x86_avx2_fma_f32_4x24x16"), nullptr);
 }
 
+TEST(FmaIntrin, GeneralSpecNamesRoundTrip) {
+  FmaTileSpec conv;
+  conv.mr = 7, conv.nr = 24, conv.k = {5, 3, 3};
+  conv.a.dims = {{0, 0, 0, 0, 0}, {0, 0, 1, 0, 0}, {0, 0, 0, 2, 0}, {2, 0, 0, 0, 2}};
+  conv.b.dims = {{0, 0, 0, 0, 0}, {0, 0, 1, 0, 0}, {0, 0, 0, 1, 0}, {0, 0, 0, 0, 1}, {0, 1, 0, 0, 0}};
+  conv.c.dims = {{0, 0, 0, 0, 0}, {1, 0, 0, 0, 0}, {0, 1, 0, 0, 0}};
+  std::string name = fma_tile_name(conv);
+  EXPECT_EQ(name,
+            "x86_avx512_fma_f32_7x24_k5x3x3_a0.0.0.0.0,0.0.1.0.0,0.0.0.2.0,2.0.0.0.2_b0.0.0.0.0,"
+            "0.0.1.0.0,0.0.0.1.0,0.0.0.0.1,0.1.0.0.0_c0.0.0.0.0,1.0.0.0.0,0.1.0.0.0");
+  auto back = parse_fma_tile_spec(name);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(fma_tile_name(*back), name);
+  EXPECT_EQ(back->k, conv.k);
+  EXPECT_NE(find_tensor_intrin(name), nullptr);  // built from the name alone
+  // The matmul layout keeps its short name.
+  EXPECT_EQ(fma_tile_name(gemm_tile_spec({16, 8, 32, 64})), "x86_avx512_fma_f32_8x32x64");
+  // Malformed: j outside the last dim of C, a coefficient count that does not match, junk.
+  std::string bad_c = name.substr(0, name.find("_c")) + "_c0.1.0.0.0,1.0.0.0.0";
+  EXPECT_FALSE(parse_fma_tile_spec(bad_c).has_value());
+  EXPECT_FALSE(parse_fma_tile_spec("x86_avx512_fma_f32_7x24_k5_a0.0_b0.0_c0.0").has_value());
+  EXPECT_FALSE(parse_fma_tile_spec("x86_avx512_fma_f32_7x24_kx_a_b_c").has_value());
+}
+
+TEST(ConvRule, TensorizesTheWholeReductionAndReplays) {
+  Conv2dShape cs;
+  cs.ic = 5, cs.oc = 20, cs.ih = 13, cs.iw = 13, cs.kh = cs.kw = 3, cs.sh = cs.sw = 2;
+  cs.dh = cs.dw = 2, cs.oh = 5, cs.ow = 5;
+  BlockedConv2d c = make_blocked_conv2d(cs, conv2d_channel_block(cs, 512));
+  Schedule s(c.func);
+  schedule_blocked_conv2d(s, "conv", 512);
+  auto tile = find_block(s.func().body, "conv_o", nullptr);
+  ASSERT_TRUE(tile.has_value());
+  // One strip of 5 pixels x 32 channels, reducing over ic, kh, kw with stride and dilation 2.
+  auto spec = parse_fma_tile_spec(tile->block->annotations.at("tensorized"));
+  ASSERT_TRUE(spec.has_value());
+  EXPECT_EQ(spec->mr, 5);
+  EXPECT_EQ(spec->nr, 32);
+  EXPECT_EQ(spec->k, (std::vector<int64_t>{5, 3, 3}));
+  EXPECT_EQ(spec->a.dims[3], (std::vector<int64_t>{2, 0, 0, 0, 2}));
+  EXPECT_EQ(tile->loops.front().as<For>()->kind, ForKind::kParallel);
+  EXPECT_TRUE(find_block(s.func().body, "conv_init", nullptr).has_value());
+  EXPECT_TRUE(replays(s, c.func));
+}
+
 TEST(MatmulRule, SchedulesAndReplays) {
   PackedMatmul m = make_packed_matmul(40, 70, 300, 32);
   Schedule s(m.func);
@@ -200,7 +246,8 @@ TEST(MatmulRule, SchedulesAndReplays) {
   schedule_packed_matmul(s, "C", cfg);
   auto tile = find_block(s.func().body, "C_o", nullptr);
   ASSERT_TRUE(tile.has_value());
-  EXPECT_EQ(tile->block->annotations.at("tensorized"), "x86_avx512_fma_f32_8x32x128");
+  // K = 300 runs as three slices of 100 (a divisor near kc), so no slice is masked.
+  EXPECT_EQ(tile->block->annotations.at("tensorized"), "x86_avx512_fma_f32_8x32x100");
   EXPECT_EQ(tile->loops.front().as<For>()->kind, ForKind::kParallel);
   EXPECT_TRUE(replays(s, m.func));
 }

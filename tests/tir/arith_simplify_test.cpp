@@ -6,6 +6,7 @@
 
 #include "eval_helper.h"
 #include "tir/arith/analyzer.h"
+#include "tir/arith/linear_form.h"
 #include "tir/arith/pattern.h"
 #include "tir/op.h"
 #include "tir/printer.h"
@@ -340,6 +341,29 @@ TEST(Simplify, RandomExpressionsKeepTheirValue) {
     }
   }
   EXPECT_GT(compared, 3000);
+}
+
+}  // namespace
+}  // namespace ingot::tir::arith
+
+namespace ingot::tir::arith {
+namespace {
+
+TEST(LinearForm, ComparesIndicesTermByTerm) {
+  Var a("a"), i("i"), k("k");
+  // (a + i) * 2 + k - (i * 2 + k) = a * 2: the simplifier alone does not expand the product.
+  LinearForm d = linear_form((Expr(a) + i) * 2 + k) - linear_form(Expr(i) * 2 + k);
+  ASSERT_EQ(d.terms.size(), 1u);
+  EXPECT_TRUE(structural_equal(d.terms[0].first, a));
+  EXPECT_EQ(d.terms[0].second, 2);
+  EXPECT_EQ(d.constant, 0);
+  EXPECT_TRUE(structural_equal(d.to_expr(DataType::i64()), Expr(a) * 2));
+  // Constants and subtraction; non-linear parts are atoms compared structurally.
+  LinearForm e = linear_form(Expr(i) * 3 - 4 + floordiv(k, i64(2)) - i * 3);
+  ASSERT_EQ(e.terms.size(), 1u);
+  EXPECT_TRUE(structural_equal(e.terms[0].first, floordiv(k, i64(2))));
+  EXPECT_EQ(e.constant, -4);
+  EXPECT_TRUE(structural_equal(linear_form(Expr(i) - i).to_expr(DataType::i64()), i64(0)));
 }
 
 }  // namespace

@@ -11,6 +11,7 @@ void add_compile_command(CLI::App& app, int& exit_code) {
     std::string model, output = "module.so", input_shapes;
     driver::CompileOptions options;
     bool quiet = false;
+    std::string schedule = "default";
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("compile", "compile an ONNX model into an artifact");
@@ -27,8 +28,14 @@ void add_compile_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--print-ir-after", args->options.print_ir_after,
                   "print the IR after these pipeline stages")
       ->delimiter(',');
+  cmd->add_option("--schedule", args->schedule,
+                  "default: packed weights and the default schedule rules for matmul and conv; "
+                  "naive: every op's plain loop nest")
+      ->check(CLI::IsMember({"default", "naive"}))
+      ->capture_default_str();
   cmd->add_flag("-q,--quiet", args->quiet, "print nothing on success");
   cmd->callback([args, &exit_code] {
+    args->options.default_schedules = args->schedule == "default";
     if (!args->input_shapes.empty())
       args->options.input_shapes = driver::parse_input_shapes(args->input_shapes);
     driver::CompileReport r =

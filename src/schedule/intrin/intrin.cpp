@@ -38,9 +38,9 @@ const TensorIntrin* find_tensor_intrin(const std::string& name) {
     auto it = t.by_name.find(name);
     if (it != t.by_name.end()) return it->second.get();
   }
-  auto shape = parse_fma_tile_name(name);
-  if (!shape) return nullptr;
-  register_tensor_intrin(make_fma_tile_intrin(*shape));
+  auto spec = parse_fma_tile_spec(name);
+  if (!spec) return nullptr;
+  register_tensor_intrin(make_fma_tile_intrin(*spec));
   std::lock_guard<std::mutex> lock(t.mu);
   return t.by_name.at(name).get();
 }

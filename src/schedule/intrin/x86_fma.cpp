@@ -1,9 +1,11 @@
-// x86 FP32 FMA register-tile micro-kernels (AVX-512 and AVX2): description and implementation.
+// x86 FP32 FMA register-tile micro-kernels (AVX-512 and AVX2): names, description and
+// implementation, for any operand layout an FmaTileSpec describes.
 #include "schedule/intrin/x86_fma.h"
 
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <sstream>
 
 #include "support/error.h"
 #include "tir/op.h"
@@ -13,9 +15,142 @@ namespace ingot::schedule {
 
 using namespace tir;
 
+namespace {
+
+const char* isa_name(int lanes) {
+  return lanes == 16 ? "avx512" : "avx2";
+}
+
+std::string dims_str(const FmaOperand& o) {
+  std::vector<std::string> dims;
+  for (const auto& d : o.dims) dims.push_back(fmt::format("{}", fmt::join(d, ".")));
+  return fmt::format("{}", fmt::join(dims, ","));
+}
+
+std::vector<std::string> split_on(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  std::istringstream in(s);
+  while (std::getline(in, cur, sep)) out.push_back(cur);
+  if (!s.empty() && s.back() == sep) out.push_back("");
+  return out;
+}
+
+bool parse_int(const std::string& s, int64_t* v) {
+  if (s.empty()) return false;
+  size_t pos = 0;
+  try {
+    *v = std::stoll(s, &pos);
+  } catch (...) {
+    return false;
+  }
+  return pos == s.size();
+}
+
+std::optional<FmaOperand> parse_dims(const std::string& s, size_t nvars) {
+  FmaOperand o;
+  for (const std::string& d : split_on(s, ',')) {
+    std::vector<int64_t> coeff;
+    for (const std::string& c : split_on(d, '.')) {
+      int64_t v = 0;
+      if (!parse_int(c, &v)) return std::nullopt;
+      coeff.push_back(v);
+    }
+    if (coeff.size() != nvars) return std::nullopt;
+    o.dims.push_back(coeff);
+  }
+  if (o.dims.empty()) return std::nullopt;
+  return o;
+}
+
+// Why a spec cannot be built, or "".
+std::string spec_problem(const FmaTileSpec& s) {
+  size_t nvars = 2 + s.k.size();
+  if (s.lanes != 16 && s.lanes != 8) return "lanes must be 8 or 16";
+  if (s.mr < 1 || s.mr > 16 || s.nr < 1 || s.nr > 4 * s.lanes) return "tile size out of range";
+  if (s.k.empty()) return "no reduction loop";
+  for (int64_t e : s.k)
+    if (e < 1) return "empty reduction loop";
+  auto check = [&](const FmaOperand& o, bool uses_i, bool uses_j, bool uses_k) -> std::string {
+    if (o.dims.empty()) return "an operand has no dimensions";
+    for (size_t d = 0; d < o.dims.size(); ++d) {
+      const auto& c = o.dims[d];
+      if (c.size() != nvars) return "coefficient count differs from the variable count";
+      for (int64_t v : c)
+        if (v < 0) return "negative coefficient";
+      if (!uses_i && c[0] != 0) return "operand uses i";
+      if (c[1] != 0 && (!uses_j || d + 1 != o.dims.size() || c[1] != 1))
+        return "j must be the last dimension with coefficient 1";
+      for (size_t k = 2; k < nvars; ++k)
+        if (!uses_k && c[k] != 0) return "operand uses a reduction variable";
+    }
+    if (uses_j && o.dims.back()[1] != 1) return "j must be the last dimension";
+    return "";
+  };
+  for (auto p : {check(s.a, true, false, true), check(s.b, false, true, true),
+                 check(s.c, true, true, false)})
+    if (!p.empty()) return p;
+  return "";
+}
+
+// The index of an operand at tile variable values `vars` (i, j, k...); vector_j replaces
+// j's term in the last dimension (a Ramp) when set.
+std::vector<Expr> operand_index(const FmaOperand& o, const std::vector<Expr>& vars,
+                                const Expr& vector_j = Expr()) {
+  std::vector<Expr> idx;
+  for (const auto& c : o.dims) {
+    Expr e;
+    for (size_t v = 0; v < c.size(); ++v) {
+      if (c[v] == 0 || (v == 1 && vector_j.defined())) continue;
+      Expr term = c[v] == 1 ? vars[v] : vars[v] * c[v];
+      e = e.defined() ? e + term : term;
+    }
+    if (!e.defined()) e = i64(0);
+    if (c[1] != 0 && vector_j.defined()) {
+      auto* r = vector_j.as<Ramp>();
+      e = Ramp::make(e + r->base, r->stride, r->lanes);
+    }
+    idx.push_back(e);
+  }
+  return idx;
+}
+
+// Extent of each dimension of an operand over the tile's variable ranges.
+std::vector<int64_t> operand_shape(const FmaOperand& o, const std::vector<int64_t>& extents) {
+  std::vector<int64_t> shape;
+  for (const auto& c : o.dims) {
+    int64_t e = 1;
+    for (size_t v = 0; v < c.size(); ++v) e += c[v] * (extents[v] - 1);
+    shape.push_back(e);
+  }
+  return shape;
+}
+
+}  // namespace
+
+FmaTileSpec gemm_tile_spec(const FmaTileShape& s) {
+  FmaTileSpec g;
+  g.lanes = s.lanes, g.mr = s.mr, g.nr = s.nr, g.k = {s.kc};
+  g.a.dims = {{1, 0, 0}, {0, 0, 1}};             // A[i, k]
+  g.b.dims = {{0, 0, 0}, {0, 0, 1}, {0, 1, 0}};  // Bp[0, k, j]
+  g.c.dims = {{1, 0, 0}, {0, 1, 0}};             // C[i, j]
+  return g;
+}
+
 std::string fma_tile_name(const FmaTileShape& s) {
-  return fmt::format("x86_{}_fma_f32_{}x{}x{}", s.lanes == 16 ? "avx512" : "avx2", s.mr, s.nr,
-                     s.kc);
+  return fmt::format("x86_{}_fma_f32_{}x{}x{}", isa_name(s.lanes), s.mr, s.nr, s.kc);
+}
+
+std::string fma_tile_name(const FmaTileSpec& s) {
+  if (s.k.size() == 1 && s.nr % s.lanes == 0) {
+    FmaTileShape g{s.lanes, s.mr, s.nr, int(s.k[0])};
+    FmaTileSpec std_layout = gemm_tile_spec(g);
+    if (s.a.dims == std_layout.a.dims && s.b.dims == std_layout.b.dims &&
+        s.c.dims == std_layout.c.dims)
+      return fma_tile_name(g);
+  }
+  return fmt::format("x86_{}_fma_f32_{}x{}_k{}_a{}_b{}_c{}", isa_name(s.lanes), s.mr, s.nr,
+                     fmt::join(s.k, "x"), dims_str(s.a), dims_str(s.b), dims_str(s.c));
 }
 
 std::optional<FmaTileShape> parse_fma_tile_name(const std::string& name) {
@@ -35,6 +170,45 @@ std::optional<FmaTileShape> parse_fma_tile_name(const std::string& name) {
   return s;
 }
 
+std::optional<FmaTileSpec> parse_fma_tile_spec(const std::string& name) {
+  if (auto g = parse_fma_tile_name(name)) return gemm_tile_spec(*g);
+  // x86_<isa>_fma_f32_<mr>x<nr>_k<k...>_a<dims>_b<dims>_c<dims>
+  std::vector<std::string> parts = split_on(name, '_');
+  if (parts.size() != 9 || parts[0] != "x86" || parts[2] != "fma" || parts[3] != "f32")
+    return std::nullopt;
+  FmaTileSpec s;
+  if (parts[1] == "avx512") {
+    s.lanes = 16;
+  } else if (parts[1] == "avx2") {
+    s.lanes = 8;
+  } else {
+    return std::nullopt;
+  }
+  std::vector<std::string> tile = split_on(parts[4], 'x');
+  int64_t mr = 0, nr = 0;
+  if (tile.size() != 2 || !parse_int(tile[0], &mr) || !parse_int(tile[1], &nr))
+    return std::nullopt;
+  s.mr = int(mr), s.nr = int(nr);
+  if (parts[5].size() < 2 || parts[5][0] != 'k') return std::nullopt;
+  for (const std::string& e : split_on(parts[5].substr(1), 'x')) {
+    int64_t v = 0;
+    if (!parse_int(e, &v)) return std::nullopt;
+    s.k.push_back(v);
+  }
+  size_t nvars = 2 + s.k.size();
+  FmaOperand* ops[3] = {&s.a, &s.b, &s.c};
+  const char tags[3] = {'a', 'b', 'c'};
+  for (int o = 0; o < 3; ++o) {
+    const std::string& p = parts[size_t(6 + o)];
+    if (p.empty() || p[0] != tags[o]) return std::nullopt;
+    auto dims = parse_dims(p.substr(1), nvars);
+    if (!dims) return std::nullopt;
+    *ops[o] = *dims;
+  }
+  if (!spec_problem(s).empty() || fma_tile_name(s) != name) return std::nullopt;
+  return s;
+}
+
 FmaTileShape default_fma_tile(int vector_bits, int kc) {
   // AVX-512: 8 rows x 2 zmm = 16 accumulators + 2 B vectors + 1 broadcast of 32 registers.
   // AVX2: 6 rows x 2 ymm = 12 accumulators + 2 B + 1 broadcast of 16 registers.
@@ -44,46 +218,71 @@ FmaTileShape default_fma_tile(int vector_bits, int kc) {
 
 TensorIntrin make_fma_tile_intrin(const FmaTileShape& s) {
   INGOT_ICHECK(s.nr % s.lanes == 0, "fma tile: NR {} is not a multiple of {} lanes", s.nr, s.lanes);
+  return make_fma_tile_intrin(gemm_tile_spec(s));
+}
+
+TensorIntrin make_fma_tile_intrin(const FmaTileSpec& s) {
+  std::string problem = spec_problem(s);
+  INGOT_ICHECK(problem.empty(), "fma tile spec: {}", problem);
   DataType f = DataType::f32();
-  Buffer A = Buffer::make("A", f, std::vector<int64_t>{s.mr, s.kc});
-  Buffer B = Buffer::make("Bp", f, std::vector<int64_t>{1, s.kc, s.nr});
-  Buffer C = Buffer::make("C", f, std::vector<int64_t>{s.mr, s.nr});
+  std::vector<int64_t> extents = {s.mr, s.nr};
+  extents.insert(extents.end(), s.k.begin(), s.k.end());
+  bool gemm = s.k.size() == 1 && fma_tile_name(s).find("_k") == std::string::npos;
+  Buffer A = Buffer::make("A", f, operand_shape(s.a, extents));
+  Buffer B = Buffer::make(gemm ? "Bp" : "B", f, operand_shape(s.b, extents));
+  Buffer C = Buffer::make("C", f, operand_shape(s.c, extents));
   TensorIntrin in;
   in.name = fma_tile_name(s);
-  // 1. Description: for i, j, k: C[i, j] += A[i, k] * Bp[0, k, j].
+  // 1. Description: for i, j, k...: C[c(i, j)] += A[a(i, k...)] * B[b(k..., j)].
   {
-    Var vi("vi"), vj("vj"), vk("vk"), i("i"), j("j"), k("k");
-    Stmt body = BufferStore::make(C, C(vi, vj) + A(vi, vk) * B(i64(0), vk, vj), {vi, vj});
-    Stmt blk = make_block("fma_tile",
-                          {{vi, i64(0), i64(s.mr), IterKind::kSpatial},
-                           {vj, i64(0), i64(s.nr), IterKind::kSpatial},
-                           {vk, i64(0), i64(s.kc), IterKind::kReduce}},
-                          body);
-    Stmt st = BlockRealize::make({i, j, k}, IntImm::make(DataType::boolean(), 1), blk);
-    st = For::make(k, i64(0), i64(s.kc), ForKind::kSerial, st);
-    st = For::make(j, i64(0), i64(s.nr), ForKind::kSerial, st);
-    st = For::make(i, i64(0), i64(s.mr), ForKind::kSerial, st);
+    std::vector<Var> iv = {Var("vi"), Var("vj")}, lv = {Var("i"), Var("j")};
+    for (size_t k = 0; k < s.k.size(); ++k) {
+      iv.emplace_back(s.k.size() == 1 ? "vk" : fmt::format("vk{}", k));
+      lv.emplace_back(s.k.size() == 1 ? "k" : fmt::format("k{}", k));
+    }
+    std::vector<Expr> vars(iv.begin(), iv.end()), values(lv.begin(), lv.end());
+    std::vector<Expr> ci = operand_index(s.c, vars);
+    Stmt body = BufferStore::make(
+        C, C.load(ci) + A.load(operand_index(s.a, vars)) * B.load(operand_index(s.b, vars)), ci);
+    std::vector<IterVar> ivs;
+    for (size_t v = 0; v < iv.size(); ++v)
+      ivs.push_back({iv[v], i64(0), i64(extents[v]), v < 2 ? IterKind::kSpatial : IterKind::kReduce});
+    Stmt st = BlockRealize::make(values, IntImm::make(DataType::boolean(), 1),
+                                 make_block("fma_tile", ivs, body));
+    for (size_t v = lv.size(); v-- > 0;)
+      st = For::make(lv[v], i64(0), i64(extents[v]), ForKind::kSerial, st);
     in.desc = PrimFunc{in.name + "_desc", {A, B, C}, st};
   }
-  // 2. Implementation: acc = C; for k: acc[r, v] += broadcast(A[r, k]) * Bp[0, k, v]; C = acc.
-  //    The row / vector steps are written out (not loops) so every accumulator access has a
-  //    constant offset and SROA keeps the tile in registers across the k loop.
+  // 2. Implementation: acc = C; for k...: acc[r, v] += broadcast(A[r, k...]) * B[k..., v];
+  //    C = acc. The row / vector steps are written out (not loops) so every accumulator access
+  //    has a constant offset and SROA keeps the tile in registers across the reduction loops.
   {
     Buffer acc = Buffer::make("acc", f, std::vector<int64_t>{s.mr, s.nr}, StorageScope::kLocal);
-    Var k("k");
-    int nv = s.nr / s.lanes;
-    auto lanes_at = [&](int v) { return Ramp::make(i64(int64_t(v) * s.lanes), i64(1), s.lanes); };
+    std::vector<Var> kv;
+    for (size_t k = 0; k < s.k.size(); ++k)
+      kv.emplace_back(s.k.size() == 1 ? "k" : fmt::format("k{}", k));
     std::vector<Stmt> load, step, store;
     for (int r = 0; r < s.mr; ++r) {
-      Expr a = Broadcast::make(A(i64(r), k), s.lanes);
-      for (int v = 0; v < nv; ++v) {
-        load.push_back(BufferStore::make(acc, C(i64(r), lanes_at(v)), {i64(r), lanes_at(v)}));
+      std::vector<Expr> vars = {i64(r), i64(0)};
+      vars.insert(vars.end(), kv.begin(), kv.end());
+      Expr a_scalar = A.load(operand_index(s.a, vars));
+      for (int v0 = 0; v0 < s.nr; v0 += s.lanes) {
+        int w = std::min(s.lanes, s.nr - v0);
+        Expr lanes = Ramp::make(i64(v0), i64(1), w);
+        std::vector<Expr> zero_k = {i64(r), i64(0)};
+        zero_k.resize(vars.size(), i64(0));
+        std::vector<Expr> ci = operand_index(s.c, zero_k, lanes);
+        std::vector<Expr> ai = {i64(r), lanes};
+        load.push_back(BufferStore::make(acc, C.load(ci), ai));
         step.push_back(BufferStore::make(
-            acc, acc(i64(r), lanes_at(v)) + a * B(i64(0), k, lanes_at(v)), {i64(r), lanes_at(v)}));
-        store.push_back(BufferStore::make(C, acc(i64(r), lanes_at(v)), {i64(r), lanes_at(v)}));
+            acc, acc.load(ai) + Broadcast::make(a_scalar, w) * B.load(operand_index(s.b, vars, lanes)),
+            ai));
+        store.push_back(BufferStore::make(C, acc.load(ai), ci));
       }
     }
-    Stmt loop = For::make(k, i64(0), i64(s.kc), ForKind::kSerial, SeqStmt::make(step));
+    Stmt loop = SeqStmt::make(step);
+    for (size_t k = kv.size(); k-- > 0;)
+      loop = For::make(kv[k], i64(0), i64(s.k[k]), ForKind::kSerial, loop);
     Stmt body =
         Allocate::make(acc, SeqStmt::make({SeqStmt::make(load), loop, SeqStmt::make(store)}));
     in.impl = PrimFunc{in.name + "_impl", {A, B, C}, body};

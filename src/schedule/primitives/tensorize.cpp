@@ -6,6 +6,7 @@
 #include "schedule/intrin/intrin.h"
 #include "schedule/primitives/common.h"
 #include "tir/arith/analyzer.h"
+#include "tir/arith/linear_form.h"
 #include "tir/mutator.h"
 #include "tir/op.h"
 #include "tir/structural_equal.h"
@@ -97,7 +98,10 @@ class Matcher {
     size_t lead = gi.size() - wi.size();
     std::vector<Expr> off;
     for (size_t d = 0; d < gi.size(); ++d) {
-      Expr o = arith::simplify(d < lead ? gi[d] : gi[d] - wi[d - lead]);
+      // Compared as linear forms: (a + i) * 2 + k - (i * 2 + k) = a * 2.
+      Expr o = d < lead ? gi[d]
+                        : arith::simplify((arith::linear_form(gi[d]) - arith::linear_form(wi[d - lead]))
+                                              .to_expr(gi[d].dtype()));
       if (uses_var(o, [&](const VarNode* v) { return inner(v); }))
         return fail("index " + to_string(gi[d]) + " of " + g->name + " does not follow " +
                     (d < lead ? std::string("the tile") : to_string(wi[d - lead])) +

@@ -24,7 +24,8 @@ int64_t ceil_div(int64_t a, int64_t b) {
 
 }  // namespace
 
-PackedMatmul make_packed_matmul(int64_t M, int64_t N, int64_t K, int nr, int64_t batch) {
+PackedMatmul make_packed_matmul(int64_t M, int64_t N, int64_t K, int nr, int64_t batch,
+                                bool with_bias) {
   PackedMatmul m;
   m.batch = batch, m.M = M, m.N = N, m.K = K, m.nr = nr;
   int64_t nb = ceil_div(N, nr);
@@ -35,6 +36,7 @@ PackedMatmul make_packed_matmul(int64_t M, int64_t N, int64_t K, int nr, int64_t
   m.A = Buffer::make("A", f, shape(M, K));
   m.Bp = Buffer::make("Bp", f, std::vector<int64_t>{nb, K, nr});
   m.C = Buffer::make("C", f, shape(M, N));
+  if (with_bias) m.bias = Buffer::make("bias", f, std::vector<int64_t>{nb * nr});
   Var vb("vb"), vi("vi"), vjb("vjb"), vjr("vjr"), vk("vk");
   Expr col = Expr(vjb) * int64_t(nr) + vjr;
   std::vector<Expr> ci = {vi, col}, ai = {vi, vk};
@@ -45,7 +47,8 @@ PackedMatmul make_packed_matmul(int64_t M, int64_t N, int64_t K, int nr, int64_t
                               {vjr, i64(0), i64(nr), IterKind::kSpatial},
                               {vk, i64(0), i64(K), IterKind::kReduce}};
   if (batch) ivs.insert(ivs.begin(), {vb, i64(0), i64(batch), IterKind::kSpatial});
-  Stmt blk = make_block("C", ivs, body, BufferStore::make(m.C, f32(0), ci));
+  Expr init = with_bias ? m.bias.load({col}) : f32(0);
+  Stmt blk = make_block("C", ivs, body, BufferStore::make(m.C, init, ci));
   Var b("b"), i("i"), jb("jb"), jr("jr"), k("k");
   Expr pred = nb * nr == N ? yes() : Expr(jb) * int64_t(nr) + jr < N;
   std::vector<Expr> values = {i, jb, jr, k};
@@ -54,7 +57,9 @@ PackedMatmul make_packed_matmul(int64_t M, int64_t N, int64_t K, int nr, int64_t
   Stmt s = BlockRealize::make(values, pred, blk);
   for (size_t l = loops.size(); l-- > 0;)
     s = For::make(loops[l].first, i64(0), i64(loops[l].second), ForKind::kSerial, s);
-  m.func = PrimFunc{"matmul_packed", {m.A, m.Bp, m.C}, s};
+  std::vector<Buffer> params = {m.A, m.Bp, m.C};
+  if (with_bias) params.insert(params.begin() + 2, m.bias);
+  m.func = PrimFunc{"matmul_packed", params, s};
   m.func.flops = 2.0 * double(std::max<int64_t>(batch, 1)) * double(M) * double(N) * double(K);
   return m;
 }
@@ -90,6 +95,13 @@ std::vector<float> pack_b_panels(const float* B, int64_t K, int64_t N, int nr) {
   return out;
 }
 
+int64_t matmul_k_block(int64_t K, int64_t kc) {
+  if (K <= kc + kc / 4) return K;
+  for (int64_t n = (K + kc - 1) / kc; n <= (K + kc - 1) / kc + 2; ++n)
+    if (K % n == 0) return K / n;
+  return kc;  // the last slice is masked
+}
+
 int matmul_panel_width(const MatmulConfig& cfg) {
   return default_fma_tile(cfg.vector_bits, int(cfg.kc)).nr;
 }
@@ -107,7 +119,8 @@ void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulC
   };
   M = extent(l[o]), NB = extent(l[o + 1]), K = extent(l[o + 3]);
   // 1. Tile sizes: the micro-kernel's MR x NR, blocks no larger than the problem.
-  FmaTileShape t = default_fma_tile(cfg.vector_bits, int(std::min(cfg.kc, K)));
+  FmaTileShape t = default_fma_tile(cfg.vector_bits, int(matmul_k_block(K, cfg.kc)));
+  if (M < t.mr) t.mr = int(M);
   int64_t mr = t.mr, mc = std::min(cfg.mc, ceil_div(M, mr) * mr);
   int64_t ncb = std::max<int64_t>(1, std::min(cfg.nc / t.nr, NB));
   mc = std::max(mr, mc / mr * mr);

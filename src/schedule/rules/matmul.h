@@ -18,7 +18,8 @@
 namespace ingot::schedule {
 
 struct PackedMatmul {
-  tir::Buffer A, Bp, C;  // A[(batch,) M, K], Bp[NB, K, NR], C[(batch,) M, N]
+  tir::Buffer A, Bp, C;  // and bias[ceil(N / NR) * NR] when built with_bias
+  tir::Buffer bias;  // A[(batch,) M, K], Bp[NB, K, NR], C[(batch,) M, N]
   int64_t batch = 0, M = 0, N = 0, K = 0;
   int nr = 0;
   tir::PrimFunc func;  // params A, Bp, C; one block "C"
@@ -26,8 +27,10 @@ struct PackedMatmul {
 
 // The block-form matmul on packed B: block "C" with iter vars (vb,) vi, vjb, vjr, vk:
 // C[(vb,) vi, vjb * NR + vjr] += A[(vb,) vi, vk] * Bp[vjb, vk, vjr], init 0, masked where
-// vjb * NR + vjr >= N. batch = 0: unbatched.
-PackedMatmul make_packed_matmul(int64_t M, int64_t N, int64_t K, int nr, int64_t batch = 0);
+// vjb * NR + vjr >= N. batch = 0: unbatched. with_bias: the init is bias[vjb * NR + vjr] (a
+// padded row added to every row of C; params A, Bp, bias, C).
+PackedMatmul make_packed_matmul(int64_t M, int64_t N, int64_t K, int nr, int64_t batch = 0,
+                                bool with_bias = false);
 
 // Block form of the packing: Bp[jb, k, r] = B[k, jb * NR + r], 0 past column N.
 tir::PrimFunc make_pack_b(int64_t K, int64_t N, int nr);
@@ -41,6 +44,10 @@ struct MatmulConfig {
   int64_t kc = 256;       // K slice: the micro-kernel's k loop
   bool parallel = true;
 };
+
+// The K slice the schedule uses: K itself when close to kc, else a divisor of K near kc
+// (no masked slice), else kc.
+int64_t matmul_k_block(int64_t K, int64_t kc);
 
 // The register tile (MR x NR) the schedule uses for this config; NR is the panel width that
 // make_packed_matmul / pack_b_panels must use.

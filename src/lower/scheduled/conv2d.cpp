@@ -1,0 +1,116 @@
+// Blocked direct-convolution kernels for 2-D Conv with constant weights (see scheduled.h and
+// schedule/rules/conv2d.h): a zero-padding kernel when the conv pads, the blocked convolution
+// (weights and bias packed at compile time) into a channel-blocked temporary, and a copy back to
+// NCHW. (The graph layout pass will keep chains of convolutions blocked and drop the copies.)
+#include <cstring>
+
+#include "lower/compute/common.h"
+#include "lower/scheduled/scheduled.h"
+#include "schedule/rules/conv2d.h"
+#include "schedule/rules/default_rules.h"
+
+namespace ingot::lower {
+
+using namespace tir;
+
+namespace {
+
+graph::TensorPtr f32_tensor(std::vector<int64_t> shape, const std::vector<float>& data) {
+  std::vector<uint8_t> bytes(data.size() * sizeof(float));
+  std::memcpy(bytes.data(), data.data(), bytes.size());
+  return std::make_shared<graph::Tensor>(graph::DType::kF32, std::move(shape), std::move(bytes));
+}
+
+Buffer f32_buffer(const std::string& name, const std::vector<int64_t>& shape) {
+  return Buffer::make(name, DataType::f32(), shape);
+}
+
+// Xp[n, c, h, w] = X[n, c, h - top, w - left] inside, 0 outside.
+PrimFunc pad_kernel(const std::vector<int64_t>& xs, const std::vector<int64_t>& ps, int64_t top,
+                    int64_t left) {
+  Buffer x = f32_buffer("X", xs), xp = f32_buffer("Xp", ps);
+  PrimFunc f;
+  f.params = {x, xp};
+  f.body = loop_nest(ps, "i", [&](const Index& i) {
+    Expr h = i[2] - i64(top), w = i[3] - i64(left);
+    Expr inside = (h >= i64(0)) && (h < i64(xs[2])) && (w >= i64(0)) && (w < i64(xs[3]));
+    Expr v = x.load({i[0], i[1], max(min(h, i64(xs[2] - 1)), i64(0)),
+                     max(min(w, i64(xs[3] - 1)), i64(0))});
+    return BufferStore::make(xp, select(inside, v, make_const(DataType::f32(), 0)), i);
+  });
+  return f;
+}
+
+// Y[n, o, h, w] = Yb[n, o / nr, h, w, o % nr].
+PrimFunc unblock_kernel(const std::vector<int64_t>& bs, const std::vector<int64_t>& ys, int nr) {
+  Buffer yb = f32_buffer("Yb", bs), y = f32_buffer("Y", ys);
+  PrimFunc f;
+  f.params = {yb, y};
+  f.body = loop_nest(ys, "i", [&](const Index& i) {
+    Expr o = i[1];
+    return BufferStore::make(
+        y, yb.load({i[0], floordiv(o, i64(nr)), i[2], i[3], floormod(o, i64(nr))}), i);
+  });
+  return f;
+}
+
+}  // namespace
+
+std::optional<std::vector<NodeKernel>> lower_blocked_conv2d(const graph::Node& node,
+                                                            int vector_bits, ValueFactory& values) {
+  if (node.op != ops::OpKind::Conv) return std::nullopt;
+  const graph::Value* x = node.inputs.at(0);
+  const graph::Value* w = node.inputs.at(1);
+  const graph::Value* bias = node.inputs.size() > 2 ? node.inputs[2] : nullptr;
+  const graph::Value* y = node.outputs.at(0);
+  auto f32 = [](const graph::Value* v) { return v->type.dtype == graph::DType::kF32; };
+  if (!f32(x) || !f32(w) || !f32(y) || x->type.rank() != 4 || !w->is_constant() ||
+      node.attrs.get_int("group", 1) != 1 || (bias && (!f32(bias) || !bias->is_constant())))
+    return std::nullopt;
+  std::vector<int64_t> xs = x->type.static_shape(), ws = w->type.static_shape(),
+                       ys = y->type.static_shape();
+  std::vector<int64_t> strides = node.attrs.get_ints("strides", {1, 1});
+  std::vector<int64_t> dil = node.attrs.get_ints("dilations", {1, 1});
+  std::vector<int64_t> pads = node.attrs.get_ints("pads", {0, 0, 0, 0});
+  if (strides.size() != 2 || dil.size() != 2 || pads.size() != 4) return std::nullopt;
+  for (int64_t p : pads)
+    if (p < 0) return std::nullopt;
+
+  schedule::Conv2dShape s;
+  s.n = xs[0], s.ic = xs[1], s.ih = xs[2] + pads[0] + pads[2], s.iw = xs[3] + pads[1] + pads[3];
+  s.oc = ys[1], s.oh = ys[2], s.ow = ys[3], s.kh = ws[2], s.kw = ws[3];
+  s.sh = strides[0], s.sw = strides[1], s.dh = dil[0], s.dw = dil[1];
+  int nr = schedule::conv2d_channel_block(s, vector_bits);
+  int64_t ocb = (s.oc + nr - 1) / nr;
+  std::vector<NodeKernel> kernels;
+  std::string base = node.outputs[0]->name;
+  // 1. Zero padding.
+  const graph::Value* input = x;
+  if (pads[0] || pads[1] || pads[2] || pads[3]) {
+    std::vector<int64_t> ps = {s.n, s.ic, s.ih, s.iw};
+    input = values.temporary(base + "_padded_input", graph::DType::kF32, ps);
+    PrimFunc pad = pad_kernel(xs, ps, pads[0], pads[1]);
+    pad.name = "pad";
+    kernels.push_back({pad, {x, input}});
+  }
+  // 2. The blocked convolution with packed weights and bias.
+  std::vector<float> wp = schedule::pack_conv2d_weights(w->constant->data_as<float>(), s, nr);
+  std::vector<float> bp = schedule::pack_conv2d_bias(
+      bias ? bias->constant->data_as<float>() : nullptr, s, nr);
+  const graph::Value* wv =
+      values.constant(w->name + "_blocked", f32_tensor({ocb, s.ic, s.kh, s.kw, nr}, wp));
+  const graph::Value* bv =
+      values.constant((bias ? bias->name : base) + "_blocked_bias", f32_tensor({ocb * nr}, bp));
+  std::vector<int64_t> blocked = {s.n, ocb, s.oh, s.ow, nr};
+  const graph::Value* yb = values.temporary(base + "_blocked", graph::DType::kF32, blocked);
+  schedule::BlockedConv2d conv = schedule::make_blocked_conv2d(s, nr);
+  conv.func.schedule_rule = schedule::kBlockedConv2dRule;
+  kernels.push_back({conv.func, {input, wv, bv, yb}});
+  // 3. Back to NCHW.
+  PrimFunc unblock = unblock_kernel(blocked, ys, nr);
+  unblock.name = "unblock";
+  kernels.push_back({unblock, {yb, y}});
+  return kernels;
+}
+
+}  // namespace ingot::lower

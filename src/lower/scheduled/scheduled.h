@@ -1,0 +1,44 @@
+// Kernels for the ops that have a default schedule rule (schedule/rules/): instead of a loop
+// nest from the op's compute rule, the node becomes one block-form kernel tagged with its rule,
+// with its constant weights packed at compile time into the layout the rule's micro-kernel
+// streams, plus any layout kernels around it (padding, blocked-to-NCHW). Each builder returns
+// nullopt when the node does not qualify (non-constant weights, other dtypes, groups, ...);
+// the node then falls back to its compute rule.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "tir/prim_func.h"
+
+namespace ingot::lower {
+
+// A kernel for a node: the function and the value bound to each of its parameters.
+struct NodeKernel {
+  tir::PrimFunc func;
+  std::vector<const graph::Value*> args;
+};
+
+// Fresh values a builder may create: packed constants and intermediate tensors (planned in the
+// workspace like any other intermediate).
+class ValueFactory {
+ public:
+  virtual ~ValueFactory() = default;
+  virtual const graph::Value* constant(const std::string& name, graph::TensorPtr data) = 0;
+  virtual const graph::Value* temporary(const std::string& name, graph::DType dtype,
+                                        const std::vector<int64_t>& shape) = 0;
+};
+
+// MatMul (A of rank >= 2 times a constant 2-D B) and Gemm (transA = 0, constant B, constant
+// bias broadcast along rows or none): the packed-B matmul (rule packed_matmul).
+std::optional<std::vector<NodeKernel>> lower_packed_matmul(const graph::Node& node,
+                                                           int vector_bits, ValueFactory& values);
+
+// 2-D Conv with groups = 1 and constant weights (and bias): [pad] -> blocked direct
+// convolution (rule blocked_conv2d) -> blocked-to-NCHW copy.
+std::optional<std::vector<NodeKernel>> lower_blocked_conv2d(const graph::Node& node,
+                                                            int vector_bits, ValueFactory& values);
+
+}  // namespace ingot::lower

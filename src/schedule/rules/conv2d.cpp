@@ -1,0 +1,142 @@
+// Default direct-convolution schedule on the blocked output layout (see conv2d.h) and the host
+// packing of its weights and bias.
+#include "schedule/rules/conv2d.h"
+
+#include <algorithm>
+
+#include "schedule/intrin/x86_fma.h"
+#include "schedule/ir_utils.h"
+#include "support/error.h"
+#include "tir/arith/analyzer.h"
+#include "tir/op.h"
+#include "tir/printer.h"
+#include "tir/substitute.h"
+#include "tir/region_analysis.h"
+
+namespace ingot::schedule {
+
+using namespace tir;
+
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+int64_t loop_extent(Schedule& s, LoopRV r) {
+  int64_t e = 0;
+  is_const_int(find_loop(s.func().body, s.loop_var(r).node())->node->extent, &e);
+  return e;
+}
+
+// Output pixels per tile: a divisor of the row width (no partial tiles) between 4 and 8 when
+// there is one, else 8 with a masked last strip.
+int conv_tile_rows(int64_t ow) {
+  for (int mr = 8; mr >= 4; --mr)
+    if (ow % mr == 0) return mr;
+  return ow < 8 ? int(ow) : 8;
+}
+
+}  // namespace
+
+int conv2d_channel_block(const Conv2dShape& s, int vector_bits) {
+  int lanes = vector_bits >= 512 ? 16 : 8;
+  if (s.oc % (2 * lanes) == 0) return 2 * lanes;
+  if (s.oc % lanes == 0 || s.oc > 2 * lanes) return lanes;
+  return int(ceil_div(s.oc, lanes) * lanes);
+}
+
+BlockedConv2d make_blocked_conv2d(const Conv2dShape& s, int nr) {
+  BlockedConv2d c;
+  c.nr = nr;
+  int64_t ocb = ceil_div(s.oc, nr);
+  DataType f = DataType::f32();
+  c.X = Buffer::make("X", f, std::vector<int64_t>{s.n, s.ic, s.ih, s.iw});
+  c.Wp = Buffer::make("Wp", f, std::vector<int64_t>{ocb, s.ic, s.kh, s.kw, nr});
+  c.bias = Buffer::make("bias", f, std::vector<int64_t>{ocb * nr});
+  c.Y = Buffer::make("Y", f, std::vector<int64_t>{s.n, ocb, s.oh, s.ow, nr});
+  Var vn("vn"), vb("vb"), vh("vh"), vw("vw"), vr("vr"), vc("vc"), vkh("vkh"), vkw("vkw");
+  std::vector<Expr> yi = {vn, vb, vh, vw, vr};
+  Expr x = c.X(vn, vc, Expr(vh) * s.sh + Expr(vkh) * s.dh, Expr(vw) * s.sw + Expr(vkw) * s.dw);
+  Stmt body = BufferStore::make(c.Y, c.Y.load(yi) + x * c.Wp(vb, vc, vkh, vkw, vr), yi);
+  Stmt init = BufferStore::make(c.Y, c.bias(Expr(vb) * int64_t(nr) + vr), yi);
+  std::vector<IterVar> ivs = {{vn, i64(0), i64(s.n), IterKind::kSpatial},
+                              {vb, i64(0), i64(ocb), IterKind::kSpatial},
+                              {vh, i64(0), i64(s.oh), IterKind::kSpatial},
+                              {vw, i64(0), i64(s.ow), IterKind::kSpatial},
+                              {vr, i64(0), i64(nr), IterKind::kSpatial},
+                              {vc, i64(0), i64(s.ic), IterKind::kReduce},
+                              {vkh, i64(0), i64(s.kh), IterKind::kReduce},
+                              {vkw, i64(0), i64(s.kw), IterKind::kReduce}};
+  Stmt blk = make_block("conv", ivs, body, init);
+  std::vector<Var> loops = {Var("n"), Var("ocb"), Var("oh"), Var("ow"),
+                            Var("r"), Var("ic"),  Var("kh"), Var("kw")};
+  std::vector<Expr> values(loops.begin(), loops.end());
+  Stmt st = BlockRealize::make(values, IntImm::make(DataType::boolean(), 1), blk);
+  for (size_t l = loops.size(); l-- > 0;)
+    st = For::make(loops[l], i64(0), ivs[l].extent, ForKind::kSerial, st);
+  c.func = PrimFunc{"conv2d_blocked", {c.X, c.Wp, c.bias, c.Y}, st};
+  c.func.flops = 2.0 * double(s.n * s.oc * s.oh * s.ow) * double(s.ic * s.kh * s.kw);
+  return c;
+}
+
+std::vector<float> pack_conv2d_weights(const float* w, const Conv2dShape& s, int nr) {
+  int64_t ocb = ceil_div(s.oc, nr), taps = s.kh * s.kw;
+  std::vector<float> out(size_t(ocb * s.ic * taps * nr), 0.0f);
+  for (int64_t o = 0; o < s.oc; ++o)
+    for (int64_t c = 0; c < s.ic; ++c)
+      for (int64_t t = 0; t < taps; ++t)
+        out[size_t((((o / nr) * s.ic + c) * taps + t) * nr + o % nr)] = w[(o * s.ic + c) * taps + t];
+  return out;
+}
+
+std::vector<float> pack_conv2d_bias(const float* bias, const Conv2dShape& s, int nr) {
+  std::vector<float> out(size_t(ceil_div(s.oc, nr) * nr), 0.0f);
+  if (bias) std::copy(bias, bias + s.oc, out.begin());
+  return out;
+}
+
+void schedule_blocked_conv2d(Schedule& s, const std::string& block, int vector_bits) {
+  BlockRV conv = s.get_block(block);
+  std::vector<LoopRV> l = s.get_loops(conv);  // n, ocb, oh, ow, r, ic, kh, kw
+  INGOT_ICHECK(l.size() == 8, "conv2d rule: block {} has {} loops", block, l.size());
+  int64_t ow = loop_extent(s, l[3]), nr = loop_extent(s, l[4]);
+  // 1. MR-pixel strips of the output row; the tile is (strip, r, ic, kh, kw).
+  int mr = conv_tile_rows(ow);
+  auto w = s.split(l[3], {std::nullopt, int64_t(mr)});
+  // 2. The bias init before the tile, vectorized over the channel block.
+  BlockRV init = s.decompose_reduction(conv, w[1]);
+  std::vector<LoopRV> il = s.get_loops(init);
+  s.vectorize(il.back());
+  // 3. The tile becomes one block computed by the micro-kernel.
+  FmaTileSpec spec;
+  spec.lanes = vector_bits >= 512 ? 16 : 8;
+  spec.mr = mr;
+  spec.nr = int(nr);
+  spec.k = {loop_extent(s, l[5]), loop_extent(s, l[6]), loop_extent(s, l[7])};
+  // Variables: i (pixel), j (channel in block), k0 = ic, k1 = kh, k2 = kw. Strides and
+  // dilations are the coefficients of the block's iter vars in the input's row / column index.
+  const Block* b = find_block(s.func().body, block, nullptr)->block;
+  auto* x = b->body.as<BufferStore>()->value.as<Add>()->b.as<Mul>()->a.as<BufferLoad>();
+  INGOT_ICHECK(x != nullptr && b->iter_vars.size() == 8,
+               "conv2d rule: block {} is not the blocked conv", block);
+  auto coeff = [&](const Expr& index, size_t iter) {
+    const Var& v = b->iter_vars[iter].var;
+    int64_t c = 0;
+    bool ok = is_const_int(
+        arith::simplify(substitute(index, v, i64(1)) - substitute(index, v, i64(0))), &c);
+    INGOT_ICHECK(ok, "conv2d rule: index {} is not linear", to_string(index));
+    return c;
+  };
+  int64_t sw = coeff(x->indices[3], 3), dh = coeff(x->indices[2], 6), dw = coeff(x->indices[3], 7);
+  spec.a.dims = {{0, 0, 0, 0, 0}, {0, 0, 1, 0, 0}, {0, 0, 0, dh, 0}, {sw, 0, 0, 0, dw}};
+  spec.b.dims = {{0, 0, 0, 0, 0}, {0, 0, 1, 0, 0}, {0, 0, 0, 1, 0}, {0, 0, 0, 0, 1}, {0, 1, 0, 0, 0}};
+  spec.c.dims = {{0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {1, 0, 0, 0, 0}, {0, 1, 0, 0, 0}};
+  register_tensor_intrin(make_fma_tile_intrin(spec));
+  BlockRV tile = s.blockize(w[1]);
+  s.tensorize(tile, fma_tile_name(spec));
+  // 4. (n, ocb, oh) rows in parallel.
+  s.parallel(s.fuse({l[0], l[1], l[2]}));
+}
+
+}  // namespace ingot::schedule

@@ -1,0 +1,16 @@
+// The default-schedule stage: each block-form kernel of a module names the rule that schedules
+// it (PrimFunc::schedule_rule, set by lowering); this applies those rules for a target's vector
+// width, with no tuning. Kernels without a rule are already in loop form and left as they are.
+#pragma once
+
+#include "tir/module.h"
+
+namespace ingot::schedule {
+
+inline constexpr const char* kPackedMatmulRule = "packed_matmul";  // block "C" (rules/matmul.h)
+inline constexpr const char* kBlockedConv2dRule = "blocked_conv2d";  // block "conv" (conv2d.h)
+
+// vector_bits: the target's widest vector register (512 AVX-512, 256 AVX2).
+void apply_default_schedules(tir::IRModule& mod, int vector_bits);
+
+}  // namespace ingot::schedule

@@ -8,6 +8,7 @@
 // the shared machine deschedules us) and cpu_pct_peak (cpu_GFLOPS / the per-core peak).
 //
 // Environment: INGOT_GEMM_MC / _NC / _KC override the rule's block sizes (for tuning them),
+// INGOT_GEMM_PACK_A=0 feeds A unpacked (default: packed in MR-row panels, as compile does),
 // INGOT_GEMM_SIZE the matrix size (default 1024).
 #include <benchmark/benchmark.h>
 #include <time.h>
@@ -44,6 +45,7 @@ double process_cpu_seconds() {
 struct Gemm {
   int64_t n = env_int("INGOT_GEMM_SIZE", 1024);
   std::string path;
+  int mr = 0;  // > 0: A is fed packed in MR-row panels
   IngotModel* model = nullptr;
   Gemm() {
     codegen::Target target = codegen::Target::host();
@@ -53,7 +55,8 @@ struct Gemm {
     cfg.nc = env_int("INGOT_GEMM_NC", cfg.nc);
     cfg.kc = env_int("INGOT_GEMM_KC", cfg.kc);
     int nr = schedule::matmul_panel_width(cfg);
-    schedule::PackedMatmul m = schedule::make_packed_matmul(n, n, n, nr);
+    mr = env_int("INGOT_GEMM_PACK_A", 1) ? schedule::matmul_row_tile(cfg) : 0;
+    schedule::PackedMatmul m = schedule::make_packed_matmul(n, n, n, nr, 0, false, mr);
     schedule::Schedule s(m.func);
     schedule::schedule_packed_matmul(s, "C", cfg);
     tir::IRModule mod;
@@ -112,6 +115,7 @@ void BM_GemmScheduled(benchmark::State& state) {
   for (float& x : a) x = d(rng);
   for (float& x : b) x = d(rng);
   std::vector<float> bp = schedule::pack_b_panels(b.data(), n, n, nr);
+  if (g.mr > 0) a = schedule::pack_a_panels(a.data(), n, n, g.mr);
   ingot_session_set_input_copy(sess, 0, a.data(), a.size() * 4);
   ingot_session_set_input_copy(sess, 1, bp.data(), bp.size() * 4);
   ingot_session_run(sess);  // warm up: pages, pool threads

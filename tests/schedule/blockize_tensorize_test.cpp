@@ -252,6 +252,27 @@ TEST(MatmulRule, SchedulesAndReplays) {
   EXPECT_TRUE(replays(s, m.func));
 }
 
+TEST(MatmulRule, PacksARowBlockPerKSliceAndReplays) {
+  PackedMatmul m = make_packed_matmul(40, 70, 300, 32, 0, /*with_bias=*/true, /*mr_packed_a=*/8);
+  Schedule s(m.func);
+  MatmulConfig cfg;
+  cfg.mc = 16, cfg.nc = 64, cfg.kc = 128;
+  schedule_packed_matmul(s, "C", cfg);
+  auto tile = find_block(s.func().body, "C_o", nullptr);
+  ASSERT_TRUE(tile.has_value());
+  // Ap[0, k, i]: the broadcasts read one contiguous panel.
+  auto spec = parse_fma_tile_spec(tile->block->annotations.at("tensorized"));
+  ASSERT_TRUE(spec.has_value());
+  EXPECT_EQ(spec->a.dims, (std::vector<std::vector<int64_t>>{{0, 0, 0}, {0, 0, 1}, {1, 0, 0}}));
+  // The packing sits under the row block and the K slice (io, ko), next to the tiles.
+  auto pack = find_block(s.func().body, "A_pack", nullptr);
+  ASSERT_TRUE(pack.has_value());
+  ASSERT_GE(pack->loops.size(), 2u);
+  EXPECT_EQ(pack->loops[0].as<For>()->kind, ForKind::kParallel);
+  EXPECT_EQ(pack->loops[1].as<For>()->loop_var.name(), "k_0");
+  EXPECT_TRUE(replays(s, m.func));
+}
+
 TEST(StorageAlign, PaddedLocalBufferRunsInInterpreter) {
   // A local intermediate padded to a row stride of 13 (> its 12 columns) is allocated from its
   // strides: the last row reaches element 3 * 13 + 11.

@@ -25,32 +25,51 @@ Buffer f32_buffer(const std::string& name, const std::vector<int64_t>& shape) {
   return Buffer::make(name, DataType::f32(), shape);
 }
 
-// Xp[n, c, h, w] = X[n, c, h - top, w - left] inside, 0 outside.
+Stmt loop(const Var& v, int64_t extent, Stmt body, ForKind kind = ForKind::kSerial) {
+  return For::make(v, i64(0), i64(extent), kind, std::move(body));
+}
+
+// Xp[n, c, h, w] = X[n, c, h - top, w - left] inside, 0 outside. Per row: the padding rows are
+// zeroed, the others get the left zeros, a contiguous copy and the right zeros (no per-element
+// bounds checks, so each part vectorizes).
 PrimFunc pad_kernel(const std::vector<int64_t>& xs, const std::vector<int64_t>& ps, int64_t top,
                     int64_t left) {
   Buffer x = f32_buffer("X", xs), xp = f32_buffer("Xp", ps);
+  Var nc("nc"), h("h"), w0("w0"), w1("w1"), w2("w2"), w3("w3");
+  Expr n = floordiv(nc, i64(ps[1])), c = floormod(nc, i64(ps[1]));
+  Expr zero = make_const(DataType::f32(), 0);
+  int64_t right = ps[3] - left - xs[3];
+  std::vector<Stmt> row;
+  if (left > 0) row.push_back(loop(w0, left, BufferStore::make(xp, zero, {n, c, h, w0})));
+  row.push_back(loop(w1, xs[3],
+                     BufferStore::make(xp, x.load({n, c, Expr(h) - top, w1}),
+                                       {n, c, h, Expr(w1) + left}),
+                     ForKind::kVectorized));
+  if (right > 0)
+    row.push_back(
+        loop(w2, right, BufferStore::make(xp, zero, {n, c, h, Expr(w2) + (left + xs[3])})));
+  Stmt zero_row = loop(w3, ps[3], BufferStore::make(xp, zero, {n, c, h, w3}), ForKind::kVectorized);
+  Expr inside = (Expr(h) >= i64(top)) && (Expr(h) < i64(top + xs[2]));
+  Stmt body = loop(h, ps[2], IfThenElse::make(inside, SeqStmt::make(row), zero_row));
   PrimFunc f;
   f.params = {x, xp};
-  f.body = loop_nest(ps, "i", [&](const Index& i) {
-    Expr h = i[2] - i64(top), w = i[3] - i64(left);
-    Expr inside = (h >= i64(0)) && (h < i64(xs[2])) && (w >= i64(0)) && (w < i64(xs[3]));
-    Expr v = x.load({i[0], i[1], max(min(h, i64(xs[2] - 1)), i64(0)),
-                     max(min(w, i64(xs[3] - 1)), i64(0))});
-    return BufferStore::make(xp, select(inside, v, make_const(DataType::f32(), 0)), i);
-  });
+  f.body = loop(nc, ps[0] * ps[1], body, ForKind::kParallel);
   return f;
 }
 
-// Y[n, o, h, w] = Yb[n, o / nr, h, w, o % nr].
+// Y[n, o, h, w] = Yb[n, o / nr, h, w, o % nr]: per (n, channel block, row), a [w, nr] to
+// [nr, w] transpose, written channel by channel (contiguous stores).
 PrimFunc unblock_kernel(const std::vector<int64_t>& bs, const std::vector<int64_t>& ys, int nr) {
   Buffer yb = f32_buffer("Yb", bs), y = f32_buffer("Y", ys);
+  Var nb("nb"), h("h"), r("r"), w("w");
+  Expr n = floordiv(nb, i64(bs[1])), ob = floormod(nb, i64(bs[1]));
+  Expr o = ob * int64_t(nr) + r;
+  Stmt store = BufferStore::make(y, yb.load({n, ob, h, w, r}), {n, o, h, w});
+  Stmt row = loop(w, ys[3], store, ForKind::kVectorized);
+  if (ys[1] % nr != 0) row = IfThenElse::make(o < i64(ys[1]), row);  // padding channels
   PrimFunc f;
   f.params = {yb, y};
-  f.body = loop_nest(ys, "i", [&](const Index& i) {
-    Expr o = i[1];
-    return BufferStore::make(
-        y, yb.load({i[0], floordiv(o, i64(nr)), i[2], i[3], floormod(o, i64(nr))}), i);
-  });
+  f.body = loop(nb, bs[0] * bs[1], loop(h, ys[2], loop(r, nr, row)), ForKind::kParallel);
   return f;
 }
 

@@ -68,15 +68,22 @@ std::optional<std::vector<NodeKernel>> lower_packed_matmul(const graph::Node& no
   std::vector<float> packed = schedule::pack_b_panels(rows.data(), K, N, nr);
   int64_t nb = (N + nr - 1) / nr;
   const graph::Value* bp = values.constant(b->name + "_packed", f32_tensor({nb, K, nr}, packed));
-  // 2. The kernel (with the bias row as its init).
-  schedule::PackedMatmul m = schedule::make_packed_matmul(M, N, K, nr, 0, bias != nullptr);
+  // 2. The kernel (with the bias row as its init). With more than one row panel, A is packed
+  //    in MR-row panels inside the kernel (into a workspace scratch) so the micro-kernel reads
+  //    it as one stream.
+  int mr = M > schedule::matmul_row_tile(cfg) ? schedule::matmul_row_tile(cfg) : 0;
+  schedule::PackedMatmul m = schedule::make_packed_matmul(M, N, K, nr, 0, bias != nullptr, mr);
   NodeKernel k{m.func, {a, bp, y}};
+  if (mr > 0)
+    k.args.insert(k.args.begin() + 1,
+                  values.temporary(y->name + "_packed_a", graph::DType::kF32,
+                                   {(M + mr - 1) / mr, K, int64_t(mr)}));
   if (bias != nullptr) {
     std::vector<float> row(size_t(nb * nr), 0.0f);
     const float* cd = bias->constant->data_as<float>();
     for (int64_t n = 0; n < N; ++n)
       row[size_t(n)] = float(beta * cd[bias->type.num_elements() == 1 ? 0 : n]);
-    k.args.insert(k.args.begin() + 2, values.constant(bias->name + "_row", f32_tensor({nb * nr}, row)));
+    k.args.insert(k.args.end() - 1, values.constant(bias->name + "_row", f32_tensor({nb * nr}, row)));
   }
   k.func.schedule_rule = schedule::kPackedMatmulRule;
   return std::vector<NodeKernel>{std::move(k)};

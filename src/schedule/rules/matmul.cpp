@@ -7,6 +7,7 @@
 #include "schedule/ir_utils.h"
 #include "tir/op.h"
 #include "tir/region_analysis.h"
+#include "tir/substitute.h"
 
 namespace ingot::schedule {
 
@@ -25,43 +26,98 @@ int64_t ceil_div(int64_t a, int64_t b) {
 }  // namespace
 
 PackedMatmul make_packed_matmul(int64_t M, int64_t N, int64_t K, int nr, int64_t batch,
-                                bool with_bias) {
+                                bool with_bias, int mr_packed_a) {
   PackedMatmul m;
-  m.batch = batch, m.M = M, m.N = N, m.K = K, m.nr = nr;
+  m.batch = batch, m.M = M, m.N = N, m.K = K, m.nr = nr, m.mr_packed_a = mr_packed_a;
   int64_t nb = ceil_div(N, nr);
+  int mr = mr_packed_a;
   DataType f = DataType::f32();
-  auto shape = [&](int64_t a, int64_t b) {
-    return batch ? std::vector<int64_t>{batch, a, b} : std::vector<int64_t>{a, b};
+  auto shape = [&](std::vector<int64_t> dims) {
+    if (batch) dims.insert(dims.begin(), batch);
+    return dims;
   };
-  m.A = Buffer::make("A", f, shape(M, K));
+  m.A = Buffer::make("A", f, shape({M, K}));
+  if (mr) m.Ap = Buffer::make("Ap", f, shape({ceil_div(M, mr), K, mr}));
   m.Bp = Buffer::make("Bp", f, std::vector<int64_t>{nb, K, nr});
-  m.C = Buffer::make("C", f, shape(M, N));
+  m.C = Buffer::make("C", f, shape({M, N}));
   if (with_bias) m.bias = Buffer::make("bias", f, std::vector<int64_t>{nb * nr});
-  Var vb("vb"), vi("vi"), vjb("vjb"), vjr("vjr"), vk("vk");
+  auto sp = [](Var v, int64_t e) { return IterVar{v, i64(0), i64(e), IterKind::kSpatial}; };
+  // A nest of loops (one per iter var, same order) around a block.
+  auto nest = [&](const std::vector<IterVar>& ivs, const Expr& pred_of_iters, const Stmt& blk) {
+    std::vector<Var> loops;
+    std::vector<Expr> values;
+    VarMap to_loop;
+    for (const IterVar& iv : ivs) {
+      Var l(iv.var.name().substr(1));
+      loops.push_back(l);
+      values.push_back(l);
+      to_loop[iv.var.node()] = l;
+    }
+    Stmt st = BlockRealize::make(values, substitute(pred_of_iters, to_loop), blk);
+    for (size_t l = loops.size(); l-- > 0;)
+      st = For::make(loops[l], i64(0), ivs[l].extent, ForKind::kSerial, st);
+    return st;
+  };
+  std::vector<Stmt> stmts;
+  // 1. With packed A: block "A_pack", Ap[(b,) ib, k, r] = A[(b,) ib * MR + r, k], 0 past M.
+  if (mr) {
+    Var vb("vb"), vib("vib"), vk("vk"), vr("vr");
+    Expr row = Expr(vib) * int64_t(mr) + vr;
+    std::vector<Expr> pi = {vib, vk, vr}, ai = {min(row, i64(M - 1)), vk};
+    if (batch) pi.insert(pi.begin(), vb), ai.insert(ai.begin(), vb);
+    Expr v = m.A.load(ai);
+    if (ceil_div(M, mr) * mr != M) v = select(row < M, v, f32(0));
+    std::vector<IterVar> ivs = {sp(vib, ceil_div(M, mr)), sp(vk, K), sp(vr, mr)};
+    if (batch) ivs.insert(ivs.begin(), sp(vb, batch));
+    Stmt blk = make_block("A_pack", ivs, BufferStore::make(m.Ap, v, pi));
+    stmts.push_back(nest(ivs, yes(), blk));
+  }
+  // 2. Block "C". Iter vars: (vb,) [vib,] vjb, vi or vir, vjr, vk; rows vib * MR + vir when
+  //    A is packed.
+  Var vb("vb"), vib("vib"), vi(mr ? "vir" : "vi"), vjb("vjb"), vjr("vjr"), vk("vk");
+  Expr row = mr ? Expr(vib) * int64_t(mr) + vi : Expr(vi);
   Expr col = Expr(vjb) * int64_t(nr) + vjr;
-  std::vector<Expr> ci = {vi, col}, ai = {vi, vk};
+  std::vector<Expr> ci = {row, col};
+  std::vector<Expr> ai = mr ? std::vector<Expr>{vib, vk, vi} : std::vector<Expr>{vi, vk};
   if (batch) ci.insert(ci.begin(), vb), ai.insert(ai.begin(), vb);
-  Stmt body = BufferStore::make(m.C, m.C.load(ci) + m.A.load(ai) * m.Bp(vjb, vk, vjr), ci);
-  std::vector<IterVar> ivs = {{vi, i64(0), i64(M), IterKind::kSpatial},
-                              {vjb, i64(0), i64(nb), IterKind::kSpatial},
-                              {vjr, i64(0), i64(nr), IterKind::kSpatial},
-                              {vk, i64(0), i64(K), IterKind::kReduce}};
-  if (batch) ivs.insert(ivs.begin(), {vb, i64(0), i64(batch), IterKind::kSpatial});
+  const Buffer& a_in = mr ? m.Ap : m.A;
+  Stmt body = BufferStore::make(m.C, m.C.load(ci) + a_in.load(ai) * m.Bp(vjb, vk, vjr), ci);
+  std::vector<IterVar> ivs;
+  if (batch) ivs.push_back(sp(vb, batch));
+  if (mr) {
+    ivs.insert(ivs.end(), {sp(vib, ceil_div(M, mr)), sp(vjb, nb), sp(vi, mr)});
+  } else {
+    ivs.insert(ivs.end(), {sp(vi, M), sp(vjb, nb)});
+  }
+  ivs.push_back(sp(vjr, nr));
+  ivs.push_back({vk, i64(0), i64(K), IterKind::kReduce});
   Expr init = with_bias ? m.bias.load({col}) : f32(0);
   Stmt blk = make_block("C", ivs, body, BufferStore::make(m.C, init, ci));
-  Var b("b"), i("i"), jb("jb"), jr("jr"), k("k");
-  Expr pred = nb * nr == N ? yes() : Expr(jb) * int64_t(nr) + jr < N;
-  std::vector<Expr> values = {i, jb, jr, k};
-  std::vector<std::pair<Var, int64_t>> loops = {{i, M}, {jb, nb}, {jr, nr}, {k, K}};
-  if (batch) values.insert(values.begin(), b), loops.insert(loops.begin(), {b, batch});
-  Stmt s = BlockRealize::make(values, pred, blk);
-  for (size_t l = loops.size(); l-- > 0;)
-    s = For::make(loops[l].first, i64(0), i64(loops[l].second), ForKind::kSerial, s);
-  std::vector<Buffer> params = {m.A, m.Bp, m.C};
-  if (with_bias) params.insert(params.begin() + 2, m.bias);
-  m.func = PrimFunc{"matmul_packed", params, s};
+  // Masks for the rows past M (packed A) and the columns past N.
+  Expr pred = yes();
+  if (mr && ceil_div(M, mr) * mr != M) pred = row < M;
+  if (nb * nr != N) pred = is_const_int(pred) ? Expr(col < N) : Expr(pred && col < N);
+  stmts.push_back(nest(ivs, pred, blk));
+  std::vector<Buffer> params = {m.A};
+  if (mr) params.push_back(m.Ap);
+  params.push_back(m.Bp);
+  if (with_bias) params.push_back(m.bias);
+  params.push_back(m.C);
+  m.func = PrimFunc{"matmul_packed", params, SeqStmt::make(stmts)};
   m.func.flops = 2.0 * double(std::max<int64_t>(batch, 1)) * double(M) * double(N) * double(K);
   return m;
+}
+
+std::vector<float> pack_a_panels(const float* A, int64_t M, int64_t K, int mr) {
+  int64_t mb = ceil_div(M, mr);
+  std::vector<float> out(size_t(mb * K * mr), 0.0f);
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t k = 0; k < K; ++k) out[size_t(((i / mr) * K + k) * mr + i % mr)] = A[i * K + k];
+  return out;
+}
+
+int matmul_row_tile(const MatmulConfig& cfg) {
+  return default_fma_tile(cfg.vector_bits, int(cfg.kc)).mr;
 }
 
 PrimFunc make_pack_b(int64_t K, int64_t N, int nr) {
@@ -108,38 +164,63 @@ int matmul_panel_width(const MatmulConfig& cfg) {
 
 void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulConfig& cfg) {
   BlockRV c = s.get_block(block);
-  std::vector<LoopRV> l = s.get_loops(c);  // (b,) i, jb, jr, k
-  bool batched = l.size() == 5;
+  std::vector<LoopRV> l = s.get_loops(c);  // (b,) i, jb, jr, k  or  (b,) ib, jb, ir, jr, k
+  const Block* blk = find_block(s.func().body, block, nullptr)->block;
+  size_t c_rank = blk->writes.at(0).region.size();
+  std::optional<BlockInfo> pack = find_block(s.func().body, "A_pack", nullptr);
+  bool packed_a = pack.has_value();
+  bool batched = c_rank == 3;
   size_t o = batched ? 1 : 0;
-  int64_t M = 0, NB = 0, K = 0;
   auto extent = [&](LoopRV r) {
     int64_t e = 0;
     is_const_int(find_loop(s.func().body, s.loop_var(r).node())->node->extent, &e);
     return e;
   };
-  M = extent(l[o]), NB = extent(l[o + 1]), K = extent(l[o + 3]);
+  LoopRV rows = l[o], jb = l[o + 1], jr = l[o + 2], kl = l[o + 3];
+  if (packed_a) jr = l[o + 3], kl = l[o + 4];
+  int64_t NB = extent(jb), K = extent(kl);
   // 1. Tile sizes: the micro-kernel's MR x NR, blocks no larger than the problem.
   FmaTileShape t = default_fma_tile(cfg.vector_bits, int(matmul_k_block(K, cfg.kc)));
-  if (M < t.mr) t.mr = int(M);
-  int64_t mr = t.mr, mc = std::min(cfg.mc, ceil_div(M, mr) * mr);
   int64_t ncb = std::max<int64_t>(1, std::min(cfg.nc / t.nr, NB));
-  mc = std::max(mr, mc / mr * mr);
-  // 2. Split and order: (b,) io | jo | ko | jn | im | ii, jr, ki.
-  auto i = s.split(l[o], {std::nullopt, mc / mr, mr});
-  auto j = s.split(l[o + 1], {std::nullopt, ncb});
-  auto k = s.split(l[o + 3], {std::nullopt, int64_t(t.kc)});
-  s.reorder({i[0], j[0], k[0], j[1], i[1], i[2], l[o + 2], k[1]});
-  // 3. Zero C before the K loop; the update accumulates into it.
+  auto j = s.split(jb, {std::nullopt, ncb});
+  auto k = s.split(kl, {std::nullopt, int64_t(t.kc)});
+  FmaTileSpec spec;
+  LoopRV outer, tile_loop;
+  if (packed_a) {
+    // 2a. Row panels packed per (row block, K slice): (b,) io | ko | jo | jn | im | ir, jr, ki;
+    //     the C row block stays in L2 across the K slices.
+    t.mr = int(extent(l[o + 2]));
+    // At least four row blocks when M allows, so the threads get balanced work.
+    int64_t MB = extent(rows), mcb = std::max<int64_t>(1, std::min(cfg.mc / t.mr, MB / 4));
+    auto i = s.split(rows, {std::nullopt, mcb});
+    s.reorder({i[0], k[0], j[0], j[1], i[1], l[o + 2], jr, k[1]});
+    outer = i[0], tile_loop = l[o + 2];
+    spec = gemm_tile_spec(t);
+    spec.a.dims = {{0, 0, 0}, {0, 0, 1}, {1, 0, 0}};  // Ap[0, k, i]
+  } else {
+    // 2b. (b,) io | jo | ko | jn | im | ii, jr, ki.
+    int64_t M = extent(rows);
+    if (M < t.mr) t.mr = int(M);
+    int64_t mr = t.mr, mc = std::min(cfg.mc, ceil_div(M, mr) * mr);
+    mc = std::max(mr, mc / mr * mr);
+    auto i = s.split(rows, {std::nullopt, mc / mr, mr});
+    s.reorder({i[0], j[0], k[0], j[1], i[1], i[2], jr, k[1]});
+    outer = i[0], tile_loop = i[2];
+    spec = gemm_tile_spec(t);
+  }
+  // 3. C starts from its init (zero or the bias row) before the K loop; the update accumulates.
   BlockRV init = s.decompose_reduction(c, k[0]);
   std::vector<LoopRV> il = s.get_loops(init);
   s.vectorize(il.back());
   // 4. The MR x NR x KC tile becomes one block, computed by the micro-kernel.
-  FmaTileShape intrin = t;
-  register_tensor_intrin(make_fma_tile_intrin(intrin));
-  BlockRV tile = s.blockize(i[2]);
-  s.tensorize(tile, fma_tile_name(intrin));
-  // 5. Row blocks in parallel (fused with the batch).
-  if (cfg.parallel) s.parallel(batched ? s.fuse({l[0], i[0]}) : i[0]);
+  register_tensor_intrin(make_fma_tile_intrin(spec));
+  BlockRV tile = s.blockize(tile_loop);
+  s.tensorize(tile, fma_tile_name(spec));
+  // 5. A's MR-row panels are packed per (row block, K slice), just before the tiles that read
+  //    them, while they are in cache.
+  if (packed_a) s.compute_at(s.get_block("A_pack"), k[0]);
+  // 6. Row blocks in parallel (fused with the batch).
+  if (cfg.parallel) s.parallel(batched ? s.fuse({l[0], outer}) : outer);
 }
 
 }  // namespace ingot::schedule

@@ -19,9 +19,11 @@ namespace ingot::schedule {
 
 struct PackedMatmul {
   tir::Buffer A, Bp, C;  // and bias[ceil(N / NR) * NR] when built with_bias
-  tir::Buffer bias;  // A[(batch,) M, K], Bp[NB, K, NR], C[(batch,) M, N]
+  tir::Buffer bias;
+  tir::Buffer Ap;  // with packed A: the scratch buffer of the panels  // A[(batch,) M, K], Bp[NB, K, NR], C[(batch,) M, N]
   int64_t batch = 0, M = 0, N = 0, K = 0;
   int nr = 0;
+  int mr_packed_a = 0;  // > 0: A comes packed as Ap[(batch,) ceil(M / MR), K, MR]
   tir::PrimFunc func;  // params A, Bp, C; one block "C"
 };
 
@@ -29,8 +31,16 @@ struct PackedMatmul {
 // C[(vb,) vi, vjb * NR + vjr] += A[(vb,) vi, vk] * Bp[vjb, vk, vjr], init 0, masked where
 // vjb * NR + vjr >= N. batch = 0: unbatched. with_bias: the init is bias[vjb * NR + vjr] (a
 // padded row added to every row of C; params A, Bp, bias, C).
+// mr_packed_a > 0: a first block "A_pack" packs A in MR-row panels into the scratch parameter
+// Ap[(b,) ceil(M / MR), K, MR] (zero padded), so the micro-kernel's broadcasts read one
+// contiguous stream; block "C" reads Ap, its rows vib * MR + vir (iter vars (vb,) vib, vjb, vir,
+// vjr, vk), masked past M. Params: A, Ap, Bp, (bias,) C. The schedule packs each panel block
+// right before the tiles that read it (compute_at), while it is in cache.
 PackedMatmul make_packed_matmul(int64_t M, int64_t N, int64_t K, int nr, int64_t batch = 0,
-                                bool with_bias = false);
+                                bool with_bias = false, int mr_packed_a = 0);
+// Host packing of A[M, K] into Ap[ceil(M / MR), K, MR].
+std::vector<float> pack_a_panels(const float* A, int64_t M, int64_t K, int mr);
+
 
 // Block form of the packing: Bp[jb, k, r] = B[k, jb * NR + r], 0 past column N.
 tir::PrimFunc make_pack_b(int64_t K, int64_t N, int nr);
@@ -39,7 +49,7 @@ std::vector<float> pack_b_panels(const float* B, int64_t K, int64_t N, int nr);
 
 struct MatmulConfig {
   int vector_bits = 512;  // the target's widest vector register (Target::vector_bits)
-  int64_t mc = 64;        // rows of C per parallel task (multiple of MR)
+  int64_t mc = 128;       // rows of C per parallel task (multiple of MR; fewer for small M)
   int64_t nc = 256;       // columns per B block (multiple of NR)
   int64_t kc = 256;       // K slice: the micro-kernel's k loop
   bool parallel = true;
@@ -52,6 +62,8 @@ int64_t matmul_k_block(int64_t K, int64_t kc);
 // The register tile (MR x NR) the schedule uses for this config; NR is the panel width that
 // make_packed_matmul / pack_b_panels must use.
 int matmul_panel_width(const MatmulConfig& cfg);
+// The register tile's rows (MR) for this config: the panel height of packed A.
+int matmul_row_tile(const MatmulConfig& cfg);
 
 // Applies the default schedule to block `block` (as built by make_packed_matmul).
 void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulConfig& cfg);

@@ -10,14 +10,14 @@ rounds of each side's median, and the median over rounds of the per-round ratio 
 (ratio < 1: ingot is faster). For single-op models also GFLOP/s and % of the FP32 FMA peak at T
 threads (T x the per-core peak, from --peak-gflops or from running the fma_peak benchmark).
 
-Models: a path to an .onnx file, or a built-in name:
+Models: a path to an .onnx file, or a name from scripts/make_models.py, e.g.
   matmul1024   MatMul [1024,1024] x constant [1024,1024]
   conv3x3_56   Conv 64->64 3x3 pad 1 on 1x64x56x56 (ResNet-50 stage 1)
   conv3x3_28   Conv 128->128 3x3 pad 1 on 1x128x28x28 (stage 2)
   conv3x3_14   Conv 256->256 3x3 pad 1 on 1x256x14x14 (stage 3)
   conv3x3_7    Conv 512->512 3x3 pad 1 on 1x512x7x7 (stage 4)
   conv1x1_56   Conv 64->256 1x1 on 1x64x56x56 (stage 1 expansion)
-  resnet50, mobilenetv2, bert, tiny_cnn, tiny_mobilenet, tiny_bert   from scripts/make_models.py
+  resnet50, mobilenetv2, bert, tiny_cnn, tiny_mobilenet, tiny_bert
 
 Examples:
   bench/model_bench.py --models matmul1024,conv3x3_56 --threads 1,2
@@ -36,49 +36,10 @@ import time
 import numpy as np
 import onnx
 import onnxruntime as ort
-from onnx import TensorProto, helper, numpy_helper
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import make_models  # noqa: E402
-
-# --- built-in single-op models ------------------------------------------------------------
-
-CONVS = {  # name: (cin, cout, hw, k)
-    "conv3x3_56": (64, 64, 56, 3),
-    "conv3x3_28": (128, 128, 28, 3),
-    "conv3x3_14": (256, 256, 14, 3),
-    "conv3x3_7": (512, 512, 7, 3),
-    "conv1x1_56": (64, 256, 56, 1),
-}
-
-
-def single_op_model(name):
-    """The built-in single-op model `name`, or None if it is not one."""
-    rng = np.random.default_rng(0)
-    if name == "matmul1024":
-        n = 1024
-        w = (rng.standard_normal((n, n)) / np.sqrt(n)).astype(np.float32)
-        w = numpy_helper.from_array(w, "w")
-        node = helper.make_node("MatMul", ["input", "w"], ["output"], name="matmul")
-        inp = helper.make_tensor_value_info("input", TensorProto.FLOAT, [n, n])
-        out = helper.make_tensor_value_info("output", TensorProto.FLOAT, [n, n])
-    elif name in CONVS:
-        cin, cout, hw, k = CONVS[name]
-        w = rng.standard_normal((cout, cin, k, k)) * np.sqrt(2.0 / (cin * k * k))
-        w = numpy_helper.from_array(w.astype(np.float32), "w")
-        node = helper.make_node("Conv", ["input", "w"], ["output"], name="conv",
-                                kernel_shape=[k, k], pads=[k // 2] * 4, strides=[1, 1])
-        inp = helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, cin, hw, hw])
-        out = helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, cout, hw, hw])
-    else:
-        return None
-    graph = helper.make_graph([node], name, [inp], [out], [w])
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
-                          producer_name="ingot-model_bench")
-    m.ir_version = 8
-    return m
-
 
 def model_path(name, workdir):
     """Path of the ONNX file for `name` (built into workdir if it is a built-in name)."""
@@ -87,11 +48,7 @@ def model_path(name, workdir):
     path = os.path.join(workdir, f"{name}.onnx")
     if os.path.exists(path):
         return path
-    m = single_op_model(name)
-    if m is not None:
-        onnx.checker.check_model(m)
-        onnx.save(m, path)
-    elif name in make_models.MODELS:
+    if name in make_models.MODELS:
         make_models.main([workdir, "--models", name])
     else:
         sys.exit(f"error: unknown model '{name}' (not an .onnx path or a built-in name)")

@@ -209,7 +209,7 @@ def single_gemm(m=13, k=300, n=70, name="gemm_odd"):
     return b.model([x], [out], 13)
 
 
-def single_conv(c=64, oc=None, hw=56, k=3, stride=1, dilation=1, bias=False, name="conv3x3_64"):
+def single_conv(c=64, oc=None, hw=56, k=3, stride=1, dilation=1, bias=False, name="conv3x3_56"):
     """One Conv (a ResNet-50 layer shape by default: 64->64 3x3 on 56x56)."""
     oc = oc or c
     b = Builder(name)
@@ -235,11 +235,11 @@ MODELS = {
     "tiny_bert": lambda: bert(layers=1, hidden=64, heads=4, seq=16, ffn=128, vocab=50, name="tiny_bert"),
     # Single-op models: the schedule benchmarks (issue 3) and odd shapes for parity.
     "matmul1024": lambda: single_matmul(),
-    "conv3x3_64": lambda: single_conv(),
-    "conv3x3_128": lambda: single_conv(c=128, hw=28, name="conv3x3_128"),
-    "conv3x3_256": lambda: single_conv(c=256, hw=14, name="conv3x3_256"),
-    "conv3x3_512": lambda: single_conv(c=512, hw=7, name="conv3x3_512"),
-    "conv1x1_256": lambda: single_conv(c=64, oc=256, hw=56, k=1, name="conv1x1_256"),
+    "conv3x3_56": lambda: single_conv(),
+    "conv3x3_28": lambda: single_conv(c=128, hw=28, name="conv3x3_28"),
+    "conv3x3_14": lambda: single_conv(c=256, hw=14, name="conv3x3_14"),
+    "conv3x3_7": lambda: single_conv(c=512, hw=7, name="conv3x3_7"),
+    "conv1x1_56": lambda: single_conv(c=64, oc=256, hw=56, k=1, name="conv1x1_56"),
     "gemm_odd": lambda: single_gemm(),
     "conv_odd": lambda: single_conv(c=5, oc=20, hw=13, k=3, stride=2, dilation=2, bias=True,
                                     name="conv_odd"),

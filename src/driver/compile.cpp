@@ -1,5 +1,6 @@
 // The compile pipeline, written as one readable list of named stages (as Halide's Lower.cpp):
-// import -> bind shapes -> infer types -> dead code -> verify -> lower -> schedule -> codegen.
+// import -> bind shapes -> infer types -> dead code -> verify -> lower -> schedule -> tir passes
+// (lower_blocks, unroll_loops, flatten_buffers, simplify) -> codegen.
 #include "driver/compile.h"
 
 #include <algorithm>
@@ -18,6 +19,10 @@
 #include "schedule/rules/default_rules.h"
 #include "support/error.h"
 #include "tir/printer.h"
+#include "tir/transforms/flatten_buffers.h"
+#include "tir/transforms/lower_blocks.h"
+#include "tir/transforms/simplify.h"
+#include "tir/transforms/unroll_loops.h"
 
 namespace ingot::driver {
 namespace {
@@ -46,7 +51,9 @@ void check_options(const CompileOptions& o) {
 
 const std::vector<std::string>& pipeline_stage_names() {
   static const std::vector<std::string> names = {
-      "import", "bind_input_shapes", "infer_types", "dead_code", "lower", "schedule", "codegen"};
+      "import",      "bind_input_shapes", "infer_types",  "dead_code", "lower",
+      "schedule",    "lower_blocks",      "unroll_loops", "flatten_buffers", "simplify",
+      "codegen"};
   return names;
 }
 
@@ -78,10 +85,23 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   lower::LowerOptions lower_options;
   if (options.default_schedules) lower_options.vector_bits = target.vector_bits;
   tir::IRModule mod = lower::lower_graph(*g, lower_options);
-  if (contains(options.print_ir_after, "lower")) dump << tir::to_string(mod) << "\n";
+  auto after_tir = [&](const std::string& stage) {
+    if (contains(options.print_ir_after, stage))
+      dump << "// IR after " << stage << "\n" << tir::to_string(mod) << "\n";
+  };
+  auto each_kernel = [&](const std::string& stage, auto&& pass) {
+    for (tir::PrimFunc& f : mod.kernels) f = pass(std::move(f));
+    after_tir(stage);
+  };
+  after_tir("lower");
   schedule::apply_default_schedules(mod, target.vector_bits);
-  if (contains(options.print_ir_after, "schedule") || contains(options.dump, "tir"))
-    dump << tir::to_string(mod) << "\n";
+  after_tir("schedule");
+  each_kernel("lower_blocks", [](tir::PrimFunc f) { return tir::lower_blocks(std::move(f)); });
+  each_kernel("unroll_loops", [](tir::PrimFunc f) { return tir::unroll_loops(std::move(f), 64); });
+  each_kernel("flatten_buffers",
+              [](tir::PrimFunc f) { return tir::flatten_buffers(std::move(f)); });
+  each_kernel("simplify", [](tir::PrimFunc f) { return tir::simplify(std::move(f)); });
+  if (contains(options.dump, "tir")) dump << tir::to_string(mod) << "\n";
 
   // Machine level.
   if (contains(options.dump, "llvm") || contains(options.print_ir_after, "codegen"))

@@ -62,6 +62,31 @@ TEST_F(CompileTest, DumpsAndPrintIrAfter) {
   EXPECT_NE(r.out.find("@ingot_artifact_v1"), std::string::npos);       // llvm
 }
 
+TEST_F(CompileTest, PrintsEachLoopStageAndHonoursScheduleNaive) {
+  write_mlp();
+  auto r = ingot("compile " + path("model.onnx") + " -o " + path("m.so") +
+                 " --input-shapes x:[9,5] --print-ir-after "
+                 "lower,schedule,lower_blocks,unroll_loops,flatten_buffers,simplify");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* stage :
+       {"lower", "schedule", "lower_blocks", "unroll_loops", "flatten_buffers", "simplify"})
+    EXPECT_NE(r.out.find(std::string("// IR after ") + stage + "\n"), std::string::npos) << stage;
+  // The MatMul with a constant weight gets the packed-matmul rule: a block before scheduling,
+  // the tensorized tile after, plain loops once blocks are lowered.
+  size_t sched = r.out.find("// IR after schedule"), lowered = r.out.find("// IR after lower_blocks");
+  EXPECT_NE(r.out.substr(0, sched).find("block(\"C\")"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.substr(sched, lowered - sched).find("\"tensorized\""), std::string::npos);
+  EXPECT_EQ(r.out.substr(lowered).find("block("), std::string::npos);
+  // --schedule naive keeps every op's plain loop nest.
+  r = ingot("compile " + path("model.onnx") + " -o " + path("n.so") +
+            " --input-shapes x:[9,5] --schedule naive --print-ir-after schedule");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("tensorized"), std::string::npos) << r.out;
+  r = ingot("compile " + path("model.onnx") + " -o " + path("n.so") + " --schedule fast");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("--schedule"), std::string::npos) << r.err;
+}
+
 TEST_F(CompileTest, UnsupportedOpIsOneLineAndWritesNothing) {
   write_mlp("Multinomial");
   auto r = ingot("compile " + path("model.onnx") + " -o " + path("m.so"));

@@ -35,8 +35,8 @@ using namespace ingot;
 struct Layer {
   int64_t c, oc, hw, k;
 };
-const Layer kLayers[] = {{64, 64, 56, 3}, {128, 128, 28, 3}, {256, 256, 14, 3}, {512, 512, 7, 3},
-                         {64, 256, 56, 1}};
+const Layer kLayers[] = {
+    {64, 64, 56, 3}, {128, 128, 28, 3}, {256, 256, 14, 3}, {512, 512, 7, 3}, {64, 256, 56, 1}};
 
 double process_cpu_seconds() {
   timespec ts{};
@@ -127,8 +127,8 @@ void BM_Conv(benchmark::State& state) {
   int64_t calls = 0;
   ingot_session_kernel_time(sess, c.conv_kernel, &conv_seconds, &calls);
   double flops = c.flops * double(state.iterations());
-  double peak = double(std::atoll(std::getenv("INGOT_PEAK_GFLOPS") ? std::getenv("INGOT_PEAK_GFLOPS")
-                                                                   : "173"));
+  double peak = double(
+      std::atoll(std::getenv("INGOT_PEAK_GFLOPS") ? std::getenv("INGOT_PEAK_GFLOPS") : "173"));
   state.SetLabel(std::to_string(l.hw) + "x" + std::to_string(l.hw) + "x" + std::to_string(l.c) +
                  "->" + std::to_string(l.oc) + " " + std::to_string(l.k) + "x" +
                  std::to_string(l.k));

@@ -25,7 +25,7 @@ The exit status is 0 even with failures (they are expected while op coverage gro
 --expect-min-pass-rate R is given and the in-scope pass rate is below R, or nothing ran.
 
 Usage:
-  conformance.py --ingot build/lead/tools/ingot/ingot [-j N] [--filter REGEX] [--timeout S]
+  conformance.py --ingot build/release/tools/ingot/ingot [-j N] [--filter REGEX] [--timeout S]
                  [--report ops.json] [--write-ops-md docs/ops.md] [--expect-min-pass-rate 0.5]
                  [--constant-inputs]
 """
@@ -700,7 +700,7 @@ def main(argv=None):
                                    "onnx_version": onnx.__version__},
                        **report}, fh, indent=1, sort_keys=False)
     if args.write_ops_md:
-        cmd = "python3 scripts/conformance.py --ingot build/lead/tools/ingot/ingot " \
+        cmd = "python3 scripts/conformance.py --ingot build/release/tools/ingot/ingot " \
               "--write-ops-md docs/ops.md"
         if args.filter:
             cmd += f" --filter '{args.filter}'"

@@ -3,7 +3,11 @@
 // (lower_blocks, unroll_loops, flatten_buffers, simplify) -> codegen.
 #include "driver/compile.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
+#include <chrono>
 #include <ostream>
 
 #include "codegen/build.h"
@@ -14,6 +18,7 @@
 #include "graph/transforms/bind_input_shapes.h"
 #include "graph/transforms/dead_code.h"
 #include "graph/transforms/infer_types.h"
+#include "graph/transforms/pass_manager.h"
 #include "graph/verifier.h"
 #include "lower/lower_graph.h"
 #include "schedule/rules/default_rules.h"
@@ -37,12 +42,19 @@ void check_options(const CompileOptions& o) {
       fail_user("--dump: unknown IR '{}' (valid: graph, tir, llvm)", d);
   }
   for (const auto& s : o.print_ir_after) {
-    if (!contains(pipeline_stage_names(), s)) {
+    bool pass =
+        std::any_of(graph::optimization_passes().begin(), graph::optimization_passes().end(),
+                    [&](const graph::GraphPass& p) { return p.name == s; });
+    if (!contains(pipeline_stage_names(), s) && !pass) {
       std::string valid;
       for (const auto& n : pipeline_stage_names()) valid += (valid.empty() ? "" : ", ") + n;
-      fail_user("--print-ir-after: unknown stage '{}' (valid: {})", s, valid);
+      for (const auto& p : graph::optimization_passes()) valid += ", " + p.name;
+      fail_user("--print-ir-after: unknown stage or pass '{}' (valid: {})", s, valid);
     }
   }
+  if (o.opt_level < 0 || o.opt_level > 3)
+    fail_user("-O: optimisation level {} is out of range (valid: 0 to 3)", o.opt_level);
+  graph::check_pass_names(o.disabled_passes, "--disabled-pass");
   if (o.output_format != "so")
     fail_user("--output-format: '{}' is not supported yet (valid: so)", o.output_format);
 }
@@ -51,9 +63,8 @@ void check_options(const CompileOptions& o) {
 
 const std::vector<std::string>& pipeline_stage_names() {
   static const std::vector<std::string> names = {
-      "import",      "bind_input_shapes", "infer_types",  "dead_code", "lower",
-      "schedule",    "lower_blocks",      "unroll_loops", "flatten_buffers", "simplify",
-      "codegen"};
+      "import",       "bind_input_shapes", "infer_types",     "lower",    "schedule",
+      "lower_blocks", "unroll_loops",      "flatten_buffers", "simplify", "codegen"};
   return names;
 }
 
@@ -76,15 +87,25 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   after_graph("bind_input_shapes", *g);
   graph::infer_types(*g);
   after_graph("infer_types", *g);
-  graph::remove_dead_code(*g);
+  int nodes_imported = int(g->nodes().size());
+  graph::PassOptions pass_options{options.opt_level, options.disabled_passes,
+                                  options.print_ir_after, options.print_pass_times};
+  graph::run_optimization_passes(*g, pass_options, dump);
   graph::verify_graph(*g);
-  after_graph("dead_code", *g);
   if (contains(options.dump, "graph")) dump << graph::print_graph(*g) << "\n";
 
   // Loop level.
+  auto timed = [&](const char* stage, auto&& fn) {
+    auto t0 = std::chrono::steady_clock::now();
+    fn();
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (options.print_pass_times) dump << fmt::format("stage {:<23} {:9.3f} ms\n", stage, ms);
+  };
   lower::LowerOptions lower_options;
   if (options.default_schedules) lower_options.vector_bits = target.vector_bits;
-  tir::IRModule mod = lower::lower_graph(*g, lower_options);
+  tir::IRModule mod;
+  timed("lower", [&] { mod = lower::lower_graph(*g, lower_options); });
   auto after_tir = [&](const std::string& stage) {
     if (contains(options.print_ir_after, stage))
       dump << "// IR after " << stage << "\n" << tir::to_string(mod) << "\n";
@@ -94,7 +115,7 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
     after_tir(stage);
   };
   after_tir("lower");
-  schedule::apply_default_schedules(mod, target.vector_bits);
+  timed("schedule", [&] { schedule::apply_default_schedules(mod, target.vector_bits); });
   after_tir("schedule");
   each_kernel("lower_blocks", [](tir::PrimFunc f) { return tir::lower_blocks(std::move(f)); });
   each_kernel("unroll_loops", [](tir::PrimFunc f) { return tir::unroll_loops(std::move(f), 64); });
@@ -106,14 +127,35 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   // Machine level.
   if (contains(options.dump, "llvm") || contains(options.print_ir_after, "codegen"))
     dump << codegen::emit_llvm_ir(mod, target) << "\n";
-  codegen::build_shared_library(mod, target, output_path);
+  timed("codegen", [&] { codegen::build_shared_library(mod, target, output_path); });
 
   CompileReport report;
+  report.num_nodes_imported = nodes_imported;
+  report.num_nodes = int(g->nodes().size());
   report.num_kernels = int(mod.kernels.size());
+  for (const tir::PrimFunc& f : mod.kernels)
+    report.kernels.push_back({f.name, f.source_ops, f.flops, f.bytes_moved});
   report.workspace_bytes = mod.workspace_bytes;
   report.constant_bytes = mod.constants.size();
   report.target = target.str();
   return report;
+}
+
+void print_report(const CompileReport& r, std::ostream& out) {
+  out << fmt::format("graph nodes: {} imported, {} after the graph passes; {} kernels\n",
+                     r.num_nodes_imported, r.num_nodes, r.num_kernels);
+  out << fmt::format("workspace {} bytes, constants {} bytes\n", r.workspace_bytes,
+                     r.constant_bytes);
+  size_t w = 6;
+  for (const KernelReport& k : r.kernels) w = std::max(w, k.name.size());
+  out << fmt::format("{:<{}}  {:>10}  {:>12}  {}\n", "kernel", w, "MFLOP", "MB moved", "ops");
+  double flops = 0, bytes = 0;
+  for (const KernelReport& k : r.kernels) {
+    out << fmt::format("{:<{}}  {:>10.3f}  {:>12.3f}  {}\n", k.name, w, k.flops / 1e6,
+                       k.bytes / 1e6, fmt::join(k.ops, " + "));
+    flops += k.flops, bytes += k.bytes;
+  }
+  out << fmt::format("{:<{}}  {:>10.3f}  {:>12.3f}\n", "total", w, flops / 1e6, bytes / 1e6);
 }
 
 }  // namespace ingot::driver

@@ -21,17 +21,35 @@ struct CompileOptions {
   // schedule rules (tiled, tensorized with the target's FMA micro-kernel, parallel); false keeps
   // every op's plain loop nest (--schedule naive; for debugging and comparison).
   bool default_schedules = true;
+  int opt_level = 2;                         // -O0..3: which graph passes run
+  std::vector<std::string> disabled_passes;  // graph pass names (--disabled-pass)
+  bool print_pass_times = false;             // per pass and stage, to the dump stream
+  bool report = false;                       // print the compile report (print_report)
+};
+
+struct KernelReport {
+  std::string name;
+  std::vector<std::string> ops;  // graph ops it computes (fused ones included)
+  double flops = 0, bytes = 0;
 };
 
 struct CompileReport {
+  int num_nodes_imported = 0;  // graph nodes after import and type inference (before passes)
+  int num_nodes = 0;           // after the graph optimisation passes
   int num_kernels = 0;
+  std::vector<KernelReport> kernels;
   uint64_t workspace_bytes = 0;
   uint64_t constant_bytes = 0;
   std::string target;
 };
 
-// Names of the pipeline's stages, in order, for --print-ir-after.
+// Names of the pipeline's stages, in order, for --print-ir-after (the graph optimisation passes,
+// graph::optimization_passes(), run after "infer_types" and are accepted too).
 const std::vector<std::string>& pipeline_stage_names();
+
+// The compile report as text: node and kernel counts before / after the graph passes, workspace
+// and constant bytes, and per kernel its ops, FLOPs and bytes.
+void print_report(const CompileReport& r, std::ostream& out);
 
 // Compiles `model_path` into `output_path`. Errors: UserError (bad model/option; nothing is written
 // at output_path) or InternalError (a bug).

@@ -37,6 +37,8 @@ struct Node {
   Attrs attrs;
   std::vector<Value*> inputs;  // nullptr for an omitted optional input
   std::vector<Value*> outputs;
+  // Op types of the nodes graph passes merged into this one, in order (for compile reports).
+  std::vector<std::string> fused;
   // "node 'conv1' (Conv)" for messages.
   std::string describe() const;
 };

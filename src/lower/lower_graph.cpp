@@ -67,6 +67,12 @@ tir::TensorDesc describe(const Value* v) {
   return d;
 }
 
+std::vector<std::string> source_ops(const graph::Node& node) {
+  std::vector<std::string> ops = {ops::op_name(node.op)};
+  ops.insert(ops.end(), node.fused.begin(), node.fused.end());
+  return ops;
+}
+
 int64_t value_bytes(const Value* v) {
   return v->type.num_elements() * graph::dtype_bytes(v->type.dtype);
 }
@@ -179,6 +185,11 @@ class Lowering : public ValueFactory {
     if (!kernels) return false;
     std::string base = fmt::format("{}_{}", sanitize(node.name), ops::op_name(node.op));
     for (NodeKernel& k : *kernels) {
+      if (k.func.schedule_rule.empty()) {
+        k.func.source_ops = {fmt::format("{} ({})", ops::op_name(node.op), k.func.name)};
+      } else {
+        k.func.source_ops = source_ops(node);
+      }
       for (const Value* v : k.args)
         if (v->is_constant()) constant_ref(v);
       k.func.name = unique_name(k.func.schedule_rule.empty() ? base + "_" + k.func.name : base);
@@ -209,6 +220,7 @@ class Lowering : public ValueFactory {
     for (const Value* v : node.outputs) outs.push_back(v ? buffer_of(v) : Buffer());
     f.body = compute_rule(node.op)(node, ins, outs);
     f.name = unique_name(fmt::format("{}_{}", sanitize(node.name), ops::op_name(node.op)));
+    f.source_ops = source_ops(node);
     f.flops = ops::op_info(node.op).flops(node);
     add_kernel(std::move(f), std::move(values));
   }
@@ -228,6 +240,7 @@ class Lowering : public ValueFactory {
       Buffer dst = Buffer::make(sanitize(v->name) + "_out", src->dtype, const_shape(src));
       f.params = {src, dst};
       f.name = unique_name(fmt::format("copy_{}", sanitize(v->name)));
+      f.source_ops = {"(output copy)"};
       f.body = loop_nest(const_shape(dst), "i", [&](const Index& idx) {
         return tir::BufferStore::make(dst, src.load(idx), idx);
       });

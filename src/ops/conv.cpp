@@ -44,6 +44,12 @@ std::vector<TensorType> infer_conv(Node& n) {
   std::vector<Dim> spatial = window_output_dims(n, x, kernel, /*ceil_mode=*/false);
   TensorType out{x.dtype, {x.shape[0], m}};
   out.shape.insert(out.shape.end(), spatial.begin(), spatial.end());
+  // The fused epilogue (graph pass fuse_epilogue; ONNX Runtime's FusedConv form): a summand Z
+  // of the output's type and an activation.
+  if (has_input(n, 3) && n.inputs[3]->type != out)
+    fail_user("{}: summand Z {} must have the output type {}", n.describe(),
+              n.inputs[3]->type.str(), out.str());
+  check_fused_activation(n);
   return {out};
 }
 
@@ -53,7 +59,7 @@ double conv_flops(const Node& n) {
   for (int i = 1; i < w.rank(); ++i)
     if (w.shape[i].is_static()) per_output *= double(w.shape[i].value);
   double outs = approx_elements(n.outputs[0]->type);
-  return 2 * per_output * outs + (has_input(n, 2) ? outs : 0);
+  return 2 * per_output * outs + (has_input(n, 2) ? outs : 0) + (has_input(n, 3) ? outs : 0);
 }
 
 }  // namespace
@@ -67,9 +73,11 @@ void add_conv_ops(std::vector<OpInfo>& t) {
                {"strides", AttrType::kInts},
                {"dilations", AttrType::kInts},
                {"pads", AttrType::kInts},
-               {"auto_pad", AttrType::kString}}};
+               {"auto_pad", AttrType::kString},
+               {"activation", AttrType::kString},
+               {"activation_params", AttrType::kFloats}}};
   conv.min_inputs = 2;
-  conv.max_inputs = 3;
+  conv.max_inputs = 4;
   conv.infer_fn = infer_conv;
   conv.flops_fn = conv_flops;
   t.push_back(conv);

@@ -38,7 +38,14 @@ std::vector<TensorType> infer_clip(Node& n) {
   return {x};
 }
 
+// Cast: X; CastLike imports as Cast with its `target_type` input 1 when that dtype was unknown at
+// import: inference takes `to` from it and drops the input (canonical form: X with `to`).
 std::vector<TensorType> infer_cast(Node& n) {
+  if (has_input(n, 1)) {
+    n.attrs.set("to", int64_t(n.inputs[1]->type.dtype));
+    n.inputs.pop_back();
+  }
+  if (!n.attrs.has("to")) fail_user("{}: missing required attribute 'to'", n.describe());
   int64_t to = n.attrs.get_int("to", -1);
   if (to < 0 || to > int64_t(DType::kBool))
     fail_user("{}: attribute 'to' = {} is not a valid dtype", n.describe(), to);
@@ -75,7 +82,8 @@ void add_elementwise_ops(std::vector<OpInfo>& t) {
 #define UNARY(N) t.push_back(unary(OpKind::N, #N));
   UNARY(Relu)
   UNARY(Sigmoid)
-  UNARY(Tanh) UNARY(Erf) UNARY(Exp) UNARY(Log) UNARY(Sqrt) UNARY(Reciprocal) UNARY(Neg) UNARY(Abs)
+  UNARY(Tanh)
+  UNARY(Erf) UNARY(Exp) UNARY(Log) UNARY(Sqrt) UNARY(Reciprocal) UNARY(Neg) UNARY(Abs)
       UNARY(Identity)
 #undef UNARY
 
@@ -90,7 +98,8 @@ void add_elementwise_ops(std::vector<OpInfo>& t) {
   t.push_back(clip);
 
   OpInfo cast = unary(OpKind::Cast, "Cast");
-  cast.attrs = {{"to", AttrType::kInt, true}};
+  cast.attrs = {{"to", AttrType::kInt}};  // required unless input 1 gives it (infer_cast)
+  cast.max_inputs = 2;
   cast.infer_fn = infer_cast;
   cast.flops_fn = [](const Node&) { return 0.0; };
   t.push_back(cast);

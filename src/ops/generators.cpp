@@ -42,7 +42,7 @@ std::vector<TensorType> infer_range(Node& n) {
   for (int i = 1; i < 3; ++i)
     require_same_dtype(n, t, input_type(n, i, i == 1 ? "limit" : "delta"), "start",
                        i == 1 ? "limit" : "delta");
-  if (t.dtype == DType::kBool || t.dtype == DType::kF16 || t.dtype == DType::kU8)
+  if (t.dtype == DType::kBool || t.dtype == DType::kU8)
     fail_user("{}: unsupported dtype {}", n.describe(), dtype_name(t.dtype));
   double start = scalar_input(n, 0, "start"), limit = scalar_input(n, 1, "limit"),
          delta = scalar_input(n, 2, "delta");

@@ -60,13 +60,28 @@ std::vector<TensorType> infer_matmul(Node& n) {
   std::vector<Dim> out = broadcast_shapes(n, batch_a, batch_b);
   if (!promote_a) out.push_back(sa[sa.size() - 2]);
   if (!promote_b) out.push_back(sb[sb.size() - 1]);
-  return {TensorType{a.dtype, out}};
+  TensorType result{a.dtype, out};
+  // The fused epilogue (graph pass fuse_epilogue): a bias row [N], a summand Z of the output's
+  // type and an activation: y = act(A B + bias + Z).
+  if (has_input(n, 2)) {
+    const TensorType& bias = n.inputs[2]->type;
+    if (bias.rank() != 1 || out.empty() || !(bias.shape[0] == out.back()))
+      fail_user("{}: fused bias {} must have shape [{}]", n.describe(), bias.str(),
+                out.empty() ? "" : out.back().str());
+  }
+  if (has_input(n, 3) && n.inputs[3]->type != result)
+    fail_user("{}: summand Z {} must have the output type {}", n.describe(),
+              n.inputs[3]->type.str(), result.str());
+  check_fused_activation(n);
+  return {result};
 }
 
 double matmul_flops(const Node& n) {
   const TensorType& a = n.inputs[0]->type;
   const Dim& k = a.shape.back();
-  return 2 * approx_elements(n.outputs[0]->type) * (k.is_static() ? double(k.value) : 1);
+  double outs = approx_elements(n.outputs[0]->type);
+  return 2 * outs * (k.is_static() ? double(k.value) : 1) + (has_input(n, 2) ? outs : 0) +
+         (has_input(n, 3) ? outs : 0);
 }
 
 }  // namespace
@@ -85,8 +100,12 @@ void add_matmul_ops(std::vector<OpInfo>& t) {
   gemm.flops_fn = gemm_flops;
   t.push_back(gemm);
 
-  OpInfo mm{OpKind::MatMul, "MatMul", PatternKind::kOutEWiseFusable, {}};
-  mm.min_inputs = mm.max_inputs = 2;
+  OpInfo mm{OpKind::MatMul,
+            "MatMul",
+            PatternKind::kOutEWiseFusable,
+            {{"activation", AttrType::kString}, {"activation_params", AttrType::kFloats}}};
+  mm.min_inputs = 2;
+  mm.max_inputs = 4;
   mm.infer_fn = infer_matmul;
   mm.flops_fn = matmul_flops;
   t.push_back(mm);

@@ -1,5 +1,5 @@
-// Normalisation ops: BatchNormalization (inference), LayerNormalization, InstanceNormalization
-// and Softmax.
+// Normalisation ops: BatchNormalization (inference), LayerNormalization, InstanceNormalization,
+// RMSNormalization, GroupNormalization, MeanVarianceNormalization, LpNormalization and Softmax.
 #include "ops/op_families.h"
 #include "ops/shape_util.h"
 #include "support/error.h"
@@ -66,6 +66,59 @@ std::vector<TensorType> infer_instancenorm(Node& n) {
   return {x};
 }
 
+// Y = X / sqrt(mean(X^2 over dims axis..) + epsilon) * scale; scale broadcasts to X.
+std::vector<TensorType> infer_rmsnorm(Node& n) {
+  const TensorType& x = input_type(n, 0, "X");
+  require_rank_at_least(n, x, 1, "X");
+  int64_t axis = normalize_axis(n, n.attrs.get_int("axis", -1), x.rank(), "axis");
+  const TensorType& s = input_type(n, 1, "scale");
+  require_same_dtype(n, x, s, "X", "scale");
+  if (s.rank() > x.rank() || broadcast_shapes(n, x.shape, s.shape) != x.shape)
+    fail_user("{}: input 'scale' {} does not broadcast to X {}", n.describe(), s.str(), x.str());
+  n.attrs.set("axis", axis);
+  n.attrs.set("epsilon", n.attrs.get_float("epsilon", 1e-5));
+  n.attrs.erase("stash_type");
+  return {x};
+}
+
+// Statistics per (batch, group of num_groups channels); scale and B per channel (opset 21).
+std::vector<TensorType> infer_groupnorm(Node& n) {
+  const TensorType& x = input_type(n, 0, "X");
+  require_rank_at_least(n, x, 2, "X");
+  int64_t groups = n.attrs.get_int("num_groups", 0);
+  if (groups <= 0)
+    fail_user("{}: attribute 'num_groups' must be positive, got {}", n.describe(), groups);
+  if (x.shape[1].is_static() && x.shape[1].value % groups != 0)
+    fail_user("{}: channels {} of X are not divisible by num_groups {}", n.describe(),
+              x.shape[1].value, groups);
+  const char* names[] = {"X", "scale", "bias"};
+  for (int i = 1; i < 3; ++i) {
+    const TensorType& p = input_type(n, i, names[i]);
+    require_same_dtype(n, x, p, "X", names[i]);
+    if (p.rank() != 1) fail_user("{}: input '{}' {} must be 1-D", n.describe(), names[i], p.str());
+    merge_dims(n, x.shape[1], p.shape[0], fmt::format("channels of X and '{}'", names[i]));
+  }
+  n.attrs.set("epsilon", n.attrs.get_float("epsilon", 1e-5));
+  n.attrs.erase("stash_type");
+  return {x};
+}
+
+std::vector<TensorType> infer_mvn(Node& n) {
+  const TensorType& x = input_type(n, 0, "X");
+  n.attrs.set("axes", normalize_axes(n, n.attrs.get_ints("axes", {0, 2, 3}), x.rank(), "axes"));
+  return {x};
+}
+
+std::vector<TensorType> infer_lpnorm(Node& n) {
+  const TensorType& x = input_type(n, 0, "input");
+  require_rank_at_least(n, x, 1, "input");
+  int64_t p = n.attrs.get_int("p", 2);
+  if (p != 1 && p != 2) fail_user("{}: attribute 'p' must be 1 or 2, got {}", n.describe(), p);
+  n.attrs.set("p", p);
+  n.attrs.set("axis", normalize_axis(n, n.attrs.get_int("axis", -1), x.rank(), "axis"));
+  return {x};
+}
+
 std::vector<TensorType> infer_softmax(Node& n) {
   const TensorType& x = input_type(n, 0, "input");
   require_rank_at_least(n, x, 1, "input");
@@ -112,6 +165,44 @@ void add_normalization_ops(std::vector<OpInfo>& t) {
   in.infer_fn = infer_instancenorm;
   in.flops_fn = per_element_flops<8>;
   t.push_back(in);
+
+  // square-sum (2), normalise, scale.
+  OpInfo rms{
+      OpKind::RMSNormalization,
+      "RMSNormalization",
+      PatternKind::kOutEWiseFusable,
+      {{"axis", AttrType::kInt}, {"epsilon", AttrType::kFloat}, {"stash_type", AttrType::kInt}}};
+  rms.min_inputs = rms.max_inputs = 2;
+  rms.infer_fn = infer_rmsnorm;
+  rms.flops_fn = per_element_flops<4>;
+  t.push_back(rms);
+
+  OpInfo gn{OpKind::GroupNormalization,
+            "GroupNormalization",
+            PatternKind::kOutEWiseFusable,
+            {{"epsilon", AttrType::kFloat},
+             {"num_groups", AttrType::kInt, true},
+             {"stash_type", AttrType::kInt}}};
+  gn.min_inputs = gn.max_inputs = 3;
+  gn.infer_fn = infer_groupnorm;
+  gn.flops_fn = per_element_flops<8>;
+  t.push_back(gn);
+
+  OpInfo mvn{OpKind::MeanVarianceNormalization,
+             "MeanVarianceNormalization",
+             PatternKind::kOutEWiseFusable,
+             {{"axes", AttrType::kInts}}};
+  mvn.infer_fn = infer_mvn;
+  mvn.flops_fn = per_element_flops<6>;
+  t.push_back(mvn);
+
+  OpInfo lp{OpKind::LpNormalization,
+            "LpNormalization",
+            PatternKind::kOutEWiseFusable,
+            {{"axis", AttrType::kInt}, {"p", AttrType::kInt}}};
+  lp.infer_fn = infer_lpnorm;
+  lp.flops_fn = per_element_flops<3>;
+  t.push_back(lp);
 
   // max, subtract, exp, sum, divide.
   OpInfo sm{OpKind::Softmax, "Softmax", PatternKind::kOutEWiseFusable, {{"axis", AttrType::kInt}}};

@@ -71,6 +71,13 @@ std::vector<OpInfo> build_table() {
   detail::add_generator_ops(entries);
   detail::add_slice_tile_ops(entries);
   detail::add_rearrange_ops(entries);
+  detail::add_attention_ops(entries);
+  detail::add_resize_ops(entries);
+  detail::add_scatter_gather_ops(entries);
+  detail::add_topk_ops(entries);
+  detail::add_one_hot_ops(entries);
+  detail::add_cumsum_ops(entries);
+  detail::add_quantize_ops(entries);
   std::vector<OpInfo> table;
 #define INGOT_X(N) table.push_back(OpInfo{OpKind::N, #N, PatternKind::kOpaque, {}});
   INGOT_OP_LIST(INGOT_X)
@@ -144,6 +151,10 @@ void OpInfo::resolve_const_inputs(graph::Node& n) const {
     if (type == AttrType::kInts) {
       std::vector<int64_t> vals;
       for (int64_t i = 0; i < t.num_elements(); ++i) vals.push_back(t.get_i64(i));
+      n.attrs.set(ci.attr, vals);
+    } else if (type == AttrType::kFloats) {
+      std::vector<double> vals;
+      for (int64_t i = 0; i < t.num_elements(); ++i) vals.push_back(t.get_f64(i));
       n.attrs.set(ci.attr, vals);
     } else {
       if (t.num_elements() != 1)

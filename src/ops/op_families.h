@@ -25,8 +25,15 @@ void add_reduction_ops(std::vector<OpInfo>& t);
 void add_reduction_extra_ops(std::vector<OpInfo>& t);
 void add_shape_ops(std::vector<OpInfo>& t);
 void add_data_movement_ops(std::vector<OpInfo>& t);
-void add_generator_ops(std::vector<OpInfo>& t);   // generators.cpp
-void add_slice_tile_ops(std::vector<OpInfo>& t);  // slice_tile.cpp
-void add_rearrange_ops(std::vector<OpInfo>& t);   // rearrange.cpp
+void add_generator_ops(std::vector<OpInfo>& t);       // generators.cpp
+void add_slice_tile_ops(std::vector<OpInfo>& t);      // slice_tile.cpp
+void add_rearrange_ops(std::vector<OpInfo>& t);       // rearrange.cpp
+void add_attention_ops(std::vector<OpInfo>& t);       // attention.cpp
+void add_resize_ops(std::vector<OpInfo>& t);          // resize.cpp
+void add_scatter_gather_ops(std::vector<OpInfo>& t);  // scatter_gather.cpp
+void add_topk_ops(std::vector<OpInfo>& t);            // topk.cpp
+void add_one_hot_ops(std::vector<OpInfo>& t);         // one_hot.cpp
+void add_cumsum_ops(std::vector<OpInfo>& t);          // cumsum.cpp
+void add_quantize_ops(std::vector<OpInfo>& t);        // quantize.cpp
 
 }  // namespace ingot::ops::detail

@@ -1,4 +1,4 @@
-// Pooling: MaxPool and AveragePool (explicit window attributes, ceil_mode) and
+// Pooling: MaxPool, AveragePool and LpPool (explicit window attributes, ceil_mode) and
 // GlobalAveragePool.
 #include "ops/conv_geometry.h"
 #include "ops/op_families.h"
@@ -20,6 +20,10 @@ std::vector<TensorType> infer_pool(Node& n) {
     if (n.attrs.get_int("storage_order", 0) != 0)
       fail_user("{}: attribute 'storage_order'=1 is not supported", n.describe());
     n.attrs.erase("storage_order");
+  } else if (n.op == OpKind::LpPool) {
+    int64_t p = n.attrs.get_int("p", 2);
+    if (p < 1) fail_user("{}: attribute 'p' must be positive, got {}", n.describe(), p);
+    n.attrs.set("p", p);
   } else {
     n.attrs.set("count_include_pad", n.attrs.get_int("count_include_pad", 0));
   }
@@ -66,6 +70,12 @@ void add_pooling_ops(std::vector<OpInfo>& t) {
   avg_pool.infer_fn = infer_pool;
   avg_pool.flops_fn = pool_flops;
   t.push_back(avg_pool);
+
+  OpInfo lp_pool{OpKind::LpPool, "LpPool", PatternKind::kOutEWiseFusable, window};
+  lp_pool.attrs.push_back({"p", AttrType::kInt});
+  lp_pool.infer_fn = infer_pool;
+  lp_pool.flops_fn = pool_flops;
+  t.push_back(lp_pool);
 
   OpInfo gap{OpKind::GlobalAveragePool, "GlobalAveragePool", PatternKind::kReduction, {}};
   gap.infer_fn = infer_global_pool;

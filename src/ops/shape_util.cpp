@@ -18,6 +18,14 @@ std::string shape_str(const std::vector<Dim>& s) {
   return out + "]";
 }
 
+void check_fused_activation(const Node& n) {
+  std::string act = n.attrs.get_string("activation", "");
+  if (!act.empty() && act != "Relu" && act != "Clip" && act != "Gelu")
+    fail_user("{}: unsupported fused activation '{}'", n.describe(), act);
+  if (act == "Clip" && n.attrs.get_floats("activation_params", {}).size() != 2)
+    fail_user("{}: fused Clip needs activation_params [min, max]", n.describe());
+}
+
 bool has_input(const Node& n, int i) {
   return i < int(n.inputs.size()) && n.inputs[i] != nullptr;
 }

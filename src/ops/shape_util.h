@@ -45,4 +45,8 @@ void require_same_dtype(const Node& n, const TensorType& a, const TensorType& b,
                         const char* what_b);
 void require_rank_at_least(const Node& n, const TensorType& t, int rank, const char* what);
 
+// The fused activation of a Conv/MatMul epilogue (graph pass fuse_epilogue): attribute
+// `activation` absent or one of Relu, Clip (with activation_params [min, max]), Gelu.
+void check_fused_activation(const Node& n);
+
 }  // namespace ingot::ops::detail

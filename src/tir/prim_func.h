@@ -18,6 +18,8 @@ struct PrimFunc {
   // The default schedule rule that applies to this block-form kernel ("" = none: the body is
   // already in loop form). Set by lowering, consumed by schedule::apply_default_schedules.
   std::string schedule_rule = {};
+  // The graph ops this kernel computes, e.g. {"Conv", "BatchNormalization", "Relu"} (reports).
+  std::vector<std::string> source_ops = {};
 };
 
 }  // namespace ingot::tir

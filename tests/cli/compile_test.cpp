@@ -38,7 +38,8 @@ TEST_F(CompileTest, CompileThenRunMatchesNumpy) {
   auto r =
       ingot("compile " + path("model.onnx") + " -o " + path("m.so") + " --input-shapes 'x:[3,5]'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("3 kernels"), std::string::npos) << r.out;
+  // MatMul + bias Add + Relu fuse into one MatMul: the packed kernel and its epilogue pass.
+  EXPECT_NE(r.out.find("2 kernels"), std::string::npos) << r.out;
   r = ingot("run " + path("m.so") + " --inputs " + path("x.npz") + " --outputs " + path("y.npz"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(python("y = np.load(d + '/y.npz')['y']\n"
@@ -73,7 +74,8 @@ TEST_F(CompileTest, PrintsEachLoopStageAndHonoursScheduleNaive) {
     EXPECT_NE(r.out.find(std::string("// IR after ") + stage + "\n"), std::string::npos) << stage;
   // The MatMul with a constant weight gets the packed-matmul rule: a block before scheduling,
   // the tensorized tile after, plain loops once blocks are lowered.
-  size_t sched = r.out.find("// IR after schedule"), lowered = r.out.find("// IR after lower_blocks");
+  size_t sched = r.out.find("// IR after schedule"),
+         lowered = r.out.find("// IR after lower_blocks");
   EXPECT_NE(r.out.substr(0, sched).find("block(\"C\")"), std::string::npos) << r.out;
   EXPECT_NE(r.out.substr(sched, lowered - sched).find("\"tensorized\""), std::string::npos);
   EXPECT_EQ(r.out.substr(lowered).find("block("), std::string::npos);
@@ -85,6 +87,28 @@ TEST_F(CompileTest, PrintsEachLoopStageAndHonoursScheduleNaive) {
   r = ingot("compile " + path("model.onnx") + " -o " + path("n.so") + " --schedule fast");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("--schedule"), std::string::npos) << r.err;
+}
+
+TEST_F(CompileTest, OptLevelsDisabledPassesAndPassTimes) {
+  write_mlp();
+  auto r = ingot("compile " + path("model.onnx") + " -o " + path("m.so") +
+                 " --input-shapes x:[2,5] -O 3 --disabled-pass cse --print-pass-times");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("pass fold_batch_norm"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("pass cse"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("stage codegen"), std::string::npos) << r.out;
+  r = ingot("compile " + path("model.onnx") + " -o " + path("m.so") +
+            " --input-shapes x:[2,5] -O0 --print-pass-times");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("pass remove_identity"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("pass dead_code"), std::string::npos) << r.out;
+  r = ingot("compile " + path("model.onnx") + " -o " + path("x.so") + " -O 7");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "error: -O: optimisation level 7 is out of range (valid: 0 to 3)\n");
+  r = ingot("compile " + path("model.onnx") + " -o " + path("x.so") + " --disabled-pass nope");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--disabled-pass: unknown pass 'nope'"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(path("x.so")));
 }
 
 TEST_F(CompileTest, UnsupportedOpIsOneLineAndWritesNothing) {

@@ -52,9 +52,9 @@ void expect_conv(const Conv2dShape& s, int vector_bits, const Target& target = T
         for (int64_t i = 0; i < s.ic; ++i)
           for (int64_t r = 0; r < s.kh; ++r)
             for (int64_t t = 0; t < s.kw; ++t)
-              want += double(x[size_t((i * s.ih + h * s.sh + r * s.dh) * s.iw + q * s.sw +
-                                      t * s.dw)]) *
-                      double(w[size_t(((o * s.ic + i) * s.kh + r) * s.kw + t)]);
+              want +=
+                  double(x[size_t((i * s.ih + h * s.sh + r * s.dh) * s.iw + q * s.sw + t * s.dw)]) *
+                  double(w[size_t(((o * s.ic + i) * s.kh + r) * s.kw + t)]);
         float got = y[size_t((((o / nr) * s.oh + h) * s.ow + q) * nr + o % nr)];
         ASSERT_NEAR(got, want, 1e-3) << "at (" << o << ", " << h << ", " << q << ")";
       }

@@ -162,3 +162,26 @@ TEST(Kernels, RowReductionsFloatAndInt64WithStrides) {
 
 }  // namespace
 }  // namespace ingot::codegen::test
+
+namespace ingot::codegen::test {
+namespace {
+
+// Regression: LLVM's "loop not vectorized" warning (a vectorize hint on a loop with a
+// loop-carried dependence) was printed to stderr by `ingot compile`. Warnings and remarks are
+// dropped; the kernel still computes the right values.
+TEST(Kernels, LlvmWarningsAreNotPrinted) {
+  using namespace tir;
+  Buffer a = make_buffer("a", DataType::f32(), {4096});
+  Var i("i");
+  Stmt body = For::make(i, i64(1), i64(4095), ForKind::kVectorized,
+                        BufferStore::make(a, a(Expr(i) - 1) + f32(1), {i}));
+  ::testing::internal::CaptureStderr();
+  LoadedArtifact art(single_kernel_module("prefix", {a}, body, 0));
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  std::vector<float> v(4096, 0.0f);
+  ASSERT_EQ(art.run({}, {v.data()}), 0);
+  EXPECT_EQ(v[4095], 4095.0f);
+}
+
+}  // namespace
+}  // namespace ingot::codegen::test

@@ -1,11 +1,12 @@
-// Reference loop-IR interpreter for tests: scalar evaluation with float32 rounding after every
-// float32 operation, bounds-checked buffer access, and an IRModule entry runner.
+// Reference loop-IR interpreter for tests: scalar evaluation with float32 (float16) rounding after
+// every float32 (float16) operation, bounds-checked buffer access, and an IRModule entry runner.
 #include "tir_interpreter.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 
+#include "support/half.h"
 #include "tir/op.h"
 
 namespace ingot::testing {
@@ -19,6 +20,7 @@ namespace {
 }
 
 double round_to(DataType d, double v) {
+  if (d.is_float() && d.bits == 16) return round_to_half(v);
   return d.is_float() && d.bits == 32 ? double(float(v)) : v;
 }
 
@@ -62,6 +64,7 @@ double HostTensor::get(int64_t i) const {
     std::memcpy(&v, p, sizeof v);
     return double(v);
   };
+  if (dtype.is_float() && dtype.bits == 16) return half_bits_to_double(uint16_t(ld(uint16_t())));
   if (dtype.is_float()) return dtype.bits == 32 ? ld(float()) : ld(double());
   if (dtype.is_bool()) return ld(uint8_t());
   if (dtype.is_uint()) return ld(uint8_t());
@@ -83,6 +86,11 @@ void HostTensor::set(int64_t i, double v) {
     t = decltype(t)(v);
     std::memcpy(p, &t, sizeof t);
   };
+  if (dtype.is_float() && dtype.bits == 16) {
+    uint16_t h = double_to_half_bits(v);
+    std::memcpy(p, &h, 2);
+    return;
+  }
   if (dtype.is_float()) return dtype.bits == 32 ? st(float()) : st(double());
   if (dtype.is_bool()) return st(uint8_t());
   if (dtype.is_uint()) return st(uint8_t());
@@ -435,7 +443,7 @@ void TirInterpreter::exec(const Stmt& s) {
         count *= dim;
         if (!n->buffer->strides.empty()) last += (dim - 1) * const_dim(n->buffer->strides[k]);
       }
-      if (!n->buffer->strides.empty() && count > 0) count = last + 1;  // padded strides
+      if (!n->buffer->strides.empty() && count > 0) count = last + 1;        // padded strides
       locals_.emplace_back(size_t(count * n->buffer->dtype.bytes()), 0xFF);  // poisoned (NaN)
       buffers_[n->buffer.get()] = {locals_.back().data(), int64_t(locals_.back().size())};
       exec(n->body);

@@ -1,5 +1,5 @@
 // A small reference interpreter for loop IR, used to test lowering without a backend: runs
-// statements on host memory (float32/float64, integers, bool; scalar code only) with bounds
+// statements on host memory (float16/32/64, integers, bool; scalar code only) with bounds
 // checks on every load and store. Loop kinds are all run serially.
 #pragma once
 

@@ -90,6 +90,44 @@ TEST(OnnxOpsExtra, CastLikeBecomesCastToTheTargetsDtype) {
   EXPECT_EQ(n->attrs.get_int("to", -1), int64_t(DType::kI32));
 }
 
+TEST(OnnxOpsExtra, CastLikeWithComputedTargetKeepsItAsInputUntilInference) {
+  ModelBuilder b = model(15);
+  b.input("t", {1}, onnx::TensorProto::INT32);
+  b.node("Neg", {"t"}, {"u"}, "neg");
+  b.node("CastLike", {"x", "u"}, {"y"}, "cl");
+  b.output("y");
+  auto g = b.import();
+  const graph::Node* n = find_node(*g, "cl");
+  EXPECT_EQ(n->op, OpKind::Cast);
+  ASSERT_EQ(n->inputs.size(), 2u);
+  EXPECT_EQ(n->inputs[1], find_node(*g, "neg")->outputs[0]);
+  EXPECT_FALSE(n->attrs.has("to"));
+}
+
+// GroupNormalization's opset-18 per-group scale/bias form is not imported; opset 21 is.
+TEST(OnnxOpsExtra, GroupNormalizationFromOpset21AndLpPoolDefaults) {
+  for (int opset : {18, 21}) {
+    ModelBuilder b = model(opset, {1, 4, 3});
+    b.init(f32_tensor("s", {4}, {1, 1, 1, 1}));
+    set_attr(b.node("GroupNormalization", {"x", "s", "s"}, {"y"}, "gn"), "num_groups", int64_t(2));
+    b.output("y");
+    if (opset == 18) {
+      EXPECT_NE(user_error([&] { b.import(); }).find("GroupNormalization"), std::string::npos);
+      continue;
+    }
+    auto g = b.import();
+    const graph::Node* gn = find_node(*g, "gn");
+    EXPECT_EQ(gn->op, OpKind::GroupNormalization);
+    EXPECT_EQ(gn->attrs.get_int("num_groups", 0), 2);
+    EXPECT_DOUBLE_EQ(gn->attrs.get_float("epsilon", 0), 1e-5);
+  }
+  ModelBuilder b = model(18, {1, 2, 4, 4});
+  set_attr(b.node("LpPool", {"x"}, {"y"}, "lp"), "kernel_shape", Ints{2, 2});
+  b.output("y");
+  auto g = b.import();
+  EXPECT_EQ(find_node(*g, "lp")->attrs.get_int("p", 0), 2);
+}
+
 TEST(OnnxOpsExtra, LessOrEqualNeedsOpset12AndModFmodDefaults) {
   ModelBuilder b11 = model(11);
   b11.node("LessOrEqual", {"x", "x"}, {"y"}, "le");

@@ -60,6 +60,15 @@ TEST(InferElementwise, Cast) {
             "node 'n' (Cast): missing required attribute 'to'");
 }
 
+// CastLike with a computed target imports as Cast(X, target_type): inference takes `to` from the
+// target's dtype and drops the input.
+TEST(InferElementwise, CastTakesToFromTargetInput) {
+  OneNode t(OpKind::Cast, {F32({"N", 2}), T(DType::kI64, {3})});
+  EXPECT_EQ(t.infer(), T(DType::kI64, {"N", 2}));
+  EXPECT_EQ(t.node->inputs.size(), 1u);
+  EXPECT_EQ(t.node->attrs.get_int("to", -1), int64_t(DType::kI64));
+}
+
 TEST(InferElementwise, ClipWithOptionalInputs) {
   Graph g;
   Value* x = g.add_value("x", F32({2, 3}));

@@ -108,6 +108,61 @@ TEST(InferNorm, InstanceNormalization) {
             std::string::npos);
 }
 
+TEST(InferNorm, RMSNormalization) {
+  Attrs a;
+  a.set("axis", int64_t(-2));
+  a.set("stash_type", int64_t(1));
+  OneNode rms(OpKind::RMSNormalization, {F32({"N", 3, 5}), F32({3, 5})}, a);
+  EXPECT_EQ(rms.infer(), F32({"N", 3, 5}));
+  EXPECT_EQ(rms.node->attrs.get_int("axis", -9), 1);
+  EXPECT_DOUBLE_EQ(rms.node->attrs.get_float("epsilon", 0), 1e-5);
+  EXPECT_FALSE(rms.node->attrs.has("stash_type"));
+  OneNode bad(OpKind::RMSNormalization, {F32({2, 4}), F32({3})}, {}, 1, "rms");
+  EXPECT_EQ(user_error([&] { bad.infer(); }),
+            "node 'rms' (RMSNormalization): shapes [2,4] and [3] do not broadcast");
+  OneNode wide(OpKind::RMSNormalization, {F32({4}), F32({2, 4})}, {}, 1, "rms");
+  EXPECT_EQ(user_error([&] { wide.infer(); }),
+            "node 'rms' (RMSNormalization): input 'scale' float32[2,4] does not broadcast to X "
+            "float32[4]");
+}
+
+TEST(InferNorm, GroupMeanVarianceAndLpNormalization) {
+  Attrs g;
+  g.set("num_groups", int64_t(2));
+  OneNode gn(OpKind::GroupNormalization, {F32({"N", 4, 5}), F32({4}), F32({4})}, g);
+  EXPECT_EQ(gn.infer(), F32({"N", 4, 5}));
+  EXPECT_DOUBLE_EQ(gn.node->attrs.get_float("epsilon", 0), 1e-5);
+  Attrs g3;
+  g3.set("num_groups", int64_t(3));
+  OneNode bad(OpKind::GroupNormalization, {F32({1, 4, 5}), F32({4}), F32({4})}, g3, 1, "gn");
+  EXPECT_EQ(user_error([&] { bad.infer(); }),
+            "node 'gn' (GroupNormalization): channels 4 of X are not divisible by num_groups 3");
+
+  OneNode mvn(OpKind::MeanVarianceNormalization, {F32({2, 3, 4, 5})});
+  EXPECT_EQ(mvn.infer(), F32({2, 3, 4, 5}));
+  EXPECT_EQ(mvn.node->attrs.get_ints("axes"), (V{0, 2, 3}));
+
+  Attrs lp;
+  lp.set("p", int64_t(3));
+  OneNode bad_p(OpKind::LpNormalization, {F32({2, 3})}, lp, 1, "lp");
+  EXPECT_EQ(user_error([&] { bad_p.infer(); }),
+            "node 'lp' (LpNormalization): attribute 'p' must be 1 or 2, got 3");
+  OneNode l2(OpKind::LpNormalization, {F32({2, 3})});
+  EXPECT_EQ(l2.infer(), F32({2, 3}));
+  EXPECT_EQ(l2.node->attrs.get_int("axis", -9), 1);
+  EXPECT_EQ(l2.node->attrs.get_int("p", -9), 2);
+}
+
+TEST(InferPool, LpPoolFillsP) {
+  Attrs a;
+  a.set("kernel_shape", V{2, 2});
+  a.set("auto_pad", std::string("SAME_UPPER"));
+  OneNode t(OpKind::LpPool, {F32({1, 3, 5, 5})}, a);
+  EXPECT_EQ(t.infer(), F32({1, 3, 5, 5}));
+  EXPECT_EQ(t.node->attrs.get_int("p", -1), 2);
+  EXPECT_EQ(t.node->attrs.get_ints("pads"), (V{0, 0, 1, 1}));
+}
+
 TEST(InferReduce, AxesAndKeepdims) {
   Attrs keep;
   keep.set("axes", V{-1, 1});

@@ -3,9 +3,11 @@
 // GatherElements), including attribute normalisation and inputs resolved from shapes.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <limits>
 
 #include "graph_test_util.h"
+#include "support/half.h"
 
 namespace ingot::graph {
 namespace {
@@ -155,6 +157,23 @@ TEST(InferGenerators, RangeNeedsConstants) {
   EXPECT_EQ(user_error([&] { r.infer(); }),
             "node 'n' (Range): input 'start' must be a compile-time constant (it decides the "
             "output shape)");
+}
+
+TEST(InferGenerators, RangeFloat16) {
+  auto half = [](double v) {
+    uint16_t h = double_to_half_bits(v);
+    std::vector<uint8_t> bytes(2);
+    std::memcpy(bytes.data(), &h, 2);
+    return std::make_shared<Tensor>(DType::kF16, std::vector<int64_t>{}, std::move(bytes));
+  };
+  Graph g;
+  Value* start = g.add_constant("start", half(1));
+  Value* limit = g.add_constant("limit", half(1.25));
+  Value* delta = g.add_constant("delta", half(0.1));  // 0.0999755859375 in float16
+  Node* range = g.add_node(OpKind::Range, "r", {start, limit, delta}, {"y"});
+  g.outputs = range->outputs;
+  infer_types(g);
+  EXPECT_EQ(g.outputs[0]->type, T(DType::kF16, {3}));  // ceil(0.25 / 0.09998) = 3
 }
 
 }  // namespace

@@ -87,11 +87,6 @@ TEST(ElementwiseRules, CastFloatToIntTruncatesAndToBoolTestsNonZero) {
   expect_near_all(yb.values(), {1, 1, 0, 1, 1});
 }
 
-TEST(ElementwiseRules, Float16IsAUserError) {
-  HostTensor x(DataType::f16(), {2});
-  EXPECT_THROW(run_rule1(make_node(OpKind::Relu), {&x}, DataType::f16(), {2}), UserError);
-}
-
 TEST(ElementwiseRules, BinaryBroadcasting) {
   // [2,1,4] op [3,1] -> [2,3,4]
   HostTensor a = random_f32({2, 1, 4}, 11, 0.5, 2);

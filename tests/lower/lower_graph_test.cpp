@@ -255,10 +255,37 @@ TEST(LowerGraph, ScheduledGemmFoldsAlphaTransposeAndBias) {
   expect_near_all(out.values(), want);
 }
 
-TEST(LowerGraph, NonConstantWeightsKeepTheComputeRule) {
+TEST(LowerGraph, RunTimeBatchedBIsPackedInTheKernel) {
+  // Attention-like: y[2,3,10,7] = a[2,3,10,4] x b[2,3,4,7], both run-time values.
   graph::Graph g;
-  graph::Value* a = g.add_value("a", f32_type({4, 8}));
-  graph::Value* b = g.add_value("b", f32_type({8, 4}));
+  graph::Value* a = g.add_value("a", f32_type({2, 3, 10, 4}));
+  graph::Value* b = g.add_value("b", f32_type({2, 3, 4, 7}));
+  g.inputs = {a, b};
+  g.outputs = {g.add_node(OpKind::MatMul, "mm", {a, b}, {"y"})->outputs[0]};
+  graph::infer_types(g);
+  tir::IRModule m = lower::lower_graph(g, {.vector_bits = 512});
+  ASSERT_EQ(m.kernels.size(), 1u);
+  EXPECT_EQ(m.kernels[0].schedule_rule, "packed_matmul");
+  EXPECT_EQ(m.kernels[0].params.size(), 5u);  // A, Ap, B, Bp, C
+  HostTensor ta(DataType::f32(), {2, 3, 10, 4}, random_values(240, -1, 1, 3));
+  HostTensor tb(DataType::f32(), {2, 3, 4, 7}, random_values(168, -1, 1, 4));
+  HostTensor out(DataType::f32(), {2, 3, 10, 7});
+  run_module(run_blocks(m), {&ta, &tb}, {&out});
+  std::vector<double> want;
+  for (int t = 0; t < 6; ++t)
+    for (int i = 0; i < 10; ++i)
+      for (int j = 0; j < 7; ++j) {
+        double acc = 0;
+        for (int k = 0; k < 4; ++k) acc += ta.get(t * 40 + i * 4 + k) * tb.get(t * 28 + k * 7 + j);
+        want.push_back(acc);
+      }
+  expect_near_all(out.values(), want, 1e-5);
+}
+
+TEST(LowerGraph, BroadcastBatchKeepsTheComputeRule) {
+  graph::Graph g;
+  graph::Value* a = g.add_value("a", f32_type({2, 4, 8}));
+  graph::Value* b = g.add_value("b", f32_type({1, 8, 4}));
   g.inputs = {a, b};
   g.outputs = {g.add_node(OpKind::MatMul, "mm", {a, b}, {"y"})->outputs[0]};
   graph::infer_types(g);

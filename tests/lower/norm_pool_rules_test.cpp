@@ -73,6 +73,97 @@ TEST(NormRules, LayerNormOverLastTwoAxes) {
   expect_near_all(y_nob.values(), want_nob, 1e-5);
 }
 
+TEST(NormRules, RMSNormOverTrailingAxes) {
+  HostTensor x = random_f32({3, 2, 4}, 21, -2, 3);
+  HostTensor s = random_f32({4}, 22);
+  graph::Attrs a;
+  a.set("axis", int64_t(1));
+  a.set("epsilon", 1e-2);
+  HostTensor y =
+      run_rule1(make_node(OpKind::RMSNormalization, a), {&x, &s}, DataType::f32(), {3, 2, 4});
+  std::vector<double> want;
+  for (int o = 0; o < 3; ++o) {
+    double ms = 0;
+    for (int i = 0; i < 8; ++i) ms += x.get(o * 8 + i) * x.get(o * 8 + i) / 8;
+    for (int i = 0; i < 8; ++i)
+      want.push_back(x.get(o * 8 + i) / std::sqrt(ms + 1e-2) * s.get(i % 4));
+  }
+  expect_near_all(y.values(), want, 1e-5);
+}
+
+TEST(NormRules, GroupNormPerBatchAndGroup) {
+  const int N = 2, C = 4, G = 2, S = 3;  // 2 channels per group, spatial 3
+  HostTensor x = random_f32({N, C, S}, 23, -2, 3);
+  HostTensor s = random_f32({C}, 24), b = random_f32({C}, 25);
+  graph::Attrs a;
+  a.set("num_groups", int64_t(G));
+  a.set("epsilon", 1e-3);
+  HostTensor y =
+      run_rule1(make_node(OpKind::GroupNormalization, a), {&x, &s, &b}, DataType::f32(), {N, C, S});
+  const int R = C / G * S;  // a group's elements are contiguous
+  std::vector<double> want;
+  for (int ng = 0; ng < N * G; ++ng) {
+    double mean = 0, var = 0;
+    for (int i = 0; i < R; ++i) mean += x.get(ng * R + i) / R;
+    for (int i = 0; i < R; ++i) var += (x.get(ng * R + i) - mean) * (x.get(ng * R + i) - mean) / R;
+    for (int i = 0; i < R; ++i) {
+      int c = (ng % G) * (C / G) + i / S;
+      want.push_back((x.get(ng * R + i) - mean) / std::sqrt(var + 1e-3) * s.get(c) + b.get(c));
+    }
+  }
+  expect_near_all(y.values(), want, 1e-5);
+}
+
+// MVN over axes {0, 2} of a [2, 3, 4] tensor: statistics per index of axis 1.
+TEST(NormRules, MeanVarianceNormalizationOverNonTrailingAxes) {
+  HostTensor x = random_f32({2, 3, 4}, 26, -2, 3);
+  graph::Attrs a;
+  a.set("axes", std::vector<int64_t>{0, 2});
+  HostTensor y =
+      run_rule1(make_node(OpKind::MeanVarianceNormalization, a), {&x}, DataType::f32(), {2, 3, 4});
+  std::vector<double> want(24);
+  for (int c = 0; c < 3; ++c) {
+    double mean = 0, sq = 0;
+    for (int n = 0; n < 2; ++n)
+      for (int k = 0; k < 4; ++k) {
+        double v = x.get((n * 3 + c) * 4 + k);
+        mean += v / 8;
+        sq += v * v / 8;
+      }
+    for (int n = 0; n < 2; ++n)
+      for (int k = 0; k < 4; ++k) {
+        int i = (n * 3 + c) * 4 + k;
+        want[size_t(i)] = (x.get(i) - mean) / (std::sqrt(sq - mean * mean) + 1e-9);
+      }
+  }
+  expect_near_all(y.values(), want, 1e-5);
+}
+
+TEST(NormRules, LpNormalizationL1AndL2) {
+  HostTensor x = random_f32({3, 4, 2}, 27);
+  for (int64_t p : {1, 2}) {
+    SCOPED_TRACE(p);
+    graph::Attrs a;
+    a.set("axis", int64_t(1));
+    a.set("p", p);
+    HostTensor y =
+        run_rule1(make_node(OpKind::LpNormalization, a), {&x}, DataType::f32(), {3, 4, 2});
+    std::vector<double> want(24);
+    for (int o = 0; o < 3; ++o)
+      for (int k = 0; k < 2; ++k) {
+        double norm = 0;
+        for (int j = 0; j < 4; ++j) {
+          double v = x.get((o * 4 + j) * 2 + k);
+          norm += p == 1 ? std::fabs(v) : v * v;
+        }
+        if (p == 2) norm = std::sqrt(norm);
+        for (int j = 0; j < 4; ++j)
+          want[size_t((o * 4 + j) * 2 + k)] = x.get((o * 4 + j) * 2 + k) / norm;
+      }
+    expect_near_all(y.values(), want, 1e-5);
+  }
+}
+
 void check_softmax(std::vector<int64_t> shape, int64_t axis) {
   HostTensor x = random_f32(shape, 9, -50, 50);  // large values: needs the max subtraction
   graph::Attrs a;
@@ -112,7 +203,8 @@ int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t d, int64_t p0, int64_
   return o;
 }
 
-void check_pool(OpKind op, const PoolParams& p, bool include_pad) {
+// LpPool: `include_pad` unused, `lp` is the norm order.
+void check_pool(OpKind op, const PoolParams& p, bool include_pad, int64_t lp = 2) {
   int64_t n = 1, c = 2;
   int64_t oh = pool_out(p.h, p.kh, p.sh, p.dh, p.pt, p.pb, p.ceil);
   int64_t ow = pool_out(p.w, p.kw, p.sw, p.dw, p.pl, p.pr, p.ceil);
@@ -124,12 +216,13 @@ void check_pool(OpKind op, const PoolParams& p, bool include_pad) {
   a.set("pads", std::vector<int64_t>{p.pt, p.pl, p.pb, p.pr});
   a.set("ceil_mode", int64_t(p.ceil));
   if (op == OpKind::AveragePool) a.set("count_include_pad", int64_t(include_pad));
+  if (op == OpKind::LpPool) a.set("p", lp);
   HostTensor y = run_rule1(make_node(op, a), {&x}, DataType::f32(), {n, c, oh, ow});
   std::vector<double> want;
   for (int64_t ch = 0; ch < c; ++ch)
     for (int64_t i = 0; i < oh; ++i)
       for (int64_t j = 0; j < ow; ++j) {
-        double mx = -INFINITY, sum = 0;
+        double mx = -INFINITY, sum = 0, lp_sum = 0;
         int64_t cnt = 0, cnt_pad = 0;
         for (int64_t ki = 0; ki < p.kh; ++ki)
           for (int64_t kj = 0; kj < p.kw; ++kj) {
@@ -139,10 +232,13 @@ void check_pool(OpKind op, const PoolParams& p, bool include_pad) {
             double v = x.get(flat_index({n, c, p.h, p.w}, {0, ch, ih, iw}));
             mx = std::max(mx, v);
             sum += v;
+            lp_sum += std::pow(std::fabs(v), double(lp));
             ++cnt;
           }
         if (op == OpKind::MaxPool)
           want.push_back(mx);
+        else if (op == OpKind::LpPool)
+          want.push_back(std::pow(lp_sum, 1.0 / double(lp)));
         else
           want.push_back(sum / double(include_pad ? cnt_pad : cnt));
       }
@@ -163,6 +259,13 @@ TEST(PoolRules, AvgPoolIncludePad) {
 }
 TEST(PoolRules, AvgPoolCeilModeIncludePad) {
   check_pool(OpKind::AveragePool, {6, 6, 3, 3, 2, 2, 1, 1, 1, 0, 1, 0, true}, true);
+}
+
+TEST(PoolRules, LpPoolOrders) {
+  for (int64_t lp : {1, 2, 3}) {
+    SCOPED_TRACE(lp);
+    check_pool(OpKind::LpPool, {6, 7, 3, 2, 2, 1, 1, 2, 1, 0, 1, 1, false}, false, lp);
+  }
 }
 
 TEST(PoolRules, GlobalAveragePool) {

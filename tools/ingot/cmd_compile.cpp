@@ -33,6 +33,18 @@ void add_compile_command(CLI::App& app, int& exit_code) {
                   "naive: every op's plain loop nest")
       ->check(CLI::IsMember({"default", "naive"}))
       ->capture_default_str();
+  cmd->add_option("-O,--opt-level", args->options.opt_level,
+                  "graph optimisation level 0..3 (0: none; 1: identity removal, CSE; 2: + batch "
+                  "norm folding and epilogue fusion)")
+      ->capture_default_str();
+  cmd->add_option("--disabled-pass", args->options.disabled_passes,
+                  "graph passes not to run (names as in --print-pass-times)")
+      ->delimiter(',');
+  cmd->add_flag("--print-pass-times", args->options.print_pass_times,
+                "print the time of each graph pass and compile stage");
+  cmd->add_flag("--report", args->options.report,
+                "print the compile report: node and kernel counts before and after the graph "
+                "passes, workspace and constant bytes, per kernel its ops, FLOPs and bytes");
   cmd->add_flag("-q,--quiet", args->quiet, "print nothing on success");
   cmd->callback([args, &exit_code] {
     args->options.default_schedules = args->schedule == "default";
@@ -40,6 +52,7 @@ void add_compile_command(CLI::App& app, int& exit_code) {
       args->options.input_shapes = driver::parse_input_shapes(args->input_shapes);
     driver::CompileReport r =
         driver::compile_model(args->model, args->output, args->options, std::cout);
+    if (args->options.report) driver::print_report(r, std::cout);
     if (!args->quiet) {
       std::cout << "compiled " << args->model << " -> " << args->output << " (target '" << r.target
                 << "', " << r.num_kernels << " kernels, workspace " << r.workspace_bytes

@@ -4,6 +4,8 @@
 
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
@@ -74,8 +76,21 @@ struct Compiled {
   std::unique_ptr<llvm::Module> module;
 };
 
+// LLVM's diagnostics: errors are internal errors (a bug in the IR we built); warnings and
+// remarks (e.g. "loop not vectorized" for a loop the schedule hinted) are not the user's concern
+// and are dropped instead of printed.
+void handle_diagnostic(const llvm::DiagnosticInfo* info, void*) {
+  if (info->getSeverity() != llvm::DS_Error) return;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::DiagnosticPrinterRawOStream printer(os);
+  info->print(printer);
+  fail_internal("LLVM: {}", os.str());
+}
+
 Compiled compile(const tir::IRModule& mod, const Target& target) {
   Compiled c;
+  c.ctx->setDiagnosticHandlerCallBack(handle_diagnostic, nullptr);
   c.tm = create_target_machine(target);
   c.module = build_llvm_module(lower_block_kernels(mod), target, *c.tm, *c.ctx);
   std::string err;

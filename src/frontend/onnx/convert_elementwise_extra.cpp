@@ -1,6 +1,6 @@
 // Converters for the variadic elementwise ops (Max, Min, Sum, Mean), Mod, BitShift, Sign,
 // rounding, trigonometric and hyperbolic functions, and CastLike (which becomes Cast to the
-// second input's dtype, so it needs that dtype at import: a graph input or a constant).
+// second input's dtype: `to` at import when that dtype is known, else input 1 until inference).
 #include "frontend/onnx/converter.h"
 #include "frontend/onnx/importer.h"
 
@@ -42,8 +42,10 @@ void convert_cast_like(NodeConverter& c) {
   c.ignore_attr("round_mode");  // only affects float8/float4 targets
   graph::Value* target = c.input(1, "target_type");
   auto dtype = NodeConverter::known_dtype(target);
-  if (!dtype)
-    c.fail("input 'target_type' must be a graph input or constant (its dtype is needed at import)");
+  if (!dtype) {  // computed: Cast reads `to` from input 1 at type inference
+    c.emit(OpKind::Cast, {c.input(0, "input"), target});
+    return;
+  }
   graph::Attrs attrs;
   attrs.set("to", int64_t(*dtype));
   c.emit(OpKind::Cast, {c.input(0, "input")}, attrs);

@@ -1,5 +1,6 @@
 // Converters for BatchNormalization (inference form, output 0 only), LayerNormalization (Y and
-// the optional Mean / InvStdDev), InstanceNormalization and
+// the optional Mean / InvStdDev), InstanceNormalization, RMSNormalization, GroupNormalization
+// (opset 21: per-channel scale and bias), MeanVarianceNormalization, LpNormalization and
 // Softmax (opset < 13's coerce-to-2-D semantics rewritten as Flatten -> Softmax -> Reshape).
 #include <algorithm>
 #include <limits>
@@ -44,6 +45,38 @@ void convert_instance_norm(NodeConverter& c) {
          attrs);
 }
 
+void convert_rms_norm(NodeConverter& c) {
+  c.ignore_attr("stash_type");  // ingot computes the statistics in float32 or wider
+  graph::Attrs attrs;
+  attrs.set("axis", c.attr_int("axis").value_or(-1));
+  attrs.set("epsilon", c.attr_float("epsilon").value_or(1e-5));
+  c.emit(OpKind::RMSNormalization, {c.input(0, "X"), c.input(1, "scale")}, attrs);
+}
+
+void convert_group_norm(NodeConverter& c) {
+  c.ignore_attr("stash_type");  // ingot computes the statistics in float32 or wider
+  auto groups = c.attr_int("num_groups");
+  if (!groups) c.fail("required attribute 'num_groups' is missing");
+  graph::Attrs attrs;
+  attrs.set("num_groups", *groups);
+  attrs.set("epsilon", c.attr_float("epsilon").value_or(1e-5));
+  c.emit(OpKind::GroupNormalization, {c.input(0, "X"), c.input(1, "scale"), c.input(2, "bias")},
+         attrs);
+}
+
+void convert_mvn(NodeConverter& c) {
+  graph::Attrs attrs;
+  attrs.set("axes", c.attr_ints("axes").value_or(std::vector<int64_t>{0, 2, 3}));
+  c.emit(OpKind::MeanVarianceNormalization, {c.input(0, "X")}, attrs);
+}
+
+void convert_lp_norm(NodeConverter& c) {
+  graph::Attrs attrs;
+  attrs.set("axis", c.attr_int("axis").value_or(-1));
+  attrs.set("p", c.attr_int("p").value_or(2));
+  c.emit(OpKind::LpNormalization, {c.input(0, "input")}, attrs);
+}
+
 template <OpKind K = OpKind::Softmax>
 void convert_softmax_13(NodeConverter& c) {
   graph::Attrs attrs;
@@ -76,6 +109,10 @@ const ConverterEntry kTable[] = {
     {"BatchNormalization", 7, kMaxOnnxOpset, convert_batch_norm},
     {"LayerNormalization", 17, kMaxOnnxOpset, convert_layer_norm},
     {"InstanceNormalization", 7, kMaxOnnxOpset, convert_instance_norm},
+    {"RMSNormalization", 23, kMaxOnnxOpset, convert_rms_norm},
+    {"GroupNormalization", 21, kMaxOnnxOpset, convert_group_norm},
+    {"MeanVarianceNormalization", 9, kMaxOnnxOpset, convert_mvn},
+    {"LpNormalization", 7, kMaxOnnxOpset, convert_lp_norm},
     {"Softmax", 7, 12, convert_softmax_1<>},
     {"Softmax", 13, kMaxOnnxOpset, convert_softmax_13<>},
     {"LogSoftmax", 7, 12, convert_softmax_1<OpKind::LogSoftmax>},

@@ -1,5 +1,5 @@
-// Converters for MaxPool, AveragePool (window attributes, ceil_mode and count_include_pad made
-// explicit) and GlobalAveragePool.
+// Converters for MaxPool, AveragePool, LpPool (window attributes, ceil_mode, count_include_pad
+// and p made explicit) and GlobalAveragePool.
 #include "frontend/onnx/converter.h"
 #include "frontend/onnx/importer.h"
 #include "frontend/onnx/pool_attrs.h"
@@ -28,6 +28,12 @@ void convert_average_pool(NodeConverter& c) {
   c.emit(OpKind::AveragePool, {c.input(0, "X")}, attrs);
 }
 
+void convert_lp_pool(NodeConverter& c) {
+  graph::Attrs attrs = pool_attrs(c);
+  attrs.set("p", c.attr_int("p").value_or(2));
+  c.emit(OpKind::LpPool, {c.input(0, "X")}, attrs);
+}
+
 void convert_global_average_pool(NodeConverter& c) {
   c.emit(OpKind::GlobalAveragePool, {c.input(0, "X")});
 }
@@ -35,6 +41,7 @@ void convert_global_average_pool(NodeConverter& c) {
 const ConverterEntry kTable[] = {
     {"MaxPool", 7, kMaxOnnxOpset, convert_max_pool},
     {"AveragePool", 7, kMaxOnnxOpset, convert_average_pool},
+    {"LpPool", 2, kMaxOnnxOpset, convert_lp_pool},
     {"GlobalAveragePool", 7, kMaxOnnxOpset, convert_global_average_pool},
 };
 

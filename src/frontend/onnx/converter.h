@@ -130,7 +130,12 @@ std::span<const ConverterEntry> pool_converters();
 std::span<const ConverterEntry> reduce_converters();
 std::span<const ConverterEntry> shape_converters();
 std::span<const ConverterEntry> split_pad_converters();
-std::span<const ConverterEntry> slice_tile_converters();  // convert_slice_tile.cpp
+std::span<const ConverterEntry> slice_tile_converters();          // convert_slice_tile.cpp
+std::span<const ConverterEntry> attention_converters();           // convert_attention.cpp
+std::span<const ConverterEntry> resize_converters();              // convert_resize.cpp
+std::span<const ConverterEntry> scatter_gather_converters();      // convert_scatter_gather.cpp
+std::span<const ConverterEntry> topk_onehot_cumsum_converters();  // convert_topk_onehot_cumsum.cpp
+std::span<const ConverterEntry> quantize_converters();            // convert_quantize.cpp
 
 // The row handling `op_type` at `opset`, or nullptr. `known_range` receives the opset range over
 // which any row handles the op (nullopt when the op is unknown), for messages.

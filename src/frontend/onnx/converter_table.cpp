@@ -9,13 +9,24 @@ namespace ingot::frontend::detail {
 const ConverterEntry* find_converter(std::string_view op_type, int opset,
                                      std::optional<std::pair<int, int>>* known_range) {
   static const std::span<const ConverterEntry> families[] = {
-      compare_logic_converters(), elementwise_extra_converters(),
-      activation_converters(),    elementwise_converters(),
-      constant_converters(),      conv_converters(),
-      matmul_converters(),        norm_converters(),
-      pool_converters(),          reduce_converters(),
-      shape_converters(),         split_pad_converters(),
+      compare_logic_converters(),
+      elementwise_extra_converters(),
+      activation_converters(),
+      elementwise_converters(),
+      constant_converters(),
+      conv_converters(),
+      matmul_converters(),
+      norm_converters(),
+      pool_converters(),
+      reduce_converters(),
+      shape_converters(),
+      split_pad_converters(),
       slice_tile_converters(),
+      attention_converters(),
+      resize_converters(),
+      scatter_gather_converters(),
+      topk_onehot_cumsum_converters(),
+      quantize_converters(),
   };
   const ConverterEntry* found = nullptr;
   if (known_range) known_range->reset();

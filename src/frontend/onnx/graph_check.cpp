@@ -42,7 +42,10 @@ std::vector<int> check_and_order_graph(const onnx::GraphProto& g, const std::str
   const int n = g.node_size();
   for (int i = 0; i < n; ++i) {
     const auto& node = g.node(i);
-    if (node.output_size() == 0 || node.output(0).empty())
+    // Optional outputs may be omitted (empty names), the first one too (LSTM with only Y_h).
+    bool any_output = false;
+    for (const auto& out : node.output()) any_output = any_output || !out.empty();
+    if (!any_output)
       fail_invalid(display_name, fmt::format("node '{}' ({}) has no outputs", node_name(node, i),
                                              node.op_type()));
     for (const auto& out : node.output()) {

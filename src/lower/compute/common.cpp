@@ -69,8 +69,6 @@ std::vector<int64_t> row_major_strides(const std::vector<int64_t>& shape) {
 
 void check_dtype(const graph::Node& node, const Buffer& b, DTypeClass accepted) {
   DataType d = b->dtype;
-  if (d.is_float() && d.bits == 16)
-    fail_user("{}: float16 is not supported yet (tensor '{}')", node_label(node), b->name);
   bool ok = accepted == DTypeClass::kAny || (accepted == DTypeClass::kFloat && d.is_float()) ||
             (accepted == DTypeClass::kNumeric && (d.is_float() || d.is_integer()));
   if (!ok)
@@ -140,6 +138,34 @@ Stmt Accumulator::set(Expr v) const {
 }
 Stmt Accumulator::scope(Stmt body) const {
   return Allocate::make(buf, std::move(body));
+}
+
+DataType accum_dtype(DataType d) {
+  return d.is_float() && d.bits == 16 ? DataType::f32(d.lanes) : d;
+}
+Expr widen(Expr e) {
+  return cast(accum_dtype(e.dtype()), e);
+}
+
+RowAccum::RowAccum(const Buffer& y, int64_t len, std::function<Index(Expr)> y_index)
+    : dtype(accum_dtype(y->dtype)), y(y), len(len), y_index(std::move(y_index)) {
+  if (dtype != y->dtype)
+    local = Buffer::make(y->name + "_acc", dtype, std::vector<int64_t>{len}, StorageScope::kLocal);
+}
+Expr RowAccum::load(Expr j) const {
+  return local.defined() ? local.load({j}) : y.load(y_index(j));
+}
+Stmt RowAccum::store(Expr j, Expr v) const {
+  v = cast(dtype, std::move(v));
+  return local.defined() ? BufferStore::make(local, v, {j}) : BufferStore::make(y, v, y_index(j));
+}
+Stmt RowAccum::wrap(Stmt body) const {
+  if (!local.defined()) return body;
+  Stmt flush = serial_loop(
+      "j", i64(0), len,
+      [&](Expr j) { return BufferStore::make(y, cast(y->dtype, local.load({j})), y_index(j)); },
+      ForKind::kVectorized);
+  return Allocate::make(local, SeqStmt::make({std::move(body), flush}));
 }
 
 Expr trunc_div(Expr a, Expr b) {

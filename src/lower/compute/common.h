@@ -30,7 +30,7 @@ int64_t num_elements(const std::vector<int64_t>& shape);
 // Row-major strides of a shape, in elements.
 std::vector<int64_t> row_major_strides(const std::vector<int64_t>& shape);
 
-// UserError unless `b`'s dtype is one of the accepted kinds. float16 is always rejected for now.
+// UserError unless `b`'s dtype is one of the accepted kinds (kFloat: float16/32/64).
 enum class DTypeClass { kFloat, kNumeric, kAny };
 void check_dtype(const graph::Node& node, const tir::Buffer& b, DTypeClass accepted);
 
@@ -62,6 +62,24 @@ struct Accumulator {
   tir::Stmt set(tir::Expr v) const;
   // Allocate the buffer around `body`.
   tir::Stmt scope(tir::Stmt body) const;
+};
+
+// float16 results are accumulated in float32 and rounded once: the accumulation dtype of `d`
+// (float32 for float16, else `d`), and `e` widened to it (a no-op unless `e` is float16).
+tir::DataType accum_dtype(tir::DataType d);
+tir::Expr widen(tir::Expr e);
+
+// One output row accumulated in accum_dtype(y's dtype): the row of `y` itself, or for a float16
+// `y` a local float32 row of `len` elements that wrap() rounds into `y` after the body ran.
+struct RowAccum {
+  RowAccum(const tir::Buffer& y, int64_t len, std::function<Index(tir::Expr)> y_index);
+  tir::DataType dtype;
+  tir::Expr load(tir::Expr j) const;
+  tir::Stmt store(tir::Expr j, tir::Expr v) const;  // `v` is cast to `dtype`
+  tir::Stmt wrap(tir::Stmt body) const;
+  tir::Buffer y, local;
+  int64_t len;
+  std::function<Index(tir::Expr)> y_index;
 };
 
 // ONNX integer division (truncates toward zero) built from floordiv/floormod.

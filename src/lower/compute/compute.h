@@ -42,17 +42,32 @@ tir::Stmt compute_gemm(const graph::Node& node, const std::vector<tir::Buffer>& 
                        const std::vector<tir::Buffer>& outputs);
 tir::Stmt compute_matmul(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                          const std::vector<tir::Buffer>& outputs);
-// normalization.cpp: BatchNormalization (inference), LayerNormalization, InstanceNormalization.
+// normalization.cpp: BatchNormalization (inference), LayerNormalization, InstanceNormalization,
+// RMSNormalization, GroupNormalization, MeanVarianceNormalization, LpNormalization.
 tir::Stmt compute_batch_norm(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                              const std::vector<tir::Buffer>& outputs);
 tir::Stmt compute_layer_norm(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                              const std::vector<tir::Buffer>& outputs);
 tir::Stmt compute_instance_norm(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                                 const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_rms_norm(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                           const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_group_norm(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                             const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_mvn(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                      const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_lp_norm(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                          const std::vector<tir::Buffer>& outputs);
+// attention.cpp: Attention (3-D / 4-D, grouped heads, masks, past cache, qk_matmul_output).
+tir::Stmt compute_attention(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                            const std::vector<tir::Buffer>& outputs);
+// rotary.cpp: RotaryEmbedding.
+tir::Stmt compute_rotary(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                         const std::vector<tir::Buffer>& outputs);
 // softmax.cpp
 tir::Stmt compute_softmax(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                           const std::vector<tir::Buffer>& outputs);
-// pool.cpp: MaxPool, AveragePool, GlobalAveragePool.
+// pool.cpp: MaxPool, AveragePool, LpPool, GlobalAveragePool.
 tir::Stmt compute_pool(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                        const std::vector<tir::Buffer>& outputs);
 tir::Stmt compute_global_avg_pool(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
@@ -107,6 +122,33 @@ tir::Stmt compute_depth_space(const graph::Node& node, const std::vector<tir::Bu
                               const std::vector<tir::Buffer>& outputs);
 tir::Stmt compute_gather_elements(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                                   const std::vector<tir::Buffer>& outputs);
+
+// resize.cpp: Resize (nearest, linear, cubic; Upsample is imported as Resize).
+tir::Stmt compute_resize(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                         const std::vector<tir::Buffer>& outputs);
+// scatter_gather.cpp: GatherND, ScatterND, ScatterElements.
+tir::Stmt compute_gather_nd(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                            const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_scatter_nd(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                             const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_scatter_elements(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                                   const std::vector<tir::Buffer>& outputs);
+// topk.cpp, one_hot.cpp, cumsum.cpp
+tir::Stmt compute_topk(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                       const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_one_hot(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                          const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_cumsum(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                         const std::vector<tir::Buffer>& outputs);
+
+// quantize.cpp: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear.
+tir::Stmt compute_quantize_linear(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                                  const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_dequantize_linear(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                                    const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_dynamic_quantize_linear(const graph::Node& node,
+                                          const std::vector<tir::Buffer>& inputs,
+                                          const std::vector<tir::Buffer>& outputs);
 
 // The rule of an op kind (every op in op_list.def has one).
 ComputeRule compute_rule(ops::OpKind op);

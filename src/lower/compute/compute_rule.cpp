@@ -87,10 +87,23 @@ ComputeRule compute_rule(ops::OpKind op) {
       return compute_layer_norm;
     case OpKind::InstanceNormalization:
       return compute_instance_norm;
+    case OpKind::RMSNormalization:
+      return compute_rms_norm;
+    case OpKind::GroupNormalization:
+      return compute_group_norm;
+    case OpKind::MeanVarianceNormalization:
+      return compute_mvn;
+    case OpKind::LpNormalization:
+      return compute_lp_norm;
+    case OpKind::Attention:
+      return compute_attention;
+    case OpKind::RotaryEmbedding:
+      return compute_rotary;
     case OpKind::Softmax:
       return compute_softmax;
     case OpKind::MaxPool:
     case OpKind::AveragePool:
+    case OpKind::LpPool:
       return compute_pool;
     case OpKind::GlobalAveragePool:
       return compute_global_avg_pool;
@@ -148,6 +161,26 @@ ComputeRule compute_rule(ops::OpKind op) {
       return compute_depth_space;
     case OpKind::GatherElements:
       return compute_gather_elements;
+    case OpKind::QuantizeLinear:
+      return compute_quantize_linear;
+    case OpKind::DequantizeLinear:
+      return compute_dequantize_linear;
+    case OpKind::DynamicQuantizeLinear:
+      return compute_dynamic_quantize_linear;
+    case OpKind::Resize:
+      return compute_resize;
+    case OpKind::GatherND:
+      return compute_gather_nd;
+    case OpKind::ScatterND:
+      return compute_scatter_nd;
+    case OpKind::ScatterElements:
+      return compute_scatter_elements;
+    case OpKind::TopK:
+      return compute_topk;
+    case OpKind::OneHot:
+      return compute_one_hot;
+    case OpKind::CumSum:
+      return compute_cumsum;
   }
   fail_internal("no compute rule for op kind {}", int(op));
 }

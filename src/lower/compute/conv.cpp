@@ -1,8 +1,10 @@
 // Compute rule of Conv (N-d, NCHW-style layout): per output row, initialise with the bias, then
 // accumulate over input channels and kernel offsets with the output width innermost. The width
 // loop's valid range is computed per kernel column, so the innermost loop has no bounds checks.
+// A float16 row is accumulated in a float32 scratch row and rounded once.
 #include "lower/compute/common.h"
 #include "lower/compute/compute.h"
+#include "lower/compute/epilogue.h"
 #include "support/error.h"
 
 namespace ingot::lower {
@@ -56,7 +58,7 @@ Stmt compute_conv(const graph::Node& node, const std::vector<Buffer>& inputs,
   int64_t out_w = ys.back(), in_w = xs.back(), kernel_w = ws.back();
   int kw_dim = k - 1;
 
-  return loop_nest(
+  Stmt conv = loop_nest(
       outer, "o",
       [&](const Index& o) {
         Expr n = o[0], m = o[1];
@@ -65,9 +67,10 @@ Stmt compute_conv(const graph::Node& node, const std::vector<Buffer>& inputs,
           idx.push_back(ow);
           return idx;
         };
+        RowAccum row(y, out_w, y_index);
         Expr init = b.defined() ? b.load({m}) : make_const(dt, 0);
         Stmt init_row = serial_loop(
-            "ow", i64(0), out_w, [&](Expr ow) { return BufferStore::make(y, init, y_index(ow)); },
+            "ow", i64(0), out_w, [&](Expr ow) { return row.store(ow, init); },
             ForKind::kVectorized);
 
         // Reduction over (c, kernel offsets of the non-width dims).
@@ -105,8 +108,7 @@ Stmt compute_conv(const graph::Node& node, const std::vector<Buffer>& inputs,
                       Index wi = {m, c};
                       wi.insert(wi.end(), r.begin() + 1, r.end());
                       wi.push_back(i64(kw));
-                      Index yi = y_index(ow);
-                      return BufferStore::make(y, y.load(yi) + x.load(xi) * w.load(wi), yi);
+                      return row.store(ow, row.load(ow) + widen(x.load(xi)) * widen(w.load(wi)));
                     },
                     ForKind::kVectorized));
               }
@@ -115,9 +117,17 @@ Stmt compute_conv(const graph::Node& node, const std::vector<Buffer>& inputs,
               return valid.defined() ? IfThenElse::make(valid, body) : body;
             },
             {.parallel_outer = false, .vectorize_inner = false});
-        return SeqStmt::make({init_row, accumulate});
+        return row.wrap(SeqStmt::make({init_row, accumulate}));
       },
       {.parallel_outer = true, .vectorize_inner = false});
+  if (!has_epilogue(node)) return conv;
+  // The fused epilogue, a second pass over the output.
+  Buffer z = inputs.size() > 3 ? inputs[3] : Buffer();
+  Stmt epilogue = loop_nest(ys, "e", [&](const Index& i) {
+    return BufferStore::make(y, apply_epilogue(node, y.load(i), z.defined() ? z.load(i) : Expr()),
+                             i);
+  });
+  return SeqStmt::make({conv, epilogue});
 }
 
 }  // namespace ingot::lower

@@ -1,7 +1,9 @@
 // Compute rules of Gemm and MatMul: i, k, j loop order with j innermost (vectorized) over a
-// zero-initialised output row, so the inner loop is a contiguous multiply-accumulate.
+// zero-initialised output row, so the inner loop is a contiguous multiply-accumulate. A float16
+// row is accumulated in a float32 scratch row and rounded once.
 #include "lower/compute/common.h"
 #include "lower/compute/compute.h"
+#include "lower/compute/epilogue.h"
 #include "support/error.h"
 
 namespace ingot::lower {
@@ -22,25 +24,22 @@ Stmt compute_gemm(const graph::Node& node, const std::vector<Buffer>& inputs,
   bool trans_b = node.attrs.get_int("transB", 0) != 0;
   std::vector<int64_t> as = const_shape(a), ys = const_shape(y);
   int64_t rows = ys[0], cols = ys[1], depth = trans_a ? as[0] : as[1];
-  DataType dt = y->dtype;
   bool has_c = c.defined() && beta != 0.0;
 
   return serial_loop(
       "i", i64(0), rows,
       [&](Expr i) {
+        RowAccum row(y, cols, [&](Expr j) { return Index{i, j}; });
+        Expr zero = make_const(row.dtype, 0);
         Stmt init = serial_loop(
-            "j", i64(0), cols,
-            [&](Expr j) {
-              return BufferStore::make(y, make_const(dt, 0), {i, j});
-            },
-            ForKind::kVectorized);
+            "j", i64(0), cols, [&](Expr j) { return row.store(j, zero); }, ForKind::kVectorized);
         Stmt update = serial_loop("k", i64(0), depth, [&](Expr k) {
           return serial_loop(
               "j", i64(0), cols,
               [&](Expr j) {
-                Expr av = trans_a ? a.load({k, i}) : a.load({i, k});
-                Expr bv = trans_b ? b.load({j, k}) : b.load({k, j});
-                return BufferStore::make(y, y.load({i, j}) + av * bv, {i, j});
+                Expr av = widen(trans_a ? a.load({k, i}) : a.load({i, k}));
+                Expr bv = widen(trans_b ? b.load({j, k}) : b.load({k, j}));
+                return row.store(j, row.load(j) + av * bv);
               },
               ForKind::kVectorized);
         });
@@ -49,17 +48,17 @@ Stmt compute_gemm(const graph::Node& node, const std::vector<Buffer>& inputs,
           seq.push_back(serial_loop(
               "j", i64(0), cols,
               [&](Expr j) {
-                Expr v = y.load({i, j});
-                if (alpha != 1.0) v = v * make_const(dt, alpha);
+                Expr v = row.load(j);
+                if (alpha != 1.0) v = v * make_const(row.dtype, alpha);
                 if (has_c) {
-                  Expr cv = c.load(broadcast_index(c, {i, j}));
-                  v = v + (beta == 1.0 ? cv : cv * make_const(dt, beta));
+                  Expr cv = widen(c.load(broadcast_index(c, {i, j})));
+                  v = v + (beta == 1.0 ? cv : cv * make_const(row.dtype, beta));
                 }
-                return BufferStore::make(y, v, {i, j});
+                return row.store(j, v);
               },
               ForKind::kVectorized));
         }
-        return SeqStmt::make(seq);
+        return row.wrap(SeqStmt::make(seq));
       },
       rows >= 2 ? ForKind::kParallel : ForKind::kSerial);
 }
@@ -80,7 +79,6 @@ Stmt compute_matmul(const graph::Node& node, const std::vector<Buffer>& inputs,
   int batch_rank = int(ys.size()) - (a_vec ? 0 : 1) - (b_vec ? 0 : 1);
   std::vector<int64_t> outer(ys.begin(), ys.begin() + batch_rank);
   outer.push_back(rows);
-  DataType dt = y->dtype;
 
   // The batch index of an operand (its dims before the matrix dims), numpy-broadcast.
   auto batch_index = [&](const std::vector<int64_t>& shape, int matrix_rank, const Index& batch) {
@@ -91,7 +89,7 @@ Stmt compute_matmul(const graph::Node& node, const std::vector<Buffer>& inputs,
     return idx;
   };
 
-  return loop_nest(
+  Stmt product = loop_nest(
       outer, "b",
       [&](const Index& o) {
         Index batch(o.begin(), o.end() - 1);
@@ -102,10 +100,10 @@ Stmt compute_matmul(const graph::Node& node, const std::vector<Buffer>& inputs,
           if (!b_vec) idx.push_back(j);
           return idx;
         };
+        RowAccum row(y, cols, y_index);
+        Expr zero = make_const(row.dtype, 0);
         Stmt init = serial_loop(
-            "j", i64(0), cols,
-            [&](Expr j) { return BufferStore::make(y, make_const(dt, 0), y_index(j)); },
-            ForKind::kVectorized);
+            "j", i64(0), cols, [&](Expr j) { return row.store(j, zero); }, ForKind::kVectorized);
         Stmt update = serial_loop("k", i64(0), depth, [&](Expr k) {
           return serial_loop(
               "j", i64(0), cols,
@@ -120,14 +118,23 @@ Stmt compute_matmul(const graph::Node& node, const std::vector<Buffer>& inputs,
                   bi.push_back(k);
                   bi.push_back(j);
                 }
-                Index yi = y_index(j);
-                return BufferStore::make(y, y.load(yi) + a.load(ai) * b.load(bi), yi);
+                return row.store(j, row.load(j) + widen(a.load(ai)) * widen(b.load(bi)));
               },
               ForKind::kVectorized);
         });
-        return SeqStmt::make({init, update});
+        return row.wrap(SeqStmt::make({init, update}));
       },
       {.parallel_outer = true, .vectorize_inner = false});
+  // The fused epilogue (bias row, summand, activation), a second pass over the output.
+  Buffer bias = inputs.size() > 2 ? inputs[2] : Buffer();
+  Buffer z = inputs.size() > 3 ? inputs[3] : Buffer();
+  if (!bias.defined() && !has_epilogue(node)) return product;
+  Stmt epilogue = loop_nest(ys, "e", [&](const Index& idx) {
+    Expr v = y.load(idx);
+    if (bias.defined()) v = v + bias.load({idx.back()});
+    return BufferStore::make(y, apply_epilogue(node, v, z.defined() ? z.load(idx) : Expr()), idx);
+  });
+  return SeqStmt::make({product, epilogue});
 }
 
 }  // namespace ingot::lower

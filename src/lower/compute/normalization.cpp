@@ -1,6 +1,6 @@
-// Compute rules of BatchNormalization (inference form), LayerNormalization and
-// InstanceNormalization (mean and variance accumulated per outer index in local buffers, then
-// one vectorizable write pass).
+// Compute rules of BatchNormalization (inference form), LayerNormalization, InstanceNormalization,
+// RMSNormalization, GroupNormalization, MeanVarianceNormalization (mean and variance accumulated
+// per region in local scalars, then one vectorizable write pass) and LpNormalization.
 #include <functional>
 
 #include "lower/compute/common.h"
@@ -32,57 +32,54 @@ Stmt compute_batch_norm(const graph::Node& node, const std::vector<Buffer>& inpu
 
 namespace {
 
-// y = affine(normalised x) over the trailing dims of x from `axis`, per index of the leading
-// dims: mean and variance accumulate in local scalars, then one vectorizable write pass.
-// `affine(v, o, r)` applies scale and shift at the full index o ++ r. outputs[1] / outputs[2],
-// when present, receive the mean and 1/stddev (X's shape with the normalised dims 1).
+// y = affine(normalised x) over regions of x: per index o of the `outer` shape, the elements
+// place(o, r) for r over the `inner` shape. Mean and variance accumulate in local scalars, then
+// one vectorizable write pass: y = affine((x - mean) / sqrt(variance + epsilon)), where
+// `affine(v, o, r)` applies scale and shift. With `center` false
+// (RMSNormalization) the mean is taken as 0: x is scaled by 1/sqrt(mean(x^2)+eps). For trailing
+// regions (o ++ r), outputs[1] / outputs[2], when present, receive the mean and 1/stddev (X's
+// shape with the normalised dims 1).
 using Affine = std::function<Expr(Expr, const Index&, const Index&)>;
+using Place = std::function<Index(const Index&, const Index&)>;
 
-Stmt normalize_trailing(const graph::Node& node, const Buffer& x,
-                        const std::vector<Buffer>& outputs, int axis, const Affine& affine) {
+Stmt normalize_regions(const graph::Node& node, const Buffer& x, const std::vector<Buffer>& outputs,
+                       const std::vector<int64_t>& outer, const std::vector<int64_t>& inner,
+                       const Place& place, const Affine& affine, double epsilon,
+                       bool center = true) {
   const Buffer& y = outputs.at(0);
   DataType dt = y->dtype;
   std::vector<int64_t> xs = const_shape(x);
-  INGOT_ICHECK(axis >= 0 && axis < int(xs.size()), "{}: axis {} out of range", node_label(node),
-               axis);
-  std::vector<int64_t> outer(xs.begin(), xs.begin() + axis), inner(xs.begin() + axis, xs.end());
   Expr count = make_const(dt, double(num_elements(inner)));
-  Expr eps = make_const(dt, node.attrs.get_float("epsilon", 1e-5));
+  Expr eps = make_const(dt, epsilon);
   NestOptions serial = {.parallel_outer = false, .vectorize_inner = false};
 
   return loop_nest(
       outer, "o",
       [&](const Index& o) {
-        auto full = [&](const Index& in) {
-          Index idx = o;
-          idx.insert(idx.end(), in.begin(), in.end());
-          return idx;
-        };
+        auto full = [&](const Index& r) { return place(o, r); };
         Accumulator mean("mean", dt), var("var", dt);
+        auto centred = [&](Expr v) { return center ? v - mean.get() : v; };
         Stmt sum = loop_nest(
             inner, "r", [&](const Index& r) { return mean.set(mean.get() + x.load(full(r))); },
             serial);
         Stmt sq = loop_nest(
             inner, "r",
             [&](const Index& r) {
-              Expr d = x.load(full(r)) - mean.get();
+              Expr d = centred(x.load(full(r)));
               return var.set(var.get() + d * d);
             },
             serial);
         Stmt write = loop_nest(inner, "r",
                                [&](const Index& r) {
-                                 Expr v = affine((x.load(full(r)) - mean.get()) * var.get(), o, r);
+                                 Expr v = affine(centred(x.load(full(r))) * var.get(), o, r);
                                  return BufferStore::make(y, v, full(r));
                                },
                                {.parallel_outer = false, .vectorize_inner = true});
-        std::vector<Stmt> seq = {
-            mean.set(make_const(dt, 0)),
-            sum,
-            mean.set(mean.get() / count),
-            var.set(make_const(dt, 0)),
-            sq,
-            var.set(make_const(dt, 1) / sqrt(var.get() / count + eps)),  // var now holds 1/stddev
-            write};
+        std::vector<Stmt> seq;
+        if (center) seq = {mean.set(make_const(dt, 0)), sum, mean.set(mean.get() / count)};
+        seq.insert(seq.end(), {var.set(make_const(dt, 0)), sq,
+                               // var now holds 1/stddev
+                               var.set(make_const(dt, 1) / sqrt(var.get() / count + eps)), write});
         Index stat_idx = o;
         stat_idx.resize(xs.size(), i64(0));
         if (outputs.size() > 1 && outputs[1].defined())
@@ -93,6 +90,23 @@ Stmt normalize_trailing(const graph::Node& node, const Buffer& x,
         return mean.scope(var.scope(body));
       },
       {.parallel_outer = true, .vectorize_inner = false});
+}
+
+// Regions over the trailing dims of x from `axis`, per index of the leading dims.
+Stmt normalize_trailing(const graph::Node& node, const Buffer& x,
+                        const std::vector<Buffer>& outputs, int axis, const Affine& affine,
+                        bool center = true) {
+  std::vector<int64_t> xs = const_shape(x);
+  INGOT_ICHECK(axis >= 0 && axis < int(xs.size()), "{}: axis {} out of range", node_label(node),
+               axis);
+  std::vector<int64_t> outer(xs.begin(), xs.begin() + axis), inner(xs.begin() + axis, xs.end());
+  auto place = [](const Index& o, const Index& r) {
+    Index idx = o;
+    idx.insert(idx.end(), r.begin(), r.end());
+    return idx;
+  };
+  return normalize_regions(node, x, outputs, outer, inner, place, affine,
+                           node.attrs.get_float("epsilon", 1e-5), center);
 }
 
 }  // namespace
@@ -120,6 +134,108 @@ Stmt compute_instance_norm(const graph::Node& node, const std::vector<Buffer>& i
     Index c = {o[1]};
     return v * scale.load(c) + bias.load(c);
   });
+}
+
+Stmt compute_rms_norm(const graph::Node& node, const std::vector<Buffer>& inputs,
+                      const std::vector<Buffer>& outputs) {
+  const Buffer& x = inputs.at(0);
+  const Buffer& scale = inputs.at(1);
+  check_dtype(node, x, DTypeClass::kFloat);
+  return normalize_trailing(
+      node, x, {outputs.at(0)}, node_axis(node, -1, x.ndim()),
+      [&](Expr v, const Index& o, const Index& r) {
+        Index idx = o;
+        idx.insert(idx.end(), r.begin(), r.end());
+        return v * scale.load(broadcast_index(scale, idx));
+      },
+      /*center=*/false);
+}
+
+// Statistics per (batch, group) over the group's channels and the spatial dims; scale and bias
+// per channel.
+Stmt compute_group_norm(const graph::Node& node, const std::vector<Buffer>& inputs,
+                        const std::vector<Buffer>& outputs) {
+  const Buffer& x = inputs.at(0);
+  const Buffer& scale = inputs.at(1);
+  const Buffer& bias = inputs.at(2);
+  check_dtype(node, x, DTypeClass::kFloat);
+  std::vector<int64_t> xs = const_shape(x);
+  int64_t groups = node.attrs.get_int("num_groups", 0);
+  INGOT_ICHECK(groups > 0 && xs[1] % groups == 0, "{}: bad num_groups", node_label(node));
+  int64_t per_group = xs[1] / groups;
+  std::vector<int64_t> inner = {per_group};
+  inner.insert(inner.end(), xs.begin() + 2, xs.end());
+  auto place = [&](const Index& o, const Index& r) {
+    Index idx = {o[0], o[1] * per_group + r[0]};
+    idx.insert(idx.end(), r.begin() + 1, r.end());
+    return idx;
+  };
+  return normalize_regions(
+      node, x, {outputs.at(0)}, {xs[0], groups}, inner, place,
+      [&](Expr v, const Index& o, const Index& r) {
+        Index c = {o[1] * per_group + r[0]};
+        return v * scale.load(c) + bias.load(c);
+      },
+      node.attrs.get_float("epsilon", 1e-5));
+}
+
+// Mean-variance normalisation over `axes`: regions over those dims, per index of the others.
+// ONNX divides by sqrt(variance) + 1e-9; epsilon 1e-18 under the root is the same to float
+// precision and likewise maps a constant region to 0.
+Stmt compute_mvn(const graph::Node& node, const std::vector<Buffer>& inputs,
+                 const std::vector<Buffer>& outputs) {
+  const Buffer& x = inputs.at(0);
+  check_dtype(node, x, DTypeClass::kFloat);
+  std::vector<int64_t> xs = const_shape(x);
+  std::vector<bool> reduced(xs.size(), false);
+  for (int64_t a : node.attrs.get_ints("axes")) reduced.at(size_t(a)) = true;
+  std::vector<int64_t> outer, inner;
+  for (size_t d = 0; d < xs.size(); ++d) (reduced[d] ? inner : outer).push_back(xs[d]);
+  auto place = [&](const Index& o, const Index& r) {
+    Index idx;
+    size_t io = 0, ir = 0;
+    for (size_t d = 0; d < xs.size(); ++d) idx.push_back(reduced[d] ? r[ir++] : o[io++]);
+    return idx;
+  };
+  return normalize_regions(
+      node, x, {outputs.at(0)}, outer, inner, place,
+      [](Expr v, const Index&, const Index&) { return v; }, 1e-18);
+}
+
+// y = x / (sum over the axis of |x|^p)^(1/p), p 1 or 2.
+Stmt compute_lp_norm(const graph::Node& node, const std::vector<Buffer>& inputs,
+                     const std::vector<Buffer>& outputs) {
+  const Buffer& x = inputs.at(0);
+  const Buffer& y = outputs.at(0);
+  check_dtype(node, x, DTypeClass::kFloat);
+  std::vector<int64_t> xs = const_shape(x);
+  int axis = node_axis(node, -1, x.ndim());
+  bool l1 = node.attrs.get_int("p", 2) == 1;
+  DataType dt = y->dtype;
+  std::vector<int64_t> outer = xs;
+  outer[size_t(axis)] = 1;
+  return loop_nest(outer, "o",
+                   [&](const Index& o) {
+                     auto at = [&](Expr k) {
+                       Index idx = o;
+                       idx[size_t(axis)] = k;
+                       return idx;
+                     };
+                     Accumulator norm("norm", dt);
+                     Stmt sum = serial_loop("k", i64(0), xs[size_t(axis)], [&](Expr k) {
+                       Expr v = x.load(at(k));
+                       return norm.set(norm.get() + (l1 ? fabs(v) : v * v));
+                     });
+                     Stmt write = serial_loop("k", i64(0), xs[size_t(axis)], [&](Expr k) {
+                       return BufferStore::make(y, x.load(at(k)) / norm.get(), at(k));
+                     });
+                     std::vector<Stmt> seq = {norm.set(make_const(dt, 0)), sum};
+                     if (!l1) seq.push_back(norm.set(sqrt(norm.get())));
+                     seq.push_back(write);
+                     Stmt body = SeqStmt::make(seq);
+                     return norm.scope(body);
+                   },
+                   {.parallel_outer = true, .vectorize_inner = false});
 }
 
 }  // namespace ingot::lower

@@ -1,6 +1,6 @@
 // Compute rules of MaxPool, AveragePool (pads, strides, dilations; ceil_mode is already in the
-// output shape; count_include_pad counts window positions inside the padded input) and
-// GlobalAveragePool.
+// output shape; count_include_pad counts window positions inside the padded input), LpPool
+// ((sum of |x|^p over the window)^(1/p), padding contributing 0) and GlobalAveragePool.
 #include "lower/compute/common.h"
 #include "lower/compute/compute.h"
 #include "support/error.h"
@@ -23,6 +23,8 @@ Stmt compute_pool(const graph::Node& node, const std::vector<Buffer>& inputs,
   const Buffer& x = inputs.at(0);
   const Buffer& y = outputs.at(0);
   bool is_max = node.op == OpKind::MaxPool;
+  bool is_lp = node.op == OpKind::LpPool;
+  int64_t p = node.attrs.get_int("p", 2);
   check_dtype(node, x, is_max ? DTypeClass::kNumeric : DTypeClass::kFloat);
   if (outputs.size() > 1 && outputs[1].defined())
     fail_user("{}: the Indices output of MaxPool is not supported", node_label(node));
@@ -60,6 +62,12 @@ Stmt compute_pool(const graph::Node& node, const std::vector<Buffer>& inputs,
               Stmt update;
               if (is_max) {
                 update = acc.set(max(acc.get(), x.load(xi)));
+              } else if (is_lp) {
+                Expr v = x.load(xi);
+                Expr term = p == 1   ? fabs(v)
+                            : p == 2 ? v * v
+                                     : pow(fabs(v), make_const(dt, double(p)));
+                update = acc.set(acc.get() + term);
               } else {
                 update = acc.set(acc.get() + x.load(xi));
                 if (!include_pad) update = SeqStmt::make({update, count.set(count.get() + 1.0)});
@@ -77,6 +85,13 @@ Stmt compute_pool(const graph::Node& node, const std::vector<Buffer>& inputs,
           Stmt body =
               SeqStmt::make({acc.set(min_value(dt)), window, BufferStore::make(y, acc.get(), o)});
           return acc.scope(body);
+        }
+        if (is_lp) {
+          Expr r = p == 1   ? acc.get()
+                   : p == 2 ? sqrt(acc.get())
+                            : pow(acc.get(), make_const(dt, 1.0 / double(p)));
+          return acc.scope(
+              SeqStmt::make({acc.set(make_const(dt, 0)), window, BufferStore::make(y, r, o)}));
         }
         Stmt body = SeqStmt::make(
             {acc.set(make_const(dt, 0)), count.set(make_const(dt, 0)), window,

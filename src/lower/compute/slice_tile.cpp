@@ -32,7 +32,10 @@ Stmt compute_range(const graph::Node& node, const std::vector<Buffer>& inputs,
   Expr start = inputs.at(0).load(scalar_index(inputs.at(0)));
   Expr delta = inputs.at(2).load(scalar_index(inputs.at(2)));
   return loop_nest(const_shape(y), "i", [&](const Index& idx) {
-    return BufferStore::make(y, start + cast(y->dtype, idx[0]) * delta, idx);
+    // float16 in float32: start + i * delta rounded once.
+    DataType acc = accum_dtype(y->dtype);
+    return BufferStore::make(y, cast(y->dtype, widen(start) + cast(acc, idx[0]) * widen(delta)),
+                             idx);
   });
 }
 

@@ -1,10 +1,12 @@
 // Blocked direct-convolution kernels for 2-D Conv with constant weights (see scheduled.h and
 // schedule/rules/conv2d.h): a zero-padding kernel when the conv pads, the blocked convolution
 // (weights and bias packed at compile time) into a channel-blocked temporary, and a copy back to
-// NCHW. (The graph layout pass will keep chains of convolutions blocked and drop the copies.)
+// NCHW that also applies the fused epilogue (summand, activation). (The graph layout pass will
+// keep chains of convolutions blocked and drop the copies.)
 #include <cstring>
 
 #include "lower/compute/common.h"
+#include "lower/compute/epilogue.h"
 #include "lower/scheduled/scheduled.h"
 #include "schedule/rules/conv2d.h"
 #include "schedule/rules/default_rules.h"
@@ -41,10 +43,10 @@ PrimFunc pad_kernel(const std::vector<int64_t>& xs, const std::vector<int64_t>& 
   int64_t right = ps[3] - left - xs[3];
   std::vector<Stmt> row;
   if (left > 0) row.push_back(loop(w0, left, BufferStore::make(xp, zero, {n, c, h, w0})));
-  row.push_back(loop(w1, xs[3],
-                     BufferStore::make(xp, x.load({n, c, Expr(h) - top, w1}),
-                                       {n, c, h, Expr(w1) + left}),
-                     ForKind::kVectorized));
+  row.push_back(
+      loop(w1, xs[3],
+           BufferStore::make(xp, x.load({n, c, Expr(h) - top, w1}), {n, c, h, Expr(w1) + left}),
+           ForKind::kVectorized));
   if (right > 0)
     row.push_back(
         loop(w2, right, BufferStore::make(xp, zero, {n, c, h, Expr(w2) + (left + xs[3])})));
@@ -57,18 +59,23 @@ PrimFunc pad_kernel(const std::vector<int64_t>& xs, const std::vector<int64_t>& 
   return f;
 }
 
-// Y[n, o, h, w] = Yb[n, o / nr, h, w, o % nr]: per (n, channel block, row), a [w, nr] to
-// [nr, w] transpose, written channel by channel (contiguous stores).
-PrimFunc unblock_kernel(const std::vector<int64_t>& bs, const std::vector<int64_t>& ys, int nr) {
-  Buffer yb = f32_buffer("Yb", bs), y = f32_buffer("Y", ys);
+// Y[n, o, h, w] = epilogue(Yb[n, o / nr, h, w, o % nr], Z[n, o, h, w]): per (n, channel block,
+// row), a [w, nr] to [nr, w] transpose, written channel by channel (contiguous stores), with the
+// node's fused summand and activation applied on the way.
+PrimFunc unblock_kernel(const std::vector<int64_t>& bs, const std::vector<int64_t>& ys, int nr,
+                        const graph::Node& node, bool has_z) {
+  Buffer yb = f32_buffer("Yb", bs), y = f32_buffer("Y", ys), z = f32_buffer("Z", ys);
   Var nb("nb"), h("h"), r("r"), w("w");
   Expr n = floordiv(nb, i64(bs[1])), ob = floormod(nb, i64(bs[1]));
   Expr o = ob * int64_t(nr) + r;
-  Stmt store = BufferStore::make(y, yb.load({n, ob, h, w, r}), {n, o, h, w});
-  Stmt row = loop(w, ys[3], store, ForKind::kVectorized);
+  std::vector<Expr> yi = {n, o, h, w};
+  Expr v = apply_epilogue(node, yb.load({n, ob, h, w, r}), has_z ? z.load(yi) : Expr());
+  Stmt row = loop(w, ys[3], BufferStore::make(y, v, yi), ForKind::kVectorized);
   if (ys[1] % nr != 0) row = IfThenElse::make(o < i64(ys[1]), row);  // padding channels
   PrimFunc f;
-  f.params = {yb, y};
+  f.params = {yb};
+  if (has_z) f.params.push_back(z);
+  f.params.push_back(y);
   f.body = loop(nb, bs[0] * bs[1], loop(h, ys[2], loop(r, nr, row)), ForKind::kParallel);
   return f;
 }
@@ -114,8 +121,8 @@ std::optional<std::vector<NodeKernel>> lower_blocked_conv2d(const graph::Node& n
   }
   // 2. The blocked convolution with packed weights and bias.
   std::vector<float> wp = schedule::pack_conv2d_weights(w->constant->data_as<float>(), s, nr);
-  std::vector<float> bp = schedule::pack_conv2d_bias(
-      bias ? bias->constant->data_as<float>() : nullptr, s, nr);
+  std::vector<float> bp =
+      schedule::pack_conv2d_bias(bias ? bias->constant->data_as<float>() : nullptr, s, nr);
   const graph::Value* wv =
       values.constant(w->name + "_blocked", f32_tensor({ocb, s.ic, s.kh, s.kw, nr}, wp));
   const graph::Value* bv =
@@ -126,9 +133,13 @@ std::optional<std::vector<NodeKernel>> lower_blocked_conv2d(const graph::Node& n
   conv.func.schedule_rule = schedule::kBlockedConv2dRule;
   kernels.push_back({conv.func, {input, wv, bv, yb}});
   // 3. Back to NCHW.
-  PrimFunc unblock = unblock_kernel(blocked, ys, nr);
+  const graph::Value* z = node.inputs.size() > 3 ? node.inputs[3] : nullptr;
+  PrimFunc unblock = unblock_kernel(blocked, ys, nr, node, z != nullptr);
   unblock.name = "unblock";
-  kernels.push_back({unblock, {yb, y}});
+  std::vector<const graph::Value*> args = {yb};
+  if (z != nullptr) args.push_back(z);
+  args.push_back(y);
+  kernels.push_back({unblock, args});
   return kernels;
 }
 

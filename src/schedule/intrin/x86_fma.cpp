@@ -186,8 +186,7 @@ std::optional<FmaTileSpec> parse_fma_tile_spec(const std::string& name) {
   }
   std::vector<std::string> tile = split_on(parts[4], 'x');
   int64_t mr = 0, nr = 0;
-  if (tile.size() != 2 || !parse_int(tile[0], &mr) || !parse_int(tile[1], &nr))
-    return std::nullopt;
+  if (tile.size() != 2 || !parse_int(tile[0], &mr) || !parse_int(tile[1], &nr)) return std::nullopt;
   s.mr = int(mr), s.nr = int(nr);
   if (parts[5].size() < 2 || parts[5][0] != 'k') return std::nullopt;
   for (const std::string& e : split_on(parts[5].substr(1), 'x')) {
@@ -246,7 +245,8 @@ TensorIntrin make_fma_tile_intrin(const FmaTileSpec& s) {
         C, C.load(ci) + A.load(operand_index(s.a, vars)) * B.load(operand_index(s.b, vars)), ci);
     std::vector<IterVar> ivs;
     for (size_t v = 0; v < iv.size(); ++v)
-      ivs.push_back({iv[v], i64(0), i64(extents[v]), v < 2 ? IterKind::kSpatial : IterKind::kReduce});
+      ivs.push_back(
+          {iv[v], i64(0), i64(extents[v]), v < 2 ? IterKind::kSpatial : IterKind::kReduce});
     Stmt st = BlockRealize::make(values, IntImm::make(DataType::boolean(), 1),
                                  make_block("fma_tile", ivs, body));
     for (size_t v = lv.size(); v-- > 0;)
@@ -275,7 +275,8 @@ TensorIntrin make_fma_tile_intrin(const FmaTileSpec& s) {
         std::vector<Expr> ai = {i64(r), lanes};
         load.push_back(BufferStore::make(acc, C.load(ci), ai));
         step.push_back(BufferStore::make(
-            acc, acc.load(ai) + Broadcast::make(a_scalar, w) * B.load(operand_index(s.b, vars, lanes)),
+            acc,
+            acc.load(ai) + Broadcast::make(a_scalar, w) * B.load(operand_index(s.b, vars, lanes)),
             ai));
         store.push_back(BufferStore::make(C, acc.load(ai), ci));
       }

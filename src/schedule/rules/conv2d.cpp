@@ -10,8 +10,8 @@
 #include "tir/arith/analyzer.h"
 #include "tir/op.h"
 #include "tir/printer.h"
-#include "tir/substitute.h"
 #include "tir/region_analysis.h"
+#include "tir/substitute.h"
 
 namespace ingot::schedule {
 
@@ -60,14 +60,11 @@ BlockedConv2d make_blocked_conv2d(const Conv2dShape& s, int nr) {
   Expr x = c.X(vn, vc, Expr(vh) * s.sh + Expr(vkh) * s.dh, Expr(vw) * s.sw + Expr(vkw) * s.dw);
   Stmt body = BufferStore::make(c.Y, c.Y.load(yi) + x * c.Wp(vb, vc, vkh, vkw, vr), yi);
   Stmt init = BufferStore::make(c.Y, c.bias(Expr(vb) * int64_t(nr) + vr), yi);
-  std::vector<IterVar> ivs = {{vn, i64(0), i64(s.n), IterKind::kSpatial},
-                              {vb, i64(0), i64(ocb), IterKind::kSpatial},
-                              {vh, i64(0), i64(s.oh), IterKind::kSpatial},
-                              {vw, i64(0), i64(s.ow), IterKind::kSpatial},
-                              {vr, i64(0), i64(nr), IterKind::kSpatial},
-                              {vc, i64(0), i64(s.ic), IterKind::kReduce},
-                              {vkh, i64(0), i64(s.kh), IterKind::kReduce},
-                              {vkw, i64(0), i64(s.kw), IterKind::kReduce}};
+  std::vector<IterVar> ivs = {
+      {vn, i64(0), i64(s.n), IterKind::kSpatial},  {vb, i64(0), i64(ocb), IterKind::kSpatial},
+      {vh, i64(0), i64(s.oh), IterKind::kSpatial}, {vw, i64(0), i64(s.ow), IterKind::kSpatial},
+      {vr, i64(0), i64(nr), IterKind::kSpatial},   {vc, i64(0), i64(s.ic), IterKind::kReduce},
+      {vkh, i64(0), i64(s.kh), IterKind::kReduce}, {vkw, i64(0), i64(s.kw), IterKind::kReduce}};
   Stmt blk = make_block("conv", ivs, body, init);
   std::vector<Var> loops = {Var("n"), Var("ocb"), Var("oh"), Var("ow"),
                             Var("r"), Var("ic"),  Var("kh"), Var("kw")};
@@ -86,7 +83,8 @@ std::vector<float> pack_conv2d_weights(const float* w, const Conv2dShape& s, int
   for (int64_t o = 0; o < s.oc; ++o)
     for (int64_t c = 0; c < s.ic; ++c)
       for (int64_t t = 0; t < taps; ++t)
-        out[size_t((((o / nr) * s.ic + c) * taps + t) * nr + o % nr)] = w[(o * s.ic + c) * taps + t];
+        out[size_t((((o / nr) * s.ic + c) * taps + t) * nr + o % nr)] =
+            w[(o * s.ic + c) * taps + t];
   return out;
 }
 
@@ -130,8 +128,10 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, int vector_b
   };
   int64_t sw = coeff(x->indices[3], 3), dh = coeff(x->indices[2], 6), dw = coeff(x->indices[3], 7);
   spec.a.dims = {{0, 0, 0, 0, 0}, {0, 0, 1, 0, 0}, {0, 0, 0, dh, 0}, {sw, 0, 0, 0, dw}};
-  spec.b.dims = {{0, 0, 0, 0, 0}, {0, 0, 1, 0, 0}, {0, 0, 0, 1, 0}, {0, 0, 0, 0, 1}, {0, 1, 0, 0, 0}};
-  spec.c.dims = {{0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {1, 0, 0, 0, 0}, {0, 1, 0, 0, 0}};
+  spec.b.dims = {
+      {0, 0, 0, 0, 0}, {0, 0, 1, 0, 0}, {0, 0, 0, 1, 0}, {0, 0, 0, 0, 1}, {0, 1, 0, 0, 0}};
+  spec.c.dims = {
+      {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {1, 0, 0, 0, 0}, {0, 1, 0, 0, 0}};
   register_tensor_intrin(make_fma_tile_intrin(spec));
   BlockRV tile = s.blockize(w[1]);
   s.tensorize(tile, fma_tile_name(spec));

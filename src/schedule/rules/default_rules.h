@@ -7,7 +7,7 @@
 
 namespace ingot::schedule {
 
-inline constexpr const char* kPackedMatmulRule = "packed_matmul";  // block "C" (rules/matmul.h)
+inline constexpr const char* kPackedMatmulRule = "packed_matmul";    // block "C" (rules/matmul.h)
 inline constexpr const char* kBlockedConv2dRule = "blocked_conv2d";  // block "conv" (conv2d.h)
 
 // vector_bits: the target's widest vector register (512 AVX-512, 256 AVX2).

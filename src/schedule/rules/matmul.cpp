@@ -26,9 +26,10 @@ int64_t ceil_div(int64_t a, int64_t b) {
 }  // namespace
 
 PackedMatmul make_packed_matmul(int64_t M, int64_t N, int64_t K, int nr, int64_t batch,
-                                bool with_bias, int mr_packed_a) {
+                                bool with_bias, int mr_packed_a, bool pack_b) {
   PackedMatmul m;
   m.batch = batch, m.M = M, m.N = N, m.K = K, m.nr = nr, m.mr_packed_a = mr_packed_a;
+  m.pack_b = pack_b;
   int64_t nb = ceil_div(N, nr);
   int mr = mr_packed_a;
   DataType f = DataType::f32();
@@ -38,7 +39,9 @@ PackedMatmul make_packed_matmul(int64_t M, int64_t N, int64_t K, int nr, int64_t
   };
   m.A = Buffer::make("A", f, shape({M, K}));
   if (mr) m.Ap = Buffer::make("Ap", f, shape({ceil_div(M, mr), K, mr}));
-  m.Bp = Buffer::make("Bp", f, std::vector<int64_t>{nb, K, nr});
+  // A constant B comes packed (one B for every batch); a run-time B is packed per batch.
+  if (pack_b) m.B = Buffer::make("B", f, shape({K, N}));
+  m.Bp = Buffer::make("Bp", f, pack_b ? shape({nb, K, nr}) : std::vector<int64_t>{nb, K, nr});
   m.C = Buffer::make("C", f, shape({M, N}));
   if (with_bias) m.bias = Buffer::make("bias", f, std::vector<int64_t>{nb * nr});
   auto sp = [](Var v, int64_t e) { return IterVar{v, i64(0), i64(e), IterKind::kSpatial}; };
@@ -72,6 +75,18 @@ PackedMatmul make_packed_matmul(int64_t M, int64_t N, int64_t K, int nr, int64_t
     Stmt blk = make_block("A_pack", ivs, BufferStore::make(m.Ap, v, pi));
     stmts.push_back(nest(ivs, yes(), blk));
   }
+  // 1b. With a run-time B: block "B_pack", Bp[(b,) jb, k, r] = B[(b,) k, jb * NR + r], 0 past N.
+  if (pack_b) {
+    Var vb("vb"), vjb("vjb"), vk("vk"), vr("vr");
+    Expr col = Expr(vjb) * int64_t(nr) + vr;
+    std::vector<Expr> pi = {vjb, vk, vr}, bi = {vk, min(col, i64(N - 1))};
+    if (batch) pi.insert(pi.begin(), vb), bi.insert(bi.begin(), vb);
+    Expr v = m.B.load(bi);
+    if (nb * nr != N) v = select(col < N, v, f32(0));
+    std::vector<IterVar> ivs = {sp(vjb, nb), sp(vk, K), sp(vr, nr)};
+    if (batch) ivs.insert(ivs.begin(), sp(vb, batch));
+    stmts.push_back(nest(ivs, yes(), make_block("B_pack", ivs, BufferStore::make(m.Bp, v, pi))));
+  }
   // 2. Block "C". Iter vars: (vb,) [vib,] vjb, vi or vir, vjr, vk; rows vib * MR + vir when
   //    A is packed.
   Var vb("vb"), vib("vib"), vi(mr ? "vir" : "vi"), vjb("vjb"), vjr("vjr"), vk("vk");
@@ -81,7 +96,9 @@ PackedMatmul make_packed_matmul(int64_t M, int64_t N, int64_t K, int nr, int64_t
   std::vector<Expr> ai = mr ? std::vector<Expr>{vib, vk, vi} : std::vector<Expr>{vi, vk};
   if (batch) ci.insert(ci.begin(), vb), ai.insert(ai.begin(), vb);
   const Buffer& a_in = mr ? m.Ap : m.A;
-  Stmt body = BufferStore::make(m.C, m.C.load(ci) + a_in.load(ai) * m.Bp(vjb, vk, vjr), ci);
+  std::vector<Expr> bpi = {vjb, vk, vjr};
+  if (pack_b && batch) bpi.insert(bpi.begin(), vb);
+  Stmt body = BufferStore::make(m.C, m.C.load(ci) + a_in.load(ai) * m.Bp.load(bpi), ci);
   std::vector<IterVar> ivs;
   if (batch) ivs.push_back(sp(vb, batch));
   if (mr) {
@@ -100,6 +117,7 @@ PackedMatmul make_packed_matmul(int64_t M, int64_t N, int64_t K, int nr, int64_t
   stmts.push_back(nest(ivs, pred, blk));
   std::vector<Buffer> params = {m.A};
   if (mr) params.push_back(m.Ap);
+  if (pack_b) params.push_back(m.B);
   params.push_back(m.Bp);
   if (with_bias) params.push_back(m.bias);
   params.push_back(m.C);
@@ -220,7 +238,19 @@ void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulC
   //    them, while they are in cache.
   if (packed_a) s.compute_at(s.get_block("A_pack"), k[0]);
   // 6. Row blocks in parallel (fused with the batch).
-  if (cfg.parallel) s.parallel(batched ? s.fuse({l[0], outer}) : outer);
+  LoopRV par = batched ? s.fuse({l[0], outer}) : outer;
+  if (cfg.parallel) s.parallel(par);
+  // 7. A run-time B is packed per batch inside the parallel loop (each row block of a batch
+  //    packs it again: B is small where it is a run-time value, e.g. attention); unbatched, once
+  //    up front, its panels in parallel.
+  if (find_block(s.func().body, "B_pack", nullptr).has_value()) {
+    BlockRV bpack = s.get_block("B_pack");
+    if (batched) {
+      s.compute_at(bpack, par);
+    } else if (cfg.parallel) {
+      s.parallel(s.get_loops(bpack)[0]);
+    }
+  }
 }
 
 }  // namespace ingot::schedule

@@ -20,11 +20,14 @@ namespace ingot::schedule {
 struct PackedMatmul {
   tir::Buffer A, Bp, C;  // and bias[ceil(N / NR) * NR] when built with_bias
   tir::Buffer bias;
-  tir::Buffer Ap;  // with packed A: the scratch buffer of the panels  // A[(batch,) M, K], Bp[NB, K, NR], C[(batch,) M, N]
+  tir::Buffer Ap;       // with packed A: the scratch buffer of the panels
+  tir::Buffer B;        // with pack_b: the run-time B[(batch,) K, N] (Bp is then its scratch)
+  bool pack_b = false;  // A[(batch,) M, K], Bp[NB,
+                        // K, NR], C[(batch,) M, N]
   int64_t batch = 0, M = 0, N = 0, K = 0;
   int nr = 0;
   int mr_packed_a = 0;  // > 0: A comes packed as Ap[(batch,) ceil(M / MR), K, MR]
-  tir::PrimFunc func;  // params A, Bp, C; one block "C"
+  tir::PrimFunc func;   // params A, Bp, C; one block "C"
 };
 
 // The block-form matmul on packed B: block "C" with iter vars (vb,) vi, vjb, vjr, vk:
@@ -36,11 +39,13 @@ struct PackedMatmul {
 // contiguous stream; block "C" reads Ap, its rows vib * MR + vir (iter vars (vb,) vib, vjb, vir,
 // vjr, vk), masked past M. Params: A, Ap, Bp, (bias,) C. The schedule packs each panel block
 // right before the tiles that read it (compute_at), while it is in cache.
+// pack_b: B is a run-time value B[(b,) K, N] (batched like A when batch > 0), packed in the
+// kernel by a block "B_pack" into the scratch Bp[(b,) N/NR, K, NR]. Params: A, [Ap,] [B,] Bp,
+// [bias,] C.
 PackedMatmul make_packed_matmul(int64_t M, int64_t N, int64_t K, int nr, int64_t batch = 0,
-                                bool with_bias = false, int mr_packed_a = 0);
+                                bool with_bias = false, int mr_packed_a = 0, bool pack_b = false);
 // Host packing of A[M, K] into Ap[ceil(M / MR), K, MR].
 std::vector<float> pack_a_panels(const float* A, int64_t M, int64_t K, int mr);
-
 
 // Block form of the packing: Bp[jb, k, r] = B[k, jb * NR + r], 0 past column N.
 tir::PrimFunc make_pack_b(int64_t K, int64_t N, int nr);

@@ -1,0 +1,13 @@
+// fold_batch_norm: Conv (constant weights, constant or no bias) followed by an inference
+// BatchNormalization with constant parameters becomes one Conv:
+//   s = scale / sqrt(var + epsilon);  W'[o] = W[o] * s[o];  b'[o] = (b[o] - mean[o]) * s[o] + B[o]
+// computed at compile time in double precision. The Conv takes over the BN's output value.
+#pragma once
+
+#include "graph/graph.h"
+
+namespace ingot::graph {
+
+void fold_batch_norm(Graph& g);
+
+}  // namespace ingot::graph

@@ -1,0 +1,16 @@
+// fuse_epilogue: elementwise ops that follow a Conv or MatMul are computed in its kernel as it
+// writes its output, the fusion ONNX Runtime calls FusedConv. Patterns, repeated while they
+// apply (each consumer must be the output's only reader):
+//   MatMul -> Add(y, c), c a constant row [.., 1, N]  => MatMul input 2 = c as [N] (the bias)
+//   Conv/MatMul -> Add(y, Z), Z of the output's type   => input 3 = Z (y = x + bias + Z)
+//   -> Relu / Gelu (erf) / Clip(min, max) with constant bounds => activation (+ params)
+// (the Adds only before an activation). The fused node takes over the last op's output value.
+#pragma once
+
+#include "graph/graph.h"
+
+namespace ingot::graph {
+
+void fuse_epilogue(Graph& g);
+
+}  // namespace ingot::graph

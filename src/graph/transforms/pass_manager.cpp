@@ -1,0 +1,73 @@
+// The graph pass manager (see pass_manager.h): the pass list and its driver.
+#include "graph/transforms/pass_manager.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ostream>
+
+#include "graph/printer.h"
+#include "graph/transforms/cse.h"
+#include "graph/transforms/dead_code.h"
+#include "graph/transforms/fold_batch_norm.h"
+#include "graph/transforms/fuse_epilogue.h"
+#include "graph/transforms/fuse_gelu.h"
+#include "graph/transforms/fuse_layer_norm.h"
+#include "graph/transforms/remove_identity.h"
+#include "graph/verifier.h"
+#include "support/error.h"
+
+namespace ingot::graph {
+
+namespace {
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+}  // namespace
+
+const std::vector<GraphPass>& optimization_passes() {
+  static const std::vector<GraphPass> passes = {
+      {"remove_identity", 1, "drop Identity (and inference Dropout) nodes", remove_identity},
+      {"cse", 1, "merge nodes that compute the same op on the same inputs",
+       eliminate_common_subexpressions},
+      {"fold_batch_norm", 2, "fold BatchNormalization into the preceding Conv's weights and bias",
+       fold_batch_norm},
+      {"fuse_layer_norm", 2, "fuse decomposed layer normalisation into LayerNormalization",
+       fuse_layer_norm},
+      {"fuse_gelu", 2, "fuse the decomposed erf GELU into Gelu", fuse_gelu},
+      {"fuse_epilogue", 2, "fuse a residual Add and a Relu/Clip activation into the preceding Conv",
+       fuse_epilogue},
+      {"dead_code", 0, "remove nodes that do not reach an output", remove_dead_code},
+  };
+  return passes;
+}
+
+void check_pass_names(const std::vector<std::string>& names, const std::string& option) {
+  for (const std::string& n : names) {
+    bool known = std::any_of(optimization_passes().begin(), optimization_passes().end(),
+                             [&](const GraphPass& p) { return p.name == n; });
+    if (known) continue;
+    std::vector<std::string> valid;
+    for (const GraphPass& p : optimization_passes()) valid.push_back(p.name);
+    fail_user("{}: unknown pass '{}' (valid: {})", option, n, fmt::join(valid, ", "));
+  }
+}
+
+void run_optimization_passes(Graph& g, const PassOptions& options, std::ostream& log) {
+  for (const GraphPass& p : optimization_passes()) {
+    if (options.opt_level < p.opt_level || contains(options.disabled, p.name)) continue;
+    auto t0 = std::chrono::steady_clock::now();
+    p.run(g);
+    verify_graph(g);
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (options.print_times) log << fmt::format("pass {:<24} {:9.3f} ms\n", p.name, ms);
+    if (contains(options.print_ir_after, p.name))
+      log << "// IR after " << p.name << "\n" << print_graph(g) << "\n";
+  }
+}
+
+}  // namespace ingot::graph

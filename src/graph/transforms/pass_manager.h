@@ -1,0 +1,38 @@
+// The graph pass manager: the optimisation passes as a named list, each enabled from an
+// optimisation level (-O0..3) unless disabled by name (--disabled-pass), run in order with
+// optional IR printing after a pass (--print-ir-after) and timing (--print-pass-times).
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace ingot::graph {
+
+struct GraphPass {
+  std::string name;
+  int opt_level;  // runs when the optimisation level is at least this
+  std::string summary;
+  std::function<void(Graph&)> run;
+};
+
+struct PassOptions {
+  int opt_level = 2;
+  std::vector<std::string> disabled = {};        // pass names
+  std::vector<std::string> print_ir_after = {};  // pass names (others are ignored here)
+  bool print_times = false;
+};
+
+// The optimisation passes, in the order they run (after type inference).
+const std::vector<GraphPass>& optimization_passes();
+
+// UserError naming the unknown pass (and listing the valid ones) if a disabled name is unknown.
+void check_pass_names(const std::vector<std::string>& names, const std::string& option);
+
+// Runs the enabled passes on a typed graph; IR dumps and times go to `log`.
+void run_optimization_passes(Graph& g, const PassOptions& options, std::ostream& log);
+
+}  // namespace ingot::graph

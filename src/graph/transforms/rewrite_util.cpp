@@ -1,0 +1,78 @@
+// Graph-rewrite helpers (see rewrite_util.h).
+#include "graph/transforms/rewrite_util.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "ops/op.h"
+#include "support/error.h"
+
+namespace ingot::graph {
+
+Node* single_user(const Graph& g, const Value* v) {
+  if (std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end()) return nullptr;
+  std::vector<Node*> users = g.users(v);
+  if (users.size() != 1) return nullptr;
+  Node* u = users[0];
+  if (std::count(u->inputs.begin(), u->inputs.end(), v) != 1) return nullptr;
+  return u;
+}
+
+void absorb_consumer(Graph& g, Node* producer, Node* consumer) {
+  INGOT_ICHECK(producer->outputs.size() == 1 && !consumer->outputs.empty(),
+               "absorb_consumer: {} into {}", consumer->describe(), producer->describe());
+  Value* mid = producer->outputs[0];
+  Value* out = consumer->outputs[0];
+  INGOT_ICHECK(mid->type == out->type, "absorb_consumer: {} changes the type",
+               consumer->describe());
+  producer->fused.push_back(ops::op_name(consumer->op));
+  producer->fused.insert(producer->fused.end(), consumer->fused.begin(), consumer->fused.end());
+  producer->outputs[0] = out;
+  out->producer = producer;
+  out->output_index = 0;
+  consumer->outputs[0] = mid;
+  mid->producer = consumer;
+  consumer->inputs.clear();
+  g.remove_node(consumer);
+}
+
+TensorPtr f32_constant(std::vector<int64_t> shape, const std::vector<float>& values) {
+  std::vector<uint8_t> bytes(values.size() * sizeof(float));
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return std::make_shared<Tensor>(DType::kF32, std::move(shape), std::move(bytes));
+}
+
+}  // namespace ingot::graph
+
+namespace ingot::graph {
+
+Node* producer_if(const Graph& g, const Value* v, ops::OpKind op, const Node* reader) {
+  if (v == nullptr || v->producer == nullptr || v->producer->op != op) return nullptr;
+  if (single_user(g, v) != reader) return nullptr;
+  return v->producer;
+}
+
+bool scalar_value(const Value* v, double* out) {
+  if (v == nullptr || !v->is_constant() || v->type.num_elements() != 1) return false;
+  *out = v->constant->get_f64(0);
+  return true;
+}
+
+void replace_pattern(Graph& g, const std::vector<Node*>& matched, Node* last, Node* replacement) {
+  Value* result = last->outputs[0];
+  Value* scratch = replacement->outputs[0];
+  INGOT_ICHECK(scratch->type == result->type || scratch->type.shape.empty(),
+               "replace_pattern: {} does not produce {}", replacement->describe(), result->name);
+  replacement->outputs[0] = result;
+  result->producer = replacement;
+  result->output_index = 0;
+  last->outputs[0] = scratch;
+  scratch->producer = last;
+  // With their inputs cleared, the matched nodes' outputs have no readers left (the matchers
+  // check that nothing outside the set reads them).
+  for (Node* n : matched) n->inputs.clear();
+  for (Node* n : matched) g.remove_node(n);
+  g.topo_sort();
+}
+
+}  // namespace ingot::graph

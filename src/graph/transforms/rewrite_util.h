@@ -1,0 +1,37 @@
+// Small graph-rewrite helpers shared by the optimisation passes.
+#pragma once
+
+#include "graph/graph.h"
+
+namespace ingot::graph {
+
+// The only node reading `v`, or null when v has no user, several users (or one user reading it
+// twice) or is a graph output.
+Node* single_user(const Graph& g, const Value* v);
+
+// `consumer` (an elementwise op reading producer's only output) is merged into `producer`: the
+// producer takes over the consumer's output value (so graph outputs keep their names) and the
+// consumer and the intermediate value are removed. The producer has one output, of the type of
+// the consumer's first; the consumer's other outputs (if any) must be unused.
+void absorb_consumer(Graph& g, Node* producer, Node* consumer);
+
+// A float32 constant tensor.
+TensorPtr f32_constant(std::vector<int64_t> shape, const std::vector<float>& values);
+
+}  // namespace ingot::graph
+
+namespace ingot::graph {
+
+// The producer of `v` when it is an `op` node whose output v is read only by `reader` (one
+// use); null otherwise.
+Node* producer_if(const Graph& g, const Value* v, ops::OpKind op, const Node* reader);
+
+// The value of a one-element constant, or false.
+bool scalar_value(const Value* v, double* out);
+
+// `matched` (a connected set of nodes; `last` among them produces the pattern's result and
+// every other output is read only inside the set) is replaced by `replacement`, which takes over
+// last's output value. The graph is re-sorted.
+void replace_pattern(Graph& g, const std::vector<Node*>& matched, Node* last, Node* replacement);
+
+}  // namespace ingot::graph

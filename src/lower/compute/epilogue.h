@@ -1,0 +1,18 @@
+// The fused epilogue of a Conv or MatMul (graph pass fuse_epilogue; ONNX Runtime's FusedConv
+// form): y = activation(x + bias + Z), with Z the optional input 3 and the activation "Relu",
+// "Clip" (activation_params = [min, max]) or "Gelu" (erf form). Shared by the loop-nest rules and
+// the scheduled kernels' output stages; the bias is added by the caller (it is the init row of
+// the scheduled kernels).
+#pragma once
+
+#include "graph/graph.h"
+#include "tir/expr.h"
+
+namespace ingot::lower {
+
+// True when the node carries a summand or an activation.
+bool has_epilogue(const graph::Node& node);
+// activation(value + z); z undefined when there is no summand.
+tir::Expr apply_epilogue(const graph::Node& node, tir::Expr value, tir::Expr z);
+
+}  // namespace ingot::lower

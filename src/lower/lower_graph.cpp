@@ -182,18 +182,20 @@ class Lowering : public ValueFactory {
     if (options_.vector_bits <= 0) return false;
     auto kernels = lower_packed_matmul(node, options_.vector_bits, *this);
     if (!kernels) kernels = lower_blocked_conv2d(node, options_.vector_bits, *this);
+    if (!kernels) kernels = lower_depthwise_conv2d(node, *this);
     if (!kernels) return false;
     std::string base = fmt::format("{}_{}", sanitize(node.name), ops::op_name(node.op));
     for (NodeKernel& k : *kernels) {
-      if (k.func.schedule_rule.empty()) {
+      bool main = k.main || !k.func.schedule_rule.empty();
+      if (!main) {
         k.func.source_ops = {fmt::format("{} ({})", ops::op_name(node.op), k.func.name)};
       } else {
         k.func.source_ops = source_ops(node);
       }
       for (const Value* v : k.args)
         if (v->is_constant()) constant_ref(v);
-      k.func.name = unique_name(k.func.schedule_rule.empty() ? base + "_" + k.func.name : base);
-      if (!k.func.schedule_rule.empty()) k.func.flops = ops::op_info(node.op).flops(node);
+      k.func.name = unique_name(main ? base : base + "_" + k.func.name);
+      if (main) k.func.flops = ops::op_info(node.op).flops(node);
       add_kernel(std::move(k.func), std::move(k.args));
     }
     return true;

@@ -143,6 +143,56 @@ void expect_fused_matmul(int vector_bits) {
   expect_near_all(out.values(), want, 1e-4);
 }
 
+// Depthwise 3x3, stride 2, pads 1, bias, fused Clip(0, 6): the depthwise kernel (taps unrolled,
+// columns vectorized) after the padding kernel, against the direct formula.
+TEST(DepthwiseConv, StridedPaddedWithBiasAndClip) {
+  const int C = 4, H = 7, W = 9, OH = 4, OW = 5;
+  graph::Graph g;
+  graph::Value* x = g.add_value("x", f32_type({1, C, H, W}));
+  g.inputs = {x};
+  std::vector<float> xv(C * H * W), wv(C * 9), bv = {0.5f, -0.5f, 1, 0};
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = float(int(i * 5 % 13) - 6) * 0.5f;
+  for (size_t i = 0; i < wv.size(); ++i) wv[i] = float(int(i * 3 % 7) - 3) * 0.4f;
+  graph::Attrs a;
+  a.set("group", int64_t(C));
+  a.set("kernel_shape", std::vector<int64_t>{3, 3});
+  a.set("strides", std::vector<int64_t>{2, 2});
+  a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  auto* conv = g.add_node(OpKind::Conv, "dw",
+                          {x, g.add_constant("w", graph::f32_constant({C, 1, 3, 3}, wv)),
+                           g.add_constant("b", graph::f32_constant({C}, bv))},
+                          {"c"}, a);
+  g.outputs = {g.add_node(OpKind::Clip, "clip",
+                          {conv->outputs[0], g.add_constant("lo", graph::f32_constant({}, {0})),
+                           g.add_constant("hi", graph::f32_constant({}, {6}))},
+                          {"y"})
+                   ->outputs[0]};
+  graph::infer_types(g);
+  graph::fuse_epilogue(g);
+  ASSERT_EQ(g.nodes().size(), 1u);
+  tir::IRModule mod = lower::lower_graph(g, {.vector_bits = 512});
+  ASSERT_EQ(mod.kernels.size(), 2u);
+  EXPECT_EQ(mod.kernels[1].name, "dw_Conv");
+  EXPECT_GT(mod.kernels[1].flops, 0.0);
+  HostTensor in(DataType::f32(), {1, C, H, W}, std::vector<double>(xv.begin(), xv.end()));
+  HostTensor out(DataType::f32(), {1, C, OH, OW});
+  run_module(mod, {&in}, {&out});
+  std::vector<double> want;
+  for (int c = 0; c < C; ++c)
+    for (int h = 0; h < OH; ++h)
+      for (int q = 0; q < OW; ++q) {
+        double acc = bv[size_t(c)];
+        for (int r = 0; r < 3; ++r)
+          for (int t = 0; t < 3; ++t) {
+            int ih = h * 2 + r - 1, iw = q * 2 + t - 1;
+            if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+            acc += double(xv[size_t((c * H + ih) * W + iw)]) * wv[size_t(c * 9 + r * 3 + t)];
+          }
+        want.push_back(std::min(6.0, std::max(0.0, acc)));
+      }
+  expect_near_all(out.values(), want, 1e-5);
+}
+
 TEST(FusedMatMul, PackedKernelWithEpilogueKernel) {
   expect_fused_matmul(512);
 }

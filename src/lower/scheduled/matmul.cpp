@@ -6,6 +6,7 @@
 
 #include "lower/compute/common.h"
 #include "lower/compute/epilogue.h"
+#include "lower/scheduled/layout_kernels.h"
 #include "lower/scheduled/scheduled.h"
 #include "schedule/rules/default_rules.h"
 #include "schedule/rules/matmul.h"
@@ -16,12 +17,6 @@ namespace {
 
 bool is_f32(const graph::Value* v) {
   return v != nullptr && v->type.dtype == graph::DType::kF32;
-}
-
-graph::TensorPtr f32_tensor(std::vector<int64_t> shape, const std::vector<float>& data) {
-  std::vector<uint8_t> bytes(data.size() * sizeof(float));
-  std::memcpy(bytes.data(), data.data(), bytes.size());
-  return std::make_shared<graph::Tensor>(graph::DType::kF32, std::move(shape), std::move(bytes));
 }
 
 // Y = act(Y + Z) in place, over the output as [M, N] (rows in parallel, columns vectorized).

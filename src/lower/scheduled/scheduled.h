@@ -19,6 +19,9 @@ namespace ingot::lower {
 struct NodeKernel {
   tir::PrimFunc func;
   std::vector<const graph::Value*> args;
+  // The node's main kernel (named after the node, carries its FLOPs); kernels tagged with a
+  // schedule rule are main kernels too.
+  bool main = false;
 };
 
 // Fresh values a builder may create: packed constants and intermediate tensors (planned in the
@@ -33,12 +36,17 @@ class ValueFactory {
 
 // MatMul (A of rank >= 2 times a constant 2-D B) and Gemm (transA = 0, constant B, constant
 // bias broadcast along rows or none): the packed-B matmul (rule packed_matmul).
-std::optional<std::vector<NodeKernel>> lower_packed_matmul(const graph::Node& node,
-                                                           int vector_bits, ValueFactory& values);
+std::optional<std::vector<NodeKernel>> lower_packed_matmul(const graph::Node& node, int vector_bits,
+                                                           ValueFactory& values);
 
 // 2-D Conv with groups = 1 and constant weights (and bias): [pad] -> blocked direct
 // convolution (rule blocked_conv2d) -> blocked-to-NCHW copy.
 std::optional<std::vector<NodeKernel>> lower_blocked_conv2d(const graph::Node& node,
                                                             int vector_bits, ValueFactory& values);
+
+// Depthwise 2-D Conv (groups = channels, one output channel each, constant weights): [pad] ->
+// a loop nest scheduled by construction (planes in parallel, columns vectorized, taps unrolled).
+std::optional<std::vector<NodeKernel>> lower_depthwise_conv2d(const graph::Node& node,
+                                                              ValueFactory& values);
 
 }  // namespace ingot::lower

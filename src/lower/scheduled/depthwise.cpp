@@ -1,0 +1,80 @@
+// Depthwise 2-D convolution (groups = C = OC, constant weights; MobileNet's 3x3 layers) as a
+// loop nest scheduled by construction: [zero padding kernel] then, per (n, c) plane in parallel
+// and per output row, the output columns vectorized with the KH x KW taps unrolled into one
+// expression, so each output vector is computed in registers from KH*KW input vectors and
+// stored once, with the bias and the fused epilogue (summand, activation) applied.
+#include "lower/compute/epilogue.h"
+#include "lower/scheduled/layout_kernels.h"
+#include "lower/scheduled/scheduled.h"
+#include "tir/op.h"
+
+namespace ingot::lower {
+
+using namespace tir;
+
+std::optional<std::vector<NodeKernel>> lower_depthwise_conv2d(const graph::Node& node,
+                                                              ValueFactory& values) {
+  if (node.op != ops::OpKind::Conv) return std::nullopt;
+  const graph::Value* x = node.inputs.at(0);
+  const graph::Value* w = node.inputs.at(1);
+  const graph::Value* bias = node.inputs.size() > 2 ? node.inputs[2] : nullptr;
+  const graph::Value* z = node.inputs.size() > 3 ? node.inputs[3] : nullptr;
+  const graph::Value* y = node.outputs.at(0);
+  auto f32 = [](const graph::Value* v) { return v->type.dtype == graph::DType::kF32; };
+  if (!f32(x) || !f32(w) || !f32(y) || x->type.rank() != 4 || !w->is_constant() ||
+      (bias && (!f32(bias) || !bias->is_constant())))
+    return std::nullopt;
+  std::vector<int64_t> xs = x->type.static_shape(), ws = w->type.static_shape(),
+                       ys = y->type.static_shape();
+  int64_t c = xs[1];
+  if (node.attrs.get_int("group", 1) != c || ws[0] != c || ws[1] != 1 || ys[1] != c)
+    return std::nullopt;
+  std::vector<int64_t> strides = node.attrs.get_ints("strides", {1, 1});
+  std::vector<int64_t> dil = node.attrs.get_ints("dilations", {1, 1});
+  std::vector<int64_t> pads = node.attrs.get_ints("pads", {0, 0, 0, 0});
+  if (strides.size() != 2 || dil.size() != 2 || pads.size() != 4) return std::nullopt;
+  for (int64_t p : pads)
+    if (p < 0) return std::nullopt;
+
+  std::vector<NodeKernel> kernels;
+  // 1. Zero padding.
+  const graph::Value* input = x;
+  std::vector<int64_t> ps = {xs[0], c, xs[2] + pads[0] + pads[2], xs[3] + pads[1] + pads[3]};
+  if (ps != xs) {
+    input = values.temporary(y->name + "_padded_input", graph::DType::kF32, ps);
+    PrimFunc pad = pad_kernel(xs, ps, pads[0], pads[1]);
+    pad.name = "pad";
+    kernels.push_back({pad, {x, input}});
+  }
+  // 2. The convolution, taps unrolled, columns vectorized.
+  std::vector<float> zeros(size_t(c), 0.0f);
+  const graph::Value* b =
+      bias ? bias : values.constant(y->name + "_zero_bias", f32_tensor({c}, zeros));
+  Buffer xb = f32_buffer("X", ps), wb = f32_buffer("W", ws), bb = f32_buffer("B", {c}),
+         zb = f32_buffer("Z", ys), yb = f32_buffer("Y", ys);
+  Var nc("nc"), oh("oh"), ow("ow");
+  Expr n = floordiv(nc, i64(c)), ch = floormod(nc, i64(c));
+  Expr acc = bb.load({ch});
+  for (int64_t kh = 0; kh < ws[2]; ++kh)
+    for (int64_t kw = 0; kw < ws[3]; ++kw)
+      acc = acc + xb.load({n, ch, Expr(oh) * strides[0] + kh * dil[0],
+                           Expr(ow) * strides[1] + kw * dil[1]}) *
+                      wb.load({ch, i64(0), i64(kh), i64(kw)});
+  std::vector<Expr> yi = {n, ch, oh, ow};
+  Stmt store = BufferStore::make(yb, apply_epilogue(node, acc, z ? zb.load(yi) : Expr()), yi);
+  PrimFunc f;
+  f.name = "depthwise_conv2d";
+  f.params = {xb, wb, bb};
+  if (z) f.params.push_back(zb);
+  f.params.push_back(yb);
+  f.body = loop(nc, ys[0] * c, loop(oh, ys[2], loop(ow, ys[3], store, ForKind::kVectorized)),
+                ForKind::kParallel);
+  NodeKernel k{f, {input, w, b}};
+  if (z) k.args.push_back(z);
+  k.args.push_back(y);
+  k.main = true;
+  kernels.push_back(std::move(k));
+  return kernels;
+}
+
+}  // namespace ingot::lower

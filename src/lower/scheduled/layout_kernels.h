@@ -1,0 +1,23 @@
+// Helpers shared by the scheduled-kernel builders of lower/scheduled/: float32 constants and
+// buffers, and the zero-padding kernel that runs before a convolution.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "graph/tensor.h"
+#include "tir/prim_func.h"
+
+namespace ingot::lower {
+
+graph::TensorPtr f32_tensor(std::vector<int64_t> shape, const std::vector<float>& data);
+tir::Buffer f32_buffer(const std::string& name, const std::vector<int64_t>& shape);
+// for v in [0, extent): body
+tir::Stmt loop(const tir::Var& v, int64_t extent, tir::Stmt body,
+               tir::ForKind kind = tir::ForKind::kSerial);
+
+// Xp[n, c, h, w] = X[n, c, h - top, w - left] inside, 0 outside (NCHW, xs -> ps).
+tir::PrimFunc pad_kernel(const std::vector<int64_t>& xs, const std::vector<int64_t>& ps,
+                         int64_t top, int64_t left);
+
+}  // namespace ingot::lower

@@ -26,9 +26,10 @@ struct Modes {
 struct Axis {
   int dim;
   int64_t in;
-  double scale;            // the kernel's scale (antialias: min(scale, 1))
-  int64_t taps = 1;        // n: taps floor(x) - n/2 + 1 ... floor(x) + n/2
-  Expr floor_i{}, frac{};  // the source coordinate's floor (i64) and fraction (f64)
+  double scale;       // the kernel's scale (antialias: min(scale, 1))
+  int64_t taps = 1;   // n: taps floor(x) - n/2 + 1 ... floor(x) + n/2
+  Expr floor_i = {};  // the source coordinate's floor (i64)
+  Expr frac = {};     // and its fraction (f64)
 };
 
 Expr f64c(double v) {

@@ -9,11 +9,6 @@ namespace ingot::graph {
 
 namespace {
 
-bool scalar_constant(const Value* v, double* out) {
-  if (v == nullptr || !v->is_constant() || v->type.num_elements() != 1) return false;
-  *out = v->constant->get_f64(0);
-  return true;
-}
 
 bool has(const Node* n, size_t i) {
   return n->inputs.size() > i && n->inputs[i] != nullptr;
@@ -64,8 +59,8 @@ bool fuse_one(Graph& g, Node* n) {
       break;
     case ops::OpKind::Clip: {
       double lo = -std::numeric_limits<float>::max(), hi = std::numeric_limits<float>::max();
-      if (u->inputs.size() > 1 && u->inputs[1] && !scalar_constant(u->inputs[1], &lo)) return false;
-      if (u->inputs.size() > 2 && u->inputs[2] && !scalar_constant(u->inputs[2], &hi)) return false;
+      if (u->inputs.size() > 1 && u->inputs[1] && !scalar_value(u->inputs[1], &lo)) return false;
+      if (u->inputs.size() > 2 && u->inputs[2] && !scalar_value(u->inputs[2], &hi)) return false;
       n->attrs.set("activation", std::string("Clip"));
       n->attrs.set("activation_params", std::vector<double>{lo, hi});
       break;

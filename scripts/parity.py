@@ -39,12 +39,15 @@ def run(cmd):
     return p, time.time() - t
 
 
-def check_model(name, ingot, workdir, tol, threads):
-    path = os.path.join(workdir, f"{name}.onnx")
-    if not os.path.exists(path):
-        make_models.main([workdir, "--models", name])
+def check_model(name, ingot, workdir, tol, threads, path=None, feeds=None):
+    """path/feeds default to make_models' NAME.onnx in workdir and make_models.make_inputs."""
+    if path is None:
+        path = os.path.join(workdir, f"{name}.onnx")
+        if not os.path.exists(path):
+            make_models.main([workdir, "--models", name])
     model = onnx.load(path, load_external_data=False)
-    feeds = make_models.make_inputs(model)
+    if feeds is None:
+        feeds = make_models.make_inputs(model)
     so = ort.SessionOptions()
     so.intra_op_num_threads = threads
     sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])

@@ -3,6 +3,8 @@
 // (lower_blocks, unroll_loops, flatten_buffers, simplify) -> codegen.
 #include "driver/compile.h"
 
+#include "driver/constant_eval.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -85,7 +87,13 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   after_graph("import", *g);
   if (!options.input_shapes.empty()) graph::bind_input_shapes(*g, options.input_shapes);
   after_graph("bind_input_shapes", *g);
-  graph::infer_types(*g);
+  // Constant folding runs with inference, through ingot's own kernels (-O1 and up).
+  graph::ConstantEvaluator fold;
+  if (options.opt_level >= 1 &&
+      std::find(options.disabled_passes.begin(), options.disabled_passes.end(),
+                graph::kFoldConstantsPass) == options.disabled_passes.end())
+    fold = evaluate_constant_node;
+  graph::infer_types(*g, fold);
   after_graph("infer_types", *g);
   int nodes_imported = int(g->nodes().size());
   graph::PassOptions pass_options{options.opt_level, options.disabled_passes,

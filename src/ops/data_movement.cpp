@@ -1,4 +1,4 @@
-// Data-movement ops: Concat, Split, Pad and Gather.
+// Data-movement ops: Concat, Split, Pad, CenterCropPad and Gather.
 #include <numeric>
 
 #include "ops/op_families.h"
@@ -116,6 +116,27 @@ std::vector<TensorType> infer_pad(Node& n) {
   return {out};
 }
 
+// The dims listed in `axes` (default: all) become `shape`'s values; `axes` is normalised.
+std::vector<TensorType> infer_center_crop_pad(Node& n) {
+  const TensorType& x = input_type(n, 0, "input_data");
+  std::vector<int64_t> shape = n.attrs.get_ints("shape", {});
+  std::vector<int64_t> all(size_t(x.rank()));
+  for (int64_t i = 0; i < x.rank(); ++i) all[size_t(i)] = i;
+  std::vector<int64_t> axes =
+      n.attrs.has("axes") ? normalize_axes(n, n.attrs.get_ints("axes", {}), x.rank(), "axes") : all;
+  if (shape.size() != axes.size())
+    fail_user("{}: input 'shape' has {} values for {} axes", n.describe(), shape.size(),
+              axes.size());
+  TensorType out = x;
+  for (size_t k = 0; k < axes.size(); ++k) {
+    if (shape[k] < 0)
+      fail_user("{}: input 'shape' has a negative value {}", n.describe(), shape[k]);
+    out.shape[size_t(axes[k])] = Dim::fixed(shape[k]);
+  }
+  n.attrs.set("axes", axes);
+  return {out};
+}
+
 std::vector<TensorType> infer_gather(Node& n) {
   const TensorType& data = input_type(n, 0, "data");
   const TensorType& idx = input_type(n, 1, "indices");
@@ -149,19 +170,28 @@ void add_data_movement_ops(std::vector<OpInfo>& t) {
   split.flops_fn = no_flops;
   t.push_back(split);
 
-  OpInfo pad{
-      OpKind::Pad,
-      "Pad",
-      inj,
-      {{"pads", AttrType::kInts, true},
-       {"mode", AttrType::kString},
-       {"value", AttrType::kFloat},
-       {"axes", AttrType::kInts}}};
+  OpInfo pad{OpKind::Pad,
+             "Pad",
+             inj,
+             {{"pads", AttrType::kInts, true},
+              {"mode", AttrType::kString},
+              {"value", AttrType::kFloat},
+              {"axes", AttrType::kInts}}};
   pad.max_inputs = 4;  // pads, constant_value, axes until type inference resolves them
   pad.const_inputs = {{1, "pads", "pads"}, {2, "constant_value", "value"}, {3, "axes", "axes"}};
   pad.infer_fn = infer_pad;
   pad.flops_fn = no_flops;
   t.push_back(pad);
+
+  OpInfo ccp{OpKind::CenterCropPad,
+             "CenterCropPad",
+             inj,
+             {{"shape", AttrType::kInts, true}, {"axes", AttrType::kInts}}};
+  ccp.max_inputs = 2;  // shape, until type inference moves it into the attribute
+  ccp.const_inputs = {{1, "shape", "shape"}};
+  ccp.infer_fn = infer_center_crop_pad;
+  ccp.flops_fn = no_flops;
+  t.push_back(ccp);
 
   OpInfo gather{OpKind::Gather, "Gather", inj, {{"axis", AttrType::kInt}}};
   gather.min_inputs = gather.max_inputs = 2;

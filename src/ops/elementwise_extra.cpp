@@ -1,6 +1,6 @@
 // More elementwise ops: the variadic Max, Min, Sum, Mean (numpy broadcasting over N inputs), Mod
-// (`fmod`), BitShift (`direction`), Sign, rounding (Ceil, Floor, Round) and trigonometric and
-// hyperbolic functions (Sin ... Atanh).
+// (`fmod`), BitShift (`direction`), BitwiseAnd/Or/Xor/Not (integers), Sign, rounding (Ceil, Floor,
+// Round) and trigonometric and hyperbolic functions (Sin ... Atanh).
 #include "graph/types.h"
 #include "ops/op_families.h"
 #include "ops/shape_util.h"
@@ -54,6 +54,17 @@ std::vector<TensorType> infer_bitshift(Node& n) {
   return {TensorType{x.dtype, broadcast_shapes(n, x.shape, y.shape)}};
 }
 
+// BitwiseAnd/Or/Xor (broadcasting) and BitwiseNot (one input): integer tensors only.
+std::vector<TensorType> infer_bitwise(Node& n) {
+  const TensorType& a = input_type(n, 0, "A");
+  if (is_float(a.dtype) || a.dtype == DType::kBool)
+    fail_user("{}: inputs must be integers, got {}", n.describe(), dtype_name(a.dtype));
+  if (n.inputs.size() == 1) return {a};
+  const TensorType& b = input_type(n, 1, "B");
+  require_same_dtype(n, a, b, "A", "B");
+  return {TensorType{a.dtype, broadcast_shapes(n, a.shape, b.shape)}};
+}
+
 std::vector<TensorType> infer_float_unary(Node& n) {
   const TensorType& x = input_type(n, 0, "input");
   if (!is_float(x.dtype))
@@ -95,6 +106,10 @@ void add_elementwise_extra_ops(std::vector<OpInfo>& t) {
   OpInfo shift = make(OpKind::BitShift, "BitShift", kB, 2, 2, infer_bitshift);
   shift.attrs = {{"direction", AttrType::kString, true}};
   t.push_back(shift);
+  t.push_back(make(OpKind::BitwiseAnd, "BitwiseAnd", kB, 2, 2, infer_bitwise));
+  t.push_back(make(OpKind::BitwiseOr, "BitwiseOr", kB, 2, 2, infer_bitwise));
+  t.push_back(make(OpKind::BitwiseXor, "BitwiseXor", kB, 2, 2, infer_bitwise));
+  t.push_back(make(OpKind::BitwiseNot, "BitwiseNot", kE, 1, 1, infer_bitwise));
   t.push_back(make(OpKind::Sign, "Sign", kE, 1, 1, infer_sign));
 #define FLOAT_UNARY(N) t.push_back(make(OpKind::N, #N, kE, 1, 1, infer_float_unary));
   FLOAT_UNARY(Ceil)

@@ -61,6 +61,8 @@ std::vector<OpInfo> build_table() {
   detail::add_elementwise_extra_ops(entries);
   detail::add_activation_ops(entries);
   detail::add_conv_ops(entries);
+  detail::add_conv_transpose_ops(entries);
+  detail::add_recurrent_ops(entries);
   detail::add_matmul_ops(entries);
   detail::add_normalization_ops(entries);
   detail::add_pooling_ops(entries);
@@ -78,6 +80,7 @@ std::vector<OpInfo> build_table() {
   detail::add_one_hot_ops(entries);
   detail::add_cumsum_ops(entries);
   detail::add_quantize_ops(entries);
+  detail::add_einsum_ops(entries);
   std::vector<OpInfo> table;
 #define INGOT_X(N) table.push_back(OpInfo{OpKind::N, #N, PatternKind::kOpaque, {}});
   INGOT_OP_LIST(INGOT_X)

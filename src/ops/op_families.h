@@ -18,6 +18,8 @@ void add_compare_logic_ops(std::vector<OpInfo>& t);
 void add_elementwise_extra_ops(std::vector<OpInfo>& t);
 void add_activation_ops(std::vector<OpInfo>& t);
 void add_conv_ops(std::vector<OpInfo>& t);
+void add_conv_transpose_ops(std::vector<OpInfo>& t);  // conv_transpose.cpp
+void add_recurrent_ops(std::vector<OpInfo>& t);       // recurrent.cpp
 void add_matmul_ops(std::vector<OpInfo>& t);
 void add_normalization_ops(std::vector<OpInfo>& t);
 void add_pooling_ops(std::vector<OpInfo>& t);
@@ -35,5 +37,6 @@ void add_topk_ops(std::vector<OpInfo>& t);            // topk.cpp
 void add_one_hot_ops(std::vector<OpInfo>& t);         // one_hot.cpp
 void add_cumsum_ops(std::vector<OpInfo>& t);          // cumsum.cpp
 void add_quantize_ops(std::vector<OpInfo>& t);        // quantize.cpp
+void add_einsum_ops(std::vector<OpInfo>& t);          // einsum.cpp
 
 }  // namespace ingot::ops::detail

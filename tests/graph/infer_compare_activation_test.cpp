@@ -86,6 +86,20 @@ TEST(InferElementwiseExtra, ModAndBitShift) {
             "node 'n' (BitShift): attribute 'direction' must be \"LEFT\" or \"RIGHT\", got \"UP\"");
 }
 
+TEST(InferElementwiseExtra, BitwiseOps) {
+  EXPECT_EQ(
+      OneNode(OpKind::BitwiseAnd, {T(DType::kU8, {3, 4, 5, 6}), T(DType::kU8, {4, 5, 6})}).infer(),
+      T(DType::kU8, {3, 4, 5, 6}));
+  EXPECT_EQ(OneNode(OpKind::BitwiseXor, {T(DType::kI32, {"N", 1}), T(DType::kI32, {5})}).infer(),
+            T(DType::kI32, {"N", 5}));
+  EXPECT_EQ(OneNode(OpKind::BitwiseNot, {T(DType::kI64, {2})}).infer(), T(DType::kI64, {2}));
+  OneNode f(OpKind::BitwiseOr, {F32({2}), F32({2})}, {}, 1, "b");
+  EXPECT_EQ(user_error([&] { f.infer(); }),
+            "node 'b' (BitwiseOr): inputs must be integers, got float32");
+  OneNode mixed(OpKind::BitwiseAnd, {T(DType::kI32, {2}), T(DType::kI64, {2})}, {}, 1, "b");
+  EXPECT_NE(user_error([&] { mixed.infer(); }).find("node 'b' (BitwiseAnd)"), std::string::npos);
+}
+
 TEST(InferElementwiseExtra, FloatOnlyMathRejectsIntegers) {
   EXPECT_EQ(OneNode(OpKind::Atanh, {F32({"N"})}).infer(), F32({"N"}));
   EXPECT_EQ(OneNode(OpKind::Sign, {T(DType::kI64, {2})}).infer(), T(DType::kI64, {2}));

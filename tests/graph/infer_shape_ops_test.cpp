@@ -157,6 +157,19 @@ TEST(InferShapeOps, Gather) {
             "node 'g' (Gather): input 'indices' must be int32 or int64, got float32[2]");
 }
 
+TEST(InferShapeOps, CenterCropPad) {
+  Attrs a = with("shape", V{5, 2});
+  a.set("axes", V{-1, 1});
+  OneNode c(OpKind::CenterCropPad, {F32({"N", 4, 3})}, a);
+  EXPECT_EQ(c.infer(), F32({"N", 2, 5}));
+  EXPECT_EQ(c.node->attrs.get_ints("axes"), (V{2, 1}));
+  OneNode all(OpKind::CenterCropPad, {F32({4, 3})}, with("shape", V{1, 7}));
+  EXPECT_EQ(all.infer(), F32({1, 7}));
+  OneNode bad(OpKind::CenterCropPad, {F32({4, 3})}, with("shape", V{1}), 1, "c");
+  EXPECT_EQ(user_error([&] { bad.infer(); }),
+            "node 'c' (CenterCropPad): input 'shape' has 1 values for 2 axes");
+}
+
 TEST(InferShapeOps, PadAndShape) {
   OneNode p(OpKind::Pad, {F32({1, 3, 4, 4})}, with("pads", V{0, 0, 1, 2, 0, 0, 3, -1}));
   EXPECT_EQ(p.infer(), F32({1, 3, 8, 5}));

@@ -320,7 +320,7 @@ TEST(PassManager, LevelsDisabledPassesTimesAndErrors) {
     EXPECT_EQ(log.str().find("pass fuse_epilogue"), std::string::npos);
   }
   EXPECT_EQ(user_error([] { check_pass_names({"fold_bn"}, "--disabled-pass"); }),
-            "--disabled-pass: unknown pass 'fold_bn' (valid: remove_identity, cse, "
+            "--disabled-pass: unknown pass 'fold_bn' (valid: fold_constants, remove_identity, cse, "
             "fold_batch_norm, fuse_layer_norm, fuse_gelu, fuse_epilogue, dead_code)");
 }
 

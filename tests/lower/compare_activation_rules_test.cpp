@@ -130,6 +130,37 @@ TEST(ElementwiseExtraRules, ModSignConventions) {
                   {1.5, 0.5, -0.5}, 1e-6);
 }
 
+TEST(ElementwiseExtraRules, BitwiseOpsSignedAndUnsigned) {
+  // int16 with negative values (two's complement) broadcast against a row; uint8 with the top bit.
+  std::vector<int16_t> a16 = {-1, -32768, 12345, 0, -300, 7}, b16 = {0x0F0F, -2, 255};
+  std::vector<uint8_t> a8 = {0, 255, 0x81, 0x3C}, b8 = {0xFF, 0x0F, 0x80, 0xC3};
+  auto vals = [](const auto& v) { return std::vector<double>(v.begin(), v.end()); };
+  HostTensor x(DataType{DataType::kInt, 16, 1}, {2, 3}, vals(a16));
+  HostTensor y(DataType{DataType::kInt, 16, 1}, {3}, vals(b16));
+  HostTensor p(DataType::u8(), {4}, vals(a8)), q(DataType::u8(), {4}, vals(b8));
+  for (OpKind op : {OpKind::BitwiseAnd, OpKind::BitwiseOr, OpKind::BitwiseXor}) {
+    auto f = [&](auto u, auto v) -> double {
+      return op == OpKind::BitwiseAnd ? (u & v) : op == OpKind::BitwiseOr ? (u | v) : (u ^ v);
+    };
+    std::vector<double> want16, want8;
+    for (int i = 0; i < 6; ++i) want16.push_back(int16_t(f(a16[i], b16[i % 3])));
+    for (int i = 0; i < 4; ++i) want8.push_back(uint8_t(f(a8[i], b8[i])));
+    expect_near_all(
+        run_rule1(make_node(op), {&x, &y}, DataType{DataType::kInt, 16, 1}, {2, 3}).values(),
+        want16, 0);
+    expect_near_all(run_rule1(make_node(op), {&p, &q}, DataType::u8(), {4}).values(), want8, 0);
+  }
+  std::vector<double> not16, not8;
+  for (int16_t v : a16) not16.push_back(int16_t(~v));
+  for (uint8_t v : a8) not8.push_back(uint8_t(~v));
+  expect_near_all(
+      run_rule1(make_node(OpKind::BitwiseNot), {&x}, DataType{DataType::kInt, 16, 1}, {2, 3})
+          .values(),
+      not16, 0);
+  expect_near_all(run_rule1(make_node(OpKind::BitwiseNot), {&p}, DataType::u8(), {4}).values(),
+                  not8, 0);
+}
+
 TEST(ElementwiseExtraRules, BitShiftUint8) {
   HostTensor x(DataType::u8(), {4}, {16, 4, 1, 255});
   HostTensor y(DataType::u8(), {4}, {1, 2, 3, 1});

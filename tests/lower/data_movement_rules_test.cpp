@@ -53,6 +53,21 @@ void check_pad(const std::string& mode, const std::vector<double>& want) {
   expect_near_all(y.values(), want);
 }
 
+TEST(DataMovementRules, CenterCropPadCropsAndPadsCentred) {
+  // [3, 4] -> [6, 1]: rows padded 1 before and 2 after, columns cropped from (4 - 1) / 2 = 1.
+  HostTensor x(DataType::f32(), {3, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  graph::Attrs a;
+  a.set("shape", std::vector<int64_t>{6, 1});
+  a.set("axes", std::vector<int64_t>{0, 1});
+  HostTensor y = run_rule1(make_node(OpKind::CenterCropPad, a), {&x}, DataType::f32(), {6, 1});
+  expect_near_all(y.values(), {0, 2, 6, 10, 0, 0});
+  // [3, 4] -> [2, 7] on int32: row crop from 0; columns padded 1 before, 2 after.
+  HostTensor xi(DataType::i32(), {3, 4}, x.values());
+  HostTensor z = run_rule1(make_node(OpKind::CenterCropPad, a), {&xi}, DataType::i32(), {2, 7});
+  expect_near_all(z.values(), {0, 1, 2, 3, 4, 0, 0,  //
+                               0, 5, 6, 7, 8, 0, 0});
+}
+
 TEST(DataMovementRules, PadConstant) {
   check_pad("constant", {9, 9, 9, 9, 9, 9,  //
                          9, 9, 1, 2, 3, 9,  //

@@ -1,4 +1,4 @@
-// Converters for the variadic elementwise ops (Max, Min, Sum, Mean), Mod, BitShift, Sign,
+// Converters for the variadic elementwise ops (Max, Min, Sum, Mean), Mod, BitShift, Bitwise*, Sign,
 // rounding, trigonometric and hyperbolic functions, and CastLike (which becomes Cast to the
 // second input's dtype: `to` at import when that dtype is known, else input 1 until inference).
 #include "frontend/onnx/converter.h"
@@ -37,6 +37,11 @@ void convert_bitshift(NodeConverter& c) {
   c.emit(OpKind::BitShift, {c.input(0, "X"), c.input(1, "Y")}, attrs);
 }
 
+template <OpKind K>
+void convert_binary(NodeConverter& c) {
+  c.emit(K, {c.input(0, "A"), c.input(1, "B")});
+}
+
 void convert_cast_like(NodeConverter& c) {
   c.ignore_attr("saturate");    // only affects float8 targets
   c.ignore_attr("round_mode");  // only affects float8/float4 targets
@@ -58,6 +63,10 @@ const ConverterEntry kTable[] = {
     {"Mean", 7, kMax, convert_variadic<OpKind::Mean>},
     {"Mod", 10, kMax, convert_mod},
     {"BitShift", 11, kMax, convert_bitshift},
+    {"BitwiseAnd", 18, kMax, convert_binary<OpKind::BitwiseAnd>},
+    {"BitwiseOr", 18, kMax, convert_binary<OpKind::BitwiseOr>},
+    {"BitwiseXor", 18, kMax, convert_binary<OpKind::BitwiseXor>},
+    {"BitwiseNot", 18, kMax, convert_unary<OpKind::BitwiseNot>},
     {"Sign", 9, kMax, convert_unary<OpKind::Sign>},
     {"Ceil", 7, kMax, convert_unary<OpKind::Ceil>},
     {"Floor", 7, kMax, convert_unary<OpKind::Floor>},

@@ -1,6 +1,7 @@
 // Converters for Split (sizes from the `split` attribute before opset 13, an input after;
-// num_outputs in 18) and Pad (attributes before opset 11, inputs after, axes in 18); inputs that
-// other nodes compute stay node inputs until type inference resolves them.
+// num_outputs in 18), Pad (attributes before opset 11, inputs after, axes in 18) and
+// CenterCropPad; inputs that other nodes compute stay node inputs until type inference resolves
+// them.
 #include <utility>
 
 #include "frontend/onnx/converter.h"
@@ -83,11 +84,25 @@ void convert_pad_11(NodeConverter& c) {
   c.emit(OpKind::Pad, inputs, attrs);
 }
 
+// CenterCropPad: `shape` goes to the attribute (a node input until inferred when computed).
+void convert_center_crop_pad(NodeConverter& c) {
+  graph::Attrs attrs;
+  std::vector<graph::Value*> inputs{c.input(0, "input_data")};
+  c.input(1, "shape");
+  graph::Value* deferred = nullptr;
+  if (graph::TensorPtr s = c.static_input(1, "shape", &deferred))
+    attrs.set("shape", tensor_to_i64s(*s));
+  if (deferred) inputs.push_back(deferred);
+  c.copy_attr("axes", attrs);
+  c.emit(OpKind::CenterCropPad, inputs, attrs);
+}
+
 const ConverterEntry kTable[] = {
     {"Split", 7, 12, convert_split_2},
     {"Split", 13, kMax, convert_split_13},
     {"Pad", 7, 10, convert_pad_2},
     {"Pad", 11, kMax, convert_pad_11},
+    {"CenterCropPad", 18, kMax, convert_center_crop_pad},
 };
 
 }  // namespace

@@ -106,6 +106,11 @@ std::optional<std::string> NodeConverter::attr_string(const std::string& name) {
   if (auto* a = find_attr(name, onnx::AttributeProto::STRING)) return a->s();
   return std::nullopt;
 }
+std::optional<std::vector<std::string>> NodeConverter::attr_strings(const std::string& name) {
+  if (auto* a = find_attr(name, onnx::AttributeProto::STRINGS))
+    return std::vector<std::string>(a->strings().begin(), a->strings().end());
+  return std::nullopt;
+}
 
 std::optional<std::vector<int64_t>> NodeConverter::attr_ints(const std::string& name) {
   if (auto* a = find_attr(name, onnx::AttributeProto::INTS))
@@ -142,6 +147,9 @@ void NodeConverter::copy_attr(const std::string& name, graph::Attrs& attrs) {
         return;
       case onnx::AttributeProto::STRING:
         attrs.set(name, *attr_string(name));
+        return;
+      case onnx::AttributeProto::STRINGS:
+        attrs.set(name, *attr_strings(name));
         return;
       default:
         fail("attribute '{}' has an unsupported type", name);

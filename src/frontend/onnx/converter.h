@@ -64,6 +64,7 @@ class NodeConverter {
   std::optional<std::string> attr_string(const std::string& name);
   std::optional<std::vector<int64_t>> attr_ints(const std::string& name);
   std::optional<std::vector<double>> attr_floats(const std::string& name);
+  std::optional<std::vector<std::string>> attr_strings(const std::string& name);
   const onnx::TensorProto* attr_tensor(const std::string& name);
   void ignore_attr(const std::string& name) { consumed_.insert(name); }
   // Copies attribute `name` (int/ints/float/floats/string) into `attrs` when present.
@@ -136,6 +137,8 @@ std::span<const ConverterEntry> resize_converters();              // convert_res
 std::span<const ConverterEntry> scatter_gather_converters();      // convert_scatter_gather.cpp
 std::span<const ConverterEntry> topk_onehot_cumsum_converters();  // convert_topk_onehot_cumsum.cpp
 std::span<const ConverterEntry> quantize_converters();            // convert_quantize.cpp
+std::span<const ConverterEntry> recurrent_converters();           // convert_recurrent.cpp
+std::span<const ConverterEntry> einsum_converters();              // convert_einsum.cpp
 
 // The row handling `op_type` at `opset`, or nullptr. `known_range` receives the opset range over
 // which any row handles the op (nullopt when the op is unknown), for messages.

@@ -27,6 +27,8 @@ const ConverterEntry* find_converter(std::string_view op_type, int opset,
       scatter_gather_converters(),
       topk_onehot_cumsum_converters(),
       quantize_converters(),
+      recurrent_converters(),
+      einsum_converters(),
   };
   const ConverterEntry* found = nullptr;
   if (known_range) known_range->reset();

@@ -25,9 +25,26 @@ TensorPtr make_int_tensor(const TensorType& t, const std::vector<int64_t>& vals)
   return std::make_shared<Tensor>(t.dtype, t.static_shape(), std::move(bytes));
 }
 
+// Whether `n` is worth folding with the evaluator: every input present is a constant and the
+// outputs are static and at most 16M elements in all.
+bool foldable(const Node& n) {
+  bool any_input = false;
+  for (const Value* v : n.inputs) {
+    if (v == nullptr) continue;
+    if (!v->is_constant()) return false;
+    any_input = true;
+  }
+  int64_t elements = 0;
+  for (const Value* v : n.outputs) {
+    if (v == nullptr || !v->type.is_static()) return false;
+    elements += v->type.num_elements();
+  }
+  return any_input && elements <= (int64_t(1) << 24);
+}
+
 }  // namespace
 
-void infer_types(Graph& g) {
+void infer_types(Graph& g, const ConstantEvaluator& evaluate) {
   g.topo_sort();
   std::unordered_map<const Value*, std::vector<int64_t>> values;
   KnownValues known = [&](const Value* v) -> const std::vector<int64_t>* {
@@ -49,6 +66,16 @@ void infer_types(Graph& g) {
     std::vector<TensorType> types = ops::op_info(n->op).infer(*n);
     for (size_t i = 0; i < types.size(); ++i) n->outputs[i]->type = std::move(types[i]);
     std::optional<std::vector<int64_t>> vals = propagate_shape_value(*n, known);
+    if (!vals && evaluate && foldable(*n)) {
+      std::vector<TensorPtr> folded = evaluate(*n);
+      if (folded.size() != n->outputs.size()) continue;
+      for (size_t i = 0; i < folded.size(); ++i) {
+        Value* old = n->outputs[i];
+        g.replace_all_uses(old, g.add_constant(old->name, folded[i]));
+      }
+      g.remove_node(n);
+      continue;
+    }
     if (!vals) continue;
     Value* old = n->outputs[0];
     Value* c = g.add_constant(old->name, make_int_tensor(old->type, *vals));

@@ -26,6 +26,10 @@ struct PassOptions {
   bool print_times = false;
 };
 
+// Constant folding runs inside type inference (infer_types with an evaluator, from -O1), so
+// that later nodes see the constants; it is disabled by this name like a pass.
+inline constexpr const char* kFoldConstantsPass = "fold_constants";
+
 // The optimisation passes, in the order they run (after type inference).
 const std::vector<GraphPass>& optimization_passes();
 

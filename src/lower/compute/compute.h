@@ -37,6 +37,12 @@ tir::Stmt compute_activation(const graph::Node& node, const std::vector<tir::Buf
 // conv.cpp: N-d Conv (groups, pads, strides, dilations, bias).
 tir::Stmt compute_conv(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                        const std::vector<tir::Buffer>& outputs);
+// conv_transpose.cpp: N-d ConvTranspose (canonical form: begin pads and output_shape).
+tir::Stmt compute_conv_transpose(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                                 const std::vector<tir::Buffer>& outputs);
+// recurrent.cpp: RNN, GRU and LSTM (a serial loop over the time steps per direction).
+tir::Stmt compute_recurrent(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                            const std::vector<tir::Buffer>& outputs);
 // matmul.cpp: Gemm and MatMul.
 tir::Stmt compute_gemm(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                        const std::vector<tir::Buffer>& outputs);
@@ -94,9 +100,11 @@ tir::Stmt compute_concat(const graph::Node& node, const std::vector<tir::Buffer>
                          const std::vector<tir::Buffer>& outputs);
 tir::Stmt compute_split(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                         const std::vector<tir::Buffer>& outputs);
-// pad.cpp: constant, reflect and edge modes.
+// pad.cpp: constant, reflect and edge modes; CenterCropPad.
 tir::Stmt compute_pad(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                       const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_center_crop_pad(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                                  const std::vector<tir::Buffer>& outputs);
 // gather.cpp
 tir::Stmt compute_gather(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                          const std::vector<tir::Buffer>& outputs);
@@ -149,6 +157,9 @@ tir::Stmt compute_dequantize_linear(const graph::Node& node, const std::vector<t
 tir::Stmt compute_dynamic_quantize_linear(const graph::Node& node,
                                           const std::vector<tir::Buffer>& inputs,
                                           const std::vector<tir::Buffer>& outputs);
+// einsum.cpp
+tir::Stmt compute_einsum(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                         const std::vector<tir::Buffer>& outputs);
 
 // The rule of an op kind (every op in op_list.def has one).
 ComputeRule compute_rule(ops::OpKind op);

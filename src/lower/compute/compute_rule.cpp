@@ -47,6 +47,10 @@ ComputeRule compute_rule(ops::OpKind op) {
     case OpKind::Mean:
     case OpKind::Mod:
     case OpKind::BitShift:
+    case OpKind::BitwiseAnd:
+    case OpKind::BitwiseOr:
+    case OpKind::BitwiseXor:
+    case OpKind::BitwiseNot:
     case OpKind::Sign:
     case OpKind::Ceil:
     case OpKind::Floor:
@@ -77,6 +81,12 @@ ComputeRule compute_rule(ops::OpKind op) {
       return compute_activation;
     case OpKind::Conv:
       return compute_conv;
+    case OpKind::ConvTranspose:
+      return compute_conv_transpose;
+    case OpKind::RNN:
+    case OpKind::GRU:
+    case OpKind::LSTM:
+      return compute_recurrent;
     case OpKind::Gemm:
       return compute_gemm;
     case OpKind::MatMul:
@@ -138,6 +148,8 @@ ComputeRule compute_rule(ops::OpKind op) {
       return compute_concat;
     case OpKind::Split:
       return compute_split;
+    case OpKind::CenterCropPad:
+      return compute_center_crop_pad;
     case OpKind::Pad:
       return compute_pad;
     case OpKind::Gather:
@@ -181,6 +193,8 @@ ComputeRule compute_rule(ops::OpKind op) {
       return compute_one_hot;
     case OpKind::CumSum:
       return compute_cumsum;
+    case OpKind::Einsum:
+      return compute_einsum;
   }
   fail_internal("no compute rule for op kind {}", int(op));
 }

@@ -1,8 +1,12 @@
 // Compute rule of the variadic elementwise ops (Max, Min, Sum, Mean), Mod, BitShift, Sign,
-// rounding and the trigonometric / hyperbolic functions. Functions without an intrinsic are
-// composed: atan by Cephes' range reduction and polynomial (float32-accurate), the inverse trig
-// functions from atan, and the hyperbolic ones from exp/log/sqrt evaluated in float64.
+// rounding and the trigonometric / hyperbolic functions, and the Bitwise ops (the loop IR has no
+// bit operations: And walks the bits, Or / Xor / Not follow arithmetically mod 2^bits). Functions
+// without an intrinsic are composed: atan by Cephes' range reduction and polynomial
+// (float32-accurate), the inverse trig functions from atan, and the hyperbolic ones from
+// exp/log/sqrt evaluated in float64.
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "lower/compute/common.h"
 #include "lower/compute/compute.h"
@@ -118,6 +122,43 @@ Expr bit_shift(const graph::Node& node, Expr x, Expr y) {
   return select(out_of_range, fill, floordiv(x, factor));
 }
 
+// y = a op b for BitwiseAnd/Or/Xor in int64 (two's complement; narrower types sign- or
+// zero-extend and wrap back): over the low n = min(bits, 63) bits, a's and b's bit (x mod 2,
+// then x halves with floor) combine times 2^bit; what is left of a and b is then 0 or -1 (their
+// sign extension), whose combination weighs -2^n.
+Stmt bitwise_binary(const graph::Node& node, const Buffer& a, const Buffer& b, const Buffer& y) {
+  DataType d = y->dtype, l = DataType::i64();
+  int n = std::min<int>(d.bits, 63);
+  Expr two = i64(2), zero = i64(0);
+  OpKind op = node.op;
+  return loop_nest(
+      const_shape(y), "i",
+      [&](const Index& idx) {
+        Accumulator x("x", l), z("z", l), r("r", l);
+        Stmt bits = serial_loop("bit", i64(0), n, [&](Expr bit) {
+          Expr bx = floormod(x.get(), two), bz = floormod(z.get(), two);
+          Expr v = op == OpKind::BitwiseAnd  ? bx * bz
+                   : op == OpKind::BitwiseOr ? bx + bz - bx * bz
+                                             : (bx - bz) * (bx - bz);
+          Expr w = cast(l, call(Intrinsic::pow,
+                                {make_const(DataType::f64(), 2), cast(DataType::f64(), bit)}));
+          return SeqStmt::make({r.set(r.get() + v * w), x.set(floordiv(x.get(), two)),
+                                z.set(floordiv(z.get(), two))});
+        });
+        Expr sx = x.get() < zero, sz = z.get() < zero;
+        Expr top = op == OpKind::BitwiseAnd  ? (sx && sz)
+                   : op == OpKind::BitwiseOr ? (sx || sz)
+                                             : (sx != sz);
+        Expr res =
+            r.get() + select(top, make_const(l, n == 63 ? INT64_MIN : -(int64_t(1) << n)), zero);
+        Stmt body = SeqStmt::make({x.set(cast(l, a.load(broadcast_index(a, idx)))),
+                                   z.set(cast(l, b.load(broadcast_index(b, idx)))), r.set(zero),
+                                   bits, BufferStore::make(y, cast(d, res), idx)});
+        return x.scope(z.scope(r.scope(body)));
+      },
+      {.parallel_outer = true, .vectorize_inner = false});
+}
+
 Expr apply_op(const graph::Node& node, const std::vector<Expr>& v) {
   switch (node.op) {
     case OpKind::Max:
@@ -137,6 +178,8 @@ Expr apply_op(const graph::Node& node, const std::vector<Expr>& v) {
       return mod(node, v[0], v[1]);
     case OpKind::BitShift:
       return bit_shift(node, v[0], v[1]);
+    case OpKind::BitwiseNot:  // ~x = -1 - x, in int64 and wrapped back
+      return cast(v[0].dtype(), i64(-1) - cast(DataType::i64(), v[0]));
     default:
       return unary(node, v[0]);
   }
@@ -150,6 +193,10 @@ DTypeClass accepted(OpKind op) {
     case OpKind::Mean:
     case OpKind::Mod:
     case OpKind::BitShift:
+    case OpKind::BitwiseAnd:
+    case OpKind::BitwiseOr:
+    case OpKind::BitwiseXor:
+    case OpKind::BitwiseNot:
     case OpKind::Sign:
       return DTypeClass::kNumeric;
     default:
@@ -168,6 +215,9 @@ Stmt compute_elementwise_extra(const graph::Node& node, const std::vector<Buffer
       fail_user("{}: operand dtypes differ ({} vs {})", node_label(node), inputs[0]->dtype.str(),
                 b->dtype.str());
   }
+  if (node.op == OpKind::BitwiseAnd || node.op == OpKind::BitwiseOr ||
+      node.op == OpKind::BitwiseXor)
+    return bitwise_binary(node, inputs.at(0), inputs.at(1), y);
   return loop_nest(const_shape(y), "i", [&](const Index& idx) {
     std::vector<Expr> v;
     for (const Buffer& b : inputs) v.push_back(b.load(broadcast_index(b, idx)));

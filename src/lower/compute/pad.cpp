@@ -1,5 +1,6 @@
-// Compute rule of Pad (constant, reflect, edge; negative pads crop). Source indices are clamped
-// so every load stays in bounds even where a select evaluates both branches.
+// Compute rules of Pad (constant, reflect, edge; negative pads crop) and CenterCropPad (zero pads
+// or crops centred per dim, floor on the leading side). Source indices are clamped so every load
+// stays in bounds even where a select evaluates both branches.
 #include "lower/compute/common.h"
 #include "lower/compute/compute.h"
 #include "support/error.h"
@@ -8,22 +9,19 @@ namespace ingot::lower {
 
 using namespace tir;
 
-Stmt compute_pad(const graph::Node& node, const std::vector<Buffer>& inputs,
-                 const std::vector<Buffer>& outputs) {
-  const Buffer& x = inputs.at(0);
-  const Buffer& y = outputs.at(0);
-  check_dtype(node, x, DTypeClass::kAny);
+namespace {
+
+Stmt pad_nest(const graph::Node& node, const Buffer& x, const Buffer& y,
+              const std::vector<int64_t>& pads, const std::string& mode, double fill) {
   std::vector<int64_t> xs = const_shape(x), ys = const_shape(y);
   int rank = int(xs.size());
-  std::vector<int64_t> pads = node.attrs.get_ints("pads", std::vector<int64_t>(2 * rank, 0));
   INGOT_ICHECK(int(pads.size()) == 2 * rank, "{}: {} pads for rank {}", node_label(node),
                pads.size(), rank);
-  std::string mode = node.attrs.get_string("mode", "constant");
   if (mode != "constant" && mode != "reflect" && mode != "edge")
     fail_user("{}: unsupported pad mode '{}'", node_label(node), mode);
   if (num_elements(xs) == 0 && mode != "constant")
     fail_user("{}: cannot {}-pad an empty tensor", node_label(node), mode);
-  Expr value = make_const(y->dtype, node.attrs.get_float("value", 0.0));
+  Expr value = make_const(y->dtype, fill);
 
   return loop_nest(ys, "i", [&](const Index& idx) {
     Index xi;
@@ -56,6 +54,35 @@ Stmt compute_pad(const graph::Node& node, const std::vector<Buffer>& inputs,
     if (inside.defined()) v = select(inside, v, value);
     return BufferStore::make(y, v, idx);
   });
+}
+
+}  // namespace
+
+Stmt compute_pad(const graph::Node& node, const std::vector<Buffer>& inputs,
+                 const std::vector<Buffer>& outputs) {
+  const Buffer& x = inputs.at(0);
+  check_dtype(node, x, DTypeClass::kAny);
+  int rank = x.ndim();
+  return pad_nest(node, x, outputs.at(0),
+                  node.attrs.get_ints("pads", std::vector<int64_t>(2 * rank, 0)),
+                  node.attrs.get_string("mode", "constant"), node.attrs.get_float("value", 0.0));
+}
+
+// Per dim d (input n, output m): a crop starts at (n - m) / 2, a pad puts (m - n) / 2 zeros
+// before; as Pad's begin/end pads (negative crop).
+Stmt compute_center_crop_pad(const graph::Node& node, const std::vector<Buffer>& inputs,
+                             const std::vector<Buffer>& outputs) {
+  const Buffer& x = inputs.at(0);
+  check_dtype(node, x, DTypeClass::kAny);
+  std::vector<int64_t> xs = const_shape(x), ys = const_shape(outputs.at(0));
+  int rank = int(xs.size());
+  std::vector<int64_t> pads(size_t(2 * rank), 0);
+  for (int d = 0; d < rank; ++d) {
+    int64_t begin = ys[d] >= xs[d] ? (ys[d] - xs[d]) / 2 : -((xs[d] - ys[d]) / 2);
+    pads[d] = begin;
+    pads[rank + d] = ys[d] - xs[d] - begin;
+  }
+  return pad_nest(node, x, outputs.at(0), pads, "constant", 0.0);
 }
 
 }  // namespace ingot::lower

@@ -5,8 +5,6 @@
 
 namespace ingot::ops::detail {
 
-namespace {
-
 std::vector<int64_t> ints_of_rank(const Node& n, const char* name, size_t rank, int64_t def,
                                   int64_t min_value) {
   std::vector<int64_t> v = n.attrs.get_ints(name, std::vector<int64_t>(rank, def));
@@ -17,6 +15,8 @@ std::vector<int64_t> ints_of_rank(const Node& n, const char* name, size_t rank, 
     if (e < min_value) fail_user("{}: attribute '{}' has invalid value {}", n.describe(), name, e);
   return v;
 }
+
+namespace {
 
 int64_t ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;

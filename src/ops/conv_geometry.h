@@ -8,6 +8,11 @@
 
 namespace ingot::ops::detail {
 
+// Attribute `name` as one value per spatial dim (default `def` each), each at least min_value;
+// UserError naming the node otherwise.
+std::vector<int64_t> ints_of_rank(const Node& n, const char* name, size_t rank, int64_t def,
+                                  int64_t min_value);
+
 // x: the input type [N, C, spatial...]. kernel: the kernel spatial extent. Normalises
 // n.attrs (kernel_shape, strides, dilations, pads; auto_pad removed) and returns the output
 // spatial dims. ceil_mode only for pools.

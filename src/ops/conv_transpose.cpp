@@ -1,6 +1,7 @@
 // ConvTranspose (1-D, 2-D, 3-D; grouped): output shape and the canonical window attributes
 // (auto_pad, output_padding and output_shape resolved to begin pads and an explicit output
 // shape), FLOPs.
+#include "ops/conv_geometry.h"
 #include "ops/op_families.h"
 #include "ops/shape_util.h"
 #include "support/error.h"
@@ -8,17 +9,6 @@
 namespace ingot::ops::detail {
 
 namespace {
-
-std::vector<int64_t> ints_of_rank(const Node& n, const char* name, size_t rank, int64_t def,
-                                  int64_t min_value) {
-  std::vector<int64_t> v = n.attrs.get_ints(name, std::vector<int64_t>(rank, def));
-  if (v.size() != rank)
-    fail_user("{}: attribute '{}' has {} values, expected {} (one per spatial dim)", n.describe(),
-              name, v.size(), rank);
-  for (int64_t e : v)
-    if (e < min_value) fail_user("{}: attribute '{}' has invalid value {}", n.describe(), name, e);
-  return v;
-}
 
 int64_t floor_div(int64_t a, int64_t b) {
   return a >= 0 ? a / b : -((-a + b - 1) / b);

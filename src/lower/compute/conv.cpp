@@ -123,10 +123,7 @@ Stmt compute_conv(const graph::Node& node, const std::vector<Buffer>& inputs,
   if (!has_epilogue(node)) return conv;
   // The fused epilogue, a second pass over the output.
   Buffer z = inputs.size() > 3 ? inputs[3] : Buffer();
-  Stmt epilogue = loop_nest(ys, "e", [&](const Index& i) {
-    return BufferStore::make(y, apply_epilogue(node, y.load(i), z.defined() ? z.load(i) : Expr()),
-                             i);
-  });
+  Stmt epilogue = epilogue_pass(node, y, Buffer(), z);
   return SeqStmt::make({conv, epilogue});
 }
 

@@ -32,4 +32,12 @@ Expr apply_epilogue(const graph::Node& node, Expr value, Expr z) {
   return value;
 }
 
+Stmt epilogue_pass(const graph::Node& node, const Buffer& y, const Buffer& bias, const Buffer& z) {
+  return loop_nest(const_shape(y), "e", [&](const Index& i) {
+    Expr v = y.load(i);
+    if (bias.defined()) v = v + bias.load({i.back()});
+    return BufferStore::make(y, apply_epilogue(node, v, z.defined() ? z.load(i) : Expr()), i);
+  });
+}
+
 }  // namespace ingot::lower

@@ -6,7 +6,7 @@
 #pragma once
 
 #include "graph/graph.h"
-#include "tir/expr.h"
+#include "tir/stmt.h"
 
 namespace ingot::lower {
 
@@ -14,5 +14,9 @@ namespace ingot::lower {
 bool has_epilogue(const graph::Node& node);
 // activation(value + z); z undefined when there is no summand.
 tir::Expr apply_epilogue(const graph::Node& node, tir::Expr value, tir::Expr z);
+// The epilogue as a pass over `y` in place: y = activation(y + bias[last index] + z), bias and z
+// optional (undefined buffers); z has y's shape.
+tir::Stmt epilogue_pass(const graph::Node& node, const tir::Buffer& y, const tir::Buffer& bias,
+                        const tir::Buffer& z);
 
 }  // namespace ingot::lower

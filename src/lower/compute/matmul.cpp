@@ -129,11 +129,7 @@ Stmt compute_matmul(const graph::Node& node, const std::vector<Buffer>& inputs,
   Buffer bias = inputs.size() > 2 ? inputs[2] : Buffer();
   Buffer z = inputs.size() > 3 ? inputs[3] : Buffer();
   if (!bias.defined() && !has_epilogue(node)) return product;
-  Stmt epilogue = loop_nest(ys, "e", [&](const Index& idx) {
-    Expr v = y.load(idx);
-    if (bias.defined()) v = v + bias.load({idx.back()});
-    return BufferStore::make(y, apply_epilogue(node, v, z.defined() ? z.load(idx) : Expr()), idx);
-  });
+  Stmt epilogue = epilogue_pass(node, y, bias, z);
   return SeqStmt::make({product, epilogue});
 }
 

@@ -28,9 +28,7 @@ tir::PrimFunc epilogue_kernel(const graph::Node& node, int64_t M, int64_t N, boo
   f.name = "epilogue";
   f.params = {y};
   if (has_z) f.params.push_back(z);
-  f.body = loop_nest({M, N}, "i", [&](const Index& i) {
-    return BufferStore::make(y, apply_epilogue(node, y.load(i), has_z ? z.load(i) : Expr()), i);
-  });
+  f.body = epilogue_pass(node, y, Buffer(), has_z ? z : Buffer());
   return f;
 }
 

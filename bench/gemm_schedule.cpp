@@ -8,8 +8,11 @@
 // the shared machine deschedules us) and cpu_pct_peak (cpu_GFLOPS / the per-core peak).
 //
 // Environment: INGOT_GEMM_MC / _NC / _KC override the rule's block sizes (for tuning them),
-// INGOT_GEMM_PACK_A=0 feeds A unpacked (default: packed in MR-row panels, as compile does),
-// INGOT_GEMM_SIZE the matrix size (default 1024).
+// INGOT_GEMM_COLUMN_PARALLEL=0 turns off the rule's column-parallel order for M <= MC,
+// INGOT_GEMM_PACK_A=0 reads A unpacked (default: the kernel packs A in MR-row panels into a
+// workspace scratch, as compile does),
+// INGOT_GEMM_SIZE the matrix size (default 1024); INGOT_GEMM_M / _N / _K override one dimension
+// (e.g. M=128 K=768 N=3072, a BERT-base FFN layer at sequence length 128).
 #include <benchmark/benchmark.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,8 +47,10 @@ double process_cpu_seconds() {
 // The scheduled matmul built once per process into a temp .so and loaded by the runtime.
 struct Gemm {
   int64_t n = env_int("INGOT_GEMM_SIZE", 1024);
+  int64_t M = env_int("INGOT_GEMM_M", n), N = env_int("INGOT_GEMM_N", n);
+  int64_t K = env_int("INGOT_GEMM_K", n);
   std::string path;
-  int mr = 0;  // > 0: A is fed packed in MR-row panels
+  int mr = 0;  // > 0: the kernel packs A in MR-row panels
   IngotModel* model = nullptr;
   Gemm() {
     codegen::Target target = codegen::Target::host();
@@ -54,9 +59,10 @@ struct Gemm {
     cfg.mc = env_int("INGOT_GEMM_MC", cfg.mc);
     cfg.nc = env_int("INGOT_GEMM_NC", cfg.nc);
     cfg.kc = env_int("INGOT_GEMM_KC", cfg.kc);
+    cfg.column_parallel = env_int("INGOT_GEMM_COLUMN_PARALLEL", 1) != 0;
     int nr = schedule::matmul_panel_width(cfg);
     mr = env_int("INGOT_GEMM_PACK_A", 1) ? schedule::matmul_row_tile(cfg) : 0;
-    schedule::PackedMatmul m = schedule::make_packed_matmul(n, n, n, nr, 0, false, mr);
+    schedule::PackedMatmul m = schedule::make_packed_matmul(M, N, K, nr, 0, false, mr);
     schedule::Schedule s(m.func);
     schedule::schedule_packed_matmul(s, "C", cfg);
     tir::IRModule mod;
@@ -76,8 +82,15 @@ struct Gemm {
     };
     mod.inputs = {desc(m.A), desc(m.Bp)};
     mod.outputs = {desc(m.C)};
-    mod.entry.push_back(
-        {0, {{tir::ArgRef::kInput, 0}, {tir::ArgRef::kInput, 1}, {tir::ArgRef::kOutput, 0}}});
+    // Params A, [Ap,] Bp, C; the A panels live in the workspace.
+    std::vector<tir::ArgRef> args = {{tir::ArgRef::kInput, 0}};
+    if (mr > 0) {
+      args.push_back({tir::ArgRef::kWorkspace, 0});
+      mod.workspace_bytes = uint64_t((M + mr - 1) / mr * mr * K * 4 + 63) / 64 * 64;
+    }
+    args.push_back({tir::ArgRef::kInput, 1});
+    args.push_back({tir::ArgRef::kOutput, 0});
+    mod.entry.push_back({0, args});
     path = (std::filesystem::temp_directory_path() /
             ("ingot_gemm_" + std::to_string(::getpid()) + ".so"))
                .string();
@@ -107,15 +120,14 @@ void BM_GemmScheduled(benchmark::State& state) {
     state.SkipWithError(ingot_last_error());
     return;
   }
-  int64_t n = g.n;
+  int64_t M = g.M, N = g.N, K = g.K;
   int nr = int(ingot_model_input_info(g.model, 1)->shape[2]);
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> d(-1, 1);
-  std::vector<float> a(size_t(n * n)), b(size_t(n * n));
+  std::vector<float> a(size_t(M * K)), b(size_t(K * N));
   for (float& x : a) x = d(rng);
   for (float& x : b) x = d(rng);
-  std::vector<float> bp = schedule::pack_b_panels(b.data(), n, n, nr);
-  if (g.mr > 0) a = schedule::pack_a_panels(a.data(), n, n, g.mr);
+  std::vector<float> bp = schedule::pack_b_panels(b.data(), K, N, nr);
   ingot_session_set_input_copy(sess, 0, a.data(), a.size() * 4);
   ingot_session_set_input_copy(sess, 1, bp.data(), bp.size() * 4);
   ingot_session_run(sess);  // warm up: pages, pool threads
@@ -124,7 +136,7 @@ void BM_GemmScheduled(benchmark::State& state) {
     if (ingot_session_run(sess) != 0) state.SkipWithError(ingot_last_error());
   }
   double cpu = process_cpu_seconds() - cpu0;
-  double flops = 2.0 * double(n) * double(n) * double(n) * double(state.iterations());
+  double flops = 2.0 * double(M) * double(N) * double(K) * double(state.iterations());
   double peak = double(env_int("INGOT_PEAK_GFLOPS", 173));
   state.counters["GFLOPS"] = benchmark::Counter(flops / 1e9, benchmark::Counter::kIsRate);
   state.counters["pct_peak"] =

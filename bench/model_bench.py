@@ -17,7 +17,8 @@ Models: a path to an .onnx file, or a name from scripts/make_models.py, e.g.
   conv3x3_14   Conv 256->256 3x3 pad 1 on 1x256x14x14 (stage 3)
   conv3x3_7    Conv 512->512 3x3 pad 1 on 1x512x7x7 (stage 4)
   conv1x1_56   Conv 64->256 1x1 on 1x64x56x56 (stage 1 expansion)
-  resnet50, mobilenetv2, bert, tiny_cnn, tiny_mobilenet, tiny_bert
+  resnet50, mobilenetv2, bert (4 layers), bert_base (BERT-base: 12 layers, hidden 768, 12 heads,
+  seq 128, FFN 3072), tiny_cnn, tiny_mobilenet, tiny_bert
 
 Examples:
   bench/model_bench.py --models matmul1024,conv3x3_56 --threads 1,2

@@ -60,6 +60,10 @@ const char* ingot_format_shape(const int64_t* shape, int32_t ndim, char* buf, si
 /* Byte size of a tensor of this info, or SIZE_MAX on overflow / invalid shape. */
 size_t ingot_tensor_bytes(const IngotTensorInfo* info);
 
+/* guard.c: checks every specialised input's bound data against the value the artifact was
+ * compiled for; on a difference fails naming the input and both values. */
+ingot_status ingot_check_specialized_inputs(const IngotModel* model, void* const* inputs);
+
 /* thread_pool.c: the service handed to artifacts. */
 int32_t ingot_pool_parallel_for(void* ctx, IngotParallelBody body, void* closure,
                                 int64_t num_tasks);

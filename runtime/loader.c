@@ -7,11 +7,13 @@
 
 #include "internal.h"
 
-/* Size of the IngotArtifact record of ABI version 1 (fields up to and including `kernels`). */
-#define INGOT_ARTIFACT_V1_SIZE (offsetof(IngotArtifact, kernels) + sizeof(const IngotKernelInfo*))
+/* Size of the IngotArtifact record (fields up to and including `kernels`; the same in ABI versions
+ * 1 and 2, which changed IngotTensorInfo). */
+#define INGOT_ARTIFACT_MIN_SIZE (offsetof(IngotArtifact, kernels) + sizeof(const IngotKernelInfo*))
 
 static ingot_status check_tensor_table(const char* path, const char* what, int32_t count,
                                        const IngotTensorInfo* infos, size_t* bytes) {
+  int is_input = strcmp(what, "input") == 0;
   if (count < 0 || (count > 0 && infos == NULL)) {
     return ingot_fail(INGOT_ERR_LOAD, "artifact '%s' is corrupt: invalid %s table", path, what);
   }
@@ -19,6 +21,11 @@ static ingot_status check_tensor_table(const char* path, const char* what, int32
     const IngotTensorInfo* t = &infos[i];
     if (t->name == NULL || t->ndim < 0 || (t->ndim > 0 && t->shape == NULL)) {
       return ingot_fail(INGOT_ERR_LOAD, "artifact '%s' is corrupt: invalid %s %d", path, what, i);
+    }
+    if (!is_input && t->specialized_value != NULL) {
+      return ingot_fail(INGOT_ERR_LOAD,
+                        "artifact '%s' is corrupt: output '%s' has a specialised value", path,
+                        t->name);
     }
     bytes[i] = ingot_tensor_bytes(t);
     if (bytes[i] == SIZE_MAX || t->dtype.bits == 0) {
@@ -44,11 +51,11 @@ static ingot_status validate_record(const char* path, const IngotArtifact* a) {
                       "version %u",
                       path, a->abi_version, INGOT_ABI_VERSION);
   }
-  if (a->struct_size < INGOT_ARTIFACT_V1_SIZE) {
+  if (a->struct_size < INGOT_ARTIFACT_MIN_SIZE) {
     return ingot_fail(INGOT_ERR_LOAD,
                       "artifact '%s' is corrupt: record size %u is smaller than %u, the size "
                       "for ABI version %u",
-                      path, a->struct_size, (unsigned)INGOT_ARTIFACT_V1_SIZE, INGOT_ABI_VERSION);
+                      path, a->struct_size, (unsigned)INGOT_ARTIFACT_MIN_SIZE, INGOT_ABI_VERSION);
   }
   if (a->entry == NULL) {
     return ingot_fail(INGOT_ERR_LOAD, "artifact '%s' is corrupt: no entry function", path);

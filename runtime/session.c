@@ -184,6 +184,9 @@ INGOT_API ingot_status ingot_session_run(IngotSession* s) {
       return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "input '%s' was not set", a->inputs[i].name);
     }
   }
+  /* Checked on every run: a zero-copy input may have changed since it was set. */
+  st = ingot_check_specialized_inputs(s->model, (void* const*)s->inputs);
+  if (st != INGOT_OK) return st;
   s->has_run_error = 0;
   s->run_error[0] = '\0';
   s->services.kernel_begin = s->profiling ? session_kernel_begin : NULL;

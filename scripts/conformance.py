@@ -13,21 +13,22 @@ For each test:
   3. `ingot compile model.onnx -o model.so`, binding symbolic input dims with --input-shapes
      from the test data's shapes;
   4. `ingot run model.so --inputs in.npz --outputs out.npz` for every test_data_set_*;
-     (with --constant-inputs, graph inputs used only where ingot needs compile-time constants
-     are first frozen into initializers, one compile per data set; see CONSTANT_POSITIONS);
+     (with --specialize-inputs, graph inputs used where ingot needs compile-time constants are
+     specialised to each data set's values: one `ingot compile --specialize-inputs` per data set,
+     run feeding all inputs, the specialised ones included; see CONSTANT_POSITIONS);
   5. compare with the stored outputs as onnx.backend.test.runner does: shape and dtype must match,
      floats within rtol=1e-3, atol=1e-7 (NaN equals NaN), integers and bools exactly.
 
 Output: one line per test (`PASS name`, `FAIL name: reason`, `SKIP name: reason`), then
 `N passed, N failed, N skipped` and the in-scope pass rate (passed / (passed + failed)); with
---constant-inputs also how many passed only because inputs were frozen.
+--specialize-inputs also how many of the passed tests use specialised inputs.
 The exit status is 0 even with failures (they are expected while op coverage grows) unless
 --expect-min-pass-rate R is given and the in-scope pass rate is below R, or nothing ran.
 
 Usage:
   conformance.py --ingot build/release/tools/ingot/ingot [-j N] [--filter REGEX] [--timeout S]
                  [--report ops.json] [--write-ops-md docs/ops.md] [--expect-min-pass-rate 0.5]
-                 [--constant-inputs]
+                 [--specialize-inputs]   (alias: --constant-inputs)
 """
 import argparse
 import collections
@@ -71,6 +72,9 @@ SEQUENCE_OPS = {"SequenceAt", "SequenceConstruct", "SequenceEmpty", "SequenceEra
                 "ConcatFromSequence", "Optional", "OptionalGetElement", "OptionalHasElement"}
 STRING_OPS = {"StringConcat", "StringNormalizer", "StringSplit", "RegexFullMatch", "TfIdfVectorizer"}
 
+# Ops whose output shape depends on input values; a static-shape AOT artifact cannot express it.
+DATA_DEPENDENT_SHAPE_OPS = {"NonZero", "Unique", "Compress", "NonMaxSuppression"}
+
 # The scope rules, checked in this order; the first that matches gives the SKIP reason.
 SCOPE_RULES = [
     "non-default domain: any node (also inside subgraphs) in a domain other than ai.onnx",
@@ -82,14 +86,16 @@ SCOPE_RULES = [
     "or a node that builds sequences, optionals or strings",
     "dtype: a graph input or output whose element type is not float32, float16, int64, int32, "
     "int8, uint8 or bool",
+    "data-dependent output shape: NonZero, Unique, Compress, NonMaxSuppression (the output's "
+    "shape depends on input values, which a static-shape AOT artifact cannot express)",
     "no data: the test directory holds no test_data_set_* (or its data cannot be read)",
 ]
 
 
 # Input positions that ingot needs as compile-time constants (static shapes: their values decide
-# the output shapes; docs/graph-forms.md stores them as attributes). With --constant-inputs, a
-# graph input that the model feeds only into such positions is frozen: each data set's value is
-# baked into the model as an initializer before compiling, as users freeze such inputs.
+# the output shapes; docs/graph-forms.md stores them as attributes). With --specialize-inputs, a
+# graph input that the model feeds into such a position is specialised to each data set's value
+# (`ingot compile --specialize-inputs`), as an AOT user compiles for the values they will run.
 CONSTANT_POSITIONS = {
     "Reshape": {1}, "Squeeze": {1}, "Unsqueeze": {1}, "Split": {1}, "Pad": {1, 2, 3},
     "ReduceMean": {1}, "ReduceSum": {1}, "ReduceMax": {1}, "ReduceMin": {1}, "ReduceProd": {1},
@@ -97,38 +103,29 @@ CONSTANT_POSITIONS = {
     "ReduceSumSquare": {1}, "Slice": {1, 2, 3, 4}, "Expand": {1}, "Tile": {1},
     "ConstantOfShape": {0}, "Range": {0, 1, 2}, "TopK": {1}, "OneHot": {1},
     "Resize": {1, 2, 3}, "Upsample": {1}, "CenterCropPad": {1},
+    "HannWindow": {0}, "HammingWindow": {0}, "BlackmanWindow": {0}, "DFT": {1, 2},
+    "STFT": {1, 3}, "MelWeightMatrix": {0, 1}, "MaxUnpool": {2},
+    "AffineGrid": {1}, "Col2Im": {1, 2},
 }
-CONSTANT_INPUTS_NOTE = (
-    "With `--constant-inputs`, a graph input that the model feeds only into positions ingot "
-    "needs as compile-time constants (Reshape shape, Slice starts/ends/axes/steps, Pad pads, "
+SPECIALIZE_INPUTS_NOTE = (
+    "With `--specialize-inputs`, a graph input that the model feeds into a position ingot "
+    "needs as a compile-time constant (Reshape shape, Slice starts/ends/axes/steps, Pad pads, "
     "Reduce/Squeeze/Unsqueeze axes, Split sizes, Expand/Tile/ConstantOfShape shapes, Range, "
-    "TopK k, OneHot depth, Resize roi/scales/sizes, ...) is frozen: each data set's value is "
-    "baked into the model as an initializer before compiling, as users freeze such inputs; "
-    "without it such tests fail with `input '...' must be a compile-time constant`.")
+    "TopK k, OneHot depth, Resize roi/scales/sizes, AffineGrid size, Col2Im "
+    "image_shape/block_shape, ...) is specialised to each data set's value "
+    "with `ingot compile --specialize-inputs` (the artifact keeps the input, is fed it, and "
+    "refuses any other value at run time; docs/cli.md); without it such tests fail with "
+    "`input '...' must be a compile-time constant`.")
 
 
-def frozen_inputs(model):
-    """Names of graph inputs used only in CONSTANT_POSITIONS (and not graph outputs)."""
-    uses = collections.defaultdict(list)
+def specialized_inputs(model):
+    """Names of graph inputs used in a CONSTANT_POSITIONS slot (anywhere, subgraphs included)."""
+    needed = set()
     for n in all_nodes(model.graph):
         for i, name in enumerate(n.input):
-            if name:
-                uses[name].append(i in CONSTANT_POSITIONS.get(n.op_type, ()))
-    outs = {o.name for o in model.graph.output}
-    return [vi.name for vi in graph_inputs(model)
-            if uses.get(vi.name) and all(uses[vi.name]) and vi.name not in outs]
-
-
-def freeze(model, feeds, names):
-    """A copy of `model` with the inputs `names` turned into initializers holding feeds[name]."""
-    m = onnx.ModelProto()
-    m.CopyFrom(model)
-    keep = [vi for vi in m.graph.input if vi.name not in names]
-    del m.graph.input[:]
-    m.graph.input.extend(keep)
-    for name in names:
-        m.graph.initializer.append(numpy_helper.from_array(feeds[name], name))
-    return m
+            if name and i in CONSTANT_POSITIONS.get(n.op_type, ()):
+                needed.add(name)
+    return [vi.name for vi in graph_inputs(model) if vi.name in needed]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -266,6 +263,9 @@ def scope(name, model):
         p = type_problem(vi)
         if p:
             return f"{p[0]}: {p[1]}"
+    for n in nodes:
+        if n.op_type in DATA_DEPENDENT_SHAPE_OPS:
+            return f"data-dependent output shape: {n.op_type}"
     return None
 
 
@@ -347,12 +347,12 @@ def shape_str(shape):
     return "[" + ",".join(str(int(s)) for s in shape) + "]"
 
 
-def run_test(test, ingot, timeout, keep_dir, constant_inputs=False):
-    """-> (status, message). A PASS with frozen inputs (--constant-inputs) has message
-    "frozen inputs: a, b"."""
+def run_test(test, ingot, timeout, keep_dir, specialize=False):
+    """-> (status, message). A PASS with specialised inputs (--specialize-inputs) has message
+    "specialised inputs: a, b"."""
     name, tdir, model = test["name"], test["dir"], test["model"]
     inputs = graph_inputs(model)
-    frozen = frozen_inputs(model) if constant_inputs else []
+    special = specialized_inputs(model) if specialize else []
     outputs = list(model.graph.output)
     datasets = []
     for ds in test["datasets"]:
@@ -375,8 +375,8 @@ def run_test(test, ingot, timeout, keep_dir, constant_inputs=False):
         parts = []
         feeds0 = datasets[0][0]
         for vi in inputs:
-            if vi.name not in feeds0 or vi.name in frozen:
-                continue
+            if vi.name not in feeds0 or vi.name in special:
+                continue  # a specialised input's shape is its value's
             tt = vi.type.tensor_type
             fixed = tt.HasField("shape") and all(
                 d.HasField("dim_value") for d in tt.shape.dim)
@@ -384,26 +384,27 @@ def run_test(test, ingot, timeout, keep_dir, constant_inputs=False):
                 parts.append(f"{vi.name}:{shape_str(feeds0[vi.name].shape)}")
         artifact = os.path.join(work, "model.so")
 
-        def compile_model(model_path):
-            cmd = [ingot, "compile", model_path, "-o", artifact, "-q"]
+        def compile_model(values_npz=None):
+            cmd = [ingot, "compile", os.path.join(tdir, "model.onnx"), "-o", artifact, "-q"]
             if parts:
                 cmd += ["--input-shapes", " ".join(parts)]
+            if values_npz:
+                cmd += ["--specialize-inputs", values_npz]
             return run_cmd(cmd, timeout)[1]
 
-        if not frozen:
-            err = compile_model(os.path.join(tdir, "model.onnx"))
+        if not special:
+            err = compile_model()
             if err:
                 return "FAIL", f"compile: {err}"
-        elif any(f not in feeds for feeds, _ in datasets for f in frozen):
-            return "FAIL", "--constant-inputs: a data set lacks a value for a frozen input"
+        elif any(f not in feeds for feeds, _ in datasets for f in special):
+            return "FAIL", "--specialize-inputs: a data set lacks a value for a specialised input"
         for k, (feeds, refs) in enumerate(datasets):
-            if frozen:  # one artifact per data set: the frozen values may differ
-                model_path = os.path.join(work, f"frozen{k}.onnx")
-                onnx.save(freeze(model, feeds, frozen), model_path)
-                err = compile_model(model_path)
+            if special:  # one artifact per data set: the specialised values may differ
+                values_npz = os.path.join(work, f"specialize{k}.npz")
+                np.savez(values_npz, **{n: feeds[n] for n in special})
+                err = compile_model(values_npz)
                 if err:
                     return "FAIL", f"compile: {err}"
-                feeds = {n: v for n, v in feeds.items() if n not in frozen}
             in_npz = os.path.join(work, f"in{k}.npz")
             out_npz = os.path.join(work, f"out{k}.npz")
             np.savez(in_npz, **feeds)
@@ -421,7 +422,7 @@ def run_test(test, ingot, timeout, keep_dir, constant_inputs=False):
                     if len(datasets) > 1:
                         msg = f"data set {k}: {msg}"
                     return "FAIL", msg
-        return "PASS", f"frozen inputs: {', '.join(frozen)}" if frozen else ""
+        return "PASS", f"specialised inputs: {', '.join(special)}" if special else ""
     except Exception as e:  # noqa: BLE001 - a runner bug must not stop the suite
         return "FAIL", f"runner error: {type(e).__name__}: {first_line(str(e))}"
     finally:
@@ -537,7 +538,7 @@ def op_status(e):
     return "partial", f"{p}/{p + f}"
 
 
-def write_ops_md(path, report, summary, command, frozen_passes=None):
+def write_ops_md(path, report, summary, command, specialized_passes=None):
     ops = report["ops"]
     schemas = {}
     for s in onnx.defs.get_all_schemas_with_history():
@@ -552,7 +553,8 @@ def write_ops_md(path, report, summary, command, frozen_passes=None):
         if e is None:
             status, detail, exp = "no node test", "-", "-"
             for ops_set, rule in ((TRAINING_OPS, "training"), (RANDOM_OPS, "random"),
-                                  (SEQUENCE_OPS | STRING_OPS, "sequence/map/optional/string")):
+                                  (SEQUENCE_OPS | STRING_OPS, "sequence/map/optional/string"),
+                                  (DATA_DEPENDENT_SHAPE_OPS, "data-dependent output shape")):
                 if op in ops_set:
                     status, detail = "out of scope", f"{rule} (no node test)"
         else:
@@ -583,9 +585,9 @@ def write_ops_md(path, report, summary, command, frozen_passes=None):
         f"in-scope pass rate {rate:.1%}.",
         "",
     ]
-    if frozen_passes is not None:
-        lines += [f"Of the passed tests, **{frozen_passes} pass only with `--constant-inputs`**. "
-                  + CONSTANT_INPUTS_NOTE, ""]
+    if specialized_passes is not None:
+        lines += [f"Of the passed tests, **{specialized_passes} use specialised inputs**. "
+                  + SPECIALIZE_INPUTS_NOTE, ""]
     lines += [
         "Status per op, from the tests about that op (a test's op is its one top-level node; "
         "a function-expanded test `*_expanded` counts for the op it expands, in its own column):",
@@ -635,10 +637,12 @@ def main(argv=None):
                     help="exit 1 if the in-scope pass rate is below this (0..1)")
     ap.add_argument("--keep", help="keep each test's work dir (npz, .so) under this dir")
     ap.add_argument("--quiet-pass", action="store_true", help="do not print PASS lines")
-    ap.add_argument("--constant-inputs", action="store_true",
-                    help="freeze graph inputs used only where ingot needs compile-time constants "
-                    "(shapes, axes, pads, ...) into initializers from each data set; passes "
-                    "that need this are counted separately")
+    ap.add_argument("--specialize-inputs", "--constant-inputs", dest="specialize_inputs",
+                    action="store_true",
+                    help="compile graph inputs used where ingot needs compile-time constants "
+                    "(shapes, axes, pads, ...) specialised to each data set's values (ingot "
+                    "compile --specialize-inputs), feeding them at run time as usual; passes "
+                    "that use this are counted separately (--constant-inputs: old name)")
     ap.add_argument("--failure-summary", type=int, default=0, metavar="N",
                     help="print the N most common failure causes (grouped messages) at the end")
     args = ap.parse_args(argv)
@@ -664,7 +668,7 @@ def main(argv=None):
             reason = "no data: no test_data_set_*"
         if reason:
             return "SKIP", reason
-        return run_test(t, ingot, args.timeout, args.keep, args.constant_inputs)
+        return run_test(t, ingot, args.timeout, args.keep, args.specialize_inputs)
 
     # cheap scope checks first, so only in-scope tests occupy workers
     results = []
@@ -680,11 +684,11 @@ def main(argv=None):
     n = collections.Counter(s for _, s, _ in results)
     p, f, s = n["PASS"], n["FAIL"], n["SKIP"]
     rate = p / (p + f) if p + f else 0.0
-    frozen_passes = sum(1 for _, st, m in results if st == "PASS" and m)
+    specialized_passes = sum(1 for _, st, m in results if st == "PASS" and m)
     print(f"{p} passed, {f} failed, {s} skipped")
-    if args.constant_inputs:
-        print(f"{frozen_passes} of the passed tests pass only with --constant-inputs "
-              "(inputs frozen into initializers)")
+    if args.specialize_inputs:
+        print(f"{specialized_passes} of the passed tests use specialised inputs "
+              "(ingot compile --specialize-inputs with the data set's values)")
     print(f"in-scope pass rate: {rate:.4f} ({p}/{p + f}); {time.time() - t0:.0f} s; data {data_dir}")
 
     report = build_report(results)
@@ -695,8 +699,8 @@ def main(argv=None):
     if args.report:
         with open(args.report, "w") as fh:
             json.dump({"summary": {"passed": p, "failed": f, "skipped": s, "pass_rate": rate,
-                                   "passed_with_frozen_inputs": frozen_passes,
-                                   "constant_inputs": args.constant_inputs,
+                                   "passed_with_specialized_inputs": specialized_passes,
+                                   "specialize_inputs": args.specialize_inputs,
                                    "onnx_version": onnx.__version__},
                        **report}, fh, indent=1, sort_keys=False)
     if args.write_ops_md:
@@ -704,10 +708,10 @@ def main(argv=None):
               "--write-ops-md docs/ops.md"
         if args.filter:
             cmd += f" --filter '{args.filter}'"
-        if args.constant_inputs:
-            cmd += " --constant-inputs"
+        if args.specialize_inputs:
+            cmd += " --specialize-inputs"
         write_ops_md(args.write_ops_md, report, (p, f, s), cmd,
-                     frozen_passes if args.constant_inputs else None)
+                     specialized_passes if args.specialize_inputs else None)
 
     if args.expect_min_pass_rate is not None and rate < args.expect_min_pass_rate:
         print(f"error: in-scope pass rate {rate:.4f} is below the expected minimum "

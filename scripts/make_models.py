@@ -198,6 +198,33 @@ def single_matmul(m=1024, k=1024, n=1024, name="matmul1024"):
     return b.model([x], [out], 13)
 
 
+def conv_chain(name="conv_chain_odd"):
+    """A chain of convolutions for the blocked layout (graph pass layout_nchwc): channel counts
+    that leave padding lanes (24, 40, 48), batch 2, asymmetric pads, strides, a dilated and a
+    depthwise conv, a residual Add, a pool between convs and a second output taken mid-chain."""
+    b = Builder(name)
+
+    def conv(x, cin, cout, k, stride=1, pads=None, group=1, dilation=1):
+        ins = [x, b.weight([cout, cin // group, k, k]),
+               b.const((0.1 * b.rng.standard_normal(cout)).astype(np.float32), "bias")]
+        pads = pads if pads is not None else [dilation * (k // 2)] * 4
+        return b.op("Conv", ins, kernel_shape=[k, k], strides=[stride, stride], pads=pads,
+                    group=group, dilations=[dilation, dilation])
+
+    h = b.op("Relu", [conv("x", 5, 24, 3)])
+    h = b.op("Clip", [conv(h, 24, 24, 3, stride=2, group=24), b.const(np.float32(0.0), "lo"),
+                      b.const(np.float32(6.0), "hi")])
+    mid = conv(h, 24, 40, 1)
+    h = conv(mid, 40, 40, 3, pads=[0, 1, 2, 1], group=40)
+    h = b.op("Relu", [b.op("Add", [conv(h, 40, 40, 3, pads=[1, 2, 1, 0]), mid])])
+    h = b.op("MaxPool", [h], kernel_shape=[2, 2], strides=[2, 2])
+    y = conv(h, 40, 48, 3, stride=2, dilation=2)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5, 31, 27])
+    outs = [helper.make_tensor_value_info(y, TensorProto.FLOAT, [2, 48, 4, 4]),
+            helper.make_tensor_value_info(mid, TensorProto.FLOAT, [2, 40, 16, 14])]
+    return b.model([x], outs, 13)
+
+
 def single_gemm(m=13, k=300, n=70, name="gemm_odd"):
     """Gemm with transB, alpha, beta and a bias row; sizes that leave partial tiles."""
     b = Builder(name)
@@ -229,6 +256,7 @@ MODELS = {
     "resnet50": lambda: resnet(),
     "mobilenetv2": lambda: mobilenetv2(),
     "bert": lambda: bert(),
+    "bert_base": lambda: bert(layers=12, name="bert_base"),  # BERT-base: 12 layers, seq 128
     "tiny_cnn": lambda: resnet(blocks=(1, 1), width=8, image=32, classes=10, name="tiny_cnn"),
     "tiny_mobilenet": lambda: mobilenetv2(image=32, classes=10, width_mult=0.25, name="tiny_mobilenet",
                                           settings=((1, 16, 1, 1), (6, 24, 2, 2)), last=64),
@@ -241,6 +269,7 @@ MODELS = {
     "conv3x3_7": lambda: single_conv(c=512, hw=7, name="conv3x3_7"),
     "conv1x1_56": lambda: single_conv(c=64, oc=256, hw=56, k=1, name="conv1x1_56"),
     "gemm_odd": lambda: single_gemm(),
+    "conv_chain_odd": lambda: conv_chain(),
     "conv_odd": lambda: single_conv(c=5, oc=20, hw=13, k=3, stride=2, dilation=2, bias=True,
                                     name="conv_odd"),
 }

@@ -12,7 +12,8 @@ extern "C" {
 
 /* "INGOTART" little-endian. */
 #define INGOT_ARTIFACT_MAGIC 0x545241544F474E49ull
-#define INGOT_ABI_VERSION 1u
+/* 2: IngotTensorInfo gained `specialized_value` (guarded input specialization). */
+#define INGOT_ABI_VERSION 2u
 /* The one exported symbol of an artifact: `const IngotArtifact ingot_artifact_v1;` */
 #define INGOT_ARTIFACT_SYMBOL "ingot_artifact_v1"
 
@@ -29,6 +30,10 @@ typedef struct IngotTensorInfo {
   int32_t ndim;
   const int64_t* shape;         /* ndim entries, all static after compilation */
   const char* const* dim_names; /* ndim entries: the ONNX symbol ("N") or "" when static */
+  /* Inputs only, else NULL: the value (dense, row-major, the tensor's byte size) this input was
+   * specialised to at compile time (`ingot compile --specialize-inputs`). The artifact was built
+   * for exactly these bytes; the runtime refuses to run it with any other value. */
+  const void* specialized_value;
 } IngotTensorInfo;
 
 typedef struct IngotKernelInfo {

@@ -4,6 +4,7 @@
 #include "driver/compile.h"
 
 #include "driver/constant_eval.h"
+#include "driver/specialize_inputs.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -83,9 +84,18 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   };
 
   // Graph level.
-  std::unique_ptr<graph::Graph> g = frontend::import_onnx_file(model_path);
+  SpecializedInputs specialized;
+  frontend::ImportOptions import_options;
+  if (!options.specialize_inputs.empty()) {
+    specialized = read_specialized_inputs(options.specialize_inputs);
+    import_options.specialized_inputs = specialized.values;
+    import_options.specialized_source = specialized.source;
+  }
+  std::unique_ptr<graph::Graph> g = frontend::import_onnx_file(model_path, import_options);
   after_graph("import", *g);
-  if (!options.input_shapes.empty()) graph::bind_input_shapes(*g, options.input_shapes);
+  InputShapes input_shapes = options.input_shapes;
+  bind_specialized_shapes(*g, specialized, input_shapes);
+  if (!input_shapes.empty()) graph::bind_input_shapes(*g, input_shapes);
   after_graph("bind_input_shapes", *g);
   // Constant folding runs with inference, through ingot's own kernels (-O1 and up).
   graph::ConstantEvaluator fold;
@@ -97,7 +107,8 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   after_graph("infer_types", *g);
   int nodes_imported = int(g->nodes().size());
   graph::PassOptions pass_options{options.opt_level, options.disabled_passes,
-                                  options.print_ir_after, options.print_pass_times};
+                                  options.print_ir_after, options.print_pass_times,
+                                  options.default_schedules ? target.vector_bits : 0};
   graph::run_optimization_passes(*g, pass_options, dump);
   graph::verify_graph(*g);
   if (contains(options.dump, "graph")) dump << graph::print_graph(*g) << "\n";
@@ -114,6 +125,7 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   if (options.default_schedules) lower_options.vector_bits = target.vector_bits;
   tir::IRModule mod;
   timed("lower", [&] { mod = lower::lower_graph(*g, lower_options); });
+  record_specialized_inputs(mod, specialized);
   auto after_tir = [&](const std::string& stage) {
     if (contains(options.print_ir_after, stage))
       dump << "// IR after " << stage << "\n" << tir::to_string(mod) << "\n";

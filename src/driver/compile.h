@@ -12,8 +12,12 @@
 namespace ingot::driver {
 
 struct CompileOptions {
-  std::string target = "llvm";       // "llvm [-mcpu=..] [-mattr=..]"
-  InputShapes input_shapes;          // binds symbolic / overrides input shapes
+  std::string target = "llvm";  // "llvm [-mcpu=..] [-mattr=..]"
+  InputShapes input_shapes;     // binds symbolic / overrides input shapes
+  // .npz of input values to specialise the model to (--specialize-inputs; "" for none): those
+  // inputs stay inputs of the artifact but compile as constants, and the runtime refuses other
+  // values (driver/specialize_inputs.h).
+  std::string specialize_inputs;
   std::string output_format = "so";  // "so" (MLF comes with the C backend)
   std::vector<std::string> dump;     // any of "graph", "tir", "llvm": printed to the dump stream
   std::vector<std::string> print_ir_after;  // stage names (see pipeline_stage_names())

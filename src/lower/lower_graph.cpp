@@ -183,6 +183,7 @@ class Lowering : public ValueFactory {
     auto kernels = lower_packed_matmul(node, options_.vector_bits, *this);
     if (!kernels) kernels = lower_blocked_conv2d(node, options_.vector_bits, *this);
     if (!kernels) kernels = lower_depthwise_conv2d(node, *this);
+    if (!kernels) kernels = lower_conv2d_nchwc(node, options_.vector_bits, *this);
     if (!kernels) return false;
     std::string base = fmt::format("{}_{}", sanitize(node.name), ops::op_name(node.op));
     for (NodeKernel& k : *kernels) {
@@ -207,10 +208,12 @@ class Lowering : public ValueFactory {
     std::map<const Value*, Buffer> bufs;
     std::vector<const Value*> values;
     tir::PrimFunc f;
+    std::map<const Value*, Buffer> declared;  // parameters declared before their first use
     auto buffer_of = [&](const Value* v) {
       auto it = bufs.find(v);
       if (it != bufs.end()) return it->second;
-      Buffer b = param_buffer(v, flat);
+      auto d = declared.find(v);
+      Buffer b = d != declared.end() ? d->second : param_buffer(v, flat);
       bufs[v] = b;
       f.params.push_back(b);
       values.push_back(v);
@@ -218,6 +221,11 @@ class Lowering : public ValueFactory {
       return b;
     };
     std::vector<Buffer> ins, outs;
+    if (reinterprets_input(node.op)) {  // the input's bytes, read as the output's dtype
+      Buffer b = param_buffer(node.inputs.at(0), flat);
+      declared[node.inputs[0]] =
+          Buffer::make(b->name, to_tir_dtype(node.outputs.at(0)->type.dtype), const_shape(b));
+    }
     for (const Value* v : node.inputs) ins.push_back(v ? buffer_of(v) : Buffer());
     for (const Value* v : node.outputs) outs.push_back(v ? buffer_of(v) : Buffer());
     f.body = compute_rule(node.op)(node, ins, outs);

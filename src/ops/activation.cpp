@@ -1,6 +1,7 @@
 // Activation ops with float attributes: LeakyRelu, PRelu (slope broadcast to X), Elu, Selu, Celu,
-// HardSigmoid, HardSwish, Softplus, Softsign, Mish, ThresholdedRelu. Inference fills every
-// attribute with its ONNX default, so compute rules read them without defaults.
+// HardSigmoid, HardSwish, Softplus, Softsign, Mish, ThresholdedRelu, Shrink (any numeric X).
+// Inference fills every attribute with its ONNX default, so compute rules read them without
+// defaults.
 #include "graph/types.h"
 #include "ops/op_families.h"
 #include "ops/shape_util.h"
@@ -28,15 +29,22 @@ std::vector<FloatAttr> float_attrs(OpKind k) {
       return {{"alpha", 1.67326319217681884765625}, {"gamma", 1.05070102214813232421875}};
     case OpKind::HardSigmoid:
       return {{"alpha", 0.2}, {"beta", 0.5}};
+    case OpKind::Shrink:
+      return {{"bias", 0.0}, {"lambd", 0.5}};
     default:
       return {};
   }
 }
 
 std::vector<TensorType> infer_activation(Node& n) {
-  const TensorType& x = input_type(n, 0, "X");
-  if (x.dtype != DType::kF32 && x.dtype != DType::kF16 && x.dtype != DType::kF64)
+  const TensorType& x = input_type(n, 0, n.op == OpKind::Shrink ? "input" : "X");
+  bool is_float = x.dtype == DType::kF32 || x.dtype == DType::kF16 || x.dtype == DType::kF64;
+  if (n.op == OpKind::Shrink) {
+    if (x.dtype == DType::kBool)
+      fail_user("{}: input 'input' must be numeric, got bool", n.describe());
+  } else if (!is_float) {
     fail_user("{}: input 'X' must be a float tensor, got {}", n.describe(), dtype_name(x.dtype));
+  }
   for (const FloatAttr& a : float_attrs(n.op))
     n.attrs.set(a.name, n.attrs.get_float(a.name, a.default_value));
   return {x};
@@ -87,6 +95,7 @@ void add_activation_ops(std::vector<OpInfo>& t) {
   t.push_back(make(OpKind::Softsign, "Softsign", per_element_flops<3>));
   t.push_back(make(OpKind::Mish, "Mish", per_element_flops<6>));
   t.push_back(make(OpKind::ThresholdedRelu, "ThresholdedRelu", per_element_flops<1>));
+  t.push_back(make(OpKind::Shrink, "Shrink", per_element_flops<3>));
 }
 
 }  // namespace ingot::ops::detail

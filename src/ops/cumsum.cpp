@@ -1,6 +1,6 @@
-// CumSum: running sums along one axis (`exclusive` starts from 0, `reverse` runs from the end).
-// The axis is an attribute when constant; otherwise it stays input 1 (a scalar read at run
-// time, any axis of the rank).
+// CumSum and CumProd: running sums / products along one axis (`exclusive` starts from the
+// identity, `reverse` runs from the end). The axis is an attribute when constant; otherwise it
+// stays input 1 (a scalar read at run time, any axis of the rank).
 #include "ops/op_families.h"
 #include "ops/shape_util.h"
 #include "support/error.h"
@@ -44,15 +44,18 @@ double cumsum_flops(const Node& n) {
 }  // namespace
 
 void add_cumsum_ops(std::vector<OpInfo>& t) {
-  OpInfo cs{OpKind::CumSum,
-            "CumSum",
-            PatternKind::kOpaque,
-            {{"axis", AttrType::kInt}, {"exclusive", AttrType::kInt}, {"reverse", AttrType::kInt}}};
-  cs.min_inputs = 1;
-  cs.max_inputs = 2;
-  cs.infer_fn = infer_cumsum;
-  cs.flops_fn = cumsum_flops;
-  t.push_back(cs);
+  for (auto [kind, name] : {std::pair{OpKind::CumSum, "CumSum"}, {OpKind::CumProd, "CumProd"}}) {
+    OpInfo cs{
+        kind,
+        name,
+        PatternKind::kOpaque,
+        {{"axis", AttrType::kInt}, {"exclusive", AttrType::kInt}, {"reverse", AttrType::kInt}}};
+    cs.min_inputs = 1;
+    cs.max_inputs = 2;
+    cs.infer_fn = infer_cumsum;
+    cs.flops_fn = cumsum_flops;
+    t.push_back(cs);
+  }
 }
 
 }  // namespace ingot::ops::detail

@@ -1,4 +1,4 @@
-// Elementwise ops: unary math (Relu, Sigmoid, ..., Gelu, Identity), Clip, Cast and the
+// Elementwise ops: unary math (Relu, Sigmoid, ..., Gelu, Identity), Clip, Cast, BitCast and the
 // broadcasting binary ops (Add, Sub, Mul, Div, Pow).
 #include "graph/types.h"
 #include "ops/op_families.h"
@@ -54,6 +54,20 @@ std::vector<TensorType> infer_cast(Node& n) {
   return {t};
 }
 
+// BitCast: the same bytes read as dtype `to` (a graph::DType) of the same width.
+std::vector<TensorType> infer_bitcast(Node& n) {
+  int64_t to = n.attrs.get_int("to", -1);
+  if (to < 0 || to > int64_t(DType::kBool))
+    fail_user("{}: attribute 'to' = {} is not a valid dtype", n.describe(), to);
+  TensorType t = input_type(n, 0, "input");
+  if (dtype_bytes(t.dtype) != dtype_bytes(DType(to)))
+    fail_user("{}: cannot reinterpret {} ({} bits) as {} ({} bits)", n.describe(),
+              dtype_name(t.dtype), 8 * dtype_bytes(t.dtype), dtype_name(DType(to)),
+              8 * dtype_bytes(DType(to)));
+  t.dtype = DType(to);
+  return {t};
+}
+
 std::vector<TensorType> infer_binary(Node& n) {
   const TensorType& a = input_type(n, 0, "A");
   const TensorType& b = input_type(n, 1, "B");
@@ -103,6 +117,11 @@ void add_elementwise_ops(std::vector<OpInfo>& t) {
   cast.infer_fn = infer_cast;
   cast.flops_fn = [](const Node&) { return 0.0; };
   t.push_back(cast);
+
+  OpInfo bitcast = make_data_movement_op(OpKind::BitCast, "BitCast", {{"to", AttrType::kInt, true}},
+                                         infer_bitcast);
+  bitcast.pattern = PatternKind::kOpaque;  // its kernel reads the input as the output's dtype
+  t.push_back(bitcast);
 
 #define BINARY(N) t.push_back(binary(OpKind::N, #N));
   BINARY(Add) BINARY(Sub) BINARY(Mul) BINARY(Div) BINARY(Pow)

@@ -30,8 +30,8 @@ std::vector<TensorType> infer_size(Node& n) {
 double scalar_input(const Node& n, int i, const char* what) {
   const TensorType& t = input_type(n, i, what);
   if (!n.inputs[i]->is_constant())
-    fail_user("{}: input '{}' must be a compile-time constant (it decides the output shape)",
-              n.describe(), what);
+    fail_user("{}: input '{}' must be a compile-time constant (it decides the output shape){}",
+              n.describe(), what, graph_input_hint(n.inputs[i]));
   if (t.num_elements() != 1)
     fail_user("{}: input '{}' must be a scalar, got {}", n.describe(), what, t.str());
   return n.inputs[i]->constant->get_f64(0);

@@ -41,9 +41,29 @@ double gemm_flops(const Node& n) {
   return 2 * outs * (k.is_static() ? double(k.value) : 1) + (has_input(n, 2) ? 2 * outs : 0);
 }
 
+// A MatMul operand as the product reads it: with `perm_a` / `perm_b` (graph pass
+// fold_transpose_matmul) the input transposed by that permutation, else the input itself.
+TensorType matmul_operand(Node& n, int i, const char* name, const char* perm_attr) {
+  TensorType t = input_type(n, i, name);
+  if (!n.attrs.has(perm_attr)) return t;
+  std::vector<int64_t> perm = n.attrs.get_ints(perm_attr);
+  std::vector<bool> seen(perm.size(), false);
+  bool ok = int(perm.size()) == t.rank() && t.rank() >= 2;
+  for (int64_t p : perm) {
+    ok = ok && p >= 0 && p < int64_t(perm.size()) && !seen[size_t(p)];
+    if (ok) seen[size_t(p)] = true;
+  }
+  if (!ok)
+    fail_user("{}: attribute '{}' is not a permutation of the {} dims of {} {}", n.describe(),
+              perm_attr, t.rank(), name, t.str());
+  TensorType out{t.dtype, {}};
+  for (int64_t p : perm) out.shape.push_back(t.shape[size_t(p)]);
+  return out;
+}
+
 std::vector<TensorType> infer_matmul(Node& n) {
-  const TensorType& a = input_type(n, 0, "A");
-  const TensorType& b = input_type(n, 1, "B");
+  const TensorType a = matmul_operand(n, 0, "A", "perm_a");
+  const TensorType b = matmul_operand(n, 1, "B", "perm_b");
   require_same_dtype(n, a, b, "A", "B");
   if (a.rank() < 1 || b.rank() < 1)
     fail_user("{}: inputs A {} and B {} must have rank >= 1", n.describe(), a.str(), b.str());
@@ -78,7 +98,8 @@ std::vector<TensorType> infer_matmul(Node& n) {
 
 double matmul_flops(const Node& n) {
   const TensorType& a = n.inputs[0]->type;
-  const Dim& k = a.shape.back();
+  std::vector<int64_t> perm = n.attrs.get_ints("perm_a");
+  const Dim& k = perm.empty() ? a.shape.back() : a.shape[size_t(perm.back())];
   double outs = approx_elements(n.outputs[0]->type);
   return 2 * outs * (k.is_static() ? double(k.value) : 1) + (has_input(n, 2) ? outs : 0) +
          (has_input(n, 3) ? outs : 0);
@@ -103,7 +124,10 @@ void add_matmul_ops(std::vector<OpInfo>& t) {
   OpInfo mm{OpKind::MatMul,
             "MatMul",
             PatternKind::kOutEWiseFusable,
-            {{"activation", AttrType::kString}, {"activation_params", AttrType::kFloats}}};
+            {{"activation", AttrType::kString},
+             {"activation_params", AttrType::kFloats},
+             {"perm_a", AttrType::kInts},
+             {"perm_b", AttrType::kInts}}};
   mm.min_inputs = 2;
   mm.max_inputs = 4;
   mm.infer_fn = infer_matmul;

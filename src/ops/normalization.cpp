@@ -1,5 +1,6 @@
 // Normalisation ops: BatchNormalization (inference), LayerNormalization, InstanceNormalization,
-// RMSNormalization, GroupNormalization, MeanVarianceNormalization, LpNormalization and Softmax.
+// RMSNormalization, GroupNormalization, MeanVarianceNormalization, LpNormalization, LRN (across
+// channels) and Softmax.
 #include "ops/op_families.h"
 #include "ops/shape_util.h"
 #include "support/error.h"
@@ -119,6 +120,25 @@ std::vector<TensorType> infer_lpnorm(Node& n) {
   return {x};
 }
 
+// LRN: X is [N, C, D1, ...]; every attribute explicit after inference.
+std::vector<TensorType> infer_lrn(Node& n) {
+  const TensorType& x = input_type(n, 0, "X");
+  require_rank_at_least(n, x, 2, "X");
+  if (x.dtype != DType::kF32 && x.dtype != DType::kF16 && x.dtype != DType::kF64)
+    fail_user("{}: input 'X' must be a float tensor, got {}", n.describe(), dtype_name(x.dtype));
+  int64_t size = n.attrs.get_int("size", 0);
+  if (size < 1) fail_user("{}: attribute 'size' must be positive, got {}", n.describe(), size);
+  n.attrs.set("alpha", n.attrs.get_float("alpha", 1e-4));
+  n.attrs.set("beta", n.attrs.get_float("beta", 0.75));
+  n.attrs.set("bias", n.attrs.get_float("bias", 1.0));
+  return {x};
+}
+
+// The square sum over `size` channels (2 each), then scale, power and divide.
+double lrn_flops(const Node& n) {
+  return double(2 * n.attrs.get_int("size", 1) + 4) * approx_elements(n.outputs[0]->type);
+}
+
 std::vector<TensorType> infer_softmax(Node& n) {
   const TensorType& x = input_type(n, 0, "input");
   require_rank_at_least(n, x, 1, "input");
@@ -203,6 +223,17 @@ void add_normalization_ops(std::vector<OpInfo>& t) {
   lp.infer_fn = infer_lpnorm;
   lp.flops_fn = per_element_flops<3>;
   t.push_back(lp);
+
+  OpInfo lrn{OpKind::LRN,
+             "LRN",
+             PatternKind::kOutEWiseFusable,
+             {{"size", AttrType::kInt, true},
+              {"alpha", AttrType::kFloat},
+              {"beta", AttrType::kFloat},
+              {"bias", AttrType::kFloat}}};
+  lrn.infer_fn = infer_lrn;
+  lrn.flops_fn = lrn_flops;
+  t.push_back(lrn);
 
   // max, subtract, exp, sum, divide.
   OpInfo sm{OpKind::Softmax, "Softmax", PatternKind::kOutEWiseFusable, {{"axis", AttrType::kInt}}};

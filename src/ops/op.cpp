@@ -61,6 +61,7 @@ std::vector<OpInfo> build_table() {
   detail::add_elementwise_extra_ops(entries);
   detail::add_activation_ops(entries);
   detail::add_conv_ops(entries);
+  detail::add_layout_ops(entries);
   detail::add_conv_transpose_ops(entries);
   detail::add_recurrent_ops(entries);
   detail::add_matmul_ops(entries);
@@ -81,6 +82,16 @@ std::vector<OpInfo> build_table() {
   detail::add_cumsum_ops(entries);
   detail::add_quantize_ops(entries);
   detail::add_einsum_ops(entries);
+  detail::add_det_ops(entries);
+  detail::add_grid_sample_ops(entries);
+  detail::add_col2im_ops(entries);
+  detail::add_roi_align_ops(entries);
+  detail::add_deform_conv_ops(entries);
+  detail::add_swish_ops(entries);
+  detail::add_causal_conv_ops(entries);
+  detail::add_linear_attention_ops(entries);
+  detail::add_tensor_scatter_ops(entries);
+  detail::add_signal_ops(entries);
   std::vector<OpInfo> table;
 #define INGOT_X(N) table.push_back(OpInfo{OpKind::N, #N, PatternKind::kOpaque, {}});
   INGOT_OP_LIST(INGOT_X)
@@ -135,6 +146,12 @@ void OpInfo::validate(const graph::Node& n) const {
   for (const AttrSpec& s : attrs)
     if (s.required && !n.attrs.has(s.name))
       fail_user("{}: missing required attribute '{}'", n.describe(), s.name);
+}
+
+std::string graph_input_hint(const graph::Value* v) {
+  if (v == nullptr || v->producer != nullptr || v->is_constant()) return "";
+  return fmt::format("; it is the graph input '{}' (specialise it with --specialize-inputs)",
+                     v->name);
 }
 
 void OpInfo::resolve_const_inputs(graph::Node& n) const {

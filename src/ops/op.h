@@ -70,4 +70,8 @@ struct OpInfo {
 
 const OpInfo& op_info(OpKind op);
 
+// For "must be a compile-time constant" messages: "; it is the graph input 'x' (specialise it with
+// --specialize-inputs)" when `v` is a graph input (no producer, not a constant), else "".
+std::string graph_input_hint(const graph::Value* v);
+
 }  // namespace ingot::ops

@@ -18,6 +18,7 @@ void add_compare_logic_ops(std::vector<OpInfo>& t);
 void add_elementwise_extra_ops(std::vector<OpInfo>& t);
 void add_activation_ops(std::vector<OpInfo>& t);
 void add_conv_ops(std::vector<OpInfo>& t);
+void add_layout_ops(std::vector<OpInfo>& t);         // layout.cpp
 void add_conv_transpose_ops(std::vector<OpInfo>& t);  // conv_transpose.cpp
 void add_recurrent_ops(std::vector<OpInfo>& t);       // recurrent.cpp
 void add_matmul_ops(std::vector<OpInfo>& t);
@@ -38,5 +39,15 @@ void add_one_hot_ops(std::vector<OpInfo>& t);         // one_hot.cpp
 void add_cumsum_ops(std::vector<OpInfo>& t);          // cumsum.cpp
 void add_quantize_ops(std::vector<OpInfo>& t);        // quantize.cpp
 void add_einsum_ops(std::vector<OpInfo>& t);          // einsum.cpp
+void add_det_ops(std::vector<OpInfo>& t);             // det.cpp
+void add_grid_sample_ops(std::vector<OpInfo>& t);     // grid_sample.cpp: GridSample, AffineGrid
+void add_col2im_ops(std::vector<OpInfo>& t);          // col2im.cpp
+void add_roi_align_ops(std::vector<OpInfo>& t);       // roi_align.cpp
+void add_deform_conv_ops(std::vector<OpInfo>& t);     // deform_conv.cpp
+void add_swish_ops(std::vector<OpInfo>& t);           // swish.cpp
+void add_causal_conv_ops(std::vector<OpInfo>& t);     // causal_conv.cpp
+void add_linear_attention_ops(std::vector<OpInfo>& t);
+void add_tensor_scatter_ops(std::vector<OpInfo>& t);  // tensor_scatter.cpp
+void add_signal_ops(std::vector<OpInfo>& t);          // signal.cpp
 
 }  // namespace ingot::ops::detail

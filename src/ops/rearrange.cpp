@@ -1,5 +1,6 @@
-// Element-rearranging ops: Trilu (triangle mask), DepthToSpace / SpaceToDepth (block moves
-// between channels and space) and GatherElements (per-element gather along an axis).
+// Element-rearranging ops: Trilu (triangle mask), EyeLike (ones on one diagonal), DepthToSpace /
+// SpaceToDepth (block moves between channels and space), GatherElements (per-element gather
+// along an axis) and ReverseSequence (per-batch reversal of a sequence prefix).
 #include "ops/op_families.h"
 #include "ops/shape_util.h"
 #include "support/error.h"
@@ -66,6 +67,36 @@ std::vector<TensorType> infer_gather_elements(Node& n) {
   return {TensorType{data.dtype, idx.shape}};
 }
 
+// EyeLike: the input gives only the 2-D shape; `dtype` (a graph::DType) defaults to its dtype.
+std::vector<TensorType> infer_eye_like(Node& n) {
+  const TensorType& x = input_type(n, 0, "input");
+  if (x.rank() != 2) fail_user("{}: input must be 2-D, got {}", n.describe(), x.str());
+  int64_t dtype = n.attrs.get_int("dtype", int64_t(x.dtype));
+  if (dtype < 0 || dtype > int64_t(DType::kBool))
+    fail_user("{}: attribute 'dtype' = {} is not a valid dtype", n.describe(), dtype);
+  n.attrs.set("dtype", dtype);
+  n.attrs.set("k", n.attrs.get_int("k", 0));
+  return {TensorType{DType(dtype), x.shape}};
+}
+
+std::vector<TensorType> infer_reverse_sequence(Node& n) {
+  const TensorType& x = input_type(n, 0, "input");
+  const TensorType& lens = input_type(n, 1, "sequence_lens");
+  require_rank_at_least(n, x, 2, "input");
+  int64_t batch = n.attrs.get_int("batch_axis", 1), time = n.attrs.get_int("time_axis", 0);
+  if ((batch != 0 && batch != 1) || (time != 0 && time != 1) || batch == time)
+    fail_user("{}: attributes 'batch_axis' = {} and 'time_axis' = {} must be 0 and 1 in some order",
+              n.describe(), batch, time);
+  if (lens.dtype != DType::kI64)
+    fail_user("{}: input 'sequence_lens' must be int64, got {}", n.describe(), lens.str());
+  if (lens.rank() != 1)
+    fail_user("{}: input 'sequence_lens' {} must be 1-D", n.describe(), lens.str());
+  merge_dims(n, x.shape[size_t(batch)], lens.shape[0], "batch size of input and sequence_lens");
+  n.attrs.set("batch_axis", batch);
+  n.attrs.set("time_axis", time);
+  return {x};
+}
+
 }  // namespace
 
 void add_rearrange_ops(std::vector<OpInfo>& t) {
@@ -83,6 +114,14 @@ void add_rearrange_ops(std::vector<OpInfo>& t) {
                                     {{"axis", AttrType::kInt}}, infer_gather_elements);
   ge.min_inputs = ge.max_inputs = 2;
   t.push_back(ge);
+  t.push_back(make_data_movement_op(OpKind::EyeLike, "EyeLike",
+                                    {{"dtype", AttrType::kInt}, {"k", AttrType::kInt}},
+                                    infer_eye_like));
+  OpInfo rs = make_data_movement_op(OpKind::ReverseSequence, "ReverseSequence",
+                                    {{"batch_axis", AttrType::kInt}, {"time_axis", AttrType::kInt}},
+                                    infer_reverse_sequence);
+  rs.min_inputs = rs.max_inputs = 2;
+  t.push_back(rs);
 }
 
 }  // namespace ingot::ops::detail

@@ -60,7 +60,8 @@ Dim infer_minus_one(const Node& n, const std::vector<Dim>& in, const std::vector
 std::vector<TensorType> infer_reshape(Node& n) {
   const TensorType& x = input_type(n, 0, "data");
   if (!has_input(n, 1) || !n.inputs[1]->is_constant())
-    fail_user("{}: input 'shape' must be a compile-time constant", n.describe());
+    fail_user("{}: input 'shape' must be a compile-time constant{}", n.describe(),
+              graph_input_hint(has_input(n, 1) ? n.inputs[1] : nullptr));
   const graph::Tensor& s = *n.inputs[1]->constant;
   if (s.shape().size() != 1 || (s.dtype() != DType::kI64 && s.dtype() != DType::kI32))
     fail_user("{}: input 'shape' must be a 1-D int64 tensor, got {}", n.describe(), s.type().str());

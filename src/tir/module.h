@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,9 @@ struct TensorDesc {
   DataType dtype;
   std::vector<int64_t> shape;
   std::vector<std::string> dim_names;  // symbol per dim or "" (same length as shape)
+  // Inputs only: the value (dense bytes) the model was specialised to at compile time; the
+  // artifact records it and the runtime refuses other values (IngotTensorInfo::specialized_value).
+  std::optional<std::vector<uint8_t>> specialized_value = {};
 };
 
 struct ArgRef {

@@ -35,7 +35,7 @@ TEST_F(InspectTest, PrintsJson) {
   EXPECT_EQ(python("j = json.load(open(d + '/i.json'))\n"
                    "assert j['model_name'] == 'fake_affine' and j['device'] == 'cpu'\n"
                    "assert j['inputs'][0] == {'name': 'x', 'dtype': 'float32', 'shape': [2, 3], "
-                   "'dim_names': ['N', '']}, j['inputs'][0]\n"
+                   "'dim_names': ['N', ''], 'specialized': False}, j['inputs'][0]\n"
                    "assert j['outputs'][1]['dtype'] == 'int64'\n"
                    "assert j['workspace_bytes'] == 64 and j['constant_bytes'] == 12\n"
                    "assert [k['name'] for k in j['kernels']] == ['fake_scale', 'fake_bias_add']\n"
@@ -58,10 +58,10 @@ TEST_F(InspectTest, MissingFile) {
 }
 
 TEST_F(InspectTest, WrongAbiVersion) {
-  auto r = ingot("inspect '" + artifact("fake_affine_abi2") + "'");
+  auto r = ingot("inspect '" + artifact("fake_affine_abi1") + "'");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "error: artifact '" + artifact("fake_affine_abi2") +
-                       "' was built for ingot ABI version 2, this runtime supports version 1\n");
+  EXPECT_EQ(r.err, "error: artifact '" + artifact("fake_affine_abi1") +
+                       "' was built for ingot ABI version 1, this runtime supports version 2\n");
 }
 
 TEST_F(InspectTest, NotAnArtifact) {

@@ -26,7 +26,8 @@ static_assert(offsetof(IngotArtifact, num_inputs) == 36);
 static_assert(offsetof(IngotArtifact, workspace_bytes) == 64);
 static_assert(offsetof(IngotArtifact, entry) == 80);
 static_assert(offsetof(IngotArtifact, kernels) == 96);
-static_assert(sizeof(IngotTensorInfo) == 32 && offsetof(IngotTensorInfo, shape) == 16);
+static_assert(sizeof(IngotTensorInfo) == 40 && offsetof(IngotTensorInfo, shape) == 16 &&
+              offsetof(IngotTensorInfo, specialized_value) == 32);
 static_assert(sizeof(IngotKernelInfo) == 24 && sizeof(IngotDType) == 4);
 
 constexpr int64_t kN = 40;
@@ -107,6 +108,21 @@ TEST(Artifact, RecordFields) {
   EXPECT_EQ(r.kernels[1].flops, double(kN));
   EXPECT_EQ(r.kernels[1].bytes_moved, 12.0 * kN);
   EXPECT_NE(r.entry, nullptr);
+  EXPECT_EQ(r.inputs[0].specialized_value, nullptr);
+  EXPECT_EQ(r.outputs[0].specialized_value, nullptr);
+}
+
+// A specialised input's compile-time value is embedded and pointed to by its tensor info.
+TEST(Artifact, RecordsSpecializedInputValue) {
+  IRModule m = two_kernel_module();
+  std::vector<uint8_t> value(size_t(kN) * 4);
+  for (size_t i = 0; i < value.size(); ++i) value[i] = uint8_t(i * 7 + 1);
+  m.inputs[0].specialized_value = value;
+  LoadedArtifact art(m, Target::host());
+  const IngotArtifact& r = art.record();
+  ASSERT_NE(r.inputs[0].specialized_value, nullptr);
+  EXPECT_EQ(std::memcmp(r.inputs[0].specialized_value, value.data(), value.size()), 0);
+  EXPECT_EQ(r.outputs[0].specialized_value, nullptr);
 }
 
 TEST(Artifact, WorkspaceConstantsAndHooks) {

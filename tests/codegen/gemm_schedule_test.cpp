@@ -169,6 +169,10 @@ TEST(MatmulRule, PackedAWithRowAndColumnTailsMatchesReference) {
   expect_packed_a_gemm(37, 70, 150, true);  // a masked last row panel and column panel
 }
 
+TEST(MatmulRule, AllRowsInOneBlockRunColumnPanelsInParallel) {
+  expect_packed_a_gemm(13, 70, 150, true);  // M <= mc: A packed up front, panels in parallel
+}
+
 TEST(MatmulRule, AccumulatorTileLivesInRegisters) {
   Target t = Target::host();
   if (t.vector_bits < 512) GTEST_SKIP() << "host has no AVX-512";

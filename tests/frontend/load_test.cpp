@@ -77,11 +77,27 @@ TEST(OnnxLoad, OpsetTooNewAndTooOld) {
   ModelBuilder newer = relu_model();
   newer.model().mutable_opset_import(0)->set_version(29);
   EXPECT_EQ(user_error([&] { newer.import(); }),
-            "'test.onnx' uses ONNX opset 29; ingot supports opsets 7 to 28");
+            "'test.onnx' uses ONNX opset 29; ingot supports opsets 1 to 28");
   ModelBuilder older = relu_model();
-  older.model().mutable_opset_import(0)->set_version(6);
+  older.model().mutable_opset_import(0)->set_version(0);
   EXPECT_EQ(user_error([&] { older.import(); }),
-            "'test.onnx' uses ONNX opset 6; ingot supports opsets 7 to 28");
+            "'test.onnx' uses ONNX opset 0; ingot supports opsets 1 to 28");
+}
+
+// Below opset 7 the converter table decides per op: Not (unchanged since opset 1) imports at
+// opset 1, Relu (imported from opset 7 on) is refused naming the op.
+TEST(OnnxLoad, OldOpsetsArePerOp) {
+  ModelBuilder not1(1);
+  not1.input("x", {3, 4}, onnx::TensorProto::BOOL);
+  not1.node("Not", {"x"}, {"y"}, "n");
+  not1.output("y");
+  auto g = not1.import();
+  EXPECT_EQ(find_node(*g, "n")->op, ops::OpKind::Not);
+  ModelBuilder relu6 = relu_model();
+  relu6.model().mutable_opset_import(0)->set_version(6);
+  EXPECT_EQ(user_error([&] { relu6.import(); }),
+            "node 'r' (Relu, opset 6): unsupported operator (ingot supports Relu at opsets 7 to "
+            "28)");
 }
 
 TEST(OnnxLoad, AiOnnxDomainNameIsTheDefaultDomain) {

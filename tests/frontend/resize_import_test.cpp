@@ -88,7 +88,7 @@ TEST(OnnxResize, Opset18AxesAndErrors) {
   EXPECT_EQ(user_error([&] { rt.import(); }),
             "node 'rs' (Resize): input 'sizes' must be a compile-time constant, but it is the "
             "graph input 'sz' (a run-time value would make the output shape data-dependent; "
-            "freeze it into an initializer)");
+            "freeze it into an initializer, or specialise it with --specialize-inputs)");
 
   ModelBuilder both(13);
   both.input("x", {1, 1, 4, 4});

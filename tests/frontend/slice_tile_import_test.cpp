@@ -46,7 +46,7 @@ TEST(OnnxSliceTile, SliceAttributesAt9AndInputsAt13) {
   EXPECT_EQ(user_error([&] { rt.import(); }),
             "node 'sl' (Slice): input 'starts' must be a compile-time constant, but it is the "
             "graph input 'st' (a run-time value would make the output shape data-dependent; "
-            "freeze it into an initializer)");
+            "freeze it into an initializer, or specialise it with --specialize-inputs)");
 }
 
 TEST(OnnxSliceTile, ConstantOfShapeValueTensorAndDefault) {

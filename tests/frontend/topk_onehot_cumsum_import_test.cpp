@@ -40,7 +40,7 @@ TEST(OnnxTopKOneHotCumSum, TopKAttributeAndInputForms) {
   EXPECT_EQ(user_error([&] { rt.import(); }),
             "node 'tk' (TopK): input 'K' must be a compile-time constant, but it is the graph "
             "input 'k' (a run-time value would make the output shape data-dependent; freeze it "
-            "into an initializer)");
+            "into an initializer, or specialise it with --specialize-inputs)");
 }
 
 TEST(OnnxTopKOneHotCumSum, OneHotDepthAndCumSumAxis) {

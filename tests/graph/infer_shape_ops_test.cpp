@@ -67,7 +67,8 @@ TEST(InferReshape, Errors) {
   Node* n = g.add_node(OpKind::Reshape, "rs", {x, s}, {"y"});
   g.outputs = n->outputs;
   EXPECT_EQ(user_error([&] { infer_types(g); }),
-            "node 'rs' (Reshape): input 'shape' must be a compile-time constant");
+            "node 'rs' (Reshape): input 'shape' must be a compile-time constant; it is the graph "
+            "input 's' (specialise it with --specialize-inputs)");
 }
 
 TEST(InferShapeOps, Flatten) {

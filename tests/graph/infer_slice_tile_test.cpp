@@ -156,7 +156,7 @@ TEST(InferGenerators, RangeNeedsConstants) {
   OneNode r(OpKind::Range, {F32({}), F32({}), F32({})});
   EXPECT_EQ(user_error([&] { r.infer(); }),
             "node 'n' (Range): input 'start' must be a compile-time constant (it decides the "
-            "output shape)");
+            "output shape); it is the graph input 'in0' (specialise it with --specialize-inputs)");
 }
 
 TEST(InferGenerators, RangeFloat16) {

@@ -153,6 +153,26 @@ TEST(MatMulRule, BatchedBroadcast) {
   expect_near_all(y.values(), want, 1e-5);
 }
 
+TEST(MatMulRule, PermutedOperands) {
+  // perm_a 0213 reads q [1,4,2,3] as [1,2,4,3]; perm_b 0231 reads k [1,4,2,3] as [1,2,3,4].
+  HostTensor q = random_f32({1, 4, 2, 3}, 16), k = random_f32({1, 4, 2, 3}, 17);
+  graph::Attrs at;
+  at.set("perm_a", std::vector<int64_t>{0, 2, 1, 3});
+  at.set("perm_b", std::vector<int64_t>{0, 2, 3, 1});
+  HostTensor y = run_rule1(make_node(OpKind::MatMul, at), {&q, &k}, DataType::f32(), {1, 2, 4, 4});
+  std::vector<double> want;
+  for (int h = 0; h < 2; ++h)
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) {
+        double acc = 0;
+        for (int d = 0; d < 3; ++d)
+          acc += q.get(flat_index({1, 4, 2, 3}, {0, i, h, d})) *
+                 k.get(flat_index({1, 4, 2, 3}, {0, j, h, d}));
+        want.push_back(acc);
+      }
+  expect_near_all(y.values(), want, 1e-5);
+}
+
 TEST(MatMulRule, OneDimensionalPromotion) {
   HostTensor v = random_f32({4}, 13), m = random_f32({2, 4, 3}, 14), mt = random_f32({3, 4}, 15);
   // [4] x [2,4,3] -> [2,3]

@@ -190,6 +190,11 @@ TEST(NormRules, SoftmaxLastAxis) {
 TEST(NormRules, SoftmaxMiddleAxis) {
   check_softmax({2, 5, 3}, 1);
 }
+TEST(NormRules, SoftmaxLastAxisInLaneStrips) {
+  check_softmax({2, 3, 37}, 2);  // two 16-lane strips and a tail of 5
+  check_softmax({4, 32}, 1);     // strips only
+  check_softmax({1, 1, 16}, 2);  // one strip, a single row
+}
 
 struct PoolParams {
   int64_t h, w, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;

@@ -1,7 +1,10 @@
 /* A hand-written artifact for runtime tests: y = x * 2 + bias + c, count = #(y > 0), with x*2
  * staged in the workspace by a parallel_for kernel. -D flags build broken variants (magic, ABI
- * version, record size, device, no symbol) for the loader's error paths. */
+ * version, record size, device, no symbol, a specialised value on an output) for the loader's
+ * error paths, and FAKE_SPECIALIZED_BIAS one whose input bias is specialised to
+ * [0.25, 0.5, -10] (the run-time guard). */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ingot/abi.h"
@@ -86,12 +89,24 @@ static const int64_t kShapeCount[] = {1};
 static const char* const kDimsX[] = {"N", ""};
 static const char* const kDimsBias[] = {""};
 
+#ifdef FAKE_SPECIALIZED_BIAS
+static const float kSpecializedBias[COLS] = {0.25f, 0.5f, -10.0f};
+#define BIAS_VALUE kSpecializedBias
+#else
+#define BIAS_VALUE NULL
+#endif
+#ifdef FAKE_SPECIALIZED_OUTPUT
+#define Y_VALUE kConstant
+#else
+#define Y_VALUE NULL
+#endif
+
 static const IngotTensorInfo kInputs[] = {
-    {"x", {2, 32, 1}, 2, kShapeX, kDimsX},
-    {"bias", {2, 32, 1}, 1, kShapeBias, kDimsBias},
+    {"x", {2, 32, 1}, 2, kShapeX, kDimsX, NULL},
+    {"bias", {2, 32, 1}, 1, kShapeBias, kDimsBias, BIAS_VALUE},
 };
 static const IngotTensorInfo kOutputs[] = {
-    {"y", {2, 32, 1}, 2, kShapeX, kDimsX},
+    {"y", {2, 32, 1}, 2, kShapeX, kDimsX, Y_VALUE},
     {"count", {0, 64, 1}, 1, kShapeCount, kDimsBias},
 };
 static const IngotKernelInfo kKernels[] = {

@@ -166,10 +166,16 @@ TEST(ModelLoadError, WrongMagic) {
 }
 
 TEST(ModelLoadError, WrongAbiVersion) {
-  std::string p = fake_artifact("fake_affine_abi2");
+  std::string p = fake_artifact("fake_affine_abi1");
   EXPECT_EQ(load_error(p), "artifact '" + p +
-                               "' was built for ingot ABI version 2, this runtime supports "
-                               "version 1");
+                               "' was built for ingot ABI version 1, this runtime supports "
+                               "version 2");
+}
+
+TEST(ModelLoadError, SpecializedValueOnAnOutput) {
+  // Only inputs can be specialised; a value on an output means a corrupt table.
+  std::string p = fake_artifact("fake_affine_specialized_output");
+  EXPECT_EQ(load_error(p), "artifact '" + p + "' is corrupt: output 'y' has a specialised value");
 }
 
 TEST(ModelLoadError, RecordTooSmall) {

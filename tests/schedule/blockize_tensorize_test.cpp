@@ -273,6 +273,27 @@ TEST(MatmulRule, PacksARowBlockPerKSliceAndReplays) {
   EXPECT_TRUE(replays(s, m.func));
 }
 
+TEST(MatmulRule, AllRowsInOneBlockRunColumnPanelsInParallelAndReplay) {
+  // M = 13 <= mc: one row block, so the threads split the column panels; A is packed up front.
+  PackedMatmul m = make_packed_matmul(13, 70, 300, 32, 0, /*with_bias=*/true, /*mr_packed_a=*/8);
+  Schedule s(m.func);
+  MatmulConfig cfg;
+  cfg.mc = 16, cfg.nc = 64, cfg.kc = 128;
+  schedule_packed_matmul(s, "C", cfg);
+  auto tile = find_block(s.func().body, "C_o", nullptr);
+  ASSERT_TRUE(tile.has_value());
+  auto spec = parse_fma_tile_spec(tile->block->annotations.at("tensorized"));
+  ASSERT_TRUE(spec.has_value());
+  EXPECT_EQ(spec->k, (std::vector<int64_t>{100}));  // K = 300 in three slices of 100
+  EXPECT_EQ(tile->loops.front().as<For>()->kind, ForKind::kParallel);
+  EXPECT_EQ(tile->loops.front().as<For>()->loop_var.name(), "jb");
+  auto pack = find_block(s.func().body, "A_pack", nullptr);
+  ASSERT_TRUE(pack.has_value());
+  EXPECT_EQ(pack->loops.size(), 3u);  // its own nest, not under the column loop
+  EXPECT_EQ(pack->loops[0].as<For>()->kind, ForKind::kParallel);
+  EXPECT_TRUE(replays(s, m.func));
+}
+
 TEST(StorageAlign, PaddedLocalBufferRunsInInterpreter) {
   // A local intermediate padded to a row stride of 13 (> its 12 columns) is allocated from its
   // strides: the last row reaches element 3 * 13 + 11.

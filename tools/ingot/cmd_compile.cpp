@@ -1,4 +1,5 @@
-// `ingot compile MODEL.onnx [-o OUT.so] [--target T] [--input-shapes ...] [--dump ...]`.
+// `ingot compile MODEL.onnx [-o OUT.so] [--target T] [--input-shapes ...]
+// [--specialize-inputs V.npz] [--dump ...]`.
 #include <iostream>
 
 #include "driver/compile.h"
@@ -22,6 +23,9 @@ void add_compile_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--input-shapes", args->input_shapes,
                   "bind input shapes, e.g. \"input:[1,3,224,224] mask:[1,128]\"");
+  cmd->add_option("--specialize-inputs", args->options.specialize_inputs,
+                  "compile for these input values (.npz, one NAME.npy per input): the inputs stay "
+                  "inputs, shapes they decide become static, and running with other values fails");
   cmd->add_option("--output-format", args->options.output_format, "so")->capture_default_str();
   cmd->add_option("--dump", args->options.dump, "print IR to stdout: graph, tir, llvm")
       ->delimiter(',');

@@ -52,8 +52,11 @@ nlohmann::json tensor_json(const IngotTensorInfo& t) {
     shape.push_back(t.shape[i]);
     dims.push_back(t.dim_names && t.dim_names[i] ? t.dim_names[i] : "");
   }
-  return {
-      {"name", t.name}, {"dtype", dtype_string(t.dtype)}, {"shape", shape}, {"dim_names", dims}};
+  return {{"name", t.name},
+          {"dtype", dtype_string(t.dtype)},
+          {"shape", shape},
+          {"dim_names", dims},
+          {"specialized", t.specialized_value != nullptr}};
 }
 
 void print_json(const IngotArtifact& a) {
@@ -84,8 +87,9 @@ void print_tensors(const char* title, int32_t n, const IngotTensorInfo* ts) {
   for (int i = 0; i < n; ++i) width = std::max(width, std::string(ts[i].name).size());
   fmt::print("{} ({}):\n", title, n);
   for (int i = 0; i < n; ++i) {
-    fmt::print("  {:<{}}  {:<8} {}\n", ts[i].name, width, dtype_string(ts[i].dtype),
-               shape_string(ts[i]));
+    fmt::print(
+        "  {:<{}}  {:<8} {}{}\n", ts[i].name, width, dtype_string(ts[i].dtype), shape_string(ts[i]),
+        ts[i].specialized_value ? "  specialised (runs only with its compile-time value)" : "");
   }
 }
 

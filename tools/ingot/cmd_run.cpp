@@ -122,7 +122,8 @@ std::string input_names(const rt::Model& model) {
   return names;
 }
 
-// Binds every input: from the .npz by name, the rest filled. Returns the owned buffers.
+// Binds every input: from the .npz by name, the rest filled (a specialised input with its
+// compile-time value). Returns the owned buffers.
 std::vector<NpyArray> bind_inputs(const RunOptions& opts, const rt::Model& model,
                                   rt::Session& session) {
   std::vector<NpyArray> arrays;
@@ -141,6 +142,10 @@ std::vector<NpyArray> bind_inputs(const RunOptions& opts, const rt::Model& model
   for (int i = 0; i < model.num_inputs(); ++i) {
     if (bound[static_cast<size_t>(i)]) continue;
     const IngotTensorInfo& info = model.input_info(i);
+    if (info.specialized_value != nullptr) {  // the one value the artifact runs with
+      session.set_input_copy(i, info.specialized_value, tensor_bytes(info));
+      continue;
+    }
     std::vector<uint8_t> data = fill_input(info, opts.fill_mode, rng);
     session.set_input_copy(i, data.data(), data.size());
   }

@@ -174,7 +174,10 @@ void KernelLowering::serial_loop(const Var& var, llvm::Value* begin, llvm::Value
   };
   hint("llvm.loop.mustprogress", nullptr);
   if (kind == ForKind::kVectorized) {
+    // Left for the loop vectorizer: without unroll.disable, LLVM's full unroller runs first and
+    // scatters short constant-trip loops (a tile's 32-lane row) into scalar loads and stores.
     hint("llvm.loop.vectorize.enable", llvm::ConstantAsMetadata::get(b_.getTrue()));
+    hint("llvm.loop.unroll.disable", nullptr);
   } else if (kind == ForKind::kUnrolled) {
     hint("llvm.loop.unroll.full", nullptr);
   }

@@ -65,7 +65,7 @@ class RecordBuilder {
   llvm::Type* f64() { return llvm::Type::getDoubleTy(ctx_); }
   llvm::StructType* dtype_ty() { return llvm::StructType::get(ctx_, {i8(), i8(), i16()}); }
   llvm::StructType* tensor_ty() {
-    return llvm::StructType::get(ctx_, {ptr(), dtype_ty(), i32(), ptr(), ptr()});
+    return llvm::StructType::get(ctx_, {ptr(), dtype_ty(), i32(), ptr(), ptr(), ptr()});
   }
   llvm::StructType* kernel_ty() { return llvm::StructType::get(ctx_, {ptr(), f64(), f64()}); }
   llvm::StructType* artifact_ty() {
@@ -102,10 +102,23 @@ class RecordBuilder {
       auto* dt = llvm::ConstantStruct::get(
           dtype_ty(), {ci(i8(), t.dtype.code), ci(i8(), bits), ci(i16(), t.dtype.lanes)});
       items.push_back(llvm::ConstantStruct::get(
-          tensor_ty(), {str(t.name), dt, ci(i32(), t.shape.size()),
-                        array(i64(), dims, name + ".shape"), array(ptr(), names, name + ".dims")}));
+          tensor_ty(),
+          {str(t.name), dt, ci(i32(), t.shape.size()), array(i64(), dims, name + ".shape"),
+           array(ptr(), names, name + ".dims"), specialized_value(t, name)}));
     }
     return array(tensor_ty(), items, name);
+  }
+
+  // The bytes a specialised input was compiled for (the runtime's guard compares them), or null.
+  llvm::Constant* specialized_value(const tir::TensorDesc& t, const std::string& name) {
+    if (!t.specialized_value || t.specialized_value->empty())
+      return llvm::ConstantPointerNull::get(llvm::PointerType::get(ctx_, 0));
+    const std::vector<uint8_t>& v = *t.specialized_value;
+    llvm::StringRef raw(reinterpret_cast<const char*>(v.data()), v.size());
+    auto* g = llvm::cast<llvm::GlobalVariable>(private_global(
+        llvm::ConstantDataArray::getRaw(raw, v.size(), i8()), name + ".specialized"));
+    g->setAlignment(llvm::Align(8));
+    return g;
   }
 
  private:
@@ -125,7 +138,8 @@ void check_abi_layout(llvm::Module& m, RecordBuilder& r) {
                    a->getElementOffset(14) == offsetof(IngotArtifact, kernels),
                "IngotArtifact layout differs from abi.h");
   INGOT_ICHECK(t->getSizeInBytes() == sizeof(IngotTensorInfo) &&
-                   t->getElementOffset(4) == offsetof(IngotTensorInfo, dim_names),
+                   t->getElementOffset(4) == offsetof(IngotTensorInfo, dim_names) &&
+                   t->getElementOffset(5) == offsetof(IngotTensorInfo, specialized_value),
                "IngotTensorInfo layout differs from abi.h");
   INGOT_ICHECK(k->getSizeInBytes() == sizeof(IngotKernelInfo), "IngotKernelInfo layout differs");
 }

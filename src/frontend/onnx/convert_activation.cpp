@@ -1,6 +1,6 @@
 // Converters for the activation ops: LeakyRelu, PRelu, Elu, Selu, Celu, HardSigmoid, HardSwish,
-// Softplus, Softsign, Mish, ThresholdedRelu. Float attributes are copied as given; inference
-// fills the ONNX defaults.
+// Softplus, Softsign, Mish, ThresholdedRelu, Shrink. Float attributes are copied as given;
+// inference fills the ONNX defaults.
 #include "frontend/onnx/converter.h"
 #include "frontend/onnx/importer.h"
 
@@ -13,9 +13,9 @@ constexpr int kMax = kMaxOnnxOpset;
 template <OpKind K>
 void convert_activation(NodeConverter& c) {
   graph::Attrs attrs;
-  for (const char* name : {"alpha", "beta", "gamma"})
+  for (const char* name : {"alpha", "beta", "gamma", "bias", "lambd"})
     if (auto v = c.attr_float(name)) attrs.set(name, *v);
-  c.emit(K, {c.input(0, "X")}, attrs);
+  c.emit(K, {c.input(0, K == OpKind::Shrink ? "input" : "X")}, attrs);
 }
 
 void convert_prelu(NodeConverter& c) {
@@ -34,6 +34,7 @@ const ConverterEntry kTable[] = {
     {"Softsign", 7, kMax, convert_activation<OpKind::Softsign>},
     {"Mish", 18, kMax, convert_activation<OpKind::Mish>},
     {"ThresholdedRelu", 10, kMax, convert_activation<OpKind::ThresholdedRelu>},
+    {"Shrink", 9, kMax, convert_activation<OpKind::Shrink>},
 };
 
 }  // namespace

@@ -43,7 +43,7 @@ const ConverterEntry kTable[] = {
     {"And", 7, kMax, convert_binary<OpKind::And>},
     {"Or", 7, kMax, convert_binary<OpKind::Or>},
     {"Xor", 7, kMax, convert_binary<OpKind::Xor>},
-    {"Not", 7, kMax, convert_not},
+    {"Not", 1, kMax, convert_not},  // unchanged since opset 1
     {"Where", 9, kMax, convert_where},
     {"IsNaN", 9, kMax, convert_isnan},
     {"IsInf", 10, kMax, convert_isinf},

@@ -1,5 +1,5 @@
-// Converters for elementwise ops: unary math, binary arithmetic, Clip, Cast, Gelu, Identity and
-// Dropout (which becomes Identity at inference).
+// Converters for elementwise ops: unary math, binary arithmetic, Clip, Cast, BitCast, Gelu,
+// Identity and Dropout (which becomes Identity at inference, its mask all ones).
 #include <array>
 #include <limits>
 
@@ -61,17 +61,43 @@ void convert_gelu(NodeConverter& c) {
   c.emit(OpKind::Gelu, {c.input(0, "X")}, attrs);
 }
 
-// Dropout at inference is the identity; the mask output and training mode are unsupported.
+void convert_bitcast(NodeConverter& c) {
+  auto to = c.attr_int("to");
+  if (!to) c.fail("required attribute 'to' is missing");
+  auto dtype = dtype_from_onnx(int32_t(*to));
+  if (!dtype)
+    c.fail("attribute 'to' value {} ({}) is not supported", *to, onnx_dtype_name(int32_t(*to)));
+  graph::Attrs attrs;
+  attrs.set("to", int64_t(*dtype));
+  c.emit(OpKind::BitCast, {c.input(0, "input")}, attrs);
+}
+
+// Dropout at inference is the identity and its mask all ones (bool from opset 10, X's dtype
+// before): ConstantOfShape of X's shape. Training mode is unsupported; the ratio is unused.
 void convert_dropout(NodeConverter& c) {
   c.ignore_attr("ratio");  // opset < 12
   c.ignore_attr("seed");
-  c.require_unused_output(1, "mask");
   if (c.has_input(2)) {
     graph::TensorPtr training = c.constant_input(2, "training_mode");
     if (training->num_elements() != 1 || training->get_i64(0) != 0)
       c.fail("training mode (input 'training_mode' = true) is not supported");
   }
-  c.emit(OpKind::Identity, {c.input(0, "data")});
+  graph::Value* x = c.input(0, "data");
+  c.emit(OpKind::Identity, {x});
+  if (!c.output_used(1)) return;
+  graph::Attrs whole;
+  whole.set("start", int64_t(0));
+  whole.set("end", std::numeric_limits<int64_t>::max());
+  graph::Value* shape = c.emit_helper(OpKind::Shape, "shape", {x}, whole);
+  graph::Attrs ones;
+  ones.set("value", 1.0);
+  ones.set("dtype", int64_t(graph::DType::kBool));
+  if (c.opset() >= 10) {
+    c.emit_output(1, OpKind::ConstantOfShape, "mask", {shape}, ones);
+    return;
+  }
+  graph::Value* mask = c.emit_helper(OpKind::ConstantOfShape, "ones", {shape}, ones);
+  c.emit_output(1, OpKind::Cast, "mask", {mask, x});  // CastLike form: X's dtype
 }
 
 const ConverterEntry kTable[] = {
@@ -96,6 +122,7 @@ const ConverterEntry kTable[] = {
     {"Cast", 7, kMax, convert_cast},
     {"Gelu", 20, kMax, convert_gelu},
     {"Dropout", 7, kMax, convert_dropout},
+    {"BitCast", 26, kMax, convert_bitcast},
 };
 
 }  // namespace

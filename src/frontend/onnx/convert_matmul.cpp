@@ -1,4 +1,4 @@
-// Converters for Gemm (all attributes made explicit) and MatMul.
+// Converters for Gemm (all attributes made explicit), MatMul and Det (batched determinant).
 #include "frontend/onnx/converter.h"
 #include "frontend/onnx/importer.h"
 
@@ -18,9 +18,14 @@ void convert_matmul(NodeConverter& c) {
   c.emit(ops::OpKind::MatMul, {c.input(0, "A"), c.input(1, "B")});
 }
 
+void convert_det(NodeConverter& c) {
+  c.emit(ops::OpKind::Det, {c.input(0, "X")});
+}
+
 const ConverterEntry kTable[] = {
     {"Gemm", 7, kMaxOnnxOpset, convert_gemm},
     {"MatMul", 7, kMaxOnnxOpset, convert_matmul},
+    {"Det", 11, kMaxOnnxOpset, convert_det},
 };
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Converters for BatchNormalization (inference form, output 0 only), LayerNormalization (Y and
 // the optional Mean / InvStdDev), InstanceNormalization, RMSNormalization, GroupNormalization
-// (opset 21: per-channel scale and bias), MeanVarianceNormalization, LpNormalization and
+// (opset 21: per-channel scale and bias), MeanVarianceNormalization, LpNormalization, LRN and
 // Softmax (opset < 13's coerce-to-2-D semantics rewritten as Flatten -> Softmax -> Reshape).
 #include <algorithm>
 #include <limits>
@@ -77,6 +77,17 @@ void convert_lp_norm(NodeConverter& c) {
   c.emit(OpKind::LpNormalization, {c.input(0, "input")}, attrs);
 }
 
+void convert_lrn(NodeConverter& c) {
+  auto size = c.attr_int("size");
+  if (!size) c.fail("required attribute 'size' is missing");
+  graph::Attrs attrs;
+  attrs.set("size", *size);
+  attrs.set("alpha", c.attr_float("alpha").value_or(1e-4));
+  attrs.set("beta", c.attr_float("beta").value_or(0.75));
+  attrs.set("bias", c.attr_float("bias").value_or(1.0));
+  c.emit(OpKind::LRN, {c.input(0, "X")}, attrs);
+}
+
 template <OpKind K = OpKind::Softmax>
 void convert_softmax_13(NodeConverter& c) {
   graph::Attrs attrs;
@@ -113,6 +124,7 @@ const ConverterEntry kTable[] = {
     {"GroupNormalization", 21, kMaxOnnxOpset, convert_group_norm},
     {"MeanVarianceNormalization", 9, kMaxOnnxOpset, convert_mvn},
     {"LpNormalization", 7, kMaxOnnxOpset, convert_lp_norm},
+    {"LRN", 7, kMaxOnnxOpset, convert_lrn},
     {"Softmax", 7, 12, convert_softmax_1<>},
     {"Softmax", 13, kMaxOnnxOpset, convert_softmax_13<>},
     {"LogSoftmax", 7, 12, convert_softmax_1<OpKind::LogSoftmax>},

@@ -1,5 +1,6 @@
-// Converters for MaxPool, AveragePool, LpPool (window attributes, ceil_mode, count_include_pad
-// and p made explicit) and GlobalAveragePool.
+// Converters for MaxPool (the Indices output with storage_order when used), AveragePool, LpPool
+// (window attributes, ceil_mode, count_include_pad and p made explicit), GlobalAveragePool,
+// GlobalMaxPool and MaxUnpool (output_shape as an attribute when constant).
 #include "frontend/onnx/converter.h"
 #include "frontend/onnx/importer.h"
 #include "frontend/onnx/pool_attrs.h"
@@ -17,9 +18,11 @@ graph::Attrs pool_attrs(NodeConverter& c) {
 }
 
 void convert_max_pool(NodeConverter& c) {
-  c.ignore_attr("storage_order");  // only affects the Indices output
-  c.require_unused_output(1, "Indices");
-  c.emit(OpKind::MaxPool, {c.input(0, "X")}, pool_attrs(c));
+  graph::Attrs attrs = pool_attrs(c);
+  int64_t order = c.attr_int("storage_order").value_or(0);  // only affects the Indices output
+  bool indices = c.num_outputs() > 1 && c.output_used(1);
+  if (indices) attrs.set("storage_order", order);
+  c.emit(OpKind::MaxPool, {c.input(0, "X")}, attrs, indices ? 2 : 1);
 }
 
 void convert_average_pool(NodeConverter& c) {
@@ -34,15 +37,30 @@ void convert_lp_pool(NodeConverter& c) {
   c.emit(OpKind::LpPool, {c.input(0, "X")}, attrs);
 }
 
-void convert_global_average_pool(NodeConverter& c) {
-  c.emit(OpKind::GlobalAveragePool, {c.input(0, "X")});
+template <OpKind K>
+void convert_global_pool(NodeConverter& c) {
+  c.emit(K, {c.input(0, "X")});
+}
+
+void convert_max_unpool(NodeConverter& c) {
+  if (!c.has_attr("kernel_shape")) c.fail("required attribute 'kernel_shape' is missing");
+  graph::Attrs attrs;
+  for (const char* name : {"kernel_shape", "strides", "pads"}) c.copy_attr(name, attrs);
+  std::vector<graph::Value*> inputs{c.input(0, "X"), c.input(1, "I")};
+  graph::Value* deferred = nullptr;
+  if (graph::TensorPtr t = c.static_input(2, "output_shape", &deferred))
+    attrs.set("output_shape", tensor_to_i64s(*t));
+  if (deferred) inputs.push_back(deferred);
+  c.emit(OpKind::MaxUnpool, inputs, attrs);
 }
 
 const ConverterEntry kTable[] = {
     {"MaxPool", 7, kMaxOnnxOpset, convert_max_pool},
     {"AveragePool", 7, kMaxOnnxOpset, convert_average_pool},
     {"LpPool", 2, kMaxOnnxOpset, convert_lp_pool},
-    {"GlobalAveragePool", 7, kMaxOnnxOpset, convert_global_average_pool},
+    {"GlobalAveragePool", 7, kMaxOnnxOpset, convert_global_pool<OpKind::GlobalAveragePool>},
+    {"GlobalMaxPool", 7, kMaxOnnxOpset, convert_global_pool<OpKind::GlobalMaxPool>},
+    {"MaxUnpool", 9, kMaxOnnxOpset, convert_max_unpool},
 };
 
 }  // namespace

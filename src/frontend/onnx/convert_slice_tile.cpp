@@ -1,7 +1,8 @@
 // Converters for generators and index-mapping ops: ConstantOfShape, Size, Range, Slice
-// (attributes before opset 10, inputs after), Expand, Tile, Trilu, DepthToSpace/SpaceToDepth and
-// GatherElements. Inputs whose canonical place is an attribute stay node inputs when other nodes
-// compute them, until type inference resolves them.
+// (attributes before opset 10, inputs after), Expand, Tile, Trilu, EyeLike (dtype as a graph
+// DType), DepthToSpace/SpaceToDepth, GatherElements and ReverseSequence. Inputs whose canonical
+// place is an attribute stay node inputs when other nodes compute them, until type inference
+// resolves them.
 #include "frontend/onnx/converter.h"
 #include "frontend/onnx/importer.h"
 #include "frontend/onnx/tensor_proto.h"
@@ -106,8 +107,30 @@ void convert_gather_elements(NodeConverter& c) {
   c.emit(OpKind::GatherElements, {c.input(0, "data"), c.input(1, "indices")}, attrs);
 }
 
+void convert_eye_like(NodeConverter& c) {
+  graph::Attrs attrs;
+  if (auto code = c.attr_int("dtype")) {
+    auto dtype = dtype_from_onnx(int32_t(*code));
+    if (!dtype)
+      c.fail("attribute 'dtype' value {} ({}) is not supported", *code,
+             onnx_dtype_name(int32_t(*code)));
+    attrs.set("dtype", int64_t(*dtype));
+  }
+  attrs.set("k", c.attr_int("k").value_or(0));
+  c.emit(OpKind::EyeLike, {c.input(0, "input")}, attrs);
+}
+
+void convert_reverse_sequence(NodeConverter& c) {
+  graph::Attrs attrs;
+  attrs.set("batch_axis", c.attr_int("batch_axis").value_or(1));
+  attrs.set("time_axis", c.attr_int("time_axis").value_or(0));
+  c.emit(OpKind::ReverseSequence, {c.input(0, "input"), c.input(1, "sequence_lens")}, attrs);
+}
+
 const ConverterEntry kTable[] = {
     {"Trilu", 14, kMax, convert_trilu},
+    {"EyeLike", 9, kMax, convert_eye_like},
+    {"ReverseSequence", 10, kMax, convert_reverse_sequence},
     {"DepthToSpace", 7, kMax, convert_depth_space<OpKind::DepthToSpace>},
     {"SpaceToDepth", 7, kMax, convert_depth_space<OpKind::SpaceToDepth>},
     {"GatherElements", 11, kMax, convert_gather_elements},

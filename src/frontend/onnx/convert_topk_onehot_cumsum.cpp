@@ -1,6 +1,6 @@
 // Converters for TopK (attribute k before opset 10, input K after; largest/sorted from 11),
-// OneHot (depth as an attribute when constant) and CumSum (axis as an attribute when constant,
-// else a run-time input).
+// OneHot (depth as an attribute when constant) and CumSum / CumProd (axis as an attribute when
+// constant, else a run-time input).
 #include "frontend/onnx/converter.h"
 #include "frontend/onnx/importer.h"
 
@@ -9,23 +9,6 @@ namespace {
 
 using ops::OpKind;
 constexpr int kMax = kMaxOnnxOpset;
-
-// Input `slot` (named `what`) -> attribute `attr` when constant, else node input `slot`.
-void static_scalar(NodeConverter& c, int slot, const char* what, const char* attr, bool is_float,
-                   graph::Attrs& attrs, std::vector<graph::Value*>& inputs) {
-  graph::Value* deferred = nullptr;
-  if (graph::TensorPtr t = c.static_input(slot, what, &deferred)) {
-    if (t->num_elements() != 1)
-      c.fail("input '{}' must hold one value, got {}", what, t->num_elements());
-    if (is_float)
-      attrs.set(attr, t->get_f64(0));
-    else
-      attrs.set(attr, t->get_i64(0));
-  }
-  if (!deferred) return;
-  inputs.resize(size_t(slot), nullptr);
-  inputs.push_back(deferred);
-}
 
 void convert_topk(NodeConverter& c) {
   graph::Attrs attrs;
@@ -37,7 +20,7 @@ void convert_topk(NodeConverter& c) {
     attrs.set("k", *k);
   } else {
     c.input(1, "K");
-    static_scalar(c, 1, "K", "k", false, attrs, inputs);
+    static_scalar_input(c, 1, "K", "k", false, attrs, inputs);
   }
   if (c.opset() >= 11) {
     attrs.set("largest", c.attr_int("largest").value_or(1));
@@ -51,13 +34,14 @@ void convert_one_hot(NodeConverter& c) {
   attrs.set("axis", c.attr_int("axis").value_or(-1));
   std::vector<graph::Value*> inputs{c.input(0, "indices")};
   c.input(1, "depth");
-  static_scalar(c, 1, "depth", "depth", true, attrs, inputs);
+  static_scalar_input(c, 1, "depth", "depth", true, attrs, inputs);
   inputs.resize(2, nullptr);
   inputs.push_back(c.input(2, "values"));
   c.emit(OpKind::OneHot, inputs, attrs);
 }
 
-void convert_cumsum(NodeConverter& c) {
+template <OpKind K>
+void convert_cumulative(NodeConverter& c) {
   graph::Attrs attrs;
   attrs.set("exclusive", c.attr_int("exclusive").value_or(0));
   attrs.set("reverse", c.attr_int("reverse").value_or(0));
@@ -70,13 +54,14 @@ void convert_cumsum(NodeConverter& c) {
   } else {
     inputs.push_back(axis);  // read at run time
   }
-  c.emit(OpKind::CumSum, inputs, attrs);
+  c.emit(K, inputs, attrs);
 }
 
 const ConverterEntry kTable[] = {
     {"TopK", 1, kMax, convert_topk},
     {"OneHot", 9, kMax, convert_one_hot},
-    {"CumSum", 11, kMax, convert_cumsum},
+    {"CumSum", 11, kMax, convert_cumulative<OpKind::CumSum>},
+    {"CumProd", 26, kMax, convert_cumulative<OpKind::CumProd>},
 };
 
 }  // namespace

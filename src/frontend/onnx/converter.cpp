@@ -54,7 +54,8 @@ graph::TensorPtr NodeConverter::static_input(int i, const char* what,
   if (!v->producer)
     fail(
         "input '{}' must be a compile-time constant, but it is the graph input '{}' (a run-time "
-        "value would make the output shape data-dependent; freeze it into an initializer)",
+        "value would make the output shape data-dependent; freeze it into an initializer, or "
+        "specialise it with --specialize-inputs)",
         what, v->name);
   *deferred = v;
   return nullptr;
@@ -207,6 +208,18 @@ graph::Value* NodeConverter::emit_helper(ops::OpKind op, const std::string& suff
   return add_node(op, node_name, std::move(inputs), {out}, std::move(attrs))->outputs[0];
 }
 
+graph::Node* NodeConverter::emit_output(int i, ops::OpKind op, const std::string& suffix,
+                                        std::vector<graph::Value*> inputs, graph::Attrs attrs) {
+  INGOT_ICHECK(i < proto_.output_size(), "emit_output: node '{}' has no output {}", name_, i);
+  const std::string& onnx_name = proto_.output(i);
+  std::string out =
+      onnx_name.empty() ? state_.fresh_name(fmt::format("{}:{}", name_, i)) : onnx_name;
+  graph::Node* n =
+      add_node(op, fmt::format("{}/{}", name_, suffix), std::move(inputs), {out}, std::move(attrs));
+  bind_output(i, n->outputs[0]);
+  return n;
+}
+
 graph::Value* NodeConverter::make_constant(const std::string& suffix, graph::TensorPtr data) {
   return state_.graph->add_constant(state_.fresh_name(fmt::format("{}/{}", name_, suffix)),
                                     std::move(data));
@@ -309,6 +322,22 @@ std::vector<int64_t> tensor_to_i64s(const graph::Tensor& t) {
   std::vector<int64_t> out(size_t(t.num_elements()));
   for (int64_t i = 0; i < t.num_elements(); ++i) out[size_t(i)] = t.get_i64(i);
   return out;
+}
+
+void static_scalar_input(NodeConverter& c, int slot, const char* what, const char* attr,
+                         bool is_float, graph::Attrs& attrs, std::vector<graph::Value*>& inputs) {
+  graph::Value* deferred = nullptr;
+  if (graph::TensorPtr t = c.static_input(slot, what, &deferred)) {
+    if (t->num_elements() != 1)
+      c.fail("input '{}' must hold one value, got {}", what, t->num_elements());
+    if (is_float)
+      attrs.set(attr, t->get_f64(0));
+    else
+      attrs.set(attr, t->get_i64(0));
+  }
+  if (!deferred) return;
+  inputs.resize(size_t(slot), nullptr);
+  inputs.push_back(deferred);
 }
 
 }  // namespace ingot::frontend::detail

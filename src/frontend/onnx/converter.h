@@ -83,6 +83,9 @@ class NodeConverter {
   // Emits a helper node "<name>/<suffix>" with one fresh output (for multi-node rewrites).
   graph::Value* emit_helper(ops::OpKind op, const std::string& suffix,
                             std::vector<graph::Value*> inputs, graph::Attrs attrs = {});
+  // Emits a helper node "<name>/<suffix>" whose one output is ONNX output i, named like it.
+  graph::Node* emit_output(int i, ops::OpKind op, const std::string& suffix,
+                           std::vector<graph::Value*> inputs, graph::Attrs attrs = {});
   // A constant value named "<name>/<suffix>".
   graph::Value* make_constant(const std::string& suffix, graph::TensorPtr data);
   // A constant value that becomes ONNX output i, named like it.
@@ -139,6 +142,10 @@ std::span<const ConverterEntry> topk_onehot_cumsum_converters();  // convert_top
 std::span<const ConverterEntry> quantize_converters();            // convert_quantize.cpp
 std::span<const ConverterEntry> recurrent_converters();           // convert_recurrent.cpp
 std::span<const ConverterEntry> einsum_converters();              // convert_einsum.cpp
+std::span<const ConverterEntry> sampling_converters();            // convert_sampling.cpp
+std::span<const ConverterEntry> swish_converters();               // convert_swish.cpp
+std::span<const ConverterEntry> sequence_state_converters();      // convert_sequence_state.cpp
+std::span<const ConverterEntry> signal_converters();              // convert_signal.cpp
 
 // The row handling `op_type` at `opset`, or nullptr. `known_range` receives the opset range over
 // which any row handles the op (nullopt when the op is unknown), for messages.
@@ -149,5 +156,10 @@ const ConverterEntry* find_converter(std::string_view op_type, int opset,
 graph::TensorPtr make_i64_tensor(std::vector<int64_t> values, std::vector<int64_t> shape);
 graph::TensorPtr make_scalar(graph::DType dtype, double value);
 std::vector<int64_t> tensor_to_i64s(const graph::Tensor& t);
+// A scalar input `slot` (named `what`) whose canonical place is attribute `attr`: sets the
+// attribute (int, or float when `is_float`) when the input is a constant, else passes the
+// computing value as node input `slot` (padding `inputs` with nullptr). Absent: nothing.
+void static_scalar_input(NodeConverter& c, int slot, const char* what, const char* attr,
+                         bool is_float, graph::Attrs& attrs, std::vector<graph::Value*>& inputs);
 
 }  // namespace ingot::frontend::detail

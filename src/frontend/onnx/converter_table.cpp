@@ -29,6 +29,10 @@ const ConverterEntry* find_converter(std::string_view op_type, int opset,
       quantize_converters(),
       recurrent_converters(),
       einsum_converters(),
+      sampling_converters(),
+      swish_converters(),
+      sequence_state_converters(),
+      signal_converters(),
   };
   const ConverterEntry* found = nullptr;
   if (known_range) known_range->reset();

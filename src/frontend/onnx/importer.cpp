@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -132,11 +133,26 @@ void convert_node(ImportState& state, const onnx::ModelProto& m, const onnx::Nod
   conv.check_all_attrs_consumed();
 }
 
+// The constant a specialised input's readers see, after checking its value against the input's
+// declared type.
+graph::Value* specialized_constant(ImportState& state, const graph::Value& input,
+                                   const graph::TensorPtr& value, const ImportOptions& options) {
+  const graph::TensorType& want = input.type;
+  bool fits = value->dtype() == want.dtype && int(value->shape().size()) == want.rank();
+  for (int i = 0; fits && i < want.rank(); ++i)
+    fits = !want.shape[i].is_static() || want.shape[i].value == value->shape()[size_t(i)];
+  if (!fits)
+    fail_user("{}: input '{}' of the model is {}, but its specialised value is {}",
+              options.specialized_source, input.name, want.str(), value->type().str());
+  return state.graph->add_constant(state.fresh_name(input.name + "_specialized"), value);
+}
+
 }  // namespace
 
 std::unique_ptr<graph::Graph> import_onnx_bytes(const std::string& bytes,
                                                 const std::string& model_dir,
-                                                const std::string& display_name) {
+                                                const std::string& display_name,
+                                                const ImportOptions& options) {
   onnx::ModelProto model;
   parse_model(bytes, display_name, model);
   const int opset = default_opset(model, display_name);
@@ -169,6 +185,17 @@ std::unique_ptr<graph::Graph> import_onnx_bytes(const std::string& bytes,
     state.values[in.name()] = v;
     result->inputs.push_back(v);
   }
+  for (const auto& [name, value] : options.specialized_inputs) {
+    auto it = std::find_if(result->inputs.begin(), result->inputs.end(),
+                           [&](const graph::Value* v) { return v->name == name; });
+    if (it == result->inputs.end()) {
+      std::string names;
+      for (const graph::Value* v : result->inputs) names += (names.empty() ? "" : ", ") + v->name;
+      fail_user("{}: '{}' is not an input of model '{}' (inputs: {})", options.specialized_source,
+                name, display_name, names.empty() ? "none" : names);
+    }
+    state.values[name] = specialized_constant(state, **it, value, options);
+  }
   for (int index : order) {
     const onnx::NodeProto& node = g.node(index);
     convert_node(state, model, node, detail::node_name(node, index));
@@ -177,15 +204,21 @@ std::unique_ptr<graph::Graph> import_onnx_bytes(const std::string& bytes,
     auto it = state.values.find(out.name());
     INGOT_ICHECK(it != state.values.end(), "graph output '{}' was not bound by its converter",
                  out.name());
-    result->outputs.push_back(it->second);
+    // An output that is a specialised input itself stays that input.
+    graph::Value* v = it->second;
+    if (options.specialized_inputs.count(out.name()))
+      v = *std::find_if(result->inputs.begin(), result->inputs.end(),
+                        [&](const graph::Value* in) { return in->name == out.name(); });
+    result->outputs.push_back(v);
   }
   return result;
 }
 
-std::unique_ptr<graph::Graph> import_onnx_file(const std::string& path) {
+std::unique_ptr<graph::Graph> import_onnx_file(const std::string& path,
+                                               const ImportOptions& options) {
   std::string bytes = read_file(path);
   std::string dir = std::filesystem::path(path).parent_path().string();
-  return import_onnx_bytes(bytes, dir, path);
+  return import_onnx_bytes(bytes, dir, path, options);
 }
 
 }  // namespace ingot::frontend

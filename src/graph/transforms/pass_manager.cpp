@@ -8,12 +8,15 @@
 #include <ostream>
 
 #include "graph/printer.h"
+#include "graph/transforms/collapse_reshape_transpose.h"
 #include "graph/transforms/cse.h"
 #include "graph/transforms/dead_code.h"
 #include "graph/transforms/fold_batch_norm.h"
+#include "graph/transforms/fold_transpose_matmul.h"
 #include "graph/transforms/fuse_epilogue.h"
 #include "graph/transforms/fuse_gelu.h"
 #include "graph/transforms/fuse_layer_norm.h"
+#include "graph/transforms/layout_nchwc.h"
 #include "graph/transforms/remove_identity.h"
 #include "graph/verifier.h"
 #include "support/error.h"
@@ -26,21 +29,35 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
+// A pass that needs nothing from the options.
+std::function<void(Graph&, const PassOptions&)> plain(void (*pass)(Graph&)) {
+  return [pass](Graph& g, const PassOptions&) { pass(g); };
+}
+
 }  // namespace
 
 const std::vector<GraphPass>& optimization_passes() {
   static const std::vector<GraphPass> passes = {
-      {"remove_identity", 1, "drop Identity (and inference Dropout) nodes", remove_identity},
+      {"remove_identity", 1, "drop Identity (and inference Dropout) nodes", plain(remove_identity)},
       {"cse", 1, "merge nodes that compute the same op on the same inputs",
-       eliminate_common_subexpressions},
+       plain(eliminate_common_subexpressions)},
+      {"collapse_reshape_transpose", 1,
+       "merge chains of Reshape-like ops and of Transposes; drop identities",
+       plain(collapse_reshape_transpose)},
       {"fold_batch_norm", 2, "fold BatchNormalization into the preceding Conv's weights and bias",
-       fold_batch_norm},
+       plain(fold_batch_norm)},
       {"fuse_layer_norm", 2, "fuse decomposed layer normalisation into LayerNormalization",
-       fuse_layer_norm},
-      {"fuse_gelu", 2, "fuse the decomposed erf GELU into Gelu", fuse_gelu},
+       plain(fuse_layer_norm)},
+      {"fuse_gelu", 2, "fuse the decomposed erf GELU into Gelu", plain(fuse_gelu)},
+      {"fold_transpose_matmul", 2, "read a Transpose's input through its permutation in MatMul",
+       plain(fold_transpose_matmul)},
       {"fuse_epilogue", 2, "fuse a residual Add and a Relu/Clip activation into the preceding Conv",
-       fuse_epilogue},
-      {"dead_code", 0, "remove nodes that do not reach an output", remove_dead_code},
+       plain(fuse_epilogue)},
+      {"layout_nchwc", 2,
+       "run 2-D convolutions on channel-blocked (NCHWc) tensors, converting only at the "
+       "boundaries",
+       [](Graph& g, const PassOptions& o) { convert_layout_nchwc(g, o.vector_bits); }},
+      {"dead_code", 0, "remove nodes that do not reach an output", plain(remove_dead_code)},
   };
   return passes;
 }
@@ -61,7 +78,7 @@ void run_optimization_passes(Graph& g, const PassOptions& options, std::ostream&
   for (const GraphPass& p : optimization_passes()) {
     if (options.opt_level < p.opt_level || contains(options.disabled, p.name)) continue;
     auto t0 = std::chrono::steady_clock::now();
-    p.run(g);
+    p.run(g, options);
     verify_graph(g);
     double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -12,18 +12,21 @@
 
 namespace ingot::graph {
 
-struct GraphPass {
-  std::string name;
-  int opt_level;  // runs when the optimisation level is at least this
-  std::string summary;
-  std::function<void(Graph&)> run;
-};
-
 struct PassOptions {
   int opt_level = 2;
   std::vector<std::string> disabled = {};        // pass names
   std::vector<std::string> print_ir_after = {};  // pass names (others are ignored here)
   bool print_times = false;
+  // The target's widest vector register in bits when default schedules are on, else 0
+  // (target-dependent passes such as layout_nchwc then do nothing).
+  int vector_bits = 0;
+};
+
+struct GraphPass {
+  std::string name;
+  int opt_level;  // runs when the optimisation level is at least this
+  std::string summary;
+  std::function<void(Graph&, const PassOptions&)> run;
 };
 
 // Constant folding runs inside type inference (infer_types with an evaluator, from -O1), so

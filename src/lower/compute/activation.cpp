@@ -1,6 +1,7 @@
 // Compute rule of the activation ops (LeakyRelu, PRelu, Elu, Selu, Celu, HardSigmoid, HardSwish,
-// Softplus, Softsign, Mish, ThresholdedRelu): one store per element. Attributes carry their
-// defaults after type inference; Softplus uses the overflow-free max(x,0) + log(1 + exp(-|x|)).
+// Softplus, Softsign, Mish, ThresholdedRelu, Shrink): one store per element. Attributes carry
+// their defaults after type inference; Softplus uses the overflow-free max(x,0) + log(1 +
+// exp(-|x|)). Shrink of an integer X computes in float64 and truncates, as ONNX's reference.
 #include "lower/compute/common.h"
 #include "lower/compute/compute.h"
 #include "support/error.h"
@@ -51,6 +52,10 @@ Expr apply_op(const graph::Node& node, Expr x, Expr slope) {
       return x * tanh(softplus(x));
     case OpKind::ThresholdedRelu:
       return select(x > attr("alpha", 1.0), x, zero);
+    case OpKind::Shrink: {
+      Expr lambd = attr("lambd", 0.5), bias = attr("bias", 0.0);
+      return select(x < -lambd, x + bias, select(x > lambd, x - bias, zero));
+    }
     default:
       fail_internal("{} is not an activation op", node_label(node));
   }
@@ -62,7 +67,17 @@ Stmt compute_activation(const graph::Node& node, const std::vector<Buffer>& inpu
                         const std::vector<Buffer>& outputs) {
   const Buffer& x = inputs.at(0);
   const Buffer& y = outputs.at(0);
-  check_dtype(node, x, DTypeClass::kFloat);
+  if (node.op == OpKind::Shrink) {
+    check_dtype(node, x, DTypeClass::kNumeric);
+    if (!x->dtype.is_float()) {
+      return loop_nest(const_shape(y), "i", [&](const Index& idx) {
+        Expr v = apply_op(node, cast(DataType::f64(), x.load(idx)), Expr());
+        return BufferStore::make(y, cast(y->dtype, v), idx);
+      });
+    }
+  } else {
+    check_dtype(node, x, DTypeClass::kFloat);
+  }
   bool prelu = node.op == OpKind::PRelu;
   if (prelu && inputs.at(1)->dtype != x->dtype)
     fail_user("{}: operand dtypes differ ({} vs {})", node_label(node), x->dtype.str(),

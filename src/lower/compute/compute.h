@@ -64,20 +64,28 @@ tir::Stmt compute_mvn(const graph::Node& node, const std::vector<tir::Buffer>& i
                       const std::vector<tir::Buffer>& outputs);
 tir::Stmt compute_lp_norm(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                           const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_lrn(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                      const std::vector<tir::Buffer>& outputs);
 // attention.cpp: Attention (3-D / 4-D, grouped heads, masks, past cache, qk_matmul_output).
 tir::Stmt compute_attention(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                             const std::vector<tir::Buffer>& outputs);
 // rotary.cpp: RotaryEmbedding.
 tir::Stmt compute_rotary(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                          const std::vector<tir::Buffer>& outputs);
+// layout.cpp: LayoutToBlocked, LayoutFromBlocked (channel-blocked layout conversions).
+tir::Stmt compute_layout(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                         const std::vector<tir::Buffer>& outputs);
 // softmax.cpp
 tir::Stmt compute_softmax(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                           const std::vector<tir::Buffer>& outputs);
-// pool.cpp: MaxPool, AveragePool, LpPool, GlobalAveragePool.
+// pool.cpp: MaxPool (and its Indices), AveragePool, LpPool; GlobalAveragePool, GlobalMaxPool;
+// MaxUnpool.
 tir::Stmt compute_pool(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                        const std::vector<tir::Buffer>& outputs);
-tir::Stmt compute_global_avg_pool(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
-                                  const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_global_pool(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                              const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_max_unpool(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                             const std::vector<tir::Buffer>& outputs);
 // reduce.cpp: ReduceMean, ReduceSum, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2,
 // ReduceSumSquare, ReduceLogSum, ReduceLogSumExp.
 tir::Stmt compute_reduce(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
@@ -92,6 +100,9 @@ tir::Stmt compute_copy(const graph::Node& node, const std::vector<tir::Buffer>& 
                        const std::vector<tir::Buffer>& outputs);
 tir::Stmt compute_shape(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                         const std::vector<tir::Buffer>& outputs);
+// reshape.cpp: BitCast (a copy; see reinterprets_input).
+tir::Stmt compute_bitcast(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                          const std::vector<tir::Buffer>& outputs);
 // transpose.cpp
 tir::Stmt compute_transpose(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                             const std::vector<tir::Buffer>& outputs);
@@ -130,6 +141,11 @@ tir::Stmt compute_depth_space(const graph::Node& node, const std::vector<tir::Bu
                               const std::vector<tir::Buffer>& outputs);
 tir::Stmt compute_gather_elements(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                                   const std::vector<tir::Buffer>& outputs);
+// rearrange.cpp: EyeLike, ReverseSequence.
+tir::Stmt compute_eye_like(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                           const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_reverse_sequence(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                                   const std::vector<tir::Buffer>& outputs);
 
 // resize.cpp: Resize (nearest, linear, cubic; Upsample is imported as Resize).
 tir::Stmt compute_resize(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
@@ -141,7 +157,7 @@ tir::Stmt compute_scatter_nd(const graph::Node& node, const std::vector<tir::Buf
                              const std::vector<tir::Buffer>& outputs);
 tir::Stmt compute_scatter_elements(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                                    const std::vector<tir::Buffer>& outputs);
-// topk.cpp, one_hot.cpp, cumsum.cpp
+// topk.cpp, one_hot.cpp, cumsum.cpp (CumSum and CumProd)
 tir::Stmt compute_topk(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                        const std::vector<tir::Buffer>& outputs);
 tir::Stmt compute_one_hot(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
@@ -160,11 +176,51 @@ tir::Stmt compute_dynamic_quantize_linear(const graph::Node& node,
 // einsum.cpp
 tir::Stmt compute_einsum(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                          const std::vector<tir::Buffer>& outputs);
+// det.cpp
+tir::Stmt compute_det(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                      const std::vector<tir::Buffer>& outputs);
+// grid_sample.cpp: GridSample (N-d), AffineGrid; col2im.cpp; roi_align.cpp; deform_conv.cpp.
+tir::Stmt compute_grid_sample(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                              const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_affine_grid(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                              const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_col2im(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                         const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_roi_align(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                            const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_deform_conv(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                              const std::vector<tir::Buffer>& outputs);
+// signal.cpp: HannWindow, HammingWindow, BlackmanWindow; DFT and STFT (direct transforms);
+// MelWeightMatrix.
+tir::Stmt compute_window(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                         const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_dft(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                      const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_stft(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                       const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_mel_weight_matrix(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                                    const std::vector<tir::Buffer>& outputs);
+
+// swish.cpp: Swish, SwiGLU.
+tir::Stmt compute_swish(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                        const std::vector<tir::Buffer>& outputs);
+// causal_conv.cpp: CausalConvWithState.
+tir::Stmt compute_causal_conv(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                              const std::vector<tir::Buffer>& outputs);
+// linear_attention.cpp: LinearAttention (the recurrent form, serial over the sequence).
+tir::Stmt compute_linear_attention(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                                   const std::vector<tir::Buffer>& outputs);
+// tensor_scatter.cpp: TensorScatter.
+tir::Stmt compute_tensor_scatter(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                                 const std::vector<tir::Buffer>& outputs);
 
 // The rule of an op kind (every op in op_list.def has one).
 ComputeRule compute_rule(ops::OpKind op);
 
 // True for ops whose rule is a plain row-major copy (the kernel may pass flattened buffers).
 bool is_row_major_copy(ops::OpKind op);
+// True for ops whose kernel reads input 0's bytes as the output's dtype (BitCast): lowering
+// declares that kernel parameter with the output's dtype.
+bool reinterprets_input(ops::OpKind op);
 
 }  // namespace ingot::lower

@@ -78,6 +78,7 @@ ComputeRule compute_rule(ops::OpKind op) {
     case OpKind::Softsign:
     case OpKind::Mish:
     case OpKind::ThresholdedRelu:
+    case OpKind::Shrink:
       return compute_activation;
     case OpKind::Conv:
       return compute_conv;
@@ -105,6 +106,8 @@ ComputeRule compute_rule(ops::OpKind op) {
       return compute_mvn;
     case OpKind::LpNormalization:
       return compute_lp_norm;
+    case OpKind::LRN:
+      return compute_lrn;
     case OpKind::Attention:
       return compute_attention;
     case OpKind::RotaryEmbedding:
@@ -116,7 +119,10 @@ ComputeRule compute_rule(ops::OpKind op) {
     case OpKind::LpPool:
       return compute_pool;
     case OpKind::GlobalAveragePool:
-      return compute_global_avg_pool;
+    case OpKind::GlobalMaxPool:
+      return compute_global_pool;
+    case OpKind::MaxUnpool:
+      return compute_max_unpool;
     case OpKind::ReduceMean:
     case OpKind::ReduceSum:
     case OpKind::ReduceMax:
@@ -142,6 +148,8 @@ ComputeRule compute_rule(ops::OpKind op) {
       return compute_copy;
     case OpKind::Shape:
       return compute_shape;
+    case OpKind::BitCast:
+      return compute_bitcast;
     case OpKind::Transpose:
       return compute_transpose;
     case OpKind::Concat:
@@ -173,6 +181,10 @@ ComputeRule compute_rule(ops::OpKind op) {
       return compute_depth_space;
     case OpKind::GatherElements:
       return compute_gather_elements;
+    case OpKind::EyeLike:
+      return compute_eye_like;
+    case OpKind::ReverseSequence:
+      return compute_reverse_sequence;
     case OpKind::QuantizeLinear:
       return compute_quantize_linear;
     case OpKind::DequantizeLinear:
@@ -192,9 +204,46 @@ ComputeRule compute_rule(ops::OpKind op) {
     case OpKind::OneHot:
       return compute_one_hot;
     case OpKind::CumSum:
+    case OpKind::CumProd:
       return compute_cumsum;
     case OpKind::Einsum:
       return compute_einsum;
+    case OpKind::Det:
+      return compute_det;
+    case OpKind::GridSample:
+      return compute_grid_sample;
+    case OpKind::AffineGrid:
+      return compute_affine_grid;
+    case OpKind::Col2Im:
+      return compute_col2im;
+    case OpKind::RoiAlign:
+      return compute_roi_align;
+    case OpKind::DeformConv:
+      return compute_deform_conv;
+    case OpKind::HannWindow:
+    case OpKind::HammingWindow:
+    case OpKind::BlackmanWindow:
+      return compute_window;
+    case OpKind::DFT:
+      return compute_dft;
+    case OpKind::STFT:
+      return compute_stft;
+    case OpKind::MelWeightMatrix:
+      return compute_mel_weight_matrix;
+    case OpKind::Swish:
+    case OpKind::SwiGLU:
+      return compute_swish;
+    case OpKind::CausalConvWithState:
+      return compute_causal_conv;
+    case OpKind::LinearAttention:
+      return compute_linear_attention;
+    case OpKind::TensorScatter:
+      return compute_tensor_scatter;
+    case OpKind::LayoutToBlocked:
+    case OpKind::LayoutFromBlocked:
+      return compute_layout;
+    case OpKind::ConvNCHWc:  // lowered by lower/scheduled only (default schedules)
+      break;
   }
   fail_internal("no compute rule for op kind {}", int(op));
 }
@@ -202,7 +251,11 @@ ComputeRule compute_rule(ops::OpKind op) {
 bool is_row_major_copy(ops::OpKind op) {
   using ops::OpKind;
   return op == OpKind::Identity || op == OpKind::Flatten || op == OpKind::Reshape ||
-         op == OpKind::Squeeze || op == OpKind::Unsqueeze;
+         op == OpKind::Squeeze || op == OpKind::Unsqueeze || op == OpKind::BitCast;
+}
+
+bool reinterprets_input(ops::OpKind op) {
+  return op == ops::OpKind::BitCast;
 }
 
 }  // namespace ingot::lower

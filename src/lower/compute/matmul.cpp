@@ -63,14 +63,38 @@ Stmt compute_gemm(const graph::Node& node, const std::vector<Buffer>& inputs,
       rows >= 2 ? ForKind::kParallel : ForKind::kSerial);
 }
 
+namespace {
+
+// A MatMul operand read through its `perm_a` / `perm_b` (the transposed view the product
+// reads, see fold_transpose_matmul): the view's shape and the load at a view index.
+struct OperandView {
+  Buffer buf;
+  std::vector<int64_t> perm;  // empty: the buffer itself
+  std::vector<int64_t> shape() const {
+    std::vector<int64_t> s = const_shape(buf);
+    if (perm.empty()) return s;
+    std::vector<int64_t> v;
+    for (int64_t p : perm) v.push_back(s[size_t(p)]);
+    return v;
+  }
+  Expr load(const Index& idx) const {
+    if (perm.empty()) return buf.load(idx);
+    Index phys(idx.size());
+    for (size_t d = 0; d < perm.size(); ++d) phys[size_t(perm[d])] = idx[d];
+    return buf.load(phys);
+  }
+};
+
+}  // namespace
+
 Stmt compute_matmul(const graph::Node& node, const std::vector<Buffer>& inputs,
                     const std::vector<Buffer>& outputs) {
-  const Buffer& a = inputs.at(0);
-  const Buffer& b = inputs.at(1);
+  const OperandView a{inputs.at(0), node.attrs.get_ints("perm_a")};
+  const OperandView b{inputs.at(1), node.attrs.get_ints("perm_b")};
   const Buffer& y = outputs.at(0);
-  check_dtype(node, a, DTypeClass::kNumeric);
-  check_dtype(node, b, DTypeClass::kNumeric);
-  std::vector<int64_t> as = const_shape(a), bs = const_shape(b), ys = const_shape(y);
+  check_dtype(node, a.buf, DTypeClass::kNumeric);
+  check_dtype(node, b.buf, DTypeClass::kNumeric);
+  std::vector<int64_t> as = a.shape(), bs = b.shape(), ys = const_shape(y);
   bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
   int64_t depth = as.back();
   int64_t rows = a_vec ? 1 : as[as.size() - 2];

@@ -1,6 +1,7 @@
 // Compute rules of BatchNormalization (inference form), LayerNormalization, InstanceNormalization,
 // RMSNormalization, GroupNormalization, MeanVarianceNormalization (mean and variance accumulated
-// per region in local scalars, then one vectorizable write pass) and LpNormalization.
+// per region in local scalars, then one vectorizable write pass), LpNormalization and LRN (the
+// square sum over a window of channels per element, float16 accumulated in float32).
 #include <functional>
 
 #include "lower/compute/common.h"
@@ -202,7 +203,7 @@ Stmt compute_mvn(const graph::Node& node, const std::vector<Buffer>& inputs,
       [](Expr v, const Index&, const Index&) { return v; }, 1e-18);
 }
 
-// y = x / (sum over the axis of |x|^p)^(1/p), p 1 or 2.
+// y = x / (sum over the axis of |x|^p)^(1/p), p 1 or 2; 0 where the norm is 0 (ONNX's reference).
 Stmt compute_lp_norm(const graph::Node& node, const std::vector<Buffer>& inputs,
                      const std::vector<Buffer>& outputs) {
   const Buffer& x = inputs.at(0);
@@ -227,7 +228,9 @@ Stmt compute_lp_norm(const graph::Node& node, const std::vector<Buffer>& inputs,
                        return norm.set(norm.get() + (l1 ? fabs(v) : v * v));
                      });
                      Stmt write = serial_loop("k", i64(0), xs[size_t(axis)], [&](Expr k) {
-                       return BufferStore::make(y, x.load(at(k)) / norm.get(), at(k));
+                       Expr zero = make_const(dt, 0);
+                       Expr v = select(norm.get() == zero, zero, x.load(at(k)) / norm.get());
+                       return BufferStore::make(y, v, at(k));
                      });
                      std::vector<Stmt> seq = {norm.set(make_const(dt, 0)), sum};
                      if (!l1) seq.push_back(norm.set(sqrt(norm.get())));
@@ -236,6 +239,39 @@ Stmt compute_lp_norm(const graph::Node& node, const std::vector<Buffer>& inputs,
                      return norm.scope(body);
                    },
                    {.parallel_outer = true, .vectorize_inner = false});
+}
+
+// y = x / (bias + alpha / size * (sum of x^2 over channels c - floor((size-1)/2) ..
+// c + ceil((size-1)/2), clipped to [0, C)))^beta.
+Stmt compute_lrn(const graph::Node& node, const std::vector<Buffer>& inputs,
+                 const std::vector<Buffer>& outputs) {
+  const Buffer& x = inputs.at(0);
+  const Buffer& y = outputs.at(0);
+  check_dtype(node, x, DTypeClass::kFloat);
+  std::vector<int64_t> xs = const_shape(x);
+  int64_t channels = xs[1];
+  int64_t size = node.attrs.get_int("size", 1);
+  int64_t before = (size - 1) / 2;
+  DataType adt = accum_dtype(y->dtype);
+  Expr scale = make_const(adt, node.attrs.get_float("alpha", 1e-4) / double(size));
+  Expr bias = make_const(adt, node.attrs.get_float("bias", 1.0));
+  Expr beta = make_const(adt, node.attrs.get_float("beta", 0.75));
+  return loop_nest(
+      xs, "i",
+      [&](const Index& idx) {
+        Accumulator sq("sq", adt);
+        Stmt sum = serial_loop("w", i64(0), size, [&](Expr w) {
+          Expr ch = idx[1] + (w - i64(before));
+          Index xi = idx;
+          xi[1] = ch;
+          Expr v = widen(x.load(xi));
+          return IfThenElse::make(ch >= i64(0) && ch < i64(channels), sq.set(sq.get() + v * v));
+        });
+        Expr out = widen(x.load(idx)) / pow(bias + scale * sq.get(), beta);
+        return sq.scope(SeqStmt::make(
+            {sq.set(make_const(adt, 0)), sum, BufferStore::make(y, cast(y->dtype, out), idx)}));
+      },
+      {.parallel_outer = true, .vectorize_inner = false});
 }
 
 }  // namespace ingot::lower

@@ -1,5 +1,6 @@
-// Compute rules of Trilu (keep one triangle of the last two dims, zero the rest), DepthToSpace /
-// SpaceToDepth (DCR and CRD block orders) and GatherElements (negative indices wrap).
+// Compute rules of Trilu (keep one triangle of the last two dims, zero the rest), EyeLike (ones on
+// diagonal k), DepthToSpace / SpaceToDepth (DCR and CRD block orders), GatherElements (negative
+// indices wrap) and ReverseSequence (a gather along the time axis; lengths clamped to the axis).
 #include "lower/compute/common.h"
 #include "lower/compute/compute.h"
 #include "support/error.h"
@@ -71,6 +72,36 @@ Stmt compute_gather_elements(const graph::Node& node, const std::vector<Buffer>&
     Index di = idx;
     di[size_t(axis)] = max(min(k, i64(len - 1)), i64(0));
     return BufferStore::make(y, data.load(di), idx);
+  });
+}
+
+Stmt compute_eye_like(const graph::Node& node, const std::vector<Buffer>& /*inputs*/,
+                      const std::vector<Buffer>& outputs) {
+  const Buffer& y = outputs.at(0);
+  Expr k = i64(node.attrs.get_int("k", 0));
+  Expr one = make_const(y->dtype, 1.0), zero = make_const(y->dtype, 0.0);
+  return loop_nest(const_shape(y), "i", [&](const Index& idx) {
+    return BufferStore::make(y, select(idx[1] - idx[0] == k, one, zero), idx);
+  });
+}
+
+// y[.., t, .., b, ..] = x[.., L - 1 - t, .., b, ..] for t < L = clamp(sequence_lens[b], 0, T),
+// else x itself.
+Stmt compute_reverse_sequence(const graph::Node& node, const std::vector<Buffer>& inputs,
+                              const std::vector<Buffer>& outputs) {
+  const Buffer& x = inputs.at(0);
+  const Buffer& lens = inputs.at(1);
+  const Buffer& y = outputs.at(0);
+  check_dtype(node, x, DTypeClass::kAny);
+  size_t batch = size_t(node.attrs.get_int("batch_axis", 1));
+  size_t time = size_t(node.attrs.get_int("time_axis", 0));
+  int64_t steps = const_shape(x)[time];
+  return loop_nest(const_shape(y), "i", [&](const Index& idx) {
+    Expr len = cast(DataType::i64(), lens.load({idx[batch]}));
+    len = max(min(len, i64(steps)), i64(0));
+    Index xi = idx;
+    xi[time] = select(idx[time] < len, len - i64(1) - idx[time], idx[time]);
+    return BufferStore::make(y, x.load(xi), idx);
   });
 }
 

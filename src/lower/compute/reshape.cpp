@@ -1,6 +1,7 @@
 // Compute rules of the layout-preserving ops (Identity, Flatten, Reshape, Squeeze, Unsqueeze):
-// a row-major copy (a fused kernel will turn these into index remapping), and of Shape, which
-// stores the input's static shape.
+// a row-major copy (a fused kernel will turn these into index remapping); of BitCast, the same
+// copy of an input that lowering declares with the output's dtype (reinterprets_input); and of
+// Shape, which stores the input's static shape.
 #include "lower/compute/common.h"
 #include "lower/compute/compute.h"
 #include "support/error.h"
@@ -42,6 +43,14 @@ Stmt compute_copy(const graph::Node& node, const std::vector<Buffer>& inputs,
     }
     return BufferStore::make(y, x.load(xi), idx);
   });
+}
+
+Stmt compute_bitcast(const graph::Node& node, const std::vector<Buffer>& inputs,
+                     const std::vector<Buffer>& outputs) {
+  INGOT_ICHECK(inputs.at(0)->dtype == outputs.at(0)->dtype,
+               "{}: BitCast's input parameter must be declared with the output's dtype {}, got {}",
+               node_label(node), outputs[0]->dtype.str(), inputs[0]->dtype.str());
+  return compute_copy(node, inputs, outputs);
 }
 
 Stmt compute_shape(const graph::Node& node, const std::vector<Buffer>& inputs,

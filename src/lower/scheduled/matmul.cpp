@@ -53,7 +53,19 @@ std::optional<std::vector<NodeKernel>> lower_packed_matmul(const graph::Node& no
     alpha = node.attrs.get_float("alpha", 1.0);
     beta = node.attrs.get_float("beta", 1.0);
   }
-  std::vector<int64_t> as = a->type.static_shape(), bs = b->type.static_shape();
+  // A Transpose folded into the MatMul (perm_a / perm_b): the product reads that view of the
+  // input, through the packing (A always packed then; B only as a run-time B).
+  std::vector<int64_t> perm_a = node.attrs.get_ints("perm_a"),
+                       perm_b = node.attrs.get_ints("perm_b");
+  auto view = [](std::vector<int64_t> shape, const std::vector<int64_t>& perm) {
+    if (perm.empty()) return shape;
+    std::vector<int64_t> v;
+    for (int64_t p : perm) v.push_back(shape[size_t(p)]);
+    return v;
+  };
+  if (!perm_b.empty() && b->is_constant()) return std::nullopt;
+  std::vector<int64_t> as = view(a->type.static_shape(), perm_a);
+  std::vector<int64_t> bs = view(b->type.static_shape(), perm_b);
   int64_t K = as.back(), N = trans_b ? bs[0] : bs.back();
   // A constant 2-D B is packed now and shared by all of A's rows (its leading dims fold into M);
   // a run-time B is packed in the kernel, per batch when it has batch dims equal to A's.
@@ -98,9 +110,13 @@ std::optional<std::vector<NodeKernel>> lower_packed_matmul(const graph::Node& no
   // 2. The kernel (with the bias row as its init). With more than one row panel, A is packed
   //    in MR-row panels inside the kernel (into a workspace scratch) so the micro-kernel reads
   //    it as one stream. Params: A, [Ap,] [B,] Bp, [bias,] C.
-  int mr = M > schedule::matmul_row_tile(cfg) ? schedule::matmul_row_tile(cfg) : 0;
-  schedule::PackedMatmul m =
-      schedule::make_packed_matmul(M, N, K, nr, batch, bias != nullptr, mr, runtime_b);
+  int mr =
+      M > schedule::matmul_row_tile(cfg) || !perm_a.empty() ? schedule::matmul_row_tile(cfg) : 0;
+  schedule::OperandLayout a_layout, b_layout;
+  if (!perm_a.empty()) a_layout = {a->type.static_shape(), perm_a};
+  if (!perm_b.empty()) b_layout = {b->type.static_shape(), perm_b};
+  schedule::PackedMatmul m = schedule::make_packed_matmul(M, N, K, nr, batch, bias != nullptr, mr,
+                                                          runtime_b, a_layout, b_layout);
   NodeKernel k{m.func, {a}};
   if (mr > 0)
     k.args.push_back(values.temporary(y->name + "_packed_a", graph::DType::kF32,

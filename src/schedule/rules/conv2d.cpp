@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "schedule/intrin/x86_fma.h"
+#include "support/channel_block.h"
 #include "schedule/ir_utils.h"
 #include "support/error.h"
 #include "tir/arith/analyzer.h"
@@ -40,10 +41,7 @@ int conv_tile_rows(int64_t ow) {
 }  // namespace
 
 int conv2d_channel_block(const Conv2dShape& s, int vector_bits) {
-  int lanes = vector_bits >= 512 ? 16 : 8;
-  if (s.oc % (2 * lanes) == 0) return 2 * lanes;
-  if (s.oc % lanes == 0 || s.oc > 2 * lanes) return lanes;
-  return int(ceil_div(s.oc, lanes) * lanes);
+  return channel_block(s.oc, vector_bits);
 }
 
 BlockedConv2d make_blocked_conv2d(const Conv2dShape& s, int nr) {
@@ -96,10 +94,13 @@ std::vector<float> pack_conv2d_bias(const float* bias, const Conv2dShape& s, int
 
 void schedule_blocked_conv2d(Schedule& s, const std::string& block, int vector_bits) {
   BlockRV conv = s.get_block(block);
-  std::vector<LoopRV> l = s.get_loops(conv);  // n, ocb, oh, ow, r, ic, kh, kw
-  INGOT_ICHECK(l.size() == 8, "conv2d rule: block {} has {} loops", block, l.size());
+  // n, ocb, oh, ow, r, then the reduction loops: ic, kh, kw (NCHW input) or icb, kh, kw, ici
+  // (blocked input).
+  std::vector<LoopRV> l = s.get_loops(conv);
+  INGOT_ICHECK(l.size() == 8 || l.size() == 9, "conv2d rule: block {} has {} loops", block,
+               l.size());
   int64_t ow = loop_extent(s, l[3]), nr = loop_extent(s, l[4]);
-  // 1. MR-pixel strips of the output row; the tile is (strip, r, ic, kh, kw).
+  // 1. MR-pixel strips of the output row; the tile is (strip, r, reduction loops).
   int mr = conv_tile_rows(ow);
   auto w = s.split(l[3], {std::nullopt, int64_t(mr)});
   // 2. The bias init before the tile, vectorized over the channel block.
@@ -111,31 +112,50 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, int vector_b
   spec.lanes = vector_bits >= 512 ? 16 : 8;
   spec.mr = mr;
   spec.nr = int(nr);
-  spec.k = {loop_extent(s, l[5]), loop_extent(s, l[6]), loop_extent(s, l[7])};
-  // Variables: i (pixel), j (channel in block), k0 = ic, k1 = kh, k2 = kw. Strides and
-  // dilations are the coefficients of the block's iter vars in the input's row / column index.
+  for (size_t k = 5; k < l.size(); ++k) spec.k.push_back(loop_extent(s, l[k]));
+  // Tile variables: i (pixel: the block's ow iter var), j (channel in block: r) and the
+  // reduction iter vars; each operand index's coefficients in them (strides and dilations
+  // appear as the input index's coefficients).
   const Block* b = find_block(s.func().body, block, nullptr)->block;
-  auto* x = b->body.as<BufferStore>()->value.as<Add>()->b.as<Mul>()->a.as<BufferLoad>();
-  INGOT_ICHECK(x != nullptr && b->iter_vars.size() == 8,
+  const auto* store = b->body.as<BufferStore>();
+  const auto* add = store ? store->value.as<Add>() : nullptr;
+  const auto* mul = add ? add->b.as<Mul>() : nullptr;
+  const auto* x = mul ? mul->a.as<BufferLoad>() : nullptr;
+  const auto* wt = mul ? mul->b.as<BufferLoad>() : nullptr;
+  INGOT_ICHECK(x != nullptr && wt != nullptr && b->iter_vars.size() == l.size(),
                "conv2d rule: block {} is not the blocked conv", block);
-  auto coeff = [&](const Expr& index, size_t iter) {
-    const Var& v = b->iter_vars[iter].var;
-    int64_t c = 0;
-    bool ok = is_const_int(
-        arith::simplify(substitute(index, v, i64(1)) - substitute(index, v, i64(0))), &c);
-    INGOT_ICHECK(ok, "conv2d rule: index {} is not linear", to_string(index));
-    return c;
+  std::vector<size_t> tile_iters = {3, 4};
+  for (size_t k = 5; k < l.size(); ++k) tile_iters.push_back(k);
+  auto dims_of = [&](const std::vector<Expr>& indices) {
+    FmaOperand op;
+    for (const Expr& index : indices) {
+      std::vector<int64_t> row;
+      for (size_t it : tile_iters) {
+        const Var& v = b->iter_vars[it].var;
+        int64_t c = 0;
+        bool ok = is_const_int(
+            arith::simplify(substitute(index, v, i64(1)) - substitute(index, v, i64(0))), &c);
+        INGOT_ICHECK(ok, "conv2d rule: index {} is not linear", to_string(index));
+        row.push_back(c);
+      }
+      op.dims.push_back(row);
+    }
+    return op;
   };
-  int64_t sw = coeff(x->indices[3], 3), dh = coeff(x->indices[2], 6), dw = coeff(x->indices[3], 7);
-  spec.a.dims = {{0, 0, 0, 0, 0}, {0, 0, 1, 0, 0}, {0, 0, 0, dh, 0}, {sw, 0, 0, 0, dw}};
-  spec.b.dims = {
-      {0, 0, 0, 0, 0}, {0, 0, 1, 0, 0}, {0, 0, 0, 1, 0}, {0, 0, 0, 0, 1}, {0, 1, 0, 0, 0}};
-  spec.c.dims = {
-      {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {1, 0, 0, 0, 0}, {0, 1, 0, 0, 0}};
+  spec.a = dims_of(x->indices);
+  spec.b = dims_of(wt->indices);
+  spec.c = dims_of(store->indices);
   register_tensor_intrin(make_fma_tile_intrin(spec));
   BlockRV tile = s.blockize(w[1]);
   s.tensorize(tile, fma_tile_name(spec));
-  // 4. (n, ocb, oh) rows in parallel.
+  // 4. The in-place epilogue (fused summand / activation), if any, per strip right after the
+  //    tile while it is in L1, vectorized over the channel block.
+  if (find_block(s.func().body, "epilogue", nullptr)) {
+    BlockRV epi = s.get_block("epilogue");
+    s.reverse_compute_at(epi, w[0]);
+    s.vectorize(s.get_loops(epi).back());
+  }
+  // 5. (n, ocb, oh) rows in parallel.
   s.parallel(s.fuse({l[0], l[1], l[2]}));
 }
 

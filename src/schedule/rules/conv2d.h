@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,23 @@ struct BlockedConv2d {
 int conv2d_channel_block(const Conv2dShape& s, int vector_bits);
 
 BlockedConv2d make_blocked_conv2d(const Conv2dShape& s, int nr);
+
+// The same convolution on a channel-blocked input (graph op ConvNCHWc, groups = 1):
+//   Y[n, ocb, oh, ow, r] = bias[ocb * NR + r]
+//       + sum over icb, kh, kw, ici of X[n, icb, oh*sh + kh*dh, ow*sw + kw*dw, ici]
+//                                      * Wp[ocb, icb, kh, kw, ici, r]
+// X[n, ceil(IC / IB), ih, iw, IB] (padded spatially), Wp packed by pack_conv2d_weights_nchwc
+// (zero for the padding input lanes, so whatever finite values they hold do not count; with a
+// single input block the reduction covers only the IC real lanes). With
+// `epilogue`, a second block "epilogue" updates Y in place, Y = epilogue(Y, index) (the fused
+// summand and activation; its extra buffers go in `epilogue_params`, after X, Wp, bias and
+// before Y); the schedule computes it per output strip right after the tile.
+using ConvEpilogue =
+    std::function<tir::Expr(const tir::Expr& y, const std::vector<tir::Expr>& index)>;
+BlockedConv2d make_blocked_conv2d_nchwc(const Conv2dShape& s, int ib, int nr,
+                                        const ConvEpilogue& epilogue = {},
+                                        const std::vector<tir::Buffer>& epilogue_params = {});
+std::vector<float> pack_conv2d_weights_nchwc(const float* w, const Conv2dShape& s, int ib, int nr);
 
 // Host packing: W[OC, IC, KH, KW] -> Wp[ceil(OC / nr), IC, KH, KW, nr] (zero padded), and a
 // bias (or zeros) -> [ceil(OC / nr) * nr].

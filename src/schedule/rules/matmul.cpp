@@ -5,6 +5,7 @@
 
 #include "schedule/intrin/x86_fma.h"
 #include "schedule/ir_utils.h"
+#include "support/error.h"
 #include "tir/op.h"
 #include "tir/region_analysis.h"
 #include "tir/substitute.h"
@@ -23,10 +24,45 @@ int64_t ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
 
+// The indices of `flat` (row-major) over `dims`; dims of extent 1 get index 0.
+std::vector<Expr> unravel(Expr flat, const std::vector<int64_t>& dims) {
+  std::vector<Expr> idx(dims.size());
+  size_t outer = 0;  // the outermost dim of extent > 1 needs no modulus
+  while (outer < dims.size() && dims[outer] == 1) ++outer;
+  int64_t stride = 1;
+  for (size_t d = dims.size(); d-- > 0;) {
+    if (dims[d] == 1) {
+      idx[d] = i64(0);
+      continue;
+    }
+    Expr q = stride == 1 ? flat : floordiv(flat, i64(stride));
+    idx[d] = d == outer ? q : floormod(q, i64(dims[d]));
+    stride *= dims[d];
+  }
+  return idx;
+}
+
+// The tensor index of a view element: `lead` (flattened over the view's leading dims, those
+// before the last `tail.size()`) then `tail`.
+std::vector<Expr> view_index(const OperandLayout& l, const Expr& lead,
+                             const std::vector<Expr>& tail) {
+  std::vector<int64_t> view;
+  for (int64_t p : l.perm) view.push_back(l.shape[size_t(p)]);
+  std::vector<Expr> v =
+      unravel(lead, std::vector<int64_t>(view.begin(), view.end() - int64_t(tail.size())));
+  v.insert(v.end(), tail.begin(), tail.end());
+  std::vector<Expr> t(v.size());
+  for (size_t d = 0; d < v.size(); ++d) t[size_t(l.perm[d])] = v[d];
+  return t;
+}
+
 }  // namespace
 
 PackedMatmul make_packed_matmul(int64_t M, int64_t N, int64_t K, int nr, int64_t batch,
-                                bool with_bias, int mr_packed_a, bool pack_b) {
+                                bool with_bias, int mr_packed_a, bool pack_b,
+                                const OperandLayout& a_layout, const OperandLayout& b_layout) {
+  INGOT_ICHECK(a_layout.empty() || mr_packed_a > 0, "matmul: an A view needs packed A");
+  INGOT_ICHECK(b_layout.empty() || pack_b, "matmul: a B view needs a run-time B");
   PackedMatmul m;
   m.batch = batch, m.M = M, m.N = N, m.K = K, m.nr = nr, m.mr_packed_a = mr_packed_a;
   m.pack_b = pack_b;
@@ -37,10 +73,10 @@ PackedMatmul make_packed_matmul(int64_t M, int64_t N, int64_t K, int nr, int64_t
     if (batch) dims.insert(dims.begin(), batch);
     return dims;
   };
-  m.A = Buffer::make("A", f, shape({M, K}));
+  m.A = Buffer::make("A", f, a_layout.empty() ? shape({M, K}) : a_layout.shape);
   if (mr) m.Ap = Buffer::make("Ap", f, shape({ceil_div(M, mr), K, mr}));
   // A constant B comes packed (one B for every batch); a run-time B is packed per batch.
-  if (pack_b) m.B = Buffer::make("B", f, shape({K, N}));
+  if (pack_b) m.B = Buffer::make("B", f, b_layout.empty() ? shape({K, N}) : b_layout.shape);
   m.Bp = Buffer::make("Bp", f, pack_b ? shape({nb, K, nr}) : std::vector<int64_t>{nb, K, nr});
   m.C = Buffer::make("C", f, shape({M, N}));
   if (with_bias) m.bias = Buffer::make("bias", f, std::vector<int64_t>{nb * nr});
@@ -68,6 +104,8 @@ PackedMatmul make_packed_matmul(int64_t M, int64_t N, int64_t K, int nr, int64_t
     Expr row = Expr(vib) * int64_t(mr) + vr;
     std::vector<Expr> pi = {vib, vk, vr}, ai = {min(row, i64(M - 1)), vk};
     if (batch) pi.insert(pi.begin(), vb), ai.insert(ai.begin(), vb);
+    if (!a_layout.empty())  // the view's leading dims: the batch, or with none the rows too
+      ai = batch ? view_index(a_layout, vb, {ai[1], vk}) : view_index(a_layout, ai[0], {vk});
     Expr v = m.A.load(ai);
     if (ceil_div(M, mr) * mr != M) v = select(row < M, v, f32(0));
     std::vector<IterVar> ivs = {sp(vib, ceil_div(M, mr)), sp(vk, K), sp(vr, mr)};
@@ -81,6 +119,7 @@ PackedMatmul make_packed_matmul(int64_t M, int64_t N, int64_t K, int nr, int64_t
     Expr col = Expr(vjb) * int64_t(nr) + vr;
     std::vector<Expr> pi = {vjb, vk, vr}, bi = {vk, min(col, i64(N - 1))};
     if (batch) pi.insert(pi.begin(), vb), bi.insert(bi.begin(), vb);
+    if (!b_layout.empty()) bi = view_index(b_layout, batch ? Expr(vb) : i64(0), {vk, bi.back()});
     Expr v = m.B.load(bi);
     if (nb * nr != N) v = select(col < N, v, f32(0));
     std::vector<IterVar> ivs = {sp(vjb, nb), sp(vk, K), sp(vr, nr)};
@@ -199,6 +238,41 @@ void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulC
   int64_t NB = extent(jb), K = extent(kl);
   // 1. Tile sizes: the micro-kernel's MR x NR, blocks no larger than the problem.
   FmaTileShape t = default_fma_tile(cfg.vector_bits, int(matmul_k_block(K, cfg.kc)));
+  // All rows in one block (M <= mc): the threads split the columns instead (a batched matmul,
+  // its batches), and every row tile reuses each B micro-panel while it is in L1.
+  int64_t batches = batched ? extent(l[0]) : 0;
+  bool all_rows = packed_a && cfg.column_parallel && extent(rows) * extent(l[o + 2]) <= cfg.mc &&
+                  (!batched || batches >= 4);
+  if (all_rows) {
+    // 2. (b,) jb | ko | ib | ir, jr, ki: A (and a run-time B) packed once per batch, or up
+    //    front; C's column panel stays in cache across the K slices.
+    t.mr = int(extent(l[o + 2]));
+    auto kk = s.split(kl, {std::nullopt, int64_t(t.kc)});
+    s.reorder({jb, kk[0], rows, l[o + 2], jr, kk[1]});
+    BlockRV init = s.decompose_reduction(c, kk[0]);
+    std::vector<LoopRV> il = s.get_loops(init);
+    s.vectorize(il.back());
+    // The init rows fully unrolled: straight-line vector stores (as a loop, LLVM vectorizes
+    // it across rows into scatters once it has unrolled the short row loops).
+    s.unroll(il[il.size() - 3]);
+    FmaTileSpec spec = gemm_tile_spec(t);
+    spec.a.dims = {{0, 0, 0}, {0, 0, 1}, {1, 0, 0}};  // Ap[0, k, i]
+    register_tensor_intrin(make_fma_tile_intrin(spec));
+    s.tensorize(s.blockize(l[o + 2]), fma_tile_name(spec));
+    LoopRV par = batched ? l[0] : jb;
+    for (const char* pack : {"A_pack", "B_pack"}) {
+      if (!find_block(s.func().body, pack, nullptr).has_value()) continue;
+      BlockRV pb = s.get_block(pack);
+      if (batched) {
+        s.compute_at(pb, par);
+      } else if (cfg.parallel) {
+        s.parallel(s.get_loops(pb)[0]);
+      }
+      s.vectorize(s.get_loops(pb).back());
+    }
+    if (cfg.parallel) s.parallel(par);
+    return;
+  }
   int64_t ncb = std::max<int64_t>(1, std::min(cfg.nc / t.nr, NB));
   auto j = s.split(jb, {std::nullopt, ncb});
   auto k = s.split(kl, {std::nullopt, int64_t(t.kc)});

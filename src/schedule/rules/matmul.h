@@ -17,6 +17,15 @@
 
 namespace ingot::schedule {
 
+// An operand the kernel reads through a transposed view (a Transpose folded into the MatMul):
+// the tensor has row-major shape `shape` and the product reads its transpose by `perm` (view
+// dim d is tensor dim perm[d]). The view's leading dims flatten into the batch (or, for A
+// without a batch, into M) as the plain operand's do. Empty: the operand as usual.
+struct OperandLayout {
+  std::vector<int64_t> shape, perm;
+  bool empty() const { return perm.empty(); }
+};
+
 struct PackedMatmul {
   tir::Buffer A, Bp, C;  // and bias[ceil(N / NR) * NR] when built with_bias
   tir::Buffer bias;
@@ -42,8 +51,12 @@ struct PackedMatmul {
 // pack_b: B is a run-time value B[(b,) K, N] (batched like A when batch > 0), packed in the
 // kernel by a block "B_pack" into the scratch Bp[(b,) N/NR, K, NR]. Params: A, [Ap,] [B,] Bp,
 // [bias,] C.
+// a_layout (needs mr_packed_a > 0) / b_layout (needs pack_b): A / the run-time B is a
+// parameter of the layout's tensor shape, read by the packing block through the view.
 PackedMatmul make_packed_matmul(int64_t M, int64_t N, int64_t K, int nr, int64_t batch = 0,
-                                bool with_bias = false, int mr_packed_a = 0, bool pack_b = false);
+                                bool with_bias = false, int mr_packed_a = 0, bool pack_b = false,
+                                const OperandLayout& a_layout = {},
+                                const OperandLayout& b_layout = {});
 // Host packing of A[M, K] into Ap[ceil(M / MR), K, MR].
 std::vector<float> pack_a_panels(const float* A, int64_t M, int64_t K, int mr);
 
@@ -58,6 +71,9 @@ struct MatmulConfig {
   int64_t nc = 256;       // columns per B block (multiple of NR)
   int64_t kc = 256;       // K slice: the micro-kernel's k loop
   bool parallel = true;
+  // With all rows in one block (M <= mc, A packed): parallel over column panels (or batches)
+  // instead of row blocks.
+  bool column_parallel = true;
 };
 
 // The K slice the schedule uses: K itself when close to kc, else a divisor of K near kc

@@ -1,0 +1,20 @@
+// layout_nchwc: CPU convolutions on channel-blocked tensors (NCHW[c]c, TVM's and oneDNN's
+// NCHWc), with the block chosen from the vector width (support/channel_block.h). Every 2-D
+// float32 Conv with constant weights (and bias) and groups = 1 or depthwise becomes ConvNCHWc
+// reading and writing blocked tensors (its fused summand blocked too); a LayoutToBlocked is
+// inserted where a blocked operand comes from an NCHW producer and a LayoutFromBlocked where an
+// NCHW consumer (any other op, a graph output) reads a blocked result. Conversions cancel: a
+// conv reading another conv's output takes the blocked value directly, so a chain of convs
+// (ResNet, MobileNet) runs blocked from its first to its last conv, and the unused
+// LayoutFromBlocked nodes are left for dead_code. Blocked padding lanes hold finite values
+// (zeros); the packed weights are zero there. A no-op when vector_bits is 0 (no default
+// schedules: ConvNCHWc has no loop-nest rule).
+#pragma once
+
+#include "graph/graph.h"
+
+namespace ingot::graph {
+
+void convert_layout_nchwc(Graph& g, int vector_bits);
+
+}  // namespace ingot::graph

@@ -1,0 +1,121 @@
+// The channel-blocked layout ops that graph pass layout_nchwc introduces (never imported from
+// ONNX): LayoutToBlocked / LayoutFromBlocked convert between NC[spatial] and NC[spatial]c
+// ([N, ceil(C / c), spatial..., c], channel k at block k / c, lane k % c; padding lanes are
+// zero after LayoutToBlocked and unspecified after a blocked op), and ConvNCHWc is a 2-D Conv
+// (groups = 1, or depthwise) whose input X, summand Z and output Y are blocked.
+#include "ops/op_families.h"
+#include "ops/shape_util.h"
+#include "support/error.h"
+
+namespace ingot::ops::detail {
+
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+int64_t positive_attr(const Node& n, const char* name) {
+  int64_t v = n.attrs.get_int(name, 0);
+  if (v < 1) fail_user("{}: attribute '{}' must be positive, got {}", n.describe(), name, v);
+  return v;
+}
+
+std::vector<TensorType> infer_to_blocked(Node& n) {
+  const TensorType& x = input_type(n, 0, "X");
+  require_rank_at_least(n, x, 3, "X");
+  int64_t block = positive_attr(n, "block");
+  if (!x.shape[1].is_static())
+    fail_user("{}: input X {} needs a static channel count", n.describe(), x.str());
+  TensorType out = x;
+  out.shape[1] = Dim::fixed(ceil_div(x.shape[1].value, block));
+  out.shape.push_back(Dim::fixed(block));
+  return {out};
+}
+
+std::vector<TensorType> infer_from_blocked(Node& n) {
+  const TensorType& x = input_type(n, 0, "X");
+  require_rank_at_least(n, x, 4, "X");
+  int64_t channels = positive_attr(n, "channels");
+  const Dim& blocks = x.shape[1];
+  const Dim& block = x.shape.back();
+  if (!blocks.is_static() || !block.is_static() ||
+      blocks.value != ceil_div(channels, block.value))
+    fail_user("{}: input X {} does not hold {} channels", n.describe(), x.str(), channels);
+  TensorType out = x;
+  out.shape.pop_back();
+  out.shape[1] = Dim::fixed(channels);
+  return {out};
+}
+
+std::vector<TensorType> infer_conv_nchwc(Node& n) {
+  const TensorType& x = input_type(n, 0, "X");
+  const TensorType& w = input_type(n, 1, "W");
+  if (x.rank() != 5 || w.rank() != 4 || x.dtype != DType::kF32 || w.dtype != DType::kF32)
+    fail_user("{}: needs a float32 blocked 2-D input and 4-D weights, got X {} W {}",
+              n.describe(), x.str(), w.str());
+  for (const Dim& d : x.shape)
+    if (!d.is_static()) fail_user("{}: input X {} must be static", n.describe(), x.str());
+  std::vector<int64_t> xs = x.static_shape(), ws = w.static_shape();
+  int64_t group = n.attrs.get_int("group", 1);
+  int64_t ic = ws[1] * group, oc = ws[0];
+  if (xs[1] != ceil_div(ic, xs[4]))
+    fail_user("{}: blocked input X {} does not hold the {} channels W {} expects", n.describe(),
+              x.str(), ic, w.str());
+  if (group != 1 && !(group == ic && ws[1] == 1 && oc == ic))
+    fail_user("{}: only groups = 1 or depthwise are supported, got group={}", n.describe(), group);
+  int64_t block = positive_attr(n, "block");
+  std::vector<int64_t> strides = n.attrs.get_ints("strides", {1, 1});
+  std::vector<int64_t> dil = n.attrs.get_ints("dilations", {1, 1});
+  std::vector<int64_t> pads = n.attrs.get_ints("pads", {0, 0, 0, 0});
+  if (strides.size() != 2 || dil.size() != 2 || pads.size() != 4)
+    fail_user("{}: strides, dilations and pads must be 2-D", n.describe());
+  int64_t oh = (xs[2] + pads[0] + pads[2] - dil[0] * (ws[2] - 1) - 1) / strides[0] + 1;
+  int64_t ow = (xs[3] + pads[1] + pads[3] - dil[1] * (ws[3] - 1) - 1) / strides[1] + 1;
+  if (oh < 1 || ow < 1) fail_user("{}: empty output", n.describe());
+  TensorType out{DType::kF32,
+                 {x.shape[0], Dim::fixed(ceil_div(oc, block)), Dim::fixed(oh), Dim::fixed(ow),
+                  Dim::fixed(block)}};
+  if (has_input(n, 2) && n.inputs[2]->type.num_elements() != oc)
+    fail_user("{}: bias B {} must have {} elements", n.describe(), n.inputs[2]->type.str(), oc);
+  if (has_input(n, 3) && n.inputs[3]->type != out)
+    fail_user("{}: summand Z {} must have the output type {}", n.describe(),
+              n.inputs[3]->type.str(), out.str());
+  check_fused_activation(n);
+  return {out};
+}
+
+double conv_nchwc_flops(const Node& n) {
+  std::vector<int64_t> ws = n.inputs[1]->type.static_shape();
+  std::vector<int64_t> ys = n.outputs[0]->type.static_shape();
+  double outs = double(ys[0] * ws[0] * ys[2] * ys[3]);  // real channels only
+  return 2 * double(ws[1] * ws[2] * ws[3]) * outs + (has_input(n, 2) ? outs : 0) +
+         (has_input(n, 3) ? outs : 0);
+}
+
+}  // namespace
+
+void add_layout_ops(std::vector<OpInfo>& t) {
+  t.push_back(make_data_movement_op(OpKind::LayoutToBlocked, "LayoutToBlocked",
+                                    {{"block", AttrType::kInt, true}}, infer_to_blocked));
+  t.push_back(make_data_movement_op(OpKind::LayoutFromBlocked, "LayoutFromBlocked",
+                                    {{"channels", AttrType::kInt, true}}, infer_from_blocked));
+  OpInfo conv{OpKind::ConvNCHWc,
+              "ConvNCHWc",
+              PatternKind::kOutEWiseFusable,
+              {{"group", AttrType::kInt},
+               {"kernel_shape", AttrType::kInts},
+               {"strides", AttrType::kInts},
+               {"dilations", AttrType::kInts},
+               {"pads", AttrType::kInts},
+               {"block", AttrType::kInt, true},
+               {"activation", AttrType::kString},
+               {"activation_params", AttrType::kFloats}}};
+  conv.min_inputs = 2;
+  conv.max_inputs = 4;
+  conv.infer_fn = infer_conv_nchwc;
+  conv.flops_fn = conv_nchwc_flops;
+  t.push_back(conv);
+}
+
+}  // namespace ingot::ops::detail

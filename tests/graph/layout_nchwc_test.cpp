@@ -1,0 +1,122 @@
+// Graph pass layout_nchwc on small graphs, IR before/after: a conv chain runs blocked between
+// one LayoutToBlocked and one LayoutFromBlocked, shared and residual operands convert once,
+// graph outputs keep their names and NCHW types, unsupported convs and targets are left alone.
+// (Numbers: the conv_chain_odd model against ONNX Runtime in tests/python/test_parity.py.)
+#include <gtest/gtest.h>
+
+#include "graph/transforms/dead_code.h"
+#include "graph/transforms/layout_nchwc.h"
+#include "graph/transforms/rewrite_util.h"
+#include "graph/verifier.h"
+#include "graph_test_util.h"
+
+namespace ingot::graph {
+namespace {
+
+using ops::OpKind;
+using testing::F32;
+
+int count(const Graph& g, OpKind op) {
+  int c = 0;
+  for (const auto& n : g.nodes()) c += n->op == op;
+  return c;
+}
+
+Value* weight(Graph& g, const std::string& name, std::vector<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return g.add_constant(name, f32_constant(shape, std::vector<float>(size_t(n), 0.5f)));
+}
+
+Node* conv(Graph& g, const std::string& name, std::vector<Value*> ins, int64_t k, int64_t group = 1,
+           int64_t pad = 0) {
+  Attrs a;
+  a.set("kernel_shape", std::vector<int64_t>{k, k});
+  a.set("group", group);
+  a.set("pads", std::vector<int64_t>{pad, pad, pad, pad});
+  return g.add_node(OpKind::Conv, name, ins, {name}, a);
+}
+
+// x[1,8,10,10] -> c1 3x3 (8->24) -> dw 3x3 depthwise (24) -> c2 1x1 (24->24, summand = c1)
+//   -> y; a Relu reads c1 too (stays NCHW).
+struct Chain {
+  Graph g;
+  Chain() {
+    Value* x = g.add_value("x", F32({1, 8, 10, 10}));
+    g.inputs = {x};
+    Value* c1 = conv(g, "c1", {x, weight(g, "w1", {24, 8, 3, 3})}, 3, 1, 1)->outputs[0];
+    Value* dw = conv(g, "dw", {c1, weight(g, "wd", {24, 1, 3, 3})}, 3, 24, 1)->outputs[0];
+    Value* y = conv(g, "c2", {dw, weight(g, "w2", {24, 24, 1, 1}), nullptr, c1}, 1)->outputs[0];
+    Value* r = g.add_node(OpKind::Relu, "relu", {c1}, {"r"})->outputs[0];
+    g.outputs = {y, r};
+    infer_types(g);
+  }
+};
+
+TEST(LayoutNchwc, ChainRunsBlockedBetweenOneConversionEachWay) {
+  Chain c;
+  convert_layout_nchwc(c.g, 512);
+  remove_dead_code(c.g);
+  verify_graph(c.g);
+  EXPECT_EQ(count(c.g, OpKind::Conv), 0);
+  EXPECT_EQ(count(c.g, OpKind::ConvNCHWc), 3);
+  EXPECT_EQ(count(c.g, OpKind::LayoutToBlocked), 1);  // x, once
+  // y (graph output) and c1 for the Relu; none between the convs.
+  EXPECT_EQ(count(c.g, OpKind::LayoutFromBlocked), 2);
+  for (const auto& n : c.g.nodes()) {
+    if (n->op != OpKind::ConvNCHWc) continue;
+    EXPECT_EQ(n->inputs[0]->type.rank(), 5) << n->name;
+    EXPECT_EQ(n->inputs[0]->producer->op == OpKind::ConvNCHWc ||
+                  n->inputs[0]->producer->op == OpKind::LayoutToBlocked,
+              true);
+  }
+  // Outputs keep names and NCHW types; 24 channels sit in one 32-lane block on AVX-512.
+  ASSERT_EQ(c.g.outputs.size(), 2u);
+  EXPECT_EQ(c.g.outputs[0]->name, "c2");
+  EXPECT_EQ(c.g.outputs[0]->type, F32({1, 24, 10, 10}));
+  EXPECT_EQ(c.g.outputs[0]->producer->op, OpKind::LayoutFromBlocked);
+  EXPECT_EQ(c.g.outputs[0]->producer->inputs[0]->type, F32({1, 1, 10, 10, 32}));
+  Node* c2 = c.g.outputs[0]->producer->inputs[0]->producer;
+  ASSERT_EQ(c2->op, OpKind::ConvNCHWc);
+  EXPECT_EQ(c2->inputs[3]->producer->name, "c1");  // the summand, blocked, from c1 directly
+  EXPECT_EQ(c2->attrs.get_int("block", 0), 32);
+  // Fewer channels than lanes (x: 8 < 16): block = C (NHWC), no padding lanes.
+  for (const auto& n : c.g.nodes())
+    if (n->op == OpKind::LayoutToBlocked) EXPECT_EQ(n->outputs[0]->type, F32({1, 1, 10, 10, 8}));
+}
+
+TEST(LayoutNchwc, BlockFollowsTheVectorWidth) {
+  Chain c;
+  convert_layout_nchwc(c.g, 256);  // AVX2: 24 channels = 3 blocks of 8
+  remove_dead_code(c.g);
+  verify_graph(c.g);
+  EXPECT_EQ(c.g.outputs[0]->producer->inputs[0]->type, F32({1, 3, 10, 10, 8}));
+}
+
+TEST(LayoutNchwc, NoDefaultSchedulesNoChange) {
+  Chain c;
+  convert_layout_nchwc(c.g, 0);
+  EXPECT_EQ(count(c.g, OpKind::Conv), 3);
+  EXPECT_EQ(count(c.g, OpKind::ConvNCHWc), 0);
+  EXPECT_EQ(count(c.g, OpKind::LayoutToBlocked), 0);
+}
+
+TEST(LayoutNchwc, LeavesGroupedAndRuntimeWeightConvs) {
+  Graph g;
+  Value* x = g.add_value("x", F32({1, 8, 6, 6}));
+  Value* wr = g.add_value("w_runtime", F32({8, 8, 1, 1}));
+  g.inputs = {x, wr};
+  Value* a = conv(g, "grouped", {x, weight(g, "wg", {8, 4, 3, 3})}, 3, 2, 1)->outputs[0];
+  Value* b = conv(g, "runtime_w", {a, wr}, 1)->outputs[0];
+  g.outputs = {b};
+  infer_types(g);
+  convert_layout_nchwc(g, 512);
+  remove_dead_code(g);
+  verify_graph(g);
+  EXPECT_EQ(count(g, OpKind::Conv), 2);
+  EXPECT_EQ(count(g, OpKind::ConvNCHWc), 0);
+  EXPECT_EQ(count(g, OpKind::LayoutToBlocked) + count(g, OpKind::LayoutFromBlocked), 0);
+}
+
+}  // namespace
+}  // namespace ingot::graph

@@ -65,17 +65,7 @@ double conv_flops(const Node& n) {
 }  // namespace
 
 void add_conv_ops(std::vector<OpInfo>& t) {
-  OpInfo conv{OpKind::Conv,
-              "Conv",
-              PatternKind::kOutEWiseFusable,
-              {{"group", AttrType::kInt},
-               {"kernel_shape", AttrType::kInts},
-               {"strides", AttrType::kInts},
-               {"dilations", AttrType::kInts},
-               {"pads", AttrType::kInts},
-               {"auto_pad", AttrType::kString},
-               {"activation", AttrType::kString},
-               {"activation_params", AttrType::kFloats}}};
+  OpInfo conv{OpKind::Conv, "Conv", PatternKind::kOutEWiseFusable, conv_attr_specs()};
   conv.min_inputs = 2;
   conv.max_inputs = 4;
   conv.infer_fn = infer_conv;

@@ -86,4 +86,14 @@ std::vector<Dim> window_output_dims(Node& n, const TensorType& x,
   return out;
 }
 
+std::vector<AttrSpec> conv_attr_specs(std::vector<AttrSpec> extra) {
+  std::vector<AttrSpec> specs = {
+      {"group", AttrType::kInt},         {"kernel_shape", AttrType::kInts},
+      {"strides", AttrType::kInts},      {"dilations", AttrType::kInts},
+      {"pads", AttrType::kInts},         {"auto_pad", AttrType::kString},
+      {"activation", AttrType::kString}, {"activation_params", AttrType::kFloats}};
+  specs.insert(specs.end(), extra.begin(), extra.end());
+  return specs;
+}
+
 }  // namespace ingot::ops::detail

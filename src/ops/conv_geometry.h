@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "ops/op.h"
 #include "ops/shape_util.h"
 
 namespace ingot::ops::detail {
@@ -18,5 +19,10 @@ std::vector<int64_t> ints_of_rank(const Node& n, const char* name, size_t rank, 
 // spatial dims. ceil_mode only for pools.
 std::vector<Dim> window_output_dims(Node& n, const TensorType& x,
                                     const std::vector<int64_t>& kernel, bool ceil_mode);
+
+// The attribute schema of a convolution: group, the window attributes (kernel_shape, strides,
+// dilations, pads, auto_pad) and the fused epilogue (activation, activation_params); `extra`
+// appended (Conv, ConvNCHWc).
+std::vector<AttrSpec> conv_attr_specs(std::vector<AttrSpec> extra = {});
 
 }  // namespace ingot::ops::detail

@@ -3,6 +3,7 @@
 // ([N, ceil(C / c), spatial..., c], channel k at block k / c, lane k % c; padding lanes are
 // zero after LayoutToBlocked and unspecified after a blocked op), and ConvNCHWc is a 2-D Conv
 // (groups = 1, or depthwise) whose input X, summand Z and output Y are blocked.
+#include "ops/conv_geometry.h"
 #include "ops/op_families.h"
 #include "ops/shape_util.h"
 #include "support/error.h"
@@ -39,8 +40,7 @@ std::vector<TensorType> infer_from_blocked(Node& n) {
   int64_t channels = positive_attr(n, "channels");
   const Dim& blocks = x.shape[1];
   const Dim& block = x.shape.back();
-  if (!blocks.is_static() || !block.is_static() ||
-      blocks.value != ceil_div(channels, block.value))
+  if (!blocks.is_static() || !block.is_static() || blocks.value != ceil_div(channels, block.value))
     fail_user("{}: input X {} does not hold {} channels", n.describe(), x.str(), channels);
   TensorType out = x;
   out.shape.pop_back();
@@ -52,8 +52,8 @@ std::vector<TensorType> infer_conv_nchwc(Node& n) {
   const TensorType& x = input_type(n, 0, "X");
   const TensorType& w = input_type(n, 1, "W");
   if (x.rank() != 5 || w.rank() != 4 || x.dtype != DType::kF32 || w.dtype != DType::kF32)
-    fail_user("{}: needs a float32 blocked 2-D input and 4-D weights, got X {} W {}",
-              n.describe(), x.str(), w.str());
+    fail_user("{}: needs a float32 blocked 2-D input and 4-D weights, got X {} W {}", n.describe(),
+              x.str(), w.str());
   for (const Dim& d : x.shape)
     if (!d.is_static()) fail_user("{}: input X {} must be static", n.describe(), x.str());
   std::vector<int64_t> xs = x.static_shape(), ws = w.static_shape();
@@ -100,17 +100,8 @@ void add_layout_ops(std::vector<OpInfo>& t) {
                                     {{"block", AttrType::kInt, true}}, infer_to_blocked));
   t.push_back(make_data_movement_op(OpKind::LayoutFromBlocked, "LayoutFromBlocked",
                                     {{"channels", AttrType::kInt, true}}, infer_from_blocked));
-  OpInfo conv{OpKind::ConvNCHWc,
-              "ConvNCHWc",
-              PatternKind::kOutEWiseFusable,
-              {{"group", AttrType::kInt},
-               {"kernel_shape", AttrType::kInts},
-               {"strides", AttrType::kInts},
-               {"dilations", AttrType::kInts},
-               {"pads", AttrType::kInts},
-               {"block", AttrType::kInt, true},
-               {"activation", AttrType::kString},
-               {"activation_params", AttrType::kFloats}}};
+  OpInfo conv{OpKind::ConvNCHWc, "ConvNCHWc", PatternKind::kOutEWiseFusable,
+              conv_attr_specs({{"block", AttrType::kInt, true}})};
   conv.min_inputs = 2;
   conv.max_inputs = 4;
   conv.infer_fn = infer_conv_nchwc;

@@ -27,8 +27,8 @@ Stmt compute_layout(const graph::Node& node, const std::vector<Buffer>& inputs,
   Expr n = floordiv(nb, i64(blocks)), cb = floormod(nb, i64(blocks));
   Expr c = cb * block + l;
   std::vector<Expr> pi = {n, c, h, w}, bi = {n, cb, h, w, l};
-  Stmt store = to_blocked ? BufferStore::make(y, x.load(pi), bi)
-                          : BufferStore::make(y, x.load(bi), pi);
+  Stmt store =
+      to_blocked ? BufferStore::make(y, x.load(pi), bi) : BufferStore::make(y, x.load(bi), pi);
   Stmt row = For::make(w, i64(0), i64(plain[3]), ForKind::kVectorized, store);
   if (channels % block != 0) {
     Var wz("w");

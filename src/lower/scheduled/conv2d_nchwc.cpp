@@ -79,8 +79,8 @@ std::vector<NodeKernel> lower_grouped(const graph::Node& node, int vector_bits,
   if (g.pads[0] || g.pads[1] || g.pads[2] || g.pads[3]) {
     std::vector<int64_t> ps = {s.n, g.xs[1], s.ih, s.iw, ib};
     input = values.temporary(base + "_padded_input", graph::DType::kF32, ps);
-    PrimFunc pad = pad_kernel({s.n, g.xs[1], g.xs[2], g.xs[3] * ib}, {s.n, g.xs[1], s.ih, s.iw * ib},
-                              g.pads[0], g.pads[1] * ib);
+    PrimFunc pad = pad_kernel({s.n, g.xs[1], g.xs[2], g.xs[3] * ib},
+                              {s.n, g.xs[1], s.ih, s.iw * ib}, g.pads[0], g.pads[1] * ib);
     pad.name = "pad";
     kernels.push_back({pad, {x, input}});
   }
@@ -88,10 +88,11 @@ std::vector<NodeKernel> lower_grouped(const graph::Node& node, int vector_bits,
   int64_t ocb = g.ys[1];
   std::vector<float> wp =
       schedule::pack_conv2d_weights_nchwc(w->constant->data_as<float>(), s, ib, nr);
-  const graph::Value* wv = values.constant(
-      w->name + "_nchwc", f32_tensor({ocb, g.xs[1], s.kh, s.kw, ib, nr}, wp));
-  const graph::Value* bv = values.constant((bias ? bias->name : base) + "_nchwc_bias",
-                                           f32_tensor({ocb * nr}, padded_bias(bias, s.oc, ocb * nr)));
+  const graph::Value* wv =
+      values.constant(w->name + "_nchwc", f32_tensor({ocb, g.xs[1], s.kh, s.kw, ib, nr}, wp));
+  const graph::Value* bv =
+      values.constant((bias ? bias->name : base) + "_nchwc_bias",
+                      f32_tensor({ocb * nr}, padded_bias(bias, s.oc, ocb * nr)));
   schedule::ConvEpilogue epilogue;
   std::vector<Buffer> extra;
   Buffer zb = f32_buffer("Z", g.ys);
@@ -200,8 +201,8 @@ std::vector<NodeKernel> lower_depthwise(const graph::Node& node, ValueFactory& v
 
 }  // namespace
 
-std::optional<std::vector<NodeKernel>> lower_conv2d_nchwc(const graph::Node& node,
-                                                          int vector_bits, ValueFactory& values) {
+std::optional<std::vector<NodeKernel>> lower_conv2d_nchwc(const graph::Node& node, int vector_bits,
+                                                          ValueFactory& values) {
   if (node.op != ops::OpKind::ConvNCHWc) return std::nullopt;
   if (node.attrs.get_int("group", 1) == 1) return lower_grouped(node, vector_bits, values);
   return lower_depthwise(node, values);

@@ -35,19 +35,22 @@ BlockedConv2d make_blocked_conv2d_nchwc(const Conv2dShape& s, int ib, int nr,
   c.Wp = Buffer::make("Wp", f, std::vector<int64_t>{ocb, icb, s.kh, s.kw, ib, nr});
   c.bias = Buffer::make("bias", f, std::vector<int64_t>{ocb * nr});
   c.Y = Buffer::make("Y", f, std::vector<int64_t>{s.n, ocb, s.oh, s.ow, nr});
-  Var vn("vn"), vb("vb"), vh("vh"), vw("vw"), vr("vr"), vc("vc"), vkh("vkh"), vkw("vkw"),
-      vi("vi");
+  Var vn("vn"), vb("vb"), vh("vh"), vw("vw"), vr("vr"), vc("vc"), vkh("vkh"), vkw("vkw"), vi("vi");
   std::vector<Expr> yi = {vn, vb, vh, vw, vr};
   Expr x = c.X(vn, vc, Expr(vh) * s.sh + Expr(vkh) * s.dh, Expr(vw) * s.sw + Expr(vkw) * s.dw, vi);
   Stmt body = BufferStore::make(c.Y, c.Y.load(yi) + x * c.Wp(vb, vc, vkh, vkw, vi, vr), yi);
   Stmt init = BufferStore::make(c.Y, c.bias(Expr(vb) * int64_t(nr) + vr), yi);
   std::vector<IterVar> ivs = {
-      {vn, i64(0), i64(s.n), IterKind::kSpatial},   {vb, i64(0), i64(ocb), IterKind::kSpatial},
-      {vh, i64(0), i64(s.oh), IterKind::kSpatial},  {vw, i64(0), i64(s.ow), IterKind::kSpatial},
-      {vr, i64(0), i64(nr), IterKind::kSpatial},    {vc, i64(0), i64(icb), IterKind::kReduce},
-      {vkh, i64(0), i64(s.kh), IterKind::kReduce},  {vkw, i64(0), i64(s.kw), IterKind::kReduce},
+      {vn, i64(0), i64(s.n), IterKind::kSpatial},
+      {vb, i64(0), i64(ocb), IterKind::kSpatial},
+      {vh, i64(0), i64(s.oh), IterKind::kSpatial},
+      {vw, i64(0), i64(s.ow), IterKind::kSpatial},
+      {vr, i64(0), i64(nr), IterKind::kSpatial},
+      {vc, i64(0), i64(icb), IterKind::kReduce},
+      {vkh, i64(0), i64(s.kh), IterKind::kReduce},
+      {vkw, i64(0), i64(s.kw), IterKind::kReduce},
       {vi, i64(0), i64(icb == 1 ? s.ic : ib), IterKind::kReduce}};  // one block: real lanes
-  std::vector<Var> loops = {Var("n"),  Var("ocb"), Var("oh"), Var("ow"), Var("r"),
+  std::vector<Var> loops = {Var("n"),   Var("ocb"), Var("oh"), Var("ow"), Var("r"),
                             Var("icb"), Var("kh"),  Var("kw"), Var("ici")};
   Stmt st = loop_nest(loops, ivs, make_block("conv", ivs, body, init));
   c.func = PrimFunc{"conv2d_nchwc", {c.X, c.Wp, c.bias}, st};
@@ -67,8 +70,7 @@ BlockedConv2d make_blocked_conv2d_nchwc(const Conv2dShape& s, int ib, int nr,
   return c;
 }
 
-std::vector<float> pack_conv2d_weights_nchwc(const float* w, const Conv2dShape& s, int ib,
-                                             int nr) {
+std::vector<float> pack_conv2d_weights_nchwc(const float* w, const Conv2dShape& s, int ib, int nr) {
   int64_t ocb = ceil_div(s.oc, nr), icb = ceil_div(s.ic, ib), taps = s.kh * s.kw;
   std::vector<float> out(size_t(ocb * icb * taps * ib * nr), 0.0f);
   for (int64_t o = 0; o < s.oc; ++o)

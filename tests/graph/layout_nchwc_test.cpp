@@ -81,8 +81,11 @@ TEST(LayoutNchwc, ChainRunsBlockedBetweenOneConversionEachWay) {
   EXPECT_EQ(c2->inputs[3]->producer->name, "c1");  // the summand, blocked, from c1 directly
   EXPECT_EQ(c2->attrs.get_int("block", 0), 32);
   // Fewer channels than lanes (x: 8 < 16): block = C (NHWC), no padding lanes.
-  for (const auto& n : c.g.nodes())
-    if (n->op == OpKind::LayoutToBlocked) EXPECT_EQ(n->outputs[0]->type, F32({1, 1, 10, 10, 8}));
+  for (const auto& n : c.g.nodes()) {
+    if (n->op == OpKind::LayoutToBlocked) {
+      EXPECT_EQ(n->outputs[0]->type, F32({1, 1, 10, 10, 8}));
+    }
+  }
 }
 
 TEST(LayoutNchwc, BlockFollowsTheVectorWidth) {

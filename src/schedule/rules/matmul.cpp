@@ -249,12 +249,7 @@ void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulC
     t.mr = int(extent(l[o + 2]));
     auto kk = s.split(kl, {std::nullopt, int64_t(t.kc)});
     s.reorder({jb, kk[0], rows, l[o + 2], jr, kk[1]});
-    BlockRV init = s.decompose_reduction(c, kk[0]);
-    std::vector<LoopRV> il = s.get_loops(init);
-    s.vectorize(il.back());
-    // The init rows fully unrolled: straight-line vector stores (as a loop, LLVM vectorizes
-    // it across rows into scatters once it has unrolled the short row loops).
-    s.unroll(il[il.size() - 3]);
+    s.vectorize(s.get_loops(s.decompose_reduction(c, kk[0])).back());
     FmaTileSpec spec = gemm_tile_spec(t);
     spec.a.dims = {{0, 0, 0}, {0, 0, 1}, {1, 0, 0}};  // Ap[0, k, i]
     register_tensor_intrin(make_fma_tile_intrin(spec));

@@ -7,6 +7,9 @@
 // slices of K, NR panels, MR-row strips; the MR x NR x KC tile is blockized and tensorized with
 // the x86 FMA micro-kernel (AVX-512 or AVX2 by vector width); C is zeroed by the init block
 // (decompose_reduction) before the K loop and accumulated in registers within a KC slice.
+// With packed A and all rows in one block (M <= MC, e.g. a transformer's 128 tokens) the
+// threads split the NR panels instead (a batched matmul with >= 4 batches: the batches), and
+// each B micro-panel serves every row strip while it is in L1: (b,) jb | ko | ib | tile.
 #pragma once
 
 #include <cstdint>

@@ -16,6 +16,7 @@
 #include "graph/transforms/fuse_epilogue.h"
 #include "graph/transforms/fuse_gelu.h"
 #include "graph/transforms/fuse_layer_norm.h"
+#include "graph/transforms/fuse_softmax.h"
 #include "graph/transforms/layout_nchwc.h"
 #include "graph/transforms/remove_identity.h"
 #include "graph/verifier.h"
@@ -48,7 +49,9 @@ const std::vector<GraphPass>& optimization_passes() {
        plain(fold_batch_norm)},
       {"fuse_layer_norm", 2, "fuse decomposed layer normalisation into LayerNormalization",
        plain(fuse_layer_norm)},
-      {"fuse_gelu", 2, "fuse the decomposed erf GELU into Gelu", plain(fuse_gelu)},
+      {"fuse_gelu", 2, "fuse the decomposed erf and tanh GELU into Gelu", plain(fuse_gelu)},
+      {"fuse_softmax", 2, "fuse decomposed Exp / ReduceSum softmax into Softmax",
+       plain(fuse_softmax)},
       {"fold_transpose_matmul", 2, "read a Transpose's input through its permutation in MatMul",
        plain(fold_transpose_matmul)},
       {"fuse_epilogue", 2, "fuse a residual Add and a Relu/Clip activation into the preceding Conv",

@@ -120,7 +120,6 @@ bool try_fuse(Graph& g, Node* outer) {
         Node* gelu = g.add_node(OpKind::Gelu, outer->name + "_gelu", {x},
                                 {outer->outputs[0]->name + "_gelu_tmp"}, a);
         gelu->outputs[0]->type = outer->outputs[0]->type;
-        for (Node* m : chain) gelu->fused.push_back(ops::op_name(m->op));
         replace_pattern(g, chain, outer, gelu);
         return true;
       }
@@ -132,17 +131,7 @@ bool try_fuse(Graph& g, Node* outer) {
 }  // namespace
 
 void fuse_gelu(Graph& g) {
-  for (bool changed = true; changed;) {
-    changed = false;
-    std::vector<Node*> muls;
-    for (const auto& n : g.nodes())
-      if (n->op == OpKind::Mul) muls.push_back(n.get());
-    for (Node* m : muls)
-      if (try_fuse(g, m)) {
-        changed = true;
-        break;
-      }
-  }
+  rewrite_to_fixpoint(g, OpKind::Mul, try_fuse);
 }
 
 }  // namespace ingot::graph

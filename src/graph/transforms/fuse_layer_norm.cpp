@@ -109,10 +109,6 @@ bool try_fuse(Graph& g, Node* div) {
   Node* ln = g.add_node(OpKind::LayerNormalization, div->name + "_layer_norm", inputs,
                         {last->outputs[0]->name + "_ln_tmp"}, a);
   ln->outputs[0]->type = last->outputs[0]->type;
-  for (Node* m : matched) {
-    ln->fused.push_back(ops::op_name(m->op));
-    ln->fused.insert(ln->fused.end(), m->fused.begin(), m->fused.end());
-  }
   replace_pattern(g, matched, last, ln);
   return true;
 }
@@ -120,17 +116,7 @@ bool try_fuse(Graph& g, Node* div) {
 }  // namespace
 
 void fuse_layer_norm(Graph& g) {
-  for (bool changed = true; changed;) {
-    changed = false;
-    std::vector<Node*> divs;
-    for (const auto& n : g.nodes())
-      if (n->op == OpKind::Div) divs.push_back(n.get());
-    for (Node* div : divs)
-      if (try_fuse(g, div)) {
-        changed = true;
-        break;  // the node list changed
-      }
-  }
+  rewrite_to_fixpoint(g, OpKind::Div, try_fuse);
 }
 
 }  // namespace ingot::graph

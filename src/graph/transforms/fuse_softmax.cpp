@@ -50,10 +50,6 @@ bool try_fuse(Graph& g, Node* div) {
   Node* sm = g.add_node(OpKind::Softmax, div->name + "_softmax", {x},
                         {div->outputs[0]->name + "_softmax_tmp"}, a);
   sm->outputs[0]->type = div->outputs[0]->type;
-  for (Node* m : matched) {
-    sm->fused.push_back(ops::op_name(m->op));
-    sm->fused.insert(sm->fused.end(), m->fused.begin(), m->fused.end());
-  }
   replace_pattern(g, matched, div, sm);
   return true;
 }
@@ -61,17 +57,7 @@ bool try_fuse(Graph& g, Node* div) {
 }  // namespace
 
 void fuse_softmax(Graph& g) {
-  for (bool changed = true; changed;) {
-    changed = false;
-    std::vector<Node*> divs;
-    for (const auto& n : g.nodes())
-      if (n->op == OpKind::Div) divs.push_back(n.get());
-    for (Node* div : divs)
-      if (try_fuse(g, div)) {
-        changed = true;
-        break;  // the node list changed
-      }
-  }
+  rewrite_to_fixpoint(g, OpKind::Div, try_fuse);
 }
 
 }  // namespace ingot::graph

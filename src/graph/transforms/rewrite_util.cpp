@@ -70,9 +70,27 @@ void replace_pattern(Graph& g, const std::vector<Node*>& matched, Node* last, No
   scratch->producer = last;
   // With their inputs cleared, the matched nodes' outputs have no readers left (the matchers
   // check that nothing outside the set reads them).
+  for (Node* m : matched) {
+    replacement->fused.push_back(ops::op_name(m->op));
+    replacement->fused.insert(replacement->fused.end(), m->fused.begin(), m->fused.end());
+  }
   for (Node* n : matched) n->inputs.clear();
   for (Node* n : matched) g.remove_node(n);
   g.topo_sort();
+}
+
+void rewrite_to_fixpoint(Graph& g, ops::OpKind anchor, bool (*try_rewrite)(Graph&, Node*)) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::vector<Node*> anchors;
+    for (const auto& n : g.nodes())
+      if (n->op == anchor) anchors.push_back(n.get());
+    for (Node* n : anchors)
+      if (try_rewrite(g, n)) {
+        changed = true;
+        break;  // the node list changed
+      }
+  }
 }
 
 }  // namespace ingot::graph

@@ -31,7 +31,12 @@ bool scalar_value(const Value* v, double* out);
 
 // `matched` (a connected set of nodes; `last` among them produces the pattern's result and
 // every other output is read only inside the set) is replaced by `replacement`, which takes over
-// last's output value. The graph is re-sorted.
+// last's output value and lists their ops in its `fused` (for the compile report). The graph is
+// re-sorted.
 void replace_pattern(Graph& g, const std::vector<Node*>& matched, Node* last, Node* replacement);
+
+// Pattern passes anchored at one op kind: calls try_rewrite(g, node) on the nodes of `anchor`
+// until no call rewrites anything (each success restarts the walk: the node list changed).
+void rewrite_to_fixpoint(Graph& g, ops::OpKind anchor, bool (*try_rewrite)(Graph&, Node*));
 
 }  // namespace ingot::graph

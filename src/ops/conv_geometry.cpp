@@ -96,4 +96,16 @@ std::vector<AttrSpec> conv_attr_specs(std::vector<AttrSpec> extra) {
   return specs;
 }
 
+int64_t check_conv_operands(const Node& n, const TensorType& x, const TensorType& w) {
+  require_same_dtype(n, x, w, "X", "W");
+  if (w.rank() < 3 || w.rank() > 5)
+    fail_user("{}: weight W {} must have rank 3, 4 or 5", n.describe(), w.str());
+  if (x.rank() != w.rank())
+    fail_user("{}: input X {} and weight W {} must have the same rank", n.describe(), x.str(),
+              w.str());
+  int64_t group = n.attrs.get_int("group", 1);
+  if (group < 1) fail_user("{}: attribute 'group' must be >= 1, got {}", n.describe(), group);
+  return group;
+}
+
 }  // namespace ingot::ops::detail

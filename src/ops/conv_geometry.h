@@ -20,6 +20,10 @@ std::vector<int64_t> ints_of_rank(const Node& n, const char* name, size_t rank, 
 std::vector<Dim> window_output_dims(Node& n, const TensorType& x,
                                     const std::vector<int64_t>& kernel, bool ceil_mode);
 
+// Conv / ConvTranspose operand checks (same dtype, W of rank 3..5, X of W's rank) and the
+// `group` attribute (>= 1), returned; UserErrors naming the node.
+int64_t check_conv_operands(const Node& n, const TensorType& x, const TensorType& w);
+
 // The attribute schema of a convolution: group, the window attributes (kernel_shape, strides,
 // dilations, pads, auto_pad) and the fused epilogue (activation, activation_params); `extra`
 // appended (Conv, ConvNCHWc).

@@ -20,15 +20,8 @@ int64_t floor_div(int64_t a, int64_t b) {
 std::vector<TensorType> infer_conv_transpose(Node& n) {
   const TensorType& x = input_type(n, 0, "X");
   const TensorType& w = input_type(n, 1, "W");
-  require_same_dtype(n, x, w, "X", "W");
-  if (w.rank() < 3 || w.rank() > 5)
-    fail_user("{}: weight W {} must have rank 3, 4 or 5", n.describe(), w.str());
-  if (x.rank() != w.rank())
-    fail_user("{}: input X {} and weight W {} must have the same rank", n.describe(), x.str(),
-              w.str());
+  int64_t group = check_conv_operands(n, x, w);
   size_t sr = size_t(w.rank() - 2);
-  int64_t group = n.attrs.get_int("group", 1);
-  if (group < 1) fail_user("{}: attribute 'group' must be >= 1, got {}", n.describe(), group);
   std::vector<int64_t> kernel;
   for (size_t i = 0; i < sr; ++i) {
     const Dim& kd = w.shape[2 + i];

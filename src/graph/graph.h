@@ -39,6 +39,9 @@ struct Node {
   std::vector<Value*> outputs;
   // Op types of the nodes graph passes merged into this one, in order (for compile reports).
   std::vector<std::string> fused;
+  // Set by the fuse_ops pass: nodes with the same group id become one kernel (the group's last
+  // node in graph order is its anchor, the only member read outside the group); -1: alone.
+  int fusion_group = -1;
   // "node 'conv1' (Conv)" for messages.
   std::string describe() const;
 };

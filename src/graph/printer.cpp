@@ -58,6 +58,7 @@ std::string print_node(const Node& n) {
   std::string s =
       fmt::format("{} = {}({})", fmt::join(outs, ", "), ops::op_name(n.op), fmt::join(ins, ", "));
   if (!attrs.empty()) s += fmt::format(" {{{}}}", fmt::join(attrs, ", "));
+  if (n.fusion_group >= 0) s += fmt::format("  # group {}", n.fusion_group);
   return s;
 }
 

@@ -13,6 +13,7 @@
 
 #include "lower/compute/common.h"
 #include "lower/compute/compute.h"
+#include "lower/fuse_group.h"
 #include "lower/memory_plan.h"
 #include "lower/scheduled/scheduled.h"
 #include "ops/op.h"
@@ -106,7 +107,19 @@ class Lowering : public ValueFactory {
     }
     for (size_t i = 0; i < g_.outputs.size(); ++i) mod_.outputs.push_back(describe(g_.outputs[i]));
     claim_outputs();
-    for (const auto& n : g_.nodes()) lower_node(*n);
+    std::map<int, std::vector<const graph::Node*>> groups;
+    std::map<int, const graph::Node*> anchors;  // the last member in graph order
+    for (const auto& n : g_.nodes())
+      if (n->fusion_group >= 0) anchors[n->fusion_group] = n.get();
+    for (const auto& n : g_.nodes()) {
+      if (n->fusion_group < 0) {
+        lower_node(*n);
+        continue;
+      }
+      auto& members = groups[n->fusion_group];
+      members.push_back(n.get());
+      if (anchors.at(n->fusion_group) == n.get()) lower_group(members);
+    }
     add_output_copies();
     plan_workspace();
     return std::move(mod_);
@@ -159,7 +172,8 @@ class Lowering : public ValueFactory {
       f.bytes_moved += double(bytes);
     }
     int index = int(mod_.kernels.size());
-    for (const Value* v : values) {
+    for (const Value*& v : values) {
+      if (v != nullptr) v = storage(v);
       if (place_.count(v)) continue;
       auto& life = lifetimes_[v];
       if (life.first < 0) life.first = index;
@@ -202,7 +216,27 @@ class Lowering : public ValueFactory {
     return true;
   }
 
+  // The storage a value lives in: its own, or that of the value it is a view of.
+  const Value* storage(const Value* v) const {
+    auto it = views_.find(v);
+    return it == views_.end() ? v : it->second;
+  }
+
+  // A Reshape-like node (row-major order unchanged) whose output is not a graph output needs no
+  // kernel: its output is a view of the input's storage. Nothing writes either afterwards.
+  bool lower_as_view(const graph::Node& node) {
+    if (!is_row_major_copy(node.op) || reinterprets_input(node.op)) return false;
+    const Value* in = node.inputs.at(0);
+    const Value* out = node.outputs.at(0);
+    if (in == nullptr || out == nullptr || place_.count(out) || in->is_constant() ||
+        in->type.dtype != out->type.dtype || value_bytes(in) != value_bytes(out))
+      return false;
+    views_[out] = storage(in);
+    return true;
+  }
+
   void lower_node(const graph::Node& node) {
+    if (lower_as_view(node)) return;
     if (lower_scheduled(node)) return;
     bool flat = is_row_major_copy(node.op);
     std::map<const Value*, Buffer> bufs;
@@ -232,6 +266,81 @@ class Lowering : public ValueFactory {
     f.name = unique_name(fmt::format("{}_{}", sanitize(node.name), ops::op_name(node.op)));
     f.source_ops = source_ops(node);
     f.flops = ops::op_info(node.op).flops(node);
+    add_kernel(std::move(f), std::move(values));
+  }
+
+  // One kernel for a fused group (graph::fuse_ops), members in graph order: each member's
+  // compute-rule nest, with every intermediate inlined into its readers where its form allows
+  // (lower/fuse_group.h) and otherwise kept as a nest writing a workspace tensor.
+  void lower_group(const std::vector<const graph::Node*>& members) {
+    const graph::Node& anchor = *members.back();
+    std::map<const Value*, Buffer> bufs;
+    auto buffer_of = [&](const Value* v) {
+      if (v == nullptr) return Buffer();
+      auto it = bufs.find(v);
+      if (it == bufs.end()) it = bufs.emplace(v, param_buffer(v, false)).first;
+      return it->second;
+    };
+    std::vector<tir::Stmt> nests;
+    for (const graph::Node* m : members) {
+      std::vector<Buffer> ins, outs;
+      for (const Value* v : m->inputs) ins.push_back(buffer_of(v));
+      for (const Value* v : m->outputs) outs.push_back(buffer_of(v));
+      nests.push_back(compute_rule(m->op)(*m, ins, outs));
+    }
+    std::set<const Value*> stored;  // tensors the kernel writes
+    for (const Value* v : anchor.outputs) stored.insert(v);
+    for (size_t i = 0; i + 1 < members.size(); ++i) {
+      const Value* t = members[i]->outputs.at(0);
+      const Buffer& tb = bufs.at(t);
+      if (auto store = match_elementwise_store(nests[i], tb)) {
+        for (size_t j = i + 1; j < nests.size(); ++j)
+          if (nests[j].defined()) nests[j] = inline_loads(nests[j], tb, *store);
+        nests[i] = tir::Stmt();
+        continue;
+      }
+      std::vector<size_t> readers;
+      for (size_t j = i + 1; j < nests.size(); ++j)
+        if (nests[j].defined() && reads_buffer(nests[j], tb)) readers.push_back(j);
+      if (readers.size() == 1) {
+        const graph::Node* r = members[readers[0]];
+        auto merged =
+            inline_into_final_store(nests[i], tb, nests[readers[0]], bufs.at(r->outputs.at(0)));
+        if (merged) {
+          nests[readers[0]] = *merged;
+          nests[i] = tir::Stmt();
+          continue;
+        }
+      }
+      stored.insert(t);
+    }
+    tir::PrimFunc f;
+    std::vector<const Value*> values;
+    std::set<const Value*> seen;
+    auto add_param = [&](const Value* v) {
+      if (v == nullptr || !seen.insert(v).second) return;
+      f.params.push_back(bufs.at(v));
+      values.push_back(v);
+      if (v->is_constant()) constant_ref(v);
+    };
+    std::set<const Value*> produced;
+    for (const graph::Node* m : members)
+      for (const Value* v : m->outputs) produced.insert(v);
+    for (const graph::Node* m : members) {
+      for (const Value* v : m->inputs)
+        if (v != nullptr && (!produced.count(v) || stored.count(v))) add_param(v);
+      for (const Value* v : m->outputs)
+        if (stored.count(v)) add_param(v);
+    }
+    std::vector<tir::Stmt> body;
+    for (tir::Stmt& s : nests)
+      if (s.defined()) body.push_back(std::move(s));
+    f.body = tir::SeqStmt::make(body);
+    f.name = unique_name(fmt::format("{}_{}", sanitize(anchor.name), ops::op_name(anchor.op)));
+    for (const graph::Node* m : members) {
+      for (std::string& op : source_ops(*m)) f.source_ops.push_back(std::move(op));
+      f.flops += ops::op_info(m->op).flops(*m);
+    }
     add_kernel(std::move(f), std::move(values));
   }
 
@@ -297,8 +406,9 @@ class Lowering : public ValueFactory {
   int next_id_ = 0;
   tir::IRModule mod_;
   std::map<const Value*, ArgRef> place_;
-  std::map<const Value*, Life> lifetimes_;  // workspace values
-  std::map<int, int64_t> output_copies_;    // copy kernel -> output index
+  std::map<const Value*, Life> lifetimes_;      // workspace values
+  std::map<const Value*, const Value*> views_;  // a Reshape's output -> the storage it views
+  std::map<int, int64_t> output_copies_;        // copy kernel -> output index
   std::vector<PendingCall> calls_;
   std::set<std::string> names_;
 };

@@ -153,6 +153,8 @@ double per_element_flops(const Node& n) {
 
 }  // namespace
 
+// The normalisations are reductions across their axes followed by an elementwise step: pattern
+// kReduction, so fusion inlines injective producers into their reads of the input.
 void add_normalization_ops(std::vector<OpInfo>& t) {
   // Inference BatchNormalization folds to one multiply-add per element.
   OpInfo bn{OpKind::BatchNormalization,
@@ -168,7 +170,7 @@ void add_normalization_ops(std::vector<OpInfo>& t) {
   OpInfo ln{
       OpKind::LayerNormalization,
       "LayerNormalization",
-      PatternKind::kOutEWiseFusable,
+      PatternKind::kReduction,
       {{"axis", AttrType::kInt}, {"epsilon", AttrType::kFloat}, {"stash_type", AttrType::kInt}}};
   ln.min_inputs = 2;
   ln.max_inputs = 3;
@@ -179,7 +181,7 @@ void add_normalization_ops(std::vector<OpInfo>& t) {
 
   OpInfo in{OpKind::InstanceNormalization,
             "InstanceNormalization",
-            PatternKind::kOutEWiseFusable,
+            PatternKind::kReduction,
             {{"epsilon", AttrType::kFloat}}};
   in.min_inputs = in.max_inputs = 3;
   in.infer_fn = infer_instancenorm;
@@ -190,7 +192,7 @@ void add_normalization_ops(std::vector<OpInfo>& t) {
   OpInfo rms{
       OpKind::RMSNormalization,
       "RMSNormalization",
-      PatternKind::kOutEWiseFusable,
+      PatternKind::kReduction,
       {{"axis", AttrType::kInt}, {"epsilon", AttrType::kFloat}, {"stash_type", AttrType::kInt}}};
   rms.min_inputs = rms.max_inputs = 2;
   rms.infer_fn = infer_rmsnorm;
@@ -199,7 +201,7 @@ void add_normalization_ops(std::vector<OpInfo>& t) {
 
   OpInfo gn{OpKind::GroupNormalization,
             "GroupNormalization",
-            PatternKind::kOutEWiseFusable,
+            PatternKind::kReduction,
             {{"epsilon", AttrType::kFloat},
              {"num_groups", AttrType::kInt, true},
              {"stash_type", AttrType::kInt}}};
@@ -210,7 +212,7 @@ void add_normalization_ops(std::vector<OpInfo>& t) {
 
   OpInfo mvn{OpKind::MeanVarianceNormalization,
              "MeanVarianceNormalization",
-             PatternKind::kOutEWiseFusable,
+             PatternKind::kReduction,
              {{"axes", AttrType::kInts}}};
   mvn.infer_fn = infer_mvn;
   mvn.flops_fn = per_element_flops<6>;
@@ -218,7 +220,7 @@ void add_normalization_ops(std::vector<OpInfo>& t) {
 
   OpInfo lp{OpKind::LpNormalization,
             "LpNormalization",
-            PatternKind::kOutEWiseFusable,
+            PatternKind::kReduction,
             {{"axis", AttrType::kInt}, {"p", AttrType::kInt}}};
   lp.infer_fn = infer_lpnorm;
   lp.flops_fn = per_element_flops<3>;
@@ -236,7 +238,7 @@ void add_normalization_ops(std::vector<OpInfo>& t) {
   t.push_back(lrn);
 
   // max, subtract, exp, sum, divide.
-  OpInfo sm{OpKind::Softmax, "Softmax", PatternKind::kOutEWiseFusable, {{"axis", AttrType::kInt}}};
+  OpInfo sm{OpKind::Softmax, "Softmax", PatternKind::kReduction, {{"axis", AttrType::kInt}}};
   sm.infer_fn = infer_softmax;
   sm.flops_fn = per_element_flops<5>;
   t.push_back(sm);

@@ -65,9 +65,9 @@ void add_reduction_extra_ops(std::vector<OpInfo>& t) {
   t.push_back(make(OpKind::ArgMin, "ArgMin", PatternKind::kReduction, arg_attrs, infer_arg,
                    per_input_element<1>));
   // max, subtract, exp, sum, log, subtract.
-  t.push_back(make(OpKind::LogSoftmax, "LogSoftmax", PatternKind::kOutEWiseFusable,
+  t.push_back(make(OpKind::LogSoftmax, "LogSoftmax", PatternKind::kReduction,
                    {{"axis", AttrType::kInt}}, infer_softmax_like, per_input_element<6>));
-  t.push_back(make(OpKind::Hardmax, "Hardmax", PatternKind::kOutEWiseFusable,
+  t.push_back(make(OpKind::Hardmax, "Hardmax", PatternKind::kReduction,
                    {{"axis", AttrType::kInt}}, infer_softmax_like, per_input_element<1>));
 }
 

@@ -76,6 +76,35 @@ TEST(LowerGraph, ChainRunsAndReusesWorkspace) {
   expect_near_all(out.values(), want, 1e-6);
 }
 
+// x[2,3] -> Relu -> a -> Reshape [3,2] -> b -> Flatten -> c [3,2] -> Neg -> y: the reshapes
+// are views of a's storage (no kernel); the chain of views resolves to it.
+TEST(LowerGraph, ReshapeIsAViewOfItsInput) {
+  graph::Graph g;
+  graph::Value* x = g.add_value("x", f32_type({2, 3}));
+  g.inputs = {x};
+  std::vector<uint8_t> shape_bytes(16);
+  int64_t dims[2] = {3, 2};
+  std::memcpy(shape_bytes.data(), dims, 16);
+  graph::Value* shp = g.add_constant(
+      "shape", std::make_shared<graph::Tensor>(DType::kI64, std::vector<int64_t>{2}, shape_bytes));
+  graph::Value* a = g.add_node(OpKind::Relu, "relu", {x}, {"a"})->outputs[0];
+  graph::Value* b = g.add_node(OpKind::Reshape, "reshape", {a, shp}, {"b"})->outputs[0];
+  graph::Value* c = g.add_node(OpKind::Flatten, "flatten", {b}, {"c"})->outputs[0];
+  graph::Value* y = g.add_node(OpKind::Neg, "neg", {c}, {"y"})->outputs[0];
+  g.outputs = {y};
+  graph::infer_types(g);
+  tir::IRModule m = lower::lower_graph(g);
+  ASSERT_EQ(m.kernels.size(), 2u);
+  EXPECT_EQ(m.kernels[1].name, "neg_Neg");
+  EXPECT_EQ(m.workspace_bytes, 64u);  // a alone
+  EXPECT_EQ(m.entry[1].args[0].kind, ArgRef::kWorkspace);
+  EXPECT_EQ(m.entry[1].args[0].value, m.entry[0].args[1].value);
+  HostTensor in(DataType::f32(), {2, 3}, {-1, 0.5, 2, -3, 1, 0});
+  HostTensor oy(DataType::f32(), {3, 2});
+  run_module(m, {&in}, {&oy});
+  expect_near_all(oy.values(), {0, -0.5, -2, 0, -1, 0});
+}
+
 TEST(LowerGraph, OutputsThatAreInputsConstantsOrRepeatsGetCopies) {
   graph::Graph g;
   graph::Value* x = g.add_value("x", f32_type({4}));

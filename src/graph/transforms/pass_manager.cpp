@@ -16,6 +16,7 @@
 #include "graph/transforms/fuse_epilogue.h"
 #include "graph/transforms/fuse_gelu.h"
 #include "graph/transforms/fuse_layer_norm.h"
+#include "graph/transforms/fuse_ops.h"
 #include "graph/transforms/fuse_softmax.h"
 #include "graph/transforms/layout_nchwc.h"
 #include "graph/transforms/remove_identity.h"
@@ -61,6 +62,10 @@ const std::vector<GraphPass>& optimization_passes() {
        "boundaries",
        [](Graph& g, const PassOptions& o) { convert_layout_nchwc(g, o.vector_bits); }},
       {"dead_code", 0, "remove nodes that do not reach an output", plain(remove_dead_code)},
+      {"fuse_ops", 2,
+       "group injective chains, injective prologues into reductions and elementwise epilogues "
+       "onto reductions into single kernels",
+       plain(fuse_ops)},
   };
   return passes;
 }

@@ -1,0 +1,164 @@
+// Inlining of intermediate tensors inside a fused group (see fuse_group.h).
+#include "lower/fuse_group.h"
+
+#include "tir/mutator.h"
+#include "tir/structural_equal.h"
+#include "tir/substitute.h"
+#include "tir/visitor.h"
+
+namespace ingot::lower {
+
+using namespace tir;
+
+namespace {
+
+bool is_zero(const Expr& e) {
+  auto* imm = e.as<IntImm>();
+  return imm != nullptr && imm->value == 0;
+}
+
+// The loop variables of a store's indices mapped to the given expressions.
+VarMap bind_indices(const std::vector<Expr>& store_indices, const std::vector<Expr>& values) {
+  VarMap m;
+  for (size_t k = 0; k < store_indices.size(); ++k)
+    if (auto* v = store_indices[k].as<VarNode>()) m[v] = values[k];
+  return m;
+}
+
+class LoadInliner : public IRMutator {
+ public:
+  LoadInliner(const BufferNode* buf, const ElementwiseStore& store) : buf_(buf), store_(store) {}
+  Expr visit_BufferLoad(const BufferLoad* op, const Expr& e) override {
+    Expr r = IRMutator::visit_BufferLoad(op, e);
+    auto* l = r.as<BufferLoad>();
+    if (l->buffer.get() != buf_) return r;
+    return substitute(store_.value, bind_indices(store_.indices, l->indices));
+  }
+
+ private:
+  const BufferNode* buf_;
+  const ElementwiseStore& store_;
+};
+
+// Counts the loads and stores of one buffer and remembers the last store.
+class AccessCounter : public IRVisitor {
+ public:
+  explicit AccessCounter(const BufferNode* buf) : buf_(buf) {}
+  void visit_BufferLoad(const BufferLoad* op, const Expr& e) override {
+    if (op->buffer.get() == buf_) ++loads;
+    IRVisitor::visit_BufferLoad(op, e);
+  }
+  void visit_BufferStore(const BufferStore* op, const Stmt& s) override {
+    if (op->buffer.get() == buf_) {
+      ++stores;
+      store = op;
+    }
+    IRVisitor::visit_BufferStore(op, s);
+  }
+  int loads = 0, stores = 0;
+  const BufferStore* store = nullptr;
+
+ private:
+  const BufferNode* buf_;
+};
+
+// Replaces loads of `buf` at exactly `indices` by `value`; any other load of it is a mismatch.
+class OwnIndexLoadReplacer : public IRMutator {
+ public:
+  OwnIndexLoadReplacer(const BufferNode* buf, const std::vector<Expr>& indices, Expr value)
+      : buf_(buf), indices_(indices), value_(std::move(value)) {}
+  Expr visit_BufferLoad(const BufferLoad* op, const Expr& e) override {
+    if (op->buffer.get() != buf_) return IRMutator::visit_BufferLoad(op, e);
+    bool same = op->indices.size() == indices_.size();
+    for (size_t k = 0; same && k < indices_.size(); ++k)
+      same = structural_equal(op->indices[k], indices_[k]);
+    if (!same) mismatch = true;
+    return value_;
+  }
+  bool mismatch = false;
+
+ private:
+  const BufferNode* buf_;
+  const std::vector<Expr>& indices_;
+  Expr value_;
+};
+
+class StoreReplacer : public IRMutator {
+ public:
+  StoreReplacer(const BufferStore* target, Stmt replacement)
+      : target_(target), replacement_(std::move(replacement)) {}
+  Stmt visit_BufferStore(const BufferStore* op, const Stmt& s) override {
+    return op == target_ ? replacement_ : IRMutator::visit_BufferStore(op, s);
+  }
+
+ private:
+  const BufferStore* target_;
+  Stmt replacement_;
+};
+
+}  // namespace
+
+std::optional<ElementwiseStore> match_elementwise_store(const Stmt& s, const Buffer& buf) {
+  std::vector<const For*> loops;
+  Stmt cur = s;
+  while (auto* f = cur.as<For>()) {
+    if (!is_zero(f->min) || f->extent.as<IntImm>() == nullptr) return std::nullopt;
+    loops.push_back(f);
+    cur = f->body;
+  }
+  auto* store = cur.as<BufferStore>();
+  if (store == nullptr || store->buffer.get() != buf.get()) return std::nullopt;
+  const auto& shape = buf->shape;
+  if (store->indices.size() != shape.size()) return std::nullopt;
+  size_t used = 0;
+  for (size_t k = 0; k < shape.size(); ++k) {
+    const Expr& idx = store->indices[k];
+    auto* extent = shape[k].as<IntImm>();
+    if (extent == nullptr) return std::nullopt;
+    if (is_zero(idx) && extent->value == 1) continue;
+    auto* v = idx.as<VarNode>();
+    if (v == nullptr) return std::nullopt;
+    bool found = false;
+    for (const For* f : loops) {
+      if (f->loop_var.node() != v) continue;
+      found = f->extent.as<IntImm>()->value == extent->value;
+    }
+    if (!found) return std::nullopt;
+    ++used;
+  }
+  if (used != loops.size()) return std::nullopt;  // every loop indexes one dim
+  AccessCounter reads(buf.get());
+  reads.visit(store->value);
+  if (reads.loads != 0) return std::nullopt;
+  return ElementwiseStore{store->indices, store->value};
+}
+
+bool reads_buffer(const Stmt& s, const Buffer& buf) {
+  AccessCounter access(buf.get());
+  access.visit(s);
+  return access.loads > 0;
+}
+
+Stmt inline_loads(const Stmt& s, const Buffer& buf, const ElementwiseStore& store) {
+  return LoadInliner(buf.get(), store).mutate(s);
+}
+
+std::optional<Stmt> inline_into_final_store(const Stmt& producer, const Buffer& buf,
+                                            const Stmt& reader, const Buffer& out) {
+  auto r = match_elementwise_store(reader, out);
+  if (!r || out->shape.size() != buf->shape.size()) return std::nullopt;
+  for (size_t k = 0; k < out->shape.size(); ++k)
+    if (!structural_equal(out->shape[k], buf->shape[k])) return std::nullopt;
+  AccessCounter access(buf.get());
+  access.visit(producer);
+  if (access.stores != 1 || access.loads != 0) return std::nullopt;
+  const BufferStore* final_store = access.store;
+  OwnIndexLoadReplacer replace(buf.get(), r->indices, final_store->value);
+  Expr value = replace.mutate(r->value);
+  if (replace.mismatch) return std::nullopt;
+  value = substitute(value, bind_indices(r->indices, final_store->indices));
+  Stmt store = BufferStore::make(out, value, final_store->indices);
+  return StoreReplacer(final_store, store).mutate(producer);
+}
+
+}  // namespace ingot::lower

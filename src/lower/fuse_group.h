@@ -1,0 +1,40 @@
+// Loop-level realisation of a fused group (graph::fuse_ops): the members' compute-rule nests
+// are merged into one kernel body by inlining each intermediate tensor into its readers.
+//  - forward: a producer that is a single elementwise store (`for i.. : T[i..] = f(i..)`) is
+//    removed and every load T[j..] in later nests becomes f(j..);
+//  - reverse: a producer that stores T exactly once (a reduction's final store) and whose only
+//    reader is such an elementwise nest over T's shape reading T at its own index takes over
+//    the reader: its store becomes the reader's store of g(value).
+// A producer that fits neither is kept as a nest writing its tensor (the caller makes that
+// tensor a kernel parameter). Inlining recomputes a producer once per load of its output.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "tir/stmt.h"
+
+namespace ingot::lower {
+
+// The body of a single-store loop nest: per output dim the loop variable (or the constant 0
+// of an extent-1 dim), and the stored value.
+struct ElementwiseStore {
+  std::vector<tir::Expr> indices;
+  tir::Expr value;
+};
+
+// `s` as a perfect loop nest over `buf`'s shape ending in one store to `buf`, or nullopt.
+std::optional<ElementwiseStore> match_elementwise_store(const tir::Stmt& s, const tir::Buffer& buf);
+
+// Whether `s` loads from `buf`.
+bool reads_buffer(const tir::Stmt& s, const tir::Buffer& buf);
+
+// `s` with each load of `buf` replaced by `store`'s value at the load's indices.
+tir::Stmt inline_loads(const tir::Stmt& s, const tir::Buffer& buf, const ElementwiseStore& store);
+
+// Reverse inlining of `reader` (an elementwise nest writing `out`) into `producer` (which
+// stores `buf` once and never reads it); nullopt when the forms do not fit.
+std::optional<tir::Stmt> inline_into_final_store(const tir::Stmt& producer, const tir::Buffer& buf,
+                                                 const tir::Stmt& reader, const tir::Buffer& out);
+
+}  // namespace ingot::lower

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ostream>
+#include <set>
 
 #include "codegen/build.h"
 #include "codegen/llvm/codegen_llvm.h"
@@ -152,6 +153,10 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   CompileReport report;
   report.num_nodes_imported = nodes_imported;
   report.num_nodes = int(g->nodes().size());
+  std::set<int> groups;
+  for (const auto& n : g->nodes())
+    if (n->fusion_group >= 0) groups.insert(n->fusion_group);
+  report.num_fusion_groups = int(groups.size());
   report.num_kernels = int(mod.kernels.size());
   for (const tir::PrimFunc& f : mod.kernels)
     report.kernels.push_back({f.name, f.source_ops, f.flops, f.bytes_moved});
@@ -162,8 +167,12 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
 }
 
 void print_report(const CompileReport& r, std::ostream& out) {
-  out << fmt::format("graph nodes: {} imported, {} after the graph passes; {} kernels\n",
-                     r.num_nodes_imported, r.num_nodes, r.num_kernels);
+  out << fmt::format("graph nodes: {} imported, {} after the graph passes\n", r.num_nodes_imported,
+                     r.num_nodes);
+  out << fmt::format(
+      "kernels: {} before fusion (one per imported node), {} after ({} fused groups; "
+      "reshapes of intermediates are views)\n",
+      r.num_nodes_imported, r.num_kernels, r.num_fusion_groups);
   out << fmt::format("workspace {} bytes, constants {} bytes\n", r.workspace_bytes,
                      r.constant_bytes);
   size_t w = 6;

@@ -40,6 +40,7 @@ struct KernelReport {
 struct CompileReport {
   int num_nodes_imported = 0;  // graph nodes after import and type inference (before passes)
   int num_nodes = 0;           // after the graph optimisation passes
+  int num_fusion_groups = 0;    // fuse_ops groups of two or more nodes (one kernel each)
   int num_kernels = 0;
   std::vector<KernelReport> kernels;
   uint64_t workspace_bytes = 0;

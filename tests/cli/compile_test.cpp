@@ -111,6 +111,44 @@ TEST_F(CompileTest, OptLevelsDisabledPassesAndPassTimes) {
   EXPECT_FALSE(std::filesystem::exists(path("x.so")));
 }
 
+// y = sqrt(mean((x - c)^2, axis 1)): four nodes, one fused kernel (prologue, reduction,
+// epilogue), and four kernels with fuse_ops disabled; the report says so and numbers match.
+TEST_F(CompileTest, ReportCountsKernelsBeforeAndAfterFusion) {
+  ASSERT_EQ(python("import onnx\nfrom onnx import helper, TensorProto, numpy_helper\n"
+                   "c = np.linspace(-1, 1, 7).astype(np.float32)\n"
+                   "nodes = [helper.make_node('Sub', ['x', 'c'], ['d'], name='sub'),\n"
+                   "         helper.make_node('Mul', ['d', 'd'], ['s'], name='sq'),\n"
+                   "         helper.make_node('ReduceMean', ['s'], ['m'], name='mean', axes=[1],\n"
+                   "                          keepdims=0),\n"
+                   "         helper.make_node('Sqrt', ['m'], ['y'], name='sqrt')]\n"
+                   "g = helper.make_graph(nodes, 'std',\n"
+                   "  [helper.make_tensor_value_info('x', TensorProto.FLOAT, [5, 7])],\n"
+                   "  [helper.make_tensor_value_info('y', TensorProto.FLOAT, [5])],\n"
+                   "  [numpy_helper.from_array(c, 'c')])\n"
+                   "m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)])\n"
+                   "onnx.save(m, d + '/model.onnx')\n"
+                   "x = np.random.default_rng(3).standard_normal((5, 7)).astype(np.float32)\n"
+                   "np.savez(d + '/x.npz', x=x)\n"
+                   "np.save(d + '/want.npy', np.sqrt(((x - c) ** 2).mean(axis=1)))\n"),
+            0);
+  auto r = ingot("compile " + path("model.onnx") + " -o " + path("m.so") + " --report");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("kernels: 4 before fusion (one per imported node), 1 after (1 fused groups"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("Sub + Mul + ReduceMean + Sqrt"), std::string::npos) << r.out;
+  r = ingot("run " + path("m.so") + " --inputs " + path("x.npz") + " --outputs " + path("y.npz"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(python("y = np.load(d + '/y.npz')['y']\n"
+                   "want = np.load(d + '/want.npy')\n"
+                   "assert np.allclose(y, want, rtol=1e-5, atol=1e-6), (y, want)\n"),
+            0);
+  r = ingot("compile " + path("model.onnx") + " -o " + path("m0.so") +
+            " --report --disabled-pass fuse_ops");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("4 after (0 fused groups"), std::string::npos) << r.out;
+}
+
 TEST_F(CompileTest, UnsupportedOpIsOneLineAndWritesNothing) {
   write_mlp("Multinomial");
   auto r = ingot("compile " + path("model.onnx") + " -o " + path("m.so"));

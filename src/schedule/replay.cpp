@@ -86,7 +86,15 @@ class Replayer {
     } else if (k == "blockize") {
       out(i, {s_.blockize(loop(i, 0)).id});
     } else if (k == "tensorize") {
-      s_.tensorize(block(i, 0), attr<std::string>(i, "intrin"));
+      PartialTile partial = PartialTile::kLoops;
+      if (i.attrs.contains("partial")) {
+        std::string p = attr<std::string>(i, "partial");
+        if (p != "loops" && p != "scratch")
+          fail_schedule<ReplayError>(
+              "trace instruction tensorize: unknown partial tile mode \"{}\"", p);
+        if (p == "scratch") partial = PartialTile::kScratch;
+      }
+      s_.tensorize(block(i, 0), attr<std::string>(i, "intrin"), partial);
     } else {
       fail_schedule<ReplayError>("trace instruction \"{}\" is not a schedule primitive", k);
     }

@@ -38,6 +38,14 @@ struct Factor {
   std::optional<ExprRV> rv;
 };
 
+// How tensorize computes a partial tile (one a tail mask cuts).
+enum class PartialTile {
+  kLoops,    // the block's original loops: always correct, scalar speed
+  kScratch,  // the intrinsic on a local copy of the output tile, copied in and out under the
+             // mask; the caller asserts that every other operand the tile reads is padded to
+             // whole tiles (packed panels), so the intrinsic's reads stay in bounds
+};
+
 class Schedule {
  public:
   // Wraps f's body in a "root" block unless it already is one. seed drives sampling.
@@ -91,8 +99,10 @@ class Schedule {
   // "<block>_o" (returned) around the block.
   BlockRV blockize(LoopRV loop);
   // Replaces the body of a tile block (from blockize) by a registered intrinsic's
-  // implementation when its inner block matches the intrinsic's description.
-  void tensorize(BlockRV block, const std::string& intrin);
+  // implementation when its inner block matches the intrinsic's description. A tile that a
+  // tail mask cuts (a partial tile) runs as `partial` says.
+  void tensorize(BlockRV block, const std::string& intrin,
+                 PartialTile partial = PartialTile::kLoops);
   // Not yet here: loop annotations (annotate takes blocks only).
 
   // --- for primitive implementations and replay ---

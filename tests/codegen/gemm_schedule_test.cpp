@@ -6,6 +6,7 @@
 #include "artifact_util.h"
 #include "codegen/llvm/codegen_llvm.h"
 #include "schedule/rules/matmul.h"
+#include "tir/printer.h"
 
 namespace ingot::codegen::test {
 namespace {
@@ -115,6 +116,19 @@ TEST(MatmulRule, NonDivisibleShapesMatchReference) {
   int nr = schedule::matmul_panel_width(cfg);
   PackedMatmul m = schedule::make_packed_matmul(37, 3 * nr + 5, 150, nr);  // M, N, K tails
   expect_gemm(m, scheduled(m, cfg), true);
+}
+
+TEST(MatmulRule, MatrixVectorWithColumnTailMatchesReference) {
+  // M = 1: the column blocks run in parallel and the last, partial panel runs the micro-kernel
+  // on a scratch tile (B is packed in whole panels); 8 panels so several column blocks exist.
+  MatmulConfig cfg = small_config(Target::host().vector_bits);
+  int nr = schedule::matmul_panel_width(cfg);
+  PackedMatmul m = schedule::make_packed_matmul(1, 7 * nr + 9, 150, nr);
+  PrimFunc f = scheduled(m, cfg);
+  std::string text = to_string(f);
+  EXPECT_NE(text.find("partial_C"), std::string::npos) << text;
+  EXPECT_NE(text.find("parallel"), std::string::npos) << text;
+  expect_gemm(m, f, true);
 }
 
 TEST(MatmulRule, BatchedMatchesReference) {

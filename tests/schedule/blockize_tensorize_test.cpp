@@ -2,8 +2,8 @@
 // place, trace round trips and the errors. Numbers of tensorized code (vector IR, which the
 // interpreter does not run) are checked through codegen in tests/codegen/gemm_schedule_test.cpp.
 #include "sched_test_util.h"
-#include "schedule/rules/conv2d.h"
 #include "schedule/intrin/x86_fma.h"
+#include "schedule/rules/conv2d.h"
 #include "schedule/rules/matmul.h"
 
 namespace ingot::schedule::testing {
@@ -140,6 +140,39 @@ TEST(Tensorize, MaskedTileFallsBackToLoops) {
   EXPECT_TRUE(replays(t.s, t.m.func));
 }
 
+TEST(Tensorize, MaskedTileRunsTheMicroKernelOnAScratchTile) {
+  // Packed A (padded row panels) and B: the rule asks for scratch partial tiles, so the M and N
+  // tails run the intrinsic on a local copy of the output tile instead of scalar loops.
+  PackedMatmul m = make_packed_matmul(37, 70, 300, 32, 0, /*with_bias=*/true, /*mr_packed_a=*/8);
+  Schedule s(m.func);
+  MatmulConfig cfg;
+  cfg.mc = 16, cfg.nc = 64, cfg.kc = 128;
+  schedule_packed_matmul(s, "C", cfg);
+  auto tile = find_block(s.func().body, "C_o", nullptr);
+  ASSERT_TRUE(tile.has_value());
+  auto* branch = tile->block->body.as<IfThenElse>();
+  ASSERT_NE(branch, nullptr);
+  auto* any = branch->else_case.as<IfThenElse>();  // tiles with at least one element
+  ASSERT_NE(any, nullptr);
+  auto* scratch = any->then_case.as<Allocate>();
+  ASSERT_NE(scratch, nullptr);
+  EXPECT_EQ(scratch->buffer->name, "partial_C");
+  EXPECT_EQ(scratch->buffer->shape.size(), 2u);  // the intrinsic's 8 x 32 output tile
+  EXPECT_TRUE(replays(s, m.func));
+}
+
+TEST(Tensorize, ScratchTileNeedsTheMaskOnOutputLoops) {
+  // A K tail masks the reduction loop: a scratch tile cannot help, the loops stay.
+  Tiled t(13, 40, 12);
+  t.s.tensorize(t.tile, intrin_8x32x8(), PartialTile::kScratch);
+  auto tile = find_block(t.s.func().body, "C_o", nullptr);
+  ASSERT_TRUE(tile.has_value());
+  auto* branch = tile->block->body.as<IfThenElse>();
+  ASSERT_NE(branch, nullptr);
+  EXPECT_NE(branch->else_case.as<For>(), nullptr);
+  EXPECT_TRUE(replays(t.s, t.m.func));
+}
+
 TEST(Tensorize, Errors) {
   std::string name = intrin_8x32x8();
   {
@@ -197,7 +230,8 @@ TEST(FmaIntrin, GeneralSpecNamesRoundTrip) {
   FmaTileSpec conv;
   conv.mr = 7, conv.nr = 24, conv.k = {5, 3, 3};
   conv.a.dims = {{0, 0, 0, 0, 0}, {0, 0, 1, 0, 0}, {0, 0, 0, 2, 0}, {2, 0, 0, 0, 2}};
-  conv.b.dims = {{0, 0, 0, 0, 0}, {0, 0, 1, 0, 0}, {0, 0, 0, 1, 0}, {0, 0, 0, 0, 1}, {0, 1, 0, 0, 0}};
+  conv.b.dims = {
+      {0, 0, 0, 0, 0}, {0, 0, 1, 0, 0}, {0, 0, 0, 1, 0}, {0, 0, 0, 0, 1}, {0, 1, 0, 0, 0}};
   conv.c.dims = {{0, 0, 0, 0, 0}, {1, 0, 0, 0, 0}, {0, 1, 0, 0, 0}};
   std::string name = fma_tile_name(conv);
   EXPECT_EQ(name,

@@ -5,6 +5,7 @@
 
 #include "schedule/intrin/intrin.h"
 #include "schedule/primitives/common.h"
+#include "tir/analysis.h"
 #include "tir/arith/analyzer.h"
 #include "tir/arith/linear_form.h"
 #include "tir/mutator.h"
@@ -99,9 +100,10 @@ class Matcher {
     std::vector<Expr> off;
     for (size_t d = 0; d < gi.size(); ++d) {
       // Compared as linear forms: (a + i) * 2 + k - (i * 2 + k) = a * 2.
-      Expr o = d < lead ? gi[d]
-                        : arith::simplify((arith::linear_form(gi[d]) - arith::linear_form(wi[d - lead]))
-                                              .to_expr(gi[d].dtype()));
+      Expr o = d < lead
+                   ? gi[d]
+                   : arith::simplify((arith::linear_form(gi[d]) - arith::linear_form(wi[d - lead]))
+                                         .to_expr(gi[d].dtype()));
       if (uses_var(o, [&](const VarNode* v) { return inner(v); }))
         return fail("index " + to_string(gi[d]) + " of " + g->name + " does not follow " +
                     (d < lead ? std::string("the tile") : to_string(wi[d - lead])) +
@@ -210,6 +212,66 @@ Expr full_tile_condition(const Expr& pred, const std::vector<const For*>& loops)
   return arith::simplify(substitute(pred, last));
 }
 
+// A partial tile computed by the implementation on a local copy of the output tile: copy in
+// the masked elements (zeros elsewhere), run the intrinsic, copy the masked elements back. Only
+// tiles whose first element is inside the mask run. Undefined when the mask also constrains a
+// loop that does not index the output (a reduction tail).
+Stmt scratch_partial_tile(const BlockRealize* br, const Stmt& bound_body,
+                          const std::vector<const For*>& loops, const Buffer& desc_out,
+                          const Buffer& impl_out, const Placement& out_place, const Stmt& impl,
+                          std::unordered_map<const BufferNode*, Placement> placed) {
+  auto* store = bound_body.as<BufferStore>();
+  if (store == nullptr) return Stmt();
+  const std::vector<Expr>& gi = store->indices;
+  size_t lead = gi.size() - desc_out->shape.size();
+  // 1. The loops that index the output; the mask must use no other tile loop.
+  std::vector<const For*> out_loops;
+  for (const For* f : loops) {
+    bool used = false;
+    for (const Expr& e : gi) used = used || uses_var(e, f->loop_var);
+    if (used) {
+      out_loops.push_back(f);
+    } else if (uses_var(br->predicate, f->loop_var)) {
+      return Stmt();
+    }
+  }
+  // 2. The scratch tile, indexed like the intrinsic's output.
+  std::vector<int64_t> shape;
+  for (const Expr& d : desc_out->shape) {
+    int64_t v = 0;
+    if (!is_const_int(d, &v)) return Stmt();
+    shape.push_back(v);
+  }
+  Buffer scratch =
+      Buffer::make("partial_" + desc_out->name, desc_out->dtype, shape, StorageScope::kLocal);
+  std::vector<Expr> si;
+  for (size_t d = lead; d < gi.size(); ++d)
+    si.push_back(
+        arith::simplify((arith::linear_form(gi[d]) - arith::linear_form(out_place.offset[d]))
+                            .to_expr(gi[d].dtype())));
+  Buffer out(store->buffer);
+  auto over_tile = [&](Stmt body) {
+    for (auto it = out_loops.rbegin(); it != out_loops.rend(); ++it) {
+      Var v((*it)->loop_var.name(), (*it)->loop_var.dtype());
+      body = For::make(v, (*it)->min, (*it)->extent, ForKind::kSerial,
+                       substitute(body, (*it)->loop_var, v));
+    }
+    return body;
+  };
+  const Expr& mask = br->predicate;
+  Stmt copy_in =
+      over_tile(IfThenElse::make(mask, BufferStore::make(scratch, out.load(gi), si),
+                                 BufferStore::make(scratch, make_const(out->dtype, 0), si)));
+  Stmt copy_out = over_tile(IfThenElse::make(mask, BufferStore::make(out, scratch.load(si), gi)));
+  // 3. The implementation with its output on the scratch tile.
+  placed[impl_out.get()] = Placement{scratch, std::vector<Expr>(shape.size(), i64(0))};
+  Stmt run = Instantiate(std::move(placed)).mutate(impl);
+  VarMap first;
+  for (const For* f : loops) first[f->loop_var.node()] = f->min;
+  Expr any = arith::simplify(substitute(mask, first));
+  return IfThenElse::make(any, Allocate::make(scratch, SeqStmt::make({copy_in, run, copy_out})));
+}
+
 }  // namespace
 
 // Preconditions:
@@ -220,8 +282,9 @@ Expr full_tile_condition(const Expr& pred, const std::vector<const For*>& loops)
 //   expression for expression, each buffer standing for one description buffer, each index
 //   being the description's plus an offset that does not depend on the tile's loops;
 // - the inner predicate is true, or made of `e < c` tail masks (then a partial tile runs the
-//   original loops and a full one the implementation).
-void Schedule::tensorize(BlockRV block, const std::string& intrin) {
+//   original loops, or with PartialTile::kScratch the implementation on a scratch copy of its
+//   output tile, and a full one the implementation).
+void Schedule::tensorize(BlockRV block, const std::string& intrin, PartialTile partial) {
   BlockInfo bi = block_info(*this, block);
   const Block* b = bi.block;
   std::string what = "tensorize block " + qname(b->name_hint) + " with " + qname(intrin);
@@ -282,7 +345,18 @@ void Schedule::tensorize(BlockRV block, const std::string& intrin) {
     if (!full.defined())
       fail_schedule<TensorizeError>("cannot {}: its predicate {} is not made of tail masks `e < c`",
                                     what, to_string(br->predicate));
-    body = IfThenElse::make(full, body, b->body);
+    Stmt partial_tile;
+    if (partial == PartialTile::kScratch) {
+      auto* dstore = substitute(db->body, dbind).as<BufferStore>();
+      for (size_t p = 0; dstore && p < ti->desc.params.size(); ++p) {
+        if (ti->desc.params[p].get() != dstore->buffer.get()) continue;
+        partial_tile = scratch_partial_tile(
+            br, substitute(inner->body, bind), loops, ti->desc.params[p], ti->impl.params[p],
+            m.placed.at(dstore->buffer.get()), ti->impl.body, placed);
+        break;
+      }
+    }
+    body = IfThenElse::make(full, body, partial_tile.defined() ? partial_tile : b->body);
   }
   // 5. The tile block keeps its iter vars and regions, with the new body.
   auto ann = b->annotations;
@@ -293,7 +367,9 @@ void Schedule::tensorize(BlockRV block, const std::string& intrin) {
       func_.body,
       {{bi.realize.get(), BlockRealize::make(bi.br->iter_values, bi.br->predicate, nb)}}));
   // 6. Record.
-  record({"tensorize", {rv_name(block)}, {{"intrin", intrin}}, {}, {}});
+  nlohmann::json attrs = {{"intrin", intrin}};
+  if (partial == PartialTile::kScratch) attrs["partial"] = "scratch";
+  record({"tensorize", {rv_name(block)}, attrs, {}, {}});
 }
 
 }  // namespace ingot::schedule

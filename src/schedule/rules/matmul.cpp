@@ -253,7 +253,8 @@ void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulC
     FmaTileSpec spec = gemm_tile_spec(t);
     spec.a.dims = {{0, 0, 0}, {0, 0, 1}, {1, 0, 0}};  // Ap[0, k, i]
     register_tensor_intrin(make_fma_tile_intrin(spec));
-    s.tensorize(s.blockize(l[o + 2]), fma_tile_name(spec));
+    // A column tail (N not a multiple of NR) cuts tiles; A and B are packed in whole panels.
+    s.tensorize(s.blockize(l[o + 2]), fma_tile_name(spec), PartialTile::kScratch);
     LoopRV par = batched ? l[0] : jb;
     for (const char* pack : {"A_pack", "B_pack"}) {
       if (!find_block(s.func().body, pack, nullptr).has_value()) continue;
@@ -273,6 +274,9 @@ void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulC
   auto k = s.split(kl, {std::nullopt, int64_t(t.kc)});
   FmaTileSpec spec;
   LoopRV outer, tile_loop;
+  // Partial tiles (M or N tails) run the micro-kernel on a scratch tile when every row the tile
+  // reads exists: packed A panels are padded, B is always packed in whole NR panels.
+  PartialTile partial = PartialTile::kScratch;
   if (packed_a) {
     // 2a. Row panels packed per (row block, K slice): (b,) io | ko | jo | jn | im | ir, jr, ki;
     //     the C row block stays in L2 across the K slices.
@@ -288,6 +292,7 @@ void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulC
     // 2b. (b,) io | jo | ko | jn | im | ii, jr, ki.
     int64_t M = extent(rows);
     if (M < t.mr) t.mr = int(M);
+    if (M % t.mr != 0) partial = PartialTile::kLoops;  // A's rows past M do not exist
     int64_t mr = t.mr, mc = std::min(cfg.mc, ceil_div(M, mr) * mr);
     mc = std::max(mr, mc / mr * mr);
     auto i = s.split(rows, {std::nullopt, mc / mr, mr});
@@ -302,12 +307,14 @@ void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulC
   // 4. The MR x NR x KC tile becomes one block, computed by the micro-kernel.
   register_tensor_intrin(make_fma_tile_intrin(spec));
   BlockRV tile = s.blockize(tile_loop);
-  s.tensorize(tile, fma_tile_name(spec));
+  s.tensorize(tile, fma_tile_name(spec), partial);
   // 5. A's MR-row panels are packed per (row block, K slice), just before the tiles that read
   //    them, while they are in cache.
   if (packed_a) s.compute_at(s.get_block("A_pack"), k[0]);
-  // 6. Row blocks in parallel (fused with the batch).
+  // 6. Row blocks in parallel (fused with the batch); a single row block (a matrix-vector
+  //    product) runs its column blocks in parallel instead.
   LoopRV par = batched ? s.fuse({l[0], outer}) : outer;
+  if (!batched && extent(outer) == 1 && extent(j[0]) > 1) par = j[0];
   if (cfg.parallel) s.parallel(par);
   // 7. A run-time B is packed per batch inside the parallel loop (each row block of a batch
   //    packs it again: B is small where it is a run-time value, e.g. attention); unbatched, once

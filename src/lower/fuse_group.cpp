@@ -143,6 +143,10 @@ Stmt inline_loads(const Stmt& s, const Buffer& buf, const ElementwiseStore& stor
   return LoadInliner(buf.get(), store).mutate(s);
 }
 
+Expr inline_loads(const Expr& e, const Buffer& buf, const ElementwiseStore& store) {
+  return LoadInliner(buf.get(), store).mutate(e);
+}
+
 std::optional<Stmt> inline_into_final_store(const Stmt& producer, const Buffer& buf,
                                             const Stmt& reader, const Buffer& out) {
   auto r = match_elementwise_store(reader, out);

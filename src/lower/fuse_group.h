@@ -31,6 +31,7 @@ bool reads_buffer(const tir::Stmt& s, const tir::Buffer& buf);
 
 // `s` with each load of `buf` replaced by `store`'s value at the load's indices.
 tir::Stmt inline_loads(const tir::Stmt& s, const tir::Buffer& buf, const ElementwiseStore& store);
+tir::Expr inline_loads(const tir::Expr& e, const tir::Buffer& buf, const ElementwiseStore& store);
 
 // Reverse inlining of `reader` (an elementwise nest writing `out`) into `producer` (which
 // stores `buf` once and never reads it); nullopt when the forms do not fit.

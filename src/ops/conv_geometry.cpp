@@ -87,11 +87,10 @@ std::vector<Dim> window_output_dims(Node& n, const TensorType& x,
 }
 
 std::vector<AttrSpec> conv_attr_specs(std::vector<AttrSpec> extra) {
-  std::vector<AttrSpec> specs = {
-      {"group", AttrType::kInt},         {"kernel_shape", AttrType::kInts},
-      {"strides", AttrType::kInts},      {"dilations", AttrType::kInts},
-      {"pads", AttrType::kInts},         {"auto_pad", AttrType::kString},
-      {"activation", AttrType::kString}, {"activation_params", AttrType::kFloats}};
+  std::vector<AttrSpec> specs = {{"group", AttrType::kInt},    {"kernel_shape", AttrType::kInts},
+                                 {"strides", AttrType::kInts}, {"dilations", AttrType::kInts},
+                                 {"pads", AttrType::kInts},    {"auto_pad", AttrType::kString}};
+  for (AttrSpec& a : epilogue_attr_specs()) specs.push_back(a);
   specs.insert(specs.end(), extra.begin(), extra.end());
   return specs;
 }

@@ -124,10 +124,8 @@ void add_matmul_ops(std::vector<OpInfo>& t) {
   OpInfo mm{OpKind::MatMul,
             "MatMul",
             PatternKind::kOutEWiseFusable,
-            {{"activation", AttrType::kString},
-             {"activation_params", AttrType::kFloats},
-             {"perm_a", AttrType::kInts},
-             {"perm_b", AttrType::kInts}}};
+            {{"perm_a", AttrType::kInts}, {"perm_b", AttrType::kInts}}};
+  for (AttrSpec& a : epilogue_attr_specs()) mm.attrs.push_back(a);
   mm.min_inputs = 2;
   mm.max_inputs = 4;
   mm.infer_fn = infer_matmul;

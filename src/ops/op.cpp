@@ -204,6 +204,26 @@ double OpInfo::flops(const graph::Node& n) const {
   return flops_fn(n);
 }
 
+bool is_epilogue_activation(OpKind op) {
+  switch (op) {
+    case OpKind::Sigmoid:
+    case OpKind::Tanh:
+    case OpKind::Swish:
+    case OpKind::HardSwish:
+    case OpKind::HardSigmoid:
+    case OpKind::LeakyRelu:
+    case OpKind::Elu:
+    case OpKind::Selu:
+    case OpKind::Celu:
+    case OpKind::Softplus:
+    case OpKind::Softsign:
+    case OpKind::Mish:
+      return true;
+    default:
+      return false;
+  }
+}
+
 namespace detail {
 
 double no_flops(const graph::Node&) {

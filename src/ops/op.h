@@ -70,6 +70,10 @@ struct OpInfo {
 
 const OpInfo& op_info(OpKind op);
 
+// Activation ops a fused Conv/MatMul epilogue can apply by their own compute rule (one input,
+// float attributes only, finite at 0 so the zero padding lanes of blocked tensors stay finite).
+bool is_epilogue_activation(OpKind op);
+
 // For "must be a compile-time constant" messages: "; it is the graph input 'x' (specialise it with
 // --specialize-inputs)" when `v` is a graph input (no producer, not a constant), else "".
 std::string graph_input_hint(const graph::Value* v);

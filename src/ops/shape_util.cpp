@@ -18,9 +18,19 @@ std::string shape_str(const std::vector<Dim>& s) {
   return out + "]";
 }
 
+std::vector<AttrSpec> epilogue_attr_specs() {
+  return {{"activation", AttrType::kString},
+          {"activation_params", AttrType::kFloats},
+          {"activation_alpha", AttrType::kFloat},
+          {"activation_beta", AttrType::kFloat},
+          {"activation_gamma", AttrType::kFloat}};
+}
+
 void check_fused_activation(const Node& n) {
   std::string act = n.attrs.get_string("activation", "");
-  if (!act.empty() && act != "Relu" && act != "Clip" && act != "Gelu")
+  auto kind = op_from_name(act);
+  bool generic = kind && is_epilogue_activation(*kind);
+  if (!act.empty() && act != "Relu" && act != "Clip" && act != "Gelu" && !generic)
     fail_user("{}: unsupported fused activation '{}'", n.describe(), act);
   if (act == "Clip" && n.attrs.get_floats("activation_params", {}).size() != 2)
     fail_user("{}: fused Clip needs activation_params [min, max]", n.describe());

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "ops/op.h"
 
 namespace ingot::ops::detail {
 
@@ -46,7 +47,12 @@ void require_same_dtype(const Node& n, const TensorType& a, const TensorType& b,
 void require_rank_at_least(const Node& n, const TensorType& t, int rank, const char* what);
 
 // The fused activation of a Conv/MatMul epilogue (graph pass fuse_epilogue): attribute
-// `activation` absent or one of Relu, Clip (with activation_params [min, max]), Gelu.
+// `activation` absent, Relu, Clip (with activation_params [min, max]), Gelu (erf form), or one
+// of the one-input activations of is_epilogue_activation with its float attributes as
+// activation_alpha / activation_beta / activation_gamma.
 void check_fused_activation(const Node& n);
+// The attribute schema of the fused epilogue (activation, activation_params, activation_alpha,
+// activation_beta, activation_gamma).
+std::vector<AttrSpec> epilogue_attr_specs();
 
 }  // namespace ingot::ops::detail

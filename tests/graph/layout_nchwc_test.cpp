@@ -88,6 +88,56 @@ TEST(LayoutNchwc, ChainRunsBlockedBetweenOneConversionEachWay) {
   }
 }
 
+// x -> c1 (8->24) -> Sigmoid -> s; gate = GlobalAveragePool(s) [1,24,1,1]; Mul(s, gate) -> c2:
+// the elementwise ops and the pooling run blocked, so the chain keeps one conversion each way.
+TEST(LayoutNchwc, ElementwiseAndGlobalPoolingStayBlocked) {
+  Graph g;
+  Value* x = g.add_value("x", F32({1, 8, 6, 6}));
+  g.inputs = {x};
+  Value* c1 = conv(g, "c1", {x, weight(g, "w1", {24, 8, 1, 1})}, 1)->outputs[0];
+  Value* s = g.add_node(OpKind::Sigmoid, "sig", {c1}, {"s"})->outputs[0];
+  Value* gate = g.add_node(OpKind::GlobalAveragePool, "gap", {s}, {"gate"})->outputs[0];
+  Value* m = g.add_node(OpKind::Mul, "se", {s, gate}, {"m"})->outputs[0];
+  Value* half = g.add_constant("half", f32_constant({}, {0.5f}));
+  Value* a = g.add_node(OpKind::Add, "shift", {m, half}, {"a"})->outputs[0];
+  g.outputs = {conv(g, "c2", {a, weight(g, "w2", {24, 24, 1, 1})}, 1)->outputs[0]};
+  infer_types(g);
+  convert_layout_nchwc(g, 512);
+  remove_dead_code(g);
+  verify_graph(g);
+  EXPECT_EQ(count(g, OpKind::LayoutToBlocked), 1);    // x
+  EXPECT_EQ(count(g, OpKind::LayoutFromBlocked), 1);  // the output
+  EXPECT_EQ(count(g, OpKind::GlobalAveragePool), 0);
+  for (const auto& n : g.nodes()) {
+    if (n->op == OpKind::ReduceMean) {
+      EXPECT_EQ(n->attrs.get_ints("axes"), (std::vector<int64_t>{2, 3}));
+      EXPECT_EQ(n->outputs[0]->type, F32({1, 1, 1, 1, 32}));
+    }
+    if (n->op == OpKind::Sigmoid || n->op == OpKind::Mul || n->op == OpKind::Add)
+      EXPECT_EQ(n->outputs[0]->type, F32({1, 1, 6, 6, 32})) << n->name;
+  }
+}
+
+TEST(LayoutNchwc, ElementwiseWithAnUnblockableOperandStaysNchw) {
+  // Div is not finite at the zero padding lanes, and a [1,1,6,6] operand broadcasts over
+  // channels: both keep NCHW (a conversion back and forth around them).
+  Graph g;
+  Value* x = g.add_value("x", F32({1, 8, 6, 6}));
+  Value* z = g.add_value("z", F32({1, 1, 6, 6}));
+  g.inputs = {x, z};
+  Value* c1 = conv(g, "c1", {x, weight(g, "w1", {24, 8, 1, 1})}, 1)->outputs[0];
+  Value* d = g.add_node(OpKind::Div, "div", {c1, c1}, {"d"})->outputs[0];
+  Value* m = g.add_node(OpKind::Mul, "mul", {d, z}, {"m"})->outputs[0];
+  g.outputs = {conv(g, "c2", {m, weight(g, "w2", {24, 24, 1, 1})}, 1)->outputs[0]};
+  infer_types(g);
+  convert_layout_nchwc(g, 512);
+  remove_dead_code(g);
+  verify_graph(g);
+  EXPECT_EQ(count(g, OpKind::LayoutToBlocked), 2);  // x, m
+  for (const auto& n : g.nodes())
+    if (n->op == OpKind::Div || n->op == OpKind::Mul) EXPECT_EQ(n->outputs[0]->type.rank(), 4);
+}
+
 TEST(LayoutNchwc, BlockFollowsTheVectorWidth) {
   Chain c;
   convert_layout_nchwc(c.g, 256);  // AVX2: 24 channels = 3 blocks of 8

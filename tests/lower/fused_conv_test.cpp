@@ -5,6 +5,7 @@
 // unfused closed form computed here.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -199,6 +200,58 @@ TEST(FusedMatMul, PackedKernelWithEpilogueKernel) {
 
 TEST(FusedMatMul, LoopNestRuleAppliesBiasAndEpilogue) {
   expect_fused_matmul(0);
+}
+
+// x[1,3,5,6] -> Conv 1x1 (bias) -> activation, fused by fuse_epilogue and applied by the
+// activation's own compute rule; checked against each activation's closed form.
+void expect_fused_activation(OpKind act, graph::Attrs attrs, double (*f)(double), int bits) {
+  graph::Graph g;
+  std::vector<float> xv(C * H * W), wv(O * C), bv = {0.5f, -1, 2};
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = float(int(i * 7 % 13) - 6) * 0.5f;
+  for (size_t i = 0; i < wv.size(); ++i) wv[i] = float(int(i * 5 % 11) - 5) * 0.3f;
+  graph::Value* x = g.add_value("x", f32_type({1, C, H, W}));
+  g.inputs = {x};
+  graph::Attrs ca;
+  ca.set("kernel_shape", std::vector<int64_t>{1, 1});
+  graph::Value* c = g.add_node(OpKind::Conv, "conv",
+                               {x, g.add_constant("w", graph::f32_constant({O, C, 1, 1}, wv)),
+                                g.add_constant("b", graph::f32_constant({O}, bv))},
+                               {"c"}, ca)
+                        ->outputs[0];
+  g.outputs = {g.add_node(act, "act", {c}, {"y"}, std::move(attrs))->outputs[0]};
+  graph::infer_types(g);
+  graph::fuse_epilogue(g);
+  ASSERT_EQ(g.nodes().size(), 1u);
+  tir::IRModule mod = lower::lower_graph(g, {.vector_bits = bits});
+  for (tir::PrimFunc& k : mod.kernels)
+    if (!k.schedule_rule.empty()) k = tir::lower_blocks(k);
+  HostTensor in(DataType::f32(), {1, C, H, W}, std::vector<double>(xv.begin(), xv.end()));
+  HostTensor out(DataType::f32(), {1, O, H, W});
+  run_module(mod, {&in}, {&out});
+  std::vector<double> want;
+  for (int o = 0; o < O; ++o)
+    for (int p = 0; p < H * W; ++p) {
+      double acc = bv[size_t(o)];
+      for (int i = 0; i < C; ++i) acc += double(xv[size_t(i * H * W + p)]) * wv[size_t(o * C + i)];
+      want.push_back(f(acc));
+    }
+  expect_near_all(out.values(), want, 1e-5);
+}
+
+TEST(FusedConv, SwishHardSwishAndLeakyReluEpilogues) {
+  graph::Attrs leaky;
+  leaky.set("alpha", 0.2);
+  graph::Attrs swish;
+  swish.set("alpha", 1.0);
+  for (int bits : {0, 512}) {
+    expect_fused_activation(
+        OpKind::Swish, swish, [](double v) { return v / (1 + std::exp(-v)); }, bits);
+    expect_fused_activation(
+        OpKind::HardSwish, {}, [](double v) { return v * std::clamp(v / 6 + 0.5, 0.0, 1.0); },
+        bits);
+    expect_fused_activation(
+        OpKind::LeakyRelu, leaky, [](double v) { return v < 0 ? 0.2 * v : v; }, bits);
+  }
 }
 
 }  // namespace

@@ -306,6 +306,36 @@ TEST(ReduceRules, SumAndMeanAxesKeepdims) {
   expect_near_all(m.values(), want_m, 1e-5);
 }
 
+TEST(ReduceRules, KeptInnermostAxisRunsInLaneChunks) {
+  // Axis 0 of [5, 300]: the kept last axis runs innermost in chunks of 64 (the last partial).
+  HostTensor x = random_f32({5, 300}, 14);
+  graph::Attrs a;
+  a.set("axes", std::vector<int64_t>{0});
+  a.set("keepdims", int64_t(0));
+  HostTensor s = run_rule1(make_node(OpKind::ReduceSum, a), {&x}, DataType::f32(), {300});
+  std::vector<double> want;
+  for (int j = 0; j < 300; ++j) {
+    double acc = 0;
+    for (int i = 0; i < 5; ++i) acc += x.get(i * 300 + j);
+    want.push_back(acc);
+  }
+  expect_near_all(s.values(), want, 1e-5);
+  // The spatial dims of a blocked [1, 2, 3, 4, 16] tensor (global pooling run blocked).
+  HostTensor b = random_f32({1, 2, 3, 4, 16}, 15);
+  a.set("axes", std::vector<int64_t>{2, 3});
+  a.set("keepdims", int64_t(1));
+  HostTensor m =
+      run_rule1(make_node(OpKind::ReduceMax, a), {&b}, DataType::f32(), {1, 2, 1, 1, 16});
+  std::vector<double> want_m;
+  for (int c = 0; c < 2; ++c)
+    for (int l = 0; l < 16; ++l) {
+      double v = -1e30;
+      for (int p = 0; p < 12; ++p) v = std::max(v, b.get((c * 12 + p) * 16 + l));
+      want_m.push_back(v);
+    }
+  expect_near_all(m.values(), want_m, 1e-6);
+}
+
 TEST(ReduceRules, EmptyAxesReduceAllOrNoop) {
   HostTensor x = random_f32({2, 3}, 13);
   graph::Attrs a;

@@ -4,11 +4,11 @@
 #include <limits>
 
 #include "graph/transforms/rewrite_util.h"
+#include "ops/op.h"
 
 namespace ingot::graph {
 
 namespace {
-
 
 bool has(const Node* n, size_t i) {
   return n->inputs.size() > i && n->inputs[i] != nullptr;
@@ -66,7 +66,16 @@ bool fuse_one(Graph& g, Node* n) {
       break;
     }
     default:
-      return false;
+      // One-input activations applied by their own compute rule (ops::is_epilogue_activation),
+      // their float attributes carried as activation_<name>.
+      if (!ops::is_epilogue_activation(u->op) || u->inputs.size() != 1 ||
+          u->outputs[0]->type != y->type)
+        return false;
+      n->attrs.set("activation", std::string(ops::op_name(u->op)));
+      for (const char* a : {"alpha", "beta", "gamma"})
+        if (u->attrs.has(a))
+          n->attrs.set(std::string("activation_") + a, u->attrs.get_float(a, 0.0));
+      break;
   }
   absorb_consumer(g, n, u);
   return true;

@@ -4,6 +4,8 @@
 //   MatMul -> Add(y, c), c a constant row [.., 1, N]  => MatMul input 2 = c as [N] (the bias)
 //   Conv/MatMul -> Add(y, Z), Z of the output's type   => input 3 = Z (y = x + bias + Z)
 //   -> Relu / Gelu (erf) / Clip(min, max) with constant bounds => activation (+ params)
+//   -> a one-input activation (ops::is_epilogue_activation: Sigmoid, Swish, HardSwish, ...)
+//      => activation = its op name, its float attributes as activation_alpha / _beta / _gamma
 // (the Adds only before an activation). The fused node takes over the last op's output value.
 #pragma once
 

@@ -40,15 +40,45 @@ bool convertible(const Node& n) {
   return group == 1 || (group == c && ws[0] == c && ws[1] == 1);
 }
 
+// Elementwise ops that run on blocked tensors between convolutions: finite at 0, so the zero
+// padding lanes stay finite (a conv multiplies them by zero weights).
+bool blockable_elementwise(const Node& n) {
+  switch (n.op) {
+    case ops::OpKind::Add:
+    case ops::OpKind::Sub:
+    case ops::OpKind::Mul:
+    case ops::OpKind::Max:
+    case ops::OpKind::Min:
+    case ops::OpKind::Relu:
+    case ops::OpKind::Neg:
+    case ops::OpKind::Abs:
+    case ops::OpKind::Clip:
+      break;
+    default:
+      if (!ops::is_epilogue_activation(n.op)) return false;
+  }
+  if (n.outputs.size() != 1 || !f32(n.outputs[0]) || n.outputs[0]->type.rank() != 4 ||
+      !static_type(n.outputs[0]))
+    return false;
+  return true;
+}
+
 class LayoutRewriter {
  public:
   LayoutRewriter(Graph& g, int vector_bits) : g_(g), vector_bits_(vector_bits) {}
 
   void run() {
-    std::vector<Node*> convs;
-    for (const auto& n : g_.nodes())
-      if (convertible(*n)) convs.push_back(n.get());
-    for (Node* n : convs) convert(*n);
+    std::vector<Node*> nodes;
+    for (const auto& n : g_.nodes()) nodes.push_back(n.get());
+    for (Node* n : nodes) {  // graph order: producers first
+      if (convertible(*n)) {
+        convert(*n);
+      } else if (blockable_elementwise(*n)) {
+        convert_elementwise(*n);
+      } else if (n->op == ops::OpKind::GlobalAveragePool || n->op == ops::OpKind::GlobalMaxPool) {
+        convert_global_pool(*n);
+      }
+    }
     g_.topo_sort();
   }
 
@@ -85,6 +115,67 @@ class LayoutRewriter {
     return t->outputs[0];
   }
 
+  // An elementwise op whose operand is a conv's (blocked) result runs blocked when every
+  // operand is the output's NCHW shape, its [N or 1, C, 1, 1] per-channel form (a squeeze-excite
+  // gate) or a scalar; otherwise it stays NCHW.
+  void convert_elementwise(Node& n) {
+    const TensorType& t = n.outputs[0]->type;
+    int64_t block = 0;
+    for (Value* v : n.inputs)
+      if (v && v->producer && v->producer->op == ops::OpKind::LayoutFromBlocked) {
+        block = block_of(v->producer->inputs[0]);
+        break;
+      }
+    if (block == 0) return;
+    for (Value* v : n.inputs) {
+      if (v == nullptr || (static_type(v) && v->type.num_elements() == 1)) continue;
+      bool per_channel = v->type.rank() == 4 && v->type.shape[1] == t.shape[1] &&
+                         v->type.shape[2].value == 1 && v->type.shape[3].value == 1 &&
+                         (v->type.shape[0].value == 1 || v->type.shape[0] == t.shape[0]);
+      if (!f32(v) || !static_type(v) || (v->type != t && !per_channel)) return;
+    }
+    for (Value*& v : n.inputs) {
+      if (v == nullptr || v->type.num_elements() == 1) continue;
+      v = blocked(v, block, n);
+    }
+    take_blocked_output(n);
+  }
+
+  // Global pooling of a blocked conv result reduces the blocked tensor's spatial dims
+  // (ReduceMean / ReduceMax over axes 2, 3), so it reads the blocked data once, lanes in order.
+  void convert_global_pool(Node& n) {
+    Value* x = n.inputs.at(0);
+    if (!f32(x) || x->type.rank() != 4 || !static_type(x) || !x->producer ||
+        x->producer->op != ops::OpKind::LayoutFromBlocked)
+      return;
+    n.inputs[0] = x->producer->inputs[0];
+    n.op =
+        n.op == ops::OpKind::GlobalAveragePool ? ops::OpKind::ReduceMean : ops::OpKind::ReduceMax;
+    n.attrs.set("axes", std::vector<int64_t>{2, 3});
+    n.attrs.set("keepdims", int64_t(1));
+    take_blocked_output(n);
+  }
+
+  // `n` (its inputs already blocked) writes a fresh blocked value; a LayoutFromBlocked takes
+  // over its NCHW output (its name, its readers, its place among the graph outputs).
+  void take_blocked_output(Node& n) {
+    Value* y = n.outputs[0];
+    int64_t channels = y->type.shape[1].value;
+    Value* yb = g_.add_value(y->name + "_nchwc", TensorType{});
+    yb->producer = &n;
+    n.outputs[0] = yb;
+    set_types(n);
+    Attrs attrs;
+    attrs.set("channels", channels);
+    Node* back =
+        g_.add_node(ops::OpKind::LayoutFromBlocked, y->name + "_from_nchwc", {yb}, {}, attrs);
+    back->opset = n.opset;
+    back->outputs.push_back(y);
+    y->producer = back;
+    y->output_index = 0;
+    set_types(*back);
+  }
+
   void convert(Node& n) {
     Value* y = n.outputs[0];
     // A groups = 1 conv reads any input block and writes its tile's; a depthwise conv keeps the
@@ -96,21 +187,7 @@ class LayoutRewriter {
     if (n.inputs.size() > 3 && n.inputs[3]) n.inputs[3] = blocked(n.inputs[3], block, n);
     n.op = ops::OpKind::ConvNCHWc;
     n.attrs.set("block", block);
-    // The conv now writes a fresh blocked value; a LayoutFromBlocked takes over y (its name,
-    // its readers, its place among the graph outputs).
-    Value* yb = g_.add_value(y->name + "_nchwc", TensorType{});
-    yb->producer = &n;
-    n.outputs[0] = yb;
-    set_types(n);
-    Attrs attrs;
-    attrs.set("channels", y->type.shape[1].value);
-    Node* back =
-        g_.add_node(ops::OpKind::LayoutFromBlocked, y->name + "_from_nchwc", {yb}, {}, attrs);
-    back->opset = n.opset;
-    back->outputs.push_back(y);
-    y->producer = back;
-    y->output_index = 0;
-    set_types(*back);
+    take_blocked_output(n);
   }
 
   Graph& g_;

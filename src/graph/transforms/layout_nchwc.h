@@ -6,9 +6,12 @@
 // NCHW consumer (any other op, a graph output) reads a blocked result. Conversions cancel: a
 // conv reading another conv's output takes the blocked value directly, so a chain of convs
 // (ResNet, MobileNet) runs blocked from its first to its last conv, and the unused
-// LayoutFromBlocked nodes are left for dead_code. Blocked padding lanes hold finite values
-// (zeros); the packed weights are zero there. A no-op when vector_bits is 0 (no default
-// schedules: ConvNCHWc has no loop-nest rule).
+// LayoutFromBlocked nodes are left for dead_code. Elementwise ops finite at 0 (Add, Mul,
+// Relu, Clip, the epilogue activations such as Swish) whose operand is a blocked conv result run
+// blocked too when every other operand has the output's shape, is per channel ([N, C, 1, 1]:
+// a squeeze-excite gate) or is a scalar, so they do not break a blocked chain. Blocked padding
+// lanes hold finite values (zeros); the packed weights are zero there. A no-op when vector_bits is
+// 0 (no default schedules: ConvNCHWc has no loop-nest rule).
 #pragma once
 
 #include "graph/graph.h"

@@ -18,6 +18,7 @@
 #include "graph/transforms/fuse_layer_norm.h"
 #include "graph/transforms/fuse_ops.h"
 #include "graph/transforms/fuse_softmax.h"
+#include "graph/transforms/fuse_swish.h"
 #include "graph/transforms/layout_nchwc.h"
 #include "graph/transforms/remove_identity.h"
 #include "graph/verifier.h"
@@ -53,6 +54,7 @@ const std::vector<GraphPass>& optimization_passes() {
       {"fuse_gelu", 2, "fuse the decomposed erf and tanh GELU into Gelu", plain(fuse_gelu)},
       {"fuse_softmax", 2, "fuse decomposed Exp / ReduceSum softmax into Softmax",
        plain(fuse_softmax)},
+      {"fuse_swish", 2, "fuse the decomposed SiLU x * Sigmoid(x) into Swish", plain(fuse_swish)},
       {"fold_transpose_matmul", 2, "read a Transpose's input through its permutation in MatMul",
        plain(fold_transpose_matmul)},
       {"fuse_epilogue", 2, "fuse a residual Add and a Relu/Clip activation into the preceding Conv",

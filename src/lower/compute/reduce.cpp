@@ -71,6 +71,74 @@ bool float_only(OpKind op) {
   return op == OpKind::ReduceLogSum || op == OpKind::ReduceLogSumExp;
 }
 
+// Reduction over outer axes with the innermost axis kept (a blocked tensor's spatial dims, a
+// column sum): the kept innermost dim runs innermost, in chunks of up to kChunk lanes held in
+// a local accumulator row, so each reduction step is one contiguous, vectorized row update and
+// the input is read once in memory order.
+constexpr int64_t kChunk = 64;
+
+Stmt reduce_lanes_inner(const graph::Node& node, const Buffer& x, const Buffer& y,
+                        const std::vector<bool>& reduced, bool keepdims, int64_t count) {
+  std::vector<int64_t> xs = const_shape(x);
+  int rank = int(xs.size());
+  int64_t len = xs[rank - 1];
+  int64_t chunk = len <= 4 * kChunk ? len : kChunk;
+  int64_t chunks = (len + chunk - 1) / chunk;
+  std::vector<int64_t> outer_shape = xs, red_shape;
+  outer_shape.back() = chunks;
+  for (int d = 0; d < rank - 1; ++d)
+    if (reduced[d]) {
+      outer_shape[d] = 1;
+      red_shape.push_back(xs[d]);
+    }
+  DataType dt = y->dtype;
+  OpKind op = node.op;
+  NestOptions serial = {.parallel_outer = false, .vectorize_inner = false};
+  return loop_nest(
+      outer_shape, "o",
+      [&](const Index& o) {
+        Buffer acc = Buffer::make("acc", dt, std::vector<int64_t>{chunk}, StorageScope::kLocal);
+        Expr base = chunks == 1 ? Expr(i64(0)) : o[rank - 1] * i64(chunk);
+        // Lanes of this chunk, guarded when the last chunk is partial.
+        auto over_lanes = [&](const std::function<Stmt(Expr, Expr)>& body) {
+          return serial_loop(
+              "l", i64(0), chunk,
+              [&](Expr l) {
+                Expr j = chunks == 1 ? l : base + l;
+                Stmt s = body(l, j);
+                if (len % chunk != 0) s = IfThenElse::make(j < i64(len), s);
+                return s;
+              },
+              ForKind::kVectorized);
+        };
+        std::vector<Stmt> seq;
+        seq.push_back(over_lanes(
+            [&](Expr l, Expr) { return BufferStore::make(acc, init_value(op, dt), {l}); }));
+        seq.push_back(loop_nest(
+            red_shape, "r",
+            [&](const Index& r) {
+              return over_lanes([&](Expr l, Expr j) {
+                Index xi = o;
+                int n = 0;
+                for (int d = 0; d < rank - 1; ++d)
+                  if (reduced[d]) xi[d] = r[n++];
+                xi[rank - 1] = j;
+                return BufferStore::make(acc, update(op, acc.load({l}), x.load(xi), Expr()), {l});
+              });
+            },
+            serial));
+        seq.push_back(over_lanes([&](Expr l, Expr j) {
+          Index yi;
+          for (int d = 0; d < rank - 1; ++d)
+            if (keepdims || !reduced[d]) yi.push_back(o[d]);
+          yi.push_back(j);
+          return BufferStore::make(y, finish(op, acc.load({l}), count, Expr()), yi);
+        }));
+        return Allocate::make(acc, SeqStmt::make(seq));
+      },
+      {.parallel_outer = true, .vectorize_inner = false});
+}
+
 }  // namespace
 
 Stmt compute_reduce(const graph::Node& node, const std::vector<Buffer>& inputs,
@@ -104,6 +172,8 @@ Stmt compute_reduce(const graph::Node& node, const std::vector<Buffer>& inputs,
   }
   DataType dt = y->dtype;
   NestOptions serial = {.parallel_outer = false, .vectorize_inner = false};
+  if (!reduced[rank - 1] && xs[rank - 1] > 1 && op != OpKind::ReduceLogSumExp)
+    return reduce_lanes_inner(node, x, y, reduced, keepdims, count);
 
   return loop_nest(
       kept_shape, "o",

@@ -13,6 +13,7 @@
 
 #include "lower/compute/common.h"
 #include "lower/compute/compute.h"
+#include "lower/fold_constant_loads.h"
 #include "lower/fuse_group.h"
 #include "lower/memory_plan.h"
 #include "lower/scheduled/scheduled.h"
@@ -216,6 +217,17 @@ class Lowering : public ValueFactory {
     return true;
   }
 
+  // The kernel's constant parameters whose loads fold_constant_loads may turn into literals.
+  static std::map<const tir::BufferNode*, graph::TensorPtr> small_constants(
+      const std::map<const Value*, Buffer>& bufs) {
+    std::map<const tir::BufferNode*, graph::TensorPtr> out;
+    for (const auto& [v, b] : bufs)
+      if (v != nullptr && v->is_constant() && b->dtype == to_tir_dtype(v->type.dtype) &&
+          v->constant->num_elements() <= kMaxFoldedConstantElements)
+        out[b.get()] = v->constant;
+    return out;
+  }
+
   // The storage a value lives in: its own, or that of the value it is a view of.
   const Value* storage(const Value* v) const {
     auto it = views_.find(v);
@@ -262,7 +274,7 @@ class Lowering : public ValueFactory {
     }
     for (const Value* v : node.inputs) ins.push_back(v ? buffer_of(v) : Buffer());
     for (const Value* v : node.outputs) outs.push_back(v ? buffer_of(v) : Buffer());
-    f.body = compute_rule(node.op)(node, ins, outs);
+    f.body = fold_constant_loads(compute_rule(node.op)(node, ins, outs), small_constants(bufs));
     f.name = unique_name(fmt::format("{}_{}", sanitize(node.name), ops::op_name(node.op)));
     f.source_ops = source_ops(node);
     f.flops = ops::op_info(node.op).flops(node);
@@ -335,7 +347,7 @@ class Lowering : public ValueFactory {
     std::vector<tir::Stmt> body;
     for (tir::Stmt& s : nests)
       if (s.defined()) body.push_back(std::move(s));
-    f.body = tir::SeqStmt::make(body);
+    f.body = fold_constant_loads(tir::SeqStmt::make(body), small_constants(bufs));
     f.name = unique_name(fmt::format("{}_{}", sanitize(anchor.name), ops::op_name(anchor.op)));
     for (const graph::Node* m : members) {
       for (std::string& op : source_ops(*m)) f.source_ops.push_back(std::move(op));

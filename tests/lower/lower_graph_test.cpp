@@ -2,6 +2,8 @@
 // output special cases and errors; modules run through the loop-IR interpreter.
 #include "lower/lower_graph.h"
 
+#include "lower/fuse_group.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -103,6 +105,37 @@ TEST(LowerGraph, ReshapeIsAViewOfItsInput) {
   HostTensor oy(DataType::f32(), {3, 2});
   run_module(m, {&in}, {&oy});
   expect_near_all(oy.values(), {0, -0.5, -2, 0, -1, 0});
+}
+
+// Small constants read at constant indices become literals: Gather's scalar index and a
+// one-element scale leave no load of their buffers; a larger table is still read.
+TEST(LowerGraph, SmallConstantLoadsBecomeLiterals) {
+  graph::Graph g;
+  graph::Value* x = g.add_value("x", f32_type({3, 4}));
+  g.inputs = {x};
+  std::vector<uint8_t> idx_bytes(8);
+  int64_t two = 2;
+  std::memcpy(idx_bytes.data(), &two, 8);
+  graph::Value* idx = g.add_constant(
+      "idx", std::make_shared<graph::Tensor>(DType::kI64, std::vector<int64_t>{}, idx_bytes));
+  graph::Value* k = g.add_constant("k", f32_tensor({1}, {0.5f}));
+  graph::Attrs ga;
+  ga.set("axis", int64_t(0));
+  graph::Value* row = g.add_node(OpKind::Gather, "gather", {x, idx}, {"row"}, ga)->outputs[0];
+  g.outputs = {g.add_node(OpKind::Mul, "scale", {row, k}, {"y"})->outputs[0]};
+  graph::infer_types(g);
+  tir::IRModule m = lower::lower_graph(g);
+  ASSERT_EQ(m.kernels.size(), 2u);
+  for (const tir::PrimFunc& f : m.kernels)
+    for (const tir::Buffer& p : f.params)
+      if (p->name == "idx" || p->name == "k")
+        EXPECT_FALSE(lower::reads_buffer(f.body, p)) << f.name;
+  HostTensor in = random_f32({3, 4}, 31);
+  HostTensor out(DataType::f32(), {4});
+  run_module(m, {&in}, {&out});
+  std::vector<double> want;
+  for (int j = 0; j < 4; ++j) want.push_back(in.get(8 + j) * 0.5);
+  expect_near_all(out.values(), want, 1e-6);
 }
 
 TEST(LowerGraph, OutputsThatAreInputsConstantsOrRepeatsGetCopies) {

@@ -132,6 +132,25 @@ TEST(Simplify, MulDivModRules) {
   EXPECT_SIMPLIFIES(floordiv(x * 3, c(4)), floordiv(x * 3, c(4)), a);
 }
 
+TEST(Simplify, DivModSplitByLinearForm) {
+  // The index chain of a fused reshape + transpose: j < 3, i < 197, k < 768.
+  Analyzer a;
+  Var j("j"), i("i"), k("k"), x("x");
+  a.bind(j, c(0), c(3));
+  a.bind(i, c(0), c(197));
+  a.bind(k, c(0), c(768));
+  Expr flat = j * 151296 + i * 768 + k;
+  EXPECT_SIMPLIFIES(floordiv(flat, c(768)), j * 197 + i, a);
+  EXPECT_SIMPLIFIES(floormod(floordiv(flat, c(768)), c(197)), i, a);
+  EXPECT_SIMPLIFIES(floormod(flat, c(768)), k, a);
+  EXPECT_SIMPLIFIES(floordiv(flat, c(151296)), j, a);
+  // A remainder that may leave [0, c) keeps its division; x is unbounded.
+  EXPECT_SIMPLIFIES(floordiv(i * 64 + x, c(64)), i + floordiv(x, c(64)), a);
+  EXPECT_SIMPLIFIES(floormod(i * 64 + x + 3, c(64)), floormod(x + 3, c(64)), a);
+  // Nothing divides and the remainder is not known to be in range: unchanged.
+  EXPECT_SIMPLIFIES(floordiv(i * 3 + x, c(64)), floordiv(i * 3 + x, c(64)), a);
+}
+
 TEST(Simplify, RangeBasedRules) {
   Analyzer a;
   Var i("i"), j("j"), x("x");

@@ -5,6 +5,7 @@
 #include "support/error.h"
 #include "tir/arith/analyzer.h"
 #include "tir/arith/const_fold.h"
+#include "tir/arith/div_mod_split.h"
 #include "tir/arith/pattern.h"
 #include "tir/mutator.h"
 #include "tir/op.h"
@@ -46,6 +47,11 @@ class RewriteSimplifier : public IRMutator {
       INGOT_ICHECK(r.dtype() == d, "rule '{}' changed dtype {} to {}", rule.name, d.str(),
                    r.dtype().str());
       return visit_expr(r);
+    }
+    // No rule applied: a multi-term floordiv / floormod may still split by its linear form.
+    if (auto split = split_div_mod(e, analyzer_)) {
+      if (++rewrites_ > kMaxRewrites) return e;
+      return visit_expr(*split);
     }
     return e;
   }

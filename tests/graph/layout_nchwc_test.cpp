@@ -113,8 +113,9 @@ TEST(LayoutNchwc, ElementwiseAndGlobalPoolingStayBlocked) {
       EXPECT_EQ(n->attrs.get_ints("axes"), (std::vector<int64_t>{2, 3}));
       EXPECT_EQ(n->outputs[0]->type, F32({1, 1, 1, 1, 32}));
     }
-    if (n->op == OpKind::Sigmoid || n->op == OpKind::Mul || n->op == OpKind::Add)
+    if (n->op == OpKind::Sigmoid || n->op == OpKind::Mul || n->op == OpKind::Add) {
       EXPECT_EQ(n->outputs[0]->type, F32({1, 1, 6, 6, 32})) << n->name;
+    }
   }
 }
 
@@ -135,7 +136,9 @@ TEST(LayoutNchwc, ElementwiseWithAnUnblockableOperandStaysNchw) {
   verify_graph(g);
   EXPECT_EQ(count(g, OpKind::LayoutToBlocked), 2);  // x, m
   for (const auto& n : g.nodes())
-    if (n->op == OpKind::Div || n->op == OpKind::Mul) EXPECT_EQ(n->outputs[0]->type.rank(), 4);
+    if (n->op == OpKind::Div || n->op == OpKind::Mul) {
+      EXPECT_EQ(n->outputs[0]->type.rank(), 4);
+    }
 }
 
 TEST(LayoutNchwc, BlockFollowsTheVectorWidth) {

@@ -128,8 +128,9 @@ TEST(LowerGraph, SmallConstantLoadsBecomeLiterals) {
   ASSERT_EQ(m.kernels.size(), 2u);
   for (const tir::PrimFunc& f : m.kernels)
     for (const tir::Buffer& p : f.params)
-      if (p->name == "idx" || p->name == "k")
+      if (p->name == "idx" || p->name == "k") {
         EXPECT_FALSE(lower::reads_buffer(f.body, p)) << f.name;
+      }
   HostTensor in = random_f32({3, 4}, 31);
   HostTensor out(DataType::f32(), {4});
   run_module(m, {&in}, {&out});

@@ -347,7 +347,7 @@ void Schedule::tensorize(BlockRV block, const std::string& intrin, PartialTile p
                                     what, to_string(br->predicate));
     Stmt partial_tile;
     if (partial == PartialTile::kScratch) {
-      auto* dstore = substitute(db->body, dbind).as<BufferStore>();
+      auto* dstore = db->body.as<BufferStore>();
       for (size_t p = 0; dstore && p < ti->desc.params.size(); ++p) {
         if (ti->desc.params[p].get() != dstore->buffer.get()) continue;
         partial_tile = scratch_partial_tile(

@@ -13,13 +13,8 @@ namespace ingot::graph {
 namespace {
 
 using ops::OpKind;
+using testing::count_ops;
 using testing::F32;
-
-int count(const Graph& g, OpKind op) {
-  int c = 0;
-  for (const auto& n : g.nodes()) c += n->op == op;
-  return c;
-}
 
 struct TanhGeluOptions {
   int cube = 0;       // 0: Pow(x, 3); 1: (x * x) * x; 2: x * (x * x)
@@ -88,7 +83,7 @@ TEST(FuseGeluTanh, ConstantsWithinTheToleranceFuse) {
   // float32 rounding of sqrt(2 / pi) and 0.044715 and a 5e-5 relative deviation are accepted.
   DecomposedTanhGelu m({.c3 = 0.044715f * (1 + 5e-5f), .s = 0.79788456f});
   fuse_gelu(m.g);
-  EXPECT_EQ(count(m.g, OpKind::Gelu), 1);
+  EXPECT_EQ(count_ops(m.g, OpKind::Gelu), 1);
 }
 
 TEST(FuseGeluTanh, WrongConstantsAreRefused) {
@@ -98,7 +93,7 @@ TEST(FuseGeluTanh, WrongConstantsAreRefused) {
     size_t before = m.g.nodes().size();
     fuse_gelu(m.g);
     verify_graph(m.g);
-    EXPECT_EQ(count(m.g, OpKind::Gelu), 0) << o.c3 << " " << o.s << " " << o.one;
+    EXPECT_EQ(count_ops(m.g, OpKind::Gelu), 0) << o.c3 << " " << o.s << " " << o.one;
     EXPECT_EQ(m.g.nodes().size(), before);
   }
   {  // x^2 instead of x^3
@@ -107,7 +102,7 @@ TEST(FuseGeluTanh, WrongConstantsAreRefused) {
       if (n->op == OpKind::Pow) n->inputs[1] = m.g.add_constant("two", f32_constant({}, {2}));
     infer_types(m.g);
     fuse_gelu(m.g);
-    EXPECT_EQ(count(m.g, OpKind::Gelu), 0);
+    EXPECT_EQ(count_ops(m.g, OpKind::Gelu), 0);
   }
 }
 
@@ -117,8 +112,8 @@ TEST(FuseGeluTanh, IntermediateReadElsewhereBlocksTheFusion) {
     m.g.outputs.push_back(inner ? m.inner : m.cube);  // also a model output
     fuse_gelu(m.g);
     verify_graph(m.g);
-    EXPECT_EQ(count(m.g, OpKind::Gelu), 0) << inner;
-    EXPECT_EQ(count(m.g, OpKind::Tanh), 1);
+    EXPECT_EQ(count_ops(m.g, OpKind::Gelu), 0) << inner;
+    EXPECT_EQ(count_ops(m.g, OpKind::Tanh), 1);
   }
   {  // x^3 also read by another node
     DecomposedTanhGelu m({});
@@ -126,7 +121,7 @@ TEST(FuseGeluTanh, IntermediateReadElsewhereBlocksTheFusion) {
     m.g.outputs.push_back(other);
     infer_types(m.g);
     fuse_gelu(m.g);
-    EXPECT_EQ(count(m.g, OpKind::Gelu), 0);
+    EXPECT_EQ(count_ops(m.g, OpKind::Gelu), 0);
   }
 }
 
@@ -208,9 +203,9 @@ TEST(FuseSoftmax, MismatchesAreRefused) {
     DecomposedSoftmax m(true, 2, 1);
     fuse_softmax(m.g);
     verify_graph(m.g);
-    EXPECT_EQ(count(m.g, OpKind::ReduceMax), 1);
-    EXPECT_EQ(count(m.g, OpKind::Sub), 1);
-    ASSERT_EQ(count(m.g, OpKind::Softmax), 1);
+    EXPECT_EQ(count_ops(m.g, OpKind::ReduceMax), 1);
+    EXPECT_EQ(count_ops(m.g, OpKind::Sub), 1);
+    ASSERT_EQ(count_ops(m.g, OpKind::Softmax), 1);
     for (const auto& n : m.g.nodes())
       if (n->op == OpKind::Softmax) {
         EXPECT_NE(n->inputs[0], m.x);
@@ -220,21 +215,21 @@ TEST(FuseSoftmax, MismatchesAreRefused) {
     DecomposedSoftmax m(false, 0, 0, 0);
     size_t before = m.g.nodes().size();
     fuse_softmax(m.g);
-    EXPECT_EQ(count(m.g, OpKind::Softmax), 0);
+    EXPECT_EQ(count_ops(m.g, OpKind::Softmax), 0);
     EXPECT_EQ(m.g.nodes().size(), before);
   }
   {  // Exp also a model output
     DecomposedSoftmax m(true, -1, -1);
     m.g.outputs.push_back(m.e);
     fuse_softmax(m.g);
-    EXPECT_EQ(count(m.g, OpKind::Softmax), 0);
+    EXPECT_EQ(count_ops(m.g, OpKind::Softmax), 0);
   }
   {  // Exp read by a third node
     DecomposedSoftmax m(false, -1, -1);
     m.g.outputs.push_back(m.g.add_node(OpKind::Neg, "neg", {m.e}, {"n"})->outputs[0]);
     infer_types(m.g);
     fuse_softmax(m.g);
-    EXPECT_EQ(count(m.g, OpKind::Softmax), 0);
+    EXPECT_EQ(count_ops(m.g, OpKind::Softmax), 0);
   }
 }
 

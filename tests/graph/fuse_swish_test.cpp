@@ -13,13 +13,8 @@ namespace ingot::graph {
 namespace {
 
 using ops::OpKind;
+using testing::count_ops;
 using testing::F32;
-
-int count(const Graph& g, OpKind op) {
-  int c = 0;
-  for (const auto& n : g.nodes()) c += n->op == op;
-  return c;
-}
 
 TEST(FuseSwish, BothOperandOrders) {
   for (bool sigmoid_first : {false, true}) {
@@ -54,8 +49,8 @@ TEST(FuseSwish, OtherOperandOrSharedSigmoidStays) {
   infer_types(g);
   fuse_swish(g);
   verify_graph(g);
-  EXPECT_EQ(count(g, OpKind::Swish), 0);
-  EXPECT_EQ(count(g, OpKind::Mul), 2);
+  EXPECT_EQ(count_ops(g, OpKind::Swish), 0);
+  EXPECT_EQ(count_ops(g, OpKind::Mul), 2);
 }
 
 // x[1,4,5,5] -> Conv 1x1 -> act, fused by fuse_epilogue.

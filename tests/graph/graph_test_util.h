@@ -28,6 +28,13 @@ inline TensorType F32(std::initializer_list<D> dims) {
   return T(DType::kF32, dims);
 }
 
+// How many nodes of `op` the graph has.
+inline int count_ops(const Graph& g, ops::OpKind op) {
+  int c = 0;
+  for (const auto& n : g.nodes()) c += n->op == op;
+  return c;
+}
+
 inline TensorPtr i64_tensor(std::vector<int64_t> shape, const std::vector<int64_t>& vals) {
   std::vector<uint8_t> bytes(vals.size() * 8);
   std::memcpy(bytes.data(), vals.data(), bytes.size());

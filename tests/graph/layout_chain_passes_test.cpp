@@ -15,14 +15,9 @@ namespace ingot::graph {
 namespace {
 
 using ops::OpKind;
+using testing::count_ops;
 using testing::F32;
 using testing::i64_vector;
-
-int count(const Graph& g, OpKind op) {
-  int c = 0;
-  for (const auto& n : g.nodes()) c += n->op == op;
-  return c;
-}
 
 Value* transpose(Graph& g, Value* x, std::vector<int64_t> perm, const std::string& name) {
   Attrs a;
@@ -60,11 +55,11 @@ struct Scores {
 TEST(FoldTransposeMatmul, AttentionOperandsReadThroughTheirPermutations) {
   Scores s;
   TensorType before = s.mm->outputs[0]->type;
-  EXPECT_EQ(count(s.g, OpKind::Transpose), 2);
+  EXPECT_EQ(count_ops(s.g, OpKind::Transpose), 2);
   fold_transpose_matmul(s.g);
   s.g.remove_dead();
   verify_graph(s.g);  // re-infers the MatMul's type from the permuted operands
-  EXPECT_EQ(count(s.g, OpKind::Transpose), 0);
+  EXPECT_EQ(count_ops(s.g, OpKind::Transpose), 0);
   EXPECT_EQ(s.mm->inputs[0], s.q);
   EXPECT_EQ(s.mm->inputs[1], s.k);
   EXPECT_EQ(s.mm->attrs.get_ints("perm_a"), (std::vector<int64_t>{0, 2, 1, 3}));
@@ -88,7 +83,7 @@ TEST(FoldTransposeMatmul, AnIdentityChainDropsTheAttribute) {
   verify_graph(g);
   EXPECT_EQ(mm->inputs[1], x);
   EXPECT_FALSE(mm->attrs.has("perm_b"));
-  EXPECT_EQ(count(g, OpKind::Transpose), 0);
+  EXPECT_EQ(count_ops(g, OpKind::Transpose), 0);
 }
 
 TEST(FoldTransposeMatmul, ChainsCompose) {
@@ -109,7 +104,7 @@ TEST(FoldTransposeMatmul, ChainsCompose) {
   EXPECT_EQ(mm->attrs.get_ints("perm_a"), (std::vector<int64_t>{1, 2, 0}));
   EXPECT_EQ(mm->attrs.get_ints("perm_b"), (std::vector<int64_t>{2, 1, 0}));
   EXPECT_EQ(mm->outputs[0]->type, F32({2, 5, 4}));
-  EXPECT_EQ(count(g, OpKind::Transpose), 0);
+  EXPECT_EQ(count_ops(g, OpKind::Transpose), 0);
 }
 
 TEST(FoldTransposeMatmul, LeavesConstantsOneDOperandsAndOtherReaders) {
@@ -133,7 +128,7 @@ TEST(FoldTransposeMatmul, LeavesConstantsOneDOperandsAndOtherReaders) {
   EXPECT_EQ(m2->inputs[1], vt);
   EXPECT_EQ(m3->inputs[0], a);
   EXPECT_EQ(m3->attrs.get_ints("perm_a"), (std::vector<int64_t>{1, 0}));
-  EXPECT_EQ(count(g, OpKind::Transpose), 3);
+  EXPECT_EQ(count_ops(g, OpKind::Transpose), 3);
 }
 
 TEST(MatMulPermutation, InferenceChecksThePermutation) {
@@ -165,7 +160,7 @@ TEST(CollapseReshapeTranspose, TransposeChainsComposeAndInversesVanish) {
   ASSERT_EQ(t->op, OpKind::Transpose);
   EXPECT_EQ(t->inputs[0], x);
   EXPECT_EQ(t->attrs.get_ints("perm"), (std::vector<int64_t>{2, 0, 1}));
-  EXPECT_EQ(count(g, OpKind::Transpose), 1);
+  EXPECT_EQ(count_ops(g, OpKind::Transpose), 1);
 }
 
 TEST(CollapseReshapeTranspose, UnitDimTransposeBecomesReshapeAndReshapesMerge) {
@@ -184,9 +179,9 @@ TEST(CollapseReshapeTranspose, UnitDimTransposeBecomesReshapeAndReshapesMerge) {
   collapse_reshape_transpose(g);
   g.remove_dead();
   verify_graph(g);
-  EXPECT_EQ(count(g, OpKind::Transpose), 0);
-  EXPECT_EQ(count(g, OpKind::Unsqueeze), 0);
-  ASSERT_EQ(count(g, OpKind::Reshape), 1);  // x -> [1, 2, 3, 4] in one step
+  EXPECT_EQ(count_ops(g, OpKind::Transpose), 0);
+  EXPECT_EQ(count_ops(g, OpKind::Unsqueeze), 0);
+  ASSERT_EQ(count_ops(g, OpKind::Reshape), 1);  // x -> [1, 2, 3, 4] in one step
   Node* last = neg->inputs[0]->producer;
   ASSERT_EQ(last->op, OpKind::Reshape);
   EXPECT_EQ(last->inputs[0], x);
@@ -205,8 +200,8 @@ TEST(CollapseReshapeTranspose, KeepsRealTransposesAndGraphOutputs) {
   collapse_reshape_transpose(g);
   g.remove_dead();
   verify_graph(g);
-  EXPECT_EQ(count(g, OpKind::Transpose), 1);
-  EXPECT_EQ(count(g, OpKind::Reshape), 1);
+  EXPECT_EQ(count_ops(g, OpKind::Transpose), 1);
+  EXPECT_EQ(count_ops(g, OpKind::Reshape), 1);
 }
 
 }  // namespace

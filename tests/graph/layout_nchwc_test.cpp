@@ -14,13 +14,8 @@ namespace ingot::graph {
 namespace {
 
 using ops::OpKind;
+using testing::count_ops;
 using testing::F32;
-
-int count(const Graph& g, OpKind op) {
-  int c = 0;
-  for (const auto& n : g.nodes()) c += n->op == op;
-  return c;
-}
 
 Value* weight(Graph& g, const std::string& name, std::vector<int64_t> shape) {
   int64_t n = 1;
@@ -58,11 +53,11 @@ TEST(LayoutNchwc, ChainRunsBlockedBetweenOneConversionEachWay) {
   convert_layout_nchwc(c.g, 512);
   remove_dead_code(c.g);
   verify_graph(c.g);
-  EXPECT_EQ(count(c.g, OpKind::Conv), 0);
-  EXPECT_EQ(count(c.g, OpKind::ConvNCHWc), 3);
-  EXPECT_EQ(count(c.g, OpKind::LayoutToBlocked), 1);  // x, once
+  EXPECT_EQ(count_ops(c.g, OpKind::Conv), 0);
+  EXPECT_EQ(count_ops(c.g, OpKind::ConvNCHWc), 3);
+  EXPECT_EQ(count_ops(c.g, OpKind::LayoutToBlocked), 1);  // x, once
   // y (graph output) and c1 for the Relu; none between the convs.
-  EXPECT_EQ(count(c.g, OpKind::LayoutFromBlocked), 2);
+  EXPECT_EQ(count_ops(c.g, OpKind::LayoutFromBlocked), 2);
   for (const auto& n : c.g.nodes()) {
     if (n->op != OpKind::ConvNCHWc) continue;
     EXPECT_EQ(n->inputs[0]->type.rank(), 5) << n->name;
@@ -105,9 +100,9 @@ TEST(LayoutNchwc, ElementwiseAndGlobalPoolingStayBlocked) {
   convert_layout_nchwc(g, 512);
   remove_dead_code(g);
   verify_graph(g);
-  EXPECT_EQ(count(g, OpKind::LayoutToBlocked), 1);    // x
-  EXPECT_EQ(count(g, OpKind::LayoutFromBlocked), 1);  // the output
-  EXPECT_EQ(count(g, OpKind::GlobalAveragePool), 0);
+  EXPECT_EQ(count_ops(g, OpKind::LayoutToBlocked), 1);    // x
+  EXPECT_EQ(count_ops(g, OpKind::LayoutFromBlocked), 1);  // the output
+  EXPECT_EQ(count_ops(g, OpKind::GlobalAveragePool), 0);
   for (const auto& n : g.nodes()) {
     if (n->op == OpKind::ReduceMean) {
       EXPECT_EQ(n->attrs.get_ints("axes"), (std::vector<int64_t>{2, 3}));
@@ -134,7 +129,7 @@ TEST(LayoutNchwc, ElementwiseWithAnUnblockableOperandStaysNchw) {
   convert_layout_nchwc(g, 512);
   remove_dead_code(g);
   verify_graph(g);
-  EXPECT_EQ(count(g, OpKind::LayoutToBlocked), 2);  // x, m
+  EXPECT_EQ(count_ops(g, OpKind::LayoutToBlocked), 2);  // x, m
   for (const auto& n : g.nodes())
     if (n->op == OpKind::Div || n->op == OpKind::Mul) {
       EXPECT_EQ(n->outputs[0]->type.rank(), 4);
@@ -152,9 +147,9 @@ TEST(LayoutNchwc, BlockFollowsTheVectorWidth) {
 TEST(LayoutNchwc, NoDefaultSchedulesNoChange) {
   Chain c;
   convert_layout_nchwc(c.g, 0);
-  EXPECT_EQ(count(c.g, OpKind::Conv), 3);
-  EXPECT_EQ(count(c.g, OpKind::ConvNCHWc), 0);
-  EXPECT_EQ(count(c.g, OpKind::LayoutToBlocked), 0);
+  EXPECT_EQ(count_ops(c.g, OpKind::Conv), 3);
+  EXPECT_EQ(count_ops(c.g, OpKind::ConvNCHWc), 0);
+  EXPECT_EQ(count_ops(c.g, OpKind::LayoutToBlocked), 0);
 }
 
 TEST(LayoutNchwc, LeavesGroupedAndRuntimeWeightConvs) {
@@ -169,9 +164,9 @@ TEST(LayoutNchwc, LeavesGroupedAndRuntimeWeightConvs) {
   convert_layout_nchwc(g, 512);
   remove_dead_code(g);
   verify_graph(g);
-  EXPECT_EQ(count(g, OpKind::Conv), 2);
-  EXPECT_EQ(count(g, OpKind::ConvNCHWc), 0);
-  EXPECT_EQ(count(g, OpKind::LayoutToBlocked) + count(g, OpKind::LayoutFromBlocked), 0);
+  EXPECT_EQ(count_ops(g, OpKind::Conv), 2);
+  EXPECT_EQ(count_ops(g, OpKind::ConvNCHWc), 0);
+  EXPECT_EQ(count_ops(g, OpKind::LayoutToBlocked) + count_ops(g, OpKind::LayoutFromBlocked), 0);
 }
 
 }  // namespace

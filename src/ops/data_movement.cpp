@@ -97,9 +97,10 @@ std::vector<TensorType> infer_pad(Node& n) {
     fail_user("{}: attribute 'pads' has {} values, expected {} for input {}", n.describe(),
               pads.size(), 2 * x.rank(), x.str());
   std::string mode = n.attrs.get_string("mode", "constant");
-  if (mode != "constant" && mode != "reflect" && mode != "edge")
-    fail_user("{}: attribute 'mode' has unsupported value \"{}\" (valid: constant, reflect, edge)",
-              n.describe(), mode);
+  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
+    fail_user(
+        "{}: attribute 'mode' has unsupported value \"{}\" (valid: constant, reflect, edge, wrap)",
+        n.describe(), mode);
   n.attrs.set("mode", mode);
   n.attrs.set("value", n.attrs.get_float("value", 0.0));
   TensorType out = x;

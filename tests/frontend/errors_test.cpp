@@ -41,12 +41,19 @@ TEST(OnnxErrors, OperatorNotInTheModelsOpset) {
             "28)");
 }
 
-TEST(OnnxErrors, PadModeWrap) {
+TEST(OnnxErrors, PadModeUnknownOrWrapBeforeOpset19) {
   ModelBuilder b = image_model(19);
   b.init(i64_tensor("pads", {8}, {0, 0, 1, 1, 0, 0, 1, 1}));
-  set_attr(b.node("Pad", {"x", "pads"}, {"y"}, "p"), "mode", "wrap");
+  set_attr(b.node("Pad", {"x", "pads"}, {"y"}, "p"), "mode", "mirror");
   b.output("y");
   EXPECT_EQ(user_error([&] { b.import(); }),
+            "node 'p' (Pad): attribute 'mode' value 'mirror' is not supported (expected constant, "
+            "reflect, edge or wrap)");
+  ModelBuilder b18 = image_model(18);
+  b18.init(i64_tensor("pads", {8}, {0, 0, 1, 1, 0, 0, 1, 1}));
+  set_attr(b18.node("Pad", {"x", "pads"}, {"y"}, "p"), "mode", "wrap");
+  b18.output("y");
+  EXPECT_EQ(user_error([&] { b18.import(); }),
             "node 'p' (Pad): attribute 'mode' value 'wrap' is not supported (expected constant, "
             "reflect or edge)");
 }

@@ -83,6 +83,11 @@ TEST(DataMovementRules, PadEdge) {
                      1, 1, 1, 2, 3, 3,  //
                      4, 4, 4, 5, 6, 6});
 }
+TEST(DataMovementRules, PadWrap) {      // numpy.pad(x, ((1, 0), (2, 1)), mode="wrap")
+  check_pad("wrap", {5, 6, 4, 5, 6, 4,  //
+                     2, 3, 1, 2, 3, 1,  //
+                     5, 6, 4, 5, 6, 4});
+}
 TEST(DataMovementRules, PadNegativeCrops) {
   HostTensor x(DataType::f32(), {4}, {1, 2, 3, 4});
   graph::Attrs a;

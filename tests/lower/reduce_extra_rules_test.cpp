@@ -81,6 +81,19 @@ TEST(ReduceExtraRules, IntegerMaxMinAndAllAxes) {
       {3, -7}, 0);
 }
 
+TEST(ReduceExtraRules, BoolMaxIsAnyAndMinIsAll) {
+  HostTensor x(DataType::boolean(), {2, 3}, {1, 0, 0, 1, 1, 0});
+  auto run = [&](OpKind op, std::vector<int64_t> axes, std::vector<int64_t> shape) {
+    return run_rule1(make_node(op, reduce_attrs(axes, 0)), {&x}, DataType::boolean(), shape)
+        .values();
+  };
+  expect_near_all(run(OpKind::ReduceMax, {1}, {2}), {1, 1}, 0);
+  expect_near_all(run(OpKind::ReduceMin, {1}, {2}), {0, 0}, 0);
+  // Over the outer axis (the kept last axis runs in lanes).
+  expect_near_all(run(OpKind::ReduceMax, {0}, {3}), {1, 1, 0}, 0);
+  expect_near_all(run(OpKind::ReduceMin, {0}, {3}), {1, 0, 0}, 0);
+}
+
 TEST(ArgRules, FirstAndLastIndexOfTies) {
   HostTensor x(DataType::f32(), {2, 4}, {1, 5, 5, 0, 2, 2, -1, -1});
   auto run = [&](OpKind op, int64_t axis, int64_t keepdims, int64_t last,

@@ -45,9 +45,10 @@ void convert_split_13(NodeConverter& c) {
 
 std::string pad_mode(NodeConverter& c) {
   std::string mode = c.attr_string("mode").value_or("constant");
-  if (mode != "constant" && mode != "reflect" && mode != "edge")
-    c.fail("attribute 'mode' value '{}' is not supported (expected constant, reflect or edge)",
-           mode);
+  bool wrap_ok = c.opset() >= 19;  // "wrap" arrived with Pad-19
+  if (mode != "constant" && mode != "reflect" && mode != "edge" && !(wrap_ok && mode == "wrap"))
+    c.fail("attribute 'mode' value '{}' is not supported (expected {})", mode,
+           wrap_ok ? "constant, reflect, edge or wrap" : "constant, reflect or edge");
   return mode;
 }
 

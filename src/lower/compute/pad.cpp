@@ -1,6 +1,6 @@
-// Compute rules of Pad (constant, reflect, edge; negative pads crop) and CenterCropPad (zero pads
-// or crops centred per dim, floor on the leading side). Source indices are clamped so every load
-// stays in bounds even where a select evaluates both branches.
+// Compute rules of Pad (constant, reflect, edge, wrap; negative pads crop) and CenterCropPad (zero
+// pads or crops centred per dim, floor on the leading side). Source indices are clamped so every
+// load stays in bounds even where a select evaluates both branches.
 #include "lower/compute/common.h"
 #include "lower/compute/compute.h"
 #include "support/error.h"
@@ -17,7 +17,7 @@ Stmt pad_nest(const graph::Node& node, const Buffer& x, const Buffer& y,
   int rank = int(xs.size());
   INGOT_ICHECK(int(pads.size()) == 2 * rank, "{}: {} pads for rank {}", node_label(node),
                pads.size(), rank);
-  if (mode != "constant" && mode != "reflect" && mode != "edge")
+  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
     fail_user("{}: unsupported pad mode '{}'", node_label(node), mode);
   if (num_elements(xs) == 0 && mode != "constant")
     fail_user("{}: cannot {}-pad an empty tensor", node_label(node), mode);
@@ -40,6 +40,8 @@ Stmt pad_nest(const graph::Node& node, const Buffer& x, const Buffer& y,
         xi.push_back(max(min(src, last), i64(0)));
       } else if (mode == "edge") {
         xi.push_back(max(min(src, last), i64(0)));
+      } else if (mode == "wrap") {  // -1 -> n-1, n -> 0
+        xi.push_back(floormod(src, i64(xs[d])));
       } else {  // reflect: -1 -> 1, n -> n-2 (pads are smaller than the dim)
         if (xs[d] == 1) {
           xi.push_back(i64(0));

@@ -71,6 +71,16 @@ bool float_only(OpKind op) {
   return op == OpKind::ReduceLogSum || op == OpKind::ReduceLogSumExp;
 }
 
+// ReduceMax / ReduceMin of bool (any / all) accumulate the stored bytes as uint8.
+struct BoolAsByte {
+  bool on = false;
+  DataType acc_dtype(DataType y) const { return on ? DataType::u8() : y; }
+  Expr load(const Buffer& x, const Index& i) const {
+    return on ? cast(DataType::u8(), x.load(i)) : x.load(i);
+  }
+  Expr store_value(Expr v) const { return on ? (v != make_const(DataType::u8(), 0)) : v; }
+};
+
 // Reduction over outer axes with the innermost axis kept (a blocked tensor's spatial dims, a
 // column sum): the kept innermost dim runs innermost, in chunks of up to kChunk lanes held in
 // a local accumulator row, so each reduction step is one contiguous, vectorized row update and
@@ -78,7 +88,8 @@ bool float_only(OpKind op) {
 constexpr int64_t kChunk = 64;
 
 Stmt reduce_lanes_inner(const graph::Node& node, const Buffer& x, const Buffer& y,
-                        const std::vector<bool>& reduced, bool keepdims, int64_t count) {
+                        const std::vector<bool>& reduced, bool keepdims, int64_t count,
+                        const BoolAsByte& as_byte) {
   std::vector<int64_t> xs = const_shape(x);
   int rank = int(xs.size());
   int64_t len = xs[rank - 1];
@@ -91,52 +102,55 @@ Stmt reduce_lanes_inner(const graph::Node& node, const Buffer& x, const Buffer& 
       outer_shape[d] = 1;
       red_shape.push_back(xs[d]);
     }
-  DataType dt = y->dtype;
+  DataType dt = as_byte.acc_dtype(y->dtype);
   OpKind op = node.op;
   NestOptions serial = {.parallel_outer = false, .vectorize_inner = false};
-  return loop_nest(
-      outer_shape, "o",
-      [&](const Index& o) {
-        Buffer acc = Buffer::make("acc", dt, std::vector<int64_t>{chunk}, StorageScope::kLocal);
-        Expr base = chunks == 1 ? Expr(i64(0)) : o[rank - 1] * i64(chunk);
-        // Lanes of this chunk, guarded when the last chunk is partial.
-        auto over_lanes = [&](const std::function<Stmt(Expr, Expr)>& body) {
-          return serial_loop(
-              "l", i64(0), chunk,
-              [&](Expr l) {
-                Expr j = chunks == 1 ? l : base + l;
-                Stmt s = body(l, j);
-                if (len % chunk != 0) s = IfThenElse::make(j < i64(len), s);
-                return s;
-              },
-              ForKind::kVectorized);
-        };
-        std::vector<Stmt> seq;
-        seq.push_back(over_lanes(
-            [&](Expr l, Expr) { return BufferStore::make(acc, init_value(op, dt), {l}); }));
-        seq.push_back(loop_nest(
-            red_shape, "r",
-            [&](const Index& r) {
-              return over_lanes([&](Expr l, Expr j) {
-                Index xi = o;
-                int n = 0;
-                for (int d = 0; d < rank - 1; ++d)
-                  if (reduced[d]) xi[d] = r[n++];
-                xi[rank - 1] = j;
-                return BufferStore::make(acc, update(op, acc.load({l}), x.load(xi), Expr()), {l});
-              });
-            },
-            serial));
-        seq.push_back(over_lanes([&](Expr l, Expr j) {
-          Index yi;
-          for (int d = 0; d < rank - 1; ++d)
-            if (keepdims || !reduced[d]) yi.push_back(o[d]);
-          yi.push_back(j);
-          return BufferStore::make(y, finish(op, acc.load({l}), count, Expr()), yi);
-        }));
-        return Allocate::make(acc, SeqStmt::make(seq));
-      },
-      {.parallel_outer = true, .vectorize_inner = false});
+  return loop_nest(outer_shape, "o",
+                   [&](const Index& o) {
+                     Buffer acc =
+                         Buffer::make("acc", dt, std::vector<int64_t>{chunk}, StorageScope::kLocal);
+                     Expr base = chunks == 1 ? Expr(i64(0)) : o[rank - 1] * i64(chunk);
+                     // Lanes of this chunk, guarded when the last chunk is partial.
+                     auto over_lanes = [&](const std::function<Stmt(Expr, Expr)>& body) {
+                       return serial_loop(
+                           "l", i64(0), chunk,
+                           [&](Expr l) {
+                             Expr j = chunks == 1 ? l : base + l;
+                             Stmt s = body(l, j);
+                             if (len % chunk != 0) s = IfThenElse::make(j < i64(len), s);
+                             return s;
+                           },
+                           ForKind::kVectorized);
+                     };
+                     std::vector<Stmt> seq;
+                     seq.push_back(over_lanes([&](Expr l, Expr) {
+                       return BufferStore::make(acc, init_value(op, dt), {l});
+                     }));
+                     seq.push_back(loop_nest(
+                         red_shape, "r",
+                         [&](const Index& r) {
+                           return over_lanes([&](Expr l, Expr j) {
+                             Index xi = o;
+                             int n = 0;
+                             for (int d = 0; d < rank - 1; ++d)
+                               if (reduced[d]) xi[d] = r[n++];
+                             xi[rank - 1] = j;
+                             return BufferStore::make(
+                                 acc, update(op, acc.load({l}), as_byte.load(x, xi), Expr()), {l});
+                           });
+                         },
+                         serial));
+                     seq.push_back(over_lanes([&](Expr l, Expr j) {
+                       Index yi;
+                       for (int d = 0; d < rank - 1; ++d)
+                         if (keepdims || !reduced[d]) yi.push_back(o[d]);
+                       yi.push_back(j);
+                       return BufferStore::make(
+                           y, as_byte.store_value(finish(op, acc.load({l}), count, Expr())), yi);
+                     }));
+                     return Allocate::make(acc, SeqStmt::make(seq));
+                   },
+                   {.parallel_outer = true, .vectorize_inner = false});
 }
 
 }  // namespace
@@ -146,7 +160,8 @@ Stmt compute_reduce(const graph::Node& node, const std::vector<Buffer>& inputs,
   const Buffer& x = inputs.at(0);
   const Buffer& y = outputs.at(0);
   OpKind op = node.op;
-  check_dtype(node, x, float_only(op) ? DTypeClass::kFloat : DTypeClass::kNumeric);
+  BoolAsByte as_byte{x->dtype.is_bool() && (op == OpKind::ReduceMax || op == OpKind::ReduceMin)};
+  if (!as_byte.on) check_dtype(node, x, float_only(op) ? DTypeClass::kFloat : DTypeClass::kNumeric);
   std::vector<int64_t> xs = const_shape(x);
   int rank = int(xs.size());
   std::vector<int64_t> axes = node.attrs.get_ints("axes");
@@ -170,10 +185,10 @@ Stmt compute_reduce(const graph::Node& node, const std::vector<Buffer>& inputs,
     red_shape.push_back(xs[d]);
     count *= xs[d];
   }
-  DataType dt = y->dtype;
+  DataType dt = as_byte.acc_dtype(y->dtype);
   NestOptions serial = {.parallel_outer = false, .vectorize_inner = false};
   if (!reduced[rank - 1] && xs[rank - 1] > 1 && op != OpKind::ReduceLogSumExp)
-    return reduce_lanes_inner(node, x, y, reduced, keepdims, count);
+    return reduce_lanes_inner(node, x, y, reduced, keepdims, count, as_byte);
 
   return loop_nest(
       kept_shape, "o",
@@ -183,7 +198,7 @@ Stmt compute_reduce(const graph::Node& node, const std::vector<Buffer>& inputs,
           int n = 0;
           for (int d = 0; d < rank; ++d)
             if (reduced[d]) xi[d] = r[n++];
-          return x.load(xi);
+          return as_byte.load(x, xi);
         };
         Accumulator acc("acc", dt), mx("max", dt);
         bool lse = op == OpKind::ReduceLogSumExp;
@@ -203,7 +218,8 @@ Stmt compute_reduce(const graph::Node& node, const std::vector<Buffer>& inputs,
         Index yi;
         for (int d = 0; d < rank; ++d)
           if (keepdims || !reduced[d]) yi.push_back(o[d]);
-        body.push_back(BufferStore::make(y, finish(op, acc.get(), count, shift), yi));
+        body.push_back(
+            BufferStore::make(y, as_byte.store_value(finish(op, acc.get(), count, shift)), yi));
         Stmt s = acc.scope(SeqStmt::make(body));
         return lse ? mx.scope(s) : s;
       },

@@ -109,7 +109,9 @@ CONSTANT_POSITIONS = {
 }
 SPECIALIZE_INPUTS_NOTE = (
     "With `--specialize-inputs`, a graph input that the model feeds into a position ingot "
-    "needs as a compile-time constant (Reshape shape, Slice starts/ends/axes/steps, Pad pads, "
+    "needs as a compile-time constant (directly, or for an integer input through other ops, "
+    "never through Shape/Size: an expanded CenterCropPad computes Pad's pads from its `shape`) "
+    "(Reshape shape, Slice starts/ends/axes/steps, Pad pads, "
     "Reduce/Squeeze/Unsqueeze axes, Split sizes, Expand/Tile/ConstantOfShape shapes, Range, "
     "TopK k, OneHot depth, Resize roi/scales/sizes, AffineGrid size, Col2Im "
     "image_shape/block_shape, ...) is specialised to each data set's value "
@@ -118,14 +120,41 @@ SPECIALIZE_INPUTS_NOTE = (
     "`input '...' must be a compile-time constant`.")
 
 
+# Ops whose output depends on their input's shape only, never its values: walking back from a
+# constant position stops there (Shape(x) does not make x's values shape-deciding).
+SHAPE_ONLY_OPS = {"Shape", "Size"}
+INTEGER_TYPES = {TensorProto.INT64, TensorProto.INT32}
+
+
 def specialized_inputs(model):
-    """Names of graph inputs used in a CONSTANT_POSITIONS slot (anywhere, subgraphs included)."""
-    needed = set()
-    for n in all_nodes(model.graph):
+    """Names of graph inputs whose values decide a CONSTANT_POSITIONS slot (anywhere, subgraphs
+    included): used there directly, or, for integer inputs, reaching it through other ops (a
+    function-expanded CenterCropPad computes Pad's pads from its `shape` input with Max/Sub/Div;
+    a window op's length goes through Cast), never through Shape/Size."""
+    nodes = list(all_nodes(model.graph))
+    producer = {out: n for n in nodes for out in n.output if out}
+    direct, wanted = set(), []
+    for n in nodes:
         for i, name in enumerate(n.input):
             if name and i in CONSTANT_POSITIONS.get(n.op_type, ()):
-                needed.add(name)
-    return [vi.name for vi in graph_inputs(model) if vi.name in needed]
+                direct.add(name)
+                wanted.append(name)
+    reached, seen = set(direct), set()
+    while wanted:
+        v = wanted.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        reached.add(v)
+        n = producer.get(v)
+        if n is not None and n.op_type not in SHAPE_ONLY_OPS:
+            wanted.extend(x for x in n.input if x)
+    out = []
+    for vi in graph_inputs(model):
+        integer = vi.type.tensor_type.elem_type in INTEGER_TYPES
+        if vi.name in direct or (integer and vi.name in reached):
+            out.append(vi.name)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------

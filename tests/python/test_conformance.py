@@ -20,7 +20,7 @@ import os
 import subprocess
 import sys
 
-MIN_PASS_RATE = 0.93
+MIN_PASS_RATE = 0.95
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUNNER = os.path.join(HERE, "..", "..", "scripts", "conformance.py")

@@ -1,6 +1,8 @@
-// lower_graph: one PrimFunc per node, in graph order. Each value becomes a kernel parameter
-// placed in an input, an output, the constant blob or the planned workspace; graph outputs that
-// no kernel writes (inputs, constants, repeated values) get a copy kernel.
+// lower_graph: one PrimFunc per node or fused group (graph::fuse_ops; a group lowers at its last
+// node), in graph order; Reshape-like nodes of intermediates are views (no kernel). Each value
+// becomes a kernel parameter placed in an input, an output, the constant blob or the planned
+// workspace; graph outputs that no kernel writes (inputs, constants, repeated values) get a copy
+// kernel.
 #include "lower/lower_graph.h"
 
 #include <fmt/format.h>

@@ -1,6 +1,7 @@
-// Lowering of a type-inferred, static graph to loop IR: one kernel per node (built from the
-// op's compute rule), constants packed into a blob, intermediates planned into a workspace arena,
-// and the entry call sequence.
+// Lowering of a type-inferred, static graph to loop IR: one kernel per node or fused group
+// (built from the ops' compute rules, intermediates of a group inlined; lower/fuse_group.h),
+// constants packed into a blob, intermediates planned into a workspace arena (Reshape-like
+// nodes as views of their input's storage), and the entry call sequence.
 #pragma once
 
 #include "graph/graph.h"

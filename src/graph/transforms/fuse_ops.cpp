@@ -1,7 +1,6 @@
 // fuse_ops (see fuse_ops.h).
 #include "graph/transforms/fuse_ops.h"
 
-#include <algorithm>
 #include <deque>
 #include <map>
 #include <set>

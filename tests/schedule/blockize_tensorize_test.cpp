@@ -103,6 +103,20 @@ struct Tiled {
   }
 };
 
+// make_packed_matmul scheduled by the default rule at small block sizes (mc 16, nc 64, kc 128),
+// optionally with A packed in 8-row panels and a bias row.
+struct RuleScheduled {
+  PackedMatmul m;
+  Schedule s;
+  RuleScheduled(int64_t M, int64_t N, int64_t K, bool packed_a_with_bias = false)
+      : m(make_packed_matmul(M, N, K, 32, 0, packed_a_with_bias, packed_a_with_bias ? 8 : 0)),
+        s(m.func) {
+    MatmulConfig cfg;
+    cfg.mc = 16, cfg.nc = 64, cfg.kc = 128;
+    schedule_packed_matmul(s, "C", cfg);
+  }
+};
+
 std::string intrin_8x32x8() {
   FmaTileShape t{16, 8, 32, 8};
   register_tensor_intrin(make_fma_tile_intrin(t));
@@ -143,11 +157,9 @@ TEST(Tensorize, MaskedTileFallsBackToLoops) {
 TEST(Tensorize, MaskedTileRunsTheMicroKernelOnAScratchTile) {
   // Packed A (padded row panels) and B: the rule asks for scratch partial tiles, so the M and N
   // tails run the intrinsic on a local copy of the output tile instead of scalar loops.
-  PackedMatmul m = make_packed_matmul(37, 70, 300, 32, 0, /*with_bias=*/true, /*mr_packed_a=*/8);
-  Schedule s(m.func);
-  MatmulConfig cfg;
-  cfg.mc = 16, cfg.nc = 64, cfg.kc = 128;
-  schedule_packed_matmul(s, "C", cfg);
+  RuleScheduled r(37, 70, 300, /*packed_a_with_bias=*/true);
+  PackedMatmul& m = r.m;
+  Schedule& s = r.s;
   auto tile = find_block(s.func().body, "C_o", nullptr);
   ASSERT_TRUE(tile.has_value());
   auto* branch = tile->block->body.as<IfThenElse>();
@@ -273,11 +285,9 @@ TEST(ConvRule, TensorizesTheWholeReductionAndReplays) {
 }
 
 TEST(MatmulRule, SchedulesAndReplays) {
-  PackedMatmul m = make_packed_matmul(40, 70, 300, 32);
-  Schedule s(m.func);
-  MatmulConfig cfg;
-  cfg.mc = 16, cfg.nc = 64, cfg.kc = 128;
-  schedule_packed_matmul(s, "C", cfg);
+  RuleScheduled r(40, 70, 300);
+  PackedMatmul& m = r.m;
+  Schedule& s = r.s;
   auto tile = find_block(s.func().body, "C_o", nullptr);
   ASSERT_TRUE(tile.has_value());
   // K = 300 runs as three slices of 100 (a divisor near kc), so no slice is masked.
@@ -287,11 +297,9 @@ TEST(MatmulRule, SchedulesAndReplays) {
 }
 
 TEST(MatmulRule, PacksARowBlockPerKSliceAndReplays) {
-  PackedMatmul m = make_packed_matmul(40, 70, 300, 32, 0, /*with_bias=*/true, /*mr_packed_a=*/8);
-  Schedule s(m.func);
-  MatmulConfig cfg;
-  cfg.mc = 16, cfg.nc = 64, cfg.kc = 128;
-  schedule_packed_matmul(s, "C", cfg);
+  RuleScheduled r(40, 70, 300, /*packed_a_with_bias=*/true);
+  PackedMatmul& m = r.m;
+  Schedule& s = r.s;
   auto tile = find_block(s.func().body, "C_o", nullptr);
   ASSERT_TRUE(tile.has_value());
   // Ap[0, k, i]: the broadcasts read one contiguous panel.
@@ -309,11 +317,9 @@ TEST(MatmulRule, PacksARowBlockPerKSliceAndReplays) {
 
 TEST(MatmulRule, AllRowsInOneBlockRunColumnPanelsInParallelAndReplay) {
   // M = 13 <= mc: one row block, so the threads split the column panels; A is packed up front.
-  PackedMatmul m = make_packed_matmul(13, 70, 300, 32, 0, /*with_bias=*/true, /*mr_packed_a=*/8);
-  Schedule s(m.func);
-  MatmulConfig cfg;
-  cfg.mc = 16, cfg.nc = 64, cfg.kc = 128;
-  schedule_packed_matmul(s, "C", cfg);
+  RuleScheduled r(13, 70, 300, /*packed_a_with_bias=*/true);
+  PackedMatmul& m = r.m;
+  Schedule& s = r.s;
   auto tile = find_block(s.func().body, "C_o", nullptr);
   ASSERT_TRUE(tile.has_value());
   auto spec = parse_fma_tile_spec(tile->block->annotations.at("tensorized"));

@@ -45,13 +45,11 @@ std::optional<Expr> split_div_mod(const Expr& e, const Analyzer& analyzer) {
   Expr r = rest.to_expr(dt);
   ConstIntBound b = analyzer.bound_of(r);
   bool in_range = b.min_value >= 0 && b.max_value < c;
-  if (!has_exact && !in_range) return std::nullopt;
-  if (!has_exact && rest.terms.size() == f.terms.size() && !in_range) return std::nullopt;
+  if (!has_exact && !in_range) return std::nullopt;  // nothing to gain
   if (is_div) {
     Expr q = exact.to_expr(dt);
     return in_range ? q : q + floordiv(r, den);
   }
-  if (!in_range && !has_exact) return std::nullopt;
   return in_range ? r : floormod(r, den);
 }
 

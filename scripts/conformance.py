@@ -19,9 +19,14 @@ For each test:
   5. compare with the stored outputs as onnx.backend.test.runner does: shape and dtype must match,
      floats within rtol=1e-3, atol=1e-7 (NaN equals NaN), integers and bools exactly.
 
-Output: one line per test (`PASS name`, `FAIL name: reason`, `SKIP name: reason`), then
-`N passed, N failed, N skipped` and the in-scope pass rate (passed / (passed + failed)); with
---specialize-inputs also how many of the passed tests use specialised inputs.
+Output: one line per test (`PASS name`, `FAIL name: reason`, `SKIP name: reason`), then the
+summary: `N passed, N failed, N skipped`; the in-scope pass rate (passed / (passed + failed),
+the ratchet's number) next to the pass rate over all node tests (passed / all, skipped tests
+counting as not passed); with --specialize-inputs also how many of the passed tests use
+specialised inputs and both rates without specialisation (every test that has specialised
+inputs is also run as plain `ingot compile` + `ingot run`, so the passes that need
+--specialize-inputs are counted, not guessed); then each scope exclusion rule with its count of
+skipped tests and the most common details under it.
 The exit status is 0 even with failures (they are expected while op coverage grows) unless
 --expect-min-pass-rate R is given and the in-scope pass rate is below R, or nothing ran.
 
@@ -302,6 +307,18 @@ def rule_of(reason):
     return reason.split(":", 1)[0]
 
 
+def scope_exclusions(results):
+    """[(rule, count, Counter of details)] of the skipped tests, most common rule first; a
+    detail is the SKIP reason after the rule without the quoted value names."""
+    rules = collections.defaultdict(collections.Counter)
+    for _, status, msg in results:
+        if status == "SKIP":
+            rule, _, detail = msg.partition(":")
+            rules[rule][re.sub(r"'[^']*' ?", "", detail.strip()) or "-"] += 1
+    out = [(rule, sum(c.values()), c) for rule, c in rules.items()]
+    return sorted(out, key=lambda x: (-x[1], x[0]))
+
+
 def primary_op(name, model, base_ops):
     """The op a test is about: its one top-level op; for function-expanded tests
     (`*_expanded*`) the op of the test they expand."""
@@ -567,7 +584,7 @@ def op_status(e):
     return "partial", f"{p}/{p + f}"
 
 
-def write_ops_md(path, report, summary, command, specialized_passes=None):
+def write_ops_md(path, report, summary, command, specialized_passes=None, only_special=None):
     ops = report["ops"]
     schemas = {}
     for s in onnx.defs.get_all_schemas_with_history():
@@ -611,11 +628,14 @@ def write_ops_md(path, report, summary, command, specialized_passes=None):
         "```",
         "",
         f"Date: {datetime.date.today().isoformat()}. Result: **{p} passed, {f} failed, {s} skipped**; "
-        f"in-scope pass rate {rate:.1%}.",
+        f"in-scope pass rate {rate:.1%}, pass rate over all {p + f + s} node tests "
+        f"{p / (p + f + s) if p + f + s else 0.0:.1%}.",
         "",
     ]
     if specialized_passes is not None:
-        lines += [f"Of the passed tests, **{specialized_passes} use specialised inputs**. "
+        only = "" if only_special is None else \
+            f" ({only_special} of them pass only with specialised inputs)"
+        lines += [f"Of the passed tests, **{specialized_passes} use specialised inputs**{only}. "
                   + SPECIALIZE_INPUTS_NOTE, ""]
     lines += [
         "Status per op, from the tests about that op (a test's op is its one top-level node; "
@@ -696,14 +716,20 @@ def main(argv=None):
         if reason is None and not t["datasets"]:
             reason = "no data: no test_data_set_*"
         if reason:
-            return "SKIP", reason
-        return run_test(t, ingot, args.timeout, args.keep, args.specialize_inputs)
+            return "SKIP", reason, "SKIP"
+        status, msg = run_test(t, ingot, args.timeout, args.keep, args.specialize_inputs)
+        plain = status  # a test without specialised inputs runs the same either way
+        if args.specialize_inputs and specialized_inputs(t["model"]):
+            plain = run_test(t, ingot, args.timeout, None, False)[0]
+        return status, msg, plain
 
     # cheap scope checks first, so only in-scope tests occupy workers
     results = []
+    plain_status = {}  # test name -> its status without --specialize-inputs
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for t, (status, msg) in zip(tests, pool.map(job, tests)):
+        for t, (status, msg, plain) in zip(tests, pool.map(job, tests)):
             results.append((t, status, msg))
+            plain_status[t["name"]] = plain
             if status == "PASS":
                 if not args.quiet_pass:
                     print(f"PASS {t['name']}" + (f" ({msg})" if msg else ""), flush=True)
@@ -712,13 +738,37 @@ def main(argv=None):
 
     n = collections.Counter(s for _, s, _ in results)
     p, f, s = n["PASS"], n["FAIL"], n["SKIP"]
+    total = p + f + s
     rate = p / (p + f) if p + f else 0.0
+    rate_all = p / total if total else 0.0
     specialized_passes = sum(1 for _, st, m in results if st == "PASS" and m)
+    p_plain = sum(1 for st in plain_status.values() if st == "PASS")
+    only_special = sum(1 for t, st, _ in results
+                       if st == "PASS" and plain_status[t["name"]] != "PASS")
+    only_plain = sum(1 for t, st, _ in results
+                     if st != "PASS" and plain_status[t["name"]] == "PASS")
     print(f"{p} passed, {f} failed, {s} skipped")
     if args.specialize_inputs:
         print(f"{specialized_passes} of the passed tests use specialised inputs "
               "(ingot compile --specialize-inputs with the data set's values)")
     print(f"in-scope pass rate: {rate:.4f} ({p}/{p + f}); {time.time() - t0:.0f} s; data {data_dir}")
+    print(f"pass rate over all {total} node tests: {rate_all:.4f} ({p}/{total}; the {s} "
+          "out-of-scope tests count as not passed)")
+    if args.specialize_inputs:
+        print(f"without --specialize-inputs: {p_plain} passed; in-scope pass rate "
+              f"{p_plain / (p + f) if p + f else 0.0:.4f} ({p_plain}/{p + f}), over all tests "
+              f"{p_plain / total if total else 0.0:.4f} ({p_plain}/{total}); {only_special} "
+              f"pass only with specialised inputs, {only_plain} only without")
+    else:
+        print("this run is without --specialize-inputs (its rates above are the plain ones); "
+              "--specialize-inputs reports both")
+    exclusions = scope_exclusions(results)
+    print(f"scope exclusions ({s} skipped tests; rule: count, then the most common details):")
+    for rule, count, details in exclusions:
+        top = details.most_common(4)
+        more = len(details) - len(top)
+        print(f"  {count:4d} {rule}: " + "; ".join(f"{d} ({k})" for d, k in top)
+              + (f"; {more} other details" if more > 0 else ""))
 
     report = build_report(results)
     if args.failure_summary:
@@ -728,6 +778,10 @@ def main(argv=None):
     if args.report:
         with open(args.report, "w") as fh:
             json.dump({"summary": {"passed": p, "failed": f, "skipped": s, "pass_rate": rate,
+                                   "pass_rate_all_tests": rate_all,
+                                   "passed_without_specialization": p_plain,
+                                   "pass_only_with_specialization": only_special,
+                                   "scope_exclusions": {r: c for r, c, _ in exclusions},
                                    "passed_with_specialized_inputs": specialized_passes,
                                    "specialize_inputs": args.specialize_inputs,
                                    "onnx_version": onnx.__version__},
@@ -740,7 +794,8 @@ def main(argv=None):
         if args.specialize_inputs:
             cmd += " --specialize-inputs"
         write_ops_md(args.write_ops_md, report, (p, f, s), cmd,
-                     specialized_passes if args.specialize_inputs else None)
+                     specialized_passes if args.specialize_inputs else None,
+                     only_special if args.specialize_inputs else None)
 
     if args.expect_min_pass_rate is not None and rate < args.expect_min_pass_rate:
         print(f"error: in-scope pass rate {rate:.4f} is below the expected minimum "

@@ -2,8 +2,11 @@
 """Compares ingot with ONNX Runtime on models from make_models.py.
 
 For each model: build it (cached in --workdir), run ONNX Runtime on seeded random inputs, then
-`ingot compile` + `ingot run --inputs --outputs --print-time`, and compare every output:
-rel_err = max|ingot - ort| / max|ort| must be <= --tol (default 1e-3).
+`ingot compile` + `ingot run --inputs --outputs --print-time`, and compare every output with
+compare_outputs(): ingot must produce exactly ORT's output names, each with ORT's dtype and
+shape; a NaN or Inf in either side's output fails (in ORT's output it means the test input is
+bad, and it is reported as such); float outputs need rel_err = max|ingot - ort| / max|ort|
+<= --tol (default 1e-3), integer and bool outputs must be equal.
 
 Usage: parity.py --ingot PATH [--models resnet50,mobilenetv2,bert] [--workdir DIR] [--tol 1e-3]
 Exit status is non-zero if any model fails to compile, run, or match.
@@ -39,6 +42,63 @@ def run(cmd):
     return p, time.time() - t
 
 
+def _nonfinite(a):
+    """Number of NaN/Inf elements of a float array (0 for other dtypes)."""
+    if a.dtype.kind not in "fc":
+        return 0
+    return int(a.size - np.count_nonzero(np.isfinite(a)))
+
+
+def compare_outputs(ref, got, tol):
+    """Checks ingot's outputs against ONNX Runtime's: -> (ok, message).
+
+    ref, got: {output name: numpy array} from ORT and from ingot. Fails (ok False, the message
+    naming the output) when an output is missing or extra, when dtype or shape differ, when ORT's
+    output holds NaN/Inf (a bad test input: the comparison would prove nothing), when ingot's
+    holds NaN/Inf, when an integer/bool output differs anywhere, or when a float output's
+    rel_err = max|got - ref| / max|ref| exceeds tol. On success the message is
+    "rel_err X (tol T)", X the worst over all outputs.
+    """
+    if not ref:
+        return False, "ONNX Runtime produced no outputs"
+    missing = [n for n in ref if n not in got]
+    if missing:
+        return False, (f"output '{missing[0]}' missing from ingot's outputs "
+                       f"({sorted(got)})")
+    extra = [n for n in got if n not in ref]
+    if extra:
+        return False, f"ingot has output '{extra[0]}' that ONNX Runtime does not ({sorted(ref)})"
+    worst = 0.0
+    for name, r in ref.items():
+        g = np.asarray(got[name])
+        r = np.asarray(r)
+        if g.dtype != r.dtype:
+            return False, f"output '{name}': dtype {g.dtype} from ingot, {r.dtype} from ORT"
+        if g.shape != r.shape:
+            return False, (f"output '{name}': shape {list(g.shape)} from ingot, "
+                           f"{list(r.shape)} from ORT")
+        bad = _nonfinite(r)
+        if bad:
+            return False, (f"output '{name}': ONNX Runtime's reference has {bad} NaN/Inf of "
+                           f"{r.size} values (bad test input; nothing to compare)")
+        bad = _nonfinite(g)
+        if bad:
+            return False, f"output '{name}': ingot's output has {bad} NaN/Inf of {g.size} values"
+        if r.size == 0:
+            continue
+        if r.dtype.kind not in "fc":
+            diff = int(np.count_nonzero(g != r))
+            if diff:
+                return False, f"output '{name}': {diff} of {r.size} {r.dtype} values differ"
+            continue
+        denom = max(float(np.abs(r).max()), 1e-30)
+        err = float(np.abs(g.astype(np.float64) - r.astype(np.float64)).max()) / denom
+        if not err <= tol:  # also catches a NaN err, should one get through
+            return False, f"output '{name}': rel_err {err:.2e} > tol {tol:g}"
+        worst = max(worst, err)
+    return True, f"rel_err {worst:.2e} (tol {tol:g})"
+
+
 def check_model(name, ingot, workdir, tol, threads, path=None, feeds=None):
     """path/feeds default to make_models' NAME.onnx in workdir and make_models.make_inputs."""
     if path is None:
@@ -72,18 +132,10 @@ def check_model(name, ingot, workdir, tol, threads, path=None, feeds=None):
         return False, f"run failed: {p.stderr.strip()}"
     m = re.search(r"mean \(ms\).*\n\s*([\d.]+)\s+([\d.]+)", p.stdout)
     timing = f"mean {m.group(1)} ms, median {m.group(2)} ms" if m else "no timing"
-    got = np.load(outputs_npz)
-    worst = 0.0
-    for oname, r in ref.items():
-        if oname not in got:
-            return False, f"output '{oname}' missing from ingot's outputs ({list(got.keys())})"
-        g = got[oname]
-        if g.shape != r.shape:
-            return False, f"output '{oname}': shape {g.shape} vs ORT {r.shape}"
-        denom = max(float(np.abs(r).max()), 1e-30)
-        worst = max(worst, float(np.abs(g.astype(np.float64) - r).max()) / denom)
-    ok = worst <= tol
-    return ok, f"rel_err {worst:.2e} (tol {tol:g}); compile {t_compile:.1f} s; ingot {timing}"
+    with np.load(outputs_npz) as z:
+        got = {k: z[k] for k in z.files}
+    ok, msg = compare_outputs(ref, got, tol)
+    return ok, f"{msg}; compile {t_compile:.1f} s; ingot {timing}"
 
 
 def main(argv=None):

@@ -1,6 +1,9 @@
 // Compute rules of the spatial sampling ops (GridSample, AffineGrid, Col2Im, RoiAlign,
-// DeformConv) against the ONNX reference implementation's outputs (onnx.reference, generated
-// once for these inputs) and closed forms; cases beyond the thin ONNX node-test data.
+// DeformConv) against the ONNX reference implementation's outputs and closed forms; cases beyond
+// the thin ONNX node-test data. Every expected-value list below (all but AffineGrid's closed
+// forms) is printed by tests/lower/gen_sampling_expected.py (onnx.reference on these inputs,
+// "%.7g"); `python3 tests/lower/gen_sampling_expected.py --check
+// tests/lower/sampling_rules_test.cpp` checks the committed values against it.
 #include <gtest/gtest.h>
 
 #include <string>

@@ -3,7 +3,8 @@
 
 Exports the small models with random weights (scripts/export_models.py; needs torch +
 torchvision, and transformers for the BERT/GPT-2 ones) and checks them with
-scripts/real_model_parity.py. Exits 77 (ctest SKIP) when torch is not installed.
+scripts/real_model_parity.py. Exits 77 (ctest SKIP) when any model is skipped for a missing
+package (even if the others pass: a partial run is not a pass), 1 when any fails.
 INGOT_REAL_MODELS overrides the model list (e.g. add resnet50,efficientnet_b0,vit_b_16).
 """
 import argparse

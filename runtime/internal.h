@@ -68,6 +68,10 @@ ingot_status ingot_check_specialized_inputs(const IngotModel* model, void* const
 int32_t ingot_pool_parallel_for(void* ctx, IngotParallelBody body, void* closure,
                                 int64_t num_tasks);
 
+/* cpu_features.c: fails naming the features in `requirement` (an artifact's isa_features) that
+ * this CPU lacks, or that this runtime cannot test. */
+ingot_status ingot_check_isa(const char* path, const char* requirement);
+
 /* elf_check.c: checks that `path` is a complete ELF shared object before dlopen (a truncated
  * file would otherwise fault when mapped). */
 ingot_status ingot_check_elf_file(const char* path);

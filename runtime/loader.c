@@ -7,9 +7,8 @@
 
 #include "internal.h"
 
-/* Size of the IngotArtifact record (fields up to and including `kernels`; the same in ABI versions
- * 1 and 2, which changed IngotTensorInfo). */
-#define INGOT_ARTIFACT_MIN_SIZE (offsetof(IngotArtifact, kernels) + sizeof(const IngotKernelInfo*))
+/* Size of the IngotArtifact record of ABI version 3 (fields up to and including `isa_features`). */
+#define INGOT_ARTIFACT_MIN_SIZE (offsetof(IngotArtifact, isa_features) + sizeof(const char*))
 
 static ingot_status check_tensor_table(const char* path, const char* what, int32_t count,
                                        const IngotTensorInfo* infos, size_t* bytes) {
@@ -73,7 +72,17 @@ static char* copy_string(const char* s) {
   return out;
 }
 
+static ingot_status load_model(const char* path, int check_isa, IngotModel** out);
+
 INGOT_API ingot_status ingot_model_load(const char* path, IngotModel** out) {
+  return load_model(path, 1, out);
+}
+
+INGOT_API ingot_status ingot_model_load_for_inspection(const char* path, IngotModel** out) {
+  return load_model(path, 0, out);
+}
+
+static ingot_status load_model(const char* path, int check_isa, IngotModel** out) {
   if (out == NULL) return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "ingot_model_load: out is NULL");
   *out = NULL;
   if (path == NULL) return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "ingot_model_load: path is NULL");
@@ -107,6 +116,8 @@ INGOT_API ingot_status ingot_model_load(const char* path, IngotModel** out) {
                       INGOT_ARTIFACT_SYMBOL);
   }
   status = validate_record(path, a);
+  /* Before anything of the artifact's code can run: the CPU must have what the code uses. */
+  if (status == INGOT_OK && check_isa) status = ingot_check_isa(path, a->isa_features);
   IngotModel* m = NULL;
   if (status == INGOT_OK) {
     m = calloc(1, sizeof(IngotModel));

@@ -58,6 +58,9 @@ INGOT_API ingot_status ingot_session_create(const IngotModel* model, IngotSessio
                       "model '%s' targets device type %d; this runtime runs CPU (1) artifacts only",
                       a->model_name ? a->model_name : "", (int)a->device_type);
   }
+  /* Again here: a model loaded for inspection skipped the check at load. */
+  ingot_status isa = ingot_check_isa(model->path, a->isa_features);
+  if (isa != INGOT_OK) return isa;
   IngotSession* s = calloc(1, sizeof(IngotSession));
   if (s == NULL) return ingot_fail(INGOT_ERR_OUT_OF_MEMORY, "out of memory creating a session");
   s->model = model;

@@ -8,6 +8,7 @@ inputs keyed by graph input name, the form `ingot run --inputs` and scripts/pari
 
 Models:
   torchvision (needs torch + torchvision): resnet18 resnet50 mobilenet_v2 efficientnet_b0 vit_b_16
+                                           convnext_tiny
   transformers (optional): bert_tiny  BertModel, 2 layers, hidden 128, 2 heads, seq 32
                            gpt2_tiny  GPT2Model, 2 layers, n_embd 128, 2 heads, seq 32
                            both take input_ids + attention_mask (last quarter padded)
@@ -20,7 +21,8 @@ import sys
 
 import numpy as np
 
-TORCHVISION_MODELS = ["resnet18", "resnet50", "mobilenet_v2", "efficientnet_b0", "vit_b_16"]
+TORCHVISION_MODELS = ["resnet18", "resnet50", "mobilenet_v2", "efficientnet_b0", "vit_b_16",
+                      "convnext_tiny"]
 TRANSFORMERS_MODELS = ["bert_tiny", "gpt2_tiny"]
 MODELS = TORCHVISION_MODELS + TRANSFORMERS_MODELS
 SMALL_MODELS = ["resnet18", "mobilenet_v2", "bert_tiny", "gpt2_tiny"]

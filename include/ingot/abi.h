@@ -12,8 +12,9 @@ extern "C" {
 
 /* "INGOTART" little-endian. */
 #define INGOT_ARTIFACT_MAGIC 0x545241544F474E49ull
-/* 2: IngotTensorInfo gained `specialized_value` (guarded input specialization). */
-#define INGOT_ABI_VERSION 2u
+/* 2: IngotTensorInfo gained `specialized_value` (guarded input specialization).
+ * 3: IngotArtifact gained `isa_features` (the CPU features the code needs, checked at load). */
+#define INGOT_ABI_VERSION 3u
 /* The one exported symbol of an artifact: `const IngotArtifact ingot_artifact_v1;` */
 #define INGOT_ARTIFACT_SYMBOL "ingot_artifact_v1"
 
@@ -82,6 +83,10 @@ typedef struct IngotArtifact {
   IngotEntryFn entry;
   int32_t num_kernels;
   const IngotKernelInfo* kernels;
+  /* The CPU features the code may use, as LLVM names them, comma-separated ("avx,avx2,fma" on
+   * x86-64, "neon,dotprod" on aarch64; "" for none beyond the architecture's baseline). The
+   * runtime refuses to load the artifact on a CPU that lacks any of them (CPUID / HWCAP). */
+  const char* isa_features;
 } IngotArtifact;
 
 #ifdef __cplusplus

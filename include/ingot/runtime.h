@@ -37,6 +37,10 @@ INGOT_API const char* ingot_last_error(void);
 /* ---- models ---- */
 /* Loads an artifact with dlopen(RTLD_LOCAL | RTLD_NOW) and validates its record. */
 INGOT_API ingot_status ingot_model_load(const char* path, IngotModel** out);
+/* Loads an artifact like ingot_model_load, also when this CPU lacks features the artifact's code
+ * needs ("isa_features"): its record can be read, and ingot_session_create still refuses it.
+ * Only ingot_model_load refuses it at load (the error names the missing features). */
+INGOT_API ingot_status ingot_model_load_for_inspection(const char* path, IngotModel** out);
 /* Frees a model. All its sessions must have been freed first. NULL is a no-op. */
 INGOT_API void ingot_model_free(IngotModel* model);
 INGOT_API int32_t ingot_model_num_inputs(const IngotModel* model);
@@ -84,6 +88,14 @@ INGOT_API ingot_status ingot_session_kernel_time(const IngotSession* session, in
  * default: $INGOT_NUM_THREADS if set, else the number of physical cores available. */
 INGOT_API ingot_status ingot_set_num_threads(int n);
 INGOT_API int ingot_get_num_threads(void);
+
+/* ---- the running CPU ---- */
+/* Whether this CPU (and its OS) supports `feature`, by LLVM's name ("avx2", "avx512f", "neon",
+ * "dotprod"): 1 yes, 0 no, -1 a name this runtime cannot test. Read from CPUID and XCR0 on
+ * x86-64, AT_HWCAP/AT_HWCAP2 on aarch64 Linux; never from the CPU's model name. */
+INGOT_API int ingot_cpu_supports(const char* feature);
+/* The testable features this CPU has, comma-separated in a fixed order ("sse3,...,avx2,fma"). */
+INGOT_API const char* ingot_cpu_features(void);
 
 /* ---- helpers ---- */
 /* Bytes of one element of `dtype` (bits * lanes rounded up to whole bytes). */

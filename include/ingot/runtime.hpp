@@ -37,6 +37,11 @@ inline int num_threads() {
 class Model {
  public:
   explicit Model(const std::string& path) { check(ingot_model_load(path.c_str(), &model_)); }
+  // Loads the record only, even where this CPU lacks the artifact's ISA (sessions are refused).
+  struct ForInspection {};
+  Model(const std::string& path, ForInspection) {
+    check(ingot_model_load_for_inspection(path.c_str(), &model_));
+  }
   ~Model() { ingot_model_free(model_); }
   Model(Model&& o) noexcept : model_(std::exchange(o.model_, nullptr)) {}
   Model& operator=(Model&& o) noexcept {

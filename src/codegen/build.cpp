@@ -1,17 +1,36 @@
 // One call from an IRModule to a loadable artifact: codegen for the target, then link.
 #include "codegen/build.h"
 
+#include <chrono>
+
 #include "codegen/link.h"
 #include "codegen/llvm/codegen_llvm.h"
 #include "support/error.h"
 
 namespace ingot::codegen {
 
-void build_shared_library(const tir::IRModule& module, const Target& target,
-                          const std::string& out_path) {
+BuildStats build_shared_library(const tir::IRModule& module, const Target& target,
+                                const std::string& out_path, const BuildOptions& options) {
   if (target.kind != Target::kLLVM)
     fail_user("a shared library needs an llvm target, got '{}'", target.str());
-  link_shared_library(emit_object(module, target), target, out_path);
+  using Clock = std::chrono::steady_clock;
+  auto ms_since = [](Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  };
+  BuildStats stats;
+  ScratchDir scratch;
+  auto t0 = Clock::now();
+  ObjectFileStats objects_stats;
+  std::vector<std::string> objects = emit_object_files(
+      module, target, scratch, {options.threads, options.on_kernel}, &objects_stats);
+  stats.codegen_ms = ms_since(t0);
+  t0 = Clock::now();
+  link_object_files(objects, target, out_path);
+  stats.link_ms = ms_since(t0);
+  stats.objects = objects_stats.objects;
+  stats.threads = objects_stats.threads;
+  for (const auto& k : objects_stats.kernels) stats.kernels.push_back({k.name, k.ms});
+  return stats;
 }
 
 }  // namespace ingot::codegen

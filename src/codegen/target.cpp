@@ -36,37 +36,6 @@ std::vector<std::string> valid_options(Target::Kind k) {
   return {};
 }
 
-bool has_feature(const std::string& mattr, const std::string& name) {
-  std::string needle = "+" + name;
-  size_t pos = 0;
-  while ((pos = mattr.find(needle, pos)) != std::string::npos) {
-    size_t end = pos + needle.size();
-    if (end == mattr.size() || mattr[end] == ',') return true;
-    pos = end;
-  }
-  return false;
-}
-
-// Widest SIMD register the features (or, for x86 CPUs, the CPU name) imply.
-int vector_bits_of(const Target& t) {
-  if (t.kind != Target::kLLVM) return 128;
-  bool x86 = t.triple.rfind("x86_64", 0) == 0 || t.triple.rfind("i686", 0) == 0;
-  if (!x86) return 128;  // NEON / generic
-  if (has_feature(t.mattr, "avx512f")) return 512;
-  if (has_feature(t.mattr, "avx") || has_feature(t.mattr, "avx2")) return 256;
-  static const char* k512[] = {
-      "skylake-avx512", "cascadelake",   "cooperlake",    "icelake-server", "icelake-client",
-      "sapphirerapids", "emeraldrapids", "graniterapids", "znver4",         "znver5",
-      "tigerlake",      "rocketlake",    "x86-64-v4"};
-  for (const char* c : k512)
-    if (t.mcpu == c) return 512;
-  static const char* k256[] = {"haswell", "broadwell", "skylake",   "znver1",
-                               "znver2",  "znver3",    "alderlake", "x86-64-v3"};
-  for (const char* c : k256)
-    if (t.mcpu == c) return 256;
-  return 128;
-}
-
 std::string join(const std::vector<std::string>& v) {
   if (v.empty()) return "none";
   std::string s;
@@ -81,7 +50,8 @@ std::string Target::str() const {
   if (kind == kLLVM) {
     if (!triple.empty() && triple != host_triple()) s += " -mtriple=" + triple;
     if (!mcpu.empty()) s += " -mcpu=" + mcpu;
-    if (!mattr.empty() && !mattr_from_host) s += " -mattr=" + mattr;
+    const std::string& attrs = mattr_from_host ? host_mattr_diff : mattr;
+    if (!attrs.empty()) s += " -mattr=" + attrs;
     if (opt_level != 3) s += fmt::format(" -opt-level={}", opt_level);
   } else if (kind == kCUDA) {
     if (!mcpu.empty()) s += " -arch=" + mcpu;
@@ -103,7 +73,7 @@ Target Target::parse(const std::string& spec) {
   } else {
     fail_user("unknown target kind '{}' (valid: llvm, c, cuda)", word);
   }
-  bool has_triple = false, has_cpu = false, has_attr = false;
+  bool has_triple = false, has_cpu = false;
   while (in >> word) {
     size_t eq = word.find('=');
     std::string key = word.substr(0, eq);
@@ -122,7 +92,6 @@ Target Target::parse(const std::string& spec) {
       has_cpu = true;
     } else if (key == "-mattr") {
       t.mattr = value;
-      has_attr = true;
     } else if (key == "-opt-level") {
       if (value.size() != 1 || value[0] < '0' || value[0] > '3')
         fail_user("-opt-level must be 0, 1, 2 or 3, got '{}'", value);
@@ -130,18 +99,39 @@ Target Target::parse(const std::string& spec) {
     }
   }
   if (t.kind == kLLVM) {
-    bool native = !has_triple || t.triple == host_triple();
+    // No -mcpu (or -mcpu=native) on the host's triple is the host: its CPU name with every
+    // feature and its sign, then any -mattr given on top (as clang's -march=native -mno-...).
+    bool native_triple = !has_triple || t.triple == host_triple();
     if (!has_triple) t.triple = host_triple();
-    if (!has_cpu) t.mcpu = native ? host_cpu() : "generic";
-    if (!has_attr && native && t.mcpu == host_cpu()) {
+    if (t.mcpu == "native" && !native_triple)
+      fail_user("-mcpu=native needs the host's triple ({}), got '{}'", host_triple(), t.triple);
+    if (native_triple && (!has_cpu || t.mcpu == "native")) {
+      HostCpu host = detect_host_cpu();
+      t.mcpu = host.cpu;
+      std::string user_attr = t.mattr;
       t.mattr = host_features();
+      t.host_mattr_diff = minimal_feature_diff(host);
+      if (!user_attr.empty()) {
+        t.mattr += "," + user_attr;
+        t.host_mattr_diff += (t.host_mattr_diff.empty() ? "" : ",") + user_attr;
+      }
       t.mattr_from_host = true;
+    } else if (!has_cpu) {
+      t.mcpu = "generic";
     }
+    resolve_llvm_target(t);
   } else if (t.kind == kCUDA && !has_cpu) {
     t.mcpu = "sm_80";
   }
-  t.vector_bits = vector_bits_of(t);
   return t;
+}
+
+bool Target::is_x86() const {
+  return kind == kLLVM && (triple.rfind("x86_64", 0) == 0 || triple.rfind("i686", 0) == 0);
+}
+
+bool Target::is_aarch64() const {
+  return kind == kLLVM && (triple.rfind("aarch64", 0) == 0 || triple.rfind("arm64", 0) == 0);
 }
 
 Target Target::host() {

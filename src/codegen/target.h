@@ -1,35 +1,70 @@
 // Compilation targets: what a target string ("llvm -mcpu=znver4 -mattr=+avx512f", "c",
-// "cuda -arch=sm_90") means, parsed once and passed to the backends.
+// "cuda -arch=sm_90") means, parsed and checked once and passed to the backends.
 #pragma once
 
+#include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace ingot::codegen {
 
 struct Target {
   enum Kind { kLLVM, kC, kCUDA };
   Kind kind = kLLVM;
-  std::string triple;     // LLVM target triple ("x86_64-pc-linux-gnu"); empty for c/cuda
-  std::string mcpu;       // llvm: CPU name; cuda: the -arch value ("sm_90")
-  std::string mattr;      // llvm: comma-separated feature list ("+avx512f,+fma")
-  int vector_bits = 128;  // widest native SIMD register, used by schedules and vectorizer
+  std::string triple;  // LLVM target triple ("x86_64-pc-linux-gnu"); empty for c/cuda
+  std::string mcpu;    // llvm: CPU name; cuda: the -arch value ("sm_90")
+  std::string mattr;   // llvm: the comma-separated feature list handed to LLVM ("+avx2,-avx512f")
+  int vector_bits = 128;  // widest SIMD register the resolved features allow (512, 256, 128)
   int opt_level = 3;      // llvm: 0..3
-  // True when mattr was filled from the host CPU (then str() leaves it out: it is long and
-  // implied by "-mcpu" on the same machine).
+  // llvm, resolved from the CPU name *and* the features (never the name alone):
+  std::string vector_isa;                 // "avx512", "avx2", "avx", "sse", "neon", "none"
+  std::vector<std::string> isa_features;  // the runtime-checkable features the code may use
+  // True when the target is the machine ingot runs on (mattr carries every host feature with its
+  // sign, as clang's -march=native). str() then prints only the features that differ from the
+  // CPU name's defaults (host_mattr_diff), so the string is short and means the same elsewhere.
   bool mattr_from_host = false;
+  std::string host_mattr_diff;
 
-  // Canonical spec; Target::parse(t.str()) describes the same target on the same host.
+  bool is_x86() const;
+  bool is_aarch64() const;
+  // Canonical spec; Target::parse(t.str()) describes the same target on any host.
   std::string str() const;
-  // Parses a target spec. Throws UserError naming the unknown kind or option (and listing
-  // the valid ones) or the malformed value.
+  // Parses and checks a target spec: unknown kinds, options, triples, CPUs and features are
+  // UserErrors naming the offender and the nearest valid names, raised before any codegen.
   static Target parse(const std::string& spec);
-  // The machine ingot runs on: "llvm" with the host triple, CPU and features.
+  // The machine ingot runs on: "llvm" with the host triple, CPU and every feature with its sign.
   static Target host();
 };
 
+// What the host CPU is, as LLVM detects it: its name and every feature LLVM knows with its state.
+struct HostCpu {
+  std::string triple;
+  std::string cpu;
+  std::map<std::string, bool> features;
+};
+
 // Host detection (implemented with LLVM in codegen/llvm/host_target.cpp).
+HostCpu detect_host_cpu();
+// Tests only: makes detect_host_cpu() (and so Target::host() and "llvm") answer `cpu` instead of
+// the real host, e.g. a Zen 4 name with AVX-512 hidden; std::nullopt restores the real one.
+void set_host_cpu_override(std::optional<HostCpu> cpu);
 std::string host_triple();
 std::string host_cpu();
-std::string host_features();  // enabled features only, "+a,+b,..."
+// Every host feature with its sign, enabled ones first ("+avx2,+fma,...,-avx512f,..."), so the
+// disables win over what an enabled feature implies and LLVM never enables what the host lacks.
+std::string host_features();
+
+// Resolution and validation of an llvm target (codegen/llvm/target_features.cpp): checks the
+// triple, CPU and feature names against LLVM's lists for the triple (UserError with near
+// matches), then fills vector_bits, vector_isa and isa_features from the effective features.
+void resolve_llvm_target(Target& t);
+// The features of `host` that differ from what `host.cpu` implies on its own ("-avx512f,...").
+std::string minimal_feature_diff(const HostCpu& host);
+// The features ingot records as an artifact's ISA requirement for this architecture (each one
+// the runtime can test with CPUID or HWCAP), e.g. "avx2", "fma", "avx512f"; empty when none.
+const std::vector<std::string>& checkable_isa_features(const std::string& triple);
+// A multi-line human description: triple, CPU, vector ISA, the requirement (--print-target).
+std::string describe_target(const Target& t);
 
 }  // namespace ingot::codegen

@@ -72,17 +72,49 @@ const std::vector<std::string>& pipeline_stage_names() {
   return names;
 }
 
+const std::vector<std::string>& compile_steps() {
+  static const std::vector<std::string> steps = {"import", "infer_types", "graph_passes",
+                                                 "lower",  "codegen",     "link"};
+  return steps;
+}
+
+std::string describe_target(const std::string& target_spec) {
+  return codegen::describe_target(codegen::Target::parse(target_spec));
+}
+
 CompileReport compile_model(const std::string& model_path, const std::string& output_path,
                             const CompileOptions& options, std::ostream& dump) {
   check_options(options);
   codegen::Target target = codegen::Target::parse(options.target);
   if (target.kind != codegen::Target::kLLVM)
     fail_user("--target: '{}' is not supported yet (valid: llvm)", options.target);
+  // What the layout pass, lowering and schedules see of the target's vector ISA: NEON (128-bit)
+  // on AArch64, else x86 by its vector width.
+  const CpuVectorIsa isa =
+      target.is_aarch64() ? CpuVectorIsa::aarch64_neon() : CpuVectorIsa::x86(target.vector_bits);
 
   auto after_graph = [&](const std::string& stage, const graph::Graph& g) {
     if (contains(options.print_ir_after, stage))
       dump << "// IR after " << stage << "\n" << graph::print_graph(g) << "\n";
   };
+  // Stage times (--print-pass-times) and progress (CompileOptions::progress).
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point compile_start = Clock::now();
+  auto ms_since = [](Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  };
+  auto print_time = [&](const char* stage, double ms, const std::string& detail = "") {
+    if (options.print_pass_times)
+      dump << fmt::format("stage {:<23} {:9.3f} ms{}\n", stage, ms,
+                          detail.empty() ? "" : "  (" + detail + ")");
+  };
+  auto progress = [&](int step, int done = 0, int total = 0, const char* unit = "") {
+    if (options.progress)
+      options.progress({step, int(compile_steps().size()), compile_steps()[size_t(step - 1)], done,
+                        total, unit});
+  };
+  progress(1);
+  Clock::time_point t_import = Clock::now();
 
   // Graph level.
   SpecializedInputs specialized;
@@ -98,19 +130,37 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   bind_specialized_shapes(*g, specialized, input_shapes);
   if (!input_shapes.empty()) graph::bind_input_shapes(*g, input_shapes);
   after_graph("bind_input_shapes", *g);
-  // Constant folding runs with inference, through ingot's own kernels (-O1 and up).
+  print_time("import", ms_since(t_import));
+  // Constant folding runs with inference, through ingot's own kernels compiled for the host,
+  // whatever the target (-O1 and up).
+  progress(2);
+  Clock::time_point t_infer = Clock::now();
+  ConstantFolder folder(codegen::Target::host());
   graph::ConstantEvaluator fold;
   if (options.opt_level >= 1 &&
       std::find(options.disabled_passes.begin(), options.disabled_passes.end(),
                 graph::kFoldConstantsPass) == options.disabled_passes.end())
-    fold = evaluate_constant_node;
-  graph::infer_types(*g, fold);
+    fold = folder.evaluator();
+  graph::InferTypesStats infer_stats;
+  graph::infer_types(*g, fold, &infer_stats);
+  print_time("infer_types", ms_since(t_infer));
+  const FoldStats& folded = folder.stats();
+  if (fold)
+    print_time("fold_constants", folded.ms,
+               fmt::format("part of infer_types: {} nodes evaluated in {} batches, {} modules{}; "
+                           "{} identities of constants",
+                           folded.nodes, folded.batches, folded.modules,
+                           folded.declined ? fmt::format(", {} declined", folded.declined) : "",
+                           infer_stats.identities_folded));
   after_graph("infer_types", *g);
   int nodes_imported = int(g->nodes().size());
   graph::PassOptions pass_options{options.opt_level, options.disabled_passes,
                                   options.print_ir_after, options.print_pass_times,
-                                  options.default_schedules ? target.vector_bits : 0};
+                                  options.default_schedules ? isa.vector_bits : 0};
+  progress(3);
+  Clock::time_point t_passes = Clock::now();
   graph::run_optimization_passes(*g, pass_options, dump);
+  print_time("graph_passes", ms_since(t_passes));
   graph::verify_graph(*g);
   if (contains(options.dump, "graph")) dump << graph::print_graph(*g) << "\n";
 
@@ -123,8 +173,9 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
     if (options.print_pass_times) dump << fmt::format("stage {:<23} {:9.3f} ms\n", stage, ms);
   };
   lower::LowerOptions lower_options;
-  if (options.default_schedules) lower_options.vector_bits = target.vector_bits;
+  if (options.default_schedules) lower_options.vector_bits = isa.vector_bits;
   tir::IRModule mod;
+  progress(4);
   timed("lower", [&] { mod = lower::lower_graph(*g, lower_options); });
   record_specialized_inputs(mod, specialized);
   auto after_tir = [&](const std::string& stage) {
@@ -136,7 +187,7 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
     after_tir(stage);
   };
   after_tir("lower");
-  timed("schedule", [&] { schedule::apply_default_schedules(mod, target.vector_bits); });
+  timed("schedule", [&] { schedule::apply_default_schedules(mod, isa); });
   after_tir("schedule");
   each_kernel("lower_blocks", [](tir::PrimFunc f) { return tir::lower_blocks(std::move(f)); });
   each_kernel("unroll_loops", [](tir::PrimFunc f) { return tir::unroll_loops(std::move(f), 64); });
@@ -148,7 +199,32 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   // Machine level.
   if (contains(options.dump, "llvm") || contains(options.print_ir_after, "codegen"))
     dump << codegen::emit_llvm_ir(mod, target) << "\n";
-  timed("codegen", [&] { codegen::build_shared_library(mod, target, output_path); });
+  const int num_kernels = int(mod.kernels.size());
+  progress(5, 0, num_kernels, "kernels");
+  bool linking = false;
+  codegen::BuildOptions build_options;
+  build_options.threads = options.codegen_threads;
+  build_options.on_kernel = [&](int done, int total) {
+    progress(5, done, total, "kernels");
+    if (done == total) {
+      linking = true;
+      progress(6);
+    }
+  };
+  codegen::BuildStats built =
+      codegen::build_shared_library(mod, target, output_path, build_options);
+  if (!linking) progress(6);
+  std::vector<codegen::BuildStats::Kernel> slowest = built.kernels;
+  std::sort(slowest.begin(), slowest.end(),
+            [](const auto& a, const auto& b) { return a.ms > b.ms; });
+  std::string slow;
+  for (size_t i = 0; i < std::min<size_t>(3, slowest.size()); ++i)
+    slow += fmt::format("{}{} {:.0f} ms", i ? ", " : "; slowest: ", slowest[i].name, slowest[i].ms);
+  print_time("codegen", built.codegen_ms,
+             fmt::format("{} kernels on {} threads, {} objects{}", num_kernels, built.threads,
+                         built.objects, slow));
+  print_time("link", built.link_ms);
+  print_time("total", ms_since(compile_start));
 
   CompileReport report;
   report.num_nodes_imported = nodes_imported;
@@ -163,6 +239,12 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   report.workspace_bytes = mod.workspace_bytes;
   report.constant_bytes = mod.constants.size();
   report.target = target.str();
+  report.folded_nodes = folded.nodes + infer_stats.identities_folded;
+  report.fold_batches = folded.batches;
+  report.fold_modules = folded.modules;
+  report.fold_ms = folded.ms;
+  report.fold_target = folded.target;
+  report.codegen_threads = built.threads;
   return report;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -10,6 +11,21 @@
 #include "driver/input_shapes.h"
 
 namespace ingot::driver {
+
+// Where a compile is, for a progress display (`ingot compile` on a terminal). The steps are
+// compile_steps(); `done` of `total` counts the step's units ("kernels") where it has some, else
+// both are 0. Successive calls never go back: (step, done) only increases.
+struct CompileProgress {
+  int step = 0;   // 1-based
+  int steps = 0;  // compile_steps().size()
+  std::string stage;
+  int done = 0, total = 0;
+  std::string unit;
+};
+
+// The steps progress reports: import, infer_types (with constant folding), graph_passes, lower
+// (lowering, schedules and loop passes), codegen, link.
+const std::vector<std::string>& compile_steps();
 
 struct CompileOptions {
   std::string target = "llvm";  // "llvm [-mcpu=..] [-mattr=..]"
@@ -29,6 +45,10 @@ struct CompileOptions {
   std::vector<std::string> disabled_passes;  // graph pass names (--disabled-pass)
   bool print_pass_times = false;             // per pass and stage, to the dump stream
   bool report = false;                       // print the compile report (print_report)
+  // Called as the compile advances (CompileProgress); from one thread at a time, possibly not
+  // the caller's (codegen compiles kernels on several threads).
+  std::function<void(const CompileProgress&)> progress;
+  int codegen_threads = 0;  // threads compiling kernels; 0: one per hardware thread
 };
 
 struct KernelReport {
@@ -40,12 +60,21 @@ struct KernelReport {
 struct CompileReport {
   int num_nodes_imported = 0;  // graph nodes after import and type inference (before passes)
   int num_nodes = 0;           // after the graph optimisation passes
-  int num_fusion_groups = 0;    // fuse_ops groups of two or more nodes (one kernel each)
+  int num_fusion_groups = 0;   // fuse_ops groups of two or more nodes (one kernel each)
   int num_kernels = 0;
   std::vector<KernelReport> kernels;
   uint64_t workspace_bytes = 0;
   uint64_t constant_bytes = 0;
   std::string target;
+  // Constant folding (driver/constant_eval.h): nodes folded (evaluated, or Identity nodes of
+  // constants), batches infer_types handed over, libraries built and run, evaluation time, and
+  // the target folded code was compiled for (the host's).
+  int folded_nodes = 0;
+  int fold_batches = 0;
+  int fold_modules = 0;
+  double fold_ms = 0;
+  std::string fold_target;
+  int codegen_threads = 0;  // threads that compiled the kernels
 };
 
 // Names of the pipeline's stages, in order, for --print-ir-after (the graph optimisation passes,
@@ -55,6 +84,10 @@ const std::vector<std::string>& pipeline_stage_names();
 // The compile report as text: node and kernel counts before / after the graph passes, workspace
 // and constant bytes, and per kernel its ops, FLOPs and bytes.
 void print_report(const CompileReport& r, std::ostream& out);
+
+// The resolved target of a --target string, described for people (compile --print-target).
+// UserError for an unknown kind, option, triple, CPU or feature.
+std::string describe_target(const std::string& target_spec);
 
 // Compiles `model_path` into `output_path`. Errors: UserError (bad model/option; nothing is written
 // at output_path) or InternalError (a bug).

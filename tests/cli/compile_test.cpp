@@ -186,5 +186,54 @@ TEST_F(CompileTest, BadModelFilesAndOptions) {
   EXPECT_FALSE(std::filesystem::exists(path("m.so")));
 }
 
+TEST_F(CompileTest, BadCpuOrFeatureIsOneErrorLineBeforeAnyWork) {
+  write_mlp();
+  // Before: LLVM warned once per kernel and aborted ("64-bit code requested on a subtarget that
+  // doesn't support it", exit 134).
+  for (const char* target : {"llvm -mcpu=no-such-cpu", "llvm -mcpu=haswell -mattr=+avx513f",
+                             "llvm -mtriple=aarch64-linux-gnu -mcpu=znver4"}) {
+    auto r = ingot("compile " + path("model.onnx") + " -o " + path("m.so") +
+                   " --input-shapes x:[3,5] --target '" + target + "'");
+    EXPECT_EQ(r.exit_code, 1) << target;
+    EXPECT_EQ(r.err.rfind("error: unknown ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find("(nearest: "), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(r.out, "");
+    EXPECT_FALSE(std::filesystem::exists(path("m.so")));
+  }
+}
+
+TEST_F(CompileTest, PrintTargetShowsTheResolvedIsa) {
+  auto r = ingot("compile --print-target --target 'llvm -mcpu=znver4 -mattr=-avx512f'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("cpu:         znver4\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("vector isa:  avx2 (256-bit, 8 x f32)\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("requires:    "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("avx512", r.out.find("requires:")), std::string::npos) << r.out;
+  r = ingot("compile --print-target --target 'llvm -mtriple=aarch64-linux-gnu -mcpu=neoverse-n1'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("vector isa:  neon (128-bit, 4 x f32)\n"), std::string::npos) << r.out;
+  r = ingot("compile --print-target");  // the host
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(the host: every host feature with its sign)"), std::string::npos) << r.out;
+  r = ingot("compile");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("model"), std::string::npos) << r.err;
+}
+
+TEST_F(CompileTest, InspectShowsTheIsaRequirement) {
+  write_mlp();
+  auto r = ingot("compile " + path("model.onnx") + " -o " + path("m.so") +
+                 " --input-shapes x:[3,5] --target 'llvm -mcpu=haswell'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = ingot("inspect " + path("m.so"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("requires:   sse3,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",avx2 (this CPU has them all)\n"), std::string::npos) << r.out;
+  r = ingot("inspect --json " + path("m.so"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"isa_features\": ["), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace ingot::testing

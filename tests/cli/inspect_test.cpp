@@ -16,6 +16,7 @@ TEST_F(InspectTest, PrintsTheRecord) {
             "model:      fake_affine\n"
             "target:     llvm -mcpu=generic\n"
             "device:     cpu\n"
+            "requires:   the architecture's baseline only\n"
             "inputs (2):\n"
             "  x     float32  [N=2,3]\n"
             "  bias  float32  [3]\n"
@@ -61,7 +62,7 @@ TEST_F(InspectTest, WrongAbiVersion) {
   auto r = ingot("inspect '" + artifact("fake_affine_abi1") + "'");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err, "error: artifact '" + artifact("fake_affine_abi1") +
-                       "' was built for ingot ABI version 1, this runtime supports version 2\n");
+                       "' was built for ingot ABI version 1, this runtime supports version 3\n");
 }
 
 TEST_F(InspectTest, NotAnArtifact) {

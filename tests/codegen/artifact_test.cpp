@@ -20,7 +20,8 @@ namespace {
 using namespace tir;
 
 // The layout the compiler emits (see module_builder.cpp) is x86_64's C layout of abi.h.
-static_assert(sizeof(IngotArtifact) == 104);
+static_assert(sizeof(IngotArtifact) == 112);
+static_assert(offsetof(IngotArtifact, isa_features) == 104);
 static_assert(offsetof(IngotArtifact, target) == 24);
 static_assert(offsetof(IngotArtifact, num_inputs) == 36);
 static_assert(offsetof(IngotArtifact, workspace_bytes) == 64);

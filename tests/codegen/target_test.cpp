@@ -4,6 +4,8 @@
 #include "codegen/target.h"
 #include "support/error.h"
 
+#include <algorithm>
+
 namespace ingot::codegen {
 namespace {
 
@@ -24,9 +26,112 @@ TEST(Target, PlainLlvmIsTheHost) {
   EXPECT_EQ(t.mattr, host_features());
   EXPECT_TRUE(t.mattr_from_host);
   EXPECT_EQ(t.opt_level, 3);
-  EXPECT_EQ(t.str(), "llvm -mcpu=" + host_cpu());
-  Target h = Target::host();
-  EXPECT_EQ(h.str(), t.str());
+  HostCpu h = detect_host_cpu();
+  std::string diff = minimal_feature_diff(h);
+  EXPECT_EQ(t.str(), "llvm -mcpu=" + host_cpu() + (diff.empty() ? "" : " -mattr=" + diff));
+  EXPECT_EQ(Target::host().str(), t.str());
+  EXPECT_EQ(Target::parse("llvm -mcpu=native").str(), t.str());
+  // The host's string describes the same features on any machine.
+  Target again = Target::parse(t.str());
+  EXPECT_FALSE(again.mattr_from_host);
+  EXPECT_EQ(again.isa_features, t.isa_features);
+  EXPECT_EQ(again.vector_bits, t.vector_bits);
+}
+
+TEST(Target, HostFeaturesCarryTheirSignEnabledFirst) {
+  std::string f = host_features();
+  HostCpu h = detect_host_cpu();
+  size_t enabled = 0, disabled = 0;
+  for (const auto& [name, on] : h.features) (on ? enabled : disabled)++;
+  EXPECT_EQ(size_t(std::count(f.begin(), f.end(), '+')), enabled);
+  EXPECT_EQ(size_t(std::count(f.begin(), f.end(), ',')) + 1, enabled + disabled);
+  // Disables come after every enable, so they win over anything an enable implies.
+  bool seen_disable = false;
+  for (size_t start = 0; start < f.size();) {
+    size_t end = std::min(f.find(',', start), f.size());
+    if (f[start] == '-') seen_disable = true;
+    if (f[start] == '+') {
+      EXPECT_FALSE(seen_disable) << "an enable after a disable: " << f;
+    }
+    start = end + 1;
+  }
+}
+
+HostCpu fake_x86_host(const std::string& cpu, std::map<std::string, bool> features) {
+  return HostCpu{"x86_64-pc-linux-gnu", cpu, std::move(features)};
+}
+
+TEST(Target, VectorWidthFollowsFeaturesNotTheCpuName) {
+  // A Zen 4 name (implies AVX-512) on a VM that hides AVX-512.
+  HostCpu vm = fake_x86_host("znver4", {{"avx2", true},
+                                        {"fma", true},
+                                        {"avx512f", false},
+                                        {"avx512bw", false},
+                                        {"avx512vl", false},
+                                        {"evex512", false}});
+  set_host_cpu_override(vm);
+  Target t = Target::parse("llvm");
+  set_host_cpu_override(std::nullopt);
+  EXPECT_EQ(t.mcpu, "znver4");
+  EXPECT_EQ(t.vector_bits, 256);
+  EXPECT_EQ(t.vector_isa, "avx2");
+  EXPECT_NE(t.mattr.find("-avx512f"), std::string::npos) << t.mattr;
+  EXPECT_NE(t.str().find("-avx512f"), std::string::npos) << t.str();
+  EXPECT_EQ(std::count(t.isa_features.begin(), t.isa_features.end(), "avx512f"), 0);
+  EXPECT_EQ(std::count(t.isa_features.begin(), t.isa_features.end(), "avx2"), 1);
+  // The same CPU named explicitly means its own defaults (cross-compiling for a real Zen 4).
+  Target real = Target::parse("llvm -mtriple=x86_64-pc-linux-gnu -mcpu=znver4");
+  EXPECT_EQ(real.vector_bits, 512);
+  EXPECT_EQ(std::count(real.isa_features.begin(), real.isa_features.end(), "avx512f"), 1);
+  // -mattr on top of a CPU name wins over its implied features.
+  EXPECT_EQ(Target::parse("llvm -mcpu=skylake-avx512 -mattr=-avx512f").vector_bits, 256);
+  EXPECT_EQ(Target::parse("llvm -mcpu=haswell").vector_bits, 256);
+  EXPECT_EQ(Target::parse("llvm -mcpu=x86-64").vector_bits, 128);
+  EXPECT_EQ(Target::parse("llvm -mcpu=x86-64-v4").vector_bits, 512);
+}
+
+TEST(Target, RequirementLeavesOutFeaturesTheCodeNeverUses) {
+  // znver3 implies sha/vaes/adx; ingot's code never uses them, so Haswell-class CPUs still run
+  // a znver3 artifact ("AVX2 code that runs everywhere").
+  Target z3 = Target::parse("llvm -mcpu=znver3");
+  for (const char* f : {"sha", "vaes", "adx", "aes", "pclmul"})
+    EXPECT_EQ(std::count(z3.isa_features.begin(), z3.isa_features.end(), f), 0) << f;
+  for (const char* f : {"avx2", "fma", "avx"})
+    EXPECT_EQ(std::count(z3.isa_features.begin(), z3.isa_features.end(), f), 1) << f;
+  Target hsw = Target::parse("llvm -mcpu=haswell");
+  for (const std::string& f : z3.isa_features)
+    EXPECT_EQ(std::count(hsw.isa_features.begin(), hsw.isa_features.end(), f), 1) << f;
+}
+
+TEST(Target, Aarch64Cpus) {
+  for (const char* cpu : {"neoverse-n1", "cortex-a72", "apple-m1"}) {
+    Target t = Target::parse(std::string("llvm -mtriple=aarch64-linux-gnu -mcpu=") + cpu);
+    EXPECT_TRUE(t.is_aarch64());
+    EXPECT_EQ(t.vector_isa, "neon") << cpu;
+    EXPECT_EQ(t.vector_bits, 128) << cpu;
+    EXPECT_EQ(std::count(t.isa_features.begin(), t.isa_features.end(), "neon"), 1) << cpu;
+  }
+  EXPECT_EQ(
+      user_error_of("llvm -mtriple=aarch64-linux-gnu -mcpu=native"),
+      "-mcpu=native needs the host's triple (" + host_triple() + "), got 'aarch64-linux-gnu'");
+}
+
+TEST(Target, UnknownCpuOrFeatureListsNearMatches) {
+  std::string e = user_error_of("llvm -mcpu=skylake-avx513");
+  EXPECT_EQ(e.rfind("unknown CPU 'skylake-avx513' for x86_64 in target 'llvm "
+                    "-mcpu=skylake-avx513' (nearest: skylake-avx512, ",
+                    0),
+            0u)
+      << e;
+  e = user_error_of("llvm -mcpu=haswell -mattr=+avx513f");
+  EXPECT_EQ(e.rfind("unknown feature 'avx513f' for x86_64 in -mattr (nearest: avx512f", 0), 0u)
+      << e;
+  EXPECT_EQ(user_error_of("llvm -mcpu=haswell -mattr=avx2"),
+            "feature 'avx2' in -mattr needs a sign: '+avx2' enables it, '-avx2' disables it");
+  e = user_error_of("llvm -mtriple=aarch64-linux-gnu -mcpu=neoverse-n7");
+  EXPECT_EQ(e.rfind("unknown CPU 'neoverse-n7' for aarch64", 0), 0u) << e;
+  e = user_error_of("llvm -mtriple=riscv99-linux-gnu");
+  EXPECT_EQ(e.rfind("target triple 'riscv99-linux-gnu' is not supported", 0), 0u) << e;
 }
 
 TEST(Target, CpuAndAttributes) {

@@ -2,8 +2,10 @@
 #pragma once
 
 #include <ingot/runtime.h>
+#include <unistd.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -15,10 +17,21 @@
 
 namespace ingot::testing {
 
+// A fresh folder per test and process (ctest may run tests of several builds at once), removed
+// when the process exits.
 inline std::filesystem::path temp_dir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("ingot_test_" + name);
+  static std::vector<std::filesystem::path> made;
+  if (made.empty()) {
+    std::atexit([] {
+      std::error_code ec;
+      for (const auto& d : made) std::filesystem::remove_all(d, ec);
+    });
+  }
+  auto dir = std::filesystem::temp_directory_path() /
+             ("ingot_test_" + name + "_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
+  made.push_back(dir);
   return dir;
 }
 

@@ -62,9 +62,15 @@ TEST(ConstantFold, ExpandShapeFromWhereBecomesConstant) {
   graph::Value* eq = g.add_node(OpKind::Equal, "eq", {c, neg}, {"eq"})->outputs[0];
   graph::Value* shape = g.add_node(OpKind::Where, "where", {eq, ones, c}, {"shape"})->outputs[0];
   g.outputs = {g.add_node(OpKind::Expand, "expand", {x, shape}, {"y"})->outputs[0]};
-  graph::infer_types(g, evaluate_constant_node);
+  ConstantFolder folder;
+  graph::infer_types(g, folder.evaluator());
   ASSERT_EQ(g.nodes().size(), 1u);  // Equal and Where folded
   EXPECT_EQ(g.outputs[0]->type.str(), "float32[2,3]");
+  // Both in one batch, built and run as one library, flushed because Expand's inference needs
+  // the shape's value.
+  EXPECT_EQ(folder.stats().nodes, 2);
+  EXPECT_EQ(folder.stats().batches, 1);
+  EXPECT_EQ(folder.stats().modules, 1);
 }
 
 }  // namespace

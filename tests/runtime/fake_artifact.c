@@ -130,4 +130,9 @@ __attribute__((visibility("default"))) const IngotArtifact FAKE_SYMBOL_NAME = {
     .entry = fake_entry,
     .num_kernels = 2,
     .kernels = kKernels,
+#ifdef FAKE_ISA_FEATURES
+    .isa_features = FAKE_ISA_FEATURES,
+#else
+    .isa_features = "",
+#endif
 };

@@ -169,7 +169,36 @@ TEST(ModelLoadError, WrongAbiVersion) {
   std::string p = fake_artifact("fake_affine_abi1");
   EXPECT_EQ(load_error(p), "artifact '" + p +
                                "' was built for ingot ABI version 1, this runtime supports "
-                               "version 2");
+                               "version 3");
+}
+
+TEST(ModelLoadError, IsaFeatureTheRuntimeCannotTest) {
+  // A requirement naming a feature this runtime has no CPUID/HWCAP test for is refused, not
+  // ignored: the code may use it.
+  std::string p = fake_artifact("fake_affine_isa_unknown");
+  EXPECT_EQ(load_error(p), "artifact '" + p +
+                               "' needs CPU features this runtime cannot check (no-such-isa): it "
+                               "was built for another architecture or by a newer ingot");
+}
+
+TEST(CpuFeatures, NamesAreAnsweredFromTheCpu) {
+  EXPECT_EQ(ingot_cpu_supports("no-such-isa"), -1);
+  EXPECT_EQ(ingot_cpu_supports(nullptr), -1);
+  std::string list = ingot_cpu_features();
+#if defined(__x86_64__)
+  // x86-64 baseline machines this project runs on all have SSE3; the list is comma-separated.
+  EXPECT_EQ(ingot_cpu_supports("sse3"), 1);
+  EXPECT_EQ(list.rfind("sse3", 0), 0u) << list;
+  EXPECT_NE(ingot_cpu_supports("avx512f"), -1);
+  // Dependent features never appear without their base (the OS-state check covers both).
+  if (ingot_cpu_supports("avx512bw") == 1) {
+    EXPECT_EQ(ingot_cpu_supports("avx512f"), 1);
+  }
+  if (ingot_cpu_supports("avx2") == 1) {
+    EXPECT_EQ(ingot_cpu_supports("avx"), 1);
+  }
+#endif
+  EXPECT_EQ(list.find(",,"), std::string::npos);
 }
 
 TEST(ModelLoadError, SpecializedValueOnAnOutput) {

@@ -1,22 +1,55 @@
 // `ingot compile MODEL.onnx [-o OUT.so] [--target T] [--input-shapes ...]
 // [--specialize-inputs V.npz] [--dump ...]`.
+#include <unistd.h>
+
+#include <cstdio>
 #include <iostream>
+#include <optional>
+#include <string>
 
 #include "driver/compile.h"
 #include "tools/ingot/commands.h"
 
 namespace ingot::cli {
 
+namespace {
+
+// The compile's progress as one line on stderr, redrawn in place ("[5/6] codegen 40/77
+// kernels") and erased when the compile ends; only for a terminal.
+class TerminalProgress {
+ public:
+  void update(const driver::CompileProgress& p) {
+    std::string line =
+        "[" + std::to_string(p.step) + "/" + std::to_string(p.steps) + "] " + p.stage;
+    if (p.total > 0)
+      line += " " + std::to_string(p.done) + "/" + std::to_string(p.total) + " " + p.unit;
+    if (line == last_) return;
+    last_ = line;
+    std::fprintf(stderr, "\r\033[K%s", line.c_str());
+    std::fflush(stderr);
+  }
+  ~TerminalProgress() {
+    if (last_.empty()) return;
+    std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
+  }
+
+ private:
+  std::string last_;
+};
+
+}  // namespace
+
 void add_compile_command(CLI::App& app, int& exit_code) {
   struct Args {
     std::string model, output = "module.so", input_shapes;
     driver::CompileOptions options;
-    bool quiet = false;
+    bool quiet = false, print_target = false;
     std::string schedule = "default";
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("compile", "compile an ONNX model into an artifact");
-  cmd->add_option("model", args->model, "the ONNX model file")->required();
+  cmd->add_option("model", args->model, "the ONNX model file (required unless --print-target)");
   cmd->add_option("-o,--output", args->output, "output artifact path")->capture_default_str();
   cmd->add_option("--target", args->options.target,
                   "compilation target, e.g. \"llvm -mcpu=skylake-avx512\" (default: host CPU)")
@@ -50,12 +83,34 @@ void add_compile_command(CLI::App& app, int& exit_code) {
                 "print the compile report: node and kernel counts before and after the graph "
                 "passes, workspace and constant bytes, per kernel its ops, FLOPs and bytes");
   cmd->add_flag("-q,--quiet", args->quiet, "print nothing on success");
+  cmd->add_flag("--print-target", args->print_target,
+                "print the resolved target (triple, CPU, vector ISA, the CPU features the code "
+                "needs) and exit");
   cmd->callback([args, &exit_code] {
+    if (args->print_target) {
+      std::cout << driver::describe_target(args->options.target);
+      exit_code = 0;
+      return;
+    }
+    if (args->model.empty()) throw CLI::RequiredError("model");
     args->options.default_schedules = args->schedule == "default";
     if (!args->input_shapes.empty())
       args->options.input_shapes = driver::parse_input_shapes(args->input_shapes);
+    // Progress on a terminal only: pipes, files and tests see nothing; nor while stage output
+    // (--print-pass-times, --dump, --print-ir-after) is printed as the compile goes.
+    const driver::CompileOptions& o = args->options;
+    bool streaming = o.print_pass_times || !o.dump.empty() || !o.print_ir_after.empty();
+    std::optional<TerminalProgress> progress;
+    if (!args->quiet && !streaming && isatty(STDERR_FILENO)) {
+      progress.emplace();
+      args->options.progress = [&progress](const driver::CompileProgress& p) {
+        progress->update(p);
+      };
+    }
     driver::CompileReport r =
         driver::compile_model(args->model, args->output, args->options, std::cout);
+    progress.reset();
+    args->options.progress = nullptr;
     if (args->options.report) driver::print_report(r, std::cout);
     if (!args->quiet) {
       std::cout << "compiled " << args->model << " -> " << args->output << " (target '" << r.target

@@ -6,6 +6,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "ingot/runtime.hpp"
 #include "support/error.h"
@@ -59,6 +60,34 @@ nlohmann::json tensor_json(const IngotTensorInfo& t) {
           {"specialized", t.specialized_value != nullptr}};
 }
 
+std::vector<std::string> isa_list(const IngotArtifact& a) {
+  std::vector<std::string> out;
+  std::string s = a.isa_features ? a.isa_features : "";
+  for (size_t start = 0; start < s.size();) {
+    size_t end = s.find(',', start);
+    if (end == std::string::npos) end = s.size();
+    if (end > start) out.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+// The required features this CPU lacks (or that this runtime cannot test).
+std::vector<std::string> isa_missing(const IngotArtifact& a) {
+  std::vector<std::string> out;
+  for (const std::string& f : isa_list(a))
+    if (ingot_cpu_supports(f.c_str()) != 1) out.push_back(f);
+  return out;
+}
+
+std::string isa_status(const IngotArtifact& a) {
+  std::vector<std::string> missing = isa_missing(a);
+  if (missing.empty()) return "this CPU has them all";
+  std::string s;
+  for (const std::string& f : missing) s += (s.empty() ? "" : ", ") + f;
+  return "this CPU lacks " + s + ": it cannot run here";
+}
+
 void print_json(const IngotArtifact& a) {
   nlohmann::json inputs = nlohmann::json::array(), outputs = nlohmann::json::array();
   nlohmann::json kernels = nlohmann::json::array();
@@ -72,6 +101,8 @@ void print_json(const IngotArtifact& a) {
   nlohmann::json j = {{"model_name", a.model_name ? a.model_name : ""},
                       {"target", a.target ? a.target : ""},
                       {"device", device_name(a.device_type)},
+                      {"isa_features", isa_list(a)},
+                      {"runs_on_this_cpu", isa_missing(a).empty()},
                       {"abi_version", a.abi_version},
                       {"inputs", inputs},
                       {"outputs", outputs},
@@ -97,6 +128,11 @@ void print_text(const IngotArtifact& a) {
   fmt::print("model:      {}\n", a.model_name ? a.model_name : "");
   fmt::print("target:     {}\n", a.target ? a.target : "");
   fmt::print("device:     {}\n", device_name(a.device_type));
+  if (isa_list(a).empty()) {
+    fmt::print("requires:   the architecture's baseline only\n");
+  } else {
+    fmt::print("requires:   {} ({})\n", a.isa_features, isa_status(a));
+  }
   print_tensors("inputs", a.num_inputs, a.inputs);
   print_tensors("outputs", a.num_outputs, a.outputs);
   fmt::print("workspace:  {} bytes\n", a.workspace_bytes);
@@ -106,7 +142,7 @@ void print_text(const IngotArtifact& a) {
 
 int inspect_artifact(const InspectOptions& opts) {
   try {
-    rt::Model model(opts.artifact);
+    rt::Model model(opts.artifact, rt::Model::ForInspection{});
     if (opts.json) {
       print_json(model.artifact());
     } else {

@@ -1,8 +1,10 @@
-// The LLVM backend: a tir::IRModule becomes one LLVM module (kernels, the entry function,
-// constants and the exported ingot_artifact_v1 record), optimized at -O3 for the target.
+// The LLVM backend: a tir::IRModule becomes LLVM modules (kernels, the entry function,
+// constants and the exported ingot_artifact_v1 record), optimized at -O3 for the target: one
+// module (emit_llvm_ir, emit_object), or split over threads (emit_object_files).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,5 +18,36 @@ std::string emit_llvm_ir(const tir::IRModule& module, const Target& target);
 
 // A relocatable ELF object for the target.
 std::vector<uint8_t> emit_object(const tir::IRModule& module, const Target& target);
+
+struct ObjectFileOptions {
+  int threads = 0;  // compile threads; 0: one per hardware thread
+  // Called after each kernel is compiled with (kernels compiled, kernels in all), serialized,
+  // with counts that only increase.
+  std::function<void(int, int)> on_kernel;
+};
+
+struct ObjectFileStats {
+  int objects = 0;  // files written
+  int threads = 0;  // threads that compiled them
+  struct Kernel {
+    std::string name;
+    double ms = 0;  // building, optimizing and emitting its module
+  };
+  std::vector<Kernel> kernels;  // in module order
+};
+
+class ScratchDir;
+
+// The artifact as relocatable objects written into the scratch directory, compiled on several
+// threads: one object per kernel (each kernel a hidden function, compiled alone: the kernels
+// share nothing), one with the entry function and the record, and one holding the constant
+// blob (codegen/elf_data_object.h), written without passing through LLVM into an in-memory
+// file (ScratchDir::memory_file). Linked together
+// (codegen/link.h: link_object_files) they make the same artifact as emit_object. Returns the
+// paths of the objects.
+std::vector<std::string> emit_object_files(const tir::IRModule& module, const Target& target,
+                                           ScratchDir& scratch,
+                                           const ObjectFileOptions& options = {},
+                                           ObjectFileStats* stats = nullptr);
 
 }  // namespace ingot::codegen

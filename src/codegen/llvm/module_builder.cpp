@@ -1,6 +1,8 @@
 // Builds the llvm::Module of an IRModule: the constant blob, one function per kernel, the
 // entry function that runs the kernel calls in order, and the exported IngotArtifact record
-// (the only symbol with default visibility).
+// (the only symbol with default visibility). Either all in one module, or split for parallel
+// codegen: kernel modules (hidden kernel functions) and an entry module that declares them and
+// the constant blob, which a data object outside LLVM carries.
 #include "codegen/llvm/module_builder.h"
 
 #include <llvm/IR/IRBuilder.h>
@@ -70,7 +72,7 @@ class RecordBuilder {
   llvm::StructType* kernel_ty() { return llvm::StructType::get(ctx_, {ptr(), f64(), f64()}); }
   llvm::StructType* artifact_ty() {
     return llvm::StructType::get(ctx_, {i64(), i32(), i32(), ptr(), ptr(), i32(), i32(), ptr(),
-                                        i32(), ptr(), i64(), i64(), ptr(), i32(), ptr()});
+                                        i32(), ptr(), i64(), i64(), ptr(), i32(), ptr(), ptr()});
   }
 
   llvm::Constant* ci(llvm::Type* t, uint64_t v) { return llvm::ConstantInt::get(t, v); }
@@ -135,7 +137,8 @@ void check_abi_layout(llvm::Module& m, RecordBuilder& r) {
   INGOT_ICHECK(a->getSizeInBytes() == sizeof(IngotArtifact), "IngotArtifact size {} vs {}",
                a->getSizeInBytes(), sizeof(IngotArtifact));
   INGOT_ICHECK(a->getElementOffset(12) == offsetof(IngotArtifact, entry) &&
-                   a->getElementOffset(14) == offsetof(IngotArtifact, kernels),
+                   a->getElementOffset(14) == offsetof(IngotArtifact, kernels) &&
+                   a->getElementOffset(15) == offsetof(IngotArtifact, isa_features),
                "IngotArtifact layout differs from abi.h");
   INGOT_ICHECK(t->getSizeInBytes() == sizeof(IngotTensorInfo) &&
                    t->getElementOffset(4) == offsetof(IngotTensorInfo, dim_names) &&
@@ -212,33 +215,41 @@ llvm::Function* build_entry(llvm::Module& m, const tir::IRModule& mod,
   return fn;
 }
 
-}  // namespace
+// The artifact's ISA requirement: the checkable features its code may use, comma-separated.
+std::string isa_requirement(const Target& target) {
+  std::string s;
+  for (const std::string& f : target.isa_features) s += (s.empty() ? "" : ",") + f;
+  return s;
+}
 
-std::unique_ptr<llvm::Module> build_llvm_module(const tir::IRModule& mod, const Target& target,
-                                                llvm::TargetMachine& tm, llvm::LLVMContext& ctx) {
-  auto m = std::make_unique<llvm::Module>(mod.model_name.empty() ? "model" : mod.model_name, ctx);
+// An empty module for the target, its record layout checked against abi.h.
+std::unique_ptr<llvm::Module> new_module(const tir::IRModule& mod, const std::string& suffix,
+                                         const Target& target, llvm::TargetMachine& tm,
+                                         llvm::LLVMContext& ctx) {
+  auto m = std::make_unique<llvm::Module>(
+      (mod.model_name.empty() ? std::string("model") : mod.model_name) + suffix, ctx);
   m->setTargetTriple(target.triple);
   m->setDataLayout(tm.createDataLayout());
   RecordBuilder r(*m);
-  if (llvm::Triple(target.triple).getArch() == llvm::Triple::x86_64) check_abi_layout(*m, r);
+  // The record's layout is checked against this compiler's abi.h structs where the target has
+  // the same C layout (LP64 ELF: x86-64 and AArch64 Linux agree on every field of abi.h).
+  llvm::Triple::ArchType arch = llvm::Triple(target.triple).getArch();
+  if (arch == llvm::Triple::x86_64 || arch == llvm::Triple::aarch64) check_abi_layout(*m, r);
+  return m;
+}
 
-  // Constants: one 64-byte aligned internal byte array.
-  llvm::GlobalVariable* constants = nullptr;
-  if (!mod.constants.empty()) {
-    llvm::StringRef raw(reinterpret_cast<const char*>(mod.constants.data()), mod.constants.size());
-    auto* init = llvm::ConstantDataArray::getRaw(raw, mod.constants.size(), r.i8());
-    constants = new llvm::GlobalVariable(*m, init->getType(), true,
-                                         llvm::GlobalValue::InternalLinkage, init, "constants");
-    constants->setAlignment(llvm::Align(64));
-  }
+// The kernel function type: i32 (ptr param..., ptr services).
+llvm::FunctionType* kernel_type(const tir::PrimFunc& f, llvm::LLVMContext& ctx) {
+  std::vector<llvm::Type*> params(f.params.size() + 1, llvm::PointerType::get(ctx, 0));
+  return llvm::FunctionType::get(llvm::Type::getInt32Ty(ctx), params, false);
+}
 
-  // Kernels.
-  std::vector<llvm::Function*> kernels;
-  auto noalias = noalias_params(mod);
-  KernelLowering lowering(*m, target);
-  for (size_t i = 0; i < mod.kernels.size(); ++i)
-    kernels.push_back(lowering.lower(mod.kernels[i], noalias[i]));
-  llvm::Function* entry = build_entry(*m, mod, kernels, constants);
+// The entry function and the exported record.
+void build_entry_and_record(llvm::Module& m, const tir::IRModule& mod, const Target& target,
+                            const std::vector<llvm::Function*>& kernels,
+                            llvm::GlobalVariable* constants) {
+  RecordBuilder r(m);
+  llvm::Function* entry = build_entry(m, mod, kernels, constants);
 
   // The record.
   std::vector<llvm::Constant*> kinfo;
@@ -253,19 +264,99 @@ std::unique_ptr<llvm::Module> build_llvm_module(const tir::IRModule& mod, const 
        r.ci(r.i32(), 1), r.ci(r.i32(), mod.inputs.size()), r.tensors(mod.inputs, "inputs"),
        r.ci(r.i32(), mod.outputs.size()), r.tensors(mod.outputs, "outputs"),
        r.ci(r.i64(), mod.workspace_bytes), r.ci(r.i64(), mod.constants.size()), entry,
-       r.ci(r.i32(), mod.kernels.size()), r.array(r.kernel_ty(), kinfo, "kernels")});
-  auto* g = new llvm::GlobalVariable(*m, r.artifact_ty(), true, llvm::GlobalValue::ExternalLinkage,
+       r.ci(r.i32(), mod.kernels.size()), r.array(r.kernel_ty(), kinfo, "kernels"),
+       r.str(isa_requirement(target))});
+  auto* g = new llvm::GlobalVariable(m, r.artifact_ty(), true, llvm::GlobalValue::ExternalLinkage,
                                      record, INGOT_ARTIFACT_SYMBOL);
   g->setAlignment(llvm::Align(8));
   g->setVisibility(llvm::GlobalValue::DefaultVisibility);
+}
 
+void add_target_attributes(llvm::Module& m, const Target& target) {
   // Per-function target attributes, so the vectorizer sees the real vector width.
-  for (llvm::Function& f : *m) {
+  for (llvm::Function& f : m) {
     if (f.isDeclaration()) continue;
     f.addFnAttr("target-cpu", target.mcpu);
     if (!target.mattr.empty()) f.addFnAttr("target-features", target.mattr);
     f.addFnAttr("prefer-vector-width", std::to_string(target.vector_bits));
   }
+}
+
+}  // namespace
+
+std::unique_ptr<llvm::Module> build_llvm_module(const tir::IRModule& mod,
+                                                const std::vector<tir::PrimFunc>& kernel_funcs,
+                                                const Target& target, llvm::TargetMachine& tm,
+                                                llvm::LLVMContext& ctx) {
+  INGOT_ICHECK(kernel_funcs.size() == mod.kernels.size(), "{} kernels for a module of {}",
+               kernel_funcs.size(), mod.kernels.size());
+  std::unique_ptr<llvm::Module> m = new_module(mod, "", target, tm, ctx);
+
+  // Constants: one 64-byte aligned internal byte array.
+  llvm::GlobalVariable* constants = nullptr;
+  if (!mod.constants.empty()) {
+    llvm::StringRef raw(reinterpret_cast<const char*>(mod.constants.data()), mod.constants.size());
+    auto* init =
+        llvm::ConstantDataArray::getRaw(raw, mod.constants.size(), llvm::Type::getInt8Ty(ctx));
+    constants = new llvm::GlobalVariable(*m, init->getType(), true,
+                                         llvm::GlobalValue::InternalLinkage, init, "constants");
+    constants->setAlignment(llvm::Align(64));
+  }
+
+  // Kernels.
+  std::vector<llvm::Function*> kernels;
+  auto noalias = noalias_params(mod);
+  KernelLowering lowering(*m, target);
+  for (size_t i = 0; i < kernel_funcs.size(); ++i)
+    kernels.push_back(lowering.lower(kernel_funcs[i], noalias[i]));
+  build_entry_and_record(*m, mod, target, kernels, constants);
+  add_target_attributes(*m, target);
+  return m;
+}
+
+std::unique_ptr<llvm::Module> build_kernel_module(const tir::IRModule& mod, int index,
+                                                  const tir::PrimFunc& func, const Target& target,
+                                                  llvm::TargetMachine& tm, llvm::LLVMContext& ctx,
+                                                  std::string& symbol) {
+  INGOT_ICHECK(index >= 0 && size_t(index) < mod.kernels.size(), "kernel {} of {}", index,
+               mod.kernels.size());
+  std::unique_ptr<llvm::Module> m = new_module(mod, "." + func.name, target, tm, ctx);
+  auto noalias = noalias_params(mod);
+  KernelLowering lowering(*m, target);
+  llvm::Function* fn = lowering.lower(func, noalias[size_t(index)]);
+  fn->setLinkage(llvm::GlobalValue::ExternalLinkage);
+  fn->setVisibility(llvm::GlobalValue::HiddenVisibility);
+  symbol = fn->getName().str();
+  add_target_attributes(*m, target);
+  return m;
+}
+
+std::unique_ptr<llvm::Module> build_entry_module(const tir::IRModule& mod,
+                                                 const std::vector<std::string>& symbols,
+                                                 const Target& target, llvm::TargetMachine& tm,
+                                                 llvm::LLVMContext& ctx) {
+  INGOT_ICHECK(symbols.size() == mod.kernels.size(), "{} kernel symbols for {} kernels",
+               symbols.size(), mod.kernels.size());
+  std::unique_ptr<llvm::Module> m = new_module(mod, "", target, tm, ctx);
+  llvm::GlobalVariable* constants = nullptr;
+  if (!mod.constants.empty()) {
+    auto* type = llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx), mod.constants.size());
+    constants = new llvm::GlobalVariable(*m, type, true, llvm::GlobalValue::ExternalLinkage,
+                                         nullptr, kConstantsSymbol);
+    constants->setVisibility(llvm::GlobalValue::HiddenVisibility);
+    constants->setAlignment(llvm::Align(64));
+  }
+  std::vector<llvm::Function*> kernels;
+  for (size_t k = 0; k < symbols.size(); ++k) {
+    INGOT_ICHECK(!m->getNamedValue(symbols[k]), "kernel symbol '{}' defined twice", symbols[k]);
+    auto* fn = llvm::Function::Create(kernel_type(mod.kernels[k], ctx),
+                                      llvm::GlobalValue::ExternalLinkage, symbols[k], *m);
+    fn->setVisibility(llvm::GlobalValue::HiddenVisibility);
+    fn->addFnAttr(llvm::Attribute::NoUnwind);
+    kernels.push_back(fn);
+  }
+  build_entry_and_record(*m, mod, target, kernels, constants);
+  add_target_attributes(*m, target);
   return m;
 }
 

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "codegen/target.h"
 #include "tir/module.h"
@@ -15,7 +17,33 @@ class TargetMachine;
 
 namespace ingot::codegen {
 
-std::unique_ptr<llvm::Module> build_llvm_module(const tir::IRModule& module, const Target& target,
-                                                llvm::TargetMachine& tm, llvm::LLVMContext& ctx);
+// `kernels` are the module's kernels in loop form (index for index in place of module.kernels,
+// which may still be in block form); everything else comes from `module`.
+
+// The whole artifact in one llvm::Module: the constant blob, every kernel (internal), the entry
+// function and the record.
+std::unique_ptr<llvm::Module> build_llvm_module(const tir::IRModule& module,
+                                                const std::vector<tir::PrimFunc>& kernels,
+                                                const Target& target, llvm::TargetMachine& tm,
+                                                llvm::LLVMContext& ctx);
+
+// Split builds (parallel codegen): the artifact as several objects linked together.
+//
+// Kernel `index` of `module` alone (`func`: that kernel in loop form), a hidden external
+// function; `symbol` receives its name (the entry module declares it by that name).
+std::unique_ptr<llvm::Module> build_kernel_module(const tir::IRModule& module, int index,
+                                                  const tir::PrimFunc& func, const Target& target,
+                                                  llvm::TargetMachine& tm, llvm::LLVMContext& ctx,
+                                                  std::string& symbol);
+// The entry function and the record, kernel k declared as the hidden function symbols[k] and
+// the constant blob as the hidden symbol kConstantsSymbol (a data object defines it, see
+// codegen/elf_data_object.h), so this module stays small however large the constants are.
+std::unique_ptr<llvm::Module> build_entry_module(const tir::IRModule& module,
+                                                 const std::vector<std::string>& symbols,
+                                                 const Target& target, llvm::TargetMachine& tm,
+                                                 llvm::LLVMContext& ctx);
+
+// The constant blob's symbol in split builds (64-byte aligned, read-only, hidden).
+inline constexpr const char* kConstantsSymbol = "ingot_constants";
 
 }  // namespace ingot::codegen

@@ -1,12 +1,15 @@
 // infer_types: per-node type inference in topological order, plus shape-value propagation that
-// turns fully known shape computations into constants.
+// turns fully known shape computations into constants, and constant folding in batches.
 #include "graph/transforms/infer_types.h"
 
 #include <cstring>
+#include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "graph/transforms/shape_values.h"
 #include "ops/op.h"
+#include "support/error.h"
 
 namespace ingot::graph {
 
@@ -25,26 +28,95 @@ TensorPtr make_int_tensor(const TensorType& t, const std::vector<int64_t>& vals)
   return std::make_shared<Tensor>(t.dtype, t.static_shape(), std::move(bytes));
 }
 
-// Whether `n` is worth folding with the evaluator: every input present is a constant and the
-// outputs are static and at most 16M elements in all.
-bool foldable(const Node& n) {
+constexpr int64_t kMaxFoldElements = int64_t(1) << 24;
+
+// Whether every input of `n` present is a constant or a value in `pending` (at least one).
+bool constant_inputs(const Node& n, const std::unordered_set<const Value*>& pending) {
   bool any_input = false;
   for (const Value* v : n.inputs) {
     if (v == nullptr) continue;
-    if (!v->is_constant()) return false;
+    if (!v->is_constant() && !pending.count(v)) return false;
     any_input = true;
   }
+  return any_input;
+}
+
+bool reads_any(const Node& n, const std::unordered_set<const Value*>& pending) {
+  for (const Value* v : n.inputs)
+    if (v != nullptr && pending.count(v)) return true;
+  return false;
+}
+
+// Whether the outputs are static and at most 16M elements in all (worth folding).
+bool small_static_outputs(const Node& n) {
   int64_t elements = 0;
   for (const Value* v : n.outputs) {
     if (v == nullptr || !v->type.is_static()) return false;
     elements += v->type.num_elements();
   }
-  return any_input && elements <= (int64_t(1) << 24);
+  return elements <= kMaxFoldElements;
 }
+
+// The nodes waiting to be folded, handed to the evaluator together.
+class FoldBatch {
+ public:
+  FoldBatch(Graph& g, const ConstantEvaluator& evaluate, int& calls)
+      : g_(g), evaluate_(evaluate), calls_(calls) {}
+
+  const std::unordered_set<const Value*>& values() const { return values_; }
+
+  void add(Node* n) {
+    nodes_.push_back(n);
+    for (const Value* v : n->outputs)
+      if (v) values_.insert(v);
+  }
+
+  // Evaluates the batch; each node evaluated is replaced by constants with its outputs' names,
+  // the others stay (their types are inferred).
+  void flush() {
+    if (nodes_.empty()) return;
+    std::vector<const Node*> batch(nodes_.begin(), nodes_.end());
+    ++calls_;
+    std::vector<std::vector<TensorPtr>> folded = evaluate_(batch);
+    std::vector<Node*> declined;
+    INGOT_ICHECK(folded.size() == nodes_.size(), "the evaluator answered {} of {} nodes",
+                 folded.size(), nodes_.size());
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      Node* n = nodes_[i];
+      if (folded[i].size() != n->outputs.size()) {
+        declined.push_back(n);
+        continue;
+      }
+      for (size_t k = 0; k < folded[i].size(); ++k) {
+        Value* old = n->outputs[k];
+        if (old == nullptr) continue;
+        g_.replace_all_uses(old, g_.add_constant(old->name, folded[i][k]));
+      }
+      g_.remove_node(n);
+    }
+    nodes_.clear();
+    values_.clear();
+    // A node that stays was inferred while some inputs waited: infer it again now that those
+    // that folded are constants, so it is normalised as it would be unbatched.
+    for (Node* n : declined) {
+      std::vector<TensorType> types = ops::op_info(n->op).infer(*n);
+      for (size_t i = 0; i < types.size(); ++i) n->outputs[i]->type = std::move(types[i]);
+    }
+  }
+
+ private:
+  Graph& g_;
+  const ConstantEvaluator& evaluate_;
+  int& calls_;
+  std::vector<Node*> nodes_;
+  std::unordered_set<const Value*> values_;
+};
 
 }  // namespace
 
-void infer_types(Graph& g, const ConstantEvaluator& evaluate) {
+void infer_types(Graph& g, const ConstantEvaluator& evaluate, InferTypesStats* stats) {
+  InferTypesStats local;
+  if (stats == nullptr) stats = &local;
   g.topo_sort();
   std::unordered_map<const Value*, std::vector<int64_t>> values;
   KnownValues known = [&](const Value* v) -> const std::vector<int64_t>* {
@@ -60,20 +132,50 @@ void infer_types(Graph& g, const ConstantEvaluator& evaluate) {
     return &(values[v] = std::move(vals));
   };
 
+  FoldBatch batch(g, evaluate, stats->batches);
+  auto infer = [](Node* n) {
+    std::vector<TensorType> types = ops::op_info(n->op).infer(*n);
+    for (size_t i = 0; i < types.size(); ++i) n->outputs[i]->type = std::move(types[i]);
+  };
   std::vector<Node*> order;
   for (const auto& n : g.nodes()) order.push_back(n.get());
   for (Node* n : order) {
-    std::vector<TensorType> types = ops::op_info(n->op).infer(*n);
-    for (size_t i = 0; i < types.size(); ++i) n->outputs[i]->type = std::move(types[i]);
-    std::optional<std::vector<int64_t>> vals = propagate_shape_value(*n, known);
-    if (!vals && evaluate && foldable(*n)) {
-      std::vector<TensorPtr> folded = evaluate(*n);
-      if (folded.size() != n->outputs.size()) continue;
-      for (size_t i = 0; i < folded.size(); ++i) {
-        Value* old = n->outputs[i];
-        g.replace_all_uses(old, g.add_constant(old->name, folded[i]));
+    // 1. A node that reads waiting values and also run-time ones gets the constants first
+    //    (its inference and attribute normalisation see them, as they would unbatched).
+    bool foldable = evaluate && constant_inputs(*n, batch.values());
+    if (!foldable && reads_any(*n, batch.values())) batch.flush();
+    // 2. Inference; when it fails or gives a non-static or huge type with waiting inputs, it
+    //    may need their values: evaluate the batch and infer again.
+    bool waits = reads_any(*n, batch.values());
+    if (waits) {
+      bool ok = true;
+      try {
+        infer(n);
+        ok = small_static_outputs(*n);
+      } catch (const UserError&) {
+        ok = false;
       }
+      if (!ok) {
+        batch.flush();
+        waits = false;
+      }
+    }
+    if (!waits) infer(n);
+    // 3. Fold: shape values by propagation; an Identity of a constant is that constant; any
+    //    other node with constant inputs waits in the batch. (Inference may have dropped an
+    //    input that only gave a dtype, as CastLike's: ask again.)
+    foldable = evaluate && constant_inputs(*n, batch.values());
+    std::optional<std::vector<int64_t>> vals = propagate_shape_value(*n, known);
+    if (!vals && foldable && n->op == ops::OpKind::Identity && n->inputs.size() == 1 &&
+        n->inputs[0] && n->inputs[0]->is_constant()) {
+      Value* old = n->outputs[0];
+      g.replace_all_uses(old, g.add_constant(old->name, n->inputs[0]->constant));
       g.remove_node(n);
+      ++stats->identities_folded;
+      continue;
+    }
+    if (!vals && foldable && small_static_outputs(*n)) {
+      batch.add(n);
       continue;
     }
     if (!vals) continue;
@@ -83,6 +185,7 @@ void infer_types(Graph& g, const ConstantEvaluator& evaluate) {
     g.replace_all_uses(old, c);
     g.remove_node(n);
   }
+  batch.flush();
 }
 
 }  // namespace ingot::graph

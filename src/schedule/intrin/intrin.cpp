@@ -1,5 +1,5 @@
-// The tensor-intrinsic table: registered intrinsics by name, with the x86 FMA family built on
-// demand from its name.
+// The tensor-intrinsic table: registered intrinsics by name, with the FMA register-tile family
+// (x86 and NEON, x86_fma.h) built on demand from its name.
 #include "schedule/intrin/intrin.h"
 
 #include <map>

@@ -1,12 +1,14 @@
-// x86 FP32 FMA register-tile micro-kernels (AVX-512 and AVX2): names, description and
-// implementation, for any operand layout an FmaTileSpec describes.
+// FP32 FMA register-tile micro-kernels (x86 AVX-512 and AVX2, AArch64 NEON): names, description
+// and implementation, for any operand layout an FmaTileSpec describes.
 #include "schedule/intrin/x86_fma.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
+#include "schedule/intrin/neon_fma.h"
 #include "support/error.h"
 #include "tir/op.h"
 #include "tir/region_analysis.h"
@@ -17,8 +19,23 @@ using namespace tir;
 
 namespace {
 
-const char* isa_name(int lanes) {
-  return lanes == 16 ? "avx512" : "avx2";
+// "x86_avx512", "x86_avx2" or "aarch64_neon".
+const char* isa_prefix(CpuVectorIsa::Arch arch, int lanes) {
+  if (arch == CpuVectorIsa::kAArch64) return "aarch64_neon";
+  return lanes == 16 ? "x86_avx512" : "x86_avx2";
+}
+
+// The (arch, lanes) of a name's "<arch>_<isa>" prefix, false if unknown.
+bool parse_isa(const std::string& arch, const std::string& isa, CpuVectorIsa::Arch* a, int* lanes) {
+  if (arch == "x86" && (isa == "avx512" || isa == "avx2")) {
+    *a = CpuVectorIsa::kX86, *lanes = isa == "avx512" ? 16 : 8;
+    return true;
+  }
+  if (arch == "aarch64" && isa == "neon") {
+    *a = CpuVectorIsa::kAArch64, *lanes = kNeonLanes;
+    return true;
+  }
+  return false;
 }
 
 std::string dims_str(const FmaOperand& o) {
@@ -66,7 +83,9 @@ std::optional<FmaOperand> parse_dims(const std::string& s, size_t nvars) {
 // Why a spec cannot be built, or "".
 std::string spec_problem(const FmaTileSpec& s) {
   size_t nvars = 2 + s.k.size();
-  if (s.lanes != 16 && s.lanes != 8) return "lanes must be 8 or 16";
+  if (s.arch == CpuVectorIsa::kAArch64 && s.lanes != kNeonLanes) return "NEON lanes must be 4";
+  if (s.arch == CpuVectorIsa::kX86 && s.lanes != 16 && s.lanes != 8)
+    return "x86 lanes must be 8 or 16";
   if (s.mr < 1 || s.mr > 16 || s.nr < 1 || s.nr > 4 * s.lanes) return "tile size out of range";
   if (s.k.empty()) return "no reduction loop";
   for (int64_t e : s.k)
@@ -130,7 +149,7 @@ std::vector<int64_t> operand_shape(const FmaOperand& o, const std::vector<int64_
 
 FmaTileSpec gemm_tile_spec(const FmaTileShape& s) {
   FmaTileSpec g;
-  g.lanes = s.lanes, g.mr = s.mr, g.nr = s.nr, g.k = {s.kc};
+  g.lanes = s.lanes, g.mr = s.mr, g.nr = s.nr, g.k = {s.kc}, g.arch = s.arch;
   g.a.dims = {{1, 0, 0}, {0, 0, 1}};             // A[i, k]
   g.b.dims = {{0, 0, 0}, {0, 0, 1}, {0, 1, 0}};  // Bp[0, k, j]
   g.c.dims = {{1, 0, 0}, {0, 1, 0}};             // C[i, j]
@@ -138,32 +157,30 @@ FmaTileSpec gemm_tile_spec(const FmaTileShape& s) {
 }
 
 std::string fma_tile_name(const FmaTileShape& s) {
-  return fmt::format("x86_{}_fma_f32_{}x{}x{}", isa_name(s.lanes), s.mr, s.nr, s.kc);
+  return fmt::format("{}_fma_f32_{}x{}x{}", isa_prefix(s.arch, s.lanes), s.mr, s.nr, s.kc);
 }
 
 std::string fma_tile_name(const FmaTileSpec& s) {
   if (s.k.size() == 1 && s.nr % s.lanes == 0) {
-    FmaTileShape g{s.lanes, s.mr, s.nr, int(s.k[0])};
+    FmaTileShape g{s.lanes, s.mr, s.nr, int(s.k[0]), s.arch};
     FmaTileSpec std_layout = gemm_tile_spec(g);
     if (s.a.dims == std_layout.a.dims && s.b.dims == std_layout.b.dims &&
         s.c.dims == std_layout.c.dims)
       return fma_tile_name(g);
   }
-  return fmt::format("x86_{}_fma_f32_{}x{}_k{}_a{}_b{}_c{}", isa_name(s.lanes), s.mr, s.nr,
+  return fmt::format("{}_fma_f32_{}x{}_k{}_a{}_b{}_c{}", isa_prefix(s.arch, s.lanes), s.mr, s.nr,
                      fmt::join(s.k, "x"), dims_str(s.a), dims_str(s.b), dims_str(s.c));
 }
 
 std::optional<FmaTileShape> parse_fma_tile_name(const std::string& name) {
-  char isa[16] = {};
+  char arch[16] = {}, isa[16] = {};
   FmaTileShape s;
   int used = 0;
-  if (std::sscanf(name.c_str(), "x86_%15[a-z0-9]_fma_f32_%dx%dx%d%n", isa, &s.mr, &s.nr, &s.kc,
-                  &used) != 4 ||
+  if (std::sscanf(name.c_str(), "%15[a-z0-9]_%15[a-z0-9]_fma_f32_%dx%dx%d%n", arch, isa, &s.mr,
+                  &s.nr, &s.kc, &used) != 5 ||
       size_t(used) != name.size())
     return std::nullopt;
-  std::string i = isa;
-  if (i != "avx512" && i != "avx2") return std::nullopt;
-  s.lanes = i == "avx512" ? 16 : 8;
+  if (!parse_isa(arch, isa, &s.arch, &s.lanes)) return std::nullopt;
   if (s.mr < 1 || s.mr > 16 || s.nr < s.lanes || s.nr % s.lanes != 0 || s.kc < 1)
     return std::nullopt;
   if (fma_tile_name(s) != name) return std::nullopt;
@@ -172,18 +189,11 @@ std::optional<FmaTileShape> parse_fma_tile_name(const std::string& name) {
 
 std::optional<FmaTileSpec> parse_fma_tile_spec(const std::string& name) {
   if (auto g = parse_fma_tile_name(name)) return gemm_tile_spec(*g);
-  // x86_<isa>_fma_f32_<mr>x<nr>_k<k...>_a<dims>_b<dims>_c<dims>
+  // <arch>_<isa>_fma_f32_<mr>x<nr>_k<k...>_a<dims>_b<dims>_c<dims>
   std::vector<std::string> parts = split_on(name, '_');
-  if (parts.size() != 9 || parts[0] != "x86" || parts[2] != "fma" || parts[3] != "f32")
-    return std::nullopt;
+  if (parts.size() != 9 || parts[2] != "fma" || parts[3] != "f32") return std::nullopt;
   FmaTileSpec s;
-  if (parts[1] == "avx512") {
-    s.lanes = 16;
-  } else if (parts[1] == "avx2") {
-    s.lanes = 8;
-  } else {
-    return std::nullopt;
-  }
+  if (!parse_isa(parts[0], parts[1], &s.arch, &s.lanes)) return std::nullopt;
   std::vector<std::string> tile = split_on(parts[4], 'x');
   int64_t mr = 0, nr = 0;
   if (tile.size() != 2 || !parse_int(tile[0], &mr) || !parse_int(tile[1], &nr)) return std::nullopt;
@@ -213,6 +223,16 @@ FmaTileShape default_fma_tile(int vector_bits, int kc) {
   // AVX2: 6 rows x 2 ymm = 12 accumulators + 2 B + 1 broadcast of 16 registers.
   if (vector_bits >= 512) return {16, 8, 32, kc};
   return {8, 6, 16, kc};
+}
+
+FmaTileShape default_fma_tile(const CpuVectorIsa& isa, int kc) {
+  if (isa.arch == CpuVectorIsa::kAArch64) return neon_fma_tile(kc);
+  return default_fma_tile(isa.vector_bits, kc);
+}
+
+int fma_max_tile_rows(const CpuVectorIsa& isa, int nr) {
+  if (isa.arch == CpuVectorIsa::kAArch64) return std::min(8, neon_max_tile_rows(nr));
+  return 8;
 }
 
 TensorIntrin make_fma_tile_intrin(const FmaTileShape& s) {

@@ -1,4 +1,5 @@
-// x86 FP32 register-tile micro-kernels: C[MR, NR] += A[MR, K...] * B[K..., NR]. The tile's
+// FP32 register-tile micro-kernels: C[MR, NR] += A[MR, K...] * B[K..., NR], for x86 (AVX-512,
+// AVX2) and AArch64 NEON (see neon_fma.h for the NEON tile choices). The tile's
 // variables are i (rows, broadcast from A), j (columns, contiguous vectors of B and C) and one or
 // more reduction variables k0, k1, ... (outermost first). Each operand's index is a linear
 // combination of those variables per dimension (an FmaTileSpec), so the same kernel serves a
@@ -8,8 +9,10 @@
 // The implementation keeps the MR x NR tile in a local accumulator (MR * ceil(NR / lanes) vector
 // registers after LLVM's SROA) across all reduction loops, broadcasts one A element per row and
 // loads the NR-wide B row per step: mul + add in tir, contracted by LLVM into vfmadd231ps on zmm
-// (AVX-512, lanes 16) or ymm (AVX2, lanes 8). A column count that is not a multiple of the lanes
-// ends with one narrower vector.
+// (AVX-512, lanes 16) or ymm (AVX2, lanes 8), or fmla on 128-bit q registers (NEON, lanes 4).
+// A column count that is not a multiple of the lanes ends with one narrower vector. The ISA is
+// part of the kernel's name (and so of traces): the body is the same, the lanes and the tile
+// shape chosen for the register file are not.
 #pragma once
 
 #include <cstdint>
@@ -18,15 +21,17 @@
 #include <vector>
 
 #include "schedule/intrin/intrin.h"
+#include "support/channel_block.h"
 
 namespace ingot::schedule {
 
 // The matmul layout: C[i, j] += A[i, k] * Bp[0, k, j] with one reduction loop of kc steps.
 struct FmaTileShape {
-  int lanes = 16;  // floats per vector register: 16 (AVX-512) or 8 (AVX2)
+  int lanes = 16;  // floats per vector register: 16 (AVX-512), 8 (AVX2) or 4 (NEON)
   int mr = 8;      // rows of the tile
   int nr = 32;     // columns, a multiple of lanes (the packed panel width)
   int kc = 256;    // k steps per call
+  CpuVectorIsa::Arch arch = CpuVectorIsa::kX86;  // x86 (lanes 16 or 8) or AArch64 (lanes 4)
 };
 
 // Per dimension of an operand: the coefficient of each tile variable (i, j, k0, k1, ...).
@@ -39,6 +44,7 @@ struct FmaTileSpec {
   int mr = 8;
   int nr = 32;
   std::vector<int64_t> k;  // reduction extents, outermost first
+  CpuVectorIsa::Arch arch = CpuVectorIsa::kX86;
   // A uses i and k only; B uses k and j, C uses i and j, with j only in their last dimension and
   // with coefficient 1 (contiguous vectors).
   FmaOperand a, b, c;
@@ -47,15 +53,25 @@ struct FmaTileSpec {
 // The spec of the matmul layout.
 FmaTileSpec gemm_tile_spec(const FmaTileShape& s);
 
-// Names: "x86_avx512_fma_f32_8x32x256" / "x86_avx2_fma_f32_6x16x256" for the matmul layout;
+// Names: "x86_avx512_fma_f32_8x32x256" / "x86_avx2_fma_f32_6x16x256" /
+// "aarch64_neon_fma_f32_6x16x256" for the matmul layout;
 // "x86_avx512_fma_f32_7x32_k3x3x64_a<dims>_b<dims>_c<dims>" in general, where <dims> lists each
-// dimension's coefficients joined by '.', dimensions joined by ','.
+// dimension's coefficients joined by '.', dimensions joined by ','. The prefix is the ISA's
+// (CpuVectorIsa::kernel_prefix): x86 by lanes (16 avx512, 8 avx2), AArch64 "aarch64_neon".
 std::string fma_tile_name(const FmaTileShape& s);
 std::string fma_tile_name(const FmaTileSpec& s);
 std::optional<FmaTileShape> parse_fma_tile_name(const std::string& name);
 std::optional<FmaTileSpec> parse_fma_tile_spec(const std::string& name);
-// The register-tile shape for a target's widest vector register (512: 8x32, else 6x16 AVX2).
+// The register-tile shape for an x86 target's widest vector register (512: 8x32, else 6x16 AVX2).
 FmaTileShape default_fma_tile(int vector_bits, int kc);
+// The register-tile shape for a CPU ISA: x86 as above, NEON neon_fma_tile (6x16, 4 lanes). Its
+// MR x NR equals the x86 tile of the same vector width, so the packed layouts (which follow the
+// width) fit either.
+FmaTileShape default_fma_tile(const CpuVectorIsa& isa, int kc);
+// The most rows a tile of nr columns may have on this ISA, at most 8: x86 8 (the rows the x86
+// conv schedule has always used; the B row can be a memory operand of vfmadd231ps); NEON what
+// fits its 32 registers (neon_max_tile_rows).
+int fma_max_tile_rows(const CpuVectorIsa& isa, int nr);
 // Builds the intrinsic (description + implementation); register it to tensorize with it.
 // InternalError if the spec breaks the rules above.
 TensorIntrin make_fma_tile_intrin(const FmaTileShape& s);

@@ -30,12 +30,12 @@ int64_t loop_extent(Schedule& s, LoopRV r) {
   return e;
 }
 
-// Output pixels per tile: a divisor of the row width (no partial tiles) between 4 and 8 when
-// there is one, else 8 with a masked last strip.
-int conv_tile_rows(int64_t ow) {
-  for (int mr = 8; mr >= 4; --mr)
+// Output pixels per tile: a divisor of the row width (no partial tiles) between max_rows / 2
+// and max_rows (8 and 4 on x86) when there is one, else max_rows with a masked last strip.
+int conv_tile_rows(int64_t ow, int max_rows) {
+  for (int mr = max_rows; mr >= std::max(1, max_rows / 2); --mr)
     if (ow % mr == 0) return mr;
-  return ow < 8 ? int(ow) : 8;
+  return ow < max_rows ? int(ow) : max_rows;
 }
 
 }  // namespace
@@ -93,6 +93,10 @@ std::vector<float> pack_conv2d_bias(const float* bias, const Conv2dShape& s, int
 }
 
 void schedule_blocked_conv2d(Schedule& s, const std::string& block, int vector_bits) {
+  schedule_blocked_conv2d(s, block, CpuVectorIsa::x86(vector_bits));
+}
+
+void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVectorIsa& isa) {
   BlockRV conv = s.get_block(block);
   // n, ocb, oh, ow, r, then the reduction loops: ic, kh, kw (NCHW input) or icb, kh, kw, ici
   // (blocked input).
@@ -101,7 +105,7 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, int vector_b
                l.size());
   int64_t ow = loop_extent(s, l[3]), nr = loop_extent(s, l[4]);
   // 1. MR-pixel strips of the output row; the tile is (strip, r, reduction loops).
-  int mr = conv_tile_rows(ow);
+  int mr = conv_tile_rows(ow, fma_max_tile_rows(isa, int(nr)));
   auto w = s.split(l[3], {std::nullopt, int64_t(mr)});
   // 2. The bias init before the tile, vectorized over the channel block.
   BlockRV init = s.decompose_reduction(conv, w[1]);
@@ -109,7 +113,8 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, int vector_b
   s.vectorize(il.back());
   // 3. The tile becomes one block computed by the micro-kernel.
   FmaTileSpec spec;
-  spec.lanes = vector_bits >= 512 ? 16 : 8;
+  spec.lanes = isa.tile_lanes();
+  spec.arch = isa.arch;
   spec.mr = mr;
   spec.nr = int(nr);
   for (size_t k = 5; k < l.size(); ++k) spec.k.push_back(loop_extent(s, l[k]));

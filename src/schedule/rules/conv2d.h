@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "schedule/schedule.h"
+#include "support/channel_block.h"
 
 namespace ingot::schedule {
 
@@ -36,7 +37,7 @@ struct BlockedConv2d {
 };
 
 // The output channel block (the tile's columns): 32 (two zmm) when OC allows, else 16, else OC
-// rounded up to the vector width; for AVX2 16 / 8.
+// rounded up to the vector width; for AVX2 and 128-bit targets (NEON: 4 or 2 q registers) 16 / 8.
 int conv2d_channel_block(const Conv2dShape& s, int vector_bits);
 
 BlockedConv2d make_blocked_conv2d(const Conv2dShape& s, int nr);
@@ -63,7 +64,10 @@ std::vector<float> pack_conv2d_weights_nchwc(const float* w, const Conv2dShape& 
 std::vector<float> pack_conv2d_weights(const float* w, const Conv2dShape& s, int nr);
 std::vector<float> pack_conv2d_bias(const float* bias, const Conv2dShape& s, int nr);
 
-// Applies the default schedule to block `block` of a make_blocked_conv2d function.
+// Applies the default schedule to block `block` of a make_blocked_conv2d function: the FMA
+// micro-kernel of the ISA, with output strips of at most fma_max_tile_rows(isa, NR) pixels.
+void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVectorIsa& isa);
+// The same for x86 with that vector width.
 void schedule_blocked_conv2d(Schedule& s, const std::string& block, int vector_bits);
 
 }  // namespace ingot::schedule

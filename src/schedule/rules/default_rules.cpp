@@ -8,15 +8,20 @@
 namespace ingot::schedule {
 
 void apply_default_schedules(tir::IRModule& mod, int vector_bits) {
+  apply_default_schedules(mod, CpuVectorIsa::x86(vector_bits));
+}
+
+void apply_default_schedules(tir::IRModule& mod, const CpuVectorIsa& isa) {
   for (tir::PrimFunc& f : mod.kernels) {
     if (f.schedule_rule.empty()) continue;
     Schedule s(f);
     if (f.schedule_rule == kPackedMatmulRule) {
       MatmulConfig cfg;
-      cfg.vector_bits = vector_bits;
+      cfg.vector_bits = isa.vector_bits;
+      cfg.arch = isa.arch;
       schedule_packed_matmul(s, "C", cfg);
     } else if (f.schedule_rule == kBlockedConv2dRule) {
-      schedule_blocked_conv2d(s, "conv", vector_bits);
+      schedule_blocked_conv2d(s, "conv", isa);
     } else {
       INGOT_ICHECK(false, "kernel {}: unknown schedule rule '{}'", f.name, f.schedule_rule);
     }

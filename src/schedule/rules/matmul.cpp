@@ -174,7 +174,7 @@ std::vector<float> pack_a_panels(const float* A, int64_t M, int64_t K, int mr) {
 }
 
 int matmul_row_tile(const MatmulConfig& cfg) {
-  return default_fma_tile(cfg.vector_bits, int(cfg.kc)).mr;
+  return default_fma_tile(cfg.isa(), int(cfg.kc)).mr;
 }
 
 PrimFunc make_pack_b(int64_t K, int64_t N, int nr) {
@@ -216,7 +216,7 @@ int64_t matmul_k_block(int64_t K, int64_t kc) {
 }
 
 int matmul_panel_width(const MatmulConfig& cfg) {
-  return default_fma_tile(cfg.vector_bits, int(cfg.kc)).nr;
+  return default_fma_tile(cfg.isa(), int(cfg.kc)).nr;
 }
 
 void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulConfig& cfg) {
@@ -237,7 +237,9 @@ void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulC
   if (packed_a) jr = l[o + 3], kl = l[o + 4];
   int64_t NB = extent(jb), K = extent(kl);
   // 1. Tile sizes: the micro-kernel's MR x NR, blocks no larger than the problem.
-  FmaTileShape t = default_fma_tile(cfg.vector_bits, int(matmul_k_block(K, cfg.kc)));
+  FmaTileShape t = default_fma_tile(cfg.isa(), int(matmul_k_block(K, cfg.kc)));
+  INGOT_ICHECK(extent(jr) == t.nr, "matmul rule: block {} has {}-column panels, the {} tile has {}",
+               block, extent(jr), cfg.isa().kernel_prefix(), t.nr);
   // All rows in one block (M <= mc): the threads split the columns instead (a batched matmul,
   // its batches), and every row tile reuses each B micro-panel while it is in L1.
   int64_t batches = batched ? extent(l[0]) : 0;

@@ -5,7 +5,8 @@
 //
 // The schedule (BLIS loop order): parallel over MC-row blocks of C, then NC-column blocks, KC
 // slices of K, NR panels, MR-row strips; the MR x NR x KC tile is blockized and tensorized with
-// the x86 FMA micro-kernel (AVX-512 or AVX2 by vector width); C is zeroed by the init block
+// the FMA micro-kernel of the ISA (x86: AVX-512 or AVX2 by vector width; AArch64: NEON, see
+// intrin/neon_fma.h); C is zeroed by the init block
 // (decompose_reduction) before the K loop and accumulated in registers within a KC slice.
 // With packed A and all rows in one block (M <= MC, e.g. a transformer's 128 tokens) the
 // threads split the NR panels instead (a batched matmul with >= 4 batches: the batches), and
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "schedule/schedule.h"
+#include "support/channel_block.h"
 
 namespace ingot::schedule {
 
@@ -70,13 +72,20 @@ std::vector<float> pack_b_panels(const float* B, int64_t K, int64_t N, int nr);
 
 struct MatmulConfig {
   int vector_bits = 512;  // the target's widest vector register (Target::vector_bits)
-  int64_t mc = 128;       // rows of C per parallel task (multiple of MR; fewer for small M)
-  int64_t nc = 256;       // columns per B block (multiple of NR)
-  int64_t kc = 256;       // K slice: the micro-kernel's k loop
+  // x86, or AArch64 (NEON, 128 bits whatever vector_bits says): the micro-kernel's ISA.
+  CpuVectorIsa::Arch arch = CpuVectorIsa::kX86;
+  int64_t mc = 128;  // rows of C per parallel task (multiple of MR; fewer for small M)
+  int64_t nc = 256;  // columns per B block (multiple of NR)
+  int64_t kc = 256;  // K slice: the micro-kernel's k loop
   bool parallel = true;
   // With all rows in one block (M <= mc, A packed): parallel over column panels (or batches)
   // instead of row blocks.
   bool column_parallel = true;
+
+  CpuVectorIsa isa() const {
+    return arch == CpuVectorIsa::kAArch64 ? CpuVectorIsa::aarch64_neon()
+                                          : CpuVectorIsa::x86(vector_bits);
+  }
 };
 
 // The K slice the schedule uses: K itself when close to kc, else a divisor of K near kc

@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""aarch64 parity under emulation: ingot cross-compiles the parity models for AArch64 Linux
+(`--target "llvm -mtriple=aarch64-linux-gnu -mcpu=CPU"`, LLD links in-process), the runtime and
+tools/ingot_run_lite are cross-built with cmake/aarch64-linux-gnu.cmake, and each artifact runs
+under qemu-aarch64 user-mode emulation with the matching CPU model (so an instruction the CPU
+lacks faults). Every output must match ONNX Runtime (run on this machine) within --tol
+(parity.compare_outputs: names, dtypes, shapes, no NaN/Inf, max|d| / max|ref|).
+
+Needs qemu-aarch64 (Debian qemu-user), aarch64-linux-gnu-gcc (gcc-aarch64-linux-gnu) and the
+AArch64 libc (libc6-dev-arm64-cross); scripts/install-deps --with-tests installs them. Without
+them the test prints why and exits 77 (ctest: skipped).
+
+Usage: test_aarch64_qemu.py --ingot PATH [--models a,b] [--cpus neoverse-n1,cortex-a72,apple-m1]
+       [--tol 1e-4] [--workdir DIR] [--build-dir DIR]
+Prints one PASS/FAIL line per (model, CPU) and a closing "N passed, N failed".
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+SKIP = 77
+SYSROOT = Path("/usr/aarch64-linux-gnu")
+TRIPLE = "aarch64-linux-gnu"
+EM_AARCH64 = 183
+# ingot -mcpu -> qemu -cpu (QEMU 7.2 models; "max" has every feature QEMU emulates).
+QEMU_CPU = {"neoverse-n1": "neoverse-n1", "cortex-a72": "cortex-a72", "cortex-a57": "cortex-a57",
+            "cortex-a53": "cortex-a53", "cortex-a76": "cortex-a76", "apple-m1": "max",
+            "generic": "cortex-a53"}
+DEFAULT_MODELS = ("tiny_cnn,tiny_mlp,tiny_bert,tiny_mobilenet,gemm_odd,conv_odd,conv_chain_odd,"
+                  "mobilenetv2,resnet50,bert")
+# Full-size models (8 s each under qemu on 2 cores) run for the first CPU only; the other CPUs
+# change instruction selection, which the small models cover.
+FIRST_CPU_ONLY = {"resnet50", "bert"}
+
+
+def missing_tools():
+    """Why the test cannot run here, or None."""
+    why = []
+    if shutil.which("qemu-aarch64") is None:
+        why.append("qemu-aarch64 not found (Debian: qemu-user)")
+    if shutil.which(f"{TRIPLE}-gcc") is None:
+        why.append(f"{TRIPLE}-gcc not found (Debian: gcc-{TRIPLE})")
+    if not (SYSROOT / "lib" / "ld-linux-aarch64.so.1").exists():
+        why.append(f"no AArch64 libc in {SYSROOT} (Debian: libc6-dev-arm64-cross)")
+    if shutil.which("cmake") is None:
+        why.append("cmake not found")
+    return "; ".join(why) or None
+
+
+def build_dir_of(ingot):
+    """The CMake build directory the ingot binary belongs to (holds CMakeCache.txt)."""
+    for p in Path(ingot).resolve().parents:
+        if (p / "CMakeCache.txt").exists():
+            return p
+    return Path.cwd()
+
+
+def cross_build_runner(build_dir):
+    """Configures and builds tools/ingot_run_lite for aarch64; returns the runner's path."""
+    out = build_dir / "aarch64-lite"
+    cfg = ["cmake", "-S", str(ROOT / "tools" / "ingot_run_lite"), "-B", str(out),
+           f"-DCMAKE_TOOLCHAIN_FILE={ROOT / 'cmake' / 'aarch64-linux-gnu.cmake'}",
+           "-DCMAKE_BUILD_TYPE=Release"]
+    if not (out / "CMakeCache.txt").exists() and shutil.which("ninja"):
+        cfg += ["-G", "Ninja"]
+    for cmd in (cfg, ["cmake", "--build", str(out), "-j2"]):
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd)} failed:\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
+    runner = out / "ingot_run_lite"
+    if elf_machine(runner) != EM_AARCH64:
+        raise RuntimeError(f"{runner} is not an AArch64 executable")
+    return runner
+
+
+def elf_machine(path):
+    with open(path, "rb") as f:
+        head = f.read(20)
+    if len(head) < 20 or head[:4] != b"\x7fELF":
+        return None
+    return int.from_bytes(head[18:20], "little")
+
+
+def tiny_mlp(path):
+    """MatMul + bias + Relu, Gemm (transB) + Softmax on 13 rows: M, N and K all off the tile."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(3)
+
+    def w(name, shape):
+        return numpy_helper.from_array((rng.standard_normal(shape) * 0.2).astype(np.float32), name)
+    inits = [w("w1", [37, 70]), w("b1", [70]), w("w2", [19, 70]), w("b2", [19])]
+    nodes = [helper.make_node("MatMul", ["x", "w1"], ["h"]),
+             helper.make_node("Add", ["h", "b1"], ["hb"]),
+             helper.make_node("Relu", ["hb"], ["r"]),
+             helper.make_node("Gemm", ["r", "w2", "b2"], ["logits"], transB=1),
+             helper.make_node("Softmax", ["logits"], ["y"], axis=1)]
+    g = helper.make_graph(nodes, "tiny_mlp",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [13, 37])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [13, 19])], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    onnx.save(m, path)
+
+
+def model_path(name, workdir):
+    import make_models
+    path = workdir / f"{name}.onnx"
+    if not path.exists():
+        if name == "tiny_mlp":
+            tiny_mlp(str(path))
+        else:
+            make_models.main([str(workdir), "--models", name])
+    return path
+
+
+def run(cmd, timeout=900):
+    t = time.time()
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    return p, time.time() - t
+
+
+def check(name, cpu, ingot, runner, workdir, tol, ref_cache):
+    """One model on one CPU: -> (ok, message)."""
+    import numpy as np
+    import onnx
+    import onnxruntime as ort
+    import parity
+    path = model_path(name, workdir)
+    if name not in ref_cache:
+        model = onnx.load(str(path), load_external_data=False)
+        feeds = __import__("make_models").make_inputs(model)
+        sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        ref = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, feeds)))
+        ref_cache[name] = (model, feeds, ref)
+    model, feeds, ref = ref_cache[name]
+    art = workdir / f"{name}.{cpu}.so"
+    cmd = [ingot, "compile", str(path), "-o", str(art),
+           "--target", f"llvm -mtriple={TRIPLE} -mcpu={cpu}"]
+    shapes = parity.input_shapes_arg(model, feeds)
+    if shapes:
+        cmd += ["--input-shapes", shapes]
+    p, t_compile = run(cmd)
+    if p.returncode != 0:
+        return False, f"compile failed: {p.stderr.strip()[-2000:]}"
+    if elf_machine(art) != EM_AARCH64:
+        return False, f"{art} is not an AArch64 shared library (e_machine {elf_machine(art)})"
+    io = workdir / f"{name}.{cpu}.io"
+    shutil.rmtree(io, ignore_errors=True)
+    (io / "out").mkdir(parents=True)
+    qcmd = ["qemu-aarch64", "-L", str(SYSROOT), "-cpu", QEMU_CPU.get(cpu, "max"), str(runner),
+            str(art), "-o", str(io / "out"), "--threads", "2"]
+    for i, (k, v) in enumerate(feeds.items()):
+        f = io / f"in{i}.npy"
+        np.save(f, v)
+        qcmd += ["-i", f"{k}={f}"]
+    p, t_run = run(qcmd)
+    if p.returncode != 0:
+        return False, f"run under qemu failed (exit {p.returncode}): {p.stderr.strip()[-2000:]}"
+    got = {}
+    for line in (io / "out" / "outputs.txt").read_text().splitlines():
+        k, out_name = line.split("\t", 1)
+        got[out_name] = np.load(io / "out" / f"{k}.npy")
+    ok, msg = parity.compare_outputs(ref, got, tol)
+    return ok, f"{msg}; compile {t_compile:.1f} s, qemu run {t_run:.1f} s"
+
+
+def schedules_use_neon(ingot, workdir):
+    """The driver hands the AArch64 ISA to the schedules: the matmul tile is the NEON kernel."""
+    path = model_path("tiny_mlp", workdir)
+    p, _ = run([ingot, "compile", str(path), "-o", str(workdir / "neon_check.so"),
+                "--target", f"llvm -mtriple={TRIPLE} -mcpu=neoverse-n1",
+                "--print-ir-after", "schedule"])
+    if p.returncode != 0:
+        return False, f"compile failed: {p.stderr.strip()[-2000:]}"
+    text = p.stdout + p.stderr
+    if "aarch64_neon_fma_f32_" not in text:
+        return False, "no aarch64_neon_fma_f32_* micro-kernel in the IR after the schedule stage"
+    if "x86_avx" in text:
+        return False, "an x86 micro-kernel in an AArch64 module"
+    return True, "the schedule stage tensorizes with aarch64_neon_fma_f32_* kernels"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ingot", required=True)
+    ap.add_argument("--models", default=os.environ.get("INGOT_AARCH64_MODELS", DEFAULT_MODELS))
+    ap.add_argument("--cpus", default="neoverse-n1,cortex-a72,apple-m1")
+    ap.add_argument("--tol", type=float, default=1e-4)
+    ap.add_argument("--workdir", default=None)
+    ap.add_argument("--build-dir", default=None, help="where to cross-build the runner "
+                    "(default: the ingot binary's CMake build directory)/aarch64-lite")
+    args = ap.parse_args(argv)
+
+    why = missing_tools()
+    if why:
+        print(f"SKIP: aarch64 parity under qemu needs the cross toolchain: {why}")
+        print("0 passed, 0 failed (skipped)")
+        return SKIP
+    build_dir = Path(args.build_dir) if args.build_dir else build_dir_of(args.ingot)
+    workdir = Path(args.workdir) if args.workdir else build_dir / "aarch64_qemu_models"
+    workdir.mkdir(parents=True, exist_ok=True)
+    passed = failed = 0
+    try:
+        runner = cross_build_runner(build_dir)
+        print(f"runner: {runner} (AArch64, cross-built)", flush=True)
+    except (RuntimeError, OSError) as e:
+        print(f"FAIL cross-building the runtime and ingot_run_lite: {e}")
+        print("0 passed, 1 failed")
+        return 1
+    ok, msg = schedules_use_neon(args.ingot, workdir)
+    print(f"{'PASS' if ok else 'FAIL'} neon schedule: {msg}", flush=True)
+    passed, failed = passed + ok, failed + (not ok)
+    ref_cache = {}
+    for name in args.models.split(","):
+        cpus = args.cpus.split(",")
+        for cpu in cpus[:1] if name in FIRST_CPU_ONLY else cpus:
+            try:
+                ok, msg = check(name, cpu, args.ingot, runner, workdir, args.tol, ref_cache)
+            except subprocess.TimeoutExpired as e:
+                ok, msg = False, f"timed out: {' '.join(map(str, e.cmd))[:200]}"
+            passed, failed = passed + ok, failed + (not ok)
+            print(f"{'PASS' if ok else 'FAIL'} {name} -mcpu={cpu}: {msg}", flush=True)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "driver/constant_eval.h"
+#include "graph/graph_test_util.h"
 #include "graph/transforms/infer_types.h"
 
 namespace ingot::driver {
@@ -16,17 +17,8 @@ using graph::Dim;
 using graph::DType;
 using ops::OpKind;
 
-graph::TensorPtr i64_tensor(std::vector<int64_t> shape, const std::vector<int64_t>& v) {
-  std::vector<uint8_t> bytes(v.size() * 8);
-  std::memcpy(bytes.data(), v.data(), bytes.size());
-  return std::make_shared<graph::Tensor>(DType::kI64, std::move(shape), std::move(bytes));
-}
-
-graph::TensorPtr f32_tensor(std::vector<int64_t> shape, const std::vector<float>& v) {
-  std::vector<uint8_t> bytes(v.size() * 4);
-  std::memcpy(bytes.data(), v.data(), bytes.size());
-  return std::make_shared<graph::Tensor>(DType::kF32, std::move(shape), std::move(bytes));
-}
+using graph::testing::f32_tensor;
+using graph::testing::i64_tensor;
 
 std::vector<float> values(const graph::Value* v) {
   EXPECT_TRUE(v->is_constant()) << v->name;

@@ -40,6 +40,11 @@ inline TensorPtr i64_tensor(std::vector<int64_t> shape, const std::vector<int64_
   std::memcpy(bytes.data(), vals.data(), bytes.size());
   return std::make_shared<Tensor>(DType::kI64, std::move(shape), std::move(bytes));
 }
+inline TensorPtr f32_tensor(std::vector<int64_t> shape, const std::vector<float>& vals) {
+  std::vector<uint8_t> bytes(vals.size() * 4);
+  std::memcpy(bytes.data(), vals.data(), bytes.size());
+  return std::make_shared<Tensor>(DType::kF32, std::move(shape), std::move(bytes));
+}
 inline TensorPtr i64_vector(const std::vector<int64_t>& vals) {
   return i64_tensor({int64_t(vals.size())}, vals);
 }

@@ -3,15 +3,14 @@
 // effective feature set (CPU name plus -mattr), never the CPU name alone.
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
-#include <llvm/Support/TargetSelect.h>
 #include <llvm/TargetParser/Triple.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <memory>
-#include <mutex>
 
+#include "codegen/llvm/target_machine.h"
 #include "codegen/target.h"
 #include "support/error.h"
 
@@ -19,13 +18,7 @@ namespace ingot::codegen {
 namespace {
 
 const llvm::Target& lookup(const std::string& triple) {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeAllTargetInfos();
-    llvm::InitializeAllTargets();
-    llvm::InitializeAllTargetMCs();
-    llvm::InitializeAllAsmPrinters();
-  });
+  initialize_llvm_targets();
   std::string err;
   const llvm::Target* t = llvm::TargetRegistry::lookupTarget(triple, err);
   if (t == nullptr)

@@ -12,7 +12,7 @@
 
 namespace ingot::codegen {
 
-std::unique_ptr<llvm::TargetMachine> create_target_machine(const Target& target) {
+void initialize_llvm_targets() {
   static std::once_flag once;
   std::call_once(once, [] {
     llvm::InitializeAllTargetInfos();
@@ -20,6 +20,10 @@ std::unique_ptr<llvm::TargetMachine> create_target_machine(const Target& target)
     llvm::InitializeAllTargetMCs();
     llvm::InitializeAllAsmPrinters();
   });
+}
+
+std::unique_ptr<llvm::TargetMachine> create_target_machine(const Target& target) {
+  initialize_llvm_targets();
   if (target.kind != Target::kLLVM) fail_user("target '{}' is not an LLVM target", target.str());
   std::string err;
   const llvm::Target* t = llvm::TargetRegistry::lookupTarget(target.triple, err);

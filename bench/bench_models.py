@@ -1,0 +1,27 @@
+"""The benchmarks' model names: an .onnx path, a make_models.py name (built into the work dir)
+or an export_models.py name (exported into the work dir when torch & co. are installed)."""
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+
+
+def model_path(name, workdir):
+    """The .onnx for `name` (made or exported into workdir), or None when it cannot be made."""
+    if name.endswith(".onnx"):
+        return name
+    path = os.path.join(workdir, f"{name}.onnx")
+    if os.path.exists(path):
+        return path
+    import make_models
+    if name in make_models.MODELS:
+        make_models.main([workdir, "--models", name])
+        return path
+    import export_models
+    if name in export_models.MODELS:
+        if not export_models.available(name):
+            print(f"SKIP {name}: torch/torchvision/transformers not installed", flush=True)
+            return None
+        return export_models.export(name, workdir)[0]
+    sys.exit(f"error: unknown model '{name}' (not an .onnx path or a known name)")

@@ -23,6 +23,7 @@ Examples:
   bench/compile_time.py --ingot build/release/tools/ingot/ingot
   bench/compile_time.py --ingot build/release/tools/ingot/ingot --baseline /tmp/old/ingot \\
       --models resnet50,bert_base,convnext_tiny --repeat 3 --markdown compile_time.md
+  bench/compile_time.py --ingot build/release/tools/ingot/ingot --target "llvm -mcpu=znver3"
 """
 import argparse
 import os
@@ -60,9 +61,11 @@ def input_shapes_arg(path):
 STAGE = re.compile(r"^stage (\S+)\s+([\d.]+) ms(?:\s+\((.*)\))?$")
 
 
-def compile_once(ingot, path, shapes, out):
+def compile_once(ingot, path, shapes, out, target=None):
     """One compile: {column: seconds} and the fold detail text."""
     cmd = [ingot, "compile", path, "-o", out, "--print-pass-times"]
+    if target:
+        cmd += ["--target", target]
     if shapes:
         cmd += ["--input-shapes", shapes]
     t0 = time.perf_counter()
@@ -107,6 +110,8 @@ def main(argv=None):
     ap.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "ingot-compile-bench"))
     ap.add_argument("--repeat", type=int, default=3, help="compiles per model and binary")
     ap.add_argument("--markdown", help="also write the table to this file")
+    ap.add_argument("--target", help='--target for every compile, e.g. "llvm -mcpu=znver3" '
+                    "(AVX2 code on any x86 machine); default: the host")
     args = ap.parse_args(argv)
     os.makedirs(args.workdir, exist_ok=True)
     binaries = [("ingot", args.ingot)] + ([("baseline", args.baseline)] if args.baseline else [])
@@ -123,7 +128,7 @@ def main(argv=None):
         details = {}
         for _ in range(args.repeat):
             for label, binary in binaries:
-                row, detail = compile_once(binary, path, shapes, out)
+                row, detail = compile_once(binary, path, shapes, out, args.target)
                 runs[label].append(row)
                 details[label] = detail
         for label, _ in binaries:

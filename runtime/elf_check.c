@@ -1,5 +1,6 @@
 /* Pre-dlopen sanity check of an artifact file: exists, is an ELF shared object of this machine's
- * class, and is not truncated (mapping a truncated file would fault on first touch). */
+ * class and architecture, and is not truncated (mapping a truncated file would fault on first
+ * touch). */
 #define _POSIX_C_SOURCE 200809L
 #include <elf.h>
 #include <errno.h>
@@ -18,6 +19,29 @@ typedef Elf32_Ehdr Ehdr;
 typedef Elf32_Phdr Phdr;
 #define HOST_ELF_CLASS ELFCLASS32
 #endif
+
+#if defined(__x86_64__)
+#define HOST_ELF_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define HOST_ELF_MACHINE EM_AARCH64
+#endif
+
+static const char* machine_name(unsigned m) {
+  switch (m) {
+    case EM_X86_64:
+      return "x86-64";
+    case EM_AARCH64:
+      return "aarch64";
+    case EM_386:
+      return "x86";
+    case EM_ARM:
+      return "arm";
+    case EM_RISCV:
+      return "riscv";
+    default:
+      return "another architecture";
+  }
+}
 
 static ingot_status truncated(const char* path, long long size, unsigned long long need) {
   return ingot_fail(INGOT_ERR_LOAD,
@@ -51,6 +75,15 @@ ingot_status ingot_check_elf_file(const char* path) {
         eh.e_ident[EI_CLASS] == ELFCLASS64 ? 64 : 32, HOST_ELF_CLASS == ELFCLASS64 ? 64 : 32);
   } else if (got < sizeof(eh)) {
     status = truncated(path, size, (unsigned long long)sizeof(eh));
+#ifdef HOST_ELF_MACHINE
+  } else if (eh.e_machine != HOST_ELF_MACHINE) {
+    /* dlopen would only say "No such file or directory". */
+    status = ingot_fail(INGOT_ERR_LOAD,
+                        "artifact '%s' is built for %s (ELF machine %u); this runtime runs %s "
+                        "artifacts",
+                        path, machine_name(eh.e_machine), (unsigned)eh.e_machine,
+                        machine_name(HOST_ELF_MACHINE));
+#endif
   } else if (eh.e_type != ET_DYN) {
     status = ingot_fail(INGOT_ERR_LOAD,
                         "artifact '%s' is not a shared library (ELF type %u, expected %u)", path,

@@ -141,6 +141,36 @@ TEST(IsaGuard, ArtifactNeedingAFeatureThisCpuLacksIsRefusedAtLoad) {
   ingot_model_free(loaded);
 }
 
+TEST(IsaGuard, ArtifactForAnotherArchitectureIsOneClearError) {
+  codegen::Target host = codegen::Target::host();
+  std::string other, other_name, host_name;
+  if (host.is_x86()) {
+    other = "llvm -mtriple=aarch64-linux-gnu -mcpu=neoverse-n1";
+    other_name = "aarch64 (ELF machine 183)";
+    host_name = "x86-64";
+  } else if (host.is_aarch64()) {
+    other = "llvm -mtriple=x86_64-linux-gnu -mcpu=znver3";
+    other_name = "x86-64 (ELF machine 62)";
+    host_name = "aarch64";
+  } else {
+    GTEST_SKIP() << "x86-64 or aarch64 hosts only";
+  }
+  auto dir = temp_dir("isa_other_arch");
+  std::vector<float> w, b;
+  std::string model = write_matmul_model(dir, w, b);
+  std::string so = (dir / "m.so").string();
+  driver::CompileOptions opts;
+  opts.target = other;
+  std::ostringstream dump;
+  driver::compile_model(model, so, opts, dump);
+  IngotModel* loaded = nullptr;
+  EXPECT_EQ(ingot_model_load(so.c_str(), &loaded), INGOT_ERR_LOAD);
+  // dlopen alone says "cannot open shared object file: No such file or directory".
+  EXPECT_EQ(std::string(ingot_last_error()), "artifact '" + so + "' is built for " + other_name +
+                                                 "; this runtime runs " + host_name + " artifacts");
+  EXPECT_EQ(ingot_model_load_for_inspection(so.c_str(), &loaded), INGOT_ERR_LOAD);
+}
+
 TEST(IsaGuard, LlvmHostDetectionAndTheRuntimeAgree) {
   codegen::Target host = codegen::Target::host();
   // Every name the compiler may require is one the runtime can test...

@@ -71,6 +71,10 @@ static void detect(void) {
   add_feature("avx2", BIT(b7, 5) && ymm);
   add_feature("avxvnni", BIT(a71, 4) && ymm);
   add_feature("gfni", BIT(c7, 8));
+  add_feature("sse4a", BIT(c81, 6));
+  add_feature("xop", BIT(c81, 11) && ymm);
+  add_feature("fma4", BIT(c81, 16) && ymm);
+  add_feature("tbm", BIT(c81, 21));
   add_feature("avx512f", BIT(b7, 16) && zmm);
   add_feature("avx512dq", BIT(b7, 17) && zmm);
   add_feature("avx512cd", BIT(b7, 28) && zmm);

@@ -91,16 +91,21 @@ TEST(Target, VectorWidthFollowsFeaturesNotTheCpuName) {
 }
 
 TEST(Target, RequirementLeavesOutFeaturesTheCodeNeverUses) {
-  // znver3 implies sha/vaes/adx; ingot's code never uses them, so Haswell-class CPUs still run
-  // a znver3 artifact ("AVX2 code that runs everywhere").
+  // znver3 implies sha/vaes/adx; ingot's code never uses them, so they are not required. It also
+  // implies sse4a, which LLVM selects on its own (EXTRQ/INSERTQ shuffles): required.
   Target z3 = Target::parse("llvm -mcpu=znver3");
   for (const char* f : {"sha", "vaes", "adx", "aes", "pclmul"})
     EXPECT_EQ(std::count(z3.isa_features.begin(), z3.isa_features.end(), f), 0) << f;
-  for (const char* f : {"avx2", "fma", "avx"})
+  for (const char* f : {"avx2", "fma", "avx", "sse4a"})
     EXPECT_EQ(std::count(z3.isa_features.begin(), z3.isa_features.end(), f), 1) << f;
-  Target hsw = Target::parse("llvm -mcpu=haswell");
-  for (const std::string& f : z3.isa_features)
-    EXPECT_EQ(std::count(hsw.isa_features.begin(), hsw.isa_features.end(), f), 1) << f;
+  // x86-64-v3 is portable AVX2: a Haswell (Intel) and a Zen 1 (AMD) have all it needs.
+  Target v3 = Target::parse("llvm -mcpu=x86-64-v3");
+  EXPECT_EQ(v3.vector_bits, 256);
+  for (const char* cpu : {"haswell", "znver1"}) {
+    Target t = Target::parse(std::string("llvm -mcpu=") + cpu);
+    for (const std::string& f : v3.isa_features)
+      EXPECT_EQ(std::count(t.isa_features.begin(), t.isa_features.end(), f), 1) << cpu << " " << f;
+  }
 }
 
 TEST(Target, Aarch64Cpus) {

@@ -12,20 +12,17 @@ namespace ingot {
 
 // The vector ISA of a CPU target, as far as register-tile choices depend on it. The packed
 // layouts (matmul panel width, channel block) follow vector_bits alone; the micro-kernel's lane
-// count, name and the rows a tile may use follow the ISA: 128-bit x86 (SSE, 16 xmm, no FMA) and
-// NEON (32 q registers, FMA, no memory operands) differ although both have 128-bit vectors.
+// count, name and the rows a tile may use follow the architecture: 128-bit x86 (SSE, 16 xmm) and
+// NEON (32 q registers, fmla) differ although both have 128-bit vectors.
 struct CpuVectorIsa {
   enum Arch { kX86, kAArch64 };
   Arch arch = kX86;
   int vector_bits = 512;  // widest vector register
-  int registers = 32;     // architectural vector registers
-  bool fma = true;        // fused multiply-add on vectors
 
-  // x86 with that widest register: AVX-512 has 32 zmm, AVX2/AVX/SSE 16 registers; FMA from 256
-  // bits (AVX2 targets; an AVX-only CPU gets mul + add from LLVM, same results up to rounding).
-  static CpuVectorIsa x86(int bits) { return {kX86, bits, bits >= 512 ? 32 : 16, bits >= 256}; }
+  // x86 with that widest register (AVX-512 512, AVX/AVX2 256, SSE 128).
+  static CpuVectorIsa x86(int bits) { return {kX86, bits}; }
   // AArch64 Advanced SIMD: 32 128-bit registers v0-v31, fmla.
-  static CpuVectorIsa aarch64_neon() { return {kAArch64, 128, 32, true}; }
+  static CpuVectorIsa aarch64_neon() { return {kAArch64, 128}; }
 
   // FP32 lanes of the register-tile micro-kernel's vectors: NEON 4; x86 16 with AVX-512, else 8
   // (the AVX2 kernel, which LLVM splits into xmm halves on a 128-bit x86 target).

@@ -109,7 +109,7 @@ Target Target::parse(const std::string& spec) {
       HostCpu host = detect_host_cpu();
       t.mcpu = host.cpu;
       std::string user_attr = t.mattr;
-      t.mattr = host_features();
+      t.mattr = signed_features(host);
       t.host_mattr_diff = minimal_feature_diff(host);
       if (!user_attr.empty()) {
         t.mattr += "," + user_attr;

@@ -54,6 +54,8 @@ std::string host_cpu();
 // Every host feature with its sign, enabled ones first ("+avx2,+fma,...,-avx512f,..."), so the
 // disables win over what an enabled feature implies and LLVM never enables what the host lacks.
 std::string host_features();
+// The same list for a given host.
+std::string signed_features(const HostCpu& host);
 
 // Resolution and validation of an llvm target (codegen/llvm/target_features.cpp): checks the
 // triple, CPU and feature names against LLVM's lists for the triple (UserError with near

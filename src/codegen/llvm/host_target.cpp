@@ -40,15 +40,20 @@ void set_host_cpu_override(std::optional<HostCpu> cpu) {
 }
 
 std::string host_triple() {
-  return detect_host_cpu().triple;
+  std::lock_guard<std::mutex> lock(override_lock());
+  return host_override() ? host_override()->triple : llvm::sys::getProcessTriple();
 }
 
 std::string host_cpu() {
-  return detect_host_cpu().cpu;
+  std::lock_guard<std::mutex> lock(override_lock());
+  return host_override() ? host_override()->cpu : llvm::sys::getHostCPUName().str();
 }
 
 std::string host_features() {
-  HostCpu h = detect_host_cpu();
+  return signed_features(detect_host_cpu());
+}
+
+std::string signed_features(const HostCpu& h) {
   std::string on, off;
   for (const auto& [name, enabled] : h.features) {
     std::string& s = enabled ? on : off;

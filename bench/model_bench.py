@@ -189,6 +189,8 @@ def bench_model(name, args):
     inputs_npz, artifact = base + ".inputs.npz", base + ".so"
     np.savez(inputs_npz, **feeds)
     cmd = [args.ingot, "compile", path, "-o", artifact, "-q"]
+    if args.target:
+        cmd += ["--target", args.target]
     shapes = input_shapes_arg(model, feeds)
     if shapes:
         cmd += ["--input-shapes", shapes]
@@ -326,6 +328,8 @@ def main(argv=None):
     peak.add_argument("--fma-peak", metavar="BINARY",
                       help="run this fma_peak benchmark binary and take the per-core peak from it "
                            "(its best core_GFLOPS)")
+    ap.add_argument("--target", help='ingot --target, e.g. "llvm -mcpu=znver3" for AVX2 code on '
+                    "any x86 machine (default: the host)")
     ap.add_argument("--markdown", help="also write the markdown table to this file")
     ap.add_argument("--json", help="also write all results (per-round times included) to this file")
     args = ap.parse_args(argv)
@@ -356,7 +360,7 @@ def main(argv=None):
         with open(args.markdown, "w") as fh:
             fh.write(table)
     if args.json:
-        info = {"ort_version": ort.__version__, "ingot": args.ingot, "cpu_count": os.cpu_count(),
+        info = {"ort_version": ort.__version__, "ingot": args.ingot, "target": args.target or "host", "cpu_count": os.cpu_count(),
                 "load_avg_start": load_start, "load_avg_end": os.getloadavg(), "peak_gflops_per_core": args.peak_gflops,
                 "fma_wall_gflops": wall,
                 "time": time.strftime("%Y-%m-%dT%H:%M:%S"), "results": rows}

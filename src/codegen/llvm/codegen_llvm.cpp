@@ -224,6 +224,7 @@ std::vector<std::string> emit_object_files(const tir::IRModule& mod, const Targe
   std::mutex mu;  // guards done, error and the progress callback
   int done = 0;
   std::exception_ptr error;
+  const std::vector<std::vector<bool>> noalias = noalias_params(mod);
   auto worker = [&] {
     try {
       std::unique_ptr<llvm::TargetMachine> tm = create_target_machine(target);
@@ -231,8 +232,9 @@ std::vector<std::string> emit_object_files(const tir::IRModule& mod, const Targe
         auto t0 = std::chrono::steady_clock::now();
         llvm::LLVMContext ctx;
         ctx.setDiagnosticHandlerCallBack(handle_diagnostic, nullptr);
-        std::unique_ptr<llvm::Module> m = build_kernel_module(
-            mod, k, to_loop_form(mod.kernels[size_t(k)]), target, *tm, ctx, symbols[size_t(k)]);
+        std::unique_ptr<llvm::Module> m =
+            build_kernel_module(to_loop_form(mod.kernels[size_t(k)]), noalias[size_t(k)],
+                                mod.model_name, target, *tm, ctx, symbols[size_t(k)]);
         paths[size_t(k)] = path_of("k" + std::to_string(k) + ".o");
         emit_object_file(*m, *tm, mod, target, paths[size_t(k)]);
         m.reset();

@@ -40,21 +40,6 @@ bool may_overlap(const ArgRef& a, int64_t a_bytes, const ArgRef& b, int64_t b_by
   return a.value < b.value + b_bytes && b.value < a.value + a_bytes;
 }
 
-// noalias[k][i]: in every call of kernel k, argument i overlaps no other argument.
-std::vector<std::vector<bool>> noalias_params(const tir::IRModule& m) {
-  std::vector<std::vector<bool>> out;
-  for (const auto& k : m.kernels) out.emplace_back(k.params.size(), true);
-  for (const auto& call : m.entry) {
-    const auto& params = m.kernels[call.kernel].params;
-    for (size_t i = 0; i < call.args.size(); ++i)
-      for (size_t j = 0; j < call.args.size(); ++j)
-        if (i != j && may_overlap(call.args[i], buffer_bytes(params[i]), call.args[j],
-                                  buffer_bytes(params[j])))
-          out[call.kernel][i] = false;
-  }
-  return out;
-}
-
 class RecordBuilder {
  public:
   explicit RecordBuilder(llvm::Module& m) : m_(m), ctx_(m.getContext()) {}
@@ -223,18 +208,15 @@ std::string isa_requirement(const Target& target) {
 }
 
 // An empty module for the target, its record layout checked against abi.h.
-std::unique_ptr<llvm::Module> new_module(const tir::IRModule& mod, const std::string& suffix,
-                                         const Target& target, llvm::TargetMachine& tm,
-                                         llvm::LLVMContext& ctx) {
-  auto m = std::make_unique<llvm::Module>(
-      (mod.model_name.empty() ? std::string("model") : mod.model_name) + suffix, ctx);
+std::string module_name(const std::string& model_name) {
+  return model_name.empty() ? std::string("model") : model_name;
+}
+
+std::unique_ptr<llvm::Module> new_module(const std::string& name, const Target& target,
+                                         llvm::TargetMachine& tm, llvm::LLVMContext& ctx) {
+  auto m = std::make_unique<llvm::Module>(name, ctx);
   m->setTargetTriple(target.triple);
   m->setDataLayout(tm.createDataLayout());
-  RecordBuilder r(*m);
-  // The record's layout is checked against this compiler's abi.h structs where the target has
-  // the same C layout (LP64 ELF: x86-64 and AArch64 Linux agree on every field of abi.h).
-  llvm::Triple::ArchType arch = llvm::Triple(target.triple).getArch();
-  if (arch == llvm::Triple::x86_64 || arch == llvm::Triple::aarch64) check_abi_layout(*m, r);
   return m;
 }
 
@@ -249,6 +231,10 @@ void build_entry_and_record(llvm::Module& m, const tir::IRModule& mod, const Tar
                             const std::vector<llvm::Function*>& kernels,
                             llvm::GlobalVariable* constants) {
   RecordBuilder r(m);
+  // The record's layout is checked against this compiler's abi.h structs where the target has
+  // the same C layout (LP64 ELF: x86-64 and AArch64 Linux agree on every field of abi.h).
+  llvm::Triple::ArchType arch = llvm::Triple(target.triple).getArch();
+  if (arch == llvm::Triple::x86_64 || arch == llvm::Triple::aarch64) check_abi_layout(m, r);
   llvm::Function* entry = build_entry(m, mod, kernels, constants);
 
   // The record.
@@ -284,13 +270,27 @@ void add_target_attributes(llvm::Module& m, const Target& target) {
 
 }  // namespace
 
+std::vector<std::vector<bool>> noalias_params(const tir::IRModule& m) {
+  std::vector<std::vector<bool>> out;
+  for (const auto& k : m.kernels) out.emplace_back(k.params.size(), true);
+  for (const auto& call : m.entry) {
+    const auto& params = m.kernels[call.kernel].params;
+    for (size_t i = 0; i < call.args.size(); ++i)
+      for (size_t j = 0; j < call.args.size(); ++j)
+        if (i != j && may_overlap(call.args[i], buffer_bytes(params[i]), call.args[j],
+                                  buffer_bytes(params[j])))
+          out[call.kernel][i] = false;
+  }
+  return out;
+}
+
 std::unique_ptr<llvm::Module> build_llvm_module(const tir::IRModule& mod,
                                                 const std::vector<tir::PrimFunc>& kernel_funcs,
                                                 const Target& target, llvm::TargetMachine& tm,
                                                 llvm::LLVMContext& ctx) {
   INGOT_ICHECK(kernel_funcs.size() == mod.kernels.size(), "{} kernels for a module of {}",
                kernel_funcs.size(), mod.kernels.size());
-  std::unique_ptr<llvm::Module> m = new_module(mod, "", target, tm, ctx);
+  std::unique_ptr<llvm::Module> m = new_module(module_name(mod.model_name), target, tm, ctx);
 
   // Constants: one 64-byte aligned internal byte array.
   llvm::GlobalVariable* constants = nullptr;
@@ -314,16 +314,15 @@ std::unique_ptr<llvm::Module> build_llvm_module(const tir::IRModule& mod,
   return m;
 }
 
-std::unique_ptr<llvm::Module> build_kernel_module(const tir::IRModule& mod, int index,
-                                                  const tir::PrimFunc& func, const Target& target,
-                                                  llvm::TargetMachine& tm, llvm::LLVMContext& ctx,
-                                                  std::string& symbol) {
-  INGOT_ICHECK(index >= 0 && size_t(index) < mod.kernels.size(), "kernel {} of {}", index,
-               mod.kernels.size());
-  std::unique_ptr<llvm::Module> m = new_module(mod, "." + func.name, target, tm, ctx);
-  auto noalias = noalias_params(mod);
+std::unique_ptr<llvm::Module> build_kernel_module(const tir::PrimFunc& func,
+                                                  const std::vector<bool>& noalias,
+                                                  const std::string& model_name,
+                                                  const Target& target, llvm::TargetMachine& tm,
+                                                  llvm::LLVMContext& ctx, std::string& symbol) {
+  std::unique_ptr<llvm::Module> m =
+      new_module(module_name(model_name) + "." + func.name, target, tm, ctx);
   KernelLowering lowering(*m, target);
-  llvm::Function* fn = lowering.lower(func, noalias[size_t(index)]);
+  llvm::Function* fn = lowering.lower(func, noalias);
   fn->setLinkage(llvm::GlobalValue::ExternalLinkage);
   fn->setVisibility(llvm::GlobalValue::HiddenVisibility);
   symbol = fn->getName().str();
@@ -337,7 +336,7 @@ std::unique_ptr<llvm::Module> build_entry_module(const tir::IRModule& mod,
                                                  llvm::LLVMContext& ctx) {
   INGOT_ICHECK(symbols.size() == mod.kernels.size(), "{} kernel symbols for {} kernels",
                symbols.size(), mod.kernels.size());
-  std::unique_ptr<llvm::Module> m = new_module(mod, "", target, tm, ctx);
+  std::unique_ptr<llvm::Module> m = new_module(module_name(mod.model_name), target, tm, ctx);
   llvm::GlobalVariable* constants = nullptr;
   if (!mod.constants.empty()) {
     auto* type = llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx), mod.constants.size());

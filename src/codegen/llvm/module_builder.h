@@ -29,12 +29,17 @@ std::unique_ptr<llvm::Module> build_llvm_module(const tir::IRModule& module,
 
 // Split builds (parallel codegen): the artifact as several objects linked together.
 //
-// Kernel `index` of `module` alone (`func`: that kernel in loop form), a hidden external
-// function; `symbol` receives its name (the entry module declares it by that name).
-std::unique_ptr<llvm::Module> build_kernel_module(const tir::IRModule& module, int index,
-                                                  const tir::PrimFunc& func, const Target& target,
-                                                  llvm::TargetMachine& tm, llvm::LLVMContext& ctx,
-                                                  std::string& symbol);
+// noalias[k][i]: in every call of kernel k from the entry, argument i overlaps no other argument
+// (computed once per module; each kernel module takes its row).
+std::vector<std::vector<bool>> noalias_params(const tir::IRModule& module);
+// One kernel alone (`func`: that kernel in loop form; `noalias`: its row of noalias_params), a
+// hidden external function; `symbol` receives its name (the entry module declares it by that
+// name).
+std::unique_ptr<llvm::Module> build_kernel_module(const tir::PrimFunc& func,
+                                                  const std::vector<bool>& noalias,
+                                                  const std::string& model_name,
+                                                  const Target& target, llvm::TargetMachine& tm,
+                                                  llvm::LLVMContext& ctx, std::string& symbol);
 // The entry function and the record, kernel k declared as the hidden function symbols[k] and
 // the constant blob as the hidden symbol kConstantsSymbol (a data object defines it, see
 // codegen/elf_data_object.h), so this module stays small however large the constants are.

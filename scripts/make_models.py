@@ -225,6 +225,32 @@ def conv_chain(name="conv_chain_odd"):
     return b.model([x], outs, 13)
 
 
+def grouped_convs(name="grouped_convs"):
+    """Grouped convolutions (ResNeXt / RegNet style) for the blocked layout: groups narrower than
+    a vector (4 channels: block-diagonal weights), as wide as one or several vectors, more outputs
+    than inputs per group, strided and dilated, a residual summand, batch 2, and a group width
+    (3) that fits no block, so that conv stays in NCHW."""
+    b = Builder(name)
+
+    def conv(x, cin, cout, k, group=1, stride=1, dilation=1):
+        ins = [x, b.weight([cout, cin // group, k, k]),
+               b.const((0.1 * b.rng.standard_normal(cout)).astype(np.float32), "bias")]
+        return b.op("Conv", ins, kernel_shape=[k, k], strides=[stride, stride],
+                    pads=[dilation * (k // 2)] * 4, group=group, dilations=[dilation, dilation])
+
+    stem = b.op("Relu", [conv("x", 3, 64, 3)])
+    h = b.op("Relu", [conv(stem, 64, 64, 3, group=16)])           # 4 channels per group
+    h = b.op("Relu", [b.op("Add", [conv(h, 64, 64, 1), stem])])
+    h = b.op("Relu", [conv(h, 64, 64, 3, group=4, stride=2)])     # 16 per group, strided
+    h = b.op("Relu", [conv(h, 64, 128, 3, group=2, dilation=2)])  # 32 -> 64 per group
+    h = conv(h, 128, 128, 3, group=8)                              # 16 per group
+    h = b.op("Relu", [conv(h, 128, 24, 1)])
+    y = conv(h, 24, 24, 3, group=8)                                # 3 per group: stays NCHW
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 15, 15])
+    out = helper.make_tensor_value_info(y, TensorProto.FLOAT, [2, 24, 8, 8])
+    return b.model([x], [out], 13)
+
+
 def single_gemm(m=13, k=300, n=70, name="gemm_odd"):
     """Gemm with transB, alpha, beta and a bias row; sizes that leave partial tiles."""
     b = Builder(name)
@@ -270,6 +296,7 @@ MODELS = {
     "conv1x1_56": lambda: single_conv(c=64, oc=256, hw=56, k=1, name="conv1x1_56"),
     "gemm_odd": lambda: single_gemm(),
     "conv_chain_odd": lambda: conv_chain(),
+    "grouped_convs": lambda: grouped_convs(),
     "conv_odd": lambda: single_conv(c=5, oc=20, hw=13, k=3, stride=2, dilation=2, bias=True,
                                     name="conv_odd"),
 }

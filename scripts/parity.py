@@ -99,7 +99,7 @@ def compare_outputs(ref, got, tol):
     return True, f"rel_err {worst:.2e} (tol {tol:g})"
 
 
-def check_model(name, ingot, workdir, tol, threads, path=None, feeds=None):
+def check_model(name, ingot, workdir, tol, threads, path=None, feeds=None, target=None):
     """path/feeds default to make_models' NAME.onnx in workdir and make_models.make_inputs."""
     if path is None:
         path = os.path.join(workdir, f"{name}.onnx")
@@ -119,7 +119,7 @@ def check_model(name, ingot, workdir, tol, threads, path=None, feeds=None):
     np.savez(inputs_npz, **feeds)
     if os.path.exists(outputs_npz):
         os.remove(outputs_npz)
-    cmd = [ingot, "compile", path, "-o", artifact]
+    cmd = [ingot, "compile", path, "-o", artifact] + (["--target", target] if target else [])
     shapes = input_shapes_arg(model, feeds)
     if shapes:
         cmd += ["--input-shapes", shapes]
@@ -145,11 +145,14 @@ def main(argv=None):
     ap.add_argument("--workdir", default="models")
     ap.add_argument("--tol", type=float, default=1e-3)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--target", default=None,
+                    help='ingot compile --target, e.g. "llvm -mcpu=x86-64-v3" for AVX2 code')
     args = ap.parse_args(argv)
     os.makedirs(args.workdir, exist_ok=True)
     failed = 0
     for name in args.models.split(","):
-        ok, msg = check_model(name, args.ingot, args.workdir, args.tol, args.threads)
+        ok, msg = check_model(name, args.ingot, args.workdir, args.tol, args.threads,
+                              target=args.target)
         failed += not ok
         print(f"{'PASS' if ok else 'FAIL'} {name}: {msg}", flush=True)
     n = len(args.models.split(","))

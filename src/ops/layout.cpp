@@ -2,10 +2,12 @@
 // ONNX): LayoutToBlocked / LayoutFromBlocked convert between NC[spatial] and NC[spatial]c
 // ([N, ceil(C / c), spatial..., c], channel k at block k / c, lane k % c; padding lanes are
 // zero after LayoutToBlocked and unspecified after a blocked op), and ConvNCHWc is a 2-D Conv
-// (groups = 1, or depthwise) whose input X, summand Z and output Y are blocked.
+// (groups = 1, grouped in whole blocks, or depthwise) whose input X, summand Z and output Y are
+// blocked.
 #include "ops/conv_geometry.h"
 #include "ops/op_families.h"
 #include "ops/shape_util.h"
+#include "support/channel_block.h"
 #include "support/error.h"
 
 namespace ingot::ops::detail {
@@ -62,9 +64,11 @@ std::vector<TensorType> infer_conv_nchwc(Node& n) {
   if (xs[1] != ceil_div(ic, xs[4]))
     fail_user("{}: blocked input X {} does not hold the {} channels W {} expects", n.describe(),
               x.str(), ic, w.str());
-  if (group != 1 && !(group == ic && ws[1] == 1 && oc == ic))
-    fail_user("{}: only groups = 1 or depthwise are supported, got group={}", n.describe(), group);
   int64_t block = positive_attr(n, "block");
+  bool depthwise = group == ic && ws[1] == 1 && oc == ic;
+  if (group != 1 && !depthwise && !conv_input_blocks(ic, oc, group, xs[4], block))
+    fail_user("{}: group={} ({} -> {} channels) does not fit input block {} and output block {}",
+              n.describe(), group, ic, oc, xs[4], block);
   std::vector<int64_t> strides = n.attrs.get_ints("strides", {1, 1});
   std::vector<int64_t> dil = n.attrs.get_ints("dilations", {1, 1});
   std::vector<int64_t> pads = n.attrs.get_ints("pads", {0, 0, 0, 0});

@@ -89,12 +89,17 @@ class Replayer {
       PartialTile partial = PartialTile::kLoops;
       if (i.attrs.contains("partial")) {
         std::string p = attr<std::string>(i, "partial");
-        if (p != "loops" && p != "scratch")
+        if (p != "loops" && p != "scratch" && p != "tail")
           fail_schedule<ReplayError>(
               "trace instruction tensorize: unknown partial tile mode \"{}\"", p);
         if (p == "scratch") partial = PartialTile::kScratch;
+        if (p == "tail") partial = PartialTile::kTail;
       }
-      s_.tensorize(block(i, 0), attr<std::string>(i, "intrin"), partial);
+      if (partial == PartialTile::kTail)
+        s_.tensorize(block(i, 0), attr<std::string>(i, "intrin"),
+                     attr<std::string>(i, "tail_intrin"));
+      else
+        s_.tensorize(block(i, 0), attr<std::string>(i, "intrin"), partial);
     } else {
       fail_schedule<ReplayError>("trace instruction \"{}\" is not a schedule primitive", k);
     }

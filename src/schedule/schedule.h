@@ -44,6 +44,8 @@ enum class PartialTile {
   kScratch,  // the intrinsic on a local copy of the output tile, copied in and out under the
              // mask; the caller asserts that every other operand the tile reads is padded to
              // whole tiles (packed panels), so the intrinsic's reads stay in bounds
+  kTail,     // a second intrinsic whose description is the tile's with one loop shorter (the
+             // remainder a split leaves), on the tile's own buffers: no copies, no masks
 };
 
 class Schedule {
@@ -103,6 +105,9 @@ class Schedule {
   // tail mask cuts (a partial tile) runs as `partial` says.
   void tensorize(BlockRV block, const std::string& intrin,
                  PartialTile partial = PartialTile::kLoops);
+  // The same, with the partial tile (one loop cut to its first t iterations by a tail mask on
+  // that loop alone) computed by `tail_intrin`, whose description has extent t on that loop.
+  void tensorize(BlockRV block, const std::string& intrin, const std::string& tail_intrin);
   // Not yet here: loop annotations (annotate takes blocks only).
 
   // --- for primitive implementations and replay ---
@@ -116,6 +121,8 @@ class Schedule {
  private:
   using RV = std::variant<std::string, tir::Var, int64_t>;
   const RV& rv(int id, const char* kind) const;
+  void tensorize_tile(BlockRV block, const std::string& intrin, PartialTile partial,
+                      const std::string& tail_intrin);
 
   tir::PrimFunc func_;
   Trace trace_;

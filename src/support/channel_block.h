@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 namespace ingot {
 
@@ -40,6 +41,50 @@ inline int channel_block(int64_t channels, int vector_bits) {
   if (channels % (2 * lanes) == 0) return 2 * lanes;
   if (channels % lanes == 0 || channels > 2 * lanes) return lanes;
   return int((channels + lanes - 1) / lanes * lanes);
+}
+
+// Which input blocks an output block of a blocked convolution reads. Output block ob (NR
+// channels) of a conv with `groups` groups reads input blocks (IB channels each)
+// [(ob / out_per_step) * in_per_step, ... + count): all of them when groups = 1; its group's
+// when the group is at least NR wide (group outputs a multiple of NR, group inputs of IB); the
+// inputs of the NR / group-width groups it spans when the group is narrower (then the packed
+// weights are block diagonal, zero across groups). Empty when the inputs are not whole blocks.
+// Depthwise convolutions have their own kernel and are not described here.
+struct ConvInputBlocks {
+  int64_t count = 0, out_per_step = 1, in_per_step = 0;
+};
+inline std::optional<ConvInputBlocks> conv_input_blocks(int64_t ic, int64_t oc, int64_t groups,
+                                                        int64_t ib, int64_t nr) {
+  if (groups == 1) return ConvInputBlocks{(ic + ib - 1) / ib, 1, 0};
+  if (groups < 1 || ic % groups || oc % groups || oc % nr) return std::nullopt;
+  int64_t icg = ic / groups, ocg = oc / groups;
+  if (ocg % nr == 0) {
+    if (icg % ib) return std::nullopt;
+    return ConvInputBlocks{icg / ib, ocg / nr, icg / ib};
+  }
+  if (nr % ocg || (nr / ocg * icg) % ib) return std::nullopt;
+  int64_t span = nr / ocg * icg / ib;
+  return ConvInputBlocks{span, 1, span};
+}
+
+// The (input block, output block) of a grouped convolution (1 < groups, not depthwise) in the
+// blocked layout: output blocks of two vectors, one, or one spanning several narrow groups; the
+// input keeps `input_block` (0: none yet) when it fits, else takes one vector. Empty when no
+// block fits (the conv stays in NCHW).
+struct ConvBlocks {
+  int64_t ib = 0, nr = 0;
+};
+inline std::optional<ConvBlocks> grouped_conv_blocks(int64_t ic, int64_t oc, int64_t groups,
+                                                     int vector_bits, int64_t input_block) {
+  int64_t lanes = vector_bits >= 512 ? 16 : 8;
+  if (groups <= 1 || ic % groups || oc % groups) return std::nullopt;
+  int64_t ocg = oc / groups;
+  for (int64_t nr : {2 * lanes, lanes}) {
+    if (ocg % nr != 0 && !(nr == lanes && lanes % ocg == 0)) continue;
+    for (int64_t ib : {input_block, lanes})
+      if (ib > 0 && conv_input_blocks(ic, oc, groups, ib, nr)) return ConvBlocks{ib, nr};
+  }
+  return std::nullopt;
 }
 
 }  // namespace ingot

@@ -1,6 +1,6 @@
 // The default blocked-conv2d schedule (schedule/rules/conv2d.h) compiled, loaded and run against
 // a direct convolution in double precision on the unpacked weights: strides, dilations, output
-// widths with and without a masked pixel strip, output channels that pad the channel block, and
+// widths with and without a tail strip, output channels that pad the channel block, and
 // both micro-kernel ISAs.
 #include <random>
 
@@ -68,8 +68,14 @@ TEST(ConvSchedule, StridedDilatedWithPaddedChannelsMatches) {
   expect_conv(shape(5, 20, 13, 13, 3, 2, 2), 512);  // OW 5, OC 20 in a block of 32
 }
 
-TEST(ConvSchedule, PrimeWidthUsesMaskedStrip) {
-  expect_conv(shape(3, 16, 5, 13, 1, 1, 1), 512);  // OW 13: 8 + a masked strip of 5
+TEST(ConvSchedule, PrimeWidthUsesTailTile) {
+  expect_conv(shape(3, 16, 5, 13, 1, 1, 1), 512);  // OW 13: 7 + a tail tile of 6
+}
+
+TEST(ConvSchedule, Avx2TailTilesOnEveryRow) {
+  Target avx2 = Target::parse("llvm -mcpu=haswell");
+  expect_conv(shape(4, 32, 9, 15, 3, 1, 1), 256, avx2);  // OW 13: 5 + 5 + a tail of 3
+  expect_conv(shape(8, 16, 9, 16, 1, 2, 1), 256, avx2);  // strided 1x1, OW 8: 4 + 4
 }
 
 TEST(ConvSchedule, Avx2MicroKernel) {

@@ -152,7 +152,35 @@ TEST(LayoutNchwc, NoDefaultSchedulesNoChange) {
   EXPECT_EQ(count_ops(c.g, OpKind::LayoutToBlocked), 0);
 }
 
+TEST(LayoutNchwc, GroupedConvsTakeBlocksTheirGroupsFit) {
+  // 64 channels: 16 groups of 4 (narrower than a vector: one vector block spanning groups),
+  // then 4 groups of 16 (one or more whole blocks per group).
+  for (int bits : {512, 256}) {
+    Graph g;
+    Value* x = g.add_value("x", F32({1, 64, 8, 8}));
+    g.inputs = {x};
+    Value* a = conv(g, "narrow", {x, weight(g, "wn", {64, 4, 3, 3})}, 3, 16, 1)->outputs[0];
+    Value* b = conv(g, "wide", {a, weight(g, "ww", {64, 16, 3, 3})}, 3, 4, 1)->outputs[0];
+    g.outputs = {b};
+    infer_types(g);
+    convert_layout_nchwc(g, bits);
+    remove_dead_code(g);
+    verify_graph(g);
+    int64_t lanes = bits == 512 ? 16 : 8;
+    EXPECT_EQ(count_ops(g, OpKind::ConvNCHWc), 2) << bits;
+    EXPECT_EQ(count_ops(g, OpKind::LayoutToBlocked), 1) << bits;  // none between the convs
+    Node* wide = g.outputs[0]->producer->inputs[0]->producer;
+    ASSERT_EQ(wide->op, OpKind::ConvNCHWc);
+    EXPECT_EQ(wide->attrs.get_int("block", 0), 16) << bits;
+    Node* narrow = wide->inputs[0]->producer;
+    ASSERT_EQ(narrow->op, OpKind::ConvNCHWc);
+    EXPECT_EQ(narrow->attrs.get_int("block", 0), lanes) << bits;
+    EXPECT_EQ(narrow->inputs[0]->type.shape.back().value, lanes) << bits;
+  }
+}
+
 TEST(LayoutNchwc, LeavesGroupedAndRuntimeWeightConvs) {
+  // 2 groups of 4 of 8 channels fill no 16-lane block.
   Graph g;
   Value* x = g.add_value("x", F32({1, 8, 6, 6}));
   Value* wr = g.add_value("w_runtime", F32({8, 8, 1, 1}));

@@ -12,5 +12,5 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--ingot", required=True)
 args = ap.parse_args()
 models = os.environ.get("INGOT_PARITY_MODELS",
-                        "tiny_cnn,tiny_mobilenet,tiny_bert,gemm_odd,conv_odd,conv_chain_odd,resnet50,mobilenetv2,bert")
+                        "tiny_cnn,tiny_mobilenet,tiny_bert,gemm_odd,conv_odd,conv_chain_odd,grouped_convs,resnet50,mobilenetv2,bert")
 sys.exit(parity.main(["--ingot", args.ingot, "--models", models, "--workdir", "parity_models"]))

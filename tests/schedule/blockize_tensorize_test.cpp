@@ -185,6 +185,52 @@ TEST(Tensorize, ScratchTileNeedsTheMaskOnOutputLoops) {
   EXPECT_TRUE(replays(t.s, t.m.func));
 }
 
+std::string intrin_rows(int rows) {
+  FmaTileShape t{16, rows, 32, 8};
+  register_tensor_intrin(make_fma_tile_intrin(t));
+  return fma_tile_name(t);
+}
+
+TEST(Tensorize, TailTileRunsTheShorterMicroKernel) {
+  // M = 13: one full 8-row tile and a last tile of 5 rows, run by the 5-row kernel on the tile's
+  // own buffers; any other partial tile (none here) would keep the loops.
+  Tiled t(13, 64, 16);
+  t.s.tensorize(t.tile, intrin_8x32x8(), intrin_rows(5));
+  auto tile = find_block(t.s.func().body, "C_o", nullptr);
+  ASSERT_TRUE(tile.has_value());
+  auto* branch = tile->block->body.as<IfThenElse>();
+  ASSERT_NE(branch, nullptr);
+  EXPECT_NE(branch->then_case.as<Allocate>(), nullptr);
+  auto* tail = branch->else_case.as<IfThenElse>();
+  ASSERT_NE(tail, nullptr);
+  ASSERT_NE(tail->then_case.as<Allocate>(), nullptr);
+  EXPECT_NE(tail->else_case.as<For>(), nullptr);
+  // The tail kernel's accumulators are 5 rows of two zmm: stores to acc[4, ...], none to row 5.
+  std::string text = to_string(tail->then_case);
+  EXPECT_NE(text.find("acc[4, "), std::string::npos) << text;
+  EXPECT_EQ(text.find("acc[5, "), std::string::npos) << text;
+  EXPECT_TRUE(replays(t.s, t.m.func));
+}
+
+TEST(Tensorize, TailTileErrors) {
+  {
+    // The tail shortens N, the mask cuts M.
+    Tiled t(13, 64, 16);
+    FmaTileShape narrow{16, 8, 16, 8};
+    register_tensor_intrin(make_fma_tile_intrin(narrow));
+    EXPECT_EQ(
+        schedule_error([&] { t.s.tensorize(t.tile, intrin_8x32x8(), fma_tile_name(narrow)); }),
+        "cannot tensorize block \"C_o\" with \"x86_avx512_fma_f32_8x32x8\": its mask i_0 * 8 "
+        "+ i_1 < 13 does not cut the one loop the tail intrinsic \"x86_avx512_fma_f32_8x16x8\" "
+        "shortens");
+  }
+  {
+    // M and K tails: the mask uses two of the tile's loops.
+    Tiled t(13, 64, 12);
+    EXPECT_NE(schedule_error([&] { t.s.tensorize(t.tile, intrin_8x32x8(), intrin_rows(5)); }), "");
+  }
+}
+
 TEST(Tensorize, Errors) {
   std::string name = intrin_8x32x8();
   {
@@ -281,6 +327,31 @@ TEST(ConvRule, TensorizesTheWholeReductionAndReplays) {
   EXPECT_EQ(spec->a.dims[3], (std::vector<int64_t>{2, 0, 0, 0, 2}));
   EXPECT_EQ(tile->loops.front().as<For>()->kind, ForKind::kParallel);
   EXPECT_TRUE(find_block(s.func().body, "conv_init", nullptr).has_value());
+  EXPECT_TRUE(replays(s, c.func));
+}
+
+TEST(ConvRule, RowTailRunsAShorterTileAndReplays) {
+  // OW 13 with AVX2 16-channel tiles (6 rows at most: 12 accumulators + 2 B + 1 broadcast of 16
+  // ymm): two strips of 5 and a tail of 3 model fewer cycles than 6 + 6 + 1.
+  Conv2dShape cs;
+  cs.ic = 4, cs.oc = 32, cs.ih = 3, cs.iw = 15, cs.kh = cs.kw = 3, cs.oh = 1, cs.ow = 13;
+  BlockedConv2d c = make_blocked_conv2d(cs, conv2d_channel_block(cs, 256));
+  Schedule s(c.func);
+  schedule_blocked_conv2d(s, "conv", 256);
+  auto tile = find_block(s.func().body, "conv_o", nullptr);
+  ASSERT_TRUE(tile.has_value());
+  auto spec = parse_fma_tile_spec(tile->block->annotations.at("tensorized"));
+  ASSERT_TRUE(spec.has_value());
+  EXPECT_EQ(spec->mr, 5);
+  EXPECT_EQ(spec->nr, 16);
+  auto tensorize = s.trace().instructions.back();
+  for (const auto& i : s.trace().instructions)
+    if (i.kind == "tensorize") tensorize = i;
+  ASSERT_EQ(tensorize.attrs.value("partial", ""), "tail");
+  auto tail = parse_fma_tile_spec(tensorize.attrs.at("tail_intrin").get<std::string>());
+  ASSERT_TRUE(tail.has_value());
+  EXPECT_EQ(tail->mr, 3);
+  EXPECT_EQ(tail->k, spec->k);
   EXPECT_TRUE(replays(s, c.func));
 }
 

@@ -53,8 +53,10 @@ TEST(NeonFma, MaxTileRowsFollowTheRegisterFile) {
     EXPECT_GT(neon_tile_registers(neon_max_tile_rows(nr) + 1, nr), kNeonRegisters) << nr;
   }
   EXPECT_EQ(fma_max_tile_rows(kNeon, 16), 6);
-  EXPECT_EQ(fma_max_tile_rows(kNeon, 8), 8);  // capped at 8 rows like x86
-  EXPECT_EQ(fma_max_tile_rows(CpuVectorIsa::x86(256), 16), 8);
+  EXPECT_EQ(fma_max_tile_rows(kNeon, 8), 8);                    // capped at 8 rows like x86
+  EXPECT_EQ(fma_max_tile_rows(CpuVectorIsa::x86(256), 16), 6);  // 6 * 2 + 2 + 1 = 15 ymm
+  EXPECT_EQ(fma_max_tile_rows(CpuVectorIsa::x86(256), 8), 8);   // capped
+  EXPECT_EQ(fma_max_tile_rows(CpuVectorIsa::x86(256), 24), 4);  // 4 * 3 + 3 + 1 = 16
   EXPECT_EQ(fma_max_tile_rows(CpuVectorIsa::x86(512), 32), 8);
 }
 
@@ -172,8 +174,9 @@ TEST(NeonFma, MatmulRuleRefusesPanelsOfAnotherWidth) {
 }
 
 TEST(NeonFma, ConvRuleKeepsTheTileInTheRegisterFile) {
-  // OW = 16 output pixels, 16 output channels (4 q registers per pixel): x86 takes 8-pixel
-  // strips; NEON at most 6 rows (6 * 4 + 4 + 1 = 29 registers) and 4 divides the row.
+  // OW = 16 output pixels, 16 output channels (4 q registers per pixel): NEON at most 6 rows
+  // (6 * 4 + 4 + 1 = 29 registers), AVX2 6 rows (6 * 2 + 2 + 1 = 15 ymm), each 6 + 6 + a tail
+  // of 4.
   Conv2dShape shape;
   shape.n = 1, shape.ic = 8, shape.ih = 18, shape.iw = 18;
   shape.oc = 16, shape.oh = 16, shape.ow = 16, shape.kh = 3, shape.kw = 3;
@@ -189,12 +192,12 @@ TEST(NeonFma, ConvRuleKeepsTheTileInTheRegisterFile) {
     return tile ? tile->block->annotations.at("tensorized") : std::string();
   };
   std::string neon = tensorized_name(kNeon);
-  EXPECT_EQ(neon.rfind("aarch64_neon_fma_f32_4x16_k8x3x3_a", 0), 0u) << neon;
+  EXPECT_EQ(neon.rfind("aarch64_neon_fma_f32_6x16_k8x3x3_a", 0), 0u) << neon;
   auto spec = parse_fma_tile_spec(neon);
   ASSERT_TRUE(spec.has_value());
   EXPECT_LE(neon_tile_registers(spec->mr, spec->nr), kNeonRegisters);
   std::string x86 = tensorized_name(CpuVectorIsa::x86(256));
-  EXPECT_EQ(x86.rfind("x86_avx2_fma_f32_8x16_k8x3x3_a", 0), 0u) << x86;
+  EXPECT_EQ(x86.rfind("x86_avx2_fma_f32_6x16_k8x3x3_a", 0), 0u) << x86;
   // The int overload is x86 with that width (what the rule did before it knew the ISA).
   BlockedConv2d c = make_blocked_conv2d(shape, nr);
   Schedule s(c.func);

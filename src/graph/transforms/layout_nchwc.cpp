@@ -21,9 +21,17 @@ bool static_type(const Value* v) {
   return true;
 }
 
-// A 2-D f32 Conv the blocked kernels implement: constant weights / bias, groups = 1 or
-// depthwise (one output channel per input channel), non-negative pads, static shapes.
-bool convertible(const Node& n) {
+bool depthwise(const Node& n) {
+  int64_t group = n.attrs.get_int("group", 1);
+  const auto& ws = n.inputs[1]->type.shape;
+  return group > 1 && n.inputs[0]->type.shape[1].value == group && ws[0].value == group &&
+         ws[1].value == 1;
+}
+
+// A 2-D f32 Conv the blocked kernels implement: constant weights / bias, groups = 1, depthwise
+// (one output channel per input channel) or grouped in whole blocks, non-negative pads, static
+// shapes.
+bool convertible(const Node& n, int vector_bits) {
   if (n.op != ops::OpKind::Conv || n.outputs.size() != 1) return false;
   const Value* x = n.inputs[0];
   const Value* w = n.inputs[1];
@@ -34,10 +42,10 @@ bool convertible(const Node& n) {
   if (b && (!f32(b) || !b->is_constant())) return false;
   for (int64_t p : n.attrs.get_ints("pads", {0, 0, 0, 0}))
     if (p < 0) return false;
-  std::vector<int64_t> ws = w->type.static_shape();
   int64_t group = n.attrs.get_int("group", 1);
-  int64_t c = x->type.shape[1].value;
-  return group == 1 || (group == c && ws[0] == c && ws[1] == 1);
+  if (group == 1 || depthwise(n)) return true;
+  return grouped_conv_blocks(x->type.shape[1].value, w->type.shape[0].value, group, vector_bits, 0)
+      .has_value();
 }
 
 // Elementwise ops that run on blocked tensors between convolutions: finite at 0, so the zero
@@ -71,7 +79,7 @@ class LayoutRewriter {
     std::vector<Node*> nodes;
     for (const auto& n : g_.nodes()) nodes.push_back(n.get());
     for (Node* n : nodes) {  // graph order: producers first
-      if (convertible(*n)) {
+      if (convertible(*n, vector_bits_)) {
         convert(*n);
       } else if (blockable_elementwise(*n)) {
         convert_elementwise(*n);
@@ -179,11 +187,24 @@ class LayoutRewriter {
   void convert(Node& n) {
     Value* y = n.outputs[0];
     // A groups = 1 conv reads any input block and writes its tile's; a depthwise conv keeps the
-    // block of its input. The summand has the output's block.
-    n.inputs[0] = blocked(n.inputs[0], 0, n);
-    int64_t block = n.attrs.get_int("group", 1) == 1
-                        ? int64_t(channel_block(y->type.shape[1].value, vector_bits_))
-                        : block_of(n.inputs[0]);
+    // block of its input; a grouped conv takes blocks its groups fit (grouped_conv_blocks). The
+    // summand has the output's block.
+    int64_t group = n.attrs.get_int("group", 1), block = 0;
+    if (group == 1 || depthwise(n)) {
+      n.inputs[0] = blocked(n.inputs[0], 0, n);
+      block = group == 1 ? int64_t(channel_block(y->type.shape[1].value, vector_bits_))
+                         : block_of(n.inputs[0]);
+    } else {
+      Value* x = n.inputs[0];
+      int64_t have = 0;
+      if (x->producer && x->producer->op == ops::OpKind::LayoutFromBlocked)
+        have = block_of(x->producer->inputs[0]);
+      auto blocks = grouped_conv_blocks(x->type.shape[1].value, y->type.shape[1].value, group,
+                                        vector_bits_, have);
+      INGOT_ICHECK(blocks.has_value(), "{}: grouped conv has no blocks", n.describe());
+      n.inputs[0] = blocked(x, blocks->ib, n);
+      block = blocks->nr;
+    }
     if (n.inputs.size() > 3 && n.inputs[3]) n.inputs[3] = blocked(n.inputs[3], block, n);
     n.op = ops::OpKind::ConvNCHWc;
     n.attrs.set("block", block);

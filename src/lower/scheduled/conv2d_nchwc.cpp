@@ -1,7 +1,8 @@
 // ConvNCHWc kernels (graph pass layout_nchwc): convolutions whose input, summand and output stay
 // channel-blocked, so chains of convolutions need no layout copies between them.
-// - groups = 1: [zero padding of the blocked input] then the blocked direct convolution (rule
-//   blocked_conv2d, weights packed [OCb, ICb, KH, KW, IB, NR]) with the fused summand and
+// - groups = 1 or grouped: [zero padding of the blocked input] then the blocked direct
+//   convolution (rule blocked_conv2d, weights packed [OCb, ICb, KH, KW, IB, NR]; with groups,
+//   ICb is the input blocks of the output block's groups) with the fused summand and
 //   activation applied per output strip right after the register tile;
 // - depthwise: a loop nest scheduled by construction: rows in parallel, the channel block
 //   vectorized, taps unrolled; padding handled in place (border pixels read clamped, masked
@@ -67,7 +68,8 @@ std::vector<NodeKernel> lower_grouped(const graph::Node& node, int vector_bits,
   INGOT_ICHECK(nr % lanes == 0 && nr <= 2 * lanes, "{}: output block {} does not fit the tile",
                node.describe(), nr);
   schedule::Conv2dShape s;
-  s.n = g.xs[0], s.ic = g.ws[1], s.ih = g.xs[2] + g.pads[0] + g.pads[2];
+  s.groups = node.attrs.get_int("group", 1);
+  s.n = g.xs[0], s.ic = g.ws[1] * s.groups, s.ih = g.xs[2] + g.pads[0] + g.pads[2];
   s.iw = g.xs[3] + g.pads[1] + g.pads[3];
   s.oc = g.ws[0], s.oh = g.ys[2], s.ow = g.ys[3], s.kh = g.ws[2], s.kw = g.ws[3];
   s.sh = g.strides[0], s.sw = g.strides[1], s.dh = g.dil[0], s.dw = g.dil[1];
@@ -88,8 +90,10 @@ std::vector<NodeKernel> lower_grouped(const graph::Node& node, int vector_bits,
   int64_t ocb = g.ys[1];
   std::vector<float> wp =
       schedule::pack_conv2d_weights_nchwc(w->constant->data_as<float>(), s, ib, nr);
-  const graph::Value* wv =
-      values.constant(w->name + "_nchwc", f32_tensor({ocb, g.xs[1], s.kh, s.kw, ib, nr}, wp));
+  const graph::Value* wv = values.constant(
+      w->name + "_nchwc",
+      f32_tensor({ocb, int64_t(wp.size()) / (ocb * s.kh * s.kw * ib * nr), s.kh, s.kw, ib, nr},
+                 wp));
   const graph::Value* bv =
       values.constant((bias ? bias->name : base) + "_nchwc_bias",
                       f32_tensor({ocb * nr}, padded_bias(bias, s.oc, ocb * nr)));
@@ -204,8 +208,11 @@ std::vector<NodeKernel> lower_depthwise(const graph::Node& node, ValueFactory& v
 std::optional<std::vector<NodeKernel>> lower_conv2d_nchwc(const graph::Node& node, int vector_bits,
                                                           ValueFactory& values) {
   if (node.op != ops::OpKind::ConvNCHWc) return std::nullopt;
-  if (node.attrs.get_int("group", 1) == 1) return lower_grouped(node, vector_bits, values);
-  return lower_depthwise(node, values);
+  int64_t group = node.attrs.get_int("group", 1);
+  const auto& ws = node.inputs.at(1)->type.shape;
+  bool depthwise = group > 1 && ws[1].value == 1 && ws[0].value == group;
+  if (depthwise) return lower_depthwise(node, values);
+  return lower_grouped(node, vector_bits, values);
 }
 
 }  // namespace ingot::lower

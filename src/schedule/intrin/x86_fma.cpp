@@ -232,7 +232,11 @@ FmaTileShape default_fma_tile(const CpuVectorIsa& isa, int kc) {
 
 int fma_max_tile_rows(const CpuVectorIsa& isa, int nr) {
   if (isa.arch == CpuVectorIsa::kAArch64) return std::min(8, neon_max_tile_rows(nr));
-  return 8;
+  // The accumulators, one B vector per column vector and the broadcast stay in registers:
+  // 16 ymm (AVX2; 6 rows of 2 vectors) or 32 zmm (AVX-512; 8 rows kept, the rate is at peak).
+  int lanes = isa.tile_lanes(), vecs = std::max(1, (nr + lanes - 1) / lanes);
+  int regs = lanes == 16 ? 32 : 16;
+  return std::clamp((regs - vecs - 1) / vecs, 1, 8);
 }
 
 TensorIntrin make_fma_tile_intrin(const FmaTileShape& s) {

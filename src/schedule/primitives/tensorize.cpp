@@ -284,19 +284,121 @@ Stmt scratch_partial_tile(const BlockRealize* br, const Stmt& bound_body,
 // - the inner predicate is true, or made of `e < c` tail masks (then a partial tile runs the
 //   original loops, or with PartialTile::kScratch the implementation on a scratch copy of its
 //   output tile, and a full one the implementation).
+namespace {
+
+// An intrinsic's implementation instantiated on a tile: the tile's inner block (iter vars bound
+// to `bound_body`) matched against the intrinsic's description. `extents` is the description
+// loop extents the tile must have (the tile's own, or a tail's); fails with a TensorizeError.
+using Placements = std::unordered_map<const BufferNode*, Placement>;
+struct Instance {
+  Stmt body;
+  Placements desc_placed;  // description buffer -> where it lies in the tile
+  Placements impl_placed;  // implementation buffer -> the same
+};
+Placements impl_placement(const TensorIntrin& ti, const Placements& desc_placed) {
+  Placements out;
+  for (size_t p = 0; p < ti.desc.params.size(); ++p)
+    out[ti.impl.params[p].get()] = desc_placed.at(ti.desc.params[p].get());
+  return out;
+}
+Instance instantiate(const TensorIntrin& ti, const std::vector<const For*>& loops,
+                     const std::vector<int64_t>& extents, const Stmt& bound_body,
+                     const std::string& what) {
+  std::vector<const For*> dloops;
+  const BlockRealize* dbr = loop_chain(ti.desc.body, &dloops);
+  INGOT_ICHECK(dbr != nullptr, "intrinsic {} has a malformed description", ti.name);
+  // 1. The loop nests must have the same extents.
+  auto show = [](const std::vector<const For*>& ls) {
+    std::string s;
+    for (const For* f : ls) s += (s.empty() ? "" : ", ") + to_string(f->extent);
+    return "[" + s + "]";
+  };
+  bool same = extents.size() == dloops.size();
+  for (size_t k = 0; same && k < dloops.size(); ++k) {
+    int64_t c = 0, m = 0;
+    same = is_const_int(dloops[k]->extent, &c) && c == extents[k] &&
+           is_const_int(loops[k]->min, &m) && m == 0;
+  }
+  if (!same)
+    fail_schedule<TensorizeError>("cannot {}: its loop extents {} differ from the intrinsic's {}",
+                                  what, show(loops), show(dloops));
+  // 2. Both stores in terms of the tile's loop variables; match them.
+  VarMap dbind, dloop;
+  for (size_t k = 0; k < dloops.size(); ++k) dloop[dloops[k]->loop_var.node()] = loops[k]->loop_var;
+  const Block* db = dbr->block_node();
+  for (size_t i = 0; i < db->iter_vars.size(); ++i)
+    dbind[db->iter_vars[i].var.node()] = substitute(dbr->iter_values[i], dloop);
+  Matcher m(loops);
+  if (!m.stmt(bound_body, substitute(db->body, dbind)))
+    fail_schedule<TensorizeError>("cannot {}: {}", what, m.why);
+  for (const Buffer& p : ti.desc.params)
+    if (!m.placed.count(p.get()))
+      fail_schedule<TensorizeError>("cannot {}: the block does not access the intrinsic's {}", what,
+                                    qname(p->name));
+  // 3. The implementation at the tile.
+  Instance out;
+  out.impl_placed = impl_placement(ti, m.placed);
+  out.body = Instantiate(out.impl_placed).mutate(ti.impl.body);
+  out.desc_placed = std::move(m.placed);
+  return out;
+}
+
+const TensorIntrin& intrin_named(const std::string& name, const Block* b) {
+  const TensorIntrin* ti = find_tensor_intrin(name);
+  if (!ti)
+    fail_schedule<UnknownIntrinError>("cannot tensorize block {}: no intrinsic named {}",
+                                      qname(b->name_hint), qname(name));
+  return *ti;
+}
+
+// A partial tile run by `tail`, whose description is the tile's with one loop shorter (extent
+// t): valid when the mask uses that loop alone, and only when exactly its first t iterations
+// are inside the mask (checked at run time: rows t - 1 in, row t out); otherwise undefined.
+Stmt tail_partial_tile(const BlockRealize* br, const std::vector<const For*>& loops,
+                       const TensorIntrin& tail, const Stmt& bound_body, const std::string& what) {
+  std::vector<const For*> tloops;
+  if (!loop_chain(tail.desc.body, &tloops) || tloops.size() != loops.size()) return Stmt();
+  std::vector<int64_t> extents;
+  int cut = -1;
+  for (size_t k = 0; k < loops.size(); ++k) {
+    int64_t e = 0, t = 0;
+    if (!is_const_int(loops[k]->extent, &e) || !is_const_int(tloops[k]->extent, &t)) return Stmt();
+    if (t != e) {
+      if (cut >= 0 || t > e || t < 1) return Stmt();
+      cut = int(k);
+    }
+    extents.push_back(t);
+  }
+  if (cut < 0) return Stmt();
+  for (size_t k = 0; k < loops.size(); ++k)
+    if (int(k) != cut && uses_var(br->predicate, loops[k]->loop_var)) return Stmt();
+  const Var& v = loops[size_t(cut)]->loop_var;
+  int64_t t = extents[size_t(cut)];
+  Expr exact = arith::simplify(substitute(br->predicate, v, i64(t - 1)) &&
+                               !substitute(br->predicate, v, i64(t)));
+  return IfThenElse::make(exact, instantiate(tail, loops, extents, bound_body, what).body);
+}
+
+}  // namespace
+
 void Schedule::tensorize(BlockRV block, const std::string& intrin, PartialTile partial) {
+  INGOT_ICHECK(partial != PartialTile::kTail, "tensorize: a tail tile needs its intrinsic's name");
+  tensorize_tile(block, intrin, partial, "");
+}
+
+void Schedule::tensorize(BlockRV block, const std::string& intrin, const std::string& tail_intrin) {
+  tensorize_tile(block, intrin, PartialTile::kTail, tail_intrin);
+}
+
+void Schedule::tensorize_tile(BlockRV block, const std::string& intrin, PartialTile partial,
+                              const std::string& tail_intrin) {
   BlockInfo bi = block_info(*this, block);
   const Block* b = bi.block;
   std::string what = "tensorize block " + qname(b->name_hint) + " with " + qname(intrin);
   // 1. The intrinsic and the tile's loops and inner block.
-  const TensorIntrin* ti = find_tensor_intrin(intrin);
-  if (!ti)
-    fail_schedule<UnknownIntrinError>("cannot tensorize block {}: no intrinsic named {}",
-                                      qname(b->name_hint), qname(intrin));
-  std::vector<const For*> loops, dloops;
+  const TensorIntrin& ti = intrin_named(intrin, b);
+  std::vector<const For*> loops;
   const BlockRealize* br = loop_chain(b->body, &loops);
-  const BlockRealize* dbr = loop_chain(ti->desc.body, &dloops);
-  INGOT_ICHECK(dbr != nullptr, "intrinsic {} has a malformed description", intrin);
   if (!br)
     fail_schedule<TensorizeError>(
         "cannot {}: its body is not loops around one block (blockize the tile first)", what);
@@ -304,41 +406,19 @@ void Schedule::tensorize(BlockRV block, const std::string& intrin, PartialTile p
   if (inner->init.defined())
     fail_schedule<TensorizeError>("cannot {}: block {} has an init (decompose_reduction first)",
                                   what, qname(inner->name_hint));
-  // 2. The loop nests must have the same extents.
-  auto extents = [](const std::vector<const For*>& ls) {
-    std::string s;
-    for (const For* f : ls) s += (s.empty() ? "" : ", ") + to_string(f->extent);
-    return "[" + s + "]";
-  };
-  bool same = loops.size() == dloops.size();
-  for (size_t k = 0; same && k < loops.size(); ++k) {
-    int64_t a = 0, c = 0;
-    same = is_const_int(loops[k]->extent, &a) && is_const_int(dloops[k]->extent, &c) && a == c &&
-           is_const_int(loops[k]->min, &a) && a == 0;
+  std::vector<int64_t> extents;
+  for (const For* f : loops) {
+    int64_t e = -1;
+    is_const_int(f->extent, &e);
+    extents.push_back(e);
   }
-  if (!same)
-    fail_schedule<TensorizeError>("cannot {}: its loop extents {} differ from the intrinsic's {}",
-                                  what, extents(loops), extents(dloops));
-  // 3. Both stores in terms of the tile's loop variables; match them.
-  VarMap bind, dbind, dloop;
-  for (size_t k = 0; k < dloops.size(); ++k) dloop[dloops[k]->loop_var.node()] = loops[k]->loop_var;
-  const Block* db = dbr->block_node();
+  VarMap bind;
   for (size_t i = 0; i < inner->iter_vars.size(); ++i)
     bind[inner->iter_vars[i].var.node()] = br->iter_values[i];
-  for (size_t i = 0; i < db->iter_vars.size(); ++i)
-    dbind[db->iter_vars[i].var.node()] = substitute(dbr->iter_values[i], dloop);
-  Matcher m(loops);
-  if (!m.stmt(substitute(inner->body, bind), substitute(db->body, dbind)))
-    fail_schedule<TensorizeError>("cannot {}: {}", what, m.why);
-  for (const Buffer& p : ti->desc.params)
-    if (!m.placed.count(p.get()))
-      fail_schedule<TensorizeError>("cannot {}: the block does not access the intrinsic's {}", what,
-                                    qname(p->name));
-  // 4. The implementation at the tile; a masked tile keeps its loops for partial tiles.
-  std::unordered_map<const BufferNode*, Placement> placed;
-  for (size_t p = 0; p < ti->desc.params.size(); ++p)
-    placed[ti->impl.params[p].get()] = m.placed.at(ti->desc.params[p].get());
-  Stmt body = Instantiate(placed).mutate(ti->impl.body);
+  Stmt bound_body = substitute(inner->body, bind);
+  // 2. The implementation at the tile; a masked tile keeps its loops for partial tiles.
+  Instance full_tile = instantiate(ti, loops, extents, bound_body, what);
+  Stmt body = full_tile.body;
   int64_t t = 0;
   if (!(is_const_int(br->predicate, &t) && t != 0)) {
     Expr full = full_tile_condition(br->predicate, loops);
@@ -347,18 +427,30 @@ void Schedule::tensorize(BlockRV block, const std::string& intrin, PartialTile p
                                     what, to_string(br->predicate));
     Stmt partial_tile;
     if (partial == PartialTile::kScratch) {
+      std::vector<const For*> dloops;
+      const Block* db = loop_chain(ti.desc.body, &dloops)->block_node();
       auto* dstore = db->body.as<BufferStore>();
-      for (size_t p = 0; dstore && p < ti->desc.params.size(); ++p) {
-        if (ti->desc.params[p].get() != dstore->buffer.get()) continue;
+      for (size_t p = 0; dstore && p < ti.desc.params.size(); ++p) {
+        if (ti.desc.params[p].get() != dstore->buffer.get()) continue;
         partial_tile = scratch_partial_tile(
-            br, substitute(inner->body, bind), loops, ti->desc.params[p], ti->impl.params[p],
-            m.placed.at(dstore->buffer.get()), ti->impl.body, placed);
+            br, bound_body, loops, ti.desc.params[p], ti.impl.params[p],
+            full_tile.desc_placed.at(dstore->buffer.get()), ti.impl.body, full_tile.impl_placed);
         break;
       }
+    } else if (partial == PartialTile::kTail) {
+      const TensorIntrin& tail = intrin_named(tail_intrin, b);
+      Stmt tail_tile = tail_partial_tile(br, loops, tail, bound_body, what);
+      if (!tail_tile.defined())
+        fail_schedule<TensorizeError>(
+            "cannot {}: its mask {} does not cut the one loop the tail intrinsic {} shortens", what,
+            to_string(br->predicate), qname(tail_intrin));
+      // Any other partial tile (none in a split's last strip) keeps the loops.
+      auto* guarded = tail_tile.as<IfThenElse>();
+      partial_tile = IfThenElse::make(guarded->condition, guarded->then_case, b->body);
     }
     body = IfThenElse::make(full, body, partial_tile.defined() ? partial_tile : b->body);
   }
-  // 5. The tile block keeps its iter vars and regions, with the new body.
+  // 3. The tile block keeps its iter vars and regions, with the new body.
   auto ann = b->annotations;
   ann["tensorized"] = intrin;
   Stmt nb = Block::make(b->name_hint, b->iter_vars, b->reads, b->writes, body, b->init,
@@ -366,9 +458,13 @@ void Schedule::tensorize(BlockRV block, const std::string& intrin, PartialTile p
   set_body(replace_stmts(
       func_.body,
       {{bi.realize.get(), BlockRealize::make(bi.br->iter_values, bi.br->predicate, nb)}}));
-  // 6. Record.
+  // 4. Record.
   nlohmann::json attrs = {{"intrin", intrin}};
   if (partial == PartialTile::kScratch) attrs["partial"] = "scratch";
+  if (partial == PartialTile::kTail) {
+    attrs["partial"] = "tail";
+    attrs["tail_intrin"] = tail_intrin;
+  }
   record({"tensorize", {rv_name(block)}, attrs, {}, {}});
 }
 

@@ -30,12 +30,27 @@ int64_t loop_extent(Schedule& s, LoopRV r) {
   return e;
 }
 
-// Output pixels per tile: a divisor of the row width (no partial tiles) between max_rows / 2
-// and max_rows (8 and 4 on x86) when there is one, else max_rows with a masked last strip.
-int conv_tile_rows(int64_t ow, int max_rows) {
-  for (int mr = max_rows; mr >= std::max(1, max_rows / 2); --mr)
-    if (ow % mr == 0) return mr;
-  return ow < max_rows ? int(ow) : max_rows;
+// Cycles per reduction step of an m-pixel strip of `vecs` accumulator vectors: FMA issue (two
+// ports), loads (m broadcasts and `vecs` B vectors on two ports), or the FMA latency (4) when
+// there are too few accumulators to hide it.
+double strip_cycles(int m, int vecs) {
+  return std::max({m * vecs / 2.0, (m + vecs) / 2.0, 4.0});
+}
+
+// Output pixels per tile: the strip height with the fewest modelled cycles for the whole row,
+// its last strip computed by a shorter tail tile (ties: the taller strip, fewer B reloads).
+int conv_tile_rows(int64_t ow, int max_rows, int vecs) {
+  if (ow <= max_rows) return int(ow);
+  int best = max_rows;
+  double best_cost = 0;
+  for (int mr = max_rows; mr >= std::max(1, max_rows / 2); --mr) {
+    int64_t rem = ow % mr;
+    double cost =
+        double(ow / mr) * strip_cycles(mr, vecs) + (rem ? strip_cycles(int(rem), vecs) : 0);
+    cost += 0.25 * double((ow + mr - 1) / mr);  // per strip: accumulator loads and stores
+    if (mr == max_rows || cost < best_cost - 1e-9) best = mr, best_cost = cost;
+  }
+  return best;
 }
 
 }  // namespace
@@ -105,7 +120,8 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
                l.size());
   int64_t ow = loop_extent(s, l[3]), nr = loop_extent(s, l[4]);
   // 1. MR-pixel strips of the output row; the tile is (strip, r, reduction loops).
-  int mr = conv_tile_rows(ow, fma_max_tile_rows(isa, int(nr)));
+  int lanes = isa.tile_lanes();
+  int mr = conv_tile_rows(ow, fma_max_tile_rows(isa, int(nr)), int((nr + lanes - 1) / lanes));
   auto w = s.split(l[3], {std::nullopt, int64_t(mr)});
   // 2. The bias init before the tile, vectorized over the channel block.
   BlockRV init = s.decompose_reduction(conv, w[1]);
@@ -113,7 +129,7 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   s.vectorize(il.back());
   // 3. The tile becomes one block computed by the micro-kernel.
   FmaTileSpec spec;
-  spec.lanes = isa.tile_lanes();
+  spec.lanes = lanes;
   spec.arch = isa.arch;
   spec.mr = mr;
   spec.nr = int(nr);
@@ -152,7 +168,15 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   spec.c = dims_of(store->indices);
   register_tensor_intrin(make_fma_tile_intrin(spec));
   BlockRV tile = s.blockize(w[1]);
-  s.tensorize(tile, fma_tile_name(spec));
+  // The last strip of a row mr does not divide: the same micro-kernel with fewer rows.
+  if (int rem = int(ow % mr)) {
+    FmaTileSpec tail = spec;
+    tail.mr = rem;
+    register_tensor_intrin(make_fma_tile_intrin(tail));
+    s.tensorize(tile, fma_tile_name(spec), fma_tile_name(tail));
+  } else {
+    s.tensorize(tile, fma_tile_name(spec));
+  }
   // 4. The in-place epilogue (fused summand / activation), if any, per strip right after the
   //    tile while it is in L1, vectorized over the channel block.
   if (find_block(s.func().body, "epilogue", nullptr)) {

@@ -24,9 +24,10 @@
 namespace ingot::schedule {
 
 struct Conv2dShape {
-  int64_t n = 1, ic = 0, ih = 0, iw = 0;  // the padded input
+  int64_t n = 1, ic = 0, ih = 0, iw = 0;  // the padded input (ic: all channels, every group)
   int64_t oc = 0, oh = 0, ow = 0;
   int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
+  int64_t groups = 1;  // > 1: only the blocked (NCHWc) form, see conv_input_blocks
 };
 
 struct BlockedConv2d {
@@ -48,7 +49,9 @@ BlockedConv2d make_blocked_conv2d(const Conv2dShape& s, int nr);
 //                                      * Wp[ocb, icb, kh, kw, ici, r]
 // X[n, ceil(IC / IB), ih, iw, IB] (padded spatially), Wp packed by pack_conv2d_weights_nchwc
 // (zero for the padding input lanes, so whatever finite values they hold do not count; with a
-// single input block the reduction covers only the IC real lanes). With
+// single input block the reduction covers only the IC real lanes). With groups > 1 the
+// reduction runs over the input blocks of the output block's groups (conv_input_blocks):
+// X[n, first(ocb) + icb, ...] with Wp[ocb, icb, kh, kw, ici, r] zero across groups. With
 // `epilogue`, a second block "epilogue" updates Y in place, Y = epilogue(Y, index) (the fused
 // summand and activation; its extra buffers go in `epilogue_params`, after X, Wp, bias and
 // before Y); the schedule computes it per output strip right after the tile.

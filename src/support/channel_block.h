@@ -34,11 +34,15 @@ struct CpuVectorIsa {
   }
 };
 
-// Two vector registers (32 floats on AVX-512, 16 on AVX2) when the channels divide into them,
-// else one, else (few channels) the channels rounded up to whole vectors.
+// Two vector registers (32 floats on AVX-512, 16 on AVX2) when the channels divide into them or
+// fill them but for at most 1/32 of padding (1000 classes: 1008 or 1024), else one, else (few
+// channels) the channels rounded up to whole vectors. One-vector tiles broadcast a pixel per
+// FMA, so their loads, not the FMAs, bound them.
 inline int channel_block(int64_t channels, int vector_bits) {
   int lanes = vector_bits >= 512 ? 16 : 8;
-  if (channels % (2 * lanes) == 0) return 2 * lanes;
+  int64_t pair = 2 * lanes, padded = (channels + pair - 1) / pair * pair;
+  if (channels % pair == 0 || (channels > pair && (padded - channels) * 32 <= channels))
+    return int(pair);
   if (channels % lanes == 0 || channels > 2 * lanes) return lanes;
   return int((channels + lanes - 1) / lanes * lanes);
 }

@@ -42,6 +42,15 @@ TEST(ConvInputBlocks, RefusesGroupsThatSplitABlock) {
   EXPECT_FALSE(conv_input_blocks(64, 64, 3, 8, 8));    // 64 channels in 3 groups
 }
 
+TEST(ChannelBlock, TwoVectorsWhenPaddingIsSmall) {
+  EXPECT_EQ(channel_block(64, 256), 16);
+  EXPECT_EQ(channel_block(1000, 256), 16);  // 1008: 0.8% padding
+  EXPECT_EQ(channel_block(1000, 512), 32);  // 1024: 2.4%
+  EXPECT_EQ(channel_block(40, 256), 8);     // 48 would pad 20%
+  EXPECT_EQ(channel_block(24, 512), 16);    // one vector, 8 padding lanes
+  EXPECT_EQ(channel_block(3, 256), 8);
+}
+
 TEST(GroupedConvBlocks, PicksVectorBlocksAndKeepsAFittingInputBlock) {
   auto narrow = grouped_conv_blocks(128, 128, 32, 512, 0);  // ResNeXt 32x4d stage 1
   ASSERT_TRUE(narrow.has_value());

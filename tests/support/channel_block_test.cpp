@@ -47,7 +47,7 @@ TEST(ChannelBlock, TwoVectorsWhenPaddingIsSmall) {
   EXPECT_EQ(channel_block(1000, 256), 16);  // 1008: 0.8% padding
   EXPECT_EQ(channel_block(1000, 512), 32);  // 1024: 2.4%
   EXPECT_EQ(channel_block(40, 256), 8);     // 48 would pad 20%
-  EXPECT_EQ(channel_block(24, 512), 16);    // one vector, 8 padding lanes
+  EXPECT_EQ(channel_block(24, 512), 32);    // few channels: rounded up to whole vectors
   EXPECT_EQ(channel_block(3, 256), 8);
 }
 

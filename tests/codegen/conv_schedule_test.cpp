@@ -78,6 +78,13 @@ TEST(ConvSchedule, Avx2TailTilesOnEveryRow) {
   expect_conv(shape(8, 16, 9, 16, 1, 2, 1), 256, avx2);  // strided 1x1, OW 8: 4 + 4
 }
 
+TEST(ConvSchedule, OnePixelRowRunsInParallelChunks) {
+  // A pointwise conv as the lowering passes it: H * W pixels in one row, its strips split into
+  // parallel chunks.
+  expect_conv(shape(8, 32, 1, 203, 1, 1, 1), 512);
+  expect_conv(shape(8, 32, 1, 203, 1, 1, 1), 256, Target::parse("llvm -mcpu=haswell"));
+}
+
 TEST(ConvSchedule, Avx2MicroKernel) {
   Target avx2 = Target::parse("llvm -mcpu=haswell");
   expect_conv(shape(4, 24, 9, 9, 3, 1, 1), 256, avx2);

@@ -355,6 +355,23 @@ TEST(ConvRule, RowTailRunsAShorterTileAndReplays) {
   EXPECT_TRUE(replays(s, c.func));
 }
 
+TEST(ConvRule, FewRowsRunTheirStripsInParallel) {
+  // A pointwise conv over 56 x 56 pixels as one row: 2 channel blocks x 1 row would be two
+  // tasks; the 392 strips of 8 pixels split into 28 chunks make 56.
+  Conv2dShape cs;
+  cs.ic = 16, cs.oc = 64, cs.ih = 1, cs.iw = 3136, cs.oh = 1, cs.ow = 3136;
+  BlockedConv2d c = make_blocked_conv2d(cs, conv2d_channel_block(cs, 512));
+  Schedule s(c.func);
+  schedule_blocked_conv2d(s, "conv", 512);
+  auto tile = find_block(s.func().body, "conv_o", nullptr);
+  ASSERT_TRUE(tile.has_value());
+  const For* outer = tile->loops.front().as<For>();
+  EXPECT_EQ(outer->kind, ForKind::kParallel);
+  int64_t extent = 0;
+  EXPECT_TRUE(is_const_int(outer->extent, &extent) && extent == 56) << to_string(outer->extent);
+  EXPECT_TRUE(replays(s, c.func));
+}
+
 TEST(MatmulRule, SchedulesAndReplays) {
   RuleScheduled r(40, 70, 300);
   PackedMatmul& m = r.m;

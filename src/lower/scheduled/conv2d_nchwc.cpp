@@ -7,6 +7,8 @@
 // - depthwise: a loop nest scheduled by construction: rows in parallel, the channel block
 //   vectorized, taps unrolled; padding handled in place (border pixels read clamped, masked
 //   inputs), so no padded copy of the input is made.
+#include <algorithm>
+
 #include "lower/compute/epilogue.h"
 #include "lower/scheduled/layout_kernels.h"
 #include "lower/scheduled/scheduled.h"
@@ -73,6 +75,14 @@ std::vector<NodeKernel> lower_grouped(const graph::Node& node, int vector_bits,
   s.iw = g.xs[3] + g.pads[1] + g.pads[3];
   s.oc = g.ws[0], s.oh = g.ys[2], s.ow = g.ys[3], s.kh = g.ws[2], s.kw = g.ws[3];
   s.sh = g.strides[0], s.sw = g.strides[1], s.dh = g.dil[0], s.dw = g.dil[1];
+  // A pointwise conv (1x1, stride 1, no padding) is a GEMM over all pixels: the kernel sees one
+  // row of H * W pixels, so register strips do not restart (and leave a tail) at every row.
+  std::vector<int64_t> ys = g.ys;
+  bool no_pads = std::all_of(g.pads.begin(), g.pads.end(), [](int64_t p) { return p == 0; });
+  if (s.kh == 1 && s.kw == 1 && s.sh == 1 && s.sw == 1 && no_pads) {
+    s.iw *= s.ih, s.ih = 1, s.ow *= s.oh, s.oh = 1;
+    ys = {ys[0], ys[1], 1, s.ow, ys[4]};
+  }
   std::vector<NodeKernel> kernels;
   std::string base = y->name;
   // 1. Zero padding: rows of (pixel, lane) are contiguous, so the NCHW padding kernel serves
@@ -99,7 +109,7 @@ std::vector<NodeKernel> lower_grouped(const graph::Node& node, int vector_bits,
                       f32_tensor({ocb * nr}, padded_bias(bias, s.oc, ocb * nr)));
   schedule::ConvEpilogue epilogue;
   std::vector<Buffer> extra;
-  Buffer zb = f32_buffer("Z", g.ys);
+  Buffer zb = f32_buffer("Z", ys);
   if (z) extra.push_back(zb);
   if (has_epilogue(node))
     epilogue = [&node, z, zb](const Expr& v, const std::vector<Expr>& idx) {

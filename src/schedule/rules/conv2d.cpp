@@ -24,6 +24,9 @@ int64_t ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
 
+// Parallel tasks the rule aims for at least (threads times a few, for balance).
+constexpr int64_t kParallelTasks = 64;
+
 int64_t loop_extent(Schedule& s, LoopRV r) {
   int64_t e = 0;
   is_const_int(find_loop(s.func().body, s.loop_var(r).node())->node->extent, &e);
@@ -184,8 +187,18 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
     s.reverse_compute_at(epi, w[0]);
     s.vectorize(s.get_loops(epi).back());
   }
-  // 5. (n, ocb, oh) rows in parallel.
-  s.parallel(s.fuse({l[0], l[1], l[2]}));
+  // 5. (n, ocb, oh) rows in parallel; with fewer than kParallelTasks of them (a pointwise conv
+  //    is one row of pixels), the row's strips too, in chunks of whole strips.
+  int64_t rows = loop_extent(s, l[0]) * loop_extent(s, l[1]) * loop_extent(s, l[2]);
+  int64_t strips = loop_extent(s, w[0]), chunks = 1;
+  for (int64_t c = 1; c <= strips && rows * c <= kParallelTasks; ++c)
+    if (strips % c == 0) chunks = c;
+  if (chunks > 1) {
+    auto ws = s.split(w[0], {chunks, std::nullopt});
+    s.parallel(s.fuse({l[0], l[1], l[2], ws[0]}));
+  } else {
+    s.parallel(s.fuse({l[0], l[1], l[2]}));
+  }
 }
 
 }  // namespace ingot::schedule

@@ -98,15 +98,19 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, int vector_b
 
 void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVectorIsa& isa) {
   BlockRV conv = s.get_block(block);
-  // n, ocb, oh, ow, r, then the reduction loops: ic, kh, kw (NCHW input) or icb, kh, kw, ici
-  // (blocked input).
+  // n, ocb, the output's spatial loops (od, oh, ow; innermost ow), r, then the reduction loops:
+  // ic, kh, kw (NCHW input) or icb, [kd,] [kh,] kw, ici (blocked input, 1 to 3 spatial dims).
   std::vector<LoopRV> l = s.get_loops(conv);
-  INGOT_ICHECK(l.size() == 8 || l.size() == 9, "conv2d rule: block {} has {} loops", block,
+  size_t spatial = 0;  // iter vars n .. r
+  for (const IterVar& iv : find_block(s.func().body, block, nullptr)->block->iter_vars)
+    spatial += iv.kind == IterKind::kSpatial;
+  INGOT_ICHECK(spatial >= 4 && l.size() > spatial, "conv2d rule: block {} has {} loops", block,
                l.size());
-  int64_t ow = loop_extent(s, l[3]), nr = loop_extent(s, l[4]);
+  size_t lw = spatial - 2, lr = spatial - 1;  // the ow and r loops
+  int64_t ow = loop_extent(s, l[lw]), nr = loop_extent(s, l[lr]);
   // 1. MR-pixel strips of the output row; the tile is (strip, r, reduction loops).
   int mr = conv_tile_rows(ow, fma_max_tile_rows(isa, int(nr)));
-  auto w = s.split(l[3], {std::nullopt, int64_t(mr)});
+  auto w = s.split(l[lw], {std::nullopt, int64_t(mr)});
   // 2. The bias init before the tile, vectorized over the channel block.
   BlockRV init = s.decompose_reduction(conv, w[1]);
   std::vector<LoopRV> il = s.get_loops(init);
@@ -117,7 +121,7 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   spec.arch = isa.arch;
   spec.mr = mr;
   spec.nr = int(nr);
-  for (size_t k = 5; k < l.size(); ++k) spec.k.push_back(loop_extent(s, l[k]));
+  for (size_t k = spatial; k < l.size(); ++k) spec.k.push_back(loop_extent(s, l[k]));
   // Tile variables: i (pixel: the block's ow iter var), j (channel in block: r) and the
   // reduction iter vars; each operand index's coefficients in them (strides and dilations
   // appear as the input index's coefficients).
@@ -129,8 +133,8 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   const auto* wt = mul ? mul->b.as<BufferLoad>() : nullptr;
   INGOT_ICHECK(x != nullptr && wt != nullptr && b->iter_vars.size() == l.size(),
                "conv2d rule: block {} is not the blocked conv", block);
-  std::vector<size_t> tile_iters = {3, 4};
-  for (size_t k = 5; k < l.size(); ++k) tile_iters.push_back(k);
+  std::vector<size_t> tile_iters = {lw, lr};
+  for (size_t k = spatial; k < l.size(); ++k) tile_iters.push_back(k);
   auto dims_of = [&](const std::vector<Expr>& indices) {
     FmaOperand op;
     for (const Expr& index : indices) {
@@ -160,8 +164,8 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
     s.reverse_compute_at(epi, w[0]);
     s.vectorize(s.get_loops(epi).back());
   }
-  // 5. (n, ocb, oh) rows in parallel.
-  s.parallel(s.fuse({l[0], l[1], l[2]}));
+  // 5. (n, ocb, [od,] [oh]) rows in parallel.
+  s.parallel(s.fuse(std::vector<LoopRV>(l.begin(), l.begin() + lw)));
 }
 
 }  // namespace ingot::schedule

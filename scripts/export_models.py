@@ -9,6 +9,7 @@ inputs keyed by graph input name, the form `ingot run --inputs` and scripts/pari
 Models:
   torchvision (needs torch + torchvision): resnet18 resnet50 mobilenet_v2 efficientnet_b0 vit_b_16
                                            convnext_tiny
+  torchvision video (3-D convolutions, input 1x3x8x112x112): r3d_18 mc3_18 r2plus1d_18
   transformers (optional): bert_tiny  BertModel, 2 layers, hidden 128, 2 heads, seq 32
                            gpt2_tiny  GPT2Model, 2 layers, n_embd 128, 2 heads, seq 32
                            both take input_ids + attention_mask (last quarter padded)
@@ -23,8 +24,9 @@ import numpy as np
 
 TORCHVISION_MODELS = ["resnet18", "resnet50", "mobilenet_v2", "efficientnet_b0", "vit_b_16",
                       "convnext_tiny"]
+VIDEO_MODELS = ["r3d_18", "mc3_18", "r2plus1d_18"]
 TRANSFORMERS_MODELS = ["bert_tiny", "gpt2_tiny"]
-MODELS = TORCHVISION_MODELS + TRANSFORMERS_MODELS
+MODELS = TORCHVISION_MODELS + VIDEO_MODELS + TRANSFORMERS_MODELS
 SMALL_MODELS = ["resnet18", "mobilenet_v2", "bert_tiny", "gpt2_tiny"]
 SEQ = 32
 VOCAB = 1000
@@ -51,7 +53,7 @@ def have_transformers():
 
 def available(name):
     """Whether the packages that `name` needs are importable."""
-    if name in TORCHVISION_MODELS:
+    if name in TORCHVISION_MODELS or name in VIDEO_MODELS:
         return have_torchvision()
     if name in TRANSFORMERS_MODELS:
         return have_transformers()
@@ -96,6 +98,11 @@ def build(name):
             torch.nn.init.normal_(model.heads.head.bias, std=0.02)
         size = 224
         feeds = {"input": rng.standard_normal((1, 3, size, size)).astype(np.float32)}
+        return model, feeds, ["output"]
+    if name in VIDEO_MODELS:
+        import torchvision
+        model = getattr(torchvision.models.video, name)(weights=None)
+        feeds = {"input": rng.standard_normal((1, 3, 8, 112, 112)).astype(np.float32)}
         return model, feeds, ["output"]
     if name == "bert_tiny":
         from transformers import BertConfig, BertModel

@@ -10,6 +10,7 @@ Models (all float32):
                embeddings, decomposed LayerNorm, erf-GELU, MatMul/Transpose/Reshape/Softmax,
                additive attention mask.
   tiny_cnn / tiny_mlp / tiny_bert  small versions of the above for quick tests.
+  conv3d_odd / conv1d_odd  small 3-D (R3D / R(2+1)D blocks) and 1-D convolution chains.
 
 Usage: make_models.py OUTDIR [--models a,b,c]
 """
@@ -251,6 +252,70 @@ def grouped_convs(name="grouped_convs"):
     return b.model([x], [out], 13)
 
 
+def _with_inferred_outputs(m):
+    """Fills the graph outputs' shapes by ONNX shape inference (they are built without)."""
+    inferred = onnx.shape_inference.infer_shapes(m, strict_mode=True).graph
+    shapes = {vi.name: vi for vi in list(inferred.value_info) + list(inferred.output)}
+    for o in m.graph.output:
+        o.CopyFrom(shapes[o.name])
+        assert o.type.tensor_type.HasField("shape"), o.name
+    return m
+
+
+def conv_nd(b, x, cin, cout, k, stride=1, pads=None, dilation=1, bias=True):
+    """A Conv of len(k) spatial dims (ints broadcast); pads default to 'same' for stride 1."""
+    n = len(k)
+    stride = [stride] * n if isinstance(stride, int) else list(stride)
+    dilation = [dilation] * n if isinstance(dilation, int) else list(dilation)
+    if pads is None:
+        pads = [d * (kk // 2) for kk, d in zip(k, dilation)] * 2
+    ins = [x, b.weight([cout, cin] + list(k))]
+    if bias:
+        ins.append(b.const((0.1 * b.rng.standard_normal(cout)).astype(np.float32), "bias"))
+    return b.op("Conv", ins, kernel_shape=list(k), strides=stride, pads=pads, dilations=dilation)
+
+
+def video_blocks(name="conv3d_odd"):
+    """3-D convolutions for the blocked layout (NCDHWc), small and with odd sizes: an R3D-style
+    stem (3x3x3, stride (1,2,2), BatchNormalization, Relu) and basic block (two 3x3x3 convs,
+    residual Add, Relu), an R(2+1)D-style pair ((1,3,3) stride (1,2,2) then (3,1,1) stride
+    (2,1,1), 21 mid channels) with a strided 1x1x1 downsample, a dilated conv with asymmetric
+    pads, channel counts that leave padding lanes (21, 24, 40), batch 2, global average pooling,
+    and a second output taken mid-chain."""
+    b = Builder(name, seed=3)
+
+    def conv_bn(x, cin, cout, k, act=True, **kw):
+        y = b.bn(conv_nd(b, x, cin, cout, k, bias=False, **kw), cout)
+        return b.op("Relu", [y]) if act else y
+
+    h = conv_bn("x", 3, 24, (3, 3, 3), stride=(1, 2, 2))
+    r = conv_bn(conv_bn(h, 24, 24, (3, 3, 3)), 24, 24, (3, 3, 3), act=False)
+    mid = b.op("Relu", [b.op("Add", [r, h])])
+    s = conv_bn(mid, 24, 21, (1, 3, 3), stride=(1, 2, 2), pads=[0, 1, 1, 0, 1, 1])
+    s = conv_bn(s, 21, 40, (3, 1, 1), act=False, stride=(2, 1, 1), pads=[1, 0, 0, 1, 0, 0])
+    sc = conv_bn(mid, 24, 40, (1, 1, 1), act=False, stride=(2, 2, 2), pads=[0] * 6)
+    y = b.op("Relu", [b.op("Add", [s, sc])])
+    y = conv_nd(b, y, 40, 40, (2, 2, 3), dilation=(1, 2, 1), pads=[1, 2, 0, 0, 1, 1])
+    y = b.op("GlobalAveragePool", [b.op("Relu", [y])])
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 5, 9, 11])
+    outs = [helper.make_tensor_value_info(v, TensorProto.FLOAT, None) for v in (y, mid)]
+    return _with_inferred_outputs(b.model([x], outs, 13))
+
+
+def conv1d_chain(name="conv1d_odd"):
+    """1-D convolutions in the blocked layout: 6 -> 20 -> 20 channels, a strided dilated conv
+    with asymmetric pads, a residual Add, Relu and global max pooling; batch 2."""
+    b = Builder(name, seed=4)
+    h = b.op("Relu", [conv_nd(b, "x", 6, 20, (5,))])
+    y = conv_nd(b, h, 20, 20, (3,), stride=2, dilation=2, pads=[1, 3])
+    y = conv_nd(b, y, 20, 20, (3,))
+    y = b.op("Relu", [b.op("Add", [y, conv_nd(b, h, 20, 20, (1,), stride=2, pads=[0, 0])])])
+    y = b.op("GlobalMaxPool", [y])
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6, 37])
+    return _with_inferred_outputs(
+        b.model([x], [helper.make_tensor_value_info(y, TensorProto.FLOAT, None)], 13))
+
+
 def single_gemm(m=13, k=300, n=70, name="gemm_odd"):
     """Gemm with transB, alpha, beta and a bias row; sizes that leave partial tiles."""
     b = Builder(name)
@@ -297,6 +362,10 @@ MODELS = {
     "gemm_odd": lambda: single_gemm(),
     "conv_chain_odd": lambda: conv_chain(),
     "grouped_convs": lambda: grouped_convs(),
+
+
+    "conv3d_odd": lambda: video_blocks(),
+    "conv1d_odd": lambda: conv1d_chain(),
     "conv_odd": lambda: single_conv(c=5, oc=20, hw=13, k=3, stride=2, dilation=2, bias=True,
                                     name="conv_odd"),
 }

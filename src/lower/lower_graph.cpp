@@ -200,7 +200,7 @@ class Lowering : public ValueFactory {
     auto kernels = lower_packed_matmul(node, options_.vector_bits, *this);
     if (!kernels) kernels = lower_blocked_conv2d(node, options_.vector_bits, *this);
     if (!kernels) kernels = lower_depthwise_conv2d(node, *this);
-    if (!kernels) kernels = lower_conv2d_nchwc(node, options_.vector_bits, *this);
+    if (!kernels) kernels = lower_conv_nchwc(node, options_.vector_bits, *this);
     if (!kernels) return false;
     std::string base = fmt::format("{}_{}", sanitize(node.name), ops::op_name(node.op));
     for (NodeKernel& k : *kernels) {

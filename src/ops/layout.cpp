@@ -1,9 +1,9 @@
 // The channel-blocked layout ops that graph pass layout_nchwc introduces (never imported from
 // ONNX): LayoutToBlocked / LayoutFromBlocked convert between NC[spatial] and NC[spatial]c
 // ([N, ceil(C / c), spatial..., c], channel k at block k / c, lane k % c; padding lanes are
-// zero after LayoutToBlocked and unspecified after a blocked op), and ConvNCHWc is a 2-D Conv
-// (groups = 1, grouped in whole blocks, or depthwise) whose input X, summand Z and output Y are
-// blocked.
+// zero after LayoutToBlocked and unspecified after a blocked op), and ConvNCHWc is a 1-, 2- or
+// 3-D Conv (groups = 1, grouped in whole blocks, or depthwise) whose input X, summand Z and
+// output Y are blocked.
 #include "ops/conv_geometry.h"
 #include "ops/op_families.h"
 #include "ops/shape_util.h"
@@ -53,33 +53,39 @@ std::vector<TensorType> infer_from_blocked(Node& n) {
 std::vector<TensorType> infer_conv_nchwc(Node& n) {
   const TensorType& x = input_type(n, 0, "X");
   const TensorType& w = input_type(n, 1, "W");
-  if (x.rank() != 5 || w.rank() != 4 || x.dtype != DType::kF32 || w.dtype != DType::kF32)
-    fail_user("{}: needs a float32 blocked 2-D input and 4-D weights, got X {} W {}", n.describe(),
-              x.str(), w.str());
+  if (w.rank() < 3 || w.rank() > 5 || x.rank() != w.rank() + 1 || x.dtype != DType::kF32 ||
+      w.dtype != DType::kF32)
+    fail_user(
+        "{}: needs a float32 blocked input with 1 to 3 spatial dims and weights of one "
+        "rank less, got X {} W {}",
+        n.describe(), x.str(), w.str());
   for (const Dim& d : x.shape)
     if (!d.is_static()) fail_user("{}: input X {} must be static", n.describe(), x.str());
+  size_t spatial = size_t(w.rank()) - 2;
   std::vector<int64_t> xs = x.static_shape(), ws = w.static_shape();
   int64_t group = n.attrs.get_int("group", 1);
   int64_t ic = ws[1] * group, oc = ws[0];
-  if (xs[1] != ceil_div(ic, xs[4]))
+  if (xs[1] != ceil_div(ic, xs.back()))
     fail_user("{}: blocked input X {} does not hold the {} channels W {} expects", n.describe(),
               x.str(), ic, w.str());
   int64_t block = positive_attr(n, "block");
   bool depthwise = group == ic && ws[1] == 1 && oc == ic;
-  if (group != 1 && !depthwise && !conv_input_blocks(ic, oc, group, xs[4], block))
+  if (group != 1 && !depthwise && !conv_input_blocks(ic, oc, group, xs.back(), block))
     fail_user("{}: group={} ({} -> {} channels) does not fit input block {} and output block {}",
-              n.describe(), group, ic, oc, xs[4], block);
-  std::vector<int64_t> strides = n.attrs.get_ints("strides", {1, 1});
-  std::vector<int64_t> dil = n.attrs.get_ints("dilations", {1, 1});
-  std::vector<int64_t> pads = n.attrs.get_ints("pads", {0, 0, 0, 0});
-  if (strides.size() != 2 || dil.size() != 2 || pads.size() != 4)
-    fail_user("{}: strides, dilations and pads must be 2-D", n.describe());
-  int64_t oh = (xs[2] + pads[0] + pads[2] - dil[0] * (ws[2] - 1) - 1) / strides[0] + 1;
-  int64_t ow = (xs[3] + pads[1] + pads[3] - dil[1] * (ws[3] - 1) - 1) / strides[1] + 1;
-  if (oh < 1 || ow < 1) fail_user("{}: empty output", n.describe());
-  TensorType out{DType::kF32,
-                 {x.shape[0], Dim::fixed(ceil_div(oc, block)), Dim::fixed(oh), Dim::fixed(ow),
-                  Dim::fixed(block)}};
+              n.describe(), group, ic, oc, xs.back(), block);
+  std::vector<int64_t> strides = n.attrs.get_ints("strides", std::vector<int64_t>(spatial, 1));
+  std::vector<int64_t> dil = n.attrs.get_ints("dilations", std::vector<int64_t>(spatial, 1));
+  std::vector<int64_t> pads = n.attrs.get_ints("pads", std::vector<int64_t>(2 * spatial, 0));
+  if (strides.size() != spatial || dil.size() != spatial || pads.size() != 2 * spatial)
+    fail_user("{}: strides, dilations and pads must be {}-D", n.describe(), spatial);
+  TensorType out{DType::kF32, {x.shape[0], Dim::fixed(ceil_div(oc, block))}};
+  for (size_t d = 0; d < spatial; ++d) {
+    int64_t o =
+        (xs[2 + d] + pads[d] + pads[spatial + d] - dil[d] * (ws[2 + d] - 1) - 1) / strides[d] + 1;
+    if (o < 1) fail_user("{}: empty output", n.describe());
+    out.shape.push_back(Dim::fixed(o));
+  }
+  out.shape.push_back(Dim::fixed(block));
   if (has_input(n, 2) && n.inputs[2]->type.num_elements() != oc)
     fail_user("{}: bias B {} must have {} elements", n.describe(), n.inputs[2]->type.str(), oc);
   if (has_input(n, 3) && n.inputs[3]->type != out)
@@ -92,9 +98,11 @@ std::vector<TensorType> infer_conv_nchwc(Node& n) {
 double conv_nchwc_flops(const Node& n) {
   std::vector<int64_t> ws = n.inputs[1]->type.static_shape();
   std::vector<int64_t> ys = n.outputs[0]->type.static_shape();
-  double outs = double(ys[0] * ws[0] * ys[2] * ys[3]);  // real channels only
-  return 2 * double(ws[1] * ws[2] * ws[3]) * outs + (has_input(n, 2) ? outs : 0) +
-         (has_input(n, 3) ? outs : 0);
+  double outs = double(ys[0] * ws[0]);  // real channels only
+  double taps = double(ws[1]);
+  for (size_t d = 2; d + 1 < ys.size(); ++d) outs *= double(ys[d]);
+  for (size_t d = 2; d < ws.size(); ++d) taps *= double(ws[d]);
+  return 2 * taps * outs + (has_input(n, 2) ? outs : 0) + (has_input(n, 3) ? outs : 0);
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 // Graph pass layout_nchwc on small graphs, IR before/after: a conv chain runs blocked between
 // one LayoutToBlocked and one LayoutFromBlocked, shared and residual operands convert once,
-// graph outputs keep their names and NCHW types, unsupported convs and targets are left alone.
-// (Numbers: the conv_chain_odd model against ONNX Runtime in tests/python/test_parity.py.)
+// graph outputs keep their names and NCHW types, unsupported convs and targets are left alone;
+// 1-D and 3-D convs ([N, C/c, W, c], [N, C/c, D, H, W, c]) with their elementwise ops and
+// pooling; ConvNCHWc's inference for 3 spatial dims. (Numbers: the conv_chain_odd, conv3d_odd
+// and conv1d_odd models against ONNX Runtime in tests/python/test_parity.py.)
 #include <gtest/gtest.h>
 
 #include "graph/transforms/dead_code.h"
@@ -9,6 +11,7 @@
 #include "graph/transforms/rewrite_util.h"
 #include "graph/verifier.h"
 #include "graph_test_util.h"
+#include "ops/op.h"
 
 namespace ingot::graph {
 namespace {
@@ -16,6 +19,7 @@ namespace {
 using ops::OpKind;
 using testing::count_ops;
 using testing::F32;
+using testing::user_error;
 
 Value* weight(Graph& g, const std::string& name, std::vector<int64_t> shape) {
   int64_t n = 1;
@@ -195,6 +199,130 @@ TEST(LayoutNchwc, LeavesGroupedAndRuntimeWeightConvs) {
   EXPECT_EQ(count_ops(g, OpKind::Conv), 2);
   EXPECT_EQ(count_ops(g, OpKind::ConvNCHWc), 0);
   EXPECT_EQ(count_ops(g, OpKind::LayoutToBlocked) + count_ops(g, OpKind::LayoutFromBlocked), 0);
+}
+
+Node* conv3d(Graph& g, const std::string& name, std::vector<Value*> ins,
+             std::vector<int64_t> kernel, std::vector<int64_t> strides, std::vector<int64_t> pads,
+             int64_t group = 1) {
+  Attrs a;
+  a.set("kernel_shape", kernel);
+  a.set("strides", strides);
+  a.set("pads", pads);
+  a.set("group", group);
+  return g.add_node(OpKind::Conv, name, ins, {name}, a);
+}
+
+// An R(2+1)D-style block on x[1,3,4,9,9]: (1,3,3) stride (1,2,2) 3->24, Relu, (3,1,1) 24->40
+// with a per-channel [1,40,1,1,1] Mul gate and a residual Add of a strided 1x1x1 conv, then
+// global average pooling: all of it runs blocked, [N, C/c, D, H, W, c].
+TEST(LayoutNchwc, ThreeDConvChainRunsBlocked) {
+  Graph g;
+  Value* x = g.add_value("x", F32({1, 3, 4, 9, 9}));
+  Value* gate = g.add_value("gate", F32({1, 40, 1, 1, 1}));
+  g.inputs = {x, gate};
+  Value* s = conv3d(g, "s", {x, weight(g, "ws", {24, 3, 1, 3, 3})}, {1, 3, 3}, {1, 2, 2},
+                    {0, 1, 1, 0, 1, 1})
+                 ->outputs[0];
+  Value* r = g.add_node(OpKind::Relu, "relu", {s}, {"r"})->outputs[0];
+  Value* t = conv3d(g, "t", {r, weight(g, "wt", {40, 24, 3, 1, 1})}, {3, 1, 1}, {1, 1, 1},
+                    {1, 0, 0, 1, 0, 0})
+                 ->outputs[0];
+  Value* m = g.add_node(OpKind::Mul, "m", {t, gate}, {"m"})->outputs[0];
+  Value* d = conv3d(g, "d", {r, weight(g, "wd", {40, 24, 1, 1, 1})}, {1, 1, 1}, {1, 1, 1},
+                    {0, 0, 0, 0, 0, 0})
+                 ->outputs[0];
+  Value* a = g.add_node(OpKind::Add, "a", {m, d}, {"a"})->outputs[0];
+  g.outputs = {g.add_node(OpKind::GlobalAveragePool, "gap", {a}, {"p"})->outputs[0]};
+  infer_types(g);
+  convert_layout_nchwc(g, 512);
+  remove_dead_code(g);
+  verify_graph(g);
+  EXPECT_EQ(count_ops(g, OpKind::Conv), 0);
+  EXPECT_EQ(count_ops(g, OpKind::ConvNCHWc), 3);
+  EXPECT_EQ(count_ops(g, OpKind::LayoutToBlocked), 2);    // x and the gate
+  EXPECT_EQ(count_ops(g, OpKind::LayoutFromBlocked), 1);  // the output
+  EXPECT_EQ(count_ops(g, OpKind::GlobalAveragePool), 0);
+  for (const auto& n : g.nodes()) {
+    if (n->op == OpKind::ConvNCHWc) {
+      EXPECT_EQ(n->inputs[0]->type.rank(), 6) << n->name;
+    }
+    if (n->op == OpKind::Relu) {
+      EXPECT_EQ(n->outputs[0]->type, F32({1, 1, 4, 5, 5, 32}));
+    }
+    if (n->op == OpKind::Mul || n->op == OpKind::Add) {
+      EXPECT_EQ(n->outputs[0]->type, F32({1, 3, 4, 5, 5, 16})) << n->name;  // 40 in 16s
+    }
+    if (n->op == OpKind::ReduceMean) {
+      EXPECT_EQ(n->attrs.get_ints("axes"), (std::vector<int64_t>{2, 3, 4}));
+      EXPECT_EQ(n->outputs[0]->type, F32({1, 3, 1, 1, 1, 16}));
+    }
+    if (n->op == OpKind::LayoutToBlocked && n->inputs[0]->name == "x") {
+      EXPECT_EQ(n->outputs[0]->type, F32({1, 1, 4, 9, 9, 3}));  // 3 channels: block 3
+    }
+  }
+  EXPECT_EQ(g.outputs[0]->name, "p");
+  EXPECT_EQ(g.outputs[0]->type, F32({1, 40, 1, 1, 1}));
+}
+
+TEST(LayoutNchwc, OneDConvsRunBlocked) {
+  Graph g;
+  Value* x = g.add_value("x", F32({2, 8, 30}));
+  g.inputs = {x};
+  Attrs a;
+  a.set("kernel_shape", std::vector<int64_t>{3});
+  a.set("strides", std::vector<int64_t>{2});
+  a.set("pads", std::vector<int64_t>{1, 0});
+  Value* c = g.add_node(OpKind::Conv, "c", {x, weight(g, "w", {16, 8, 3})}, {"c"}, a)->outputs[0];
+  g.outputs = {g.add_node(OpKind::Relu, "relu", {c}, {"y"})->outputs[0]};
+  infer_types(g);
+  convert_layout_nchwc(g, 256);
+  remove_dead_code(g);
+  verify_graph(g);
+  EXPECT_EQ(count_ops(g, OpKind::ConvNCHWc), 1);
+  for (const auto& n : g.nodes())
+    if (n->op == OpKind::ConvNCHWc) {
+      EXPECT_EQ(n->outputs[0]->type, F32({2, 1, 15, 16}));  // AVX2: 16 channels, one block
+    }
+  EXPECT_EQ(g.outputs[0]->type, F32({2, 16, 15}));
+}
+
+TEST(LayoutNchwc, LeavesDepthwiseThreeDConvs) {
+  // Depthwise blocked convolutions are 2-D only; a depthwise 3-D conv stays NCDHW.
+  Graph g;
+  Value* x = g.add_value("x", F32({1, 16, 4, 6, 6}));
+  g.inputs = {x};
+  g.outputs = {conv3d(g, "dw", {x, weight(g, "w", {16, 1, 3, 3, 3})}, {3, 3, 3}, {1, 1, 1},
+                      {1, 1, 1, 1, 1, 1}, 16)
+                   ->outputs[0]};
+  infer_types(g);
+  convert_layout_nchwc(g, 512);
+  remove_dead_code(g);
+  verify_graph(g);
+  EXPECT_EQ(count_ops(g, OpKind::Conv), 1);
+  EXPECT_EQ(count_ops(g, OpKind::ConvNCHWc), 0);
+}
+
+// ConvNCHWc's own inference for 3 spatial dims: the output dims from strides and pads, and
+// user errors for pads of the wrong rank and for an input that does not hold W's channels.
+TEST(LayoutNchwc, ConvNchwcInfersThreeDimsAndRejectsBadOperands) {
+  Graph g;
+  Value* x = g.add_value("x", F32({1, 2, 5, 7, 9, 16}));  // 20..32 channels in 16-lane blocks
+  Attrs a;
+  a.set("kernel_shape", std::vector<int64_t>{3, 3, 3});
+  a.set("strides", std::vector<int64_t>{1, 2, 2});
+  a.set("pads", std::vector<int64_t>{1, 1, 0, 1, 1, 2});
+  a.set("block", int64_t(16));
+  Node* c = g.add_node(OpKind::ConvNCHWc, "c", {x, weight(g, "w", {40, 24, 3, 3, 3})}, {"y"}, a);
+  const ops::OpInfo& info = ops::op_info(OpKind::ConvNCHWc);
+  std::vector<TensorType> t = info.infer(*c);
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t[0], F32({1, 3, 5, 4, 5, 16}));
+  c->attrs.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  EXPECT_NE(user_error([&] { info.infer(*c); }).find("must be 3-D"), std::string::npos);
+  c->attrs.set("pads", std::vector<int64_t>{1, 1, 0, 1, 1, 2});
+  c->inputs[1] = weight(g, "w_big", {40, 48, 3, 3, 3});  // 48 channels need 3 blocks
+  EXPECT_NE(user_error([&] { info.infer(*c); }).find("does not hold the 48 channels"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ QEMU_CPU = {"neoverse-n1": "neoverse-n1", "cortex-a72": "cortex-a72", "cortex-a5
             "cortex-a53": "cortex-a53", "cortex-a76": "cortex-a76", "apple-m1": "max",
             "generic": "cortex-a53"}
 DEFAULT_MODELS = ("tiny_cnn,tiny_mlp,tiny_bert,tiny_mobilenet,gemm_odd,conv_odd,conv_chain_odd,"
-                  "mobilenetv2,resnet50,bert")
+                  "conv3d_odd,mobilenetv2,resnet50,bert")
 # Full-size models (8 s each under qemu on 2 cores) run for the first CPU only; the other CPUs
 # change instruction selection, which the small models cover.
 FIRST_CPU_ONLY = {"resnet50", "bert"}

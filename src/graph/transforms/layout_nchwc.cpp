@@ -21,6 +21,11 @@ bool static_type(const Value* v) {
   return true;
 }
 
+// Images the blocked kernels handle: [N, C, W] to [N, C, D, H, W].
+bool image_rank(int rank) {
+  return rank >= 3 && rank <= 5;
+}
+
 bool depthwise(const Node& n) {
   int64_t group = n.attrs.get_int("group", 1);
   const auto& ws = n.inputs[1]->type.shape;
@@ -28,22 +33,23 @@ bool depthwise(const Node& n) {
          ws[1].value == 1;
 }
 
-// A 2-D f32 Conv the blocked kernels implement: constant weights / bias, groups = 1, depthwise
-// (one output channel per input channel) or grouped in whole blocks, non-negative pads, static
-// shapes.
+// A 1-D to 3-D f32 Conv the blocked kernels implement: constant weights / bias, groups = 1,
+// (2-D only) depthwise (one output channel per input channel) or grouped in whole blocks,
+// non-negative pads, static shapes.
 bool convertible(const Node& n, int vector_bits) {
   if (n.op != ops::OpKind::Conv || n.outputs.size() != 1) return false;
   const Value* x = n.inputs[0];
   const Value* w = n.inputs[1];
   const Value* b = n.inputs.size() > 2 ? n.inputs[2] : nullptr;
-  if (!f32(x) || !f32(w) || !f32(n.outputs[0]) || x->type.rank() != 4 || !w->is_constant() ||
-      !static_type(x) || !static_type(n.outputs[0]))
+  if (!f32(x) || !f32(w) || !f32(n.outputs[0]) || !image_rank(x->type.rank()) ||
+      !w->is_constant() || !static_type(x) || !static_type(n.outputs[0]))
     return false;
   if (b && (!f32(b) || !b->is_constant())) return false;
-  for (int64_t p : n.attrs.get_ints("pads", {0, 0, 0, 0}))
+  for (int64_t p : n.attrs.get_ints("pads", {}))
     if (p < 0) return false;
   int64_t group = n.attrs.get_int("group", 1);
-  if (group == 1 || depthwise(n)) return true;
+  if (group == 1) return true;
+  if (depthwise(n)) return x->type.rank() == 4;
   return grouped_conv_blocks(x->type.shape[1].value, w->type.shape[0].value, group, vector_bits, 0)
       .has_value();
 }
@@ -65,7 +71,7 @@ bool blockable_elementwise(const Node& n) {
     default:
       if (!ops::is_epilogue_activation(n.op)) return false;
   }
-  if (n.outputs.size() != 1 || !f32(n.outputs[0]) || n.outputs[0]->type.rank() != 4 ||
+  if (n.outputs.size() != 1 || !f32(n.outputs[0]) || !image_rank(n.outputs[0]->type.rank()) ||
       !static_type(n.outputs[0]))
     return false;
   return true;
@@ -124,8 +130,8 @@ class LayoutRewriter {
   }
 
   // An elementwise op whose operand is a conv's (blocked) result runs blocked when every
-  // operand is the output's NCHW shape, its [N or 1, C, 1, 1] per-channel form (a squeeze-excite
-  // gate) or a scalar; otherwise it stays NCHW.
+  // operand is the output's NCHW shape, its [N or 1, C, 1, ...] per-channel form (a
+  // squeeze-excite gate) or a scalar; otherwise it stays NCHW.
   void convert_elementwise(Node& n) {
     const TensorType& t = n.outputs[0]->type;
     int64_t block = 0;
@@ -137,9 +143,10 @@ class LayoutRewriter {
     if (block == 0) return;
     for (Value* v : n.inputs) {
       if (v == nullptr || (static_type(v) && v->type.num_elements() == 1)) continue;
-      bool per_channel = v->type.rank() == 4 && v->type.shape[1] == t.shape[1] &&
-                         v->type.shape[2].value == 1 && v->type.shape[3].value == 1 &&
+      bool per_channel = v->type.rank() == t.rank() && v->type.shape[1] == t.shape[1] &&
                          (v->type.shape[0].value == 1 || v->type.shape[0] == t.shape[0]);
+      for (int d = 2; per_channel && d < t.rank(); ++d)
+        per_channel = v->type.shape[size_t(d)].value == 1;
       if (!f32(v) || !static_type(v) || (v->type != t && !per_channel)) return;
     }
     for (Value*& v : n.inputs) {
@@ -150,16 +157,18 @@ class LayoutRewriter {
   }
 
   // Global pooling of a blocked conv result reduces the blocked tensor's spatial dims
-  // (ReduceMean / ReduceMax over axes 2, 3), so it reads the blocked data once, lanes in order.
+  // (ReduceMean / ReduceMax over axes 2, ...), so it reads the blocked data once, lanes in order.
   void convert_global_pool(Node& n) {
     Value* x = n.inputs.at(0);
-    if (!f32(x) || x->type.rank() != 4 || !static_type(x) || !x->producer ||
+    if (!f32(x) || !image_rank(x->type.rank()) || !static_type(x) || !x->producer ||
         x->producer->op != ops::OpKind::LayoutFromBlocked)
       return;
+    std::vector<int64_t> axes;
+    for (int64_t d = 2; d < x->type.rank(); ++d) axes.push_back(d);
     n.inputs[0] = x->producer->inputs[0];
     n.op =
         n.op == ops::OpKind::GlobalAveragePool ? ops::OpKind::ReduceMean : ops::OpKind::ReduceMax;
-    n.attrs.set("axes", std::vector<int64_t>{2, 3});
+    n.attrs.set("axes", axes);
     n.attrs.set("keepdims", int64_t(1));
     take_blocked_output(n);
   }

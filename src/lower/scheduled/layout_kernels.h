@@ -16,6 +16,10 @@ tir::Buffer f32_buffer(const std::string& name, const std::vector<int64_t>& shap
 tir::Stmt loop(const tir::Var& v, int64_t extent, tir::Stmt body,
                tir::ForKind kind = tir::ForKind::kSerial);
 
+// Xp[i...] = X[i... - before] inside, 0 outside (xs -> ps, any rank >= 2; `before`: the
+// leading pad of each dim).
+tir::PrimFunc pad_kernel(const std::vector<int64_t>& xs, const std::vector<int64_t>& ps,
+                         const std::vector<int64_t>& before);
 // Xp[n, c, h, w] = X[n, c, h - top, w - left] inside, 0 outside (NCHW, xs -> ps).
 tir::PrimFunc pad_kernel(const std::vector<int64_t>& xs, const std::vector<int64_t>& ps,
                          int64_t top, int64_t left);

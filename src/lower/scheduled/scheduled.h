@@ -49,10 +49,10 @@ std::optional<std::vector<NodeKernel>> lower_blocked_conv2d(const graph::Node& n
 std::optional<std::vector<NodeKernel>> lower_depthwise_conv2d(const graph::Node& node,
                                                               ValueFactory& values);
 
-// ConvNCHWc (graph pass layout_nchwc; blocked input, summand and output): groups = 1 ->
-// [pad] -> blocked direct convolution with the epilogue fused per strip (rule blocked_conv2d);
-// depthwise -> one loop nest with in-place padding.
-std::optional<std::vector<NodeKernel>> lower_conv2d_nchwc(const graph::Node& node, int vector_bits,
-                                                          ValueFactory& values);
+// ConvNCHWc (graph pass layout_nchwc; blocked input, summand and output): groups = 1 (1 to 3
+// spatial dims) -> [pad] -> blocked direct convolution with the epilogue fused per strip (rule
+// blocked_conv2d); depthwise (2-D) -> one loop nest with in-place padding.
+std::optional<std::vector<NodeKernel>> lower_conv_nchwc(const graph::Node& node, int vector_bits,
+                                                        ValueFactory& values);
 
 }  // namespace ingot::lower

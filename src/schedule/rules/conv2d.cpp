@@ -116,16 +116,20 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, int vector_b
 
 void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVectorIsa& isa) {
   BlockRV conv = s.get_block(block);
-  // n, ocb, oh, ow, r, then the reduction loops: ic, kh, kw (NCHW input) or icb, kh, kw, ici
-  // (blocked input).
+  // n, ocb, the output's spatial loops (od, oh, ow; innermost ow), r, then the reduction loops:
+  // ic, kh, kw (NCHW input) or icb, [kd,] [kh,] kw, ici (blocked input, 1 to 3 spatial dims).
   std::vector<LoopRV> l = s.get_loops(conv);
-  INGOT_ICHECK(l.size() == 8 || l.size() == 9, "conv2d rule: block {} has {} loops", block,
+  size_t spatial = 0;  // iter vars n .. r
+  for (const IterVar& iv : find_block(s.func().body, block, nullptr)->block->iter_vars)
+    spatial += iv.kind == IterKind::kSpatial;
+  INGOT_ICHECK(spatial >= 4 && l.size() > spatial, "conv2d rule: block {} has {} loops", block,
                l.size());
-  int64_t ow = loop_extent(s, l[3]), nr = loop_extent(s, l[4]);
+  size_t lw = spatial - 2, lr = spatial - 1;  // the ow and r loops
+  int64_t ow = loop_extent(s, l[lw]), nr = loop_extent(s, l[lr]);
   // 1. MR-pixel strips of the output row; the tile is (strip, r, reduction loops).
   int lanes = isa.tile_lanes();
   int mr = conv_tile_rows(ow, fma_max_tile_rows(isa, int(nr)), int((nr + lanes - 1) / lanes));
-  auto w = s.split(l[3], {std::nullopt, int64_t(mr)});
+  auto w = s.split(l[lw], {std::nullopt, int64_t(mr)});
   // 2. The bias init before the tile, vectorized over the channel block.
   BlockRV init = s.decompose_reduction(conv, w[1]);
   std::vector<LoopRV> il = s.get_loops(init);
@@ -136,7 +140,7 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   spec.arch = isa.arch;
   spec.mr = mr;
   spec.nr = int(nr);
-  for (size_t k = 5; k < l.size(); ++k) spec.k.push_back(loop_extent(s, l[k]));
+  for (size_t k = spatial; k < l.size(); ++k) spec.k.push_back(loop_extent(s, l[k]));
   // Tile variables: i (pixel: the block's ow iter var), j (channel in block: r) and the
   // reduction iter vars; each operand index's coefficients in them (strides and dilations
   // appear as the input index's coefficients).
@@ -148,8 +152,8 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   const auto* wt = mul ? mul->b.as<BufferLoad>() : nullptr;
   INGOT_ICHECK(x != nullptr && wt != nullptr && b->iter_vars.size() == l.size(),
                "conv2d rule: block {} is not the blocked conv", block);
-  std::vector<size_t> tile_iters = {3, 4};
-  for (size_t k = 5; k < l.size(); ++k) tile_iters.push_back(k);
+  std::vector<size_t> tile_iters = {lw, lr};
+  for (size_t k = spatial; k < l.size(); ++k) tile_iters.push_back(k);
   auto dims_of = [&](const std::vector<Expr>& indices) {
     FmaOperand op;
     for (const Expr& index : indices) {
@@ -187,18 +191,16 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
     s.reverse_compute_at(epi, w[0]);
     s.vectorize(s.get_loops(epi).back());
   }
-  // 5. (n, ocb, oh) rows in parallel; with fewer than kParallelTasks of them (a pointwise conv
-  //    is one row of pixels), the row's strips too, in chunks of whole strips.
-  int64_t rows = loop_extent(s, l[0]) * loop_extent(s, l[1]) * loop_extent(s, l[2]);
+  // 5. (n, ocb, [od,] [oh]) rows in parallel; with fewer than kParallelTasks of them (a
+  //    pointwise conv is one row of pixels), the row's strips too, in chunks of whole strips.
+  std::vector<LoopRV> rows_loops(l.begin(), l.begin() + std::ptrdiff_t(lw));
+  int64_t rows = 1;
+  for (LoopRV r : rows_loops) rows *= loop_extent(s, r);
   int64_t strips = loop_extent(s, w[0]), chunks = 1;
   for (int64_t c = 1; c <= strips && rows * c <= kParallelTasks; ++c)
     if (strips % c == 0) chunks = c;
-  if (chunks > 1) {
-    auto ws = s.split(w[0], {chunks, std::nullopt});
-    s.parallel(s.fuse({l[0], l[1], l[2], ws[0]}));
-  } else {
-    s.parallel(s.fuse({l[0], l[1], l[2]}));
-  }
+  if (chunks > 1) rows_loops.push_back(s.split(w[0], {chunks, std::nullopt})[0]);
+  s.parallel(s.fuse(rows_loops));
 }
 
 }  // namespace ingot::schedule

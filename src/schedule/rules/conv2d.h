@@ -24,10 +24,9 @@
 namespace ingot::schedule {
 
 struct Conv2dShape {
-  int64_t n = 1, ic = 0, ih = 0, iw = 0;  // the padded input (ic: all channels, every group)
+  int64_t n = 1, ic = 0, ih = 0, iw = 0;  // the padded input
   int64_t oc = 0, oh = 0, ow = 0;
   int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
-  int64_t groups = 1;  // > 1: only the blocked (NCHWc) form, see conv_input_blocks
 };
 
 struct BlockedConv2d {
@@ -43,32 +42,17 @@ int conv2d_channel_block(const Conv2dShape& s, int vector_bits);
 
 BlockedConv2d make_blocked_conv2d(const Conv2dShape& s, int nr);
 
-// The same convolution on a channel-blocked input (graph op ConvNCHWc, groups = 1):
-//   Y[n, ocb, oh, ow, r] = bias[ocb * NR + r]
-//       + sum over icb, kh, kw, ici of X[n, icb, oh*sh + kh*dh, ow*sw + kw*dw, ici]
-//                                      * Wp[ocb, icb, kh, kw, ici, r]
-// X[n, ceil(IC / IB), ih, iw, IB] (padded spatially), Wp packed by pack_conv2d_weights_nchwc
-// (zero for the padding input lanes, so whatever finite values they hold do not count; with a
-// single input block the reduction covers only the IC real lanes). With groups > 1 the
-// reduction runs over the input blocks of the output block's groups (conv_input_blocks):
-// X[n, first(ocb) + icb, ...] with Wp[ocb, icb, kh, kw, ici, r] zero across groups. With
-// `epilogue`, a second block "epilogue" updates Y in place, Y = epilogue(Y, index) (the fused
-// summand and activation; its extra buffers go in `epilogue_params`, after X, Wp, bias and
-// before Y); the schedule computes it per output strip right after the tile.
-using ConvEpilogue =
-    std::function<tir::Expr(const tir::Expr& y, const std::vector<tir::Expr>& index)>;
-BlockedConv2d make_blocked_conv2d_nchwc(const Conv2dShape& s, int ib, int nr,
-                                        const ConvEpilogue& epilogue = {},
-                                        const std::vector<tir::Buffer>& epilogue_params = {});
-std::vector<float> pack_conv2d_weights_nchwc(const float* w, const Conv2dShape& s, int ib, int nr);
+// The same convolution on a channel-blocked input, for 1 to 3 spatial dims: conv_nchwc.h.
 
 // Host packing: W[OC, IC, KH, KW] -> Wp[ceil(OC / nr), IC, KH, KW, nr] (zero padded), and a
 // bias (or zeros) -> [ceil(OC / nr) * nr].
 std::vector<float> pack_conv2d_weights(const float* w, const Conv2dShape& s, int nr);
 std::vector<float> pack_conv2d_bias(const float* bias, const Conv2dShape& s, int nr);
 
-// Applies the default schedule to block `block` of a make_blocked_conv2d function: the FMA
-// micro-kernel of the ISA, with output strips of at most fma_max_tile_rows(isa, NR) pixels.
+// Applies the default schedule to block `block` of a make_blocked_conv2d or
+// make_blocked_conv_nchwc function (any number of spatial dims: strips run along the innermost
+// output dim, the outer ones join the parallel loop): the FMA micro-kernel of the ISA, with
+// output strips of at most fma_max_tile_rows(isa, NR) pixels.
 void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVectorIsa& isa);
 // The same for x86 with that vector width.
 void schedule_blocked_conv2d(Schedule& s, const std::string& block, int vector_bits);

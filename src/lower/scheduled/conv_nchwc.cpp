@@ -1,10 +1,11 @@
 // ConvNCHWc kernels (graph pass layout_nchwc): convolutions whose input, summand and output stay
 // channel-blocked, so chains of convolutions need no layout copies between them.
-// - groups = 1 or grouped: [zero padding of the blocked input] then the blocked direct
-//   convolution (rule blocked_conv2d, weights packed [OCb, ICb, KH, KW, IB, NR]; with groups,
-//   ICb is the input blocks of the output block's groups) with the fused summand and
-//   activation applied per output strip right after the register tile;
-// - depthwise: a loop nest scheduled by construction: rows in parallel, the channel block
+// - groups = 1 or grouped (1 to 3 spatial dims): [zero padding of the blocked input] then the
+//   blocked direct convolution (rule blocked_conv2d, weights packed
+//   [OCb, ICb, [KD,] [KH,] KW, IB, NR]; with groups, ICb is the input blocks of the output
+//   block's groups) with the fused summand and activation applied per output strip right after
+//   the register tile; a pointwise conv runs as one row of all its pixels;
+// - depthwise (2-D): a loop nest scheduled by construction: rows in parallel, the channel block
 //   vectorized, taps unrolled; padding handled in place (border pixels read clamped, masked
 //   inputs), so no padded copy of the input is made.
 #include <algorithm>
@@ -12,7 +13,7 @@
 #include "lower/compute/epilogue.h"
 #include "lower/scheduled/layout_kernels.h"
 #include "lower/scheduled/scheduled.h"
-#include "schedule/rules/conv2d.h"
+#include "schedule/rules/conv_nchwc.h"
 #include "schedule/rules/default_rules.h"
 #include "support/error.h"
 #include "tir/op.h"
@@ -25,6 +26,7 @@ namespace {
 
 struct ConvNchwcGeometry {
   std::vector<int64_t> xs, ws, ys, strides, dil, pads;
+  size_t spatial = 0;
 };
 
 ConvNchwcGeometry geometry(const graph::Node& node) {
@@ -32,11 +34,13 @@ ConvNchwcGeometry geometry(const graph::Node& node) {
   g.xs = node.inputs.at(0)->type.static_shape();
   g.ws = node.inputs.at(1)->type.static_shape();
   g.ys = node.outputs.at(0)->type.static_shape();
-  g.strides = node.attrs.get_ints("strides", {1, 1});
-  g.dil = node.attrs.get_ints("dilations", {1, 1});
-  g.pads = node.attrs.get_ints("pads", {0, 0, 0, 0});
-  INGOT_ICHECK(g.xs.size() == 5 && g.ws.size() == 4 && g.ys.size() == 5 && g.pads.size() == 4,
-               "{}: not a 2-D blocked convolution", node.describe());
+  g.spatial = g.ws.size() - 2;
+  g.strides = node.attrs.get_ints("strides", std::vector<int64_t>(g.spatial, 1));
+  g.dil = node.attrs.get_ints("dilations", std::vector<int64_t>(g.spatial, 1));
+  g.pads = node.attrs.get_ints("pads", std::vector<int64_t>(2 * g.spatial, 0));
+  INGOT_ICHECK(g.spatial >= 1 && g.spatial <= 3 && g.xs.size() == g.spatial + 3 &&
+                   g.ys.size() == g.spatial + 3 && g.pads.size() == 2 * g.spatial,
+               "{}: not a 1-D to 3-D blocked convolution", node.describe());
   INGOT_ICHECK(node.inputs[1]->is_constant() &&
                    (node.inputs.size() < 3 || !node.inputs[2] || node.inputs[2]->is_constant()),
                "{}: blocked convolution needs constant weights and bias", node.describe());
@@ -66,44 +70,65 @@ std::vector<NodeKernel> lower_grouped(const graph::Node& node, int vector_bits,
   const graph::Value* z = optional_input(node, 3);
   const graph::Value* y = node.outputs[0];
   int lanes = vector_bits >= 512 ? 16 : 8;
-  int ib = int(g.xs[4]), nr = int(g.ys[4]);
+  size_t sp = g.spatial;
+  int ib = int(g.xs.back()), nr = int(g.ys.back());
   INGOT_ICHECK(nr % lanes == 0 && nr <= 2 * lanes, "{}: output block {} does not fit the tile",
                node.describe(), nr);
-  schedule::Conv2dShape s;
+  schedule::ConvNchwcShape s;
   s.groups = node.attrs.get_int("group", 1);
-  s.n = g.xs[0], s.ic = g.ws[1] * s.groups, s.ih = g.xs[2] + g.pads[0] + g.pads[2];
-  s.iw = g.xs[3] + g.pads[1] + g.pads[3];
-  s.oc = g.ws[0], s.oh = g.ys[2], s.ow = g.ys[3], s.kh = g.ws[2], s.kw = g.ws[3];
-  s.sh = g.strides[0], s.sw = g.strides[1], s.dh = g.dil[0], s.dw = g.dil[1];
+  s.n = g.xs[0], s.ic = g.ws[1] * s.groups, s.oc = g.ws[0];
+  for (size_t d = 0; d < sp; ++d) {
+    s.in.push_back(g.xs[2 + d] + g.pads[d] + g.pads[sp + d]);
+    s.out.push_back(g.ys[2 + d]);
+    s.kernel.push_back(g.ws[2 + d]);
+  }
+  s.strides = g.strides, s.dilations = g.dil;
   // A pointwise conv (1x1, stride 1, no padding) is a GEMM over all pixels: the kernel sees one
-  // row of H * W pixels, so register strips do not restart (and leave a tail) at every row.
-  std::vector<int64_t> ys = g.ys;
+  // row of all of them, so register strips do not restart (and leave a tail) at every row.
+  auto ones = [](const std::vector<int64_t>& v) {
+    return std::all_of(v.begin(), v.end(), [](int64_t e) { return e == 1; });
+  };
   bool no_pads = std::all_of(g.pads.begin(), g.pads.end(), [](int64_t p) { return p == 0; });
-  if (s.kh == 1 && s.kw == 1 && s.sh == 1 && s.sw == 1 && no_pads) {
-    s.iw *= s.ih, s.ih = 1, s.ow *= s.oh, s.oh = 1;
-    ys = {ys[0], ys[1], 1, s.ow, ys[4]};
+  std::vector<int64_t> ys = g.ys;
+  if (sp > 1 && ones(s.kernel) && ones(s.strides) && no_pads) {
+    int64_t in = 1, out = 1;
+    for (size_t d = 0; d < sp; ++d) in *= s.in[d], out *= s.out[d];
+    s.in = {in}, s.out = {out}, s.kernel = {1}, s.strides = {1}, s.dilations = {1};
+    ys = {ys[0], ys[1], out, ys.back()};
   }
   std::vector<NodeKernel> kernels;
   std::string base = y->name;
-  // 1. Zero padding: rows of (pixel, lane) are contiguous, so the NCHW padding kernel serves
-  //    with the lanes folded into the row.
+  // 1. Zero padding: rows of (pixel, lane) are contiguous, so the padding kernel serves with the
+  //    lanes folded into the row.
   const graph::Value* input = x;
-  if (g.pads[0] || g.pads[1] || g.pads[2] || g.pads[3]) {
-    std::vector<int64_t> ps = {s.n, g.xs[1], s.ih, s.iw, ib};
-    input = values.temporary(base + "_padded_input", graph::DType::kF32, ps);
-    PrimFunc pad = pad_kernel({s.n, g.xs[1], g.xs[2], g.xs[3] * ib},
-                              {s.n, g.xs[1], s.ih, s.iw * ib}, g.pads[0], g.pads[1] * ib);
+  bool padded = false;
+  for (int64_t p : g.pads) padded = padded || p != 0;
+  if (padded) {
+    std::vector<int64_t> ps = {s.n, g.xs[1]}, xs = {s.n, g.xs[1]}, before = {0, 0};
+    for (size_t d = 0; d < sp; ++d) {
+      bool row = d + 1 == sp;
+      ps.push_back(s.in[d] * (row ? ib : 1));
+      xs.push_back(g.xs[2 + d] * (row ? ib : 1));
+      before.push_back(g.pads[d] * (row ? ib : 1));
+    }
+    std::vector<int64_t> blocked = {s.n, g.xs[1]};
+    blocked.insert(blocked.end(), s.in.begin(), s.in.end());
+    blocked.push_back(ib);
+    input = values.temporary(base + "_padded_input", graph::DType::kF32, blocked);
+    PrimFunc pad = pad_kernel(xs, ps, before);
     pad.name = "pad";
     kernels.push_back({pad, {x, input}});
   }
   // 2. The convolution with its epilogue.
   int64_t ocb = g.ys[1];
   std::vector<float> wp =
-      schedule::pack_conv2d_weights_nchwc(w->constant->data_as<float>(), s, ib, nr);
-  const graph::Value* wv = values.constant(
-      w->name + "_nchwc",
-      f32_tensor({ocb, int64_t(wp.size()) / (ocb * s.kh * s.kw * ib * nr), s.kh, s.kw, ib, nr},
-                 wp));
+      schedule::pack_conv_weights_nchwc(w->constant->data_as<float>(), s, ib, nr);
+  std::vector<int64_t> wshape = {ocb, int64_t(wp.size()) / (ocb * ib * nr)};
+  for (int64_t k : s.kernel) wshape[1] /= k;
+  wshape.insert(wshape.end(), s.kernel.begin(), s.kernel.end());
+  wshape.push_back(ib);
+  wshape.push_back(nr);
+  const graph::Value* wv = values.constant(w->name + "_nchwc", f32_tensor(wshape, wp));
   const graph::Value* bv =
       values.constant((bias ? bias->name : base) + "_nchwc_bias",
                       f32_tensor({ocb * nr}, padded_bias(bias, s.oc, ocb * nr)));
@@ -115,7 +140,7 @@ std::vector<NodeKernel> lower_grouped(const graph::Node& node, int vector_bits,
     epilogue = [&node, z, zb](const Expr& v, const std::vector<Expr>& idx) {
       return apply_epilogue(node, v, z ? zb.load(idx) : Expr());
     };
-  schedule::BlockedConv2d conv = schedule::make_blocked_conv2d_nchwc(s, ib, nr, epilogue, extra);
+  schedule::BlockedConv2d conv = schedule::make_blocked_conv_nchwc(s, ib, nr, epilogue, extra);
   conv.func.schedule_rule = schedule::kBlockedConv2dRule;
   NodeKernel k{conv.func, {input, wv, bv}};
   if (z) k.args.push_back(z);
@@ -126,6 +151,7 @@ std::vector<NodeKernel> lower_grouped(const graph::Node& node, int vector_bits,
 
 std::vector<NodeKernel> lower_depthwise(const graph::Node& node, ValueFactory& values) {
   ConvNchwcGeometry g = geometry(node);
+  INGOT_ICHECK(g.spatial == 2, "{}: depthwise blocked convolution is 2-D only", node.describe());
   const graph::Value* bias = optional_input(node, 2);
   const graph::Value* z = optional_input(node, 3);
   const graph::Value* y = node.outputs[0];
@@ -215,8 +241,8 @@ std::vector<NodeKernel> lower_depthwise(const graph::Node& node, ValueFactory& v
 
 }  // namespace
 
-std::optional<std::vector<NodeKernel>> lower_conv2d_nchwc(const graph::Node& node, int vector_bits,
-                                                          ValueFactory& values) {
+std::optional<std::vector<NodeKernel>> lower_conv_nchwc(const graph::Node& node, int vector_bits,
+                                                        ValueFactory& values) {
   if (node.op != ops::OpKind::ConvNCHWc) return std::nullopt;
   int64_t group = node.attrs.get_int("group", 1);
   const auto& ws = node.inputs.at(1)->type.shape;

@@ -1,0 +1,134 @@
+// The blocked convolution on channel-blocked input (schedule/rules/conv_nchwc.h) for 1 and 3
+// spatial dims, scheduled by the blocked_conv2d rule, compiled, loaded and run against a direct
+// convolution in double precision on the unpacked weights: strides, dilations, a masked pixel
+// strip, input blocks with padding lanes (holding garbage the zero weights must cancel), a single
+// partial input block, output channels that pad the block, the in-place epilogue, and both
+// micro-kernel ISAs.
+#include <algorithm>
+#include <random>
+
+#include "artifact_util.h"
+#include "schedule/rules/conv_nchwc.h"
+#include "tir/op.h"
+
+namespace ingot::codegen::test {
+namespace {
+
+using namespace tir;
+using schedule::ConvNchwcShape;
+
+std::vector<float> random_floats(int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& x : v) x = d(rng);
+  return v;
+}
+
+int64_t product(const std::vector<int64_t>& v) {
+  int64_t p = 1;
+  for (int64_t x : v) p *= x;
+  return p;
+}
+
+ConvNchwcShape shape(int64_t ic, int64_t oc, std::vector<int64_t> in, std::vector<int64_t> k,
+                     std::vector<int64_t> stride, std::vector<int64_t> dil) {
+  ConvNchwcShape s;
+  s.n = 2, s.ic = ic, s.oc = oc, s.in = in, s.kernel = k, s.strides = stride, s.dilations = dil;
+  for (size_t d = 0; d < in.size(); ++d)
+    s.out.push_back((in[d] - dil[d] * (k[d] - 1) - 1) / stride[d] + 1);
+  return s;
+}
+
+// Row-major offset of `idx` in `dims`.
+int64_t offset(const std::vector<int64_t>& dims, const std::vector<int64_t>& idx) {
+  int64_t o = 0;
+  for (size_t d = 0; d < dims.size(); ++d) o = o * dims[d] + idx[d];
+  return o;
+}
+
+// Counter over a multi-index in `dims`; false once it wraps around.
+bool next(std::vector<int64_t>& idx, const std::vector<int64_t>& dims) {
+  for (size_t d = dims.size(); d-- > 0;) {
+    if (++idx[d] < dims[d]) return true;
+    idx[d] = 0;
+  }
+  return false;
+}
+
+void expect_conv(const ConvNchwcShape& s, int ib, int nr, bool relu, const Target& target,
+                 int vector_bits) {
+  schedule::ConvEpilogue epi;
+  if (relu)
+    epi = [](const Expr& v, const std::vector<Expr>&) {
+      return max(v, make_const(DataType::f32(), 0));
+    };
+  schedule::BlockedConv2d c = schedule::make_blocked_conv_nchwc(s, ib, nr, epi);
+  schedule::Schedule sch(c.func);
+  schedule::schedule_blocked_conv2d(sch, "conv", vector_bits);
+  int64_t icb = (s.ic + ib - 1) / ib, ocb = (s.oc + nr - 1) / nr;
+  size_t sp = s.in.size();
+  std::vector<int64_t> xdims = {s.n, icb};
+  xdims.insert(xdims.end(), s.in.begin(), s.in.end());
+  xdims.push_back(ib);
+  std::vector<int64_t> ydims = {s.n, ocb};
+  ydims.insert(ydims.end(), s.out.begin(), s.out.end());
+  ydims.push_back(nr);
+  std::vector<float> x = random_floats(product(xdims), 1);  // padding lanes hold garbage too
+  std::vector<float> w = random_floats(s.oc * s.ic * product(s.kernel), 2);
+  std::vector<float> bias = random_floats(ocb * nr, 3);
+  std::vector<float> wp = schedule::pack_conv_weights_nchwc(w.data(), s, ib, nr);
+  std::vector<float> y(size_t(product(ydims)), -7.0f);
+  LoadedArtifact art(single_kernel_module("conv", c.func.params, sch.func().body, 3), target);
+  ASSERT_EQ(art.run({x.data(), wp.data(), bias.data()}, {y.data()}, nullptr, true), 0);
+  // Every real output (n, o, out...) against the direct sum over (i, k...).
+  std::vector<int64_t> odims = {s.n, s.oc};
+  odims.insert(odims.end(), s.out.begin(), s.out.end());
+  std::vector<int64_t> oi(odims.size(), 0);
+  do {
+    int64_t n = oi[0], o = oi[1];
+    double want = bias[size_t(o)];
+    std::vector<int64_t> ki(sp, 0);
+    do {
+      std::vector<int64_t> xi = {n, 0};
+      for (size_t d = 0; d < sp; ++d)
+        xi.push_back(oi[2 + d] * s.strides[d] + ki[d] * s.dilations[d]);
+      xi.push_back(0);
+      for (int64_t i = 0; i < s.ic; ++i) {
+        xi[1] = i / ib, xi.back() = i % ib;
+        want += double(x[size_t(offset(xdims, xi))]) *
+                double(w[size_t((o * s.ic + i) * product(s.kernel) + offset(s.kernel, ki))]);
+      }
+    } while (next(ki, s.kernel));
+    if (relu) want = std::max(want, 0.0);
+    std::vector<int64_t> yi = {n, o / nr};
+    yi.insert(yi.end(), oi.begin() + 2, oi.end());
+    yi.push_back(o % nr);
+    ASSERT_NEAR(y[size_t(offset(ydims, yi))], want, 1e-3) << "output " << offset(odims, oi);
+  } while (next(oi, odims));
+}
+
+TEST(ConvNchwcSchedule, ThreeDStridedDilatedWithPaddingLanesAndMaskedStrip) {
+  // IC 12 in two 8-lane blocks (4 garbage lanes), OC 40 in three 16-lane blocks, OW 11: a strip
+  // of 8 and a masked one of 3.
+  expect_conv(shape(12, 40, {6, 7, 13}, {3, 1, 3}, {1, 2, 1}, {2, 1, 1}), 8, 16, false,
+              Target::host(), 512);
+}
+
+TEST(ConvNchwcSchedule, ThreeDWithEpilogue) {
+  expect_conv(shape(16, 32, {3, 4, 10}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}), 16, 32, true,
+              Target::host(), 512);
+}
+
+TEST(ConvNchwcSchedule, OneDSingleInputBlock) {
+  // IC 3 in one block of 3 (an image's channels): the reduction covers the real lanes only.
+  expect_conv(shape(3, 16, {20}, {5}, {2}, {1}), 3, 16, true, Target::host(), 512);
+}
+
+TEST(ConvNchwcSchedule, ThreeDAvx2MicroKernel) {
+  Target avx2 = Target::parse("llvm -mcpu=haswell");
+  expect_conv(shape(10, 24, {3, 5, 9}, {3, 3, 3}, {1, 1, 2}, {1, 1, 1}), 8, 8, true, avx2, 256);
+}
+
+}  // namespace
+}  // namespace ingot::codegen::test

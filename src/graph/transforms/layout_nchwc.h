@@ -9,14 +9,23 @@
 // LayoutFromBlocked nodes are left for dead_code. Elementwise ops finite at 0 (Add, Mul,
 // Relu, Clip, the epilogue activations such as Swish) whose operand is a blocked conv result run
 // blocked too when every other operand has the output's shape, is per channel ([N, C, 1, 1]:
-// a squeeze-excite gate) or is a scalar, so they do not break a blocked chain. Blocked padding
-// lanes hold finite values (zeros); the packed weights are zero there. A no-op when vector_bits is
-// 0 (no default schedules: ConvNCHWc has no loop-nest rule).
+// a squeeze-excite gate) or is a scalar, so they do not break a blocked chain. 2-D MaxPool and
+// AveragePool of a blocked value become MaxPoolNCHWc / AveragePoolNCHWc on the blocks, and a
+// channel Concat stays blocked (a concat of the C/c axis) when every input's channel count is a
+// multiple of one block c that at least one blocked input has (the others are converted to it),
+// so Inception / SqueezeNet / DenseNet branches need no conversions. Blocked padding lanes hold
+// finite values (zeros); the packed weights are zero there. A no-op when vector_bits is 0 (no
+// default schedules: ConvNCHWc has no loop-nest rule).
 #pragma once
+
+#include <cstdint>
 
 #include "graph/graph.h"
 
 namespace ingot::graph {
+
+// The largest window (kernel height x width) pooled blocked: the blocked rule unrolls its taps.
+inline constexpr int64_t kMaxBlockedPoolTaps = 64;
 
 void convert_layout_nchwc(Graph& g, int vector_bits);
 

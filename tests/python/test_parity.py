@@ -1,16 +1,44 @@
 #!/usr/bin/env python3
-"""ctest wrapper: ingot vs ONNX Runtime on the small and the full-size parity models."""
+"""ctest wrapper: ingot vs ONNX Runtime on the small and the full-size parity models, then the
+branchy models (blocked pooling and Concat) again for the portable AVX2 target x86-64-v3 (8-lane
+channel blocks; the host target gives 16-lane blocks on AVX-512), where the host runs AVX2 code.
+INGOT_PARITY_MODELS / INGOT_PARITY_AVX2_MODELS override the two lists."""
 import argparse
 import os
+import platform
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 import parity  # noqa: E402
 
+AVX2_TARGET = "llvm -mcpu=x86-64-v3"
+
+
+def host_runs_avx2():
+    """x86-64-v3 code needs AVX2, FMA, BMI1/2, F16C, MOVBE, LZCNT on the host."""
+    if platform.machine() != "x86_64":
+        return False
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((l.split(":", 1)[1].split() for l in f if l.startswith("flags")), [])
+    except OSError:
+        return False
+    return {"avx2", "fma", "bmi1", "bmi2", "f16c", "movbe", "abm"} <= set(flags)
+
+
 ap = argparse.ArgumentParser()
 ap.add_argument("--ingot", required=True)
 args = ap.parse_args()
 models = os.environ.get("INGOT_PARITY_MODELS",
-                        "tiny_cnn,tiny_mobilenet,tiny_bert,gemm_odd,conv_odd,conv_chain_odd,resnet50,mobilenetv2,bert")
-sys.exit(parity.main(["--ingot", args.ingot, "--models", models, "--workdir", "parity_models"]))
+                        "tiny_cnn,tiny_mobilenet,tiny_bert,gemm_odd,conv_odd,conv_chain_odd,"
+                        "inception_tiny,densenet_tiny,squeezenet_tiny,resnet50,mobilenetv2,bert")
+avx2_models = os.environ.get("INGOT_PARITY_AVX2_MODELS",
+                             "conv_chain_odd,inception_tiny,densenet_tiny,squeezenet_tiny")
+rc = parity.main(["--ingot", args.ingot, "--models", models, "--workdir", "parity_models"])
+if host_runs_avx2():
+    rc |= parity.main(["--ingot", args.ingot, "--models", avx2_models, "--workdir",
+                       "parity_models", "--target", AVX2_TARGET])
+else:
+    print(f"SKIP {AVX2_TARGET} parity: the host cannot run its code (needs x86-64 with AVX2)")
+sys.exit(rc)

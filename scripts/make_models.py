@@ -286,10 +286,10 @@ def inception_tiny(name="inception_tiny"):
 def densenet_tiny(name="densenet_tiny"):
     """DenseNet-like: a dense block in nested form (each layer's input is the previous Concat,
     extended by the layer's output: one buffer holds every feature map), growth 16 on a 32-channel
-    stem (AVX-512: blocks 32 and 16 meet), a transition (1x1 conv, ceil-mode AveragePool 2x2), a
-    dense block in torchvision's form (every layer concatenates the whole feature list again, so
-    features feed several Concats and are copied into all but one) and a pre-activation
-    BatchNormalization + Relu before the head."""
+    stem (AVX-512: blocks 32 and 16 meet), a transition (1x1 conv, ceil-mode AveragePool 2x2 with
+    count_include_pad), a dense block in torchvision's form (every layer concatenates the whole
+    feature list again, so features feed several Concats and are copied into all but one) and a
+    pre-activation BatchNormalization + Relu before the head."""
     b = BranchyBuilder(name, seed=5)
     growth = 16
 
@@ -302,7 +302,8 @@ def densenet_tiny(name="densenet_tiny"):
     for _ in range(3):
         x = b.concat([x, layer(x, c)])
         c += growth
-    x = b.pool("AveragePool", b.conv(x, c, 32, 1), 2, 2, ceil_mode=1)     # 5x5
+    # 5x5 (floor: 4x4); the last window overhangs the input, which count_include_pad never counts
+    x = b.pool("AveragePool", b.conv(x, c, 32, 1), 2, 2, ceil_mode=1, count_include_pad=1)
     feats, c = [x], 32
     for _ in range(2):
         feats.append(layer(b.concat(feats) if len(feats) > 1 else feats[0], c))

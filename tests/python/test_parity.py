@@ -2,10 +2,12 @@
 """ctest wrapper: ingot vs ONNX Runtime on the small and the full-size parity models, then the
 branchy models (blocked pooling and Concat) again for the portable AVX2 target x86-64-v3 (8-lane
 channel blocks; the host target gives 16-lane blocks on AVX-512), where the host runs AVX2 code.
-INGOT_PARITY_MODELS / INGOT_PARITY_AVX2_MODELS override the two lists."""
+INGOT_PARITY_MODELS / INGOT_PARITY_AVX2_MODELS override the two lists. For the batch-1 branchy
+models, `ingot run --profile` must list no Concat kernel and no NCHW pooling kernel."""
 import argparse
 import os
 import platform
+import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -27,6 +29,17 @@ def host_runs_avx2():
     return {"avx2", "fma", "bmi1", "bmi2", "f16c", "movbe", "abm"} <= set(flags)
 
 
+def kernels_without_copies(ingot, artifact):
+    """Kernel names of `ingot run --profile` that a blocked, in-place Concat graph must not have:
+    Concat kernels and NCHW MaxPool / AveragePool kernels."""
+    p = subprocess.run([ingot, "run", artifact, "--profile", "--num-threads", "1"],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        return [f"(run failed: {p.stderr.strip()})"]
+    names = [line.split()[0] for line in p.stdout.splitlines()[2:] if len(line.split()) == 5]
+    return [n for n in names if n.endswith(("_Concat", "_MaxPool", "_AveragePool"))]
+
+
 ap = argparse.ArgumentParser()
 ap.add_argument("--ingot", required=True)
 args = ap.parse_args()
@@ -36,9 +49,17 @@ models = os.environ.get("INGOT_PARITY_MODELS",
 avx2_models = os.environ.get("INGOT_PARITY_AVX2_MODELS",
                              "conv_chain_odd,inception_tiny,densenet_tiny,squeezenet_tiny")
 rc = parity.main(["--ingot", args.ingot, "--models", models, "--workdir", "parity_models"])
+artifacts = [f"{m}.so" for m in ("inception_tiny", "densenet_tiny") if m in models.split(",")]
 if host_runs_avx2():
     rc |= parity.main(["--ingot", args.ingot, "--models", avx2_models, "--workdir",
                        "parity_models", "--target", AVX2_TARGET])
+    artifacts += [f"{m}{parity.target_tag(AVX2_TARGET)}.so"
+                  for m in ("inception_tiny", "densenet_tiny") if m in avx2_models.split(",")]
 else:
     print(f"SKIP {AVX2_TARGET} parity: the host cannot run its code (needs x86-64 with AVX2)")
+for a in artifacts:
+    extra = kernels_without_copies(args.ingot, os.path.join("parity_models", a))
+    print(f"{'FAIL' if extra else 'PASS'} {a}: no Concat or NCHW pooling kernel"
+          f"{': has ' + ', '.join(extra) if extra else ''}")
+    rc |= 1 if extra else 0
 sys.exit(rc)

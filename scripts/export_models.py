@@ -8,7 +8,8 @@ inputs keyed by graph input name, the form `ingot run --inputs` and scripts/pari
 
 Models:
   torchvision (needs torch + torchvision): resnet18 resnet50 mobilenet_v2 efficientnet_b0 vit_b_16
-                                           convnext_tiny
+                                           convnext_tiny squeezenet1_1 inception_v3 (299x299,
+                                           no auxiliary head)
   torchvision video (3-D convolutions, input 1x3x8x112x112): r3d_18 mc3_18 r2plus1d_18
   transformers (optional): bert_tiny  BertModel, 2 layers, hidden 128, 2 heads, seq 32
                            gpt2_tiny  GPT2Model, 2 layers, n_embd 128, 2 heads, seq 32
@@ -23,7 +24,7 @@ import sys
 import numpy as np
 
 TORCHVISION_MODELS = ["resnet18", "resnet50", "mobilenet_v2", "efficientnet_b0", "vit_b_16",
-                      "convnext_tiny"]
+                      "convnext_tiny", "squeezenet1_1", "inception_v3"]
 VIDEO_MODELS = ["r3d_18", "mc3_18", "r2plus1d_18"]
 TRANSFORMERS_MODELS = ["bert_tiny", "gpt2_tiny"]
 MODELS = TORCHVISION_MODELS + VIDEO_MODELS + TRANSFORMERS_MODELS
@@ -92,11 +93,12 @@ def build(name):
     rng = np.random.default_rng(0)
     if name in TORCHVISION_MODELS:
         import torchvision
-        model = getattr(torchvision.models, name)(weights=None)
+        kwargs = {"aux_logits": False, "init_weights": True} if name == "inception_v3" else {}
+        model = getattr(torchvision.models, name)(weights=None, **kwargs)
         if name == "vit_b_16":  # torchvision zero-initialises the head: all-zero logits
             torch.nn.init.normal_(model.heads.head.weight, std=0.02)
             torch.nn.init.normal_(model.heads.head.bias, std=0.02)
-        size = 224
+        size = 299 if name == "inception_v3" else 224
         feeds = {"input": rng.standard_normal((1, 3, size, size)).astype(np.float32)}
         return model, feeds, ["output"]
     if name in VIDEO_MODELS:

@@ -11,6 +11,10 @@ Models (all float32):
                additive attention mask.
   tiny_cnn / tiny_mlp / tiny_bert  small versions of the above for quick tests.
   conv3d_odd / conv1d_odd  small 3-D (R3D / R(2+1)D blocks) and 1-D convolution chains.
+  inception_tiny / densenet_tiny / squeezenet_tiny  branchy CNNs for the blocked layout's pooling
+               and Concat (graph pass layout_nchwc, Concat in place): conv branches of different
+               kernels, MaxPool/AveragePool with pads, ceil_mode, dilation and count_include_pad,
+               nested Concats, channel counts that are no multiple of the block (NCHW Concat).
 
 Usage: make_models.py OUTDIR [--models a,b,c]
 """
@@ -314,6 +318,113 @@ def conv1d_chain(name="conv1d_odd"):
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6, 37])
     return _with_inferred_outputs(
         b.model([x], [helper.make_tensor_value_info(y, TensorProto.FLOAT, None)], 13))
+class BranchyBuilder(Builder):
+    """Conv (with bias) + Relu branches for the Inception / DenseNet / SqueezeNet-like models."""
+
+    def conv(self, x, cin, cout, k, stride=1, pads=None, relu=True):
+        kh, kw = k if isinstance(k, tuple) else (k, k)
+        ins = [x, self.weight([cout, cin, kh, kw]),
+               self.const((0.1 * self.rng.standard_normal(cout)).astype(np.float32), "bias")]
+        pads = pads if pads is not None else [kh // 2, kw // 2, kh // 2, kw // 2]
+        y = self.op("Conv", ins, kernel_shape=[kh, kw], strides=[stride, stride], pads=pads)
+        return self.op("Relu", [y]) if relu else y
+
+    def pool(self, op, x, k, stride, pads=(0, 0, 0, 0), ceil_mode=0, **attrs):
+        return self.op(op, [x], kernel_shape=[k, k], strides=[stride, stride], pads=list(pads),
+                       ceil_mode=ceil_mode, **attrs)
+
+    def concat(self, xs):
+        return self.op("Concat", xs, axis=1)
+
+    def head(self, x, cin, classes):
+        y = self.op("Flatten", [self.op("GlobalAveragePool", [x])], axis=1)
+        w = self.weight([classes, cin], scale=1.0 / np.sqrt(cin))
+        return self.op("Gemm", [y, w, self.const(np.zeros(classes, np.float32), "fc_b")], transB=1)
+
+
+def inception_tiny(name="inception_tiny"):
+    """Inception-v3-like: a stem, a block of 1x1 / 3x3 / 5x5 / pool branches (all channel counts
+    multiples of every block: blocked Concat), a reduction block (stride-2 conv and a dilated,
+    end-padded MaxPool of the block input), a block whose 1x3 and 3x1 branches are concatenated
+    inside the outer Concat (nested) and a block with a 20-channel branch (no block divides it:
+    NCHW Concat)."""
+    b = BranchyBuilder(name, seed=4)
+    x = b.conv("x", 3, 32, 3)                                             # 18x18
+    x = b.pool("MaxPool", x, 3, 2, ceil_mode=1)                           # 9x9 (floor: 8x8)
+    br = [b.conv(x, 32, 32, 1),
+          b.conv(b.conv(x, 32, 32, 1), 32, 64, 3),
+          b.conv(b.conv(x, 32, 16, 1), 16, 32, 5),
+          b.conv(b.pool("AveragePool", x, 3, 1, (1, 1, 1, 1), count_include_pad=1), 32, 32, 1)]
+    x = b.concat(br)                                                      # 160 x 9x9
+    x = b.concat([b.conv(x, 160, 32, 3, stride=2, pads=[0, 0, 0, 0]),
+                  b.pool("MaxPool", x, 2, 2, (0, 0, 1, 1), dilations=[2, 2])])
+    c = 192                                                               # 4x4
+    t = b.conv(x, c, 32, 1)
+    nested = b.concat([b.conv(t, 32, 32, (1, 3)), b.conv(t, 32, 32, (3, 1))])
+    x = b.concat([b.conv(x, c, 64, 1), nested,
+                  b.conv(b.pool("AveragePool", x, 3, 1, (1, 1, 1, 1)), c, 32, 1)])
+    c = 160
+    x = b.concat([b.conv(x, c, 20, 1), b.conv(x, c, 32, 3),
+                  b.pool("MaxPool", x, 3, 1, (1, 1, 1, 1))])
+    y = b.head(x, 20 + 32 + c, 10)
+    inp = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 18, 18])
+    out = helper.make_tensor_value_info(y, TensorProto.FLOAT, [1, 10])
+    return b.model([inp], [out], 13)
+
+
+def densenet_tiny(name="densenet_tiny"):
+    """DenseNet-like: a dense block in nested form (each layer's input is the previous Concat,
+    extended by the layer's output: one buffer holds every feature map), growth 16 on a 32-channel
+    stem (AVX-512: blocks 32 and 16 meet), a transition (1x1 conv, ceil-mode AveragePool 2x2 with
+    count_include_pad), a dense block in torchvision's form (every layer concatenates the whole
+    feature list again, so features feed several Concats and are copied into all but one) and a
+    pre-activation BatchNormalization + Relu before the head."""
+    b = BranchyBuilder(name, seed=5)
+    growth = 16
+
+    def layer(x, cin):
+        return b.conv(b.conv(x, cin, 32, 1), 32, growth, 3)
+
+    x = b.conv("x", 3, 32, 3)                                             # 18x18
+    x = b.pool("MaxPool", x, 3, 2, (1, 1, 1, 1))                          # 9x9
+    c = 32
+    for _ in range(3):
+        x = b.concat([x, layer(x, c)])
+        c += growth
+    # 5x5 (floor: 4x4); the last window overhangs the input, which count_include_pad never counts
+    x = b.pool("AveragePool", b.conv(x, c, 32, 1), 2, 2, ceil_mode=1, count_include_pad=1)
+    feats, c = [x], 32
+    for _ in range(2):
+        feats.append(layer(b.concat(feats) if len(feats) > 1 else feats[0], c))
+        c += growth
+    x = b.op("Relu", [b.bn(b.concat(feats), c)])
+    y = b.head(x, c, 10)
+    inp = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 18, 18])
+    out = helper.make_tensor_value_info(y, TensorProto.FLOAT, [1, 10])
+    return b.model([inp], [out], 13)
+
+
+def squeezenet_tiny(name="squeezenet_tiny"):
+    """SqueezeNet-1.1-like with batch 2 (each Concat a kernel: the slices interleave): Fire
+    modules (1x1 squeeze, 1x1 + 3x3 expand, concatenated), ceil-mode MaxPools between them, a last
+    Fire of 20 + 20 channels (no block divides 20: NCHW Concat) and a 1x1 conv classifier."""
+    b = BranchyBuilder(name, seed=6)
+
+    def fire(x, cin, squeeze, expand):
+        s = b.conv(x, cin, squeeze, 1)
+        return b.concat([b.conv(s, squeeze, expand, 1), b.conv(s, squeeze, expand, 3)])
+
+    x = b.conv("x", 3, 32, 3, stride=2, pads=[0, 0, 0, 0])                # 10x10
+    x = b.pool("MaxPool", x, 3, 2, ceil_mode=1)                           # 5x5 (floor: 4x4)
+    x = fire(x, 32, 8, 16)
+    x = fire(x, 32, 8, 32)
+    x = b.pool("MaxPool", x, 3, 2, ceil_mode=1)                           # 2x2
+    x = fire(x, 64, 16, 20)
+    x = b.conv(x, 40, 10, 1)
+    y = b.op("Flatten", [b.op("GlobalAveragePool", [x])], axis=1)
+    inp = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 21, 21])
+    out = helper.make_tensor_value_info(y, TensorProto.FLOAT, [2, 10])
+    return b.model([inp], [out], 13)
 
 
 def single_gemm(m=13, k=300, n=70, name="gemm_odd"):
@@ -366,6 +477,9 @@ MODELS = {
 
     "conv3d_odd": lambda: video_blocks(),
     "conv1d_odd": lambda: conv1d_chain(),
+    "inception_tiny": lambda: inception_tiny(),
+    "densenet_tiny": lambda: densenet_tiny(),
+    "squeezenet_tiny": lambda: squeezenet_tiny(),
     "conv_odd": lambda: single_conv(c=5, oc=20, hw=13, k=3, stride=2, dilation=2, bias=True,
                                     name="conv_odd"),
 }

@@ -1,8 +1,9 @@
 // lower_graph: one PrimFunc per node or fused group (graph::fuse_ops; a group lowers at its last
-// node), in graph order; Reshape-like nodes of intermediates are views (no kernel). Each value
-// becomes a kernel parameter placed in an input, an output, the constant blob or the planned
-// workspace; graph outputs that no kernel writes (inputs, constants, repeated values) get a copy
-// kernel.
+// node), in graph order; Reshape-like nodes of intermediates are views (no kernel), and a Concat
+// whose inputs are contiguous slices of its workspace output is built in place (no kernel): its
+// inputs' producers write into the slices. Each value becomes a kernel parameter placed in an
+// input, an output, the constant blob or the planned workspace; graph outputs that no kernel
+// writes (inputs, constants, repeated values) get a copy kernel.
 #include "lower/lower_graph.h"
 
 #include <fmt/format.h>
@@ -11,6 +12,7 @@
 #include <cstring>
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "lower/compute/common.h"
@@ -19,6 +21,7 @@
 #include "lower/fuse_group.h"
 #include "lower/memory_plan.h"
 #include "lower/scheduled/scheduled.h"
+#include "ops/concat_slices.h"
 #include "ops/op.h"
 #include "support/error.h"
 
@@ -110,6 +113,7 @@ class Lowering : public ValueFactory {
     }
     for (size_t i = 0; i < g_.outputs.size(); ++i) mod_.outputs.push_back(describe(g_.outputs[i]));
     claim_outputs();
+    plan_concat_slices();
     std::map<int, std::vector<const graph::Node*>> groups;
     std::map<int, const graph::Node*> anchors;  // the last member in graph order
     for (const auto& n : g_.nodes())
@@ -136,6 +140,71 @@ class Lowering : public ValueFactory {
       if (v->producer == nullptr || v->is_constant() || place_.count(v)) continue;
       place_[v] = {ArgRef::kOutput, int64_t(i)};
     }
+  }
+
+  // A value its producer may write straight into a slice of a Concat's output `whole`: produced
+  // by a kernel (not a graph input, output or constant, not a view of another value's storage).
+  bool writable_in_slice(const Value* v, const Value* whole) const {
+    return v != nullptr && v->producer != nullptr && !v->is_constant() && !place_.count(v) &&
+           !is_row_major_copy(v->producer->op) && v->type.dtype == whole->type.dtype;
+  }
+
+  // Decides, before any kernel exists, which Concat inputs live in their slice of the output:
+  // every unfused Concat with contiguous slices (ops/concat_slices.h) and a workspace output.
+  // A value gets one slice (a value concatenated twice, or by two Concats, is copied into the
+  // others); a Concat with no input written in place keeps its kernel.
+  void plan_concat_slices() {
+    for (const auto& n : g_.nodes()) {
+      if (n->op != ops::OpKind::Concat || n->fusion_group >= 0) continue;
+      const Value* whole = n->outputs.at(0);
+      if (place_.count(whole)) continue;  // a graph output
+      std::optional<std::vector<int64_t>> offsets = ops::concat_slice_offsets(*n);
+      if (!offsets) continue;
+      ConcatInPlace c{*offsets, {}};
+      bool any = false;
+      for (size_t i = 0; i < n->inputs.size(); ++i) {
+        const Value* v = n->inputs[i];
+        if (value_bytes(v) == 0) continue;
+        if (writable_in_slice(v, whole) && !slices_.count(v)) {
+          slices_[v] = {whole, c.offsets[i]};
+          any = true;
+        } else {
+          c.copies.push_back(i);
+        }
+      }
+      if (any) in_place_concats_[n.get()] = std::move(c);
+    }
+  }
+
+  // A Concat built in place: only the inputs not written into their slices by their producers
+  // are copied there (one flat copy each).
+  bool lower_concat_in_place(const graph::Node& node) {
+    auto it = in_place_concats_.find(&node);
+    if (it == in_place_concats_.end()) return false;
+    const Value* whole = node.outputs.at(0);
+    for (size_t i : it->second.copies) {
+      const Value* v = node.inputs[i];
+      const Value* slice = &new_value(fmt::format("{}_slice{}", whole->name, i), v->type);
+      slices_[slice] = {whole, it->second.offsets[i]};
+      tir::PrimFunc f = flat_copy(v, sanitize(slice->name));
+      f.name = unique_name(fmt::format("{}_Concat_copy{}", sanitize(node.name), i));
+      f.source_ops = {"Concat (copy into its slice)"};
+      if (v->is_constant()) constant_ref(v);
+      add_kernel(std::move(f), {v, slice});
+    }
+    return true;
+  }
+
+  // A kernel copying `src` (flat) to a parameter named `dst_name` of its shape.
+  tir::PrimFunc flat_copy(const Value* src, const std::string& dst_name) {
+    tir::PrimFunc f;
+    Buffer from = param_buffer(src, true);
+    Buffer to = Buffer::make(dst_name, from->dtype, const_shape(from));
+    f.params = {from, to};
+    f.body = loop_nest(const_shape(to), "i", [&](const Index& idx) {
+      return tir::BufferStore::make(to, from.load(idx), idx);
+    });
+    return f;
   }
 
   ArgRef constant_ref(const Value* v) {
@@ -251,6 +320,7 @@ class Lowering : public ValueFactory {
 
   void lower_node(const graph::Node& node) {
     if (lower_as_view(node)) return;
+    if (lower_concat_in_place(node)) return;
     if (lower_scheduled(node)) return;
     bool flat = is_row_major_copy(node.op);
     std::map<const Value*, Buffer> bufs;
@@ -368,31 +438,45 @@ class Lowering : public ValueFactory {
         continue;
       if (v->is_constant()) constant_ref(v);
       INGOT_ICHECK(place_.count(v), "graph output '{}' has no producer", v->name);
-      tir::PrimFunc f;
-      Buffer src = param_buffer(v, true);
-      Buffer dst = Buffer::make(sanitize(v->name) + "_out", src->dtype, const_shape(src));
-      f.params = {src, dst};
+      tir::PrimFunc f = flat_copy(v, sanitize(v->name) + "_out");
       f.name = unique_name(fmt::format("copy_{}", sanitize(v->name)));
       f.source_ops = {"(output copy)"};
-      f.body = loop_nest(const_shape(dst), "i", [&](const Index& idx) {
-        return tir::BufferStore::make(dst, src.load(idx), idx);
-      });
       output_copies_[int(mod_.kernels.size())] = int64_t(i);
       add_kernel(std::move(f), {v, nullptr});
     }
   }
 
   void plan_workspace() {
+    // The workspace values and the Concat outputs whose slices they live in (such an output may
+    // have no use of its own: its readers may all read it through a view, or it may be only a
+    // slice of an outer Concat).
+    std::map<const Value*, Life> lives_of = lifetimes_;
+    lives_of.erase(nullptr);
+    for (const auto& [v, life] : lifetimes_) {
+      for (auto s = slices_.find(v); v != nullptr && s != slices_.end();
+           s = slices_.find(s->second.whole)) {
+        INGOT_ICHECK(!place_.count(s->second.whole), "concat output '{}' is not in the workspace",
+                     s->second.whole->name);
+        lives_of.emplace(s->second.whole, life);  // its own uses, if any, are already there
+      }
+    }
     std::vector<const Value*> order;
-    std::vector<BufferLifetime> lives;
-    for (const auto& [v, life] : lifetimes_)
-      if (v != nullptr) order.push_back(v);
+    for (const auto& [v, life] : lives_of) order.push_back(v);
     // Deterministic plans: value ids, not pointer order.
     std::sort(order.begin(), order.end(),
               [](const Value* a, const Value* b) { return a->id < b->id; });
+    std::map<const Value*, int> index;
+    for (size_t i = 0; i < order.size(); ++i) index[order[i]] = int(i);
+    std::vector<BufferLifetime> lives;
     for (const Value* v : order) {
-      const Life& life = lifetimes_.at(v);
-      lives.push_back({value_bytes(v), life.first, life.last});
+      const Life& life = lives_of.at(v);
+      BufferLifetime b{value_bytes(v), life.first, life.last};
+      auto s = slices_.find(v);
+      if (s != slices_.end()) {
+        b.parent = index.at(s->second.whole);
+        b.offset_in_parent = s->second.offset;
+      }
+      lives.push_back(b);
     }
     MemoryPlan plan = plan_memory(lives);
     for (size_t i = 0; i < order.size(); ++i)
@@ -414,6 +498,14 @@ class Lowering : public ValueFactory {
   struct Life {
     int first = -1, last = -1;
   };
+  struct Slice {
+    const Value* whole;  // the Concat output it lives in
+    int64_t offset;      // bytes
+  };
+  struct ConcatInPlace {
+    std::vector<int64_t> offsets;  // per input, bytes
+    std::vector<size_t> copies;    // inputs copied into their slice by a kernel
+  };
   const graph::Graph& g_;
   LowerOptions options_;
   std::deque<Value> synthetic_;
@@ -422,7 +514,9 @@ class Lowering : public ValueFactory {
   std::map<const Value*, ArgRef> place_;
   std::map<const Value*, Life> lifetimes_;      // workspace values
   std::map<const Value*, const Value*> views_;  // a Reshape's output -> the storage it views
-  std::map<int, int64_t> output_copies_;        // copy kernel -> output index
+  std::map<const Value*, Slice> slices_;        // a Concat input -> its slice of the output
+  std::map<const graph::Node*, ConcatInPlace> in_place_concats_;
+  std::map<int, int64_t> output_copies_;  // copy kernel -> output index
   std::vector<PendingCall> calls_;
   std::set<std::string> names_;
 };

@@ -1,5 +1,5 @@
 // Static memory planning of the workspace arena: liveness-ordered greedy best-fit allocation
-// with coalescing of freed blocks.
+// with coalescing of freed blocks; tensors inside others placed relative to them.
 #include "lower/memory_plan.h"
 
 #include <algorithm>
@@ -64,27 +64,66 @@ class FreeList {
 
 }  // namespace
 
+namespace {
+
+// Each tensor's outermost enclosing tensor (itself when it has no parent) and its byte offset in
+// it; checks that parents exist, form no cycle and contain their children.
+void resolve_parents(const std::vector<BufferLifetime>& buffers, std::vector<size_t>& root,
+                     std::vector<int64_t>& offset) {
+  size_t n = buffers.size();
+  root.assign(n, 0);
+  offset.assign(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const BufferLifetime& t = buffers[i];
+    INGOT_ICHECK(t.bytes >= 0 && t.first_use <= t.last_use, "bad lifetime [{}, {}] of {} bytes",
+                 t.first_use, t.last_use, t.bytes);
+    size_t at = i;
+    for (size_t steps = 0; buffers[at].parent >= 0; ++steps) {
+      const BufferLifetime& c = buffers[at];
+      INGOT_ICHECK(size_t(c.parent) < n && steps < n, "tensor {}: bad parent chain", i);
+      const BufferLifetime& p = buffers[size_t(c.parent)];
+      INGOT_ICHECK(c.offset_in_parent >= 0 && c.offset_in_parent + c.bytes <= p.bytes,
+                   "tensor of {} bytes at {} does not fit in its parent of {} bytes", c.bytes,
+                   c.offset_in_parent, p.bytes);
+      offset[i] += c.offset_in_parent;
+      at = size_t(c.parent);
+    }
+    root[i] = at;
+  }
+}
+
+}  // namespace
+
 MemoryPlan plan_memory(const std::vector<BufferLifetime>& buffers) {
   MemoryPlan plan;
   plan.offsets.assign(buffers.size(), 0);
-  std::vector<size_t> order(buffers.size());
-  std::iota(order.begin(), order.end(), 0);
+  std::vector<size_t> root;
+  std::vector<int64_t> inner_offset;
+  resolve_parents(buffers, root, inner_offset);
+  // Blocks: the tensors without a parent, live over everything they enclose.
+  std::vector<BufferLifetime> blocks = buffers;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    BufferLifetime& b = blocks[root[i]];
+    b.first_use = std::min(b.first_use, buffers[i].first_use);
+    b.last_use = std::max(b.last_use, buffers[i].last_use);
+  }
+  std::vector<size_t> order;
+  for (size_t i = 0; i < buffers.size(); ++i)
+    if (root[i] == i) order.push_back(i);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    if (buffers[a].first_use != buffers[b].first_use)
-      return buffers[a].first_use < buffers[b].first_use;
-    return buffers[a].bytes > buffers[b].bytes;
+    if (blocks[a].first_use != blocks[b].first_use)
+      return blocks[a].first_use < blocks[b].first_use;
+    return blocks[a].bytes > blocks[b].bytes;
   });
 
   FreeList free;
   std::vector<size_t> live;  // placed tensors not yet released
   for (size_t id : order) {
-    const BufferLifetime& t = buffers[id];
-    INGOT_ICHECK(t.bytes >= 0 && t.first_use <= t.last_use, "bad lifetime [{}, {}] of {} bytes",
-                 t.first_use, t.last_use, t.bytes);
+    const BufferLifetime& t = blocks[id];
     // Release every block whose last use is before this tensor is written.
     std::erase_if(live, [&](size_t other) {
-      if (buffers[other].last_use >= t.first_use) return false;
-      free.release(plan.offsets[other], align_up(buffers[other].bytes));
+      if (blocks[other].last_use >= t.first_use) return false;
+      free.release(plan.offsets[other], align_up(blocks[other].bytes));
       return true;
     });
     int64_t size = align_up(t.bytes);
@@ -98,6 +137,8 @@ MemoryPlan plan_memory(const std::vector<BufferLifetime>& buffers) {
     plan.offsets[id] = offset;
     live.push_back(id);
   }
+  for (size_t i = 0; i < buffers.size(); ++i)
+    if (root[i] != i) plan.offsets[i] = plan.offsets[root[i]] + inner_offset[i];
   return plan;
 }
 

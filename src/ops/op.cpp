@@ -67,6 +67,7 @@ std::vector<OpInfo> build_table() {
   detail::add_matmul_ops(entries);
   detail::add_normalization_ops(entries);
   detail::add_pooling_ops(entries);
+  detail::add_pooling_nchwc_ops(entries);
   detail::add_reduction_ops(entries);
   detail::add_reduction_extra_ops(entries);
   detail::add_shape_ops(entries);

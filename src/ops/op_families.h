@@ -24,6 +24,7 @@ void add_recurrent_ops(std::vector<OpInfo>& t);       // recurrent.cpp
 void add_matmul_ops(std::vector<OpInfo>& t);
 void add_normalization_ops(std::vector<OpInfo>& t);
 void add_pooling_ops(std::vector<OpInfo>& t);
+void add_pooling_nchwc_ops(std::vector<OpInfo>& t);
 void add_reduction_ops(std::vector<OpInfo>& t);
 void add_reduction_extra_ops(std::vector<OpInfo>& t);
 void add_shape_ops(std::vector<OpInfo>& t);

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "ops/concat_slices.h"
 #include "ops/op.h"
 
 namespace ingot::graph {
@@ -61,7 +62,7 @@ class GroupBuilder {
     int next_group = 0;
     for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
       Node* anchor = it->get();
-      if (anchor->fusion_group >= 0 || !groupable(anchor)) continue;
+      if (anchor->fusion_group >= 0 || !groupable(anchor) || built_in_place(anchor)) continue;
       std::vector<Node*> members = grow(anchor);
       if (members.size() < 2) continue;
       for (Node* m : members) m->fusion_group = next_group;
@@ -94,10 +95,17 @@ class GroupBuilder {
     return members;
   }
 
+  // A Concat whose inputs are contiguous slices of its output (not a graph output) stays alone:
+  // lowering has their producers write into the slices, so no kernel copies them.
+  bool built_in_place(const Node* n) const {
+    return n->op == ops::OpKind::Concat && !graph_outputs_.count(n->outputs[0]) &&
+           ops::concat_slice_offsets(*n).has_value();
+  }
+
   // Whether producer `p` may join the group `in_group` (`members` in discovery order).
   bool joins(const Node* p, const std::set<const Node*>& in_group,
              const std::vector<Node*>& members, bool has_reduction) const {
-    if (!groupable(p)) return false;
+    if (!groupable(p) || built_in_place(p)) return false;
     const Value* out = p->outputs[0];
     if (graph_outputs_.count(out)) return false;
     auto it = users_.find(out);

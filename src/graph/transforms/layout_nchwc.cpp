@@ -91,6 +91,10 @@ class LayoutRewriter {
         convert_elementwise(*n);
       } else if (n->op == ops::OpKind::GlobalAveragePool || n->op == ops::OpKind::GlobalMaxPool) {
         convert_global_pool(*n);
+      } else if (n->op == ops::OpKind::MaxPool || n->op == ops::OpKind::AveragePool) {
+        convert_pool(*n);
+      } else if (n->op == ops::OpKind::Concat) {
+        convert_concat(*n);
       }
     }
     g_.topo_sort();
@@ -170,6 +174,49 @@ class LayoutRewriter {
         n.op == ops::OpKind::GlobalAveragePool ? ops::OpKind::ReduceMean : ops::OpKind::ReduceMax;
     n.attrs.set("axes", axes);
     n.attrs.set("keepdims", int64_t(1));
+    take_blocked_output(n);
+  }
+
+  // A 2-D MaxPool (without Indices) or AveragePool of a blocked result pools the blocks
+  // (MaxPoolNCHWc / AveragePoolNCHWc, same attributes); padding lanes stay finite.
+  void convert_pool(Node& n) {
+    Value* x = n.inputs.at(0);
+    std::vector<int64_t> kernel = n.attrs.get_ints("kernel_shape", {});
+    if (n.outputs.size() != 1 || !f32(x) || x->type.rank() != 4 || !static_type(x) ||
+        !static_type(n.outputs[0]) || kernel.size() != 2 ||
+        kernel[0] * kernel[1] > kMaxBlockedPoolTaps || !x->producer ||
+        x->producer->op != ops::OpKind::LayoutFromBlocked)
+      return;
+    n.inputs[0] = x->producer->inputs[0];
+    n.op = n.op == ops::OpKind::MaxPool ? ops::OpKind::MaxPoolNCHWc : ops::OpKind::AveragePoolNCHWc;
+    n.attrs.erase("storage_order");
+    take_blocked_output(n);
+  }
+
+  // A channel Concat of 2-D images runs blocked, a concat of the C/c axis, in the block c held by
+  // the most channels among its blocked inputs of which every input's channel count is a
+  // multiple (so no input has padding lanes); inputs in another block or NCHW are converted to
+  // it. Without a blocked input, or without such a block, it stays NCHW.
+  void convert_concat(Node& n) {
+    const Value* y = n.outputs.at(0);
+    if (!f32(y) || y->type.rank() != 4 || !static_type(y)) return;
+    int64_t axis = n.attrs.get_int("axis", 0);
+    if (axis != 1 && axis != -3) return;
+    std::map<int64_t, int64_t> blocked_channels;  // block -> channels already in it
+    for (const Value* v : n.inputs) {
+      if (!v || !f32(v) || v->type.rank() != 4 || !static_type(v)) return;
+      if (v->producer && v->producer->op == ops::OpKind::LayoutFromBlocked)
+        blocked_channels[block_of(v->producer->inputs[0])] += v->type.shape[1].value;
+    }
+    int64_t block = 0, best = 0;
+    for (auto [b, channels] : blocked_channels) {
+      bool divides = true;
+      for (const Value* v : n.inputs) divides = divides && v->type.shape[1].value % b == 0;
+      if (divides && channels > best) block = b, best = channels;
+    }
+    if (block == 0) return;
+    for (Value*& v : n.inputs) v = blocked(v, block, n);
+    n.attrs.set("axis", int64_t(1));
     take_blocked_output(n);
   }
 

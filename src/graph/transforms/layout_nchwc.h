@@ -1,23 +1,32 @@
 // layout_nchwc: CPU convolutions on channel-blocked tensors (NCHW[c]c, TVM's and oneDNN's
 // NCHWc), with the block chosen from the vector width (support/channel_block.h). Every 1-D to
-// 3-D float32 Conv with constant weights (and bias) and groups = 1, or 2-D depthwise, becomes
-// ConvNCHWc reading and writing blocked tensors (its fused summand blocked too); a
-// LayoutToBlocked is inserted where a blocked operand comes from an NCHW producer and a
-// LayoutFromBlocked where an NCHW consumer (any other op, a graph output) reads a blocked result.
-// Conversions cancel: a conv reading another conv's output takes the blocked value directly, so
-// a chain of convs (ResNet, MobileNet, R3D) runs blocked from its first to its last conv, and
-// the unused LayoutFromBlocked nodes are left for dead_code. Elementwise ops finite at 0 (Add,
-// Mul, Relu, Clip, the epilogue activations such as Swish) whose operand is a blocked conv result
-// run blocked too when every other operand has the output's shape, is per channel
-// ([N, C, 1, ...]: a squeeze-excite gate) or is a scalar, and so does global pooling (a
-// reduction over the blocked spatial axes), so they do not break a blocked chain. Blocked padding
-// lanes hold finite values (zeros); the packed weights are zero there. A no-op when vector_bits
-// is 0 (no default schedules: ConvNCHWc has no loop-nest rule).
+// 3-D float32 Conv with constant weights (and bias) and groups = 1, grouped in whole blocks
+// (support/channel_block.h: grouped_conv_blocks), or 2-D depthwise, becomes ConvNCHWc reading
+// and writing blocked tensors (its fused summand blocked too); a LayoutToBlocked is inserted
+// where a blocked operand comes from an NCHW producer and a LayoutFromBlocked where an NCHW
+// consumer (any other op, a graph output) reads a blocked result. Conversions cancel: a conv
+// reading another conv's output takes the blocked value directly, so a chain of convs (ResNet,
+// MobileNet, R3D) runs blocked from its first to its last conv, and the unused LayoutFromBlocked
+// nodes are left for dead_code. Elementwise ops finite at 0 (Add, Mul, Relu, Clip, the epilogue
+// activations such as Swish) whose operand is a blocked conv result run blocked too when every
+// other operand has the output's shape, is per channel ([N, C, 1, ...]: a squeeze-excite gate) or
+// is a scalar, and so does global pooling (a reduction over the blocked spatial axes), so they do
+// not break a blocked chain. 2-D MaxPool and AveragePool of a blocked value become MaxPoolNCHWc /
+// AveragePoolNCHWc on the blocks, and a channel Concat stays blocked (a concat of the C/c axis)
+// when every input's channel count is a multiple of one block c that at least one blocked input
+// has (the others are converted to it), so Inception / SqueezeNet / DenseNet branches need no
+// conversions. Blocked padding lanes hold finite values (zeros); the packed weights are zero
+// there. A no-op when vector_bits is 0 (no default schedules: ConvNCHWc has no loop-nest rule).
 #pragma once
+
+#include <cstdint>
 
 #include "graph/graph.h"
 
 namespace ingot::graph {
+
+// The largest window (kernel height x width) pooled blocked: the blocked rule unrolls its taps.
+inline constexpr int64_t kMaxBlockedPoolTaps = 64;
 
 void convert_layout_nchwc(Graph& g, int vector_bits);
 

@@ -86,6 +86,9 @@ tir::Stmt compute_global_pool(const graph::Node& node, const std::vector<tir::Bu
                               const std::vector<tir::Buffer>& outputs);
 tir::Stmt compute_max_unpool(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                              const std::vector<tir::Buffer>& outputs);
+// pool_nchwc.cpp: MaxPoolNCHWc, AveragePoolNCHWc (2-D pooling of channel-blocked tensors).
+tir::Stmt compute_pool_nchwc(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                             const std::vector<tir::Buffer>& outputs);
 // reduce.cpp: ReduceMean, ReduceSum, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2,
 // ReduceSumSquare, ReduceLogSum, ReduceLogSumExp.
 tir::Stmt compute_reduce(const graph::Node& node, const std::vector<tir::Buffer>& inputs,

@@ -123,6 +123,9 @@ ComputeRule compute_rule(ops::OpKind op) {
       return compute_global_pool;
     case OpKind::MaxUnpool:
       return compute_max_unpool;
+    case OpKind::MaxPoolNCHWc:
+    case OpKind::AveragePoolNCHWc:
+      return compute_pool_nchwc;
     case OpKind::ReduceMean:
     case OpKind::ReduceSum:
     case OpKind::ReduceMax:

@@ -7,6 +7,7 @@
 // an explicit, larger output_shape as ONNX's reference does).
 #include "lower/compute/common.h"
 #include "lower/compute/compute.h"
+#include "lower/compute/pool_window.h"
 #include "support/error.h"
 
 namespace ingot::lower {
@@ -34,14 +35,9 @@ Stmt compute_pool(const graph::Node& node, const std::vector<Buffer>& inputs,
   bool column_major = node.attrs.get_int("storage_order", 0) != 0;
   std::vector<int64_t> xs = const_shape(x), ys = const_shape(y);
   int k = int(xs.size()) - 2;
-  std::vector<int64_t> kernel = node.attrs.get_ints("kernel_shape");
-  std::vector<int64_t> strides = node.attrs.get_ints("strides", std::vector<int64_t>(k, 1));
-  std::vector<int64_t> dilations = node.attrs.get_ints("dilations", std::vector<int64_t>(k, 1));
-  std::vector<int64_t> pads = node.attrs.get_ints("pads", std::vector<int64_t>(2 * k, 0));
-  INGOT_ICHECK(int(kernel.size()) == k && int(strides.size()) == k && int(dilations.size()) == k &&
-                   int(pads.size()) == 2 * k,
-               "{}: pooling attributes do not match the spatial rank {}", node_label(node), k);
-  bool include_pad = node.attrs.get_int("count_include_pad", 0) != 0;
+  PoolWindow win(node, {xs.begin() + 2, xs.end()}, {ys.begin() + 2, ys.end()});
+  const std::vector<int64_t>& kernel = win.kernel;
+  bool include_pad = win.include_pad;
   DataType dt = y->dtype;
   // Strides of the spatial dims in the flat index of the Indices output.
   std::vector<int64_t> index_strides(size_t(k), 1);
@@ -55,50 +51,48 @@ Stmt compute_pool(const graph::Node& node, const std::vector<Buffer>& inputs,
       ys, "o",
       [&](const Index& o) {
         Accumulator acc("acc", dt), count("count", dt), arg("arg", DataType::i64());
-        Stmt window = loop_nest(
-            kernel, "w",
-            [&](const Index& w) {
-              Index xi = {o[0], o[1]};
-              Expr valid, in_padded;
-              for (int d = 0; d < k; ++d) {
-                Expr ih = o[2 + d] * i64(strides[d]) - i64(pads[d]) + w[d] * i64(dilations[d]);
-                xi.push_back(ih);
-                int64_t max_ih =
-                    (ys[2 + d] - 1) * strides[d] - pads[d] + (kernel[d] - 1) * dilations[d];
-                if (pads[d] > 0) valid = conj(valid, ih >= i64(0));
-                if (max_ih >= xs[2 + d]) valid = conj(valid, ih < i64(xs[2 + d]));
-                if (max_ih >= xs[2 + d] + pads[k + d])
-                  in_padded = conj(in_padded, ih < i64(xs[2 + d] + pads[k + d]));
-              }
-              Stmt update;
-              if (is_max && indices.defined()) {
-                // The first maximum wins (a later equal value does not replace it).
-                Expr v = x.load(xi);
-                Expr flat = (o[0] * i64(xs[1]) + o[1]) * i64(plane);
-                for (int d = 0; d < k; ++d) flat = flat + xi[size_t(2 + d)] * i64(index_strides[d]);
-                update = IfThenElse::make(arg.get() < i64(0) || v > acc.get(),
-                                          SeqStmt::make({acc.set(v), arg.set(flat)}));
-              } else if (is_max) {
-                update = acc.set(max(acc.get(), x.load(xi)));
-              } else if (is_lp) {
-                Expr v = x.load(xi);
-                Expr term = p == 1   ? fabs(v)
-                            : p == 2 ? v * v
-                                     : pow(fabs(v), make_const(dt, double(p)));
-                update = acc.set(acc.get() + term);
-              } else {
-                update = acc.set(acc.get() + x.load(xi));
-                if (!include_pad) update = SeqStmt::make({update, count.set(count.get() + 1.0)});
-              }
-              if (valid.defined()) update = IfThenElse::make(valid, update);
-              if (!is_max && include_pad) {
-                Stmt c = count.set(count.get() + 1.0);
-                if (in_padded.defined()) c = IfThenElse::make(in_padded, c);
-                update = SeqStmt::make({update, c});
-              }
-              return update;
-            },
-            {.parallel_outer = false, .vectorize_inner = false});
+        Stmt window =
+            loop_nest(kernel, "w",
+                      [&](const Index& w) {
+                        Index xi = {o[0], o[1]};
+                        Expr valid, in_padded;
+                        for (int d = 0; d < k; ++d) {
+                          PoolWindow::Tap t = win.tap(d, o[2 + d], w[d]);
+                          xi.push_back(t.index);
+                          if (t.valid.defined()) valid = conj(valid, t.valid);
+                          if (t.in_padded.defined()) in_padded = conj(in_padded, t.in_padded);
+                        }
+                        Stmt update;
+                        if (is_max && indices.defined()) {
+                          // The first maximum wins (a later equal value does not replace it).
+                          Expr v = x.load(xi);
+                          Expr flat = (o[0] * i64(xs[1]) + o[1]) * i64(plane);
+                          for (int d = 0; d < k; ++d)
+                            flat = flat + xi[size_t(2 + d)] * i64(index_strides[d]);
+                          update = IfThenElse::make(arg.get() < i64(0) || v > acc.get(),
+                                                    SeqStmt::make({acc.set(v), arg.set(flat)}));
+                        } else if (is_max) {
+                          update = acc.set(max(acc.get(), x.load(xi)));
+                        } else if (is_lp) {
+                          Expr v = x.load(xi);
+                          Expr term = p == 1   ? fabs(v)
+                                      : p == 2 ? v * v
+                                               : pow(fabs(v), make_const(dt, double(p)));
+                          update = acc.set(acc.get() + term);
+                        } else {
+                          update = acc.set(acc.get() + x.load(xi));
+                          if (!include_pad)
+                            update = SeqStmt::make({update, count.set(count.get() + 1.0)});
+                        }
+                        if (valid.defined()) update = IfThenElse::make(valid, update);
+                        if (!is_max && include_pad) {
+                          Stmt c = count.set(count.get() + 1.0);
+                          if (in_padded.defined()) c = IfThenElse::make(in_padded, c);
+                          update = SeqStmt::make({update, c});
+                        }
+                        return update;
+                      },
+                      {.parallel_outer = false, .vectorize_inner = false});
         if (is_max && indices.defined()) {
           Stmt body = SeqStmt::make({acc.set(min_value(dt)), arg.set(i64(-1)), window,
                                      BufferStore::make(y, acc.get(), o),

@@ -151,6 +151,24 @@ TEST(Simplify, DivModSplitByLinearForm) {
   EXPECT_SIMPLIFIES(floordiv(i * 3 + x, c(64)), floordiv(i * 3 + x, c(64)), a);
 }
 
+TEST(Simplify, DivModSplitAtACoarserUnit) {
+  // A channel shuffle's flat index: c < 116, h < 28, w < 28 (784 = 28 * 28 pixels per channel)
+  // divided by two channels' worth: the pixel part stays below one channel.
+  Analyzer a;
+  Var ch("ch"), h("h"), w("w"), x("x");
+  a.bind(ch, c(0), c(116));
+  a.bind(h, c(0), c(28));
+  a.bind(w, c(0), c(28));
+  Expr flat = ch * 784 + h * 28 + w;
+  EXPECT_SIMPLIFIES(floordiv(flat, c(1568)), floordiv(ch, c(2)), a);
+  EXPECT_SIMPLIFIES(floormod(flat, c(1568)), floormod(ch, c(2)) * 784 + (h * 28 + w), a);
+  EXPECT_SIMPLIFIES(floordiv(flat + 1568, c(1568)), floordiv(ch, c(2)) + 1, a);
+  // The pixel part may reach a channel's worth: unchanged.
+  EXPECT_SIMPLIFIES(floordiv(ch * 784 + h * 29 + w, c(1568)),
+                    floordiv(ch * 784 + h * 29 + w, c(1568)), a);
+  EXPECT_SIMPLIFIES(floordiv(ch * 784 + x, c(1568)), floordiv(ch * 784 + x, c(1568)), a);
+}
+
 TEST(Simplify, RangeBasedRules) {
   Analyzer a;
   Var i("i"), j("j"), x("x");

@@ -318,9 +318,39 @@ class Lowering : public ValueFactory {
     return true;
   }
 
+  // A Split whose outputs are contiguous byte ranges of its input (every dim before the axis 1)
+  // and whose input's storage is a workspace tensor needs no kernel: each output is a slice of
+  // that storage. An output that is a graph output or already lives in a Concat's slice is
+  // copied there from its range.
+  bool lower_split_as_slices(const graph::Node& node) {
+    if (node.op != ops::OpKind::Split) return false;
+    std::optional<std::vector<int64_t>> offsets = ops::split_slice_offsets(node);
+    if (!offsets) return false;
+    const Value* whole = storage(node.inputs.at(0));
+    if (whole->producer == nullptr || whole->is_constant() || place_.count(whole) ||
+        !lifetimes_.count(whole))
+      return false;
+    for (size_t i = 0; i < node.outputs.size(); ++i) {
+      const Value* out = node.outputs[i];
+      if (value_bytes(out) == 0) continue;
+      if (!place_.count(out) && !slices_.count(out)) {
+        slices_[out] = {whole, (*offsets)[i]};
+        continue;
+      }
+      const Value* part = &new_value(fmt::format("{}_part{}", whole->name, i), out->type);
+      slices_[part] = {whole, (*offsets)[i]};
+      tir::PrimFunc f = flat_copy(part, sanitize(out->name));
+      f.name = unique_name(fmt::format("{}_Split_copy{}", sanitize(node.name), i));
+      f.source_ops = {"Split (copy of a slice)"};
+      add_kernel(std::move(f), {part, out});
+    }
+    return true;
+  }
+
   void lower_node(const graph::Node& node) {
     if (lower_as_view(node)) return;
     if (lower_concat_in_place(node)) return;
+    if (lower_split_as_slices(node)) return;
     if (lower_scheduled(node)) return;
     bool flat = is_row_major_copy(node.op);
     std::map<const Value*, Buffer> bufs;

@@ -190,6 +190,32 @@ class OrtBound:
         return statistics.median(times)
 
 
+def alternate_rounds(args, artifact, inputs_npz, bound, threads, probe_i):
+    """Times both sides for args.rounds rounds, alternating which goes first.
+
+    One N for both sides, so that the slower side's round takes about args.round_s (at least 1,
+    at most args.max_repeat); probe_i is one ingot time (ms) to size N with.
+    Returns (N, ingot medians, ORT medians, per-round ratios ingot/ORT).
+    """
+    probe_o = bound.median_ms(3)
+    rep = max(1, min(args.max_repeat, int(args.round_s * 1e3 / max(probe_i, probe_o, 1e-3))))
+    ing, ref_ms, ratios = [], [], []
+    for r in range(args.rounds):
+        # Alternate which side goes first so neither always runs on a warmer machine.
+        order = ("ingot", "ort") if r % 2 == 0 else ("ort", "ingot")
+        got_ms = {}
+        for side in order:
+            if side == "ingot":
+                got_ms[side] = ingot_median_ms(args.ingot, artifact, inputs_npz, threads, rep)
+            else:
+                got_ms[side] = bound.median_ms(rep)
+            time.sleep(args.pause_s)  # let ORT's spinning workers go idle
+        ing.append(got_ms["ingot"])
+        ref_ms.append(got_ms["ort"])
+        ratios.append(got_ms["ingot"] / got_ms["ort"])
+    return rep, ing, ref_ms, ratios
+
+
 def bench_model(name, args):
     path = model_path(name, args.workdir)
     if path is None:
@@ -232,24 +258,8 @@ def bench_model(name, args):
             print(f"# {rows[-1]['model']} T={threads}: FAILED: {msg}", file=sys.stderr, flush=True)
             continue
         bound = OrtBound(sess, feeds, ref)
-        # One N for both sides, so that the slower side's round takes about --round-s
-        # (at least 1, at most --max-repeat).
-        probe_o = bound.median_ms(3)
-        rep = max(1, min(args.max_repeat, int(args.round_s * 1e3 / max(probe_i, probe_o, 1e-3))))
-        ing, ref_ms, ratios = [], [], []
-        for r in range(args.rounds):
-            # Alternate which side goes first so neither always runs on a warmer machine.
-            order = ("ingot", "ort") if r % 2 == 0 else ("ort", "ingot")
-            got_ms = {}
-            for side in order:
-                if side == "ingot":
-                    got_ms[side] = ingot_median_ms(args.ingot, artifact, inputs_npz, threads, rep)
-                else:
-                    got_ms[side] = bound.median_ms(rep)
-                time.sleep(args.pause_s)  # let ORT's spinning workers go idle
-            ing.append(got_ms["ingot"])
-            ref_ms.append(got_ms["ort"])
-            ratios.append(got_ms["ingot"] / got_ms["ort"])
+        rep, ing, ref_ms, ratios = alternate_rounds(args, artifact, inputs_npz, bound, threads,
+                                                    probe_i)
         del bound, sess
         row = {
             "model": os.path.splitext(os.path.basename(name))[0], "threads": threads,

@@ -1,0 +1,648 @@
+#!/usr/bin/env python3
+"""zoo_bench: ingot against ONNX Runtime on a zoo of real architectures (issue 12).
+
+Each zoo model is a torchvision or transformers architecture with random weights (fixed seed, no
+downloads), batch 1, exported with today's default exporter,
+`torch.onnx.export(model, args, path, dynamo=True, external_data=True)`, into --workdir (reused
+when present; each export runs in its own Python process, so torch is never loaded, and never
+spins threads, in the process that times). Per model, in one run:
+  * `ingot compile --report` (the per-kernel MFLOP and compulsory MB moved),
+  * parity: every output of `ingot run --outputs` against ONNX Runtime's on the same inputs:
+    max abs error and rel error (max abs error / max |ORT output|); pass when rel <= --tol,
+    with scripts/parity.py's compare_outputs (names, dtypes, shapes, NaN/Inf),
+  * latency: bench/model_bench.py's symmetric timing (both sides in-process around one inference
+    call, the same N calls per round, rounds alternating which side goes first; ORT with
+    intra_op_num_threads=T), the median over rounds of each side and of the ratio ingot/ORT,
+  * `ingot run --profile --num-threads T`: per kernel ms and GFLOP/s, against the FMA peak of T
+    cores (bench/fma_peak; the ymm peak when --target is AVX2 code, as model_bench does).
+A failed export, compile, run or parity check is one line in the table; the bench goes on.
+
+Profile columns: "<50% peak" is the share of the summed kernel time spent in kernels below 50%
+of the peak, split into GEMM-like kernels (Conv/MatMul/Gemm, FLOPs > 0) and all other kernels
+(layout changes, pads, elementwise, pooling, norms, softmax: they never reach 50% of an FMA
+peak). The conv kernels below 50% are listed with their shape (from the ONNX graph), GFLOP/s,
+% peak, ms and arithmetic intensity AI = FLOPs / compulsory bytes (`--report`'s "MB moved":
+inputs, weights and outputs once). A conv is marked memory-bound when AI is below the machine's
+ridge point, peak / bandwidth, with the bandwidth measured here (numpy copies of 128 MB on T
+threads, bytes read + written: DRAM, so a conv whose data stays in cache may beat that bound)
+or given with --mem-bw-gbs. On a shared machine every time here moves with the load of the
+others (the load average is recorded per model); the alternating rounds keep the ratio fairer
+than either time.
+
+The zoo (why these): each covers op families issue 12 names, at modest sizes so the whole bench
+runs in minutes on 2 cores:
+  squeezenet1_1      1x1 convs with many output channels (the 1000-channel classifier conv over
+                     13x13), Concat between convs, max pooling, 13x13 / 27x27 / 55x55 maps
+  inception_v3       299x299: 147x147, 35x35, 17x17 maps (widths no register tile divides),
+                     asymmetric 1x7 / 7x1 and 1x3 / 3x1 kernels, Concat, avg/max pooling
+  resnext50_32x4d    grouped 3x3 convs (32 groups), strided convs
+  regnet_y_400mf     grouped convs (group width 8), squeeze-excitation
+  densenet121        Concat between convs (dense blocks), avg pooling
+  mobilenet_v3_large depthwise convs, hardswish, squeeze-excitation
+  efficientnet_b0    depthwise 3x3 / 5x5 convs, SiLU, squeeze-excitation
+  shufflenet_v2_x1_0 channel shuffle (Reshape/Transpose), Split, strided depthwise convs
+  convnext_tiny      depthwise 7x7 convs, LayerNorm, GELU, 4x4 stride-4 stem
+  r3d_18             3-D convs (video CNN), input 1x3x8x112x112
+  deeplabv3_mbv3     dilated convs (DeepLabV3 on MobileNetV3-Large, atrous rates 12/24/36),
+                     256x256, bilinear Resize
+  distilbert         transformers DistilBERT-shaped encoder (6 layers, hidden 768, 12 heads,
+                     seq 128, FFN 3072; input_ids + attention_mask with a padded tail)
+  vit_small          transformers ViT-Small/16 (DeiT-S shape: 12 layers, hidden 384, 6 heads),
+                     224x224, classifier head
+Any other name is taken as bench/bench_models.py takes it (an .onnx path, a make_models.py or
+export_models.py name), e.g. `--models tiny_cnn` for a quick check without torch.
+
+Usage:
+  bench/zoo_bench.py --ingot build/release/tools/ingot/ingot \\
+      --fma-peak build/release/bench/fma_peak [--target "llvm -mcpu=znver3"] \\
+      [--models a,b] [--workdir build/zoo] [--json out.json] [--markdown out.md]
+Exit status: 0 when every model ran and matched ORT, 1 otherwise.
+"""
+import argparse
+import json
+import math
+import os
+import re
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import model_bench  # noqa: E402  (timing, FLOPs, the FMA peak)
+import parity  # noqa: E402  (compare_outputs)
+from bench_models import model_path  # noqa: E402
+
+IMAGE = 224
+SEQ = 128
+DEFAULT_MODELS = ["squeezenet1_1", "inception_v3", "resnext50_32x4d", "regnet_y_400mf",
+                  "densenet121", "mobilenet_v3_large", "efficientnet_b0", "shufflenet_v2_x1_0",
+                  "convnext_tiny", "r3d_18", "deeplabv3_mbv3", "distilbert", "vit_small"]
+GEMM_OPS = ("Conv", "MatMul", "Gemm")
+CONV_LIST_LIMIT = 15  # slow conv kernels per model in the markdown (all of them in the JSON)
+
+
+# --- the zoo: building and exporting (runs in a child process) --------------------------------
+
+def _image(rng, *shape):
+    return {"input": rng.standard_normal(shape).astype(np.float32)}
+
+
+def _first_output(module):
+    """Wraps a module whose forward returns a dict/ModelOutput so it returns one tensor."""
+    import torch
+
+    class First(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.m = module
+
+        def forward(self, *args):
+            out = self.m(*args)
+            return out["out"] if isinstance(out, dict) and "out" in out else out[0]
+
+    return First()
+
+
+def _distilbert(rng):
+    import torch
+    from transformers import DistilBertConfig, DistilBertModel
+
+    class Encoder(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.m = DistilBertModel(DistilBertConfig())
+
+        def forward(self, input_ids, attention_mask):
+            return self.m(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+
+    vocab = DistilBertConfig().vocab_size
+    mask = np.ones((1, SEQ), np.int64)
+    mask[:, SEQ * 3 // 4:] = 0  # padded tail
+    feeds = {"input_ids": rng.integers(0, vocab, size=(1, SEQ), dtype=np.int64),
+             "attention_mask": mask}
+    return Encoder(), feeds
+
+
+def _vit_small(rng):
+    from transformers import ViTConfig, ViTForImageClassification
+    cfg = ViTConfig(hidden_size=384, num_hidden_layers=12, num_attention_heads=6,
+                    intermediate_size=1536, image_size=IMAGE, patch_size=16, num_labels=1000)
+    return _first_output(ViTForImageClassification(cfg)), _image(rng, 1, 3, IMAGE, IMAGE)
+
+
+def build(name):
+    """(torch module in eval mode, feeds: {input name: array} in forward-argument order)."""
+    import torch
+    import torchvision
+    torch.manual_seed(0)
+    rng = np.random.default_rng(0)
+    tv = torchvision.models
+    if name == "inception_v3":
+        model, feeds = tv.inception_v3(weights=None, aux_logits=False, init_weights=True), \
+            _image(rng, 1, 3, 299, 299)
+    elif name == "r3d_18":
+        model, feeds = tv.video.r3d_18(weights=None), _image(rng, 1, 3, 8, 112, 112)
+    elif name == "deeplabv3_mbv3":
+        model = _first_output(tv.segmentation.deeplabv3_mobilenet_v3_large(
+            weights=None, weights_backbone=None, aux_loss=False))
+        feeds = _image(rng, 1, 3, 256, 256)
+    elif name == "distilbert":
+        model, feeds = _distilbert(rng)
+    elif name == "vit_small":
+        model, feeds = _vit_small(rng)
+    else:
+        model, feeds = getattr(tv, name)(weights=None), _image(rng, 1, 3, IMAGE, IMAGE)
+    return model.eval(), feeds
+
+
+def export(name, workdir):
+    """Exports zoo model `name` to workdir/NAME.onnx (+ .onnx.data, + .inputs.npz).
+
+    Writes into a scratch folder first and moves the files into place at the end (the .onnx
+    names its external-data file, so both keep their names), so a failed export leaves nothing.
+    """
+    import shutil
+    import torch
+    model, feeds = build(name)
+    tmp = os.path.join(workdir, f".tmp-{name}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    args = tuple(torch.from_numpy(v) for v in feeds.values())
+    with torch.no_grad():
+        torch.onnx.export(model, args, os.path.join(tmp, f"{name}.onnx"), dynamo=True,
+                          external_data=True, input_names=list(feeds))
+    np.savez(os.path.join(tmp, f"{name}.inputs.npz"), **feeds)
+    for f in sorted(os.listdir(tmp), key=lambda f: f.endswith(".onnx")):  # the .onnx last
+        os.replace(os.path.join(tmp, f), os.path.join(workdir, f))
+    os.rmdir(tmp)
+
+
+def one_line(text, limit=300):
+    """The most telling line of an error text: its last 'error'-ish line, else its last line."""
+    lines = [ln.strip() for ln in str(text).strip().splitlines() if ln.strip()]
+    if not lines:
+        return "(no message)"
+    pick = next((ln for ln in reversed(lines) if re.search(r"error", ln, re.I)), lines[-1])
+    return pick if len(pick) <= limit else pick[:limit] + "..."
+
+
+def exported(name, workdir, timeout_s):
+    """workdir/NAME.onnx, exporting it in a child process when absent. Raises on failure."""
+    path = os.path.join(workdir, f"{name}.onnx")
+    if os.path.exists(path) and os.path.exists(os.path.join(workdir, f"{name}.inputs.npz")):
+        return path
+    print(f"# {name}: exporting (torch.onnx.export dynamo=True)", file=sys.stderr, flush=True)
+    t = time.time()
+    try:
+        p = subprocess.run([sys.executable, os.path.abspath(__file__), "--export-one", name,
+                            "--workdir", workdir], capture_output=True, text=True,
+                           timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        raise StageError("export", f"timed out after {timeout_s} s")
+    if p.returncode != 0:
+        raise StageError("export", one_line(p.stderr or p.stdout))
+    print(f"# {name}: exported in {time.time() - t:.0f} s", file=sys.stderr, flush=True)
+    return path
+
+
+# --- per-model measurement ---------------------------------------------------------------------
+
+class StageError(Exception):
+    """A model failed at one stage (export, compile, run, parity); the message is one line."""
+
+    def __init__(self, stage, message):
+        super().__init__(f"{stage}: {message}")
+        self.stage, self.message = stage, message
+
+
+def model_and_feeds(name, args):
+    """(onnx path, feeds) for a zoo name or anything bench_models.model_path takes."""
+    if name in DEFAULT_MODELS:
+        path = exported(name, args.workdir, args.export_timeout)
+    else:
+        path = model_path(name, args.workdir)
+        if path is None:
+            raise StageError("export", "torch/torchvision/transformers not installed")
+    npz = os.path.splitext(path)[0] + ".inputs.npz"
+    if os.path.exists(npz):
+        with np.load(npz) as z:
+            return path, {k: z[k] for k in z.files}
+    import make_models
+    return path, make_models.make_inputs(onnx.load(path, load_external_data=False))
+
+
+def parse_report(text):
+    """`ingot compile --report`'s kernel table -> {kernel: {"flops", "bytes", "ops"}}."""
+    kernels, in_table = {}, False
+    for line in text.splitlines():
+        if line.startswith("kernel ") and "MB moved" in line:
+            in_table = True
+            continue
+        if not in_table:
+            continue
+        m = re.match(r"(\S+)\s+([\d.]+)\s+([\d.]+)\s*(.*)$", line)
+        if m and m.group(1) != "total":
+            kernels[m.group(1)] = {"flops": float(m.group(2)) * 1e6,
+                                   "bytes": float(m.group(3)) * 1e6,
+                                   "ops": [o.strip() for o in m.group(4).split(" + ") if o]}
+    return kernels
+
+
+def parse_profile(text):
+    """`ingot run --profile`'s table -> [{"name", "calls", "ms", "gflops"}] in kernel order."""
+    rows, in_table = [], False
+    for line in text.splitlines():
+        if line.startswith("Kernel profile"):
+            in_table = True
+            continue
+        m = re.match(r"(\S+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)%\s+([\d.]+)$", line.strip())
+        if in_table and m:
+            rows.append({"name": m.group(1), "calls": int(m.group(2)), "ms": float(m.group(3)),
+                         "gflops": float(m.group(5))})
+    return rows
+
+
+def compile_model(path, feeds, artifact, args):
+    """`ingot compile --report`; -> (seconds, report kernels). Raises StageError."""
+    model = onnx.load(path, load_external_data=False)
+    cmd = [args.ingot, "compile", path, "-o", artifact, "-q", "--report"]
+    if args.target:
+        cmd += ["--target", args.target]
+    shapes = model_bench.input_shapes_arg(model, feeds)
+    if shapes:
+        cmd += ["--input-shapes", shapes]
+    t = time.time()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.compile_timeout)
+    except subprocess.TimeoutExpired:
+        raise StageError("compile", f"timed out after {args.compile_timeout} s")
+    if p.returncode != 0:
+        raise StageError("compile", one_line(p.stderr or p.stdout))
+    return time.time() - t, parse_report(p.stdout)
+
+
+def output_errors(ref, got):
+    """{output: {"max_abs", "rel"}}: rel = max abs error / max |ref| (float outputs)."""
+    errs = {}
+    for name, r in ref.items():
+        g = got.get(name)
+        if g is None or g.shape != r.shape or r.dtype.kind not in "fc" or r.size == 0:
+            continue
+        diff = np.abs(g.astype(np.float64) - r.astype(np.float64))
+        max_abs = float(diff.max())
+        errs[name] = {"max_abs": max_abs,
+                      "rel": max_abs / max(float(np.abs(r).max()), 1e-30)}
+    return errs
+
+
+def run_profile(args, artifact, inputs_npz, threads, ingot_ms):
+    """`ingot run --profile`; about --profile-s of profiled runs (at least 1)."""
+    runs = max(1, min(50, int(args.profile_s * 1e3 / max(ingot_ms, 1e-3))))
+    cmd = [args.ingot, "run", artifact, "--inputs", inputs_npz, "--profile", "--repeat",
+           str(runs), "--number", "1", "--num-threads", str(threads)]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise StageError("profile", one_line(p.stderr))
+    return parse_profile(p.stdout)
+
+
+# --- conv shapes from the ONNX graph -------------------------------------------------------
+
+def conv_shapes(path):
+    """{ONNX node name: {"desc", "group"}} for every Conv node (shapes by ONNX inference)."""
+    model = onnx.load(path, load_external_data=False)
+    try:
+        model = onnx.shape_inference.infer_shapes(model)
+    except Exception:  # noqa: BLE001  (the graph's own value_info may be enough)
+        pass
+    shapes = {t.name: list(t.dims) for t in model.graph.initializer}
+    for vi in list(model.graph.input) + list(model.graph.value_info) + list(model.graph.output):
+        shapes[vi.name] = [d.dim_value for d in vi.type.tensor_type.shape.dim]
+    out = {}
+    for n in model.graph.node:
+        if n.op_type != "Conv":
+            continue
+        attrs = {a.name: onnx.helper.get_attribute_value(a) for a in n.attribute}
+        w, x, y = (shapes.get(n.input[1]), shapes.get(n.input[0]), shapes.get(n.output[0]))
+        if not (w and x and y):
+            continue
+        group = int(attrs.get("group", 1))
+        desc = f"{_dims(w[2:])} {x[1]}->{y[1]}"
+        for tag, values in (("s", attrs.get("strides", [])), ("d", attrs.get("dilations", []))):
+            if any(v != 1 for v in values):
+                desc += f" {tag}{_dims(values) if len(set(values)) > 1 else values[0]}"
+        if group > 1:
+            desc += " dw" if group == x[1] and w[1] == 1 else f" g{group}"
+        desc += f" @{_dims(x[2:])}->{_dims(y[2:])}"
+        out[n.name] = {"desc": desc, "group": group}
+    return out
+
+
+def _dims(values):
+    return "x".join(str(v) for v in values)
+
+
+def node_of(kernel, nodes):
+    """The ONNX node name a kernel name starts with (longest match at an '_'), or None."""
+    for i in range(len(kernel), 0, -1):
+        if (i == len(kernel) or kernel[i] == "_") and kernel[:i] in nodes:
+            return kernel[:i]
+    return None
+
+
+# --- analysis ---------------------------------------------------------------------------------
+
+def is_gemm_like(info):
+    return info["flops"] > 0 and bool(info["ops"]) and info["ops"][0].startswith(GEMM_OPS)
+
+
+def analyse_profile(profile, report, convs, peak, bandwidth_gbs):
+    """Shares of kernel time below 50% of peak, and the conv kernels below it."""
+    total = sum(k["ms"] * k["calls"] for k in profile) or 1.0
+    ridge = peak / bandwidth_gbs if bandwidth_gbs else None
+    slow_gemm = other = 0.0
+    slow_convs = []
+    for k in profile:
+        info = report.get(k["name"], {"flops": 0.0, "bytes": 0.0, "ops": []})
+        share = k["ms"] * k["calls"] / total
+        pct = 100 * k["gflops"] / peak
+        if not is_gemm_like(info):
+            other += share
+            continue
+        if pct >= 50:
+            continue
+        slow_gemm += share
+        if not info["ops"][0].startswith("Conv"):
+            continue
+        ai = info["flops"] / info["bytes"] if info["bytes"] else None
+        node = node_of(k["name"], convs)
+        slow_convs.append({
+            "kernel": k["name"], "shape": convs[node]["desc"] if node else "?",
+            "gflops": k["gflops"], "pct_peak": pct, "ms": k["ms"], "share": 100 * share,
+            "ai": ai, "memory_bound": bool(ridge and ai is not None and ai < ridge)})
+    slow_convs.sort(key=lambda c: -c["ms"])
+    return {"slow_gemm_pct": 100 * slow_gemm, "other_pct": 100 * other,
+            "below_50_pct": 100 * (slow_gemm + other),
+            "profile_ms": sum(k["ms"] for k in profile),  # summed kernel means: one run
+            "slow_convs": slow_convs}
+
+
+def measure_bandwidth(threads, mbytes=128, reps=10):
+    """Memory bandwidth in GB/s (bytes read + written) of `threads` concurrent numpy copies."""
+    n = mbytes * (1 << 20) // 4
+    pairs = [(np.ones(n, np.float32), np.empty(n, np.float32)) for _ in range(threads)]
+    best = 0.0
+    for _ in range(reps):
+        workers = [threading.Thread(target=np.copyto, args=(dst, src)) for src, dst in pairs]
+        t = time.perf_counter()
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        best = max(best, 2 * n * 4 * threads / (time.perf_counter() - t) / 1e9)
+    return best
+
+
+# --- one model ----------------------------------------------------------------------------------
+
+def bench_one(name, args):
+    """All measurements of one model -> a row (status "ok", "parity FAILED" or "<stage> failed")."""
+    row = {"model": os.path.splitext(os.path.basename(name))[0], "threads": args.threads,
+           "load_avg_start": os.getloadavg()[0]}
+    t0 = time.time()
+    try:
+        path, feeds = model_and_feeds(name, args)
+        model = onnx.load(path, load_external_data=False)
+        feeds = {vi.name: feeds[vi.name] for vi in model.graph.input if vi.name in feeds}
+        row["gflop"] = model_bench.count_flops(model)[0] / 1e9
+        row["nodes"] = len(model.graph.node)
+        base = os.path.join(args.workdir, row["model"] + args.suffix)
+        inputs_npz, artifact, outputs_npz = base + ".in.npz", base + ".so", base + ".out.npz"
+        np.savez(inputs_npz, **feeds)
+        row["compile_s"], report = compile_model(path, feeds, artifact, args)
+        measure(row, path, feeds, artifact, inputs_npz, outputs_npz, report, args)
+    except StageError as e:
+        row.update(status=f"{e.stage} failed", error=e.message)
+    except Exception as e:  # noqa: BLE001  (one model never stops the bench)
+        row.update(status="failed", error=one_line(f"{type(e).__name__}: {e}"))
+    row["wall_s"] = time.time() - t0
+    row["load_avg_end"] = os.getloadavg()[0]
+    note = row.get("error") or f"ratio {row['ratio']:.2f}, {row['parity']}"
+    print(f"# {row['model']}: {row['status']}: {note} ({row['wall_s']:.0f} s, load average "
+          f"{row['load_avg_start']:.1f} -> {row['load_avg_end']:.1f})", file=sys.stderr, flush=True)
+    return row
+
+
+def measure(row, path, feeds, artifact, inputs_npz, outputs_npz, report, args):
+    """Parity, timing and profile of a compiled model, into row."""
+    T = args.threads
+    try:
+        sess = model_bench.ort_session(path, T)
+        ref = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, feeds)))
+    except Exception as e:  # noqa: BLE001
+        raise StageError("ORT", one_line(str(e)))
+    if os.path.exists(outputs_npz):
+        os.remove(outputs_npz)
+    try:
+        probe_i = model_bench.ingot_median_ms(args.ingot, artifact, inputs_npz, T, 1, outputs_npz)
+    except RuntimeError as e:
+        raise StageError("run", one_line(str(e)))
+    with np.load(outputs_npz) as z:
+        got = {k: z[k] for k in z.files}
+    ok, msg = parity.compare_outputs(ref, got, args.tol)
+    errs = output_errors(ref, got)
+    row["outputs"] = errs
+    row["max_abs_err"] = max((e["max_abs"] for e in errs.values()), default=None)
+    row["rel_err"] = max((e["rel"] for e in errs.values()), default=None)
+    row["parity"] = "pass" if ok else "FAIL"
+    row["parity_msg"] = msg
+    bound = model_bench.OrtBound(sess, feeds, ref)
+    rep, ing, ref_ms, ratios = model_bench.alternate_rounds(args, artifact, inputs_npz, bound, T,
+                                                            probe_i)
+    del bound, sess
+    row.update(repeat=rep, rounds=args.rounds, ingot_ms=statistics.median(ing),
+               ort_ms=statistics.median(ref_ms), ratio=statistics.median(ratios),
+               ratio_min=min(ratios), ratio_max=max(ratios),
+               ingot_ms_rounds=ing, ort_ms_rounds=ref_ms)
+    row["status"] = "ok" if ok else "parity FAILED"
+    if not ok:
+        row["error"] = msg
+    if args.peak_gflops:
+        profile = run_profile(args, artifact, inputs_npz, T, row["ingot_ms"])
+        row.update(analyse_profile(profile, report, conv_shapes(path),
+                                   args.peak_gflops * T, args.mem_bw_gbs))
+
+
+# --- output -------------------------------------------------------------------------------------
+
+def geomean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def markdown(rows, info):
+    def num(v, fmt="{:.2f}"):
+        return fmt.format(v) if v is not None else "-"
+
+    lines = [f"target: {info['target']}, T={info['threads']}, peak {num(info['peak_gflops'], '{:.0f}')}"
+             f" GFLOP/s ({num(info['peak_gflops_per_core'], '{:.1f}')}/core, {info['peak_isa']}), "
+             f"bandwidth {num(info['mem_bw_gbs'], '{:.1f}')} GB/s, ridge "
+             f"{num(info['ridge_flop_per_byte'], '{:.1f}')} FLOP/B, ORT {info['ort_version']}, "
+             f"load average {info['load_avg_start'][0]:.1f} -> {info['load_avg_end'][0]:.1f} "
+             f"({info['cpu_count']} CPUs)", "",
+             "| model | GFLOP | ingot ms | ORT ms | ingot/ORT (min..max) | parity (rel / max abs) "
+             "| <50% peak: all (GEMM-like + other) | slow convs (memory-bound) |",
+             "|---|---:|---:|---:|---:|---|---:|---:|"]
+    for r in rows:
+        if "ratio" not in r:
+            err = r["error"].replace("|", "\\|")
+            lines.append(f"| {r['model']} | {num(r.get('gflop'))} | {r['status']}: {err} "
+                         "| | | | | |")
+            continue
+        par = f"{r['parity']} {num(r['rel_err'], '{:.1e}')} / {num(r['max_abs_err'], '{:.1e}')}"
+        slow = "-" if r["status"] == "ok" else f"{r['status']}: {r['error']}"
+        if "below_50_pct" in r:
+            slow = (f"{r['below_50_pct']:.0f}% ({r['slow_gemm_pct']:.0f} + "
+                    f"{r['other_pct']:.0f})")
+        convs = r.get("slow_convs")
+        nconv = f"{len(convs)} ({sum(c['memory_bound'] for c in convs)})" if convs is not None \
+            else "-"
+        lines.append(f"| {r['model']} | {num(r['gflop'])} | {r['ingot_ms']:.2f} | "
+                     f"{r['ort_ms']:.2f} | {r['ratio']:.2f} ({r['ratio_min']:.2f}.."
+                     f"{r['ratio_max']:.2f}) | {par} | {slow} | {nconv} |")
+    g = info["geomean_ratio"]
+    lines += ["", f"geometric mean ingot/ORT over {info['models_timed']} models: {num(g)}; "
+              f"worst {num(info['max_ratio'])} ({info['max_ratio_model']}); conv kernels below "
+              f"50% of peak and not memory-bound: {info['slow_compute_bound_convs']}; issue 12's "
+              "goal (geomean <= 1.1, none > 1.5, no such conv): "
+              f"{'met' if info['goal_met'] else 'not met'}"]
+    for r in rows:
+        if r.get("slow_convs"):
+            lines += ["", f"Conv kernels below 50% of peak in {r['model']} (by time):", "",
+                      "| kernel | conv | GFLOP/s | % peak | ms | % of model | AI FLOP/B "
+                      "| memory-bound |", "|---|---|---:|---:|---:|---:|---:|---|"]
+            for c in r["slow_convs"][:CONV_LIST_LIMIT]:
+                lines.append(f"| {c['kernel']} | {c['shape']} | {c['gflops']:.1f} | "
+                             f"{c['pct_peak']:.0f}% | {c['ms']:.3f} | {c['share']:.1f}% | "
+                             f"{num(c['ai'], '{:.1f}')} | {'yes' if c['memory_bound'] else 'no'} |")
+            more = len(r["slow_convs"]) - CONV_LIST_LIMIT
+            if more > 0:
+                lines.append(f"| ... {more} more (in the JSON) | | | | | | | |")
+    return "\n".join(lines) + "\n"
+
+
+# --- main ---------------------------------------------------------------------------------------
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ingot", default=model_bench.default_ingot(),
+                    help="the ingot CLI (default: %(default)s)")
+    ap.add_argument("--fma-peak", metavar="BINARY", default=default_fma_peak(),
+                    help="the fma_peak benchmark binary, for the FMA peak (default: %(default)s)")
+    ap.add_argument("--peak-gflops", type=float,
+                    help="per-core FP32 FMA peak in GFLOP/s instead of running --fma-peak")
+    ap.add_argument("--mem-bw-gbs", type=float,
+                    help="memory bandwidth at T threads in GB/s (default: measured)")
+    ap.add_argument("--target", help='ingot --target, e.g. "llvm -mcpu=znver3" (AVX2 code); '
+                    "%% peak is then that ISA's FMA peak. ORT runs the host's best ISA")
+    ap.add_argument("--models", default=",".join(DEFAULT_MODELS),
+                    help="comma-separated zoo names or bench_models names (default: the zoo)")
+    ap.add_argument("--workdir", default=os.path.join(ROOT, "build", "zoo"),
+                    help="exports, inputs and artifacts (default: %(default)s)")
+    ap.add_argument("--threads", type=int, default=2, help="threads for both (default: 2)")
+    ap.add_argument("--rounds", type=int, default=5,
+                    help="alternating rounds (default: %(default)s)")
+    ap.add_argument("--round-s", type=float, default=0.5,
+                    help="target seconds per side per round (default: %(default)s)")
+    ap.add_argument("--max-repeat", type=int, default=100, help="cap on calls per round")
+    ap.add_argument("--pause-s", type=float, default=0.1, help="pause after each side")
+    ap.add_argument("--profile-s", type=float, default=1.0,
+                    help="about this many seconds of profiled runs (default: %(default)s)")
+    ap.add_argument("--tol", type=float, default=1e-3,
+                    help="parity: max rel error vs ORT (default: %(default)s)")
+    ap.add_argument("--export-timeout", type=int, default=1200, help="seconds per export")
+    ap.add_argument("--compile-timeout", type=int, default=1200, help="seconds per compile")
+    ap.add_argument("--json", help="write all results to this file")
+    ap.add_argument("--markdown", help="also write the tables to this file")
+    ap.add_argument("--export-one", help=argparse.SUPPRESS)  # the child process of exported()
+    args = ap.parse_args(argv)
+    # artifacts of different targets side by side in one workdir
+    args.suffix = "" if not args.target else "." + re.sub(r"[^A-Za-z0-9]+", "_", args.target)
+    return args
+
+
+def default_fma_peak():
+    for rel in ("build/release/bench/fma_peak", "build/bench/bench/fma_peak",
+                "build/ci/bench/fma_peak"):
+        if os.path.exists(os.path.join(ROOT, rel)):
+            return os.path.join(ROOT, rel)
+    return None
+
+
+def machine_info(args):
+    """The FMA peak per core, the bandwidth and the run's context."""
+    bits = model_bench.target_vector_bits(args.ingot, args.target)
+    info = {"target": args.target or "host", "threads": args.threads, "ingot": args.ingot,
+            "ort_version": ort.__version__, "cpu_count": os.cpu_count(),
+            "peak_isa": "ymm (AVX2)" if bits < 512 else "zmm (AVX-512)",
+            "load_avg_start": os.getloadavg(), "fma_wall_gflops": {}}
+    if not args.peak_gflops and args.fma_peak:
+        args.peak_gflops, info["fma_wall_gflops"] = model_bench.measure_peak(args.fma_peak, bits)
+    if args.peak_gflops and not args.mem_bw_gbs:
+        args.mem_bw_gbs = measure_bandwidth(args.threads)
+    peak = args.peak_gflops * args.threads if args.peak_gflops else None
+    info.update(peak_gflops_per_core=args.peak_gflops, peak_gflops=peak,
+                mem_bw_gbs=args.mem_bw_gbs,
+                ridge_flop_per_byte=peak / args.mem_bw_gbs if peak and args.mem_bw_gbs else None)
+    print(f"# peak {peak or 0:.0f} GFLOP/s at T={args.threads} ({info['peak_isa']}), bandwidth "
+          f"{args.mem_bw_gbs or 0:.1f} GB/s", file=sys.stderr, flush=True)
+    return info
+
+
+def summarise(rows, info):
+    timed = [r for r in rows if "ratio" in r]
+    worst = max(timed, key=lambda r: r["ratio"], default=None)
+    info.update(models_timed=len(timed), geomean_ratio=geomean([r["ratio"] for r in timed]),
+                max_ratio=worst["ratio"] if worst else None,
+                max_ratio_model=worst["model"] if worst else "-")
+    compute_bound = [c for r in rows for c in r.get("slow_convs", []) if not c["memory_bound"]]
+    info["slow_compute_bound_convs"] = len(compute_bound)
+    info["goal_met"] = bool(timed) and all(r.get("status") == "ok" for r in rows) and \
+        info["geomean_ratio"] <= 1.1 and info["max_ratio"] <= 1.5 and not compute_bound
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    os.makedirs(args.workdir, exist_ok=True)
+    if args.export_one:
+        export(args.export_one, args.workdir)
+        return 0
+    start = time.time()
+    info = machine_info(args)
+    rows = [bench_one(name, args) for name in args.models.split(",") if name]
+    info.update(load_avg_end=os.getloadavg(), bench_s=time.time() - start,
+                time=time.strftime("%Y-%m-%dT%H:%M:%S"))
+    summarise(rows, info)
+    table = markdown(rows, info)
+    sys.stdout.write(table)
+    print(f"# bench took {info['bench_s']:.0f} s", file=sys.stderr)
+    if args.markdown:
+        with open(args.markdown, "w") as fh:
+            fh.write(table)
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(dict(info, results=rows), fh, indent=1)
+    return 0 if all(r.get("status") == "ok" for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

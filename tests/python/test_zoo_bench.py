@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Smoke test of bench/zoo_bench.py without torch or network (a few seconds).
+
+Runs the bench on make_models' tiny_cnn and on a one-node model with an op ingot does not know,
+with the peak and bandwidth given (nothing measured) and one short round: the tiny_cnn row must
+be timed, pass parity and list its conv kernels with shapes and arithmetic intensity; the other
+row must say "compile failed" with ingot's one-line error, without stopping the bench; the exit
+status is then 1. The real zoo (torch exports) is not run here: exports and compiles take
+minutes on 2 cores.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import onnx
+from onnx import TensorProto, helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BENCH = os.path.join(HERE, "..", "..", "bench", "zoo_bench.py")
+
+
+def unknown_op_model(path):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])
+    node = helper.make_node("NoSuchOp", ["x"], ["y"], name="n0", domain="zoo.test")
+    graph = helper.make_graph([node], "unknown_op", [x], [y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                    helper.make_opsetid("zoo.test", 1)])
+    onnx.save(model, path)
+
+
+def check(cond, msg):
+    if not cond:
+        print(f"FAIL: {msg}")
+        sys.exit(1)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ingot", required=True)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        bad = os.path.join(tmp, "unknown_op.onnx")
+        unknown_op_model(bad)
+        out = os.path.join(tmp, "zoo.json")
+        p = subprocess.run([sys.executable, BENCH, "--ingot", args.ingot, "--models",
+                            f"tiny_cnn,{bad}", "--workdir", tmp, "--peak-gflops", "100",
+                            "--mem-bw-gbs", "10", "--rounds", "1", "--round-s", "0.05",
+                            "--profile-s", "0.05", "--json", out],
+                           capture_output=True, text=True, timeout=300)
+        print(p.stdout)
+        print(p.stderr)
+        check(p.returncode == 1, f"exit status {p.returncode}, expected 1 (one model fails)")
+        with open(out) as fh:
+            rows = {r["model"]: r for r in json.load(fh)["results"]}
+    tiny, failed = rows["tiny_cnn"], rows["unknown_op"]
+    check(tiny["status"] == "ok" and tiny["parity"] == "pass", f"tiny_cnn: {tiny}")
+    check(tiny["ingot_ms"] > 0 and tiny["ort_ms"] > 0 and tiny["ratio"] > 0, "tiny_cnn times")
+    check(0 <= tiny["below_50_pct"] <= 100.01, "tiny_cnn: share below 50% of peak")
+    convs = tiny["slow_convs"]
+    check(convs and all(c["shape"] != "?" and c["ai"] > 0 for c in convs),
+          f"tiny_cnn: slow convs with shapes and AI: {convs}")
+    check(failed["status"] == "compile failed" and "\n" not in failed["error"]
+          and failed["error"], f"unknown_op: {failed}")
+    check("| unknown_op |" in p.stdout and "| tiny_cnn |" in p.stdout, "markdown rows")
+    print("ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -427,6 +427,28 @@ def squeezenet_tiny(name="squeezenet_tiny"):
     return b.model([inp], [out], 13)
 
 
+def aspp_tiny(name="aspp_tiny"):
+    """DeepLab-style atrous spatial pyramid on a small map: 3x3 convs at dilations 1, 4 (outer taps
+    reach part of the map), 8 (only the centre tap reaches: trim_conv_taps makes it 1x1) and
+    (8, 2) (rows trimmed, columns kept), a strided dilated conv, concatenated and mixed by a 1x1."""
+    b = Builder(name)
+
+    def conv(x, cin, cout, dil, stride=1):
+        ins = [x, b.weight([cout, cin, 3, 3]),
+               b.const((0.1 * b.rng.standard_normal(cout)).astype(np.float32), "bias")]
+        return b.op("Relu", [b.op("Conv", ins, kernel_shape=[3, 3], strides=[stride, stride],
+                                  pads=[dil[0], dil[1]] * 2, dilations=list(dil))])
+
+    branches = [conv("x", 16, 16, d) for d in [(1, 1), (4, 4), (8, 8), (8, 2)]]
+    h = b.op("Concat", branches, axis=1)
+    y = b.op("Conv", [h, b.weight([24, 64, 1, 1])], kernel_shape=[1, 1])
+    z = conv("x", 16, 16, (6, 6), stride=2)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, 6, 6])
+    outs = [helper.make_tensor_value_info(y, TensorProto.FLOAT, [1, 24, 6, 6]),
+            helper.make_tensor_value_info(z, TensorProto.FLOAT, [1, 16, 3, 3])]
+    return b.model([x], outs, 13)
+
+
 def single_gemm(m=13, k=300, n=70, name="gemm_odd"):
     """Gemm with transB, alpha, beta and a bias row; sizes that leave partial tiles."""
     b = Builder(name)
@@ -473,6 +495,7 @@ MODELS = {
     "gemm_odd": lambda: single_gemm(),
     "conv_chain_odd": lambda: conv_chain(),
     "grouped_convs": lambda: grouped_convs(),
+    "aspp_tiny": lambda: aspp_tiny(),
 
 
     "conv3d_odd": lambda: video_blocks(),

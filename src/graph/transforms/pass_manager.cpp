@@ -21,6 +21,7 @@
 #include "graph/transforms/fuse_swish.h"
 #include "graph/transforms/layout_nchwc.h"
 #include "graph/transforms/remove_identity.h"
+#include "graph/transforms/trim_conv_taps.h"
 #include "graph/verifier.h"
 #include "support/error.h"
 
@@ -49,6 +50,9 @@ const std::vector<GraphPass>& optimization_passes() {
        plain(collapse_reshape_transpose)},
       {"fold_batch_norm", 2, "fold BatchNormalization into the preceding Conv's weights and bias",
        plain(fold_batch_norm)},
+      {"trim_conv_taps", 2,
+       "drop Conv kernel taps that read only padding (large dilations on small maps)",
+       plain(trim_conv_taps)},
       {"fuse_layer_norm", 2, "fuse decomposed layer normalisation into LayerNormalization",
        plain(fuse_layer_norm)},
       {"fuse_gelu", 2, "fuse the decomposed erf and tanh GELU into Gelu", plain(fuse_gelu)},
@@ -60,8 +64,8 @@ const std::vector<GraphPass>& optimization_passes() {
       {"fuse_epilogue", 2, "fuse a residual Add and a Relu/Clip activation into the preceding Conv",
        plain(fuse_epilogue)},
       {"layout_nchwc", 2,
-       "run 2-D convolutions on channel-blocked (NCHWc) tensors, converting only at the "
-       "boundaries",
+       "run 1-3-D convolutions, pooling and Concat on channel-blocked (NCHWc) tensors, "
+       "converting only at the boundaries",
        [](Graph& g, const PassOptions& o) { convert_layout_nchwc(g, o.vector_bits); }},
       {"dead_code", 0, "remove nodes that do not reach an output", plain(remove_dead_code)},
       {"fuse_ops", 2,

@@ -233,8 +233,9 @@ def conv_chain(name="conv_chain_odd"):
 def grouped_convs(name="grouped_convs"):
     """Grouped convolutions (ResNeXt / RegNet style) for the blocked layout: groups narrower than
     a vector (4 channels: block-diagonal weights), as wide as one or several vectors, more outputs
-    than inputs per group, strided and dilated, a residual summand, batch 2, and a group width
-    (3) that fits no block, so that conv stays in NCHW."""
+    than inputs per group, strided and dilated, a residual summand, groups of 8 in 40 channels
+    (the last 16-lane block half padding), batch 2, and a group width (3) that fits no block, so
+    that conv stays in NCHW."""
     b = Builder(name)
 
     def conv(x, cin, cout, k, group=1, stride=1, dilation=1):
@@ -249,7 +250,9 @@ def grouped_convs(name="grouped_convs"):
     h = b.op("Relu", [conv(h, 64, 64, 3, group=4, stride=2)])     # 16 per group, strided
     h = b.op("Relu", [conv(h, 64, 128, 3, group=2, dilation=2)])  # 32 -> 64 per group
     h = conv(h, 128, 128, 3, group=8)                              # 16 per group
-    h = b.op("Relu", [conv(h, 128, 24, 1)])
+    h = b.op("Relu", [conv(h, 128, 40, 1)])
+    h = b.op("Relu", [conv(h, 40, 40, 3, group=5)])  # 8 per group: AVX-512 pads the last block
+    h = b.op("Relu", [conv(h, 40, 24, 1)])
     y = conv(h, 24, 24, 3, group=8)                                # 3 per group: stays NCHW
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 15, 15])
     out = helper.make_tensor_value_info(y, TensorProto.FLOAT, [2, 24, 8, 8])

@@ -52,7 +52,8 @@ inline int channel_block(int64_t channels, int vector_bits) {
 // [(ob / out_per_step) * in_per_step, ... + count): all of them when groups = 1; its group's
 // when the group is at least NR wide (group outputs a multiple of NR, group inputs of IB); the
 // inputs of the NR / group-width groups it spans when the group is narrower (then the packed
-// weights are block diagonal, zero across groups). Empty when the inputs are not whole blocks.
+// weights are block diagonal, zero across groups; the last block may end in padding lanes).
+// Empty when the inputs are not whole blocks.
 // Depthwise convolutions have their own kernel and are not described here.
 struct ConvInputBlocks {
   int64_t count = 0, out_per_step = 1, in_per_step = 0;
@@ -60,14 +61,17 @@ struct ConvInputBlocks {
 inline std::optional<ConvInputBlocks> conv_input_blocks(int64_t ic, int64_t oc, int64_t groups,
                                                         int64_t ib, int64_t nr) {
   if (groups == 1) return ConvInputBlocks{(ic + ib - 1) / ib, 1, 0};
-  if (groups < 1 || ic % groups || oc % groups || oc % nr) return std::nullopt;
+  if (groups < 1 || ic % groups || oc % groups) return std::nullopt;
   int64_t icg = ic / groups, ocg = oc / groups;
   if (ocg % nr == 0) {
     if (icg % ib) return std::nullopt;
     return ConvInputBlocks{icg / ib, ocg / nr, icg / ib};
   }
   if (nr % ocg || (nr / ocg * icg) % ib) return std::nullopt;
+  // The last output block may hold padding lanes past the last group (104 channels in 16-lane
+  // blocks); its input blocks must exist (they hold the input's padding lanes there).
   int64_t span = nr / ocg * icg / ib;
+  if (((oc + nr - 1) / nr) * span > (ic + ib - 1) / ib) return std::nullopt;
   return ConvInputBlocks{span, 1, span};
 }
 

@@ -184,12 +184,12 @@ TEST(LayoutNchwc, GroupedConvsTakeBlocksTheirGroupsFit) {
 }
 
 TEST(LayoutNchwc, LeavesGroupedAndRuntimeWeightConvs) {
-  // 2 groups of 4 of 8 channels fill no 16-lane block.
+  // 4 groups of 3 of 12 channels fill no block (3 does not divide a vector).
   Graph g;
-  Value* x = g.add_value("x", F32({1, 8, 6, 6}));
-  Value* wr = g.add_value("w_runtime", F32({8, 8, 1, 1}));
+  Value* x = g.add_value("x", F32({1, 12, 6, 6}));
+  Value* wr = g.add_value("w_runtime", F32({8, 12, 1, 1}));
   g.inputs = {x, wr};
-  Value* a = conv(g, "grouped", {x, weight(g, "wg", {8, 4, 3, 3})}, 3, 2, 1)->outputs[0];
+  Value* a = conv(g, "grouped", {x, weight(g, "wg", {12, 3, 3, 3})}, 3, 4, 1)->outputs[0];
   Value* b = conv(g, "runtime_w", {a, wr}, 1)->outputs[0];
   g.outputs = {b};
   infer_types(g);

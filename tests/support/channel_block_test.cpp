@@ -35,9 +35,20 @@ TEST(ConvInputBlocks, GroupsNarrowerAndWiderThanTheBlock) {
   EXPECT_EQ(dense->in_per_step, 0);
 }
 
+TEST(ConvInputBlocks, NarrowGroupsMayEndInPaddingLanes) {
+  // RegNet: 104 channels in 13 groups of 8, 16-lane blocks: 7 blocks, the last half padding.
+  auto in = conv_input_blocks(104, 104, 13, 16, 16);
+  ASSERT_TRUE(in.has_value());
+  EXPECT_EQ(in->count, 1);
+  EXPECT_EQ(in->in_per_step, 1);
+  EXPECT_TRUE(grouped_conv_blocks(440, 440, 55, 512, 16).has_value());
+  EXPECT_TRUE(conv_input_blocks(8, 8, 2, 16, 16));  // 2 groups of 4 in one 16-lane block
+  EXPECT_FALSE(conv_input_blocks(8, 8, 2, 8, 16));  // two 8-lane input blocks, only one exists
+}
+
 TEST(ConvInputBlocks, RefusesGroupsThatSplitABlock) {
   EXPECT_FALSE(conv_input_blocks(24, 24, 8, 8, 8));    // 3 per group
-  EXPECT_FALSE(conv_input_blocks(8, 8, 2, 16, 16));    // output block past the channels
+  EXPECT_FALSE(conv_input_blocks(24, 40, 8, 16, 16));  // 3 -> 5 per group: no whole blocks
   EXPECT_FALSE(conv_input_blocks(64, 64, 4, 32, 16));  // 16 inputs per group, 32-lane blocks
   EXPECT_FALSE(conv_input_blocks(64, 64, 3, 8, 8));    // 64 channels in 3 groups
 }

@@ -89,6 +89,40 @@ TEST(FoldBatchNorm, LeavesBatchNormWithRuntimeParametersOrSharedConv) {
   EXPECT_EQ(count_ops(g, OpKind::BatchNormalization), 1);
 }
 
+TEST(FoldBatchNorm, OtherBatchNormsBecomePerChannelMulAndAdd) {
+  // A pre-activation BN (after a Neg, as DenseNet's after a Concat): y = x * s + (B - mean * s).
+  Graph g;
+  Value* x = g.add_value("x", F32({1, 2, 3, 3}));
+  g.inputs = {x};
+  Value* r = g.add_node(OpKind::Neg, "neg", {x}, {"r"})->outputs[0];
+  std::vector<float> scale = {2, 3}, shift = {0.1f, 0.2f}, mean = {1, -1}, var = {3, 0.25f};
+  Node* bn = g.add_node(
+      OpKind::BatchNormalization, "bn",
+      {r, g.add_constant("s", f32_constant({2}, scale)),
+       g.add_constant("sh", f32_constant({2}, shift)), g.add_constant("m", f32_constant({2}, mean)),
+       g.add_constant("v", f32_constant({2}, var))},
+      {"y"});
+  g.outputs = {bn->outputs[0]};
+  infer_types(g);
+  fold_batch_norm(g);
+  verify_graph(g);
+  EXPECT_EQ(count_ops(g, OpKind::BatchNormalization), 0);
+  ASSERT_EQ(g.outputs[0]->producer->op, OpKind::Add);
+  Node* add = g.outputs[0]->producer;
+  Node* mul = add->inputs[0]->producer;
+  ASSERT_EQ(mul->op, OpKind::Mul);
+  EXPECT_EQ(mul->inputs[0], r);
+  ASSERT_EQ(mul->inputs[1]->type, F32({1, 2, 1, 1}));
+  const float* sv = mul->inputs[1]->constant->data_as<float>();
+  const float* bv = add->inputs[1]->constant->data_as<float>();
+  for (int c = 0; c < 2; ++c) {
+    double s = scale[c] / std::sqrt(double(var[c]) + 1e-5);
+    EXPECT_NEAR(sv[c], s, 1e-6);
+    EXPECT_NEAR(bv[c], shift[c] - mean[c] * s, 1e-6);
+  }
+  EXPECT_EQ(g.outputs[0]->type, F32({1, 2, 3, 3}));
+}
+
 TEST(FuseEpilogue, AbsorbsResidualAddAndRelu) {
   ConvBlock cb;
   fold_batch_norm(cb.g);

@@ -31,6 +31,50 @@ Node* foldable_bn(const Graph& g, const Node& conv) {
   return bn;
 }
 
+// An inference BN with constant parameters whose extra outputs are unused, or null.
+bool affine_bn(const Graph& g, const Node& bn) {
+  if (bn.op != ops::OpKind::BatchNormalization || bn.attrs.get_int("training_mode", 0) != 0)
+    return false;
+  const Value* x = bn.inputs[0];
+  if (x == nullptr || x->type.dtype != DType::kF32 || x->type.rank() < 2 ||
+      !x->type.shape[1].is_static())
+    return false;
+  for (size_t i = 1; i < 5; ++i)
+    if (i >= bn.inputs.size() || !f32_constant_value(bn.inputs[i])) return false;
+  for (size_t i = 1; i < bn.outputs.size(); ++i)
+    if (bn.outputs[i] && !g.users(bn.outputs[i]).empty()) return false;
+  return true;
+}
+
+// BN -> Mul(X, s) then Add(., B - mean * s); the BN node becomes the Add (keeping its output).
+void decompose_bn(Graph& g, Node* bn) {
+  Value* x = bn->inputs[0];
+  int64_t c = x->type.shape[1].value;
+  double eps = bn->attrs.get_float("epsilon", 1e-5);
+  const float* scale = bn->inputs[1]->constant->data_as<float>();
+  const float* shift = bn->inputs[2]->constant->data_as<float>();
+  const float* mean = bn->inputs[3]->constant->data_as<float>();
+  const float* var = bn->inputs[4]->constant->data_as<float>();
+  std::vector<float> s(static_cast<size_t>(c)), b(static_cast<size_t>(c));
+  for (int64_t k = 0; k < c; ++k) {
+    double sk = double(scale[k]) / std::sqrt(double(var[k]) + eps);
+    s[size_t(k)] = float(sk);
+    b[size_t(k)] = float(double(shift[k]) - double(mean[k]) * sk);
+  }
+  std::vector<int64_t> shape(size_t(x->type.rank()), 1);
+  shape[1] = c;
+  std::string base = bn->outputs[0]->name;
+  Value* sv = g.add_constant(base + "_bn_scale", f32_constant(shape, s));
+  Value* bv = g.add_constant(base + "_bn_shift", f32_constant(shape, b));
+  Node* mul = g.add_node(ops::OpKind::Mul, bn->name + "_scale", {x, sv}, {base + "_bn_scaled"});
+  mul->opset = bn->opset;
+  mul->outputs[0]->type = x->type;
+  bn->op = ops::OpKind::Add;
+  bn->attrs = Attrs{};
+  bn->inputs = {mul->outputs[0], bv};
+  bn->outputs.resize(1);
+}
+
 }  // namespace
 
 void fold_batch_norm(Graph& g) {
@@ -66,6 +110,11 @@ void fold_batch_norm(Graph& g) {
     conv->inputs[2] = new_b;
     absorb_consumer(g, conv, bn);
   }
+  std::vector<Node*> rest;
+  for (const auto& n : g.nodes())
+    if (affine_bn(g, *n)) rest.push_back(n.get());
+  for (Node* bn : rest) decompose_bn(g, bn);
+  if (!rest.empty()) g.topo_sort();
 }
 
 }  // namespace ingot::graph

@@ -452,6 +452,28 @@ def aspp_tiny(name="aspp_tiny"):
     return b.model([x], outs, 13)
 
 
+def se_tiny(name="se_tiny"):
+    """Squeeze-excite gates as exported models write them: ReduceMean and ReduceMax over the
+    spatial axes with keepdims (not GlobalAveragePool), 1x1 convs, HardSigmoid / Sigmoid and a
+    per-channel Mul, on 72 channels (padding lanes in 16-lane blocks); batch 1."""
+    b = Builder(name)
+
+    def conv(x, cin, cout, k):
+        return b.op("Conv", [x, b.weight([cout, cin, k, k])], kernel_shape=[k, k],
+                    pads=[k // 2] * 4)
+
+    h = b.op("Relu", [conv("x", 8, 72, 3)])
+    m = b.op("ReduceMean", [h], axes=[2, 3], keepdims=1)
+    g = b.op("HardSigmoid", [conv(b.op("Relu", [conv(m, 72, 24, 1)]), 24, 72, 1)])
+    h = b.op("Mul", [h, g])
+    mx = b.op("ReduceMax", [h], axes=[-1, -2], keepdims=1)
+    h = b.op("Mul", [h, b.op("Sigmoid", [conv(mx, 72, 72, 1)])])
+    y = conv(h, 72, 16, 1)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 10, 10])
+    out = helper.make_tensor_value_info(y, TensorProto.FLOAT, [1, 16, 10, 10])
+    return b.model([x], [out], 13)
+
+
 def single_gemm(m=13, k=300, n=70, name="gemm_odd"):
     """Gemm with transB, alpha, beta and a bias row; sizes that leave partial tiles."""
     b = Builder(name)
@@ -499,6 +521,7 @@ MODELS = {
     "conv_chain_odd": lambda: conv_chain(),
     "grouped_convs": lambda: grouped_convs(),
     "aspp_tiny": lambda: aspp_tiny(),
+    "se_tiny": lambda: se_tiny(),
 
 
     "conv3d_odd": lambda: video_blocks(),

@@ -1,6 +1,7 @@
 // layout_nchwc (see layout_nchwc.h).
 #include "graph/transforms/layout_nchwc.h"
 
+#include <algorithm>
 #include <map>
 
 #include "ops/op.h"
@@ -89,7 +90,8 @@ class LayoutRewriter {
         convert(*n);
       } else if (blockable_elementwise(*n)) {
         convert_elementwise(*n);
-      } else if (n->op == ops::OpKind::GlobalAveragePool || n->op == ops::OpKind::GlobalMaxPool) {
+      } else if (n->op == ops::OpKind::GlobalAveragePool || n->op == ops::OpKind::GlobalMaxPool ||
+                 n->op == ops::OpKind::ReduceMean || n->op == ops::OpKind::ReduceMax) {
         convert_global_pool(*n);
       } else if (n->op == ops::OpKind::MaxPool || n->op == ops::OpKind::AveragePool) {
         convert_pool(*n);
@@ -169,9 +171,20 @@ class LayoutRewriter {
       return;
     std::vector<int64_t> axes;
     for (int64_t d = 2; d < x->type.rank(); ++d) axes.push_back(d);
+    if (n.op == ops::OpKind::ReduceMean || n.op == ops::OpKind::ReduceMax) {
+      // The same pooling written as a reduction (SE blocks of exported models): every spatial
+      // axis, dims kept, axes as an attribute (infer_types folds a constant axes input).
+      std::vector<int64_t> have = n.attrs.get_ints("axes", {});
+      for (int64_t& a : have)
+        if (a < 0) a += x->type.rank();
+      std::sort(have.begin(), have.end());
+      if (have != axes || n.attrs.get_int("keepdims", 1) != 1 ||
+          (n.inputs.size() > 1 && n.inputs[1] != nullptr))
+        return;
+    }
     n.inputs[0] = x->producer->inputs[0];
-    n.op =
-        n.op == ops::OpKind::GlobalAveragePool ? ops::OpKind::ReduceMean : ops::OpKind::ReduceMax;
+    if (n.op == ops::OpKind::GlobalAveragePool) n.op = ops::OpKind::ReduceMean;
+    if (n.op == ops::OpKind::GlobalMaxPool) n.op = ops::OpKind::ReduceMax;
     n.attrs.set("axes", axes);
     n.attrs.set("keepdims", int64_t(1));
     take_blocked_output(n);

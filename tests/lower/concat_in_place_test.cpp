@@ -21,16 +21,10 @@ using ops::OpKind;
 using tir::ArgRef;
 using tir::DataType;
 
-graph::TensorType f32(std::vector<int64_t> shape) {
-  graph::TensorType t{graph::DType::kF32, {}};
-  for (int64_t d : shape) t.shape.push_back(graph::Dim::fixed(d));
-  return t;
-}
-
 struct Net {
   graph::Graph g;
   Value* input(const std::string& name, std::vector<int64_t> shape) {
-    Value* v = g.add_value(name, f32(std::move(shape)));
+    Value* v = g.add_value(name, f32_type(std::move(shape)));
     g.inputs.push_back(v);
     return v;
   }
@@ -47,15 +41,6 @@ struct Net {
     return lower::lower_graph(g);
   }
 };
-
-// The kernel call whose kernel is named `name`.
-const tir::KernelCall& call(const tir::IRModule& m, const std::string& name) {
-  for (const tir::KernelCall& c : m.entry)
-    if (m.kernels[size_t(c.kernel)].name == name) return c;
-  ADD_FAILURE() << "no kernel " << name;
-  static tir::KernelCall none;
-  return none;
-}
 
 int count_concat_kernels(const tir::IRModule& m) {
   int n = 0;
@@ -99,8 +84,8 @@ TEST(ConcatInPlace, ChannelConcatOfBatchOneHasNoKernel) {
   tir::IRModule m = n.lower();
   ASSERT_EQ(m.kernels.size(), 3u);  // Relu, Neg, Exp
   EXPECT_EQ(count_concat_kernels(m), 0);
-  const ArgRef a = call(m, "a_Relu").args[1], b = call(m, "b_Neg").args[1];
-  const ArgRef cin = call(m, "y_Exp").args[0];
+  const ArgRef a = kernel_call(m, "a_Relu").args[1], b = kernel_call(m, "b_Neg").args[1];
+  const ArgRef cin = kernel_call(m, "y_Exp").args[0];
   ASSERT_EQ(a.kind, ArgRef::kWorkspace);
   ASSERT_EQ(b.kind, ArgRef::kWorkspace);
   EXPECT_EQ(cin.kind, ArgRef::kWorkspace);
@@ -168,15 +153,15 @@ TEST(ConcatInPlace, InputsRepeatsAndSecondConcatsAreCopiedIntoTheirSlices) {
     copies += f.source_ops == std::vector<std::string>{"Concat (copy into its slice)"};
   EXPECT_EQ(copies, 3);
   EXPECT_EQ(m.kernels.size(), 7u);  // Relu, Neg, 3 copies, Exp, Sigmoid
-  const ArgRef cin = call(m, "y_Exp").args[0];
-  EXPECT_EQ(call(m, "a_Relu").args[1].value, cin.value + 32);
-  EXPECT_EQ(call(m, "c_Concat_copy0").args[0].kind, ArgRef::kInput);
-  EXPECT_EQ(call(m, "c_Concat_copy0").args[1].value, cin.value);
-  EXPECT_EQ(call(m, "c_Concat_copy2").args[0].value, cin.value + 32);  // from a's slice
-  EXPECT_EQ(call(m, "c_Concat_copy2").args[1].value, cin.value + 64);
-  const ArgRef din = call(m, "z_Sigmoid").args[0];
-  EXPECT_EQ(call(m, "b_Neg").args[1].value, din.value + 32);
-  EXPECT_EQ(call(m, "d_Concat_copy0").args[1].value, din.value);
+  const ArgRef cin = kernel_call(m, "y_Exp").args[0];
+  EXPECT_EQ(kernel_call(m, "a_Relu").args[1].value, cin.value + 32);
+  EXPECT_EQ(kernel_call(m, "c_Concat_copy0").args[0].kind, ArgRef::kInput);
+  EXPECT_EQ(kernel_call(m, "c_Concat_copy0").args[1].value, cin.value);
+  EXPECT_EQ(kernel_call(m, "c_Concat_copy2").args[0].value, cin.value + 32);  // from a's slice
+  EXPECT_EQ(kernel_call(m, "c_Concat_copy2").args[1].value, cin.value + 64);
+  const ArgRef din = kernel_call(m, "z_Sigmoid").args[0];
+  EXPECT_EQ(kernel_call(m, "b_Neg").args[1].value, din.value + 32);
+  EXPECT_EQ(kernel_call(m, "d_Concat_copy0").args[1].value, din.value);
   HostTensor tx = random_f32({1, 2, 4}, 4);
   HostTensor oy(DataType::f32(), {1, 6, 4}), oz(DataType::f32(), {1, 4, 4});
   run_module(m, {&tx}, {&oy, &oz});
@@ -196,11 +181,11 @@ TEST(ConcatInPlace, NestedConcatsShareTheOuterBuffer) {
   tir::IRModule m = n.lower();
   ASSERT_EQ(m.kernels.size(), 4u);
   EXPECT_EQ(count_concat_kernels(m), 0);
-  int64_t base = call(m, "y_Exp").args[0].value;
-  EXPECT_EQ(call(m, "a_Relu").args[1].value, base);
-  EXPECT_EQ(call(m, "b_Neg").args[1].value, base + 24);
-  EXPECT_EQ(call(m, "d_Sigmoid").args[0].value, base);
-  EXPECT_EQ(call(m, "d_Sigmoid").args[1].value, base + 48);
+  int64_t base = kernel_call(m, "y_Exp").args[0].value;
+  EXPECT_EQ(kernel_call(m, "a_Relu").args[1].value, base);
+  EXPECT_EQ(kernel_call(m, "b_Neg").args[1].value, base + 24);
+  EXPECT_EQ(kernel_call(m, "d_Sigmoid").args[0].value, base);
+  EXPECT_EQ(kernel_call(m, "d_Sigmoid").args[1].value, base + 48);
   EXPECT_EQ(m.workspace_bytes, 128u);  // c2: 96 bytes
   HostTensor tx = random_f32({1, 1, 2, 3}, 5);
   HostTensor out(DataType::f32(), {1, 4, 2, 3});
@@ -219,7 +204,7 @@ TEST(ConcatInPlace, AnyAxisAfterUnitDims) {
     n.g.outputs = {n.op(OpKind::Exp, "y", {c})};
     tir::IRModule m = n.lower();
     EXPECT_EQ(count_concat_kernels(m), 0) << axis;
-    EXPECT_EQ(call(m, "b_Neg").args[1].value, call(m, "y_Exp").args[0].value + 24);
+    EXPECT_EQ(kernel_call(m, "b_Neg").args[1].value, kernel_call(m, "y_Exp").args[0].value + 24);
     HostTensor tx = random_f32({1, 1, 2, 3}, 6), tx2 = random_f32({1, 1, 2, 3}, 7);
     HostTensor out(DataType::f32(),
                    axis == 0 ? std::vector<int64_t>{2, 1, 2, 3} : std::vector<int64_t>{1, 1, 4, 3});
@@ -243,9 +228,9 @@ TEST(ConcatInPlace, BufferLivesUntilTheLastReaderOfAnySlice) {
   n.g.outputs = {n.op(OpKind::Abs, "y", {f}), n.op(OpKind::Sigmoid, "z", {a})};
   tir::IRModule m = n.lower();
   EXPECT_EQ(count_concat_kernels(m), 0);
-  int64_t base = call(m, "d_Exp").args[0].value, end = base + 4 * 32;
+  int64_t base = kernel_call(m, "d_Exp").args[0].value, end = base + 4 * 32;
   for (const char* k : {"e_Sigmoid", "f_Neg"}) {
-    ArgRef out = call(m, k).args[1];
+    ArgRef out = kernel_call(m, k).args[1];
     EXPECT_TRUE(out.value >= end || out.value + 4 * 32 <= base) << k;
   }
   HostTensor tx = random_f32({1, 2, 8}, 8);

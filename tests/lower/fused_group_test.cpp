@@ -23,16 +23,10 @@ using graph::Value;
 using ops::OpKind;
 using tir::DataType;
 
-graph::TensorType f32(std::vector<int64_t> shape) {
-  graph::TensorType t{graph::DType::kF32, {}};
-  for (int64_t d : shape) t.shape.push_back(graph::Dim::fixed(d));
-  return t;
-}
-
 struct Net {
   graph::Graph g;
   Value* input(const std::string& name, std::vector<int64_t> shape) {
-    Value* v = g.add_value(name, f32(std::move(shape)));
+    Value* v = g.add_value(name, f32_type(std::move(shape)));
     g.inputs.push_back(v);
     return v;
   }

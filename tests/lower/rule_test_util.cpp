@@ -86,4 +86,18 @@ void expect_near_all(const std::vector<double>& got, const std::vector<double>& 
   }
 }
 
+graph::TensorType f32_type(std::vector<int64_t> shape) {
+  graph::TensorType t{graph::DType::kF32, {}};
+  for (int64_t d : shape) t.shape.push_back(graph::Dim::fixed(d));
+  return t;
+}
+
+const tir::KernelCall& kernel_call(const tir::IRModule& m, const std::string& name) {
+  for (const tir::KernelCall& c : m.entry)
+    if (m.kernels[size_t(c.kernel)].name == name) return c;
+  ADD_FAILURE() << "no kernel " << name;
+  static tir::KernelCall none;
+  return none;
+}
+
 }  // namespace ingot::testing

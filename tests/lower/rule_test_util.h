@@ -7,8 +7,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "graph/graph.h"
 #include "common/tir_interpreter.h"
+#include "graph/graph.h"
+#include "tir/module.h"
 
 namespace ingot::testing {
 
@@ -31,5 +32,11 @@ int64_t flat_index(const std::vector<int64_t>& shape, const std::vector<int64_t>
 
 void expect_near_all(const std::vector<double>& got, const std::vector<double>& want,
                      double tol = 1e-5);
+
+// A static float32 tensor type.
+graph::TensorType f32_type(std::vector<int64_t> shape);
+
+// The entry's call of the kernel named `name` (a test failure, and an empty call, when none).
+const tir::KernelCall& kernel_call(const tir::IRModule& m, const std::string& name);
 
 }  // namespace ingot::testing

@@ -21,19 +21,13 @@ using ops::OpKind;
 using tir::ArgRef;
 using tir::DataType;
 
-graph::TensorType f32(std::vector<int64_t> shape) {
-  graph::TensorType t{graph::DType::kF32, {}};
-  for (int64_t d : shape) t.shape.push_back(graph::Dim::fixed(d));
-  return t;
-}
-
 // x[N,4,3] -> Relu -> r -> Split(axis 1, 1 + 3 channels) -> s0, s1; y0 = Neg(s0), y1 = Exp(s1)
 // (or s1 itself as a graph output).
 struct SplitNet {
   graph::Graph g;
   Value *x, *r, *s0, *s1;
   explicit SplitNet(int64_t n, bool s1_is_output = false) {
-    x = g.add_value("x", f32({n, 4, 3}));
+    x = g.add_value("x", f32_type({n, 4, 3}));
     g.inputs = {x};
     r = g.add_node(OpKind::Relu, "r", {x}, {"r"})->outputs[0];
     Attrs a;
@@ -53,14 +47,6 @@ int count_kernels_of(const tir::IRModule& m, const std::string& op) {
   for (const tir::PrimFunc& f : m.kernels)
     if (!f.source_ops.empty() && f.source_ops[0].rfind(op, 0) == 0) ++k;
   return k;
-}
-
-const tir::KernelCall& call(const tir::IRModule& m, const std::string& name) {
-  for (const tir::KernelCall& c : m.entry)
-    if (m.kernels[size_t(c.kernel)].name == name) return c;
-  ADD_FAILURE() << "no kernel " << name;
-  static tir::KernelCall none;
-  return none;
 }
 
 std::vector<double> expected(const HostTensor& x, int64_t n, bool exp_second) {
@@ -83,8 +69,8 @@ TEST(SplitSlices, BatchOneSplitHasNoKernel) {
   tir::IRModule m = lower::lower_graph(net.g);
   EXPECT_EQ(count_kernels_of(m, "Split"), 0);
   ASSERT_EQ(m.kernels.size(), 3u);  // Relu, Neg, Exp
-  const ArgRef r = call(m, "r_Relu").args[1];
-  const ArgRef s0 = call(m, "y0_Neg").args[0], s1 = call(m, "y1_Exp").args[0];
+  const ArgRef r = kernel_call(m, "r_Relu").args[1];
+  const ArgRef s0 = kernel_call(m, "y0_Neg").args[0], s1 = kernel_call(m, "y1_Exp").args[0];
   ASSERT_EQ(r.kind, ArgRef::kWorkspace);
   EXPECT_EQ(s0.value, r.value);
   EXPECT_EQ(s1.value, r.value + 3 * 4);  // after s0's 3 floats

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,6 +21,15 @@
 #include "tir/stmt.h"
 
 namespace ingot::codegen::test {
+
+// n floats in [-1, 1) from a fixed-seed generator.
+inline std::vector<float> random_floats(int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& x : v) x = d(rng);
+  return v;
+}
 
 // A fresh directory under /tmp, removed at the end of the test.
 class TempDir {

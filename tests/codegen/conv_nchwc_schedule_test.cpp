@@ -17,14 +17,6 @@ namespace {
 using namespace tir;
 using schedule::ConvNchwcShape;
 
-std::vector<float> random_floats(int64_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (float& x : v) x = d(rng);
-  return v;
-}
-
 int64_t product(const std::vector<int64_t>& v) {
   int64_t p = 1;
   for (int64_t x : v) p *= x;

@@ -13,14 +13,6 @@ namespace {
 using namespace tir;
 using schedule::Conv2dShape;
 
-std::vector<float> random_floats(int64_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (float& x : v) x = d(rng);
-  return v;
-}
-
 Conv2dShape shape(int64_t ic, int64_t oc, int64_t ih, int64_t iw, int64_t k, int64_t stride,
                   int64_t dil) {
   Conv2dShape s;

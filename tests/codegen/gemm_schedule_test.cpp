@@ -15,14 +15,6 @@ using namespace tir;
 using schedule::MatmulConfig;
 using schedule::PackedMatmul;
 
-std::vector<float> random_floats(int64_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (float& x : v) x = d(rng);
-  return v;
-}
-
 IRModule module_of(const PackedMatmul& m, const PrimFunc& f) {
   return single_kernel_module("gemm", {m.A, m.Bp, m.C}, f.body, 2);
 }

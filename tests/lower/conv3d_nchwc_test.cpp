@@ -26,12 +26,6 @@ using graph::DType;
 using ops::OpKind;
 using tir::DataType;
 
-graph::TensorType f32_type(std::vector<int64_t> shape) {
-  graph::TensorType t{DType::kF32, {}};
-  for (int64_t d : shape) t.shape.push_back(Dim::fixed(d));
-  return t;
-}
-
 int count_ops(const graph::Graph& g, OpKind op) {
   int k = 0;
   for (const auto& n : g.nodes()) k += n->op == op;

@@ -25,12 +25,6 @@ using graph::DType;
 using ops::OpKind;
 using tir::DataType;
 
-graph::TensorType f32_type(std::vector<int64_t> shape) {
-  graph::TensorType t{DType::kF32, {}};
-  for (int64_t d : shape) t.shape.push_back(Dim::fixed(d));
-  return t;
-}
-
 constexpr int C = 3, O = 3, H = 5, W = 6;
 
 struct Model {

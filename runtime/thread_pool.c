@@ -7,11 +7,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
 
-#define SPIN_ITERATIONS 2000
+/* How long a waiting thread spins before it sleeps on a condition variable: long enough that
+ * the workers stay awake between the kernels of one inference (a futex wake-up per kernel costs
+ * tens of microseconds, more in a VM; a model of 100+ small kernels paid milliseconds), short
+ * enough that an idle pool soon stops using CPUs. ONNX Runtime's and OpenMP's pools spin too. */
+#define SPIN_NS 200000
 
 typedef struct Pool {
   pthread_mutex_t job_lock; /* held by the caller whose job the workers run */
@@ -29,7 +34,8 @@ typedef struct Pool {
   int64_t num_tasks;
   atomic_int_fast64_t next_task;
   atomic_int status;
-  atomic_int pending; /* workers that have not finished the current job */
+  atomic_uint_fast64_t closed; /* the generation whose tasks are all claimed (no worker joins) */
+  atomic_int active;           /* workers inside the current job's tasks */
 } Pool;
 
 static Pool g_pool = {.job_lock = PTHREAD_MUTEX_INITIALIZER,
@@ -44,6 +50,30 @@ static inline void cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
 #endif
+}
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Spin while *value == unchanged (spin_while) or while it is positive (spin_until_zero), for at
+ * most SPIN_NS; the clock is read every 256 pauses. */
+static void spin_while(const atomic_uint_fast64_t* value, uint_fast64_t unchanged) {
+  uint64_t start = now_ns();
+  for (unsigned i = 1; atomic_load(value) == unchanged; ++i) {
+    cpu_relax();
+    if ((i & 255u) == 0 && now_ns() - start > SPIN_NS) return;
+  }
+}
+
+static void spin_until_zero(const atomic_int* value) {
+  uint64_t start = now_ns();
+  for (unsigned i = 1; atomic_load(value) > 0; ++i) {
+    cpu_relax();
+    if ((i & 255u) == 0 && now_ns() - start > SPIN_NS) return;
+  }
 }
 
 static int read_int_file(const char* path, int* value) {
@@ -99,12 +129,16 @@ static void run_tasks(Pool* p) {
   }
 }
 
+/* A worker joins job `g` only while it is open: it counts itself active first, then checks
+ * that the job is still `g` and not closed, so the caller (which closes the job, then waits for
+ * active == 0) either sees it active or it sees the job closed (sequentially consistent
+ * atomics). Workers that wake late for a finished job never hold the caller up. */
 static void* worker_main(void* arg) {
   Pool* p = (Pool*)arg;
   uint_fast64_t seen = p->start_generation;
   t_in_parallel = 1; /* anything a task starts on a worker runs serially */
   for (;;) {
-    for (int i = 0; i < SPIN_ITERATIONS && atomic_load(&p->generation) == seen; ++i) cpu_relax();
+    spin_while(&p->generation, seen);
     pthread_mutex_lock(&p->lock);
     while (atomic_load(&p->generation) == seen && !p->shutdown)
       pthread_cond_wait(&p->wake, &p->lock);
@@ -112,10 +146,12 @@ static void* worker_main(void* arg) {
       pthread_mutex_unlock(&p->lock);
       return NULL;
     }
-    seen = atomic_load(&p->generation);
     pthread_mutex_unlock(&p->lock);
-    run_tasks(p);
-    if (atomic_fetch_sub(&p->pending, 1) == 1) {
+    uint_fast64_t g = atomic_load(&p->generation);
+    seen = g;
+    atomic_fetch_add(&p->active, 1);
+    if (atomic_load(&p->generation) == g && atomic_load(&p->closed) != g) run_tasks(p);
+    if (atomic_fetch_sub(&p->active, 1) == 1) {
       pthread_mutex_lock(&p->lock);
       pthread_cond_signal(&p->done);
       pthread_mutex_unlock(&p->lock);
@@ -186,9 +222,8 @@ int32_t ingot_pool_parallel_for(void* ctx, IngotParallelBody body, void* closure
   p->num_tasks = num_tasks;
   atomic_store(&p->next_task, 0);
   atomic_store(&p->status, 0);
-  atomic_store(&p->pending, p->num_workers);
   pthread_mutex_lock(&p->lock);
-  atomic_fetch_add(&p->generation, 1);
+  uint_fast64_t g = atomic_fetch_add(&p->generation, 1) + 1;
   pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->lock);
 
@@ -196,9 +231,11 @@ int32_t ingot_pool_parallel_for(void* ctx, IngotParallelBody body, void* closure
   run_tasks(p);
   t_in_parallel = 0;
 
-  for (int i = 0; i < SPIN_ITERATIONS && atomic_load(&p->pending) > 0; ++i) cpu_relax();
+  /* Every task is claimed: close the job, then wait only for the workers inside it. */
+  atomic_store(&p->closed, g);
+  spin_until_zero(&p->active);
   pthread_mutex_lock(&p->lock);
-  while (atomic_load(&p->pending) > 0) pthread_cond_wait(&p->done, &p->lock);
+  while (atomic_load(&p->active) > 0) pthread_cond_wait(&p->done, &p->lock);
   pthread_mutex_unlock(&p->lock);
   int32_t rc = atomic_load(&p->status);
   pthread_mutex_unlock(&p->job_lock);

@@ -77,6 +77,13 @@ TEST(ConvSchedule, OnePixelRowRunsInParallelChunks) {
   expect_conv(shape(8, 32, 1, 203, 1, 1, 1), 256, Target::parse("llvm -mcpu=haswell"));
 }
 
+TEST(ConvSchedule, LargeWeightPanelsRunInKSlices) {
+  // 768 (AVX-512) / 1536 (AVX2) input channels x 3x3 x 32 or 16 output channels: 884 KB of packed
+  // weights per output block, read in K slices; the output accumulates across slices.
+  expect_conv(shape(768, 32, 6, 6, 3, 1, 1), 512);
+  expect_conv(shape(1536, 16, 6, 7, 3, 1, 1), 256, Target::parse("llvm -mcpu=haswell"));
+}
+
 TEST(ConvSchedule, Avx2MicroKernel) {
   Target avx2 = Target::parse("llvm -mcpu=haswell");
   expect_conv(shape(4, 24, 9, 9, 3, 1, 1), 256, avx2);

@@ -355,6 +355,25 @@ TEST(ConvRule, RowTailRunsAShorterTileAndReplays) {
   EXPECT_TRUE(replays(s, c.func));
 }
 
+TEST(ConvRule, LargeWeightPanelsAreReadInKSlices) {
+  // 768 channels x 3x3 x 32 lanes x 4 bytes = 884 KB per output block: slices of 96 channels
+  // (108 KB) with every strip of the block inside each slice; the init runs before the slices.
+  Conv2dShape cs;
+  cs.ic = 768, cs.oc = 64, cs.ih = 6, cs.iw = 6, cs.kh = cs.kw = 3, cs.oh = 4, cs.ow = 4;
+  BlockedConv2d c = make_blocked_conv2d(cs, conv2d_channel_block(cs, 512));
+  Schedule s(c.func);
+  schedule_blocked_conv2d(s, "conv", 512);
+  auto tile = find_block(s.func().body, "conv_o", nullptr);
+  ASSERT_TRUE(tile.has_value());
+  auto spec = parse_fma_tile_spec(tile->block->annotations.at("tensorized"));
+  ASSERT_TRUE(spec.has_value());
+  EXPECT_EQ(spec->k, (std::vector<int64_t>{96, 3, 3}));
+  auto init = find_block(s.func().body, "conv_init", nullptr);
+  ASSERT_TRUE(init.has_value());
+  EXPECT_EQ(init->loops.size(), 5u);  // (n, ocb) fused, oh, ow_0, ow_1, r: outside the slices
+  EXPECT_TRUE(replays(s, c.func));
+}
+
 TEST(ConvRule, FewRowsRunTheirStripsInParallel) {
   // A pointwise conv over 56 x 56 pixels as one row: 2 channel blocks x 1 row would be two
   // tasks; the 392 strips of 8 pixels split into 28 chunks make 56.

@@ -26,6 +26,10 @@ int64_t ceil_div(int64_t a, int64_t b) {
 
 // Parallel tasks the rule aims for at least (threads times a few, for balance).
 constexpr int64_t kParallelTasks = 64;
+// An output block's packed weights above kWeightPanelBytes are read in K slices of at most
+// kWeightSliceBytes (L2 sizes of current x86 and Arm server cores are 1-2 MB per core).
+constexpr int64_t kWeightPanelBytes = 768 * 1024;
+constexpr int64_t kWeightSliceBytes = 128 * 1024;
 
 int64_t loop_extent(Schedule& s, LoopRV r) {
   int64_t e = 0;
@@ -130,8 +134,35 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   int lanes = isa.tile_lanes();
   int mr = conv_tile_rows(ow, fma_max_tile_rows(isa, int(nr)), int((nr + lanes - 1) / lanes));
   auto w = s.split(l[lw], {std::nullopt, int64_t(mr)});
-  // 2. The bias init before the tile, vectorized over the channel block.
-  BlockRV init = s.decompose_reduction(conv, w[1]);
+  // 1b. K slices. The tile holds its whole reduction, so every strip streams the output block's
+  //     packed weights; when they outgrow the cache (a 3x3 conv over 960 channels on a 16x16
+  //     map: 1.1 MB per block, 4 FLOP per byte), the input-block loop is split so that one
+  //     slice's weights stay cached while every strip of the block accumulates into Y.
+  std::vector<LoopRV> red(l.begin() + std::ptrdiff_t(spatial), l.end());
+  int64_t panel = nr * 4, first = loop_extent(s, red[0]), strips_per_block = loop_extent(s, w[0]);
+  for (LoopRV k : red) panel *= loop_extent(s, k);
+  for (size_t d = 2; d < lw; ++d) strips_per_block *= loop_extent(s, l[d]);
+  int64_t slice = first;
+  if (panel > kWeightPanelBytes && strips_per_block > 1)
+    for (int64_t c = first; c >= 1; --c)
+      if (first % c == 0 && panel / first * c <= kWeightSliceBytes) {
+        slice = c;
+        break;
+      }
+  bool sliced = slice < first;
+  BlockRV init;
+  if (sliced) {
+    auto k = s.split(red[0], {std::nullopt, slice});
+    std::vector<LoopRV> order = {l[1], k[0]};
+    order.insert(order.end(), l.begin() + 2, l.begin() + std::ptrdiff_t(lw));
+    order.insert(order.end(), {w[0], w[1], l[lr], k[1]});
+    s.reorder(order);
+    red[0] = k[1];
+    init = s.decompose_reduction(conv, k[0]);
+  } else {
+    init = s.decompose_reduction(conv, w[1]);
+  }
+  // 2. The bias init before the tile (or before the K slices), vectorized over the channel block.
   std::vector<LoopRV> il = s.get_loops(init);
   s.vectorize(il.back());
   // 3. The tile becomes one block computed by the micro-kernel.
@@ -140,7 +171,7 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   spec.arch = isa.arch;
   spec.mr = mr;
   spec.nr = int(nr);
-  for (size_t k = spatial; k < l.size(); ++k) spec.k.push_back(loop_extent(s, l[k]));
+  for (LoopRV k : red) spec.k.push_back(loop_extent(s, k));
   // Tile variables: i (pixel: the block's ow iter var), j (channel in block: r) and the
   // reduction iter vars; each operand index's coefficients in them (strides and dilations
   // appear as the input index's coefficients).
@@ -188,16 +219,17 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   //    tile while it is in L1, vectorized over the channel block.
   if (find_block(s.func().body, "epilogue", nullptr)) {
     BlockRV epi = s.get_block("epilogue");
-    s.reverse_compute_at(epi, w[0]);
+    s.reverse_compute_at(epi, sliced ? l[1] : w[0]);  // K slices: after the last one
     s.vectorize(s.get_loops(epi).back());
   }
   // 5. (n, ocb, [od,] [oh]) rows in parallel; with fewer than kParallelTasks of them (a
   //    pointwise conv is one row of pixels), the row's strips too, in chunks of whole strips.
-  std::vector<LoopRV> rows_loops(l.begin(), l.begin() + std::ptrdiff_t(lw));
+  //    With K slices, (n, ocb) blocks (the rows run inside the slices).
+  std::vector<LoopRV> rows_loops(l.begin(), l.begin() + std::ptrdiff_t(sliced ? 2 : lw));
   int64_t rows = 1;
   for (LoopRV r : rows_loops) rows *= loop_extent(s, r);
   int64_t strips = loop_extent(s, w[0]), chunks = 1;
-  for (int64_t c = 1; c <= strips && rows * c <= kParallelTasks; ++c)
+  for (int64_t c = 1; !sliced && c <= strips && rows * c <= kParallelTasks; ++c)
     if (strips % c == 0) chunks = c;
   if (chunks > 1) rows_loops.push_back(s.split(w[0], {chunks, std::nullopt})[0]);
   s.parallel(s.fuse(rows_loops));

@@ -133,6 +133,11 @@ Stmt compute_resize(const graph::Node& node, const std::vector<Buffer>& inputs,
   DataType acc_t = dt.is_float() ? dt : DataType::f64();
   Expr extrap_value = make_const(acc_t, at.get_float("extrapolation_value", 0.0));
   bool nearest = m.mode == "nearest";
+  // Linear / cubic without antialias or exclude_outside: at most 2^r or 4^r taps, written out.
+  int64_t tap_count = 1;
+  for (int d = 0; d < r; ++d)
+    if (std::abs(scales[d] - 1) > 1e-9 || xs[d] != ys[d]) tap_count *= m.mode == "linear" ? 2 : 4;
+  bool unrolled_taps = !nearest && !m.antialias && !m.exclude && tap_count <= 16;
 
   return loop_nest(
       ys, "o",
@@ -173,6 +178,31 @@ Stmt compute_resize(const graph::Node& node, const std::vector<Buffer>& inputs,
           Expr v = x.load(xi);
           if (outside.defined()) v = select(outside, to_output(extrap_value, dt), v);
           body = BufferStore::make(y, v, o);
+        } else if (unrolled_taps) {
+          // Few taps (linear: 2 per axis, cubic: 4), no normalisation: one expression, so the
+          // output's innermost loop is straight-line code LLVM vectorizes (gathering the taps).
+          std::vector<int64_t> k(axes.size(), 0);
+          Expr v;
+          for (;;) {
+            Index xi = o;
+            Expr w;
+            for (size_t i = 0; i < axes.size(); ++i) {
+              const Axis& ax = axes[i];
+              xi[size_t(ax.dim)] =
+                  clamp_index(ax.floor_i + i64(k[i]) - i64(ax.taps / 2 - 1), ax.in);
+              Expr wi = tap_weight(m, ax, i64(k[i]));
+              w = w.defined() ? w * wi : wi;
+            }
+            if (!w.defined()) w = f64c(1);
+            Expr term = cast(acc_t, w) * cast(acc_t, x.load(xi));
+            v = v.defined() ? v + term : term;
+            size_t i = axes.size();
+            while (i > 0 && ++k[i - 1] == axes[i - 1].taps) k[--i] = 0;
+            if (i == 0) break;
+          }
+          if (!v.defined()) v = cast(acc_t, x.load(o));
+          if (outside.defined()) v = select(outside, extrap_value, v);
+          body = BufferStore::make(y, to_output(v, dt), o);
         } else {
           bool normalise = m.antialias || m.exclude;
           Accumulator acc("acc", acc_t), wsum("wsum", DataType::f64());
@@ -209,7 +239,7 @@ Stmt compute_resize(const graph::Node& node, const std::vector<Buffer>& inputs,
           body = LetStmt::make(it->first, it->second, body);
         return body;
       },
-      {.parallel_outer = true, .vectorize_inner = false});
+      {.parallel_outer = true, .vectorize_inner = unrolled_taps});
 }
 
 }  // namespace ingot::lower

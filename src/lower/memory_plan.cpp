@@ -62,10 +62,6 @@ class FreeList {
   std::map<int64_t, int64_t> blocks_;
 };
 
-}  // namespace
-
-namespace {
-
 // Each tensor's outermost enclosing tensor (itself when it has no parent) and its byte offset in
 // it; checks that parents exist, form no cycle and contain their children.
 void resolve_parents(const std::vector<BufferLifetime>& buffers, std::vector<size_t>& root,

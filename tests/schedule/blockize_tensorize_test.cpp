@@ -309,17 +309,32 @@ TEST(FmaIntrin, GeneralSpecNamesRoundTrip) {
   EXPECT_FALSE(parse_fma_tile_spec("x86_avx512_fma_f32_7x24_kx_a_b_c").has_value());
 }
 
+// make_blocked_conv2d of `cs` scheduled by the default rule for `bits`-wide vectors; its tile
+// block ("conv_o") and the tile's micro-kernel spec.
+struct RuleScheduledConv {
+  BlockedConv2d c;
+  Schedule s;
+  std::optional<BlockInfo> tile;
+  std::optional<FmaTileSpec> spec;
+  RuleScheduledConv(const Conv2dShape& cs, int bits)
+      : c(make_blocked_conv2d(cs, conv2d_channel_block(cs, bits))), s(c.func) {
+    schedule_blocked_conv2d(s, "conv", bits);
+    tile = find_block(s.func().body, "conv_o", nullptr);
+    if (tile) spec = parse_fma_tile_spec(tile->block->annotations.at("tensorized"));
+  }
+};
+
 TEST(ConvRule, TensorizesTheWholeReductionAndReplays) {
   Conv2dShape cs;
   cs.ic = 5, cs.oc = 20, cs.ih = 13, cs.iw = 13, cs.kh = cs.kw = 3, cs.sh = cs.sw = 2;
   cs.dh = cs.dw = 2, cs.oh = 5, cs.ow = 5;
-  BlockedConv2d c = make_blocked_conv2d(cs, conv2d_channel_block(cs, 512));
-  Schedule s(c.func);
-  schedule_blocked_conv2d(s, "conv", 512);
-  auto tile = find_block(s.func().body, "conv_o", nullptr);
+  RuleScheduledConv r(cs, 512);
+  Schedule& s = r.s;
+  BlockedConv2d& c = r.c;
+  auto& tile = r.tile;
   ASSERT_TRUE(tile.has_value());
   // One strip of 5 pixels x 32 channels, reducing over ic, kh, kw with stride and dilation 2.
-  auto spec = parse_fma_tile_spec(tile->block->annotations.at("tensorized"));
+  auto& spec = r.spec;
   ASSERT_TRUE(spec.has_value());
   EXPECT_EQ(spec->mr, 5);
   EXPECT_EQ(spec->nr, 32);
@@ -335,12 +350,12 @@ TEST(ConvRule, RowTailRunsAShorterTileAndReplays) {
   // ymm): two strips of 5 and a tail of 3 model fewer cycles than 6 + 6 + 1.
   Conv2dShape cs;
   cs.ic = 4, cs.oc = 32, cs.ih = 3, cs.iw = 15, cs.kh = cs.kw = 3, cs.oh = 1, cs.ow = 13;
-  BlockedConv2d c = make_blocked_conv2d(cs, conv2d_channel_block(cs, 256));
-  Schedule s(c.func);
-  schedule_blocked_conv2d(s, "conv", 256);
-  auto tile = find_block(s.func().body, "conv_o", nullptr);
+  RuleScheduledConv r(cs, 256);
+  Schedule& s = r.s;
+  BlockedConv2d& c = r.c;
+  auto& tile = r.tile;
   ASSERT_TRUE(tile.has_value());
-  auto spec = parse_fma_tile_spec(tile->block->annotations.at("tensorized"));
+  auto& spec = r.spec;
   ASSERT_TRUE(spec.has_value());
   EXPECT_EQ(spec->mr, 5);
   EXPECT_EQ(spec->nr, 16);
@@ -360,12 +375,12 @@ TEST(ConvRule, LargeWeightPanelsAreReadInKSlices) {
   // (108 KB) with every strip of the block inside each slice; the init runs before the slices.
   Conv2dShape cs;
   cs.ic = 768, cs.oc = 64, cs.ih = 6, cs.iw = 6, cs.kh = cs.kw = 3, cs.oh = 4, cs.ow = 4;
-  BlockedConv2d c = make_blocked_conv2d(cs, conv2d_channel_block(cs, 512));
-  Schedule s(c.func);
-  schedule_blocked_conv2d(s, "conv", 512);
-  auto tile = find_block(s.func().body, "conv_o", nullptr);
+  RuleScheduledConv r(cs, 512);
+  Schedule& s = r.s;
+  BlockedConv2d& c = r.c;
+  auto& tile = r.tile;
   ASSERT_TRUE(tile.has_value());
-  auto spec = parse_fma_tile_spec(tile->block->annotations.at("tensorized"));
+  auto& spec = r.spec;
   ASSERT_TRUE(spec.has_value());
   EXPECT_EQ(spec->k, (std::vector<int64_t>{96, 3, 3}));
   auto init = find_block(s.func().body, "conv_init", nullptr);
@@ -379,10 +394,10 @@ TEST(ConvRule, FewRowsRunTheirStripsInParallel) {
   // tasks; the 392 strips of 8 pixels split into 28 chunks make 56.
   Conv2dShape cs;
   cs.ic = 16, cs.oc = 64, cs.ih = 1, cs.iw = 3136, cs.oh = 1, cs.ow = 3136;
-  BlockedConv2d c = make_blocked_conv2d(cs, conv2d_channel_block(cs, 512));
-  Schedule s(c.func);
-  schedule_blocked_conv2d(s, "conv", 512);
-  auto tile = find_block(s.func().body, "conv_o", nullptr);
+  RuleScheduledConv r(cs, 512);
+  Schedule& s = r.s;
+  BlockedConv2d& c = r.c;
+  auto& tile = r.tile;
   ASSERT_TRUE(tile.has_value());
   const For* outer = tile->loops.front().as<For>();
   EXPECT_EQ(outer->kind, ForKind::kParallel);

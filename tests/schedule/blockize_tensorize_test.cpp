@@ -329,20 +329,16 @@ TEST(ConvRule, TensorizesTheWholeReductionAndReplays) {
   cs.ic = 5, cs.oc = 20, cs.ih = 13, cs.iw = 13, cs.kh = cs.kw = 3, cs.sh = cs.sw = 2;
   cs.dh = cs.dw = 2, cs.oh = 5, cs.ow = 5;
   RuleScheduledConv r(cs, 512);
-  Schedule& s = r.s;
-  BlockedConv2d& c = r.c;
-  auto& tile = r.tile;
-  ASSERT_TRUE(tile.has_value());
+  ASSERT_TRUE(r.tile.has_value());
   // One strip of 5 pixels x 32 channels, reducing over ic, kh, kw with stride and dilation 2.
-  auto& spec = r.spec;
-  ASSERT_TRUE(spec.has_value());
-  EXPECT_EQ(spec->mr, 5);
-  EXPECT_EQ(spec->nr, 32);
-  EXPECT_EQ(spec->k, (std::vector<int64_t>{5, 3, 3}));
-  EXPECT_EQ(spec->a.dims[3], (std::vector<int64_t>{2, 0, 0, 0, 2}));
-  EXPECT_EQ(tile->loops.front().as<For>()->kind, ForKind::kParallel);
-  EXPECT_TRUE(find_block(s.func().body, "conv_init", nullptr).has_value());
-  EXPECT_TRUE(replays(s, c.func));
+  ASSERT_TRUE(r.spec.has_value());
+  EXPECT_EQ(r.spec->mr, 5);
+  EXPECT_EQ(r.spec->nr, 32);
+  EXPECT_EQ(r.spec->k, (std::vector<int64_t>{5, 3, 3}));
+  EXPECT_EQ(r.spec->a.dims[3], (std::vector<int64_t>{2, 0, 0, 0, 2}));
+  EXPECT_EQ(r.tile->loops.front().as<For>()->kind, ForKind::kParallel);
+  EXPECT_TRUE(find_block(r.s.func().body, "conv_init", nullptr).has_value());
+  EXPECT_TRUE(replays(r.s, r.c.func));
 }
 
 TEST(ConvRule, RowTailRunsAShorterTileAndReplays) {
@@ -351,23 +347,19 @@ TEST(ConvRule, RowTailRunsAShorterTileAndReplays) {
   Conv2dShape cs;
   cs.ic = 4, cs.oc = 32, cs.ih = 3, cs.iw = 15, cs.kh = cs.kw = 3, cs.oh = 1, cs.ow = 13;
   RuleScheduledConv r(cs, 256);
-  Schedule& s = r.s;
-  BlockedConv2d& c = r.c;
-  auto& tile = r.tile;
-  ASSERT_TRUE(tile.has_value());
-  auto& spec = r.spec;
-  ASSERT_TRUE(spec.has_value());
-  EXPECT_EQ(spec->mr, 5);
-  EXPECT_EQ(spec->nr, 16);
-  auto tensorize = s.trace().instructions.back();
-  for (const auto& i : s.trace().instructions)
+  ASSERT_TRUE(r.tile.has_value());
+  ASSERT_TRUE(r.spec.has_value());
+  EXPECT_EQ(r.spec->mr, 5);
+  EXPECT_EQ(r.spec->nr, 16);
+  auto tensorize = r.s.trace().instructions.back();
+  for (const auto& i : r.s.trace().instructions)
     if (i.kind == "tensorize") tensorize = i;
   ASSERT_EQ(tensorize.attrs.value("partial", ""), "tail");
   auto tail = parse_fma_tile_spec(tensorize.attrs.at("tail_intrin").get<std::string>());
   ASSERT_TRUE(tail.has_value());
   EXPECT_EQ(tail->mr, 3);
-  EXPECT_EQ(tail->k, spec->k);
-  EXPECT_TRUE(replays(s, c.func));
+  EXPECT_EQ(tail->k, r.spec->k);
+  EXPECT_TRUE(replays(r.s, r.c.func));
 }
 
 TEST(ConvRule, LargeWeightPanelsAreReadInKSlices) {
@@ -376,17 +368,13 @@ TEST(ConvRule, LargeWeightPanelsAreReadInKSlices) {
   Conv2dShape cs;
   cs.ic = 768, cs.oc = 64, cs.ih = 6, cs.iw = 6, cs.kh = cs.kw = 3, cs.oh = 4, cs.ow = 4;
   RuleScheduledConv r(cs, 512);
-  Schedule& s = r.s;
-  BlockedConv2d& c = r.c;
-  auto& tile = r.tile;
-  ASSERT_TRUE(tile.has_value());
-  auto& spec = r.spec;
-  ASSERT_TRUE(spec.has_value());
-  EXPECT_EQ(spec->k, (std::vector<int64_t>{96, 3, 3}));
-  auto init = find_block(s.func().body, "conv_init", nullptr);
+  ASSERT_TRUE(r.tile.has_value());
+  ASSERT_TRUE(r.spec.has_value());
+  EXPECT_EQ(r.spec->k, (std::vector<int64_t>{96, 3, 3}));
+  auto init = find_block(r.s.func().body, "conv_init", nullptr);
   ASSERT_TRUE(init.has_value());
   EXPECT_EQ(init->loops.size(), 5u);  // (n, ocb) fused, oh, ow_0, ow_1, r: outside the slices
-  EXPECT_TRUE(replays(s, c.func));
+  EXPECT_TRUE(replays(r.s, r.c.func));
 }
 
 TEST(ConvRule, FewRowsRunTheirStripsInParallel) {
@@ -395,15 +383,12 @@ TEST(ConvRule, FewRowsRunTheirStripsInParallel) {
   Conv2dShape cs;
   cs.ic = 16, cs.oc = 64, cs.ih = 1, cs.iw = 3136, cs.oh = 1, cs.ow = 3136;
   RuleScheduledConv r(cs, 512);
-  Schedule& s = r.s;
-  BlockedConv2d& c = r.c;
-  auto& tile = r.tile;
-  ASSERT_TRUE(tile.has_value());
-  const For* outer = tile->loops.front().as<For>();
+  ASSERT_TRUE(r.tile.has_value());
+  const For* outer = r.tile->loops.front().as<For>();
   EXPECT_EQ(outer->kind, ForKind::kParallel);
   int64_t extent = 0;
   EXPECT_TRUE(is_const_int(outer->extent, &extent) && extent == 56) << to_string(outer->extent);
-  EXPECT_TRUE(replays(s, c.func));
+  EXPECT_TRUE(replays(r.s, r.c.func));
 }
 
 TEST(MatmulRule, SchedulesAndReplays) {

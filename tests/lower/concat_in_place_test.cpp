@@ -21,16 +21,7 @@ using ops::OpKind;
 using tir::ArgRef;
 using tir::DataType;
 
-struct Net {
-  graph::Graph g;
-  Value* input(const std::string& name, std::vector<int64_t> shape) {
-    Value* v = g.add_value(name, f32_type(std::move(shape)));
-    g.inputs.push_back(v);
-    return v;
-  }
-  Value* op(OpKind k, const std::string& name, std::vector<Value*> ins, Attrs a = {}) {
-    return g.add_node(k, name, std::move(ins), {name}, std::move(a))->outputs[0];
-  }
+struct Net : TestNet {
   Value* concat(const std::string& name, std::vector<Value*> ins, int64_t axis = 1) {
     Attrs a;
     a.set("axis", axis);

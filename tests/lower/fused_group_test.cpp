@@ -23,19 +23,7 @@ using graph::Value;
 using ops::OpKind;
 using tir::DataType;
 
-struct Net {
-  graph::Graph g;
-  Value* input(const std::string& name, std::vector<int64_t> shape) {
-    Value* v = g.add_value(name, f32_type(std::move(shape)));
-    g.inputs.push_back(v);
-    return v;
-  }
-  Value* constant(const std::string& name, std::vector<int64_t> shape, std::vector<float> vals) {
-    return g.add_constant(name, graph::f32_constant(std::move(shape), vals));
-  }
-  Value* op(OpKind k, const std::string& name, std::vector<Value*> ins, Attrs a = {}) {
-    return g.add_node(k, name, std::move(ins), {name}, std::move(a))->outputs[0];
-  }
+struct Net : TestNet {
   tir::IRModule lower(std::vector<Value*> outs, bool fuse = true) {
     g.outputs = std::move(outs);
     graph::infer_types(g);

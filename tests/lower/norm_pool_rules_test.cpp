@@ -196,23 +196,11 @@ TEST(NormRules, SoftmaxLastAxisInLaneStrips) {
   check_softmax({1, 1, 16}, 2);  // one strip, a single row
 }
 
-struct PoolParams {
-  int64_t h, w, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
-  bool ceil;
-};
-
-int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t d, int64_t p0, int64_t p1, bool ceil) {
-  double v = double(in + p0 + p1 - ((k - 1) * d + 1)) / double(s);
-  int64_t o = int64_t(ceil ? std::ceil(v) : std::floor(v)) + 1;
-  if (ceil && (o - 1) * s >= in + p0) --o;  // last window must start inside input or left pad
-  return o;
-}
-
 // LpPool: `include_pad` unused, `lp` is the norm order.
 void check_pool(OpKind op, const PoolParams& p, bool include_pad, int64_t lp = 2) {
   int64_t n = 1, c = 2;
-  int64_t oh = pool_out(p.h, p.kh, p.sh, p.dh, p.pt, p.pb, p.ceil);
-  int64_t ow = pool_out(p.w, p.kw, p.sw, p.dw, p.pl, p.pr, p.ceil);
+  int64_t oh = pool_output_size(p.h, p.kh, p.sh, p.dh, p.pt, p.pb, p.ceil);
+  int64_t ow = pool_output_size(p.w, p.kw, p.sw, p.dw, p.pl, p.pr, p.ceil);
   HostTensor x = random_f32({n, c, p.h, p.w}, 10, -3, 3);
   graph::Attrs a;
   a.set("kernel_shape", std::vector<int64_t>{p.kh, p.kw});

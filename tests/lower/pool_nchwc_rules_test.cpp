@@ -14,23 +14,11 @@ namespace {
 using ops::OpKind;
 using tir::DataType;
 
-struct Case {
-  int64_t h, w, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
-  bool ceil;
-};
-
-int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t d, int64_t p0, int64_t p1, bool ceil) {
-  double v = double(in + p0 + p1 - ((k - 1) * d + 1)) / double(s);
-  int64_t o = int64_t(ceil ? std::ceil(v) : std::floor(v)) + 1;
-  if (ceil && (o - 1) * s >= in + p0) --o;  // the last window starts inside the input or pad
-  return o;
-}
-
-void check(OpKind op, const Case& p, bool include_pad, int64_t lanes) {
+void check(OpKind op, const PoolParams& p, bool include_pad, int64_t lanes) {
   SCOPED_TRACE(::testing::Message() << "lanes " << lanes << " include_pad " << include_pad);
   int64_t n = 2, cb = 2;
-  int64_t oh = pool_out(p.h, p.kh, p.sh, p.dh, p.pt, p.pb, p.ceil);
-  int64_t ow = pool_out(p.w, p.kw, p.sw, p.dw, p.pl, p.pr, p.ceil);
+  int64_t oh = pool_output_size(p.h, p.kh, p.sh, p.dh, p.pt, p.pb, p.ceil);
+  int64_t ow = pool_output_size(p.w, p.kw, p.sw, p.dw, p.pl, p.pr, p.ceil);
   std::vector<int64_t> xs = {n, cb, p.h, p.w, lanes};
   HostTensor x = random_f32(xs, 21, -3, 3);
   graph::Attrs a;

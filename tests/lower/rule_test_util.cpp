@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "graph/transforms/rewrite_util.h"
 #include "lower/compute/compute.h"
 
 namespace ingot::testing {
@@ -98,6 +99,30 @@ const tir::KernelCall& kernel_call(const tir::IRModule& m, const std::string& na
   ADD_FAILURE() << "no kernel " << name;
   static tir::KernelCall none;
   return none;
+}
+
+graph::Value* TestNet::input(const std::string& name, std::vector<int64_t> shape) {
+  graph::Value* v = g.add_value(name, f32_type(std::move(shape)));
+  g.inputs.push_back(v);
+  return v;
+}
+
+graph::Value* TestNet::constant(const std::string& name, std::vector<int64_t> shape,
+                                const std::vector<float>& values) {
+  return g.add_constant(name, graph::f32_constant(std::move(shape), values));
+}
+
+graph::Value* TestNet::op(ops::OpKind k, const std::string& name, std::vector<graph::Value*> ins,
+                          graph::Attrs a) {
+  return g.add_node(k, name, std::move(ins), {name}, std::move(a))->outputs[0];
+}
+
+int64_t pool_output_size(int64_t in, int64_t k, int64_t s, int64_t d, int64_t p0, int64_t p1,
+                         bool ceil) {
+  double v = double(in + p0 + p1 - ((k - 1) * d + 1)) / double(s);
+  int64_t o = int64_t(ceil ? std::ceil(v) : std::floor(v)) + 1;
+  if (ceil && (o - 1) * s >= in + p0) --o;  // the last window starts inside the input or pad
+  return o;
 }
 
 }  // namespace ingot::testing

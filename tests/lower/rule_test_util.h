@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "common/tir_interpreter.h"
@@ -35,6 +36,27 @@ void expect_near_all(const std::vector<double>& got, const std::vector<double>& 
 
 // A static float32 tensor type.
 graph::TensorType f32_type(std::vector<int64_t> shape);
+
+// A small graph under construction: float32 inputs, constants and single-output op nodes (each
+// output named after its node).
+struct TestNet {
+  graph::Graph g;
+  graph::Value* input(const std::string& name, std::vector<int64_t> shape);
+  graph::Value* constant(const std::string& name, std::vector<int64_t> shape,
+                         const std::vector<float>& values);
+  graph::Value* op(ops::OpKind k, const std::string& name, std::vector<graph::Value*> ins,
+                   graph::Attrs a = {});
+};
+
+// A 2-D pooling window and its padding (top, left, bottom, right), ceil_mode.
+struct PoolParams {
+  int64_t h, w, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
+  bool ceil;
+};
+// Pooled extent of one dim, from the ONNX definition (with ceil_mode, a last window that would
+// start in the end padding is dropped).
+int64_t pool_output_size(int64_t in, int64_t k, int64_t s, int64_t d, int64_t p0, int64_t p1,
+                         bool ceil);
 
 // The entry's call of the kernel named `name` (a test failure, and an empty call, when none).
 const tir::KernelCall& kernel_call(const tir::IRModule& m, const std::string& name);

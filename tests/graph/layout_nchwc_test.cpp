@@ -27,6 +27,13 @@ Value* weight(Graph& g, const std::string& name, std::vector<int64_t> shape) {
   return g.add_constant(name, f32_constant(shape, std::vector<float>(size_t(n), 0.5f)));
 }
 
+// The pass, then dead-code removal and the verifier, as the pass manager runs them.
+void run_layout_pass(Graph& g, int vector_bits) {
+  convert_layout_nchwc(g, vector_bits);
+  remove_dead_code(g);
+  verify_graph(g);
+}
+
 Node* conv(Graph& g, const std::string& name, std::vector<Value*> ins, int64_t k, int64_t group = 1,
            int64_t pad = 0) {
   Attrs a;
@@ -54,9 +61,7 @@ struct Chain {
 
 TEST(LayoutNchwc, ChainRunsBlockedBetweenOneConversionEachWay) {
   Chain c;
-  convert_layout_nchwc(c.g, 512);
-  remove_dead_code(c.g);
-  verify_graph(c.g);
+  run_layout_pass(c.g, 512);
   EXPECT_EQ(count_ops(c.g, OpKind::Conv), 0);
   EXPECT_EQ(count_ops(c.g, OpKind::ConvNCHWc), 3);
   EXPECT_EQ(count_ops(c.g, OpKind::LayoutToBlocked), 1);  // x, once
@@ -101,9 +106,7 @@ TEST(LayoutNchwc, ElementwiseAndGlobalPoolingStayBlocked) {
   Value* a = g.add_node(OpKind::Add, "shift", {m, half}, {"a"})->outputs[0];
   g.outputs = {conv(g, "c2", {a, weight(g, "w2", {24, 24, 1, 1})}, 1)->outputs[0]};
   infer_types(g);
-  convert_layout_nchwc(g, 512);
-  remove_dead_code(g);
-  verify_graph(g);
+  run_layout_pass(g, 512);
   EXPECT_EQ(count_ops(g, OpKind::LayoutToBlocked), 1);    // x
   EXPECT_EQ(count_ops(g, OpKind::LayoutFromBlocked), 1);  // the output
   EXPECT_EQ(count_ops(g, OpKind::GlobalAveragePool), 0);
@@ -130,9 +133,7 @@ TEST(LayoutNchwc, ElementwiseWithAnUnblockableOperandStaysNchw) {
   Value* m = g.add_node(OpKind::Mul, "mul", {d, z}, {"m"})->outputs[0];
   g.outputs = {conv(g, "c2", {m, weight(g, "w2", {24, 24, 1, 1})}, 1)->outputs[0]};
   infer_types(g);
-  convert_layout_nchwc(g, 512);
-  remove_dead_code(g);
-  verify_graph(g);
+  run_layout_pass(g, 512);
   EXPECT_EQ(count_ops(g, OpKind::LayoutToBlocked), 2);  // x, m
   for (const auto& n : g.nodes())
     if (n->op == OpKind::Div || n->op == OpKind::Mul) {
@@ -142,9 +143,7 @@ TEST(LayoutNchwc, ElementwiseWithAnUnblockableOperandStaysNchw) {
 
 TEST(LayoutNchwc, BlockFollowsTheVectorWidth) {
   Chain c;
-  convert_layout_nchwc(c.g, 256);  // AVX2: 24 channels = 3 blocks of 8
-  remove_dead_code(c.g);
-  verify_graph(c.g);
+  run_layout_pass(c.g, 256);  // AVX2: 24 channels = 3 blocks of 8
   EXPECT_EQ(c.g.outputs[0]->producer->inputs[0]->type, F32({1, 3, 10, 10, 8}));
 }
 
@@ -167,9 +166,7 @@ TEST(LayoutNchwc, GroupedConvsTakeBlocksTheirGroupsFit) {
     Value* b = conv(g, "wide", {a, weight(g, "ww", {64, 16, 3, 3})}, 3, 4, 1)->outputs[0];
     g.outputs = {b};
     infer_types(g);
-    convert_layout_nchwc(g, bits);
-    remove_dead_code(g);
-    verify_graph(g);
+    run_layout_pass(g, bits);
     int64_t lanes = bits == 512 ? 16 : 8;
     EXPECT_EQ(count_ops(g, OpKind::ConvNCHWc), 2) << bits;
     EXPECT_EQ(count_ops(g, OpKind::LayoutToBlocked), 1) << bits;  // none between the convs
@@ -193,9 +190,7 @@ TEST(LayoutNchwc, LeavesGroupedAndRuntimeWeightConvs) {
   Value* b = conv(g, "runtime_w", {a, wr}, 1)->outputs[0];
   g.outputs = {b};
   infer_types(g);
-  convert_layout_nchwc(g, 512);
-  remove_dead_code(g);
-  verify_graph(g);
+  run_layout_pass(g, 512);
   EXPECT_EQ(count_ops(g, OpKind::Conv), 2);
   EXPECT_EQ(count_ops(g, OpKind::ConvNCHWc), 0);
   EXPECT_EQ(count_ops(g, OpKind::LayoutToBlocked) + count_ops(g, OpKind::LayoutFromBlocked), 0);
@@ -234,9 +229,7 @@ TEST(LayoutNchwc, ThreeDConvChainRunsBlocked) {
   Value* a = g.add_node(OpKind::Add, "a", {m, d}, {"a"})->outputs[0];
   g.outputs = {g.add_node(OpKind::GlobalAveragePool, "gap", {a}, {"p"})->outputs[0]};
   infer_types(g);
-  convert_layout_nchwc(g, 512);
-  remove_dead_code(g);
-  verify_graph(g);
+  run_layout_pass(g, 512);
   EXPECT_EQ(count_ops(g, OpKind::Conv), 0);
   EXPECT_EQ(count_ops(g, OpKind::ConvNCHWc), 3);
   EXPECT_EQ(count_ops(g, OpKind::LayoutToBlocked), 2);    // x and the gate
@@ -275,9 +268,7 @@ TEST(LayoutNchwc, OneDConvsRunBlocked) {
   Value* c = g.add_node(OpKind::Conv, "c", {x, weight(g, "w", {16, 8, 3})}, {"c"}, a)->outputs[0];
   g.outputs = {g.add_node(OpKind::Relu, "relu", {c}, {"y"})->outputs[0]};
   infer_types(g);
-  convert_layout_nchwc(g, 256);
-  remove_dead_code(g);
-  verify_graph(g);
+  run_layout_pass(g, 256);
   EXPECT_EQ(count_ops(g, OpKind::ConvNCHWc), 1);
   for (const auto& n : g.nodes())
     if (n->op == OpKind::ConvNCHWc) {
@@ -295,9 +286,7 @@ TEST(LayoutNchwc, LeavesDepthwiseThreeDConvs) {
                       {1, 1, 1, 1, 1, 1}, 16)
                    ->outputs[0]};
   infer_types(g);
-  convert_layout_nchwc(g, 512);
-  remove_dead_code(g);
-  verify_graph(g);
+  run_layout_pass(g, 512);
   EXPECT_EQ(count_ops(g, OpKind::Conv), 1);
   EXPECT_EQ(count_ops(g, OpKind::ConvNCHWc), 0);
 }

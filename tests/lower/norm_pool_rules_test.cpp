@@ -202,12 +202,7 @@ void check_pool(OpKind op, const PoolParams& p, bool include_pad, int64_t lp = 2
   int64_t oh = pool_output_size(p.h, p.kh, p.sh, p.dh, p.pt, p.pb, p.ceil);
   int64_t ow = pool_output_size(p.w, p.kw, p.sw, p.dw, p.pl, p.pr, p.ceil);
   HostTensor x = random_f32({n, c, p.h, p.w}, 10, -3, 3);
-  graph::Attrs a;
-  a.set("kernel_shape", std::vector<int64_t>{p.kh, p.kw});
-  a.set("strides", std::vector<int64_t>{p.sh, p.sw});
-  a.set("dilations", std::vector<int64_t>{p.dh, p.dw});
-  a.set("pads", std::vector<int64_t>{p.pt, p.pl, p.pb, p.pr});
-  a.set("ceil_mode", int64_t(p.ceil));
+  graph::Attrs a = pool_attrs(p);
   if (op == OpKind::AveragePool) a.set("count_include_pad", int64_t(include_pad));
   if (op == OpKind::LpPool) a.set("p", lp);
   HostTensor y = run_rule1(make_node(op, a), {&x}, DataType::f32(), {n, c, oh, ow});

@@ -21,12 +21,7 @@ void check(OpKind op, const PoolParams& p, bool include_pad, int64_t lanes) {
   int64_t ow = pool_output_size(p.w, p.kw, p.sw, p.dw, p.pl, p.pr, p.ceil);
   std::vector<int64_t> xs = {n, cb, p.h, p.w, lanes};
   HostTensor x = random_f32(xs, 21, -3, 3);
-  graph::Attrs a;
-  a.set("kernel_shape", std::vector<int64_t>{p.kh, p.kw});
-  a.set("strides", std::vector<int64_t>{p.sh, p.sw});
-  a.set("dilations", std::vector<int64_t>{p.dh, p.dw});
-  a.set("pads", std::vector<int64_t>{p.pt, p.pl, p.pb, p.pr});
-  a.set("ceil_mode", int64_t(p.ceil));
+  graph::Attrs a = pool_attrs(p);
   if (op == OpKind::AveragePoolNCHWc) a.set("count_include_pad", int64_t(include_pad));
   HostTensor y = run_rule1(make_node(op, a), {&x}, DataType::f32(), {n, cb, oh, ow, lanes});
   std::vector<double> want;

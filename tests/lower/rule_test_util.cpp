@@ -125,4 +125,14 @@ int64_t pool_output_size(int64_t in, int64_t k, int64_t s, int64_t d, int64_t p0
   return o;
 }
 
+graph::Attrs pool_attrs(const PoolParams& p) {
+  graph::Attrs a;
+  a.set("kernel_shape", std::vector<int64_t>{p.kh, p.kw});
+  a.set("strides", std::vector<int64_t>{p.sh, p.sw});
+  a.set("dilations", std::vector<int64_t>{p.dh, p.dw});
+  a.set("pads", std::vector<int64_t>{p.pt, p.pl, p.pb, p.pr});
+  a.set("ceil_mode", int64_t(p.ceil));
+  return a;
+}
+
 }  // namespace ingot::testing

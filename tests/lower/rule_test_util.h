@@ -57,6 +57,8 @@ struct PoolParams {
 // start in the end padding is dropped).
 int64_t pool_output_size(int64_t in, int64_t k, int64_t s, int64_t d, int64_t p0, int64_t p1,
                          bool ceil);
+// The pooling node attributes of `p` (kernel_shape, strides, dilations, pads, ceil_mode).
+graph::Attrs pool_attrs(const PoolParams& p);
 
 // The entry's call of the kernel named `name` (a test failure, and an empty call, when none).
 const tir::KernelCall& kernel_call(const tir::IRModule& m, const std::string& name);

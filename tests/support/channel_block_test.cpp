@@ -59,6 +59,11 @@ TEST(ChannelBlock, TwoVectorsWhenPaddingIsSmall) {
   EXPECT_EQ(channel_block(1000, 512), 32);  // 1024: 2.4%
   EXPECT_EQ(channel_block(40, 256), 8);     // 48 would pad 20%
   EXPECT_EQ(channel_block(24, 512), 32);    // few channels: rounded up to whole vectors
+  EXPECT_EQ(channel_block(58, 512), 32);    // 64 with one-vector blocks too
+  EXPECT_EQ(channel_block(116, 256), 16);   // 128 either way
+  EXPECT_EQ(channel_block(232, 512), 32);   // 256: 6.7% more than 240
+  EXPECT_EQ(channel_block(104, 512), 16);   // 128 would be 14% more than 112
+  EXPECT_EQ(channel_block(72, 512), 16);    // 96 would be 20% more than 80
   EXPECT_EQ(channel_block(3, 256), 8);
 }
 

@@ -13,7 +13,7 @@ spins threads, in the process that times). Per model, in one run:
   * latency: bench/model_bench.py's symmetric timing (both sides in-process around one inference
     call, the same N calls per round, rounds alternating which side goes first; ORT with
     intra_op_num_threads=T), the median over rounds of each side and of the ratio ingot/ORT,
-  * `ingot run --profile --num-threads T`: per kernel ms and GFLOP/s, against the FMA peak of T
+  * `ingot run --profile --num-threads T`: per kernel median ms and GFLOP/s, against the FMA peak of T
     cores (bench/fma_peak; the ymm peak when --target is AVX2 code, as model_bench does).
 A failed export, compile, run or parity check is one line in the table; the bench goes on.
 
@@ -258,16 +258,18 @@ def parse_report(text):
 
 
 def parse_profile(text):
-    """`ingot run --profile`'s table -> [{"name", "calls", "ms", "gflops"}] in kernel order."""
+    """`ingot run --profile`'s table -> [{"name", "calls", "ms", "mean_ms", "gflops"}] in kernel
+    order; "ms" is the kernel's median time per run, "gflops" at that median."""
     rows, in_table = [], False
     for line in text.splitlines():
         if line.startswith("Kernel profile"):
             in_table = True
             continue
-        m = re.match(r"(\S+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)%\s+([\d.]+)$", line.strip())
+        m = re.match(r"(\S+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)%\s+([\d.]+)$",
+                     line.strip())
         if in_table and m:
             rows.append({"name": m.group(1), "calls": int(m.group(2)), "ms": float(m.group(3)),
-                         "gflops": float(m.group(5))})
+                         "mean_ms": float(m.group(4)), "gflops": float(m.group(6))})
     return rows
 
 
@@ -306,7 +308,7 @@ def output_errors(ref, got):
 
 def run_profile(args, artifact, inputs_npz, threads, ingot_ms):
     """`ingot run --profile`; about --profile-s of profiled runs (at least 1)."""
-    runs = max(1, min(50, int(args.profile_s * 1e3 / max(ingot_ms, 1e-3))))
+    runs = max(1, min(200, int(args.profile_s * 1e3 / max(ingot_ms, 1e-3))))
     cmd = [args.ingot, "run", artifact, "--inputs", inputs_npz, "--profile", "--repeat",
            str(runs), "--number", "1", "--num-threads", str(threads)]
     p = subprocess.run(cmd, capture_output=True, text=True)
@@ -367,13 +369,13 @@ def is_gemm_like(info):
 
 def analyse_profile(profile, report, convs, peak, bandwidth_gbs):
     """Shares of kernel time below 50% of peak, and the conv kernels below it."""
-    total = sum(k["ms"] * k["calls"] for k in profile) or 1.0
+    total = sum(k["ms"] for k in profile) or 1.0
     ridge = peak / bandwidth_gbs if bandwidth_gbs else None
     slow_gemm = other = 0.0
     slow_convs = []
     for k in profile:
         info = report.get(k["name"], {"flops": 0.0, "bytes": 0.0, "ops": []})
-        share = k["ms"] * k["calls"] / total
+        share = k["ms"] / total
         pct = 100 * k["gflops"] / peak
         if not is_gemm_like(info):
             other += share
@@ -392,7 +394,7 @@ def analyse_profile(profile, report, convs, peak, bandwidth_gbs):
     slow_convs.sort(key=lambda c: -c["ms"])
     return {"slow_gemm_pct": 100 * slow_gemm, "other_pct": 100 * other,
             "below_50_pct": 100 * (slow_gemm + other),
-            "profile_ms": sum(k["ms"] for k in profile),  # summed kernel means: one run
+            "profile_ms": sum(k["ms"] for k in profile),  # summed kernel medians: one run
             "slow_convs": slow_convs}
 
 

@@ -86,7 +86,8 @@ TEST_F(RunTest, ProfilePrintsKernels) {
                  "--outputs '" +
                  path("o.npz") + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("Kernel profile (3 runs):"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Kernel profile (3 runs; time per run):"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("median (ms)"), std::string::npos) << r.out;
   EXPECT_TRUE(std::regex_search(r.out, std::regex("\nfake_scale +3 ")));
   EXPECT_TRUE(std::regex_search(r.out, std::regex("\nfake_bias_add +3 ")));
 }

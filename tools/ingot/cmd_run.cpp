@@ -231,8 +231,8 @@ void print_profile(rt::Session& session, const rt::Model& model, int runs) {
     double mean_s = t.total_seconds / static_cast<double>(runs);
     double pct = total > 0 ? 100.0 * medians[k] / total : 0.0;
     double gflops = medians[k] > 0 ? a.kernels[k].flops / medians[k] * 1e-9 : 0.0;
-    fmt::print("{:<{}}  {:>8}  {:>12.4f}  {:>12.4f}  {:>7.1f}%  {:>10.2f}\n", t.name, width, t.calls,
-               medians[k] * 1e3, mean_s * 1e3, pct, gflops);
+    fmt::print("{:<{}}  {:>8}  {:>12.4f}  {:>12.4f}  {:>7.1f}%  {:>10.2f}\n", t.name, width,
+               t.calls, medians[k] * 1e3, mean_s * 1e3, pct, gflops);
   }
 }
 

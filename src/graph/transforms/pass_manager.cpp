@@ -21,6 +21,7 @@
 #include "graph/transforms/fuse_swish.h"
 #include "graph/transforms/layout_nchwc.h"
 #include "graph/transforms/remove_identity.h"
+#include "graph/transforms/separate_resize.h"
 #include "graph/transforms/trim_conv_taps.h"
 #include "graph/verifier.h"
 #include "support/error.h"
@@ -53,6 +54,9 @@ const std::vector<GraphPass>& optimization_passes() {
       {"trim_conv_taps", 2,
        "drop Conv kernel taps that read only padding (large dilations on small maps)",
        plain(trim_conv_taps)},
+      {"separate_resize", 2,
+       "split a linear / cubic Resize of several axes into one Resize per axis, innermost first",
+       plain(separate_resize)},
       {"fuse_layer_norm", 2, "fuse decomposed layer normalisation into LayerNormalization",
        plain(fuse_layer_norm)},
       {"fuse_gelu", 2, "fuse the decomposed erf and tanh GELU into Gelu", plain(fuse_gelu)},

@@ -11,6 +11,7 @@ Models (all float32):
                additive attention mask.
   tiny_cnn / tiny_mlp / tiny_bert  small versions of the above for quick tests.
   conv3d_odd / conv1d_odd  small 3-D (R3D / R(2+1)D blocks) and 1-D convolution chains.
+  depthwise_odd  depthwise convs with strides, dilation, asymmetric pads, 7x7, odd maps.
   inception_tiny / densenet_tiny / squeezenet_tiny  branchy CNNs for the blocked layout's pooling
                and Concat (graph pass layout_nchwc, Concat in place): conv branches of different
                kernels, MaxPool/AveragePool with pads, ceil_mode, dilation and count_include_pad,
@@ -256,6 +257,40 @@ def grouped_convs(name="grouped_convs"):
     y = conv(h, 24, 24, 3, group=8)                                # 3 per group: stays NCHW
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 15, 15])
     out = helper.make_tensor_value_info(y, TensorProto.FLOAT, [2, 24, 8, 8])
+    return b.model([x], [out], 13)
+
+
+def depthwise_odd(name="depthwise_odd"):
+    """Depthwise convolutions (groups = channels) in the blocked layout with the shapes that
+    reach every path of the kernel: 3x3 stride 2 on odd maps, 5x5 dilation 2, 3x5 with
+    asymmetric pads, 7x7 (ConvNeXt) with a residual summand, a map narrower than the kernel,
+    channel counts in one-vector (72), two-vector (144) and rounded-up (24) blocks; interior
+    columns in register tiles and a shorter last tile, borders masked."""
+    b = Builder(name)
+
+    def dw(x, c, kh, kw, stride=1, dilation=1, pads=None):
+        pads = pads or [dilation * (kh // 2), dilation * (kw // 2)] * 2
+        ins = [x, b.weight([c, 1, kh, kw]),
+               b.const((0.1 * b.rng.standard_normal(c)).astype(np.float32), "bias")]
+        return b.op("Conv", ins, kernel_shape=[kh, kw], strides=[stride, stride], pads=pads,
+                    group=c, dilations=[dilation, dilation])
+
+    def pw(x, cin, cout):
+        return b.op("Relu", [b.op("Conv", [x, b.weight([cout, cin, 1, 1])], kernel_shape=[1, 1])])
+
+    h = pw("x", 3, 72)
+    h = b.op("Relu", [dw(h, 72, 3, 3, stride=2)])                   # 45x47 -> 23x24
+    h = pw(h, 72, 144)
+    h = b.op("Relu", [dw(h, 144, 5, 5, dilation=2)])                # 23x24
+    h = pw(h, 144, 24)
+    h = b.op("Relu", [dw(h, 24, 3, 5, pads=[0, 1, 2, 3])])          # 23x24 -> 23x24
+    h = pw(h, 24, 96)
+    h = b.op("Add", [dw(h, 96, 7, 7), h])                           # residual summand
+    h = pw(h, 96, 40)
+    h = b.op("MaxPool", [h], kernel_shape=[4, 4], strides=[4, 4])  # 5x6
+    y = dw(h, 40, 7, 7)                                             # map narrower than 7x7
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 45, 47])
+    out = helper.make_tensor_value_info(y, TensorProto.FLOAT, [1, 40, 5, 6])
     return b.model([x], [out], 13)
 
 
@@ -520,6 +555,7 @@ MODELS = {
     "gemm_odd": lambda: single_gemm(),
     "conv_chain_odd": lambda: conv_chain(),
     "grouped_convs": lambda: grouped_convs(),
+    "depthwise_odd": lambda: depthwise_odd(),
     "aspp_tiny": lambda: aspp_tiny(),
     "se_tiny": lambda: se_tiny(),
 

@@ -46,12 +46,12 @@ ap.add_argument("--ingot", required=True)
 args = ap.parse_args()
 models = os.environ.get("INGOT_PARITY_MODELS",
                         "tiny_cnn,tiny_mobilenet,tiny_bert,gemm_odd,conv_odd,conv_chain_odd,"
-                        "grouped_convs,aspp_tiny,se_tiny,conv3d_odd,conv1d_odd,inception_tiny,"
-                        "densenet_tiny,squeezenet_tiny,resnet50,mobilenetv2,bert")
+                        "grouped_convs,depthwise_odd,aspp_tiny,se_tiny,conv3d_odd,conv1d_odd,"
+                        "inception_tiny,densenet_tiny,squeezenet_tiny,resnet50,mobilenetv2,bert")
 avx2_models = os.environ.get("INGOT_PARITY_AVX2_MODELS",
                              "tiny_cnn,tiny_mobilenet,tiny_bert,gemm_odd,conv_odd,conv_chain_odd,"
-                             "grouped_convs,aspp_tiny,se_tiny,conv3d_odd,conv1d_odd,"
-                             "inception_tiny,densenet_tiny,squeezenet_tiny")
+                             "grouped_convs,depthwise_odd,aspp_tiny,se_tiny,conv3d_odd,"
+                             "conv1d_odd,inception_tiny,densenet_tiny,squeezenet_tiny")
 rc = parity.main(["--ingot", args.ingot, "--models", models, "--workdir", "parity_models"])
 artifacts = [f"{m}.so" for m in ("inception_tiny", "densenet_tiny") if m in models.split(",")]
 if host_runs_avx2():

@@ -5,12 +5,11 @@
 //   [OCb, ICb, [KD,] [KH,] KW, IB, NR]; with groups, ICb is the input blocks of the output
 //   block's groups) with the fused summand and activation applied per output strip right after
 //   the register tile; a pointwise conv runs as one row of all its pixels;
-// - depthwise (2-D): a loop nest scheduled by construction: rows in parallel, the channel block
-//   vectorized, taps unrolled; padding handled in place (border pixels read clamped, masked
-//   inputs), so no padded copy of the input is made.
+// - depthwise (2-D): depthwise_nchwc.cpp.
 #include <algorithm>
 
 #include "lower/compute/epilogue.h"
+#include "lower/scheduled/conv_nchwc_geometry.h"
 #include "lower/scheduled/layout_kernels.h"
 #include "lower/scheduled/scheduled.h"
 #include "schedule/rules/conv_nchwc.h"
@@ -24,46 +23,9 @@ using namespace tir;
 
 namespace {
 
-struct ConvNchwcGeometry {
-  std::vector<int64_t> xs, ws, ys, strides, dil, pads;
-  size_t spatial = 0;
-};
-
-ConvNchwcGeometry geometry(const graph::Node& node) {
-  ConvNchwcGeometry g;
-  g.xs = node.inputs.at(0)->type.static_shape();
-  g.ws = node.inputs.at(1)->type.static_shape();
-  g.ys = node.outputs.at(0)->type.static_shape();
-  g.spatial = g.ws.size() - 2;
-  g.strides = node.attrs.get_ints("strides", std::vector<int64_t>(g.spatial, 1));
-  g.dil = node.attrs.get_ints("dilations", std::vector<int64_t>(g.spatial, 1));
-  g.pads = node.attrs.get_ints("pads", std::vector<int64_t>(2 * g.spatial, 0));
-  INGOT_ICHECK(g.spatial >= 1 && g.spatial <= 3 && g.xs.size() == g.spatial + 3 &&
-                   g.ys.size() == g.spatial + 3 && g.pads.size() == 2 * g.spatial,
-               "{}: not a 1-D to 3-D blocked convolution", node.describe());
-  INGOT_ICHECK(node.inputs[1]->is_constant() &&
-                   (node.inputs.size() < 3 || !node.inputs[2] || node.inputs[2]->is_constant()),
-               "{}: blocked convolution needs constant weights and bias", node.describe());
-  return g;
-}
-
-const graph::Value* optional_input(const graph::Node& node, size_t i) {
-  return node.inputs.size() > i ? node.inputs[i] : nullptr;
-}
-
-// bias (or zeros) padded to `padded` channels.
-std::vector<float> padded_bias(const graph::Value* bias, int64_t channels, int64_t padded) {
-  std::vector<float> out(size_t(padded), 0.0f);
-  if (bias) {
-    const float* b = bias->constant->data_as<float>();
-    std::copy(b, b + channels, out.begin());
-  }
-  return out;
-}
-
 std::vector<NodeKernel> lower_grouped(const graph::Node& node, int vector_bits,
                                       ValueFactory& values) {
-  ConvNchwcGeometry g = geometry(node);
+  ConvNchwcGeometry g = conv_nchwc_geometry(node);
   const graph::Value* x = node.inputs[0];
   const graph::Value* w = node.inputs[1];
   const graph::Value* bias = optional_input(node, 2);
@@ -149,96 +111,6 @@ std::vector<NodeKernel> lower_grouped(const graph::Node& node, int vector_bits,
   return kernels;
 }
 
-std::vector<NodeKernel> lower_depthwise(const graph::Node& node, ValueFactory& values) {
-  ConvNchwcGeometry g = geometry(node);
-  INGOT_ICHECK(g.spatial == 2, "{}: depthwise blocked convolution is 2-D only", node.describe());
-  const graph::Value* bias = optional_input(node, 2);
-  const graph::Value* z = optional_input(node, 3);
-  const graph::Value* y = node.outputs[0];
-  int64_t blk = g.xs[4], cb = g.xs[1], c = g.ws[0], kh = g.ws[2], kw = g.ws[3];
-  int64_t ih = g.xs[2], iw = g.xs[3], oh = g.ys[2], ow = g.ys[3];
-  INGOT_ICHECK(g.ys[4] == blk && g.ys[1] == cb, "{}: depthwise blocks differ", node.describe());
-  // Weights [C, 1, KH, KW] -> [CB, KH, KW, BLK], zero padded.
-  const float* wd = node.inputs[1]->constant->data_as<float>();
-  std::vector<float> wp(size_t(cb * kh * kw * blk), 0.0f);
-  for (int64_t ch = 0; ch < c; ++ch)
-    for (int64_t t = 0; t < kh * kw; ++t)
-      wp[size_t(((ch / blk) * kh * kw + t) * blk + ch % blk)] = wd[ch * kh * kw + t];
-  const graph::Value* wv =
-      values.constant(node.inputs[1]->name + "_nchwc", f32_tensor({cb, kh, kw, blk}, wp));
-  const graph::Value* bv = values.constant((bias ? bias->name : y->name) + "_nchwc_bias",
-                                           f32_tensor({cb * blk}, padded_bias(bias, c, cb * blk)));
-  Buffer xb = f32_buffer("X", g.xs), wb = f32_buffer("W", {cb, kh, kw, blk}),
-         bb = f32_buffer("B", {cb * blk}), zb = f32_buffer("Z", g.ys), yb = f32_buffer("Y", g.ys);
-  int64_t sh = g.strides[0], sw = g.strides[1], dh = g.dil[0], dw = g.dil[1];
-  int64_t top = g.pads[0], left = g.pads[1];
-  // Output rows / columns whose taps all fall inside the input.
-  auto interior = [](int64_t pad, int64_t s, int64_t d, int64_t k, int64_t in, int64_t out) {
-    int64_t lo = (pad + s - 1) / s;
-    int64_t last = in - 1 - (k - 1) * d + pad;  // o * s <= last
-    int64_t hi = last < 0 ? 0 : last / s + 1;
-    lo = std::min(lo, out);
-    hi = std::max(lo, std::min(hi, out));
-    return std::pair<int64_t, int64_t>{lo, hi};
-  };
-  auto [row_lo, row_hi] = interior(top, sh, dh, kh, ih, oh);
-  auto [col_lo, col_hi] = interior(left, sw, dw, kw, iw, ow);
-  Var t("t");
-  Expr n = floordiv(t, i64(cb * oh)), ch = floormod(floordiv(t, i64(oh)), i64(cb)),
-       row = floormod(t, i64(oh));
-  Expr zero = make_const(DataType::f32(), 0);
-  // One output vector at column `col`, taps unrolled; `checked` masks taps outside the input.
-  auto pixel = [&](const Expr& col, const Var& l, bool check_rows, bool check_cols) {
-    Expr acc = bb.load({Expr(ch) * blk + l});
-    for (int64_t a = 0; a < kh; ++a)
-      for (int64_t b = 0; b < kw; ++b) {
-        Expr r = row * sh + (a * dh - top), q = col * sw + (b * dw - left);
-        Expr valid;
-        auto need = [&](Expr cond) { valid = valid.defined() ? (valid && cond) : cond; };
-        if (check_rows) {
-          need(r >= i64(0) && r < i64(ih));
-          r = max(min(r, i64(ih - 1)), i64(0));
-        }
-        if (check_cols) {
-          need(q >= i64(0) && q < i64(iw));
-          q = max(min(q, i64(iw - 1)), i64(0));
-        }
-        Expr v = xb.load({n, ch, r, q, l});
-        if (valid.defined()) v = select(valid, v, zero);
-        acc = acc + v * wb.load({ch, i64(a), i64(b), l});
-      }
-    std::vector<Expr> yi = {n, ch, row, col, l};
-    return BufferStore::make(yb, apply_epilogue(node, acc, z ? zb.load(yi) : Expr()), yi);
-  };
-  auto columns = [&](int64_t lo, int64_t hi, bool check_rows, bool check_cols) -> Stmt {
-    if (hi <= lo) return Stmt();
-    Var v("ow"), l("l");
-    Stmt body = loop(l, blk, pixel(Expr(v) + lo, l, check_rows, check_cols), ForKind::kVectorized);
-    return For::make(v, i64(0), i64(hi - lo), ForKind::kSerial, body);
-  };
-  auto row_body = [&](bool check_rows) {
-    std::vector<Stmt> parts;
-    for (Stmt s : {columns(0, col_lo, check_rows, true), columns(col_lo, col_hi, check_rows, false),
-                   columns(col_hi, ow, check_rows, true)})
-      if (s.defined()) parts.push_back(s);
-    return SeqStmt::make(parts);
-  };
-  Stmt body = row_body(true);
-  if (row_hi > row_lo)
-    body = IfThenElse::make(row >= i64(row_lo) && row < i64(row_hi), row_body(false), body);
-  PrimFunc f;
-  f.name = "depthwise_conv2d_nchwc";
-  f.params = {xb, wb, bb};
-  if (z) f.params.push_back(zb);
-  f.params.push_back(yb);
-  f.body = loop(t, g.ys[0] * cb * oh, body, ForKind::kParallel);
-  NodeKernel k{f, {node.inputs[0], wv, bv}};
-  if (z) k.args.push_back(z);
-  k.args.push_back(y);
-  k.main = true;
-  return {k};
-}
-
 }  // namespace
 
 std::optional<std::vector<NodeKernel>> lower_conv_nchwc(const graph::Node& node, int vector_bits,
@@ -247,7 +119,7 @@ std::optional<std::vector<NodeKernel>> lower_conv_nchwc(const graph::Node& node,
   int64_t group = node.attrs.get_int("group", 1);
   const auto& ws = node.inputs.at(1)->type.shape;
   bool depthwise = group > 1 && ws[1].value == 1 && ws[0].value == group;
-  if (depthwise) return lower_depthwise(node, values);
+  if (depthwise) return lower_depthwise_nchwc(node, vector_bits, values);
   return lower_grouped(node, vector_bits, values);
 }
 

@@ -51,8 +51,13 @@ std::optional<std::vector<NodeKernel>> lower_depthwise_conv2d(const graph::Node&
 
 // ConvNCHWc (graph pass layout_nchwc; blocked input, summand and output): groups = 1 (1 to 3
 // spatial dims) -> [pad] -> blocked direct convolution with the epilogue fused per strip (rule
-// blocked_conv2d); depthwise (2-D) -> one loop nest with in-place padding.
+// blocked_conv2d); depthwise (2-D) -> lower_depthwise_nchwc.
 std::optional<std::vector<NodeKernel>> lower_conv_nchwc(const graph::Node& node, int vector_bits,
                                                         ValueFactory& values);
+
+// Depthwise 2-D ConvNCHWc: one loop nest with in-place padding, the interior in register tiles
+// of output columns (depthwise_nchwc.cpp).
+std::vector<NodeKernel> lower_depthwise_nchwc(const graph::Node& node, int vector_bits,
+                                              ValueFactory& values);
 
 }  // namespace ingot::lower

@@ -2,14 +2,15 @@
 // MobileNet / EfficientNet / ConvNeXt layers), a loop nest scheduled by construction: output rows
 // of each channel block in parallel; padding handled in place (border pixels read clamped, masked
 // inputs), so no padded copy of the input is made.
-// - Interior rows and columns (every tap inside the input) run in register tiles of R output
+// - Interior columns (every tap inside the input's width) run in register tiles of R output
 //   columns x the channel block's vectors: the accumulators live in registers across all taps
 //   (constant offsets into a local buffer, as in the FMA micro-kernel), each tap loads its
 //   weight vectors once and one input vector per column, so the R x vectors FMA chains are
 //   independent (one output vector per chain of KH x KW dependent FMAs would leave the FMA
 //   units waiting on their latency) and loads stay near one per FMA. The fused summand and
-//   activation then run over the strip while it is in L1.
-// - Border pixels compute one output vector at a time, taps unrolled and masked.
+//   activation then run over the strip while it is in L1. In the top and bottom border rows
+//   the tile skips the kernel rows that fall outside the input.
+// - Border columns compute one output vector at a time, taps unrolled and masked.
 #include <algorithm>
 
 #include "lower/compute/epilogue.h"
@@ -111,7 +112,13 @@ std::vector<NodeKernel> lower_depthwise_nchwc(const graph::Node& node, int vecto
   // The register tile: `cols` output columns from `col` in an interior row.
   int64_t lanes = std::clamp<int64_t>(vector_bits / 32, 4, 16);
   int64_t vecs = blk % lanes == 0 ? blk / lanes : 0;
-  auto strip = [&](const Expr& col, int64_t cols) -> Stmt {
+  // The kernel rows that read inside the input at output row `row` (all of them in interior
+  // rows): a <= first (ceil) .. last (floor) of row * sh + a * dh - top in [0, ih).
+  Expr first_tap = max(floordiv(i64(top) - row * sh + (dh - 1), i64(dh)), i64(0));
+  Expr end_tap = min(floordiv(i64(ih - 1 + top) - row * sh, i64(dh)) + 1, i64(kh));
+  // `fixed_col` >= 0: the strip starts at that constant column (a border strip), and the taps
+  // whose column falls outside the input are left out.
+  auto strip = [&](const Expr& col, int64_t cols, bool check_rows, int64_t fixed_col = -1) -> Stmt {
     Buffer acc =
         Buffer::make("acc", DataType::f32(), std::vector<int64_t>{cols, blk}, StorageScope::kLocal);
     Var a("kh");
@@ -129,6 +136,8 @@ std::vector<NodeKernel> lower_depthwise_nchwc(const graph::Node& node, int vecto
         Expr weight = wb.load({ch, Expr(a), i64(b), lane});
         Expr in_row = row * sh + Expr(a) * dh - top;
         for (int64_t r = 0; r < cols; ++r) {
+          int64_t fixed_q = (fixed_col + r) * sw + b * dw - left;
+          if (fixed_col >= 0 && (fixed_q < 0 || fixed_q >= iw)) continue;
           Expr q = (col + r) * sw + (b * dw - left);
           std::vector<Expr> ai = {i64(r), lane};
           taps.push_back(BufferStore::make(
@@ -143,9 +152,12 @@ std::vector<NodeKernel> lower_depthwise_nchwc(const graph::Node& node, int vecto
             BufferStore::make(yb, acc.load({i64(r), lane}), {n, ch, row, col + r, lane}));
     }
     Stmt body = Allocate::make(
-        acc, SeqStmt::make({SeqStmt::make(init),
-                            For::make(a, i64(0), i64(kh), ForKind::kSerial, SeqStmt::make(taps)),
-                            SeqStmt::make(store)}));
+        acc, SeqStmt::make(
+                 {SeqStmt::make(init),
+                  check_rows ? For::make(a, first_tap, max(end_tap - first_tap, i64(0)),
+                                         ForKind::kSerial, SeqStmt::make(taps))
+                             : For::make(a, i64(0), i64(kh), ForKind::kSerial, SeqStmt::make(taps)),
+                  SeqStmt::make(store)}));
     if (!z && !has_epilogue(node)) return body;
     Var r("r"), l("l");
     std::vector<Expr> yi = {n, ch, row, col + Expr(r), l};
@@ -154,23 +166,35 @@ std::vector<NodeKernel> lower_depthwise_nchwc(const graph::Node& node, int vecto
         loop(l, blk, BufferStore::make(yb, epilogue(yb.load(yi), yi), yi), ForKind::kVectorized));
     return SeqStmt::make({body, post});
   };
-  // Interior columns of an interior row: strips of `per` columns, then one shorter strip.
-  auto tiled_columns = [&](int64_t lo, int64_t hi) -> Stmt {
+  // Interior columns: strips of `per` columns, then one shorter strip; in border rows the
+  // kernel rows outside the input are skipped.
+  auto tiled_columns = [&](int64_t lo, int64_t hi, bool check_rows) -> Stmt {
     if (hi <= lo) return Stmt();
-    if (vecs == 0) return columns(lo, hi, false, false);
+    if (vecs == 0) return columns(lo, hi, check_rows, false);
     int64_t per = std::min(tile_columns(vector_bits, vecs), hi - lo);
     int64_t full = (hi - lo) / per, rest = (hi - lo) - full * per;
     Var s("strip");
-    std::vector<Stmt> parts = {
-        For::make(s, i64(0), i64(full), ForKind::kSerial, strip(Expr(s) * per + lo, per))};
-    if (rest > 0) parts.push_back(strip(i64(lo + full * per), rest));
+    std::vector<Stmt> parts = {For::make(s, i64(0), i64(full), ForKind::kSerial,
+                                         strip(Expr(s) * per + lo, per, check_rows))};
+    if (rest > 0) parts.push_back(strip(i64(lo + full * per), rest, check_rows));
+    return SeqStmt::make(parts);
+  };
+  // Border columns [lo, hi): strips at constant columns, taps outside the input left out.
+  auto border_columns = [&](int64_t lo, int64_t hi, bool check_rows) -> Stmt {
+    if (hi <= lo) return Stmt();
+    if (vecs == 0) return columns(lo, hi, check_rows, true);
+    int64_t per = tile_columns(vector_bits, vecs);
+    std::vector<Stmt> parts;
+    for (int64_t c0 = lo; c0 < hi; c0 += per) {
+      int64_t cols = std::min(per, hi - c0);
+      parts.push_back(strip(i64(c0), cols, check_rows, c0));
+    }
     return SeqStmt::make(parts);
   };
   auto row_body = [&](bool check_rows) {
     std::vector<Stmt> parts;
-    Stmt mid = check_rows ? columns(col_lo, col_hi, true, false) : tiled_columns(col_lo, col_hi);
-    for (Stmt s :
-         {columns(0, col_lo, check_rows, true), mid, columns(col_hi, ow, check_rows, true)})
+    for (Stmt s : {border_columns(0, col_lo, check_rows), tiled_columns(col_lo, col_hi, check_rows),
+                   border_columns(col_hi, ow, check_rows)})
       if (s.defined()) parts.push_back(s);
     return SeqStmt::make(parts);
   };

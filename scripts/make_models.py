@@ -233,7 +233,7 @@ def conv_chain(name="conv_chain_odd"):
 
 def grouped_convs(name="grouped_convs"):
     """Grouped convolutions (ResNeXt / RegNet style) for the blocked layout: groups narrower than
-    a vector (4 channels: block-diagonal weights), as wide as one or several vectors, more outputs
+    a vector (4 and 8 channels: the narrow-group kernel), as wide as one or several vectors, more outputs
     than inputs per group, strided and dilated, a residual summand, groups of 8 in 40 channels
     (the last 16-lane block half padding), batch 2, and a group width (3) that fits no block, so
     that conv stays in NCHW."""
@@ -253,6 +253,7 @@ def grouped_convs(name="grouped_convs"):
     h = conv(h, 128, 128, 3, group=8)                              # 16 per group
     h = b.op("Relu", [conv(h, 128, 40, 1)])
     h = b.op("Relu", [conv(h, 40, 40, 3, group=5)])  # 8 per group: AVX-512 pads the last block
+    h = b.op("Relu", [b.op("Add", [conv(h, 40, 40, 3, group=10), h])])  # 4 per group, summand
     h = b.op("Relu", [conv(h, 40, 24, 1)])
     y = conv(h, 24, 24, 3, group=8)                                # 3 per group: stays NCHW
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 15, 15])

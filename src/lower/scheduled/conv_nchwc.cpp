@@ -21,12 +21,39 @@ namespace ingot::lower {
 
 using namespace tir;
 
+const graph::Value* pad_blocked_input(const graph::Node& node, const ConvNchwcGeometry& g,
+                                      ValueFactory& values, std::vector<NodeKernel>& kernels) {
+  const graph::Value* x = node.inputs[0];
+  bool padded = false;
+  for (int64_t p : g.pads) padded = padded || p != 0;
+  if (!padded) return x;
+  // Rows of (pixel, lane) are contiguous, so the padding kernel serves with the lanes folded
+  // into the row.
+  size_t sp = g.spatial;
+  int64_t ib = g.xs.back();
+  std::vector<int64_t> ps = {g.xs[0], g.xs[1]}, xs = ps, before = {0, 0}, blocked = ps;
+  for (size_t d = 0; d < sp; ++d) {
+    bool row = d + 1 == sp;
+    int64_t in = g.xs[2 + d] + g.pads[d] + g.pads[sp + d];
+    ps.push_back(in * (row ? ib : 1));
+    xs.push_back(g.xs[2 + d] * (row ? ib : 1));
+    before.push_back(g.pads[d] * (row ? ib : 1));
+    blocked.push_back(in);
+  }
+  blocked.push_back(ib);
+  const graph::Value* input =
+      values.temporary(node.outputs[0]->name + "_padded_input", graph::DType::kF32, blocked);
+  PrimFunc pad = pad_kernel(xs, ps, before);
+  pad.name = "pad";
+  kernels.push_back({pad, {x, input}});
+  return input;
+}
+
 namespace {
 
 std::vector<NodeKernel> lower_grouped(const graph::Node& node, int vector_bits,
                                       ValueFactory& values) {
   ConvNchwcGeometry g = conv_nchwc_geometry(node);
-  const graph::Value* x = node.inputs[0];
   const graph::Value* w = node.inputs[1];
   const graph::Value* bias = optional_input(node, 2);
   const graph::Value* z = optional_input(node, 3);
@@ -60,27 +87,8 @@ std::vector<NodeKernel> lower_grouped(const graph::Node& node, int vector_bits,
   }
   std::vector<NodeKernel> kernels;
   std::string base = y->name;
-  // 1. Zero padding: rows of (pixel, lane) are contiguous, so the padding kernel serves with the
-  //    lanes folded into the row.
-  const graph::Value* input = x;
-  bool padded = false;
-  for (int64_t p : g.pads) padded = padded || p != 0;
-  if (padded) {
-    std::vector<int64_t> ps = {s.n, g.xs[1]}, xs = {s.n, g.xs[1]}, before = {0, 0};
-    for (size_t d = 0; d < sp; ++d) {
-      bool row = d + 1 == sp;
-      ps.push_back(s.in[d] * (row ? ib : 1));
-      xs.push_back(g.xs[2 + d] * (row ? ib : 1));
-      before.push_back(g.pads[d] * (row ? ib : 1));
-    }
-    std::vector<int64_t> blocked = {s.n, g.xs[1]};
-    blocked.insert(blocked.end(), s.in.begin(), s.in.end());
-    blocked.push_back(ib);
-    input = values.temporary(base + "_padded_input", graph::DType::kF32, blocked);
-    PrimFunc pad = pad_kernel(xs, ps, before);
-    pad.name = "pad";
-    kernels.push_back({pad, {x, input}});
-  }
+  // 1. Zero padding.
+  const graph::Value* input = pad_blocked_input(node, g, values, kernels);
   // 2. The convolution with its epilogue.
   int64_t ocb = g.ys[1];
   std::vector<float> wp =
@@ -120,6 +128,7 @@ std::optional<std::vector<NodeKernel>> lower_conv_nchwc(const graph::Node& node,
   const auto& ws = node.inputs.at(1)->type.shape;
   bool depthwise = group > 1 && ws[1].value == 1 && ws[0].value == group;
   if (depthwise) return lower_depthwise_nchwc(node, vector_bits, values);
+  if (auto k = lower_narrow_group_conv_nchwc(node, vector_bits, values)) return *k;
   return lower_grouped(node, vector_bits, values);
 }
 

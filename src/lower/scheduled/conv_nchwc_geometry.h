@@ -1,12 +1,13 @@
 // What the ConvNCHWc kernel builders (conv_nchwc.cpp, depthwise_nchwc.cpp) read off a ConvNCHWc
 // node: its blocked shapes, strides, dilations and pads, optional inputs, and the bias padded
-// to whole channel blocks.
+// to whole channel blocks, and the zero-padded copy of the input.
 #pragma once
 
 #include <algorithm>
 #include <vector>
 
 #include "graph/graph.h"
+#include "lower/scheduled/scheduled.h"
 #include "support/error.h"
 
 namespace ingot::lower {
@@ -47,5 +48,10 @@ inline std::vector<float> padded_bias(const graph::Value* bias, int64_t channels
   }
   return out;
 }
+
+// The blocked input zero padded spatially by a kernel appended to `kernels` (the input itself
+// when the conv has no padding).
+const graph::Value* pad_blocked_input(const graph::Node& node, const ConvNchwcGeometry& g,
+                                      ValueFactory& values, std::vector<NodeKernel>& kernels);
 
 }  // namespace ingot::lower

@@ -58,7 +58,8 @@ inline int channel_block(int64_t channels, int vector_bits) {
 // inputs of the NR / group-width groups it spans when the group is narrower (then the packed
 // weights are block diagonal, zero across groups; the last block may end in padding lanes).
 // Empty when the inputs are not whole blocks.
-// Depthwise convolutions have their own kernel and are not described here.
+// Depthwise convolutions, and 2-D ones whose groups are narrower than a one-vector block, have
+// their own kernels (lower/scheduled/) and are not described here.
 struct ConvInputBlocks {
   int64_t count = 0, out_per_step = 1, in_per_step = 0;
 };

@@ -138,6 +138,17 @@ struct Broadcast : ExprNode {
   static Expr make(Expr value, int lanes);
 };
 
+// Lanes picked from one vector: result[i] = vector[indices[i]] (LLVM's shufflevector); e.g.
+// each group's element j broadcast over the group's lanes.
+struct Shuffle : ExprNode {
+  static constexpr NodeTag kTag = NodeTag::Shuffle;
+  Shuffle(DataType d, Expr v, std::vector<int> i)
+      : ExprNode(kTag, d), vector(std::move(v)), indices(std::move(i)) {}
+  Expr vector;
+  std::vector<int> indices;
+  static Expr make(Expr vector, std::vector<int> indices);
+};
+
 // let var = value in body.
 struct Let : ExprNode {
   static constexpr NodeTag kTag = NodeTag::Let;

@@ -191,6 +191,16 @@ Expr Ramp::make(Expr base, Expr stride, int lanes) {
   return Expr(std::make_shared<const Ramp>(d, std::move(base), std::move(stride), lanes));
 }
 
+Expr Shuffle::make(Expr vector, std::vector<int> indices) {
+  INGOT_ICHECK(vector.defined() && !vector.dtype().is_scalar(), "Shuffle needs a vector");
+  INGOT_ICHECK(indices.size() > 1, "Shuffle needs more than one index, got {}", indices.size());
+  for (int i : indices)
+    INGOT_ICHECK(i >= 0 && i < vector.dtype().lanes, "Shuffle index {} outside {} lanes", i,
+                 vector.dtype().lanes);
+  DataType d = vector.dtype().with_lanes(int(indices.size()));
+  return Expr(std::make_shared<const Shuffle>(d, std::move(vector), std::move(indices)));
+}
+
 Expr Broadcast::make(Expr value, int lanes) {
   INGOT_ICHECK(value.defined() && value.dtype().is_scalar(), "Broadcast needs a scalar value");
   INGOT_ICHECK(lanes > 1, "Broadcast needs lanes > 1, got {}", lanes);

@@ -83,6 +83,10 @@ Expr IRMutator::visit_Broadcast(const Broadcast* op, const Expr& e) {
   Expr v = mutate(op->value);
   return v.same_as(op->value) ? e : Broadcast::make(std::move(v), op->lanes);
 }
+Expr IRMutator::visit_Shuffle(const Shuffle* op, const Expr& e) {
+  Expr v = mutate(op->vector);
+  return v.same_as(op->vector) ? e : Shuffle::make(std::move(v), op->indices);
+}
 Expr IRMutator::visit_Let(const Let* op, const Expr& e) {
   Expr v = mutate(op->value), b = mutate(op->body);
   if (v.same_as(op->value) && b.same_as(op->body)) return e;

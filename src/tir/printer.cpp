@@ -132,6 +132,9 @@ class Printer : public ExprFunctor<std::string(const Expr&, int*)>,
   std::string visit_Broadcast(const Broadcast* op, const Expr&, int*) override {
     return fmt::format("broadcast({}, {})", expr(op->value), op->lanes);
   }
+  std::string visit_Shuffle(const Shuffle* op, const Expr&, int*) override {
+    return fmt::format("shuffle({}, [{}])", expr(op->vector), fmt::join(op->indices, ", "));
+  }
   std::string visit_Let(const Let* op, const Expr&, int*) override {
     return fmt::format("(let {} = {} in {})", name_of(op->var.node()), expr(op->value),
                        expr(op->body));

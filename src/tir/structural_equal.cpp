@@ -104,6 +104,10 @@ class EqualChecker : public ExprFunctor<bool(const Expr&, const Expr&)>,
     auto* p = o.as<Broadcast>();
     return op->lanes == p->lanes && eq(op->value, p->value);
   }
+  bool visit_Shuffle(const Shuffle* op, const Expr&, const Expr& o) override {
+    auto* p = o.as<Shuffle>();
+    return op->indices == p->indices && eq(op->vector, p->vector);
+  }
   bool visit_Let(const Let* op, const Expr&, const Expr& o) override {
     auto* p = o.as<Let>();
     return eq(op->value, p->value) && define(op->var.node(), p->var.node()) &&

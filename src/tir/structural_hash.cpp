@@ -52,6 +52,10 @@ class Hasher : public IRVisitor {
     mix(uint64_t(op->lanes));
     IRVisitor::visit_Broadcast(op, e);
   }
+  void visit_Shuffle(const Shuffle* op, const Expr& e) override {
+    for (int i : op->indices) mix(uint64_t(i));
+    IRVisitor::visit_Shuffle(op, e);
+  }
   void visit_Let(const Let* op, const Expr&) override {
     visit_expr(op->value);
     define(op->var.node());

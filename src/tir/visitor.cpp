@@ -39,6 +39,9 @@ void IRVisitor::visit_Ramp(const Ramp* op, const Expr&) {
 void IRVisitor::visit_Broadcast(const Broadcast* op, const Expr&) {
   visit_expr(op->value);
 }
+void IRVisitor::visit_Shuffle(const Shuffle* op, const Expr&) {
+  visit_expr(op->vector);
+}
 void IRVisitor::visit_Let(const Let* op, const Expr&) {
   visit_expr(op->var);
   visit_expr(op->value);

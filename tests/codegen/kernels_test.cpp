@@ -84,6 +84,31 @@ TEST(Kernels, ExplicitVectorLoadStoreAndGather) {
       EXPECT_EQ(ys[r * 8 + l], xs[r * 16 + 2 * l] + zs[r * 8 + l] + zs[r]) << r << "," << l;
 }
 
+TEST(Kernels, ShuffleBroadcastsWithinGroups) {
+  // Y[r, l] = X[r, (l / 4) * 4 + 1] for 16 lanes: each group of 4 gets its element 1, as the
+  // narrow-group conv builds its inputs; and a reversal.
+  Buffer x = make_buffer("X", DataType::f32(), {2 * 16});
+  Buffer y = make_buffer("Y", DataType::f32(), {2 * 16});
+  Buffer z = make_buffer("Z", DataType::f32(), {16});
+  std::vector<int> group, reverse;
+  for (int l = 0; l < 16; ++l) group.push_back(l / 4 * 4 + 1), reverse.push_back(15 - l);
+  Var r("r");
+  Stmt body = SeqStmt::make(
+      {For::make(r, i64(0), i64(2), ForKind::kSerial,
+                 BufferStore::make(y, Shuffle::make(x(Ramp::make(r * 16, i64(1), 16)), group),
+                                   {Ramp::make(r * 16, i64(1), 16)})),
+       BufferStore::make(z, Shuffle::make(x(Ramp::make(i64(0), i64(1), 16)), reverse),
+                         {Ramp::make(i64(0), i64(1), 16)})});
+  LoadedArtifact art(single_kernel_module("shuffle", {x, y, z}, body, 1));
+  auto xs = iota_floats(32, 1.0f, 1.0f);
+  std::vector<float> ys(32, 0.0f), zs(16, 0.0f);
+  ASSERT_EQ(art.run({xs.data()}, {ys.data(), zs.data()}), 0);
+  for (int row = 0; row < 2; ++row)
+    for (int l = 0; l < 16; ++l)
+      EXPECT_EQ(ys[size_t(row * 16 + l)], float(row * 16 + l / 4 * 4 + 1 + 1)) << row << "," << l;
+  for (int l = 0; l < 16; ++l) EXPECT_EQ(zs[size_t(l)], float(16 - l)) << l;
+}
+
 TEST(Kernels, ScatterStore) {
   // Y[2*l + 1] = X[l] for l in 0..7 (a strided vector store), Y[2*l] untouched.
   Buffer x = make_buffer("X", DataType::f32(), {8});

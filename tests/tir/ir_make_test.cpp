@@ -33,6 +33,16 @@ TEST(IrMake, SeqStmtFlattens) {
   EXPECT_TRUE(SeqStmt::make({s1}).same_as(s1));
 }
 
+TEST(IrMake, ShufflePicksLanesOfOneVector) {
+  Buffer b = Buffer::make("b", DataType::f32(), std::vector<int64_t>{8});
+  Expr v = b(Ramp::make(i64(0), i64(1), 8));
+  Expr s = Shuffle::make(v, {3, 3, 7, 7});
+  EXPECT_EQ(s.dtype(), DataType::f32().with_lanes(4));
+  EXPECT_THROW(Shuffle::make(v, {8, 0}), InternalError);  // lane 8 of 8
+  EXPECT_THROW(Shuffle::make(v, {1}), InternalError);     // one lane: not a vector
+  EXPECT_THROW(Shuffle::make(f32(1), {0, 0}), InternalError);
+}
+
 TEST(IrMake, StoreChecksElementType) {
   Buffer b = Buffer::make("b", DataType::f32(), std::vector<int64_t>{4});
   EXPECT_THROW(BufferStore::make(b, i64(1), {i64(0)}), InternalError);

@@ -22,6 +22,12 @@ TEST(Printer, AddKernel) {
             "      C[i, j] = A[i, j] + B[i, j]\n");
 }
 
+TEST(Printer, Shuffle) {
+  Buffer b = Buffer::make("B", DataType::f32(), std::vector<int64_t>{8});
+  EXPECT_EQ(to_string(Shuffle::make(b(Ramp::make(i64(0), i64(1), 8)), {1, 1, 5, 5})),
+            "shuffle(B[ramp(0, 1, 8)], [1, 1, 5, 5])");
+}
+
 TEST(Printer, DistinctVarsWithOneNameGetSuffixes) {
   Buffer c = Buffer::make("C", DataType::i64(), std::vector<int64_t>{8});
   Var i1("i"), i2("i");

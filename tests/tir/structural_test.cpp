@@ -30,6 +30,16 @@ TEST(Structural, DifferencesAreDetected) {
   EXPECT_NE(structural_hash(f), structural_hash(copy_kernel(8, ForKind::kParallel)));
 }
 
+TEST(Structural, ShufflesCompareByIndices) {
+  Buffer b = Buffer::make("b", DataType::f32(), std::vector<int64_t>{4});
+  Expr v = b(Ramp::make(i64(0), i64(1), 4));
+  Expr s = Shuffle::make(v, {0, 0, 2, 2});
+  EXPECT_TRUE(structural_equal(s, Shuffle::make(v, {0, 0, 2, 2})));
+  EXPECT_EQ(structural_hash(s), structural_hash(Shuffle::make(v, {0, 0, 2, 2})));
+  EXPECT_FALSE(structural_equal(s, Shuffle::make(v, {0, 0, 2, 3})));
+  EXPECT_NE(structural_hash(s), structural_hash(Shuffle::make(v, {0, 0, 2, 3})));
+}
+
 TEST(Structural, FreeVarsCompareByIdentityUnlessMapped) {
   Var x("x"), y("x");
   EXPECT_TRUE(structural_equal(x + 1, x + 1));

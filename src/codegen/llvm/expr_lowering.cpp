@@ -69,6 +69,10 @@ llvm::Value* KernelLowering::expr(const Expr& e) {
       auto* n = e.as<Broadcast>();
       return b_.CreateVectorSplat(n->lanes, expr(n->value));
     }
+    case NodeTag::Shuffle: {
+      auto* n = e.as<Shuffle>();
+      return b_.CreateShuffleVector(expr(n->vector), n->indices);
+    }
     case NodeTag::Let: {
       auto* n = e.as<Let>();
       vars_[n->var.node()] = expr(n->value);

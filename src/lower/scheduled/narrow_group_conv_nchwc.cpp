@@ -6,7 +6,7 @@
 //   Y[n, b, oh, ow, l] = bias[l] + sum over j < width, kh, kw of
 //       Xp[n, b, oh * sh + kh * dh, ow * sw + kw * dw, group(l) * width + j] * W[b, kh, kw, j, l]
 // with the input vector for (pixel, j) made of each group's j-th channel broadcast over that
-// group's lanes (one broadcast per group, blended by lane). Output rows run in parallel, R
+// group's lanes (a shuffle of the pixel's channel block). Output rows run in parallel, R
 // columns per register tile: the R accumulators stay in registers over all taps; for each
 // (kh, j) a blended input vector is built once per input column and shared by every (column,
 // kw) that reads it (stride 1: R + KW - 1 blends for R x KW FMAs), each weight vector loads
@@ -64,16 +64,13 @@ std::optional<std::vector<NodeKernel>> lower_narrow_group_conv_nchwc(const graph
   Expr n = floordiv(t, i64(cb * oh)), ch = floormod(floordiv(t, i64(oh)), i64(cb)),
        row = floormod(t, i64(oh));
   Expr lane = Ramp::make(i64(0), i64(1), int(lanes));
-  int64_t per_vector = lanes / width;
   // The input vector of column q for channel j of every group: group k's channel broadcast
-  // over its lanes.
-  auto group_broadcast = [&](const Expr& in_row, const Expr& q, const Expr& j) {
-    Expr v;
-    for (int64_t k = per_vector; k-- > 0;) {
-      Expr b = Broadcast::make(xb.load({n, ch, in_row, q, Expr(j) + k * width}), int(lanes));
-      v = v.defined() ? select(lane < Broadcast::make(i64((k + 1) * width), int(lanes)), b, v) : b;
-    }
-    return v;
+  // over its lanes, shuffled from one load of the column's channel block (an in-lane permute
+  // when a group fits a 128-bit lane).
+  auto group_broadcast = [&](const Expr& in_row, const Expr& q, int64_t j) {
+    std::vector<int> pick;
+    for (int64_t l = 0; l < lanes; ++l) pick.push_back(int(l / width * width + j));
+    return Shuffle::make(xb.load({n, ch, in_row, q, lane}), pick);
   };
   auto strip = [&](const Expr& col, int64_t cols) -> Stmt {
     Buffer acc =
@@ -95,7 +92,7 @@ std::optional<std::vector<NodeKernel>> lower_narrow_group_conv_nchwc(const graph
           int64_t off = r * sw + b * dw;
           auto it = inputs.find(off);
           if (it == inputs.end())
-            it = inputs.emplace(off, group_broadcast(in_row, col * sw + off, i64(j))).first;
+            it = inputs.emplace(off, group_broadcast(in_row, col * sw + off, j)).first;
           std::vector<Expr> ai = {i64(r), lane};
           taps.push_back(BufferStore::make(acc, acc.load(ai) + it->second * weight, ai));
         }

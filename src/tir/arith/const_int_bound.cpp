@@ -141,6 +141,9 @@ class BoundEvaluator : public ExprFunctor<ConstIntBound(const Expr&)> {
   ConstIntBound visit_Broadcast(const Broadcast* op, const Expr&) override {
     return visit_expr(op->value);
   }
+  ConstIntBound visit_Shuffle(const Shuffle* op, const Expr&) override {
+    return visit_expr(op->vector);
+  }
   ConstIntBound visit_Let(const Let* op, const Expr&) override {
     lets_[op->var.node()] = visit_expr(op->value);
     return visit_expr(op->body);

@@ -25,9 +25,12 @@ peak). The conv kernels below 50% are listed with their shape (from the ONNX gra
 inputs, weights and outputs once). A conv is marked memory-bound when AI is below the machine's
 ridge point, peak / bandwidth, with the bandwidth measured here (numpy copies of 128 MB on T
 threads, bytes read + written: DRAM, so a conv whose data stays in cache may beat that bound)
-or given with --mem-bw-gbs. On a shared machine every time here moves with the load of the
-others (the load average is recorded per model); the alternating rounds keep the ratio fairer
-than either time.
+or given with --mem-bw-gbs. The peak a model's kernels are held against is the run's peak or,
+when lower, the FMA loop's wall-clock rate at T threads measured just before that model's
+profile: on a shared machine a neighbour that takes part of a core slows the kernels and the
+FMA loop alike (both are recorded: "peak" in the header, "peak_gflops_now" per model). Every
+time here moves with the load of the others (the load average is recorded per model); the
+alternating rounds keep the ratio fairer than either time.
 
 The zoo (why these): each covers op families issue 12 names, at modest sizes so the whole bench
 runs in minutes on 2 cores:
@@ -479,9 +482,14 @@ def measure(row, path, feeds, artifact, inputs_npz, outputs_npz, report, args):
     if not ok:
         row["error"] = msg
     if args.peak_gflops:
+        # The peak of the machine as it is now: the run's peak, or less when a neighbour takes
+        # part of the cores (the FMA loop's wall-clock rate at T threads, measured just before).
+        peak = args.peak_gflops * T
+        if args.fma_peak:
+            peak = min(peak, model_bench.measure_wall_peak(args.fma_peak, args.vector_bits, T))
+        row["peak_gflops_now"] = peak
         profile = run_profile(args, artifact, inputs_npz, T, row["ingot_ms"])
-        row.update(analyse_profile(profile, report, conv_shapes(path),
-                                   args.peak_gflops * T, args.mem_bw_gbs))
+        row.update(analyse_profile(profile, report, conv_shapes(path), peak, args.mem_bw_gbs))
 
 
 # --- output -------------------------------------------------------------------------------------
@@ -528,7 +536,9 @@ def markdown(rows, info):
               f"{'met' if info['goal_met'] else 'not met'}"]
     for r in rows:
         if r.get("slow_convs"):
-            lines += ["", f"Conv kernels below 50% of peak in {r['model']} (by time):", "",
+            peak_now = r.get("peak_gflops_now")
+            lines += ["", f"Conv kernels below 50% of peak in {r['model']} (by time; peak "
+                      f"{num(peak_now, '{:.0f}')} GFLOP/s):", "",
                       "| kernel | conv | GFLOP/s | % peak | ms | % of model | AI FLOP/B "
                       "| memory-bound |", "|---|---|---:|---:|---:|---:|---:|---|"]
             for c in r["slow_convs"][:CONV_LIST_LIMIT]:
@@ -592,7 +602,7 @@ def default_fma_peak():
 
 def machine_info(args):
     """The FMA peak per core, the bandwidth and the run's context."""
-    bits = model_bench.target_vector_bits(args.ingot, args.target)
+    bits = args.vector_bits = model_bench.target_vector_bits(args.ingot, args.target)
     info = {"target": args.target or "host", "threads": args.threads, "ingot": args.ingot,
             "ort_version": ort.__version__, "cpu_count": os.cpu_count(),
             "peak_isa": "ymm (AVX2)" if bits < 512 else "zmm (AVX-512)",

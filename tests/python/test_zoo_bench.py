@@ -60,6 +60,8 @@ def main():
     check(tiny["status"] == "ok" and tiny["parity"] == "pass", f"tiny_cnn: {tiny}")
     check(tiny["ingot_ms"] > 0 and tiny["ort_ms"] > 0 and tiny["ratio"] > 0, "tiny_cnn times")
     check(0 <= tiny["below_50_pct"] <= 100.01, "tiny_cnn: share below 50% of peak")
+    check(0 < tiny["peak_gflops_now"] <= 100 * tiny["threads"] + 1e-9,
+          f"tiny_cnn: the peak its kernels are held against: {tiny.get('peak_gflops_now')}")
     convs = tiny["slow_convs"]
     check(convs and all(c["shape"] != "?" and c["ai"] > 0 for c in convs),
           f"tiny_cnn: slow convs with shapes and AI: {convs}")

@@ -1,6 +1,7 @@
-// What the ConvNCHWc kernel builders (conv_nchwc.cpp, depthwise_nchwc.cpp) read off a ConvNCHWc
-// node: its blocked shapes, strides, dilations and pads, optional inputs, and the bias padded
-// to whole channel blocks, and the zero-padded copy of the input.
+// What the convolution kernel builders (conv_nchwc.cpp, depthwise_nchwc.cpp,
+// narrow_group_conv_nchwc.cpp, depthwise.cpp) share: a ConvNCHWc node's blocked shapes,
+// strides, dilations and pads, optional inputs, the bias padded to whole channel blocks, the
+// zero-padded copy of the input, and the main kernel's parameter binding.
 #pragma once
 
 #include <algorithm>
@@ -47,6 +48,25 @@ inline std::vector<float> padded_bias(const graph::Value* bias, int64_t channels
     std::copy(b, b + channels, out.begin());
   }
   return out;
+}
+
+// The main kernel of a convolution built as one loop nest: params X, W, B, [Z], Y (Z: the fused
+// summand, when `z` is set) bound to x, w, b, [z], y.
+inline NodeKernel conv_loop_kernel(std::string name, tir::Stmt body,
+                                   const std::vector<tir::Buffer>& xwb_z_y,
+                                   const std::vector<const graph::Value*>& xwb,
+                                   const graph::Value* z, const graph::Value* y) {
+  tir::PrimFunc f;
+  f.name = std::move(name);
+  f.params = {xwb_z_y[0], xwb_z_y[1], xwb_z_y[2]};
+  if (z) f.params.push_back(xwb_z_y[3]);
+  f.params.push_back(xwb_z_y[4]);
+  f.body = std::move(body);
+  NodeKernel k{f, xwb};
+  if (z) k.args.push_back(z);
+  k.args.push_back(y);
+  k.main = true;
+  return k;
 }
 
 // The blocked input zero padded spatially by a kernel appended to `kernels` (the input itself

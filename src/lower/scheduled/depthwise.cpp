@@ -4,6 +4,7 @@
 // expression, so each output vector is computed in registers from KH*KW input vectors and
 // stored once, with the bias and the fused epilogue (summand, activation) applied.
 #include "lower/compute/epilogue.h"
+#include "lower/scheduled/conv_nchwc_geometry.h"
 #include "lower/scheduled/layout_kernels.h"
 #include "lower/scheduled/scheduled.h"
 #include "tir/op.h"
@@ -62,18 +63,11 @@ std::optional<std::vector<NodeKernel>> lower_depthwise_conv2d(const graph::Node&
                       wb.load({ch, i64(0), i64(kh), i64(kw)});
   std::vector<Expr> yi = {n, ch, oh, ow};
   Stmt store = BufferStore::make(yb, apply_epilogue(node, acc, z ? zb.load(yi) : Expr()), yi);
-  PrimFunc f;
-  f.name = "depthwise_conv2d";
-  f.params = {xb, wb, bb};
-  if (z) f.params.push_back(zb);
-  f.params.push_back(yb);
-  f.body = loop(nc, ys[0] * c, loop(oh, ys[2], loop(ow, ys[3], store, ForKind::kVectorized)),
-                ForKind::kParallel);
-  NodeKernel k{f, {input, w, b}};
-  if (z) k.args.push_back(z);
-  k.args.push_back(y);
-  k.main = true;
-  kernels.push_back(std::move(k));
+  kernels.push_back(conv_loop_kernel(
+      "depthwise_conv2d",
+      loop(nc, ys[0] * c, loop(oh, ys[2], loop(ow, ys[3], store, ForKind::kVectorized)),
+           ForKind::kParallel),
+      {xb, wb, bb, zb, yb}, {input, w, b}, z, y));
   return kernels;
 }
 

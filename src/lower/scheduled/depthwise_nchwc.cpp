@@ -201,17 +201,9 @@ std::vector<NodeKernel> lower_depthwise_nchwc(const graph::Node& node, int vecto
   Stmt body = row_body(true);
   if (row_hi > row_lo)
     body = IfThenElse::make(row >= i64(row_lo) && row < i64(row_hi), row_body(false), body);
-  PrimFunc f;
-  f.name = "depthwise_conv2d_nchwc";
-  f.params = {xb, wb, bb};
-  if (z) f.params.push_back(zb);
-  f.params.push_back(yb);
-  f.body = loop(t, g.ys[0] * cb * oh, body, ForKind::kParallel);
-  NodeKernel k{f, {node.inputs[0], wv, bv}};
-  if (z) k.args.push_back(z);
-  k.args.push_back(y);
-  k.main = true;
-  return {k};
+  return {conv_loop_kernel("depthwise_conv2d_nchwc",
+                           loop(t, g.ys[0] * cb * oh, body, ForKind::kParallel),
+                           {xb, wb, bb, zb, yb}, {node.inputs[0], wv, bv}, z, y)};
 }
 
 }  // namespace ingot::lower

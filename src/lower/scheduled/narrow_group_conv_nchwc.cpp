@@ -118,17 +118,10 @@ std::optional<std::vector<NodeKernel>> lower_narrow_group_conv_nchwc(const graph
   std::vector<Stmt> parts = {
       For::make(s, i64(0), i64(full), ForKind::kSerial, strip(Expr(s) * per, per))};
   if (rest > 0) parts.push_back(strip(i64(full * per), rest));
-  PrimFunc f;
-  f.name = "narrow_group_conv2d_nchwc";
-  f.params = {xb, wb, bb};
-  if (z) f.params.push_back(zb);
-  f.params.push_back(yb);
-  f.body = loop(t, g.ys[0] * cb * oh, SeqStmt::make(parts), ForKind::kParallel);
-  NodeKernel k{f, {input, wv, bv}};
-  if (z) k.args.push_back(z);
-  k.args.push_back(y);
-  k.main = true;
-  kernels.push_back(std::move(k));
+  kernels.push_back(
+      conv_loop_kernel("narrow_group_conv2d_nchwc",
+                       loop(t, g.ys[0] * cb * oh, SeqStmt::make(parts), ForKind::kParallel),
+                       {xb, wb, bb, zb, yb}, {input, wv, bv}, z, y));
   return kernels;
 }
 

@@ -109,7 +109,7 @@ std::vector<NodeKernel> lower_depthwise_nchwc(const graph::Node& node, int vecto
     Stmt body = loop(l, blk, pixel(Expr(v) + lo, l, check_rows, check_cols), ForKind::kVectorized);
     return For::make(v, i64(0), i64(hi - lo), ForKind::kSerial, body);
   };
-  // The register tile: `cols` output columns from `col` in an interior row.
+  // The register tile: `cols` output columns from `col`, the block as `vecs` vectors of `lanes`.
   int64_t lanes = std::clamp<int64_t>(vector_bits / 32, 4, 16);
   int64_t vecs = blk % lanes == 0 ? blk / lanes : 0;
   // The kernel rows that read inside the input at output row `row` (all of them in interior

@@ -6,6 +6,8 @@
 #include <numeric>
 
 #include "artifact_util.h"
+#include "schedule/intrin/x86_fma.h"
+#include "support/error.h"
 
 namespace ingot::codegen::test {
 namespace {
@@ -107,6 +109,44 @@ TEST(Kernels, ShuffleBroadcastsWithinGroups) {
     for (int l = 0; l < 16; ++l)
       EXPECT_EQ(ys[size_t(row * 16 + l)], float(row * 16 + l / 4 * 4 + 1 + 1)) << row << "," << l;
   for (int l = 0; l < 16; ++l) EXPECT_EQ(zs[size_t(l)], float(16 - l)) << l;
+}
+
+TEST(Kernels, FmaTileWithAVectorAOperandIsADepthwiseTile) {
+  // The FMA tile with A using j: C[i, j] += sum over a, b of X[a, i + b, j] * W[a, b, j], a 3x3
+  // depthwise tile of 4 output columns x 16 channels (two 8-lane vectors), compiled from the
+  // intrinsic's implementation and checked against the sum.
+  schedule::FmaTileSpec s;
+  s.lanes = 8, s.mr = 4, s.nr = 16, s.k = {3, 3};
+  s.a.dims = {{0, 0, 1, 0}, {1, 0, 0, 1}, {0, 1, 0, 0}};  // X[a, i + b, j]
+  s.b.dims = {{0, 0, 1, 0}, {0, 0, 0, 1}, {0, 1, 0, 0}};  // W[a, b, j]
+  s.c.dims = {{1, 0, 0, 0}, {0, 1, 0, 0}};                // Y[i, j]
+  std::string name = schedule::fma_tile_name(s);
+  auto parsed = schedule::parse_fma_tile_spec(name);
+  ASSERT_TRUE(parsed.has_value()) << name;
+  EXPECT_EQ(parsed->a.dims, s.a.dims);
+  schedule::FmaTileSpec bad = s;
+  bad.a.dims = {{0, 1, 1, 0}, {1, 0, 0, 1}, {0, 0, 0, 0}};  // j outside A's last dimension
+  EXPECT_THROW(schedule::make_fma_tile_intrin(bad), ingot::InternalError);
+  EXPECT_FALSE(schedule::parse_fma_tile_spec(schedule::fma_tile_name(bad)).has_value());
+  schedule::TensorIntrin in = schedule::make_fma_tile_intrin(s);
+  const auto& p = in.impl.params;  // A[3, 6, 16], B[3, 3, 16], C[4, 16]
+  ASSERT_EQ(p.size(), 3u);
+  Var i("i");
+  Stmt zero = For::make(i, i64(0), i64(4), ForKind::kSerial,
+                        BufferStore::make(p[2], make_const(DataType::f32().with_lanes(16), 0),
+                                          {i, Ramp::make(i64(0), i64(1), 16)}));
+  LoadedArtifact art(single_kernel_module("dw_tile", p, SeqStmt::make({zero, in.impl.body}), 2));
+  auto xs = iota_floats(3 * 6 * 16, 0.01f, -1.0f), ws = iota_floats(3 * 3 * 16, 0.03f, -0.5f);
+  std::vector<float> ys(4 * 16, 0.0f);
+  ASSERT_EQ(art.run({xs.data(), ws.data()}, {ys.data()}), 0);
+  for (int r = 0; r < 4; ++r)
+    for (int j = 0; j < 16; ++j) {
+      double want = 0;
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b)
+          want += double(xs[size_t((a * 6 + r + b) * 16 + j)]) * ws[size_t((a * 3 + b) * 16 + j)];
+      EXPECT_NEAR(ys[size_t(r * 16 + j)], want, 1e-4) << r << "," << j;
+    }
 }
 
 TEST(Kernels, ScatterStore) {

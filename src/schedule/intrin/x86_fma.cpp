@@ -90,7 +90,10 @@ std::string spec_problem(const FmaTileSpec& s) {
   if (s.k.empty()) return "no reduction loop";
   for (int64_t e : s.k)
     if (e < 1) return "empty reduction loop";
-  auto check = [&](const FmaOperand& o, bool uses_i, bool uses_j, bool uses_k) -> std::string {
+  // uses_j: the operand may use j (then in its last dimension with coefficient 1);
+  // j_required: it must.
+  auto check = [&](const FmaOperand& o, bool uses_i, bool uses_j, bool uses_k,
+                   bool j_required) -> std::string {
     if (o.dims.empty()) return "an operand has no dimensions";
     for (size_t d = 0; d < o.dims.size(); ++d) {
       const auto& c = o.dims[d];
@@ -103,11 +106,11 @@ std::string spec_problem(const FmaTileSpec& s) {
       for (size_t k = 2; k < nvars; ++k)
         if (!uses_k && c[k] != 0) return "operand uses a reduction variable";
     }
-    if (uses_j && o.dims.back()[1] != 1) return "j must be the last dimension";
+    if (j_required && o.dims.back()[1] != 1) return "j must be the last dimension";
     return "";
   };
-  for (auto p : {check(s.a, true, false, true), check(s.b, false, true, true),
-                 check(s.c, true, true, false)})
+  for (auto p : {check(s.a, true, true, true, false), check(s.b, false, true, true, true),
+                 check(s.c, true, true, false, true)})
     if (!p.empty()) return p;
   return "";
 }
@@ -281,6 +284,8 @@ TensorIntrin make_fma_tile_intrin(const FmaTileSpec& s) {
   //    C = acc. The row / vector steps are written out (not loops) so every accumulator access
   //    has a constant offset and SROA keeps the tile in registers across the reduction loops.
   {
+    bool a_vector = std::any_of(s.a.dims.begin(), s.a.dims.end(),
+                                [](const std::vector<int64_t>& c) { return c[1] != 0; });
     Buffer acc = Buffer::make("acc", f, std::vector<int64_t>{s.mr, s.nr}, StorageScope::kLocal);
     std::vector<Var> kv;
     for (size_t k = 0; k < s.k.size(); ++k)
@@ -289,7 +294,8 @@ TensorIntrin make_fma_tile_intrin(const FmaTileSpec& s) {
     for (int r = 0; r < s.mr; ++r) {
       std::vector<Expr> vars = {i64(r), i64(0)};
       vars.insert(vars.end(), kv.begin(), kv.end());
-      Expr a_scalar = A.load(operand_index(s.a, vars));
+      // A without j: one element broadcast per row; with j: a vector per row (elementwise).
+      Expr a_scalar = a_vector ? Expr() : A.load(operand_index(s.a, vars));
       for (int v0 = 0; v0 < s.nr; v0 += s.lanes) {
         int w = std::min(s.lanes, s.nr - v0);
         Expr lanes = Ramp::make(i64(v0), i64(1), w);
@@ -298,10 +304,12 @@ TensorIntrin make_fma_tile_intrin(const FmaTileSpec& s) {
         std::vector<Expr> ci = operand_index(s.c, zero_k, lanes);
         std::vector<Expr> ai = {i64(r), lanes};
         load.push_back(BufferStore::make(acc, C.load(ci), ai));
-        step.push_back(BufferStore::make(
-            acc,
-            acc.load(ai) + Broadcast::make(a_scalar, w) * B.load(operand_index(s.b, vars, lanes)),
-            ai));
+        step.push_back(
+            BufferStore::make(acc,
+                              acc.load(ai) + (a_vector ? A.load(operand_index(s.a, vars, lanes))
+                                                       : Broadcast::make(a_scalar, w)) *
+                                                 B.load(operand_index(s.b, vars, lanes)),
+                              ai));
         store.push_back(BufferStore::make(C, acc.load(ai), ci));
       }
     }

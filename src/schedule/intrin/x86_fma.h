@@ -7,8 +7,9 @@
 // at (ic, oh*s + kh, ow*s + kw), B = weights packed [OC/NR, KH, KW, IC, NR], C = blocked output).
 //
 // The implementation keeps the MR x NR tile in a local accumulator (MR * ceil(NR / lanes) vector
-// registers after LLVM's SROA) across all reduction loops, broadcasts one A element per row and
-// loads the NR-wide B row per step: mul + add in tir, contracted by LLVM into vfmadd231ps on zmm
+// registers after LLVM's SROA) across all reduction loops, broadcasts one A element per row (or
+// loads a vector of A when A uses j: the elementwise, depthwise form) and loads the NR-wide B
+// row per step: mul + add in tir, contracted by LLVM into vfmadd231ps on zmm
 // (AVX-512, lanes 16) or ymm (AVX2, lanes 8), or fmla on 128-bit q registers (NEON, lanes 4).
 // A column count that is not a multiple of the lanes ends with one narrower vector. The ISA is
 // part of the kernel's name (and so of traces): the body is the same, the lanes and the tile
@@ -45,8 +46,10 @@ struct FmaTileSpec {
   int nr = 32;
   std::vector<int64_t> k;  // reduction extents, outermost first
   CpuVectorIsa::Arch arch = CpuVectorIsa::kX86;
-  // A uses i and k only; B uses k and j, C uses i and j, with j only in their last dimension and
-  // with coefficient 1 (contiguous vectors).
+  // A uses i and k, B uses k and j, C uses i and j, with j only in their last dimension and with
+  // coefficient 1 (contiguous vectors). A may use j too (same rule): then each step multiplies
+  // a vector of A elementwise instead of broadcasting one element per row (a depthwise tile:
+  // C[i, j] += A[i, k..., j] * B[k..., j]).
   FmaOperand a, b, c;
 };
 

@@ -35,6 +35,9 @@ Models: a path to an .onnx file, or a name from scripts/make_models.py, e.g.
   conv3x3_14   Conv 256->256 3x3 pad 1 on 1x256x14x14 (stage 3)
   conv3x3_7    Conv 512->512 3x3 pad 1 on 1x512x7x7 (stage 4)
   conv1x1_56   Conv 64->256 1x1 on 1x64x56x56 (stage 1 expansion)
+  dwconv7x7_56 depthwise Conv 96ch 7x7 pad 3 on 1x96x56x56 (ConvNeXt-T stage 1)
+  gconv3x3_g32_28 / gconv3x3_g32_56  grouped Conv 3x3, 32 groups: 256ch @28x28 (8 per group),
+               128ch @56x56 (4 per group) (ResNeXt-50 32x4d stages 2 and 1)
   resnet50, mobilenetv2, bert (4 layers), bert_base (BERT-base: 12 layers, hidden 768, 12 heads,
   seq 128, FFN 3072), tiny_cnn, tiny_mobilenet, tiny_bert
 

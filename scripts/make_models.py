@@ -521,17 +521,18 @@ def single_gemm(m=13, k=300, n=70, name="gemm_odd"):
     return b.model([x], [out], 13)
 
 
-def single_conv(c=64, oc=None, hw=56, k=3, stride=1, dilation=1, bias=False, name="conv3x3_56"):
+def single_conv(c=64, oc=None, hw=56, k=3, stride=1, dilation=1, bias=False, group=1,
+                name="conv3x3_56"):
     """One Conv (a ResNet-50 layer shape by default: 64->64 3x3 on 56x56)."""
     oc = oc or c
     b = Builder(name)
-    ins = ["x", b.weight([oc, c, k, k])]
+    ins = ["x", b.weight([oc, c // group, k, k])]
     if bias:
         ins.append(b.const((0.1 * b.rng.standard_normal(oc)).astype(np.float32), "bias"))
     pad = dilation * (k // 2)
     ohw = (hw + 2 * pad - dilation * (k - 1) - 1) // stride + 1
     y = b.op("Conv", ins, kernel_shape=[k, k], strides=[stride, stride], pads=[pad] * 4,
-             dilations=[dilation, dilation])
+             dilations=[dilation, dilation], group=group)
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, hw, hw])
     out = helper.make_tensor_value_info(y, TensorProto.FLOAT, [1, oc, ohw, ohw])
     return b.model([x], [out], 13)
@@ -553,6 +554,10 @@ MODELS = {
     "conv3x3_14": lambda: single_conv(c=256, hw=14, name="conv3x3_14"),
     "conv3x3_7": lambda: single_conv(c=512, hw=7, name="conv3x3_7"),
     "conv1x1_56": lambda: single_conv(c=64, oc=256, hw=56, k=1, name="conv1x1_56"),
+    # ConvNeXt's depthwise 7x7 and ResNeXt's grouped 3x3 (8 and 4 channels per group).
+    "dwconv7x7_56": lambda: single_conv(c=96, hw=56, k=7, group=96, name="dwconv7x7_56"),
+    "gconv3x3_g32_28": lambda: single_conv(c=256, hw=28, group=32, name="gconv3x3_g32_28"),
+    "gconv3x3_g32_56": lambda: single_conv(c=128, hw=56, group=32, name="gconv3x3_g32_56"),
     "gemm_odd": lambda: single_gemm(),
     "conv_chain_odd": lambda: conv_chain(),
     "grouped_convs": lambda: grouped_convs(),

@@ -204,11 +204,11 @@ void print_profile(rt::Session& session, const rt::Model& model, int runs) {
     session.set_profiling(true);  // resets the accumulated times
     session.run();
     std::vector<rt::KernelTime> times = session.kernel_times(model);
-    for (size_t k = 0; k < kernels; ++k) {
-      per_run[k].push_back(times[k].total_seconds);
-      if (totals.size() < kernels) {
-        totals.push_back(times[k]);
-      } else {
+    for (size_t k = 0; k < kernels; ++k) per_run[k].push_back(times[k].total_seconds);
+    if (totals.empty()) {
+      totals = times;
+    } else {
+      for (size_t k = 0; k < kernels; ++k) {
         totals[k].total_seconds += times[k].total_seconds;
         totals[k].calls += times[k].calls;
       }

@@ -485,8 +485,10 @@ def measure(row, path, feeds, artifact, inputs_npz, outputs_npz, report, args):
         # The peak of the machine as it is now: the run's peak, or less when a neighbour takes
         # part of the cores (the FMA loop's wall-clock rate at T threads, measured just before).
         peak = args.peak_gflops * T
-        if args.fma_peak:
-            peak = min(peak, model_bench.measure_wall_peak(args.fma_peak, args.vector_bits, T))
+        now = model_bench.measure_wall_peak(args.fma_peak, args.vector_bits, T) \
+            if args.fma_peak else None
+        if now:
+            peak = min(peak, now)
         row["peak_gflops_now"] = peak
         profile = run_profile(args, artifact, inputs_npz, T, row["ingot_ms"])
         row.update(analyse_profile(profile, report, conv_shapes(path), peak, args.mem_bw_gbs))

@@ -1,6 +1,6 @@
 // The compile pipeline, written as one readable list of named stages (as Halide's Lower.cpp):
 // import -> bind shapes -> infer types -> dead code -> verify -> lower -> schedule -> tir passes
-// (lower_blocks, unroll_loops, flatten_buffers, simplify) -> codegen.
+// (lower_blocks, unroll_loops, vectorize_loops, flatten_buffers, simplify) -> codegen.
 #include "driver/compile.h"
 
 #include "driver/constant_eval.h"
@@ -32,6 +32,7 @@
 #include "tir/transforms/lower_blocks.h"
 #include "tir/transforms/simplify.h"
 #include "tir/transforms/unroll_loops.h"
+#include "tir/transforms/vectorize_loops.h"
 
 namespace ingot::driver {
 namespace {
@@ -68,7 +69,8 @@ void check_options(const CompileOptions& o) {
 const std::vector<std::string>& pipeline_stage_names() {
   static const std::vector<std::string> names = {
       "import",       "bind_input_shapes", "infer_types",     "lower",    "schedule",
-      "lower_blocks", "unroll_loops",      "flatten_buffers", "simplify", "codegen"};
+      "lower_blocks", "unroll_loops",      "vectorize_loops", "flatten_buffers", "simplify",
+      "codegen"};
   return names;
 }
 
@@ -191,6 +193,8 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   after_tir("schedule");
   each_kernel("lower_blocks", [](tir::PrimFunc f) { return tir::lower_blocks(std::move(f)); });
   each_kernel("unroll_loops", [](tir::PrimFunc f) { return tir::unroll_loops(std::move(f), 64); });
+  each_kernel("vectorize_loops",
+              [](tir::PrimFunc f) { return tir::vectorize_loops(std::move(f)); });
   each_kernel("flatten_buffers",
               [](tir::PrimFunc f) { return tir::flatten_buffers(std::move(f)); });
   each_kernel("simplify", [](tir::PrimFunc f) { return tir::simplify(std::move(f)); });

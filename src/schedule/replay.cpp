@@ -43,6 +43,9 @@ class Replayer {
       out(i, {s_.fuse(loops(i, 0)).id});
     } else if (k == "reorder") {
       s_.reorder(loops(i, 0));
+    } else if (k == "partition") {
+      outs(i, s_.partition(loop(i, 0), input(i, 1).get<std::vector<int64_t>>(),
+                           attr<bool>(i, "branch")));
     } else if (k == "parallel") {
       s_.parallel(loop(i, 0));
     } else if (k == "vectorize") {

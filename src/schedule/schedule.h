@@ -74,6 +74,11 @@ class Schedule {
   std::vector<LoopRV> split(LoopRV loop, std::vector<Factor> factors);
   LoopRV fuse(std::vector<LoopRV> loops);
   void reorder(std::vector<LoopRV> order);
+  // Cuts the loop's range at constant points; each part gets a copy of the body simplified
+  // for its range (blocks renamed <name>_p<k>; a block left storing back what it loads is
+  // removed). Returns a loop per part: the part's loop, or with `branch` (one loop whose body
+  // branches on the part; the body must be one loop) the copy of that inner loop.
+  std::vector<LoopRV> partition(LoopRV loop, std::vector<int64_t> cuts, bool branch = false);
   void parallel(LoopRV loop);
   void vectorize(LoopRV loop);
   void unroll(LoopRV loop);

@@ -18,6 +18,7 @@ class TraceFormatError : public ScheduleError {
 // Parameter names of instruction inputs, for the printout ("" = positional).
 std::vector<std::string> input_names(const std::string& kind) {
   if (kind == "split") return {"", "factors"};
+  if (kind == "partition") return {"", "cuts"};
   if (kind == "fuse" || kind == "reorder") return {"*"};
   return {};
 }

@@ -149,6 +149,51 @@ TEST(Kernels, FmaTileWithAVectorAOperandIsADepthwiseTile) {
     }
 }
 
+TEST(Kernels, FmaTileWithLaneGroupsSumsEachGroupsInputs) {
+  // The FMA tile with lane groups of 4: C[i, j] += sum over b, g of X[i + b, floor(j / 4) * 4 + g]
+  // * W[b, g, j], a 1x3 grouped-conv tile of 3 output columns x 16 channels (two 8-lane
+  // vectors, 4 groups of 4), compiled from the intrinsic's implementation and checked against
+  // the sum.
+  schedule::FmaTileSpec s;
+  s.lanes = 8, s.mr = 3, s.nr = 16, s.k = {3, 4}, s.a_group = 4;
+  s.a.dims = {{1, 0, 1, 0}, {0, 0, 0, 1}};             // X[i + b, g (+ the group's first)]
+  s.b.dims = {{0, 0, 1, 0}, {0, 0, 0, 1}, {0, 1, 0, 0}};  // W[b, g, j]
+  s.c.dims = {{1, 0, 0, 0}, {0, 1, 0, 0}};                // Y[i, j]
+  std::string name = schedule::fma_tile_name(s);
+  EXPECT_NE(name.find("_g4"), std::string::npos) << name;
+  auto parsed = schedule::parse_fma_tile_spec(name);
+  ASSERT_TRUE(parsed.has_value()) << name;
+  EXPECT_EQ(parsed->a_group, 4);
+  for (auto breaks : {+[](schedule::FmaTileSpec& b) { b.a_group = 3; },  // not a divisor of 8
+                      +[](schedule::FmaTileSpec& b) { b.k = {3, 2}; },    // group var extent
+                      +[](schedule::FmaTileSpec& b) { b.a.dims.back() = {0, 1, 0, 1}; }}) {
+    schedule::FmaTileSpec bad = s;
+    breaks(bad);
+    EXPECT_THROW(schedule::make_fma_tile_intrin(bad), ingot::InternalError);
+    EXPECT_FALSE(schedule::parse_fma_tile_spec(schedule::fma_tile_name(bad)).has_value());
+  }
+  schedule::TensorIntrin in = schedule::make_fma_tile_intrin(s);
+  const auto& p = in.impl.params;  // A[5, 16], B[3, 4, 16], C[3, 16]
+  ASSERT_EQ(p.size(), 3u);
+  ASSERT_EQ(p[0]->shape.size(), 2u);
+  Var i("i");
+  Stmt zero = For::make(i, i64(0), i64(3), ForKind::kSerial,
+                        BufferStore::make(p[2], make_const(DataType::f32().with_lanes(16), 0),
+                                          {i, Ramp::make(i64(0), i64(1), 16)}));
+  LoadedArtifact art(single_kernel_module("group_tile", p, SeqStmt::make({zero, in.impl.body}), 2));
+  auto xs = iota_floats(5 * 16, 0.01f, -1.0f), ws = iota_floats(3 * 4 * 16, 0.03f, -0.5f);
+  std::vector<float> ys(3 * 16, 0.0f);
+  ASSERT_EQ(art.run({xs.data(), ws.data()}, {ys.data()}), 0);
+  for (int r = 0; r < 3; ++r)
+    for (int j = 0; j < 16; ++j) {
+      double want = 0;
+      for (int b = 0; b < 3; ++b)
+        for (int g = 0; g < 4; ++g)
+          want += double(xs[size_t((r + b) * 16 + j / 4 * 4 + g)]) * ws[size_t((b * 4 + g) * 16 + j)];
+      EXPECT_NEAR(ys[size_t(r * 16 + j)], want, 1e-4) << r << "," << j;
+    }
+}
+
 TEST(Kernels, ScatterStore) {
   // Y[2*l + 1] = X[l] for l in 0..7 (a strided vector store), Y[2*l] untouched.
   Buffer x = make_buffer("X", DataType::f32(), {8});

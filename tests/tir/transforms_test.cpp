@@ -1,4 +1,5 @@
-// Passes: simplify, flatten_buffers, unroll_loops (before/after structural) and verify.
+// Passes: simplify, flatten_buffers, unroll_loops, vectorize_loops (before/after structural) and
+// verify.
 #include <gtest/gtest.h>
 
 #include "support/error.h"
@@ -8,6 +9,7 @@
 #include "tir/transforms/flatten_buffers.h"
 #include "tir/transforms/simplify.h"
 #include "tir/transforms/unroll_loops.h"
+#include "tir/transforms/vectorize_loops.h"
 #include "tir/verify.h"
 
 namespace ingot::tir {
@@ -95,6 +97,38 @@ TEST(UnrollLoops, ShortUnrolledLoopsBecomeCopies) {
   Stmt serial =
       For::make(j, i64(0), i64(3), ForKind::kSerial, BufferStore::make(b, f32(1), {i, j}));
   EXPECT_TRUE(unroll_loops(serial, 8).same_as(serial));
+}
+
+TEST(VectorizeLoops, StraightLineStoresBecomeVectorStores) {
+  // for l in vectorized(0, 16): Y[i, l + 16] = select(c, Y[i, l + 16] + X[i, l] * W[l], Y[...])
+  // and Z[i, l] = 0.5 (a broadcast): the contiguous run of l is a Ramp in the last index.
+  Buffer x = buf("X", {4, 16}), w = buf("W", {16}), y = buf("Y", {4, 32}), z = buf("Z", {4, 16});
+  Var i("i"), l("l"), c("c", DataType::boolean());
+  Expr yl = y(i, Expr(l) + i64(16));
+  Stmt body = SeqStmt::make({BufferStore::make(y, select(c, yl + x(i, l) * w(l), yl),
+                                               {i, Expr(l) + i64(16)}),
+                             BufferStore::make(z, f32(0.5), {i, l})});
+  Stmt s = For::make(l, i64(0), i64(16), ForKind::kVectorized, body);
+  Expr r16 = Ramp::make(i64(16), i64(1), 16), r0 = Ramp::make(i64(0), i64(1), 16);
+  Expr yv = y(i, r16);
+  Stmt want =
+      SeqStmt::make({BufferStore::make(y, select(c, yv + x(i, r0) * w(r0), yv), {i, r16}),
+                     BufferStore::make(z, Broadcast::make(f32(0.5), 16), {i, r0})});
+  EXPECT_TRUE(structural_equal(vectorize_loops(s), want)) << to_string(vectorize_loops(s));
+  // Left to LLVM: a strided access, the variable outside the last index, a nested loop, a
+  // condition on the variable, a serial loop, a long loop.
+  auto vec = [&](Stmt b, int64_t n = 16) {
+    return For::make(l, i64(0), i64(n), ForKind::kVectorized, b);
+  };
+  Var j("j");
+  for (const Stmt& keep : std::vector<Stmt>{
+           vec(BufferStore::make(z, x(i, floormod(Expr(l) * 2, i64(16))), {i, l})),
+        vec(BufferStore::make(z, x(floormod(Expr(l), i64(4)), i64(0)), {i, l})),
+        vec(For::make(j, i64(0), i64(2), ForKind::kSerial, BufferStore::make(z, f32(1), {i, l}))),
+        vec(BufferStore::make(z, select(Expr(l) < i64(3), f32(1), f32(0)), {i, l})),
+        For::make(l, i64(0), i64(16), ForKind::kSerial, BufferStore::make(z, f32(1), {i, l})),
+        vec(BufferStore::make(buf("L", {1, 128}), f32(1), {i64(0), l}), 128)})
+    EXPECT_TRUE(vectorize_loops(keep).same_as(keep)) << to_string(keep);
 }
 
 TEST(Verify, AcceptsWellFormedAndNamesTheOffender) {

@@ -1,8 +1,9 @@
 // Kernel lowering: parallel loops. The body is outlined into
 //   i32 @<kernel>_par<k>(i64 task, i64 num_tasks, ptr closure)
-// which runs one contiguous chunk of iterations; every value in scope (variables, buffer
-// pointers, the services table) travels in a closure struct on the caller's stack, and the
-// caller runs it through services->parallel_for, returning any non-zero status.
+// which runs one contiguous chunk of iterations (through <kernel>_par<k>_body, inlined into it,
+// whose buffer parameters keep their noalias attributes); every value in scope (variables,
+// buffer pointers, the services table) travels in a closure struct on the caller's stack, and
+// the caller runs it through services->parallel_for, returning any non-zero status.
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
@@ -43,33 +44,50 @@ void KernelLowering::parallel_loop(const For& op) {
   for (size_t i = 0; i < values.size(); ++i)
     b_.CreateStore(values[i], b_.CreateStructGEP(closure_ty, closure, unsigned(i)));
 
-  // 2. The outlined body.
+  // 2. The outlined body: <kernel>_par<k> loads the closure, computes its chunk and calls
+  //    <kernel>_par<k>_body(values..., begin, end), always inlined, whose buffer parameters keep
+  //    the noalias attribute they have here. Pointers loaded from the closure would tell LLVM
+  //    nothing; inlined noalias parameters become scoped alias metadata, so the loop vectorizer
+  //    and load/store forwarding know the buffers apart (no run-time alias checks).
   auto* i64 = b_.getInt64Ty();
   auto* ptr = llvm::PointerType::get(ctx_, 0);
+  llvm::Type* vt = type_of(op.loop_var.dtype());
+  bool sign = op.loop_var.dtype().is_int();
+  std::string name = fmt::format("{}_par{}", kernel_name_, num_outlined_++);
   auto* body_ty = llvm::FunctionType::get(b_.getInt32Ty(), {i64, i64, ptr}, false);
-  auto* body =
-      llvm::Function::Create(body_ty, llvm::Function::InternalLinkage,
-                             fmt::format("{}_par{}", kernel_name_, num_outlined_++), module_);
+  auto* body = llvm::Function::Create(body_ty, llvm::Function::InternalLinkage, name, module_);
   body->addFnAttr(llvm::Attribute::NoUnwind);
+  std::vector<llvm::Type*> inner_types = types;
+  inner_types.push_back(vt);
+  inner_types.push_back(vt);
+  auto* inner_ty = llvm::FunctionType::get(b_.getInt32Ty(), inner_types, false);
+  auto* inner =
+      llvm::Function::Create(inner_ty, llvm::Function::InternalLinkage, name + "_body", module_);
+  inner->addFnAttr(llvm::Attribute::NoUnwind);
+  inner->addFnAttr(llvm::Attribute::AlwaysInline);
+  for (size_t i = 0; i < values.size(); ++i)
+    if (auto* a = llvm::dyn_cast<llvm::Argument>(values[i]); a && a->hasNoAliasAttr())
+      inner->addParamAttr(unsigned(i), llvm::Attribute::NoAlias);
   llvm::Function* saved_fn = fn_;
   llvm::Value* saved_services = services_;
   auto saved_vars = vars_;
   auto saved_buffers = buffers_;
   llvm::IRBuilderBase::InsertPoint saved_ip = b_.saveIP();
 
+  // 2a. The wrapper: chunk [min + task*chunk, min(min + (task+1)*chunk, min + extent)).
   fn_ = body;
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", body));
   llvm::Value* arg_closure = body->getArg(2);
-  auto field = [&](size_t i) {
-    return b_.CreateLoad(types[i], b_.CreateStructGEP(closure_ty, arg_closure, unsigned(i)));
+  std::vector<llvm::Value*> fields;
+  for (size_t i = 0; i < values.size(); ++i)
+    fields.push_back(
+        b_.CreateLoad(types[i], b_.CreateStructGEP(closure_ty, arg_closure, unsigned(i))));
+  auto bind_scope = [&](const std::vector<llvm::Value*>& v) {
+    services_ = v[0];
+    for (size_t i = 0; i < var_keys.size(); ++i) vars_[var_keys[i]] = v[1 + i];
+    for (size_t i = 0; i < buf_keys.size(); ++i) buffers_[buf_keys[i]] = v[1 + var_keys.size() + i];
   };
-  services_ = field(0);
-  for (size_t i = 0; i < var_keys.size(); ++i) vars_[var_keys[i]] = field(1 + i);
-  for (size_t i = 0; i < buf_keys.size(); ++i)
-    buffers_[buf_keys[i]] = field(1 + var_keys.size() + i);
-  // Chunk [min + task*chunk, min(min + (task+1)*chunk, min + extent)).
-  llvm::Type* vt = type_of(op.loop_var.dtype());
-  bool sign = op.loop_var.dtype().is_int();
+  bind_scope(fields);
   llvm::Value* min = expr(op.min);
   llvm::Value* extent = expr(op.extent);
   llvm::Value* task = b_.CreateIntCast(body->getArg(0), vt, false);
@@ -81,7 +99,19 @@ void KernelLowering::parallel_loop(const For& op) {
   llvm::Value* limit = b_.CreateAdd(min, extent);
   llvm::Value* end = b_.CreateSelect(
       sign ? b_.CreateICmpSLT(stop, limit) : b_.CreateICmpULT(stop, limit), stop, limit);
-  serial_loop(op.loop_var, begin, end, ForKind::kSerial, op.body);
+  std::vector<llvm::Value*> call_args = fields;
+  call_args.push_back(begin);
+  call_args.push_back(end);
+  b_.CreateRet(b_.CreateCall(inner_ty, inner, call_args));
+
+  // 2b. The loop over the chunk, with the scope as parameters.
+  fn_ = inner;
+  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", inner));
+  std::vector<llvm::Value*> params;
+  for (size_t i = 0; i < values.size(); ++i) params.push_back(inner->getArg(unsigned(i)));
+  bind_scope(params);
+  serial_loop(op.loop_var, inner->getArg(unsigned(values.size())),
+              inner->getArg(unsigned(values.size() + 1)), ForKind::kSerial, op.body);
   b_.CreateRet(b_.getInt32(0));
 
   fn_ = saved_fn;

@@ -3,8 +3,9 @@
 // - groups = 1 or grouped (1 to 3 spatial dims): [zero padding of the blocked input] then the
 //   blocked direct convolution (rule blocked_conv2d, weights packed
 //   [OCb, ICb, [KD,] [KH,] KW, IB, NR]; with groups, ICb is the input blocks of the output
-//   block's groups) with the fused summand and activation applied per output strip right after
-//   the register tile; a pointwise conv runs as one row of all its pixels;
+//   block's groups; groups narrower than a vector are lane groups, [OCb, 1, k..., width, NR])
+//   with the fused summand and activation applied per output strip right after the register
+//   tile; a pointwise conv runs as one row of all its pixels;
 // - depthwise (2-D): depthwise_nchwc.cpp.
 #include <algorithm>
 
@@ -72,6 +73,12 @@ std::vector<NodeKernel> lower_grouped(const graph::Node& node, int vector_bits,
     s.kernel.push_back(g.ws[2 + d]);
   }
   s.strides = g.strides, s.dilations = g.dil;
+  // Groups narrower than a vector with equal blocks on both sides (ResNeXt's 4 and 8 channels,
+  // RegNet's 8): each lane sums its own group's inputs, instead of a block-diagonal packing that
+  // would execute lanes / width times the FLOPs.
+  int64_t width = s.ic / s.groups;
+  s.lane_groups = s.groups > 1 && s.oc == s.ic && width < lanes && nr % width == 0 && ib == nr &&
+                  g.ys[1] == g.xs[1];
   // A pointwise conv (1x1, stride 1, no padding) is a GEMM over all pixels: the kernel sees one
   // row of all of them, so register strips do not restart (and leave a tail) at every row.
   auto ones = [](const std::vector<int64_t>& v) {
@@ -93,10 +100,11 @@ std::vector<NodeKernel> lower_grouped(const graph::Node& node, int vector_bits,
   int64_t ocb = g.ys[1];
   std::vector<float> wp =
       schedule::pack_conv_weights_nchwc(w->constant->data_as<float>(), s, ib, nr);
-  std::vector<int64_t> wshape = {ocb, int64_t(wp.size()) / (ocb * ib * nr)};
+  int64_t ici = s.lane_groups ? width : ib;
+  std::vector<int64_t> wshape = {ocb, int64_t(wp.size()) / (ocb * ici * nr)};
   for (int64_t k : s.kernel) wshape[1] /= k;
   wshape.insert(wshape.end(), s.kernel.begin(), s.kernel.end());
-  wshape.push_back(ib);
+  wshape.push_back(ici);
   wshape.push_back(nr);
   const graph::Value* wv = values.constant(w->name + "_nchwc", f32_tensor(wshape, wp));
   const graph::Value* bv =
@@ -128,7 +136,6 @@ std::optional<std::vector<NodeKernel>> lower_conv_nchwc(const graph::Node& node,
   const auto& ws = node.inputs.at(1)->type.shape;
   bool depthwise = group > 1 && ws[1].value == 1 && ws[0].value == group;
   if (depthwise) return lower_depthwise_nchwc(node, vector_bits, values);
-  if (auto k = lower_narrow_group_conv_nchwc(node, vector_bits, values)) return *k;
   return lower_grouped(node, vector_bits, values);
 }
 

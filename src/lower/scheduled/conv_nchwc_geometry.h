@@ -1,7 +1,7 @@
-// What the convolution kernel builders (conv_nchwc.cpp, depthwise_nchwc.cpp,
-// narrow_group_conv_nchwc.cpp, depthwise.cpp) share: a ConvNCHWc node's blocked shapes,
-// strides, dilations and pads, optional inputs, the bias padded to whole channel blocks, the
-// zero-padded copy of the input, and the main kernel's parameter binding.
+// What the convolution kernel builders (conv_nchwc.cpp, depthwise_nchwc.cpp, depthwise.cpp)
+// share: a ConvNCHWc node's blocked shapes, strides, dilations and pads, optional inputs, the
+// bias padded to whole channel blocks, the zero-padded copy of the input, and the main kernel's
+// parameter binding.
 #pragma once
 
 #include <algorithm>

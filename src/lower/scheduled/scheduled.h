@@ -55,16 +55,9 @@ std::optional<std::vector<NodeKernel>> lower_depthwise_conv2d(const graph::Node&
 std::optional<std::vector<NodeKernel>> lower_conv_nchwc(const graph::Node& node, int vector_bits,
                                                         ValueFactory& values);
 
-// Depthwise 2-D ConvNCHWc: one loop nest with in-place padding, the interior in register tiles
-// of output columns (depthwise_nchwc.cpp).
+// Depthwise 2-D ConvNCHWc: the block-form compute on the unpadded input scheduled by rule
+// depthwise_conv_nchwc (depthwise_nchwc.cpp).
 std::vector<NodeKernel> lower_depthwise_nchwc(const graph::Node& node, int vector_bits,
                                               ValueFactory& values);
-
-// Grouped 2-D ConvNCHWc whose groups are narrower than a vector (ResNeXt's 4 and 8 channels per
-// group, RegNet's 8): [pad] -> register tiles whose inputs are broadcast per group within the
-// vector (narrow_group_conv_nchwc.cpp); nullopt for other convs.
-std::optional<std::vector<NodeKernel>> lower_narrow_group_conv_nchwc(const graph::Node& node,
-                                                                     int vector_bits,
-                                                                     ValueFactory& values);
 
 }  // namespace ingot::lower

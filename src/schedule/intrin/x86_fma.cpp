@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <sstream>
 
 #include "schedule/intrin/neon_fma.h"
@@ -109,10 +110,29 @@ std::string spec_problem(const FmaTileSpec& s) {
     if (j_required && o.dims.back()[1] != 1) return "j must be the last dimension";
     return "";
   };
-  for (auto p : {check(s.a, true, true, true, false), check(s.b, false, true, true, true),
-                 check(s.c, true, true, false, true)})
+  for (auto p : {check(s.a, true, s.a_group == 0, true, false),
+                 check(s.b, false, true, true, true), check(s.c, true, true, false, true)})
     if (!p.empty()) return p;
+  if (s.a_group != 0) {
+    if (s.a_group < 1 || s.a_group > s.lanes || s.lanes % s.a_group != 0 || s.nr % s.lanes != 0)
+      return "lane groups must divide the lanes and the columns be whole vectors";
+    const auto& last = s.a.dims.back();
+    int uses = 0;
+    for (size_t k = 2; k < nvars; ++k)
+      if (last[k] != 0) uses += last[k] == 1 && s.k[k - 2] == s.a_group ? 1 : 2;
+    if (last[0] != 0 || uses != 1)
+      return "with lane groups, A's last dimension is one reduction variable of the group's "
+             "extent";
+  }
   return "";
+}
+
+// The reduction variable of A's last dimension with lane groups (its position among k...).
+size_t group_reduction(const FmaTileSpec& s) {
+  const auto& last = s.a.dims.back();
+  for (size_t k = 2; k < last.size(); ++k)
+    if (last[k] != 0) return k - 2;
+  return 0;
 }
 
 // The index of an operand at tile variable values `vars` (i, j, k...); vector_j replaces
@@ -164,15 +184,17 @@ std::string fma_tile_name(const FmaTileShape& s) {
 }
 
 std::string fma_tile_name(const FmaTileSpec& s) {
-  if (s.k.size() == 1 && s.nr % s.lanes == 0) {
+  if (s.k.size() == 1 && s.nr % s.lanes == 0 && s.a_group == 0) {
     FmaTileShape g{s.lanes, s.mr, s.nr, int(s.k[0]), s.arch};
     FmaTileSpec std_layout = gemm_tile_spec(g);
     if (s.a.dims == std_layout.a.dims && s.b.dims == std_layout.b.dims &&
         s.c.dims == std_layout.c.dims)
       return fma_tile_name(g);
   }
-  return fmt::format("{}_fma_f32_{}x{}_k{}_a{}_b{}_c{}", isa_prefix(s.arch, s.lanes), s.mr, s.nr,
-                     fmt::join(s.k, "x"), dims_str(s.a), dims_str(s.b), dims_str(s.c));
+  std::string name =
+      fmt::format("{}_fma_f32_{}x{}_k{}_a{}_b{}_c{}", isa_prefix(s.arch, s.lanes), s.mr, s.nr,
+                  fmt::join(s.k, "x"), dims_str(s.a), dims_str(s.b), dims_str(s.c));
+  return s.a_group ? fmt::format("{}_g{}", name, s.a_group) : name;
 }
 
 std::optional<FmaTileShape> parse_fma_tile_name(const std::string& name) {
@@ -194,8 +216,15 @@ std::optional<FmaTileSpec> parse_fma_tile_spec(const std::string& name) {
   if (auto g = parse_fma_tile_name(name)) return gemm_tile_spec(*g);
   // <arch>_<isa>_fma_f32_<mr>x<nr>_k<k...>_a<dims>_b<dims>_c<dims>
   std::vector<std::string> parts = split_on(name, '_');
-  if (parts.size() != 9 || parts[2] != "fma" || parts[3] != "f32") return std::nullopt;
+  if ((parts.size() != 9 && parts.size() != 10) || parts[2] != "fma" || parts[3] != "f32")
+    return std::nullopt;
   FmaTileSpec s;
+  if (parts.size() == 10) {
+    int64_t g = 0;
+    if (parts[9].size() < 2 || parts[9][0] != 'g' || !parse_int(parts[9].substr(1), &g) || g < 1)
+      return std::nullopt;
+    s.a_group = int(g);
+  }
   if (!parse_isa(parts[0], parts[1], &s.arch, &s.lanes)) return std::nullopt;
   std::vector<std::string> tile = split_on(parts[4], 'x');
   int64_t mr = 0, nr = 0;
@@ -254,7 +283,9 @@ TensorIntrin make_fma_tile_intrin(const FmaTileSpec& s) {
   std::vector<int64_t> extents = {s.mr, s.nr};
   extents.insert(extents.end(), s.k.begin(), s.k.end());
   bool gemm = s.k.size() == 1 && fma_tile_name(s).find("_k") == std::string::npos;
-  Buffer A = Buffer::make("A", f, operand_shape(s.a, extents));
+  std::vector<int64_t> a_shape = operand_shape(s.a, extents);
+  if (s.a_group) a_shape.back() += (s.nr - 1) / s.a_group * s.a_group;
+  Buffer A = Buffer::make("A", f, a_shape);
   Buffer B = Buffer::make(gemm ? "Bp" : "B", f, operand_shape(s.b, extents));
   Buffer C = Buffer::make("C", f, operand_shape(s.c, extents));
   TensorIntrin in;
@@ -267,9 +298,10 @@ TensorIntrin make_fma_tile_intrin(const FmaTileSpec& s) {
       lv.emplace_back(s.k.size() == 1 ? "k" : fmt::format("k{}", k));
     }
     std::vector<Expr> vars(iv.begin(), iv.end()), values(lv.begin(), lv.end());
-    std::vector<Expr> ci = operand_index(s.c, vars);
-    Stmt body = BufferStore::make(
-        C, C.load(ci) + A.load(operand_index(s.a, vars)) * B.load(operand_index(s.b, vars)), ci);
+    std::vector<Expr> ci = operand_index(s.c, vars), ai = operand_index(s.a, vars);
+    if (s.a_group) ai.back() = floordiv(Expr(iv[1]), i64(s.a_group)) * s.a_group + ai.back();
+    Stmt body =
+        BufferStore::make(C, C.load(ci) + A.load(ai) * B.load(operand_index(s.b, vars)), ci);
     std::vector<IterVar> ivs;
     for (size_t v = 0; v < iv.size(); ++v)
       ivs.push_back(
@@ -290,32 +322,83 @@ TensorIntrin make_fma_tile_intrin(const FmaTileSpec& s) {
     std::vector<Var> kv;
     for (size_t k = 0; k < s.k.size(); ++k)
       kv.emplace_back(s.k.size() == 1 ? "k" : fmt::format("k{}", k));
-    std::vector<Stmt> load, step, store;
-    for (int r = 0; r < s.mr; ++r) {
-      std::vector<Expr> vars = {i64(r), i64(0)};
-      vars.insert(vars.end(), kv.begin(), kv.end());
-      // A without j: one element broadcast per row; with j: a vector per row (elementwise).
-      Expr a_scalar = a_vector ? Expr() : A.load(operand_index(s.a, vars));
-      for (int v0 = 0; v0 < s.nr; v0 += s.lanes) {
-        int w = std::min(s.lanes, s.nr - v0);
-        Expr lanes = Ramp::make(i64(v0), i64(1), w);
-        std::vector<Expr> zero_k = {i64(r), i64(0)};
-        zero_k.resize(vars.size(), i64(0));
-        std::vector<Expr> ci = operand_index(s.c, zero_k, lanes);
-        std::vector<Expr> ai = {i64(r), lanes};
-        load.push_back(BufferStore::make(acc, C.load(ci), ai));
-        step.push_back(
-            BufferStore::make(acc,
-                              acc.load(ai) + (a_vector ? A.load(operand_index(s.a, vars, lanes))
-                                                       : Broadcast::make(a_scalar, w)) *
-                                                 B.load(operand_index(s.b, vars, lanes)),
-                              ai));
-        store.push_back(BufferStore::make(C, acc.load(ai), ci));
+    // With lane groups the group's reduction variable is unrolled (shuffle indices are
+    // constants). With lane groups or an elementwise A, so are the loops inside the outermost
+    // other one of extent > 1: neighbouring rows then read the same A vectors at constant
+    // offsets (a convolution's columns and kernel columns), loaded once (LLVM CSE).
+    std::vector<bool> unrolled(s.k.size(), false);
+    if (s.a_group || a_vector) {
+      size_t g = s.a_group ? group_reduction(s) : s.k.size();
+      bool inner = false;
+      for (size_t k = 0; k < s.k.size(); ++k) {
+        unrolled[k] = k == g || inner;
+        inner = inner || (k != g && s.k[k] > 1);
       }
     }
+    std::vector<Stmt> load, step, store;
+    // One step at reduction values `kvals` (loop variables or unrolled constants).
+    auto add_step = [&](const std::vector<Expr>& kvals, bool with_io) {
+      for (int r = 0; r < s.mr; ++r) {
+        std::vector<Expr> vars = {i64(r), i64(0)};
+        vars.insert(vars.end(), kvals.begin(), kvals.end());
+        // A without j: one element broadcast per row; with j: a vector per row (elementwise).
+        Expr a_scalar = a_vector || s.a_group ? Expr() : A.load(operand_index(s.a, vars));
+        for (int v0 = 0; v0 < s.nr; v0 += s.lanes) {
+          int w = std::min(s.lanes, s.nr - v0);
+          Expr lanes = Ramp::make(i64(v0), i64(1), w);
+          std::vector<Expr> ai = {i64(r), lanes};
+          Expr a;
+          if (a_vector) {
+            a = A.load(operand_index(s.a, vars, lanes));
+          } else if (s.a_group) {
+            // The tile's lanes of A (group reduction at 0), each group's element kg picked.
+            std::vector<Expr> at = vars;
+            at[2 + group_reduction(s)] = i64(0);
+            std::vector<Expr> idx = operand_index(s.a, at);
+            idx.back() = Ramp::make(idx.back() + v0, i64(1), w);
+            int64_t kg = 0;
+            is_const_int(vars[2 + group_reduction(s)], &kg);
+            std::vector<int> pick;
+            for (int t = 0; t < w; ++t) pick.push_back(t / s.a_group * s.a_group + int(kg));
+            a = Shuffle::make(A.load(idx), pick);
+          } else {
+            a = Broadcast::make(a_scalar, w);
+          }
+          step.push_back(BufferStore::make(
+              acc, acc.load(ai) + a * B.load(operand_index(s.b, vars, lanes)), ai));
+          if (!with_io) continue;
+          std::vector<Expr> zero_k = {i64(r), i64(0)};
+          zero_k.resize(vars.size(), i64(0));
+          std::vector<Expr> ci = operand_index(s.c, zero_k, lanes);
+          load.push_back(BufferStore::make(acc, C.load(ci), ai));
+          store.push_back(BufferStore::make(C, acc.load(ai), ci));
+        }
+      }
+    };
+    // Every combination of the unrolled variables' values, the first with the C load / store.
+    // The group's variable outermost: the shuffles of one group element stay live across the
+    // other unrolled loops (KW of them share each), not those of all of them.
+    std::vector<size_t> order;
+    if (s.a_group) order.push_back(group_reduction(s));
+    for (size_t k = 0; k < s.k.size(); ++k)
+      if (unrolled[k] && (order.empty() || k != order[0])) order.push_back(k);
+    std::vector<Expr> kvals(kv.begin(), kv.end());
+    bool first = true;
+    std::function<void(size_t)> combos = [&](size_t o) {
+      if (o == order.size()) {
+        add_step(kvals, first);
+        first = false;
+        return;
+      }
+      for (int64_t v = 0; v < s.k[order[o]]; ++v) {
+        kvals[order[o]] = i64(v);
+        combos(o + 1);
+      }
+    };
+    combos(0);
     Stmt loop = SeqStmt::make(step);
     for (size_t k = kv.size(); k-- > 0;)
-      loop = For::make(kv[k], i64(0), i64(s.k[k]), ForKind::kSerial, loop);
+      if (!unrolled[k]) loop = For::make(kv[k], i64(0), i64(s.k[k]), ForKind::kSerial, loop);
     Stmt body =
         Allocate::make(acc, SeqStmt::make({SeqStmt::make(load), loop, SeqStmt::make(store)}));
     in.impl = PrimFunc{in.name + "_impl", {A, B, C}, body};

@@ -8,8 +8,9 @@
 //
 // The implementation keeps the MR x NR tile in a local accumulator (MR * ceil(NR / lanes) vector
 // registers after LLVM's SROA) across all reduction loops, broadcasts one A element per row (or
-// loads a vector of A when A uses j: the elementwise, depthwise form) and loads the NR-wide B
-// row per step: mul + add in tir, contracted by LLVM into vfmadd231ps on zmm
+// loads a vector of A when A uses j: the elementwise, depthwise form, whose reduction loops
+// inside the outermost one of extent > 1 are unrolled so that rows share their A loads) and
+// loads the NR-wide B row per step: mul + add in tir, contracted by LLVM into vfmadd231ps on zmm
 // (AVX-512, lanes 16) or ymm (AVX2, lanes 8), or fmla on 128-bit q registers (NEON, lanes 4).
 // A column count that is not a multiple of the lanes ends with one narrower vector. The ISA is
 // part of the kernel's name (and so of traces): the body is the same, the lanes and the tile
@@ -51,6 +52,14 @@ struct FmaTileSpec {
   // a vector of A elementwise instead of broadcasting one element per row (a depthwise tile:
   // C[i, j] += A[i, k..., j] * B[k..., j]).
   FmaOperand a, b, c;
+  // > 0: lane groups of this width (a divisor of the lanes; A does not use j): A's last
+  // dimension is one reduction variable of extent a_group plus floor(j / a_group) * a_group, so
+  // each column reads its own group's element (a grouped conv whose groups are narrower than a
+  // vector: C[i, j] += A[i, k..., floor(j / g) * g + kg] * B[k..., kg, j]). The implementation
+  // loads the vector of A at the tile's lanes once and shuffles each group's element over the
+  // group's lanes, with that variable and the reduction loops inside the outermost one of
+  // extent > 1 unrolled, so shuffles of the same A vector are built once (LLVM CSE).
+  int a_group = 0;
 };
 
 // The spec of the matmul layout.
@@ -59,7 +68,8 @@ FmaTileSpec gemm_tile_spec(const FmaTileShape& s);
 // Names: "x86_avx512_fma_f32_8x32x256" / "x86_avx2_fma_f32_6x16x256" /
 // "aarch64_neon_fma_f32_6x16x256" for the matmul layout;
 // "x86_avx512_fma_f32_7x32_k3x3x64_a<dims>_b<dims>_c<dims>" in general, where <dims> lists each
-// dimension's coefficients joined by '.', dimensions joined by ','. The prefix is the ISA's
+// dimension's coefficients joined by '.', dimensions joined by ',', and "_g<width>" after them
+// with lane groups (a_group). The prefix is the ISA's
 // (CpuVectorIsa::kernel_prefix): x86 by lanes (16 avx512, 8 avx2), AArch64 "aarch64_neon".
 std::string fma_tile_name(const FmaTileShape& s);
 std::string fma_tile_name(const FmaTileSpec& s);

@@ -5,14 +5,13 @@
 #include <algorithm>
 
 #include "schedule/intrin/x86_fma.h"
+#include "schedule/rules/fma_strip.h"
 #include "schedule/ir_utils.h"
 #include "support/channel_block.h"
 #include "support/error.h"
-#include "tir/arith/analyzer.h"
 #include "tir/op.h"
 #include "tir/printer.h"
 #include "tir/region_analysis.h"
-#include "tir/substitute.h"
 
 namespace ingot::schedule {
 
@@ -58,6 +57,22 @@ int conv_tile_rows(int64_t ow, int max_rows, int vecs) {
     if (mr == max_rows || cost < best_cost - 1e-9) best = mr, best_cost = cost;
   }
   return best;
+}
+
+// g when `index` is floor(r / g) * g + (terms without r) (lane groups of width g), else 0.
+int lane_group(const Expr& index, const Var& r) {
+  int group = 0;
+  auto visit = [&](auto&& self, const Expr& e) -> void {
+    if (auto* d = e.as<FloorDiv>()) {
+      int64_t g = 0;
+      if (d->a.same_as(r) && is_const_int(d->b, &g)) group = int(g);
+      return;
+    }
+    if (auto* a = e.as<Add>()) return self(self, a->a), self(self, a->b);
+    if (auto* m = e.as<Mul>()) return self(self, m->a);
+  };
+  visit(visit, index);
+  return group;
 }
 
 }  // namespace
@@ -130,9 +145,22 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
                l.size());
   size_t lw = spatial - 2, lr = spatial - 1;  // the ow and r loops
   int64_t ow = loop_extent(s, l[lw]), nr = loop_extent(s, l[lr]);
-  // 1. MR-pixel strips of the output row; the tile is (strip, r, reduction loops).
+  // Lane groups: the input's lane index is floor(r / g) * g + ici (a grouped conv narrower than
+  // a vector; see conv_nchwc.h), each input vector shuffled per group.
+  const Block* b = find_block(s.func().body, block, nullptr)->block;
+  const auto* store = b->body.as<BufferStore>();
+  const auto* add = store ? store->value.as<Add>() : nullptr;
+  const auto* mul = add ? add->b.as<Mul>() : nullptr;
+  const auto* x = mul ? mul->a.as<BufferLoad>() : nullptr;
+  const auto* wt = mul ? mul->b.as<BufferLoad>() : nullptr;
+  INGOT_ICHECK(x != nullptr && wt != nullptr && b->iter_vars.size() == l.size(),
+               "conv2d rule: block {} is not the blocked conv", block);
+  int group = lane_group(x->indices.back(), b->iter_vars[lr].var);
+  // 1. MR-pixel strips of the output row; the tile is (strip, r, reduction loops). With lane
+  //    groups a row also holds the shuffled input vectors it shares with its neighbours.
   int lanes = isa.tile_lanes();
-  int mr = conv_tile_rows(ow, fma_max_tile_rows(isa, int(nr)), int((nr + lanes - 1) / lanes));
+  int max_rows = group ? (lanes == 16 ? 8 : 4) : fma_max_tile_rows(isa, int(nr));
+  int mr = conv_tile_rows(ow, max_rows, int((nr + lanes - 1) / lanes));
   auto w = s.split(l[lw], {std::nullopt, int64_t(mr)});
   // 1b. K slices. The tile holds its whole reduction, so every strip streams the output block's
   //     packed weights; when they outgrow the cache (a 3x3 conv over 960 channels on a 16x16
@@ -174,47 +202,16 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   for (LoopRV k : red) spec.k.push_back(loop_extent(s, k));
   // Tile variables: i (pixel: the block's ow iter var), j (channel in block: r) and the
   // reduction iter vars; each operand index's coefficients in them (strides and dilations
-  // appear as the input index's coefficients).
-  const Block* b = find_block(s.func().body, block, nullptr)->block;
-  const auto* store = b->body.as<BufferStore>();
-  const auto* add = store ? store->value.as<Add>() : nullptr;
-  const auto* mul = add ? add->b.as<Mul>() : nullptr;
-  const auto* x = mul ? mul->a.as<BufferLoad>() : nullptr;
-  const auto* wt = mul ? mul->b.as<BufferLoad>() : nullptr;
-  INGOT_ICHECK(x != nullptr && wt != nullptr && b->iter_vars.size() == l.size(),
-               "conv2d rule: block {} is not the blocked conv", block);
-  std::vector<size_t> tile_iters = {lw, lr};
-  for (size_t k = spatial; k < l.size(); ++k) tile_iters.push_back(k);
-  auto dims_of = [&](const std::vector<Expr>& indices) {
-    FmaOperand op;
-    for (const Expr& index : indices) {
-      std::vector<int64_t> row;
-      for (size_t it : tile_iters) {
-        const Var& v = b->iter_vars[it].var;
-        int64_t c = 0;
-        bool ok = is_const_int(
-            arith::simplify(substitute(index, v, i64(1)) - substitute(index, v, i64(0))), &c);
-        INGOT_ICHECK(ok, "conv2d rule: index {} is not linear", to_string(index));
-        row.push_back(c);
-      }
-      op.dims.push_back(row);
-    }
-    return op;
-  };
-  spec.a = dims_of(x->indices);
-  spec.b = dims_of(wt->indices);
-  spec.c = dims_of(store->indices);
-  register_tensor_intrin(make_fma_tile_intrin(spec));
-  BlockRV tile = s.blockize(w[1]);
+  // appear as the input index's coefficients; a lane group's floor(r / g) * g term is the
+  // spec's a_group).
+  spec.a_group = group;
+  std::vector<Var> tile_vars = {b->iter_vars[lw].var, b->iter_vars[lr].var};
+  for (size_t k = spatial; k < l.size(); ++k) tile_vars.push_back(b->iter_vars[k].var);
+  spec.a = fma_operand(x->indices, tile_vars, group ? b->iter_vars[lr].var : Var());
+  spec.b = fma_operand(wt->indices, tile_vars);
+  spec.c = fma_operand(store->indices, tile_vars);
   // The last strip of a row mr does not divide: the same micro-kernel with fewer rows.
-  if (int rem = int(ow % mr)) {
-    FmaTileSpec tail = spec;
-    tail.mr = rem;
-    register_tensor_intrin(make_fma_tile_intrin(tail));
-    s.tensorize(tile, fma_tile_name(spec), fma_tile_name(tail));
-  } else {
-    s.tensorize(tile, fma_tile_name(spec));
-  }
+  tensorize_fma_strip(s, w[1], spec, ow);
   // 4. The in-place epilogue (fused summand / activation), if any, per strip right after the
   //    tile while it is in L1, vectorized over the channel block.
   if (find_block(s.func().body, "epilogue", nullptr)) {

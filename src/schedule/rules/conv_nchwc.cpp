@@ -23,7 +23,14 @@ int64_t product(const std::vector<int64_t>& v) {
   return p;
 }
 
-Stmt loop_nest(const std::vector<Var>& loops, const std::vector<IterVar>& ivs, Stmt blk) {
+// Names of the spatial dims, innermost last: "w", "hw", "dhw".
+std::string dim_names(size_t spatial) {
+  return std::string("dhw").substr(3 - spatial);
+}
+
+}  // namespace
+
+Stmt block_loop_nest(const std::vector<Var>& loops, const std::vector<IterVar>& ivs, Stmt blk) {
   std::vector<Expr> values(loops.begin(), loops.end());
   Stmt st = BlockRealize::make(values, IntImm::make(DataType::boolean(), 1), std::move(blk));
   for (size_t l = loops.size(); l-- > 0;)
@@ -31,12 +38,22 @@ Stmt loop_nest(const std::vector<Var>& loops, const std::vector<IterVar>& ivs, S
   return st;
 }
 
-// Names of the spatial dims, innermost last: "w", "hw", "dhw".
-std::string dim_names(size_t spatial) {
-  return std::string("dhw").substr(3 - spatial);
+void append_conv_epilogue(PrimFunc& f, const Buffer& y, const std::vector<Var>& loops,
+                          const std::vector<IterVar>& ivs, size_t spatial,
+                          const ConvEpilogue& epilogue, const std::vector<Buffer>& params) {
+  std::vector<IterVar> eivs(ivs.begin(), ivs.begin() + std::ptrdiff_t(spatial));
+  std::vector<Var> eloops(loops.begin(), loops.begin() + std::ptrdiff_t(spatial));
+  std::vector<Expr> idx;
+  for (size_t k = 0; k < eivs.size(); ++k) {
+    eivs[k].var = Var("e" + loops[k].name());
+    eloops[k] = Var(loops[k].name());
+    idx.push_back(eivs[k].var);
+  }
+  Stmt upd = BufferStore::make(y, epilogue(y.load(idx), idx), idx);
+  Stmt est = block_loop_nest(eloops, eivs, make_block("epilogue", eivs, upd));
+  f.body = SeqStmt::make({f.body, est});
+  for (const Buffer& b : params) f.params.push_back(b);
 }
-
-}  // namespace
 
 BlockedConv2d make_blocked_conv_nchwc(const ConvNchwcShape& s, int ib, int nr,
                                       const ConvEpilogue& epilogue,
@@ -60,7 +77,12 @@ BlockedConv2d make_blocked_conv_nchwc(const ConvNchwcShape& s, int ib, int nr,
     return head;
   };
   c.X = Buffer::make("X", f, shape({s.n, icb}, s.in, {ib}));
-  c.Wp = Buffer::make("Wp", f, shape({ocb, in->count}, s.kernel, {ib, nr}));
+  int64_t width = s.ic / s.groups;
+  INGOT_ICHECK(!s.lane_groups || (ib == nr && nr % width == 0 && in->count == 1),
+               "blocked conv: lane groups of {} in blocks {}/{}", width, ib, nr);
+  // Channels the reduction covers per input block.
+  int64_t ici = s.lane_groups ? width : icb == 1 && s.groups == 1 ? s.ic : ib;
+  c.Wp = Buffer::make("Wp", f, shape({ocb, in->count}, s.kernel, {s.lane_groups ? width : ib, nr}));
   c.bias = Buffer::make("bias", f, std::vector<int64_t>{ocb * nr});
   c.Y = Buffer::make("Y", f, shape({s.n, ocb}, s.out, {nr}));
   std::string names = dim_names(sp);
@@ -82,7 +104,7 @@ BlockedConv2d make_blocked_conv_nchwc(const ConvNchwcShape& s, int ib, int nr,
     wi.push_back(vk[d]);
   }
   yi.push_back(vr);
-  xi.push_back(vi);
+  xi.push_back(s.lane_groups ? floordiv(Expr(vr), i64(width)) * width + vi : Expr(vi));
   wi.push_back(vi);
   wi.push_back(vr);
   Stmt body = BufferStore::make(c.Y, c.Y.load(yi) + c.X.load(xi) * c.Wp.load(wi), yi);
@@ -104,24 +126,12 @@ BlockedConv2d make_blocked_conv_nchwc(const ConvNchwcShape& s, int ib, int nr,
     ivs.push_back({vk[d], i64(0), i64(s.kernel[d]), IterKind::kReduce});
     loops.push_back(Var(std::string("k") + names[d]));
   }
-  ivs.push_back({vi, i64(0), i64(icb == 1 && s.groups == 1 ? s.ic : ib), IterKind::kReduce});
+  ivs.push_back({vi, i64(0), i64(ici), IterKind::kReduce});
   loops.push_back(Var("ici"));
-  Stmt st = loop_nest(loops, ivs, make_block("conv", ivs, body, init));
+  Stmt st = block_loop_nest(loops, ivs, make_block("conv", ivs, body, init));
   c.func = PrimFunc{"conv" + std::to_string(sp) + "d_nchwc", {c.X, c.Wp, c.bias}, st};
-  if (epilogue) {
-    std::vector<IterVar> eivs(ivs.begin(), ivs.begin() + spatial_iters);
-    std::vector<Var> eloops(loops.begin(), loops.begin() + spatial_iters);
-    std::vector<Expr> idx;
-    for (size_t k = 0; k < eivs.size(); ++k) {
-      eivs[k].var = Var("e" + loops[k].name());
-      eloops[k] = Var(loops[k].name());
-      idx.push_back(eivs[k].var);
-    }
-    Stmt upd = BufferStore::make(c.Y, epilogue(c.Y.load(idx), idx), idx);
-    Stmt est = loop_nest(eloops, eivs, make_block("epilogue", eivs, upd));
-    c.func.body = SeqStmt::make({c.func.body, est});
-    for (const Buffer& b : epilogue_params) c.func.params.push_back(b);
-  }
+  if (epilogue)
+    append_conv_epilogue(c.func, c.Y, loops, ivs, spatial_iters, epilogue, epilogue_params);
   c.func.params.push_back(c.Y);
   c.func.flops =
       2.0 * double(s.n * s.oc * product(s.out)) * double(s.ic / s.groups * product(s.kernel));
@@ -134,6 +144,14 @@ std::vector<float> pack_conv_weights_nchwc(const float* w, const ConvNchwcShape&
   INGOT_ICHECK(in.has_value(), "blocked conv weights: groups do not fit the blocks");
   int64_t ocb = ceil_div(s.oc, nr), taps = product(s.kernel), icg = s.ic / s.groups,
           ocg = s.oc / s.groups;
+  if (s.lane_groups) {
+    std::vector<float> out(size_t(ocb * taps * icg * nr), 0.0f);
+    for (int64_t o = 0; o < s.oc; ++o)
+      for (int64_t j = 0; j < icg; ++j)
+        for (int64_t t = 0; t < taps; ++t)
+          out[size_t((((o / nr) * taps + t) * icg + j) * nr + o % nr)] = w[(o * icg + j) * taps + t];
+    return out;
+  }
   std::vector<float> out(size_t(ocb * in->count * taps * ib * nr), 0.0f);
   // W[o, c - group(o) * icg] for every input channel c the output block reads in its group.
   for (int64_t o = 0; o < s.oc; ++o) {

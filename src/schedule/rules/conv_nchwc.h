@@ -25,6 +25,10 @@ namespace ingot::schedule {
 struct ConvNchwcShape {
   int64_t n = 1, ic = 0, oc = 0;  // ic: all input channels, of every group
   int64_t groups = 1;             // > 1: see conv_input_blocks (support/channel_block.h)
+  // Groups narrower than the (equal) input and output blocks, `width` = ic / groups channels
+  // each: output lane r sums only over its group's inputs, X[n, ocb, ..., floor(r / width) *
+  // width + ici] * Wp[ocb, 0, k..., ici, r] for ici < width (no block-diagonal zeros).
+  bool lane_groups = false;
   // Per spatial dim, outermost first (D, H, W): the padded input, the output, the kernel.
   std::vector<int64_t> in, out, kernel, strides, dilations;
 };
@@ -37,8 +41,18 @@ BlockedConv2d make_blocked_conv_nchwc(const ConvNchwcShape& s, int ib, int nr,
                                       const ConvEpilogue& epilogue = {},
                                       const std::vector<tir::Buffer>& epilogue_params = {});
 
+// Shared by the conv computes: the loop nest (one serial loop per iter var, in order) around a
+// block, and the in-place epilogue block "epilogue" over the first `spatial` iter vars (its
+// buffers appended to f's params).
+tir::Stmt block_loop_nest(const std::vector<tir::Var>& loops, const std::vector<tir::IterVar>& ivs,
+                          tir::Stmt blk);
+void append_conv_epilogue(tir::PrimFunc& f, const tir::Buffer& y, const std::vector<tir::Var>& loops,
+                          const std::vector<tir::IterVar>& ivs, size_t spatial,
+                          const ConvEpilogue& epilogue, const std::vector<tir::Buffer>& params);
+
 // Host packing: W[OC, IC / groups, k...] -> Wp[ceil(OC / nr), ICb, k..., ib, nr] (ICb: all
-// input blocks, or with groups those an output block reads), zero padded and across groups.
+// input blocks, or with groups those an output block reads), zero padded and across groups;
+// with lane groups Wp[ceil(OC / nr), 1, k..., width, nr].
 std::vector<float> pack_conv_weights_nchwc(const float* w, const ConvNchwcShape& s, int ib, int nr);
 
 }  // namespace ingot::schedule

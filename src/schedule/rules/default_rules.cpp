@@ -2,6 +2,7 @@
 #include "schedule/rules/default_rules.h"
 
 #include "schedule/rules/conv2d.h"
+#include "schedule/rules/depthwise_conv_nchwc.h"
 #include "schedule/rules/matmul.h"
 #include "support/error.h"
 
@@ -22,6 +23,8 @@ void apply_default_schedules(tir::IRModule& mod, const CpuVectorIsa& isa) {
       schedule_packed_matmul(s, "C", cfg);
     } else if (f.schedule_rule == kBlockedConv2dRule) {
       schedule_blocked_conv2d(s, "conv", isa);
+    } else if (f.schedule_rule == kDepthwiseConvRule) {
+      schedule_depthwise_conv_nchwc(s, isa);
     } else {
       INGOT_ICHECK(false, "kernel {}: unknown schedule rule '{}'", f.name, f.schedule_rule);
     }

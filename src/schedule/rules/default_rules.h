@@ -10,6 +10,7 @@ namespace ingot::schedule {
 
 inline constexpr const char* kPackedMatmulRule = "packed_matmul";    // block "C" (rules/matmul.h)
 inline constexpr const char* kBlockedConv2dRule = "blocked_conv2d";  // block "conv" (conv2d.h)
+// kDepthwiseConvRule: rules/depthwise_conv_nchwc.h.
 
 // isa: the target's vector ISA (the driver fills it from codegen::Target).
 void apply_default_schedules(tir::IRModule& mod, const CpuVectorIsa& isa);

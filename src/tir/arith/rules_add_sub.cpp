@@ -14,6 +14,8 @@ std::span<const RewriteRule> add_sub_rules(NodeTag tag) {
       {"(x - c1) + c2", (x - c1) + c2, x + (c2 - c1)},
       {"(c1 - x) + c2", (c1 - x) + c2, (c1 + c2) - x},
       {"(x + c1) + y", (x + c1) + y, (x + y) + c1},
+      {"x + (y + c1)", x + (y + c1), (x + y) + c1},
+      {"x + (y - c1)", x + (y - c1), (x + y) - c1},
       {"x + x", x + x, x * 2},
       {"x * c1 + x", x * c1 + x, x * (c1 + 1)},
       {"x + x * c1", x + x * c1, x * (c1 + 1)},

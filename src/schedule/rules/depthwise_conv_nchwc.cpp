@@ -1,0 +1,283 @@
+// The depthwise convolution on channel-blocked tensors: its block-form compute with the padding
+// as a guard, and its default schedule, which partitions the guard away (see the header).
+#include "schedule/rules/depthwise_conv_nchwc.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "schedule/intrin/x86_fma.h"
+#include "schedule/rules/fma_strip.h"
+#include "schedule/ir_utils.h"
+#include "support/error.h"
+#include "tir/analysis.h"
+#include "tir/arith/analyzer.h"
+#include "tir/op.h"
+#include "tir/printer.h"
+#include "tir/region_analysis.h"
+
+namespace ingot::schedule {
+
+using namespace tir;
+
+PrimFunc make_depthwise_conv_nchwc(const DepthwiseConvShape& s, const ConvEpilogue& epilogue,
+                                   const std::vector<Buffer>& epilogue_params) {
+  DataType f = DataType::f32();
+  Buffer X = Buffer::make("X", f, std::vector<int64_t>{s.n, s.blocks, s.ih, s.iw, s.blk});
+  Buffer W = Buffer::make("W", f, std::vector<int64_t>{s.blocks, s.kh, s.kw, s.blk});
+  Buffer bias = Buffer::make("bias", f, std::vector<int64_t>{s.blocks * s.blk});
+  Buffer Y = Buffer::make("Y", f, std::vector<int64_t>{s.n, s.blocks, s.oh, s.ow, s.blk});
+  Var vn("vn"), vb("vb"), vh("vh"), vw("vw"), vl("vl"), vkh("vkh"), vkw("vkw");
+  Expr r = Expr(vh) * s.sh + Expr(vkh) * s.dh - s.top;
+  Expr q = Expr(vw) * s.sw + Expr(vkw) * s.dw - s.left;
+  Expr inside = r >= i64(0) && r < i64(s.ih) && q >= i64(0) && q < i64(s.iw);
+  Expr x = X.load({vn, vb, max(min(r, i64(s.ih - 1)), i64(0)), max(min(q, i64(s.iw - 1)), i64(0)),
+                   vl});
+  std::vector<Expr> yi = {vn, vb, vh, vw, vl};
+  Expr y = Y.load(yi);
+  Stmt body = BufferStore::make(Y, select(inside, y + x * W.load({vb, vkh, vkw, vl}), y), yi);
+  Stmt init = BufferStore::make(Y, bias(Expr(vb) * s.blk + vl), yi);
+  std::vector<IterVar> ivs = {{vn, i64(0), i64(s.n), IterKind::kSpatial},
+                              {vb, i64(0), i64(s.blocks), IterKind::kSpatial},
+                              {vh, i64(0), i64(s.oh), IterKind::kSpatial},
+                              {vw, i64(0), i64(s.ow), IterKind::kSpatial},
+                              {vl, i64(0), i64(s.blk), IterKind::kSpatial},
+                              {vkh, i64(0), i64(s.kh), IterKind::kReduce},
+                              {vkw, i64(0), i64(s.kw), IterKind::kReduce}};
+  std::vector<Var> loops = {Var("n"), Var("cb"), Var("oh"), Var("ow"),
+                            Var("l"), Var("kh"), Var("kw")};
+  PrimFunc fn{"depthwise_conv2d_nchwc", {X, W, bias},
+              block_loop_nest(loops, ivs, make_block("conv", ivs, body, init))};
+  if (epilogue) append_conv_epilogue(fn, Y, loops, ivs, 5, epilogue, epilogue_params);
+  fn.params.push_back(Y);
+  fn.flops = 2.0 * double(s.n * s.channels * s.oh * s.ow * s.kh * s.kw);
+  return fn;
+}
+
+namespace {
+
+void conjuncts(const Expr& e, std::vector<Expr>* out) {
+  if (auto* a = e.as<And>()) {
+    conjuncts(a->a, out);
+    conjuncts(a->b, out);
+  } else {
+    out->push_back(e);
+  }
+}
+
+int64_t extent_of(const IterVar& iv) {
+  int64_t e = 0;
+  INGOT_ICHECK(is_const_int(iv.extent, &e), "depthwise rule: extent {} is not constant",
+               to_string(iv.extent));
+  return e;
+}
+
+// A run of output rows or columns: [a, b), all interior (every tap inside the input) or one
+// border row / a run of border columns.
+struct Run {
+  int64_t a = 0, b = 0;
+  bool interior = false;
+};
+
+// The guard of the conv block, split into the terms on rows (oh, kh) and on columns (ow, kw).
+struct Guard {
+  Var oh, ow, kh, kw;
+  int64_t rows = 0, cols = 0, kernel_rows = 0, kernel_cols = 0, blk = 0;
+  std::vector<Expr> row_terms, col_terms;
+
+  static bool holds(const std::vector<Expr>& terms, const Var& o, int64_t at, const Var& k,
+                    int64_t k0, int64_t k1) {
+    arith::Analyzer a;
+    a.bind(o, i64(at), i64(1));
+    a.bind(k, i64(k0), i64(k1 - k0));
+    return std::all_of(terms.begin(), terms.end(), [&](const Expr& t) { return a.can_prove(t); });
+  }
+  bool row_inside(int64_t r) const { return holds(row_terms, oh, r, kh, 0, kernel_rows); }
+  bool col_inside(int64_t c) const { return holds(col_terms, ow, c, kw, 0, kernel_cols); }
+  // The kernel rows [first, end) that read inside the input at output row r.
+  std::pair<int64_t, int64_t> taps(int64_t r) const {
+    int64_t first = 0, end = 0;
+    while (first < kernel_rows && !holds(row_terms, oh, r, kh, first, first + 1)) ++first;
+    end = first;
+    while (end < kernel_rows && holds(row_terms, oh, r, kh, end, end + 1)) ++end;
+    return {first, end};
+  }
+};
+
+Guard guard_of(const Block* b) {
+  const auto* st = b->body.as<BufferStore>();
+  const auto* sel = st ? st->value.as<Select>() : nullptr;
+  INGOT_ICHECK(sel != nullptr && b->iter_vars.size() == 7,
+               "depthwise rule: block {} is not the guarded depthwise conv", b->name_hint);
+  Guard g;
+  g.oh = b->iter_vars[2].var, g.ow = b->iter_vars[3].var;
+  g.kh = b->iter_vars[5].var, g.kw = b->iter_vars[6].var;
+  g.rows = extent_of(b->iter_vars[2]), g.cols = extent_of(b->iter_vars[3]);
+  g.blk = extent_of(b->iter_vars[4]);
+  g.kernel_rows = extent_of(b->iter_vars[5]), g.kernel_cols = extent_of(b->iter_vars[6]);
+  std::vector<Expr> terms;
+  conjuncts(sel->condition, &terms);
+  for (const Expr& t : terms) {
+    bool rows = uses_var(t, g.oh) || uses_var(t, g.kh), cols = uses_var(t, g.ow) || uses_var(t, g.kw);
+    INGOT_ICHECK(!(rows && cols), "depthwise rule: guard term {} mixes rows and columns",
+                 to_string(t));
+    (rows ? g.row_terms : g.col_terms).push_back(t);
+  }
+  return g;
+}
+
+// Runs of `n` positions: each interior stretch whole, border positions one by one
+// (`merge_border`: consecutive border positions as one run).
+std::vector<Run> runs(int64_t n, const std::function<bool(int64_t)>& interior, bool merge_border) {
+  std::vector<Run> out;
+  for (int64_t p = 0; p < n;) {
+    bool in = interior(p);
+    int64_t e = p + 1;
+    if (in || merge_border)
+      while (e < n && interior(e) == in) ++e;
+    out.push_back({p, e, in});
+    p = e;
+  }
+  return out;
+}
+
+// The cut points between runs (every start but the first).
+std::vector<int64_t> cuts_of(const std::vector<Run>& rs) {
+  std::vector<int64_t> cuts;
+  for (size_t k = 1; k < rs.size(); ++k) cuts.push_back(rs[k].a);
+  return cuts;
+}
+
+// Border rows scheduled one by one (a 7x7 kernel's 3 + 3); more are scheduled as runs.
+constexpr int64_t kMaxBorderRows = 6;
+
+// Register-tile columns for `vecs` vectors per pixel: enough independent accumulators to cover
+// the FMA latency (8 on two 4-cycle FMA pipes), within the register file (32 vector registers
+// with 512-bit vectors, else 16) next to the weight and input vectors.
+int tile_columns(const CpuVectorIsa& isa, int64_t vecs) {
+  int64_t accumulators = isa.vector_bits >= 512 ? 12 : 8;
+  return int(std::max<int64_t>(1, accumulators / vecs));
+}
+
+// The kernel-row loop of the update block under `loop` cut to the rows [first, end) of a border
+// output row; returns the loop of those rows (the others are removed, their guard false).
+LoopRV cut_kernel_rows(Schedule& s, LoopRV loop, const Guard& g, std::pair<int64_t, int64_t> taps) {
+  BlockRV upd = s.get_child_blocks(loop).back();
+  std::vector<LoopRV> l = s.get_loops(upd);
+  LoopRV kh = l[l.size() - 2];
+  std::vector<int64_t> cuts;
+  if (taps.first > 0) cuts.push_back(taps.first);
+  if (taps.second < g.kernel_rows) cuts.push_back(taps.second);
+  if (cuts.empty()) return kh;
+  return s.partition(kh, cuts)[taps.first > 0 ? 1 : 0];
+}
+
+// Interior columns [a, b) of a row part: R-column register tiles on the FMA micro-kernel.
+void tile_columns_run(Schedule& s, LoopRV cols, const Guard& g, const Run& run,
+                      std::optional<std::pair<int64_t, int64_t>> taps, const CpuVectorIsa& isa) {
+  int lanes = isa.tile_lanes();
+  int64_t n = run.b - run.a;
+  // The widest tile, or a narrower one (down to half) that divides the run: no tail tile.
+  int mr = int(std::min<int64_t>(tile_columns(isa, (g.blk + lanes - 1) / lanes), n));
+  for (int c = mr; c * 2 >= mr && n % mr != 0; --c)
+    if (n % c == 0) mr = c;
+  BlockRV conv = s.get_child_blocks(cols)[0];
+  auto w = s.split(cols, {std::nullopt, int64_t(mr)});
+  BlockRV init = s.decompose_reduction(conv, w[1]);
+  s.vectorize(s.get_loops(init).back());
+  int64_t kernel_rows = g.kernel_rows;
+  if (taps) {
+    cut_kernel_rows(s, w[1], g, *taps);
+    kernel_rows = taps->second - taps->first;
+  }
+  // The update block: Y = Y + X * W in its iter vars (the guard folded by the partitions).
+  const Block* b = find_block(s.func().body, s.name_of(s.get_child_blocks(w[1]).back()), nullptr)
+                       ->block;
+  const auto* st = b->body.as<BufferStore>();
+  const auto* add = st ? st->value.as<Add>() : nullptr;
+  const auto* mul = add ? add->b.as<Mul>() : nullptr;
+  const auto* x = mul ? mul->a.as<BufferLoad>() : nullptr;
+  const auto* wt = mul ? mul->b.as<BufferLoad>() : nullptr;
+  INGOT_ICHECK(x && wt, "depthwise rule: interior block {} still guarded: {}", b->name_hint,
+               st ? to_string(st->value) : std::string("?"));
+  std::vector<Var> vars = {b->iter_vars[3].var, b->iter_vars[4].var, b->iter_vars[5].var,
+                           b->iter_vars[6].var};
+  FmaTileSpec spec;
+  spec.lanes = lanes, spec.arch = isa.arch, spec.mr = mr, spec.nr = int(g.blk);
+  spec.k = {kernel_rows, g.kernel_cols};
+  spec.a = fma_operand(x->indices, vars);
+  spec.b = fma_operand(wt->indices, vars);
+  spec.c = fma_operand(st->indices, vars);
+  tensorize_fma_strip(s, w[1], spec, n);
+}
+
+// Columns whose guard is not decided by the partitions (border columns; every column of a
+// border row, whose kernel rows outside the input stay masked at run time): strips of up to
+// `strip` columns whose columns and kernel columns are unrolled (the column terms of the guard
+// fold at compile time) inside one vectorized loop over the channel block, kernel rows
+// outermost.
+void unrolled_columns_run(Schedule& s, LoopRV cols, int64_t n, int64_t strip,
+                          std::optional<std::pair<int64_t, int64_t>> taps, const Guard& g) {
+  BlockRV conv = s.get_child_blocks(cols)[0];
+  LoopRV inner = n > strip ? s.split(cols, {std::nullopt, strip})[1] : cols;
+  BlockRV init = s.decompose_reduction(conv, inner);
+  s.vectorize(s.get_loops(init).back());
+  if (taps) cut_kernel_rows(s, inner, g, *taps);
+  BlockRV upd = s.get_child_blocks(inner).back();
+  std::vector<LoopRV> l = s.get_loops(upd);  // ..., ow, l, kh, kw
+  size_t k = l.size();
+  LoopRV ow = l[k - 4], lanes = l[k - 3], kh = l[k - 2], kw = l[k - 1];
+  s.reorder({kh, lanes, ow, kw});
+  s.unroll(ow);
+  s.unroll(kw);
+  s.vectorize(lanes);
+}
+
+}  // namespace
+
+void schedule_depthwise_conv_nchwc(Schedule& s, const CpuVectorIsa& isa) {
+  BlockRV conv = s.get_block("conv");
+  std::vector<LoopRV> l = s.get_loops(conv);  // n, cb, oh, ow, l, kh, kw
+  INGOT_ICHECK(l.size() == 7, "depthwise rule: block conv has {} loops", l.size());
+  Guard g = guard_of(find_block(s.func().body, "conv", nullptr)->block);
+  // 1. Rows: the interior rows and each border row (or, past kMaxBorderRows of them, each run of
+  //    border rows) as branches of the row loop. A border row alone gets its kernel rows cut to
+  //    those inside the input, so its interior columns run the register tiles too; a run keeps
+  //    the row test (a select per kernel row) in code that is smaller to compile.
+  auto inside = [&](int64_t r) { return g.row_inside(r); };
+  int64_t border_rows = 0;
+  for (int64_t r = 0; r < g.rows; ++r) border_rows += !inside(r);
+  std::vector<Run> rows = runs(g.rows, inside, /*merge_border=*/border_rows > kMaxBorderRows);
+  std::vector<LoopRV> row_parts =
+      rows.size() == 1 ? std::vector<LoopRV>{l[3]} : s.partition(l[2], cuts_of(rows), true);
+  std::vector<Run> cols =
+      runs(g.cols, [&](int64_t c) { return g.col_inside(c); }, /*merge_border=*/true);
+  int lanes = isa.tile_lanes();
+  int64_t strip = tile_columns(isa, (g.blk + lanes - 1) / lanes);
+  for (size_t k = 0; k < rows.size(); ++k) {
+    // 2. Columns: left border, interior, right border as consecutive loops.
+    std::vector<LoopRV> col_parts =
+        cols.size() == 1 ? std::vector<LoopRV>{row_parts[k]}
+                         : s.partition(row_parts[k], cuts_of(cols), false);
+    std::optional<std::pair<int64_t, int64_t>> taps;
+    if (!rows[k].interior && rows[k].b - rows[k].a == 1) {
+      taps = g.taps(rows[k].a);
+      // No kernel row reads inside the input: the row is its bias (left to the guard).
+      if (taps->first >= taps->second) continue;
+    }
+    for (size_t c = 0; c < cols.size(); ++c) {
+      if ((rows[k].interior || taps) && cols[c].interior)
+        tile_columns_run(s, col_parts[c], g, cols[c], taps, isa);
+      else
+        unrolled_columns_run(s, col_parts[c], cols[c].b - cols[c].a, strip, taps, g);
+    }
+  }
+  // 3. The epilogue per output row, then the rows of every channel block in parallel.
+  if (find_block(s.func().body, "epilogue", nullptr)) {
+    BlockRV epi = s.get_block("epilogue");
+    s.reverse_compute_at(epi, l[2]);
+    s.vectorize(s.get_loops(epi).back());
+  }
+  s.parallel(s.fuse({l[0], l[1], l[2]}));
+}
+
+}  // namespace ingot::schedule

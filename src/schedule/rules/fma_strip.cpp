@@ -1,0 +1,46 @@
+// FMA tile helpers of the rules (see the header).
+#include "schedule/rules/fma_strip.h"
+
+#include "support/error.h"
+#include "tir/arith/linear_form.h"
+#include "tir/op.h"
+#include "tir/printer.h"
+#include "tir/substitute.h"
+
+namespace ingot::schedule {
+
+using namespace tir;
+
+FmaOperand fma_operand(const std::vector<Expr>& indices, const std::vector<Var>& vars,
+                       const Var& skip) {
+  FmaOperand op;
+  for (const Expr& index : indices) {
+    Expr e = skip.defined() ? substitute(index, skip, i64(0)) : index;
+    std::vector<int64_t> row;
+    for (const Var& v : vars) {
+      // Compared as linear forms: the rewrite simplifier leaves (k + 1) - (k - 1) alone.
+      arith::LinearForm d =
+          arith::linear_form(substitute(e, v, i64(1))) - arith::linear_form(substitute(e, v, i64(0)));
+      INGOT_ICHECK(d.terms.empty(), "fma tile: index {} is not linear in {}", to_string(index),
+                   v.name());
+      row.push_back(d.constant);
+    }
+    op.dims.push_back(row);
+  }
+  return op;
+}
+
+void tensorize_fma_strip(Schedule& s, LoopRV tile, const FmaTileSpec& spec, int64_t rows) {
+  register_tensor_intrin(make_fma_tile_intrin(spec));
+  BlockRV block = s.blockize(tile);
+  if (int rem = int(rows % spec.mr)) {
+    FmaTileSpec tail = spec;
+    tail.mr = rem;
+    register_tensor_intrin(make_fma_tile_intrin(tail));
+    s.tensorize(block, fma_tile_name(spec), fma_tile_name(tail));
+  } else {
+    s.tensorize(block, fma_tile_name(spec));
+  }
+}
+
+}  // namespace ingot::schedule

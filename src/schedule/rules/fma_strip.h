@@ -1,0 +1,25 @@
+// Shared by the rules that compute a tile on the FMA register-tile micro-kernel: an operand's
+// layout read off its indices, and the blockize + tensorize of a strip whose last tile may be
+// shorter.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "schedule/intrin/x86_fma.h"
+#include "schedule/schedule.h"
+
+namespace ingot::schedule {
+
+// Each index's coefficient in each tile variable (i, j, k...), read as linear forms; `skip`
+// (when defined) is taken as 0 first (a lane group's floor(j / g) * g term, which the spec
+// states as a_group). InternalError if an index is not linear in them.
+FmaOperand fma_operand(const std::vector<tir::Expr>& indices, const std::vector<tir::Var>& vars,
+                       const tir::Var& skip = tir::Var());
+
+// Registers the tile's intrinsic, blockizes at `tile` (the loop of the tile's rows) and
+// tensorizes; when `rows` (the strip's extent) is not a multiple of spec.mr, the last tile runs
+// the same micro-kernel with the remaining rows.
+void tensorize_fma_strip(Schedule& s, LoopRV tile, const FmaTileSpec& spec, int64_t rows);
+
+}  // namespace ingot::schedule

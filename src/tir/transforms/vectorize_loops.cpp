@@ -1,0 +1,141 @@
+// Vectorize loops: short vectorized loops of straight-line stores become vector stores (see the
+// header).
+#include "tir/transforms/vectorize_loops.h"
+
+#include <optional>
+
+#include "tir/analysis.h"
+#include "tir/arith/linear_form.h"
+#include "tir/mutator.h"
+#include "tir/op.h"
+
+namespace ingot::tir {
+namespace {
+
+constexpr int64_t kMaxLanes = 64;
+
+class Vectorizer {
+ public:
+  Vectorizer(const Var& v, int lanes) : v_(v), lanes_(lanes) {}
+
+  // The store over all lanes, or nullopt when it cannot be written on vectors.
+  std::optional<Stmt> store(const BufferStore* st) {
+    auto idx = indices(st->indices);
+    if (!idx) return std::nullopt;
+    auto value = expr(st->value);
+    if (!value) return std::nullopt;
+    if (!idx->back().as<Ramp>()) return std::nullopt;  // every lane to the same place
+    return BufferStore::make(Buffer(st->buffer), widen(*value), *idx);
+  }
+
+ private:
+  bool uses(const Expr& e) const { return uses_var(e, v_); }
+
+  // Scalars broadcast over the lanes.
+  Expr widen(const Expr& e) const {
+    return e.dtype().lanes == lanes_ ? e : Broadcast::make(e, lanes_);
+  }
+
+  // Indices with the loop variable only in the last one, with coefficient 1: that one becomes
+  // a Ramp (the others stay).
+  std::optional<std::vector<Expr>> indices(const std::vector<Expr>& in) const {
+    std::vector<Expr> out = in;
+    for (size_t d = 0; d + 1 < in.size(); ++d)
+      if (uses(in[d])) return std::nullopt;
+    if (in.empty() || !uses(in.back())) return out;
+    arith::LinearForm lf = arith::linear_form(in.back());
+    std::optional<size_t> at;
+    for (size_t t = 0; t < lf.terms.size(); ++t) {
+      if (!uses(lf.terms[t].first)) continue;
+      auto* var = lf.terms[t].first.as<VarNode>();
+      if (at || var != v_.node() || lf.terms[t].second != 1) return std::nullopt;
+      at = t;
+    }
+    if (!at) return std::nullopt;
+    lf.terms.erase(lf.terms.begin() + std::ptrdiff_t(*at));
+    out.back() = Ramp::make(lf.to_expr(in.back().dtype()), make_const(in.back().dtype(), 1), lanes_);
+    return out;
+  }
+
+  std::optional<Expr> expr(const Expr& e) {
+    if (!uses(e)) return e;  // loop-invariant: stays scalar
+    if (auto* ld = e.as<BufferLoad>()) {
+      auto idx = indices(ld->indices);
+      if (!idx || !idx->back().as<Ramp>()) return std::nullopt;
+      return BufferLoad::make(Buffer(ld->buffer), *idx);
+    }
+    if (auto* s = e.as<Select>()) {
+      if (uses(s->condition)) return std::nullopt;
+      auto t = expr(s->true_value), f = expr(s->false_value);
+      if (!t || !f) return std::nullopt;
+      return Select::make(s->condition, widen(*t), widen(*f));
+    }
+    if (auto* c = e.as<Cast>()) {
+      auto x = expr(c->value);
+      if (!x) return std::nullopt;
+      return Cast::make(c->dtype.with_lanes(lanes_), widen(*x));
+    }
+    switch (e.tag()) {
+#define INGOT_ARITH(N)                                  \
+  case NodeTag::N: {                                    \
+    auto* b = e.as<N>();                                \
+    auto x = expr(b->a), y = expr(b->b);                \
+    if (!x || !y) return std::nullopt;                  \
+    return N::make(widen(*x), widen(*y));               \
+  }
+      INGOT_ARITH(Add)
+      INGOT_ARITH(Sub)
+      INGOT_ARITH(Mul)
+      INGOT_ARITH(Div)
+      INGOT_ARITH(Min)
+      INGOT_ARITH(Max)
+#undef INGOT_ARITH
+      default:
+        return std::nullopt;
+    }
+  }
+
+  Var v_;
+  int lanes_;
+};
+
+class LoopVectorizer : public IRMutator {
+ public:
+  Stmt visit_For(const For* op, const Stmt& s) override {
+    Stmt base = IRMutator::visit_For(op, s);
+    auto* f = base.as<For>();
+    int64_t min = -1, n = 0;
+    if (f->kind != ForKind::kVectorized || !is_const_int(f->min, &min) || min != 0 ||
+        !is_const_int(f->extent, &n) || n < 2 || n > kMaxLanes || !f->loop_var.dtype().is_int())
+      return base;
+    std::vector<Stmt> body;
+    if (auto* q = f->body.as<SeqStmt>()) {
+      body = q->seq;
+    } else {
+      body = {f->body};
+    }
+    Vectorizer vec(f->loop_var, int(n));
+    std::vector<Stmt> out;
+    for (const Stmt& x : body) {
+      auto* st = x.as<BufferStore>();
+      if (!st || st->value.dtype().lanes != 1) return base;
+      auto v = vec.store(st);
+      if (!v) return base;
+      out.push_back(*v);
+    }
+    return SeqStmt::make(std::move(out));
+  }
+};
+
+}  // namespace
+
+Stmt vectorize_loops(const Stmt& s) {
+  return LoopVectorizer().mutate(s);
+}
+
+PrimFunc vectorize_loops(PrimFunc f) {
+  f.body = vectorize_loops(f.body);
+  return f;
+}
+
+}  // namespace ingot::tir

@@ -1,0 +1,93 @@
+// The depthwise convolution on channel-blocked tensors (schedule/rules/depthwise_conv_nchwc.h),
+// scheduled by its rule, compiled, loaded and run against a direct sum in double precision:
+// padding on every side (border rows one by one and as runs, border columns, a map with no
+// interior at all), strides, dilations, one- and two-vector channel blocks, padding lanes, the
+// in-place epilogue, and both x86 ISAs.
+#include <algorithm>
+
+#include "artifact_util.h"
+#include "schedule/rules/depthwise_conv_nchwc.h"
+#include "support/channel_block.h"
+#include "tir/op.h"
+
+namespace ingot::codegen::test {
+namespace {
+
+using namespace tir;
+using schedule::DepthwiseConvShape;
+
+DepthwiseConvShape shape(int64_t channels, int64_t blk, int64_t ih, int64_t iw, int64_t k,
+                         int64_t stride, int64_t dil, int64_t top, int64_t left, int64_t bottom,
+                         int64_t right) {
+  DepthwiseConvShape s;
+  s.n = 2, s.channels = channels, s.blk = blk, s.blocks = (channels + blk - 1) / blk;
+  s.ih = ih, s.iw = iw, s.kh = k, s.kw = k, s.sh = s.sw = stride, s.dh = s.dw = dil;
+  s.top = top, s.left = left;
+  s.oh = (ih + top + bottom - dil * (k - 1) - 1) / stride + 1;
+  s.ow = (iw + left + right - dil * (k - 1) - 1) / stride + 1;
+  return s;
+}
+
+void expect_depthwise(const DepthwiseConvShape& s, bool relu, const Target& target,
+                      int vector_bits) {
+  schedule::ConvEpilogue epi;
+  if (relu)
+    epi = [](const Expr& v, const std::vector<Expr>&) {
+      return max(v, make_const(DataType::f32(), 0));
+    };
+  PrimFunc f = schedule::make_depthwise_conv_nchwc(s, epi);
+  schedule::Schedule sch(f);
+  schedule::schedule_depthwise_conv_nchwc(sch, CpuVectorIsa::x86(vector_bits));
+  int64_t lanes = s.blocks * s.blk;
+  std::vector<float> x = random_floats(s.n * s.blocks * s.ih * s.iw * s.blk, 1);
+  std::vector<float> w = random_floats(s.blocks * s.kh * s.kw * s.blk, 2);
+  std::vector<float> bias = random_floats(lanes, 3);
+  std::vector<float> y(size_t(s.n * s.blocks * s.oh * s.ow * s.blk), -7.0f);
+  LoadedArtifact art(single_kernel_module("dw", f.params, sch.func().body, 3), target);
+  ASSERT_EQ(art.run({x.data(), w.data(), bias.data()}, {y.data()}, nullptr, true), 0);
+  for (int64_t n = 0; n < s.n; ++n)
+    for (int64_t c = 0; c < lanes; ++c) {
+      int64_t b = c / s.blk, l = c % s.blk;
+      for (int64_t oh = 0; oh < s.oh; ++oh)
+        for (int64_t ow = 0; ow < s.ow; ++ow) {
+          double want = bias[size_t(c)];
+          for (int64_t a = 0; a < s.kh; ++a)
+            for (int64_t e = 0; e < s.kw; ++e) {
+              int64_t r = oh * s.sh + a * s.dh - s.top, q = ow * s.sw + e * s.dw - s.left;
+              if (r < 0 || r >= s.ih || q < 0 || q >= s.iw) continue;
+              want += double(x[size_t((((n * s.blocks + b) * s.ih + r) * s.iw + q) * s.blk + l)]) *
+                      double(w[size_t(((b * s.kh + a) * s.kw + e) * s.blk + l)]);
+            }
+          if (relu) want = std::max(want, 0.0);
+          float got = y[size_t((((n * s.blocks + b) * s.oh + oh) * s.ow + ow) * s.blk + l)];
+          ASSERT_NEAR(got, want, 1e-4) << "n " << n << " c " << c << " oh " << oh << " ow " << ow;
+        }
+    }
+}
+
+TEST(DepthwiseSchedule, ThreeByThreeTwoVectorBlocksWithEpilogue) {
+  // 40 channels in two 32-lane blocks (24 padding lanes), 13 x 17: tiles with a tail strip.
+  expect_depthwise(shape(40, 32, 13, 17, 3, 1, 1, 1, 1, 1, 1), true, Target::host(), 512);
+}
+
+TEST(DepthwiseSchedule, SevenBySevenOnASmallMapHasNoInterior) {
+  // A 7 x 7 kernel padded by 3 on a 5 x 6 map: every row and column is a border.
+  expect_depthwise(shape(16, 16, 5, 6, 7, 1, 1, 3, 3, 3, 3), false, Target::host(), 512);
+}
+
+TEST(DepthwiseSchedule, NineByNineBorderRowsAsRuns) {
+  // 8 border rows (more than the rule schedules one by one): runs that keep their row test.
+  expect_depthwise(shape(16, 16, 12, 13, 9, 1, 1, 4, 4, 4, 4), true, Target::host(), 512);
+}
+
+TEST(DepthwiseSchedule, StridedDilatedAsymmetricPadding) {
+  expect_depthwise(shape(24, 16, 15, 12, 3, 2, 2, 2, 1, 0, 2), true, Target::host(), 512);
+}
+
+TEST(DepthwiseSchedule, FiveByFiveAvx2) {
+  Target avx2 = Target::parse("llvm -mcpu=haswell");
+  expect_depthwise(shape(20, 8, 11, 14, 5, 1, 1, 2, 2, 2, 2), true, avx2, 256);
+}
+
+}  // namespace
+}  // namespace ingot::codegen::test

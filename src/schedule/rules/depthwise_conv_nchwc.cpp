@@ -147,13 +147,14 @@ std::vector<int64_t> cuts_of(const std::vector<Run>& rs) {
   return cuts;
 }
 
-// Border rows scheduled one by one (a 7x7 kernel's 3 + 3); more are scheduled as runs.
+// Border rows scheduled one by one (a 7x7 kernel's 3 + 3); more, or more than the interior rows,
+// are scheduled as runs.
 constexpr int64_t kMaxBorderRows = 6;
 
 // Register-tile columns for `vecs` vectors per pixel: enough independent accumulators to cover
 // the FMA latency (8 on two 4-cycle FMA pipes), within the register file (32 vector registers
 // with 512-bit vectors, else 16) next to the weight and input vectors.
-int tile_columns(const CpuVectorIsa& isa, int64_t vecs) {
+int tile_width(const CpuVectorIsa& isa, int64_t vecs) {
   int64_t accumulators = isa.vector_bits >= 512 ? 12 : 8;
   return int(std::max<int64_t>(1, accumulators / vecs));
 }
@@ -171,27 +172,22 @@ LoopRV cut_kernel_rows(Schedule& s, LoopRV loop, const Guard& g, std::pair<int64
   return s.partition(kh, cuts)[taps.first > 0 ? 1 : 0];
 }
 
-// Interior columns [a, b) of a row part: R-column register tiles on the FMA micro-kernel.
-void tile_columns_run(Schedule& s, LoopRV cols, const Guard& g, const Run& run,
-                      std::optional<std::pair<int64_t, int64_t>> taps, const CpuVectorIsa& isa) {
-  int lanes = isa.tile_lanes();
-  int64_t n = run.b - run.a;
-  // The widest tile, or a narrower one (down to half) that divides the run: no tail tile.
-  int mr = int(std::min<int64_t>(tile_columns(isa, (g.blk + lanes - 1) / lanes), n));
-  for (int c = mr; c * 2 >= mr && n % mr != 0; --c)
-    if (n % c == 0) mr = c;
+// `n` interior columns of a row part (n a multiple of mr): mr-column register tiles on the FMA
+// micro-kernel.
+void tile_columns(Schedule& s, LoopRV cols, int64_t n, int mr, const Guard& g,
+                  std::optional<std::pair<int64_t, int64_t>> taps, const CpuVectorIsa& isa) {
   BlockRV conv = s.get_child_blocks(cols)[0];
-  auto w = s.split(cols, {std::nullopt, int64_t(mr)});
-  BlockRV init = s.decompose_reduction(conv, w[1]);
+  LoopRV tile = n > mr ? s.split(cols, {std::nullopt, int64_t(mr)})[1] : cols;
+  BlockRV init = s.decompose_reduction(conv, tile);
   s.vectorize(s.get_loops(init).back());
   int64_t kernel_rows = g.kernel_rows;
   if (taps) {
-    cut_kernel_rows(s, w[1], g, *taps);
+    cut_kernel_rows(s, tile, g, *taps);
     kernel_rows = taps->second - taps->first;
   }
   // The update block: Y = Y + X * W in its iter vars (the guard folded by the partitions).
-  const Block* b = find_block(s.func().body, s.name_of(s.get_child_blocks(w[1]).back()), nullptr)
-                       ->block;
+  const Block* b =
+      find_block(s.func().body, s.name_of(s.get_child_blocks(tile).back()), nullptr)->block;
   const auto* st = b->body.as<BufferStore>();
   const auto* add = st ? st->value.as<Add>() : nullptr;
   const auto* mul = add ? add->b.as<Mul>() : nullptr;
@@ -202,12 +198,29 @@ void tile_columns_run(Schedule& s, LoopRV cols, const Guard& g, const Run& run,
   std::vector<Var> vars = {b->iter_vars[3].var, b->iter_vars[4].var, b->iter_vars[5].var,
                            b->iter_vars[6].var};
   FmaTileSpec spec;
-  spec.lanes = lanes, spec.arch = isa.arch, spec.mr = mr, spec.nr = int(g.blk);
+  spec.lanes = isa.tile_lanes(), spec.arch = isa.arch, spec.mr = mr, spec.nr = int(g.blk);
   spec.k = {kernel_rows, g.kernel_cols};
   spec.a = fma_operand(x->indices, vars);
   spec.b = fma_operand(wt->indices, vars);
   spec.c = fma_operand(st->indices, vars);
-  tensorize_fma_strip(s, w[1], spec, n);
+  tensorize_fma_strip(s, tile, spec, n);
+}
+
+// Interior columns [a, b) of a row part: the widest tile, or a narrower one (down to half the
+// width) that divides the run; else the columns past the last whole tile are a loop of their
+// own with a narrower tile (no masked tail, whose fallback code LLVM would compile too).
+void tile_columns_run(Schedule& s, LoopRV cols, const Guard& g, const Run& run,
+                      std::optional<std::pair<int64_t, int64_t>> taps, const CpuVectorIsa& isa) {
+  int lanes = isa.tile_lanes();
+  int64_t n = run.b - run.a;
+  int mr = int(std::min<int64_t>(tile_width(isa, (g.blk + lanes - 1) / lanes), n));
+  for (int c = mr; c * 2 >= mr && n % mr != 0; --c)
+    if (n % c == 0) mr = c;
+  int64_t whole = n / mr * mr;
+  if (whole == n) return tile_columns(s, cols, n, mr, g, taps, isa);
+  std::vector<LoopRV> parts = s.partition(cols, {whole});
+  tile_columns(s, parts[0], whole, mr, g, taps, isa);
+  tile_columns(s, parts[1], n - whole, int(n - whole), g, taps, isa);
 }
 
 // Columns whose guard is not decided by the partitions (border columns; every column of a
@@ -239,20 +252,22 @@ void schedule_depthwise_conv_nchwc(Schedule& s, const CpuVectorIsa& isa) {
   std::vector<LoopRV> l = s.get_loops(conv);  // n, cb, oh, ow, l, kh, kw
   INGOT_ICHECK(l.size() == 7, "depthwise rule: block conv has {} loops", l.size());
   Guard g = guard_of(find_block(s.func().body, "conv", nullptr)->block);
-  // 1. Rows: the interior rows and each border row (or, past kMaxBorderRows of them, each run of
-  //    border rows) as branches of the row loop. A border row alone gets its kernel rows cut to
-  //    those inside the input, so its interior columns run the register tiles too; a run keeps
-  //    the row test (a select per kernel row) in code that is smaller to compile.
+  // 1. Rows: the interior rows and each border row (or, past kMaxBorderRows of them or when they
+  //    outnumber the interior rows, each run of border rows) as branches of the row loop. A
+  //    border row alone gets its kernel rows cut to those inside the input, so its interior
+  //    columns run the register tiles too; a run keeps the row test (a select per kernel row) in
+  //    code that is smaller to compile (on a 7x7 map with a 7x7 kernel, every row is a border).
   auto inside = [&](int64_t r) { return g.row_inside(r); };
   int64_t border_rows = 0;
   for (int64_t r = 0; r < g.rows; ++r) border_rows += !inside(r);
-  std::vector<Run> rows = runs(g.rows, inside, /*merge_border=*/border_rows > kMaxBorderRows);
+  bool one_by_one = border_rows <= kMaxBorderRows && g.rows - border_rows >= border_rows;
+  std::vector<Run> rows = runs(g.rows, inside, /*merge_border=*/!one_by_one);
   std::vector<LoopRV> row_parts =
       rows.size() == 1 ? std::vector<LoopRV>{l[3]} : s.partition(l[2], cuts_of(rows), true);
   std::vector<Run> cols =
       runs(g.cols, [&](int64_t c) { return g.col_inside(c); }, /*merge_border=*/true);
   int lanes = isa.tile_lanes();
-  int64_t strip = tile_columns(isa, (g.blk + lanes - 1) / lanes);
+  int64_t strip = tile_width(isa, (g.blk + lanes - 1) / lanes);
   for (size_t k = 0; k < rows.size(); ++k) {
     // 2. Columns: left border, interior, right border as consecutive loops.
     std::vector<LoopRV> col_parts =

@@ -30,6 +30,9 @@ class RewriteSimplifier : public IRMutator {
  private:
   Expr post(const Expr& in) {
     Expr e = const_fold(in);
+    // A select on a constant condition, of any lanes (a guard decided after unrolling).
+    if (auto* s = e.as<Select>())
+      if (auto* c = s->condition.as<IntImm>()) return c->value ? s->true_value : s->false_value;
     if (!e.dtype().is_scalar() || e.as<IntImm>() || e.as<FloatImm>()) return e;
     DataType d = e.dtype();
     if ((d.is_integer() || d.is_bool()) && !e.as<VarNode>()) {

@@ -336,43 +336,50 @@ TensorIntrin make_fma_tile_intrin(const FmaTileSpec& s) {
       }
     }
     std::vector<Stmt> load, step, store;
+    // The (row, column vector) cells of a step: row-major when a row's broadcast A element is
+    // shared by its vectors; column-vector-major when each cell loads its own A vector
+    // (elementwise or lane groups), so a vector's rows run together and fewer A vectors are
+    // live at once (16 AVX2 registers: the depthwise 7x7 tile spilled row-major).
+    std::vector<std::pair<int, int>> cells;
+    bool own_a = a_vector || s.a_group;
+    for (int outer = 0; outer < (own_a ? s.nr : s.mr); outer += own_a ? s.lanes : 1)
+      for (int inner = 0; inner < (own_a ? s.mr : s.nr); inner += own_a ? 1 : s.lanes)
+        cells.push_back(own_a ? std::pair{inner, outer} : std::pair{outer, inner});
     // One step at reduction values `kvals` (loop variables or unrolled constants).
     auto add_step = [&](const std::vector<Expr>& kvals, bool with_io) {
-      for (int r = 0; r < s.mr; ++r) {
+      for (auto [r, v0] : cells) {
         std::vector<Expr> vars = {i64(r), i64(0)};
         vars.insert(vars.end(), kvals.begin(), kvals.end());
-        // A without j: one element broadcast per row; with j: a vector per row (elementwise).
-        Expr a_scalar = a_vector || s.a_group ? Expr() : A.load(operand_index(s.a, vars));
-        for (int v0 = 0; v0 < s.nr; v0 += s.lanes) {
-          int w = std::min(s.lanes, s.nr - v0);
-          Expr lanes = Ramp::make(i64(v0), i64(1), w);
-          std::vector<Expr> ai = {i64(r), lanes};
-          Expr a;
-          if (a_vector) {
-            a = A.load(operand_index(s.a, vars, lanes));
-          } else if (s.a_group) {
-            // The tile's lanes of A (group reduction at 0), each group's element kg picked.
-            std::vector<Expr> at = vars;
-            at[2 + group_reduction(s)] = i64(0);
-            std::vector<Expr> idx = operand_index(s.a, at);
-            idx.back() = Ramp::make(idx.back() + v0, i64(1), w);
-            int64_t kg = 0;
-            is_const_int(vars[2 + group_reduction(s)], &kg);
-            std::vector<int> pick;
-            for (int t = 0; t < w; ++t) pick.push_back(t / s.a_group * s.a_group + int(kg));
-            a = Shuffle::make(A.load(idx), pick);
-          } else {
-            a = Broadcast::make(a_scalar, w);
-          }
-          step.push_back(BufferStore::make(
-              acc, acc.load(ai) + a * B.load(operand_index(s.b, vars, lanes)), ai));
-          if (!with_io) continue;
-          std::vector<Expr> zero_k = {i64(r), i64(0)};
-          zero_k.resize(vars.size(), i64(0));
-          std::vector<Expr> ci = operand_index(s.c, zero_k, lanes);
-          load.push_back(BufferStore::make(acc, C.load(ci), ai));
-          store.push_back(BufferStore::make(C, acc.load(ai), ci));
+        int w = std::min(s.lanes, s.nr - v0);
+        Expr lanes = Ramp::make(i64(v0), i64(1), w);
+        std::vector<Expr> ai = {i64(r), lanes};
+        Expr a;
+        if (a_vector) {
+          // A with j: a vector per cell (elementwise).
+          a = A.load(operand_index(s.a, vars, lanes));
+        } else if (s.a_group) {
+          // The tile's lanes of A (group reduction at 0), each group's element kg picked.
+          std::vector<Expr> at = vars;
+          at[2 + group_reduction(s)] = i64(0);
+          std::vector<Expr> idx = operand_index(s.a, at);
+          idx.back() = Ramp::make(idx.back() + v0, i64(1), w);
+          int64_t kg = 0;
+          is_const_int(vars[2 + group_reduction(s)], &kg);
+          std::vector<int> pick;
+          for (int t = 0; t < w; ++t) pick.push_back(t / s.a_group * s.a_group + int(kg));
+          a = Shuffle::make(A.load(idx), pick);
+        } else {
+          // A without j: one element per row, broadcast (the same load for the row's vectors).
+          a = Broadcast::make(A.load(operand_index(s.a, vars)), w);
         }
+        step.push_back(BufferStore::make(
+            acc, acc.load(ai) + a * B.load(operand_index(s.b, vars, lanes)), ai));
+        if (!with_io) continue;
+        std::vector<Expr> zero_k = {i64(r), i64(0)};
+        zero_k.resize(vars.size(), i64(0));
+        std::vector<Expr> ci = operand_index(s.c, zero_k, lanes);
+        load.push_back(BufferStore::make(acc, C.load(ci), ai));
+        store.push_back(BufferStore::make(C, acc.load(ai), ci));
       }
     };
     // Every combination of the unrolled variables' values, the first with the C load / store.

@@ -206,15 +206,16 @@ void tile_columns(Schedule& s, LoopRV cols, int64_t n, int mr, const Guard& g,
   tensorize_fma_strip(s, tile, spec, n);
 }
 
-// Interior columns [a, b) of a row part: the widest tile, or a narrower one (down to half the
-// width) that divides the run; else the columns past the last whole tile are a loop of their
-// own with a narrower tile (no masked tail, whose fallback code LLVM would compile too).
+// Interior columns [a, b) of a row part: the widest tile, or a narrower one (down to 3/4 of the
+// width: fewer accumulators leave the FMA latency exposed) that divides the run; else the
+// columns past the last whole tile are a loop of their own with a narrower tile (no masked
+// tail, whose fallback code LLVM would compile too).
 void tile_columns_run(Schedule& s, LoopRV cols, const Guard& g, const Run& run,
                       std::optional<std::pair<int64_t, int64_t>> taps, const CpuVectorIsa& isa) {
   int lanes = isa.tile_lanes();
   int64_t n = run.b - run.a;
   int mr = int(std::min<int64_t>(tile_width(isa, (g.blk + lanes - 1) / lanes), n));
-  for (int c = mr; c * 2 >= mr && n % mr != 0; --c)
+  for (int c = mr; c * 4 >= mr * 3 && n % mr != 0; --c)
     if (n % c == 0) mr = c;
   int64_t whole = n / mr * mr;
   if (whole == n) return tile_columns(s, cols, n, mr, g, taps, isa);

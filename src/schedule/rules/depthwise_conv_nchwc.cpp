@@ -147,8 +147,9 @@ std::vector<int64_t> cuts_of(const std::vector<Run>& rs) {
   return cuts;
 }
 
-// Border rows scheduled one by one (a 7x7 kernel's 3 + 3); more, or more than the interior rows,
-// are scheduled as runs.
+// Border rows scheduled one by one (a 7x7 kernel's 3 + 3); more, or more than half the interior
+// rows (a 7x7 kernel on a 14x14 map: each branch is a copy of the row's code, which LLVM compiles
+// once more for a small share of the work), are scheduled as runs.
 constexpr int64_t kMaxBorderRows = 6;
 
 // Register-tile columns for `vecs` vectors per pixel: enough independent accumulators to cover
@@ -253,15 +254,15 @@ void schedule_depthwise_conv_nchwc(Schedule& s, const CpuVectorIsa& isa) {
   std::vector<LoopRV> l = s.get_loops(conv);  // n, cb, oh, ow, l, kh, kw
   INGOT_ICHECK(l.size() == 7, "depthwise rule: block conv has {} loops", l.size());
   Guard g = guard_of(find_block(s.func().body, "conv", nullptr)->block);
-  // 1. Rows: the interior rows and each border row (or, past kMaxBorderRows of them or when they
-  //    outnumber the interior rows, each run of border rows) as branches of the row loop. A
+  // 1. Rows: the interior rows and each border row (or, past kMaxBorderRows of them or when the
+  //    interior rows are fewer than twice as many, each run of border rows) as branches. A
   //    border row alone gets its kernel rows cut to those inside the input, so its interior
   //    columns run the register tiles too; a run keeps the row test (a select per kernel row) in
   //    code that is smaller to compile (on a 7x7 map with a 7x7 kernel, every row is a border).
   auto inside = [&](int64_t r) { return g.row_inside(r); };
   int64_t border_rows = 0;
   for (int64_t r = 0; r < g.rows; ++r) border_rows += !inside(r);
-  bool one_by_one = border_rows <= kMaxBorderRows && g.rows - border_rows >= border_rows;
+  bool one_by_one = border_rows <= kMaxBorderRows && g.rows - border_rows >= 2 * border_rows;
   std::vector<Run> rows = runs(g.rows, inside, /*merge_border=*/!one_by_one);
   std::vector<LoopRV> row_parts =
       rows.size() == 1 ? std::vector<LoopRV>{l[3]} : s.partition(l[2], cuts_of(rows), true);

@@ -16,8 +16,8 @@
 // tiles of R columns x the block's vectors on the FMA micro-kernel in its elementwise form (one
 // weight vector per tap shared by R independent accumulator chains); border columns are
 // unrolled with their kernel columns inside one loop over the channel block, so the column
-// guards fold at compile time. (Past 6 border rows, or more than the interior rows, runs of
-// border rows keep their row test.)
+// guards fold at compile time. (Past 6 border rows, or more than half the interior rows, runs
+// of border rows keep their row test.)
 // The epilogue runs per output row while it is in L1.
 #pragma once
 

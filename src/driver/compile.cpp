@@ -68,9 +68,9 @@ void check_options(const CompileOptions& o) {
 
 const std::vector<std::string>& pipeline_stage_names() {
   static const std::vector<std::string> names = {
-      "import",       "bind_input_shapes", "infer_types",     "lower",    "schedule",
-      "lower_blocks", "unroll_loops",      "vectorize_loops", "flatten_buffers", "simplify",
-      "codegen"};
+      "import",          "bind_input_shapes", "infer_types",  "lower",
+      "schedule",        "lower_blocks",      "unroll_loops", "vectorize_loops",
+      "flatten_buffers", "simplify",          "codegen"};
   return names;
 }
 

@@ -156,7 +156,7 @@ TEST(Kernels, FmaTileWithLaneGroupsSumsEachGroupsInputs) {
   // the sum.
   schedule::FmaTileSpec s;
   s.lanes = 8, s.mr = 3, s.nr = 16, s.k = {3, 4}, s.a_group = 4;
-  s.a.dims = {{1, 0, 1, 0}, {0, 0, 0, 1}};             // X[i + b, g (+ the group's first)]
+  s.a.dims = {{1, 0, 1, 0}, {0, 0, 0, 1}};                // X[i + b, g (+ the group's first)]
   s.b.dims = {{0, 0, 1, 0}, {0, 0, 0, 1}, {0, 1, 0, 0}};  // W[b, g, j]
   s.c.dims = {{1, 0, 0, 0}, {0, 1, 0, 0}};                // Y[i, j]
   std::string name = schedule::fma_tile_name(s);
@@ -165,8 +165,12 @@ TEST(Kernels, FmaTileWithLaneGroupsSumsEachGroupsInputs) {
   ASSERT_TRUE(parsed.has_value()) << name;
   EXPECT_EQ(parsed->a_group, 4);
   for (auto breaks : {+[](schedule::FmaTileSpec& b) { b.a_group = 3; },  // not a divisor of 8
-                      +[](schedule::FmaTileSpec& b) { b.k = {3, 2}; },    // group var extent
-                      +[](schedule::FmaTileSpec& b) { b.a.dims.back() = {0, 1, 0, 1}; }}) {
+                      +[](schedule::FmaTileSpec& b) {
+                        b.k = {3, 2};
+                      },  // group var extent
+                      +[](schedule::FmaTileSpec& b) {
+                        b.a.dims.back() = {0, 1, 0, 1};
+                      }}) {
     schedule::FmaTileSpec bad = s;
     breaks(bad);
     EXPECT_THROW(schedule::make_fma_tile_intrin(bad), ingot::InternalError);
@@ -189,7 +193,8 @@ TEST(Kernels, FmaTileWithLaneGroupsSumsEachGroupsInputs) {
       double want = 0;
       for (int b = 0; b < 3; ++b)
         for (int g = 0; g < 4; ++g)
-          want += double(xs[size_t((r + b) * 16 + j / 4 * 4 + g)]) * ws[size_t((b * 4 + g) * 16 + j)];
+          want +=
+              double(xs[size_t((r + b) * 16 + j / 4 * 4 + g)]) * ws[size_t((b * 4 + g) * 16 + j)];
       EXPECT_NEAR(ys[size_t(r * 16 + j)], want, 1e-4) << r << "," << j;
     }
 }

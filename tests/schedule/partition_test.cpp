@@ -25,11 +25,11 @@ PaddedConv make_padded_conv(int64_t n) {
   Expr y = c.Y(vi);
   Expr x = c.X(max(min(r, i64(n - 1)), i64(0)));
   Stmt body = BufferStore::make(c.Y, select(r >= i64(0) && r < i64(n), y + x * c.W(vk), y), {vi});
-  Stmt blk = make_block("conv",
-                        {{vi, i64(0), i64(n), IterKind::kSpatial},
-                         {vk, i64(0), i64(3), IterKind::kReduce}},
-                        body, BufferStore::make(c.Y, f32(0), {vi}));
-  c.func = PrimFunc{"padded_conv", {c.X, c.W, c.Y},
+  Stmt blk = make_block(
+      "conv", {{vi, i64(0), i64(n), IterKind::kSpatial}, {vk, i64(0), i64(3), IterKind::kReduce}},
+      body, BufferStore::make(c.Y, f32(0), {vi}));
+  c.func = PrimFunc{"padded_conv",
+                    {c.X, c.W, c.Y},
                     root(nest({{i, n}, {k, 3}}, BlockRealize::make({i, k}, yes(), blk)))};
   return c;
 }
@@ -124,7 +124,9 @@ TEST(Partition, Errors) {
             "cannot partition loop \"i\": no cut points");
   EXPECT_EQ(schedule_error([&] { s.partition(l[0], {0}); }),
             "cannot partition loop \"i\": cut 0 is not inside [0, 8) after the previous one");
-  EXPECT_EQ(schedule_error([&] { s.partition(l[0], {5, 3}); }),
+  EXPECT_EQ(schedule_error([&] {
+              s.partition(l[0], {5, 3});
+            }),
             "cannot partition loop \"i\": cut 3 is not inside [0, 8) after the previous one");
   EXPECT_EQ(schedule_error([&] { s.partition(l[1], {1}, true); }),
             "cannot partition loop \"k\": with branches its body must be one loop");

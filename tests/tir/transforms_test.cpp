@@ -105,15 +105,14 @@ TEST(VectorizeLoops, StraightLineStoresBecomeVectorStores) {
   Buffer x = buf("X", {4, 16}), w = buf("W", {16}), y = buf("Y", {4, 32}), z = buf("Z", {4, 16});
   Var i("i"), l("l"), c("c", DataType::boolean());
   Expr yl = y(i, Expr(l) + i64(16));
-  Stmt body = SeqStmt::make({BufferStore::make(y, select(c, yl + x(i, l) * w(l), yl),
-                                               {i, Expr(l) + i64(16)}),
-                             BufferStore::make(z, f32(0.5), {i, l})});
+  Stmt body = SeqStmt::make(
+      {BufferStore::make(y, select(c, yl + x(i, l) * w(l), yl), {i, Expr(l) + i64(16)}),
+       BufferStore::make(z, f32(0.5), {i, l})});
   Stmt s = For::make(l, i64(0), i64(16), ForKind::kVectorized, body);
   Expr r16 = Ramp::make(i64(16), i64(1), 16), r0 = Ramp::make(i64(0), i64(1), 16);
   Expr yv = y(i, r16);
-  Stmt want =
-      SeqStmt::make({BufferStore::make(y, select(c, yv + x(i, r0) * w(r0), yv), {i, r16}),
-                     BufferStore::make(z, Broadcast::make(f32(0.5), 16), {i, r0})});
+  Stmt want = SeqStmt::make({BufferStore::make(y, select(c, yv + x(i, r0) * w(r0), yv), {i, r16}),
+                             BufferStore::make(z, Broadcast::make(f32(0.5), 16), {i, r0})});
   EXPECT_TRUE(structural_equal(vectorize_loops(s), want)) << to_string(vectorize_loops(s));
   // Left to LLVM: a strided access, the variable outside the last index, a nested loop, a
   // condition on the variable, a serial loop, a long loop.
@@ -123,11 +122,12 @@ TEST(VectorizeLoops, StraightLineStoresBecomeVectorStores) {
   Var j("j");
   for (const Stmt& keep : std::vector<Stmt>{
            vec(BufferStore::make(z, x(i, floormod(Expr(l) * 2, i64(16))), {i, l})),
-        vec(BufferStore::make(z, x(floormod(Expr(l), i64(4)), i64(0)), {i, l})),
-        vec(For::make(j, i64(0), i64(2), ForKind::kSerial, BufferStore::make(z, f32(1), {i, l}))),
-        vec(BufferStore::make(z, select(Expr(l) < i64(3), f32(1), f32(0)), {i, l})),
-        For::make(l, i64(0), i64(16), ForKind::kSerial, BufferStore::make(z, f32(1), {i, l})),
-        vec(BufferStore::make(buf("L", {1, 128}), f32(1), {i64(0), l}), 128)})
+           vec(BufferStore::make(z, x(floormod(Expr(l), i64(4)), i64(0)), {i, l})),
+           vec(For::make(j, i64(0), i64(2), ForKind::kSerial,
+                         BufferStore::make(z, f32(1), {i, l}))),
+           vec(BufferStore::make(z, select(Expr(l) < i64(3), f32(1), f32(0)), {i, l})),
+           For::make(l, i64(0), i64(16), ForKind::kSerial, BufferStore::make(z, f32(1), {i, l})),
+           vec(BufferStore::make(buf("L", {1, 128}), f32(1), {i64(0), l}), 128)})
     EXPECT_TRUE(vectorize_loops(keep).same_as(keep)) << to_string(keep);
 }
 

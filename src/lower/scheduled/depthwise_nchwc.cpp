@@ -38,9 +38,9 @@ std::vector<NodeKernel> lower_depthwise_nchwc(const graph::Node& node, int /*vec
       wp[size_t(((ch / s.blk) * taps + t) * s.blk + ch % s.blk)] = wd[ch * taps + t];
   const graph::Value* wv = values.constant(node.inputs[1]->name + "_nchwc",
                                            f32_tensor({s.blocks, s.kh, s.kw, s.blk}, wp));
-  const graph::Value* bv =
-      values.constant((bias ? bias->name : y->name) + "_nchwc_bias",
-                      f32_tensor({s.blocks * s.blk}, padded_bias(bias, s.channels, s.blocks * s.blk)));
+  const graph::Value* bv = values.constant(
+      (bias ? bias->name : y->name) + "_nchwc_bias",
+      f32_tensor({s.blocks * s.blk}, padded_bias(bias, s.channels, s.blocks * s.blk)));
   schedule::ConvEpilogue epilogue;
   std::vector<Buffer> extra;
   Buffer zb = f32_buffer("Z", g.ys);

@@ -110,8 +110,8 @@ std::string spec_problem(const FmaTileSpec& s) {
     if (j_required && o.dims.back()[1] != 1) return "j must be the last dimension";
     return "";
   };
-  for (auto p : {check(s.a, true, s.a_group == 0, true, false),
-                 check(s.b, false, true, true, true), check(s.c, true, true, false, true)})
+  for (auto p : {check(s.a, true, s.a_group == 0, true, false), check(s.b, false, true, true, true),
+                 check(s.c, true, true, false, true)})
     if (!p.empty()) return p;
   if (s.a_group != 0) {
     if (s.a_group < 1 || s.a_group > s.lanes || s.lanes % s.a_group != 0 || s.nr % s.lanes != 0)
@@ -372,8 +372,8 @@ TensorIntrin make_fma_tile_intrin(const FmaTileSpec& s) {
           // A without j: one element per row, broadcast (the same load for the row's vectors).
           a = Broadcast::make(A.load(operand_index(s.a, vars)), w);
         }
-        step.push_back(BufferStore::make(
-            acc, acc.load(ai) + a * B.load(operand_index(s.b, vars, lanes)), ai));
+        step.push_back(
+            BufferStore::make(acc, acc.load(ai) + a * B.load(operand_index(s.b, vars, lanes)), ai));
         if (!with_io) continue;
         std::vector<Expr> zero_k = {i64(r), i64(0)};
         zero_k.resize(vars.size(), i64(0));

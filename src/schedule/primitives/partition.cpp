@@ -206,8 +206,8 @@ std::vector<LoopRV> Schedule::partition(LoopRV loop, std::vector<int64_t> cuts, 
     };
     Stmt chain = or_nop(parts.back());
     for (size_t k = parts.size() - 1; k-- > 0;)
-      chain = IfThenElse::make(f->loop_var < make_const(dt, double(ends[k])), or_nop(parts[k]),
-                               chain);
+      chain =
+          IfThenElse::make(f->loop_var < make_const(dt, double(ends[k])), or_nop(parts[k]), chain);
     result = For::make(f->loop_var, f->min, f->extent, f->kind, chain, f->thread_tag);
   } else {
     std::vector<Stmt> seq;
@@ -217,8 +217,11 @@ std::vector<LoopRV> Schedule::partition(LoopRV loop, std::vector<int64_t> cuts, 
   }
   set_body(replace_stmts(func_.body, {{li.loop.get(), result}}));
   // 4. Record.
-  record({"partition", nlohmann::json::array({rv_name(loop), cuts}),
-          nlohmann::json{{"branch", branch}}, names, {}});
+  record({"partition",
+          nlohmann::json::array({rv_name(loop), cuts}),
+          nlohmann::json{{"branch", branch}},
+          names,
+          {}});
   return out;
 }
 

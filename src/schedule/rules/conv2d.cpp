@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "schedule/intrin/x86_fma.h"
-#include "schedule/rules/fma_strip.h"
 #include "schedule/ir_utils.h"
+#include "schedule/rules/fma_strip.h"
 #include "support/channel_block.h"
 #include "support/error.h"
 #include "tir/op.h"

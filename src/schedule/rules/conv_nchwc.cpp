@@ -149,7 +149,8 @@ std::vector<float> pack_conv_weights_nchwc(const float* w, const ConvNchwcShape&
     for (int64_t o = 0; o < s.oc; ++o)
       for (int64_t j = 0; j < icg; ++j)
         for (int64_t t = 0; t < taps; ++t)
-          out[size_t((((o / nr) * taps + t) * icg + j) * nr + o % nr)] = w[(o * icg + j) * taps + t];
+          out[size_t((((o / nr) * taps + t) * icg + j) * nr + o % nr)] =
+              w[(o * icg + j) * taps + t];
     return out;
   }
   std::vector<float> out(size_t(ocb * in->count * taps * ib * nr), 0.0f);

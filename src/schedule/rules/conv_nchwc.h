@@ -46,9 +46,10 @@ BlockedConv2d make_blocked_conv_nchwc(const ConvNchwcShape& s, int ib, int nr,
 // buffers appended to f's params).
 tir::Stmt block_loop_nest(const std::vector<tir::Var>& loops, const std::vector<tir::IterVar>& ivs,
                           tir::Stmt blk);
-void append_conv_epilogue(tir::PrimFunc& f, const tir::Buffer& y, const std::vector<tir::Var>& loops,
-                          const std::vector<tir::IterVar>& ivs, size_t spatial,
-                          const ConvEpilogue& epilogue, const std::vector<tir::Buffer>& params);
+void append_conv_epilogue(tir::PrimFunc& f, const tir::Buffer& y,
+                          const std::vector<tir::Var>& loops, const std::vector<tir::IterVar>& ivs,
+                          size_t spatial, const ConvEpilogue& epilogue,
+                          const std::vector<tir::Buffer>& params);
 
 // Host packing: W[OC, IC / groups, k...] -> Wp[ceil(OC / nr), ICb, k..., ib, nr] (ICb: all
 // input blocks, or with groups those an output block reads), zero padded and across groups;

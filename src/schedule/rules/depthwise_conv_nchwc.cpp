@@ -6,8 +6,8 @@
 #include <optional>
 
 #include "schedule/intrin/x86_fma.h"
-#include "schedule/rules/fma_strip.h"
 #include "schedule/ir_utils.h"
+#include "schedule/rules/fma_strip.h"
 #include "support/error.h"
 #include "tir/analysis.h"
 #include "tir/arith/analyzer.h"
@@ -30,22 +30,21 @@ PrimFunc make_depthwise_conv_nchwc(const DepthwiseConvShape& s, const ConvEpilog
   Expr r = Expr(vh) * s.sh + Expr(vkh) * s.dh - s.top;
   Expr q = Expr(vw) * s.sw + Expr(vkw) * s.dw - s.left;
   Expr inside = r >= i64(0) && r < i64(s.ih) && q >= i64(0) && q < i64(s.iw);
-  Expr x = X.load({vn, vb, max(min(r, i64(s.ih - 1)), i64(0)), max(min(q, i64(s.iw - 1)), i64(0)),
-                   vl});
+  Expr x =
+      X.load({vn, vb, max(min(r, i64(s.ih - 1)), i64(0)), max(min(q, i64(s.iw - 1)), i64(0)), vl});
   std::vector<Expr> yi = {vn, vb, vh, vw, vl};
   Expr y = Y.load(yi);
   Stmt body = BufferStore::make(Y, select(inside, y + x * W.load({vb, vkh, vkw, vl}), y), yi);
   Stmt init = BufferStore::make(Y, bias(Expr(vb) * s.blk + vl), yi);
-  std::vector<IterVar> ivs = {{vn, i64(0), i64(s.n), IterKind::kSpatial},
-                              {vb, i64(0), i64(s.blocks), IterKind::kSpatial},
-                              {vh, i64(0), i64(s.oh), IterKind::kSpatial},
-                              {vw, i64(0), i64(s.ow), IterKind::kSpatial},
-                              {vl, i64(0), i64(s.blk), IterKind::kSpatial},
-                              {vkh, i64(0), i64(s.kh), IterKind::kReduce},
-                              {vkw, i64(0), i64(s.kw), IterKind::kReduce}};
+  std::vector<IterVar> ivs = {
+      {vn, i64(0), i64(s.n), IterKind::kSpatial},   {vb, i64(0), i64(s.blocks), IterKind::kSpatial},
+      {vh, i64(0), i64(s.oh), IterKind::kSpatial},  {vw, i64(0), i64(s.ow), IterKind::kSpatial},
+      {vl, i64(0), i64(s.blk), IterKind::kSpatial}, {vkh, i64(0), i64(s.kh), IterKind::kReduce},
+      {vkw, i64(0), i64(s.kw), IterKind::kReduce}};
   std::vector<Var> loops = {Var("n"), Var("cb"), Var("oh"), Var("ow"),
                             Var("l"), Var("kh"), Var("kw")};
-  PrimFunc fn{"depthwise_conv2d_nchwc", {X, W, bias},
+  PrimFunc fn{"depthwise_conv2d_nchwc",
+              {X, W, bias},
               block_loop_nest(loops, ivs, make_block("conv", ivs, body, init))};
   if (epilogue) append_conv_epilogue(fn, Y, loops, ivs, 5, epilogue, epilogue_params);
   fn.params.push_back(Y);
@@ -117,7 +116,8 @@ Guard guard_of(const Block* b) {
   std::vector<Expr> terms;
   conjuncts(sel->condition, &terms);
   for (const Expr& t : terms) {
-    bool rows = uses_var(t, g.oh) || uses_var(t, g.kh), cols = uses_var(t, g.ow) || uses_var(t, g.kw);
+    bool rows = uses_var(t, g.oh) || uses_var(t, g.kh),
+         cols = uses_var(t, g.ow) || uses_var(t, g.kw);
     INGOT_ICHECK(!(rows && cols), "depthwise rule: guard term {} mixes rows and columns",
                  to_string(t));
     (rows ? g.row_terms : g.col_terms).push_back(t);
@@ -266,15 +266,15 @@ void schedule_depthwise_conv_nchwc(Schedule& s, const CpuVectorIsa& isa) {
   std::vector<Run> rows = runs(g.rows, inside, /*merge_border=*/!one_by_one);
   std::vector<LoopRV> row_parts =
       rows.size() == 1 ? std::vector<LoopRV>{l[3]} : s.partition(l[2], cuts_of(rows), true);
-  std::vector<Run> cols =
-      runs(g.cols, [&](int64_t c) { return g.col_inside(c); }, /*merge_border=*/true);
+  std::vector<Run> cols = runs(
+      g.cols, [&](int64_t c) { return g.col_inside(c); }, /*merge_border=*/true);
   int lanes = isa.tile_lanes();
   int64_t strip = tile_width(isa, (g.blk + lanes - 1) / lanes);
   for (size_t k = 0; k < rows.size(); ++k) {
     // 2. Columns: left border, interior, right border as consecutive loops.
-    std::vector<LoopRV> col_parts =
-        cols.size() == 1 ? std::vector<LoopRV>{row_parts[k]}
-                         : s.partition(row_parts[k], cuts_of(cols), false);
+    std::vector<LoopRV> col_parts = cols.size() == 1
+                                        ? std::vector<LoopRV>{row_parts[k]}
+                                        : s.partition(row_parts[k], cuts_of(cols), false);
     std::optional<std::pair<int64_t, int64_t>> taps;
     if (!rows[k].interior && rows[k].b - rows[k].a == 1) {
       taps = g.taps(rows[k].a);

@@ -19,8 +19,8 @@ FmaOperand fma_operand(const std::vector<Expr>& indices, const std::vector<Var>&
     std::vector<int64_t> row;
     for (const Var& v : vars) {
       // Compared as linear forms: the rewrite simplifier leaves (k + 1) - (k - 1) alone.
-      arith::LinearForm d =
-          arith::linear_form(substitute(e, v, i64(1))) - arith::linear_form(substitute(e, v, i64(0)));
+      arith::LinearForm d = arith::linear_form(substitute(e, v, i64(1))) -
+                            arith::linear_form(substitute(e, v, i64(0)));
       INGOT_ICHECK(d.terms.empty(), "fma tile: index {} is not linear in {}", to_string(index),
                    v.name());
       row.push_back(d.constant);

@@ -53,7 +53,8 @@ class Vectorizer {
     }
     if (!at) return std::nullopt;
     lf.terms.erase(lf.terms.begin() + std::ptrdiff_t(*at));
-    out.back() = Ramp::make(lf.to_expr(in.back().dtype()), make_const(in.back().dtype(), 1), lanes_);
+    out.back() =
+        Ramp::make(lf.to_expr(in.back().dtype()), make_const(in.back().dtype(), 1), lanes_);
     return out;
   }
 
@@ -76,12 +77,12 @@ class Vectorizer {
       return Cast::make(c->dtype.with_lanes(lanes_), widen(*x));
     }
     switch (e.tag()) {
-#define INGOT_ARITH(N)                                  \
-  case NodeTag::N: {                                    \
-    auto* b = e.as<N>();                                \
-    auto x = expr(b->a), y = expr(b->b);                \
-    if (!x || !y) return std::nullopt;                  \
-    return N::make(widen(*x), widen(*y));               \
+#define INGOT_ARITH(N)                    \
+  case NodeTag::N: {                      \
+    auto* b = e.as<N>();                  \
+    auto x = expr(b->a), y = expr(b->b);  \
+    if (!x || !y) return std::nullopt;    \
+    return N::make(widen(*x), widen(*y)); \
   }
       INGOT_ARITH(Add)
       INGOT_ARITH(Sub)

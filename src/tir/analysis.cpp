@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "support/error.h"
+#include "tir/structural_equal.h"
 #include "tir/visitor.h"
 
 namespace ingot::tir {
@@ -88,6 +89,31 @@ bool uses_var(const Expr& e, const Var& v) {
 }
 bool uses_var(const Stmt& s, const Var& v) {
   return uses_var(s, [p = v.node()](const VarNode* x) { return x == p; });
+}
+
+std::vector<Expr> conjuncts(const Expr& cond) {
+  std::vector<Expr> terms, todo = {cond};
+  while (!todo.empty()) {
+    Expr t = todo.back();
+    todo.pop_back();
+    if (auto* a = t.as<And>()) {
+      todo.push_back(a->b);
+      todo.push_back(a->a);
+    } else {
+      terms.push_back(t);
+    }
+  }
+  return terms;
+}
+
+bool is_self_store(const Stmt& s) {
+  auto* st = s.as<BufferStore>();
+  auto* ld = st ? st->value.as<BufferLoad>() : nullptr;
+  if (!ld || ld->buffer.get() != st->buffer.get() || ld->indices.size() != st->indices.size())
+    return false;
+  for (size_t d = 0; d < ld->indices.size(); ++d)
+    if (!structural_equal(ld->indices[d], st->indices[d])) return false;
+  return true;
 }
 
 }  // namespace ingot::tir

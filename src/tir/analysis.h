@@ -1,5 +1,6 @@
 // Small analyses over loop IR: which variables an expression or statement uses, and which of
-// them are free (used but not bound by a loop or let inside it).
+// them are free (used but not bound by a loop or let inside it); a condition's conjuncts; no-op
+// stores.
 #pragma once
 
 #include <functional>
@@ -21,5 +22,11 @@ bool uses_var(const Expr& e, const std::function<bool(const VarNode*)>& pred);
 bool uses_var(const Stmt& s, const std::function<bool(const VarNode*)>& pred);
 bool uses_var(const Expr& e, const Var& v);
 bool uses_var(const Stmt& s, const Var& v);
+
+// The terms of a chain of && (the condition itself when it is not one).
+std::vector<Expr> conjuncts(const Expr& cond);
+
+// Whether s stores to a buffer what it loads from the same place (a no-op).
+bool is_self_store(const Stmt& s);
 
 }  // namespace ingot::tir

@@ -74,6 +74,8 @@ TEST(Simplify, AddSubRules) {
   EXPECT_SIMPLIFIES((x - 3) + 4, x + 1, a);
   EXPECT_SIMPLIFIES((c(3) - x) + 4, c(7) - x, a);
   EXPECT_SIMPLIFIES((x + 3) + y, (x + y) + 3, a);
+  EXPECT_SIMPLIFIES(x + (y + 3), (x + y) + 3, a);  // constants float out of nested sums
+  EXPECT_SIMPLIFIES(x + (y - 3), (x + y) - 3, a);
   EXPECT_SIMPLIFIES(x + x, x * 2, a);
   EXPECT_SIMPLIFIES(x * 3 + x, x * 4, a);
   EXPECT_SIMPLIFIES(x + x * 3, x * 4, a);
@@ -401,6 +403,28 @@ TEST(LinearForm, ComparesIndicesTermByTerm) {
   EXPECT_TRUE(structural_equal(e.terms[0].first, floordiv(k, i64(2))));
   EXPECT_EQ(e.constant, -4);
   EXPECT_TRUE(structural_equal(linear_form(Expr(i) - i).to_expr(DataType::i64()), i64(0)));
+}
+
+TEST(LinearForm, VarPlusOffset) {
+  Var a("a"), i("i"), k("k");
+  auto is_i = [&](const VarNode* v) { return v == i.node(); };
+  // 1 + (a * 6 + i): the form blockize and vectorize_loops need.
+  auto r = var_plus_offset(i64(1) + (Expr(a) * 6 + i), is_i);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_TRUE(r->var.same_as(i));
+  EXPECT_TRUE(structural_equal(r->offset, Expr(a) * 6 + i64(1))) << to_string(r->offset);
+  // Not of the form: scaled, inside another atom, twice, or absent.
+  EXPECT_FALSE(var_plus_offset(Expr(i) * 2 + a, is_i).has_value());
+  EXPECT_FALSE(var_plus_offset(floordiv(Expr(i), i64(2)) + a, is_i).has_value());
+  auto is_i_or_k = [&](const VarNode* v) { return v == i.node() || v == k.node(); };
+  EXPECT_FALSE(var_plus_offset(Expr(i) + k, is_i_or_k).has_value());
+  EXPECT_FALSE(var_plus_offset(Expr(a) + 3, is_i).has_value());
+}
+
+TEST(Simplify, VectorSelectOnAConstantConditionFolds) {
+  Expr t = Ramp::make(i64(0), i64(1), 8), f = Broadcast::make(i64(5), 8);
+  EXPECT_TRUE(structural_equal(simplify(select(IntImm::make(DataType::boolean(), 1), t, f)), t));
+  EXPECT_TRUE(structural_equal(simplify(select(IntImm::make(DataType::boolean(), 0), t, f)), f));
 }
 
 }  // namespace

@@ -34,30 +34,14 @@ bool is_inner(const Expr& e, const std::vector<const For*>& loops) {
   return false;
 }
 
-bool uses_inner(const Expr& e, const std::vector<const For*>& loops) {
-  return uses_var(e, [&](const VarNode* v) {
-    for (const For* f : loops)
-      if (f->loop_var.node() == v) return true;
-    return false;
-  });
+bool inner_var(const VarNode* v, const std::vector<const For*>& loops) {
+  for (const For* f : loops)
+    if (f->loop_var.node() == v) return true;
+  return false;
 }
 
-// The binding as offset + one inner loop variable when its linear form is that (the variable
-// with coefficient 1, no other term using an inner loop variable).
-std::optional<SplitBinding> offset_plus_loop(const Expr& v, const std::vector<const For*>& loops) {
-  arith::LinearForm lf = arith::linear_form(v);
-  std::optional<size_t> at;
-  for (size_t t = 0; t < lf.terms.size(); ++t) {
-    if (!uses_inner(lf.terms[t].first, loops)) continue;
-    if (at || lf.terms[t].second != 1 || !is_inner(lf.terms[t].first, loops)) return std::nullopt;
-    at = t;
-  }
-  if (!at) return std::nullopt;
-  SplitBinding sb;
-  sb.inner = to_var(lf.terms[*at].first);
-  lf.terms.erase(lf.terms.begin() + std::ptrdiff_t(*at));
-  sb.offset = lf.to_expr(v.dtype());
-  return sb;
+bool uses_inner(const Expr& e, const std::vector<const For*>& loops) {
+  return uses_var(e, [&](const VarNode* v) { return inner_var(v, loops); });
 }
 
 }  // namespace
@@ -106,8 +90,9 @@ BlockRV Schedule::blockize(LoopRV loop) {
       sb.offset = a2->b, sb.inner = to_var(a2->a);
     } else if (!uses_inner(v, loops)) {
       sb.offset = v;
-    } else if (auto lv = offset_plus_loop(v, loops)) {
-      sb = *lv;  // e.g. 1 + (o * 6 + l) after a partition and a split
+    } else if (auto lv = arith::var_plus_offset(
+                   v, [&](const VarNode* x) { return inner_var(x, loops); })) {
+      sb.offset = lv->offset, sb.inner = lv->var;  // e.g. 1 + (o * 6 + l): partition, split
     } else {
       fail_schedule<BlockizeError>(
           "cannot blockize block {} at loop {}: the binding {} of iter var {} is not "

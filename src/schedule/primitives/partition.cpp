@@ -9,10 +9,10 @@
 
 #include "schedule/primitives/common.h"
 #include "schedule/primitives/region_nest.h"
+#include "tir/analysis.h"
 #include "tir/arith/analyzer.h"
 #include "tir/mutator.h"
 #include "tir/op.h"
-#include "tir/structural_equal.h"
 #include "tir/substitute.h"
 
 namespace ingot::schedule {
@@ -63,35 +63,13 @@ class FreshCopy : public IRMutator {
   VarMap map_;
 };
 
-// Whether s stores to a buffer exactly what it loads from the same place.
-bool stores_back(const Stmt& s) {
-  auto* st = s.as<BufferStore>();
-  auto* ld = st ? st->value.as<BufferLoad>() : nullptr;
-  if (!ld || ld->buffer.get() != st->buffer.get() || ld->indices.size() != st->indices.size())
-    return false;
-  for (size_t d = 0; d < ld->indices.size(); ++d)
-    if (!structural_equal(ld->indices[d], st->indices[d])) return false;
-  return true;
-}
-
 // A select whose condition is a conjunction the analyzer decides: one of its terms disproven
 // (the false value), or all of them proven (the true value).
 Expr fold_guard(const Expr& e, const arith::Analyzer& ana) {
   auto* sel = e.as<Select>();
   if (!sel) return e;
-  std::vector<Expr> terms, todo = {sel->condition};
-  while (!todo.empty()) {
-    Expr t = todo.back();
-    todo.pop_back();
-    if (auto* a = t.as<And>()) {
-      todo.push_back(a->a);
-      todo.push_back(a->b);
-    } else {
-      terms.push_back(t);
-    }
-  }
   bool all = true;
-  for (const Expr& t : terms) {
+  for (const Expr& t : conjuncts(sel->condition)) {
     if (ana.can_prove(!t)) return sel->false_value;
     all = all && ana.can_prove(t);
   }
@@ -141,7 +119,7 @@ Stmt simplify_blocks(const Stmt& s, arith::Analyzer ana, std::vector<const StmtN
   Stmt blk = Block::make(b->name_hint, b->iter_vars, b->reads, b->writes, body, init,
                          b->alloc_buffers, b->annotations);
   Stmt out = BlockRealize::make(br->iter_values, br->predicate, blk);
-  if (!init.defined() && stores_back(body)) dead->push_back(out.get());
+  if (!init.defined() && is_self_store(body)) dead->push_back(out.get());
   return out;
 }
 

@@ -148,13 +148,11 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   // Lane groups: the input's lane index is floor(r / g) * g + ici (a grouped conv narrower than
   // a vector; see conv_nchwc.h), each input vector shuffled per group.
   const Block* b = find_block(s.func().body, block, nullptr)->block;
-  const auto* store = b->body.as<BufferStore>();
-  const auto* add = store ? store->value.as<Add>() : nullptr;
-  const auto* mul = add ? add->b.as<Mul>() : nullptr;
-  const auto* x = mul ? mul->a.as<BufferLoad>() : nullptr;
-  const auto* wt = mul ? mul->b.as<BufferLoad>() : nullptr;
-  INGOT_ICHECK(x != nullptr && wt != nullptr && b->iter_vars.size() == l.size(),
+  std::optional<FmaUpdate> u = fma_update(b);
+  INGOT_ICHECK(u && b->iter_vars.size() == l.size(),
                "conv2d rule: block {} is not the blocked conv", block);
+  const BufferStore* store = u->c;
+  const BufferLoad *x = u->a, *wt = u->b;
   int group = lane_group(x->indices.back(), b->iter_vars[lr].var);
   // 1. MR-pixel strips of the output row; the tile is (strip, r, reduction loops). With lane
   //    groups a row also holds the shuffled input vectors it shares with its neighbours.

@@ -54,15 +54,6 @@ PrimFunc make_depthwise_conv_nchwc(const DepthwiseConvShape& s, const ConvEpilog
 
 namespace {
 
-void conjuncts(const Expr& e, std::vector<Expr>* out) {
-  if (auto* a = e.as<And>()) {
-    conjuncts(a->a, out);
-    conjuncts(a->b, out);
-  } else {
-    out->push_back(e);
-  }
-}
-
 int64_t extent_of(const IterVar& iv) {
   int64_t e = 0;
   INGOT_ICHECK(is_const_int(iv.extent, &e), "depthwise rule: extent {} is not constant",
@@ -113,9 +104,7 @@ Guard guard_of(const Block* b) {
   g.rows = extent_of(b->iter_vars[2]), g.cols = extent_of(b->iter_vars[3]);
   g.blk = extent_of(b->iter_vars[4]);
   g.kernel_rows = extent_of(b->iter_vars[5]), g.kernel_cols = extent_of(b->iter_vars[6]);
-  std::vector<Expr> terms;
-  conjuncts(sel->condition, &terms);
-  for (const Expr& t : terms) {
+  for (const Expr& t : conjuncts(sel->condition)) {
     bool rows = uses_var(t, g.oh) || uses_var(t, g.kh),
          cols = uses_var(t, g.ow) || uses_var(t, g.kw);
     INGOT_ICHECK(!(rows && cols), "depthwise rule: guard term {} mixes rows and columns",
@@ -161,16 +150,15 @@ int tile_width(const CpuVectorIsa& isa, int64_t vecs) {
 }
 
 // The kernel-row loop of the update block under `loop` cut to the rows [first, end) of a border
-// output row; returns the loop of those rows (the others are removed, their guard false).
-LoopRV cut_kernel_rows(Schedule& s, LoopRV loop, const Guard& g, std::pair<int64_t, int64_t> taps) {
+// output row (the others are removed, their guard false).
+void cut_kernel_rows(Schedule& s, LoopRV loop, const Guard& g, std::pair<int64_t, int64_t> taps) {
   BlockRV upd = s.get_child_blocks(loop).back();
   std::vector<LoopRV> l = s.get_loops(upd);
   LoopRV kh = l[l.size() - 2];
   std::vector<int64_t> cuts;
   if (taps.first > 0) cuts.push_back(taps.first);
   if (taps.second < g.kernel_rows) cuts.push_back(taps.second);
-  if (cuts.empty()) return kh;
-  return s.partition(kh, cuts)[taps.first > 0 ? 1 : 0];
+  if (!cuts.empty()) s.partition(kh, cuts);
 }
 
 // `n` interior columns of a row part (n a multiple of mr): mr-column register tiles on the FMA
@@ -189,21 +177,17 @@ void tile_columns(Schedule& s, LoopRV cols, int64_t n, int mr, const Guard& g,
   // The update block: Y = Y + X * W in its iter vars (the guard folded by the partitions).
   const Block* b =
       find_block(s.func().body, s.name_of(s.get_child_blocks(tile).back()), nullptr)->block;
-  const auto* st = b->body.as<BufferStore>();
-  const auto* add = st ? st->value.as<Add>() : nullptr;
-  const auto* mul = add ? add->b.as<Mul>() : nullptr;
-  const auto* x = mul ? mul->a.as<BufferLoad>() : nullptr;
-  const auto* wt = mul ? mul->b.as<BufferLoad>() : nullptr;
-  INGOT_ICHECK(x && wt, "depthwise rule: interior block {} still guarded: {}", b->name_hint,
-               st ? to_string(st->value) : std::string("?"));
+  std::optional<FmaUpdate> u = fma_update(b);
+  INGOT_ICHECK(u.has_value(), "depthwise rule: interior block {} still guarded: {}", b->name_hint,
+               to_string(b->body));
   std::vector<Var> vars = {b->iter_vars[3].var, b->iter_vars[4].var, b->iter_vars[5].var,
                            b->iter_vars[6].var};
   FmaTileSpec spec;
   spec.lanes = isa.tile_lanes(), spec.arch = isa.arch, spec.mr = mr, spec.nr = int(g.blk);
   spec.k = {kernel_rows, g.kernel_cols};
-  spec.a = fma_operand(x->indices, vars);
-  spec.b = fma_operand(wt->indices, vars);
-  spec.c = fma_operand(st->indices, vars);
+  spec.a = fma_operand(u->a->indices, vars);
+  spec.b = fma_operand(u->b->indices, vars);
+  spec.c = fma_operand(u->c->indices, vars);
   tensorize_fma_strip(s, tile, spec, n);
 }
 

@@ -11,6 +11,17 @@ namespace ingot::schedule {
 
 using namespace tir;
 
+std::optional<FmaUpdate> fma_update(const Block* block) {
+  FmaUpdate u;
+  u.c = block->body.as<BufferStore>();
+  const auto* add = u.c ? u.c->value.as<Add>() : nullptr;
+  const auto* mul = add ? add->b.as<Mul>() : nullptr;
+  u.a = mul ? mul->a.as<BufferLoad>() : nullptr;
+  u.b = mul ? mul->b.as<BufferLoad>() : nullptr;
+  if (!u.a || !u.b) return std::nullopt;
+  return u;
+}
+
 FmaOperand fma_operand(const std::vector<Expr>& indices, const std::vector<Var>& vars,
                        const Var& skip) {
   FmaOperand op;

@@ -1,15 +1,25 @@
-// Shared by the rules that compute a tile on the FMA register-tile micro-kernel: an operand's
-// layout read off its indices, and the blockize + tensorize of a strip whose last tile may be
-// shorter.
+// Shared by the rules that compute a tile on the FMA register-tile micro-kernel: the block's
+// multiply-add, an operand's layout read off its indices, and the blockize + tensorize of a
+// strip whose last tile may be shorter.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "schedule/intrin/x86_fma.h"
 #include "schedule/schedule.h"
 
 namespace ingot::schedule {
+
+// The parts of a block whose body is C[...] = C[...] + A[...] * B[...] (the store and the two
+// loads of the product), or nullopt.
+struct FmaUpdate {
+  const tir::BufferStore* c = nullptr;
+  const tir::BufferLoad* a = nullptr;
+  const tir::BufferLoad* b = nullptr;
+};
+std::optional<FmaUpdate> fma_update(const tir::Block* block);
 
 // Each index's coefficient in each tile variable (i, j, k...), read as linear forms; `skip`
 // (when defined) is taken as 0 first (a lane group's floor(j / g) * g term, which the spec

@@ -1,6 +1,7 @@
 // Linear forms of integer expressions (see linear_form.h).
 #include "tir/arith/linear_form.h"
 
+#include "tir/analysis.h"
 #include "tir/op.h"
 #include "tir/structural_equal.h"
 
@@ -61,6 +62,23 @@ Expr LinearForm::to_expr(DataType dtype) const {
   }
   if (!e.defined()) return IntImm::make(dtype, constant);
   return constant == 0 ? e : e + IntImm::make(dtype, constant);
+}
+
+std::optional<VarPlusOffset> var_plus_offset(const Expr& e,
+                                             const std::function<bool(const VarNode*)>& wanted) {
+  LinearForm lf = linear_form(e);
+  std::optional<size_t> at;
+  for (size_t t = 0; t < lf.terms.size(); ++t) {
+    if (!uses_var(lf.terms[t].first, wanted)) continue;
+    auto* v = lf.terms[t].first.as<VarNode>();
+    if (at || lf.terms[t].second != 1 || !v) return std::nullopt;
+    at = t;
+  }
+  if (!at) return std::nullopt;
+  VarPlusOffset r{to_var(lf.terms[*at].first), Expr()};
+  lf.terms.erase(lf.terms.begin() + std::ptrdiff_t(*at));
+  r.offset = lf.to_expr(e.dtype());
+  return r;
 }
 
 }  // namespace ingot::tir::arith

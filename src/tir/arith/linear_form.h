@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -22,5 +24,15 @@ struct LinearForm {
 };
 
 LinearForm linear_form(const Expr& e);
+
+// e as offset + v, where v is a variable `wanted` accepts, with coefficient 1, and no other
+// term uses a wanted variable (offset: the rest, as an expression of e's dtype); nullopt if e
+// is not of that form (no wanted variable, several, or one scaled or inside another atom).
+struct VarPlusOffset {
+  Var var;
+  Expr offset;
+};
+std::optional<VarPlusOffset> var_plus_offset(const Expr& e,
+                                             const std::function<bool(const VarNode*)>& wanted);
 
 }  // namespace ingot::tir::arith

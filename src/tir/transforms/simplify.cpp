@@ -1,12 +1,10 @@
 // Simplify pass: a statement mutator that carries an Analyzer with the loop-variable ranges.
 #include "tir/transforms/simplify.h"
 
-#include <algorithm>
-
+#include "tir/analysis.h"
 #include "tir/arith/analyzer.h"
 #include "tir/mutator.h"
 #include "tir/op.h"
-#include "tir/structural_equal.h"
 #include "tir/substitute.h"
 
 namespace ingot::tir {
@@ -56,14 +54,7 @@ class StmtSimplifier : public IRMutator {
   // A store of what was just loaded from the same place (left by a folded guard) is a no-op.
   Stmt visit_BufferStore(const BufferStore* op, const Stmt& s) override {
     Stmt st = IRMutator::visit_BufferStore(op, s);
-    auto* store = st.as<BufferStore>();
-    auto* load = store ? store->value.as<BufferLoad>() : nullptr;
-    if (load && load->buffer.get() == store->buffer.get() &&
-        load->indices.size() == store->indices.size() &&
-        std::equal(load->indices.begin(), load->indices.end(), store->indices.begin(),
-                   [](const Expr& a, const Expr& b) { return structural_equal(a, b); }))
-      return no_op();
-    return st;
+    return is_self_store(st) ? no_op() : st;
   }
 
   Stmt visit_Block(const Block* op, const Stmt& s) override {

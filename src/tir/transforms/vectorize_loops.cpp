@@ -43,18 +43,9 @@ class Vectorizer {
     for (size_t d = 0; d + 1 < in.size(); ++d)
       if (uses(in[d])) return std::nullopt;
     if (in.empty() || !uses(in.back())) return out;
-    arith::LinearForm lf = arith::linear_form(in.back());
-    std::optional<size_t> at;
-    for (size_t t = 0; t < lf.terms.size(); ++t) {
-      if (!uses(lf.terms[t].first)) continue;
-      auto* var = lf.terms[t].first.as<VarNode>();
-      if (at || var != v_.node() || lf.terms[t].second != 1) return std::nullopt;
-      at = t;
-    }
-    if (!at) return std::nullopt;
-    lf.terms.erase(lf.terms.begin() + std::ptrdiff_t(*at));
-    out.back() =
-        Ramp::make(lf.to_expr(in.back().dtype()), make_const(in.back().dtype(), 1), lanes_);
+    auto lv = arith::var_plus_offset(in.back(), [&](const VarNode* x) { return x == v_.node(); });
+    if (!lv) return std::nullopt;
+    out.back() = Ramp::make(lv->offset, make_const(in.back().dtype(), 1), lanes_);
     return out;
   }
 

@@ -52,6 +52,8 @@ class Replayer {
       s_.vectorize(loop(i, 0));
     } else if (k == "unroll") {
       s_.unroll(loop(i, 0));
+    } else if (k == "outline") {
+      s_.outline(loop(i, 0));
     } else if (k == "bind") {
       s_.bind(loop(i, 0), attr<std::string>(i, "thread"));
     } else if (k == "annotate") {

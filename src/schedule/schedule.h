@@ -82,6 +82,9 @@ class Schedule {
   void parallel(LoopRV loop);
   void vectorize(LoopRV loop);
   void unroll(LoopRV loop);
+  // The loop runs as a separate, never-inlined function (see ForKind::kOutlined): an epilogue's
+  // math constants then stay out of the registers of the register tile before it.
+  void outline(LoopRV loop);
   // thread: blockIdx.x/y/z or threadIdx.x/y/z.
   void bind(LoopRV loop, const std::string& thread);
   void annotate(BlockRV block, const std::string& key, const std::string& value);

@@ -106,6 +106,31 @@ std::vector<Expr> conjuncts(const Expr& cond) {
   return terms;
 }
 
+bool uses_polynomial_math(const Stmt& s) {
+  struct Finder : IRVisitor {
+    bool found = false;
+    void visit_Call(const node_type::Call* op, const Expr& e) override {
+      switch (op->op) {
+        case Intrinsic::exp:
+        case Intrinsic::log:
+        case Intrinsic::tanh:
+        case Intrinsic::erf:
+        case Intrinsic::sigmoid:
+        case Intrinsic::sin:
+        case Intrinsic::cos:
+        case Intrinsic::pow:
+          found = true;
+          break;
+        default:
+          break;
+      }
+      IRVisitor::visit_Call(op, e);
+    }
+  } f;
+  f.visit(s);
+  return f.found;
+}
+
 bool is_self_store(const Stmt& s) {
   auto* st = s.as<BufferStore>();
   auto* ld = st ? st->value.as<BufferLoad>() : nullptr;

@@ -29,4 +29,8 @@ std::vector<Expr> conjuncts(const Expr& cond);
 // Whether s stores to a buffer what it loads from the same place (a no-op).
 bool is_self_store(const Stmt& s);
 
+// Whether s calls a math intrinsic that codegen expands into a polynomial or a libm call (exp,
+// log, tanh, erf, sigmoid, sin, cos, pow): many constants and instructions per element.
+bool uses_polynomial_math(const Stmt& s);
+
 }  // namespace ingot::tir

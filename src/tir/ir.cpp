@@ -87,6 +87,8 @@ const char* for_kind_name(ForKind k) {
       return "vectorized";
     case ForKind::kUnrolled:
       return "unrolled";
+    case ForKind::kOutlined:
+      return "outlined";
     case ForKind::kThreadBinding:
       return "thread_binding";
   }

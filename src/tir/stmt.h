@@ -24,6 +24,8 @@ enum class ForKind : uint8_t {
   kParallel,      // iterations run on the runtime thread pool
   kVectorized,    // the body becomes vector code; extent must be constant
   kUnrolled,      // fully unrolled; extent must be constant
+  kOutlined,      // serial, compiled as a function of its own that is never inlined, so its
+                  // constants and registers stay apart from the loops around it
   kThreadBinding  // GPU: bound to thread_tag (blockIdx.x, threadIdx.x, ...)
 };
 const char* for_kind_name(ForKind k);

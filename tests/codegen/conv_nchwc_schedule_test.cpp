@@ -2,14 +2,16 @@
 // spatial dims, scheduled by the blocked_conv2d rule, compiled, loaded and run against a direct
 // convolution in double precision on the unpacked weights: strides, dilations, a masked pixel
 // strip, input blocks with padding lanes (holding garbage the zero weights must cancel), a single
-// partial input block, output channels that pad the block, the in-place epilogue, and both
-// micro-kernel ISAs.
+// partial input block, output channels that pad the block, the in-place epilogue (outlined when
+// it has polynomial math), and both micro-kernel ISAs.
 #include <algorithm>
+#include <cmath>
 #include <random>
 
 #include "artifact_util.h"
 #include "schedule/rules/conv_nchwc.h"
 #include "tir/op.h"
+#include "tir/printer.h"
 
 namespace ingot::codegen::test {
 namespace {
@@ -48,16 +50,23 @@ bool next(std::vector<int64_t>& idx, const std::vector<int64_t>& dims) {
   return false;
 }
 
-void expect_conv(const ConvNchwcShape& s, int ib, int nr, bool relu, const Target& target,
+enum class Act { kNone, kRelu, kSilu };
+
+void expect_conv(const ConvNchwcShape& s, int ib, int nr, Act act, const Target& target,
                  int vector_bits) {
   schedule::ConvEpilogue epi;
-  if (relu)
+  if (act == Act::kRelu)
     epi = [](const Expr& v, const std::vector<Expr>&) {
       return max(v, make_const(DataType::f32(), 0));
     };
+  if (act == Act::kSilu)
+    epi = [](const Expr& v, const std::vector<Expr>&) { return v * sigmoid(v); };
   schedule::BlockedConv2d c = schedule::make_blocked_conv_nchwc(s, ib, nr, epi);
   schedule::Schedule sch(c.func);
   schedule::schedule_blocked_conv2d(sch, "conv", vector_bits);
+  // An epilogue with polynomial math runs outlined, apart from the tile's registers.
+  EXPECT_EQ(to_string(sch.func()).find("outlined(") != std::string::npos, act == Act::kSilu)
+      << to_string(sch.func());
   int64_t icb = (s.ic + ib - 1) / ib, ocb = (s.oc + nr - 1) / nr;
   size_t sp = s.in.size();
   std::vector<int64_t> xdims = {s.n, icb};
@@ -92,7 +101,8 @@ void expect_conv(const ConvNchwcShape& s, int ib, int nr, bool relu, const Targe
                 double(w[size_t((o * s.ic + i) * product(s.kernel) + offset(s.kernel, ki))]);
       }
     } while (next(ki, s.kernel));
-    if (relu) want = std::max(want, 0.0);
+    if (act == Act::kRelu) want = std::max(want, 0.0);
+    if (act == Act::kSilu) want = want / (1.0 + std::exp(-want));
     std::vector<int64_t> yi = {n, o / nr};
     yi.insert(yi.end(), oi.begin() + 2, oi.end());
     yi.push_back(o % nr);
@@ -103,23 +113,32 @@ void expect_conv(const ConvNchwcShape& s, int ib, int nr, bool relu, const Targe
 TEST(ConvNchwcSchedule, ThreeDStridedDilatedWithPaddingLanesAndMaskedStrip) {
   // IC 12 in two 8-lane blocks (4 garbage lanes), OC 40 in three 16-lane blocks, OW 11: a strip
   // of 8 and a masked one of 3.
-  expect_conv(shape(12, 40, {6, 7, 13}, {3, 1, 3}, {1, 2, 1}, {2, 1, 1}), 8, 16, false,
+  expect_conv(shape(12, 40, {6, 7, 13}, {3, 1, 3}, {1, 2, 1}, {2, 1, 1}), 8, 16, Act::kNone,
               Target::host(), 512);
 }
 
 TEST(ConvNchwcSchedule, ThreeDWithEpilogue) {
-  expect_conv(shape(16, 32, {3, 4, 10}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}), 16, 32, true,
+  expect_conv(shape(16, 32, {3, 4, 10}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}), 16, 32, Act::kRelu,
               Target::host(), 512);
 }
 
 TEST(ConvNchwcSchedule, OneDSingleInputBlock) {
   // IC 3 in one block of 3 (an image's channels): the reduction covers the real lanes only.
-  expect_conv(shape(3, 16, {20}, {5}, {2}, {1}), 3, 16, true, Target::host(), 512);
+  expect_conv(shape(3, 16, {20}, {5}, {2}, {1}), 3, 16, Act::kRelu, Target::host(), 512);
 }
 
 TEST(ConvNchwcSchedule, ThreeDAvx2MicroKernel) {
   Target avx2 = Target::parse("llvm -mcpu=haswell");
-  expect_conv(shape(10, 24, {3, 5, 9}, {3, 3, 3}, {1, 1, 2}, {1, 1, 1}), 8, 8, true, avx2, 256);
+  expect_conv(shape(10, 24, {3, 5, 9}, {3, 3, 3}, {1, 1, 2}, {1, 1, 1}), 8, 8, Act::kRelu, avx2,
+              256);
+}
+
+TEST(ConvNchwcSchedule, TwoDWithSiluEpilogueOutlined) {
+  // OW 9: a strip of 8 and one of 1, each followed by the outlined SiLU.
+  expect_conv(shape(20, 48, {4, 11}, {3, 3}, {1, 1}, {1, 1}), 16, 32, Act::kSilu, Target::host(),
+              512);
+  Target avx2 = Target::parse("llvm -mcpu=haswell");
+  expect_conv(shape(20, 24, {4, 11}, {3, 3}, {1, 1}, {1, 1}), 8, 8, Act::kSilu, avx2, 256);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "artifact_util.h"
+#include "codegen/llvm/codegen_llvm.h"
 #include "schedule/intrin/x86_fma.h"
 #include "support/error.h"
 
@@ -62,6 +63,35 @@ TEST(Kernels, ParallelLoopWithMoreIterationsThanTasks) {
   ASSERT_EQ(art.run({xs.data()}, {ys.data()}, nullptr, true, &stats), 0);
   EXPECT_EQ(stats.tasks, 64);
   for (int64_t k = 0; k < n; ++k) ASSERT_EQ(ys[k], xs[k] * 2.0f + 1.0f) << k;
+}
+
+TEST(Kernels, OutlinedLoopsAreSeparateFunctionsInParallelBodies) {
+  // Y[i, j, l] = X[i, j, l] * sigmoid(X[i, j, l]) + i: the j loop outlined (ForKind::kOutlined)
+  // inside a parallel i loop; it reads the enclosing loop variable i and both buffers, and runs
+  // as its own function, which LLVM does not inline.
+  const int64_t n = 6, m = 5, w = 16;
+  Buffer x = make_buffer("X", DataType::f32(), {n, m, w});
+  Buffer y = make_buffer("Y", DataType::f32(), {n, m, w});
+  Var i("i"), j("j"), l("l");
+  Expr v = x(i, j, l);
+  Stmt store = BufferStore::make(y, v * sigmoid(v) + cast(DataType::f32(), i), {i, j, l});
+  Stmt body = For::make(i, i64(0), i64(n), ForKind::kParallel,
+                        For::make(j, i64(0), i64(m), ForKind::kOutlined,
+                                  For::make(l, i64(0), i64(w), ForKind::kVectorized, store)));
+  IRModule mod = single_kernel_module("silu", {x, y}, body, 1);
+  std::string ir = emit_llvm_ir(mod, Target::host());
+  EXPECT_NE(ir.find("define internal fastcc void @silu_kernel_out1("), std::string::npos) << ir;
+  EXPECT_NE(ir.find("call fastcc void @silu_kernel_out1("), std::string::npos) << ir;
+  LoadedArtifact art(mod);
+  auto xs = iota_floats(size_t(n * m * w), 0.05f, -12.0f);
+  for (bool threaded : {false, true}) {
+    std::vector<float> ys(xs.size(), 0.0f);
+    ASSERT_EQ(art.run({xs.data()}, {ys.data()}, nullptr, threaded), 0);
+    for (size_t k = 0; k < xs.size(); ++k) {
+      double t = xs[k], want = t / (1.0 + std::exp(-t)) + double(k / size_t(m * w));
+      ASSERT_NEAR(ys[k], want, 1e-5 * (1 + std::fabs(want))) << k;
+    }
+  }
 }
 
 TEST(Kernels, ExplicitVectorLoadStoreAndGather) {

@@ -142,6 +142,22 @@ TEST(LoopKinds, ParallelVectorizeUnroll) {
   EXPECT_TRUE(replays(s, m.func));
 }
 
+TEST(LoopKinds, OutlineMarksASerialLoopAndReplays) {
+  Matmul m = make_matmul(4, 8, 3);
+  Schedule s(m.func);
+  auto l = s.get_loops(s.get_block("C"));
+  s.parallel(l[0]);
+  s.outline(l[1]);
+  Var i("i"), j("j"), k("k");
+  PrimFunc want =
+      with_body(m.func, root(nest({{i, 4}, {j, 8}, {k, 3}}, m.realize(i, j, k),
+                                  {ForKind::kParallel, ForKind::kOutlined, ForKind::kSerial})));
+  EXPECT_TRUE(same_ir(s.func(), want));
+  expect_matmul_numbers(s.func(), 4, 8, 3);
+  EXPECT_TRUE(replays(s, m.func));
+  EXPECT_EQ(schedule_error([&] { s.outline(l[0]); }), "cannot outline loop \"i\": it is parallel");
+}
+
 TEST(LoopKinds, ReductionLoopsCannotBeParallelOrVectorized) {
   Matmul m = make_matmul(4, 8, 3);
   Schedule s(m.func);

@@ -1,4 +1,4 @@
-// substitute(), free_vars(), uses_var().
+// substitute(), free_vars(), uses_var(), uses_polynomial_math().
 #include <gtest/gtest.h>
 
 #include "support/error.h"
@@ -27,6 +27,20 @@ TEST(Substitute, InStatements) {
   Stmt s = For::make(i, i64(0), n, ForKind::kSerial, BufferStore::make(c, n, {i}));
   Stmt expect = For::make(i, i64(0), i64(4), ForKind::kSerial, BufferStore::make(c, i64(4), {i}));
   EXPECT_TRUE(structural_equal(substitute(s, n, i64(4)), expect));
+}
+
+TEST(Analysis, PolynomialMathIsFoundAnywhereBelow) {
+  Buffer y = Buffer::make("Y", DataType::f32(), std::vector<int64_t>{8});
+  Var i("i");
+  auto loop = [&](Expr v) {
+    return For::make(i, i64(0), i64(8), ForKind::kSerial, BufferStore::make(y, v, {i}));
+  };
+  EXPECT_TRUE(uses_polynomial_math(loop(y(i) * sigmoid(y(i)))));
+  EXPECT_TRUE(uses_polynomial_math(loop(f32(0.5) * (f32(1) + erf(y(i))))));
+  EXPECT_TRUE(uses_polynomial_math(loop(exp(y(i)))));
+  // Cheap intrinsics and plain arithmetic are not.
+  EXPECT_FALSE(uses_polynomial_math(loop(max(y(i), f32(0)))));
+  EXPECT_FALSE(uses_polynomial_math(loop(sqrt(fabs(y(i))))));
 }
 
 TEST(Analysis, FreeVarsExcludeBoundOnes) {

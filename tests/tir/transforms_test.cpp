@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "support/error.h"
+#include "tir/analysis.h"
 #include "tir/op.h"
 #include "tir/printer.h"
 #include "tir/structural_equal.h"
@@ -35,6 +36,17 @@ TEST(SimplifyPass, UsesLoopRangesDropsUnitLoopsAndConstantIfs) {
                                   BufferStore::make(b, a(want_idx), {want_idx})));
   Stmt got = simplify_stmt(s);
   EXPECT_TRUE(structural_equal(got, want)) << to_string(got);
+}
+
+TEST(SimplifyPass, OutlinedUnitLoopStays) {
+  // An outlined loop is a function boundary, so one iteration of it is kept (a serial one goes).
+  Buffer b = buf("B", {8});
+  Var u("u"), i("i");
+  Stmt inner = For::make(i, i64(0), i64(8), ForKind::kSerial, BufferStore::make(b, f32(1), {i}));
+  Stmt s = For::make(u, i64(0), i64(1), ForKind::kOutlined, inner);
+  EXPECT_TRUE(structural_equal(simplify_stmt(s), s)) << to_string(simplify_stmt(s));
+  Stmt serial = For::make(u, i64(0), i64(1), ForKind::kSerial, inner);
+  EXPECT_TRUE(structural_equal(simplify_stmt(serial), inner));
 }
 
 TEST(SimplifyPass, FalseIfVanishesAndNoChangeKeepsIdentity) {

@@ -130,6 +130,8 @@ void KernelLowering::for_loop(const For& op) {
   switch (op.kind) {
     case ForKind::kParallel:
       return parallel_loop(op);
+    case ForKind::kOutlined:
+      return outlined_loop(op);
     case ForKind::kThreadBinding:
       fail_user("loop '{}' is bound to {}, which needs a GPU target (target is '{}')",
                 op.loop_var.name(), op.thread_tag, target_.str());

@@ -64,8 +64,22 @@ class KernelLowering {
   llvm::Value* load(const tir::BufferLoad& op);
   void store(const tir::BufferStore& op);
 
-  // Parallel loops (parallel_lowering.cpp).
+  // Outlined loops (parallel_lowering.cpp): parallel loops, and serial loops that the schedule
+  // outlined (ForKind::kOutlined).
+  // Every value in scope (the services table, variables, buffer base pointers), sorted by name.
+  struct Scope {
+    std::vector<const tir::VarNode*> vars;
+    std::vector<const tir::BufferNode*> buffers;
+    std::vector<llvm::Value*> values;  // services, then vars, then buffers
+    std::vector<llvm::Type*> types;
+  };
+  Scope capture_scope();
+  void bind_scope(const Scope& scope, const std::vector<llvm::Value*>& values);
+  // i32 @name(scope values..., begin, end): op's loop over [begin, end) with the scope as
+  // parameters (those noalias here stay noalias). Leaves the builder where it was.
+  llvm::Function* outline_loop(const tir::For& op, const Scope& scope, const std::string& name);
   void parallel_loop(const tir::For& op);
+  void outlined_loop(const tir::For& op);
 
   llvm::Module& module_;
   llvm::LLVMContext& ctx_;

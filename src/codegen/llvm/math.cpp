@@ -2,6 +2,13 @@
 //  exp f32: Cephes expf (range reduction by ln2 in two parts, degree-6 polynomial, 2^n by bits)
 //  tanh f32, erf f32: the rational approximations of Eigen (also used by TVM and XLA)
 //  sigmoid: 1 / (1 + exp(-x))
+// The divisions of sigmoid, tanh and erf have finite denominators bounded away from zero
+// (exp's argument clamped; the rational approximations' denominators are positive polynomials on
+// the clamped range), so they are marked arcp + ninf: on vectors the x86 backend computes them as
+// a reciprocal estimate (rcpps / vrcp14ps) refined by one Newton step, within 2 ulp (rcpps: 12
+// bits before the step), instead of vdivps, whose throughput (5-10 cycles per vector) bounds a
+// conv with a SiLU epilogue. The results are clamped to the functions' ranges ([0, 1], [-1, 1]),
+// which the estimate could leave by an ulp.
 #include "codegen/llvm/math.h"
 
 #include <llvm/IR/IRBuilder.h>
@@ -17,6 +24,16 @@ namespace ingot::codegen {
 namespace {
 
 using llvm::Value;
+
+// a / b for a denominator known finite and nonzero: see the banner.
+Value* approx_div(llvm::IRBuilderBase& b, Value* a, Value* d) {
+  Value* q = b.CreateFDiv(a, d);
+  if (auto* i = llvm::dyn_cast<llvm::Instruction>(q)) {
+    i->setHasAllowReciprocal(true);
+    i->setHasNoInfs(true);
+  }
+  return q;
+}
 
 Value* k(Value* like, double c) {
   return llvm::ConstantFP::get(like->getType(), c);
@@ -35,9 +52,11 @@ Value* clamp(llvm::IRBuilderBase& b, Value* x, double lo, double hi) {
   return b.CreateSelect(b.CreateFCmpOLT(x, k(x, lo)), k(x, lo), x);
 }
 
-Value* exp_f32(llvm::IRBuilderBase& b, Value* x) {
-  constexpr double kHi = 88.3762626647949, kLo = -88.3762626647949;
-  Value* xc = clamp(b, x, kLo, kHi);
+constexpr double kExpHi = 88.3762626647949, kExpLo = -88.3762626647949;
+
+// exp of x clamped to [kExpLo, kExpHi]: finite and positive for every non-NaN x.
+Value* exp_f32_clamped(llvm::IRBuilderBase& b, Value* x) {
+  Value* xc = clamp(b, x, kExpLo, kExpHi);
   Value* fx = b.CreateUnaryIntrinsic(
       llvm::Intrinsic::floor, b.CreateFAdd(b.CreateFMul(xc, k(x, 1.44269504088896341)), k(x, 0.5)));
   Value* r = b.CreateFSub(xc, b.CreateFMul(fx, k(x, 0.693359375)));
@@ -50,10 +69,14 @@ Value* exp_f32(llvm::IRBuilderBase& b, Value* x) {
   Value* n = b.CreateFPToSI(fx, ity);
   Value* bits = b.CreateShl(b.CreateAdd(n, llvm::ConstantInt::get(ity, 127)),
                             llvm::ConstantInt::get(ity, 23));
-  Value* res = b.CreateFMul(y, b.CreateBitCast(bits, x->getType()));
-  res = b.CreateSelect(b.CreateFCmpOGT(x, k(x, kHi)), k(x, std::numeric_limits<double>::infinity()),
-                       res);
-  return b.CreateSelect(b.CreateFCmpOLT(x, k(x, kLo)), k(x, 0.0), res);
+  return b.CreateFMul(y, b.CreateBitCast(bits, x->getType()));
+}
+
+Value* exp_f32(llvm::IRBuilderBase& b, Value* x) {
+  Value* res = exp_f32_clamped(b, x);
+  res = b.CreateSelect(b.CreateFCmpOGT(x, k(x, kExpHi)),
+                       k(x, std::numeric_limits<double>::infinity()), res);
+  return b.CreateSelect(b.CreateFCmpOLT(x, k(x, kExpLo)), k(x, 0.0), res);
 }
 
 Value* tanh_f32(llvm::IRBuilderBase& b, Value* a) {
@@ -68,7 +91,7 @@ Value* tanh_f32(llvm::IRBuilderBase& b, Value* a) {
       b, x2,
       {1.19825839466702e-06, 1.18534705686654e-04, 2.26843463243900e-03, 4.89352518554385e-03});
   Value* tiny = b.CreateFCmpOLT(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a), k(a, 0.0004));
-  return b.CreateSelect(tiny, a, b.CreateFDiv(p, q));
+  return b.CreateSelect(tiny, a, clamp(b, approx_div(b, p, q), -1.0, 1.0));
 }
 
 Value* erf_f32(llvm::IRBuilderBase& b, Value* a) {
@@ -82,7 +105,7 @@ Value* erf_f32(llvm::IRBuilderBase& b, Value* a) {
   Value* q = poly(b, x2,
                   {-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03,
                    -7.37332916720468e-03, -1.42647390514189e-02});
-  return b.CreateFDiv(p, q);
+  return clamp(b, approx_div(b, p, q), -1.0, 1.0);
 }
 
 // Calls a scalar libm function `name` lane by lane.
@@ -139,8 +162,15 @@ Value* lower_float(llvm::IRBuilderBase& b, llvm::Module& m, tir::Intrinsic op,
     case I::erf:
       return f32 ? erf_f32(b, a[0]) : call_libm(b, m, "erf", a[0]);
     case I::sigmoid: {
-      Value* e = exp_any(b, b.CreateFNeg(a[0]));
-      return b.CreateFDiv(k(e, 1.0), b.CreateFAdd(k(e, 1.0), e));
+      if (!f32) {
+        Value* e = exp_any(b, b.CreateFNeg(a[0]));
+        return b.CreateFDiv(k(e, 1.0), b.CreateFAdd(k(e, 1.0), e));
+      }
+      // exp(-x) clamped: 1 + e stays finite (below 2^128), so its reciprocal may be estimated;
+      // the clamp changes sigmoid by less than 2^-127 where it applies.
+      Value* e = exp_f32_clamped(b, b.CreateFNeg(a[0]));
+      Value* s = approx_div(b, k(e, 1.0), b.CreateFAdd(k(e, 1.0), e));
+      return b.CreateSelect(b.CreateFCmpOGT(s, k(s, 1.0)), k(s, 1.0), s);
     }
   }
   fail_internal("codegen: unknown intrinsic {}", int(op));

@@ -1,9 +1,13 @@
-// Kernel lowering: parallel loops. The body is outlined into
+// Kernel lowering: outlined loops.
+// A parallel loop's body is outlined into
 //   i32 @<kernel>_par<k>(i64 task, i64 num_tasks, ptr closure)
 // which runs one contiguous chunk of iterations (through <kernel>_par<k>_body, inlined into it,
 // whose buffer parameters keep their noalias attributes); every value in scope (variables,
 // buffer pointers, the services table) travels in a closure struct on the caller's stack, and
 // the caller runs it through services->parallel_for, returning any non-zero status.
+// A loop the schedule outlined (ForKind::kOutlined) becomes
+//   i32 @<kernel>_out<k>(scope values..., i64 begin, i64 end), never inlined,
+// called in place with every value in scope as an argument.
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
@@ -23,26 +27,80 @@ namespace {
 constexpr int64_t kMaxTasks = 64;
 }
 
+KernelLowering::Scope KernelLowering::capture_scope() {
+  // Sorted by name so the emitted IR does not depend on hash-map order.
+  Scope sc;
+  for (auto& kv : vars_) sc.vars.push_back(kv.first);
+  for (auto& kv : buffers_) sc.buffers.push_back(kv.first);
+  std::stable_sort(sc.vars.begin(), sc.vars.end(),
+                   [](const VarNode* a, const VarNode* b) { return a->name < b->name; });
+  std::stable_sort(sc.buffers.begin(), sc.buffers.end(),
+                   [](const BufferNode* a, const BufferNode* b) { return a->name < b->name; });
+  sc.values.push_back(services_);
+  for (const VarNode* k : sc.vars) sc.values.push_back(vars_.at(k));
+  for (const BufferNode* k : sc.buffers) sc.values.push_back(buffers_.at(k));
+  for (llvm::Value* v : sc.values) sc.types.push_back(v->getType());
+  return sc;
+}
+
+void KernelLowering::bind_scope(const Scope& sc, const std::vector<llvm::Value*>& v) {
+  services_ = v[0];
+  for (size_t i = 0; i < sc.vars.size(); ++i) vars_[sc.vars[i]] = v[1 + i];
+  for (size_t i = 0; i < sc.buffers.size(); ++i)
+    buffers_[sc.buffers[i]] = v[1 + sc.vars.size() + i];
+}
+
+llvm::Function* KernelLowering::outline_loop(const For& op, const Scope& sc,
+                                             const std::string& name) {
+  llvm::Type* vt = type_of(op.loop_var.dtype());
+  std::vector<llvm::Type*> types = sc.types;
+  types.push_back(vt);
+  types.push_back(vt);
+  auto* fty = llvm::FunctionType::get(b_.getInt32Ty(), types, false);
+  auto* f = llvm::Function::Create(fty, llvm::Function::InternalLinkage, name, module_);
+  f->addFnAttr(llvm::Attribute::NoUnwind);
+  for (size_t i = 0; i < sc.values.size(); ++i)
+    if (auto* a = llvm::dyn_cast<llvm::Argument>(sc.values[i]); a && a->hasNoAliasAttr())
+      f->addParamAttr(unsigned(i), llvm::Attribute::NoAlias);
+  llvm::Function* saved_fn = fn_;
+  llvm::Value* saved_services = services_;
+  auto saved_vars = vars_;
+  auto saved_buffers = buffers_;
+  llvm::IRBuilderBase::InsertPoint saved_ip = b_.saveIP();
+  fn_ = f;
+  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", f));
+  std::vector<llvm::Value*> params;
+  for (size_t i = 0; i < sc.values.size(); ++i) params.push_back(f->getArg(unsigned(i)));
+  bind_scope(sc, params);
+  serial_loop(op.loop_var, f->getArg(unsigned(sc.values.size())),
+              f->getArg(unsigned(sc.values.size() + 1)), ForKind::kSerial, op.body);
+  b_.CreateRet(b_.getInt32(0));
+  fn_ = saved_fn;
+  services_ = saved_services;
+  vars_ = std::move(saved_vars);
+  buffers_ = std::move(saved_buffers);
+  b_.restoreIP(saved_ip);
+  return f;
+}
+
+void KernelLowering::outlined_loop(const For& op) {
+  Scope sc = capture_scope();
+  llvm::Function* f = outline_loop(op, sc, fmt::format("{}_out{}", kernel_name_, num_outlined_++));
+  f->addFnAttr(llvm::Attribute::NoInline);
+  std::vector<llvm::Value*> args = sc.values;
+  llvm::Value* begin = expr(op.min);
+  args.push_back(begin);
+  args.push_back(b_.CreateAdd(begin, expr(op.extent)));
+  return_if_error(b_.CreateCall(f->getFunctionType(), f, args));
+}
+
 void KernelLowering::parallel_loop(const For& op) {
   // 1. The closure: everything in scope, in a fixed order.
-  // Sorted by name so the emitted IR does not depend on hash-map order.
-  std::vector<const VarNode*> var_keys;
-  std::vector<const BufferNode*> buf_keys;
-  for (auto& kv : vars_) var_keys.push_back(kv.first);
-  for (auto& kv : buffers_) buf_keys.push_back(kv.first);
-  std::stable_sort(var_keys.begin(), var_keys.end(),
-                   [](const VarNode* a, const VarNode* b) { return a->name < b->name; });
-  std::stable_sort(buf_keys.begin(), buf_keys.end(),
-                   [](const BufferNode* a, const BufferNode* b) { return a->name < b->name; });
-  std::vector<llvm::Value*> values{services_};
-  for (const VarNode* k : var_keys) values.push_back(vars_.at(k));
-  for (const BufferNode* k : buf_keys) values.push_back(buffers_.at(k));
-  std::vector<llvm::Type*> types;
-  for (llvm::Value* v : values) types.push_back(v->getType());
-  auto* closure_ty = llvm::StructType::get(ctx_, types);
+  Scope sc = capture_scope();
+  auto* closure_ty = llvm::StructType::get(ctx_, sc.types);
   llvm::Value* closure = entry_alloca(closure_ty, nullptr, 16);
-  for (size_t i = 0; i < values.size(); ++i)
-    b_.CreateStore(values[i], b_.CreateStructGEP(closure_ty, closure, unsigned(i)));
+  for (size_t i = 0; i < sc.values.size(); ++i)
+    b_.CreateStore(sc.values[i], b_.CreateStructGEP(closure_ty, closure, unsigned(i)));
 
   // 2. The outlined body: <kernel>_par<k> loads the closure, computes its chunk and calls
   //    <kernel>_par<k>_body(values..., begin, end), always inlined, whose buffer parameters keep
@@ -57,37 +115,23 @@ void KernelLowering::parallel_loop(const For& op) {
   auto* body_ty = llvm::FunctionType::get(b_.getInt32Ty(), {i64, i64, ptr}, false);
   auto* body = llvm::Function::Create(body_ty, llvm::Function::InternalLinkage, name, module_);
   body->addFnAttr(llvm::Attribute::NoUnwind);
-  std::vector<llvm::Type*> inner_types = types;
-  inner_types.push_back(vt);
-  inner_types.push_back(vt);
-  auto* inner_ty = llvm::FunctionType::get(b_.getInt32Ty(), inner_types, false);
-  auto* inner =
-      llvm::Function::Create(inner_ty, llvm::Function::InternalLinkage, name + "_body", module_);
-  inner->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::Function* inner = outline_loop(op, sc, name + "_body");
   inner->addFnAttr(llvm::Attribute::AlwaysInline);
-  for (size_t i = 0; i < values.size(); ++i)
-    if (auto* a = llvm::dyn_cast<llvm::Argument>(values[i]); a && a->hasNoAliasAttr())
-      inner->addParamAttr(unsigned(i), llvm::Attribute::NoAlias);
   llvm::Function* saved_fn = fn_;
   llvm::Value* saved_services = services_;
   auto saved_vars = vars_;
   auto saved_buffers = buffers_;
   llvm::IRBuilderBase::InsertPoint saved_ip = b_.saveIP();
 
-  // 2a. The wrapper: chunk [min + task*chunk, min(min + (task+1)*chunk, min + extent)).
+  // The wrapper: chunk [min + task*chunk, min(min + (task+1)*chunk, min + extent)).
   fn_ = body;
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", body));
   llvm::Value* arg_closure = body->getArg(2);
   std::vector<llvm::Value*> fields;
-  for (size_t i = 0; i < values.size(); ++i)
+  for (size_t i = 0; i < sc.values.size(); ++i)
     fields.push_back(
-        b_.CreateLoad(types[i], b_.CreateStructGEP(closure_ty, arg_closure, unsigned(i))));
-  auto bind_scope = [&](const std::vector<llvm::Value*>& v) {
-    services_ = v[0];
-    for (size_t i = 0; i < var_keys.size(); ++i) vars_[var_keys[i]] = v[1 + i];
-    for (size_t i = 0; i < buf_keys.size(); ++i) buffers_[buf_keys[i]] = v[1 + var_keys.size() + i];
-  };
-  bind_scope(fields);
+        b_.CreateLoad(sc.types[i], b_.CreateStructGEP(closure_ty, arg_closure, unsigned(i))));
+  bind_scope(sc, fields);
   llvm::Value* min = expr(op.min);
   llvm::Value* extent = expr(op.extent);
   llvm::Value* task = b_.CreateIntCast(body->getArg(0), vt, false);
@@ -102,17 +146,7 @@ void KernelLowering::parallel_loop(const For& op) {
   std::vector<llvm::Value*> call_args = fields;
   call_args.push_back(begin);
   call_args.push_back(end);
-  b_.CreateRet(b_.CreateCall(inner_ty, inner, call_args));
-
-  // 2b. The loop over the chunk, with the scope as parameters.
-  fn_ = inner;
-  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", inner));
-  std::vector<llvm::Value*> params;
-  for (size_t i = 0; i < values.size(); ++i) params.push_back(inner->getArg(unsigned(i)));
-  bind_scope(params);
-  serial_loop(op.loop_var, inner->getArg(unsigned(values.size())),
-              inner->getArg(unsigned(values.size() + 1)), ForKind::kSerial, op.body);
-  b_.CreateRet(b_.getInt32(0));
+  b_.CreateRet(b_.CreateCall(inner->getFunctionType(), inner, call_args));
 
   fn_ = saved_fn;
   services_ = saved_services;

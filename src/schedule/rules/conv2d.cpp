@@ -213,9 +213,8 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   // 4. The in-place epilogue (fused summand / activation), if any, per strip right after the
   //    tile while it is in L1, vectorized over the channel block.
   if (find_block(s.func().body, "epilogue", nullptr)) {
-    BlockRV epi = s.get_block("epilogue");
-    s.reverse_compute_at(epi, sliced ? l[1] : w[0]);  // K slices: after the last one
-    s.vectorize(s.get_loops(epi).back());
+    // K slices: after the last one.
+    schedule_tile_epilogue(s, s.get_block("epilogue"), sliced ? l[1] : w[0]);
   }
   // 5. (n, ocb, [od,] [oh]) rows in parallel; with fewer than kParallelTasks of them (a
   //    pointwise conv is one row of pixels), the row's strips too, in chunks of whole strips.

@@ -274,9 +274,7 @@ void schedule_depthwise_conv_nchwc(Schedule& s, const CpuVectorIsa& isa) {
   }
   // 3. The epilogue per output row, then the rows of every channel block in parallel.
   if (find_block(s.func().body, "epilogue", nullptr)) {
-    BlockRV epi = s.get_block("epilogue");
-    s.reverse_compute_at(epi, l[2]);
-    s.vectorize(s.get_loops(epi).back());
+    schedule_tile_epilogue(s, s.get_block("epilogue"), l[2]);
   }
   s.parallel(s.fuse({l[0], l[1], l[2]}));
 }

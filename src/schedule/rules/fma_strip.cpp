@@ -1,7 +1,9 @@
 // FMA tile helpers of the rules (see the header).
 #include "schedule/rules/fma_strip.h"
 
+#include "schedule/ir_utils.h"
 #include "support/error.h"
+#include "tir/analysis.h"
 #include "tir/arith/linear_form.h"
 #include "tir/op.h"
 #include "tir/printer.h"
@@ -52,6 +54,17 @@ void tensorize_fma_strip(Schedule& s, LoopRV tile, const FmaTileSpec& spec, int6
   } else {
     s.tensorize(block, fma_tile_name(spec));
   }
+}
+
+void schedule_tile_epilogue(Schedule& s, BlockRV epilogue, LoopRV anchor) {
+  s.reverse_compute_at(epilogue, anchor);
+  std::vector<LoopRV> loops = s.get_loops(epilogue);
+  s.vectorize(loops.back());
+  std::optional<BlockInfo> b = find_block(s.func().body, s.name_of(epilogue), nullptr);
+  if (!b || !uses_polynomial_math(b->block->body)) return;
+  const VarNode* at = s.loop_var(anchor).node();
+  for (size_t k = 0; k + 1 < loops.size(); ++k)
+    if (s.loop_var(loops[k]).node() == at) return s.outline(loops[k + 1]);
 }
 
 }  // namespace ingot::schedule

@@ -27,7 +27,10 @@ class StmtSimplifier : public IRMutator {
     int64_t n = 0;
     bool const_extent = is_const_int(extent, &n);
     if (const_extent && n <= 0) return no_op();
-    if (const_extent && n == 1 && op->kind != ForKind::kThreadBinding)
+    // A one-iteration loop goes, unless its kind means more than iterating (a thread binding,
+    // an outlined function).
+    if (const_extent && n == 1 && op->kind != ForKind::kThreadBinding &&
+        op->kind != ForKind::kOutlined)
       return mutate(substitute(op->body, op->loop_var, min));
     analyzer_.bind(op->loop_var, min, extent);
     Stmt body = mutate(op->body);

@@ -13,7 +13,8 @@ spins threads, in the process that times). Per model, in one run:
   * latency: bench/model_bench.py's symmetric timing (both sides in-process around one inference
     call, the same N calls per round, rounds alternating which side goes first; ORT with
     intra_op_num_threads=T), the median over rounds of each side and of the ratio ingot/ORT,
-  * `ingot run --profile --num-threads T`: per kernel median ms and GFLOP/s, against the FMA peak of T
+  * `ingot run --profile --num-threads T` (--profile-rounds times, per kernel the best round):
+    per kernel median ms and GFLOP/s, against the FMA peak of T
     cores (bench/fma_peak; the ymm peak when --target is AVX2 code, as model_bench does).
 A failed export, compile, run or parity check is one line in the table; the bench goes on.
 
@@ -310,14 +311,27 @@ def output_errors(ref, got):
 
 
 def run_profile(args, artifact, inputs_npz, threads, ingot_ms):
-    """`ingot run --profile`; about --profile-s of profiled runs (at least 1)."""
+    """`ingot run --profile`, --profile-rounds times, each about --profile-s of profiled runs (at
+    least 1); per kernel the best round (lowest median ms): a neighbour on a shared machine only
+    slows kernels down, and the peak they are held against is the FMA loop's best too."""
     runs = max(1, min(200, int(args.profile_s * 1e3 / max(ingot_ms, 1e-3))))
     cmd = [args.ingot, "run", artifact, "--inputs", inputs_npz, "--profile", "--repeat",
            str(runs), "--number", "1", "--num-threads", str(threads)]
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        raise StageError("profile", one_line(p.stderr))
-    return parse_profile(p.stdout)
+    best = None
+    for _ in range(max(1, args.profile_rounds)):
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            raise StageError("profile", one_line(p.stderr))
+        rows = parse_profile(p.stdout)
+        if best is None:
+            best = rows
+            continue
+        by_name = {r["name"]: r for r in rows}
+        for k in best:
+            r = by_name.get(k["name"])
+            if r and r["ms"] < k["ms"]:
+                k.update(r)
+    return best
 
 
 # --- conv shapes from the ONNX graph -------------------------------------------------------
@@ -580,7 +594,9 @@ def parse_args(argv):
     ap.add_argument("--max-repeat", type=int, default=100, help="cap on calls per round")
     ap.add_argument("--pause-s", type=float, default=0.1, help="pause after each side")
     ap.add_argument("--profile-s", type=float, default=1.0,
-                    help="about this many seconds of profiled runs (default: %(default)s)")
+                    help="about this many seconds of profiled runs per round (default: %(default)s)")
+    ap.add_argument("--profile-rounds", type=int, default=3,
+                    help="profile rounds; per kernel the best one counts (default: %(default)s)")
     ap.add_argument("--tol", type=float, default=1e-3,
                     help="parity: max rel error vs ORT (default: %(default)s)")
     ap.add_argument("--export-timeout", type=int, default=1200, help="seconds per export")

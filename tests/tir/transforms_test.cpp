@@ -145,8 +145,22 @@ TEST(VectorizeLoops, StraightLineStoresBecomeVectorStores) {
                          BufferStore::make(z, f32(1), {i, l}))),
            vec(BufferStore::make(z, select(Expr(l) < i64(3), f32(1), f32(0)), {i, l})),
            For::make(l, i64(0), i64(16), ForKind::kSerial, BufferStore::make(z, f32(1), {i, l})),
-           vec(BufferStore::make(buf("L", {1, 128}), f32(1), {i64(0), l}), 128)})
+           vec(BufferStore::make(buf("L", {1, 128}), f32(1), {i64(0), l}), 128),
+           vec(IfThenElse::make(Expr(l) < i64(3), BufferStore::make(z, f32(1), {i, l})))})
     EXPECT_TRUE(vectorize_loops(keep).same_as(keep)) << to_string(keep);
+}
+
+TEST(VectorizeLoops, MathCallsAndInvariantIfs) {
+  // for l in vectorized(0, 16): if i < n: Z[i, l] = X[i, l] * sigmoid(X[i, l]) (a SiLU epilogue
+  // under a strip's tail test): the if stays around the vector store.
+  Buffer x = buf("X", {4, 16}), z = buf("Z", {4, 16});
+  Var i("i"), l("l"), n("n");
+  Expr xl = x(i, l);
+  Stmt s = For::make(l, i64(0), i64(16), ForKind::kVectorized,
+                     IfThenElse::make(Expr(i) < n, BufferStore::make(z, xl * sigmoid(xl), {i, l})));
+  Expr r0 = Ramp::make(i64(0), i64(1), 16), xv = x(i, r0);
+  Stmt want = IfThenElse::make(Expr(i) < n, BufferStore::make(z, xv * sigmoid(xv), {i, r0}));
+  EXPECT_TRUE(structural_equal(vectorize_loops(s), want)) << to_string(vectorize_loops(s));
 }
 
 TEST(Verify, AcceptsWellFormedAndNamesTheOffender) {

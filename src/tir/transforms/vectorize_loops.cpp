@@ -62,6 +62,15 @@ class Vectorizer {
       if (!t || !f) return std::nullopt;
       return Select::make(s->condition, widen(*t), widen(*f));
     }
+    if (auto* c = e.as<Call>()) {  // math intrinsics are elementwise
+      std::vector<Expr> args;
+      for (const Expr& a : c->args) {
+        auto x = expr(a);
+        if (!x) return std::nullopt;
+        args.push_back(widen(*x));
+      }
+      return Call::make(c->op, std::move(args));
+    }
     if (auto* c = e.as<Cast>()) {
       auto x = expr(c->value);
       if (!x) return std::nullopt;
@@ -100,22 +109,35 @@ class LoopVectorizer : public IRMutator {
     if (f->kind != ForKind::kVectorized || !is_const_int(f->min, &min) || min != 0 ||
         !is_const_int(f->extent, &n) || n < 2 || n > kMaxLanes || !f->loop_var.dtype().is_int())
       return base;
-    std::vector<Stmt> body;
-    if (auto* q = f->body.as<SeqStmt>()) {
-      body = q->seq;
-    } else {
-      body = {f->body};
-    }
     Vectorizer vec(f->loop_var, int(n));
-    std::vector<Stmt> out;
-    for (const Stmt& x : body) {
-      auto* st = x.as<BufferStore>();
-      if (!st || st->value.dtype().lanes != 1) return base;
-      auto v = vec.store(st);
-      if (!v) return base;
-      out.push_back(*v);
+    std::optional<Stmt> out = body(vec, f->loop_var, f->body);
+    return out ? *out : base;
+  }
+
+ private:
+  // Straight-line scalar stores, under ifs whose conditions do not use the loop variable.
+  static std::optional<Stmt> body(Vectorizer& vec, const Var& v, const Stmt& s) {
+    if (auto* q = s.as<SeqStmt>()) {
+      std::vector<Stmt> out;
+      for (const Stmt& x : q->seq) {
+        auto y = body(vec, v, x);
+        if (!y) return std::nullopt;
+        out.push_back(*y);
+      }
+      return SeqStmt::make(std::move(out));
     }
-    return SeqStmt::make(std::move(out));
+    if (auto* c = s.as<IfThenElse>()) {
+      if (uses_var(c->condition, v)) return std::nullopt;
+      auto t = body(vec, v, c->then_case);
+      if (!t) return std::nullopt;
+      if (!c->else_case.defined()) return IfThenElse::make(c->condition, *t);
+      auto e = body(vec, v, c->else_case);
+      if (!e) return std::nullopt;
+      return IfThenElse::make(c->condition, *t, *e);
+    }
+    auto* st = s.as<BufferStore>();
+    if (!st || st->value.dtype().lanes != 1) return std::nullopt;
+    return vec.store(st);
   }
 };
 

@@ -32,6 +32,35 @@ def unknown_op_model(path):
     onnx.save(model, path)
 
 
+def check_activation_bound(ingot):
+    """A conv kernel with a fused SiLU is activation-bound when, with the Sigmoid's measured cost
+    per element taken off its time, the conv part reaches 50% of the peak; not when it does not.
+    """
+    sys.path.insert(0, os.path.dirname(BENCH))
+    import zoo_bench  # noqa: E402
+    with tempfile.TemporaryDirectory() as tmp:
+        args = zoo_bench.parse_args(["--ingot", ingot, "--workdir", tmp])
+        ns = zoo_bench.activation_ns(args, "Sigmoid")
+        check(ns is not None and 0.01 < ns < 100, f"Sigmoid: {ns} ns per element")
+        # As many outputs as make the Sigmoid take 10 ms at one thread.
+        convs = {"c": {"desc": "1x1 16->96", "group": 1, "out_elems": 10e6 / ns}}
+        report = {"c_ConvNCHWc": {"flops": 1e9, "bytes": 1e6,
+                                  "ops": ["ConvNCHWc", "Swish", "Sigmoid", "Mul"]}}
+        peak = 100.0  # GFLOP/s: 1 GFLOP takes 10 ms at the peak
+
+        def verdict(ms):
+            prof = [{"name": "c_ConvNCHWc", "ms": ms, "gflops": 1e9 / (ms * 1e6)}]
+            got = zoo_bench.analyse_profile(prof, report, convs, peak, 1.0, args, 1)
+            return got["slow_convs"][0]
+        # Kernels of 35 and 25 ms (29% and 40% of peak): conv parts of 25 and 15 ms.
+        fast = verdict(35)
+        check(fast["activation"] == "Sigmoid" and not fast["activation_bound"],
+              f"a conv part of 25 ms is 40% of peak: {fast}")
+        bound = verdict(25)
+        check(bound["activation_bound"] and 60 < bound["conv_part_pct_peak"] < 70,
+              f"a conv part of 15 ms is 67% of peak: {bound}")
+
+
 def check(cond, msg):
     if not cond:
         print(f"FAIL: {msg}")
@@ -68,6 +97,7 @@ def main():
     check(failed["status"] == "compile failed" and "\n" not in failed["error"]
           and failed["error"], f"unknown_op: {failed}")
     check("| unknown_op |" in p.stdout and "| tiny_cnn |" in p.stdout, "markdown rows")
+    check_activation_bound(args.ingot)
     print("ok")
     return 0
 

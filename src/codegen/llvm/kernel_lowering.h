@@ -3,6 +3,7 @@
 // expr_lowering.cpp, buffer_access.cpp and parallel_lowering.cpp.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -80,6 +81,9 @@ class KernelLowering {
   llvm::Function* outline_loop(const tir::For& op, const Scope& scope, const std::string& name);
   void parallel_loop(const tir::For& op);
   void outlined_loop(const tir::For& op);
+  // Runs `body` with the builder at a new entry block of f (fn_ = f) and restores the current
+  // function's state (function, scope, insert point) after it.
+  void emit_in(llvm::Function* f, const std::function<void()>& body);
 
   llvm::Module& module_;
   llvm::LLVMContext& ctx_;

@@ -62,6 +62,18 @@ llvm::Function* KernelLowering::outline_loop(const For& op, const Scope& sc,
   for (size_t i = 0; i < sc.values.size(); ++i)
     if (auto* a = llvm::dyn_cast<llvm::Argument>(sc.values[i]); a && a->hasNoAliasAttr())
       f->addParamAttr(unsigned(i), llvm::Attribute::NoAlias);
+  emit_in(f, [&] {
+    std::vector<llvm::Value*> params;
+    for (size_t i = 0; i < sc.values.size(); ++i) params.push_back(f->getArg(unsigned(i)));
+    bind_scope(sc, params);
+    serial_loop(op.loop_var, f->getArg(unsigned(sc.values.size())),
+                f->getArg(unsigned(sc.values.size() + 1)), ForKind::kSerial, op.body);
+    b_.CreateRet(b_.getInt32(0));
+  });
+  return f;
+}
+
+void KernelLowering::emit_in(llvm::Function* f, const std::function<void()>& body) {
   llvm::Function* saved_fn = fn_;
   llvm::Value* saved_services = services_;
   auto saved_vars = vars_;
@@ -69,18 +81,12 @@ llvm::Function* KernelLowering::outline_loop(const For& op, const Scope& sc,
   llvm::IRBuilderBase::InsertPoint saved_ip = b_.saveIP();
   fn_ = f;
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", f));
-  std::vector<llvm::Value*> params;
-  for (size_t i = 0; i < sc.values.size(); ++i) params.push_back(f->getArg(unsigned(i)));
-  bind_scope(sc, params);
-  serial_loop(op.loop_var, f->getArg(unsigned(sc.values.size())),
-              f->getArg(unsigned(sc.values.size() + 1)), ForKind::kSerial, op.body);
-  b_.CreateRet(b_.getInt32(0));
+  body();
   fn_ = saved_fn;
   services_ = saved_services;
   vars_ = std::move(saved_vars);
   buffers_ = std::move(saved_buffers);
   b_.restoreIP(saved_ip);
-  return f;
 }
 
 void KernelLowering::outlined_loop(const For& op) {
@@ -117,42 +123,31 @@ void KernelLowering::parallel_loop(const For& op) {
   body->addFnAttr(llvm::Attribute::NoUnwind);
   llvm::Function* inner = outline_loop(op, sc, name + "_body");
   inner->addFnAttr(llvm::Attribute::AlwaysInline);
-  llvm::Function* saved_fn = fn_;
-  llvm::Value* saved_services = services_;
-  auto saved_vars = vars_;
-  auto saved_buffers = buffers_;
-  llvm::IRBuilderBase::InsertPoint saved_ip = b_.saveIP();
 
   // The wrapper: chunk [min + task*chunk, min(min + (task+1)*chunk, min + extent)).
-  fn_ = body;
-  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", body));
-  llvm::Value* arg_closure = body->getArg(2);
-  std::vector<llvm::Value*> fields;
-  for (size_t i = 0; i < sc.values.size(); ++i)
-    fields.push_back(
-        b_.CreateLoad(sc.types[i], b_.CreateStructGEP(closure_ty, arg_closure, unsigned(i))));
-  bind_scope(sc, fields);
-  llvm::Value* min = expr(op.min);
-  llvm::Value* extent = expr(op.extent);
-  llvm::Value* task = b_.CreateIntCast(body->getArg(0), vt, false);
-  llvm::Value* ntasks = b_.CreateIntCast(body->getArg(1), vt, false);
-  llvm::Value* one = llvm::ConstantInt::get(vt, 1);
-  llvm::Value* chunk = b_.CreateUDiv(b_.CreateSub(b_.CreateAdd(extent, ntasks), one), ntasks);
-  llvm::Value* begin = b_.CreateAdd(min, b_.CreateMul(task, chunk));
-  llvm::Value* stop = b_.CreateAdd(begin, chunk);
-  llvm::Value* limit = b_.CreateAdd(min, extent);
-  llvm::Value* end = b_.CreateSelect(
-      sign ? b_.CreateICmpSLT(stop, limit) : b_.CreateICmpULT(stop, limit), stop, limit);
-  std::vector<llvm::Value*> call_args = fields;
-  call_args.push_back(begin);
-  call_args.push_back(end);
-  b_.CreateRet(b_.CreateCall(inner->getFunctionType(), inner, call_args));
-
-  fn_ = saved_fn;
-  services_ = saved_services;
-  vars_ = std::move(saved_vars);
-  buffers_ = std::move(saved_buffers);
-  b_.restoreIP(saved_ip);
+  emit_in(body, [&] {
+    llvm::Value* arg_closure = body->getArg(2);
+    std::vector<llvm::Value*> fields;
+    for (size_t i = 0; i < sc.values.size(); ++i)
+      fields.push_back(
+          b_.CreateLoad(sc.types[i], b_.CreateStructGEP(closure_ty, arg_closure, unsigned(i))));
+    bind_scope(sc, fields);
+    llvm::Value* min = expr(op.min);
+    llvm::Value* extent = expr(op.extent);
+    llvm::Value* task = b_.CreateIntCast(body->getArg(0), vt, false);
+    llvm::Value* ntasks = b_.CreateIntCast(body->getArg(1), vt, false);
+    llvm::Value* one = llvm::ConstantInt::get(vt, 1);
+    llvm::Value* chunk = b_.CreateUDiv(b_.CreateSub(b_.CreateAdd(extent, ntasks), one), ntasks);
+    llvm::Value* begin = b_.CreateAdd(min, b_.CreateMul(task, chunk));
+    llvm::Value* stop = b_.CreateAdd(begin, chunk);
+    llvm::Value* limit = b_.CreateAdd(min, extent);
+    llvm::Value* end = b_.CreateSelect(
+        sign ? b_.CreateICmpSLT(stop, limit) : b_.CreateICmpULT(stop, limit), stop, limit);
+    std::vector<llvm::Value*> call_args = fields;
+    call_args.push_back(begin);
+    call_args.push_back(end);
+    b_.CreateRet(b_.CreateCall(inner->getFunctionType(), inner, call_args));
+  });
 
   // 3. The launch: num_tasks = min(extent, kMaxTasks), skipped when the loop is empty.
   llvm::Value* ext64 = b_.CreateIntCast(expr(op.extent), i64, sign);

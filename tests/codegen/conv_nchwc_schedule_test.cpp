@@ -53,7 +53,7 @@ bool next(std::vector<int64_t>& idx, const std::vector<int64_t>& dims) {
 enum class Act { kNone, kRelu, kSilu };
 
 void expect_conv(const ConvNchwcShape& s, int ib, int nr, Act act, const Target& target,
-                 int vector_bits) {
+                 int vector_bits, const std::string& tile = "") {
   schedule::ConvEpilogue epi;
   if (act == Act::kRelu)
     epi = [](const Expr& v, const std::vector<Expr>&) {
@@ -67,6 +67,10 @@ void expect_conv(const ConvNchwcShape& s, int ib, int nr, Act act, const Target&
   // An epilogue with polynomial math runs outlined, apart from the tile's registers.
   EXPECT_EQ(to_string(sch.func()).find("outlined(") != std::string::npos, act == Act::kSilu)
       << to_string(sch.func());
+  // The register tile (micro-kernel name prefix), when the test names one.
+  if (!tile.empty()) {
+    EXPECT_NE(to_string(sch.func()).find("\"" + tile), std::string::npos) << to_string(sch.func());
+  }
   int64_t icb = (s.ic + ib - 1) / ib, ocb = (s.oc + nr - 1) / nr;
   size_t sp = s.in.size();
   std::vector<int64_t> xdims = {s.n, icb};
@@ -131,6 +135,18 @@ TEST(ConvNchwcSchedule, ThreeDAvx2MicroKernel) {
   Target avx2 = Target::parse("llvm -mcpu=haswell");
   expect_conv(shape(10, 24, {3, 5, 9}, {3, 3, 3}, {1, 1, 2}, {1, 1, 1}), 8, 8, Act::kRelu, avx2,
               256);
+}
+
+TEST(ConvNchwcSchedule, OneVectorTilesTakeTwelveRowsWhereTheRegistersAllow) {
+  // OW 24: two 12-row strips on AVX-512 (one 16-lane vector per row) and on AVX2 for a pointwise
+  // conv (one 8-lane vector); an AVX2 conv with a kernel window keeps 8 rows (three strips).
+  expect_conv(shape(20, 16, {3, 26}, {3, 3}, {1, 1}, {1, 1}), 16, 16, Act::kRelu, Target::host(),
+              512, "x86_avx512_fma_f32_12x16_");
+  Target avx2 = Target::parse("llvm -mcpu=haswell");
+  expect_conv(shape(20, 8, {24}, {1}, {1}, {1}), 8, 8, Act::kRelu, avx2, 256,
+              "x86_avx2_fma_f32_12x8_");
+  expect_conv(shape(20, 8, {3, 26}, {3, 3}, {1, 1}, {1, 1}), 8, 8, Act::kNone, avx2, 256,
+              "x86_avx2_fma_f32_8x8_");
 }
 
 TEST(ConvNchwcSchedule, TwoDWithSiluEpilogueOutlined) {

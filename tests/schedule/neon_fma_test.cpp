@@ -58,6 +58,7 @@ TEST(NeonFma, MaxTileRowsFollowTheRegisterFile) {
   EXPECT_EQ(fma_max_tile_rows(CpuVectorIsa::x86(256), 8), 8);   // capped
   EXPECT_EQ(fma_max_tile_rows(CpuVectorIsa::x86(256), 24), 4);  // 4 * 3 + 3 + 1 = 16
   EXPECT_EQ(fma_max_tile_rows(CpuVectorIsa::x86(512), 32), 8);
+  EXPECT_EQ(fma_max_tile_rows(CpuVectorIsa::x86(512), 16), 12);  // one vector: 12 accumulators
 }
 
 TEST(NeonFma, X86NamesAndTilesAreUnchanged) {

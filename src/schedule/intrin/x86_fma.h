@@ -81,9 +81,9 @@ FmaTileShape default_fma_tile(int vector_bits, int kc);
 // MR x NR equals the x86 tile of the same vector width, so the packed layouts (which follow the
 // width) fit either.
 FmaTileShape default_fma_tile(const CpuVectorIsa& isa, int kc);
-// The most rows a tile of nr columns may have on this ISA, at most 8: x86 8 (the rows the x86
-// conv schedule has always used; the B row can be a memory operand of vfmadd231ps); NEON what
-// fits its 32 registers (neon_max_tile_rows).
+// The most rows a tile of nr columns may have on this ISA: x86 8 (the B row can be a memory
+// operand of vfmadd231ps), 12 for one-vector rows on AVX-512 (more accumulators than the FMA
+// latency needs); NEON what fits its 32 registers (neon_max_tile_rows), at most 8.
 int fma_max_tile_rows(const CpuVectorIsa& isa, int nr);
 // Builds the intrinsic (description + implementation); register it to tensorize with it.
 // InternalError if the spec breaks the rules above.

@@ -158,6 +158,14 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   //    groups a row also holds the shuffled input vectors it shares with its neighbours.
   int lanes = isa.tile_lanes();
   int max_rows = group ? (lanes == 16 ? 8 : 4) : fma_max_tile_rows(isa, int(nr));
+  // AVX2 one-vector rows of a pointwise conv take 12 rows too (the 16 ymm registers hold 12
+  // accumulators, the B vector and the broadcast): 1x1 72->24 @56x56 went 51-53 -> 67-74 GFLOP/s
+  // on one core, 1x1 120->40 @28x28 76 -> 80-87. With a kernel window they keep 8 (3x3 40->40
+  // @28x28 ran 88 -> 70 with 12).
+  int64_t taps = 1;
+  for (size_t k = spatial + 1; k + 1 < l.size(); ++k) taps *= loop_extent(s, l[k]);
+  if (!group && isa.arch == CpuVectorIsa::kX86 && lanes == 8 && nr == lanes && taps == 1)
+    max_rows = 12;
   int mr = conv_tile_rows(ow, max_rows, int((nr + lanes - 1) / lanes));
   auto w = s.split(l[lw], {std::nullopt, int64_t(mr)});
   // 1b. K slices. The tile holds its whole reduction, so every strip streams the output block's

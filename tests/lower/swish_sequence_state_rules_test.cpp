@@ -6,7 +6,9 @@
 #include <cmath>
 #include <string>
 
+#include "lower/compute/compute.h"
 #include "rule_test_util.h"
+#include "tir/printer.h"
 
 namespace ingot::testing {
 namespace {
@@ -32,6 +34,16 @@ TEST(SwishRules, SwishAndSwiGLU) {
   }
   expect_near_all(s.values(), ws);
   expect_near_all(g.values(), wg);
+  // alpha = 1 (SiLU): the rule writes x * sigmoid(x), no multiply by 1.
+  HostTensor big = random_f32({3, 5}, 3, -30, 30);
+  HostTensor silu = run_rule1(make_node(OpKind::Swish), {&big}, DataType::f32(), {3, 5});
+  std::vector<double> want;
+  for (int64_t i = 0; i < big.size(); ++i) want.push_back(big.get(i) * sigmoid(big.get(i)));
+  expect_near_all(silu.values(), want);
+  std::vector<tir::Buffer> in = {tir::Buffer::make("X", DataType::f32(), std::vector<int64_t>{4})};
+  std::vector<tir::Buffer> out = {tir::Buffer::make("Y", DataType::f32(), std::vector<int64_t>{4})};
+  std::string ir = tir::to_string(lower::compute_swish(make_node(OpKind::Swish), in, out));
+  EXPECT_EQ(ir.find("1.0"), std::string::npos) << ir;
 }
 
 // out[b, c, l] = bias[c] + sum_j w[c, j] * padded[b, c, l + j]; padded = past (or 0) ++ x.

@@ -20,7 +20,8 @@ Stmt compute_swish(const graph::Node& node, const std::vector<Buffer>& inputs,
   double alpha = node.attrs.get_float("alpha", 1.0);
   return loop_nest(const_shape(y), "i", [&](const Index& idx) {
     Expr a = widen(x.load(idx));
-    Expr v = a * sigmoid(a * make_const(a.dtype(), alpha));
+    // alpha = 1 (SiLU) multiplies by nothing: x * 1 is x in IEEE arithmetic.
+    Expr v = a * sigmoid(alpha == 1.0 ? a : a * make_const(a.dtype(), alpha));
     if (glu) v = v * widen(inputs[1].load(idx));
     return BufferStore::make(y, cast(y->dtype, v), idx);
   });

@@ -399,11 +399,12 @@ def activation_model(op, elems, path):
     onnx.save(onnx.helper.make_model(g, opset_imports=[onnx.helper.make_opsetid("", 17)]), path)
 
 
-def activation_ns(args, op, cache={}):  # noqa: B006  (memo per run)
+def activation_ns(args, op, cache={}):  # noqa: B006  (memo per run, op and target)
     """ns per element of `op` alone at one thread on the target: the difference of two sizes'
     kernel times (best of 3 profiles) over the difference of the sizes. None on failure."""
-    if op in cache:
-        return cache[op]
+    key = (op, args.target or "")
+    if key in cache:
+        return cache[key]
     times = {}
     for elems in (4096, 16384):
         base = os.path.join(args.workdir, f"act_{op.lower()}_{elems}{args.suffix}")
@@ -412,7 +413,7 @@ def activation_ns(args, op, cache={}):  # noqa: B006  (memo per run)
         if args.target:
             cmd += ["--target", args.target]
         if subprocess.run(cmd, capture_output=True).returncode != 0:
-            cache[op] = None
+            cache[key] = None
             return None
         best = None
         for _ in range(3):
@@ -424,8 +425,8 @@ def activation_ns(args, op, cache={}):  # noqa: B006  (memo per run)
             best = ms if best is None or ms < best else best
         times[elems] = best
     slope = (times[16384] - times[4096]) * 1e6 / (16384 - 4096)
-    cache[op] = slope if slope > 0 else None
-    return cache[op]
+    cache[key] = slope if slope > 0 else None
+    return cache[key]
 
 
 def is_gemm_like(info):

@@ -522,8 +522,9 @@ def single_gemm(m=13, k=300, n=70, name="gemm_odd"):
 
 
 def single_conv(c=64, oc=None, hw=56, k=3, stride=1, dilation=1, bias=False, group=1,
-                name="conv3x3_56"):
-    """One Conv (a ResNet-50 layer shape by default: 64->64 3x3 on 56x56)."""
+                name="conv3x3_56", act=None):
+    """One Conv (a ResNet-50 layer shape by default: 64->64 3x3 on 56x56); act "relu" or "silu"
+    (x * Sigmoid(x)) after it."""
     oc = oc or c
     b = Builder(name)
     ins = ["x", b.weight([oc, c // group, k, k])]
@@ -533,6 +534,12 @@ def single_conv(c=64, oc=None, hw=56, k=3, stride=1, dilation=1, bias=False, gro
     ohw = (hw + 2 * pad - dilation * (k - 1) - 1) // stride + 1
     y = b.op("Conv", ins, kernel_shape=[k, k], strides=[stride, stride], pads=[pad] * 4,
              dilations=[dilation, dilation], group=group)
+    if act == "relu":
+        y = b.op("Relu", [y])
+    elif act == "silu":
+        y = b.op("Mul", [y, b.op("Sigmoid", [y])])
+    elif act:
+        raise ValueError(f"single_conv: act {act!r} is not relu or silu")
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, hw, hw])
     out = helper.make_tensor_value_info(y, TensorProto.FLOAT, [1, oc, ohw, ohw])
     return b.model([x], [out], 13)

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <numeric>
+#include <sstream>
 
 #include "artifact_util.h"
 #include "codegen/llvm/codegen_llvm.h"
@@ -79,9 +80,17 @@ TEST(Kernels, OutlinedLoopsAreSeparateFunctionsInParallelBodies) {
                         For::make(j, i64(0), i64(m), ForKind::kOutlined,
                                   For::make(l, i64(0), i64(w), ForKind::kVectorized, store)));
   IRModule mod = single_kernel_module("silu", {x, y}, body, 1);
+  // After LLVM's optimizations the outlined function is still defined (not inlined) and called
+  // (whatever calling convention and return type LLVM gave it).
   std::string ir = emit_llvm_ir(mod, Target::host());
-  EXPECT_NE(ir.find("define internal fastcc void @silu_kernel_out1("), std::string::npos) << ir;
-  EXPECT_NE(ir.find("call fastcc void @silu_kernel_out1("), std::string::npos) << ir;
+  bool defined = false, called = false;
+  std::istringstream lines(ir);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("@silu_kernel_out1(") == std::string::npos) continue;
+    defined = defined || line.rfind("define internal", 0) == 0;
+    called = called || line.find("call ") != std::string::npos;
+  }
+  EXPECT_TRUE(defined && called) << ir;
   LoadedArtifact art(mod);
   auto xs = iota_floats(size_t(n * m * w), 0.05f, -12.0f);
   for (bool threaded : {false, true}) {

@@ -1,6 +1,6 @@
 // Lowers one tir::PrimFunc to an LLVM function `i32 @name(ptr p0, ..., ptr services)`.
 // Internal to codegen/llvm; split over kernel_lowering.cpp (functions, statements, loops),
-// expr_lowering.cpp, buffer_access.cpp and parallel_lowering.cpp.
+// expr_lowering.cpp, buffer_access.cpp and loop_outlining.cpp.
 #pragma once
 
 #include <functional>
@@ -65,7 +65,7 @@ class KernelLowering {
   llvm::Value* load(const tir::BufferLoad& op);
   void store(const tir::BufferStore& op);
 
-  // Outlined loops (parallel_lowering.cpp): parallel loops, and serial loops that the schedule
+  // Outlined loops (loop_outlining.cpp): parallel loops, and serial loops that the schedule
   // outlined (ForKind::kOutlined).
   // Every value in scope (the services table, variables, buffer base pointers), sorted by name.
   struct Scope {

@@ -43,8 +43,8 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
 
 void check_options(const CompileOptions& o) {
   for (const auto& d : o.dump) {
-    if (d != "graph" && d != "tir" && d != "llvm")
-      fail_user("--dump: unknown IR '{}' (valid: graph, tir, llvm)", d);
+    if (d != "graph" && d != "tir" && d != "llvm" && d != "traces")
+      fail_user("--dump: unknown value '{}' (valid: graph, tir, llvm, traces)", d);
   }
   for (const auto& s : o.print_ir_after) {
     bool pass =
@@ -191,6 +191,7 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   after_tir("lower");
   timed("schedule", [&] { schedule::apply_default_schedules(mod, isa); });
   after_tir("schedule");
+  if (contains(options.dump, "traces")) dump << schedule::schedule_traces_to_python(mod);
   each_kernel("lower_blocks", [](tir::PrimFunc f) { return tir::lower_blocks(std::move(f)); });
   each_kernel("unroll_loops", [](tir::PrimFunc f) { return tir::unroll_loops(std::move(f), 64); });
   each_kernel("vectorize_loops",

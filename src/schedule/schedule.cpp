@@ -1,7 +1,9 @@
 // Schedule state: the function being scheduled, the random-variable table and the trace.
 #include "schedule/schedule.h"
 
+#include "schedule/instruction.h"
 #include "schedule/ir_utils.h"
+#include "support/error.h"
 
 namespace ingot::schedule {
 
@@ -50,6 +52,24 @@ LoopRV Schedule::new_loop_rv(const Var& var) {
 ExprRV Schedule::new_expr_rv(int64_t value) {
   rvs_.emplace_back(value);
   return ExprRV{int(rvs_.size()) - 1};
+}
+
+std::optional<nlohmann::json> Schedule::policy_decision(std::optional<nlohmann::json> given) {
+  int k = sampled_++;
+  auto it = policy_.forced.find(k);
+  if (it != policy_.forced.end()) return it->second;
+  if (policy_.ignore_given) return std::nullopt;
+  return given;
+}
+
+void Schedule::record(Instruction inst) {
+  // A primitive that records what its schema does not describe is a bug here, not a user error.
+  try {
+    checked_instruction_kind(inst);
+  } catch (const ScheduleError& e) {
+    INGOT_ICHECK(false, "recorded instruction breaks its schema: {}", e.what());
+  }
+  trace_.instructions.push_back(std::move(inst));
 }
 
 }  // namespace ingot::schedule

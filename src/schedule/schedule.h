@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <random>
 #include <string>
@@ -46,6 +47,18 @@ enum class PartialTile {
              // whole tiles (packed panels), so the intrinsic's reads stay in bounds
   kTail,     // a second intrinsic whose description is the tile's with one loop shorter (the
              // remainder a split leaves), on the tile's own buffers: no copies, no masks
+};
+
+// How sampling instructions decide. A rule passes the decision of its default schedule (the
+// untuned choice); a tuner either draws every decision afresh or forces chosen ones, and runs the
+// rule again, which keeps the rest of the trace consistent with them (an intrinsic named after a
+// sampled tile size, for one).
+struct SamplingPolicy {
+  // Draw from the seeded generator even where the caller gives a decision.
+  bool ignore_given = false;
+  // The decision of the k-th sampling instruction (0-based, in call order), over anything else:
+  // an int (sample_categorical's index) or a list of ints (sample_perfect_tile's factors).
+  std::map<int, nlohmann::json> forced = {};
 };
 
 class Schedule {
@@ -89,7 +102,10 @@ class Schedule {
   void bind(LoopRV loop, const std::string& thread);
   void annotate(BlockRV block, const std::string& key, const std::string& value);
 
-  // --- sampling (decisions recorded in the trace; a given decision is used as is) ---
+  // --- sampling (decisions recorded in the trace; a given decision is used as is unless the
+  //     sampling policy says otherwise) ---
+  void set_sampling_policy(SamplingPolicy p) { policy_ = std::move(p); }
+  const SamplingPolicy& sampling_policy() const { return policy_; }
   std::vector<ExprRV> sample_perfect_tile(LoopRV loop, int n, int max_innermost_factor,
                                           std::optional<std::vector<int64_t>> decision = {});
   ExprRV sample_categorical(std::vector<int64_t> candidates, std::vector<double> probs,
@@ -123,8 +139,11 @@ class Schedule {
   LoopRV new_loop_rv(const tir::Var& var);
   ExprRV new_expr_rv(int64_t value);
   void set_body(tir::Stmt body) { func_.body = std::move(body); }
-  void record(Instruction inst) { trace_.instructions.push_back(std::move(inst)); }
+  // Appends a primitive call to the trace; it must match its instruction schema (instruction.h).
+  void record(Instruction inst);
   std::mt19937_64& rng() { return rng_; }
+  // The next sampling instruction's decision under the policy: forced, none (draw), or given.
+  std::optional<nlohmann::json> policy_decision(std::optional<nlohmann::json> given);
 
  private:
   using RV = std::variant<std::string, tir::Var, int64_t>;
@@ -136,6 +155,8 @@ class Schedule {
   Trace trace_;
   std::vector<RV> rvs_;
   std::mt19937_64 rng_;
+  SamplingPolicy policy_;
+  int sampled_ = 0;  // sampling instructions so far
 };
 
 }  // namespace ingot::schedule

@@ -16,8 +16,12 @@ struct PrimFunc {
   double flops = 0;        // floating point operations per call (for profiling/roofline)
   double bytes_moved = 0;  // compulsory bytes read + written per call
   // The default schedule rule that applies to this block-form kernel ("" = none: the body is
-  // already in loop form). Set by lowering, consumed by schedule::apply_default_schedules.
+  // already in loop form). Set by lowering, read by schedule::apply_default_schedules.
+  // The rule keeps its name after scheduling (reports); the trace that rule recorded (JSON
+  // text of schedule::Trace, "" when unscheduled): what a tuner starts from and `--dump traces`
+  // prints.
   std::string schedule_rule = {};
+  std::string schedule_trace = {};
   // The graph ops this kernel computes, e.g. {"Conv", "BatchNormalization", "Relu"} (reports).
   std::vector<std::string> source_ops = {};
 };

@@ -61,6 +61,17 @@ TEST_F(CompileTest, DumpsAndPrintIrAfter) {
   EXPECT_NE(r.out.find("= MatMul("), std::string::npos) << r.out;       // graph
   EXPECT_NE(r.out.find("def mm_MatMul("), std::string::npos) << r.out;  // tir
   EXPECT_NE(r.out.find("@ingot_artifact_v1"), std::string::npos);       // llvm
+  // traces: the packed matmul's schedule as a script; an unknown --dump value is refused.
+  r = ingot("compile " + path("model.onnx") + " -o " + path("m.so") +
+            " --input-shapes x:[2,5] --dump traces");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("# kernel mm_MatMul: rule packed_matmul\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" = sch.get_block(\"C\")\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("sch.tensorize(b"), std::string::npos) << r.out;
+  r = ingot("compile " + path("model.onnx") + " -o " + path("y.so") + " --dump loops");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("--dump"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(path("y.so")));
 }
 
 TEST_F(CompileTest, PrintsEachLoopStageAndHonoursScheduleNaive) {

@@ -12,6 +12,7 @@
 #include "schedule/rules/conv_nchwc.h"
 #include "tir/op.h"
 #include "tir/printer.h"
+#include "tir/structural_equal.h"
 
 namespace ingot::codegen::test {
 namespace {
@@ -52,8 +53,9 @@ bool next(std::vector<int64_t>& idx, const std::vector<int64_t>& dims) {
 
 enum class Act { kNone, kRelu, kSilu };
 
+// seed > 0: the rule's tunable choices drawn at random from that seed (a tuner's candidate).
 void expect_conv(const ConvNchwcShape& s, int ib, int nr, Act act, const Target& target,
-                 int vector_bits, const std::string& tile = "") {
+                 int vector_bits, const std::string& tile = "", uint64_t seed = 0) {
   schedule::ConvEpilogue epi;
   if (act == Act::kRelu)
     epi = [](const Expr& v, const std::vector<Expr>&) {
@@ -62,8 +64,11 @@ void expect_conv(const ConvNchwcShape& s, int ib, int nr, Act act, const Target&
   if (act == Act::kSilu)
     epi = [](const Expr& v, const std::vector<Expr>&) { return v * sigmoid(v); };
   schedule::BlockedConv2d c = schedule::make_blocked_conv_nchwc(s, ib, nr, epi);
-  schedule::Schedule sch(c.func);
+  schedule::Schedule sch(c.func, seed);
+  if (seed > 0) sch.set_sampling_policy({.ignore_given = true});
   schedule::schedule_blocked_conv2d(sch, "conv", vector_bits);
+  schedule::Schedule replayed = schedule::Trace::from_json(sch.trace().to_json()).replay(c.func);
+  EXPECT_TRUE(structural_equal(replayed.func().body, sch.func().body));
   // An epilogue with polynomial math runs outlined, apart from the tile's registers.
   EXPECT_EQ(to_string(sch.func()).find("outlined(") != std::string::npos, act == Act::kSilu)
       << to_string(sch.func());
@@ -155,6 +160,22 @@ TEST(ConvNchwcSchedule, TwoDWithSiluEpilogueOutlined) {
               512);
   Target avx2 = Target::parse("llvm -mcpu=haswell");
   expect_conv(shape(20, 24, {4, 11}, {3, 3}, {1, 1}, {1, 1}), 8, 8, Act::kSilu, avx2, 256);
+}
+
+// The rule's tunable choices (strip height, K slices, parallel chunks) drawn at random, as a
+// tuner's candidates: every point computes the convolution, on both ISAs, with a fused epilogue,
+// a masked strip, 3-D windows, and two input blocks (so K slices are among the choices).
+TEST(ConvNchwcSchedule, RandomPointsOfTheRuleDesignSpaceMatch) {
+  Target avx2 = Target::parse("llvm -mcpu=haswell");
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    SCOPED_TRACE(seed);
+    expect_conv(shape(20, 48, {4, 11}, {3, 3}, {1, 1}, {1, 1}), 16, 32, Act::kSilu, Target::host(),
+                512, "", seed);
+    expect_conv(shape(12, 40, {6, 7, 13}, {3, 1, 3}, {1, 2, 1}, {2, 1, 1}), 8, 16, Act::kNone,
+                Target::host(), 512, "", seed);
+    expect_conv(shape(24, 8, {3, 40}, {1, 1}, {1, 1}, {1, 1}), 8, 8, Act::kRelu, avx2, 256, "",
+                seed);
+  }
 }
 
 }  // namespace

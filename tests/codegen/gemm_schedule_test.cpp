@@ -2,11 +2,14 @@
 // strides, and the default matmul schedule (tiled, tensorized with the FMA micro-kernel,
 // parallel) compiled, loaded and run against a plain reference loop.
 #include <random>
+#include <set>
 
 #include "artifact_util.h"
 #include "codegen/llvm/codegen_llvm.h"
 #include "schedule/rules/matmul.h"
+#include "schedule/schedule.h"
 #include "tir/printer.h"
+#include "tir/structural_equal.h"
 
 namespace ingot::codegen::test {
 namespace {
@@ -90,8 +93,10 @@ MatmulConfig small_config(int vector_bits) {
   return cfg;
 }
 
-PrimFunc scheduled(const PackedMatmul& m, const MatmulConfig& cfg) {
-  schedule::Schedule s(m.func);
+// seed > 0: every tunable choice drawn at random from that seed (a tuner's candidate).
+PrimFunc scheduled(const PackedMatmul& m, const MatmulConfig& cfg, uint64_t seed = 0) {
+  schedule::Schedule s(m.func, seed);
+  if (seed > 0) s.set_sampling_policy({.ignore_given = true});
   schedule::schedule_packed_matmul(s, "C", cfg);
   return s.func();
 }
@@ -132,14 +137,14 @@ TEST(MatmulRule, BatchedMatchesReference) {
 
 // Packed A (the A_pack block computed at each row block and K slice into a workspace scratch)
 // with a bias row as the init: A = arg input 0, Ap = workspace, Bp and bias inputs, C output.
-void expect_packed_a_gemm(int64_t M, int64_t N, int64_t K, bool threaded) {
+void expect_packed_a_gemm(int64_t M, int64_t N, int64_t K, bool threaded, uint64_t seed = 0) {
   MatmulConfig cfg = small_config(Target::host().vector_bits);
   int nr = schedule::matmul_panel_width(cfg), mr = schedule::matmul_row_tile(cfg);
   PackedMatmul m = schedule::make_packed_matmul(M, N, K, nr, 0, /*with_bias=*/true, mr);
   ASSERT_EQ(m.func.params.size(), 5u);
   IRModule mod;
   mod.model_name = "gemm_packed_a";
-  mod.kernels.push_back(scheduled(m, cfg));
+  mod.kernels.push_back(scheduled(m, cfg, seed));
   mod.kernels[0].name = "gemm_packed_a_kernel";
   mod.inputs = {desc_of(m.A), desc_of(m.Bp), desc_of(m.bias)};
   mod.outputs = {desc_of(m.C)};
@@ -177,6 +182,56 @@ TEST(MatmulRule, PackedAWithRowAndColumnTailsMatchesReference) {
 
 TEST(MatmulRule, AllRowsInOneBlockRunColumnPanelsInParallel) {
   expect_packed_a_gemm(13, 70, 150, true);  // M <= mc: A packed up front, panels in parallel
+}
+
+// The rule's tunable choices (K slice, row and column blocks, the all-rows loop order) are
+// sampling instructions: random decisions, as a tuner draws them, give correct numbers with
+// and without packed A, differ between seeds, and replay to the same kernel.
+TEST(MatmulRule, RandomPointsOfItsDesignSpaceMatchReference) {
+  MatmulConfig cfg = small_config(Target::host().vector_bits);
+  int nr = schedule::matmul_panel_width(cfg);
+  PackedMatmul m = schedule::make_packed_matmul(37, 3 * nr + 5, 300, nr);
+  std::set<std::string> decisions;
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    SCOPED_TRACE(seed);
+    schedule::Schedule s(m.func, seed);
+    s.set_sampling_policy({.ignore_given = true});
+    schedule::schedule_packed_matmul(s, "C", cfg);
+    std::string d;
+    for (const schedule::Instruction& i : s.trace().instructions)
+      if (!i.decision.is_null()) d += i.decision.dump() + " ";
+    decisions.insert(d);
+    schedule::Schedule r = schedule::Trace::from_json(s.trace().to_json()).replay(m.func);
+    EXPECT_TRUE(structural_equal(r.func().body, s.func().body));
+    expect_gemm(m, s.func(), true);
+    expect_packed_a_gemm(37, 70, 300, true, seed);
+    expect_packed_a_gemm(13, 70, 150, true, seed);
+  }
+  EXPECT_GE(decisions.size(), 3u);
+}
+
+TEST(MatmulRule, ForcedDecisionPicksTheCandidate) {
+  // K = 300, configured kc 64: the K slice candidates are 60, 100, 150 and 300 (the default 60);
+  // forcing the first sampling instruction to index 3 gives a micro-kernel of 300 k steps.
+  MatmulConfig cfg = small_config(Target::host().vector_bits);
+  PackedMatmul m = schedule::make_packed_matmul(37, 70, 300, schedule::matmul_panel_width(cfg));
+  schedule::Schedule d(m.func);
+  schedule::schedule_packed_matmul(d, "C", cfg);
+  const schedule::Instruction& first = d.trace().instructions.at(2);
+  ASSERT_EQ(first.kind, "sample_categorical");
+  EXPECT_EQ(first.attrs.at("candidates").dump(), "[60,100,150,300]");
+  EXPECT_EQ(first.decision, 0);
+  schedule::Schedule f(m.func);
+  f.set_sampling_policy({.forced = {{0, 3}}});
+  schedule::schedule_packed_matmul(f, "C", cfg);
+  EXPECT_EQ(f.trace().instructions.at(2).decision, 3);
+  std::string text = f.trace().to_python_script();
+  EXPECT_NE(text.find("x300\")"), std::string::npos) << text;
+  expect_gemm(m, f.func(), false);
+  // A forced decision outside the candidates is a schedule error, not a crash.
+  schedule::Schedule bad(m.func);
+  bad.set_sampling_policy({.forced = {{0, 9}}});
+  EXPECT_THROW(schedule::schedule_packed_matmul(bad, "C", cfg), schedule::ScheduleError);
 }
 
 TEST(MatmulRule, AccumulatorTileLivesInRegisters) {

@@ -84,7 +84,7 @@ TEST(CompileErrors, BadOptions) {
   mb.save(dir / "m.onnx");
   driver::CompileOptions opts;
   opts.dump = {"asm"};
-  EXPECT_NE(compile_error(dir / "m.onnx", dir / "m.so", opts).find("--dump: unknown IR 'asm'"),
+  EXPECT_NE(compile_error(dir / "m.onnx", dir / "m.so", opts).find("--dump: unknown value 'asm'"),
             std::string::npos);
   opts = {};
   opts.target = "llvm -mfoo=1";

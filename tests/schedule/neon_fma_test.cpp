@@ -128,7 +128,7 @@ TEST(NeonFma, NamesParseBack) {
 
 TEST(NeonFma, IntrinsicIsBuiltFromItsNameWithFourLaneVectors) {
   // A trace naming the kernel replays in a fresh process: the table builds it on first use.
-  const TensorIntrin* in = find_tensor_intrin("aarch64_neon_fma_f32_6x16x77");
+  std::shared_ptr<const TensorIntrin> in = find_tensor_intrin("aarch64_neon_fma_f32_6x16x77");
   ASSERT_NE(in, nullptr);
   std::string impl = to_string(in->impl);
   EXPECT_NE(impl.find(", 1, 4)"), std::string::npos) << impl;  // 4-lane ramps

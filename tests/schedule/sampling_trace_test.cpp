@@ -73,6 +73,46 @@ TEST(SampleCategorical, DrawsRecordsAndReplays) {
             "non-negative probabilities with a positive sum)");
 }
 
+TEST(SamplingPolicy, GivenForcedAndIgnoredDecisions) {
+  Matmul m = make_matmul(64, 8, 4);
+  // No policy: the given decisions.
+  Schedule a(m.func, 3);
+  auto la = a.get_loops(a.get_block("C"));
+  EXPECT_EQ(a.value(a.sample_categorical({4, 8, 16}, {1, 1, 1}, 2)), 16);
+  EXPECT_EQ(a.value(a.sample_perfect_tile(la[0], 2, 64, std::vector<int64_t>{2, 32})[1]), 32);
+  // ignore_given: drawn as with no decision (the same draws as a schedule given none).
+  auto draws = [&](bool given, SamplingPolicy p) {
+    Schedule s(m.func, 11);
+    s.set_sampling_policy(std::move(p));
+    auto l = s.get_loops(s.get_block("C"));
+    std::vector<int64_t> out;
+    for (int k = 0; k < 8; ++k)
+      out.push_back(s.value(given ? s.sample_categorical({4, 8, 16}, {1, 1, 1}, 0)
+                                  : s.sample_categorical({4, 8, 16}, {1, 1, 1})));
+    out.push_back(s.value(s.sample_perfect_tile(
+        l[0], 2, 64, given ? std::optional(std::vector<int64_t>{64, 1}) : std::nullopt)[1]));
+    return out;
+  };
+  EXPECT_EQ(draws(true, {.ignore_given = true}), draws(false, {}));
+  EXPECT_NE(draws(true, {}), draws(false, {}));
+  // forced: by ordinal among sampling instructions, over given decisions and draws alike.
+  std::vector<int64_t> f = draws(true, {.forced = {{1, 2}, {8, nlohmann::json{4, 16}}}});
+  EXPECT_EQ(f[0], 4);
+  EXPECT_EQ(f[1], 16);
+  EXPECT_EQ(f[8], 16);
+  // A forced decision of the wrong type or out of range is a schedule error.
+  Schedule b(m.func);
+  b.set_sampling_policy({.forced = {{0, nlohmann::json{1}}, {1, 5}}});
+  EXPECT_EQ(schedule_error([&] {
+              b.sample_categorical({4, 8}, {1, 1}, 0);
+            }),
+            "cannot use decision [1]: it is not an index");
+  EXPECT_EQ(schedule_error([&] {
+              b.sample_categorical({4, 8}, {1, 1}, 0);
+            }),
+            "cannot use decision 5: there are 2 candidates");
+}
+
 TEST(Trace, JsonAndPythonScript) {
   Matmul m = make_matmul(64, 8, 4);
   Schedule s(m.func);
@@ -84,7 +124,7 @@ TEST(Trace, JsonAndPythonScript) {
   EXPECT_EQ(s.trace().to_python_script(),
             "b0 = sch.get_block(\"C\")\n"
             "l1, l2, l3 = sch.get_loops(b0)\n"
-            "v4, v5 = sch.sample_perfect_tile(l1, max_innermost_factor=16, n=2, "
+            "v4, v5 = sch.sample_perfect_tile(l1, n=2, max_innermost_factor=16, "
             "decision=[4, 16])\n"
             "l6, l7 = sch.split(l1, factors=[v4, v5])\n"
             "sch.bind(l2, \"threadIdx.x\")\n");

@@ -60,7 +60,9 @@ void add_compile_command(CLI::App& app, int& exit_code) {
                   "compile for these input values (.npz, one NAME.npy per input): the inputs stay "
                   "inputs, shapes they decide become static, and running with other values fails");
   cmd->add_option("--output-format", args->options.output_format, "so")->capture_default_str();
-  cmd->add_option("--dump", args->options.dump, "print IR to stdout: graph, tir, llvm")
+  cmd->add_option("--dump", args->options.dump,
+                  "print to stdout: graph, tir, llvm (the final IR of those levels), traces (each "
+                  "scheduled kernel's schedule as a Python-like trace)")
       ->delimiter(',');
   cmd->add_option("--print-ir-after", args->options.print_ir_after,
                   "print the IR after these pipeline stages")

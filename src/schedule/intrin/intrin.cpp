@@ -14,7 +14,7 @@ namespace {
 
 struct Table {
   std::mutex mu;
-  std::map<std::string, std::unique_ptr<TensorIntrin>> by_name;
+  std::map<std::string, std::shared_ptr<const TensorIntrin>> by_name;
 };
 
 Table& table() {
@@ -28,21 +28,22 @@ void register_tensor_intrin(TensorIntrin intrin) {
   Table& t = table();
   std::lock_guard<std::mutex> lock(t.mu);
   std::string name = intrin.name;
-  t.by_name[name] = std::make_unique<TensorIntrin>(std::move(intrin));
+  t.by_name[name] = std::make_shared<const TensorIntrin>(std::move(intrin));
 }
 
-const TensorIntrin* find_tensor_intrin(const std::string& name) {
+std::shared_ptr<const TensorIntrin> find_tensor_intrin(const std::string& name) {
   Table& t = table();
   {
     std::lock_guard<std::mutex> lock(t.mu);
     auto it = t.by_name.find(name);
-    if (it != t.by_name.end()) return it->second.get();
+    if (it != t.by_name.end()) return it->second;
   }
   auto spec = parse_fma_tile_spec(name);
   if (!spec) return nullptr;
-  register_tensor_intrin(make_fma_tile_intrin(*spec));
+  auto built = std::make_shared<const TensorIntrin>(make_fma_tile_intrin(*spec));
   std::lock_guard<std::mutex> lock(t.mu);
-  return t.by_name.at(name).get();
+  // Another thread may have built it meanwhile: keep the first (they are equal).
+  return t.by_name.emplace(name, std::move(built)).first->second;
 }
 
 }  // namespace ingot::schedule

@@ -4,6 +4,7 @@
 // built on first use, so a trace naming one replays in a fresh process.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "tir/prim_func.h"
@@ -20,9 +21,10 @@ struct TensorIntrin {
   tir::PrimFunc impl;
 };
 
-// Adds (or replaces) an intrinsic by name.
+// Adds (or replaces) an intrinsic by name. A holder of the replaced one keeps it alive.
 void register_tensor_intrin(TensorIntrin intrin);
-// The intrinsic of that name, or nullptr.
-const TensorIntrin* find_tensor_intrin(const std::string& name);
+// The intrinsic of that name, or null. Shared, so that a later registration under the same name
+// (from another thread or schedule) cannot free what the caller is reading.
+std::shared_ptr<const TensorIntrin> find_tensor_intrin(const std::string& name);
 
 }  // namespace ingot::schedule

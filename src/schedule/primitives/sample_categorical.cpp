@@ -12,7 +12,7 @@ class SampleCategoricalError : public ScheduleError {
 
 // Preconditions:
 // - candidates and probs are non-empty and of equal length; probs are >= 0 with a positive sum;
-// - a given decision is an index into candidates.
+// - a given (or, by the sampling policy, forced) decision is an index into candidates.
 ExprRV Schedule::sample_categorical(std::vector<int64_t> candidates, std::vector<double> probs,
                                     std::optional<int64_t> decision) {
   // 1. Check the arguments.
@@ -24,9 +24,14 @@ ExprRV Schedule::sample_categorical(std::vector<int64_t> candidates, std::vector
         "non-negative probabilities with a positive sum)",
         candidates.size(), probs.size());
   int64_t index = 0;
-  if (decision) {
-    // 2a. A given decision must index the candidates.
-    index = *decision;
+  std::optional<nlohmann::json> d =
+      policy_decision(decision ? std::optional<nlohmann::json>(*decision) : std::nullopt);
+  if (d) {
+    // 2a. A given (or forced) decision must index the candidates.
+    if (!d->is_number_integer())
+      fail_schedule<SampleCategoricalError>("cannot use decision {}: it is not an index",
+                                            d->dump());
+    index = d->get<int64_t>();
     if (index < 0 || index >= int64_t(candidates.size()))
       fail_schedule<SampleCategoricalError>("cannot use decision {}: there are {} candidates",
                                             index, candidates.size());

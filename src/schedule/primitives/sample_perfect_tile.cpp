@@ -42,9 +42,16 @@ std::vector<ExprRV> Schedule::sample_perfect_tile(LoopRV loop, int n, int max_in
         qname(name), n, max_innermost_factor);
   int64_t limit = max_innermost_factor > 0 ? max_innermost_factor : extent;
   std::vector<int64_t> tiles;
-  if (decision) {
-    // 2a. Validate a given decision.
-    tiles = *decision;
+  std::optional<nlohmann::json> d =
+      policy_decision(decision ? std::optional<nlohmann::json>(*decision) : std::nullopt);
+  if (d) {
+    // 2a. Validate a given (or forced) decision.
+    bool ints = d->is_array();
+    for (const nlohmann::json& x : *d) ints = ints && x.is_number_integer();
+    if (!ints)
+      fail_schedule<SampleTileError>("cannot use tile decision {} for loop {}: not a list of ints",
+                                     d->dump(), qname(name));
+    tiles = d->get<std::vector<int64_t>>();
     int64_t prod = 1;
     bool ok = int(tiles.size()) == n;
     for (int64_t t : tiles) {

@@ -3,7 +3,9 @@
 // the implementation's buffer accesses moved to the tile's buffers and offsets.
 #include <unordered_map>
 
+#include <memory>
 #include "schedule/intrin/intrin.h"
+
 #include "schedule/primitives/common.h"
 #include "tir/analysis.h"
 #include "tir/arith/analyzer.h"
@@ -343,12 +345,13 @@ Instance instantiate(const TensorIntrin& ti, const std::vector<const For*>& loop
   return out;
 }
 
-const TensorIntrin& intrin_named(const std::string& name, const Block* b) {
-  const TensorIntrin* ti = find_tensor_intrin(name);
+// The intrinsic, held for the caller's use (a re-registration of the name cannot free it).
+std::shared_ptr<const TensorIntrin> intrin_named(const std::string& name, const Block* b) {
+  std::shared_ptr<const TensorIntrin> ti = find_tensor_intrin(name);
   if (!ti)
     fail_schedule<UnknownIntrinError>("cannot tensorize block {}: no intrinsic named {}",
                                       qname(b->name_hint), qname(name));
-  return *ti;
+  return ti;
 }
 
 // A partial tile run by `tail`, whose description is the tile's with one loop shorter (extent
@@ -396,7 +399,8 @@ void Schedule::tensorize_tile(BlockRV block, const std::string& intrin, PartialT
   const Block* b = bi.block;
   std::string what = "tensorize block " + qname(b->name_hint) + " with " + qname(intrin);
   // 1. The intrinsic and the tile's loops and inner block.
-  const TensorIntrin& ti = intrin_named(intrin, b);
+  std::shared_ptr<const TensorIntrin> held = intrin_named(intrin, b);
+  const TensorIntrin& ti = *held;
   std::vector<const For*> loops;
   const BlockRealize* br = loop_chain(b->body, &loops);
   if (!br)
@@ -438,7 +442,8 @@ void Schedule::tensorize_tile(BlockRV block, const std::string& intrin, PartialT
         break;
       }
     } else if (partial == PartialTile::kTail) {
-      const TensorIntrin& tail = intrin_named(tail_intrin, b);
+      std::shared_ptr<const TensorIntrin> held_tail = intrin_named(tail_intrin, b);
+      const TensorIntrin& tail = *held_tail;
       Stmt tail_tile = tail_partial_tile(br, loops, tail, bound_body, what);
       if (!tail_tile.defined())
         fail_schedule<TensorizeError>(

@@ -6,6 +6,7 @@
 
 #include "schedule/intrin/x86_fma.h"
 #include "schedule/ir_utils.h"
+#include "schedule/rules/choice.h"
 #include "schedule/rules/fma_strip.h"
 #include "support/channel_block.h"
 #include "support/error.h"
@@ -166,8 +167,15 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   for (size_t k = spatial + 1; k + 1 < l.size(); ++k) taps *= loop_extent(s, l[k]);
   if (!group && isa.arch == CpuVectorIsa::kX86 && lanes == 8 && nr == lanes && taps == 1)
     max_rows = 12;
-  int mr = conv_tile_rows(ow, max_rows, int((nr + lanes - 1) / lanes));
-  auto w = s.split(l[lw], {std::nullopt, int64_t(mr)});
+  // Tunable: any height from half the register limit up (at most the row), the modelled best
+  // by default.
+  std::vector<int64_t> heights;
+  for (int64_t h = std::max(1, max_rows / 2); h <= max_rows; ++h)
+    heights.push_back(std::min(h, ow));
+  ExprRV mr_rv =
+      sample_choice(s, heights, conv_tile_rows(ow, max_rows, int((nr + lanes - 1) / lanes)));
+  int mr = int(s.value(mr_rv));
+  auto w = s.split(l[lw], {std::nullopt, mr_rv});
   // 1b. K slices. The tile holds its whole reduction, so every strip streams the output block's
   //     packed weights; when they outgrow the cache (a 3x3 conv over 960 channels on a 16x16
   //     map: 1.1 MB per block, 4 FLOP per byte), the input-block loop is split so that one
@@ -183,10 +191,16 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
         slice = c;
         break;
       }
+  // Tunable: no slicing, or slices of first / 2, / 4, / 8 where they divide (with the default).
+  std::vector<int64_t> slices = {first};
+  for (int64_t d : {2, 4, 8})
+    if (first % d == 0) slices.push_back(first / d);
+  ExprRV slice_rv = sample_choice(s, slices, slice);
+  slice = s.value(slice_rv);
   bool sliced = slice < first;
   BlockRV init;
   if (sliced) {
-    auto k = s.split(red[0], {std::nullopt, slice});
+    auto k = s.split(red[0], {std::nullopt, slice_rv});
     std::vector<LoopRV> order = {l[1], k[0]};
     order.insert(order.end(), l.begin() + 2, l.begin() + std::ptrdiff_t(lw));
     order.insert(order.end(), {w[0], w[1], l[lr], k[1]});
@@ -233,7 +247,15 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   int64_t strips = loop_extent(s, w[0]), chunks = 1;
   for (int64_t c = 1; !sliced && c <= strips && rows * c <= kParallelTasks; ++c)
     if (strips % c == 0) chunks = c;
-  if (chunks > 1) rows_loops.push_back(s.split(w[0], {chunks, std::nullopt})[0]);
+  // Tunable (unsliced): the strips split into 1, 2, 4, ... chunks where that divides them.
+  if (!sliced) {
+    std::vector<int64_t> counts;
+    for (int64_t c = 1; c <= strips && rows * c <= 4 * kParallelTasks; c *= 2)
+      if (strips % c == 0) counts.push_back(c);
+    ExprRV chunks_rv = sample_choice(s, counts, chunks);
+    chunks = s.value(chunks_rv);
+    if (chunks > 1) rows_loops.push_back(s.split(w[0], {chunks_rv, std::nullopt})[0]);
+  }
   s.parallel(s.fuse(rows_loops));
 }
 

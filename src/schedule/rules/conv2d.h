@@ -11,6 +11,11 @@
 // with all of its reduction (ic, kh, kw) is one block computed by the FMA register-tile
 // micro-kernel, which broadcasts input pixels and streams the packed weights; the init (bias)
 // is vectorized before it.
+//
+// Its choices are sampling instructions (rules/choice.h; defaults as described): the strip
+// height (half the register limit up to the limit), the K slice of the first reduction loop (none,
+// or a half, quarter or eighth of it), and, unsliced, how many chunks the strips of a row split
+// into for the parallel loop.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The default-schedule stage: dispatches each kernel's named rule (see default_rules.h).
+// The default-schedule stage: the rule registry and its dispatch (see default_rules.h).
 #include "schedule/rules/default_rules.h"
 
 #include "schedule/rules/conv2d.h"
@@ -8,33 +8,63 @@
 
 namespace ingot::schedule {
 
+const std::vector<ScheduleRule>& schedule_rules() {
+  static const std::vector<ScheduleRule> rules = {
+      {kPackedMatmulRule, "llvm",
+       [](Schedule& s, const RuleTarget& t) {
+         MatmulConfig cfg;
+         cfg.vector_bits = t.isa.vector_bits;
+         cfg.arch = t.isa.arch;
+         schedule_packed_matmul(s, "C", cfg);
+       }},
+      {kBlockedConv2dRule, "llvm",
+       [](Schedule& s, const RuleTarget& t) { schedule_blocked_conv2d(s, "conv", t.isa); }},
+      {kDepthwiseConvRule, "llvm",
+       [](Schedule& s, const RuleTarget& t) { schedule_depthwise_conv_nchwc(s, t.isa); }},
+  };
+  return rules;
+}
+
+const ScheduleRule* find_schedule_rule(std::string_view name, std::string_view target_kind) {
+  for (const ScheduleRule& r : schedule_rules())
+    if (r.name == name && r.target_kind == target_kind) return &r;
+  return nullptr;
+}
+
 void apply_default_schedules(tir::IRModule& mod, int vector_bits) {
   apply_default_schedules(mod, CpuVectorIsa::x86(vector_bits));
 }
 
 void apply_default_schedules(tir::IRModule& mod, const CpuVectorIsa& isa) {
+  apply_default_schedules(mod, RuleTarget{"llvm", isa});
+}
+
+void apply_default_schedules(tir::IRModule& mod, const RuleTarget& target) {
   for (tir::PrimFunc& f : mod.kernels) {
-    if (f.schedule_rule.empty()) continue;
+    if (f.schedule_rule.empty() || !f.schedule_trace.empty()) continue;  // none, or scheduled
+    const ScheduleRule* rule = find_schedule_rule(f.schedule_rule, target.kind);
+    INGOT_ICHECK(rule != nullptr, "kernel {}: no schedule rule '{}' for target kind {}", f.name,
+                 f.schedule_rule, target.kind);
     Schedule s(f);
-    if (f.schedule_rule == kPackedMatmulRule) {
-      MatmulConfig cfg;
-      cfg.vector_bits = isa.vector_bits;
-      cfg.arch = isa.arch;
-      schedule_packed_matmul(s, "C", cfg);
-    } else if (f.schedule_rule == kBlockedConv2dRule) {
-      schedule_blocked_conv2d(s, "conv", isa);
-    } else if (f.schedule_rule == kDepthwiseConvRule) {
-      schedule_depthwise_conv_nchwc(s, isa);
-    } else {
-      INGOT_ICHECK(false, "kernel {}: unknown schedule rule '{}'", f.name, f.schedule_rule);
-    }
+    rule->apply(s, target);
     tir::PrimFunc scheduled = s.func();
     scheduled.name = f.name;
     scheduled.flops = f.flops;
     scheduled.bytes_moved = f.bytes_moved;
-    scheduled.schedule_rule.clear();
+    scheduled.source_ops = f.source_ops;
+    scheduled.schedule_trace = s.trace().to_json().dump();
     f = std::move(scheduled);
   }
+}
+
+std::string schedule_traces_to_python(const tir::IRModule& mod) {
+  std::string out;
+  for (const tir::PrimFunc& f : mod.kernels) {
+    if (f.schedule_trace.empty()) continue;
+    out += "# kernel " + f.name + ": rule " + f.schedule_rule + "\n";
+    out += Trace::from_json(nlohmann::json::parse(f.schedule_trace)).to_python_script() + "\n";
+  }
+  return out;
 }
 
 }  // namespace ingot::schedule

@@ -1,8 +1,18 @@
-// The default-schedule stage: each block-form kernel of a module names the rule that schedules
-// it (PrimFunc::schedule_rule, set by lowering); this applies those rules for a target's vector
-// width, with no tuning. Kernels without a rule are already in loop form and left as they are.
+// The default-schedule stage and its rule registry. Each block-form kernel of a module names the
+// rule that schedules it (PrimFunc::schedule_rule, set by lowering); a rule is registered per
+// target kind ("llvm" for CPUs; the GPU targets add theirs beside it) and reads the vector
+// widths from the target it is given, so one rule name can have a schedule per kind. The stage
+// applies those rules with no tuning and keeps each kernel's trace (PrimFunc::schedule_trace),
+// the starting point of a tuner and what `--dump traces` prints. Kernels without a rule are
+// already in loop form and left as they are.
 #pragma once
 
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "schedule/schedule.h"
 #include "support/channel_block.h"
 #include "tir/module.h"
 
@@ -12,9 +22,31 @@ inline constexpr const char* kPackedMatmulRule = "packed_matmul";    // block "C
 inline constexpr const char* kBlockedConv2dRule = "blocked_conv2d";  // block "conv" (conv2d.h)
 // kDepthwiseConvRule: rules/depthwise_conv_nchwc.h.
 
-// isa: the target's vector ISA (the driver fills it from codegen::Target).
+// What a rule reads of the target: its kind and, for CPU kinds, the vector ISA.
+struct RuleTarget {
+  std::string kind = "llvm";
+  CpuVectorIsa isa;
+};
+
+struct ScheduleRule {
+  std::string name;         // the PrimFunc::schedule_rule it serves
+  std::string target_kind;  // "llvm"
+  std::function<void(Schedule&, const RuleTarget&)> apply;
+};
+
+// Every registered rule, in a fixed order.
+const std::vector<ScheduleRule>& schedule_rules();
+// The rule of that name for that target kind, or nullptr.
+const ScheduleRule* find_schedule_rule(std::string_view name, std::string_view target_kind);
+
+// Schedules every kernel that names a rule; an unknown rule for the kind is an internal error.
+void apply_default_schedules(tir::IRModule& mod, const RuleTarget& target);
+// A CPU target ("llvm") with that vector ISA.
 void apply_default_schedules(tir::IRModule& mod, const CpuVectorIsa& isa);
 // x86 with that widest vector register (512 AVX-512, 256 AVX2).
 void apply_default_schedules(tir::IRModule& mod, int vector_bits);
+
+// Each scheduled kernel's trace as the Python-like printout, headed `# kernel NAME: rule RULE`.
+std::string schedule_traces_to_python(const tir::IRModule& mod);
 
 }  // namespace ingot::schedule

@@ -5,6 +5,7 @@
 
 #include "schedule/intrin/x86_fma.h"
 #include "schedule/ir_utils.h"
+#include "schedule/rules/choice.h"
 #include "support/error.h"
 #include "tir/op.h"
 #include "tir/region_analysis.h"
@@ -236,20 +237,28 @@ void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulC
   LoopRV rows = l[o], jb = l[o + 1], jr = l[o + 2], kl = l[o + 3];
   if (packed_a) jr = l[o + 3], kl = l[o + 4];
   int64_t NB = extent(jb), K = extent(kl);
-  // 1. Tile sizes: the micro-kernel's MR x NR, blocks no larger than the problem.
-  FmaTileShape t = default_fma_tile(cfg.isa(), int(matmul_k_block(K, cfg.kc)));
+  // 1. Tile sizes: the micro-kernel's MR x NR, blocks no larger than the problem. The K slice is
+  //    a tunable choice (the default: matmul_k_block of the configured kc).
+  std::vector<int64_t> slices;
+  for (int64_t c : {64, 128, 192, 256, 384, 512}) slices.push_back(matmul_k_block(K, c));
+  ExprRV kc = sample_choice(s, slices, matmul_k_block(K, cfg.kc));
+  FmaTileShape t = default_fma_tile(cfg.isa(), int(s.value(kc)));
   INGOT_ICHECK(extent(jr) == t.nr, "matmul rule: block {} has {}-column panels, the {} tile has {}",
                block, extent(jr), cfg.isa().kernel_prefix(), t.nr);
   // All rows in one block (M <= mc): the threads split the columns instead (a batched matmul,
-  // its batches), and every row tile reuses each B micro-panel while it is in L1.
+  // its batches), and every row tile reuses each B micro-panel while it is in L1. Valid for any
+  // M with packed A, so a tunable choice there.
   int64_t batches = batched ? extent(l[0]) : 0;
-  bool all_rows = packed_a && cfg.column_parallel && extent(rows) * extent(l[o + 2]) <= cfg.mc &&
-                  (!batched || batches >= 4);
+  bool all_rows = false;
+  if (packed_a && cfg.column_parallel) {
+    bool by_default = extent(rows) * extent(l[o + 2]) <= cfg.mc && (!batched || batches >= 4);
+    all_rows = s.value(sample_choice(s, {0, 1}, by_default ? 1 : 0)) != 0;
+  }
   if (all_rows) {
     // 2. (b,) jb | ko | ib | ir, jr, ki: A (and a run-time B) packed once per batch, or up
     //    front; C's column panel stays in cache across the K slices.
     t.mr = int(extent(l[o + 2]));
-    auto kk = s.split(kl, {std::nullopt, int64_t(t.kc)});
+    auto kk = s.split(kl, {std::nullopt, kc});
     s.reorder({jb, kk[0], rows, l[o + 2], jr, kk[1]});
     s.vectorize(s.get_loops(s.decompose_reduction(c, kk[0])).back());
     FmaTileSpec spec = gemm_tile_spec(t);
@@ -271,9 +280,11 @@ void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulC
     if (cfg.parallel) s.parallel(par);
     return;
   }
-  int64_t ncb = std::max<int64_t>(1, std::min(cfg.nc / t.nr, NB));
+  // Column panels per block of B (tunable; default nc / NR).
+  ExprRV ncb = sample_choice(s, powers_of_two_upto(NB, NB),
+                             std::max<int64_t>(1, std::min(cfg.nc / t.nr, NB)));
   auto j = s.split(jb, {std::nullopt, ncb});
-  auto k = s.split(kl, {std::nullopt, int64_t(t.kc)});
+  auto k = s.split(kl, {std::nullopt, kc});
   FmaTileSpec spec;
   LoopRV outer, tile_loop;
   // Partial tiles (M or N tails) run the micro-kernel on a scratch tile when every row the tile
@@ -283,8 +294,11 @@ void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulC
     // 2a. Row panels packed per (row block, K slice): (b,) io | ko | jo | jn | im | ir, jr, ki;
     //     the C row block stays in L2 across the K slices.
     t.mr = int(extent(l[o + 2]));
-    // At least four row blocks when M allows, so the threads get balanced work.
-    int64_t MB = extent(rows), mcb = std::max<int64_t>(1, std::min(cfg.mc / t.mr, MB / 4));
+    // Row panels per parallel task (tunable; default: at least four row blocks when M allows,
+    // so the threads get balanced work).
+    int64_t MB = extent(rows);
+    ExprRV mcb = sample_choice(s, powers_of_two_upto(MB, MB),
+                               std::max<int64_t>(1, std::min(cfg.mc / t.mr, MB / 4)));
     auto i = s.split(rows, {std::nullopt, mcb});
     s.reorder({i[0], k[0], j[0], j[1], i[1], l[o + 2], jr, k[1]});
     outer = i[0], tile_loop = l[o + 2];
@@ -295,9 +309,12 @@ void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulC
     int64_t M = extent(rows);
     if (M < t.mr) t.mr = int(M);
     if (M % t.mr != 0) partial = PartialTile::kLoops;  // A's rows past M do not exist
+    // Row strips per parallel task (tunable; default mc / MR).
     int64_t mr = t.mr, mc = std::min(cfg.mc, ceil_div(M, mr) * mr);
     mc = std::max(mr, mc / mr * mr);
-    auto i = s.split(rows, {std::nullopt, mc / mr, mr});
+    int64_t strips = ceil_div(M, mr);
+    ExprRV per_task = sample_choice(s, powers_of_two_upto(strips, strips), mc / mr);
+    auto i = s.split(rows, {std::nullopt, per_task, int64_t(mr)});
     s.reorder({i[0], j[0], k[0], j[1], i[1], i[2], jr, k[1]});
     outer = i[0], tile_loop = i[2];
     spec = gemm_tile_spec(t);

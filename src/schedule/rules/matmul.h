@@ -11,6 +11,12 @@
 // With packed A and all rows in one block (M <= MC, e.g. a transformer's 128 tokens) the
 // threads split the NR panels instead (a batched matmul with >= 4 batches: the batches), and
 // each B micro-panel serves every row strip while it is in L1: (b,) jb | ko | ib | tile.
+//
+// The rule generates a design space: its choices are sampling instructions (rules/choice.h)
+// whose given decisions are the defaults above, in this order: the K slice (matmul_k_block of
+// 64..512), with packed A whether all rows form one block, then the column panels per block of
+// B and the row panels (packed A) or row strips per parallel task. The untuned schedule takes
+// the defaults; a tuner draws or forces others (Schedule::set_sampling_policy) and reruns it.
 #pragma once
 
 #include <cstdint>

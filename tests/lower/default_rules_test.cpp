@@ -1,0 +1,103 @@
+// The default-schedule stage on lowered models: every rule is found in the registry by its name
+// and target kind, each scheduled kernel keeps its trace, and that trace replayed on the
+// unscheduled kernel gives the same function (the property tuning records rely on), for the
+// blocked conv, depthwise conv and packed matmul rules on both x86 vector widths.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "graph/transforms/infer_types.h"
+#include "graph/transforms/layout_nchwc.h"
+#include "graph/transforms/rewrite_util.h"
+#include "lower/lower_graph.h"
+#include "rule_test_util.h"
+#include "schedule/rules/default_rules.h"
+#include "tir/structural_equal.h"
+
+namespace ingot::testing {
+namespace {
+
+using ops::OpKind;
+
+graph::Value* conv(graph::Graph& g, graph::Value* x, const std::string& name, int64_t c, int64_t oc,
+                   int64_t group) {
+  std::vector<float> w(size_t(oc * (c / group) * 9));
+  for (size_t i = 0; i < w.size(); ++i) w[i] = float(int(i % 7) - 3) * 0.1f;
+  graph::Attrs a;
+  a.set("kernel_shape", std::vector<int64_t>{3, 3});
+  a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  a.set("group", group);
+  return g
+      .add_node(OpKind::Conv, name,
+                {x, g.add_constant(name + "_w", graph::f32_constant({oc, c / group, 3, 3}, w))},
+                {name + "_y"}, a)
+      ->outputs[0];
+}
+
+// x[1,16,12,12] -> Conv 3x3 16->32 -> depthwise 3x3 (32) -> Flatten-free MatMul over the rows.
+tir::IRModule lowered(int vector_bits) {
+  graph::Graph g;
+  graph::Value* x = g.add_value("x", f32_type({1, 16, 12, 12}));
+  g.inputs = {x};
+  graph::Value* y = conv(g, x, "dense", 16, 32, 1);
+  y = conv(g, y, "dw", 32, 32, 32);
+  std::vector<float> m(12 * 24);
+  for (size_t i = 0; i < m.size(); ++i) m[i] = float(int(i % 5) - 2) * 0.2f;
+  y = g.add_node(OpKind::MatMul, "mm", {y, g.add_constant("m", graph::f32_constant({12, 24}, m))},
+                 {"z"})
+          ->outputs[0];
+  g.outputs = {y};
+  graph::infer_types(g);
+  graph::convert_layout_nchwc(g, vector_bits);
+  graph::infer_types(g);
+  return lower::lower_graph(g, {.vector_bits = vector_bits});
+}
+
+TEST(DefaultRules, EveryKernelsTraceReplaysToItsSchedule) {
+  for (int bits : {512, 256}) {
+    SCOPED_TRACE(bits);
+    tir::IRModule before = lowered(bits);
+    tir::IRModule after = before;
+    schedule::apply_default_schedules(after, bits);
+    std::set<std::string> rules;
+    for (size_t k = 0; k < before.kernels.size(); ++k) {
+      const tir::PrimFunc& f = before.kernels[k];
+      const tir::PrimFunc& s = after.kernels[k];
+      if (f.schedule_rule.empty()) {
+        EXPECT_TRUE(s.schedule_trace.empty()) << s.name;
+        continue;
+      }
+      rules.insert(f.schedule_rule);
+      EXPECT_EQ(s.schedule_rule, f.schedule_rule);
+      ASSERT_FALSE(s.schedule_trace.empty()) << s.name;
+      schedule::Trace t = schedule::Trace::from_json(nlohmann::json::parse(s.schedule_trace));
+      schedule::Schedule r = t.replay(f);
+      EXPECT_TRUE(tir::structural_equal(r.func().body, s.body)) << s.name;
+    }
+    EXPECT_EQ(rules,
+              (std::set<std::string>{"blocked_conv2d", "depthwise_conv_nchwc", "packed_matmul"}));
+    // Scheduling twice changes nothing: kernels with a trace are left alone.
+    tir::IRModule again = after;
+    schedule::apply_default_schedules(again, bits);
+    for (size_t k = 0; k < after.kernels.size(); ++k)
+      EXPECT_TRUE(tir::structural_equal(again.kernels[k].body, after.kernels[k].body));
+    std::string script = schedule::schedule_traces_to_python(after);
+    EXPECT_NE(script.find("rule depthwise_conv_nchwc\n"), std::string::npos) << script;
+    EXPECT_NE(script.find("sch.tensorize("), std::string::npos);
+  }
+}
+
+TEST(DefaultRules, RulesAreKeyedByNameAndTargetKind) {
+  EXPECT_NE(schedule::find_schedule_rule("packed_matmul", "llvm"), nullptr);
+  EXPECT_NE(schedule::find_schedule_rule("blocked_conv2d", "llvm"), nullptr);
+  EXPECT_NE(schedule::find_schedule_rule("depthwise_conv_nchwc", "llvm"), nullptr);
+  EXPECT_EQ(schedule::find_schedule_rule("packed_matmul", "cuda"), nullptr);
+  EXPECT_EQ(schedule::find_schedule_rule("no_such_rule", "llvm"), nullptr);
+  // A kernel naming a rule the target kind lacks is an internal error, not a silent skip.
+  tir::IRModule m = lowered(512);
+  EXPECT_THROW(schedule::apply_default_schedules(m, schedule::RuleTarget{"cuda", {}}),
+               InternalError);
+}
+
+}  // namespace
+}  // namespace ingot::testing

@@ -33,6 +33,7 @@
 #include "tir/transforms/simplify.h"
 #include "tir/transforms/unroll_loops.h"
 #include "tir/transforms/vectorize_loops.h"
+#include "tune/records.h"
 
 namespace ingot::driver {
 namespace {
@@ -189,7 +190,16 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
     after_tir(stage);
   };
   after_tir("lower");
-  timed("schedule", [&] { schedule::apply_default_schedules(mod, isa); });
+  std::string tuning_summary;
+  timed("schedule", [&] {
+    if (!options.tuning_records.empty()) {
+      // Records first: apply_default_schedules leaves kernels that already have a trace.
+      tune::RecordsApplied applied =
+          tune::apply_records(mod, tune::read_records(options.tuning_records), target.str());
+      tuning_summary = tune::describe(applied);
+    }
+    schedule::apply_default_schedules(mod, isa);
+  });
   after_tir("schedule");
   if (contains(options.dump, "traces")) dump << schedule::schedule_traces_to_python(mod);
   each_kernel("lower_blocks", [](tir::PrimFunc f) { return tir::lower_blocks(std::move(f)); });
@@ -250,6 +260,7 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   report.fold_ms = folded.ms;
   report.fold_target = folded.target;
   report.codegen_threads = built.threads;
+  report.tuning_summary = tuning_summary;
   return report;
 }
 

@@ -49,6 +49,9 @@ struct CompileOptions {
   // the caller's (codegen compiles kernels on several threads).
   std::function<void(const CompileProgress&)> progress;
   int codegen_threads = 0;  // threads compiling kernels; 0: one per hardware thread
+  // A JSON-lines file from `ingot tune` ("" for none): each kernel whose task has a measured
+  // record for this target is scheduled by the best record's trace, the rest by the defaults.
+  std::string tuning_records;
 };
 
 struct KernelReport {
@@ -74,7 +77,8 @@ struct CompileReport {
   int fold_modules = 0;
   double fold_ms = 0;
   std::string fold_target;
-  int codegen_threads = 0;  // threads that compiled the kernels
+  int codegen_threads = 0;     // threads that compiled the kernels
+  std::string tuning_summary;  // with tuning_records: the one-line summary of what was applied
 };
 
 // Names of the pipeline's stages, in order, for --print-ir-after (the graph optimisation passes,

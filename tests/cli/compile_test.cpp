@@ -1,6 +1,7 @@
 // `ingot compile` through the binary: compile + run against a NumPy closed form, IR dumps, and
 // bad input (one `error:` line, non-zero exit, no output file).
 #include <algorithm>
+#include <fstream>
 
 #include "cli/cli_test_util.h"
 
@@ -72,6 +73,29 @@ TEST_F(CompileTest, DumpsAndPrintIrAfter) {
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("--dump"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(path("y.so")));
+}
+
+TEST_F(CompileTest, BadTuningRecordsAreRefusedWithoutOutput) {
+  write_mlp();
+  auto r = ingot("compile " + path("model.onnx") + " -o " + path("m.so") +
+                 " --tuning-records " + path("none.jsonl"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("--tuning-records"), std::string::npos) << r.err;
+  std::ofstream(path("bad.jsonl")) << "\n{\"task\": \"x\"}\n";
+  r = ingot("compile " + path("model.onnx") + " -o " + path("m.so") + " --input-shapes x:[2,5]" +
+            " --tuning-records " + path("bad.jsonl"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("bad.jsonl:2: not a tuning record"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(path("m.so")));
+  // An empty records file: every kernel keeps its default schedule, and the summary says so.
+  std::ofstream(path("empty.jsonl")) << "";
+  r = ingot("compile " + path("model.onnx") + " -o " + path("m.so") + " --input-shapes x:[2,5]" +
+            " --tuning-records " + path("empty.jsonl"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("tuning records: 0 kernels (0 tasks) from records, 1 with the default "
+                       "schedule, 0 records skipped"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST_F(CompileTest, PrintsEachLoopStageAndHonoursScheduleNaive) {

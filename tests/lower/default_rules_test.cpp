@@ -6,10 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "graph/transforms/infer_types.h"
-#include "graph/transforms/layout_nchwc.h"
-#include "graph/transforms/rewrite_util.h"
-#include "lower/lower_graph.h"
+#include "common/small_conv_model.h"
 #include "rule_test_util.h"
 #include "schedule/rules/default_rules.h"
 #include "tir/structural_equal.h"
@@ -17,40 +14,8 @@
 namespace ingot::testing {
 namespace {
 
-using ops::OpKind;
-
-graph::Value* conv(graph::Graph& g, graph::Value* x, const std::string& name, int64_t c, int64_t oc,
-                   int64_t group) {
-  std::vector<float> w(size_t(oc * (c / group) * 9));
-  for (size_t i = 0; i < w.size(); ++i) w[i] = float(int(i % 7) - 3) * 0.1f;
-  graph::Attrs a;
-  a.set("kernel_shape", std::vector<int64_t>{3, 3});
-  a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
-  a.set("group", group);
-  return g
-      .add_node(OpKind::Conv, name,
-                {x, g.add_constant(name + "_w", graph::f32_constant({oc, c / group, 3, 3}, w))},
-                {name + "_y"}, a)
-      ->outputs[0];
-}
-
-// x[1,16,12,12] -> Conv 3x3 16->32 -> depthwise 3x3 (32) -> Flatten-free MatMul over the rows.
 tir::IRModule lowered(int vector_bits) {
-  graph::Graph g;
-  graph::Value* x = g.add_value("x", f32_type({1, 16, 12, 12}));
-  g.inputs = {x};
-  graph::Value* y = conv(g, x, "dense", 16, 32, 1);
-  y = conv(g, y, "dw", 32, 32, 32);
-  std::vector<float> m(12 * 24);
-  for (size_t i = 0; i < m.size(); ++i) m[i] = float(int(i % 5) - 2) * 0.2f;
-  y = g.add_node(OpKind::MatMul, "mm", {y, g.add_constant("m", graph::f32_constant({12, 24}, m))},
-                 {"z"})
-          ->outputs[0];
-  g.outputs = {y};
-  graph::infer_types(g);
-  graph::convert_layout_nchwc(g, vector_bits);
-  graph::infer_types(g);
-  return lower::lower_graph(g, {.vector_bits = vector_bits});
+  return lowered_small_conv_model(vector_bits);
 }
 
 TEST(DefaultRules, EveryKernelsTraceReplaysToItsSchedule) {

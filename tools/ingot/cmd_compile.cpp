@@ -60,6 +60,10 @@ void add_compile_command(CLI::App& app, int& exit_code) {
                   "compile for these input values (.npz, one NAME.npy per input): the inputs stay "
                   "inputs, shapes they decide become static, and running with other values fails");
   cmd->add_option("--output-format", args->options.output_format, "so")->capture_default_str();
+  cmd->add_option("--tuning-records", args->options.tuning_records,
+                  "JSON-lines records from `ingot tune`: each kernel whose task has a record for "
+                  "this target runs the best record's schedule, the rest the default")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--dump", args->options.dump,
                   "print to stdout: graph, tir, llvm (the final IR of those levels), traces (each "
                   "scheduled kernel's schedule as a Python-like trace)")
@@ -114,6 +118,7 @@ void add_compile_command(CLI::App& app, int& exit_code) {
     progress.reset();
     args->options.progress = nullptr;
     if (args->options.report) driver::print_report(r, std::cout);
+    if (!args->quiet && !r.tuning_summary.empty()) std::cout << r.tuning_summary << "\n";
     if (!args->quiet) {
       std::cout << "compiled " << args->model << " -> " << args->output << " (target '" << r.target
                 << "', " << r.num_kernels << " kernels, workspace " << r.workspace_bytes

@@ -47,14 +47,19 @@ void apply_default_schedules(tir::IRModule& mod, const RuleTarget& target) {
                  f.schedule_rule, target.kind);
     Schedule s(f);
     rule->apply(s, target);
-    tir::PrimFunc scheduled = s.func();
-    scheduled.name = f.name;
-    scheduled.flops = f.flops;
-    scheduled.bytes_moved = f.bytes_moved;
-    scheduled.source_ops = f.source_ops;
-    scheduled.schedule_trace = s.trace().to_json().dump();
-    f = std::move(scheduled);
+    f = scheduled_kernel(f, s);
   }
+}
+
+tir::PrimFunc scheduled_kernel(const tir::PrimFunc& original, const Schedule& s) {
+  tir::PrimFunc scheduled = s.func();
+  scheduled.name = original.name;
+  scheduled.flops = original.flops;
+  scheduled.bytes_moved = original.bytes_moved;
+  scheduled.source_ops = original.source_ops;
+  scheduled.schedule_rule = original.schedule_rule;
+  scheduled.schedule_trace = s.trace().to_json().dump();
+  return scheduled;
 }
 
 std::string schedule_traces_to_python(const tir::IRModule& mod) {

@@ -46,6 +46,10 @@ void apply_default_schedules(tir::IRModule& mod, const CpuVectorIsa& isa);
 // x86 with that widest vector register (512 AVX-512, 256 AVX2).
 void apply_default_schedules(tir::IRModule& mod, int vector_bits);
 
+// The scheduled form of `original` from schedule `s` of it: its function, with the original's
+// name, cost figures, source ops and rule, and the schedule's trace.
+tir::PrimFunc scheduled_kernel(const tir::PrimFunc& original, const Schedule& s);
+
 // Each scheduled kernel's trace as the Python-like printout, headed `# kernel NAME: rule RULE`.
 std::string schedule_traces_to_python(const tir::IRModule& mod);
 

@@ -1,0 +1,120 @@
+// Tuning records: JSON-lines I/O, best-per-task selection and replay onto a module.
+#include "tune/records.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <set>
+
+#include "schedule/rules/default_rules.h"
+#include "schedule/trace.h"
+#include "support/error.h"
+#include "tune/task.h"
+
+namespace ingot::tune {
+
+using nlohmann::json;
+
+json record_to_json(const TuningRecord& r) {
+  json j = {{"task", r.task},
+            {"target", r.target},
+            {"rule", r.rule},
+            {"kernel", r.kernel},
+            {"trace", r.trace}};
+  if (r.error.empty()) {
+    j["seconds"] = r.seconds;
+  } else {
+    j["error"] = r.error;
+  }
+  return j;
+}
+
+TuningRecord record_from_json(const json& j, const std::string& where) {
+  TuningRecord r;
+  try {
+    r.task = j.at("task").get<std::string>();
+    r.target = j.at("target").get<std::string>();
+    r.rule = j.at("rule").get<std::string>();
+    r.kernel = j.value("kernel", "");
+    r.trace = j.at("trace");
+    r.error = j.value("error", "");
+    if (r.error.empty()) r.seconds = j.at("seconds").get<double>();
+  } catch (const json::exception& e) {
+    fail_user("{}: not a tuning record ({})", where, e.what());
+  }
+  return r;
+}
+
+std::vector<TuningRecord> read_records(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) fail_user("--tuning-records: cannot read '{}'", path);
+  std::vector<TuningRecord> out;
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    std::string where = fmt::format("{}:{}", path, n);
+    json j;
+    try {
+      j = json::parse(line);
+    } catch (const json::exception& e) {
+      fail_user("{}: not JSON ({})", where, e.what());
+    }
+    out.push_back(record_from_json(j, where));
+  }
+  return out;
+}
+
+void append_record(const std::string& path, const TuningRecord& r) {
+  std::ofstream out(path, std::ios::app);
+  out << record_to_json(r).dump() << "\n";
+  out.flush();
+  if (!out) fail_user("cannot append a tuning record to '{}'", path);
+}
+
+std::map<std::string, TuningRecord> best_records(const std::vector<TuningRecord>& records) {
+  std::map<std::string, TuningRecord> best;
+  for (const TuningRecord& r : records) {
+    if (!r.ok()) continue;
+    auto it = best.find(r.task);
+    if (it == best.end() || r.seconds < it->second.seconds) best[r.task] = r;
+  }
+  return best;
+}
+
+RecordsApplied apply_records(tir::IRModule& mod, const std::vector<TuningRecord>& records,
+                             const std::string& target) {
+  RecordsApplied a;
+  std::map<std::string, TuningRecord> best = best_records(records);
+  std::set<std::string> used, failed;
+  for (tir::PrimFunc& f : mod.kernels) {
+    if (f.schedule_rule.empty() || !f.schedule_trace.empty()) continue;
+    std::string key = task_key(f, target);
+    auto it = best.find(key);
+    if (it == best.end() || it->second.target != target || failed.count(key)) {
+      ++a.kernels_default;
+      continue;
+    }
+    try {
+      schedule::Trace t = schedule::Trace::from_json(it->second.trace);
+      f = schedule::scheduled_kernel(f, t.replay(f));
+      used.insert(key);
+      ++a.kernels_from_records;
+    } catch (const UserError&) {
+      // A trace that no longer replays (an older rule's) is stale: the default schedule runs.
+      failed.insert(key);
+      ++a.kernels_default;
+    }
+  }
+  a.tasks_from_records = int(used.size());
+  a.records_skipped = int(best.size() - used.size());
+  return a;
+}
+
+std::string describe(const RecordsApplied& a) {
+  return fmt::format(
+      "tuning records: {} kernels ({} tasks) from records, {} with the default schedule, {} "
+      "records skipped (another target or compute, or not replaying)",
+      a.kernels_from_records, a.tasks_from_records, a.kernels_default, a.records_skipped);
+}
+
+}  // namespace ingot::tune

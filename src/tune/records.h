@@ -1,0 +1,57 @@
+// Tuning records: JSON lines, one measured trial each (task key, target, rule, the kernel it was
+// measured on, the trace with its decisions, seconds per call or the error), appended as trials
+// finish so an interrupted run can resume. `ingot compile --tuning-records` replays the best
+// trace of each task on every kernel of that task; records for another target or a compute the
+// model no longer has are skipped and counted, never applied.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "tir/module.h"
+
+namespace ingot::tune {
+
+struct TuningRecord {
+  std::string task;      // task_key of the unscheduled kernel and target
+  std::string target;    // the target string the trial was compiled and measured for
+  std::string rule;      // the schedule rule that generated the trace
+  std::string kernel;    // the kernel it was measured on (for people reading the file)
+  nlohmann::json trace;  // schedule::Trace::to_json
+  double seconds = -1;   // per call; meaningful only without an error
+  std::string error;     // why the trial failed ("" when it was measured)
+
+  bool ok() const { return error.empty() && seconds > 0; }
+};
+
+nlohmann::json record_to_json(const TuningRecord& r);
+// UserError naming `where` (file:line) on a malformed record.
+TuningRecord record_from_json(const nlohmann::json& j, const std::string& where);
+
+// Every record of a JSON-lines file (blank lines skipped); UserError naming the file and line.
+std::vector<TuningRecord> read_records(const std::string& path);
+// Appends one record as a line and flushes it (UserError when the file cannot be written).
+void append_record(const std::string& path, const TuningRecord& r);
+
+// The fastest measured record per task key.
+std::map<std::string, TuningRecord> best_records(const std::vector<TuningRecord>& records);
+
+struct RecordsApplied {
+  int kernels_from_records = 0;  // kernels whose schedule is a record's trace
+  int tasks_from_records = 0;
+  int kernels_default = 0;  // schedulable kernels without a usable record
+  int records_skipped = 0;  // best records of another target, an absent task, or not replaying
+};
+
+// Replays, on each schedulable (still unscheduled) kernel of `mod`, the best record of its task
+// for `target`, and stores the trace in PrimFunc::schedule_trace; the rest keep their rule for
+// the default-schedule stage.
+RecordsApplied apply_records(tir::IRModule& mod, const std::vector<TuningRecord>& records,
+                             const std::string& target);
+
+// One line for the compile's output: "tuning records: ...".
+std::string describe(const RecordsApplied& a);
+
+}  // namespace ingot::tune

@@ -1,0 +1,139 @@
+// Tuning tasks and records: task keys group kernels by computation and target (not by name or
+// weights), records round-trip through JSON lines (a bad line is named by file and line), and
+// applying records schedules each kernel of a recorded task by the best record's trace, leaving
+// the rest to the default rules and counting records of other targets or traces that no longer
+// replay as skipped.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/small_conv_model.h"
+#include "schedule/rules/conv2d.h"
+#include "schedule/rules/default_rules.h"
+#include "schedule/schedule.h"
+#include "support/error.h"
+#include "tir/structural_equal.h"
+#include "tune/records.h"
+#include "tune/task.h"
+
+namespace ingot::testing {
+namespace {
+
+const std::string kTarget = "llvm -mcpu=x86-64-v4";
+
+// The index of the first kernel of the module with that rule.
+size_t kernel_with_rule(const tir::IRModule& m, const std::string& rule) {
+  for (size_t k = 0; k < m.kernels.size(); ++k)
+    if (m.kernels[k].schedule_rule == rule) return k;
+  ADD_FAILURE() << "no kernel with rule " << rule;
+  return 0;
+}
+
+// A record for kernel k of m: its rule run with the first sampling decision forced to `index`.
+tune::TuningRecord record_for(const tir::IRModule& m, size_t k, int index, double seconds) {
+  const tir::PrimFunc& f = m.kernels[k];
+  schedule::Schedule s(f);
+  s.set_sampling_policy({.forced = {{0, index}}});
+  schedule::find_schedule_rule(f.schedule_rule, "llvm")->apply(s, {"llvm", CpuVectorIsa::x86(512)});
+  return {tune::task_key(f, kTarget),
+          kTarget,
+          f.schedule_rule,
+          f.name,
+          s.trace().to_json(),
+          seconds,
+          ""};
+}
+
+TEST(TuneTasks, KeysFollowTheComputationAndTarget) {
+  tir::IRModule m = lowered_small_conv_model(512, /*second_conv=*/true);
+  std::vector<tune::Task> tasks = tune::extract_tasks(m, kTarget);
+  // dense 16->32, depthwise, dense2 32->32, matmul: four computations.
+  ASSERT_EQ(tasks.size(), 4u);
+  for (const tune::Task& t : tasks) {
+    EXPECT_EQ(t.weight(), 1);
+    EXPECT_EQ(t.key.size(), 16u);
+  }
+  // The same conv under another name and with other weights is the same task.
+  tir::PrimFunc renamed = m.kernels[size_t(tasks[0].kernels[0])];
+  renamed.name = "another_layer";
+  EXPECT_EQ(tune::task_key(renamed, kTarget), tasks[0].key);
+  // Another target is another task.
+  EXPECT_NE(tune::task_key(renamed, "llvm -mcpu=znver3"), tasks[0].key);
+  // A module with the dense conv twice: one task of weight 2.
+  tir::IRModule twice = m;
+  twice.kernels.push_back(renamed);
+  std::vector<tune::Task> t2 = tune::extract_tasks(twice, kTarget);
+  ASSERT_EQ(t2.size(), 4u);
+  EXPECT_EQ(t2[0].weight(), 2);
+}
+
+TEST(TuneRecords, JsonLinesRoundTripAndErrorsNameTheLine) {
+  tir::IRModule m = lowered_small_conv_model(512);
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / "ingot_records_test";
+  std::filesystem::create_directories(dir);
+  std::string path = (dir / "r.jsonl").string();
+  std::filesystem::remove(path);
+  tune::TuningRecord a = record_for(m, kernel_with_rule(m, "blocked_conv2d"), 1, 2e-5);
+  tune::TuningRecord failed = a;
+  failed.error = "timed out", failed.seconds = -1;
+  tune::append_record(path, a);
+  tune::append_record(path, failed);
+  std::vector<tune::TuningRecord> back = tune::read_records(path);
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].task, a.task);
+  EXPECT_EQ(back[0].trace, a.trace);
+  EXPECT_DOUBLE_EQ(back[0].seconds, 2e-5);
+  EXPECT_TRUE(back[0].ok());
+  EXPECT_FALSE(back[1].ok());
+  EXPECT_EQ(back[1].error, "timed out");
+  std::ofstream(path, std::ios::app) << "{\"task\": 3}\n";
+  try {
+    tune::read_records(path);
+    ADD_FAILURE() << "a malformed record was read";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ":3: not a tuning record"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(TuneRecords, BestRecordScheduleReplacesTheDefault) {
+  tir::IRModule m = lowered_small_conv_model(512);
+  size_t conv = kernel_with_rule(m, "blocked_conv2d");
+  // Two measured records of the conv task (the faster wins), a failed one, one of another
+  // target and one whose trace does not replay on any kernel of this module.
+  tune::TuningRecord slow = record_for(m, conv, 0, 3e-5), fast = record_for(m, conv, 1, 1e-5);
+  tune::TuningRecord failed = record_for(m, conv, 2, 1e-9);
+  failed.error = "wrong result", failed.seconds = -1;
+  tune::TuningRecord other = fast;
+  other.target = "llvm -mcpu=znver3", other.task = tune::task_key(m.kernels[conv], other.target);
+  tir::IRModule applied = m;
+  tune::RecordsApplied a = tune::apply_records(applied, {slow, fast, failed, other}, kTarget);
+  EXPECT_EQ(a.kernels_from_records, 1);
+  EXPECT_EQ(a.tasks_from_records, 1);
+  EXPECT_EQ(a.kernels_default, 2);  // depthwise, matmul
+  EXPECT_EQ(a.records_skipped, 1);  // the other target's
+  EXPECT_EQ(nlohmann::json::parse(applied.kernels[conv].schedule_trace), fast.trace);
+  EXPECT_NE(tune::describe(a).find("1 kernels (1 tasks) from records"), std::string::npos);
+  // The default stage then schedules the rest and leaves the recorded kernel as it is.
+  schedule::apply_default_schedules(applied, 512);
+  tir::IRModule defaults = m;
+  schedule::apply_default_schedules(defaults, 512);
+  EXPECT_FALSE(tir::structural_equal(applied.kernels[conv].body, defaults.kernels[conv].body));
+  for (size_t k = 0; k < m.kernels.size(); ++k) {
+    if (k == conv) continue;
+    EXPECT_TRUE(tir::structural_equal(applied.kernels[k].body, defaults.kernels[k].body));
+  }
+  // A record whose trace no longer replays (a rule changed since) is skipped: defaults run.
+  tune::TuningRecord stale = fast;
+  stale.trace["instructions"][0]["attrs"]["name"] = "no_such_block";
+  tir::IRModule again = m;
+  a = tune::apply_records(again, {stale}, kTarget);
+  EXPECT_EQ(a.kernels_from_records, 0);
+  EXPECT_EQ(a.kernels_default, 3);
+  EXPECT_EQ(a.records_skipped, 1);
+  EXPECT_TRUE(again.kernels[conv].schedule_trace.empty());
+}
+
+}  // namespace
+}  // namespace ingot::testing

@@ -4,6 +4,7 @@
 #include "driver/compile.h"
 
 #include "driver/constant_eval.h"
+#include "driver/loop_passes.h"
 #include "driver/specialize_inputs.h"
 
 #include <fmt/format.h>
@@ -28,11 +29,6 @@
 #include "schedule/rules/default_rules.h"
 #include "support/error.h"
 #include "tir/printer.h"
-#include "tir/transforms/flatten_buffers.h"
-#include "tir/transforms/lower_blocks.h"
-#include "tir/transforms/simplify.h"
-#include "tir/transforms/unroll_loops.h"
-#include "tir/transforms/vectorize_loops.h"
 #include "tune/records.h"
 
 namespace ingot::driver {
@@ -181,6 +177,7 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   progress(4);
   timed("lower", [&] { mod = lower::lower_graph(*g, lower_options); });
   record_specialized_inputs(mod, specialized);
+  if (options.after_lower && !options.after_lower(mod)) return CompileReport{};
   auto after_tir = [&](const std::string& stage) {
     if (contains(options.print_ir_after, stage))
       dump << "// IR after " << stage << "\n" << tir::to_string(mod) << "\n";
@@ -202,13 +199,7 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   });
   after_tir("schedule");
   if (contains(options.dump, "traces")) dump << schedule::schedule_traces_to_python(mod);
-  each_kernel("lower_blocks", [](tir::PrimFunc f) { return tir::lower_blocks(std::move(f)); });
-  each_kernel("unroll_loops", [](tir::PrimFunc f) { return tir::unroll_loops(std::move(f), 64); });
-  each_kernel("vectorize_loops",
-              [](tir::PrimFunc f) { return tir::vectorize_loops(std::move(f)); });
-  each_kernel("flatten_buffers",
-              [](tir::PrimFunc f) { return tir::flatten_buffers(std::move(f)); });
-  each_kernel("simplify", [](tir::PrimFunc f) { return tir::simplify(std::move(f)); });
+  for (const LoopPass& p : loop_passes()) each_kernel(p.stage, p.run);
   if (contains(options.dump, "tir")) dump << tir::to_string(mod) << "\n";
 
   // Machine level.

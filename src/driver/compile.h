@@ -10,6 +10,10 @@
 
 #include "driver/input_shapes.h"
 
+namespace ingot::tir {
+struct IRModule;
+}
+
 namespace ingot::driver {
 
 // Where a compile is, for a progress display (`ingot compile` on a terminal). The steps are
@@ -52,6 +56,9 @@ struct CompileOptions {
   // A JSON-lines file from `ingot tune` ("" for none): each kernel whose task has a measured
   // record for this target is scheduled by the best record's trace, the rest by the defaults.
   std::string tuning_records;
+  // Called with the lowered, unscheduled module; returning false ends the compile there (nothing
+  // is built or written; the report is empty). `ingot tune` reads its tasks this way.
+  std::function<bool(const tir::IRModule&)> after_lower;
 };
 
 struct KernelReport {

@@ -1,0 +1,28 @@
+// The loop-level passes after scheduling (see loop_passes.h).
+#include "driver/loop_passes.h"
+
+#include "tir/transforms/flatten_buffers.h"
+#include "tir/transforms/lower_blocks.h"
+#include "tir/transforms/simplify.h"
+#include "tir/transforms/unroll_loops.h"
+#include "tir/transforms/vectorize_loops.h"
+
+namespace ingot::driver {
+
+const std::vector<LoopPass>& loop_passes() {
+  static const std::vector<LoopPass> passes = {
+      {"lower_blocks", [](tir::PrimFunc f) { return tir::lower_blocks(std::move(f)); }},
+      {"unroll_loops", [](tir::PrimFunc f) { return tir::unroll_loops(std::move(f), 64); }},
+      {"vectorize_loops", [](tir::PrimFunc f) { return tir::vectorize_loops(std::move(f)); }},
+      {"flatten_buffers", [](tir::PrimFunc f) { return tir::flatten_buffers(std::move(f)); }},
+      {"simplify", [](tir::PrimFunc f) { return tir::simplify(std::move(f)); }},
+  };
+  return passes;
+}
+
+void run_loop_passes(tir::IRModule& mod) {
+  for (const LoopPass& p : loop_passes())
+    for (tir::PrimFunc& f : mod.kernels) f = p.run(std::move(f));
+}
+
+}  // namespace ingot::driver

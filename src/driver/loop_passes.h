@@ -1,0 +1,23 @@
+// The loop-level passes between the schedule stage and codegen, in order, as one list the
+// compile (which can print the IR after each) and the tuner (which builds candidates) share.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tir/module.h"
+
+namespace ingot::driver {
+
+struct LoopPass {
+  std::string stage;  // as in pipeline_stage_names()
+  std::function<tir::PrimFunc(tir::PrimFunc)> run;
+};
+
+const std::vector<LoopPass>& loop_passes();
+
+// Every loop pass over every kernel of `mod`.
+void run_loop_passes(tir::IRModule& mod);
+
+}  // namespace ingot::driver

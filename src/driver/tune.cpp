@@ -1,0 +1,253 @@
+// `ingot tune` (see tune.h): tasks of the lowered model, a one-kernel artifact per candidate,
+// measurement in a child process, records appended per trial.
+#include "driver/tune.h"
+
+#include <fmt/format.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <set>
+
+#include "codegen/build.h"
+#include "codegen/target.h"
+#include "driver/loop_passes.h"
+#include "schedule/rules/default_rules.h"
+#include "support/channel_block.h"
+#include "support/error.h"
+#include "tir/visitor.h"
+#include "tune/records.h"
+#include "tune/task.h"
+
+namespace ingot::driver {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The parameters a kernel stores to.
+std::set<const tir::BufferNode*> written_params(const tir::PrimFunc& f) {
+  struct Stores : tir::IRVisitor {
+    std::set<const tir::BufferNode*> seen;
+    void visit_BufferStore(const tir::BufferStore* op, const tir::Stmt& s) override {
+      seen.insert(op->buffer.get());
+      tir::IRVisitor::visit_BufferStore(op, s);
+    }
+  } v;
+  v.visit_stmt(f.body);
+  std::set<const tir::BufferNode*> out;
+  for (const tir::Buffer& b : f.params)
+    if (v.seen.count(b.get())) out.insert(b.get());
+  return out;
+}
+
+int64_t bytes_of(const tir::Buffer& b, std::vector<int64_t>* shape) {
+  int64_t n = 1;
+  for (const tir::Expr& d : b->shape) {
+    auto* imm = d.as<tir::IntImm>();
+    INGOT_ICHECK(imm != nullptr, "tune: parameter {} has a symbolic shape", b->name);
+    shape->push_back(imm->value);
+    n *= imm->value;
+  }
+  return n * b->dtype.bits / 8;
+}
+
+// A module running kernel k of `model` alone: the kernel's constants copied from the model, the
+// parameters it writes as outputs, the others as inputs (kernels[0] is replaced per candidate).
+tir::IRModule harness_for(const tir::IRModule& model, int k) {
+  const tir::KernelCall* call = nullptr;
+  for (const tir::KernelCall& c : model.entry)
+    if (c.kernel == k) {
+      call = &c;
+      break;
+    }
+  INGOT_ICHECK(call != nullptr, "tune: kernel {} is never called", model.kernels[size_t(k)].name);
+  const tir::PrimFunc& f = model.kernels[size_t(k)];
+  std::set<const tir::BufferNode*> written = written_params(f);
+  tir::IRModule h;
+  h.model_name = "tune_" + f.name;
+  h.kernels = {f};
+  tir::KernelCall run{0, {}};
+  for (size_t p = 0; p < f.params.size(); ++p) {
+    const tir::Buffer& b = f.params[p];
+    const tir::ArgRef& a = call->args[p];
+    tir::TensorDesc d;
+    d.name = fmt::format("p{}_{}", p, b->name);
+    d.dtype = b->dtype;
+    int64_t bytes = bytes_of(b, &d.shape);
+    d.dim_names.assign(d.shape.size(), "");
+    if (a.kind == tir::ArgRef::kConstant && !written.count(b.get())) {
+      size_t at = (h.constants.size() + 63) / 64 * 64;
+      h.constants.resize(at);
+      auto src = model.constants.begin() + std::ptrdiff_t(a.value);
+      h.constants.insert(h.constants.end(), src, src + bytes);
+      run.args.push_back({tir::ArgRef::kConstant, int64_t(at)});
+    } else if (written.count(b.get())) {
+      run.args.push_back({tir::ArgRef::kOutput, int64_t(h.outputs.size())});
+      h.outputs.push_back(d);
+    } else {
+      run.args.push_back({tir::ArgRef::kInput, int64_t(h.inputs.size())});
+      h.inputs.push_back(d);
+    }
+  }
+  h.entry = {run};
+  return h;
+}
+
+// The task's rule run on kernel f: the default point, or (seeded) fresh decisions. nullopt with
+// `error` set when the rule refuses the point.
+std::optional<tir::PrimFunc> candidate(const tir::PrimFunc& f, const schedule::ScheduleRule& rule,
+                                       const schedule::RuleTarget& rt, uint64_t seed,
+                                       bool default_point, std::string* decisions,
+                                       std::string* error) {
+  schedule::Schedule s(f, seed);
+  if (!default_point) s.set_sampling_policy({.ignore_given = true});
+  try {
+    rule.apply(s, rt);
+  } catch (const UserError& e) {
+    *error = std::string("invalid schedule: ") + e.what();
+    return std::nullopt;
+  } catch (const InternalError& e) {
+    *error = std::string("rule failed: ") + e.what();
+    return std::nullopt;
+  }
+  decisions->clear();
+  for (const schedule::Instruction& i : s.trace().instructions)
+    if (!i.decision.is_null()) *decisions += i.decision.dump() + " ";
+  return schedule::scheduled_kernel(f, s);
+}
+
+std::string ms(double s) {
+  return s > 0 ? fmt::format("{:.4f} ms", s * 1e3) : "-";
+}
+
+}  // namespace
+
+TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
+                      std::ostream& log) {
+  if (options.trials < 1) fail_user("--trials: {} is not a positive count", options.trials);
+  if (options.records.empty()) fail_user("-o: a records file is required");
+  Clock::time_point start = Clock::now();
+  // 1. The lowered, unscheduled module.
+  tir::IRModule model;
+  CompileOptions co = options.compile;
+  co.after_lower = [&model](const tir::IRModule& m) {
+    model = m;
+    return false;
+  };
+  compile_model(model_path, "", co, log);
+  codegen::Target target = codegen::Target::parse(options.compile.target);
+  std::string tstr = target.str();
+  schedule::RuleTarget rt{"llvm", target.is_aarch64() ? CpuVectorIsa::aarch64_neon()
+                                                      : CpuVectorIsa::x86(target.vector_bits)};
+  std::vector<tune::Task> all = tune::extract_tasks(model, tstr);
+  std::vector<int> chosen = options.tasks;
+  if (chosen.empty())
+    for (size_t t = 0; t < all.size(); ++t) chosen.push_back(int(t));
+  for (int t : chosen)
+    if (t < 0 || t >= int(all.size()))
+      fail_user("--tasks: task {} does not exist (the model has {} tasks)", t, all.size());
+  // 2. Trials per task in proportion to its weighted FLOPs (at least the default and one more).
+  double total = 0;
+  for (int t : chosen) total += all[size_t(t)].flops * all[size_t(t)].weight();
+  std::filesystem::path dir = options.workdir;
+  bool own_dir = dir.empty();
+  if (own_dir) {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "ingot-tune-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) fail_user("cannot create a directory for tuning candidates");
+    dir = tmpl;
+  }
+  TuneReport report;
+  report.target = tstr;
+  for (size_t n = 0; n < chosen.size(); ++n) {
+    const tune::Task& task = all[size_t(chosen[n])];
+    const tir::PrimFunc& f = model.kernels[size_t(task.kernels[0])];
+    const schedule::ScheduleRule* rule = schedule::find_schedule_rule(task.rule, "llvm");
+    INGOT_ICHECK(rule != nullptr, "tune: no rule {}", task.rule);
+    TaskTuning tt{task.key, task.rule, f.name, task.weight(), task.flops};
+    double share = total > 0 ? task.flops * task.weight() / total : 1.0 / double(chosen.size());
+    int budget = std::max(2, int(std::lround(options.trials * share)));
+    tir::IRModule harness = harness_for(model, task.kernels[0]);
+    std::set<std::string> seen;
+    std::string baseline;  // the default schedule's outputs
+    for (int attempt = 0; tt.trials < budget && attempt < 4 * budget; ++attempt) {
+      uint64_t seed = options.seed * 1000003ull + uint64_t(chosen[n]) * 7919ull + uint64_t(attempt);
+      std::string decisions, error;
+      std::optional<tir::PrimFunc> c =
+          candidate(f, *rule, rt, seed, attempt == 0, &decisions, &error);
+      if (c && !seen.insert(decisions).second) continue;  // a point already measured
+      tune::TuningRecord rec{task.key, tstr, task.rule, f.name, nlohmann::json(), -1, ""};
+      if (c) {
+        rec.trace = nlohmann::json::parse(c->schedule_trace);
+        std::string stem = (dir / fmt::format("t{}_{}", chosen[n], tt.trials)).string();
+        try {
+          tir::IRModule m = harness;
+          m.kernels = {*c};
+          run_loop_passes(m);
+          codegen::BuildOptions bo;
+          bo.threads = 1;
+          codegen::build_shared_library(m, target, stem + ".so", bo);
+          tune::Measurement meas =
+              tune::measure_artifact(stem + ".so", stem + ".npz", options.measure);
+          if (!meas.ok()) {
+            error = meas.error;
+          } else if (baseline.empty()) {
+            baseline = meas.outputs;
+            rec.seconds = meas.seconds;
+          } else {
+            double diff = tune::max_relative_difference(meas.outputs, baseline);
+            if (diff > 1e-4) {
+              error = fmt::format("wrong result (max relative difference {:.3g})", diff);
+            } else {
+              rec.seconds = meas.seconds;
+            }
+          }
+        } catch (const std::exception& e) {
+          error = std::string("build failed: ") + e.what();
+        }
+      }
+      rec.error = error;
+      if (!error.empty()) rec.seconds = -1;
+      tune::append_record(options.records, rec);
+      ++tt.trials;
+      if (!rec.ok()) ++tt.failed;
+      if (rec.ok() && attempt == 0) tt.default_s = rec.seconds;
+      if (rec.ok() && (tt.best_s < 0 || rec.seconds < tt.best_s)) tt.best_s = rec.seconds;
+      log << fmt::format("task {}/{} {} (x{}): trial {}/{}: {} (default {}, best {})\n", n + 1,
+                         chosen.size(), f.name, task.weight(), tt.trials, budget,
+                         rec.ok() ? ms(rec.seconds) : rec.error, ms(tt.default_s), ms(tt.best_s));
+      log.flush();
+      if (attempt == 0 && !rec.ok()) break;  // no baseline: nothing to compare against
+    }
+    report.tasks.push_back(tt);
+  }
+  if (own_dir) std::filesystem::remove_all(dir);
+  report.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+  return report;
+}
+
+void print_tune_report(const TuneReport& r, std::ostream& out) {
+  size_t w = 6;
+  for (const TaskTuning& t : r.tasks) w = std::max(w, t.kernel.size());
+  out << fmt::format("{:<4} {:<{}} {:>6} {:>8} {:>12} {:>12} {:>8}\n", "task", "kernel", w,
+                     "weight", "trials", "default", "best", "speedup");
+  double before = 0, after = 0;
+  for (size_t n = 0; n < r.tasks.size(); ++n) {
+    const TaskTuning& t = r.tasks[n];
+    double gain = t.default_s > 0 && t.best_s > 0 ? t.default_s / t.best_s : 0;
+    out << fmt::format("{:<4} {:<{}} {:>6} {:>8} {:>12} {:>12} {:>8}\n", n, t.kernel, w, t.weight,
+                       fmt::format("{}/{}", t.trials - t.failed, t.trials), ms(t.default_s),
+                       ms(t.best_s), gain > 0 ? fmt::format("{:.2f}x", gain) : "-");
+    if (t.default_s > 0 && t.best_s > 0)
+      before += t.weight * t.default_s, after += t.weight * t.best_s;
+  }
+  out << fmt::format(
+      "tuned kernels, weighted by calls: {} -> {}{} (target '{}', {:.0f} s)\n", ms(before),
+      ms(after), after > 0 ? fmt::format(" ({:.2f}x)", before / after) : "", r.target, r.wall_s);
+}
+
+}  // namespace ingot::driver

@@ -1,0 +1,56 @@
+// `ingot tune`: schedule search per task. The model is lowered as for a compile; each task (a
+// distinct schedulable kernel, tune/task.h) is built alone into a small artifact whose inputs are
+// the kernel's non-constant arguments (the runtime fills them with fixed-seed random values), its
+// constants the model's, and its outputs what the kernel writes. The default schedule is
+// measured first; further candidates come from the task's rule with freshly drawn decisions
+// (Schedule::set_sampling_policy), invalid ones refused by the schedule's own checks before they
+// are built. Each candidate is measured in a child process (tune/measure.h) and its outputs are
+// compared with the default schedule's; every trial, failed or not, is appended to the records.
+//
+// Not yet here (issue 13): the evolutionary search and the XGBoost cost model (the candidates
+// are random points of the design space), the gradient task scheduler (trials go to tasks in
+// proportion to their weighted FLOPs), Redis workers and --resume.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "driver/compile.h"
+#include "tune/measure.h"
+
+namespace ingot::driver {
+
+struct TuneOptions {
+  CompileOptions compile;  // target, input shapes, optimisation level, passes
+  int trials = 64;         // measured candidates over all tasks, default schedules included
+  std::string records;     // JSON-lines file the trials are appended to
+  uint64_t seed = 1;
+  std::vector<int> tasks;  // 0-based task indices to tune (empty: all)
+  tune::MeasureOptions measure;
+  std::string workdir;  // where candidate artifacts go ("": a fresh temporary directory)
+};
+
+struct TaskTuning {
+  std::string key, rule, kernel;
+  int weight = 0;
+  double flops = 0;
+  int trials = 0, failed = 0;
+  double default_s = -1, best_s = -1;
+};
+
+struct TuneReport {
+  std::vector<TaskTuning> tasks;
+  std::string target;
+  double wall_s = 0;
+};
+
+// Tunes the model's tasks; `log` gets one line per trial.
+TuneReport tune_model(const std::string& model_path, const TuneOptions& options, std::ostream& log);
+
+// The final table: per task its kernel, weight, trials, default and best time and speed-up, and
+// the weighted total.
+void print_tune_report(const TuneReport& r, std::ostream& out);
+
+}  // namespace ingot::driver

@@ -1,0 +1,35 @@
+// Measurement of one candidate artifact in a separate process: `ingot run` on the artifact
+// (inputs filled with the runtime's fixed-seed random values, so every candidate of a task sees
+// the same data) with warm-up, repeat and number, the outputs written to an .npz. A crash, a
+// non-zero exit or a run past the timeout (the process is killed) costs that trial only and is
+// reported as its error, never the tuner's.
+#pragma once
+
+#include <string>
+
+namespace ingot::tune {
+
+struct MeasureOptions {
+  std::string ingot;  // the ingot executable
+  int repeat = 10;    // timing samples (the median is the result)
+  int number = 3;     // runs averaged per sample
+  int threads = 0;    // 0: the runtime's default
+  double timeout_s = 20;
+};
+
+struct Measurement {
+  double seconds = -1;  // median per run
+  std::string error;    // "" when measured
+  std::string outputs;  // the .npz the run wrote
+  bool ok() const { return error.empty(); }
+};
+
+// Runs `artifact` in a child process; `outputs` is where its outputs go.
+Measurement measure_artifact(const std::string& artifact, const std::string& outputs,
+                             const MeasureOptions& o);
+
+// The largest |a - b| / (1 + |b|) over the float32 arrays of two .npz files with the same
+// members, or +infinity when their members, shapes or dtypes differ.
+double max_relative_difference(const std::string& a_npz, const std::string& b_npz);
+
+}  // namespace ingot::tune

@@ -1,0 +1,70 @@
+// `ingot tune MODEL.onnx -o RECORDS.jsonl [--target T] [--trials N] [--seed S] [--tasks ...]
+// [--repeat R] [--number K] [--timeout S] [--num-threads T] [--input-shapes ...]`.
+#include <unistd.h>
+
+#include <climits>
+#include <iostream>
+#include <string>
+
+#include "driver/tune.h"
+#include "support/error.h"
+#include "tools/ingot/commands.h"
+
+namespace ingot::cli {
+
+namespace {
+
+// This executable's path: the measurement processes run `ingot run` from it.
+std::string self_path() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) fail_user("cannot find the ingot executable (/proc/self/exe)");
+  return std::string(buf, size_t(n));
+}
+
+}  // namespace
+
+void add_tune_command(CLI::App& app, int& exit_code) {
+  struct Args {
+    std::string model, input_shapes;
+    driver::TuneOptions options;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand(
+      "tune", "search schedules for a model's kernels and append the trials to a records file");
+  cmd->add_option("model", args->model, "the ONNX model file")->required();
+  cmd->add_option("-o,--output", args->options.records,
+                  "JSON-lines records file the trials are appended to (for compile "
+                  "--tuning-records)")
+      ->required();
+  cmd->add_option("--target", args->options.compile.target, "compilation target (as compile)")
+      ->capture_default_str();
+  cmd->add_option("--input-shapes", args->input_shapes, "bind input shapes (as compile)");
+  cmd->add_option("--trials", args->options.trials,
+                  "measured candidates over all tasks, each task's default schedule included")
+      ->capture_default_str();
+  cmd->add_option("--seed", args->options.seed, "seed of the sampled decisions")
+      ->capture_default_str();
+  cmd->add_option("--tasks", args->options.tasks, "tune only these tasks (0-based, in order)")
+      ->delimiter(',');
+  cmd->add_option("--repeat", args->options.measure.repeat, "timing samples per candidate")
+      ->capture_default_str();
+  cmd->add_option("--number", args->options.measure.number, "runs averaged per sample")
+      ->capture_default_str();
+  cmd->add_option("--timeout", args->options.measure.timeout_s,
+                  "seconds a candidate's measurement may take before it is killed")
+      ->capture_default_str();
+  cmd->add_option("--num-threads", args->options.measure.threads,
+                  "threads of the measured runs (default: the runtime's)");
+  cmd->callback([args, &exit_code] {
+    if (!args->input_shapes.empty())
+      args->options.compile.input_shapes = driver::parse_input_shapes(args->input_shapes);
+    args->options.measure.ingot = self_path();
+    driver::TuneReport r = driver::tune_model(args->model, args->options, std::cout);
+    driver::print_tune_report(r, std::cout);
+    std::cout << "records: " << args->options.records << "\n";
+    exit_code = 0;
+  });
+}
+
+}  // namespace ingot::cli

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -125,6 +126,51 @@ std::string ms(double s) {
   return s > 0 ? fmt::format("{:.4f} ms", s * 1e3) : "-";
 }
 
+// A candidate that passed its measurement: its time, trace and artifact.
+struct Finalist {
+  double seconds;
+  nlohmann::json trace;
+  std::string artifact;
+  bool is_default;
+};
+
+constexpr size_t kFinalists = 3;   // fastest candidates measured again
+constexpr int kConfirmRounds = 3;  // rounds over them and the default, alternating
+
+// The confirmation round: one fast measurement on a shared machine is as likely luck as
+// speed, so the fastest candidates and the default schedule are measured again, in turn, and
+// each gets a confirmed record with its fastest time; compile chooses among those.
+void confirm(std::vector<Finalist> measured, const tune::Task& task, const std::string& kernel,
+             const std::string& target, const std::filesystem::path& dir,
+             const TuneOptions& options, TaskTuning& tt, std::ostream& log) {
+  if (measured.size() < 2 || !measured[0].is_default) return;
+  std::vector<Finalist> finalists = {measured[0]};
+  std::sort(measured.begin() + 1, measured.end(),
+            [](const Finalist& a, const Finalist& b) { return a.seconds < b.seconds; });
+  for (size_t k = 1; k < measured.size() && finalists.size() <= kFinalists; ++k)
+    finalists.push_back(measured[k]);
+  std::vector<double> best(finalists.size(), -1);
+  for (int round = 0; round < kConfirmRounds; ++round)
+    for (size_t k = 0; k < finalists.size(); ++k) {
+      tune::Measurement m = tune::measure_artifact(
+          finalists[k].artifact, (dir / fmt::format("confirm_{}.npz", k)).string(),
+          options.measure);
+      if (m.ok() && (best[k] < 0 || m.seconds < best[k])) best[k] = m.seconds;
+    }
+  tt.best_s = -1;
+  for (size_t k = 0; k < finalists.size(); ++k) {
+    tune::TuningRecord rec{task.key, target, task.rule, kernel, finalists[k].trace, best[k], ""};
+    rec.confirmed = true;
+    if (best[k] < 0) rec.error = "failed when measured again";
+    tune::append_record(options.records, rec);
+    if (!rec.ok()) continue;
+    if (k == 0) tt.default_s = best[k];
+    if (tt.best_s < 0 || best[k] < tt.best_s) tt.best_s = best[k];
+  }
+  log << fmt::format("{}: confirmed over {} rounds: default {}, best {}\n", kernel, kConfirmRounds,
+                     ms(tt.default_s), ms(tt.best_s));
+}
+
 }  // namespace
 
 TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
@@ -173,7 +219,8 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
     int budget = std::max(2, int(std::lround(options.trials * share)));
     tir::IRModule harness = harness_for(model, task.kernels[0]);
     std::set<std::string> seen;
-    std::string baseline;  // the default schedule's outputs
+    std::string baseline;            // the default schedule's outputs
+    std::vector<Finalist> measured;  // every candidate that passed, the default first
     for (int attempt = 0; tt.trials < budget && attempt < 4 * budget; ++attempt) {
       uint64_t seed = options.seed * 1000003ull + uint64_t(chosen[n]) * 7919ull + uint64_t(attempt);
       std::string decisions, error;
@@ -213,6 +260,10 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
       rec.error = error;
       if (!error.empty()) rec.seconds = -1;
       tune::append_record(options.records, rec);
+      if (rec.ok())
+        measured.push_back({rec.seconds, rec.trace,
+                            (dir / fmt::format("t{}_{}.so", chosen[n], tt.trials)).string(),
+                            attempt == 0});
       ++tt.trials;
       if (!rec.ok()) ++tt.failed;
       if (rec.ok() && attempt == 0) tt.default_s = rec.seconds;
@@ -223,6 +274,7 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
       log.flush();
       if (attempt == 0 && !rec.ok()) break;  // no baseline: nothing to compare against
     }
+    confirm(measured, task, f.name, tstr, dir, options, tt, log);
     report.tasks.push_back(tt);
   }
   if (own_dir) std::filesystem::remove_all(dir);

@@ -6,6 +6,8 @@
 // (Schedule::set_sampling_policy), invalid ones refused by the schedule's own checks before they
 // are built. Each candidate is measured in a child process (tune/measure.h) and its outputs are
 // compared with the default schedule's; every trial, failed or not, is appended to the records.
+// Last, the three fastest candidates and the default are measured again, alternating, three
+// times each; their confirmed records (fastest time) are what compile chooses from.
 //
 // Not yet here (issue 13): the evolutionary search and the XGBoost cost model (the candidates
 // are random points of the design space), the gradient task scheduler (trials go to tasks in

@@ -27,18 +27,18 @@ namespace ingot::tune {
 
 namespace {
 
-// The median of `ingot run --print-time`: the line after "Execution time summary:" holds the
+// The min of `ingot run --print-time`: the line after "Execution time summary:" holds the
 // column names, the next one mean, median, max, min, std in ms.
-double median_ms(const std::string& out) {
+double min_ms(const std::string& out) {
   size_t at = out.find("Execution time summary:");
   if (at == std::string::npos) return -1;
   std::istringstream in(out.substr(at));
   std::string line;
   std::getline(in, line);
   std::getline(in, line);
-  double mean = 0, median = -1;
-  if (std::getline(in, line)) std::istringstream(line) >> mean >> median;
-  return median;
+  double mean = 0, median = 0, max = 0, min = -1;
+  if (std::getline(in, line)) std::istringstream(line) >> mean >> median >> max >> min;
+  return min;
 }
 
 std::string read_file(const std::string& path) {
@@ -97,7 +97,7 @@ Measurement measure_artifact(const std::string& artifact, const std::string& out
     std::string first = out.substr(0, out.find('\n'));
     m.error = fmt::format("exit {}: {}", WEXITSTATUS(status), first);
   } else {
-    double ms = median_ms(out);
+    double ms = min_ms(out);
     if (ms > 0) {
       m.seconds = ms * 1e-3;
     } else {

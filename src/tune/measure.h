@@ -1,6 +1,8 @@
 // Measurement of one candidate artifact in a separate process: `ingot run` on the artifact
 // (inputs filled with the runtime's fixed-seed random values, so every candidate of a task sees
-// the same data) with warm-up, repeat and number, the outputs written to an .npz. A crash, a
+// the same data) with warm-up, repeat and number, the outputs written to an .npz. The result is
+// the fastest sample: on a shared machine, interference only ever adds time, so the minimum is
+// the steadiest estimate of what the code itself costs. A crash, a
 // non-zero exit or a run past the timeout (the process is killed) costs that trial only and is
 // reported as its error, never the tuner's.
 #pragma once
@@ -11,14 +13,14 @@ namespace ingot::tune {
 
 struct MeasureOptions {
   std::string ingot;  // the ingot executable
-  int repeat = 10;    // timing samples (the median is the result)
+  int repeat = 10;    // timing samples (the fastest is the result)
   int number = 3;     // runs averaged per sample
   int threads = 0;    // 0: the runtime's default
   double timeout_s = 20;
 };
 
 struct Measurement {
-  double seconds = -1;  // median per run
+  double seconds = -1;  // per run, of the fastest sample
   std::string error;    // "" when measured
   std::string outputs;  // the .npz the run wrote
   bool ok() const { return error.empty(); }

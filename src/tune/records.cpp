@@ -26,6 +26,7 @@ json record_to_json(const TuningRecord& r) {
   } else {
     j["error"] = r.error;
   }
+  if (r.confirmed) j["confirmed"] = true;
   return j;
 }
 
@@ -39,6 +40,7 @@ TuningRecord record_from_json(const json& j, const std::string& where) {
     r.trace = j.at("trace");
     r.error = j.value("error", "");
     if (r.error.empty()) r.seconds = j.at("seconds").get<double>();
+    r.confirmed = j.value("confirmed", false);
   } catch (const json::exception& e) {
     fail_user("{}: not a tuning record ({})", where, e.what());
   }
@@ -72,9 +74,12 @@ void append_record(const std::string& path, const TuningRecord& r) {
 }
 
 std::map<std::string, TuningRecord> best_records(const std::vector<TuningRecord>& records) {
+  std::set<std::string> confirmed;
+  for (const TuningRecord& r : records)
+    if (r.ok() && r.confirmed) confirmed.insert(r.task);
   std::map<std::string, TuningRecord> best;
   for (const TuningRecord& r : records) {
-    if (!r.ok()) continue;
+    if (!r.ok() || (confirmed.count(r.task) && !r.confirmed)) continue;
     auto it = best.find(r.task);
     if (it == best.end() || r.seconds < it->second.seconds) best[r.task] = r;
   }

@@ -22,6 +22,9 @@ struct TuningRecord {
   nlohmann::json trace;  // schedule::Trace::to_json
   double seconds = -1;   // per call; meaningful only without an error
   std::string error;     // why the trial failed ("" when it was measured)
+  // Measured again in the task's confirmation round (alternating with the other finalists and
+  // the default schedule): where a task has confirmed records, its best is chosen among those.
+  bool confirmed = false;
 
   bool ok() const { return error.empty() && seconds > 0; }
 };
@@ -35,7 +38,7 @@ std::vector<TuningRecord> read_records(const std::string& path);
 // Appends one record as a line and flushes it (UserError when the file cannot be written).
 void append_record(const std::string& path, const TuningRecord& r);
 
-// The fastest measured record per task key.
+// The fastest measured record per task key, among the task's confirmed records where it has any.
 std::map<std::string, TuningRecord> best_records(const std::vector<TuningRecord>& records);
 
 struct RecordsApplied {

@@ -50,7 +50,8 @@ TEST_F(TuneTest, TrialsBecomeRecordsThatCompileApplies) {
   EXPECT_NE(r.out.find("task 1/2 "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("task 2/2 "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("tuned kernels, weighted by calls:"), std::string::npos) << r.out;
-  // One line per trial, each a record of one of the two tasks; each task's default measured.
+  // One line per trial, each a record of one of the two tasks; each task's default measured,
+  // then measured again with the finalists (confirmed records).
   EXPECT_EQ(python("rs = [json.loads(l) for l in open(d + '/r.jsonl')]\n"
                    "assert len(rs) >= 4, len(rs)\n"
                    "tasks = {r['task'] for r in rs}\n"
@@ -59,6 +60,9 @@ TEST_F(TuneTest, TrialsBecomeRecordsThatCompileApplies) {
                    "for t in tasks:\n"
                    "  first = [r for r in rs if r['task'] == t][0]\n"
                    "  assert first.get('seconds', 0) > 0, first.get('error')\n"
+                   "  # the confirmation round measured the default again (and the finalists)\n"
+                   "  conf = [r for r in rs if r['task'] == t and r.get('confirmed')]\n"
+                   "  assert len(conf) >= 2 and conf[0]['trace'] == first['trace'], len(conf)\n"
                    "for r in rs:\n"
                    "  assert ('seconds' in r) != ('error' in r), r.keys()\n"
                    "  assert r['trace']['instructions'][0]['kind'] == 'get_block'\n"),

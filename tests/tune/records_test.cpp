@@ -135,5 +135,26 @@ TEST(TuneRecords, BestRecordScheduleReplacesTheDefault) {
   EXPECT_TRUE(again.kernels[conv].schedule_trace.empty());
 }
 
+TEST(TuneRecords, ConfirmedRecordsOutrankLuckyFirstMeasurements) {
+  tir::IRModule m = lowered_small_conv_model(512);
+  size_t conv = kernel_with_rule(m, "blocked_conv2d");
+  // Trial 1 was measured once at 1 us (luck); confirmed, the default is 3 us and trial 2 is 2 us.
+  tune::TuningRecord lucky = record_for(m, conv, 1, 1e-6), other = record_for(m, conv, 2, 4e-6);
+  tune::TuningRecord def = record_for(m, conv, 0, 3e-6), confirmed = other;
+  def.confirmed = true, confirmed.confirmed = true, confirmed.seconds = 2e-6;
+  std::map<std::string, tune::TuningRecord> best =
+      tune::best_records({lucky, other, def, confirmed});
+  ASSERT_EQ(best.size(), 1u);
+  EXPECT_TRUE(best.begin()->second.confirmed);
+  EXPECT_DOUBLE_EQ(best.begin()->second.seconds, 2e-6);
+  EXPECT_EQ(best.begin()->second.trace, other.trace);
+  // The flag survives the JSON round trip.
+  EXPECT_TRUE(tune::record_from_json(tune::record_to_json(confirmed), "x").confirmed);
+  EXPECT_FALSE(tune::record_from_json(tune::record_to_json(lucky), "x").confirmed);
+  // Without confirmed records, the fastest of all.
+  best = tune::best_records({other, lucky});
+  EXPECT_DOUBLE_EQ(best.begin()->second.seconds, 1e-6);
+}
+
 }  // namespace
 }  // namespace ingot::testing

@@ -214,7 +214,7 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
     const tir::PrimFunc& f = model.kernels[size_t(task.kernels[0])];
     const schedule::ScheduleRule* rule = schedule::find_schedule_rule(task.rule, "llvm");
     INGOT_ICHECK(rule != nullptr, "tune: no rule {}", task.rule);
-    TaskTuning tt{task.key, task.rule, f.name, task.weight(), task.flops};
+    TaskTuning tt{chosen[n], task.key, task.rule, f.name, task.weight(), task.flops};
     double share = total > 0 ? task.flops * task.weight() / total : 1.0 / double(chosen.size());
     int budget = std::max(2, int(std::lround(options.trials * share)));
     tir::IRModule harness = harness_for(model, task.kernels[0]);
@@ -272,7 +272,8 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
                          chosen.size(), f.name, task.weight(), tt.trials, budget,
                          rec.ok() ? ms(rec.seconds) : rec.error, ms(tt.default_s), ms(tt.best_s));
       log.flush();
-      if (attempt == 0 && !rec.ok()) break;  // no baseline: nothing to compare against
+      if (attempt == 0 && !rec.ok()) break;          // no baseline: nothing to compare against
+      if (attempt == 0 && decisions.empty()) break;  // a rule without choices: nothing to search
     }
     confirm(measured, task, f.name, tstr, dir, options, tt, log);
     report.tasks.push_back(tt);
@@ -288,12 +289,12 @@ void print_tune_report(const TuneReport& r, std::ostream& out) {
   out << fmt::format("{:<4} {:<{}} {:>6} {:>8} {:>12} {:>12} {:>8}\n", "task", "kernel", w,
                      "weight", "trials", "default", "best", "speedup");
   double before = 0, after = 0;
-  for (size_t n = 0; n < r.tasks.size(); ++n) {
-    const TaskTuning& t = r.tasks[n];
+  for (const TaskTuning& t : r.tasks) {
     double gain = t.default_s > 0 && t.best_s > 0 ? t.default_s / t.best_s : 0;
-    out << fmt::format("{:<4} {:<{}} {:>6} {:>8} {:>12} {:>12} {:>8}\n", n, t.kernel, w, t.weight,
-                       fmt::format("{}/{}", t.trials - t.failed, t.trials), ms(t.default_s),
-                       ms(t.best_s), gain > 0 ? fmt::format("{:.2f}x", gain) : "-");
+    out << fmt::format("{:<4} {:<{}} {:>6} {:>8} {:>12} {:>12} {:>8}\n", t.index, t.kernel, w,
+                       t.weight, fmt::format("{}/{}", t.trials - t.failed, t.trials),
+                       ms(t.default_s), ms(t.best_s),
+                       gain > 0 ? fmt::format("{:.2f}x", gain) : "-");
     if (t.default_s > 0 && t.best_s > 0)
       before += t.weight * t.default_s, after += t.weight * t.best_s;
   }

@@ -35,6 +35,7 @@ struct TuneOptions {
 };
 
 struct TaskTuning {
+  int index = 0;  // in the model's task list (--tasks numbering)
   std::string key, rule, kernel;
   int weight = 0;
   double flops = 0;

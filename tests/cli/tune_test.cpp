@@ -9,35 +9,44 @@ namespace {
 
 class TuneTest : public CliTest {
  protected:
-  // d/model.onnx: y = relu(conv3x3(x, W) + b) then z = y_flat @ M (a conv task and a matmul
-  // task), d/x.npz and d/want.npy (NumPy closed form).
+  // d/model.onnx: y = relu(conv3x3(x, W) + b), a depthwise 3x3 conv of y, then z = dw @ M (a
+  // conv task, a depthwise task whose rule has no choices, and a matmul task), d/x.npz and
+  // d/want.npy (NumPy closed form).
   void write_model() {
     ASSERT_EQ(python("import onnx\nfrom onnx import helper, TensorProto, numpy_helper\n"
                      "rng = np.random.default_rng(0)\n"
                      "W = rng.standard_normal((24, 8, 3, 3)).astype(np.float32)\n"
                      "b = rng.standard_normal(24).astype(np.float32)\n"
+                     "D = rng.standard_normal((24, 1, 3, 3)).astype(np.float32)\n"
                      "M = rng.standard_normal((14, 20)).astype(np.float32)\n"
                      "nodes = [helper.make_node('Conv', ['x', 'W', 'b'], ['c'], name='conv',\n"
                      "                          kernel_shape=[3, 3], pads=[1, 1, 1, 1]),\n"
                      "         helper.make_node('Relu', ['c'], ['y'], name='relu'),\n"
-                     "         helper.make_node('MatMul', ['y', 'M'], ['z'], name='mm')]\n"
+                     "         helper.make_node('Conv', ['y', 'D'], ['e'], name='dw', group=24,\n"
+                     "                          kernel_shape=[3, 3], pads=[1, 1, 1, 1]),\n"
+                     "         helper.make_node('MatMul', ['e', 'M'], ['z'], name='mm')]\n"
                      "g = helper.make_graph(nodes, 'cm',\n"
                      "  [helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, 8, 14, 14])],\n"
                      "  [helper.make_tensor_value_info('z', TensorProto.FLOAT, [1, 24, 14, 20])],\n"
                      "  [numpy_helper.from_array(W, 'W'), numpy_helper.from_array(b, 'b'),\n"
-                     "   numpy_helper.from_array(M, 'M')])\n"
+                     "   numpy_helper.from_array(D, 'D'), numpy_helper.from_array(M, 'M')])\n"
                      "m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)])\n"
                      "onnx.save(m, d + '/model.onnx')\n"
                      "x = rng.standard_normal((1, 8, 14, 14)).astype(np.float32)\n"
                      "np.savez(d + '/x.npz', x=x)\n"
-                     "xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))\n"
+                     "def pad(a): return np.pad(a, ((0, 0), (0, 0), (1, 1), (1, 1)))\n"
+                     "xp = pad(x.astype(np.float64))\n"
                      "c = np.zeros((1, 24, 14, 14))\n"
                      "for r in range(3):\n"
                      "  for t in range(3):\n"
                      "    c += np.einsum('nchw,oc->nohw', xp[:, :, r:r + 14, t:t + 14],\n"
                      "                   W[:, :, r, t].astype(np.float64))\n"
-                     "y = np.maximum(c + b[None, :, None, None], 0)\n"
-                     "np.save(d + '/want.npy', y @ M.astype(np.float64))\n"),
+                     "yp = pad(np.maximum(c + b[None, :, None, None], 0))\n"
+                     "e = np.zeros((1, 24, 14, 14))\n"
+                     "for r in range(3):\n"
+                     "  for t in range(3):\n"
+                     "    e += yp[:, :, r:r + 14, t:t + 14] * D[None, :, 0, r, t, None, None]\n"
+                     "np.save(d + '/want.npy', e @ M.astype(np.float64))\n"),
               0);
   }
 };
@@ -47,22 +56,27 @@ TEST_F(TuneTest, TrialsBecomeRecordsThatCompileApplies) {
   auto r = ingot("tune " + path("model.onnx") + " -o " + path("r.jsonl") +
                  " --trials 6 --repeat 3 --number 1 --num-threads 1 --seed 3");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  EXPECT_NE(r.out.find("task 1/2 "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("task 2/2 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("task 1/3 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("task 3/3 "), std::string::npos) << r.out;
+  // The depthwise rule has no choices: its task stops after the default schedule.
+  EXPECT_NE(r.out.find("task 2/3 dw_ConvNCHWc (x1): trial 1/"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("task 2/3 dw_ConvNCHWc (x1): trial 2/"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("tuned kernels, weighted by calls:"), std::string::npos) << r.out;
   // One line per trial, each a record of one of the two tasks; each task's default measured,
   // then measured again with the finalists (confirmed records).
   EXPECT_EQ(python("rs = [json.loads(l) for l in open(d + '/r.jsonl')]\n"
                    "assert len(rs) >= 4, len(rs)\n"
                    "tasks = {r['task'] for r in rs}\n"
-                   "assert len(tasks) == 2, tasks\n"
-                   "assert {r['rule'] for r in rs} == {'blocked_conv2d', 'packed_matmul'}\n"
+                   "assert len(tasks) == 3, tasks\n"
+                   "assert {r['rule'] for r in rs} == {'blocked_conv2d', 'depthwise_conv_nchwc',\n"
+                   "                                   'packed_matmul'}\n"
                    "for t in tasks:\n"
                    "  first = [r for r in rs if r['task'] == t][0]\n"
                    "  assert first.get('seconds', 0) > 0, first.get('error')\n"
                    "  # the confirmation round measured the default again (and the finalists)\n"
                    "  conf = [r for r in rs if r['task'] == t and r.get('confirmed')]\n"
-                   "  assert len(conf) >= 2 and conf[0]['trace'] == first['trace'], len(conf)\n"
+                   "  if first['rule'] != 'depthwise_conv_nchwc':\n"
+                   "    assert len(conf) >= 2 and conf[0]['trace'] == first['trace'], len(conf)\n"
                    "for r in rs:\n"
                    "  assert ('seconds' in r) != ('error' in r), r.keys()\n"
                    "  assert r['trace']['instructions'][0]['kind'] == 'get_block'\n"),
@@ -70,7 +84,7 @@ TEST_F(TuneTest, TrialsBecomeRecordsThatCompileApplies) {
   r = ingot("compile " + path("model.onnx") + " -o " + path("t.so") + " --tuning-records " +
             path("r.jsonl"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("tuning records: 2 kernels (2 tasks) from records, 0 with the default"),
+  EXPECT_NE(r.out.find("tuning records: 3 kernels (3 tasks) from records, 0 with the default"),
             std::string::npos)
       << r.out;
   r = ingot("run " + path("t.so") + " --inputs " + path("x.npz") + " --outputs " + path("z.npz"));
@@ -79,30 +93,31 @@ TEST_F(TuneTest, TrialsBecomeRecordsThatCompileApplies) {
                    "want = np.load(d + '/want.npy')\n"
                    "assert np.allclose(z, want, rtol=1e-4, atol=1e-4), np.abs(z - want).max()\n"),
             0);
-  // --tasks 1: the matmul alone; records are appended to the same file.
+  // --tasks 2: the matmul alone, listed under its task number; records are appended.
   r = ingot("tune " + path("model.onnx") + " -o " + path("r.jsonl") +
-            " --trials 2 --tasks 1 --repeat 2 --number 1 --num-threads 1");
+            " --trials 2 --tasks 2 --repeat 2 --number 1 --num-threads 1");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("task 1/1 mm_MatMul"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n2    mm_MatMul "), std::string::npos) << r.out;
 }
 
 TEST_F(TuneTest, FailedMeasurementsAreRecordedAndTheTunerGoesOn) {
   write_model();
   // Every measurement is killed at its timeout: each task's default fails, is recorded with
-  // the error, and the tuner still finishes both tasks.
+  // the error, and the tuner still finishes every task.
   auto r = ingot("tune " + path("model.onnx") + " -o " + path("r.jsonl") +
                  " --trials 4 --timeout 0.000001");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("timed out"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("task 2/2 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("task 3/3 "), std::string::npos) << r.out;
   EXPECT_EQ(python("rs = [json.loads(l) for l in open(d + '/r.jsonl')]\n"
-                   "assert len(rs) == 2 and all('timed out' in r['error'] for r in rs), rs\n"),
+                   "assert len(rs) == 3 and all('timed out' in r['error'] for r in rs), rs\n"),
             0);
   // Compiling with records that hold only failures keeps the default schedules.
   r = ingot("compile " + path("model.onnx") + " -o " + path("t.so") + " --tuning-records " +
             path("r.jsonl"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("0 kernels (0 tasks) from records, 2 with the default"), std::string::npos)
+  EXPECT_NE(r.out.find("0 kernels (0 tasks) from records, 3 with the default"), std::string::npos)
       << r.out;
 }
 
@@ -113,7 +128,7 @@ TEST_F(TuneTest, BadOptionsAreRefused) {
   EXPECT_NE(r.err.find("--trials: 0 is not a positive count"), std::string::npos) << r.err;
   r = ingot("tune " + path("model.onnx") + " -o " + path("r.jsonl") + " --tasks 7");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("--tasks: task 7 does not exist (the model has 2 tasks)"), std::string::npos)
+  EXPECT_NE(r.err.find("--tasks: task 7 does not exist (the model has 3 tasks)"), std::string::npos)
       << r.err;
   r = ingot("tune " + path("model.onnx"));
   EXPECT_NE(r.exit_code, 0);

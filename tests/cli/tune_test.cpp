@@ -101,6 +101,25 @@ TEST_F(TuneTest, TrialsBecomeRecordsThatCompileApplies) {
   EXPECT_NE(r.out.find("\n2    mm_MatMul "), std::string::npos) << r.out;
 }
 
+TEST_F(TuneTest, TheSameSeedSamplesTheSameCandidates) {
+  write_model();
+  for (const char* out : {"a.jsonl", "b.jsonl", "c.jsonl"}) {
+    std::string seed = std::string(out) == "c.jsonl" ? "9" : "5";
+    auto r = ingot("tune " + path("model.onnx") + " -o " + path(out) + " --tasks 0 --trials 5" +
+                   " --repeat 1 --number 1 --num-threads 1 --seed " + seed);
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  }
+  // The trials' traces (decisions included) repeat with the seed; another seed draws others.
+  EXPECT_EQ(
+      python("def traces(f):\n"
+             "  return [json.dumps(r['trace'], sort_keys=True)\n"
+             "          for r in map(json.loads, open(d + '/' + f)) if not r.get('confirmed')]\n"
+             "a, b, c = traces('a.jsonl'), traces('b.jsonl'), traces('c.jsonl')\n"
+             "assert len(a) == 5 and a == b, (len(a), len(b))\n"
+             "assert a[0] == c[0] and a[1:] != c[1:]\n"),
+      0);
+}
+
 TEST_F(TuneTest, FailedMeasurementsAreRecordedAndTheTunerGoesOn) {
   write_model();
   // Every measurement is killed at its timeout: each task's default fails, is recorded with

@@ -9,7 +9,9 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <set>
@@ -22,6 +24,7 @@
 #include "support/error.h"
 #include "tir/visitor.h"
 #include "tune/records.h"
+#include "tune/remote.h"
 #include "tune/task.h"
 
 namespace ingot::driver {
@@ -134,6 +137,20 @@ struct Finalist {
   bool is_default;
 };
 
+// A built candidate waiting for its measurement.
+struct Built {
+  tune::TuningRecord rec;
+  std::string artifact;
+  bool is_default;
+};
+
+// A measurement and the worker that made it ("" locally).
+struct Measured {
+  tune::Measurement m;
+  std::string worker;
+};
+using MeasureFn = std::function<std::vector<Measured>(const std::vector<tune::MeasureJob>&)>;
+
 constexpr size_t kFinalists = 3;   // fastest candidates measured again
 constexpr int kConfirmRounds = 3;  // rounds over them and the default, alternating
 
@@ -142,7 +159,8 @@ constexpr int kConfirmRounds = 3;  // rounds over them and the default, alternat
 // each gets a confirmed record with its fastest time; compile chooses among those.
 void confirm(std::vector<Finalist> measured, const tune::Task& task, const std::string& kernel,
              const std::string& target, const std::filesystem::path& dir,
-             const TuneOptions& options, TaskTuning& tt, std::ostream& log) {
+             const TuneOptions& options, const MeasureFn& measure, TaskTuning& tt,
+             std::ostream& log) {
   if (measured.size() < 2 || !measured[0].is_default) return;
   std::vector<Finalist> finalists = {measured[0]};
   std::sort(measured.begin() + 1, measured.end(),
@@ -150,13 +168,17 @@ void confirm(std::vector<Finalist> measured, const tune::Task& task, const std::
   for (size_t k = 1; k < measured.size() && finalists.size() <= kFinalists; ++k)
     finalists.push_back(measured[k]);
   std::vector<double> best(finalists.size(), -1);
+  std::vector<tune::MeasureJob> jobs;  // round by round, so the finalists alternate
   for (int round = 0; round < kConfirmRounds; ++round)
-    for (size_t k = 0; k < finalists.size(); ++k) {
-      tune::Measurement m = tune::measure_artifact(
-          finalists[k].artifact, (dir / fmt::format("confirm_{}.npz", k)).string(),
-          options.measure);
-      if (m.ok() && (best[k] < 0 || m.seconds < best[k])) best[k] = m.seconds;
-    }
+    for (size_t k = 0; k < finalists.size(); ++k)
+      jobs.push_back(
+          {finalists[k].artifact, (dir / fmt::format("confirm_{}_{}.npz", round, k)).string()});
+  std::vector<Measured> results = measure(jobs);
+  for (size_t j = 0; j < results.size(); ++j) {
+    size_t k = j % finalists.size();
+    const tune::Measurement& m = results[j].m;
+    if (m.ok() && (best[k] < 0 || m.seconds < best[k])) best[k] = m.seconds;
+  }
   tt.best_s = -1;
   for (size_t k = 0; k < finalists.size(); ++k) {
     tune::TuningRecord rec{task.key, target, task.rule, kernel, finalists[k].trace, best[k], ""};
@@ -207,6 +229,25 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
     if (!mkdtemp(tmpl.data())) fail_user("cannot create a directory for tuning candidates");
     dir = tmpl;
   }
+  // 3. Where candidates are measured: here, one after the other, or on the workers of a Redis
+  //    server, a batch at a time.
+  std::unique_ptr<tune::RemoteMeasurer> remote;
+  if (!options.workers.empty())
+    remote =
+        std::make_unique<tune::RemoteMeasurer>(tune::parse_redis_url(options.workers, "--workers"),
+                                               options.measure, options.worker_wait_s);
+  const int batch = options.batch > 0 ? options.batch : remote ? 8 : 1;
+  MeasureFn measure = [&](const std::vector<tune::MeasureJob>& jobs) {
+    std::vector<Measured> out;
+    if (remote && !jobs.empty()) {
+      std::vector<tune::Measurement> r = remote->measure(jobs);
+      for (size_t k = 0; k < r.size(); ++k) out.push_back({r[k], remote->workers()[k]});
+    } else {
+      for (const tune::MeasureJob& j : jobs)
+        out.push_back({tune::measure_artifact(j.artifact, j.outputs, options.measure), ""});
+    }
+    return out;
+  };
   TuneReport report;
   report.target = tstr;
   for (size_t n = 0; n < chosen.size(); ++n) {
@@ -221,61 +262,83 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
     std::set<std::string> seen;
     std::string baseline;            // the default schedule's outputs
     std::vector<Finalist> measured;  // every candidate that passed, the default first
-    for (int attempt = 0; tt.trials < budget && attempt < 4 * budget; ++attempt) {
-      uint64_t seed = options.seed * 1000003ull + uint64_t(chosen[n]) * 7919ull + uint64_t(attempt);
-      std::string decisions, error;
-      std::optional<tir::PrimFunc> c =
-          candidate(f, *rule, rt, seed, attempt == 0, &decisions, &error);
-      if (c && !seen.insert(decisions).second) continue;  // a point already measured
-      tune::TuningRecord rec{task.key, tstr, task.rule, f.name, nlohmann::json(), -1, ""};
-      if (c) {
-        rec.trace = nlohmann::json::parse(c->schedule_trace);
-        std::string stem = (dir / fmt::format("t{}_{}", chosen[n], tt.trials)).string();
-        try {
-          tir::IRModule m = harness;
-          m.kernels = {*c};
-          run_loop_passes(m);
-          codegen::BuildOptions bo;
-          bo.threads = 1;
-          codegen::build_shared_library(m, target, stem + ".so", bo);
-          tune::Measurement meas =
-              tune::measure_artifact(stem + ".so", stem + ".npz", options.measure);
-          if (!meas.ok()) {
-            error = meas.error;
-          } else if (baseline.empty()) {
-            baseline = meas.outputs;
-            rec.seconds = meas.seconds;
+    // Records a finished trial (an error, or a measurement checked against the default's).
+    auto finish = [&](tune::TuningRecord rec, const std::string& artifact,
+                      const tune::Measurement* meas, const std::string& worker, bool is_default) {
+      rec.worker = worker;
+      if (meas && !meas->ok()) rec.error = meas->error;
+      if (meas && meas->ok()) {
+        if (is_default) {
+          baseline = meas->outputs;
+          rec.seconds = meas->seconds;
+        } else {
+          double diff = tune::max_relative_difference(meas->outputs, baseline);
+          if (diff > 1e-4) {
+            rec.error = fmt::format("wrong result (max relative difference {:.3g})", diff);
           } else {
-            double diff = tune::max_relative_difference(meas.outputs, baseline);
-            if (diff > 1e-4) {
-              error = fmt::format("wrong result (max relative difference {:.3g})", diff);
-            } else {
-              rec.seconds = meas.seconds;
-            }
+            rec.seconds = meas->seconds;
           }
-        } catch (const std::exception& e) {
-          error = std::string("build failed: ") + e.what();
         }
       }
-      rec.error = error;
-      if (!error.empty()) rec.seconds = -1;
+      if (!rec.error.empty()) rec.seconds = -1;
       tune::append_record(options.records, rec);
-      if (rec.ok())
-        measured.push_back({rec.seconds, rec.trace,
-                            (dir / fmt::format("t{}_{}.so", chosen[n], tt.trials)).string(),
-                            attempt == 0});
+      if (rec.ok()) measured.push_back({rec.seconds, rec.trace, artifact, is_default});
       ++tt.trials;
       if (!rec.ok()) ++tt.failed;
-      if (rec.ok() && attempt == 0) tt.default_s = rec.seconds;
+      if (rec.ok() && is_default) tt.default_s = rec.seconds;
       if (rec.ok() && (tt.best_s < 0 || rec.seconds < tt.best_s)) tt.best_s = rec.seconds;
       log << fmt::format("task {}/{} {} (x{}): trial {}/{}: {} (default {}, best {})\n", n + 1,
                          chosen.size(), f.name, task.weight(), tt.trials, budget,
                          rec.ok() ? ms(rec.seconds) : rec.error, ms(tt.default_s), ms(tt.best_s));
       log.flush();
-      if (attempt == 0 && !rec.ok()) break;          // no baseline: nothing to compare against
-      if (attempt == 0 && decisions.empty()) break;  // a rule without choices: nothing to search
+      return rec.ok();
+    };
+    // The default schedule alone first (the reference outputs), then batches of candidates.
+    int attempt = 0;
+    bool searching = true;
+    while (searching && tt.trials < budget && attempt < 4 * budget) {
+      size_t batch_size = attempt == 0 ? 1 : size_t(batch);
+      std::vector<Built> built;
+      std::vector<tune::MeasureJob> jobs;
+      bool default_has_choices = true;
+      while (built.size() < batch_size && tt.trials + int(built.size()) < budget &&
+             attempt < 4 * budget) {
+        int a = attempt++;
+        uint64_t seed = options.seed * 1000003ull + uint64_t(chosen[n]) * 7919ull + uint64_t(a);
+        std::string decisions, error;
+        std::optional<tir::PrimFunc> c = candidate(f, *rule, rt, seed, a == 0, &decisions, &error);
+        if (c && !seen.insert(decisions).second) continue;  // a point already measured
+        if (a == 0) default_has_choices = !decisions.empty();
+        tune::TuningRecord rec{task.key, tstr, task.rule, f.name, nlohmann::json(), -1, error};
+        std::string stem = (dir / fmt::format("t{}_{}", chosen[n], a)).string();
+        if (c) {
+          rec.trace = nlohmann::json::parse(c->schedule_trace);
+          try {
+            tir::IRModule m = harness;
+            m.kernels = {*c};
+            run_loop_passes(m);
+            codegen::BuildOptions bo;
+            bo.threads = 1;
+            codegen::build_shared_library(m, target, stem + ".so", bo);
+            built.push_back({rec, stem + ".so", a == 0});
+            jobs.push_back({stem + ".so", stem + ".npz"});
+            continue;
+          } catch (const std::exception& e) {
+            rec.error = std::string("build failed: ") + e.what();
+          }
+        }
+        finish(rec, "", nullptr, "", a == 0);  // refused by the rule, or not built
+        if (a == 0) searching = false;
+      }
+      std::vector<Measured> results = measure(jobs);
+      for (size_t k = 0; k < built.size(); ++k) {
+        bool ok = finish(built[k].rec, built[k].artifact, &results[k].m, results[k].worker,
+                         built[k].is_default);
+        // No reference outputs, or a rule without choices: nothing more to do for this task.
+        if (built[k].is_default && (!ok || !default_has_choices)) searching = false;
+      }
     }
-    confirm(measured, task, f.name, tstr, dir, options, tt, log);
+    confirm(measured, task, f.name, tstr, dir, options, measure, tt, log);
     report.tasks.push_back(tt);
   }
   if (own_dir) std::filesystem::remove_all(dir);

@@ -4,14 +4,16 @@
 // constants the model's, and its outputs what the kernel writes. The default schedule is
 // measured first; further candidates come from the task's rule with freshly drawn decisions
 // (Schedule::set_sampling_policy), invalid ones refused by the schedule's own checks before they
-// are built. Each candidate is measured in a child process (tune/measure.h) and its outputs are
+// are built. Each candidate is measured in a child process (tune/measure.h), here or, with
+// --workers, by `ingot tune-worker` processes through Redis (tune/remote.h; a batch of
+// candidates at a time), and its outputs are
 // compared with the default schedule's; every trial, failed or not, is appended to the records.
 // Last, the three fastest candidates and the default are measured again, alternating, three
 // times each; their confirmed records (fastest time) are what compile chooses from.
 //
 // Not yet here (issue 13): the evolutionary search and the XGBoost cost model (the candidates
 // are random points of the design space), the gradient task scheduler (trials go to tasks in
-// proportion to their weighted FLOPs), Redis workers and --resume.
+// proportion to their weighted FLOPs) and --resume.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +33,11 @@ struct TuneOptions {
   uint64_t seed = 1;
   std::vector<int> tasks;  // 0-based task indices to tune (empty: all)
   tune::MeasureOptions measure;
-  std::string workdir;  // where candidate artifacts go ("": a fresh temporary directory)
+  // "redis://HOST:PORT": measure on `ingot tune-worker` processes through that server ("" here).
+  std::string workers;
+  int batch = 0;               // candidates measured at once (0: 8 with workers, else 1)
+  double worker_wait_s = 300;  // give up on a batch after this long without any result
+  std::string workdir;         // where candidate artifacts go ("": a fresh temporary directory)
 };
 
 struct TaskTuning {

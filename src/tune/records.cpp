@@ -27,6 +27,7 @@ json record_to_json(const TuningRecord& r) {
     j["error"] = r.error;
   }
   if (r.confirmed) j["confirmed"] = true;
+  if (!r.worker.empty()) j["worker"] = r.worker;
   return j;
 }
 
@@ -41,6 +42,7 @@ TuningRecord record_from_json(const json& j, const std::string& where) {
     r.error = j.value("error", "");
     if (r.error.empty()) r.seconds = j.at("seconds").get<double>();
     r.confirmed = j.value("confirmed", false);
+    r.worker = j.value("worker", "");
   } catch (const json::exception& e) {
     fail_user("{}: not a tuning record ({})", where, e.what());
   }

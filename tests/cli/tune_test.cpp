@@ -2,6 +2,11 @@
 // each), `compile --tuning-records` applying them with outputs still equal to a NumPy closed
 // form, candidates that fail their measurement recorded without stopping the tuner, and bad
 // options refused.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include "cli/cli_test_util.h"
 
 namespace ingot::testing {
@@ -138,6 +143,81 @@ TEST_F(TuneTest, FailedMeasurementsAreRecordedAndTheTunerGoesOn) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("0 kernels (0 tasks) from records, 3 with the default"), std::string::npos)
       << r.out;
+}
+
+// A free TCP port on the loopback interface (bound and released: a small race, fine for a test).
+int free_port() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&a), len) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    if (fd >= 0) close(fd);
+    return 0;
+  }
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+// Two workers on a redis-server of the test's own; the first dies holding its second job. The
+// other claims that job once it has been idle, every trial is measured once and recorded once,
+// and the records compile as the local ones do.
+TEST_F(TuneTest, WorkersOnRedisSurviveOneDyingMidJob) {
+  write_model();
+  int port = free_port();
+  ASSERT_GT(port, 0);
+  std::string url = "redis://127.0.0.1:" + std::to_string(port);
+  ASSERT_EQ(std::system(("redis-server --port " + std::to_string(port) +
+                         " --bind 127.0.0.1 --save '' --appendonly no --daemonize yes" +
+                         " --pidfile " + path("redis.pid") + " --logfile " + path("redis.log"))
+                            .c_str()),
+            0)
+      << "redis-server (Debian redis-server, installed by scripts/install-deps --with-tests)";
+  struct StopRedis {
+    std::string pidfile;
+    ~StopRedis() { std::system(("kill $(cat '" + pidfile + "') 2>/dev/null").c_str()); }
+  } stop{path("redis.pid")};
+  for (int i = 0; i < 100 && !std::filesystem::exists(path("redis.pid")); ++i) usleep(20000);
+  auto worker = [&](const std::string& name, const std::string& extra) {
+    std::string cmd = "'" + cli() + "' tune-worker " + url + " --name " + name +
+                      " --claim-idle-ms 1000 --idle-exit 4 " + extra + " >'" + path(name + ".log") +
+                      "' 2>&1 &";
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+  };
+  worker("w1", "--die-on-job 2");
+  worker("w2", "");
+  auto r = ingot("tune " + path("model.onnx") + " -o " + path("r.jsonl") +
+                 " --trials 8 --repeat 2 --number 1 --num-threads 1 --batch 4 --workers " + url);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  // One record per trial line the tuner printed, none failed, each measured by a worker.
+  size_t trials = 0;
+  for (size_t at = r.out.find(": trial "); at != std::string::npos;
+       at = r.out.find(": trial ", at + 1))
+    ++trials;
+  EXPECT_EQ(python("rs = [json.loads(l) for l in open(d + '/r.jsonl') ]\n"
+                   "trials = [r for r in rs if not r.get('confirmed')]\n"
+                   "assert len(trials) == " +
+                   std::to_string(trials) + ", (len(trials), " + std::to_string(trials) +
+                   ")\n"
+                   "assert all('seconds' in r for r in rs), [r.get('error') for r in rs]\n"
+                   "assert {r['worker'] for r in trials} <= {'w1', 'w2'}\n"),
+            0);
+  // Wait for the workers to leave (--idle-exit), then read their logs: w1 gave up a job
+  // unanswered, and w2 answered that very job.
+  for (int i = 0; i < 300 && read_text(path("w2.log")).find(" jobs\n") == std::string::npos; ++i)
+    usleep(50000);
+  std::string w1 = read_text(path("w1.log")), w2 = read_text(path("w2.log"));
+  size_t at = w1.find("exiting with job ");
+  ASSERT_NE(at, std::string::npos) << w1;
+  std::string job = w1.substr(at + 17, w1.find(' ', at + 17) - at - 17);
+  EXPECT_NE(w2.find("answered job " + job + "\n"), std::string::npos) << job << "\n" << w2;
+  EXPECT_EQ(w1.find("answered job " + job + "\n"), std::string::npos) << w1;
+  r = ingot("compile " + path("model.onnx") + " -o " + path("t.so") + " --tuning-records " +
+            path("r.jsonl"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("3 kernels (3 tasks) from records"), std::string::npos) << r.out;
 }
 
 TEST_F(TuneTest, BadOptionsAreRefused) {

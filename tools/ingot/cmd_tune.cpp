@@ -1,5 +1,6 @@
 // `ingot tune MODEL.onnx -o RECORDS.jsonl [--target T] [--trials N] [--seed S] [--tasks ...]
-// [--repeat R] [--number K] [--timeout S] [--num-threads T] [--input-shapes ...]`.
+// [--repeat R] [--number K] [--timeout S] [--num-threads T] [--input-shapes ...]
+// [--workers redis://HOST:PORT]`, and `ingot tune-worker redis://HOST:PORT`.
 #include <unistd.h>
 
 #include <climits>
@@ -9,6 +10,7 @@
 #include "driver/tune.h"
 #include "support/error.h"
 #include "tools/ingot/commands.h"
+#include "tune/remote.h"
 
 namespace ingot::cli {
 
@@ -56,6 +58,15 @@ void add_tune_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--num-threads", args->options.measure.threads,
                   "threads of the measured runs (default: the runtime's)");
+  cmd->add_option("--workers", args->options.workers,
+                  "redis://HOST:PORT: measure on `ingot tune-worker` processes through that Redis "
+                  "server instead of here");
+  cmd->add_option("--batch", args->options.batch,
+                  "candidates measured at once (default: 8 with --workers, else 1)");
+  cmd->add_option("--worker-wait", args->options.worker_wait_s,
+                  "seconds to wait for the workers without any result before the rest of a "
+                  "batch counts as failed")
+      ->capture_default_str();
   cmd->callback([args, &exit_code] {
     if (!args->input_shapes.empty())
       args->options.compile.input_shapes = driver::parse_input_shapes(args->input_shapes);
@@ -63,6 +74,35 @@ void add_tune_command(CLI::App& app, int& exit_code) {
     driver::TuneReport r = driver::tune_model(args->model, args->options, std::cout);
     driver::print_tune_report(r, std::cout);
     std::cout << "records: " << args->options.records << "\n";
+    exit_code = 0;
+  });
+}
+
+void add_tune_worker_command(CLI::App& app, int& exit_code) {
+  struct Args {
+    std::string url;
+    tune::WorkerOptions options;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand(
+      "tune-worker", "measure tuning candidates for `ingot tune --workers` (Redis streams)");
+  cmd->add_option("server", args->url, "redis://HOST:PORT")->required();
+  cmd->add_option("--name", args->options.name, "consumer name (default: worker-PID)");
+  cmd->add_option("--claim-idle-ms", args->options.claim_idle_ms,
+                  "take over a job another worker has held this long without answering (keep it "
+                  "above the tuner's --timeout)")
+      ->capture_default_str();
+  cmd->add_option("--max-jobs", args->options.max_jobs, "exit after answering this many jobs");
+  cmd->add_option("--idle-exit", args->options.idle_exit_s,
+                  "exit after this many seconds without a job (default: run until stopped)");
+  cmd->add_option("--die-on-job", args->options.die_on_job,
+                  "testing: exit without answering the N-th job taken (a worker killed "
+                  "mid-measurement)");
+  cmd->callback([args, &exit_code] {
+    args->options.ingot = self_path();
+    int answered =
+        tune::run_worker(tune::parse_redis_url(args->url, "tune-worker"), args->options, std::cout);
+    std::cout << "answered " << answered << " jobs\n";
     exit_code = 0;
   });
 }

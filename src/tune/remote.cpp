@@ -4,9 +4,12 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <random>
 #include <sstream>
@@ -32,6 +35,16 @@ void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), std::streamsize(bytes.size()));
   if (!out) fail_user("cannot write '{}'", path);
+}
+
+// A number field of a stream entry; nullopt when absent or malformed (a foreign writer).
+std::optional<double> number(const std::vector<std::pair<std::string, std::string>>& f,
+                             const std::string& name) {
+  std::string v = field(f, name);
+  char* end = nullptr;
+  double x = std::strtod(v.c_str(), &end);
+  if (v.empty() || end != v.c_str() + v.size() || !std::isfinite(x)) return std::nullopt;
+  return x;
 }
 
 std::string claims_key(const std::string& job) {
@@ -103,7 +116,12 @@ std::vector<Measurement> RemoteMeasurer::measure(const std::vector<MeasureJob>& 
           out[k].error = err;
           continue;
         }
-        out[k].seconds = std::stod(field(f, "seconds"));
+        std::optional<double> seconds = number(f, "seconds");
+        if (!seconds || *seconds <= 0) {
+          out[k].error = "the worker's answer has no time";
+          continue;
+        }
+        out[k].seconds = *seconds;
         write_bytes(jobs[k].outputs, field(f, "outputs"));
       }
     if (news) last_news = Clock::now();
@@ -163,18 +181,20 @@ int run_worker(const RedisAddress& address, const WorkerOptions& o, std::ostream
     long long claims = redis.command({"INCR", claims_key(job)}).integer;
     redis.command({"EXPIRE", claims_key(job), "86400"});
     std::vector<std::string> result = {"XADD", reply, "*", "id", job, "worker", name};
+    std::optional<double> repeat = number(f, "repeat"), runs = number(f, "number"),
+                          threads = number(f, "threads"), timeout = number(f, "timeout");
     if (claims > kMaxClaims) {
       result.insert(result.end(),
                     {"error", fmt::format("taken by {} workers, none answered", claims - 1)});
+    } else if (!repeat || !runs || !threads || !timeout || reply.empty()) {
+      result.insert(result.end(), {"error", "malformed job"});
     } else {
       std::string so = (dir / "job.so").string(), npz = (dir / "job.npz").string();
       write_bytes(so, field(f, "artifact"));
       MeasureOptions m;
       m.ingot = o.ingot;
-      m.repeat = std::stoi(field(f, "repeat"));
-      m.number = std::stoi(field(f, "number"));
-      m.threads = std::stoi(field(f, "threads"));
-      m.timeout_s = std::stod(field(f, "timeout"));
+      m.repeat = int(*repeat), m.number = int(*runs), m.threads = int(*threads);
+      m.timeout_s = *timeout;
       std::filesystem::remove(npz);
       Measurement r = measure_artifact(so, npz, m);
       if (r.ok()) {
@@ -185,8 +205,8 @@ int run_worker(const RedisAddress& address, const WorkerOptions& o, std::ostream
       }
     }
     // 3. Answer, then acknowledge (a worker dying in between makes a second answer, which the
-    //    tuner ignores).
-    redis.command(result);
+    //    tuner ignores). A job without a reply stream cannot be answered, only dropped.
+    if (!reply.empty()) redis.command(result);
     redis.command({"XACK", kJobsStream, kWorkersGroup, entry_id});
     redis.command({"XDEL", kJobsStream, entry_id});
     ++answered;

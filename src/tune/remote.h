@@ -7,7 +7,8 @@
 // has been taken kMaxClaims times without a result is answered with an error instead, so a
 // candidate that kills its worker cannot kill them all. The tuner keeps the first result per job
 // (a worker that dies between posting and acknowledging makes a second one), so every trial is
-// measured and recorded exactly once.
+// measured and recorded exactly once. Workers run the code they are sent: keep the Redis server
+// on a network only trusted machines reach (as with TVM's RPC tracker).
 #pragma once
 
 #include <iosfwd>

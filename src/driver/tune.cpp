@@ -102,6 +102,14 @@ tir::IRModule harness_for(const tir::IRModule& model, int k) {
   return h;
 }
 
+// A trace's sampling decisions as one string (the identity of a point of the design space).
+std::string decisions_of(const nlohmann::json& trace) {
+  std::string out;
+  for (const nlohmann::json& i : trace.at("instructions"))
+    if (!i.at("decision").is_null()) out += i.at("decision").dump() + " ";
+  return out;
+}
+
 // The task's rule run on kernel f: the default point, or (seeded) fresh decisions. nullopt with
 // `error` set when the rule refuses the point.
 std::optional<tir::PrimFunc> candidate(const tir::PrimFunc& f, const schedule::ScheduleRule& rule,
@@ -119,9 +127,7 @@ std::optional<tir::PrimFunc> candidate(const tir::PrimFunc& f, const schedule::S
     *error = std::string("rule failed: ") + e.what();
     return std::nullopt;
   }
-  decisions->clear();
-  for (const schedule::Instruction& i : s.trace().instructions)
-    if (!i.decision.is_null()) *decisions += i.decision.dump() + " ";
+  *decisions = decisions_of(s.trace().to_json());
   return schedule::scheduled_kernel(f, s);
 }
 
@@ -142,6 +148,7 @@ struct Built {
   tune::TuningRecord rec;
   std::string artifact;
   bool is_default;
+  bool new_trial;  // false: the default of a resumed task, measured again for its outputs
 };
 
 // A measurement and the worker that made it ("" locally).
@@ -157,16 +164,25 @@ constexpr int kConfirmRounds = 3;  // rounds over them and the default, alternat
 // The confirmation round: one fast measurement on a shared machine is as likely luck as
 // speed, so the fastest candidates and the default schedule are measured again, in turn, and
 // each gets a confirmed record with its fastest time; compile chooses among those.
+// Builds the artifact of a trace (a candidate measured by an earlier, resumed run) into `stem`.so;
+// "" when it no longer builds.
+using RebuildFn = std::function<std::string(const nlohmann::json& trace, const std::string& stem)>;
+
 void confirm(std::vector<Finalist> measured, const tune::Task& task, const std::string& kernel,
              const std::string& target, const std::filesystem::path& dir,
-             const TuneOptions& options, const MeasureFn& measure, TaskTuning& tt,
-             std::ostream& log) {
+             const TuneOptions& options, const MeasureFn& measure, const RebuildFn& rebuild,
+             TaskTuning& tt, std::ostream& log) {
   if (measured.size() < 2 || !measured[0].is_default) return;
   std::vector<Finalist> finalists = {measured[0]};
   std::sort(measured.begin() + 1, measured.end(),
             [](const Finalist& a, const Finalist& b) { return a.seconds < b.seconds; });
-  for (size_t k = 1; k < measured.size() && finalists.size() <= kFinalists; ++k)
-    finalists.push_back(measured[k]);
+  for (size_t k = 1; k < measured.size() && finalists.size() <= kFinalists; ++k) {
+    Finalist fin = measured[k];
+    if (fin.artifact.empty())
+      fin.artifact = rebuild(fin.trace, (dir / fmt::format("resumed_{}", k)).string());
+    if (!fin.artifact.empty()) finalists.push_back(fin);
+  }
+  if (finalists.size() < 2) return;
   std::vector<double> best(finalists.size(), -1);
   std::vector<tune::MeasureJob> jobs;  // round by round, so the finalists alternate
   for (int round = 0; round < kConfirmRounds; ++round)
@@ -248,6 +264,11 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
     }
     return out;
   };
+  // 4. With --resume, what an earlier run of the same records file measured: finished tasks
+  //    (confirmed) are skipped, the others continue past the points already measured.
+  std::vector<tune::TuningRecord> prior;
+  if (options.resume && std::filesystem::exists(options.records))
+    prior = tune::read_records(options.records);
   TuneReport report;
   report.target = tstr;
   for (size_t n = 0; n < chosen.size(); ++n) {
@@ -262,9 +283,53 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
     std::set<std::string> seen;
     std::string baseline;            // the default schedule's outputs
     std::vector<Finalist> measured;  // every candidate that passed, the default first
+    std::vector<Finalist> earlier;   // candidates a resumed run measured (no artifact)
+    bool finished_before = false;
+    for (const tune::TuningRecord& r : prior) {
+      if (r.task != task.key) continue;
+      if (r.confirmed) {
+        finished_before = true;
+        if (r.ok() && (tt.best_s < 0 || r.seconds < tt.best_s)) tt.best_s = r.seconds;
+        continue;
+      }
+      seen.insert(decisions_of(r.trace));
+      ++tt.trials;
+      if (!r.ok()) ++tt.failed;
+      if (r.ok()) earlier.push_back({r.seconds, r.trace, "", false});
+    }
+    if (finished_before) {
+      log << fmt::format("task {}/{} {}: finished in the resumed run ({} trials)\n", n + 1,
+                         chosen.size(), f.name, tt.trials);
+      report.tasks.push_back(tt);
+      continue;
+    }
+    // Builds candidate c alone into stem.so; the error, or "".
+    auto build = [&](const tir::PrimFunc& c, const std::string& stem) {
+      try {
+        tir::IRModule m = harness;
+        m.kernels = {c};
+        run_loop_passes(m);
+        codegen::BuildOptions bo;
+        bo.threads = 1;
+        codegen::build_shared_library(m, target, stem + ".so", bo);
+        return std::string();
+      } catch (const std::exception& e) {
+        return std::string("build failed: ") + e.what();
+      }
+    };
+    RebuildFn rebuild = [&](const nlohmann::json& trace, const std::string& stem) {
+      try {
+        schedule::Schedule s = schedule::Trace::from_json(trace).replay(f);
+        return build(schedule::scheduled_kernel(f, s), stem).empty() ? stem + ".so" : std::string();
+      } catch (const UserError&) {
+        return std::string();
+      }
+    };
     // Records a finished trial (an error, or a measurement checked against the default's).
+    // A default measured again only as the reference of a resumed task is not a new trial.
     auto finish = [&](tune::TuningRecord rec, const std::string& artifact,
-                      const tune::Measurement* meas, const std::string& worker, bool is_default) {
+                      const tune::Measurement* meas, const std::string& worker, bool is_default,
+                      bool new_trial) {
       rec.worker = worker;
       if (meas && !meas->ok()) rec.error = meas->error;
       if (meas && meas->ok()) {
@@ -281,8 +346,10 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
         }
       }
       if (!rec.error.empty()) rec.seconds = -1;
-      tune::append_record(options.records, rec);
       if (rec.ok()) measured.push_back({rec.seconds, rec.trace, artifact, is_default});
+      if (rec.ok() && is_default) tt.default_s = rec.seconds;
+      if (!new_trial) return rec.ok();
+      tune::append_record(options.records, rec);
       ++tt.trials;
       if (!rec.ok()) ++tt.failed;
       if (rec.ok() && is_default) tt.default_s = rec.seconds;
@@ -296,49 +363,45 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
     // The default schedule alone first (the reference outputs), then batches of candidates.
     int attempt = 0;
     bool searching = true;
-    while (searching && tt.trials < budget && attempt < 4 * budget) {
+    // (The default runs even when a resumed task has used its budget: the reference outputs.)
+    while (searching && (attempt == 0 || tt.trials < budget) && attempt < 4 * budget) {
       size_t batch_size = attempt == 0 ? 1 : size_t(batch);
       std::vector<Built> built;
       std::vector<tune::MeasureJob> jobs;
       bool default_has_choices = true;
-      while (built.size() < batch_size && tt.trials + int(built.size()) < budget &&
-             attempt < 4 * budget) {
+      while (built.size() < batch_size &&
+             (attempt == 0 || tt.trials + int(built.size()) < budget) && attempt < 4 * budget) {
         int a = attempt++;
         uint64_t seed = options.seed * 1000003ull + uint64_t(chosen[n]) * 7919ull + uint64_t(a);
         std::string decisions, error;
         std::optional<tir::PrimFunc> c = candidate(f, *rule, rt, seed, a == 0, &decisions, &error);
-        if (c && !seen.insert(decisions).second) continue;  // a point already measured
+        bool fresh = !c || seen.insert(decisions).second;
+        if (!fresh && a > 0) continue;  // a point already measured
         if (a == 0) default_has_choices = !decisions.empty();
         tune::TuningRecord rec{task.key, tstr, task.rule, f.name, nlohmann::json(), -1, error};
         std::string stem = (dir / fmt::format("t{}_{}", chosen[n], a)).string();
         if (c) {
           rec.trace = nlohmann::json::parse(c->schedule_trace);
-          try {
-            tir::IRModule m = harness;
-            m.kernels = {*c};
-            run_loop_passes(m);
-            codegen::BuildOptions bo;
-            bo.threads = 1;
-            codegen::build_shared_library(m, target, stem + ".so", bo);
-            built.push_back({rec, stem + ".so", a == 0});
+          rec.error = build(*c, stem);
+          if (rec.error.empty()) {
+            built.push_back({rec, stem + ".so", a == 0, fresh});
             jobs.push_back({stem + ".so", stem + ".npz"});
             continue;
-          } catch (const std::exception& e) {
-            rec.error = std::string("build failed: ") + e.what();
           }
         }
-        finish(rec, "", nullptr, "", a == 0);  // refused by the rule, or not built
+        finish(rec, "", nullptr, "", a == 0, fresh);  // refused by the rule, or not built
         if (a == 0) searching = false;
       }
       std::vector<Measured> results = measure(jobs);
       for (size_t k = 0; k < built.size(); ++k) {
         bool ok = finish(built[k].rec, built[k].artifact, &results[k].m, results[k].worker,
-                         built[k].is_default);
+                         built[k].is_default, built[k].new_trial);
         // No reference outputs, or a rule without choices: nothing more to do for this task.
         if (built[k].is_default && (!ok || !default_has_choices)) searching = false;
       }
     }
-    confirm(measured, task, f.name, tstr, dir, options, measure, tt, log);
+    measured.insert(measured.end(), earlier.begin(), earlier.end());
+    confirm(measured, task, f.name, tstr, dir, options, measure, rebuild, tt, log);
     report.tasks.push_back(tt);
   }
   if (own_dir) std::filesystem::remove_all(dir);

@@ -13,7 +13,7 @@
 //
 // Not yet here (issue 13): the evolutionary search and the XGBoost cost model (the candidates
 // are random points of the design space), the gradient task scheduler (trials go to tasks in
-// proportion to their weighted FLOPs) and --resume.
+// proportion to their weighted FLOPs).
 #pragma once
 
 #include <cstdint>
@@ -30,6 +30,9 @@ struct TuneOptions {
   CompileOptions compile;  // target, input shapes, optimisation level, passes
   int trials = 64;         // measured candidates over all tasks, default schedules included
   std::string records;     // JSON-lines file the trials are appended to
+  // Continue the run that wrote `records`: tasks it finished (confirmed) are skipped, the others
+  // go on past the points it measured (same seed: the same sequence of candidates).
+  bool resume = false;
   uint64_t seed = 1;
   std::vector<int> tasks;  // 0-based task indices to tune (empty: all)
   tune::MeasureOptions measure;

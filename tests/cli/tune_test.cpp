@@ -92,6 +92,12 @@ TEST_F(TuneTest, TrialsBecomeRecordsThatCompileApplies) {
   EXPECT_NE(r.out.find("tuning records: 3 kernels (3 tasks) from records, 0 with the default"),
             std::string::npos)
       << r.out;
+  // The same records compile to the same bytes (same output name, another directory).
+  std::filesystem::create_directories(path("again"));
+  auto again = ingot("compile " + path("model.onnx") + " -o " + path("again/t.so") +
+                     " --tuning-records " + path("r.jsonl"));
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(read_text(path("t.so")), read_text(path("again/t.so")));
   r = ingot("run " + path("t.so") + " --inputs " + path("x.npz") + " --outputs " + path("z.npz"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(python("z = np.load(d + '/z.npz')['z']\n"
@@ -123,6 +129,35 @@ TEST_F(TuneTest, TheSameSeedSamplesTheSameCandidates) {
              "assert len(a) == 5 and a == b, (len(a), len(b))\n"
              "assert a[0] == c[0] and a[1:] != c[1:]\n"),
       0);
+}
+
+TEST_F(TuneTest, ResumeContinuesWhereAnInterruptedRunStopped) {
+  write_model();
+  std::string common = " --tasks 0 --trials 6 --repeat 1 --number 1 --num-threads 1 --seed 4";
+  auto r = ingot("tune " + path("model.onnx") + " -o " + path("full.jsonl") + common);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  // An interruption after three trials: the records hold their lines and nothing else.
+  ASSERT_EQ(python("lines = open(d + '/full.jsonl').readlines()\n"
+                   "open(d + '/part.jsonl', 'w').writelines(lines[:3])\n"),
+            0);
+  r = ingot("tune " + path("model.onnx") + " -o " + path("part.jsonl") + common + " --resume");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  // The resumed run measured the remaining points of the same sequence, then confirmed.
+  EXPECT_EQ(
+      python("def trials(f):\n"
+             "  rs = [json.loads(l) for l in open(d + '/' + f)]\n"
+             "  return [json.dumps(r['trace'], sort_keys=True) for r in rs\n"
+             "          if not r.get('confirmed')], sum(1 for r in rs if r.get('confirmed'))\n"
+             "(a, ca), (b, cb) = trials('full.jsonl'), trials('part.jsonl')\n"
+             "assert a == b, (len(a), len(b))\n"
+             "assert len(set(b)) == len(b) and cb >= 2, (len(set(b)), cb)\n"),
+      0);
+  // Once confirmed, a task is finished: resuming again measures nothing.
+  std::string before = read_text(path("part.jsonl"));
+  r = ingot("tune " + path("model.onnx") + " -o " + path("part.jsonl") + common + " --resume");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("finished in the resumed run (6 trials)"), std::string::npos) << r.out;
+  EXPECT_EQ(read_text(path("part.jsonl")), before);
 }
 
 TEST_F(TuneTest, FailedMeasurementsAreRecordedAndTheTunerGoesOn) {

@@ -45,6 +45,9 @@ void add_tune_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--trials", args->options.trials,
                   "measured candidates over all tasks, each task's default schedule included")
       ->capture_default_str();
+  cmd->add_flag("--resume", args->options.resume,
+                "continue an interrupted run of the same records file: finished tasks are "
+                "skipped, the others go on past the candidates already measured");
   cmd->add_option("--seed", args->options.seed, "seed of the sampled decisions")
       ->capture_default_str();
   cmd->add_option("--tasks", args->options.tasks, "tune only these tasks (0-based, in order)")

@@ -271,14 +271,28 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
     prior = tune::read_records(options.records);
   TuneReport report;
   report.target = tstr;
+  // Progress: the trials planned over all tasks and those made so far (for the ETA).
+  auto budget_of = [&](const tune::Task& t) {
+    double share = total > 0 ? t.flops * t.weight() / total : 1.0 / double(chosen.size());
+    return std::max(2, int(std::lround(options.trials * share)));
+  };
+  int planned = 0, made = 0;
+  for (int t : chosen) planned += budget_of(all[size_t(t)]);
+  auto progress = [&]() {
+    double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    double eta = made > 0 ? elapsed / made * std::max(0, planned - made) : 0;
+    return fmt::format("[{:.0f} s, ETA {:.0f} s]", elapsed, eta);
+  };
+  // On a terminal each task's trials redraw one line; elsewhere one line per trial.
+  const char* end = options.live ? "" : "\n";
+  const char* begin = options.live ? "\r\033[K" : "";
   for (size_t n = 0; n < chosen.size(); ++n) {
     const tune::Task& task = all[size_t(chosen[n])];
     const tir::PrimFunc& f = model.kernels[size_t(task.kernels[0])];
     const schedule::ScheduleRule* rule = schedule::find_schedule_rule(task.rule, "llvm");
     INGOT_ICHECK(rule != nullptr, "tune: no rule {}", task.rule);
     TaskTuning tt{chosen[n], task.key, task.rule, f.name, task.weight(), task.flops};
-    double share = total > 0 ? task.flops * task.weight() / total : 1.0 / double(chosen.size());
-    int budget = std::max(2, int(std::lround(options.trials * share)));
+    int budget = budget_of(task);
     tir::IRModule harness = harness_for(model, task.kernels[0]);
     std::set<std::string> seen;
     std::string baseline;            // the default schedule's outputs
@@ -354,9 +368,16 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
       if (!rec.ok()) ++tt.failed;
       if (rec.ok() && is_default) tt.default_s = rec.seconds;
       if (rec.ok() && (tt.best_s < 0 || rec.seconds < tt.best_s)) tt.best_s = rec.seconds;
-      log << fmt::format("task {}/{} {} (x{}): trial {}/{}: {} (default {}, best {})\n", n + 1,
-                         chosen.size(), f.name, task.weight(), tt.trials, budget,
-                         rec.ok() ? ms(rec.seconds) : rec.error, ms(tt.default_s), ms(tt.best_s));
+      ++made;
+      std::string result = rec.ok() ? fmt::format("{} {:.1f} GFLOP/s", ms(rec.seconds),
+                                                  task.flops / rec.seconds * 1e-9)
+                                    : rec.error;
+      std::string gain = tt.default_s > 0 && tt.best_s > 0
+                             ? fmt::format(" {:.2f}x", tt.default_s / tt.best_s)
+                             : "";
+      log << fmt::format("{}task {}/{} {} (x{}): trial {}/{}: {} (default {}, best {}{}) {}{}",
+                         begin, n + 1, chosen.size(), f.name, task.weight(), tt.trials, budget,
+                         result, ms(tt.default_s), ms(tt.best_s), gain, progress(), end);
       log.flush();
       return rec.ok();
     };
@@ -400,6 +421,7 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
         if (built[k].is_default && (!ok || !default_has_choices)) searching = false;
       }
     }
+    if (options.live) log << "\n";
     measured.insert(measured.end(), earlier.begin(), earlier.end());
     confirm(measured, task, f.name, tstr, dir, options, measure, rebuild, tt, log);
     report.tasks.push_back(tt);

@@ -33,6 +33,7 @@ struct TuneOptions {
   // Continue the run that wrote `records`: tasks it finished (confirmed) are skipped, the others
   // go on past the points it measured (same seed: the same sequence of candidates).
   bool resume = false;
+  bool live = false;  // redraw each task's progress on one line (a terminal)
   uint64_t seed = 1;
   std::vector<int> tasks;  // 0-based task indices to tune (empty: all)
   tune::MeasureOptions measure;

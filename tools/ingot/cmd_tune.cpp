@@ -74,6 +74,7 @@ void add_tune_command(CLI::App& app, int& exit_code) {
     if (!args->input_shapes.empty())
       args->options.compile.input_shapes = driver::parse_input_shapes(args->input_shapes);
     args->options.measure.ingot = self_path();
+    args->options.live = isatty(STDOUT_FILENO);
     driver::TuneReport r = driver::tune_model(args->model, args->options, std::cout);
     driver::print_tune_report(r, std::cout);
     std::cout << "records: " << args->options.records << "\n";

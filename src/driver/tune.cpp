@@ -368,6 +368,7 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
       if (!rec.ok()) ++tt.failed;
       if (rec.ok() && is_default) tt.default_s = rec.seconds;
       if (rec.ok() && (tt.best_s < 0 || rec.seconds < tt.best_s)) tt.best_s = rec.seconds;
+      tt.curve.push_back(tt.best_s);
       ++made;
       std::string result = rec.ok() ? fmt::format("{} {:.1f} GFLOP/s", ms(rec.seconds),
                                                   task.flops / rec.seconds * 1e-9)
@@ -429,26 +430,6 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
   if (own_dir) std::filesystem::remove_all(dir);
   report.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
   return report;
-}
-
-void print_tune_report(const TuneReport& r, std::ostream& out) {
-  size_t w = 6;
-  for (const TaskTuning& t : r.tasks) w = std::max(w, t.kernel.size());
-  out << fmt::format("{:<4} {:<{}} {:>6} {:>8} {:>12} {:>12} {:>8}\n", "task", "kernel", w,
-                     "weight", "trials", "default", "best", "speedup");
-  double before = 0, after = 0;
-  for (const TaskTuning& t : r.tasks) {
-    double gain = t.default_s > 0 && t.best_s > 0 ? t.default_s / t.best_s : 0;
-    out << fmt::format("{:<4} {:<{}} {:>6} {:>8} {:>12} {:>12} {:>8}\n", t.index, t.kernel, w,
-                       t.weight, fmt::format("{}/{}", t.trials - t.failed, t.trials),
-                       ms(t.default_s), ms(t.best_s),
-                       gain > 0 ? fmt::format("{:.2f}x", gain) : "-");
-    if (t.default_s > 0 && t.best_s > 0)
-      before += t.weight * t.default_s, after += t.weight * t.best_s;
-  }
-  out << fmt::format(
-      "tuned kernels, weighted by calls: {} -> {}{} (target '{}', {:.0f} s)\n", ms(before),
-      ms(after), after > 0 ? fmt::format(" ({:.2f}x)", before / after) : "", r.target, r.wall_s);
 }
 
 }  // namespace ingot::driver

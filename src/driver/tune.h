@@ -50,7 +50,8 @@ struct TaskTuning {
   int weight = 0;
   double flops = 0;
   int trials = 0, failed = 0;
-  double default_s = -1, best_s = -1;
+  double default_s = -1, best_s = -1;  // confirmed where the task had a confirmation round
+  std::vector<double> curve = {};      // the best single measurement after each new trial
 };
 
 struct TuneReport {
@@ -63,7 +64,10 @@ struct TuneReport {
 TuneReport tune_model(const std::string& model_path, const TuneOptions& options, std::ostream& log);
 
 // The final table: per task its kernel, weight, trials, default and best time and speed-up, and
-// the weighted total.
+// the weighted total (tune_report.cpp).
 void print_tune_report(const TuneReport& r, std::ostream& out);
+// `--report tune.html`: the table and the tuning curve (estimated speed-up of the tuned kernels,
+// weighted by calls, after each trial; tasks are tuned one after another) as an inline SVG plot.
+void write_tune_html(const TuneReport& r, const std::string& path);
 
 }  // namespace ingot::driver

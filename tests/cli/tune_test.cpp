@@ -59,8 +59,20 @@ class TuneTest : public CliTest {
 TEST_F(TuneTest, TrialsBecomeRecordsThatCompileApplies) {
   write_model();
   auto r = ingot("tune " + path("model.onnx") + " -o " + path("r.jsonl") +
-                 " --trials 6 --repeat 3 --number 1 --num-threads 1 --seed 3");
+                 " --trials 6 --repeat 3 --number 1 --num-threads 1 --seed 3 --report " +
+                 path("tune.html"));
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  // The HTML report: a curve point per trial line, a table row per task.
+  EXPECT_EQ(python("import re\n"
+                   "out = open(d + '/stdout').read()\n"
+                   "html = open(d + '/tune.html').read()\n"
+                   "pts = re.search(r'<polyline[^>]*points=\"([^\"]*)\"', html).group(1).split()\n"
+                   "assert len(pts) == out.count(': trial '), (len(pts), out.count(': trial '))\n"
+                   "for p in pts:\n"
+                   "  x, y = map(float, p.split(','))\n"
+                   "  assert 50 <= x <= 610 and 10 <= y <= 230, p\n"
+                   "assert html.count('<tr><td>') == 3, html.count('<tr><td>')\n"),
+            0);
   EXPECT_NE(r.out.find("task 1/3 "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("task 3/3 "), std::string::npos) << r.out;
   // The depthwise rule has no choices: its task stops after the default schedule.

@@ -28,7 +28,7 @@ std::string self_path() {
 
 void add_tune_command(CLI::App& app, int& exit_code) {
   struct Args {
-    std::string model, input_shapes;
+    std::string model, input_shapes, report;
     driver::TuneOptions options;
   };
   auto args = std::make_shared<Args>();
@@ -45,6 +45,8 @@ void add_tune_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--trials", args->options.trials,
                   "measured candidates over all tasks, each task's default schedule included")
       ->capture_default_str();
+  cmd->add_option("--report", args->report,
+                  "write an HTML report (the task table and the tuning curve as an SVG plot)");
   cmd->add_flag("--resume", args->options.resume,
                 "continue an interrupted run of the same records file: finished tasks are "
                 "skipped, the others go on past the candidates already measured");
@@ -77,6 +79,10 @@ void add_tune_command(CLI::App& app, int& exit_code) {
     args->options.live = isatty(STDOUT_FILENO);
     driver::TuneReport r = driver::tune_model(args->model, args->options, std::cout);
     driver::print_tune_report(r, std::cout);
+    if (!args->report.empty()) {
+      driver::write_tune_html(r, args->report);
+      std::cout << "report: " << args->report << "\n";
+    }
     std::cout << "records: " << args->options.records << "\n";
     exit_code = 0;
   });

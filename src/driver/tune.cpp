@@ -19,88 +19,20 @@
 #include "codegen/build.h"
 #include "codegen/target.h"
 #include "driver/loop_passes.h"
+#include "driver/tune_harness.h"
 #include "schedule/rules/default_rules.h"
 #include "support/channel_block.h"
 #include "support/error.h"
-#include "tir/visitor.h"
 #include "tune/records.h"
 #include "tune/remote.h"
 #include "tune/task.h"
+#include "tune/task_scheduler.h"
 
 namespace ingot::driver {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// The parameters a kernel stores to.
-std::set<const tir::BufferNode*> written_params(const tir::PrimFunc& f) {
-  struct Stores : tir::IRVisitor {
-    std::set<const tir::BufferNode*> seen;
-    void visit_BufferStore(const tir::BufferStore* op, const tir::Stmt& s) override {
-      seen.insert(op->buffer.get());
-      tir::IRVisitor::visit_BufferStore(op, s);
-    }
-  } v;
-  v.visit_stmt(f.body);
-  std::set<const tir::BufferNode*> out;
-  for (const tir::Buffer& b : f.params)
-    if (v.seen.count(b.get())) out.insert(b.get());
-  return out;
-}
-
-int64_t bytes_of(const tir::Buffer& b, std::vector<int64_t>* shape) {
-  int64_t n = 1;
-  for (const tir::Expr& d : b->shape) {
-    auto* imm = d.as<tir::IntImm>();
-    INGOT_ICHECK(imm != nullptr, "tune: parameter {} has a symbolic shape", b->name);
-    shape->push_back(imm->value);
-    n *= imm->value;
-  }
-  return n * b->dtype.bits / 8;
-}
-
-// A module running kernel k of `model` alone: the kernel's constants copied from the model, the
-// parameters it writes as outputs, the others as inputs (kernels[0] is replaced per candidate).
-tir::IRModule harness_for(const tir::IRModule& model, int k) {
-  const tir::KernelCall* call = nullptr;
-  for (const tir::KernelCall& c : model.entry)
-    if (c.kernel == k) {
-      call = &c;
-      break;
-    }
-  INGOT_ICHECK(call != nullptr, "tune: kernel {} is never called", model.kernels[size_t(k)].name);
-  const tir::PrimFunc& f = model.kernels[size_t(k)];
-  std::set<const tir::BufferNode*> written = written_params(f);
-  tir::IRModule h;
-  h.model_name = "tune_" + f.name;
-  h.kernels = {f};
-  tir::KernelCall run{0, {}};
-  for (size_t p = 0; p < f.params.size(); ++p) {
-    const tir::Buffer& b = f.params[p];
-    const tir::ArgRef& a = call->args[p];
-    tir::TensorDesc d;
-    d.name = fmt::format("p{}_{}", p, b->name);
-    d.dtype = b->dtype;
-    int64_t bytes = bytes_of(b, &d.shape);
-    d.dim_names.assign(d.shape.size(), "");
-    if (a.kind == tir::ArgRef::kConstant && !written.count(b.get())) {
-      size_t at = (h.constants.size() + 63) / 64 * 64;
-      h.constants.resize(at);
-      auto src = model.constants.begin() + std::ptrdiff_t(a.value);
-      h.constants.insert(h.constants.end(), src, src + bytes);
-      run.args.push_back({tir::ArgRef::kConstant, int64_t(at)});
-    } else if (written.count(b.get())) {
-      run.args.push_back({tir::ArgRef::kOutput, int64_t(h.outputs.size())});
-      h.outputs.push_back(d);
-    } else {
-      run.args.push_back({tir::ArgRef::kInput, int64_t(h.inputs.size())});
-      h.inputs.push_back(d);
-    }
-  }
-  h.entry = {run};
-  return h;
-}
 
 // A trace's sampling decisions as one string (the identity of a point of the design space).
 std::string decisions_of(const nlohmann::json& trace) {
@@ -209,6 +141,143 @@ void confirm(std::vector<Finalist> measured, const tune::Task& task, const std::
                      ms(tt.default_s), ms(tt.best_s));
 }
 
+// Everything the search keeps for one task between its batches.
+struct TaskState {
+  const tune::Task* task = nullptr;
+  const tir::PrimFunc* f = nullptr;
+  const schedule::ScheduleRule* rule = nullptr;
+  tir::IRModule harness;
+  TaskTuning tt;
+  int cap = 0;      // most new trials (the default included)
+  int attempt = 0;  // seeds drawn so far
+  bool active = true;
+  bool finished_before = false;  // confirmed by the run that --resume continues
+  std::set<std::string> seen;    // decision strings already measured
+  std::string baseline;          // the default schedule's outputs
+  std::vector<Finalist> measured, earlier;
+  std::vector<double> best_after;  // best seconds after each trial (the scheduler's view)
+};
+
+// What a batch needs besides its task.
+struct Search {
+  const TuneOptions& options;
+  const codegen::Target& target;
+  const std::string& target_str;
+  const schedule::RuleTarget& rule_target;
+  const std::filesystem::path& dir;
+  const MeasureFn& measure;
+  std::ostream& log;
+  Clock::time_point start;
+  int planned = 0, made = 0, tasks = 0;
+  bool live = false;
+};
+
+// Builds candidate c of task `t` alone into stem.so; the error, or "".
+std::string build(const Search& s, const TaskState& t, const tir::PrimFunc& c,
+                  const std::string& stem) {
+  try {
+    tir::IRModule m = t.harness;
+    m.kernels = {c};
+    run_loop_passes(m);
+    codegen::BuildOptions bo;
+    bo.threads = 1;
+    codegen::build_shared_library(m, s.target, stem + ".so", bo);
+    return "";
+  } catch (const std::exception& e) {
+    return std::string("build failed: ") + e.what();
+  }
+}
+
+// Records a finished trial (an error, or a measurement checked against the default's). A
+// default measured again only as the reference of a resumed task is not a new trial.
+bool finish(Search& s, TaskState& t, int position, tune::TuningRecord rec,
+            const std::string& artifact, const tune::Measurement* meas, const std::string& worker,
+            bool is_default, bool new_trial) {
+  TaskTuning& tt = t.tt;
+  rec.worker = worker;
+  if (meas && !meas->ok()) rec.error = meas->error;
+  if (meas && meas->ok()) {
+    if (is_default) {
+      t.baseline = meas->outputs;
+      rec.seconds = meas->seconds;
+    } else {
+      double diff = tune::max_relative_difference(meas->outputs, t.baseline);
+      if (diff > 1e-4) {
+        rec.error = fmt::format("wrong result (max relative difference {:.3g})", diff);
+      } else {
+        rec.seconds = meas->seconds;
+      }
+    }
+  }
+  if (!rec.error.empty()) rec.seconds = -1;
+  if (rec.ok()) t.measured.push_back({rec.seconds, rec.trace, artifact, is_default});
+  if (rec.ok() && is_default) tt.default_s = rec.seconds;
+  if (!new_trial) return rec.ok();
+  tune::append_record(s.options.records, rec);
+  ++tt.trials;
+  if (!rec.ok()) ++tt.failed;
+  if (rec.ok() && (tt.best_s < 0 || rec.seconds < tt.best_s)) tt.best_s = rec.seconds;
+  tt.curve.push_back(tt.best_s);
+  t.best_after.push_back(tt.best_s);
+  ++s.made;
+  double elapsed = std::chrono::duration<double>(Clock::now() - s.start).count();
+  double eta = elapsed / s.made * std::max(0, s.planned - s.made);
+  std::string result = rec.ok() ? fmt::format("{} {:.1f} GFLOP/s", ms(rec.seconds),
+                                              t.task->flops / rec.seconds * 1e-9)
+                                : rec.error;
+  std::string gain =
+      tt.default_s > 0 && tt.best_s > 0 ? fmt::format(" {:.2f}x", tt.default_s / tt.best_s) : "";
+  s.log << fmt::format(
+      "{}task {}/{} {} (x{}): trial {}/{}: {} (default {}, best {}{}) "
+      "[{:.0f} s, ETA {:.0f} s]{}",
+      s.live ? "\r\033[K" : "", position + 1, s.tasks, t.f->name, t.task->weight(), tt.trials,
+      t.cap, result, ms(tt.default_s), ms(tt.best_s), gain, elapsed, eta, s.live ? "" : "\n");
+  s.log.flush();
+  return rec.ok();
+}
+
+// One batch of task t: its default alone (the reference outputs) first, then up to `size` new
+// points of the rule's design space, built here and measured together.
+void run_batch(Search& s, TaskState& t, int position, size_t size) {
+  std::vector<Built> built;
+  std::vector<tune::MeasureJob> jobs;
+  bool default_has_choices = true;
+  size_t want = t.attempt == 0 ? 1 : size;
+  while (built.size() < want && (t.attempt == 0 || t.tt.trials + int(built.size()) < t.cap) &&
+         t.attempt < 4 * t.cap) {
+    int a = t.attempt++;
+    uint64_t seed = s.options.seed * 1000003ull + uint64_t(t.tt.index) * 7919ull + uint64_t(a);
+    std::string decisions, error;
+    std::optional<tir::PrimFunc> c =
+        candidate(*t.f, *t.rule, s.rule_target, seed, a == 0, &decisions, &error);
+    bool fresh = !c || t.seen.insert(decisions).second;
+    if (!fresh && a > 0) continue;  // a point already measured
+    if (a == 0) default_has_choices = !decisions.empty();
+    tune::TuningRecord rec{t.task->key,      s.target_str, t.task->rule, t.f->name,
+                           nlohmann::json(), -1,           error};
+    std::string stem = (s.dir / fmt::format("t{}_{}", t.tt.index, a)).string();
+    if (c) {
+      rec.trace = nlohmann::json::parse(c->schedule_trace);
+      rec.error = build(s, t, *c, stem);
+      if (rec.error.empty()) {
+        built.push_back({rec, stem + ".so", a == 0, fresh});
+        jobs.push_back({stem + ".so", stem + ".npz"});
+        continue;
+      }
+    }
+    finish(s, t, position, rec, "", nullptr, "", a == 0, fresh);  // refused, or not built
+    if (a == 0) t.active = false;
+  }
+  std::vector<Measured> results = s.measure(jobs);
+  for (size_t k = 0; k < built.size(); ++k) {
+    bool ok = finish(s, t, position, built[k].rec, built[k].artifact, &results[k].m,
+                     results[k].worker, built[k].is_default, built[k].new_trial);
+    // No reference outputs, or a rule without choices: nothing more to do for this task.
+    if (built[k].is_default && (!ok || !default_has_choices)) t.active = false;
+  }
+  if (t.attempt >= 4 * t.cap) t.active = false;  // the space is (nearly) exhausted
+}
+
 }  // namespace
 
 TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
@@ -216,7 +285,7 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
   if (options.trials < 1) fail_user("--trials: {} is not a positive count", options.trials);
   if (options.records.empty()) fail_user("-o: a records file is required");
   Clock::time_point start = Clock::now();
-  // 1. The lowered, unscheduled module.
+  // 1. The lowered, unscheduled module and its tasks.
   tir::IRModule model;
   CompileOptions co = options.compile;
   co.after_lower = [&model](const tir::IRModule& m) {
@@ -235,9 +304,6 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
   for (int t : chosen)
     if (t < 0 || t >= int(all.size()))
       fail_user("--tasks: task {} does not exist (the model has {} tasks)", t, all.size());
-  // 2. Trials per task in proportion to its weighted FLOPs (at least the default and one more).
-  double total = 0;
-  for (int t : chosen) total += all[size_t(t)].flops * all[size_t(t)].weight();
   std::filesystem::path dir = options.workdir;
   bool own_dir = dir.empty();
   if (own_dir) {
@@ -245,7 +311,7 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
     if (!mkdtemp(tmpl.data())) fail_user("cannot create a directory for tuning candidates");
     dir = tmpl;
   }
-  // 3. Where candidates are measured: here, one after the other, or on the workers of a Redis
+  // 2. Where candidates are measured: here, one after the other, or on the workers of a Redis
   //    server, a batch at a time.
   std::unique_ptr<tune::RemoteMeasurer> remote;
   if (!options.workers.empty())
@@ -264,168 +330,99 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
     }
     return out;
   };
-  // 4. With --resume, what an earlier run of the same records file measured: finished tasks
-  //    (confirmed) are skipped, the others continue past the points already measured.
+  // 3. Per task: its state, with what a resumed run (--resume) already measured. Each task may
+  //    take up to twice its share of the trials by FLOPs x calls (at least 2).
   std::vector<tune::TuningRecord> prior;
   if (options.resume && std::filesystem::exists(options.records))
     prior = tune::read_records(options.records);
-  TuneReport report;
-  report.target = tstr;
-  // Progress: the trials planned over all tasks and those made so far (for the ETA).
-  auto budget_of = [&](const tune::Task& t) {
-    double share = total > 0 ? t.flops * t.weight() / total : 1.0 / double(chosen.size());
-    return std::max(2, int(std::lround(options.trials * share)));
-  };
-  int planned = 0, made = 0;
-  for (int t : chosen) planned += budget_of(all[size_t(t)]);
-  auto progress = [&]() {
-    double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    double eta = made > 0 ? elapsed / made * std::max(0, planned - made) : 0;
-    return fmt::format("[{:.0f} s, ETA {:.0f} s]", elapsed, eta);
-  };
-  // On a terminal each task's trials redraw one line; elsewhere one line per trial.
-  const char* end = options.live ? "" : "\n";
-  const char* begin = options.live ? "\r\033[K" : "";
+  double total = 0;
+  for (int t : chosen) total += all[size_t(t)].flops * all[size_t(t)].weight();
+  std::vector<TaskState> states(chosen.size());
+  Search search{options, target, tstr, rt, dir, measure, log, start};
+  search.tasks = int(chosen.size());
+  search.live = options.live;
+  search.planned = options.trials;
   for (size_t n = 0; n < chosen.size(); ++n) {
-    const tune::Task& task = all[size_t(chosen[n])];
-    const tir::PrimFunc& f = model.kernels[size_t(task.kernels[0])];
-    const schedule::ScheduleRule* rule = schedule::find_schedule_rule(task.rule, "llvm");
-    INGOT_ICHECK(rule != nullptr, "tune: no rule {}", task.rule);
-    TaskTuning tt{chosen[n], task.key, task.rule, f.name, task.weight(), task.flops};
-    int budget = budget_of(task);
-    tir::IRModule harness = harness_for(model, task.kernels[0]);
-    std::set<std::string> seen;
-    std::string baseline;            // the default schedule's outputs
-    std::vector<Finalist> measured;  // every candidate that passed, the default first
-    std::vector<Finalist> earlier;   // candidates a resumed run measured (no artifact)
-    bool finished_before = false;
+    TaskState& t = states[n];
+    t.task = &all[size_t(chosen[n])];
+    t.f = &model.kernels[size_t(t.task->kernels[0])];
+    t.rule = schedule::find_schedule_rule(t.task->rule, "llvm");
+    INGOT_ICHECK(t.rule != nullptr, "tune: no rule {}", t.task->rule);
+    t.tt = TaskTuning{chosen[n], t.task->key,      t.task->rule,
+                      t.f->name, t.task->weight(), t.task->flops};
+    double share = total > 0 ? t.task->flops * t.task->weight() / total : 1.0 / chosen.size();
+    t.cap = chosen.size() == 1 ? options.trials
+                               : std::max(2, int(std::lround(2 * options.trials * share)));
     for (const tune::TuningRecord& r : prior) {
-      if (r.task != task.key) continue;
+      if (r.task != t.task->key) continue;
       if (r.confirmed) {
-        finished_before = true;
-        if (r.ok() && (tt.best_s < 0 || r.seconds < tt.best_s)) tt.best_s = r.seconds;
+        t.finished_before = true;
+        if (r.ok() && (t.tt.best_s < 0 || r.seconds < t.tt.best_s)) t.tt.best_s = r.seconds;
         continue;
       }
-      seen.insert(decisions_of(r.trace));
-      ++tt.trials;
-      if (!r.ok()) ++tt.failed;
-      if (r.ok()) earlier.push_back({r.seconds, r.trace, "", false});
+      t.seen.insert(decisions_of(r.trace));
+      ++t.tt.trials;
+      if (!r.ok()) ++t.tt.failed;
+      if (r.ok()) t.earlier.push_back({r.seconds, r.trace, "", false});
+      t.best_after.push_back(r.ok() && (t.best_after.empty() || t.best_after.back() <= 0 ||
+                                        r.seconds < t.best_after.back())
+                                 ? r.seconds
+                             : t.best_after.empty() ? -1
+                                                    : t.best_after.back());
     }
-    if (finished_before) {
+    search.planned -= std::min(t.tt.trials, options.trials);
+    if (t.finished_before) {
       log << fmt::format("task {}/{} {}: finished in the resumed run ({} trials)\n", n + 1,
-                         chosen.size(), f.name, tt.trials);
-      report.tasks.push_back(tt);
+                         chosen.size(), t.f->name, t.tt.trials);
+      t.active = false;
       continue;
     }
-    // Builds candidate c alone into stem.so; the error, or "".
-    auto build = [&](const tir::PrimFunc& c, const std::string& stem) {
-      try {
-        tir::IRModule m = harness;
-        m.kernels = {c};
-        run_loop_passes(m);
-        codegen::BuildOptions bo;
-        bo.threads = 1;
-        codegen::build_shared_library(m, target, stem + ".so", bo);
-        return std::string();
-      } catch (const std::exception& e) {
-        return std::string("build failed: ") + e.what();
-      }
-    };
-    RebuildFn rebuild = [&](const nlohmann::json& trace, const std::string& stem) {
-      try {
-        schedule::Schedule s = schedule::Trace::from_json(trace).replay(f);
-        return build(schedule::scheduled_kernel(f, s), stem).empty() ? stem + ".so" : std::string();
-      } catch (const UserError&) {
-        return std::string();
-      }
-    };
-    // Records a finished trial (an error, or a measurement checked against the default's).
-    // A default measured again only as the reference of a resumed task is not a new trial.
-    auto finish = [&](tune::TuningRecord rec, const std::string& artifact,
-                      const tune::Measurement* meas, const std::string& worker, bool is_default,
-                      bool new_trial) {
-      rec.worker = worker;
-      if (meas && !meas->ok()) rec.error = meas->error;
-      if (meas && meas->ok()) {
-        if (is_default) {
-          baseline = meas->outputs;
-          rec.seconds = meas->seconds;
-        } else {
-          double diff = tune::max_relative_difference(meas->outputs, baseline);
-          if (diff > 1e-4) {
-            rec.error = fmt::format("wrong result (max relative difference {:.3g})", diff);
-          } else {
-            rec.seconds = meas->seconds;
-          }
+    t.harness = harness_for(model, t.task->kernels[0]);
+  }
+  // 4. Every task's default first (the reference outputs), then batches to the task the
+  //    scheduler picks (tune/task_scheduler.h) until the trials are spent.
+  int spent = 0;
+  for (size_t n = 0; n < states.size(); ++n) {
+    if (states[n].finished_before) continue;
+    int before = states[n].tt.trials;
+    run_batch(search, states[n], int(n), 1);
+    spent += states[n].tt.trials - before;
+  }
+  while (spent < search.planned) {
+    std::vector<tune::TaskProgress> progress;
+    for (const TaskState& t : states)
+      progress.push_back(
+          {double(t.task->weight()), t.best_after, t.cap, t.active && !t.finished_before});
+    int pick = tune::next_task(progress);
+    if (pick < 0) break;
+    TaskState& t = states[size_t(pick)];
+    int before = t.tt.trials;
+    run_batch(search, t, pick, size_t(std::min(batch, search.planned - spent)));
+    if (t.tt.trials == before && t.attempt >= 4 * t.cap) t.active = false;
+    spent += std::max(1, t.tt.trials - before);
+  }
+  if (options.live) log << "\n";
+  // 5. Confirmation rounds, and the report.
+  TuneReport report;
+  report.target = tstr;
+  for (size_t n = 0; n < states.size(); ++n) {
+    TaskState& t = states[n];
+    if (!t.finished_before) {
+      RebuildFn rebuild = [&](const nlohmann::json& trace, const std::string& stem) {
+        try {
+          schedule::Schedule sch = schedule::Trace::from_json(trace).replay(*t.f);
+          return build(search, t, schedule::scheduled_kernel(*t.f, sch), stem).empty()
+                     ? stem + ".so"
+                     : std::string();
+        } catch (const UserError&) {
+          return std::string();
         }
-      }
-      if (!rec.error.empty()) rec.seconds = -1;
-      if (rec.ok()) measured.push_back({rec.seconds, rec.trace, artifact, is_default});
-      if (rec.ok() && is_default) tt.default_s = rec.seconds;
-      if (!new_trial) return rec.ok();
-      tune::append_record(options.records, rec);
-      ++tt.trials;
-      if (!rec.ok()) ++tt.failed;
-      if (rec.ok() && is_default) tt.default_s = rec.seconds;
-      if (rec.ok() && (tt.best_s < 0 || rec.seconds < tt.best_s)) tt.best_s = rec.seconds;
-      tt.curve.push_back(tt.best_s);
-      ++made;
-      std::string result = rec.ok() ? fmt::format("{} {:.1f} GFLOP/s", ms(rec.seconds),
-                                                  task.flops / rec.seconds * 1e-9)
-                                    : rec.error;
-      std::string gain = tt.default_s > 0 && tt.best_s > 0
-                             ? fmt::format(" {:.2f}x", tt.default_s / tt.best_s)
-                             : "";
-      log << fmt::format("{}task {}/{} {} (x{}): trial {}/{}: {} (default {}, best {}{}) {}{}",
-                         begin, n + 1, chosen.size(), f.name, task.weight(), tt.trials, budget,
-                         result, ms(tt.default_s), ms(tt.best_s), gain, progress(), end);
-      log.flush();
-      return rec.ok();
-    };
-    // The default schedule alone first (the reference outputs), then batches of candidates.
-    int attempt = 0;
-    bool searching = true;
-    // (The default runs even when a resumed task has used its budget: the reference outputs.)
-    while (searching && (attempt == 0 || tt.trials < budget) && attempt < 4 * budget) {
-      size_t batch_size = attempt == 0 ? 1 : size_t(batch);
-      std::vector<Built> built;
-      std::vector<tune::MeasureJob> jobs;
-      bool default_has_choices = true;
-      while (built.size() < batch_size &&
-             (attempt == 0 || tt.trials + int(built.size()) < budget) && attempt < 4 * budget) {
-        int a = attempt++;
-        uint64_t seed = options.seed * 1000003ull + uint64_t(chosen[n]) * 7919ull + uint64_t(a);
-        std::string decisions, error;
-        std::optional<tir::PrimFunc> c = candidate(f, *rule, rt, seed, a == 0, &decisions, &error);
-        bool fresh = !c || seen.insert(decisions).second;
-        if (!fresh && a > 0) continue;  // a point already measured
-        if (a == 0) default_has_choices = !decisions.empty();
-        tune::TuningRecord rec{task.key, tstr, task.rule, f.name, nlohmann::json(), -1, error};
-        std::string stem = (dir / fmt::format("t{}_{}", chosen[n], a)).string();
-        if (c) {
-          rec.trace = nlohmann::json::parse(c->schedule_trace);
-          rec.error = build(*c, stem);
-          if (rec.error.empty()) {
-            built.push_back({rec, stem + ".so", a == 0, fresh});
-            jobs.push_back({stem + ".so", stem + ".npz"});
-            continue;
-          }
-        }
-        finish(rec, "", nullptr, "", a == 0, fresh);  // refused by the rule, or not built
-        if (a == 0) searching = false;
-      }
-      std::vector<Measured> results = measure(jobs);
-      for (size_t k = 0; k < built.size(); ++k) {
-        bool ok = finish(built[k].rec, built[k].artifact, &results[k].m, results[k].worker,
-                         built[k].is_default, built[k].new_trial);
-        // No reference outputs, or a rule without choices: nothing more to do for this task.
-        if (built[k].is_default && (!ok || !default_has_choices)) searching = false;
-      }
+      };
+      std::vector<Finalist> finalists = t.measured;
+      finalists.insert(finalists.end(), t.earlier.begin(), t.earlier.end());
+      confirm(finalists, *t.task, t.f->name, tstr, dir, options, measure, rebuild, t.tt, log);
     }
-    if (options.live) log << "\n";
-    measured.insert(measured.end(), earlier.begin(), earlier.end());
-    confirm(measured, task, f.name, tstr, dir, options, measure, rebuild, tt, log);
-    report.tasks.push_back(tt);
+    report.tasks.push_back(t.tt);
   }
   if (own_dir) std::filesystem::remove_all(dir);
   report.wall_s = std::chrono::duration<double>(Clock::now() - start).count();

@@ -11,9 +11,9 @@
 // Last, the three fastest candidates and the default are measured again, alternating, three
 // times each; their confirmed records (fastest time) are what compile chooses from.
 //
+// Trials go to tasks through the gradient-based task scheduler (tune/task_scheduler.h).
 // Not yet here (issue 13): the evolutionary search and the XGBoost cost model (the candidates
-// are random points of the design space), the gradient task scheduler (trials go to tasks in
-// proportion to their weighted FLOPs).
+// are random points of the design space).
 #pragma once
 
 #include <cstdint>

@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <random>
 #include <set>
 
 #include "codegen/build.h"
@@ -23,6 +24,7 @@
 #include "schedule/rules/default_rules.h"
 #include "support/channel_block.h"
 #include "support/error.h"
+#include "tune/mutate.h"
 #include "tune/records.h"
 #include "tune/remote.h"
 #include "tune/task.h"
@@ -44,12 +46,18 @@ std::string decisions_of(const nlohmann::json& trace) {
 
 // The task's rule run on kernel f: the default point, or (seeded) fresh decisions. nullopt with
 // `error` set when the rule refuses the point.
+// `forced`: decisions by ordinal (a mutation of a measured candidate), the rest drawn.
 std::optional<tir::PrimFunc> candidate(const tir::PrimFunc& f, const schedule::ScheduleRule& rule,
                                        const schedule::RuleTarget& rt, uint64_t seed,
-                                       bool default_point, std::string* decisions,
-                                       std::string* error) {
+                                       bool default_point,
+                                       const std::map<int, nlohmann::json>* forced,
+                                       std::string* decisions, std::string* error) {
   schedule::Schedule s(f, seed);
-  if (!default_point) s.set_sampling_policy({.ignore_given = true});
+  if (forced) {
+    s.set_sampling_policy({.ignore_given = true, .forced = *forced});
+  } else if (!default_point) {
+    s.set_sampling_policy({.ignore_given = true});
+  }
   try {
     rule.apply(s, rt);
   } catch (const UserError& e) {
@@ -131,6 +139,7 @@ void confirm(std::vector<Finalist> measured, const tune::Task& task, const std::
   for (size_t k = 0; k < finalists.size(); ++k) {
     tune::TuningRecord rec{task.key, target, task.rule, kernel, finalists[k].trace, best[k], ""};
     rec.confirmed = true;
+    rec.origin = "confirmation";
     if (best[k] < 0) rec.error = "failed when measured again";
     tune::append_record(options.records, rec);
     if (!rec.ok()) continue;
@@ -247,14 +256,28 @@ void run_batch(Search& s, TaskState& t, int position, size_t size) {
          t.attempt < 4 * t.cap) {
     int a = t.attempt++;
     uint64_t seed = s.options.seed * 1000003ull + uint64_t(t.tt.index) * 7919ull + uint64_t(a);
+    // After the warm-up, half the candidates are mutations of one of the three fastest measured
+    // so far (the evolutionary step), the others fresh random points.
+    std::mt19937_64 rng(seed);
+    std::optional<std::map<int, nlohmann::json>> forced;
+    if (a > 0 && t.tt.trials >= 3 && rng() % 2 == 0) {
+      std::vector<const Finalist*> top;
+      for (const std::vector<Finalist>* v : {&t.measured, &t.earlier})
+        for (const Finalist& m : *v) top.push_back(&m);
+      std::sort(top.begin(), top.end(),
+                [](const Finalist* x, const Finalist* y) { return x->seconds < y->seconds; });
+      if (top.size() > 3) top.resize(3);
+      if (!top.empty()) forced = tune::mutate_decisions(top[rng() % top.size()]->trace, rng);
+    }
     std::string decisions, error;
-    std::optional<tir::PrimFunc> c =
-        candidate(*t.f, *t.rule, s.rule_target, seed, a == 0, &decisions, &error);
+    std::optional<tir::PrimFunc> c = candidate(*t.f, *t.rule, s.rule_target, seed, a == 0,
+                                               forced ? &*forced : nullptr, &decisions, &error);
     bool fresh = !c || t.seen.insert(decisions).second;
     if (!fresh && a > 0) continue;  // a point already measured
     if (a == 0) default_has_choices = !decisions.empty();
     tune::TuningRecord rec{t.task->key,      s.target_str, t.task->rule, t.f->name,
                            nlohmann::json(), -1,           error};
+    rec.origin = a == 0 ? "default" : forced ? "mutation" : "random";
     std::string stem = (s.dir / fmt::format("t{}_{}", t.tt.index, a)).string();
     if (c) {
       rec.trace = nlohmann::json::parse(c->schedule_trace);

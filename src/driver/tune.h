@@ -11,9 +11,9 @@
 // Last, the three fastest candidates and the default are measured again, alternating, three
 // times each; their confirmed records (fastest time) are what compile chooses from.
 //
-// Trials go to tasks through the gradient-based task scheduler (tune/task_scheduler.h).
-// Not yet here (issue 13): the evolutionary search and the XGBoost cost model (the candidates
-// are random points of the design space).
+// Trials go to tasks through the gradient-based task scheduler (tune/task_scheduler.h); after a
+// task's warm-up, half its candidates are one-decision mutations of its fastest (tune/mutate.h).
+// Not yet here (issue 13): the XGBoost cost model that would rank candidates before measuring.
 #pragma once
 
 #include <cstdint>

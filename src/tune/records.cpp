@@ -28,6 +28,7 @@ json record_to_json(const TuningRecord& r) {
   }
   if (r.confirmed) j["confirmed"] = true;
   if (!r.worker.empty()) j["worker"] = r.worker;
+  if (!r.origin.empty()) j["origin"] = r.origin;
   return j;
 }
 
@@ -43,6 +44,7 @@ TuningRecord record_from_json(const json& j, const std::string& where) {
     if (r.error.empty()) r.seconds = j.at("seconds").get<double>();
     r.confirmed = j.value("confirmed", false);
     r.worker = j.value("worker", "");
+    r.origin = j.value("origin", "");
   } catch (const json::exception& e) {
     fail_user("{}: not a tuning record ({})", where, e.what());
   }

@@ -132,14 +132,16 @@ TEST_F(TuneTest, TheSameSeedSamplesTheSameCandidates) {
                    " --repeat 1 --number 1 --num-threads 1 --seed " + seed);
     ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   }
-  // The trials' traces (decisions included) repeat with the seed; another seed draws others.
+  // The default and the warm-up's random points (decisions included) repeat with the seed;
+  // another seed draws others. (Later candidates also depend on measured times: mutations of
+  // the fastest so far.)
   EXPECT_EQ(
       python("def traces(f):\n"
              "  return [json.dumps(r['trace'], sort_keys=True)\n"
              "          for r in map(json.loads, open(d + '/' + f)) if not r.get('confirmed')]\n"
              "a, b, c = traces('a.jsonl'), traces('b.jsonl'), traces('c.jsonl')\n"
-             "assert len(a) == 5 and a == b, (len(a), len(b))\n"
-             "assert a[0] == c[0] and a[1:] != c[1:]\n"),
+             "assert len(a) == 5 and len(b) == 5 and a[:3] == b[:3], (len(a), len(b))\n"
+             "assert a[0] == c[0] and a[1:3] != c[1:3]\n"),
       0);
 }
 
@@ -154,14 +156,17 @@ TEST_F(TuneTest, ResumeContinuesWhereAnInterruptedRunStopped) {
             0);
   r = ingot("tune " + path("model.onnx") + " -o " + path("part.jsonl") + common + " --resume");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  // The resumed run measured the remaining points of the same sequence, then confirmed.
+  // The resumed run kept the three recorded trials, measured three new points, then confirmed.
   EXPECT_EQ(
       python("def trials(f):\n"
              "  rs = [json.loads(l) for l in open(d + '/' + f)]\n"
              "  return [json.dumps(r['trace'], sort_keys=True) for r in rs\n"
              "          if not r.get('confirmed')], sum(1 for r in rs if r.get('confirmed'))\n"
              "(a, ca), (b, cb) = trials('full.jsonl'), trials('part.jsonl')\n"
-             "assert a == b, (len(a), len(b))\n"
+             "assert len(a) == 6 and len(b) == 6 and a[:3] == b[:3], (len(a), len(b))\n"
+             "origins = [json.loads(l).get('origin') for l in open(d + '/full.jsonl')][:6]\n"
+             "assert origins[:3] == ['default', 'random', 'random'], origins\n"
+             "assert set(origins[3:]) <= {'random', 'mutation'}, origins\n"
              "assert len(set(b)) == len(b) and cb >= 2, (len(set(b)), cb)\n"),
       0);
   // Once confirmed, a task is finished: resuming again measures nothing.

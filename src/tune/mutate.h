@@ -1,0 +1,20 @@
+// The evolutionary step of the search: a measured candidate's decisions with one sampling
+// decision changed to another of its candidates. Rerunning the rule with these decisions forced
+// (Schedule::set_sampling_policy) gives a neighbour in the design space; a neighbour the rule
+// refuses (a later choice whose candidates depended on the changed one) costs no build.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <random>
+
+namespace ingot::tune {
+
+// The forced decisions (by sampling-instruction ordinal) of `trace` (schedule::Trace JSON) with
+// one sample_categorical decision that has two or more candidates changed at random; nullopt
+// when no decision can change.
+std::optional<std::map<int, nlohmann::json>> mutate_decisions(const nlohmann::json& trace,
+                                                              std::mt19937_64& rng);
+
+}  // namespace ingot::tune

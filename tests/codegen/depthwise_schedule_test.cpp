@@ -4,6 +4,7 @@
 // interior at all), strides, dilations, one- and two-vector channel blocks, padding lanes, the
 // in-place epilogue, and both x86 ISAs.
 #include <algorithm>
+#include <cstdint>
 
 #include "artifact_util.h"
 #include "schedule/rules/depthwise_conv_nchwc.h"
@@ -28,15 +29,17 @@ DepthwiseConvShape shape(int64_t channels, int64_t blk, int64_t ih, int64_t iw, 
   return s;
 }
 
-void expect_depthwise(const DepthwiseConvShape& s, bool relu, const Target& target,
-                      int vector_bits) {
+// seed > 0: the rule's tile widths drawn at random from that seed (a tuner's candidate).
+void expect_depthwise(const DepthwiseConvShape& s, bool relu, const Target& target, int vector_bits,
+                      uint64_t seed = 0) {
   schedule::ConvEpilogue epi;
   if (relu)
     epi = [](const Expr& v, const std::vector<Expr>&) {
       return max(v, make_const(DataType::f32(), 0));
     };
   PrimFunc f = schedule::make_depthwise_conv_nchwc(s, epi);
-  schedule::Schedule sch(f);
+  schedule::Schedule sch(f, seed);
+  if (seed > 0) sch.set_sampling_policy({.ignore_given = true});
   schedule::schedule_depthwise_conv_nchwc(sch, CpuVectorIsa::x86(vector_bits));
   int64_t lanes = s.blocks * s.blk;
   std::vector<float> x = random_floats(s.n * s.blocks * s.ih * s.iw * s.blk, 1);
@@ -87,6 +90,17 @@ TEST(DepthwiseSchedule, StridedDilatedAsymmetricPadding) {
 TEST(DepthwiseSchedule, FiveByFiveAvx2) {
   Target avx2 = Target::parse("llvm -mcpu=haswell");
   expect_depthwise(shape(20, 8, 11, 14, 5, 1, 1, 2, 2, 2, 2), true, avx2, 256);
+}
+
+TEST(DepthwiseSchedule, RandomTileWidthsMatch) {
+  // Every row part's register-tile width drawn at random (interior rows, single border rows),
+  // with tails, on both ISAs.
+  Target avx2 = Target::parse("llvm -mcpu=haswell");
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    SCOPED_TRACE(seed);
+    expect_depthwise(shape(40, 32, 13, 17, 3, 1, 1, 1, 1, 1, 1), true, Target::host(), 512, seed);
+    expect_depthwise(shape(20, 8, 11, 14, 5, 1, 1, 2, 2, 2, 2), true, avx2, 256, seed);
+  }
 }
 
 }  // namespace

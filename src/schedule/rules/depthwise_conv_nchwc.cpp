@@ -7,6 +7,7 @@
 
 #include "schedule/intrin/x86_fma.h"
 #include "schedule/ir_utils.h"
+#include "schedule/rules/choice.h"
 #include "schedule/rules/fma_strip.h"
 #include "support/error.h"
 #include "tir/analysis.h"
@@ -194,14 +195,19 @@ void tile_columns(Schedule& s, LoopRV cols, int64_t n, int mr, const Guard& g,
 // Interior columns [a, b) of a row part: the widest tile, or a narrower one (down to 3/4 of the
 // width: fewer accumulators leave the FMA latency exposed) that divides the run; else the
 // columns past the last whole tile are a loop of their own with a narrower tile (no masked
-// tail, whose fallback code LLVM would compile too).
+// tail, whose fallback code LLVM would compile too). The width is a tunable choice (half the
+// widest up to the widest; the above by default).
 void tile_columns_run(Schedule& s, LoopRV cols, const Guard& g, const Run& run,
                       std::optional<std::pair<int64_t, int64_t>> taps, const CpuVectorIsa& isa) {
   int lanes = isa.tile_lanes();
   int64_t n = run.b - run.a;
-  int mr = int(std::min<int64_t>(tile_width(isa, (g.blk + lanes - 1) / lanes), n));
+  int widest = int(std::min<int64_t>(tile_width(isa, (g.blk + lanes - 1) / lanes), n));
+  int mr = widest;
   for (int c = mr; c * 4 >= mr * 3 && n % mr != 0; --c)
     if (n % c == 0) mr = c;
+  std::vector<int64_t> widths;
+  for (int w = std::max(1, widest / 2); w <= widest; ++w) widths.push_back(w);
+  mr = int(s.value(sample_choice(s, widths, mr)));
   int64_t whole = n / mr * mr;
   if (whole == n) return tile_columns(s, cols, n, mr, g, taps, isa);
   std::vector<LoopRV> parts = s.partition(cols, {whole});

@@ -18,7 +18,8 @@
 // unrolled with their kernel columns inside one loop over the channel block, so the column
 // guards fold at compile time. (Past 6 border rows, or more than half the interior rows, runs
 // of border rows keep their row test.)
-// The epilogue runs per output row while it is in L1.
+// The epilogue runs per output row while it is in L1. Tunable (sampling instructions with these
+// choices as defaults, rules/choice.h): the register tile's width in each row part.
 #pragma once
 
 #include <cstdint>

@@ -61,6 +61,7 @@ Measurement measure_artifact(const std::string& artifact, const std::string& out
                                    "--repeat", std::to_string(o.repeat),
                                    "--number", std::to_string(o.number)};
   if (o.threads > 0) args.insert(args.end(), {"--num-threads", std::to_string(o.threads)});
+  if (o.cache_flush) args.push_back("--cache-flush");
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

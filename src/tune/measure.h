@@ -17,6 +17,7 @@ struct MeasureOptions {
   int number = 3;     // runs averaged per sample
   int threads = 0;    // 0: the runtime's default
   double timeout_s = 20;
+  bool cache_flush = false;  // `ingot run --cache-flush`: each timed run starts cold
 };
 
 struct Measurement {

@@ -80,6 +80,19 @@ TEST_F(RunTest, PrintTimeSummaryFormat) {
   EXPECT_EQ(values.size(), 5 * 12 + 4 + 1) << values;
 }
 
+TEST_F(RunTest, CacheFlushTimesColdRunsWithTheSameOutputs) {
+  auto warm = ingot("run '" + artifact("fake_affine") +
+                    "' --fill-mode ones --repeat 2 --outputs '" + path("warm.npz") + "'");
+  ASSERT_EQ(warm.exit_code, 0) << warm.err;
+  auto cold = ingot("run '" + artifact("fake_affine") +
+                    "' --fill-mode ones --cache-flush --print-time --repeat 3 --number 2 "
+                    "--outputs '" +
+                    path("cold.npz") + "'");
+  ASSERT_EQ(cold.exit_code, 0) << cold.err;
+  EXPECT_NE(cold.out.find("Execution time summary:"), std::string::npos) << cold.out;
+  EXPECT_EQ(ingot::testing::read_text(path("warm.npz")), ingot::testing::read_text(path("cold.npz")));
+}
+
 TEST_F(RunTest, ProfilePrintsKernels) {
   auto r = ingot("run '" + artifact("fake_affine") +
                  "' --fill-mode zeros --profile --repeat 3 "

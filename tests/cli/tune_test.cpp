@@ -249,7 +249,8 @@ TEST_F(TuneTest, WorkersOnRedisSurviveOneDyingMidJob) {
   worker("w1", "--die-on-job 2");
   worker("w2", "");
   auto r = ingot("tune " + path("model.onnx") + " -o " + path("r.jsonl") +
-                 " --trials 8 --repeat 2 --number 1 --num-threads 1 --batch 4 --workers " + url);
+                 " --trials 8 --repeat 2 --number 1 --num-threads 1 --batch 4 --cache-flush" +
+                 " --workers " + url);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   // One record per trial line the tuner printed, none failed, each measured by a worker.
   size_t trials = 0;

@@ -3,12 +3,15 @@
 // summary, per-kernel profile, and outputs written atomically to a .npz or printed.
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -30,6 +33,7 @@ struct RunOptions {
   int number = 1;
   bool print_time = false;
   bool profile = false;
+  bool cache_flush = false;
   int num_threads = 0;
 };
 
@@ -153,12 +157,42 @@ std::vector<NpyArray> bind_inputs(const RunOptions& opts, const rt::Model& model
 }
 
 // tvmc's timing: `repeat` samples, each the mean of `number` runs, in milliseconds.
-std::vector<double> time_runs(rt::Session& session, int repeat, int number) {
+// Evicts the caches by streaming over twice the last-level cache (64 MiB when the size is not
+// known), so a run starts cold, as a kernel does after a large neighbour in a model.
+class CacheFlusher {
+ public:
+  CacheFlusher() {
+    long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    size_t bytes = llc > 0 ? size_t(llc) * 2 : size_t(64) << 20;
+    buf_.assign(bytes / sizeof(uint64_t), 1);
+  }
+  void flush() {
+    uint64_t sum = 0;
+    for (uint64_t& v : buf_) sum += v++;
+    sink_ = sum;
+  }
+
+ private:
+  std::vector<uint64_t> buf_;
+  volatile uint64_t sink_ = 0;
+};
+
+// `repeat` samples, each the mean of `number` runs; with a flusher, each run starts after a
+// flush that is not timed.
+std::vector<double> time_runs(rt::Session& session, int repeat, int number, CacheFlusher* flusher) {
   std::vector<double> samples;
   for (int r = 0; r < repeat; ++r) {
+    std::chrono::duration<double, std::milli> elapsed{0};
     auto start = std::chrono::steady_clock::now();
-    for (int n = 0; n < number; ++n) session.run();
-    std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;
+    for (int n = 0; n < number; ++n) {
+      if (flusher) {
+        flusher->flush();
+        start = std::chrono::steady_clock::now();
+      }
+      session.run();
+      if (flusher) elapsed += std::chrono::steady_clock::now() - start;
+    }
+    if (!flusher) elapsed = std::chrono::steady_clock::now() - start;
     samples.push_back(elapsed.count() / number);
   }
   return samples;
@@ -298,7 +332,10 @@ int run_artifact(const RunOptions& opts) {
     rt::Session session(model);
     std::vector<NpyArray> inputs = bind_inputs(opts, model, session);
     session.run();  // warm-up, and the run whose outputs are reported
-    std::vector<double> samples = time_runs(session, opts.repeat, opts.number);
+    std::optional<CacheFlusher> flusher;
+    if (opts.cache_flush) flusher.emplace();
+    std::vector<double> samples =
+        time_runs(session, opts.repeat, opts.number, flusher ? &*flusher : nullptr);
     if (opts.print_time) print_time_summary(samples);
     if (opts.profile) print_profile(session, model, opts.repeat * opts.number);
     if (opts.outputs.empty()) {
@@ -329,6 +366,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_flag("--print-time", opts->print_time, "print the execution time summary");
   cmd->add_flag("--profile", opts->profile, "print per-kernel times");
+  cmd->add_flag("--cache-flush", opts->cache_flush,
+                "flush the caches before each timed run (untimed): cold-cache times");
   cmd->add_option("--num-threads", opts->num_threads,
                   "threads for parallel loops (default: physical cores)");
   cmd->callback([opts, &exit_code] { exit_code = run_artifact(*opts); });

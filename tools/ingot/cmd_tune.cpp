@@ -63,6 +63,8 @@ void add_tune_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--num-threads", args->options.measure.threads,
                   "threads of the measured runs (default: the runtime's)");
+  cmd->add_flag("--cache-flush", args->options.measure.cache_flush,
+                "flush the caches before each timed run of a candidate (cold-cache times)");
   cmd->add_option("--workers", args->options.workers,
                   "redis://HOST:PORT: measure on `ingot tune-worker` processes through that Redis "
                   "server instead of here");

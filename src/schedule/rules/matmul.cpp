@@ -305,8 +305,13 @@ void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulC
     spec = gemm_tile_spec(t);
     spec.a.dims = {{0, 0, 0}, {0, 0, 1}, {1, 0, 0}};  // Ap[0, k, i]
   } else {
-    // 2b. (b,) io | jo | ko | jn | im | ii, jr, ki.
+    // 2b. (b,) io | jo | ko | jn | im | ii, jr, ki. The register tile's rows are tunable (A is
+    //     read in place, so any height the registers hold works): half the limit up to it.
     int64_t M = extent(rows);
+    int max_rows = fma_max_tile_rows(cfg.isa(), t.nr);
+    std::vector<int64_t> heights;
+    for (int r = std::max(1, max_rows / 2); r <= max_rows; ++r) heights.push_back(r);
+    t.mr = int(s.value(sample_choice(s, heights, t.mr)));
     if (M < t.mr) t.mr = int(M);
     if (M % t.mr != 0) partial = PartialTile::kLoops;  // A's rows past M do not exist
     // Row strips per parallel task (tunable; default mc / MR).

@@ -15,7 +15,8 @@
 // The rule generates a design space: its choices are sampling instructions (rules/choice.h)
 // whose given decisions are the defaults above, in this order: the K slice (matmul_k_block of
 // 64..512), with packed A whether all rows form one block, then the column panels per block of
-// B and the row panels (packed A) or row strips per parallel task. The untuned schedule takes
+// B and the row panels (packed A) or, with A read in place, the register tile's rows (MR) and
+// the row strips per parallel task. The untuned schedule takes
 // the defaults; a tuner draws or forces others (Schedule::set_sampling_policy) and reruns it.
 #pragma once
 

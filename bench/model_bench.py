@@ -247,6 +247,8 @@ def bench_model(name, args):
     cmd = [args.ingot, "compile", path, "-o", artifact, "-q"]
     if args.target:
         cmd += ["--target", args.target]
+    if args.tuning_records:
+        cmd += ["--tuning-records", args.tuning_records]
     shapes = input_shapes_arg(model, feeds)
     if shapes:
         cmd += ["--input-shapes", shapes]
@@ -371,6 +373,8 @@ def main(argv=None):
     ap.add_argument("--target", help='ingot --target, e.g. "llvm -mcpu=znver3" for AVX2 code on '
                     "any x86 machine (default: the host). %% peak is then that ISA's FMA peak "
                     "(ymm for AVX2), for both columns, while ORT runs the host's best ISA")
+    ap.add_argument("--tuning-records", help="compile ingot's side with these `ingot tune` records "
+                    "(the same file for every model: records of other models are skipped)")
     ap.add_argument("--markdown", help="also write the markdown table to this file")
     ap.add_argument("--json", help="also write all results (per-round times included) to this file")
     args = ap.parse_args(argv)

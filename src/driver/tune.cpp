@@ -71,10 +71,6 @@ std::optional<tir::PrimFunc> candidate(const tir::PrimFunc& f, const schedule::S
   return schedule::scheduled_kernel(f, s);
 }
 
-std::string ms(double s) {
-  return s > 0 ? fmt::format("{:.4f} ms", s * 1e3) : "-";
-}
-
 // A candidate that passed its measurement: its time, trace and artifact.
 struct Finalist {
   double seconds;
@@ -101,13 +97,15 @@ using MeasureFn = std::function<std::vector<Measured>(const std::vector<tune::Me
 constexpr size_t kFinalists = 3;   // fastest candidates measured again
 constexpr int kConfirmRounds = 3;  // rounds over them and the default, alternating
 
-// The confirmation round: one fast measurement on a shared machine is as likely luck as
-// speed, so the fastest candidates and the default schedule are measured again, in turn, and
-// each gets a confirmed record with its fastest time; compile chooses among those.
 // Builds the artifact of a trace (a candidate measured by an earlier, resumed run) into `stem`.so;
 // "" when it no longer builds.
 using RebuildFn = std::function<std::string(const nlohmann::json& trace, const std::string& stem)>;
 
+// The confirmation round: one fast measurement on a shared machine is as likely luck as
+// speed, so the fastest candidates and the default schedule are measured again, in turn, and
+// each gets a confirmed record with its fastest time; compile chooses among those. A point
+// measured twice (a resumed run's default, recorded before and measured again as the reference)
+// is a finalist once.
 void confirm(std::vector<Finalist> measured, const tune::Task& task, const std::string& kernel,
              const std::string& target, const std::filesystem::path& dir,
              const TuneOptions& options, const MeasureFn& measure, const RebuildFn& rebuild,
@@ -116,8 +114,10 @@ void confirm(std::vector<Finalist> measured, const tune::Task& task, const std::
   std::vector<Finalist> finalists = {measured[0]};
   std::sort(measured.begin() + 1, measured.end(),
             [](const Finalist& a, const Finalist& b) { return a.seconds < b.seconds; });
+  std::set<std::string> points = {decisions_of(measured[0].trace)};
   for (size_t k = 1; k < measured.size() && finalists.size() <= kFinalists; ++k) {
     Finalist fin = measured[k];
+    if (!points.insert(decisions_of(fin.trace)).second) continue;
     if (fin.artifact.empty())
       fin.artifact = rebuild(fin.trace, (dir / fmt::format("resumed_{}", k)).string());
     if (!fin.artifact.empty()) finalists.push_back(fin);
@@ -147,7 +147,7 @@ void confirm(std::vector<Finalist> measured, const tune::Task& task, const std::
     if (tt.best_s < 0 || best[k] < tt.best_s) tt.best_s = best[k];
   }
   log << fmt::format("{}: confirmed over {} rounds: default {}, best {}\n", kernel, kConfirmRounds,
-                     ms(tt.default_s), ms(tt.best_s));
+                     format_ms(tt.default_s), format_ms(tt.best_s));
 }
 
 // Everything the search keeps for one task between its batches.
@@ -231,7 +231,7 @@ bool finish(Search& s, TaskState& t, int position, tune::TuningRecord rec,
   ++s.made;
   double elapsed = std::chrono::duration<double>(Clock::now() - s.start).count();
   double eta = elapsed / s.made * std::max(0, s.planned - s.made);
-  std::string result = rec.ok() ? fmt::format("{} {:.1f} GFLOP/s", ms(rec.seconds),
+  std::string result = rec.ok() ? fmt::format("{} {:.1f} GFLOP/s", format_ms(rec.seconds),
                                               t.task->flops / rec.seconds * 1e-9)
                                 : rec.error;
   std::string gain =
@@ -240,7 +240,8 @@ bool finish(Search& s, TaskState& t, int position, tune::TuningRecord rec,
       "{}task {}/{} {} (x{}): trial {}/{}: {} (default {}, best {}{}) "
       "[{:.0f} s, ETA {:.0f} s]{}",
       s.live ? "\r\033[K" : "", position + 1, s.tasks, t.f->name, t.task->weight(), tt.trials,
-      t.cap, result, ms(tt.default_s), ms(tt.best_s), gain, elapsed, eta, s.live ? "" : "\n");
+      t.cap, result, format_ms(tt.default_s), format_ms(tt.best_s), gain, elapsed, eta,
+      s.live ? "" : "\n");
   s.log.flush();
   return rec.ok();
 }

@@ -63,6 +63,9 @@ struct TuneReport {
 // Tunes the model's tasks; `log` gets one line per trial.
 TuneReport tune_model(const std::string& model_path, const TuneOptions& options, std::ostream& log);
 
+// Seconds as "0.1234 ms" ("-" when not measured), as the tuner's lines and tables print them.
+std::string format_ms(double seconds);
+
 // The final table: per task its kernel, weight, trials, default and best time and speed-up, and
 // the weighted total (tune_report.cpp).
 void print_tune_report(const TuneReport& r, std::ostream& out);

@@ -12,10 +12,6 @@ namespace ingot::driver {
 
 namespace {
 
-std::string ms(double s) {
-  return s > 0 ? fmt::format("{:.4f} ms", s * 1e3) : "-";
-}
-
 std::string speedup(const TaskTuning& t) {
   return t.default_s > 0 && t.best_s > 0 ? fmt::format("{:.2f}x", t.default_s / t.best_s) : "-";
 }
@@ -58,6 +54,10 @@ std::string points(const std::vector<double>& ys, double w, double h, double lo,
 
 }  // namespace
 
+std::string format_ms(double seconds) {
+  return seconds > 0 ? fmt::format("{:.4f} ms", seconds * 1e3) : "-";
+}
+
 void print_tune_report(const TuneReport& r, std::ostream& out) {
   size_t w = 6;
   for (const TaskTuning& t : r.tasks) w = std::max(w, t.kernel.size());
@@ -67,13 +67,14 @@ void print_tune_report(const TuneReport& r, std::ostream& out) {
   for (const TaskTuning& t : r.tasks) {
     out << fmt::format("{:<4} {:<{}} {:>6} {:>8} {:>12} {:>12} {:>8}\n", t.index, t.kernel, w,
                        t.weight, fmt::format("{}/{}", t.trials - t.failed, t.trials),
-                       ms(t.default_s), ms(t.best_s), speedup(t));
+                       format_ms(t.default_s), format_ms(t.best_s), speedup(t));
     if (t.default_s > 0 && t.best_s > 0)
       before += t.weight * t.default_s, after += t.weight * t.best_s;
   }
-  out << fmt::format(
-      "tuned kernels, weighted by calls: {} -> {}{} (target '{}', {:.0f} s)\n", ms(before),
-      ms(after), after > 0 ? fmt::format(" ({:.2f}x)", before / after) : "", r.target, r.wall_s);
+  out << fmt::format("tuned kernels, weighted by calls: {} -> {}{} (target '{}', {:.0f} s)\n",
+                     format_ms(before), format_ms(after),
+                     after > 0 ? fmt::format(" ({:.2f}x)", before / after) : "", r.target,
+                     r.wall_s);
 }
 
 void write_tune_html(const TuneReport& r, const std::string& path) {
@@ -97,8 +98,8 @@ void write_tune_html(const TuneReport& r, const std::string& path) {
     rows += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}/{}</td><td>{}</td><td>{}</td>"
         "<td>{}</td></tr>\n",
-        t.index, t.kernel, t.rule, t.weight, t.trials - t.failed, t.trials, ms(t.default_s),
-        ms(t.best_s), speedup(t));
+        t.index, t.kernel, t.rule, t.weight, t.trials - t.failed, t.trials, format_ms(t.default_s),
+        format_ms(t.best_s), speedup(t));
   std::string html = fmt::format(
       "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>ingot tune</title>"
       "<style>body{{font-family:sans-serif}} td,th{{padding:2px 8px;text-align:right}}"

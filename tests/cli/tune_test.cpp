@@ -168,7 +168,11 @@ TEST_F(TuneTest, ResumeContinuesWhereAnInterruptedRunStopped) {
              "origins = [json.loads(l).get('origin') for l in open(d + '/full.jsonl')][:6]\n"
              "assert origins[:3] == ['default', 'random', 'random'], origins\n"
              "assert set(origins[3:]) <= {'random', 'mutation'}, origins\n"
-             "assert len(set(b)) == len(b) and cb >= 2, (len(set(b)), cb)\n"),
+             "assert len(set(b)) == len(b) and cb >= 2, (len(set(b)), cb)\n"
+             "# each finalist confirmed once (the re-measured default is not a second one)\n"
+             "conf = [json.dumps(json.loads(l)['trace'], sort_keys=True)\n"
+             "        for l in open(d + '/part.jsonl') if json.loads(l).get('confirmed')]\n"
+             "assert len(set(conf)) == len(conf), len(conf)\n"),
       0);
   // Once confirmed, a task is finished: resuming again measures nothing.
   std::string before = read_text(path("part.jsonl"));

@@ -158,12 +158,14 @@ std::vector<NpyArray> bind_inputs(const RunOptions& opts, const rt::Model& model
 
 // tvmc's timing: `repeat` samples, each the mean of `number` runs, in milliseconds.
 // Evicts the caches by streaming over twice the last-level cache (64 MiB when the size is not
-// known), so a run starts cold, as a kernel does after a large neighbour in a model.
+// known), so a run starts cold, as a kernel does after a large neighbour in a model. At most
+// 256 MiB: VMs may report the whole host's L3 (384 MiB on the 2-vCPU guest of docs/perf.md),
+// and a flush that size would cost more than most runs it precedes.
 class CacheFlusher {
  public:
   CacheFlusher() {
     long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    size_t bytes = llc > 0 ? size_t(llc) * 2 : size_t(64) << 20;
+    size_t bytes = llc > 0 ? std::min(size_t(llc) * 2, size_t(256) << 20) : size_t(64) << 20;
     buf_.assign(bytes / sizeof(uint64_t), 1);
   }
   void flush() {

@@ -16,6 +16,7 @@
 #include <ostream>
 #include <random>
 #include <set>
+#include <thread>
 
 #include "codegen/build.h"
 #include "codegen/target.h"
@@ -24,6 +25,10 @@
 #include "schedule/rules/default_rules.h"
 #include "support/channel_block.h"
 #include "support/error.h"
+#include "tir/transforms/lower_blocks.h"
+#include "tune/cost_model.h"
+#include "tune/evolve.h"
+#include "tune/features.h"
 #include "tune/mutate.h"
 #include "tune/records.h"
 #include "tune/remote.h"
@@ -71,6 +76,11 @@ std::optional<tir::PrimFunc> candidate(const tir::PrimFunc& f, const schedule::S
   return schedule::scheduled_kernel(f, s);
 }
 
+// The cost model's view of a scheduled kernel: its loop IR after lower_blocks.
+tune::KernelFeatures features_of(const tir::PrimFunc& scheduled, int threads) {
+  return tune::extract_features(tir::lower_blocks(scheduled), threads);
+}
+
 // A candidate that passed its measurement: its time, trace and artifact.
 struct Finalist {
   double seconds;
@@ -85,6 +95,7 @@ struct Built {
   std::string artifact;
   bool is_default;
   bool new_trial;  // false: the default of a resumed task, measured again for its outputs
+  tune::KernelFeatures features;
 };
 
 // A measurement and the worker that made it ("" locally).
@@ -146,7 +157,7 @@ void confirm(std::vector<Finalist> measured, const tune::Task& task, const std::
     if (k == 0) tt.default_s = best[k];
     if (tt.best_s < 0 || best[k] < tt.best_s) tt.best_s = best[k];
   }
-  log << fmt::format("{}: confirmed over {} rounds: default {}, best {}\n", kernel, kConfirmRounds,
+  log << fmt::format("{}: measured again, alternating ({} rounds): default {}, best {}\n", kernel, kConfirmRounds,
                      format_ms(tt.default_s), format_ms(tt.best_s));
 }
 
@@ -165,6 +176,13 @@ struct TaskState {
   std::string baseline;          // the default schedule's outputs
   std::vector<Finalist> measured, earlier;
   std::vector<double> best_after;  // best seconds after each trial (the scheduler's view)
+  // Points of the design space realized by the model-guided search, by decision string.
+  struct Point {
+    tir::PrimFunc func;
+    nlohmann::json trace;
+    tune::KernelFeatures features;
+  };
+  std::map<std::string, Point> points;
 };
 
 // What a batch needs besides its task.
@@ -179,6 +197,11 @@ struct Search {
   Clock::time_point start;
   int planned = 0, made = 0, tasks = 0;
   bool live = false;
+  tune::CostModel* model = nullptr;  // null: random points and mutations only
+  int threads = 1;                   // of the measured runs (a feature)
+  // The model's record on candidates it had not seen: pairs of one batch's guided candidates
+  // whose measured order its scores predicted, of all such pairs.
+  int pairs_right = 0, pairs = 0;
 };
 
 // Builds candidate c of task `t` alone into stem.so; the error, or "".
@@ -201,7 +224,7 @@ std::string build(const Search& s, const TaskState& t, const tir::PrimFunc& c,
 // default measured again only as the reference of a resumed task is not a new trial.
 bool finish(Search& s, TaskState& t, int position, tune::TuningRecord rec,
             const std::string& artifact, const tune::Measurement* meas, const std::string& worker,
-            bool is_default, bool new_trial) {
+            bool is_default, bool new_trial, tune::KernelFeatures* features = nullptr) {
   TaskTuning& tt = t.tt;
   rec.worker = worker;
   if (meas && !meas->ok()) rec.error = meas->error;
@@ -222,6 +245,7 @@ bool finish(Search& s, TaskState& t, int position, tune::TuningRecord rec,
   if (rec.ok()) t.measured.push_back({rec.seconds, rec.trace, artifact, is_default});
   if (rec.ok() && is_default) tt.default_s = rec.seconds;
   if (!new_trial) return rec.ok();
+  if (rec.ok() && s.model && features) s.model->add(t.task->key, std::move(*features), rec.seconds);
   tune::append_record(s.options.records, rec);
   ++tt.trials;
   if (!rec.ok()) ++tt.failed;
@@ -246,15 +270,97 @@ bool finish(Search& s, TaskState& t, int position, tune::TuningRecord rec,
   return rec.ok();
 }
 
+// Up to `count` points of task t chosen by the model-guided evolutionary search
+// (tune/evolve.h), each realized in t.points; with whether the model picked it (else: an
+// epsilon-greedy random point).
+std::vector<tune::EvolvePick> guided_points(const Search& s, TaskState& t, size_t count,
+                                            std::mt19937_64& rng) {
+  tune::SearchSpace space;
+  space.realize = [&](const std::map<int, nlohmann::json>* forced,
+                      uint64_t seed) -> std::optional<tune::SpacePoint> {
+    if (forced) {  // a point realized before: its decisions are its identity
+      std::string key;
+      for (const auto& [ordinal, d] : *forced) key += d.dump() + " ";
+      auto it = t.points.find(key);
+      if (it != t.points.end()) return tune::SpacePoint{key, it->second.trace};
+    }
+    std::string decisions, error;
+    std::optional<tir::PrimFunc> c =
+        candidate(*t.f, *t.rule, s.rule_target, seed, false, forced, &decisions, &error);
+    if (!c) return std::nullopt;
+    auto [it, fresh] = t.points.try_emplace(decisions);
+    if (fresh)
+      it->second = {*c, nlohmann::json::parse(c->schedule_trace), features_of(*c, s.threads)};
+    return tune::SpacePoint{decisions, it->second.trace};
+  };
+  space.score = [&](const std::vector<std::string>& keys) {
+    std::vector<const tune::KernelFeatures*> kernels;
+    for (const std::string& k : keys) kernels.push_back(&t.points.at(k).features);
+    return s.model->predict(kernels);
+  };
+  // The population's seed: the fastest measured points.
+  std::vector<const Finalist*> best;
+  for (const std::vector<Finalist>* v : {&t.measured, &t.earlier})
+    for (const Finalist& m : *v) best.push_back(&m);
+  std::sort(best.begin(), best.end(),
+            [](const Finalist* x, const Finalist* y) { return x->seconds < y->seconds; });
+  std::vector<nlohmann::json> elites;
+  for (size_t k = 0; k < best.size() && elites.size() < 8; ++k) elites.push_back(best[k]->trace);
+  return tune::evolve(space, elites, t.seen, count, tune::EvolveOptions{}, rng);
+}
+
 // One batch of task t: its default alone (the reference outputs) first, then up to `size` new
-// points of the rule's design space, built here and measured together.
+// points of the rule's design space, built here and measured together. Points come from the
+// model-guided search once the cost model is trained and the task is past its warm-up, else
+// at random and (after the warm-up) half as mutations of the fastest so far.
 void run_batch(Search& s, TaskState& t, int position, size_t size) {
   std::vector<Built> built;
   std::vector<tune::MeasureJob> jobs;
+  std::map<size_t, double> predicted;  // the model's score of built candidate k (guided)
   bool default_has_choices = true;
+  // Builds a candidate (or records why there is none); false for the default when it fails.
+  auto take = [&](int a, const std::optional<tir::PrimFunc>& c, const std::string& error,
+                  const char* origin, bool fresh, tune::KernelFeatures features) {
+    tune::TuningRecord rec{t.task->key,      s.target_str, t.task->rule, t.f->name,
+                           nlohmann::json(), -1,           error};
+    rec.origin = origin;
+    std::string stem = (s.dir / fmt::format("t{}_{}", t.tt.index, a)).string();
+    if (c) {
+      rec.trace = nlohmann::json::parse(c->schedule_trace);
+      rec.error = build(s, t, *c, stem);
+      if (rec.error.empty()) {
+        built.push_back({rec, stem + ".so", a == 0, fresh, std::move(features)});
+        jobs.push_back({stem + ".so", stem + ".npz"});
+        return;
+      }
+    }
+    finish(s, t, position, rec, "", nullptr, "", a == 0, fresh);  // refused, or not built
+    if (a == 0) t.active = false;
+  };
   size_t want = t.attempt == 0 ? 1 : size;
-  while (built.size() < want && (t.attempt == 0 || t.tt.trials + int(built.size()) < t.cap) &&
-         t.attempt < 4 * t.cap) {
+  bool guided = t.attempt > 0 && t.tt.trials >= 3 && s.model && s.model->ready();
+  if (guided) {
+    want = std::min<size_t>(want, size_t(std::max(0, t.cap - t.tt.trials)));
+    uint64_t seed = s.options.seed * 1000003ull + uint64_t(t.tt.index) * 7919ull +
+                    uint64_t(t.attempt) * 104729ull;
+    std::mt19937_64 rng(seed);
+    std::vector<tune::EvolvePick> picks = guided_points(s, t, want, rng);
+    std::vector<const tune::KernelFeatures*> kernels;
+    for (const tune::EvolvePick& pick : picks) {
+      const TaskState::Point& p = t.points.at(pick.key);
+      t.seen.insert(pick.key);
+      kernels.push_back(&p.features);
+      take(t.attempt++, p.func, "", pick.by_model ? "model" : "random", true, p.features);
+    }
+    if (picks.empty()) t.active = false;  // the search found nothing new to measure
+    // The scores of what was built, to check against the measurements.
+    std::vector<double> scores = s.model->predict(kernels);
+    size_t b = 0;
+    for (size_t k = 0; k < picks.size() && b < built.size(); ++k)
+      if (built[b].rec.trace == t.points.at(picks[k].key).trace) predicted[b++] = scores[k];
+  }
+  while (!guided && built.size() < want &&
+         (t.attempt == 0 || t.tt.trials + int(built.size()) < t.cap) && t.attempt < 4 * t.cap) {
     int a = t.attempt++;
     uint64_t seed = s.options.seed * 1000003ull + uint64_t(t.tt.index) * 7919ull + uint64_t(a);
     // After the warm-up, half the candidates are mutations of one of the three fastest measured
@@ -273,29 +379,29 @@ void run_batch(Search& s, TaskState& t, int position, size_t size) {
     std::string decisions, error;
     std::optional<tir::PrimFunc> c = candidate(*t.f, *t.rule, s.rule_target, seed, a == 0,
                                                forced ? &*forced : nullptr, &decisions, &error);
+    // A mutation the rule refuses (a later choice whose candidates depended on the changed
+    // one) is no trial; nor is a point already measured.
+    if (!c && a > 0) continue;
     bool fresh = !c || t.seen.insert(decisions).second;
-    if (!fresh && a > 0) continue;  // a point already measured
+    if (!fresh && a > 0) continue;
     if (a == 0) default_has_choices = !decisions.empty();
-    tune::TuningRecord rec{t.task->key,      s.target_str, t.task->rule, t.f->name,
-                           nlohmann::json(), -1,           error};
-    rec.origin = a == 0 ? "default" : forced ? "mutation" : "random";
-    std::string stem = (s.dir / fmt::format("t{}_{}", t.tt.index, a)).string();
-    if (c) {
-      rec.trace = nlohmann::json::parse(c->schedule_trace);
-      rec.error = build(s, t, *c, stem);
-      if (rec.error.empty()) {
-        built.push_back({rec, stem + ".so", a == 0, fresh});
-        jobs.push_back({stem + ".so", stem + ".npz"});
-        continue;
-      }
-    }
-    finish(s, t, position, rec, "", nullptr, "", a == 0, fresh);  // refused, or not built
-    if (a == 0) t.active = false;
+    take(a, c, error,
+         a == 0   ? "default"
+         : forced ? "mutation"
+                  : "random",
+         fresh, c && s.model ? features_of(*c, s.threads) : tune::KernelFeatures());
   }
   std::vector<Measured> results = s.measure(jobs);
+  for (const auto& [i, si] : predicted)
+    for (const auto& [j, sj] : predicted) {
+      if (j <= i || !results[i].m.ok() || !results[j].m.ok() || si == sj) continue;
+      ++s.pairs;
+      if ((si > sj) == (results[i].m.seconds < results[j].m.seconds)) ++s.pairs_right;
+    }
   for (size_t k = 0; k < built.size(); ++k) {
-    bool ok = finish(s, t, position, built[k].rec, built[k].artifact, &results[k].m,
-                     results[k].worker, built[k].is_default, built[k].new_trial);
+    bool ok =
+        finish(s, t, position, built[k].rec, built[k].artifact, &results[k].m, results[k].worker,
+               built[k].is_default, built[k].new_trial, &built[k].features);
     // No reference outputs, or a rule without choices: nothing more to do for this task.
     if (built[k].is_default && (!ok || !default_has_choices)) t.active = false;
   }
@@ -330,6 +436,11 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
       fail_user("--tasks: task {} does not exist (the model has {} tasks)", t, all.size());
   std::filesystem::path dir = options.workdir;
   bool own_dir = dir.empty();
+  if (!own_dir) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) fail_user("--workdir: cannot create {}: {}", dir.string(), ec.message());
+  }
   if (own_dir) {
     std::string tmpl = (std::filesystem::temp_directory_path() / "ingot-tune-XXXXXX").string();
     if (!mkdtemp(tmpl.data())) fail_user("cannot create a directory for tuning candidates");
@@ -342,15 +453,32 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
     remote =
         std::make_unique<tune::RemoteMeasurer>(tune::parse_redis_url(options.workers, "--workers"),
                                                options.measure, options.worker_wait_s);
-  const int batch = options.batch > 0 ? options.batch : remote ? 8 : 1;
+  const int batch = options.batch > 0 ? options.batch : 8;
+  // The cost model: loaded for a warm start, trained as measurements arrive.
+  if (options.cost_model != "xgb" && options.cost_model != "none")
+    fail_user("--cost-model: '{}' is not one of xgb, none", options.cost_model);
+  std::unique_ptr<tune::CostModel> cost_model;
+  std::string model_file =
+      options.cost_model_file.empty() ? options.records + ".model.json" : options.cost_model_file;
+  const int threads = options.measure.threads > 0
+                          ? options.measure.threads
+                          : int(std::max(1u, std::thread::hardware_concurrency()));
+  if (options.cost_model == "xgb") {
+    cost_model = std::make_unique<tune::CostModel>(threads, options.seed);
+    if ((options.resume || !options.cost_model_file.empty()) &&
+        std::filesystem::exists(model_file)) {
+      cost_model->load(model_file);
+      log << fmt::format("cost model: loaded {}\n", model_file);
+    }
+  }
   MeasureFn measure = [&](const std::vector<tune::MeasureJob>& jobs) {
     std::vector<Measured> out;
     if (remote && !jobs.empty()) {
       std::vector<tune::Measurement> r = remote->measure(jobs);
       for (size_t k = 0; k < r.size(); ++k) out.push_back({r[k], remote->workers()[k]});
     } else {
-      for (const tune::MeasureJob& j : jobs)
-        out.push_back({tune::measure_artifact(j.artifact, j.outputs, options.measure), ""});
+      for (tune::Measurement& m : tune::measure_artifacts(jobs, options.measure))
+        out.push_back({std::move(m), ""});
     }
     return out;
   };
@@ -363,6 +491,8 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
   for (int t : chosen) total += all[size_t(t)].flops * all[size_t(t)].weight();
   std::vector<TaskState> states(chosen.size());
   Search search{options, target, tstr, rt, dir, measure, log, start};
+  search.model = cost_model.get();
+  search.threads = threads;
   search.tasks = int(chosen.size());
   search.live = options.live;
   search.planned = options.trials;
@@ -388,6 +518,15 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
       ++t.tt.trials;
       if (!r.ok()) ++t.tt.failed;
       if (r.ok()) t.earlier.push_back({r.seconds, r.trace, "", false});
+      if (r.ok() && cost_model) {  // what the resumed run measured teaches the model again
+        try {
+          schedule::Schedule sch = schedule::Trace::from_json(r.trace).replay(*t.f);
+          cost_model->add(t.task->key, features_of(schedule::scheduled_kernel(*t.f, sch), threads),
+                          r.seconds);
+        } catch (const UserError&) {
+          // a trace that no longer replays teaches nothing
+        }
+      }
       t.best_after.push_back(r.ok() && (t.best_after.empty() || t.best_after.back() <= 0 ||
                                         r.seconds < t.best_after.back())
                                  ? r.seconds
@@ -405,6 +544,22 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
   }
   // 4. Every task's default first (the reference outputs), then batches to the task the
   //    scheduler picks (tune/task_scheduler.h) until the trials are spent.
+  // The model is retrained when the samples have grown by an eighth (at least 8) since the last
+  // training; each training is saved.
+  size_t trained_on = 0;
+  int trainings = 0;
+  double training_s = 0;
+  auto retrain = [&] {
+    if (!cost_model || cost_model->samples() < trained_on + std::max<size_t>(8, trained_on / 8))
+      return;
+    Clock::time_point t0 = Clock::now();
+    if (!cost_model->train()) return;
+    training_s += std::chrono::duration<double>(Clock::now() - t0).count();
+    ++trainings;
+    trained_on = cost_model->samples();
+    cost_model->save(model_file);
+  };
+  retrain();
   int spent = 0;
   for (size_t n = 0; n < states.size(); ++n) {
     if (states[n].finished_before) continue;
@@ -421,11 +576,25 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
     if (pick < 0) break;
     TaskState& t = states[size_t(pick)];
     int before = t.tt.trials;
-    run_batch(search, t, pick, size_t(std::min(batch, search.planned - spent)));
+    // A task in its warm-up gets only the warm-up's trials, so every task has its few before
+    // any gets a full batch.
+    int size = std::min(batch, search.planned - spent);
+    tune::TaskSchedulerOptions warm;
+    if (t.tt.trials < 1 + warm.warmup) size = std::min(size, 1 + warm.warmup - t.tt.trials);
+    run_batch(search, t, pick, size_t(size));
     if (t.tt.trials == before && t.attempt >= 4 * t.cap) t.active = false;
     spent += std::max(1, t.tt.trials - before);
+    retrain();
   }
   if (options.live) log << "\n";
+  if (cost_model)
+    log << fmt::format(
+        "cost model: {} measured candidates, trained {} times ({:.1f} s){}; on new candidates "
+        "it ordered {} of {} pairs as measured{}\n",
+        cost_model->samples(), trainings, training_s,
+        trainings ? ", saved to " + model_file : std::string(), search.pairs_right, search.pairs,
+        search.pairs ? fmt::format(" ({:.0f}%)", 100.0 * search.pairs_right / search.pairs)
+                     : std::string());
   // 5. Confirmation rounds, and the report.
   TuneReport report;
   report.target = tstr;

@@ -11,9 +11,12 @@
 // Last, the three fastest candidates and the default are measured again, alternating, three
 // times each; their confirmed records (fastest time) are what compile chooses from.
 //
-// Trials go to tasks through the gradient-based task scheduler (tune/task_scheduler.h); after a
-// task's warm-up, half its candidates are one-decision mutations of its fastest (tune/mutate.h).
-// Not yet here (issue 13): the XGBoost cost model that would rank candidates before measuring.
+// Trials go to tasks through the gradient-based task scheduler (tune/task_scheduler.h). After a
+// task's warm-up, its candidates come from an evolutionary search guided by the XGBoost cost
+// model (tune/evolve.h, tune/cost_model.h), trained on every measured candidate so far and
+// retrained as measurements arrive; before the model has anything to learn from (or with
+// --cost-model none), half are one-decision mutations of the fastest (tune/mutate.h) and half
+// random points.
 #pragma once
 
 #include <cstdint>
@@ -39,7 +42,13 @@ struct TuneOptions {
   tune::MeasureOptions measure;
   // "redis://HOST:PORT": measure on `ingot tune-worker` processes through that server ("" here).
   std::string workers;
-  int batch = 0;               // candidates measured at once (0: 8 with workers, else 1)
+  int batch = 0;               // candidates measured at once (0: 8)
+  // "xgb": candidates chosen by the XGBoost cost model's evolutionary search once it is trained;
+  // "none": random points and mutations of the fastest only.
+  std::string cost_model = "xgb";
+  // Where the trained model is saved ("": RECORDS.model.json); loaded at the start when it
+  // exists and either --resume is given or the path was named (a warm start).
+  std::string cost_model_file;
   double worker_wait_s = 300;  // give up on a batch after this long without any result
   std::string workdir;         // where candidate artifacts go ("": a fresh temporary directory)
 };

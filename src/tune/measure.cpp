@@ -18,6 +18,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "support/error.h"
 #include "support/npz.h"
 
@@ -50,18 +52,18 @@ std::string read_file(const std::string& path) {
 
 }  // namespace
 
-Measurement measure_artifact(const std::string& artifact, const std::string& outputs,
-                             const MeasureOptions& o) {
-  Measurement m;
-  m.outputs = outputs;
-  std::string log = outputs + ".log";
-  std::vector<std::string> args = {o.ingot,    "run",
-                                   artifact,   "--outputs",
-                                   outputs,    "--print-time",
-                                   "--repeat", std::to_string(o.repeat),
-                                   "--number", std::to_string(o.number)};
-  if (o.threads > 0) args.insert(args.end(), {"--num-threads", std::to_string(o.threads)});
-  if (o.cache_flush) args.push_back("--cache-flush");
+namespace {
+
+// A finished child: its exit status and what it printed, or why it did not finish.
+struct ChildResult {
+  std::string error;  // "" when it exited with status 0
+  std::string out;
+};
+
+// Runs `args` (args[0] the executable) with stdout and stderr into `log`, killed past
+// `timeout_s`.
+ChildResult run_child(std::vector<std::string> args, const std::string& log, double timeout_s) {
+  ChildResult r;
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -71,11 +73,11 @@ Measurement measure_artifact(const std::string& artifact, const std::string& out
                                    0644);
   posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
   pid_t pid = 0;
-  int rc = posix_spawn(&pid, o.ingot.c_str(), &fa, nullptr, argv.data(), environ);
+  int rc = posix_spawn(&pid, args[0].c_str(), &fa, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
   if (rc != 0) {
-    m.error = fmt::format("cannot start {}: {}", o.ingot, std::strerror(rc));
-    return m;
+    r.error = fmt::format("cannot start {}: {}", args[0], std::strerror(rc));
+    return r;
   }
   auto start = std::chrono::steady_clock::now();
   int status = 0;
@@ -83,22 +85,45 @@ Measurement measure_artifact(const std::string& artifact, const std::string& out
     pid_t done = waitpid(pid, &status, WNOHANG);
     if (done == pid) break;
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (s > o.timeout_s) {
+    if (s > timeout_s) {
       kill(pid, SIGKILL);
       waitpid(pid, &status, 0);
-      m.error = fmt::format("timed out after {:.0f} s", o.timeout_s);
-      return m;
+      r.error = fmt::format("timed out after {:.0f} s", timeout_s);
+      return r;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  std::string out = read_file(log);
+  r.out = read_file(log);
   if (WIFSIGNALED(status)) {
-    m.error = fmt::format("crashed (signal {})", WTERMSIG(status));
+    r.error = fmt::format("crashed (signal {})", WTERMSIG(status));
   } else if (WEXITSTATUS(status) != 0) {
-    std::string first = out.substr(0, out.find('\n'));
-    m.error = fmt::format("exit {}: {}", WEXITSTATUS(status), first);
-  } else {
-    double ms = min_ms(out);
+    r.error = fmt::format("exit {}: {}", WEXITSTATUS(status), r.out.substr(0, r.out.find('\n')));
+  }
+  return r;
+}
+
+// The timing options both `ingot run` and `ingot measure` take.
+void add_timing_args(std::vector<std::string>& args, const MeasureOptions& o) {
+  args.insert(args.end(),
+              {"--repeat", std::to_string(o.repeat), "--number", std::to_string(o.number)});
+  if (o.threads > 0) args.insert(args.end(), {"--num-threads", std::to_string(o.threads)});
+  if (o.min_repeat_ms > 0)
+    args.insert(args.end(), {"--min-repeat-ms", fmt::format("{}", o.min_repeat_ms)});
+  if (o.cache_flush) args.push_back("--cache-flush");
+}
+
+}  // namespace
+
+Measurement measure_artifact(const std::string& artifact, const std::string& outputs,
+                             const MeasureOptions& o) {
+  Measurement m;
+  m.outputs = outputs;
+  std::vector<std::string> args = {o.ingot, "run", artifact, "--outputs", outputs, "--print-time"};
+  add_timing_args(args, o);
+  ChildResult r = run_child(args, outputs + ".log", o.timeout_s);
+  m.error = r.error;
+  if (m.error.empty()) {
+    double ms = min_ms(r.out);
     if (ms > 0) {
       m.seconds = ms * 1e-3;
     } else {
@@ -106,6 +131,41 @@ Measurement measure_artifact(const std::string& artifact, const std::string& out
     }
   }
   return m;
+}
+
+std::vector<Measurement> measure_artifacts(const std::vector<MeasureJob>& jobs,
+                                           const MeasureOptions& o) {
+  std::vector<Measurement> out(jobs.size());
+  if (jobs.empty()) return out;
+  if (jobs.size() == 1) return {measure_artifact(jobs[0].artifact, jobs[0].outputs, o)};
+  std::vector<std::string> args = {o.ingot, "measure"};
+  for (const MeasureJob& j : jobs) args.insert(args.end(), {j.artifact, "-o", j.outputs});
+  add_timing_args(args, o);
+  ChildResult r =
+      run_child(args, jobs[0].outputs + ".batch.log", o.timeout_s * double(jobs.size()));
+  // One line per candidate: {"index": K, "ms": MIN} or {"index": K, "error": "..."}.
+  std::vector<bool> answered(jobs.size(), false);
+  if (r.error.empty()) {
+    std::istringstream in(r.out);
+    for (std::string line; std::getline(in, line);) {
+      nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+      if (!j.is_object() || !j.contains("index")) continue;
+      size_t k = j.value("index", size_t(0));
+      if (k >= jobs.size()) continue;
+      out[k].outputs = jobs[k].outputs;
+      if (j.contains("ms")) {
+        out[k].seconds = j.at("ms").get<double>() * 1e-3;
+      } else {
+        out[k].error = j.value("error", std::string("no time in the measurement's output"));
+      }
+      answered[k] = true;
+    }
+  }
+  // A batch that crashed, hung or left some out: each of those alone, so that the failure is
+  // the failing candidate's.
+  for (size_t k = 0; k < jobs.size(); ++k)
+    if (!answered[k]) out[k] = measure_artifact(jobs[k].artifact, jobs[k].outputs, o);
+  return out;
 }
 
 double max_relative_difference(const std::string& a_npz, const std::string& b_npz) {

@@ -8,14 +8,17 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace ingot::tune {
 
 struct MeasureOptions {
   std::string ingot;  // the ingot executable
   int repeat = 10;    // timing samples (the fastest is the result)
-  int number = 3;     // runs averaged per sample
-  int threads = 0;    // 0: the runtime's default
+  int number = 3;     // runs averaged per sample (at least)
+  // `ingot run --min-repeat-ms`: a warm-up of this long, and samples at least this long
+  double min_repeat_ms = 10;
+  int threads = 0;  // 0: the runtime's default
   double timeout_s = 20;
   bool cache_flush = false;  // `ingot run --cache-flush`: each timed run starts cold
 };
@@ -30,6 +33,21 @@ struct Measurement {
 // Runs `artifact` in a child process; `outputs` is where its outputs go.
 Measurement measure_artifact(const std::string& artifact, const std::string& outputs,
                              const MeasureOptions& o);
+
+struct MeasureJob {
+  std::string artifact;  // the candidate (.so) on the tuner's machine
+  std::string outputs;   // where the tuner wants the outputs (.npz)
+};
+
+// Several candidates in one child process (`ingot measure`): loaded together, warmed up, then
+// timed in rounds, one sample of each candidate per round, so that an interruption of this
+// shared machine (seconds long, often twice the time) falls on every candidate's samples alike
+// instead of on whichever candidate was running, and the fastest sample of each escapes it; one
+// process start per batch instead of per candidate. A batch that crashes or hangs (timeout:
+// per candidate x count) is measured again one candidate per process, so the failure is
+// recorded against the candidate that caused it.
+std::vector<Measurement> measure_artifacts(const std::vector<MeasureJob>& jobs,
+                                           const MeasureOptions& o);
 
 // The largest |a - b| / (1 + |b|) over the float32 arrays of two .npz files with the same
 // members, or +infinity when their members, shapes or dtypes differ.

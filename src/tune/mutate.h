@@ -1,7 +1,8 @@
 // The evolutionary step of the search: a measured candidate's decisions with one sampling
 // decision changed to another of its candidates. Rerunning the rule with these decisions forced
 // (Schedule::set_sampling_policy) gives a neighbour in the design space; a neighbour the rule
-// refuses (a later choice whose candidates depended on the changed one) costs no build.
+// refuses (a later choice whose candidates depended on the changed one) costs no build and no
+// trial.
 #pragma once
 
 #include <map>
@@ -16,5 +17,16 @@ namespace ingot::tune {
 // when no decision can change.
 std::optional<std::map<int, nlohmann::json>> mutate_decisions(const nlohmann::json& trace,
                                                               std::mt19937_64& rng);
+
+}  // namespace ingot::tune
+
+namespace ingot::tune {
+
+// The forced decisions of a child of two traces: each decision from one parent or the other
+// at random, by ordinal (the second parent's past the first's). The rule rerun with them
+// refuses a child whose mixed decisions do not fit together, so crossover needs no structural
+// check here.
+std::map<int, nlohmann::json> crossover_decisions(const nlohmann::json& a, const nlohmann::json& b,
+                                                  std::mt19937_64& rng);
 
 }  // namespace ingot::tune

@@ -25,8 +25,8 @@ struct TuningRecord {
   // Measured again in the task's confirmation round (alternating with the other finalists and
   // the default schedule): where a task has confirmed records, its best is chosen among those.
   bool confirmed = false;
-  // How the search came to it: "default", "random", "mutation", or "confirmation" (measured
-  // again).
+  // How the search came to it: "default", "random", "mutation", "model" (the cost model's
+  // pick), or "confirmation" (measured again).
   std::string origin = {};
   std::string worker = {};  // the `ingot tune-worker` that measured it ("" when measured here)
 

@@ -90,11 +90,27 @@ std::vector<Measurement> RemoteMeasurer::measure(const std::vector<MeasureJob>& 
     std::string id = fmt::format("{}/{}", run_, next_++);
     pending[id] = k;
     out[k].outputs = jobs[k].outputs;
-    redis_.command(
-        {"XADD", kJobsStream, "*", "id", id, "reply", reply_, "artifact",
-         read_bytes(jobs[k].artifact), "repeat", std::to_string(options_.repeat), "number",
-         std::to_string(options_.number), "threads", std::to_string(options_.threads), "timeout",
-         fmt::format("{}", options_.timeout_s), "flush", options_.cache_flush ? "1" : "0"});
+    redis_.command({"XADD",
+                    kJobsStream,
+                    "*",
+                    "id",
+                    id,
+                    "reply",
+                    reply_,
+                    "artifact",
+                    read_bytes(jobs[k].artifact),
+                    "repeat",
+                    std::to_string(options_.repeat),
+                    "number",
+                    std::to_string(options_.number),
+                    "threads",
+                    std::to_string(options_.threads),
+                    "timeout",
+                    fmt::format("{}", options_.timeout_s),
+                    "flush",
+                    options_.cache_flush ? "1" : "0",
+                    "min_repeat_ms",
+                    fmt::format("{}", options_.min_repeat_ms)});
   }
   Clock::time_point last_news = Clock::now();
   while (!pending.empty()) {
@@ -196,6 +212,7 @@ int run_worker(const RedisAddress& address, const WorkerOptions& o, std::ostream
       m.repeat = int(*repeat), m.number = int(*runs), m.threads = int(*threads);
       m.timeout_s = *timeout;
       m.cache_flush = field(f, "flush") == "1";
+      m.min_repeat_ms = number(f, "min_repeat_ms").value_or(0);
       std::filesystem::remove(npz);
       Measurement r = measure_artifact(so, npz, m);
       if (r.ok()) {

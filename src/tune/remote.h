@@ -24,11 +24,6 @@ inline constexpr const char* kJobsStream = "ingot:tune:jobs";
 inline constexpr const char* kWorkersGroup = "workers";
 inline constexpr int kMaxClaims = 3;
 
-struct MeasureJob {
-  std::string artifact;  // the candidate (.so) on the tuner's machine
-  std::string outputs;   // where the tuner wants the outputs (.npz)
-};
-
 // The tuner's side: one connection, one reply stream per tuning run.
 class RemoteMeasurer {
  public:

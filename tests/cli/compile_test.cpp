@@ -77,8 +77,8 @@ TEST_F(CompileTest, DumpsAndPrintIrAfter) {
 
 TEST_F(CompileTest, BadTuningRecordsAreRefusedWithoutOutput) {
   write_mlp();
-  auto r = ingot("compile " + path("model.onnx") + " -o " + path("m.so") +
-                 " --tuning-records " + path("none.jsonl"));
+  auto r = ingot("compile " + path("model.onnx") + " -o " + path("m.so") + " --tuning-records " +
+                 path("none.jsonl"));
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("--tuning-records"), std::string::npos) << r.err;
   std::ofstream(path("bad.jsonl")) << "\n{\"task\": \"x\"}\n";

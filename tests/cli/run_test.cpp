@@ -80,6 +80,28 @@ TEST_F(RunTest, PrintTimeSummaryFormat) {
   EXPECT_EQ(values.size(), 5 * 12 + 4 + 1) << values;
 }
 
+TEST_F(RunTest, MinRepeatMsRaisesTheRunsPerSample) {
+  // The fake affine model runs in microseconds: 20 ms per sample needs many runs.
+  auto r = ingot("run '" + artifact("fake_affine") +
+                 "' --fill-mode zeros --print-time --repeat 2 --min-repeat-ms 20 --outputs '" +
+                 path("o.npz") + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m,
+                                std::regex("Runs per sample: ([0-9]+) \\(--min-repeat-ms 20\\)\n")))
+      << r.out;
+  EXPECT_GT(std::stoi(m[1]), 10) << r.out;
+  EXPECT_NE(r.out.find("Execution time summary:"), std::string::npos) << r.out;
+  // With --cache-flush each run is timed cold after its own flush: the warm-up only, --number
+  // stays (raising it from the short run's time made a tuner's measurement run for minutes).
+  r = ingot("run '" + artifact("fake_affine") +
+            "' --fill-mode zeros --print-time --repeat 2 --number 3 --min-repeat-ms 20 "
+            "--cache-flush --outputs '" +
+            path("o.npz") + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Runs per sample: 3 (--min-repeat-ms 20)\n"), std::string::npos) << r.out;
+}
+
 TEST_F(RunTest, CacheFlushTimesColdRunsWithTheSameOutputs) {
   auto warm = ingot("run '" + artifact("fake_affine") +
                     "' --fill-mode ones --repeat 2 --outputs '" + path("warm.npz") + "'");
@@ -90,7 +112,8 @@ TEST_F(RunTest, CacheFlushTimesColdRunsWithTheSameOutputs) {
                     path("cold.npz") + "'");
   ASSERT_EQ(cold.exit_code, 0) << cold.err;
   EXPECT_NE(cold.out.find("Execution time summary:"), std::string::npos) << cold.out;
-  EXPECT_EQ(ingot::testing::read_text(path("warm.npz")), ingot::testing::read_text(path("cold.npz")));
+  EXPECT_EQ(ingot::testing::read_text(path("warm.npz")),
+            ingot::testing::read_text(path("cold.npz")));
 }
 
 TEST_F(RunTest, ProfilePrintsKernels) {

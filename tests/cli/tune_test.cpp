@@ -7,6 +7,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <regex>
+
 #include "cli/cli_test_util.h"
 
 namespace ingot::testing {
@@ -283,6 +285,58 @@ TEST_F(TuneTest, WorkersOnRedisSurviveOneDyingMidJob) {
   EXPECT_NE(r.out.find("3 kernels (3 tasks) from records"), std::string::npos) << r.out;
 }
 
+TEST_F(TuneTest, TheCostModelChoosesCandidatesAndIsSavedForAWarmStart) {
+  write_model();
+  const std::string common = " --trials 24 --repeat 2 --number 1 --min-repeat-ms 0 --seed 5";
+  auto r = ingot("tune " + path("model.onnx") + " -o " + path("r.jsonl") + common);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      r.out, m, std::regex("cost model: ([0-9]+) measured candidates, trained ([0-9]+) times")))
+      << r.out;
+  EXPECT_GE(std::stoi(m[1]), 8);
+  EXPECT_GE(std::stoi(m[2]), 1);
+  // The saved model is the cost model's JSON; some candidates were the model's picks, and they
+  // compile (outputs checked against the closed form).
+  EXPECT_EQ(python("import json\n"
+                   "doc = json.load(open(d + '/r.jsonl.model.json'))\n"
+                   "assert doc['format'] == 'ingot-cost-model' and doc['features'], doc.keys()\n"
+                   "rs = [json.loads(l) for l in open(d + '/r.jsonl')]\n"
+                   "origins = {r['origin'] for r in rs}\n"
+                   "assert 'model' in origins, origins\n"),
+            0);
+  r = ingot("compile " + path("model.onnx") + " -o " + path("t.so") + " --tuning-records " +
+            path("r.jsonl"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = ingot("run " + path("t.so") + " --inputs " + path("x.npz") + " --outputs " + path("z.npz"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(python("z = np.load(d + '/z.npz')['z']\n"
+                   "want = np.load(d + '/want.npy')\n"
+                   "assert np.abs(z - want).max() < 1e-3 * (1 + np.abs(want).max())\n"),
+            0);
+  // A warm start from the saved model; a file that is not a model is refused in one line.
+  r = ingot("tune " + path("model.onnx") + " -o " + path("warm.jsonl") + common +
+            " --cost-model-file " + path("r.jsonl.model.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("cost model: loaded " + path("r.jsonl.model.json")), std::string::npos)
+      << r.out;
+  std::ofstream(path("bad.json")) << "[1, 2]";
+  r = ingot("tune " + path("model.onnx") + " -o " + path("bad.jsonl") + common +
+            " --cost-model-file " + path("bad.json"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(path("bad.json") + ": not an ingot cost model"), std::string::npos) << r.err;
+  // Without the model: random points and mutations, and no model file.
+  r = ingot("tune " + path("model.onnx") + " -o " + path("none.jsonl") + common +
+            " --cost-model none");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(r.out.find("cost model:"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(path("none.jsonl.model.json")));
+  EXPECT_EQ(python("import json\n"
+                   "rs = [json.loads(l) for l in open(d + '/none.jsonl')]\n"
+                   "assert 'model' not in {r['origin'] for r in rs}\n"),
+            0);
+}
+
 TEST_F(TuneTest, BadOptionsAreRefused) {
   write_model();
   auto r = ingot("tune " + path("model.onnx") + " -o " + path("r.jsonl") + " --trials 0");
@@ -291,6 +345,10 @@ TEST_F(TuneTest, BadOptionsAreRefused) {
   r = ingot("tune " + path("model.onnx") + " -o " + path("r.jsonl") + " --tasks 7");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("--tasks: task 7 does not exist (the model has 3 tasks)"), std::string::npos)
+      << r.err;
+  r = ingot("tune " + path("model.onnx") + " -o " + path("r.jsonl") + " --cost-model forest");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--cost-model: 'forest' is not one of xgb, none"), std::string::npos)
       << r.err;
   r = ingot("tune " + path("model.onnx"));
   EXPECT_NE(r.exit_code, 0);

@@ -58,6 +58,10 @@ void add_tune_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--number", args->options.measure.number, "runs averaged per sample")
       ->capture_default_str();
+  cmd->add_option("--min-repeat-ms", args->options.measure.min_repeat_ms,
+                  "each candidate's run warms up for this long and each sample lasts at least "
+                  "this long (raising --number); 0: --number as given")
+      ->capture_default_str();
   cmd->add_option("--timeout", args->options.measure.timeout_s,
                   "seconds a candidate's measurement may take before it is killed")
       ->capture_default_str();
@@ -69,7 +73,18 @@ void add_tune_command(CLI::App& app, int& exit_code) {
                   "redis://HOST:PORT: measure on `ingot tune-worker` processes through that Redis "
                   "server instead of here");
   cmd->add_option("--batch", args->options.batch,
-                  "candidates measured at once (default: 8 with --workers, else 1)");
+                  "candidates chosen and measured at once (default: 8)");
+  cmd->add_option("--workdir", args->options.workdir,
+                  "keep the candidates' artifacts (tT_A.so: task T, attempt A) and outputs in "
+                  "this directory (default: a temporary one, removed at the end)");
+  cmd->add_option("--cost-model", args->options.cost_model,
+                  "xgb: choose candidates by an XGBoost cost model's evolutionary search once it "
+                  "has measurements to learn from; none: random points and mutations only")
+      ->capture_default_str();
+  cmd->add_option("--cost-model-file", args->options.cost_model_file,
+                  "where the trained cost model is saved (default: RECORDS.model.json); an "
+                  "existing file named here is loaded first (a warm start), as the default one "
+                  "is with --resume");
   cmd->add_option("--worker-wait", args->options.worker_wait_s,
                   "seconds to wait for the workers without any result before the rest of a "
                   "batch counts as failed")

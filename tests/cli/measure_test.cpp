@@ -1,0 +1,45 @@
+// `ingot measure`: several artifacts timed in one process, one JSON line each, outputs written
+// per artifact (the same as `ingot run` writes), a candidate that does not load reported as its
+// own error, and mismatched arguments refused.
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/cli_test_util.h"
+
+namespace ingot::testing {
+namespace {
+
+class MeasureTest : public CliTest {};
+
+TEST_F(MeasureTest, TimesEachArtifactAndWritesItsOutputs) {
+  const std::string a = artifact("fake_affine"), bad = artifact("fake_affine_bad_magic");
+  auto r =
+      ingot("measure '" + a + "' -o " + path("a.npz") + " '" + bad + "' -o " + path("bad.npz") +
+            " '" + a + "' -o " + path("again.npz") + " --repeat 3 --min-repeat-ms 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  std::vector<nlohmann::json> lines;
+  std::istringstream in(r.out);
+  for (std::string l; std::getline(in, l);) lines.push_back(nlohmann::json::parse(l));
+  ASSERT_EQ(lines.size(), 3u) << r.out;
+  for (size_t k = 0; k < 3; ++k) EXPECT_EQ(lines[k].at("index"), k) << r.out;
+  EXPECT_GT(lines[0].at("ms").get<double>(), 0) << r.out;
+  EXPECT_NE(lines[1].at("error").get<std::string>().find("bad magic"), std::string::npos);
+  EXPECT_EQ(lines[2].at("ms"), lines[0].at("ms"));  // the same path is measured once
+  EXPECT_FALSE(std::filesystem::exists(path("bad.npz")));
+  // The outputs are what `ingot run` writes for the same artifact.
+  auto run = ingot("run '" + a + "' --outputs " + path("run.npz"));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(read_text(path("a.npz")), read_text(path("run.npz")));
+  EXPECT_EQ(read_text(path("again.npz")), read_text(path("run.npz")));
+}
+
+TEST_F(MeasureTest, EveryArtifactNeedsItsOutputs) {
+  auto r = ingot("measure '" + artifact("fake_affine") + "' '" + artifact("fake_affine") + "' -o " +
+                 path("a.npz"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("measure: 2 artifacts but 1 -o outputs (one each)"), std::string::npos)
+      << r.err;
+}
+
+}  // namespace
+}  // namespace ingot::testing

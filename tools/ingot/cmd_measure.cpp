@@ -1,0 +1,118 @@
+// `ingot measure A.so -o A.npz [B.so -o B.npz ...]`: the tuner's measurement process
+// (tune/measure.h). Loads every candidate, fills its inputs as `ingot run` does (fixed seed),
+// runs each once (the outputs written) and warms it up, then times them in rounds, one sample
+// of each per round, and prints one JSON line per candidate: {"index": K, "ms": FASTEST} or
+// {"index": K, "error": "..."} (a candidate that does not load). The same path given twice is
+// loaded once.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ingot/runtime.hpp"
+#include "support/error.h"
+#include "tools/ingot/commands.h"
+#include "tools/ingot/run_session.h"
+
+namespace ingot::cli {
+
+namespace {
+
+struct MeasureArgs {
+  std::vector<std::string> artifacts, outputs;
+  int repeat = 10, number = 1, num_threads = 0;
+  double min_repeat_ms = 0;
+  bool cache_flush = false;
+};
+
+// One loaded candidate.
+struct Loaded {
+  std::unique_ptr<rt::Model> model;
+  std::unique_ptr<rt::Session> session;
+  std::vector<NpyArray> inputs;
+  int number = 1;
+  double best_ms = -1;
+  std::string error;
+};
+
+int measure(const MeasureArgs& a) {
+  if (a.artifacts.size() != a.outputs.size())
+    fail_user("measure: {} artifacts but {} -o outputs (one each)", a.artifacts.size(),
+              a.outputs.size());
+  if (a.repeat < 1 || a.number < 1)
+    fail_user("--repeat and --number must be at least 1 (got --repeat {} --number {})", a.repeat,
+              a.number);
+  if (a.num_threads > 0) rt::set_num_threads(a.num_threads);
+  std::map<std::string, Loaded> loaded;  // by path
+  for (size_t k = 0; k < a.artifacts.size(); ++k) {
+    auto [it, fresh] = loaded.try_emplace(a.artifacts[k]);
+    Loaded& l = it->second;
+    if (fresh) {
+      try {
+        l.model = std::make_unique<rt::Model>(a.artifacts[k]);
+        l.session = std::make_unique<rt::Session>(*l.model);
+        l.inputs = bind_inputs("", "random", *l.model, *l.session);
+        l.session->run();
+      } catch (const std::exception& e) {
+        l.error = e.what();
+        l.session.reset();
+      }
+    }
+    if (l.session) write_outputs(a.outputs[k], *l.session, *l.model);
+  }
+  std::optional<CacheFlusher> flusher;
+  if (a.cache_flush) flusher.emplace();
+  for (auto& [path, l] : loaded)
+    if (l.session)
+      l.number = a.min_repeat_ms > 0
+                     ? runs_for_min_ms(*l.session, a.min_repeat_ms, a.number, a.cache_flush)
+                     : a.number;
+  for (int round = 0; round < a.repeat; ++round)
+    for (auto& [path, l] : loaded) {
+      if (!l.session) continue;
+      double ms = time_runs(*l.session, 1, l.number, flusher ? &*flusher : nullptr)[0];
+      if (l.best_ms < 0 || ms < l.best_ms) l.best_ms = ms;
+    }
+  for (size_t k = 0; k < a.artifacts.size(); ++k) {
+    const Loaded& l = loaded.at(a.artifacts[k]);
+    nlohmann::json line = {{"index", k}};
+    if (l.session) {
+      line["ms"] = l.best_ms;
+    } else {
+      line["error"] = l.error;
+    }
+    fmt::print("{}\n", line.dump());
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_measure_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<MeasureArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "measure",
+      "time several artifacts in one process, in alternating rounds (the tuner's measurement)");
+  cmd->add_option("artifacts", args->artifacts, "the artifacts (.so)")->required();
+  cmd->add_option("-o,--outputs", args->outputs, "an .npz for each artifact's outputs, in order")
+      ->required()
+      ->allow_extra_args(false);
+  cmd->add_option("--repeat", args->repeat, "rounds (timing samples of each artifact)")
+      ->capture_default_str();
+  cmd->add_option("--number", args->number, "runs averaged per sample (at least)")
+      ->capture_default_str();
+  cmd->add_option("--min-repeat-ms", args->min_repeat_ms,
+                  "warm each artifact up for this long and make each sample last at least this "
+                  "long")
+      ->capture_default_str();
+  cmd->add_option("--num-threads", args->num_threads, "runtime threads (default: the runtime's)");
+  cmd->add_flag("--cache-flush", args->cache_flush, "flush the caches before each timed run");
+  cmd->callback([args, &exit_code] { exit_code = measure(*args); });
+}
+
+}  // namespace ingot::cli

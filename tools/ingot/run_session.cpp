@@ -1,0 +1,208 @@
+// Running an artifact for `ingot run` and `ingot measure` (see run_session.h).
+#include "tools/ingot/run_session.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+#include "support/error.h"
+
+namespace ingot::cli {
+
+std::string shape_string(const int64_t* shape, int ndim) {
+  std::string s = "[";
+  for (int i = 0; i < ndim; ++i) s += fmt::format("{}{}", i ? "," : "", shape[i]);
+  return s + "]";
+}
+
+std::string dtype_string(IngotDType dtype) {
+  char buf[64];
+  return ingot_dtype_name(dtype, buf, sizeof(buf));
+}
+
+size_t tensor_bytes(const IngotTensorInfo& info) {
+  size_t n = ingot_dtype_bytes(info.dtype);
+  for (int i = 0; i < info.ndim; ++i) n *= static_cast<size_t>(info.shape[i]);
+  return n;
+}
+
+namespace {
+
+uint16_t float_to_half(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  int32_t exp = static_cast<int32_t>((x >> 23) & 0xff) - 127 + 15;
+  uint32_t mant = x & 0x7fffffu;
+  if (exp <= 0) return static_cast<uint16_t>(sign);  // zero / subnormal: flush (fill values only)
+  if (exp >= 31) return static_cast<uint16_t>(sign | 0x7c00u);
+  return static_cast<uint16_t>(sign | (static_cast<uint32_t>(exp) << 10) | (mant >> 13));
+}
+
+// Stores `value` as one element of `dtype` at `dst`.
+void store_element(IngotDType dtype, double value, uint8_t* dst) {
+  auto put = [dst](auto v) { std::memcpy(dst, &v, sizeof(v)); };
+  switch (dtype.code) {
+    case 2:  // float
+      if (dtype.bits == 16)
+        put(float_to_half(static_cast<float>(value)));
+      else if (dtype.bits == 32)
+        put(static_cast<float>(value));
+      else if (dtype.bits == 64)
+        put(value);
+      return;
+    case 4: {  // bfloat16: the upper half of a float32
+      float f = static_cast<float>(value);
+      uint32_t bits;
+      std::memcpy(&bits, &f, 4);
+      put(static_cast<uint16_t>(bits >> 16));
+      return;
+    }
+    default: {  // int, uint, bool: truncate like numpy's astype
+      auto i = static_cast<int64_t>(value);
+      std::memcpy(dst, &i, std::min<size_t>(8, ingot_dtype_bytes(dtype)));
+      return;
+    }
+  }
+}
+
+// Data for an input absent from --inputs: zeros, ones, or (tvmc's default) uniform [0, 1) cast
+// to the input's dtype, from a fixed seed so runs are reproducible.
+std::vector<uint8_t> fill_input(const IngotTensorInfo& info, const std::string& mode,
+                                std::mt19937& rng) {
+  std::vector<uint8_t> data(tensor_bytes(info));
+  if (mode == "zeros") return data;
+  size_t elem = ingot_dtype_bytes(info.dtype);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  for (size_t off = 0; off + elem <= data.size(); off += elem) {
+    store_element(info.dtype, mode == "ones" ? 1.0 : uniform(rng), data.data() + off);
+  }
+  return data;
+}
+
+DLTensor view_of(NpyArray& a) {
+  auto type = npy_element_type(a.dtype);
+  INGOT_ICHECK(type.has_value(), "read_npz returned unsupported dtype {}", a.dtype);
+  DLTensor t{};
+  t.data = a.data.data();
+  t.device = {kDLCPU, 0};
+  t.ndim = static_cast<int>(a.shape.size());
+  t.dtype = {type->code, type->bits, 1};
+  t.shape = a.shape.data();
+  return t;
+}
+
+std::string input_names(const rt::Model& model) {
+  std::string names;
+  for (int i = 0; i < model.num_inputs(); ++i) {
+    names += fmt::format("{}{}", i ? ", " : "", model.input_info(i).name);
+  }
+  return names;
+}
+
+}  // namespace
+
+// Binds every input: from the .npz by name, the rest filled (a specialised input with its
+// compile-time value). Returns the owned buffers.
+std::vector<NpyArray> bind_inputs(const std::string& inputs, const std::string& fill_mode,
+                                  const rt::Model& model, rt::Session& session) {
+  std::vector<NpyArray> arrays;
+  if (!inputs.empty()) arrays = read_npz(inputs);
+  std::vector<bool> bound(static_cast<size_t>(model.num_inputs()), false);
+  for (NpyArray& a : arrays) {
+    int index = model.find_input(a.name);
+    if (index < 0) {
+      fail_user("'{}' has an array '{}' that is not an input of model '{}' (inputs: {})", inputs,
+                a.name, model.artifact().model_name, input_names(model));
+    }
+    session.set_input(index, view_of(a));  // zero-copy; `arrays` outlives the runs
+    bound[static_cast<size_t>(index)] = true;
+  }
+  std::mt19937 rng(0);
+  for (int i = 0; i < model.num_inputs(); ++i) {
+    if (bound[static_cast<size_t>(i)]) continue;
+    const IngotTensorInfo& info = model.input_info(i);
+    if (info.specialized_value != nullptr) {  // the one value the artifact runs with
+      session.set_input_copy(i, info.specialized_value, tensor_bytes(info));
+      continue;
+    }
+    std::vector<uint8_t> data = fill_input(info, fill_mode, rng);
+    session.set_input_copy(i, data.data(), data.size());
+  }
+  return arrays;
+}
+
+CacheFlusher::CacheFlusher() {
+  long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  size_t bytes = llc > 0 ? std::min(size_t(llc) * 2, size_t(256) << 20) : size_t(64) << 20;
+  buf_.assign(bytes / sizeof(uint64_t), 1);
+}
+
+void CacheFlusher::flush() {
+  uint64_t sum = 0;
+  for (uint64_t& v : buf_) sum += v++;
+  sink_ = sum;
+}
+
+// `repeat` samples, each the mean of `number` runs; with a flusher, each run starts after a
+// flush that is not timed.
+std::vector<double> time_runs(rt::Session& session, int repeat, int number, CacheFlusher* flusher) {
+  std::vector<double> samples;
+  for (int r = 0; r < repeat; ++r) {
+    std::chrono::duration<double, std::milli> elapsed{0};
+    auto start = std::chrono::steady_clock::now();
+    for (int n = 0; n < number; ++n) {
+      if (flusher) {
+        flusher->flush();
+        start = std::chrono::steady_clock::now();
+      }
+      session.run();
+      if (flusher) elapsed += std::chrono::steady_clock::now() - start;
+    }
+    if (!flusher) elapsed = std::chrono::steady_clock::now() - start;
+    samples.push_back(elapsed.count() / number);
+  }
+  return samples;
+}
+
+// The median of a non-empty sample.
+void write_outputs(const std::string& path, const rt::Session& session, const rt::Model& model) {
+  std::vector<NpyArray> arrays;
+  for (int i = 0; i < model.num_outputs(); ++i) {
+    const IngotTensorInfo& info = model.output_info(i);
+    std::string descr = npy_descr({info.dtype.code, info.dtype.bits});
+    if (descr.empty() || (info.dtype.lanes > 1)) {
+      fail_user("output '{}' has dtype {}, which a .npz file cannot hold", info.name,
+                dtype_string(info.dtype));
+    }
+    DLTensor view = session.output(i);
+    const auto* p = static_cast<const uint8_t*>(view.data);
+    arrays.push_back({info.name, descr, std::vector<int64_t>(info.shape, info.shape + info.ndim),
+                      std::vector<uint8_t>(p, p + tensor_bytes(info))});
+  }
+  write_npz(path, arrays);
+}
+
+// --min-repeat-ms (as TVM's time evaluator): runs the model for about `min_ms` more as a warm-up
+// (threads awake, the clock up, caches and pages warm), and returns how many runs a sample needs
+// to last at least `min_ms` (at least `number`), so that short kernels are not timed in
+// fractions of a millisecond.
+int runs_for_min_ms(rt::Session& session, double min_ms, int number, bool cache_flush) {
+  auto start = std::chrono::steady_clock::now();
+  int runs = 0;
+  std::chrono::duration<double, std::milli> elapsed{0};
+  do {
+    session.run();
+    ++runs;
+    elapsed = std::chrono::steady_clock::now() - start;
+  } while (elapsed.count() < min_ms);
+  if (cache_flush) return number;
+  double per_run = elapsed.count() / runs;
+  return std::max(number, int(std::ceil(min_ms / std::max(per_run, 1e-6))));
+}
+
+}  // namespace ingot::cli

@@ -97,58 +97,38 @@ class OpCounter : public tir::IRVisitor {
     binary(op->a, e, fma ? kFma : kFAdd);
     IRVisitor::visit_Add(op, e);
   }
-  void visit_Sub(const tir::node_type::Sub* op, const tir::Expr& e) override {
-    binary(op->a, e, kFAdd);
-    IRVisitor::visit_Sub(op, e);
-  }
-  void visit_Mul(const tir::node_type::Mul* op, const tir::Expr& e) override {
-    binary(op->a, e, kFMul);
-    IRVisitor::visit_Mul(op, e);
-  }
-  void visit_Div(const tir::node_type::Div* op, const tir::Expr& e) override {
-    binary(op->a, e, kFDiv);
-    IRVisitor::visit_Div(op, e);
-  }
-  void visit_FloorDiv(const tir::node_type::FloorDiv* op, const tir::Expr& e) override {
-    count(kIntOp, e);
-    IRVisitor::visit_FloorDiv(op, e);
-  }
-  void visit_FloorMod(const tir::node_type::FloorMod* op, const tir::Expr& e) override {
-    count(kIntOp, e);
-    IRVisitor::visit_FloorMod(op, e);
-  }
-  void visit_Min(const tir::node_type::Min* op, const tir::Expr& e) override {
-    binary(op->a, e, kFMinMax);
-    IRVisitor::visit_Min(op, e);
-  }
-  void visit_Max(const tir::node_type::Max* op, const tir::Expr& e) override {
-    binary(op->a, e, kFMinMax);
-    IRVisitor::visit_Max(op, e);
-  }
-#define INGOT_COMPARE(N)                                                     \
+  // Float arithmetic by kind (integer arithmetic as kIntOp), and nodes counted as one kind.
+#define INGOT_COUNT_BINARY(N, KIND)                                          \
   void visit_##N(const tir::node_type::N* op, const tir::Expr& e) override { \
-    count(kCompare, e);                                                      \
+    binary(op->a, e, KIND);                                                  \
     IRVisitor::visit_##N(op, e);                                             \
   }
-  INGOT_COMPARE(EQ)
-  INGOT_COMPARE(NE)
-  INGOT_COMPARE(LT)
-  INGOT_COMPARE(LE)
-  INGOT_COMPARE(GT)
-  INGOT_COMPARE(GE)
-  INGOT_COMPARE(And)
-  INGOT_COMPARE(Or)
-  INGOT_COMPARE(Not)
-  INGOT_COMPARE(Select)
-#undef INGOT_COMPARE
-  void visit_Cast(const tir::node_type::Cast* op, const tir::Expr& e) override {
-    count(kCast, e);
-    IRVisitor::visit_Cast(op, e);
+#define INGOT_COUNT(N, KIND)                                                 \
+  void visit_##N(const tir::node_type::N* op, const tir::Expr& e) override { \
+    count(KIND, e);                                                          \
+    IRVisitor::visit_##N(op, e);                                             \
   }
-  void visit_Call(const tir::node_type::Call* op, const tir::Expr& e) override {
-    count(kFMath, e);
-    IRVisitor::visit_Call(op, e);
-  }
+  INGOT_COUNT_BINARY(Sub, kFAdd)
+  INGOT_COUNT_BINARY(Mul, kFMul)
+  INGOT_COUNT_BINARY(Div, kFDiv)
+  INGOT_COUNT_BINARY(Min, kFMinMax)
+  INGOT_COUNT_BINARY(Max, kFMinMax)
+  INGOT_COUNT(FloorDiv, kIntOp)
+  INGOT_COUNT(FloorMod, kIntOp)
+  INGOT_COUNT(EQ, kCompare)
+  INGOT_COUNT(NE, kCompare)
+  INGOT_COUNT(LT, kCompare)
+  INGOT_COUNT(LE, kCompare)
+  INGOT_COUNT(GT, kCompare)
+  INGOT_COUNT(GE, kCompare)
+  INGOT_COUNT(And, kCompare)
+  INGOT_COUNT(Or, kCompare)
+  INGOT_COUNT(Not, kCompare)
+  INGOT_COUNT(Select, kCompare)
+  INGOT_COUNT(Cast, kCast)
+  INGOT_COUNT(Call, kFMath)
+#undef INGOT_COUNT
+#undef INGOT_COUNT_BINARY
   void visit_Broadcast(const tir::node_type::Broadcast* op, const tir::Expr& e) override {
     row_.ops[kVecOp] += 1;
     IRVisitor::visit_Broadcast(op, e);

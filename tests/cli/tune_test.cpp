@@ -56,6 +56,17 @@ class TuneTest : public CliTest {
                      "np.save(d + '/want.npy', e @ M.astype(np.float64))\n"),
               0);
   }
+
+  // Runs artifact `so` on d/x.npz and checks its output against the closed form d/want.npy.
+  void expect_closed_form(const std::string& so) {
+    auto r =
+        ingot("run " + path(so) + " --inputs " + path("x.npz") + " --outputs " + path("z.npz"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(python("z = np.load(d + '/z.npz')['z']\n"
+                     "want = np.load(d + '/want.npy')\n"
+                     "assert np.allclose(z, want, rtol=1e-4, atol=1e-4), np.abs(z - want).max()\n"),
+              0);
+  }
 };
 
 TEST_F(TuneTest, TrialsBecomeRecordsThatCompileApplies) {
@@ -113,12 +124,7 @@ TEST_F(TuneTest, TrialsBecomeRecordsThatCompileApplies) {
                      " --tuning-records " + path("r.jsonl"));
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(read_text(path("t.so")), read_text(path("again/t.so")));
-  r = ingot("run " + path("t.so") + " --inputs " + path("x.npz") + " --outputs " + path("z.npz"));
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(python("z = np.load(d + '/z.npz')['z']\n"
-                   "want = np.load(d + '/want.npy')\n"
-                   "assert np.allclose(z, want, rtol=1e-4, atol=1e-4), np.abs(z - want).max()\n"),
-            0);
+  expect_closed_form("t.so");
   // --tasks 2: the matmul alone, listed under its task number; records are appended.
   r = ingot("tune " + path("model.onnx") + " -o " + path("r.jsonl") +
             " --trials 2 --tasks 2 --repeat 2 --number 1 --num-threads 1");
@@ -308,12 +314,7 @@ TEST_F(TuneTest, TheCostModelChoosesCandidatesAndIsSavedForAWarmStart) {
   r = ingot("compile " + path("model.onnx") + " -o " + path("t.so") + " --tuning-records " +
             path("r.jsonl"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  r = ingot("run " + path("t.so") + " --inputs " + path("x.npz") + " --outputs " + path("z.npz"));
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(python("z = np.load(d + '/z.npz')['z']\n"
-                   "want = np.load(d + '/want.npy')\n"
-                   "assert np.abs(z - want).max() < 1e-3 * (1 + np.abs(want).max())\n"),
-            0);
+  expect_closed_form("t.so");
   // A warm start from the saved model; a file that is not a model is refused in one line.
   r = ingot("tune " + path("model.onnx") + " -o " + path("warm.jsonl") + common +
             " --cost-model-file " + path("r.jsonl.model.json"));

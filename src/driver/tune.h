@@ -4,9 +4,9 @@
 // constants the model's, and its outputs what the kernel writes. The default schedule is
 // measured first; further candidates come from the task's rule with freshly drawn decisions
 // (Schedule::set_sampling_policy), invalid ones refused by the schedule's own checks before they
-// are built. Each candidate is measured in a child process (tune/measure.h), here or, with
-// --workers, by `ingot tune-worker` processes through Redis (tune/remote.h; a batch of
-// candidates at a time), and its outputs are
+// are built. Candidates are measured in child processes (tune/measure.h: a batch in one
+// `ingot measure` process, in alternating rounds), here or, with --workers, by `ingot
+// tune-worker` processes through Redis (tune/remote.h), and their outputs are
 // compared with the default schedule's; every trial, failed or not, is appended to the records.
 // Last, the three fastest candidates and the default are measured again, alternating, three
 // times each; their confirmed records (fastest time) are what compile chooses from.

@@ -165,6 +165,9 @@ TEST_F(TuneTest, ResumeContinuesWhereAnInterruptedRunStopped) {
             0);
   r = ingot("tune " + path("model.onnx") + " -o " + path("part.jsonl") + common + " --resume");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  // The cost model learnt from the three recorded trials (their traces replayed) and the three
+  // new ones.
+  EXPECT_NE(r.out.find("cost model: 6 measured candidates"), std::string::npos) << r.out;
   // The resumed run kept the three recorded trials, measured three new points, then confirmed.
   EXPECT_EQ(
       python("def trials(f):\n"

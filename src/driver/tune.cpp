@@ -157,8 +157,8 @@ void confirm(std::vector<Finalist> measured, const tune::Task& task, const std::
     if (k == 0) tt.default_s = best[k];
     if (tt.best_s < 0 || best[k] < tt.best_s) tt.best_s = best[k];
   }
-  log << fmt::format("{}: measured again, alternating ({} rounds): default {}, best {}\n", kernel, kConfirmRounds,
-                     format_ms(tt.default_s), format_ms(tt.best_s));
+  log << fmt::format("{}: measured again, alternating ({} rounds): default {}, best {}\n", kernel,
+                     kConfirmRounds, format_ms(tt.default_s), format_ms(tt.best_s));
 }
 
 // Everything the search keeps for one task between its batches.
@@ -318,7 +318,8 @@ void run_batch(Search& s, TaskState& t, int position, size_t size) {
   std::vector<tune::MeasureJob> jobs;
   std::map<size_t, double> predicted;  // the model's score of built candidate k (guided)
   bool default_has_choices = true;
-  // Builds a candidate (or records why there is none); false for the default when it fails.
+  // Builds a candidate for measurement, or records why there is none (a default that does not
+  // build ends the task).
   auto take = [&](int a, const std::optional<tir::PrimFunc>& c, const std::string& error,
                   const char* origin, bool fresh, tune::KernelFeatures features) {
     tune::TuningRecord rec{t.task->key,      s.target_str, t.task->rule, t.f->name,

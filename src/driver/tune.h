@@ -42,7 +42,7 @@ struct TuneOptions {
   tune::MeasureOptions measure;
   // "redis://HOST:PORT": measure on `ingot tune-worker` processes through that server ("" here).
   std::string workers;
-  int batch = 0;               // candidates measured at once (0: 8)
+  int batch = 0;  // candidates measured at once (0: 8)
   // "xgb": candidates chosen by the XGBoost cost model's evolutionary search once it is trained;
   // "none": random points and mutations of the fastest only.
   std::string cost_model = "xgb";

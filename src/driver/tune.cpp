@@ -346,19 +346,14 @@ void run_batch(Search& s, TaskState& t, int position, size_t size) {
                     uint64_t(t.attempt) * 104729ull;
     std::mt19937_64 rng(seed);
     std::vector<tune::EvolvePick> picks = guided_points(s, t, want, rng);
-    std::vector<const tune::KernelFeatures*> kernels;
     for (const tune::EvolvePick& pick : picks) {
       const TaskState::Point& p = t.points.at(pick.key);
       t.seen.insert(pick.key);
-      kernels.push_back(&p.features);
+      size_t before = built.size();
       take(t.attempt++, p.func, "", pick.by_model ? "model" : "random", true, p.features);
+      if (built.size() > before) predicted[before] = pick.score;  // checked when measured
     }
     if (picks.empty()) t.active = false;  // the search found nothing new to measure
-    // The scores of what was built, to check against the measurements.
-    std::vector<double> scores = s.model->predict(kernels);
-    size_t b = 0;
-    for (size_t k = 0; k < picks.size() && b < built.size(); ++k)
-      if (built[b].rec.trace == t.points.at(picks[k].key).trace) predicted[b++] = scores[k];
   }
   while (!guided && built.size() < want &&
          (t.attempt == 0 || t.tt.trials + int(built.size()) < t.cap) && t.attempt < 4 * t.cap) {

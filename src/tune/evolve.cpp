@@ -102,18 +102,18 @@ std::vector<EvolvePick> evolve(const SearchSpace& space, const std::vector<nlohm
   random_share = std::min(random_share, count);
   for (size_t k : pool.ranked()) {
     if (picked.size() + random_share >= count) break;
-    if (taken.insert(pool.at(k).point.key).second) picked.push_back({pool.at(k).point.key, true});
+    if (taken.insert(pool.at(k).point.key).second)
+      picked.push_back({pool.at(k).point.key, true, pool.at(k).score});
   }
-  std::vector<std::string> random, rest;
+  std::vector<size_t> random, rest;
   for (size_t k = 0; k < pool.size(); ++k)
-    if (!taken.count(pool.at(k).point.key))
-      (pool.at(k).random ? random : rest).push_back(pool.at(k).point.key);
+    if (!taken.count(pool.at(k).point.key)) (pool.at(k).random ? random : rest).push_back(k);
   std::shuffle(random.begin(), random.end(), rng);
   std::shuffle(rest.begin(), rest.end(), rng);
   random.insert(random.end(), rest.begin(), rest.end());
-  for (const std::string& key : random) {
+  for (size_t k : random) {
     if (picked.size() >= count) break;
-    picked.push_back({key, false});
+    picked.push_back({pool.at(k).point.key, false, pool.at(k).score});
   }
   return picked;
 }

@@ -46,6 +46,7 @@ struct EvolveOptions {
 struct EvolvePick {
   std::string key;
   bool by_model = true;
+  double score = 0;  // the cost model's
   friend bool operator==(const EvolvePick&, const EvolvePick&) = default;
 };
 

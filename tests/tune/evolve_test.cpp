@@ -75,6 +75,7 @@ TEST(Evolve, FindsTheBestScoredPointsAndSkipsMeasuredAndRefusedOnes) {
   std::vector<std::string> picked;
   for (const EvolvePick& p : picks) {
     EXPECT_TRUE(p.by_model);
+    EXPECT_EQ(p.score, score_of(p.key));  // the model's score comes with the pick
     picked.push_back(p.key);
   }
   for (const std::string& k : picked) {

@@ -16,11 +16,11 @@
 #include <random>
 #include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "driver/compile.h"
 #include "driver/input_shapes.h"
+#include "ingot/runtime.h"
 #include "schedule/rules/default_rules.h"
 #include "schedule/trace.h"
 #include "support/error.h"
@@ -65,7 +65,7 @@ int run(int argc, char** argv) {
   std::map<std::string, const tir::PrimFunc*> kernel_of;
   for (const tune::Task& t : tune::extract_tasks(model, records[0].target))
     kernel_of[t.key] = &model.kernels[size_t(t.kernels[0])];
-  const int threads = int(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = ingot_get_num_threads();  // the runtime's default, as the tuner uses
   std::vector<Sample> samples;
   for (const tune::TuningRecord& r : records) {
     auto it = kernel_of.find(r.task);

@@ -16,12 +16,12 @@
 #include <ostream>
 #include <random>
 #include <set>
-#include <thread>
 
 #include "codegen/build.h"
 #include "codegen/target.h"
 #include "driver/loop_passes.h"
 #include "driver/tune_harness.h"
+#include "ingot/runtime.h"
 #include "schedule/rules/default_rules.h"
 #include "support/channel_block.h"
 #include "support/error.h"
@@ -456,9 +456,10 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
   std::unique_ptr<tune::CostModel> cost_model;
   std::string model_file =
       options.cost_model_file.empty() ? options.records + ".model.json" : options.cost_model_file;
-  const int threads = options.measure.threads > 0
-                          ? options.measure.threads
-                          : int(std::max(1u, std::thread::hardware_concurrency()));
+  // The measured runs' threads (a feature): the runtime's default unless given, as the
+  // measuring process will pick it (physical cores among the CPUs this process may use).
+  const int threads =
+      options.measure.threads > 0 ? options.measure.threads : ingot_get_num_threads();
   if (options.cost_model == "xgb") {
     cost_model = std::make_unique<tune::CostModel>(threads, options.seed);
     if ((options.resume || !options.cost_model_file.empty()) &&

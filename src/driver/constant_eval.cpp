@@ -13,6 +13,7 @@
 #include "codegen/link.h"
 #include "ingot/runtime.h"
 #include "lower/lower_graph.h"
+#include "schedule/rules/default_rules.h"
 #include "support/error.h"
 
 namespace ingot::driver {
@@ -85,7 +86,12 @@ std::vector<graph::TensorPtr> run_module(const tir::IRModule& mod, const graph::
                                          const codegen::Target& target) {
   codegen::ScratchDir scratch;
   std::string path = scratch.path() + "/constant_fold.so";
-  codegen::build_shared_library(mod, target, path);
+  // The injective rule's default schedules (lowering made no other scheduled kernels).
+  tir::IRModule scheduled = mod;
+  schedule::apply_default_schedules(scheduled, target.is_aarch64()
+                                                   ? CpuVectorIsa::aarch64_neon()
+                                                   : CpuVectorIsa::x86(target.vector_bits));
+  codegen::build_shared_library(scheduled, target, path);
   IngotModel* model = nullptr;
   IngotSession* session = nullptr;
   if (ingot_model_load(path.c_str(), &model) != 0 || ingot_session_create(model, &session) != 0 ||

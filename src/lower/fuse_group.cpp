@@ -2,6 +2,7 @@
 #include "lower/fuse_group.h"
 
 #include "tir/mutator.h"
+#include "tir/op.h"
 #include "tir/structural_equal.h"
 #include "tir/substitute.h"
 #include "tir/visitor.h"
@@ -105,6 +106,19 @@ std::optional<ElementwiseStore> match_elementwise_store(const Stmt& s, const Buf
     if (!is_zero(f->min) || f->extent.as<IntImm>() == nullptr) return std::nullopt;
     loops.push_back(f);
     cur = f->body;
+  }
+  // A block-form nest (compute/common.h:loop_nest): the block's store with its iter vars
+  // replaced by the loop variables they are bound to.
+  if (auto* realize = cur.as<BlockRealize>()) {
+    const Block* block = realize->block_node();
+    int64_t always = 0;
+    if (block->init.defined() || !block->alloc_buffers.empty() ||
+        !is_const_int(realize->predicate, &always) || always == 0)
+      return std::nullopt;
+    VarMap bind;
+    for (size_t k = 0; k < block->iter_vars.size(); ++k)
+      bind[block->iter_vars[k].var.node()] = realize->iter_values[k];
+    cur = substitute(block->body, bind);
   }
   auto* store = cur.as<BufferStore>();
   if (store == nullptr || store->buffer.get() != buf.get()) return std::nullopt;

@@ -23,7 +23,9 @@ struct ElementwiseStore {
   tir::Expr value;
 };
 
-// `s` as a perfect loop nest over `buf`'s shape ending in one store to `buf`, or nullopt.
+// `s` as a perfect loop nest over `buf`'s shape ending in one store to `buf` (directly, or as
+// the body of a block whose iter vars are bound to the loops), or nullopt. The result is in
+// terms of the loop variables.
 std::optional<ElementwiseStore> match_elementwise_store(const tir::Stmt& s, const tir::Buffer& buf);
 
 // Whether `s` loads from `buf`.

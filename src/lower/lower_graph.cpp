@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 
+#include "lower/block_names.h"
 #include "lower/compute/common.h"
 #include "lower/compute/compute.h"
 #include "lower/fold_constant_loads.h"
@@ -23,6 +24,7 @@
 #include "lower/scheduled/scheduled.h"
 #include "ops/concat_slices.h"
 #include "ops/op.h"
+#include "schedule/rules/injective.h"
 #include "support/error.h"
 
 namespace ingot::lower {
@@ -238,6 +240,11 @@ class Lowering : public ValueFactory {
   };
 
   void add_kernel(tir::PrimFunc f, std::vector<const Value*> values) {
+    // Block-form nests of the compute rules get their schedule from the injective rule.
+    if (f.schedule_rule.empty() && has_blocks(f.body)) {
+      f.body = finish_blocks(f.body);
+      f.schedule_rule = schedule::kInjectiveRule;
+    }
     for (const Buffer& b : f.params) {
       int64_t bytes = b->dtype.bytes();
       for (int64_t d : const_shape(b)) bytes *= d;

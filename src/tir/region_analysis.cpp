@@ -121,6 +121,11 @@ class AccessCollector : public IRVisitor {
     IRVisitor::visit_For(op, s);
     dom_.erase(op->loop_var.node());
   }
+  // A buffer allocated inside the block is its own scratch, not an access.
+  void visit_Allocate(const Allocate* op, const Stmt& s) override {
+    skip_.insert(op->buffer.get());
+    IRVisitor::visit_Allocate(op, s);
+  }
   void visit_BufferLoad(const BufferLoad* op, const Expr& e) override {
     if (!skip_.count(op->buffer.get())) reads.add(Buffer(op->buffer), op->indices, dom_);
     IRVisitor::visit_BufferLoad(op, e);

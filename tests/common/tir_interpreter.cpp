@@ -8,6 +8,7 @@
 
 #include "support/half.h"
 #include "tir/op.h"
+#include "tir/transforms/lower_blocks.h"
 
 namespace ingot::testing {
 
@@ -453,6 +454,14 @@ void TirInterpreter::exec(const Stmt& s) {
     case NodeTag::Evaluate:
       ev(s.as<Evaluate>()->value);
       return;
+    case NodeTag::BlockRealize: {
+      // Block form (a compute rule's elementwise nest): run its lowering, made once per node.
+      auto it = lowered_blocks_.find(s.get());
+      if (it == lowered_blocks_.end())
+        it = lowered_blocks_.emplace(s.get(), std::pair(s, lower_blocks_stmt(s))).first;
+      exec(it->second.second);
+      return;
+    }
     default:
       fail(fmt::format("unsupported statement {}", node_tag_name(s.tag())));
   }

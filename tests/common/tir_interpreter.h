@@ -60,6 +60,8 @@ class TirInterpreter {
 
   std::map<const tir::BufferNode*, Binding> buffers_;
   std::map<const tir::VarNode*, Scalar> vars_;
+  // A BlockRealize (kept alive, so its address stays its own) -> its lowering to loops.
+  std::map<const tir::StmtNode*, std::pair<tir::Stmt, tir::Stmt>> lowered_blocks_;
   std::vector<std::vector<uint8_t>> locals_;
   int64_t stores_ = 0;
 };

@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 
 #include "support/error.h"
+#include "tir/region_analysis.h"
+#include "tir/substitute.h"
+#include "tir/visitor.h"
 
 namespace ingot::lower {
 
@@ -75,35 +78,77 @@ void check_dtype(const graph::Node& node, const Buffer& b, DTypeClass accepted) 
     fail_user("{}: dtype {} is not supported (tensor '{}')", node_label(node), d.str(), b->name);
 }
 
+namespace {
+
+// Loops of the given kinds (innermost last) around `s`.
+Stmt wrap_loops(Stmt s, const std::vector<Var>& vars, const std::vector<int64_t>& extents,
+                const std::vector<ForKind>& kinds) {
+  for (size_t n = vars.size(); n-- > 0;)
+    s = For::make(vars[n], i64(0), i64(extents[n]), kinds[n], s);
+  return s;
+}
+
+// The name of the first global buffer `s` stores to ("rows" when none): a row block's name.
+std::string stored_buffer_name(const Stmt& s) {
+  struct FirstStore : IRVisitor {
+    void visit_BufferStore(const BufferStore* op, const Stmt& st) override {
+      if (name.empty() && op->buffer->scope == StorageScope::kGlobal) name = op->buffer->name;
+      IRVisitor::visit_BufferStore(op, st);
+    }
+    std::string name;
+  } first;
+  first.visit(s);
+  return first.name.empty() ? "rows" : first.name;
+}
+
+}  // namespace
+
 Stmt loop_nest(const std::vector<int64_t>& shape, const std::string& prefix, const BodyFn& body,
                NestOptions opts) {
+  // With a parallel outer loop, the body is built on block iter vars and, when it is one store
+  // (with the default options) or anything but one store (parallel rows, not vectorized), it
+  // becomes a block whose spatial iter vars are bound to serial loops, and the injective rule
+  // (schedule/rules/injective.h) sets the loop kinds. Otherwise the options set them here.
   Index idx;
-  std::vector<int> loops;  // dims that get a loop
-  std::vector<Var> vars;
+  std::vector<IterVar> iters;
+  std::vector<Var> loop_vars;
+  std::vector<int64_t> extents;
   for (size_t k = 0; k < shape.size(); ++k) {
     if (shape[k] == 1) {
       idx.push_back(i64(0));
-      vars.emplace_back();
-    } else {
-      Var v(fmt::format("{}{}", prefix, k));
-      idx.push_back(v);
-      vars.push_back(v);
-      loops.push_back(int(k));
+      continue;
     }
+    Var loop(fmt::format("{}{}", prefix, k));
+    Var index = opts.parallel_outer ? Var(fmt::format("v{}{}", prefix, k)) : loop;
+    idx.push_back(index);
+    iters.push_back({index, i64(0), i64(shape[k]), IterKind::kSpatial});
+    loop_vars.push_back(loop);
+    extents.push_back(shape[k]);
   }
   Stmt s = body(idx);
-  for (int n = int(loops.size()) - 1; n >= 0; --n) {
-    int k = loops[n];
-    ForKind kind = ForKind::kSerial;
-    bool innermost = n == int(loops.size()) - 1;
-    if (innermost && opts.vectorize_inner) {
-      kind = ForKind::kVectorized;
-    } else if (n == 0 && opts.parallel_outer) {
-      kind = ForKind::kParallel;
+  if (opts.parallel_outer) {
+    auto* store = s.as<BufferStore>();
+    if ((store != nullptr) == opts.vectorize_inner) {
+      std::vector<Expr> values(loop_vars.begin(), loop_vars.end());
+      std::string name = store != nullptr ? store->buffer->name : stored_buffer_name(s);
+      Stmt realize = BlockRealize::make(values, make_const(DataType::boolean(), 1),
+                                        make_block(name, iters, s));
+      return wrap_loops(realize, loop_vars, extents,
+                        std::vector<ForKind>(loop_vars.size(), ForKind::kSerial));
     }
-    s = For::make(vars[k], i64(0), i64(shape[k]), kind, s);
+    VarMap to_loops;
+    for (size_t n = 0; n < iters.size(); ++n) to_loops[iters[n].var.node()] = loop_vars[n];
+    s = substitute(s, to_loops);
   }
-  return s;
+  std::vector<ForKind> kinds(loop_vars.size(), ForKind::kSerial);
+  for (size_t n = 0; n < kinds.size(); ++n) {
+    if (n + 1 == kinds.size() && opts.vectorize_inner) {
+      kinds[n] = ForKind::kVectorized;
+    } else if (n == 0 && opts.parallel_outer) {
+      kinds[n] = ForKind::kParallel;
+    }
+  }
+  return wrap_loops(s, loop_vars, extents, kinds);
 }
 
 Stmt serial_loop(const std::string& name, Expr min, int64_t extent,

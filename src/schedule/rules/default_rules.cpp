@@ -3,6 +3,7 @@
 
 #include "schedule/rules/conv2d.h"
 #include "schedule/rules/depthwise_conv_nchwc.h"
+#include "schedule/rules/injective.h"
 #include "schedule/rules/matmul.h"
 #include "support/error.h"
 
@@ -21,6 +22,7 @@ const std::vector<ScheduleRule>& schedule_rules() {
        [](Schedule& s, const RuleTarget& t) { schedule_blocked_conv2d(s, "conv", t.isa); }},
       {kDepthwiseConvRule, "llvm",
        [](Schedule& s, const RuleTarget& t) { schedule_depthwise_conv_nchwc(s, t.isa); }},
+      {kInjectiveRule, "llvm", [](Schedule& s, const RuleTarget&) { schedule_injective(s); }},
   };
   return rules;
 }

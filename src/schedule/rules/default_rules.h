@@ -3,7 +3,8 @@
 // target kind ("llvm" for CPUs; the GPU targets add theirs beside it) and reads the vector
 // widths from the target it is given, so one rule name can have a schedule per kind. The stage
 // applies those rules with no tuning and keeps each kernel's trace (PrimFunc::schedule_trace),
-// the starting point of a tuner and what `--dump traces` prints. Kernels without a rule are
+// the starting point of a tuner and what `--dump traces` prints. Lowering gives every kernel
+// with a block a rule (the injective rule where no other applies); kernels without one are
 // already in loop form and left as they are.
 #pragma once
 
@@ -20,7 +21,7 @@ namespace ingot::schedule {
 
 inline constexpr const char* kPackedMatmulRule = "packed_matmul";    // block "C" (rules/matmul.h)
 inline constexpr const char* kBlockedConv2dRule = "blocked_conv2d";  // block "conv" (conv2d.h)
-// kDepthwiseConvRule: rules/depthwise_conv_nchwc.h.
+// kDepthwiseConvRule: rules/depthwise_conv_nchwc.h; kInjectiveRule: rules/injective.h.
 
 // What a rule reads of the target: its kind and, for CPU kinds, the vector ISA.
 struct RuleTarget {

@@ -1,0 +1,19 @@
+// The block-form nests of a lowered kernel made ready for the schedule stage: compute rules
+// name each block after the tensor it stores, so a kernel storing one tensor from several nests
+// (a Concat's inputs, a fused group) has repeats; this gives every block a unique name (the
+// handle a schedule finds it by) and re-infers its read/write regions after fusion inlined
+// producers into its body and constant loads were folded.
+#pragma once
+
+#include "tir/stmt.h"
+
+namespace ingot::lower {
+
+// Whether `body` has a block.
+bool has_blocks(const tir::Stmt& body);
+
+// `body` with unique block names (repeats get _1, _2, ...; none is "root") and re-inferred
+// regions.
+tir::Stmt finish_blocks(const tir::Stmt& body);
+
+}  // namespace ingot::lower

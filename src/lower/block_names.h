@@ -1,8 +1,9 @@
 // The block-form nests of a lowered kernel made ready for the schedule stage: compute rules
-// name each block after the tensor it stores, so a kernel storing one tensor from several nests
-// (a Concat's inputs, a fused group) has repeats; this gives every block a unique name (the
-// handle a schedule finds it by) and re-infers its read/write regions after fusion inlined
-// producers into its body and constant loads were folded.
+// give their blocks fixed names ("compute", "rows"), so a kernel of several nests (a Concat's
+// inputs, a fused group) has repeats; this gives every block a unique name (the handle a
+// schedule finds it by: _1, _2, ... in order, so equal kernels get equal names) and re-infers
+// its read/write regions after fusion inlined producers into its body and constant loads were
+// folded.
 #pragma once
 
 #include "tir/stmt.h"

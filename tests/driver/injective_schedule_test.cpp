@@ -18,6 +18,7 @@
 #include "schedule/rules/default_rules.h"
 #include "schedule/rules/injective.h"
 #include "tir/visitor.h"
+#include "tune/task.h"
 
 namespace ingot::testing {
 namespace {
@@ -26,7 +27,7 @@ constexpr int64_t kN = 4, kC = 3, kH = 8, kW = 64, kSize = kN * kC * kH * kW;
 
 // x[4,3,8,64] -> relu(x + c[64]), Transpose(x, [0,2,1,3]), x itself (a flat copy of 6144
 // elements) and Softmax(x) over the last axis (a row block per [n, c, h]).
-tir::IRModule lowered_model() {
+tir::IRModule lowered_model(bool second_relu = false) {
   graph::Graph g;
   graph::TensorType t{graph::DType::kF32, {}};
   for (int64_t d : {kN, kC, kH, kW}) t.shape.push_back(graph::Dim::fixed(d));
@@ -42,6 +43,8 @@ tir::IRModule lowered_model() {
   graph::Value* tr = g.add_node(ops::OpKind::Transpose, "tr", {x}, {"tr"}, perm)->outputs[0];
   graph::Value* sm = g.add_node(ops::OpKind::Softmax, "sm", {x}, {"sm"})->outputs[0];
   g.outputs = {relu, tr, x, sm};
+  if (second_relu)
+    g.outputs.push_back(g.add_node(ops::OpKind::Relu, "r2", {x}, {"r2"})->outputs[0]);
   graph::infer_types(g);
   return lower::lower_graph(g);
 }
@@ -132,6 +135,22 @@ TEST(InjectiveRule, LoweringEmitsBlocksThatTheRuleSchedules) {
       EXPECT_EQ(k.kinds.front(), tir::ForKind::kParallel) << f.name;
     }
   }
+}
+
+TEST(InjectiveRule, EqualComputationsShareATask) {
+  // Relu(x + c) and Relu(x) in two kernels: the same block-form compute (block names do not
+  // come from the tensors), so one tuning task, whose trace applies to both.
+  tir::IRModule mod = lowered_model(true);
+  std::vector<tune::Task> tasks = tune::extract_tasks(mod, "llvm");
+  EXPECT_EQ(tasks.size(), mod.kernels.size() - 1);
+  bool shared = false;
+  for (const tune::Task& t : tasks) {
+    if (t.kernels.size() < 2) continue;
+    shared = true;
+    EXPECT_EQ(mod.kernels[size_t(t.kernels[0])].name, "relu_Relu");
+    EXPECT_EQ(mod.kernels[size_t(t.kernels[1])].name, "r2_Relu");
+  }
+  EXPECT_TRUE(shared);
 }
 
 TEST(InjectiveRule, DefaultPointIsCorrect) {

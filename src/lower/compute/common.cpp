@@ -6,7 +6,6 @@
 #include "support/error.h"
 #include "tir/region_analysis.h"
 #include "tir/substitute.h"
-#include "tir/visitor.h"
 
 namespace ingot::lower {
 
@@ -88,19 +87,6 @@ Stmt wrap_loops(Stmt s, const std::vector<Var>& vars, const std::vector<int64_t>
   return s;
 }
 
-// The name of the first global buffer `s` stores to ("rows" when none): a row block's name.
-std::string stored_buffer_name(const Stmt& s) {
-  struct FirstStore : IRVisitor {
-    void visit_BufferStore(const BufferStore* op, const Stmt& st) override {
-      if (name.empty() && op->buffer->scope == StorageScope::kGlobal) name = op->buffer->name;
-      IRVisitor::visit_BufferStore(op, st);
-    }
-    std::string name;
-  } first;
-  first.visit(s);
-  return first.name.empty() ? "rows" : first.name;
-}
-
 }  // namespace
 
 Stmt loop_nest(const std::vector<int64_t>& shape, const std::string& prefix, const BodyFn& body,
@@ -130,7 +116,9 @@ Stmt loop_nest(const std::vector<int64_t>& shape, const std::string& prefix, con
     auto* store = s.as<BufferStore>();
     if ((store != nullptr) == opts.vectorize_inner) {
       std::vector<Expr> values(loop_vars.begin(), loop_vars.end());
-      std::string name = store != nullptr ? store->buffer->name : stored_buffer_name(s);
+      // Names independent of the tensors, so equal computations are equal kernels (one
+      // tuning task, one trace for all).
+      std::string name = store != nullptr ? "compute" : "rows";
       Stmt realize = BlockRealize::make(values, make_const(DataType::boolean(), 1),
                                         make_block(name, iters, s));
       return wrap_loops(realize, loop_vars, extents,

@@ -43,9 +43,9 @@ struct NestOptions {
 // extent 1 get the constant index 0 and no loop. With no non-trivial dim, body runs once.
 // With a parallel outer loop the nest is emitted in block form when the body is one store and
 // the inner loop is vectorized (the default options), or when the body is anything else and
-// it is not (a row per output index): serial loops around a spatial block named after the
-// (first) stored buffer, whose loop kinds the injective schedule rule sets
-// (schedule/rules/injective.h). Otherwise the options set the kinds here.
+// it is not (a row per output index): serial loops around a spatial block ("compute" or
+// "rows"), whose loop kinds the injective schedule rule sets (schedule/rules/injective.h).
+// Otherwise the options set the kinds here.
 tir::Stmt loop_nest(const std::vector<int64_t>& shape, const std::string& prefix,
                     const BodyFn& body, NestOptions opts = {});
 // A plain serial loop over [min, min + extent) (none when extent is 1: body(min)).

@@ -8,7 +8,6 @@
 
 #include "tir/mutator.h"
 #include "tir/region_analysis.h"
-#include "tir/visitor.h"
 
 namespace ingot::lower {
 
@@ -16,18 +15,13 @@ using namespace tir;
 
 namespace {
 
-class BlockFinder : public IRVisitor {
- public:
-  void visit_BlockRealize(const BlockRealize*, const Stmt&) override { found = true; }
-  bool found = false;
-};
-
 class BlockFinisher : public IRMutator {
  public:
   Stmt visit_BlockRealize(const BlockRealize* op, const Stmt& s) override {
     Stmt r = IRMutator::visit_BlockRealize(op, s);
     auto* realize = r.as<BlockRealize>();
     const Block* b = realize->block_node();
+    if (b->name_hint == "root" && b->iter_vars.empty()) return r;  // fusion's root: as it is
     std::string name = b->name_hint;
     for (int k = 1; name == "root" || !names_.insert(name).second; ++k)
       name = fmt::format("{}_{}", b->name_hint, k);
@@ -40,12 +34,6 @@ class BlockFinisher : public IRMutator {
 };
 
 }  // namespace
-
-bool has_blocks(const Stmt& body) {
-  BlockFinder finder;
-  finder.visit(body);
-  return finder.found;
-}
 
 Stmt finish_blocks(const Stmt& body) {
   return BlockFinisher().mutate(body);

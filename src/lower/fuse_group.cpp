@@ -147,6 +147,12 @@ std::optional<ElementwiseStore> match_elementwise_store(const Stmt& s, const Buf
   return ElementwiseStore{store->indices, store->value};
 }
 
+bool is_block_nest(const Stmt& s) {
+  Stmt cur = s;
+  while (auto* f = cur.as<For>()) cur = f->body;
+  return cur.as<BlockRealize>() != nullptr;
+}
+
 bool reads_buffer(const Stmt& s, const Buffer& buf) {
   AccessCounter access(buf.get());
   access.visit(s);

@@ -28,6 +28,9 @@ struct ElementwiseStore {
 // terms of the loop variables.
 std::optional<ElementwiseStore> match_elementwise_store(const tir::Stmt& s, const tir::Buffer& buf);
 
+// Whether `s` is a nest of loops around one block (compute/common.h:loop_nest's block form).
+bool is_block_nest(const tir::Stmt& s);
+
 // Whether `s` loads from `buf`.
 bool reads_buffer(const tir::Stmt& s, const tir::Buffer& buf);
 

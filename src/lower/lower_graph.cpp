@@ -24,8 +24,10 @@
 #include "lower/scheduled/scheduled.h"
 #include "ops/concat_slices.h"
 #include "ops/op.h"
+#include "schedule/ir_utils.h"
 #include "schedule/rules/injective.h"
 #include "support/error.h"
+#include "tir/analysis.h"
 
 namespace ingot::lower {
 
@@ -241,7 +243,7 @@ class Lowering : public ValueFactory {
 
   void add_kernel(tir::PrimFunc f, std::vector<const Value*> values) {
     // Block-form nests of the compute rules get their schedule from the injective rule.
-    if (f.schedule_rule.empty() && has_blocks(f.body)) {
+    if (f.schedule_rule.empty() && tir::has_blocks(f.body)) {
       f.body = finish_blocks(f.body);
       f.schedule_rule = schedule::kInjectiveRule;
     }
@@ -411,10 +413,15 @@ class Lowering : public ValueFactory {
     }
     std::set<const Value*> stored;  // tensors the kernel writes
     for (const Value* v : anchor.outputs) stored.insert(v);
+    std::vector<Buffer> inlined;  // intermediates the schedule inlines (compute_inline)
     for (size_t i = 0; i + 1 < members.size(); ++i) {
       const Value* t = members[i]->outputs.at(0);
       const Buffer& tb = bufs.at(t);
       if (auto store = match_elementwise_store(nests[i], tb)) {
+        if (is_block_nest(nests[i])) {  // a block: kept, and the injective rule inlines it
+          inlined.push_back(tb);
+          continue;
+        }
         for (size_t j = i + 1; j < nests.size(); ++j)
           if (nests[j].defined()) nests[j] = inline_loads(nests[j], tb, *store);
         nests[i] = tir::Stmt();
@@ -457,6 +464,14 @@ class Lowering : public ValueFactory {
     for (tir::Stmt& s : nests)
       if (s.defined()) body.push_back(std::move(s));
     f.body = fold_constant_loads(tir::SeqStmt::make(body), small_constants(bufs));
+    if (!inlined.empty()) {  // the kernel's own scratch until its schedule inlines them
+      std::vector<Buffer> local;
+      for (const Buffer& b : inlined) {
+        local.push_back(Buffer::make(b->name, b->dtype, const_shape(b), tir::StorageScope::kLocal));
+        f.body = schedule::replace_buffer(f.body, b, local.back());
+      }
+      f.body = schedule::make_root(f.body, local);
+    }
     f.name = unique_name(fmt::format("{}_{}", sanitize(anchor.name), ops::op_name(anchor.op)));
     for (const graph::Node* m : members) {
       for (std::string& op : source_ops(*m)) f.source_ops.push_back(std::move(op));

@@ -141,4 +141,14 @@ bool is_self_store(const Stmt& s) {
   return true;
 }
 
+bool has_blocks(const Stmt& s) {
+  struct Finder : IRVisitor {
+    bool found = false;
+    void visit_Block(const Block*, const Stmt&) override { found = true; }
+    void visit_BlockRealize(const BlockRealize*, const Stmt&) override { found = true; }
+  } finder;
+  finder.visit(s);
+  return finder.found;
+}
+
 }  // namespace ingot::tir

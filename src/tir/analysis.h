@@ -26,6 +26,9 @@ bool uses_var(const Stmt& s, const Var& v);
 // The terms of a chain of && (the condition itself when it is not one).
 std::vector<Expr> conjuncts(const Expr& cond);
 
+// Whether s is (or has) block form: a Block or BlockRealize anywhere in it.
+bool has_blocks(const Stmt& s);
+
 // Whether s stores to a buffer what it loads from the same place (a no-op).
 bool is_self_store(const Stmt& s);
 

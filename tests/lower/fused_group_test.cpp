@@ -1,7 +1,8 @@
 // Fused groups (graph::fuse_ops) lowered to one kernel each: intermediates inlined (no
-// workspace), reductions with prologues and epilogues, a producer that cannot be inlined kept
-// in the kernel, and the TIR helpers of lower/fuse_group.h. Numbers come from the loop-IR
-// interpreter and are checked against closed forms.
+// workspace; elementwise members by the schedule's compute_inline), reductions with prologues and
+// epilogues, a producer that cannot be inlined kept in the kernel, and the TIR helpers of
+// lower/fuse_group.h. Numbers come from the loop-IR interpreter and are checked against closed
+// forms.
 #include "lower/fuse_group.h"
 
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 #include "graph/transforms/rewrite_util.h"
 #include "lower/lower_graph.h"
 #include "rule_test_util.h"
+#include "schedule/rules/default_rules.h"
 #include "tir/op.h"
 
 namespace ingot::testing {
@@ -61,6 +63,25 @@ TEST(FusedGroup, InjectiveChainIsOneKernelWithoutWorkspace) {
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 2; ++j) want.push_back(-std::exp(std::max(in.get(j * 3 + i), 0.0)) + j + 1);
   expect_near_all(out.values(), want, 1e-6);
+
+  // The members are blocks storing intermediates the kernel's root allocates; its schedule (the
+  // injective rule) inlines them one by one, leaving one nest and no intermediate.
+  const tir::Block* root = m.kernels[0].body.as<tir::BlockRealize>()->block_node();
+  EXPECT_EQ(root->alloc_buffers.size(), 4u);
+  EXPECT_EQ(m.kernels[0].schedule_rule, "injective");
+  tir::IRModule scheduled = m;
+  schedule::apply_default_schedules(scheduled, 512);
+  const std::string& trace = scheduled.kernels[0].schedule_trace;
+  size_t inlines = 0;
+  for (size_t at = trace.find("compute_inline"); at != std::string::npos;
+       at = trace.find("compute_inline", at + 1))
+    ++inlines;
+  EXPECT_EQ(inlines, 4u) << trace;
+  EXPECT_TRUE(
+      scheduled.kernels[0].body.as<tir::BlockRealize>()->block_node()->alloc_buffers.empty());
+  HostTensor out2(DataType::f32(), {3, 2});
+  run_module(scheduled, {&in}, {&out2});
+  expect_near_all(out2.values(), want, 1e-6);
 }
 
 TEST(FusedGroup, ReductionWithProloguesAndEpilogue) {

@@ -137,6 +137,35 @@ TEST(ComputeInline, ProducerValueReplacesLoads) {
   EXPECT_TRUE(replays(s, ch.func));
 }
 
+TEST(ComputeInline, UnitDimensionsStoreAtZero) {
+  // B[0, v] = A[v] * 2 (B is [1, 8], as compute rules store a tensor with a dim of one);
+  // C[v] = B[0, v] + 1: inlined, C[v] = A[v] * 2 + 1.
+  Buffer A = Buffer::make("A", DataType::f32(), std::vector<int64_t>{8});
+  Buffer B = Buffer::make("B", DataType::f32(), std::vector<int64_t>{1, 8}, StorageScope::kLocal);
+  Buffer C = Buffer::make("C", DataType::f32(), std::vector<int64_t>{8});
+  Var i("i"), j("j"), vb("vb"), vc("vc");
+  Stmt produce =
+      BlockRealize::make({i}, yes(),
+                         make_block("B", {{vb, i64(0), i64(8), IterKind::kSpatial}},
+                                    BufferStore::make(B, A.load({vb}) * 2.0f, {i64(0), vb})));
+  Stmt consume =
+      BlockRealize::make({j}, yes(),
+                         make_block("C", {{vc, i64(0), i64(8), IterKind::kSpatial}},
+                                    BufferStore::make(C, B.load({i64(0), vc}) + 1.0f, {vc})));
+  PrimFunc f;
+  f.name = "unit_dims";
+  f.params = {A, C};
+  f.body = root(SeqStmt::make({nest({{i, 8}}, produce), nest({{j, 8}}, consume)}), {B});
+  Schedule s(f);
+  s.compute_inline(s.get_block("B"));
+  Stmt want =
+      BlockRealize::make({j}, yes(),
+                         make_block("C", {{vc, i64(0), i64(8), IterKind::kSpatial}},
+                                    BufferStore::make(C, A.load({vc}) * 2.0f + 1.0f, {vc})));
+  EXPECT_TRUE(same_ir(s.func(), with_body(f, root(nest({{j, 8}}, want)))));
+  EXPECT_TRUE(replays(s, f));
+}
+
 TEST(ComputeInline, Errors) {
   Chain ch = make_chain(8);
   Schedule s(ch.func);

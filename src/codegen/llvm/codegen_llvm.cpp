@@ -35,6 +35,7 @@
 #include "codegen/llvm/module_builder.h"
 #include "codegen/llvm/target_machine.h"
 #include "support/error.h"
+#include "tir/analysis.h"
 #include "tir/transforms/lower_blocks.h"
 #include "tir/transforms/simplify.h"
 #include "tir/visitor.h"
@@ -83,20 +84,10 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm, int opt_level) {
   mpm.run(m, mam);
 }
 
-// Whether a kernel is in block form (schedules produce it; lowering may not).
-class BlockFinder : public tir::IRVisitor {
- public:
-  bool found = false;
-  void visit_Block(const tir::Block*, const tir::Stmt&) override { found = true; }
-  void visit_BlockRealize(const tir::BlockRealize*, const tir::Stmt&) override { found = true; }
-};
-
 // Block-form kernels are lowered to loops (lower_blocks, then simplify); loop-form kernels
 // pass through untouched.
 tir::PrimFunc to_loop_form(tir::PrimFunc f) {
-  BlockFinder finder;
-  finder.visit(f);
-  if (finder.found) f = tir::simplify(tir::lower_blocks(std::move(f)));
+  if (tir::has_blocks(f.body)) f = tir::simplify(tir::lower_blocks(std::move(f)));
   return f;
 }
 

@@ -4,6 +4,7 @@
 
 #include "schedule/primitives/common.h"
 #include "tir/mutator.h"
+#include "tir/op.h"
 #include "tir/region_analysis.h"
 #include "tir/substitute.h"
 
@@ -27,7 +28,8 @@ class LoadInliner : public IRMutator {
     auto* l = r.as<BufferLoad>();
     if (l->buffer.get() != buf_) return r;
     VarMap m;
-    for (size_t k = 0; k < vars_.size(); ++k) m[vars_[k].node()] = l->indices[k];
+    for (size_t k = 0; k < vars_.size(); ++k)
+      if (vars_[k].defined()) m[vars_[k].node()] = l->indices[k];
     return substitute(value_, m);
   }
   Stmt visit_Block(const Block* op, const Stmt& s) override {
@@ -47,7 +49,8 @@ class LoadInliner : public IRMutator {
 
 // Preconditions:
 // - the block has no init and no reduce iter vars, and its body is one BufferStore whose
-//   indices are distinct iter vars, one per dimension, and whose value does not read the buffer;
+//   indices are distinct iter vars, one per dimension (or 0 for a dimension of extent 1), and
+//   whose value does not read the buffer;
 // - the buffer is allocated in the function (not a parameter: an output must be stored);
 // - no other block writes the buffer.
 void Schedule::compute_inline(BlockRV block) {
@@ -66,7 +69,14 @@ void Schedule::compute_inline(BlockRV block) {
   for (const IterVar& iv : b->iter_vars)
     if (iv.kind != IterKind::kSpatial)
       fail_schedule<ComputeInlineError>("cannot inline block {}: it is a reduction", name);
-  for (const Expr& i : store->indices) {
+  for (size_t d = 0; d < store->indices.size(); ++d) {
+    const Expr& i = store->indices[d];
+    int64_t at = -1, extent = 0;
+    if (is_const_int(i, &at) && at == 0 && is_const_int(store->buffer->shape[d], &extent) &&
+        extent == 1) {
+      vars.emplace_back();  // a dimension of one element: nothing to bind
+      continue;
+    }
     auto* v = i.as<VarNode>();
     bool is_iter = false;
     for (const IterVar& iv : b->iter_vars) is_iter = is_iter || iv.var.node() == v;

@@ -86,13 +86,35 @@ void schedule_nest(Schedule& s, std::vector<LoopRV> loops) {
   s.vectorize(vec == 1 ? row[0] : s.fuse(row));
 }
 
-}  // namespace
-
-void schedule_injective(Schedule& s) {
+// The names of the top-level blocks, in order.
+std::vector<std::string> block_names(const Schedule& s) {
   std::vector<std::string> names;
   for (const Stmt& r : child_block_realizes(s.func().body))
     names.push_back(r.as<BlockRealize>()->block_node()->name_hint);
-  for (const std::string& name : names) {
+  return names;
+}
+
+// Fusion's intermediates (buffers the root allocates) stored by a single elementwise block are
+// inlined into their readers, in order: the fused kernel computes them where they are read.
+void inline_intermediates(Schedule& s) {
+  const Block* root = root_block(s.func().body);
+  if (root == nullptr || root->alloc_buffers.empty()) return;
+  std::vector<const BufferNode*> intermediates;
+  for (const Buffer& b : root->alloc_buffers) intermediates.push_back(b.get());
+  for (const std::string& name : block_names(s)) {
+    auto info = find_block(s.func().body, name, nullptr);
+    auto* store = info->block->body.as<BufferStore>();
+    if (store != nullptr &&
+        std::count(intermediates.begin(), intermediates.end(), store->buffer.get()) > 0)
+      s.compute_inline(s.get_block(name));
+  }
+}
+
+}  // namespace
+
+void schedule_injective(Schedule& s) {
+  inline_intermediates(s);
+  for (const std::string& name : block_names(s)) {
     BlockRV b = s.get_block(name);
     auto loops = own_loops(s, b);
     if (!loops || loops->empty()) continue;

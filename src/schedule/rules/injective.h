@@ -2,8 +2,11 @@
 // compute/common.h:loop_nest, one block per nest whose spatial iter vars are bound to serial
 // loops over the output's non-trivial dims. A block is either one store (elementwise ops, data
 // movement, the in-place epilogue passes) or a row: an opaque body per output row (a softmax,
-// normalisation or reduction row, a gather window) that keeps its own inner loops. Per block,
-// its design space as sampling instructions (rules/choice.h):
+// normalisation or reduction row, a gather window) that keeps its own inner loops. A fused
+// kernel (lower_graph's fused groups) keeps its elementwise members as blocks storing
+// intermediates that its root allocates; the rule first inlines each into its readers
+// (compute_inline), in order. Then per block, its design space as sampling instructions
+// (rules/choice.h):
 //  - one store, a nest of one loop: the chunk it is split into, a parallel loop over chunks
 //    around a vectorized loop over one chunk (a power of two dividing the extent, from 256 up
 //    to half of it), or no split (the default: the loop vectorized whole, on one thread);

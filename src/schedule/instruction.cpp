@@ -206,6 +206,14 @@ std::vector<InstructionKind> make_kinds() {
                  return std::vector<int>{
                      s.decompose_reduction(in<BlockRV>(v, 0), in<LoopRV>(v, 1)).id};
                }});
+  k.push_back({"rfactor",
+               {{"", K::kLoop}},
+               {},
+               DecisionKind::kNone,
+               false,
+               [](Schedule& s, const Inputs& v, const Instruction&) {
+                 return std::vector<int>{s.rfactor(in<LoopRV>(v, 0)).id};
+               }});
   for (bool read : {true, false})
     k.push_back({read ? "cache_read" : "cache_write",
                  {{"", K::kBlock}},

@@ -116,6 +116,10 @@ class Schedule {
   // scope: "local" or "shared".
   BlockRV cache_read(BlockRV block, int read_buffer_index, const std::string& scope);
   BlockRV cache_write(BlockRV block, int write_buffer_index, const std::string& scope);
+  // The reduction under `loop` split into partial results per iteration of the loop: a new
+  // block "<name>_rf" (returned) accumulates them in a local buffer indexed by the loop (a
+  // spatial iter var there), and the block then combines them (primitives/rfactor.cpp).
+  BlockRV rfactor(LoopRV loop);
   void compute_inline(BlockRV block);
   void reverse_compute_inline(BlockRV block);
   void compute_at(BlockRV block, LoopRV loop);
@@ -158,5 +162,9 @@ class Schedule {
   SamplingPolicy policy_;
   int sampled_ = 0;  // sampling instructions so far
 };
+
+// Whether a block body is a reduction rfactor can split: out[i] = combine(out[i], value) with
+// combine one of +, *, max, min and value not reading out (after stores to other buffers).
+bool is_rfactor_reduction(const tir::Stmt& block_body);
 
 }  // namespace ingot::schedule

@@ -70,7 +70,7 @@ void expect_correct(uint64_t seed, std::set<std::string>* traces = nullptr) {
     ++injective;
     schedule::Schedule s(f, seed);
     if (seed > 0) s.set_sampling_policy({.ignore_given = true});
-    schedule::schedule_injective(s);
+    schedule::schedule_injective(s, CpuVectorIsa::x86(512));
     if (traces) traces->insert(s.trace().to_python_script());
     f = schedule::scheduled_kernel(f, s);
   }

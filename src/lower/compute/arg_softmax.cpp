@@ -1,6 +1,7 @@
 // Compute rules of ArgMax / ArgMin (one serial scan per kept index, tracking the best value and
 // its index; ties keep the first or, with select_last_index, the last) and of LogSoftmax and
-// Hardmax over one axis (LogSoftmax: x - max - log(sum(exp(x - max)))).
+// Hardmax over one axis (LogSoftmax: x - max - log(sum(exp(x - max))), the max and the sum as
+// reduction blocks, see Accumulator::reduce).
 #include "lower/compute/common.h"
 #include "lower/compute/compute.h"
 #include "support/error.h"
@@ -84,10 +85,10 @@ Stmt compute_softmax_variant(const graph::Node& node, const std::vector<Buffer>&
           Stmt body = SeqStmt::make({mx.set(x.load(at(i64(0)))), arg.set(i64(0)), scan, write});
           return mx.scope(arg.scope(body));
         }
-        Stmt find_max = serial_loop("k", i64(0), len,
-                                    [&](Expr k) { return mx.set(max(mx.get(), x.load(at(k)))); });
-        Stmt sum_exp = serial_loop("k", i64(0), len, [&](Expr k) {
-          return sum.set(sum.get() + exp(x.load(at(k)) - mx.get()));
+        Stmt find_max =
+            mx.reduce({len}, "k", [&](const Index& k) { return max(mx.get(), x.load(at(k[0]))); });
+        Stmt sum_exp = sum.reduce({len}, "k", [&](const Index& k) {
+          return sum.get() + exp(x.load(at(k[0])) - mx.get());
         });
         Stmt write = serial_loop("k", i64(0), len, [&](Expr k) {
           return BufferStore::make(y, x.load(at(k)) - sum.get(), at(k));

@@ -87,6 +87,33 @@ Stmt wrap_loops(Stmt s, const std::vector<Var>& vars, const std::vector<int64_t>
   return s;
 }
 
+// The loops of a nest over `shape` (dims of extent 1 get index 0 and no loop): loop vars
+// `<prefix>k`, and, with `block`, iter vars `v<prefix>k` of that kind bound to them (else the
+// index is the loop var).
+struct NestVars {
+  Index idx;
+  std::vector<IterVar> iters;
+  std::vector<Var> loop_vars;
+  std::vector<int64_t> extents;
+};
+NestVars nest_vars(const std::vector<int64_t>& shape, const std::string& prefix, bool block,
+                   IterKind kind) {
+  NestVars n;
+  for (size_t k = 0; k < shape.size(); ++k) {
+    if (shape[k] == 1) {
+      n.idx.push_back(i64(0));
+      continue;
+    }
+    Var loop(fmt::format("{}{}", prefix, k));
+    Var index = block ? Var(fmt::format("v{}{}", prefix, k)) : loop;
+    n.idx.push_back(index);
+    n.iters.push_back({index, i64(0), i64(shape[k]), kind});
+    n.loop_vars.push_back(loop);
+    n.extents.push_back(shape[k]);
+  }
+  return n;
+}
+
 }  // namespace
 
 Stmt loop_nest(const std::vector<int64_t>& shape, const std::string& prefix, const BodyFn& body,
@@ -95,22 +122,8 @@ Stmt loop_nest(const std::vector<int64_t>& shape, const std::string& prefix, con
   // (with the default options) or anything but one store (parallel rows, not vectorized), it
   // becomes a block whose spatial iter vars are bound to serial loops, and the injective rule
   // (schedule/rules/injective.h) sets the loop kinds. Otherwise the options set them here.
-  Index idx;
-  std::vector<IterVar> iters;
-  std::vector<Var> loop_vars;
-  std::vector<int64_t> extents;
-  for (size_t k = 0; k < shape.size(); ++k) {
-    if (shape[k] == 1) {
-      idx.push_back(i64(0));
-      continue;
-    }
-    Var loop(fmt::format("{}{}", prefix, k));
-    Var index = opts.parallel_outer ? Var(fmt::format("v{}{}", prefix, k)) : loop;
-    idx.push_back(index);
-    iters.push_back({index, i64(0), i64(shape[k]), IterKind::kSpatial});
-    loop_vars.push_back(loop);
-    extents.push_back(shape[k]);
-  }
+  auto [idx, iters, loop_vars, extents] =
+      nest_vars(shape, prefix, opts.parallel_outer, IterKind::kSpatial);
   Stmt s = body(idx);
   if (opts.parallel_outer) {
     auto* store = s.as<BufferStore>();
@@ -171,6 +184,19 @@ Stmt Accumulator::set(Expr v) const {
 }
 Stmt Accumulator::scope(Stmt body) const {
   return Allocate::make(buf, std::move(body));
+}
+Stmt Accumulator::reduce(const std::vector<int64_t>& shape, const std::string& prefix,
+                         const std::function<Expr(const Index&)>& value,
+                         const BodyFn& before) const {
+  auto [idx, iters, loop_vars, extents] = nest_vars(shape, prefix, true, IterKind::kReduce);
+  Stmt update = set(value(idx));
+  if (before) update = SeqStmt::make({before(idx), update});
+  if (iters.empty()) return update;
+  std::vector<Expr> values(loop_vars.begin(), loop_vars.end());
+  Stmt realize = BlockRealize::make(values, make_const(DataType::boolean(), 1),
+                                    make_block(buf->name, iters, update));
+  return wrap_loops(realize, loop_vars, extents,
+                    std::vector<ForKind>(loop_vars.size(), ForKind::kSerial));
 }
 
 DataType accum_dtype(DataType d) {

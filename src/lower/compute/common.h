@@ -68,6 +68,15 @@ struct Accumulator {
   tir::Stmt set(tir::Expr v) const;
   // Allocate the buffer around `body`.
   tir::Stmt scope(tir::Stmt body) const;
+  // acc = value(r) for each index r of `shape` in order (dims of extent 1 get index 0, no
+  // loop), where value combines get() with the step's term (get() + x, max(get(), x), ...): a
+  // reduction block named after the buffer, its reduce iter vars bound to serial loops
+  // `<prefix>k`, which the schedule may split into partial results (rules/row_reduction.h).
+  // `before` (optional) builds stores into other buffers that run at each step first (the
+  // update may read them back).
+  tir::Stmt reduce(const std::vector<int64_t>& shape, const std::string& prefix,
+                   const std::function<tir::Expr(const Index&)>& value,
+                   const BodyFn& before = nullptr) const;
 };
 
 // float16 results are accumulated in float32 and rounded once: the accumulation dtype of `d`

@@ -52,7 +52,6 @@ Stmt normalize_regions(const graph::Node& node, const Buffer& x, const std::vect
   std::vector<int64_t> xs = const_shape(x);
   Expr count = make_const(dt, double(num_elements(inner)));
   Expr eps = make_const(dt, epsilon);
-  NestOptions serial = {.parallel_outer = false, .vectorize_inner = false};
 
   return loop_nest(
       outer, "o",
@@ -60,16 +59,12 @@ Stmt normalize_regions(const graph::Node& node, const Buffer& x, const std::vect
         auto full = [&](const Index& r) { return place(o, r); };
         Accumulator mean("mean", dt), var("var", dt);
         auto centred = [&](Expr v) { return center ? v - mean.get() : v; };
-        Stmt sum = loop_nest(
-            inner, "r", [&](const Index& r) { return mean.set(mean.get() + x.load(full(r))); },
-            serial);
-        Stmt sq = loop_nest(
-            inner, "r",
-            [&](const Index& r) {
-              Expr d = centred(x.load(full(r)));
-              return var.set(var.get() + d * d);
-            },
-            serial);
+        Stmt sum =
+            mean.reduce(inner, "r", [&](const Index& r) { return mean.get() + x.load(full(r)); });
+        Stmt sq = var.reduce(inner, "r", [&](const Index& r) {
+          Expr d = centred(x.load(full(r)));
+          return var.get() + d * d;
+        });
         Stmt write = loop_nest(inner, "r",
                                [&](const Index& r) {
                                  Expr v = affine(centred(x.load(full(r))) * var.get(), o, r);

@@ -186,44 +186,40 @@ Stmt compute_reduce(const graph::Node& node, const std::vector<Buffer>& inputs,
     count *= xs[d];
   }
   DataType dt = as_byte.acc_dtype(y->dtype);
-  NestOptions serial = {.parallel_outer = false, .vectorize_inner = false};
   if (!reduced[rank - 1] && xs[rank - 1] > 1 && op != OpKind::ReduceLogSumExp)
     return reduce_lanes_inner(node, x, y, reduced, keepdims, count, as_byte);
 
-  return loop_nest(
-      kept_shape, "o",
-      [&](const Index& o) {
-        auto x_at = [&](const Index& r) {
-          Index xi = o;
-          int n = 0;
-          for (int d = 0; d < rank; ++d)
-            if (reduced[d]) xi[d] = r[n++];
-          return as_byte.load(x, xi);
-        };
-        Accumulator acc("acc", dt), mx("max", dt);
-        bool lse = op == OpKind::ReduceLogSumExp;
-        Expr shift = lse ? mx.get() : Expr();
-        std::vector<Stmt> body;
-        if (lse) {
-          body.push_back(mx.set(min_value(dt)));
-          body.push_back(loop_nest(
-              red_shape, "r", [&](const Index& r) { return mx.set(max(mx.get(), x_at(r))); },
-              serial));
-        }
-        body.push_back(acc.set(init_value(op, dt)));
-        body.push_back(loop_nest(
-            red_shape, "r",
-            [&](const Index& r) { return acc.set(update(op, acc.get(), x_at(r), shift)); },
-            serial));
-        Index yi;
-        for (int d = 0; d < rank; ++d)
-          if (keepdims || !reduced[d]) yi.push_back(o[d]);
-        body.push_back(
-            BufferStore::make(y, as_byte.store_value(finish(op, acc.get(), count, shift)), yi));
-        Stmt s = acc.scope(SeqStmt::make(body));
-        return lse ? mx.scope(s) : s;
-      },
-      {.parallel_outer = true, .vectorize_inner = false});
+  return loop_nest(kept_shape, "o",
+                   [&](const Index& o) {
+                     auto x_at = [&](const Index& r) {
+                       Index xi = o;
+                       int n = 0;
+                       for (int d = 0; d < rank; ++d)
+                         if (reduced[d]) xi[d] = r[n++];
+                       return as_byte.load(x, xi);
+                     };
+                     Accumulator acc("acc", dt), mx("max", dt);
+                     bool lse = op == OpKind::ReduceLogSumExp;
+                     Expr shift = lse ? mx.get() : Expr();
+                     std::vector<Stmt> body;
+                     if (lse) {
+                       body.push_back(mx.set(min_value(dt)));
+                       body.push_back(mx.reduce(
+                           red_shape, "r", [&](const Index& r) { return max(mx.get(), x_at(r)); }));
+                     }
+                     body.push_back(acc.set(init_value(op, dt)));
+                     body.push_back(acc.reduce(red_shape, "r", [&](const Index& r) {
+                       return update(op, acc.get(), x_at(r), shift);
+                     }));
+                     Index yi;
+                     for (int d = 0; d < rank; ++d)
+                       if (keepdims || !reduced[d]) yi.push_back(o[d]);
+                     body.push_back(BufferStore::make(
+                         y, as_byte.store_value(finish(op, acc.get(), count, shift)), yi));
+                     Stmt s = acc.scope(SeqStmt::make(body));
+                     return lse ? mx.scope(s) : s;
+                   },
+                   {.parallel_outer = true, .vectorize_inner = false});
 }
 
 }  // namespace ingot::lower

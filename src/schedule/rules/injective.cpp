@@ -7,6 +7,7 @@
 
 #include "schedule/ir_utils.h"
 #include "schedule/rules/choice.h"
+#include "schedule/rules/row_reduction.h"
 #include "tir/op.h"
 
 namespace ingot::schedule {
@@ -112,15 +113,18 @@ void inline_intermediates(Schedule& s) {
 
 }  // namespace
 
-void schedule_injective(Schedule& s) {
+void schedule_injective(Schedule& s, const CpuVectorIsa& isa) {
   inline_intermediates(s);
   for (const std::string& name : block_names(s)) {
     BlockRV b = s.get_block(name);
     auto loops = own_loops(s, b);
-    if (!loops || loops->empty()) continue;
+    if (!loops) continue;
     bool one_store = find_block(s.func().body, name, nullptr)->block->body.as<BufferStore>();
     if (!one_store) {
-      parallelize_outer(s, *loops, int(loops->size()), 1);
+      if (!loops->empty()) parallelize_outer(s, *loops, int(loops->size()), 1);
+      schedule_row_reductions(s, name, isa);
+    } else if (loops->empty()) {
+      continue;
     } else if (loops->size() == 1) {
       schedule_flat(s, loops->front());
     } else {

@@ -1,0 +1,130 @@
+// Reductions inside a row (see row_reduction.h).
+#include "schedule/rules/row_reduction.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "schedule/ir_utils.h"
+#include "schedule/rules/choice.h"
+#include "tir/analysis.h"
+#include "tir/arith/linear_form.h"
+#include "tir/op.h"
+#include "tir/visitor.h"
+
+namespace ingot::schedule {
+
+using namespace tir;
+
+namespace {
+
+// Whether every access of the body that uses `r` uses it only in its last index, as r + offset.
+struct ContiguousIn : IRVisitor {
+  explicit ContiguousIn(const VarNode* v) : r(v) {}
+  void check(const std::vector<Expr>& indices) {
+    auto is_r = [&](const VarNode* v) { return v == r; };
+    for (size_t k = 0; k < indices.size(); ++k) {
+      if (!uses_var(indices[k], is_r)) continue;
+      if (k + 1 != indices.size() || !arith::var_plus_offset(indices[k], is_r)) contiguous = false;
+    }
+  }
+  void visit_BufferLoad(const BufferLoad* op, const Expr& e) override {
+    check(op->indices);
+    IRVisitor::visit_BufferLoad(op, e);
+  }
+  void visit_BufferStore(const BufferStore* op, const Stmt& s) override {
+    check(op->indices);
+    IRVisitor::visit_BufferStore(op, s);
+  }
+  const VarNode* r;
+  bool contiguous = true;
+};
+
+// The innermost loop of a reduction block and what the rule needs to know of it.
+struct InnerReduction {
+  LoopRV loop;
+  int64_t extent = 0;
+  bool contiguous = false;
+  DataType dtype;
+};
+
+std::optional<InnerReduction> inner_reduction(Schedule& s, BlockRV b) {
+  auto info = find_block(s.func().body, s.name_of(b), nullptr);
+  const Block* blk = info->block;
+  if (info->loops.empty() || !is_rfactor_reduction(blk->body)) return std::nullopt;
+  const For* inner = info->loops.back().as<For>();
+  int64_t extent = 0, min = -1;
+  if (inner->kind != ForKind::kSerial || !is_const_int(inner->extent, &extent) ||
+      !is_const_int(inner->min, &min) || min != 0)
+    return std::nullopt;
+  // The loop must bind a reduce iter var, directly.
+  const VarNode* r = nullptr;
+  for (size_t i = 0; i < blk->iter_vars.size(); ++i) {
+    bool bound = info->br->iter_values[i].same_as(inner->loop_var);
+    if (bound && blk->iter_vars[i].kind == IterKind::kReduce) r = blk->iter_vars[i].var.node();
+    if (bound && blk->iter_vars[i].kind == IterKind::kSpatial) return std::nullopt;
+  }
+  if (r == nullptr) return std::nullopt;
+  ContiguousIn c(r);
+  c.visit(blk->body);
+  std::vector<LoopRV> loops = s.get_loops(b);
+  const auto* seq = blk->body.as<SeqStmt>();
+  const Stmt& update = seq != nullptr ? seq->seq.back() : blk->body;
+  return InnerReduction{loops.back(), extent, c.contiguous, update.as<BufferStore>()->buffer->dtype};
+}
+
+// The outermost loop of the run of innermost loops around rfactor's block `b` that each feed
+// one of its reduce iter vars or are its `lane` loop: the partial results are initialised once,
+// before it.
+LoopRV outermost_reduction_loop(Schedule& s, BlockRV b, LoopRV lane) {
+  auto info = find_block(s.func().body, s.name_of(b), nullptr);
+  std::vector<LoopRV> loops = s.get_loops(b);
+  size_t k = loops.size();
+  while (k > 0) {
+    const Var& v = info->loops[k - 1].as<For>()->loop_var;
+    bool feeds_reduce = v.same_as(s.loop_var(lane));
+    for (size_t i = 0; i < info->block->iter_vars.size(); ++i)
+      if (info->block->iter_vars[i].kind == IterKind::kReduce &&
+          uses_var(info->br->iter_values[i], v))
+        feeds_reduce = true;
+    if (!feeds_reduce) break;
+    --k;
+  }
+  INGOT_ICHECK(k < loops.size(), "row reduction: block {} has no reduction loop", s.name_of(b));
+  return loops[k];
+}
+
+// Splits the reduction into `lanes` partial results (see row_reduction.h).
+void split_lanes(Schedule& s, const InnerReduction& red, int64_t lanes) {
+  LoopRV main = red.loop;
+  int64_t whole = red.extent / lanes * lanes;
+  if (whole != red.extent) main = s.partition(red.loop, {whole})[0];
+  std::vector<LoopRV> strip = s.split(main, {std::nullopt, lanes});
+  BlockRV rf = s.rfactor(strip[1]);
+  BlockRV init = s.decompose_reduction(rf, outermost_reduction_loop(s, rf, strip[1]));
+  s.vectorize(s.get_loops(init).back());
+  s.vectorize(strip[1]);
+}
+
+}  // namespace
+
+void schedule_row_reductions(Schedule& s, const std::string& row, const CpuVectorIsa& isa) {
+  std::vector<std::string> names;
+  for (BlockRV c : s.get_child_blocks(s.get_block(row))) names.push_back(s.name_of(c));
+  for (const std::string& name : names) {
+    BlockRV b = s.get_block(name);
+    auto red = inner_reduction(s, b);
+    if (!red) continue;
+    int64_t native = std::max<int64_t>(1, isa.vector_bits / red->dtype.bits);
+    std::vector<int64_t> lanes = {0};
+    for (int64_t l : {native, 2 * native, 4 * native, kDefaultReductionLanes})
+      if (l >= 2 && l <= red->extent) lanes.push_back(l);
+    std::sort(lanes.begin(), lanes.end());
+    lanes.erase(std::unique(lanes.begin(), lanes.end()), lanes.end());
+    if (lanes.size() == 1) continue;
+    bool by_default = red->contiguous && kDefaultReductionLanes <= red->extent;
+    int64_t pick = s.value(sample_choice(s, lanes, by_default ? kDefaultReductionLanes : 0));
+    if (pick != 0) split_lanes(s, *red, pick);
+  }
+}
+
+}  // namespace ingot::schedule

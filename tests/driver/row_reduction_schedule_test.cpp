@@ -1,8 +1,9 @@
-// Reductions inside rows (schedule/rules/row_reduction.h) on lowered kernels: the default
-// point splits a contiguous reduction of at least 16 into 16 lanes of partial results (rfactor)
-// and leaves a strided one serial; the lane counts offered follow the target's vector width;
-// every lane count of the space, for AVX-512 and AVX2 widths, compiled, run through the runtime
-// and checked against closed forms (sums, maxima, softmax), with tails and over two loops.
+// Reductions inside rows (schedule/rules/row_reduction.h) and their lane loops on lowered
+// kernels: the default point splits a contiguous reduction of at least 16 into 16 lanes of
+// partial results (rfactor) and leaves a strided one serial; the lane counts offered follow the
+// target's vector width; every lane count of the space, for AVX-512 and AVX2 widths, compiled,
+// run through the runtime and checked against closed forms (sums, maxima, softmax), with tails
+// and over two loops; lane loops come out of lowering as blocks that the rule vectorizes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include "schedule/rules/default_rules.h"
 #include "schedule/rules/injective.h"
 #include "schedule/rules/row_reduction.h"
+#include "tir/visitor.h"
 
 namespace ingot::testing {
 namespace {
@@ -163,6 +165,39 @@ TEST(RowReductionRule, DefaultSplitsContiguousReductionsIntoSixteenLanes) {
   schedule_module(m256, CpuVectorIsa::x86(256), none, &cands);
   EXPECT_TRUE(cands.count({0, 8, 16, 32}));
   EXPECT_TRUE(cands.count({0}) == 0);  // a reduction with nothing to choose has no instruction
+}
+
+// The loops of each "lanes" block in f: their kinds, in order.
+std::vector<tir::ForKind> lane_loop_kinds(const tir::PrimFunc& f) {
+  struct Finder : tir::IRVisitor {
+    void visit_For(const tir::For* op, const tir::Stmt& s) override {
+      if (auto* br = op->body.as<tir::BlockRealize>();
+          br != nullptr && br->block_node()->name_hint.starts_with("lanes"))
+        kinds.push_back(op->kind);
+      tir::IRVisitor::visit_For(op, s);
+    }
+    std::vector<tir::ForKind> kinds;
+  } finder;
+  finder.visit(f.body);
+  return finder.kinds;
+}
+
+TEST(RowReductionRule, LaneLoopsAreBlocksTheRuleVectorizes) {
+  // Softmax's scaling pass over the last axis is a lane loop: a "lanes" block over a serial
+  // loop after lowering, vectorized by the injective rule; the strided softmax has none.
+  tir::IRModule mod = lowered_model();
+  int with_lanes = 0;
+  for (tir::PrimFunc& f : mod.kernels) {
+    std::vector<tir::ForKind> before = lane_loop_kinds(f);
+    if (before.empty()) continue;
+    ++with_lanes;
+    for (tir::ForKind k : before) EXPECT_EQ(k, tir::ForKind::kSerial) << f.name;
+    schedule::Schedule s(f);
+    schedule::schedule_injective(s, CpuVectorIsa::x86(512));
+    f = schedule::scheduled_kernel(f, s);
+    for (tir::ForKind k : lane_loop_kinds(f)) EXPECT_EQ(k, tir::ForKind::kVectorized) << f.name;
+  }
+  EXPECT_EQ(with_lanes, 1);  // sm
 }
 
 TEST(RowReductionRule, EveryLaneCountIsCorrect) {

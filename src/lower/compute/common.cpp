@@ -124,6 +124,25 @@ Stmt loop_nest(const std::vector<int64_t>& shape, const std::string& prefix, con
   // (schedule/rules/injective.h) sets the loop kinds. Otherwise the options set them here.
   auto [idx, iters, loop_vars, extents] =
       nest_vars(shape, prefix, opts.parallel_outer, IterKind::kSpatial);
+  if (!opts.parallel_outer && opts.vectorize_inner && !loop_vars.empty()) {
+    // A serial nest inside a row: its innermost loop is a lane loop (a block the injective
+    // rule vectorizes).
+    size_t inner = shape.size();
+    while (shape[--inner] == 1) {
+    }
+    std::vector<int64_t> outer = shape;
+    outer[inner] = 1;
+    return loop_nest(outer, prefix,
+                     [&](const Index& o) {
+                       return lane_loop(fmt::format("{}{}", prefix, inner), i64(0), shape[inner],
+                                        [&](Expr v) {
+                                          Index i = o;
+                                          i[inner] = v;
+                                          return body(i);
+                                        });
+                     },
+                     {.parallel_outer = false, .vectorize_inner = false});
+  }
   Stmt s = body(idx);
   if (opts.parallel_outer) {
     auto* store = s.as<BufferStore>();
@@ -157,6 +176,15 @@ Stmt serial_loop(const std::string& name, Expr min, int64_t extent,
   if (extent == 1) return body(min);
   Var v(name);
   return For::make(v, min, i64(extent), kind, body(v));
+}
+
+Stmt lane_loop(const std::string& name, Expr min, int64_t extent,
+               const std::function<Stmt(Expr)>& body) {
+  if (extent == 1) return body(min);
+  Var loop(name), index("v" + name);
+  Stmt block = make_block("lanes", {{index, min, i64(extent), IterKind::kSpatial}}, body(index));
+  return For::make(loop, min, i64(extent), ForKind::kSerial,
+                   BlockRealize::make({loop}, make_const(DataType::boolean(), 1), block));
 }
 
 Index broadcast_index(const Buffer& in, const Index& out_idx) {

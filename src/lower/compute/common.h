@@ -45,13 +45,21 @@ struct NestOptions {
 // the inner loop is vectorized (the default options), or when the body is anything else and
 // it is not (a row per output index): serial loops around a spatial block ("compute" or
 // "rows"), whose loop kinds the injective schedule rule sets (schedule/rules/injective.h).
-// Otherwise the options set the kinds here.
+// A serial nest with a vectorized inner loop (inside a row) has its innermost loop as a lane
+// loop (lane_loop below). Otherwise the options set the kinds here.
 tir::Stmt loop_nest(const std::vector<int64_t>& shape, const std::string& prefix,
                     const BodyFn& body, NestOptions opts = {});
 // A plain serial loop over [min, min + extent) (none when extent is 1: body(min)).
 tir::Stmt serial_loop(const std::string& name, tir::Expr min, int64_t extent,
                       const std::function<tir::Stmt(tir::Expr)>& body,
                       tir::ForKind kind = tir::ForKind::kSerial);
+
+// Inside a row (a loop_nest body with a parallel outer loop and no vectorized inner loop): a
+// loop over [min, min + extent) whose iterations are independent stores along a contiguous
+// run (a row's init, update or write pass). It is a spatial block "lanes" bound to a serial
+// loop, which the injective rule vectorizes; body(min) alone when extent is 1.
+tir::Stmt lane_loop(const std::string& name, tir::Expr min, int64_t extent,
+                    const std::function<tir::Stmt(tir::Expr)>& body);
 
 // Numpy broadcasting: the index into `in` (rank <= out rank, right-aligned) for output index
 // `out_idx`; dims of extent 1 in `in` read index 0.

@@ -69,9 +69,8 @@ Stmt compute_conv(const graph::Node& node, const std::vector<Buffer>& inputs,
         };
         RowAccum row(y, out_w, y_index);
         Expr init = b.defined() ? b.load({m}) : make_const(dt, 0);
-        Stmt init_row = serial_loop(
-            "ow", i64(0), out_w, [&](Expr ow) { return row.store(ow, init); },
-            ForKind::kVectorized);
+        Stmt init_row =
+            lane_loop("ow", i64(0), out_w, [&](Expr ow) { return row.store(ow, init); });
 
         // Reduction over (c, kernel offsets of the non-width dims).
         std::vector<int64_t> red_shape = {cin_per_group};
@@ -100,17 +99,14 @@ Stmt compute_conv(const graph::Node& node, const std::vector<Buffer>& inputs,
                 int64_t lo = std::max<int64_t>(0, floor_div(p - kw * dil + s - 1, s));
                 int64_t hi = std::min<int64_t>(out_w, floor_div(in_w - 1 + p - kw * dil, s) + 1);
                 if (hi <= lo) continue;
-                columns.push_back(serial_loop(
-                    "ow", i64(lo), hi - lo,
-                    [&](Expr ow) {
-                      Index xi = x_outer;
-                      xi.push_back(ow * i64(s) + i64(kw * dil - p));
-                      Index wi = {m, c};
-                      wi.insert(wi.end(), r.begin() + 1, r.end());
-                      wi.push_back(i64(kw));
-                      return row.store(ow, row.load(ow) + widen(x.load(xi)) * widen(w.load(wi)));
-                    },
-                    ForKind::kVectorized));
+                columns.push_back(lane_loop("ow", i64(lo), hi - lo, [&](Expr ow) {
+                  Index xi = x_outer;
+                  xi.push_back(ow * i64(s) + i64(kw * dil - p));
+                  Index wi = {m, c};
+                  wi.insert(wi.end(), r.begin() + 1, r.end());
+                  wi.push_back(i64(kw));
+                  return row.store(ow, row.load(ow) + widen(x.load(xi)) * widen(w.load(wi)));
+                }));
               }
               if (columns.empty()) return Evaluate::make(i64(0));
               Stmt body = SeqStmt::make(columns);

@@ -68,9 +68,8 @@ Stmt compute_conv_transpose(const graph::Node& node, const std::vector<Buffer>& 
         };
         RowAccum row(y, out_w, y_index);
         Expr init = b.defined() ? b.load({m}) : make_const(dt, 0);
-        Stmt init_row = serial_loop(
-            "ow", i64(0), out_w, [&](Expr ow) { return row.store(ow, init); },
-            ForKind::kVectorized);
+        Stmt init_row =
+            lane_loop("ow", i64(0), out_w, [&](Expr ow) { return row.store(ow, init); });
 
         // Reduction over (c, kernel offsets of the non-width dims).
         std::vector<int64_t> red_shape = {cin_per_group};

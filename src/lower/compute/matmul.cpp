@@ -126,25 +126,21 @@ Stmt compute_matmul(const graph::Node& node, const std::vector<Buffer>& inputs,
         };
         RowAccum row(y, cols, y_index);
         Expr zero = make_const(row.dtype, 0);
-        Stmt init = serial_loop(
-            "j", i64(0), cols, [&](Expr j) { return row.store(j, zero); }, ForKind::kVectorized);
+        Stmt init = lane_loop("j", i64(0), cols, [&](Expr j) { return row.store(j, zero); });
         Stmt update = serial_loop("k", i64(0), depth, [&](Expr k) {
-          return serial_loop(
-              "j", i64(0), cols,
-              [&](Expr j) {
-                Index ai = a_vec ? Index{k} : batch_index(as, 2, batch);
-                if (!a_vec) {
-                  ai.push_back(i);
-                  ai.push_back(k);
-                }
-                Index bi = b_vec ? Index{k} : batch_index(bs, 2, batch);
-                if (!b_vec) {
-                  bi.push_back(k);
-                  bi.push_back(j);
-                }
-                return row.store(j, row.load(j) + widen(a.load(ai)) * widen(b.load(bi)));
-              },
-              ForKind::kVectorized);
+          return lane_loop("j", i64(0), cols, [&](Expr j) {
+            Index ai = a_vec ? Index{k} : batch_index(as, 2, batch);
+            if (!a_vec) {
+              ai.push_back(i);
+              ai.push_back(k);
+            }
+            Index bi = b_vec ? Index{k} : batch_index(bs, 2, batch);
+            if (!b_vec) {
+              bi.push_back(k);
+              bi.push_back(j);
+            }
+            return row.store(j, row.load(j) + widen(a.load(ai)) * widen(b.load(bi)));
+          });
         });
         return row.wrap(SeqStmt::make({init, update}));
       },

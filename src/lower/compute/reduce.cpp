@@ -112,15 +112,12 @@ Stmt reduce_lanes_inner(const graph::Node& node, const Buffer& x, const Buffer& 
                      Expr base = chunks == 1 ? Expr(i64(0)) : o[rank - 1] * i64(chunk);
                      // Lanes of this chunk, guarded when the last chunk is partial.
                      auto over_lanes = [&](const std::function<Stmt(Expr, Expr)>& body) {
-                       return serial_loop(
-                           "l", i64(0), chunk,
-                           [&](Expr l) {
-                             Expr j = chunks == 1 ? l : base + l;
-                             Stmt s = body(l, j);
-                             if (len % chunk != 0) s = IfThenElse::make(j < i64(len), s);
-                             return s;
-                           },
-                           ForKind::kVectorized);
+                       return lane_loop("l", i64(0), chunk, [&](Expr l) {
+                         Expr j = chunks == 1 ? l : base + l;
+                         Stmt s = body(l, j);
+                         if (len % chunk != 0) s = IfThenElse::make(j < i64(len), s);
+                         return s;
+                       });
                      };
                      std::vector<Stmt> seq;
                      seq.push_back(over_lanes([&](Expr l, Expr) {

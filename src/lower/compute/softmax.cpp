@@ -22,8 +22,8 @@ Stmt compute_softmax(const graph::Node& node, const std::vector<Buffer>& inputs,
   std::vector<int64_t> outer = xs;
   outer[axis] = 1;
   int64_t len = xs[axis];
-  // Over the last axis the scaling pass is contiguous: vectorized.
-  ForKind writes = axis + 1 == int(xs.size()) ? ForKind::kVectorized : ForKind::kSerial;
+  // Over the last axis the scaling pass is contiguous: a lane loop (vectorized).
+  bool last_axis = axis + 1 == int(xs.size());
 
   return loop_nest(
       outer, "o",
@@ -42,12 +42,13 @@ Stmt compute_softmax(const graph::Node& node, const std::vector<Buffer>& inputs,
             [&](const Index& k) {
               return BufferStore::make(y, exp(x.load(at(k[0])) - mx.get()), at(k[0]));
             });
-        Stmt scale = serial_loop(
-            "k", i64(0), len,
-            [&](Expr k) { return BufferStore::make(y, y.load(at(k)) * sum.get(), at(k)); }, writes);
-        Stmt body =
-            SeqStmt::make({mx.set(min_value(dt)), find_max, sum.set(make_const(dt, 0)), exps,
-                           sum.set(make_const(dt, 1) / sum.get()), scale});
+        auto scale_at = [&](Expr k) {
+          return BufferStore::make(y, y.load(at(k)) * sum.get(), at(k));
+        };
+        Stmt scale = last_axis ? lane_loop("k", i64(0), len, scale_at)
+                               : serial_loop("k", i64(0), len, scale_at);
+        Stmt body = SeqStmt::make({mx.set(min_value(dt)), find_max, sum.set(make_const(dt, 0)),
+                                   exps, sum.set(make_const(dt, 1) / sum.get()), scale});
         return mx.scope(sum.scope(body));
       },
       {.parallel_outer = true, .vectorize_inner = false});

@@ -111,6 +111,18 @@ void inline_intermediates(Schedule& s) {
   }
 }
 
+// The lane loops inside a row (compute/common.h lane_loop: spatial blocks "lanes" over one
+// serial loop of independent stores along a contiguous run) are vectorized.
+void vectorize_lanes(Schedule& s, const std::string& row) {
+  std::vector<std::string> names;
+  for (BlockRV c : s.get_child_blocks(s.get_block(row)))
+    if (s.name_of(c).starts_with("lanes")) names.push_back(s.name_of(c));
+  for (const std::string& name : names) {
+    auto loops = own_loops(s, s.get_block(name));
+    if (loops && loops->size() == 1) s.vectorize(loops->front());
+  }
+}
+
 }  // namespace
 
 void schedule_injective(Schedule& s, const CpuVectorIsa& isa) {
@@ -122,6 +134,7 @@ void schedule_injective(Schedule& s, const CpuVectorIsa& isa) {
     bool one_store = find_block(s.func().body, name, nullptr)->block->body.as<BufferStore>();
     if (!one_store) {
       if (!loops->empty()) parallelize_outer(s, *loops, int(loops->size()), 1);
+      vectorize_lanes(s, name);
       schedule_row_reductions(s, name, isa);
     } else if (loops->empty()) {
       continue;

@@ -14,8 +14,9 @@
 //    vectorized loop (1 to 3; default 1: a row too short to vectorize well alone can take the
 //    rows around it), then how many of the outer loops are fused into the parallel loop (0,
 //    for none, to 3; default 1);
-//  - a row: how many of the outer loops are fused into the parallel loop (0 to 3; default 1),
-//    then the reductions inside it (rules/row_reduction.h: lanes of partial results).
+//  - a row: how many of the outer loops are fused into the parallel loop (0 to 3; default 1);
+//    its lane loops (compute/common.h lane_loop) vectorized; then the reductions inside it
+//    (rules/row_reduction.h: lanes of partial results).
 // The default point is the loop kinds loop_nest set before this rule existed (the outermost
 // loop parallel, the innermost vectorized for a store), so untuned code is unchanged. Blocks
 // with a reduce iter var, or whose loops are not their own, are left as they are.

@@ -49,6 +49,18 @@ InstructionKind loop_mark(const char* name, void (Schedule::*mark)(LoopRV)) {
           }};
 }
 
+// A loop-only instruction whose output is a new block (rfactor, blockize).
+InstructionKind loop_to_block(const char* name, BlockRV (Schedule::*op)(LoopRV)) {
+  return {name,
+          {{"", InputKind::kLoop}},
+          {},
+          DecisionKind::kNone,
+          false,
+          [op](Schedule& s, const Inputs& v, const Instruction&) {
+            return std::vector<int>{(s.*op)(in<LoopRV>(v, 0)).id};
+          }};
+}
+
 // A block-only instruction with no outputs (compute_inline, reverse_compute_inline).
 InstructionKind block_op(const char* name, void (Schedule::*op)(BlockRV)) {
   return {name,
@@ -206,14 +218,7 @@ std::vector<InstructionKind> make_kinds() {
                  return std::vector<int>{
                      s.decompose_reduction(in<BlockRV>(v, 0), in<LoopRV>(v, 1)).id};
                }});
-  k.push_back({"rfactor",
-               {{"", K::kLoop}},
-               {},
-               DecisionKind::kNone,
-               false,
-               [](Schedule& s, const Inputs& v, const Instruction&) {
-                 return std::vector<int>{s.rfactor(in<LoopRV>(v, 0)).id};
-               }});
+  k.push_back(loop_to_block("rfactor", &Schedule::rfactor));
   for (bool read : {true, false})
     k.push_back({read ? "cache_read" : "cache_write",
                  {{"", K::kBlock}},
@@ -242,14 +247,7 @@ std::vector<InstructionKind> make_kinds() {
                          attr<int>(i, "factor"), attr<int>(i, "offset"));
          return none();
        }});
-  k.push_back({"blockize",
-               {{"", K::kLoop}},
-               {},
-               DecisionKind::kNone,
-               false,
-               [](Schedule& s, const Inputs& v, const Instruction&) {
-                 return std::vector<int>{s.blockize(in<LoopRV>(v, 0)).id};
-               }});
+  k.push_back(loop_to_block("blockize", &Schedule::blockize));
   k.push_back(
       {"tensorize",
        {{"", K::kBlock}},

@@ -1,6 +1,9 @@
 // Inlining of intermediate tensors inside a fused group (see fuse_group.h).
 #include "lower/fuse_group.h"
 
+#include <algorithm>
+#include <set>
+
 #include "tir/mutator.h"
 #include "tir/op.h"
 #include "tir/structural_equal.h"
@@ -147,10 +150,36 @@ std::optional<ElementwiseStore> match_elementwise_store(const Stmt& s, const Buf
   return ElementwiseStore{store->indices, store->value};
 }
 
-bool is_block_nest(const Stmt& s) {
+bool is_inlinable_block_nest(const Stmt& s, const Buffer& buf) {
   Stmt cur = s;
   while (auto* f = cur.as<For>()) cur = f->body;
-  return cur.as<BlockRealize>() != nullptr;
+  auto* realize = cur.as<BlockRealize>();
+  if (realize == nullptr) return false;
+  const Block* block = realize->block_node();
+  if (block->init.defined() || !block->alloc_buffers.empty()) return false;
+  auto* store = block->body.as<BufferStore>();
+  if (store == nullptr || store->buffer.get() != buf.get() ||
+      store->indices.size() != buf->shape.size())
+    return false;
+  std::set<const VarNode*> seen;
+  for (size_t d = 0; d < store->indices.size(); ++d) {
+    int64_t extent = 0;
+    if (!is_const_int(buf->shape[d], &extent)) return false;
+    if (is_zero(store->indices[d]) && extent == 1) continue;
+    auto* v = store->indices[d].as<VarNode>();
+    if (v == nullptr || !seen.insert(v).second) return false;
+    auto iv = std::find_if(block->iter_vars.begin(), block->iter_vars.end(),
+                           [&](const IterVar& i) { return i.var.node() == v; });
+    int64_t lo = -1, n = 0;
+    if (iv == block->iter_vars.end() || iv->kind != IterKind::kSpatial ||
+        !is_const_int(iv->min, &lo) || !is_const_int(iv->extent, &n) || lo != 0 || n != extent)
+      return false;
+  }
+  for (const IterVar& iv : block->iter_vars)
+    if (iv.kind != IterKind::kSpatial) return false;
+  AccessCounter reads(buf.get());
+  reads.visit(store->value);
+  return reads.loads == 0;
 }
 
 bool reads_buffer(const Stmt& s, const Buffer& buf) {

@@ -28,8 +28,12 @@ struct ElementwiseStore {
 // terms of the loop variables.
 std::optional<ElementwiseStore> match_elementwise_store(const tir::Stmt& s, const tir::Buffer& buf);
 
-// Whether `s` is a nest of loops around one block (compute/common.h:loop_nest's block form).
-bool is_block_nest(const tir::Stmt& s);
+// Whether `s` is a nest of loops around one block that the schedule's compute_inline can remove:
+// a spatial block with no init or allocations whose body is one store to `buf` at distinct iter
+// vars spanning `buf`'s dims (an extent-1 dim may be indexed 0), its value not reading `buf`.
+// The iter vars may be bound to any expressions of the loops (a layout conversion's
+// c = cb * B + l) and the realize may have a predicate.
+bool is_inlinable_block_nest(const tir::Stmt& s, const tir::Buffer& buf);
 
 // Whether `s` loads from `buf`.
 bool reads_buffer(const tir::Stmt& s, const tir::Buffer& buf);

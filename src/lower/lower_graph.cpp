@@ -417,11 +417,11 @@ class Lowering : public ValueFactory {
     for (size_t i = 0; i + 1 < members.size(); ++i) {
       const Value* t = members[i]->outputs.at(0);
       const Buffer& tb = bufs.at(t);
+      if (is_inlinable_block_nest(nests[i], tb)) {  // kept; the injective rule inlines it
+        inlined.push_back(tb);
+        continue;
+      }
       if (auto store = match_elementwise_store(nests[i], tb)) {
-        if (is_block_nest(nests[i])) {  // a block: kept, and the injective rule inlines it
-          inlined.push_back(tb);
-          continue;
-        }
         for (size_t j = i + 1; j < nests.size(); ++j)
           if (nests[j].defined()) nests[j] = inline_loads(nests[j], tb, *store);
         nests[i] = tir::Stmt();

@@ -1,7 +1,8 @@
 // The default-schedule stage on lowered models: every rule is found in the registry by its name
 // and target kind, each scheduled kernel keeps its trace, and that trace replayed on the
 // unscheduled kernel gives the same function (the property tuning records rely on), for the
-// blocked conv, depthwise conv and packed matmul rules on both x86 vector widths.
+// blocked conv, depthwise conv, packed matmul and injective (layout conversion) rules on both x86
+// vector widths.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -39,8 +40,9 @@ TEST(DefaultRules, EveryKernelsTraceReplaysToItsSchedule) {
       schedule::Schedule r = t.replay(f);
       EXPECT_TRUE(tir::structural_equal(r.func().body, s.body)) << s.name;
     }
-    EXPECT_EQ(rules,
-              (std::set<std::string>{"blocked_conv2d", "depthwise_conv_nchwc", "packed_matmul"}));
+    // (injective: the layout conversions into and out of channel blocks)
+    EXPECT_EQ(rules, (std::set<std::string>{"blocked_conv2d", "depthwise_conv_nchwc", "injective",
+                                            "packed_matmul"}));
     // Scheduling twice changes nothing: kernels with a trace are left alone.
     tir::IRModule again = after;
     schedule::apply_default_schedules(again, bits);

@@ -150,6 +150,37 @@ TEST(VectorizeLoops, StraightLineStoresBecomeVectorStores) {
     EXPECT_TRUE(vectorize_loops(keep).same_as(keep)) << to_string(keep);
 }
 
+TEST(VectorizeLoops, SimplifiesChannelBlockedIndicesWithTheLoopRanges) {
+  // for o in 0..6: for l in vectorized(0, 16):
+  //   Y[o * 16 + l] = X[floordiv(o * 16 + l, 32), floormod(o * 16 + l, 32)]
+  // (a strip of 16 lanes reading a tensor in channel blocks of 32): with l < 16 the read is
+  // X[floordiv(o, 2), floormod(o, 2) * 16 + l], one vector load.
+  Buffer x = buf("X", {3, 32}), y = buf("Y", {96});
+  Var o("o"), l("l");
+  Expr c = o * 16 + l;
+  Stmt s = For::make(
+      o, i64(0), i64(6), ForKind::kSerial,
+      For::make(l, i64(0), i64(16), ForKind::kVectorized,
+                BufferStore::make(y, x(floordiv(c, i64(32)), floormod(c, i64(32))), {c})));
+  Stmt got = vectorize_loops(s);
+  auto* loop = got.as<For>();
+  ASSERT_NE(loop, nullptr);
+  auto* store = loop->body.as<BufferStore>();
+  ASSERT_NE(store, nullptr) << to_string(got);
+  ASSERT_NE(store->indices[0].as<Ramp>(), nullptr) << to_string(got);
+  auto* load = store->value.as<BufferLoad>();
+  ASSERT_NE(load, nullptr) << to_string(got);
+  EXPECT_FALSE(uses_var(load->indices[0], l)) << to_string(got);
+  EXPECT_NE(load->indices[1].as<Ramp>(), nullptr) << to_string(got);
+  // Blocks of 8 are not contiguous over 16 lanes: left to LLVM.
+  Stmt strided = For::make(
+      o, i64(0), i64(6), ForKind::kSerial,
+      For::make(
+          l, i64(0), i64(16), ForKind::kVectorized,
+          BufferStore::make(y, buf("X8", {12, 8})(floordiv(c, i64(8)), floormod(c, i64(8))), {c})));
+  EXPECT_TRUE(vectorize_loops(strided).same_as(strided)) << to_string(vectorize_loops(strided));
+}
+
 TEST(VectorizeLoops, MathCallsAndInvariantIfs) {
   // for l in vectorized(0, 16): if i < n: Z[i, l] = X[i, l] * sigmoid(X[i, l]) (a SiLU epilogue
   // under a strip's tail test): the if stays around the vector store.

@@ -5,6 +5,8 @@
 // replay as skipped.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <filesystem>
 #include <fstream>
 
@@ -48,24 +50,37 @@ tune::TuningRecord record_for(const tir::IRModule& m, size_t k, int index, doubl
 TEST(TuneTasks, KeysFollowTheComputationAndTarget) {
   tir::IRModule m = lowered_small_conv_model(512, /*second_conv=*/true);
   std::vector<tune::Task> tasks = tune::extract_tasks(m, kTarget);
-  // dense 16->32, depthwise, dense2 32->32, matmul: four computations.
-  ASSERT_EQ(tasks.size(), 4u);
+  // dense 16->32, depthwise, dense2 32->32, matmul: four computations; and two layout
+  // conversions (injective-rule kernels since they are blocks): x into channel blocks, and the
+  // three convs' [1, 32, 12, 12] outputs back to NCHW, one computation of weight 3.
+  ASSERT_EQ(tasks.size(), 6u);
+  std::vector<int> layout_weights;
   for (const tune::Task& t : tasks) {
-    EXPECT_EQ(t.weight(), 1);
     EXPECT_EQ(t.key.size(), 16u);
+    if (t.rule == "injective") {
+      layout_weights.push_back(t.weight());
+      continue;
+    }
+    EXPECT_EQ(t.weight(), 1);
   }
+  EXPECT_EQ(layout_weights, (std::vector<int>{1, 3}));
   // The same conv under another name and with other weights is the same task.
-  tir::PrimFunc renamed = m.kernels[size_t(tasks[0].kernels[0])];
+  size_t dense =
+      size_t(std::find_if(tasks.begin(), tasks.end(),
+                          [](const tune::Task& t) { return t.rule == "blocked_conv2d"; }) -
+             tasks.begin());
+  ASSERT_LT(dense, tasks.size());
+  tir::PrimFunc renamed = m.kernels[size_t(tasks[dense].kernels[0])];
   renamed.name = "another_layer";
-  EXPECT_EQ(tune::task_key(renamed, kTarget), tasks[0].key);
+  EXPECT_EQ(tune::task_key(renamed, kTarget), tasks[dense].key);
   // Another target is another task.
-  EXPECT_NE(tune::task_key(renamed, "llvm -mcpu=znver3"), tasks[0].key);
+  EXPECT_NE(tune::task_key(renamed, "llvm -mcpu=znver3"), tasks[dense].key);
   // A module with the dense conv twice: one task of weight 2.
   tir::IRModule twice = m;
   twice.kernels.push_back(renamed);
   std::vector<tune::Task> t2 = tune::extract_tasks(twice, kTarget);
-  ASSERT_EQ(t2.size(), 4u);
-  EXPECT_EQ(t2[0].weight(), 2);
+  ASSERT_EQ(t2.size(), 6u);
+  EXPECT_EQ(t2[dense].weight(), 2);
 }
 
 TEST(TuneRecords, JsonLinesRoundTripAndErrorsNameTheLine) {
@@ -111,7 +126,11 @@ TEST(TuneRecords, BestRecordScheduleReplacesTheDefault) {
   tune::RecordsApplied a = tune::apply_records(applied, {slow, fast, failed, other}, kTarget);
   EXPECT_EQ(a.kernels_from_records, 1);
   EXPECT_EQ(a.tasks_from_records, 1);
-  EXPECT_EQ(a.kernels_default, 2);  // depthwise, matmul
+  // The other scheduled kernels: depthwise, matmul and the layout conversions.
+  const int scheduled =
+      int(std::count_if(m.kernels.begin(), m.kernels.end(),
+                        [](const tir::PrimFunc& f) { return !f.schedule_rule.empty(); }));
+  EXPECT_EQ(a.kernels_default, scheduled - 1);
   EXPECT_EQ(a.records_skipped, 1);  // the other target's
   EXPECT_EQ(nlohmann::json::parse(applied.kernels[conv].schedule_trace), fast.trace);
   EXPECT_NE(tune::describe(a).find("1 kernels (1 tasks) from records"), std::string::npos);
@@ -130,7 +149,7 @@ TEST(TuneRecords, BestRecordScheduleReplacesTheDefault) {
   tir::IRModule again = m;
   a = tune::apply_records(again, {stale}, kTarget);
   EXPECT_EQ(a.kernels_from_records, 0);
-  EXPECT_EQ(a.kernels_default, 3);
+  EXPECT_EQ(a.kernels_default, scheduled);
   EXPECT_EQ(a.records_skipped, 1);
   EXPECT_TRUE(again.kernels[conv].schedule_trace.empty());
 }

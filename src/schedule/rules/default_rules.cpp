@@ -22,7 +22,8 @@ const std::vector<ScheduleRule>& schedule_rules() {
        [](Schedule& s, const RuleTarget& t) { schedule_blocked_conv2d(s, "conv", t.isa); }},
       {kDepthwiseConvRule, "llvm",
        [](Schedule& s, const RuleTarget& t) { schedule_depthwise_conv_nchwc(s, t.isa); }},
-      {kInjectiveRule, "llvm", [](Schedule& s, const RuleTarget& t) { schedule_injective(s, t.isa); }},
+      {kInjectiveRule, "llvm",
+       [](Schedule& s, const RuleTarget& t) { schedule_injective(s, t.isa); }},
   };
   return rules;
 }

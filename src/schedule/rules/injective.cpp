@@ -3,11 +3,14 @@
 
 #include <algorithm>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "schedule/ir_utils.h"
 #include "schedule/rules/choice.h"
+#include "schedule/rules/contiguity.h"
 #include "schedule/rules/row_reduction.h"
+#include "tir/analysis.h"
 #include "tir/op.h"
 
 namespace ingot::schedule {
@@ -20,22 +23,26 @@ constexpr int64_t kMinChunk = 256;  // elements per parallel chunk of a flat nes
 constexpr int kMaxFusedLoops = 3;   // loops fused into the parallel or the vectorized loop
 
 // The loops of the block's own nest (those its iter vars are bound to), outermost first, or
-// nullopt when they are not the innermost loops around it or one is not serial.
+// nullopt when they are not the innermost loops around it or one is not serial. Iter vars are
+// bound to loops (in any order) or (a layout conversion's channel c = cb * B + l) to
+// expressions of them; each of the innermost loops must be used by some binding.
 std::optional<std::vector<LoopRV>> own_loops(Schedule& s, BlockRV b) {
   auto info = find_block(s.func().body, s.name_of(b), nullptr);
   INGOT_ICHECK(info.has_value(), "injective rule: block {} vanished", s.name_of(b));
   for (const IterVar& iv : info->block->iter_vars)
     if (iv.kind != IterKind::kSpatial) return std::nullopt;
-  size_t bound = 0;
+  std::unordered_set<const VarNode*> used;
   for (const Expr& v : info->br->iter_values)
-    if (v.as<VarNode>() != nullptr) ++bound;
-  if (bound != info->br->iter_values.size() || bound > info->loops.size()) return std::nullopt;
+    uses_var(v, [&](const VarNode* x) {
+      used.insert(x);
+      return false;
+    });
+  if (used.size() > info->loops.size()) return std::nullopt;
   std::vector<LoopRV> loops = s.get_loops(b);
-  std::vector<LoopRV> own(loops.end() - std::ptrdiff_t(bound), loops.end());
+  std::vector<LoopRV> own(loops.end() - std::ptrdiff_t(used.size()), loops.end());
   for (size_t k = 0; k < own.size(); ++k) {
-    const For* f = info->loops[info->loops.size() - bound + k].as<For>();
-    if (f->kind != ForKind::kSerial || !info->br->iter_values[k].same_as(f->loop_var))
-      return std::nullopt;
+    const For* f = info->loops[info->loops.size() - used.size() + k].as<For>();
+    if (f->kind != ForKind::kSerial || !used.count(f->loop_var.node())) return std::nullopt;
   }
   return own;
 }
@@ -77,7 +84,40 @@ void parallelize_outer(Schedule& s, const std::vector<LoopRV>& loops, int limit,
   s.parallel(par == 1 ? fused[0] : s.fuse(fused));
 }
 
-void schedule_nest(Schedule& s, std::vector<LoopRV> loops) {
+// A single-store nest runs along its most contiguous loop: the loop whose variable makes the
+// most accesses move by one element per step (contiguity_score) becomes the innermost when it
+// beats the current innermost loop (a layout conversion that reads another blocked layout then
+// runs along the channel lanes, contiguous on both sides). Nests whose iter vars are not each
+// bound to one loop keep their order.
+std::vector<LoopRV> contiguous_innermost(Schedule& s, BlockRV b, std::vector<LoopRV> loops) {
+  auto info = find_block(s.func().body, s.name_of(b), nullptr);
+  const Block* blk = info->block;
+  auto score = [&](LoopRV l) -> std::optional<int> {
+    const Var& lv = s.loop_var(l);
+    for (size_t i = 0; i < blk->iter_vars.size(); ++i)
+      if (info->br->iter_values[i].same_as(lv))
+        return contiguity_score(blk->body, blk->iter_vars[i].var.node());
+    return std::nullopt;
+  };
+  std::vector<int> scores;
+  for (LoopRV l : loops) {
+    auto sc = score(l);
+    if (!sc) return loops;
+    scores.push_back(*sc);
+  }
+  size_t best = loops.size() - 1;
+  for (size_t k = 0; k + 1 < loops.size(); ++k)
+    if (scores[k] > scores[best]) best = k;
+  if (best + 1 == loops.size()) return loops;
+  LoopRV inner = loops[best];
+  loops.erase(loops.begin() + std::ptrdiff_t(best));
+  loops.push_back(inner);
+  s.reorder(loops);
+  return loops;
+}
+
+void schedule_nest(Schedule& s, BlockRV b, std::vector<LoopRV> loops) {
+  loops = contiguous_innermost(s, b, std::move(loops));
   int n = int(loops.size());
   std::vector<int64_t> inner;
   for (int k = 1; k <= std::min(n, kMaxFusedLoops); ++k) inner.push_back(k);
@@ -111,15 +151,49 @@ void inline_intermediates(Schedule& s) {
   }
 }
 
+// The loops to vectorize for lanes block `b` over `loop`: the loop itself, or, when its accesses
+// are contiguous only along runs (see vectorize_lanes), the inner loop of a split into runs and
+// the tail past the last whole run (a partition).
+std::vector<LoopRV> lane_strips(Schedule& s, BlockRV b, LoopRV loop, const CpuVectorIsa& isa) {
+  auto info = find_block(s.func().body, s.name_of(b), nullptr);
+  const Block* blk = info->block;
+  int64_t extent = extent_of(s, loop);
+  if (blk->iter_vars.size() != 1) return {loop};
+  const VarNode* v = blk->iter_vars[0].var.node();
+  int64_t lo = -1;
+  if (!is_const_int(blk->iter_vars[0].min, &lo) || lo != 0 ||
+      contiguous_in_runs(blk->body, v, extent, 1))
+    return {loop};
+  int64_t native = std::max<int64_t>(1, isa.vector_bits / 32);
+  for (int64_t run : {kDefaultReductionLanes, native}) {
+    if (run < 2 || run >= extent || !contiguous_in_runs(blk->body, v, extent, run)) continue;
+    int64_t whole = extent / run * run;
+    std::vector<LoopRV> strips;
+    LoopRV main = loop;
+    if (whole != extent) {
+      std::vector<LoopRV> parts = s.partition(loop, {whole});
+      main = parts[0];
+      strips.push_back(parts[1]);
+    }
+    strips.insert(strips.begin(), s.split(main, {std::nullopt, run})[1]);
+    return strips;
+  }
+  return {loop};
+}
+
 // The lane loops inside a row (compute/common.h lane_loop: spatial blocks "lanes" over one
-// serial loop of independent stores along a contiguous run) are vectorized.
-void vectorize_lanes(Schedule& s, const std::string& row) {
+// serial loop of independent stores along a contiguous run) are vectorized: whole, or, where
+// the accesses are contiguous only along runs (a channel-blocked input X[.., c / B, .., c % B]),
+// in strips of one run (16 lanes, else one vector) that are one vector access each.
+void vectorize_lanes(Schedule& s, const std::string& row, const CpuVectorIsa& isa) {
   std::vector<std::string> names;
   for (BlockRV c : s.get_child_blocks(s.get_block(row)))
     if (s.name_of(c).starts_with("lanes")) names.push_back(s.name_of(c));
   for (const std::string& name : names) {
-    auto loops = own_loops(s, s.get_block(name));
-    if (loops && loops->size() == 1) s.vectorize(loops->front());
+    BlockRV b = s.get_block(name);
+    auto loops = own_loops(s, b);
+    if (!loops || loops->size() != 1) continue;
+    for (LoopRV l : lane_strips(s, b, loops->front(), isa)) s.vectorize(l);
   }
 }
 
@@ -134,14 +208,14 @@ void schedule_injective(Schedule& s, const CpuVectorIsa& isa) {
     bool one_store = find_block(s.func().body, name, nullptr)->block->body.as<BufferStore>();
     if (!one_store) {
       if (!loops->empty()) parallelize_outer(s, *loops, int(loops->size()), 1);
-      vectorize_lanes(s, name);
+      vectorize_lanes(s, name, isa);
       schedule_row_reductions(s, name, isa);
     } else if (loops->empty()) {
       continue;
     } else if (loops->size() == 1) {
       schedule_flat(s, loops->front());
     } else {
-      schedule_nest(s, *loops);
+      schedule_nest(s, b, *loops);
     }
   }
 }

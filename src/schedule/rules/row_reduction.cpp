@@ -6,10 +6,9 @@
 
 #include "schedule/ir_utils.h"
 #include "schedule/rules/choice.h"
+#include "schedule/rules/contiguity.h"
 #include "tir/analysis.h"
-#include "tir/arith/linear_form.h"
 #include "tir/op.h"
-#include "tir/visitor.h"
 
 namespace ingot::schedule {
 
@@ -17,33 +16,12 @@ using namespace tir;
 
 namespace {
 
-// Whether every access of the body that uses `r` uses it only in its last index, as r + offset.
-struct ContiguousIn : IRVisitor {
-  explicit ContiguousIn(const VarNode* v) : r(v) {}
-  void check(const std::vector<Expr>& indices) {
-    auto is_r = [&](const VarNode* v) { return v == r; };
-    for (size_t k = 0; k < indices.size(); ++k) {
-      if (!uses_var(indices[k], is_r)) continue;
-      if (k + 1 != indices.size() || !arith::var_plus_offset(indices[k], is_r)) contiguous = false;
-    }
-  }
-  void visit_BufferLoad(const BufferLoad* op, const Expr& e) override {
-    check(op->indices);
-    IRVisitor::visit_BufferLoad(op, e);
-  }
-  void visit_BufferStore(const BufferStore* op, const Stmt& s) override {
-    check(op->indices);
-    IRVisitor::visit_BufferStore(op, s);
-  }
-  const VarNode* r;
-  bool contiguous = true;
-};
-
 // The innermost loop of a reduction block and what the rule needs to know of it.
 struct InnerReduction {
   LoopRV loop;
   int64_t extent = 0;
-  bool contiguous = false;
+  const VarNode* r = nullptr;  // the reduce iter var it binds
+  Stmt body;                   // the block's body
   DataType dtype;
 };
 
@@ -64,12 +42,11 @@ std::optional<InnerReduction> inner_reduction(Schedule& s, BlockRV b) {
     if (bound && blk->iter_vars[i].kind == IterKind::kSpatial) return std::nullopt;
   }
   if (r == nullptr) return std::nullopt;
-  ContiguousIn c(r);
-  c.visit(blk->body);
   std::vector<LoopRV> loops = s.get_loops(b);
   const auto* seq = blk->body.as<SeqStmt>();
   const Stmt& update = seq != nullptr ? seq->seq.back() : blk->body;
-  return InnerReduction{loops.back(), extent, c.contiguous, update.as<BufferStore>()->buffer->dtype};
+  return InnerReduction{loops.back(), extent, r, blk->body,
+                        update.as<BufferStore>()->buffer->dtype};
 }
 
 // The outermost loop of the run of innermost loops around rfactor's block `b` that each feed
@@ -105,6 +82,20 @@ void split_lanes(Schedule& s, const InnerReduction& red, int64_t lanes) {
   s.vectorize(strip[1]);
 }
 
+// 16 lanes where the reduction reads contiguously along runs of 16 (a row-major row, or a
+// channel-blocked read with blocks of 16 or 32); a channel-blocked read in blocks of one vector
+// (8 floats with AVX2) takes one vector's lanes; else none.
+int64_t default_lanes(const InnerReduction& red, int64_t native) {
+  if (red.extent < kDefaultReductionLanes) return 0;
+  if (contiguous_in_runs(red.body, red.r, red.extent, kDefaultReductionLanes))
+    return kDefaultReductionLanes;
+  if (native >= 2 && native < kDefaultReductionLanes &&
+      !contiguous_in_runs(red.body, red.r, red.extent, 1) &&
+      contiguous_in_runs(red.body, red.r, red.extent, native))
+    return native;
+  return 0;
+}
+
 }  // namespace
 
 void schedule_row_reductions(Schedule& s, const std::string& row, const CpuVectorIsa& isa) {
@@ -121,8 +112,7 @@ void schedule_row_reductions(Schedule& s, const std::string& row, const CpuVecto
     std::sort(lanes.begin(), lanes.end());
     lanes.erase(std::unique(lanes.begin(), lanes.end()), lanes.end());
     if (lanes.size() == 1) continue;
-    bool by_default = red->contiguous && kDefaultReductionLanes <= red->extent;
-    int64_t pick = s.value(sample_choice(s, lanes, by_default ? kDefaultReductionLanes : 0));
+    int64_t pick = s.value(sample_choice(s, lanes, default_lanes(*red, native)));
     if (pick != 0) split_lanes(s, *red, pick);
   }
 }

@@ -1,6 +1,10 @@
 // LowerBlocks: a mutator that rewrites every BlockRealize bottom-up into plain statements.
 #include "tir/transforms/lower_blocks.h"
 
+#include <unordered_set>
+#include <vector>
+
+#include "tir/analysis.h"
 #include "tir/mutator.h"
 #include "tir/op.h"
 #include "tir/substitute.h"
@@ -37,8 +41,29 @@ class BlockLowerer : public IRMutator {
     // 3. Allocations scope the whole block; the predicate guards its execution.
     for (auto it = b->alloc_buffers.rbegin(); it != b->alloc_buffers.rend(); ++it)
       body = Allocate::make(*it, body);
-    if (!is_true(op->predicate)) body = IfThenElse::make(op->predicate, body);
+    if (!is_true(op->predicate)) {
+      body = IfThenElse::make(op->predicate, body);
+      predicates_.insert(body.get());
+      alive_.push_back(body);
+    }
     return body;
+  }
+  // A block's predicate that does not depend on the vectorized loop right around it is tested
+  // outside that loop (a layout conversion's channel test `cb * B + l < C` around its pixel
+  // loop), so the loop stays a plain vector loop. Serial loops keep their guards inside (the
+  // tails of the matmul and convolution tiles measured no faster with them hoisted).
+  Stmt visit_For(const For* op, const Stmt& s) override {
+    Stmt r = IRMutator::visit_For(op, s);
+    auto* f = r.as<For>();
+    auto* guard = f->body.as<IfThenElse>();
+    if (f->kind != ForKind::kVectorized || guard == nullptr || !predicates_.count(guard) ||
+        guard->else_case.defined() || uses_var(guard->condition, f->loop_var))
+      return r;
+    Stmt loop = For::make(f->loop_var, f->min, f->extent, f->kind, guard->then_case, f->thread_tag);
+    Stmt hoisted = IfThenElse::make(guard->condition, loop);
+    predicates_.insert(hoisted.get());
+    alive_.push_back(hoisted);
+    return hoisted;
   }
   Stmt visit_Block(const Block* op, const Stmt&) override {
     // A bare block (no realize) has no iter vars to bind.
@@ -50,6 +75,10 @@ class BlockLowerer : public IRMutator {
       body = Allocate::make(*it, body);
     return body;
   }
+
+ private:
+  std::unordered_set<const StmtNode*> predicates_;  // the guards made of block predicates
+  std::vector<Stmt> alive_;                         // (kept alive, so addresses stay theirs)
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "tir/analysis.h"
+#include "tir/arith/analyzer.h"
 #include "tir/arith/linear_form.h"
 #include "tir/mutator.h"
 #include "tir/op.h"
@@ -16,7 +17,9 @@ constexpr int64_t kMaxLanes = 64;
 
 class Vectorizer {
  public:
-  Vectorizer(const Var& v, int lanes) : v_(v), lanes_(lanes) {}
+  // `analyzer` knows the ranges of the loop variable and the loops around it.
+  Vectorizer(const Var& v, int lanes, const arith::Analyzer& analyzer)
+      : v_(v), lanes_(lanes), analyzer_(analyzer) {}
 
   // The store over all lanes, or nullopt when it cannot be written on vectors.
   std::optional<Stmt> store(const BufferStore* st) {
@@ -37,8 +40,19 @@ class Vectorizer {
   }
 
   // Indices with the loop variable only in the last one, with coefficient 1: that one becomes
-  // a Ramp (the others stay).
+  // a Ramp (the others stay). Indices that do not fit as written are simplified with the loop
+  // ranges first (a channel-blocked read X[(vo * 16 + v) / 32, .., (vo * 16 + v) % 32] in a
+  // strip of 16 lanes is X[vo / 2, .., vo % 2 * 16 + v]).
+  // Only strips of a power of two lanes (the runs the schedule rules split) take the simplified
+  // form: a 28-wide channel shuffle measured slower as one 28-lane access than as LLVM's loop.
   std::optional<std::vector<Expr>> indices(const std::vector<Expr>& in) const {
+    if (auto out = ramp_indices(in)) return out;
+    if ((lanes_ & (lanes_ - 1)) != 0) return std::nullopt;
+    std::vector<Expr> simple;
+    for (const Expr& e : in) simple.push_back(analyzer_.simplify(e));
+    return ramp_indices(simple);
+  }
+  std::optional<std::vector<Expr>> ramp_indices(const std::vector<Expr>& in) const {
     std::vector<Expr> out = in;
     for (size_t d = 0; d + 1 < in.size(); ++d)
       if (uses(in[d])) return std::nullopt;
@@ -98,23 +112,28 @@ class Vectorizer {
 
   Var v_;
   int lanes_;
+  const arith::Analyzer& analyzer_;
 };
 
 class LoopVectorizer : public IRMutator {
  public:
   Stmt visit_For(const For* op, const Stmt& s) override {
+    int64_t lo = 0, len = 0;
+    if (is_const_int(op->min, &lo) && is_const_int(op->extent, &len) && len > 0)
+      analyzer_.bind(op->loop_var, op->min, op->extent);
     Stmt base = IRMutator::visit_For(op, s);
     auto* f = base.as<For>();
     int64_t min = -1, n = 0;
     if (f->kind != ForKind::kVectorized || !is_const_int(f->min, &min) || min != 0 ||
         !is_const_int(f->extent, &n) || n < 2 || n > kMaxLanes || !f->loop_var.dtype().is_int())
       return base;
-    Vectorizer vec(f->loop_var, int(n));
+    Vectorizer vec(f->loop_var, int(n), analyzer_);
     std::optional<Stmt> out = body(vec, f->loop_var, f->body);
     return out ? *out : base;
   }
 
  private:
+  arith::Analyzer analyzer_;  // ranges of the loops visited
   // Straight-line scalar stores, under ifs whose conditions do not use the loop variable.
   static std::optional<Stmt> body(Vectorizer& vec, const Var& v, const Stmt& s) {
     if (auto* q = s.as<SeqStmt>()) {

@@ -13,14 +13,6 @@
 namespace ingot::testing {
 namespace {
 
-std::vector<float> random_vector(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1.f, 1.f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
-
 // ctx = Reshape(Transpose(Softmax(Q K^T / sqrt(D)) V, 0213), [1, S, H * D]) with
 // Q, K, V the [1, S, H, D] inputs viewed per head by Transposes 0213 / 0231 / 0213.
 void expect_attention(int S, int H, int D) {

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -33,6 +34,15 @@ inline std::filesystem::path temp_dir(const std::string& name) {
   std::filesystem::create_directories(dir);
   made.push_back(dir);
   return dir;
+}
+
+// n floats drawn uniformly from [-1, 1) by a generator seeded with `seed`.
+inline std::vector<float> random_vector(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
 }
 
 class CompiledModel {

@@ -11,14 +11,6 @@
 namespace ingot::testing {
 namespace {
 
-std::vector<float> random_vector(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1.f, 1.f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
-
 void expect_close(const std::vector<float>& got, const std::vector<float>& want,
                   float tol = 1e-4f) {
   ASSERT_EQ(got.size(), want.size());

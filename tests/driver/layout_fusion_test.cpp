@@ -22,14 +22,6 @@ namespace {
 
 constexpr int64_t kIn = 8, kH = 5, kW = 6;
 
-std::vector<float> random_vector(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1.f, 1.f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
-
 // The kernel of `tir` (a --dump tir listing) whose name ends with `suffix`: its text.
 std::string kernel_text(const std::string& tir, const std::string& suffix) {
   std::istringstream in(tir);

@@ -16,14 +16,27 @@ using namespace tir;
 
 namespace {
 
-struct ContiguityCheck : IRVisitor {
+// Calls check() with the indices of every load and store.
+struct AccessIndices : IRVisitor {
+  virtual void check(const std::vector<Expr>& indices) = 0;
+  void visit_BufferLoad(const BufferLoad* op, const Expr& e) override {
+    check(op->indices);
+    IRVisitor::visit_BufferLoad(op, e);
+  }
+  void visit_BufferStore(const BufferStore* op, const Stmt& s) override {
+    check(op->indices);
+    IRVisitor::visit_BufferStore(op, s);
+  }
+};
+
+struct ContiguityCheck : AccessIndices {
   ContiguityCheck(const VarNode* v, int64_t extent, int64_t run) : v(v), run(run) {
     if (run > 1) {
       analyzer.bind(outer, i64(0), i64((extent + run - 1) / run));
       analyzer.bind(inner, i64(0), i64(run));
     }
   }
-  void check(const std::vector<Expr>& indices) {
+  void check(const std::vector<Expr>& indices) override {
     auto is_v = [&](const VarNode* x) { return x == v; };
     auto is_inner = [&](const VarNode* x) { return x == inner.node(); };
     for (size_t k = 0; k < indices.size(); ++k) {
@@ -38,14 +51,6 @@ struct ContiguityCheck : IRVisitor {
                                        : !uses_var(idx, is_inner));
     }
   }
-  void visit_BufferLoad(const BufferLoad* op, const Expr& e) override {
-    check(op->indices);
-    IRVisitor::visit_BufferLoad(op, e);
-  }
-  void visit_BufferStore(const BufferStore* op, const Stmt& s) override {
-    check(op->indices);
-    IRVisitor::visit_BufferStore(op, s);
-  }
   const VarNode* v;
   int64_t run;
   Var outer{"vo"}, inner{"vi"};
@@ -54,9 +59,9 @@ struct ContiguityCheck : IRVisitor {
 };
 
 // Counts the accesses using `v`: contiguous (v + offset in the last index only) and others.
-struct AccessCount : IRVisitor {
+struct AccessCount : AccessIndices {
   explicit AccessCount(const VarNode* v) : v(v) {}
-  void check(const std::vector<Expr>& indices) {
+  void check(const std::vector<Expr>& indices) override {
     auto is_v = [&](const VarNode* x) { return x == v; };
     bool uses = false, contiguous = !indices.empty();
     for (size_t k = 0; k < indices.size(); ++k) {
@@ -65,14 +70,6 @@ struct AccessCount : IRVisitor {
       if (k + 1 != indices.size() || !arith::var_plus_offset(indices[k], is_v)) contiguous = false;
     }
     if (uses) score += contiguous ? 1 : -1;
-  }
-  void visit_BufferLoad(const BufferLoad* op, const Expr& e) override {
-    check(op->indices);
-    IRVisitor::visit_BufferLoad(op, e);
-  }
-  void visit_BufferStore(const BufferStore* op, const Stmt& s) override {
-    check(op->indices);
-    IRVisitor::visit_BufferStore(op, s);
   }
   const VarNode* v;
   int score = 0;

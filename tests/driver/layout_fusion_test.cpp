@@ -5,7 +5,8 @@
 // runs of contiguous channels: no plain copy of the conv output is written, the reductions
 // split into vector lanes and the write pass runs in vector strips. Checked against plain
 // reference loops with AVX2 code (and AVX-512 code where the host has it), with whole channel
-// blocks and with a padded last block.
+// blocks and with a padded last block; and two conversions between blocked layouts (16 lanes to
+// 8 for a grouped conv) fused into one lane-vector copy.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -35,7 +36,8 @@ std::string kernel_text(const std::string& tir, const std::string& suffix) {
 }
 
 // y = LayerNormalization(Transpose(Conv1x1(x, w, b), 0231), scale, bias) over c channels.
-void expect_fused_layer_norm(int64_t c, const std::string& target) {
+// run = false: the structure only (a target the host cannot run).
+void expect_fused_layer_norm(int64_t c, const std::string& target, bool run = true) {
   SCOPED_TRACE(::testing::Message() << c << " channels, target " << target);
   auto x = random_vector(size_t(kIn * kH * kW), 1), w = random_vector(size_t(c * kIn), 2),
        b = random_vector(size_t(c), 3), scale = random_vector(size_t(c), 4),
@@ -72,6 +74,7 @@ void expect_fused_layer_norm(int64_t c, const std::string& target) {
   EXPECT_NE(ln_kernel.find("mean_rf[ramp("), std::string::npos) << ln_kernel;
   EXPECT_NE(ln_kernel.find("y[ramp("), std::string::npos) << ln_kernel;
 
+  if (!run) return;
   CompiledModel m(dir / "m.onnx", dir / "m.so", opts);
   m.set_input("x", x);
   m.run();
@@ -103,10 +106,61 @@ TEST(LayoutFusion, LayerNormReadsTheBlockedConvOutput) {
   if (!codegen::Target::host().is_x86()) GTEST_SKIP() << "x86 targets";
   // 48 channels: whole blocks (16 with AVX-512 code, 16 with AVX2: runs of 16 lanes);
   // 40: a padded last block (16 lanes) with AVX-512 code, blocks of one vector (8) with AVX2.
-  std::vector<std::string> targets = {"llvm -mcpu=haswell"};
-  if (codegen::Target::host().vector_bits >= 512) targets.push_back("llvm");
-  for (const std::string& t : targets)
-    for (int64_t c : {48, 40}) expect_fused_layer_norm(c, t);
+  // AVX-512 code is compiled everywhere, and run where the host has AVX-512.
+  bool avx512 = codegen::Target::host().vector_bits >= 512;
+  for (int64_t c : {48, 40}) {
+    expect_fused_layer_norm(c, "llvm -mcpu=haswell");
+    expect_fused_layer_norm(c, "llvm -mcpu=skylake-avx512", avx512);
+  }
+}
+
+TEST(LayoutFusion, ReblockingCopiesLaneVectors) {
+  if (!codegen::Target::host().is_x86()) GTEST_SKIP() << "x86 targets";
+  // x[1, 32, 6, 6] -> 1x1 Conv 32->64 -> 1x1 Conv with 8 groups of 8 channels. With AVX2 code
+  // the first conv writes blocks of 16 channels and the grouped one reads blocks of 8: the two
+  // conversions between them are one kernel that runs along the lanes (the contiguous-innermost
+  // loop order), one 8-lane load and store per pixel, instead of a pass through NCHW.
+  constexpr int64_t kC = 32, kO = 64, kG = 8, kP = 36;
+  auto x = random_vector(size_t(kC * kP), 6), w1 = random_vector(size_t(kO * kC), 7),
+       w2 = random_vector(size_t(kO * (kO / kG)), 8);
+  OnnxModelBuilder mb;
+  mb.input("x", {1, kC, 6, 6});
+  mb.initializer("w1", {kO, kC, 1, 1}, w1);
+  mb.initializer("w2", {kO, kO / kG, 1, 1}, w2);
+  mb.node("Conv", {"x", "w1"}, {"y"}, "c1");
+  OnnxModelBuilder::attr_int(mb.node("Conv", {"y", "w2"}, {"z"}, "c2"), "group", kG);
+  mb.output("z");
+  auto dir = temp_dir("layout_reblock");
+  mb.save(dir / "m.onnx");
+  driver::CompileOptions opts;
+  opts.target = "llvm -mcpu=haswell";
+  std::ostringstream dump;
+  driver::CompileOptions dump_opts = opts;
+  dump_opts.dump = {"tir"};
+  driver::compile_model((dir / "m.onnx").string(), (dir / "dump.so").string(), dump_opts, dump);
+  std::string reblock = kernel_text(dump.str(), "y_to_nchwc_LayoutToBlocked");
+  ASSERT_FALSE(reblock.empty()) << dump.str();
+  EXPECT_NE(reblock.find("y_nchwc: float32[1, 4, 6, 6, 16]"), std::string::npos) << reblock;
+  EXPECT_TRUE(std::regex_search(reblock, std::regex(R"(\[ramp\([^\]]*, 1, 8\)\] = y_nchwc\[ramp)")))
+      << reblock;
+
+  CompiledModel m(dir / "m.onnx", dir / "m.so", opts);
+  m.set_input("x", x);
+  m.run();
+  auto got = m.output(0);
+  ASSERT_EQ(got.size(), size_t(kO * kP));
+  for (int64_t o = 0; o < kO; ++o)
+    for (int64_t p = 0; p < kP; ++p) {
+      double want = 0;
+      int64_t g0 = o / (kO / kG) * (kO / kG);  // the group's first channel
+      for (int64_t i = 0; i < kO / kG; ++i) {
+        double y = 0;
+        for (int64_t c = 0; c < kC; ++c)
+          y += double(w1[size_t((g0 + i) * kC + c)]) * x[size_t(c * kP + p)];
+        want += double(w2[size_t(o * (kO / kG) + i)]) * y;
+      }
+      ASSERT_NEAR(got[size_t(o * kP + p)], want, 1e-3) << o << "," << p;
+    }
 }
 
 }  // namespace

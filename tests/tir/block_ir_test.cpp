@@ -185,6 +185,35 @@ TEST(LowerBlocks, SubstitutesBindingsGuardsInitAndPredicate) {
   EXPECT_TRUE(structural_equal(got, want)) << to_string(got);
 }
 
+TEST(LowerBlocks, PredicatesLeaveTheVectorizedLoopsTheyDoNotUse) {
+  // for c in 0..4: for w in vectorized(0, 8): block(c, w) if c < 3: Y[c, w] = X[c, w]
+  // (a layout conversion's channel test around its pixels): the test moves outside the w
+  // loop; one that uses w, or a serial loop's, stays inside.
+  Buffer X = Buffer::make("X", DataType::f32(), std::vector<int64_t>{4, 8});
+  Buffer Y = Buffer::make("Y", DataType::f32(), std::vector<int64_t>{4, 8});
+  Var c("c"), w("w"), vc("vc"), vw("vw");
+  Stmt block = make_block(
+      "copy", {{vc, i64(0), i64(4), IterKind::kSpatial}, {vw, i64(0), i64(8), IterKind::kSpatial}},
+      BufferStore::make(Y, X(vc, vw), {vc, vw}));
+  auto nest = [&](Expr pred, ForKind kind) {
+    return For::make(c, i64(0), i64(4), ForKind::kSerial,
+                     For::make(w, i64(0), i64(8), kind, BlockRealize::make({c, w}, pred, block)));
+  };
+  Stmt store = BufferStore::make(Y, X(c, w), {c, w});
+  Stmt hoisted =
+      For::make(c, i64(0), i64(4), ForKind::kSerial,
+                IfThenElse::make(c < 3, For::make(w, i64(0), i64(8), ForKind::kVectorized, store)));
+  Stmt got = lower_blocks_stmt(nest(c < 3, ForKind::kVectorized));
+  EXPECT_TRUE(structural_equal(got, hoisted)) << to_string(got);
+  for (auto [pred, kind] : std::vector<std::pair<Expr, ForKind>>{{w < 5, ForKind::kVectorized},
+                                                                 {c < 3, ForKind::kSerial}}) {
+    Stmt inside = For::make(c, i64(0), i64(4), ForKind::kSerial,
+                            For::make(w, i64(0), i64(8), kind, IfThenElse::make(pred, store)));
+    got = lower_blocks_stmt(nest(pred, kind));
+    EXPECT_TRUE(structural_equal(got, inside)) << to_string(got);
+  }
+}
+
 TEST(LowerBlocks, AllocBuffersBecomeAllocate) {
   Buffer T = Buffer::make("T", DataType::f32(), std::vector<int64_t>{4}, StorageScope::kLocal);
   Buffer Y = Buffer::make("Y", DataType::f32(), std::vector<int64_t>{4});

@@ -35,6 +35,14 @@ std::string kernel_text(const std::string& tir, const std::string& suffix) {
   return text;
 }
 
+// The final loop IR (--dump tir) of dir/m.onnx compiled with `opts`.
+std::string final_tir(const std::filesystem::path& dir, driver::CompileOptions opts) {
+  std::ostringstream dump;
+  opts.dump = {"tir"};
+  driver::compile_model((dir / "m.onnx").string(), (dir / "dump.so").string(), opts, dump);
+  return dump.str();
+}
+
 // y = LayerNormalization(Transpose(Conv1x1(x, w, b), 0231), scale, bias) over c channels.
 // run = false: the structure only (a target the host cannot run).
 void expect_fused_layer_norm(int64_t c, const std::string& target, bool run = true) {
@@ -61,12 +69,9 @@ void expect_fused_layer_norm(int64_t c, const std::string& target, bool run = tr
   opts.target = target;
   // The structure: the LayerNormalization kernel reads the conv's blocked output and no plain
   // [1, c, H, W] copy of it; its reductions and write pass are vector accesses.
-  std::ostringstream dump;
-  driver::CompileOptions dump_opts = opts;
-  dump_opts.dump = {"tir"};
-  driver::compile_model((dir / "m.onnx").string(), (dir / "dump.so").string(), dump_opts, dump);
-  std::string ln_kernel = kernel_text(dump.str(), "_LayerNormalization");
-  ASSERT_FALSE(ln_kernel.empty()) << dump.str();
+  std::string tir = final_tir(dir, opts);
+  std::string ln_kernel = kernel_text(tir, "_LayerNormalization");
+  ASSERT_FALSE(ln_kernel.empty()) << tir;
   std::string first = ln_kernel.substr(0, ln_kernel.find('\n'));
   EXPECT_TRUE(std::regex_search(first, std::regex(R"(_nchwc: float32\[1, \d+, 5, 6, \d+\])")))
       << first;
@@ -134,12 +139,9 @@ TEST(LayoutFusion, ReblockingCopiesLaneVectors) {
   mb.save(dir / "m.onnx");
   driver::CompileOptions opts;
   opts.target = "llvm -mcpu=haswell";
-  std::ostringstream dump;
-  driver::CompileOptions dump_opts = opts;
-  dump_opts.dump = {"tir"};
-  driver::compile_model((dir / "m.onnx").string(), (dir / "dump.so").string(), dump_opts, dump);
-  std::string reblock = kernel_text(dump.str(), "y_to_nchwc_LayoutToBlocked");
-  ASSERT_FALSE(reblock.empty()) << dump.str();
+  std::string tir = final_tir(dir, opts);
+  std::string reblock = kernel_text(tir, "y_to_nchwc_LayoutToBlocked");
+  ASSERT_FALSE(reblock.empty()) << tir;
   EXPECT_NE(reblock.find("y_nchwc: float32[1, 4, 6, 6, 16]"), std::string::npos) << reblock;
   EXPECT_TRUE(std::regex_search(reblock, std::regex(R"(\[ramp\([^\]]*, 1, 8\)\] = y_nchwc\[ramp)")))
       << reblock;

@@ -114,8 +114,8 @@ TEST(LayoutFusion, LayerNormReadsTheBlockedConvOutput) {
   // AVX-512 code is compiled everywhere, and run where the host has AVX-512.
   bool avx512 = codegen::Target::host().vector_bits >= 512;
   for (int64_t c : {48, 40}) {
-    expect_fused_layer_norm(c, "llvm -mcpu=haswell");
-    expect_fused_layer_norm(c, "llvm -mcpu=skylake-avx512", avx512);
+    expect_fused_layer_norm(c, "llvm -mcpu=x86-64-v3");
+    expect_fused_layer_norm(c, "llvm -mcpu=x86-64-v4", avx512);
   }
 }
 
@@ -138,7 +138,7 @@ TEST(LayoutFusion, ReblockingCopiesLaneVectors) {
   auto dir = temp_dir("layout_reblock");
   mb.save(dir / "m.onnx");
   driver::CompileOptions opts;
-  opts.target = "llvm -mcpu=haswell";
+  opts.target = "llvm -mcpu=x86-64-v3";
   std::string tir = final_tir(dir, opts);
   std::string reblock = kernel_text(tir, "y_to_nchwc_LayoutToBlocked");
   ASSERT_FALSE(reblock.empty()) << tir;

@@ -60,10 +60,7 @@ class BlockLowerer : public IRMutator {
         guard->else_case.defined() || uses_var(guard->condition, f->loop_var))
       return r;
     Stmt loop = For::make(f->loop_var, f->min, f->extent, f->kind, guard->then_case, f->thread_tag);
-    Stmt hoisted = IfThenElse::make(guard->condition, loop);
-    predicates_.insert(hoisted.get());
-    alive_.push_back(hoisted);
-    return hoisted;
+    return IfThenElse::make(guard->condition, loop);
   }
   Stmt visit_Block(const Block* op, const Stmt&) override {
     // A bare block (no realize) has no iter vars to bind.

@@ -116,15 +116,51 @@ std::vector<LoopRV> contiguous_innermost(Schedule& s, BlockRV b, std::vector<Loo
   return loops;
 }
 
-void schedule_nest(Schedule& s, BlockRV b, std::vector<LoopRV> loops) {
+// The loops to vectorize for the loop `loop` of block `b`: the loop itself, or, when the
+// accesses are contiguous along it only in runs (a channel-blocked read X[.., c / B, .., c % B]),
+// the inner loop of a split into runs of 16 lanes (else one vector) and the tail past the last
+// whole run (a partition), so each strip is one vector access.
+std::vector<LoopRV> vector_strips(Schedule& s, BlockRV b, LoopRV loop, const CpuVectorIsa& isa) {
+  auto info = find_block(s.func().body, s.name_of(b), nullptr);
+  const Block* blk = info->block;
+  int64_t extent = extent_of(s, loop);
+  const VarNode* v = nullptr;
+  for (size_t i = 0; i < blk->iter_vars.size(); ++i) {
+    int64_t lo = -1;
+    if (info->br->iter_values[i].same_as(s.loop_var(loop)) &&
+        is_const_int(blk->iter_vars[i].min, &lo) && lo == 0)
+      v = blk->iter_vars[i].var.node();
+  }
+  if (v == nullptr || contiguous_in_runs(blk->body, v, extent, 1)) return {loop};
+  int64_t native = std::max<int64_t>(1, isa.vector_bits / 32);
+  for (int64_t run : {kDefaultReductionLanes, native}) {
+    if (run < 2 || run >= extent || !contiguous_in_runs(blk->body, v, extent, run)) continue;
+    int64_t whole = extent / run * run;
+    std::vector<LoopRV> strips;
+    LoopRV main = loop;
+    if (whole != extent) {
+      std::vector<LoopRV> parts = s.partition(loop, {whole});
+      main = parts[0];
+      strips.push_back(parts[1]);
+    }
+    strips.insert(strips.begin(), s.split(main, {std::nullopt, run})[1]);
+    return strips;
+  }
+  return {loop};
+}
+
+void schedule_nest(Schedule& s, BlockRV b, std::vector<LoopRV> loops, const CpuVectorIsa& isa) {
   loops = contiguous_innermost(s, b, std::move(loops));
   int n = int(loops.size());
   std::vector<int64_t> inner;
   for (int k = 1; k <= std::min(n, kMaxFusedLoops); ++k) inner.push_back(k);
   int vec = int(s.value(sample_choice(s, inner, 1)));
   parallelize_outer(s, loops, n - vec, std::min(1, n - vec));
-  std::vector<LoopRV> row(loops.end() - vec, loops.end());
-  s.vectorize(vec == 1 ? row[0] : s.fuse(row));
+  if (vec > 1) {
+    s.vectorize(s.fuse(std::vector<LoopRV>(loops.end() - vec, loops.end())));
+    return;
+  }
+  for (LoopRV l : vector_strips(s, b, loops.back(), isa)) s.vectorize(l);
 }
 
 // The names of the top-level blocks, in order.
@@ -151,36 +187,6 @@ void inline_intermediates(Schedule& s) {
   }
 }
 
-// The loops to vectorize for lanes block `b` over `loop`: the loop itself, or, when its accesses
-// are contiguous only along runs (see vectorize_lanes), the inner loop of a split into runs and
-// the tail past the last whole run (a partition).
-std::vector<LoopRV> lane_strips(Schedule& s, BlockRV b, LoopRV loop, const CpuVectorIsa& isa) {
-  auto info = find_block(s.func().body, s.name_of(b), nullptr);
-  const Block* blk = info->block;
-  int64_t extent = extent_of(s, loop);
-  if (blk->iter_vars.size() != 1) return {loop};
-  const VarNode* v = blk->iter_vars[0].var.node();
-  int64_t lo = -1;
-  if (!is_const_int(blk->iter_vars[0].min, &lo) || lo != 0 ||
-      contiguous_in_runs(blk->body, v, extent, 1))
-    return {loop};
-  int64_t native = std::max<int64_t>(1, isa.vector_bits / 32);
-  for (int64_t run : {kDefaultReductionLanes, native}) {
-    if (run < 2 || run >= extent || !contiguous_in_runs(blk->body, v, extent, run)) continue;
-    int64_t whole = extent / run * run;
-    std::vector<LoopRV> strips;
-    LoopRV main = loop;
-    if (whole != extent) {
-      std::vector<LoopRV> parts = s.partition(loop, {whole});
-      main = parts[0];
-      strips.push_back(parts[1]);
-    }
-    strips.insert(strips.begin(), s.split(main, {std::nullopt, run})[1]);
-    return strips;
-  }
-  return {loop};
-}
-
 // The lane loops inside a row (compute/common.h lane_loop: spatial blocks "lanes" over one
 // serial loop of independent stores along a contiguous run) are vectorized: whole, or, where
 // the accesses are contiguous only along runs (a channel-blocked input X[.., c / B, .., c % B]),
@@ -193,7 +199,7 @@ void vectorize_lanes(Schedule& s, const std::string& row, const CpuVectorIsa& is
     BlockRV b = s.get_block(name);
     auto loops = own_loops(s, b);
     if (!loops || loops->size() != 1) continue;
-    for (LoopRV l : lane_strips(s, b, loops->front(), isa)) s.vectorize(l);
+    for (LoopRV l : vector_strips(s, b, loops->front(), isa)) s.vectorize(l);
   }
 }
 
@@ -215,7 +221,7 @@ void schedule_injective(Schedule& s, const CpuVectorIsa& isa) {
     } else if (loops->size() == 1) {
       schedule_flat(s, loops->front());
     } else {
-      schedule_nest(s, b, *loops);
+      schedule_nest(s, b, *loops, isa);
     }
   }
 }

@@ -1,13 +1,19 @@
 // Contiguity of a loop's accesses (schedule/rules/contiguity.h), the test the CPU rules make
 // before vectorizing along a loop: whole-loop contiguity of a row-major row, and contiguity in
-// runs for channel-blocked tensors, whose runs must divide the block.
+// runs for channel-blocked tensors, whose runs must divide the block; and the injective rule
+// using it: a nest that reads a blocked tensor along its channels vectorizes in strips of a run
+// (numbers through the interpreter), and a copy between two blocked layouts runs along the lanes.
 #include <gtest/gtest.h>
 
+#include "sched_test_util.h"
 #include "schedule/rules/contiguity.h"
+#include "schedule/rules/injective.h"
 #include "tir/op.h"
 #include "tir/printer.h"
+#include "tir/transforms/lower_blocks.h"
+#include "tir/transforms/vectorize_loops.h"
 
-namespace ingot::schedule {
+namespace ingot::schedule::testing {
 namespace {
 
 using namespace tir;
@@ -53,5 +59,39 @@ TEST(Contiguity, ChannelBlockedReadsAreContiguousInRunsThatDivideTheBlock) {
   EXPECT_TRUE(contiguous_in_runs(b16, c.node(), 40, 16));
 }
 
+// Y[i, j] = X[j / 32, i, j % 32] over loops (i, j): a head-merging reshape of a tensor kept in
+// blocks of 32 along j.
+PrimFunc merge_blocks(int64_t rows, int64_t cols) {
+  Buffer x = Buffer::make("X", DataType::f32(), std::vector<int64_t>{cols / 32, rows, 32});
+  Buffer y = Buffer::make("Y", DataType::f32(), std::vector<int64_t>{rows, cols});
+  Var i("i"), j("j"), vi("vi"), vj("vj");
+  Stmt blk = make_block(
+      "compute",
+      {{vi, i64(0), i64(rows), IterKind::kSpatial}, {vj, i64(0), i64(cols), IterKind::kSpatial}},
+      BufferStore::make(y, x(floordiv(vj, i64(32)), vi, floormod(vj, i64(32))), {vi, vj}));
+  return PrimFunc{
+      "merge", {x, y}, nest({{i, rows}, {j, cols}}, BlockRealize::make({i, j}, yes(), blk))};
+}
+
+TEST(InjectiveRule, NestsReadingBlockedTensorsVectorizeInStripsOfARun) {
+  for (int bits : {512, 256}) {
+    SCOPED_TRACE(bits);
+    PrimFunc f = merge_blocks(3, 96);
+    Schedule s(f);
+    schedule_injective(s, CpuVectorIsa::x86(bits));
+    // The vector loop is a strip of 16 lanes (runs of 16 divide the blocks of 32), one vector
+    // load and store each once the loop is written on vectors.
+    std::string ir = to_string(vectorize_loops(lower_blocks_stmt(s.func().body)));
+    EXPECT_NE(ir.find(", 1, 16)] = X["), std::string::npos) << ir;
+    EXPECT_NE(ir.find("% 2 * 16, 1, 16)]"), std::string::npos) << ir;  // the read, a ramp
+    HostTensor x(DataType::f32(), {3, 3, 32}, random_values(3 * 3 * 32, 3));
+    HostTensor y(DataType::f32(), std::vector<int64_t>{3, 96});
+    run(s.func(), {&x, &y});
+    for (int64_t i = 0; i < 3; ++i)
+      for (int64_t j = 0; j < 96; ++j)
+        ASSERT_EQ(y.get(i * 96 + j), x.get((j / 32 * 3 + i) * 32 + j % 32)) << i << "," << j;
+  }
+}
+
 }  // namespace
-}  // namespace ingot::schedule
+}  // namespace ingot::schedule::testing

@@ -1,11 +1,14 @@
 // Contiguity of a loop's accesses, as the CPU rules ask it before vectorizing along the loop:
 // whether each access that uses the variable moves by one element per step in its last index,
 // either along the whole loop (a row-major row) or along runs of a fixed length (a channel-
-// blocked read X[.., c / B, .., c % B] is contiguous in runs of any divisor of B).
+// blocked read X[.., c / B, .., c % B] is contiguous in runs of any divisor of B); and the cut
+// of a loop into whole runs that the rules vectorize along.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
+#include "schedule/schedule.h"
 #include "tir/stmt.h"
 
 namespace ingot::schedule {
@@ -20,5 +23,13 @@ bool contiguous_in_runs(const tir::Stmt& body, const tir::VarNode* v, int64_t ex
 // that uses `v` as v + offset in its last index only, -1 for each other load or store using it
 // (accesses that do not use `v` are invariant along it and count for nothing).
 int contiguity_score(const tir::Stmt& body, const tir::VarNode* v);
+
+// `loop` (extent `extent`) cut into whole strips of `run` iterations, split (outer, inner), and
+// the tail past the last whole strip (a partition; none when `run` divides `extent`).
+struct Strips {
+  LoopRV outer, inner;
+  std::optional<LoopRV> tail;
+};
+Strips split_into_strips(Schedule& s, LoopRV loop, int64_t extent, int64_t run);
 
 }  // namespace ingot::schedule

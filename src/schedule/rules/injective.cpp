@@ -132,19 +132,15 @@ std::vector<LoopRV> vector_strips(Schedule& s, BlockRV b, LoopRV loop, const Cpu
       v = blk->iter_vars[i].var.node();
   }
   if (v == nullptr || contiguous_in_runs(blk->body, v, extent, 1)) return {loop};
-  int64_t native = std::max<int64_t>(1, isa.vector_bits / 32);
+  // One vector of the stored dtype (float32 unless the body is one store of another).
+  auto* store = blk->body.as<BufferStore>();
+  int bits = store != nullptr ? store->buffer->dtype.bits : 32;
+  int64_t native = std::max<int64_t>(1, isa.vector_bits / bits);
   for (int64_t run : {kDefaultReductionLanes, native}) {
     if (run < 2 || run >= extent || !contiguous_in_runs(blk->body, v, extent, run)) continue;
-    int64_t whole = extent / run * run;
-    std::vector<LoopRV> strips;
-    LoopRV main = loop;
-    if (whole != extent) {
-      std::vector<LoopRV> parts = s.partition(loop, {whole});
-      main = parts[0];
-      strips.push_back(parts[1]);
-    }
-    strips.insert(strips.begin(), s.split(main, {std::nullopt, run})[1]);
-    return strips;
+    Strips strips = split_into_strips(s, loop, extent, run);
+    if (strips.tail) return {strips.inner, *strips.tail};
+    return {strips.inner};
   }
   return {loop};
 }

@@ -72,14 +72,11 @@ LoopRV outermost_reduction_loop(Schedule& s, BlockRV b, LoopRV lane) {
 
 // Splits the reduction into `lanes` partial results (see row_reduction.h).
 void split_lanes(Schedule& s, const InnerReduction& red, int64_t lanes) {
-  LoopRV main = red.loop;
-  int64_t whole = red.extent / lanes * lanes;
-  if (whole != red.extent) main = s.partition(red.loop, {whole})[0];
-  std::vector<LoopRV> strip = s.split(main, {std::nullopt, lanes});
-  BlockRV rf = s.rfactor(strip[1]);
-  BlockRV init = s.decompose_reduction(rf, outermost_reduction_loop(s, rf, strip[1]));
+  LoopRV lane = split_into_strips(s, red.loop, red.extent, lanes).inner;  // the tail stays serial
+  BlockRV rf = s.rfactor(lane);
+  BlockRV init = s.decompose_reduction(rf, outermost_reduction_loop(s, rf, lane));
   s.vectorize(s.get_loops(init).back());
-  s.vectorize(strip[1]);
+  s.vectorize(lane);
 }
 
 // 16 lanes where the reduction reads contiguously along runs of 16 (a row-major row, or a

@@ -1,6 +1,11 @@
-/* The process-wide thread pool behind IngotServices.parallel_for: workers plus the calling
- * thread take tasks from a shared counter; the first non-zero task status is returned. Nested
- * calls, and calls made while another thread's job holds the pool, run serially on the caller. */
+/* The process-wide thread pool behind IngotServices.parallel_for. A job's tasks are split into
+ * one contiguous range per thread (the caller's first); each thread runs its own range in order,
+ * then takes what is left of the others' ranges, so a thread that starts late or is descheduled
+ * does not hold the job up. Contiguous ranges matter: a kernel's neighbouring tasks share their
+ * operands (a conv's weight block for several output rows), and when two threads interleave
+ * tasks both caches load every block (ResNet-50's 2-thread run was 1.73x its 1-thread run with
+ * one shared task counter). The first non-zero task status is returned. Nested calls, and calls
+ * made while another thread's job holds the pool, run serially on the caller. */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdatomic.h>
@@ -18,7 +23,19 @@
  * enough that an idle pool soon stops using CPUs. ONNX Runtime's and OpenMP's pools spin too. */
 #define SPIN_NS 200000
 
-typedef struct Pool {
+/* One thread's range of a job's tasks: next task to claim and the end, on their own cache line. */
+typedef struct TaskRange {
+  _Alignas(64) atomic_int_fast64_t next;
+  int64_t end;
+} TaskRange;
+
+typedef struct Pool Pool;
+typedef struct Worker {
+  Pool* pool;
+  int index; /* 1..num_workers; the caller's range is 0 */
+} Worker;
+
+struct Pool {
   pthread_mutex_t job_lock; /* held by the caller whose job the workers run */
   pthread_mutex_t lock;     /* guards generation changes, shutdown and the condition waits */
   pthread_cond_t wake;
@@ -26,17 +43,18 @@ typedef struct Pool {
   int num_threads; /* workers + the caller */
   int num_workers;
   pthread_t* workers;
+  Worker* worker_args;
+  TaskRange* ranges; /* num_threads of them */
   int shutdown;
   atomic_uint_fast64_t generation;
   uint_fast64_t start_generation; /* generation when the workers were started */
   IngotParallelBody body;
   void* closure;
   int64_t num_tasks;
-  atomic_int_fast64_t next_task;
   atomic_int status;
   atomic_uint_fast64_t closed; /* the generation whose tasks are all claimed (no worker joins) */
   atomic_int active;           /* workers inside the current job's tasks */
-} Pool;
+};
 
 static Pool g_pool = {.job_lock = PTHREAD_MUTEX_INITIALIZER,
                       .lock = PTHREAD_MUTEX_INITIALIZER,
@@ -115,16 +133,21 @@ static int default_num_threads(void) {
   return physical > 0 ? physical : (logical > 0 ? logical : 1);
 }
 
-static void run_tasks(Pool* p) {
-  int64_t n = p->num_tasks;
-  for (;;) {
-    if (atomic_load_explicit(&p->status, memory_order_relaxed) != 0) break;
-    int64_t t = atomic_fetch_add(&p->next_task, 1);
-    if (t >= n) break;
-    int32_t rc = p->body(t, n, p->closure);
-    if (rc != 0) {
-      int expected = 0;
-      atomic_compare_exchange_strong(&p->status, &expected, rc);
+/* Runs the tasks of range `self` in order, then the rest of every other range; returns once
+ * every task of the job is claimed. */
+static void run_tasks(Pool* p, int self) {
+  int T = p->num_threads;
+  for (int k = 0; k < T; ++k) {
+    TaskRange* r = &p->ranges[(self + k) % T];
+    for (;;) {
+      if (atomic_load_explicit(&p->status, memory_order_relaxed) != 0) return;
+      int64_t t = atomic_fetch_add(&r->next, 1);
+      if (t >= r->end) break;
+      int32_t rc = p->body(t, p->num_tasks, p->closure);
+      if (rc != 0) {
+        int expected = 0;
+        atomic_compare_exchange_strong(&p->status, &expected, rc);
+      }
     }
   }
 }
@@ -134,7 +157,8 @@ static void run_tasks(Pool* p) {
  * active == 0) either sees it active or it sees the job closed (sequentially consistent
  * atomics). Workers that wake late for a finished job never hold the caller up. */
 static void* worker_main(void* arg) {
-  Pool* p = (Pool*)arg;
+  Pool* p = ((Worker*)arg)->pool;
+  int self = ((Worker*)arg)->index;
   uint_fast64_t seen = p->start_generation;
   t_in_parallel = 1; /* anything a task starts on a worker runs serially */
   for (;;) {
@@ -150,7 +174,7 @@ static void* worker_main(void* arg) {
     uint_fast64_t g = atomic_load(&p->generation);
     seen = g;
     atomic_fetch_add(&p->active, 1);
-    if (atomic_load(&p->generation) == g && atomic_load(&p->closed) != g) run_tasks(p);
+    if (atomic_load(&p->generation) == g && atomic_load(&p->closed) != g) run_tasks(p, self);
     if (atomic_fetch_sub(&p->active, 1) == 1) {
       pthread_mutex_lock(&p->lock);
       pthread_cond_signal(&p->done);
@@ -167,7 +191,11 @@ static void stop_workers(Pool* p) {
   pthread_mutex_unlock(&p->lock);
   for (int i = 0; i < p->num_workers; ++i) pthread_join(p->workers[i], NULL);
   free(p->workers);
+  free(p->worker_args);
+  free(p->ranges);
   p->workers = NULL;
+  p->worker_args = NULL;
+  p->ranges = NULL;
   p->num_workers = 0;
   p->shutdown = 0;
 }
@@ -176,10 +204,14 @@ static void stop_workers(Pool* p) {
 static void start_workers(Pool* p, int num_threads) {
   p->num_threads = num_threads < 1 ? 1 : num_threads;
   p->workers = calloc((size_t)p->num_threads, sizeof(pthread_t));
+  p->worker_args = calloc((size_t)p->num_threads, sizeof(Worker));
+  p->ranges = aligned_alloc(_Alignof(TaskRange), (size_t)p->num_threads * sizeof(TaskRange));
   p->num_workers = 0;
   p->start_generation = atomic_load(&p->generation);
-  for (int i = 0; p->workers != NULL && i < p->num_threads - 1; ++i) {
-    if (pthread_create(&p->workers[i], NULL, worker_main, p) != 0) break;
+  int ok = p->workers != NULL && p->worker_args != NULL && p->ranges != NULL;
+  for (int i = 0; ok && i < p->num_threads - 1; ++i) {
+    p->worker_args[i] = (Worker){p, i + 1};
+    if (pthread_create(&p->workers[i], NULL, worker_main, &p->worker_args[i]) != 0) break;
     p->num_workers++;
   }
   p->num_threads = p->num_workers + 1;
@@ -220,7 +252,10 @@ int32_t ingot_pool_parallel_for(void* ctx, IngotParallelBody body, void* closure
   p->body = body;
   p->closure = closure;
   p->num_tasks = num_tasks;
-  atomic_store(&p->next_task, 0);
+  for (int i = 0; i < p->num_threads; ++i) {
+    atomic_store(&p->ranges[i].next, num_tasks * i / p->num_threads);
+    p->ranges[i].end = num_tasks * (i + 1) / p->num_threads;
+  }
   atomic_store(&p->status, 0);
   pthread_mutex_lock(&p->lock);
   uint_fast64_t g = atomic_fetch_add(&p->generation, 1) + 1;
@@ -228,7 +263,7 @@ int32_t ingot_pool_parallel_for(void* ctx, IngotParallelBody body, void* closure
   pthread_mutex_unlock(&p->lock);
 
   t_in_parallel = 1;
-  run_tasks(p);
+  run_tasks(p, 0);
   t_in_parallel = 0;
 
   /* Every task is claimed: close the job, then wait only for the workers inside it. */

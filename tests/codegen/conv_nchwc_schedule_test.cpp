@@ -162,6 +162,29 @@ TEST(ConvNchwcSchedule, TwoDWithSiluEpilogueOutlined) {
   expect_conv(shape(20, 24, {4, 11}, {3, 3}, {1, 1}, {1, 1}), 8, 8, Act::kSilu, avx2, 256);
 }
 
+// The thread pool gives each thread a contiguous range of the fused parallel loop, so its order
+// decides which operand the threads share: a pointwise conv over a large map (its weights 8 KB,
+// its input 96 KB) runs pixels outer, a 3x3 conv over many channels on a small map (weights
+// 288 KB, input 15 KB) output blocks outer. Both compute the convolution.
+TEST(ConvNchwcSchedule, TheParallelLoopSharesTheSmallerOperand) {
+  auto parallel_loop = [](const ConvNchwcShape& s, int ib, int nr) {
+    schedule::BlockedConv2d c = schedule::make_blocked_conv_nchwc(s, ib, nr, {});
+    schedule::Schedule sch(c.func);
+    schedule::schedule_blocked_conv2d(sch, "conv", 512);
+    std::string text = to_string(sch.func());
+    size_t at = text.find(" in parallel(");
+    return at == std::string::npos
+               ? text
+               : text.substr(text.rfind("for ", at), at - text.rfind("for ", at));
+  };
+  ConvNchwcShape pointwise = shape(64, 32, {12, 16}, {1, 1}, {1, 1}, {1, 1});
+  ConvNchwcShape wide = shape(128, 64, {3, 5}, {3, 3}, {1, 1}, {1, 1});
+  EXPECT_EQ(parallel_loop(pointwise, 16, 16), "for n_oh_ocb_fused");
+  EXPECT_EQ(parallel_loop(wide, 16, 16), "for n_ocb_oh_fused");
+  expect_conv(pointwise, 16, 16, Act::kRelu, Target::host(), 512);
+  expect_conv(wide, 16, 16, Act::kNone, Target::host(), 512);
+}
+
 // The rule's tunable choices (strip height, K slices, parallel chunks) drawn at random, as a
 // tuner's candidates: every point computes the convolution, on both ISAs, with a fused epilogue,
 // a masked strip, 3-D windows, and two input blocks (so K slices are among the choices).

@@ -1,6 +1,7 @@
 // The runtime's parallel_for, driven through the fake_pool artifact: every task runs exactly
-// once at any thread count, a failing task's status is returned, nested loops run serially on
-// the outer task's thread, and the thread count is settable.
+// once at any thread count, each thread runs a contiguous range of the tasks, a failing task's
+// status is returned, nested loops run serially on the outer task's thread, and the thread count
+// is settable.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -17,7 +18,7 @@ using ingot::testing::fake_artifact;
 
 struct PoolResult {
   ingot_status status;
-  int64_t hits, bad, inner_hits;
+  int64_t hits, bad, inner_hits, jumps;
 };
 
 class ThreadPoolTest : public ::testing::Test {
@@ -32,13 +33,14 @@ class ThreadPoolTest : public ::testing::Test {
     ingot_model_free(model_);
     ingot_set_num_threads(0);
   }
-  PoolResult run(int64_t num_tasks, int64_t fail_task, int64_t nested) {
+  PoolResult run(int64_t num_tasks, int64_t fail_task, int64_t nested, int64_t spin_ns = 0) {
     ingot_session_set_input_copy(session_, 0, &num_tasks, 8);
     ingot_session_set_input_copy(session_, 1, &fail_task, 8);
     ingot_session_set_input_copy(session_, 2, &nested, 8);
-    PoolResult r{ingot_session_run(session_), 0, 0, 0};
-    int64_t* out[3] = {&r.hits, &r.bad, &r.inner_hits};
-    for (int i = 0; i < 3; ++i) {
+    ingot_session_set_input_copy(session_, 3, &spin_ns, 8);
+    PoolResult r{ingot_session_run(session_), 0, 0, 0, 0};
+    int64_t* out[4] = {&r.hits, &r.bad, &r.inner_hits, &r.jumps};
+    for (int i = 0; i < 4; ++i) {
       DLTensor view;
       ingot_session_output(session_, i, &view);
       *out[i] = *static_cast<int64_t*>(view.data);
@@ -61,6 +63,22 @@ TEST_F(ThreadPoolTest, EveryTaskRunsOnceAtEveryThreadCount) {
         EXPECT_EQ(r.bad, 0);
       }
     }
+  }
+}
+
+// Neighbouring tasks share data (a conv's weight block over several output rows), so each thread
+// runs one contiguous range of the tasks and only then takes what is left of the others'. A
+// thread's next task is then its previous one + 1, except where it moves to another range and
+// where two threads share the rest of one range: at most one range's tasks plus one move per
+// thread, here 128 + 2 of 256. One shared task counter hands out tasks alternately (~256).
+TEST_F(ThreadPoolTest, EachThreadRunsAContiguousRange) {
+  ASSERT_EQ(ingot_set_num_threads(2), INGOT_OK);
+  for (int rep = 0; rep < 5; ++rep) {
+    PoolResult r = run(256, -1, 0, 20000);
+    ASSERT_EQ(r.status, INGOT_OK) << ingot_last_error();
+    ASSERT_EQ(r.hits, 256);
+    EXPECT_LE(r.jumps, 128 + 2);
+    EXPECT_GE(r.jumps, 0);
   }
 }
 

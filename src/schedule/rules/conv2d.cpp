@@ -60,6 +60,17 @@ int conv_tile_rows(int64_t ow, int max_rows, int vecs) {
   return best;
 }
 
+// Bytes of the buffer a load reads.
+int64_t buffer_bytes(const BufferLoad* load) {
+  int64_t n = load->buffer->dtype.bytes();
+  for (const Expr& e : load->buffer->shape) {
+    int64_t d = 1;
+    is_const_int(e, &d);
+    n *= d;
+  }
+  return n;
+}
+
 // g when `index` is floor(r / g) * g + (terms without r) (lane groups of width g), else 0.
 int lane_group(const Expr& index, const Var& r) {
   int group = 0;
@@ -255,6 +266,23 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
     ExprRV chunks_rv = sample_choice(s, counts, chunks);
     chunks = s.value(chunks_rv);
     if (chunks > 1) rows_loops.push_back(s.split(w[0], {chunks_rv, std::nullopt})[0]);
+    // 6. The order of the fused parallel loop, which the thread pool hands out in one
+    //    contiguous range per thread: output blocks outer gives each thread its share of the
+    //    weights and all of the input, pixels outer its share of the input and all of the
+    //    weights. Tunable; by default the smaller operand is the shared one. ResNet-50's 1x1
+    //    256->64 conv at 56x56 (3.2 MB of input, 64 KB of weights) on two threads: 0.59 ms
+    //    blocks outer, 0.35 ms pixels outer; its 3x3 512->512 convs at 7x7 (9.4 MB of weights)
+    //    keep blocks outer.
+    if (loop_extent(s, l[1]) > 1 && rows_loops.size() > 2) {
+      ExprRV order_rv = sample_choice(s, {0, 1}, buffer_bytes(wt) < buffer_bytes(x) ? 1 : 0);
+      if (s.value(order_rv) == 1) {
+        std::vector<LoopRV> order(rows_loops.begin() + 2, rows_loops.end());
+        order.push_back(l[1]);
+        s.reorder(order);
+        rows_loops.erase(rows_loops.begin() + 1);
+        rows_loops.push_back(l[1]);
+      }
+    }
   }
   s.parallel(s.fuse(rows_loops));
 }

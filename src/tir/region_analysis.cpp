@@ -7,6 +7,7 @@
 #include "tir/analysis.h"
 #include "tir/arith/analyzer.h"
 #include "tir/op.h"
+#include "tir/structural_equal.h"
 #include "tir/substitute.h"
 #include "tir/visitor.h"
 
@@ -76,29 +77,59 @@ Range whole_dim(const Buffer& b, size_t d) {
   return Range{make_const(b->shape[d].dtype(), 0), b->shape[d]};
 }
 
-// Accumulates regions per buffer, in order of first access.
-struct RegionSet {
-  std::vector<BufferRegion> regions;
+// Operands of the min (or max) chain at the top of `e`: 1 for an expression of another kind.
+int chain_operands(const Expr& e) {
+  if (auto* n = e.as<Min>()) return chain_operands(n->a) + chain_operands(n->b);
+  if (auto* n = e.as<Max>()) return chain_operands(n->a) + chain_operands(n->b);
+  return 1;
+}
+
+// A union bound that the simplifier leaves as a min or max of more than this many operands is
+// widened to the whole dim: a row of many clamped taps (a pooling row's 54 window reads) grew a
+// chain whose every union re-simplified all of it (the compile of Inception-v3 took 10x longer).
+constexpr int kMaxBoundOperands = 4;
+
+// Accumulates regions per buffer, in order of first access: per dim the lowest and highest
+// index, as expressions (the extents are computed once, in regions()).
+class RegionSet {
+ public:
   void add(const Buffer& b, std::vector<IntervalSet> dims) {
-    for (BufferRegion& r : regions) {
-      if (!r.buffer.same_as(b)) continue;
+    for (Entry& e : entries_) {
+      if (!e.buffer.same_as(b)) continue;
       for (size_t d = 0; d < dims.size(); ++d) {
-        Expr lo = r.region[d].min, hi = arith::simplify(lo + r.region[d].extent - 1);
-        Expr nlo = arith::simplify(min(lo, dims[d].min));
-        Expr nhi = arith::simplify(max(hi, dims[d].max));
-        r.region[d] = Range{nlo, arith::simplify(nhi - nlo + 1)};
+        if (e.whole[d]) continue;
+        bool same_lo = structural_equal(e.lo[d], dims[d].min),
+             same_hi = structural_equal(e.hi[d], dims[d].max);
+        if (same_lo && same_hi) continue;
+        // Clamped indices on both sides (max(min(i, n - 1), 0)) leave no chain to simplify.
+        if (chain_operands(e.lo[d]) + chain_operands(dims[d].min) > kMaxBoundOperands ||
+            chain_operands(e.hi[d]) + chain_operands(dims[d].max) > kMaxBoundOperands) {
+          e.whole[d] = true;
+          continue;
+        }
+        Expr lo = same_lo ? e.lo[d] : arith::simplify(min(e.lo[d], dims[d].min));
+        Expr hi = same_hi ? e.hi[d] : arith::simplify(max(e.hi[d], dims[d].max));
+        if (chain_operands(lo) > kMaxBoundOperands || chain_operands(hi) > kMaxBoundOperands) {
+          e.whole[d] = true;
+          continue;
+        }
+        e.lo[d] = lo, e.hi[d] = hi;
       }
       return;
     }
-    BufferRegion r{b, {}};
-    for (auto& iv : dims)
-      r.region.push_back(Range{arith::simplify(iv.min), arith::simplify(iv.max - iv.min + 1)});
-    regions.push_back(std::move(r));
+    Entry e{b, {}, {}, std::vector<bool>(dims.size(), false)};
+    for (const IntervalSet& iv : dims) {
+      e.lo.push_back(arith::simplify(iv.min));
+      e.hi.push_back(arith::simplify(iv.max));
+    }
+    entries_.push_back(std::move(e));
   }
   void add(const Buffer& b, const std::vector<Expr>& indices, const VarDomain& dom) {
     std::vector<IntervalSet> dims;
     for (size_t d = 0; d < indices.size(); ++d) {
-      auto iv = relax(indices[d], dom);
+      // An index of no loop inside the block is its own bound (simplified once, by add).
+      auto iv =
+          uses_dom(indices[d], dom) ? relax(indices[d], dom) : IntervalSet{indices[d], indices[d]};
       if (!iv) {
         Range w = whole_dim(b, d);
         iv = IntervalSet{w.min, w.extent - 1};
@@ -107,6 +138,25 @@ struct RegionSet {
     }
     add(b, std::move(dims));
   }
+  std::vector<BufferRegion> regions() const {
+    std::vector<BufferRegion> out;
+    for (const Entry& e : entries_) {
+      BufferRegion r{e.buffer, {}};
+      for (size_t d = 0; d < e.lo.size(); ++d)
+        r.region.push_back(e.whole[d] ? whole_dim(e.buffer, d)
+                                      : Range{e.lo[d], arith::simplify(e.hi[d] - e.lo[d] + 1)});
+      out.push_back(std::move(r));
+    }
+    return out;
+  }
+
+ private:
+  struct Entry {
+    Buffer buffer;
+    std::vector<Expr> lo, hi;
+    std::vector<bool> whole;  // widened to the whole dim
+  };
+  std::vector<Entry> entries_;
 };
 
 class AccessCollector : public IRVisitor {
@@ -188,7 +238,7 @@ std::vector<BufferRegion> relax_regions(const std::vector<BufferRegion>& regions
     }
     out.add(r.buffer, std::move(dims));
   }
-  return out.regions;
+  return out.regions();
 }
 
 void infer_block_regions(const Stmt& body, const Stmt& init, const std::vector<Buffer>& alloc,
@@ -196,8 +246,8 @@ void infer_block_regions(const Stmt& body, const Stmt& init, const std::vector<B
   AccessCollector c(alloc);
   if (init.defined()) c.visit(init);
   c.visit(body);
-  *reads = std::move(c.reads.regions);
-  *writes = std::move(c.writes.regions);
+  *reads = c.reads.regions();
+  *writes = c.writes.regions();
 }
 
 Stmt make_block(std::string name_hint, std::vector<IterVar> iter_vars, Stmt body, Stmt init,

@@ -1,12 +1,20 @@
 // Compute rule of MaxPoolNCHWc / AveragePoolNCHWc (pooling of channel-blocked tensors) through
 // the loop-IR interpreter against a direct evaluation of the pooling definition on the blocked
 // data: pads (asymmetric), strides, dilations, ceil_mode, count_include_pad, images smaller than
-// the window's interior (every pixel on the border) and lanes of 8 and 16.
+// the window's interior (every pixel on the border) and lanes of 8 and 16. The rule emits a row
+// block with lane loops and no loop kinds; the injective schedule rule runs the rows in parallel
+// and vectorizes the lanes, computing the same numbers.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
+#include "common/tir_interpreter.h"
+#include "lower/block_names.h"
+#include "lower/compute/compute.h"
 #include "rule_test_util.h"
+#include "schedule/rules/injective.h"
+#include "tir/printer.h"
+#include "tir/transforms/lower_blocks.h"
 
 namespace ingot::testing {
 namespace {
@@ -75,6 +83,36 @@ TEST(PoolNchwcRules, ImageSmallerThanTheWindowInterior) {
   // 2x2 input, 3x3 window with pads 1 and dilation 2 on columns: no unchecked row or column.
   check(OpKind::MaxPoolNCHWc, {2, 2, 3, 2, 1, 1, 1, 2, 1, 1, 1, 1, false}, false, 8);
   check(OpKind::AveragePoolNCHWc, {2, 3, 3, 3, 1, 2, 1, 1, 1, 1, 1, 1, true}, true, 8);
+}
+
+TEST(PoolNchwcRules, TheInjectiveRuleSetsTheLoopKinds) {
+  PoolParams p{9, 9, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, false};
+  std::vector<int64_t> xs = {2, 3, p.h, p.w, 16}, ys = {2, 3, 5, 5, 16};
+  tir::Buffer x = tir::Buffer::make("x", DataType::f32(), xs),
+              y = tir::Buffer::make("y", DataType::f32(), ys);
+  graph::Node node = make_node(OpKind::MaxPoolNCHWc, pool_attrs(p));
+  tir::PrimFunc f{"pool", {x, y}, lower::compute_rule(node.op)(node, {x}, {y})};
+  std::string computed = tir::to_string(f);
+  EXPECT_EQ(computed.find("parallel("), std::string::npos) << computed;
+  EXPECT_EQ(computed.find("vectorized("), std::string::npos) << computed;
+  EXPECT_NE(computed.find("block(\"rows\")"), std::string::npos) << computed;
+  EXPECT_NE(computed.find("block(\"lanes\")"), std::string::npos) << computed;
+  f.body = lower::finish_blocks(f.body);  // unique block names, as lowering gives them
+  schedule::Schedule s(f);
+  schedule::schedule_injective(s, CpuVectorIsa::x86(512));
+  std::string scheduled = tir::to_string(tir::lower_blocks_stmt(s.func().body));
+  EXPECT_NE(scheduled.find("parallel(0, 30)"), std::string::npos) << scheduled;
+  EXPECT_NE(scheduled.find("vectorized(0, 16)"), std::string::npos) << scheduled;
+  // The same numbers before and after scheduling.
+  HostTensor in = random_f32(xs, 5, -3, 3);
+  std::vector<HostTensor> outs(2, HostTensor(DataType::f32(), ys));
+  for (int k = 0; k < 2; ++k) {
+    TirInterpreter interp;
+    interp.bind(x, in.data(), int64_t(in.bytes.size()));
+    interp.bind(y, outs[size_t(k)].data(), int64_t(outs[size_t(k)].bytes.size()));
+    interp.exec(k == 0 ? f.body : s.func().body);
+  }
+  EXPECT_EQ(outs[0].bytes, outs[1].bytes);
 }
 
 }  // namespace

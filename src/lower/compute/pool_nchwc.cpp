@@ -1,10 +1,10 @@
 // Compute rule of MaxPoolNCHWc / AveragePoolNCHWc (graph pass layout_nchwc): 2-D pooling of a
 // channel-blocked tensor [N, C/c, H, W, c] with the window of the NCHW rule (pool_window.h).
-// (image, block, output row) triples run in parallel; each output pixel is one vector over the
-// c lanes, its taps unrolled into one expression, so the window is read once per pixel and the
-// result stored once. Rows and columns whose taps all lie inside the input read unchecked; the
-// border ones read clamped, masked taps (max: the lowest value; average: 0, not counted unless
-// count_include_pad counts the padding).
+// A row per (image, block, output row) triple, which the injective rule runs in parallel; each
+// output pixel is a lane loop over the c lanes (vectorized by that rule), its taps unrolled into
+// one expression, so the window is read once per pixel and the result stored once. Rows and columns
+// whose taps all lie inside the input read unchecked; the border ones read clamped, masked taps
+// (max: the lowest value; average: 0, not counted unless count_include_pad counts the padding).
 #include "graph/transforms/layout_nchwc.h"
 #include "lower/compute/common.h"
 #include "lower/compute/compute.h"
@@ -39,9 +39,7 @@ Stmt compute_pool_nchwc(const graph::Node& node, const std::vector<Buffer>& inpu
   bool is_max = node.op == ops::OpKind::MaxPoolNCHWc;
   DataType dt = y->dtype;
   int64_t blocks = ys[1], oh = ys[2], ow = ys[3], lanes = ys[4];
-  Var t("t");
-  Expr n = floordiv(t, i64(blocks * oh)), cb = floormod(floordiv(t, i64(oh)), i64(blocks)),
-       row = floormod(t, i64(oh));
+  Expr n, cb, row;  // of the row's index t
   Expr fill = is_max ? min_value(dt) : make_const(dt, 0);
 
   // The taps of dim d at output position o (no conditions where `checked` is false).
@@ -69,7 +67,7 @@ Stmt compute_pool_nchwc(const graph::Node& node, const std::vector<Buffer>& inpu
     return tap.valid.defined() ? max(min(tap.index, i64(extent - 1)), i64(0)) : tap.index;
   };
   // One output vector at column `col` over the lanes.
-  auto pixel = [&](const Expr& col, const Var& l, bool check_rows, bool check_cols) {
+  auto pixel = [&](const Expr& col, const Expr& l, bool check_rows, bool check_cols) {
     std::vector<PoolWindow::Tap> rows = taps(0, row, check_rows), cols = taps(1, col, check_cols);
     Expr acc;
     for (const PoolWindow::Tap& r : rows)
@@ -84,10 +82,10 @@ Stmt compute_pool_nchwc(const graph::Node& node, const std::vector<Buffer>& inpu
   };
   auto columns = [&](int64_t lo, int64_t hi, bool check_rows, bool check_cols) -> Stmt {
     if (hi <= lo) return Stmt();
-    Var v("ow"), l("l");
-    Stmt lane = For::make(l, i64(0), i64(lanes), ForKind::kVectorized,
-                          pixel(Expr(v) + i64(lo), l, check_rows, check_cols));
-    return For::make(v, i64(0), i64(hi - lo), ForKind::kSerial, lane);
+    return serial_loop("ow", i64(0), hi - lo, [&](Expr v) {
+      return lane_loop("l", i64(0), lanes,
+                       [&](Expr l) { return pixel(v + i64(lo), l, check_rows, check_cols); });
+    });
   };
   auto [col_lo, col_hi] = win.interior(1);
   auto row_body = [&](bool check_rows) {
@@ -98,10 +96,17 @@ Stmt compute_pool_nchwc(const graph::Node& node, const std::vector<Buffer>& inpu
     return SeqStmt::make(parts);
   };
   auto [row_lo, row_hi] = win.interior(0);
-  Stmt body = row_body(true);
-  if (row_hi > row_lo)
-    body = IfThenElse::make(row >= i64(row_lo) && row < i64(row_hi), row_body(false), body);
-  return For::make(t, i64(0), i64(ys[0] * blocks * oh), ForKind::kParallel, body);
+  return loop_nest(
+      {ys[0] * blocks * oh}, "t",
+      [&](const Index& t) {
+        n = floordiv(t[0], i64(blocks * oh)), cb = floormod(floordiv(t[0], i64(oh)), i64(blocks)),
+        row = floormod(t[0], i64(oh));
+        Stmt body = row_body(true);
+        if (row_hi > row_lo)
+          body = IfThenElse::make(row >= i64(row_lo) && row < i64(row_hi), row_body(false), body);
+        return body;
+      },
+      {.parallel_outer = true, .vectorize_inner = false});
 }
 
 }  // namespace ingot::lower

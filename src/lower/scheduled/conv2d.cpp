@@ -18,24 +18,30 @@ using namespace tir;
 
 namespace {
 
-// Y[n, o, h, w] = epilogue(Yb[n, o / nr, h, w, o % nr], Z[n, o, h, w]): per (n, channel block,
-// row), a [w, nr] to [nr, w] transpose, written channel by channel (contiguous stores), with the
-// node's fused summand and activation applied on the way.
+// Y[n, o, h, w] = epilogue(Yb[n, o / nr, h, w, o % nr], Z[n, o, h, w]): a row block per (n,
+// channel block, row, channel), a [w, nr] to [nr, w] transpose written channel by channel
+// (contiguous stores) as a lane loop, with the node's fused summand and activation applied on the
+// way. The injective rule sets the loop kinds (by default: (n, block) parallel, lanes vectorized).
 PrimFunc unblock_kernel(const std::vector<int64_t>& bs, const std::vector<int64_t>& ys, int nr,
                         const graph::Node& node, bool has_z) {
   Buffer yb = f32_buffer("Yb", bs), y = f32_buffer("Y", ys), z = f32_buffer("Z", ys);
-  Var nb("nb"), h("h"), r("r"), w("w");
-  Expr n = floordiv(nb, i64(bs[1])), ob = floormod(nb, i64(bs[1]));
-  Expr o = ob * int64_t(nr) + r;
-  std::vector<Expr> yi = {n, o, h, w};
-  Expr v = apply_epilogue(node, yb.load({n, ob, h, w, r}), has_z ? z.load(yi) : Expr());
-  Stmt row = loop(w, ys[3], BufferStore::make(y, v, yi), ForKind::kVectorized);
-  if (ys[1] % nr != 0) row = IfThenElse::make(o < i64(ys[1]), row);  // padding channels
+  auto row = [&](const Index& i) {
+    Expr n = floordiv(i[0], i64(bs[1])), ob = floormod(i[0], i64(bs[1])), h = i[1];
+    Expr o = ob * int64_t(nr) + i[2];
+    Stmt lanes = lane_loop("w", i64(0), ys[3], [&](Expr w) {
+      std::vector<Expr> yi = {n, o, h, w};
+      Expr v = apply_epilogue(node, yb.load({n, ob, h, w, i[2]}), has_z ? z.load(yi) : Expr());
+      return BufferStore::make(y, v, yi);
+    });
+    if (ys[1] % nr != 0) lanes = IfThenElse::make(o < i64(ys[1]), lanes);  // padding channels
+    return lanes;
+  };
   PrimFunc f;
   f.params = {yb};
   if (has_z) f.params.push_back(z);
   f.params.push_back(y);
-  f.body = loop(nb, bs[0] * bs[1], loop(h, ys[2], loop(r, nr, row)), ForKind::kParallel);
+  f.body = loop_nest({bs[0] * bs[1], ys[2], nr}, "nb", row,
+                     {.parallel_outer = true, .vectorize_inner = false});
   return f;
 }
 

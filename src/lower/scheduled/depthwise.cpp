@@ -3,6 +3,7 @@
 // and per output row, the output columns vectorized with the KH x KW taps unrolled into one
 // expression, so each output vector is computed in registers from KH*KW input vectors and
 // stored once, with the bias and the fused epilogue (summand, activation) applied.
+#include "lower/compute/common.h"
 #include "lower/compute/epilogue.h"
 #include "lower/scheduled/conv_nchwc_geometry.h"
 #include "lower/scheduled/layout_kernels.h"
@@ -53,21 +54,21 @@ std::optional<std::vector<NodeKernel>> lower_depthwise_conv2d(const graph::Node&
       bias ? bias : values.constant(y->name + "_zero_bias", f32_tensor({c}, zeros));
   Buffer xb = f32_buffer("X", ps), wb = f32_buffer("W", ws), bb = f32_buffer("B", {c}),
          zb = f32_buffer("Z", ys), yb = f32_buffer("Y", ys);
-  Var nc("nc"), oh("oh"), ow("ow");
-  Expr n = floordiv(nc, i64(c)), ch = floormod(nc, i64(c));
-  Expr acc = bb.load({ch});
-  for (int64_t kh = 0; kh < ws[2]; ++kh)
-    for (int64_t kw = 0; kw < ws[3]; ++kw)
-      acc = acc + xb.load({n, ch, Expr(oh) * strides[0] + kh * dil[0],
-                           Expr(ow) * strides[1] + kw * dil[1]}) *
-                      wb.load({ch, i64(0), i64(kh), i64(kw)});
-  std::vector<Expr> yi = {n, ch, oh, ow};
-  Stmt store = BufferStore::make(yb, apply_epilogue(node, acc, z ? zb.load(yi) : Expr()), yi);
-  kernels.push_back(conv_loop_kernel(
-      "depthwise_conv2d",
-      loop(nc, ys[0] * c, loop(oh, ys[2], loop(ow, ys[3], store, ForKind::kVectorized)),
-           ForKind::kParallel),
-      {xb, wb, bb, zb, yb}, {input, w, b}, z, y));
+  // One store per output pixel, a block whose loop kinds the injective rule sets (by default
+  // the (n, channel) loop parallel and the columns vectorized).
+  auto pixel = [&](const Index& i) {
+    Expr n = floordiv(i[0], i64(c)), ch = floormod(i[0], i64(c)), oh = i[1], ow = i[2];
+    Expr acc = bb.load({ch});
+    for (int64_t kh = 0; kh < ws[2]; ++kh)
+      for (int64_t kw = 0; kw < ws[3]; ++kw)
+        acc = acc + xb.load({n, ch, oh * strides[0] + kh * dil[0], ow * strides[1] + kw * dil[1]}) *
+                        wb.load({ch, i64(0), i64(kh), i64(kw)});
+    std::vector<Expr> yi = {n, ch, oh, ow};
+    return BufferStore::make(yb, apply_epilogue(node, acc, z ? zb.load(yi) : Expr()), yi);
+  };
+  kernels.push_back(conv_loop_kernel("depthwise_conv2d",
+                                     loop_nest({ys[0] * c, ys[2], ys[3]}, "nc", pixel),
+                                     {xb, wb, bb, zb, yb}, {input, w, b}, z, y));
   return kernels;
 }
 

@@ -17,10 +17,11 @@ namespace {
 class TuneTest : public CliTest {
  protected:
   // d/model.onnx: y = relu(conv3x3(x, W) + b), a depthwise 3x3 conv of y, then z = dw @ M (a
-  // conv task, a depthwise task whose rule has no choices, a matmul task, and the two layout
-  // conversions around the blocked convs: x into channel blocks and the depthwise output back
-  // to NCHW for the MatMul, injective tasks; five in order x_to_nchwc, conv, dw, e_from_nchwc,
-  // mm), d/x.npz and d/want.npy (NumPy closed form).
+  // conv task, a depthwise task whose rule has no choices, a matmul task, and three injective
+  // tasks: the two layout conversions around the blocked convs (x into channel blocks and the
+  // depthwise output back to NCHW for the MatMul) and the conv's zero padding; six in order
+  // x_to_nchwc, conv_pad, conv, dw, e_from_nchwc, mm), d/x.npz and d/want.npy (NumPy closed
+  // form).
   void write_model() {
     ASSERT_EQ(python("import onnx\nfrom onnx import helper, TensorProto, numpy_helper\n"
                      "rng = np.random.default_rng(0)\n"
@@ -74,7 +75,7 @@ class TuneTest : public CliTest {
 TEST_F(TuneTest, TrialsBecomeRecordsThatCompileApplies) {
   write_model();
   auto r = ingot("tune " + path("model.onnx") + " -o " + path("r.jsonl") +
-                 " --trials 12 --repeat 3 --number 1 --num-threads 1 --seed 3 --report " +
+                 " --trials 16 --repeat 3 --number 1 --num-threads 1 --seed 3 --report " +
                  path("tune.html"));
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   // The HTML report: a curve point per trial line, a table row per task.
@@ -86,23 +87,23 @@ TEST_F(TuneTest, TrialsBecomeRecordsThatCompileApplies) {
                    "for p in pts:\n"
                    "  x, y = map(float, p.split(','))\n"
                    "  assert 50 <= x <= 610 and 10 <= y <= 230, p\n"
-                   "assert html.count('<tr><td>') == 5, html.count('<tr><td>')\n"),
+                   "assert html.count('<tr><td>') == 6, html.count('<tr><td>')\n"),
             0);
-  EXPECT_NE(r.out.find("task 1/5 "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("task 5/5 "), std::string::npos) << r.out;
-  // Twelve trials: each task's default and at least one more point (the depthwise task and the
+  EXPECT_NE(r.out.find("task 1/6 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("task 6/6 "), std::string::npos) << r.out;
+  // Sixteen trials: each task's default and at least one more point (the depthwise task and the
   // layout conversions, with the fewest FLOPs or the smallest spaces, are capped at two).
-  for (const char* task :
-       {"task 1/5 x_to_nchwc_LayoutToBlocked", "task 2/5 conv_ConvNCHWc", "task 3/5 dw_ConvNCHWc",
-        "task 4/5 e_from_nchwc_LayoutFromBlocked", "task 5/5 mm_MatMul"})
+  for (const char* task : {"task 1/6 x_to_nchwc_LayoutToBlocked", "task 2/6 conv_ConvNCHWc_pad",
+                           "task 3/6 conv_ConvNCHWc", "task 4/6 dw_ConvNCHWc",
+                           "task 5/6 e_from_nchwc_LayoutFromBlocked", "task 6/6 mm_MatMul"})
     EXPECT_NE(r.out.find(std::string(task) + " (x1): trial 2/"), std::string::npos) << task;
   EXPECT_NE(r.out.find("tuned kernels, weighted by calls:"), std::string::npos) << r.out;
-  // One line per trial, each a record of one of the five tasks; each task's default measured,
+  // One line per trial, each a record of one of the six tasks; each task's default measured,
   // then measured again with the finalists (confirmed records).
   EXPECT_EQ(python("rs = [json.loads(l) for l in open(d + '/r.jsonl')]\n"
                    "assert len(rs) >= 4, len(rs)\n"
                    "tasks = {r['task'] for r in rs}\n"
-                   "assert len(tasks) == 5, tasks\n"
+                   "assert len(tasks) == 6, tasks\n"
                    "assert {r['rule'] for r in rs} == {'blocked_conv2d', 'depthwise_conv_nchwc',\n"
                    "                                   'packed_matmul', 'injective'}\n"
                    "for t in tasks:\n"
@@ -118,7 +119,7 @@ TEST_F(TuneTest, TrialsBecomeRecordsThatCompileApplies) {
   r = ingot("compile " + path("model.onnx") + " -o " + path("t.so") + " --tuning-records " +
             path("r.jsonl"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("tuning records: 5 kernels (5 tasks) from records, 0 with the default"),
+  EXPECT_NE(r.out.find("tuning records: 6 kernels (6 tasks) from records, 0 with the default"),
             std::string::npos)
       << r.out;
   // The same records compile to the same bytes (same output name, another directory).
@@ -128,19 +129,19 @@ TEST_F(TuneTest, TrialsBecomeRecordsThatCompileApplies) {
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(read_text(path("t.so")), read_text(path("again/t.so")));
   expect_closed_form("t.so");
-  // --tasks 4: the matmul alone, listed under its task number; records are appended.
+  // --tasks 5: the matmul alone, listed under its task number; records are appended.
   r = ingot("tune " + path("model.onnx") + " -o " + path("r.jsonl") +
-            " --trials 2 --tasks 4 --repeat 2 --number 1 --num-threads 1");
+            " --trials 2 --tasks 5 --repeat 2 --number 1 --num-threads 1");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("task 1/1 mm_MatMul"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("\n4    mm_MatMul "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n5    mm_MatMul "), std::string::npos) << r.out;
 }
 
 TEST_F(TuneTest, TheSameSeedSamplesTheSameCandidates) {
   write_model();
   for (const char* out : {"a.jsonl", "b.jsonl", "c.jsonl"}) {
     std::string seed = std::string(out) == "c.jsonl" ? "9" : "5";
-    auto r = ingot("tune " + path("model.onnx") + " -o " + path(out) + " --tasks 1 --trials 5" +
+    auto r = ingot("tune " + path("model.onnx") + " -o " + path(out) + " --tasks 2 --trials 5" +
                    " --repeat 1 --number 1 --num-threads 1 --seed " + seed);
     ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   }
@@ -159,7 +160,7 @@ TEST_F(TuneTest, TheSameSeedSamplesTheSameCandidates) {
 
 TEST_F(TuneTest, ResumeContinuesWhereAnInterruptedRunStopped) {
   write_model();
-  std::string common = " --tasks 1 --trials 6 --repeat 1 --number 1 --num-threads 1 --seed 4";
+  std::string common = " --tasks 2 --trials 6 --repeat 1 --number 1 --num-threads 1 --seed 4";
   auto r = ingot("tune " + path("model.onnx") + " -o " + path("full.jsonl") + common);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   // An interruption after three trials: the records hold their lines and nothing else.
@@ -204,15 +205,15 @@ TEST_F(TuneTest, FailedMeasurementsAreRecordedAndTheTunerGoesOn) {
                  " --trials 6 --timeout 0.000001");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("timed out"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("task 5/5 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("task 6/6 "), std::string::npos) << r.out;
   EXPECT_EQ(python("rs = [json.loads(l) for l in open(d + '/r.jsonl')]\n"
-                   "assert len(rs) == 5 and all('timed out' in r['error'] for r in rs), rs\n"),
+                   "assert len(rs) == 6 and all('timed out' in r['error'] for r in rs), rs\n"),
             0);
   // Compiling with records that hold only failures keeps the default schedules.
   r = ingot("compile " + path("model.onnx") + " -o " + path("t.so") + " --tuning-records " +
             path("r.jsonl"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("0 kernels (0 tasks) from records, 5 with the default"), std::string::npos)
+  EXPECT_NE(r.out.find("0 kernels (0 tasks) from records, 6 with the default"), std::string::npos)
       << r.out;
 }
 
@@ -294,7 +295,7 @@ TEST_F(TuneTest, WorkersOnRedisSurviveOneDyingMidJob) {
   r = ingot("compile " + path("model.onnx") + " -o " + path("t.so") + " --tuning-records " +
             path("r.jsonl"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("5 kernels (5 tasks) from records"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("6 kernels (6 tasks) from records"), std::string::npos) << r.out;
 }
 
 TEST_F(TuneTest, TheCostModelChoosesCandidatesAndIsSavedForAWarmStart) {
@@ -351,7 +352,7 @@ TEST_F(TuneTest, BadOptionsAreRefused) {
   EXPECT_NE(r.err.find("--trials: 0 is not a positive count"), std::string::npos) << r.err;
   r = ingot("tune " + path("model.onnx") + " -o " + path("r.jsonl") + " --tasks 7");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("--tasks: task 7 does not exist (the model has 5 tasks)"), std::string::npos)
+  EXPECT_NE(r.err.find("--tasks: task 7 does not exist (the model has 6 tasks)"), std::string::npos)
       << r.err;
   r = ingot("tune " + path("model.onnx") + " -o " + path("r.jsonl") + " --cost-model forest");
   EXPECT_EQ(r.exit_code, 1);

@@ -50,10 +50,11 @@ tune::TuningRecord record_for(const tir::IRModule& m, size_t k, int index, doubl
 TEST(TuneTasks, KeysFollowTheComputationAndTarget) {
   tir::IRModule m = lowered_small_conv_model(512, /*second_conv=*/true);
   std::vector<tune::Task> tasks = tune::extract_tasks(m, kTarget);
-  // dense 16->32, depthwise, dense2 32->32, matmul: four computations; and two layout
-  // conversions (injective-rule kernels since they are blocks): x into channel blocks, and the
-  // three convs' [1, 32, 12, 12] outputs back to NCHW, one computation of weight 3.
-  ASSERT_EQ(tasks.size(), 6u);
+  // dense 16->32, depthwise, dense2 32->32, matmul: four computations; and four injective-rule
+  // kernels (blocks): x into channel blocks, the zero padding before each dense conv (16 and 32
+  // input channels: two computations), and the three convs' [1, 32, 12, 12] outputs back to
+  // NCHW, one computation of weight 3.
+  ASSERT_EQ(tasks.size(), 8u);
   std::vector<int> layout_weights;
   for (const tune::Task& t : tasks) {
     EXPECT_EQ(t.key.size(), 16u);
@@ -63,7 +64,7 @@ TEST(TuneTasks, KeysFollowTheComputationAndTarget) {
     }
     EXPECT_EQ(t.weight(), 1);
   }
-  EXPECT_EQ(layout_weights, (std::vector<int>{1, 3}));
+  EXPECT_EQ(layout_weights, (std::vector<int>{1, 1, 1, 3}));
   // The same conv under another name and with other weights is the same task.
   size_t dense =
       size_t(std::find_if(tasks.begin(), tasks.end(),
@@ -79,7 +80,7 @@ TEST(TuneTasks, KeysFollowTheComputationAndTarget) {
   tir::IRModule twice = m;
   twice.kernels.push_back(renamed);
   std::vector<tune::Task> t2 = tune::extract_tasks(twice, kTarget);
-  ASSERT_EQ(t2.size(), 6u);
+  ASSERT_EQ(t2.size(), 8u);
   EXPECT_EQ(t2[dense].weight(), 2);
 }
 

@@ -135,6 +135,30 @@ TEST(BlockIR, RegionInferenceRelaxesInnerLoops) {
   EXPECT_TRUE(structural_equal(reads[0].region[0].extent, i64(32)));
 }
 
+// Unions of several reads: neighbouring taps of one row stay a tight range; clamped reads (a
+// pooling window's border taps, max(min(i, n - 1), 0)) widen their dim to the whole buffer
+// instead of growing a min/max chain that every later union would re-simplify.
+TEST(BlockIR, RegionUnionsStayTightOrWidenClampedChains) {
+  Buffer X = Buffer::make("X", DataType::f32(), std::vector<int64_t>{4, 32});
+  Buffer Y = Buffer::make("Y", DataType::f32(), std::vector<int64_t>{4, 30});
+  Var b("b"), v("v");
+  Expr taps = X(b, v) + X(b, v + 1) + X(b, v + 2);
+  std::vector<BufferRegion> reads, writes;
+  infer_block_regions(BufferStore::make(Y, taps, {b, v}), Stmt(), {}, &reads, &writes);
+  ASSERT_EQ(reads.size(), 1u);
+  EXPECT_TRUE(structural_equal(reads[0].region[0].min, b));
+  EXPECT_TRUE(structural_equal(reads[0].region[0].extent, i64(1)));
+  EXPECT_TRUE(structural_equal(reads[0].region[1].min, v));
+  EXPECT_TRUE(structural_equal(reads[0].region[1].extent, i64(3)));
+  auto clamp = [](const Expr& i) { return max(min(i, i64(31)), i64(0)); };
+  Expr clamped = X(b, clamp(v - 1)) + X(b, clamp(v)) + X(b, clamp(v + 1));
+  infer_block_regions(BufferStore::make(Y, clamped, {b, v}), Stmt(), {}, &reads, &writes);
+  ASSERT_EQ(reads.size(), 1u);
+  EXPECT_TRUE(structural_equal(reads[0].region[0].min, b));  // the unclamped dim stays tight
+  EXPECT_TRUE(structural_equal(reads[0].region[1].min, i64(0)));
+  EXPECT_TRUE(structural_equal(reads[0].region[1].extent, i64(32)));
+}
+
 TEST(BlockIR, VerifyChecksIterVarScopeAndRegions) {
   MM m;
   EXPECT_NO_THROW(verify_prim_func(m.func(m.body(Var("i"), Var("j"), Var("k")))));

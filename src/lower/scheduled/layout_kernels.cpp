@@ -21,10 +21,6 @@ Buffer f32_buffer(const std::string& name, const std::vector<int64_t>& shape) {
   return Buffer::make(name, DataType::f32(), shape);
 }
 
-Stmt loop(const Var& v, int64_t extent, Stmt body, ForKind kind) {
-  return For::make(v, i64(0), i64(extent), kind, std::move(body));
-}
-
 // Xp[i...] = X[i... - before] inside, 0 outside. A row block per (leading dims, row) whose loop
 // kinds the injective rule sets (by default the leading dims' loop parallel): the rows outside X
 // are zeroed, the others get the left zeros, a contiguous copy and the right zeros (no

@@ -12,10 +12,6 @@ namespace ingot::lower {
 
 graph::TensorPtr f32_tensor(std::vector<int64_t> shape, const std::vector<float>& data);
 tir::Buffer f32_buffer(const std::string& name, const std::vector<int64_t>& shape);
-// for v in [0, extent): body
-tir::Stmt loop(const tir::Var& v, int64_t extent, tir::Stmt body,
-               tir::ForKind kind = tir::ForKind::kSerial);
-
 // Xp[i...] = X[i... - before] inside, 0 outside (xs -> ps, any rank >= 2; `before`: the
 // leading pad of each dim).
 tir::PrimFunc pad_kernel(const std::vector<int64_t>& xs, const std::vector<int64_t>& ps,

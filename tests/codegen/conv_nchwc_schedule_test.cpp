@@ -6,6 +6,7 @@
 // it has polynomial math), and both micro-kernel ISAs.
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <random>
 
 #include "artifact_util.h"
@@ -53,9 +54,11 @@ bool next(std::vector<int64_t>& idx, const std::vector<int64_t>& dims) {
 
 enum class Act { kNone, kRelu, kSilu };
 
-// seed > 0: the rule's tunable choices drawn at random from that seed (a tuner's candidate).
+// seed > 0: the rule's tunable choices drawn at random from that seed (a tuner's candidate);
+// `forced`: decisions by sampling instruction (see SamplingPolicy).
 void expect_conv(const ConvNchwcShape& s, int ib, int nr, Act act, const Target& target,
-                 int vector_bits, const std::string& tile = "", uint64_t seed = 0) {
+                 int vector_bits, const std::string& tile = "", uint64_t seed = 0,
+                 const std::map<int, nlohmann::json>& forced = {}) {
   schedule::ConvEpilogue epi;
   if (act == Act::kRelu)
     epi = [](const Expr& v, const std::vector<Expr>&) {
@@ -66,6 +69,7 @@ void expect_conv(const ConvNchwcShape& s, int ib, int nr, Act act, const Target&
   schedule::BlockedConv2d c = schedule::make_blocked_conv_nchwc(s, ib, nr, epi);
   schedule::Schedule sch(c.func, seed);
   if (seed > 0) sch.set_sampling_policy({.ignore_given = true});
+  if (!forced.empty()) sch.set_sampling_policy({.forced = forced});
   schedule::schedule_blocked_conv2d(sch, "conv", vector_bits);
   schedule::Schedule replayed = schedule::Trace::from_json(sch.trace().to_json()).replay(c.func);
   EXPECT_TRUE(structural_equal(replayed.func().body, sch.func().body));
@@ -154,6 +158,62 @@ TEST(ConvNchwcSchedule, OneVectorTilesTakeTwelveRowsWhereTheRegistersAllow) {
               "x86_avx2_fma_f32_8x8_");
 }
 
+// One-vector output blocks (16 channels on AVX-512, 8 on AVX2) run two blocks per tile by
+// default, so each broadcast input element feeds two accumulator vectors: AVX-512 8-pixel
+// strips (fma_max_tile_rows of 32 columns), AVX2 6-pixel strips (of 16).
+TEST(ConvNchwcSchedule, OneVectorBlocksRunTwoPerTile) {
+  expect_conv(shape(20, 64, {3, 18}, {3, 3}, {1, 1}, {1, 1}), 16, 16, Act::kRelu, Target::host(),
+              512, "x86_avx512_fma_f32_8x16_k2x3x3x16_a");
+  Target avx2 = Target::parse("llvm -mcpu=haswell");
+  expect_conv(shape(20, 32, {3, 14}, {3, 3}, {1, 1}, {1, 1}), 8, 8, Act::kNone, avx2, 256,
+              "x86_avx2_fma_f32_6x8_k3x3x3x8_a");
+  auto tile_of = [](const ConvNchwcShape& s, int ib, int nr, int bits) {
+    schedule::BlockedConv2d c = schedule::make_blocked_conv_nchwc(s, ib, nr, {});
+    schedule::Schedule sch(c.func);
+    schedule::schedule_blocked_conv2d(sch, "conv", bits);
+    std::string text = to_string(sch.func());
+    size_t at = text.find("\"x86_");
+    return text.substr(at, text.find('"', at + 1) - at);
+  };
+  EXPECT_TRUE(
+      tile_of(shape(20, 64, {3, 18}, {3, 3}, {1, 1}, {1, 1}), 16, 16, 512).ends_with("_j2"));
+  EXPECT_TRUE(tile_of(shape(20, 32, {3, 14}, {3, 3}, {1, 1}, {1, 1}), 8, 8, 256).ends_with("_j2"));
+  // A grouped conv's output blocks read different input blocks: one per tile.
+  ConvNchwcShape grouped = shape(64, 64, {3, 18}, {3, 3}, {1, 1}, {1, 1});
+  grouped.groups = 4;
+  EXPECT_EQ(tile_of(grouped, 16, 16, 512).find("_j"), std::string::npos);
+  // Three blocks of 8 do not pair up on AVX2: one per tile.
+  EXPECT_EQ(tile_of(shape(20, 24, {3, 14}, {3, 3}, {1, 1}, {1, 1}), 8, 8, 256).find("_j"),
+            std::string::npos);
+}
+
+// Every output-block count the rule offers (1, 2 and 4 blocks of one vector), with the lowest
+// and the highest strip height, computes the convolution: with a fused epilogue, and with K
+// slices (352 input channels: 1.3 MB of weights per four-block tile).
+TEST(ConvNchwcSchedule, EveryOutputBlockCountAndStripHeightMatch) {
+  ConvNchwcShape small = shape(24, 64, {3, 17}, {3, 3}, {1, 1}, {1, 1});
+  ConvNchwcShape deep = shape(352, 64, {4, 6}, {3, 3}, {1, 1}, {1, 1});
+  for (int blocks = 0; blocks < 3; ++blocks)
+    for (int height : {0, -1}) {
+      SCOPED_TRACE(::testing::Message() << "blocks " << blocks << " height " << height);
+      // Decisions by instruction: 0 the output blocks, 1 the strip height (-1: the last).
+      int last_height = height;
+      if (height < 0) {
+        schedule::BlockedConv2d c = schedule::make_blocked_conv_nchwc(small, 16, 16, {});
+        schedule::Schedule sch(c.func);
+        sch.set_sampling_policy({.forced = {{0, blocks}}});
+        schedule::schedule_blocked_conv2d(sch, "conv", 512);
+        std::vector<nlohmann::json> samples;
+        for (const auto& i : sch.trace().instructions)
+          if (i.kind == "sample_categorical") samples.push_back(i.attrs);
+        last_height = int(samples.at(1).at("candidates").size()) - 1;
+      }
+      expect_conv(small, 16, 16, Act::kSilu, Target::host(), 512, "", 0,
+                  {{0, blocks}, {1, last_height}});
+      expect_conv(deep, 16, 16, Act::kRelu, Target::host(), 512, "", 0, {{0, blocks}});
+    }
+}
+
 TEST(ConvNchwcSchedule, TwoDWithSiluEpilogueOutlined) {
   // OW 9: a strip of 8 and one of 1, each followed by the outlined SiLU.
   expect_conv(shape(20, 48, {4, 11}, {3, 3}, {1, 1}, {1, 1}), 16, 32, Act::kSilu, Target::host(),
@@ -163,9 +223,10 @@ TEST(ConvNchwcSchedule, TwoDWithSiluEpilogueOutlined) {
 }
 
 // The thread pool gives each thread a contiguous range of the fused parallel loop, so its order
-// decides which operand the threads share: a pointwise conv over a large map (its weights 8 KB,
+// decides which operand the threads share: a pointwise conv over a large map (its weights 32 KB,
 // its input 96 KB) runs pixels outer, a 3x3 conv over many channels on a small map (weights
-// 288 KB, input 15 KB) output blocks outer. Both compute the convolution.
+// 576 KB, input 15 KB) output blocks outer (here pairs of blocks of four, the tiles' default).
+// Both compute the convolution.
 TEST(ConvNchwcSchedule, TheParallelLoopSharesTheSmallerOperand) {
   auto parallel_loop = [](const ConvNchwcShape& s, int ib, int nr) {
     schedule::BlockedConv2d c = schedule::make_blocked_conv_nchwc(s, ib, nr, {});
@@ -177,10 +238,10 @@ TEST(ConvNchwcSchedule, TheParallelLoopSharesTheSmallerOperand) {
                ? text
                : text.substr(text.rfind("for ", at), at - text.rfind("for ", at));
   };
-  ConvNchwcShape pointwise = shape(64, 32, {12, 16}, {1, 1}, {1, 1}, {1, 1});
-  ConvNchwcShape wide = shape(128, 64, {3, 5}, {3, 3}, {1, 1}, {1, 1});
-  EXPECT_EQ(parallel_loop(pointwise, 16, 16), "for n_oh_ocb_fused");
-  EXPECT_EQ(parallel_loop(wide, 16, 16), "for n_ocb_oh_fused");
+  ConvNchwcShape pointwise = shape(64, 128, {12, 16}, {1, 1}, {1, 1}, {1, 1});
+  ConvNchwcShape wide = shape(128, 128, {3, 5}, {3, 3}, {1, 1}, {1, 1});
+  EXPECT_EQ(parallel_loop(pointwise, 16, 16), "for n_oh_ocb_0_fused");
+  EXPECT_EQ(parallel_loop(wide, 16, 16), "for n_ocb_0_oh_fused");
   expect_conv(pointwise, 16, 16, Act::kRelu, Target::host(), 512);
   expect_conv(wide, 16, 16, Act::kNone, Target::host(), 512);
 }

@@ -309,6 +309,44 @@ TEST(FmaIntrin, GeneralSpecNamesRoundTrip) {
   EXPECT_FALSE(parse_fma_tile_spec("x86_avx512_fma_f32_7x24_kx_a_b_c").has_value());
 }
 
+// Column blocks: a further variable jb after the reduction variables, which B and C use outside
+// their last dimension (a conv tile over two output blocks of 16 channels: Y[0, jb, i, j],
+// Wp[jb, k, j]); the name ends in _j<blocks> and parses back; A may not use jb, jb may not be in
+// a last dimension, and the tile holds at most four vectors.
+TEST(FmaIntrin, ColumnBlockSpecsRoundTripAndAreChecked) {
+  FmaTileSpec s;
+  s.mr = 6, s.nr = 16, s.k = {32}, s.col_blocks = 2;
+  s.a.dims = {{1, 0, 0, 0}, {0, 0, 1, 0}};                              // X[i, k]
+  s.b.dims = {{0, 0, 0, 1}, {0, 0, 1, 0}, {0, 1, 0, 0}};                // Wp[jb, k, j]
+  s.c.dims = {{0, 0, 0, 0}, {0, 0, 0, 1}, {1, 0, 0, 0}, {0, 1, 0, 0}};  // Y[0, jb, i, j]
+  std::string name = fma_tile_name(s);
+  EXPECT_EQ(name,
+            "x86_avx512_fma_f32_6x16_k32_a1.0.0.0,0.0.1.0_b0.0.0.1,0.0.1.0,0.1.0.0_c0.0.0.0,"
+            "0.0.0.1,1.0.0.0,0.1.0.0_j2");
+  auto back = parse_fma_tile_spec(name);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->col_blocks, 2);
+  EXPECT_EQ(fma_tile_name(*back), name);
+  // The description's loops: i, jb, j, k.
+  TensorIntrin in = make_fma_tile_intrin(s);
+  std::string desc = to_string(in.desc);
+  size_t i = desc.find("for i "), jb = desc.find("for jb "), j = desc.find("for j "),
+         k = desc.find("for k ");
+  EXPECT_TRUE(i < jb && jb < j && j < k) << desc;
+  // Malformed: A using jb, jb in C's last dimension, 5 vectors, a j suffix of 1, lane groups.
+  FmaTileSpec bad = s;
+  bad.a.dims[1] = {0, 0, 1, 1};
+  EXPECT_FALSE(parse_fma_tile_spec(fma_tile_name(bad)).has_value());
+  bad = s;
+  bad.c.dims[3] = {0, 1, 0, 1};
+  EXPECT_FALSE(parse_fma_tile_spec(fma_tile_name(bad)).has_value());
+  bad = s;
+  bad.col_blocks = 5;
+  EXPECT_FALSE(parse_fma_tile_spec(fma_tile_name(bad)).has_value());
+  EXPECT_FALSE(parse_fma_tile_spec(name.substr(0, name.size() - 1) + "1").has_value());
+  EXPECT_FALSE(parse_fma_tile_spec(name.substr(0, name.size() - 3) + "_g4_j2").has_value());
+}
+
 // make_blocked_conv2d of `cs` scheduled by the default rule for `bits`-wide vectors; its tile
 // block ("conv_o") and the tile's micro-kernel spec.
 struct RuleScheduledConv {

@@ -32,11 +32,12 @@ size_t kernel_with_rule(const tir::IRModule& m, const std::string& rule) {
   return 0;
 }
 
-// A record for kernel k of m: its rule run with the first sampling decision forced to `index`.
+// A record for blocked conv kernel k of m: its rule run with the strip height (the second
+// sampling decision, after the output blocks per tile) forced to candidate `index`.
 tune::TuningRecord record_for(const tir::IRModule& m, size_t k, int index, double seconds) {
   const tir::PrimFunc& f = m.kernels[k];
   schedule::Schedule s(f);
-  s.set_sampling_policy({.forced = {{0, index}}});
+  s.set_sampling_policy({.forced = {{1, index}}});
   schedule::find_schedule_rule(f.schedule_rule, "llvm")->apply(s, {"llvm", CpuVectorIsa::x86(512)});
   return {tune::task_key(f, kTarget),
           kTarget,

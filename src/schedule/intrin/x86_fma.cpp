@@ -83,16 +83,21 @@ std::optional<FmaOperand> parse_dims(const std::string& s, size_t nvars) {
 
 // Why a spec cannot be built, or "".
 std::string spec_problem(const FmaTileSpec& s) {
-  size_t nvars = 2 + s.k.size();
+  bool blocks = s.col_blocks > 1;
+  size_t nvars = 2 + s.k.size() + (blocks ? 1 : 0);
   if (s.arch == CpuVectorIsa::kAArch64 && s.lanes != kNeonLanes) return "NEON lanes must be 4";
   if (s.arch == CpuVectorIsa::kX86 && s.lanes != 16 && s.lanes != 8)
     return "x86 lanes must be 8 or 16";
   if (s.mr < 1 || s.mr > 16 || s.nr < 1 || s.nr > 4 * s.lanes) return "tile size out of range";
+  if (s.col_blocks < 1 || s.col_blocks * ((s.nr + s.lanes - 1) / s.lanes) > 4)
+    return "column blocks out of range";
   if (s.k.empty()) return "no reduction loop";
   for (int64_t e : s.k)
     if (e < 1) return "empty reduction loop";
   // uses_j: the operand may use j (then in its last dimension with coefficient 1);
-  // j_required: it must.
+  // j_required: it must. With column blocks the last variable is jb, which only B and C
+  // (uses_j) use, outside their last dimension.
+  size_t nk = 2 + s.k.size();
   auto check = [&](const FmaOperand& o, bool uses_i, bool uses_j, bool uses_k,
                    bool j_required) -> std::string {
     if (o.dims.empty()) return "an operand has no dimensions";
@@ -104,21 +109,24 @@ std::string spec_problem(const FmaTileSpec& s) {
       if (!uses_i && c[0] != 0) return "operand uses i";
       if (c[1] != 0 && (!uses_j || d + 1 != o.dims.size() || c[1] != 1))
         return "j must be the last dimension with coefficient 1";
-      for (size_t k = 2; k < nvars; ++k)
+      for (size_t k = 2; k < nk; ++k)
         if (!uses_k && c[k] != 0) return "operand uses a reduction variable";
+      if (blocks && c[nk] != 0 && (!uses_j || d + 1 == o.dims.size()))
+        return "only B and C use the column block, outside their last dimension";
     }
     if (j_required && o.dims.back()[1] != 1) return "j must be the last dimension";
     return "";
   };
-  for (auto p : {check(s.a, true, s.a_group == 0, true, false), check(s.b, false, true, true, true),
-                 check(s.c, true, true, false, true)})
+  for (auto p : {check(s.a, true, s.a_group == 0 && !blocks, true, false),
+                 check(s.b, false, true, true, true), check(s.c, true, true, false, true)})
     if (!p.empty()) return p;
   if (s.a_group != 0) {
     if (s.a_group < 1 || s.a_group > s.lanes || s.lanes % s.a_group != 0 || s.nr % s.lanes != 0)
       return "lane groups must divide the lanes and the columns be whole vectors";
+    if (blocks) return "lane groups take one column block";
     const auto& last = s.a.dims.back();
     int uses = 0;
-    for (size_t k = 2; k < nvars; ++k)
+    for (size_t k = 2; k < nk; ++k)
       if (last[k] != 0) uses += last[k] == 1 && s.k[k - 2] == s.a_group ? 1 : 2;
     if (last[0] != 0 || uses != 1)
       return "with lane groups, A's last dimension is one reduction variable of the group's "
@@ -184,7 +192,7 @@ std::string fma_tile_name(const FmaTileShape& s) {
 }
 
 std::string fma_tile_name(const FmaTileSpec& s) {
-  if (s.k.size() == 1 && s.nr % s.lanes == 0 && s.a_group == 0) {
+  if (s.k.size() == 1 && s.nr % s.lanes == 0 && s.a_group == 0 && s.col_blocks == 1) {
     FmaTileShape g{s.lanes, s.mr, s.nr, int(s.k[0]), s.arch};
     FmaTileSpec std_layout = gemm_tile_spec(g);
     if (s.a.dims == std_layout.a.dims && s.b.dims == std_layout.b.dims &&
@@ -194,7 +202,9 @@ std::string fma_tile_name(const FmaTileSpec& s) {
   std::string name =
       fmt::format("{}_fma_f32_{}x{}_k{}_a{}_b{}_c{}", isa_prefix(s.arch, s.lanes), s.mr, s.nr,
                   fmt::join(s.k, "x"), dims_str(s.a), dims_str(s.b), dims_str(s.c));
-  return s.a_group ? fmt::format("{}_g{}", name, s.a_group) : name;
+  if (s.a_group) name += fmt::format("_g{}", s.a_group);
+  if (s.col_blocks > 1) name += fmt::format("_j{}", s.col_blocks);
+  return name;
 }
 
 std::optional<FmaTileShape> parse_fma_tile_name(const std::string& name) {
@@ -216,14 +226,20 @@ std::optional<FmaTileSpec> parse_fma_tile_spec(const std::string& name) {
   if (auto g = parse_fma_tile_name(name)) return gemm_tile_spec(*g);
   // <arch>_<isa>_fma_f32_<mr>x<nr>_k<k...>_a<dims>_b<dims>_c<dims>
   std::vector<std::string> parts = split_on(name, '_');
-  if ((parts.size() != 9 && parts.size() != 10) || parts[2] != "fma" || parts[3] != "f32")
+  if (parts.size() < 9 || parts.size() > 11 || parts[2] != "fma" || parts[3] != "f32")
     return std::nullopt;
   FmaTileSpec s;
-  if (parts.size() == 10) {
-    int64_t g = 0;
-    if (parts[9].size() < 2 || parts[9][0] != 'g' || !parse_int(parts[9].substr(1), &g) || g < 1)
+  // Suffixes: _g<width>, then _j<blocks> (the name check below rejects other orders).
+  for (size_t p = 9; p < parts.size(); ++p) {
+    int64_t v = 0;
+    if (parts[p].size() < 2 || !parse_int(parts[p].substr(1), &v) || v < 1) return std::nullopt;
+    if (parts[p][0] == 'g') {
+      s.a_group = int(v);
+    } else if (parts[p][0] == 'j' && v > 1) {
+      s.col_blocks = int(v);
+    } else {
       return std::nullopt;
-    s.a_group = int(g);
+    }
   }
   if (!parse_isa(parts[0], parts[1], &s.arch, &s.lanes)) return std::nullopt;
   std::vector<std::string> tile = split_on(parts[4], 'x');
@@ -236,7 +252,7 @@ std::optional<FmaTileSpec> parse_fma_tile_spec(const std::string& name) {
     if (!parse_int(e, &v)) return std::nullopt;
     s.k.push_back(v);
   }
-  size_t nvars = 2 + s.k.size();
+  size_t nvars = 2 + s.k.size() + (s.col_blocks > 1 ? 1 : 0);
   FmaOperand* ops[3] = {&s.a, &s.b, &s.c};
   const char tags[3] = {'a', 'b', 'c'};
   for (int o = 0; o < 3; ++o) {
@@ -284,8 +300,11 @@ TensorIntrin make_fma_tile_intrin(const FmaTileSpec& s) {
   std::string problem = spec_problem(s);
   INGOT_ICHECK(problem.empty(), "fma tile spec: {}", problem);
   DataType f = DataType::f32();
+  bool blocks = s.col_blocks > 1;
+  // In the coefficient rows' order: i, j, k..., [jb].
   std::vector<int64_t> extents = {s.mr, s.nr};
   extents.insert(extents.end(), s.k.begin(), s.k.end());
+  if (blocks) extents.push_back(s.col_blocks);
   bool gemm = s.k.size() == 1 && fma_tile_name(s).find("_k") == std::string::npos;
   std::vector<int64_t> a_shape = operand_shape(s.a, extents);
   if (s.a_group) a_shape.back() += (s.nr - 1) / s.a_group * s.a_group;
@@ -294,26 +313,35 @@ TensorIntrin make_fma_tile_intrin(const FmaTileSpec& s) {
   Buffer C = Buffer::make("C", f, operand_shape(s.c, extents));
   TensorIntrin in;
   in.name = fma_tile_name(s);
-  // 1. Description: for i, j, k...: C[c(i, j)] += A[a(i, k...)] * B[b(k..., j)].
+  // 1. Description: for i, [jb,] j, k...: C[c(i, j)] += A[a(i, k...)] * B[b(k..., j)].
   {
     std::vector<Var> iv = {Var("vi"), Var("vj")}, lv = {Var("i"), Var("j")};
     for (size_t k = 0; k < s.k.size(); ++k) {
       iv.emplace_back(s.k.size() == 1 ? "vk" : fmt::format("vk{}", k));
       lv.emplace_back(s.k.size() == 1 ? "k" : fmt::format("k{}", k));
     }
-    std::vector<Expr> vars(iv.begin(), iv.end()), values(lv.begin(), lv.end());
+    if (blocks) iv.emplace_back("vjb"), lv.emplace_back("jb");
+    std::vector<Expr> vars(iv.begin(), iv.end());
     std::vector<Expr> ci = operand_index(s.c, vars), ai = operand_index(s.a, vars);
     if (s.a_group) ai.back() = floordiv(Expr(iv[1]), i64(s.a_group)) * s.a_group + ai.back();
     Stmt body =
         BufferStore::make(C, C.load(ci) + A.load(ai) * B.load(operand_index(s.b, vars)), ci);
+    // Loops (and iter vars) in the tile's order: i, [jb,] j, k...
+    std::vector<size_t> order = {0};
+    if (blocks) order.push_back(iv.size() - 1);
+    for (size_t v = 1; v < iv.size() - (blocks ? 1 : 0); ++v) order.push_back(v);
     std::vector<IterVar> ivs;
-    for (size_t v = 0; v < iv.size(); ++v)
+    std::vector<Expr> values;
+    for (size_t v : order) {
+      bool spatial = v < 2 || (blocks && v + 1 == iv.size());
       ivs.push_back(
-          {iv[v], i64(0), i64(extents[v]), v < 2 ? IterKind::kSpatial : IterKind::kReduce});
+          {iv[v], i64(0), i64(extents[v]), spatial ? IterKind::kSpatial : IterKind::kReduce});
+      values.push_back(lv[v]);
+    }
     Stmt st = BlockRealize::make(values, IntImm::make(DataType::boolean(), 1),
                                  make_block("fma_tile", ivs, body));
-    for (size_t v = lv.size(); v-- > 0;)
-      st = For::make(lv[v], i64(0), i64(extents[v]), ForKind::kSerial, st);
+    for (size_t o = order.size(); o-- > 0;)
+      st = For::make(lv[order[o]], i64(0), i64(extents[order[o]]), ForKind::kSerial, st);
     in.desc = PrimFunc{in.name + "_desc", {A, B, C}, st};
   }
   // 2. Implementation: acc = C; for k...: acc[r, v] += broadcast(A[r, k...]) * B[k..., v];
@@ -322,7 +350,8 @@ TensorIntrin make_fma_tile_intrin(const FmaTileSpec& s) {
   {
     bool a_vector = std::any_of(s.a.dims.begin(), s.a.dims.end(),
                                 [](const std::vector<int64_t>& c) { return c[1] != 0; });
-    Buffer acc = Buffer::make("acc", f, std::vector<int64_t>{s.mr, s.nr}, StorageScope::kLocal);
+    Buffer acc = Buffer::make("acc", f, std::vector<int64_t>{s.mr, s.col_blocks * s.nr},
+                              StorageScope::kLocal);
     std::vector<Var> kv;
     for (size_t k = 0; k < s.k.size(); ++k)
       kv.emplace_back(s.k.size() == 1 ? "k" : fmt::format("k{}", k));
@@ -344,19 +373,26 @@ TensorIntrin make_fma_tile_intrin(const FmaTileSpec& s) {
     // shared by its vectors; column-vector-major when each cell loads its own A vector
     // (elementwise or lane groups), so a vector's rows run together and fewer A vectors are
     // live at once (16 AVX2 registers: the depthwise 7x7 tile spilled row-major).
-    std::vector<std::pair<int, int>> cells;
+    // Cells are (row, column block, first column of the vector); a row's broadcast feeds the
+    // vectors of every column block.
+    struct Cell {
+      int r, jb, v0;
+    };
+    std::vector<Cell> cells;
     bool own_a = a_vector || s.a_group;
     for (int outer = 0; outer < (own_a ? s.nr : s.mr); outer += own_a ? s.lanes : 1)
-      for (int inner = 0; inner < (own_a ? s.mr : s.nr); inner += own_a ? 1 : s.lanes)
-        cells.push_back(own_a ? std::pair{inner, outer} : std::pair{outer, inner});
+      for (int jb = 0; jb < s.col_blocks; ++jb)
+        for (int inner = 0; inner < (own_a ? s.mr : s.nr); inner += own_a ? 1 : s.lanes)
+          cells.push_back(own_a ? Cell{inner, jb, outer} : Cell{outer, jb, inner});
     // One step at reduction values `kvals` (loop variables or unrolled constants).
     auto add_step = [&](const std::vector<Expr>& kvals, bool with_io) {
-      for (auto [r, v0] : cells) {
+      for (auto [r, jb, v0] : cells) {
         std::vector<Expr> vars = {i64(r), i64(0)};
         vars.insert(vars.end(), kvals.begin(), kvals.end());
+        if (blocks) vars.push_back(i64(jb));
         int w = std::min(s.lanes, s.nr - v0);
         Expr lanes = Ramp::make(i64(v0), i64(1), w);
-        std::vector<Expr> ai = {i64(r), lanes};
+        std::vector<Expr> ai = {i64(r), Ramp::make(i64(int64_t(jb) * s.nr + v0), i64(1), w)};
         Expr a;
         if (a_vector) {
           // A with j: a vector per cell (elementwise).
@@ -381,6 +417,7 @@ TensorIntrin make_fma_tile_intrin(const FmaTileSpec& s) {
         if (!with_io) continue;
         std::vector<Expr> zero_k = {i64(r), i64(0)};
         zero_k.resize(vars.size(), i64(0));
+        if (blocks) zero_k.back() = i64(jb);
         std::vector<Expr> ci = operand_index(s.c, zero_k, lanes);
         load.push_back(BufferStore::make(acc, C.load(ci), ai));
         store.push_back(BufferStore::make(C, acc.load(ai), ci));

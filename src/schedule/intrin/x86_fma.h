@@ -60,6 +60,14 @@ struct FmaTileSpec {
   // group's lanes, with that variable and the reduction loops inside the outermost one of
   // extent > 1 unrolled, so shuffles of the same A vector are built once (LLVM CSE).
   int a_group = 0;
+  // > 1: the columns are `col_blocks` blocks of nr contiguous columns each, at any strides: a
+  // further tile variable jb (0 .. col_blocks - 1) follows the reduction variables in each
+  // operand's coefficient rows (B and C may use it in any dimension but the last, A not at all),
+  // and the description's loops are i, jb, j, k... (a convolution tile over several output
+  // channel blocks: C[i, jb, j] of Y[n, ocb + jb, oh, ow + i, j], B of Wp[ocb + jb, ..., j]).
+  // Each row's broadcast A element then feeds col_blocks * ceil(nr / lanes) accumulators. Not
+  // with lane groups or an A that uses j.
+  int col_blocks = 1;
 };
 
 // The spec of the matmul layout.
@@ -69,7 +77,7 @@ FmaTileSpec gemm_tile_spec(const FmaTileShape& s);
 // "aarch64_neon_fma_f32_6x16x256" for the matmul layout;
 // "x86_avx512_fma_f32_7x32_k3x3x64_a<dims>_b<dims>_c<dims>" in general, where <dims> lists each
 // dimension's coefficients joined by '.', dimensions joined by ',', and "_g<width>" after them
-// with lane groups (a_group). The prefix is the ISA's
+// with lane groups (a_group), "_j<blocks>" with column blocks (col_blocks). The prefix is the ISA's
 // (CpuVectorIsa::kernel_prefix): x86 by lanes (16 avx512, 8 avx2), AArch64 "aarch64_neon".
 std::string fma_tile_name(const FmaTileShape& s);
 std::string fma_tile_name(const FmaTileSpec& s);

@@ -10,6 +10,7 @@
 #include "schedule/rules/fma_strip.h"
 #include "support/channel_block.h"
 #include "support/error.h"
+#include "tir/analysis.h"
 #include "tir/op.h"
 #include "tir/printer.h"
 #include "tir/region_analysis.h"
@@ -58,6 +59,25 @@ int conv_tile_rows(int64_t ow, int max_rows, int vecs) {
     if (mr == max_rows || cost < best_cost - 1e-9) best = mr, best_cost = cost;
   }
   return best;
+}
+
+// The most pixels a strip of `vecs` accumulator vectors (`nr` columns in all) takes by default:
+// fma_max_tile_rows, and 12 for AVX2 one-vector rows of a pointwise conv (the 16 ymm registers
+// hold 12 accumulators, the B vector and the broadcast): 1x1 72->24 @56x56 went 51-53 -> 67-74
+// GFLOP/s on one core, 1x1 120->40 @28x28 76 -> 80-87. With a kernel window they keep 8 (3x3
+// 40->40 @28x28 ran 88 -> 70 with 12).
+int default_max_rows(const CpuVectorIsa& isa, int64_t nr, int vecs, int64_t taps) {
+  if (isa.arch == CpuVectorIsa::kX86 && isa.tile_lanes() == 8 && vecs == 1 && taps == 1) return 12;
+  return fma_max_tile_rows(isa, int(nr));
+}
+
+// The most pixels the tuner may try: what the register file holds next to one B vector per
+// column vector and the broadcast (AVX-512 and NEON: 14, 9, 6 pixels for 2, 3, 4 vectors;
+// AVX2: 6, 4), at most 14, and never fewer than the default.
+int searched_max_rows(const CpuVectorIsa& isa, int64_t nr, int vecs, int64_t taps) {
+  int regs = isa.arch == CpuVectorIsa::kX86 && isa.tile_lanes() == 8 ? 16 : 32;
+  return std::max(default_max_rows(isa, nr, vecs, taps),
+                  std::clamp((regs - 1 - vecs) / vecs, 1, 14));
 }
 
 // Bytes of the buffer a load reads.
@@ -166,33 +186,59 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   const BufferStore* store = u->c;
   const BufferLoad *x = u->a, *wt = u->b;
   int group = lane_group(x->indices.back(), b->iter_vars[lr].var);
-  // 1. MR-pixel strips of the output row; the tile is (strip, r, reduction loops). With lane
-  //    groups a row also holds the shuffled input vectors it shares with its neighbours.
   int lanes = isa.tile_lanes();
-  int max_rows = group ? (lanes == 16 ? 8 : 4) : fma_max_tile_rows(isa, int(nr));
-  // AVX2 one-vector rows of a pointwise conv take 12 rows too (the 16 ymm registers hold 12
-  // accumulators, the B vector and the broadcast): 1x1 72->24 @56x56 went 51-53 -> 67-74 GFLOP/s
-  // on one core, 1x1 120->40 @28x28 76 -> 80-87. With a kernel window they keep 8 (3x3 40->40
-  // @28x28 ran 88 -> 70 with 12).
   int64_t taps = 1;
   for (size_t k = spatial + 1; k + 1 < l.size(); ++k) taps *= loop_extent(s, l[k]);
-  if (!group && isa.arch == CpuVectorIsa::kX86 && lanes == 8 && nr == lanes && taps == 1)
-    max_rows = 12;
-  // Tunable: any height from half the register limit up (at most the row), the modelled best
-  // by default.
+  int block_vecs = int((nr + lanes - 1) / lanes);
+  // 0. Output blocks per tile: each broadcast input element feeds the vectors of 1 to 4 output
+  //    blocks (at most 4 vectors in all; a divisor of the blocks). A one-vector tile needs a
+  //    load per FMA: 3x3 64->64 tiles in a benchmark on one Emerald Rapids core (AVX-512, a
+  //    busy host) ran at 70% of the FMA peak as 14 pixels x 1 vector, 82% as 8 x 2, 94% as
+  //    14 x 2 and 9 x 3. Tunable; by default two blocks where a block is one vector (the
+  //    two-vector tile of the usual two-vector blocks), else one. Lane groups keep one block,
+  //    and so do grouped convs whose input block follows the output block (the broadcast
+  //    element differs between blocks).
+  int64_t ocb = loop_extent(s, l[1]);
+  bool one_block = group != 0;
+  for (const Expr& e : x->indices) one_block = one_block || uses_var(e, b->iter_vars[1].var);
+  std::vector<int64_t> block_counts = {1};
+  for (int64_t nb = 2; nb <= 4 && !one_block; ++nb)
+    if (ocb % nb == 0 && nb * block_vecs <= 4) block_counts.push_back(nb);
+  int64_t default_blocks = block_vecs == 1 && ocb % 2 == 0 && !one_block ? 2 : 1;
+  ExprRV blocks_rv = sample_choice(s, block_counts, default_blocks);
+  int64_t blocks = s.value(blocks_rv);
+  int vecs = int(blocks) * block_vecs;
+  // 1. MR-pixel strips of the output row; the tile is (strip, [output blocks,] r, reduction
+  //    loops). With lane groups a row also holds the shuffled input vectors it shares with its
+  //    neighbours.
+  int64_t cols = nr * blocks;
+  int max_rows = group ? (lanes == 16 ? 8 : 4) : default_max_rows(isa, cols, vecs, taps);
+  int top_rows = group ? max_rows : searched_max_rows(isa, cols, vecs, taps);
+  // Tunable: any height from half the default limit up to what the registers hold (at most the
+  // row), the modelled best under the default limit by default. Up to 14 pixels for two
+  // vectors: ResNet-50's convs on one core gained 5-9% at 7x7 and lost 1-3% at 14x14 and
+  // MobileNetV2's 1x1 convs over 96-160 channels 7-17% against 8 (docs/perf.md, Table 4g).
   std::vector<int64_t> heights;
-  for (int64_t h = std::max(1, max_rows / 2); h <= max_rows; ++h)
+  for (int64_t h = std::max(1, max_rows / 2); h <= top_rows; ++h)
     heights.push_back(std::min(h, ow));
-  ExprRV mr_rv =
-      sample_choice(s, heights, conv_tile_rows(ow, max_rows, int((nr + lanes - 1) / lanes)));
+  ExprRV mr_rv = sample_choice(s, heights, conv_tile_rows(ow, max_rows, vecs));
   int mr = int(s.value(mr_rv));
   auto w = s.split(l[lw], {std::nullopt, mr_rv});
+  // The output blocks of a tile: an inner loop after the strip's pixels.
+  LoopRV ocb_outer = l[1];
+  std::optional<LoopRV> ocb_inner;
+  if (blocks > 1) {
+    auto o = s.split(l[1], {std::nullopt, blocks_rv});
+    ocb_outer = o[0], ocb_inner = o[1];
+    l[1] = ocb_outer;
+  }
   // 1b. K slices. The tile holds its whole reduction, so every strip streams the output block's
   //     packed weights; when they outgrow the cache (a 3x3 conv over 960 channels on a 16x16
   //     map: 1.1 MB per block, 4 FLOP per byte), the input-block loop is split so that one
   //     slice's weights stay cached while every strip of the block accumulates into Y.
   std::vector<LoopRV> red(l.begin() + std::ptrdiff_t(spatial), l.end());
-  int64_t panel = nr * 4, first = loop_extent(s, red[0]), strips_per_block = loop_extent(s, w[0]);
+  int64_t panel = nr * 4 * blocks, first = loop_extent(s, red[0]);
+  int64_t strips_per_block = loop_extent(s, w[0]);
   for (LoopRV k : red) panel *= loop_extent(s, k);
   for (size_t d = 2; d < lw; ++d) strips_per_block *= loop_extent(s, l[d]);
   int64_t slice = first;
@@ -214,11 +260,18 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
     auto k = s.split(red[0], {std::nullopt, slice_rv});
     std::vector<LoopRV> order = {l[1], k[0]};
     order.insert(order.end(), l.begin() + 2, l.begin() + std::ptrdiff_t(lw));
-    order.insert(order.end(), {w[0], w[1], l[lr], k[1]});
+    order.insert(order.end(), {w[0], w[1]});
+    if (ocb_inner) order.push_back(*ocb_inner);
+    order.insert(order.end(), {l[lr], k[1]});
     s.reorder(order);
     red[0] = k[1];
     init = s.decompose_reduction(conv, k[0]);
   } else {
+    if (ocb_inner) {
+      std::vector<LoopRV> order(l.begin() + 2, l.begin() + std::ptrdiff_t(lw));
+      order.insert(order.end(), {w[0], w[1], *ocb_inner});
+      s.reorder(order);
+    }
     init = s.decompose_reduction(conv, w[1]);
   }
   // 2. The bias init before the tile (or before the K slices), vectorized over the channel block.
@@ -230,6 +283,7 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   spec.arch = isa.arch;
   spec.mr = mr;
   spec.nr = int(nr);
+  spec.col_blocks = int(blocks);
   for (LoopRV k : red) spec.k.push_back(loop_extent(s, k));
   // Tile variables: i (pixel: the block's ow iter var), j (channel in block: r) and the
   // reduction iter vars; each operand index's coefficients in them (strides and dilations
@@ -238,6 +292,7 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   spec.a_group = group;
   std::vector<Var> tile_vars = {b->iter_vars[lw].var, b->iter_vars[lr].var};
   for (size_t k = spatial; k < l.size(); ++k) tile_vars.push_back(b->iter_vars[k].var);
+  if (blocks > 1) tile_vars.push_back(b->iter_vars[1].var);  // the output block: jb
   spec.a = fma_operand(x->indices, tile_vars, group ? b->iter_vars[lr].var : Var());
   spec.b = fma_operand(wt->indices, tile_vars);
   spec.c = fma_operand(store->indices, tile_vars);

@@ -1,6 +1,8 @@
-// Compute rules of Gemm and MatMul: i, k, j loop order with j innermost (vectorized) over a
+// Compute rules of Gemm and MatMul (the products the packed matmul rule does not take): a row
+// block per output row, i, k, j loop order with j innermost (lane loops) over a
 // zero-initialised output row, so the inner loop is a contiguous multiply-accumulate. A float16
-// row is accumulated in a float32 scratch row and rounded once.
+// row is accumulated in a float32 scratch row and rounded once. No loop kinds: the injective
+// rule sets them.
 #include "lower/compute/common.h"
 #include "lower/compute/compute.h"
 #include "lower/compute/epilogue.h"
@@ -26,41 +28,37 @@ Stmt compute_gemm(const graph::Node& node, const std::vector<Buffer>& inputs,
   int64_t rows = ys[0], cols = ys[1], depth = trans_a ? as[0] : as[1];
   bool has_c = c.defined() && beta != 0.0;
 
-  return serial_loop(
-      "i", i64(0), rows,
-      [&](Expr i) {
-        RowAccum row(y, cols, [&](Expr j) { return Index{i, j}; });
-        Expr zero = make_const(row.dtype, 0);
-        Stmt init = serial_loop(
-            "j", i64(0), cols, [&](Expr j) { return row.store(j, zero); }, ForKind::kVectorized);
-        Stmt update = serial_loop("k", i64(0), depth, [&](Expr k) {
-          return serial_loop(
-              "j", i64(0), cols,
-              [&](Expr j) {
-                Expr av = widen(trans_a ? a.load({k, i}) : a.load({i, k}));
-                Expr bv = widen(trans_b ? b.load({j, k}) : b.load({k, j}));
-                return row.store(j, row.load(j) + av * bv);
-              },
-              ForKind::kVectorized);
-        });
-        std::vector<Stmt> seq = {init, update};
-        if (alpha != 1.0 || has_c) {
-          seq.push_back(serial_loop(
-              "j", i64(0), cols,
-              [&](Expr j) {
-                Expr v = row.load(j);
-                if (alpha != 1.0) v = v * make_const(row.dtype, alpha);
-                if (has_c) {
-                  Expr cv = widen(c.load(broadcast_index(c, {i, j})));
-                  v = v + (beta == 1.0 ? cv : cv * make_const(row.dtype, beta));
-                }
-                return row.store(j, v);
-              },
-              ForKind::kVectorized));
-        }
-        return row.wrap(SeqStmt::make(seq));
-      },
-      rows >= 2 ? ForKind::kParallel : ForKind::kSerial);
+  // A row per output row (block "rows", scheduled by the injective rule: the rows in parallel,
+  // the lane loops vectorized).
+  return loop_nest({rows}, "i",
+                   [&](const Index& o) {
+                     Expr i = o[0];
+                     RowAccum row(y, cols, [&](Expr j) { return Index{i, j}; });
+                     Expr zero = make_const(row.dtype, 0);
+                     Stmt init =
+                         lane_loop("j", i64(0), cols, [&](Expr j) { return row.store(j, zero); });
+                     Stmt update = serial_loop("k", i64(0), depth, [&](Expr k) {
+                       return lane_loop("j", i64(0), cols, [&](Expr j) {
+                         Expr av = widen(trans_a ? a.load({k, i}) : a.load({i, k}));
+                         Expr bv = widen(trans_b ? b.load({j, k}) : b.load({k, j}));
+                         return row.store(j, row.load(j) + av * bv);
+                       });
+                     });
+                     std::vector<Stmt> seq = {init, update};
+                     if (alpha != 1.0 || has_c) {
+                       seq.push_back(lane_loop("j", i64(0), cols, [&](Expr j) {
+                         Expr v = row.load(j);
+                         if (alpha != 1.0) v = v * make_const(row.dtype, alpha);
+                         if (has_c) {
+                           Expr cv = widen(c.load(broadcast_index(c, {i, j})));
+                           v = v + (beta == 1.0 ? cv : cv * make_const(row.dtype, beta));
+                         }
+                         return row.store(j, v);
+                       }));
+                     }
+                     return row.wrap(SeqStmt::make(seq));
+                   },
+                   {.parallel_outer = true, .vectorize_inner = false});
 }
 
 namespace {

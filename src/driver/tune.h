@@ -67,6 +67,11 @@ struct TuneReport {
   std::vector<TaskTuning> tasks;
   std::string target;
   double wall_s = 0;
+  // The check inside the whole model (see tune.cpp): the default and the tuned model's fastest
+  // call of `model_calls` each (-1: not run), the tasks checked and those that keep their
+  // default because their tuned kernels were slower there.
+  double model_default_s = -1, model_tuned_s = -1;
+  int model_calls = 0, model_checked = 0, model_kept_default = 0;
 };
 
 // Tunes the model's tasks; `log` gets one line per trial.

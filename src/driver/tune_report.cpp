@@ -75,6 +75,12 @@ void print_tune_report(const TuneReport& r, std::ostream& out) {
                      format_ms(before), format_ms(after),
                      after > 0 ? fmt::format(" ({:.2f}x)", before / after) : "", r.target,
                      r.wall_s);
+  if (r.model_default_s > 0 && r.model_tuned_s > 0)
+    out << fmt::format(
+        "in the model, fastest of {} alternating calls: default {}, tuned {} ({:.2f}x); {} of {} "
+        "changed tasks slower there keep their default\n",
+        r.model_calls, format_ms(r.model_default_s), format_ms(r.model_tuned_s),
+        r.model_default_s / r.model_tuned_s, r.model_kept_default, r.model_checked);
 }
 
 void write_tune_html(const TuneReport& r, const std::string& path) {

@@ -111,6 +111,11 @@ void add_timing_args(std::vector<std::string>& args, const MeasureOptions& o) {
     args.insert(args.end(), {"--min-repeat-ms", fmt::format("{}", o.min_repeat_ms)});
   if (o.cache_flush) args.push_back("--cache-flush");
 }
+// The batch-only options of `ingot measure`.
+void add_batch_args(std::vector<std::string>& args, const MeasureOptions& o) {
+  add_timing_args(args, o);
+  if (o.per_kernel) args.push_back("--per-kernel");
+}
 
 }  // namespace
 
@@ -137,10 +142,11 @@ std::vector<Measurement> measure_artifacts(const std::vector<MeasureJob>& jobs,
                                            const MeasureOptions& o) {
   std::vector<Measurement> out(jobs.size());
   if (jobs.empty()) return out;
-  if (jobs.size() == 1) return {measure_artifact(jobs[0].artifact, jobs[0].outputs, o)};
+  if (jobs.size() == 1 && !o.per_kernel)
+    return {measure_artifact(jobs[0].artifact, jobs[0].outputs, o)};
   std::vector<std::string> args = {o.ingot, "measure"};
   for (const MeasureJob& j : jobs) args.insert(args.end(), {j.artifact, "-o", j.outputs});
-  add_timing_args(args, o);
+  add_batch_args(args, o);
   ChildResult r =
       run_child(args, jobs[0].outputs + ".batch.log", o.timeout_s * double(jobs.size()));
   // One line per candidate: {"index": K, "ms": MIN} or {"index": K, "error": "..."}.
@@ -155,6 +161,8 @@ std::vector<Measurement> measure_artifacts(const std::vector<MeasureJob>& jobs,
       out[k].outputs = jobs[k].outputs;
       if (j.contains("ms")) {
         out[k].seconds = j.at("ms").get<double>() * 1e-3;
+        if (j.contains("kernels") && j.at("kernels").is_object())
+          out[k].kernel_ms = j.at("kernels").get<std::map<std::string, double>>();
       } else {
         out[k].error = j.value("error", std::string("no time in the measurement's output"));
       }

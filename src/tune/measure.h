@@ -7,6 +7,7 @@
 // reported as its error, never the tuner's.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,12 +22,16 @@ struct MeasureOptions {
   int threads = 0;  // 0: the runtime's default
   double timeout_s = 20;
   bool cache_flush = false;  // `ingot run --cache-flush`: each timed run starts cold
+  // `ingot measure --per-kernel` (batches only): single calls with the kernel profile on, and
+  // each kernel's fastest call (Measurement::kernel_ms).
+  bool per_kernel = false;
 };
 
 struct Measurement {
-  double seconds = -1;  // per run, of the fastest sample
-  std::string error;    // "" when measured
-  std::string outputs;  // the .npz the run wrote
+  double seconds = -1;                      // per run, of the fastest sample
+  std::string error;                        // "" when measured
+  std::string outputs;                      // the .npz the run wrote
+  std::map<std::string, double> kernel_ms;  // per_kernel: each kernel's fastest call (ms)
   bool ok() const { return error.empty(); }
 };
 

@@ -78,12 +78,15 @@ void append_record(const std::string& path, const TuningRecord& r) {
 }
 
 std::map<std::string, TuningRecord> best_records(const std::vector<TuningRecord>& records) {
-  std::set<std::string> confirmed;
+  // The measurement a task's best comes from: its records measured in the whole model where it
+  // has any (tier 2), else its confirmed ones (1), else any (0).
+  auto tier = [](const TuningRecord& r) { return r.in_model() ? 2 : r.confirmed ? 1 : 0; };
+  std::map<std::string, int> top;
   for (const TuningRecord& r : records)
-    if (r.ok() && r.confirmed) confirmed.insert(r.task);
+    if (r.ok()) top[r.task] = std::max(top[r.task], tier(r));
   std::map<std::string, TuningRecord> best;
   for (const TuningRecord& r : records) {
-    if (!r.ok() || (confirmed.count(r.task) && !r.confirmed)) continue;
+    if (!r.ok() || tier(r) < top[r.task]) continue;
     auto it = best.find(r.task);
     if (it == best.end() || r.seconds < it->second.seconds) best[r.task] = r;
   }

@@ -26,11 +26,13 @@ struct TuningRecord {
   // the default schedule): where a task has confirmed records, its best is chosen among those.
   bool confirmed = false;
   // How the search came to it: "default", "random", "mutation", "model" (the cost model's
-  // pick), or "confirmation" (measured again).
+  // pick), "confirmation" (measured again), or "in-model" (the default or the task's best,
+  // timed inside the whole model: seconds is its kernels' fastest call, averaged over them).
   std::string origin = {};
   std::string worker = {};  // the `ingot tune-worker` that measured it ("" when measured here)
 
   bool ok() const { return error.empty() && seconds > 0; }
+  bool in_model() const { return origin == "in-model"; }
 };
 
 nlohmann::json record_to_json(const TuningRecord& r);
@@ -42,7 +44,8 @@ std::vector<TuningRecord> read_records(const std::string& path);
 // Appends one record as a line and flushes it (UserError when the file cannot be written).
 void append_record(const std::string& path, const TuningRecord& r);
 
-// The fastest measured record per task key, among the task's confirmed records where it has any.
+// The fastest measured record per task key: among the task's in-model records where it has any,
+// else among its confirmed records where it has any, else among all.
 std::map<std::string, TuningRecord> best_records(const std::vector<TuningRecord>& records);
 
 struct RecordsApplied {

@@ -33,6 +33,32 @@ TEST_F(MeasureTest, TimesEachArtifactAndWritesItsOutputs) {
   EXPECT_EQ(read_text(path("again.npz")), read_text(path("run.npz")));
 }
 
+// --per-kernel: single profiled calls; each line also gives every kernel's fastest call, and a
+// run's kernels take no longer than the run.
+TEST_F(MeasureTest, PerKernelGivesEachKernelsFastestCall) {
+  const std::string a = artifact("fake_affine");
+  auto r = ingot("measure '" + a + "' -o " + path("a.npz") + " '" + a + "' -o " + path("b.npz") +
+                 " --repeat 4 --per-kernel");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  std::istringstream in(r.out);
+  std::string l;
+  ASSERT_TRUE(std::getline(in, l)) << r.out;
+  nlohmann::json line = nlohmann::json::parse(l);
+  ASSERT_TRUE(line.contains("kernels")) << l;
+  const nlohmann::json& k = line.at("kernels");
+  ASSERT_EQ(k.size(), 2u) << l;
+  double run = line.at("ms").get<double>();
+  for (const char* name : {"fake_scale", "fake_bias_add"}) {
+    ASSERT_TRUE(k.contains(name)) << l;
+    EXPECT_GT(k.at(name).get<double>(), 0) << l;
+    EXPECT_LE(k.at(name).get<double>(), run) << l;
+  }
+  // Without the flag the lines have no kernels.
+  r = ingot("measure '" + a + "' -o " + path("c.npz") + " --repeat 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("kernels"), std::string::npos) << r.out;
+}
+
 TEST_F(MeasureTest, EveryArtifactNeedsItsOutputs) {
   auto r = ingot("measure '" + artifact("fake_affine") + "' '" + artifact("fake_affine") + "' -o " +
                  path("a.npz"));

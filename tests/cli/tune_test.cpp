@@ -98,6 +98,23 @@ TEST_F(TuneTest, TrialsBecomeRecordsThatCompileApplies) {
                            "task 5/6 e_from_nchwc_LayoutFromBlocked", "task 6/6 mm_MatMul"})
     EXPECT_NE(r.out.find(std::string(task) + " (x1): trial 2/"), std::string::npos) << task;
   EXPECT_NE(r.out.find("tuned kernels, weighted by calls:"), std::string::npos) << r.out;
+  // The tuned kernels checked inside the whole model (alternating with the default model), or
+  // nothing to check when every task's best is its default.
+  EXPECT_TRUE(r.out.find("in the model, fastest of 20 alternating calls: default ") !=
+                  std::string::npos ||
+              r.out.find("in the model: no task to check") != std::string::npos)
+      << r.out;
+  // Each checked task has two in-model records: its default's trace, then its best's.
+  EXPECT_EQ(
+      python("rs = [json.loads(l) for l in open(d + '/r.jsonl')]\n"
+             "for t in {r['task'] for r in rs}:\n"
+             "  im = [r for r in rs if r['task'] == t and r.get('origin') == 'in-model']\n"
+             "  assert len(im) in (0, 2), len(im)\n"
+             "  if im:\n"
+             "    first = [r for r in rs if r['task'] == t][0]\n"
+             "    assert im[0]['trace'] == first['trace'] and im[1]['trace'] != first['trace']\n"
+             "    assert all(r.get('confirmed') and r['seconds'] > 0 for r in im)\n"),
+      0);
   // One line per trial, each a record of one of the six tasks; each task's default measured,
   // then measured again with the finalists (confirmed records).
   EXPECT_EQ(python("rs = [json.loads(l) for l in open(d + '/r.jsonl')]\n"
@@ -184,9 +201,11 @@ TEST_F(TuneTest, ResumeContinuesWhereAnInterruptedRunStopped) {
              "assert origins[:3] == ['default', 'random', 'random'], origins\n"
              "assert set(origins[3:]) <= {'random', 'mutation'}, origins\n"
              "assert len(set(b)) == len(b) and cb >= 2, (len(set(b)), cb)\n"
-             "# each finalist confirmed once (the re-measured default is not a second one)\n"
+             "# each finalist confirmed once (the re-measured default is not a second one;\n"
+             "# the check in the model records the default and the best again)\n"
              "conf = [json.dumps(json.loads(l)['trace'], sort_keys=True)\n"
-             "        for l in open(d + '/part.jsonl') if json.loads(l).get('confirmed')]\n"
+             "        for l in open(d + '/part.jsonl') if json.loads(l).get('confirmed')\n"
+             "        and json.loads(l).get('origin') != 'in-model']\n"
              "assert len(set(conf)) == len(conf), len(conf)\n"),
       0);
   // Once confirmed, a task is finished: resuming again measures nothing.

@@ -177,5 +177,29 @@ TEST(TuneRecords, ConfirmedRecordsOutrankLuckyFirstMeasurements) {
   EXPECT_DOUBLE_EQ(best.begin()->second.seconds, 1e-6);
 }
 
+// Records timed inside the whole model outrank confirmed ones: trial 2, confirmed faster than
+// the default alone, is slower in the model, so the default wins; an in-model record with an
+// error does not count.
+TEST(TuneRecords, InModelRecordsOutrankConfirmedOnes) {
+  tir::IRModule m = lowered_small_conv_model(512);
+  size_t conv = kernel_with_rule(m, "blocked_conv2d");
+  tune::TuningRecord def = record_for(m, conv, 0, 3e-6), fast = record_for(m, conv, 2, 2e-6);
+  def.confirmed = fast.confirmed = true;
+  tune::TuningRecord def_in = def, fast_in = fast;
+  def_in.origin = fast_in.origin = "in-model";
+  def_in.seconds = 5e-6, fast_in.seconds = 6e-6;
+  EXPECT_TRUE(def_in.in_model());
+  std::map<std::string, tune::TuningRecord> best = tune::best_records({def, fast, def_in, fast_in});
+  ASSERT_EQ(best.size(), 1u);
+  EXPECT_EQ(best.begin()->second.trace, def.trace);
+  EXPECT_DOUBLE_EQ(best.begin()->second.seconds, 5e-6);
+  // The origin survives the JSON round trip.
+  EXPECT_TRUE(tune::record_from_json(tune::record_to_json(fast_in), "x").in_model());
+  // The tuned model's outputs differed: only the default's in-model record counts.
+  def_in.seconds = 7e-6, fast_in.error = "the tuned model's outputs differ";
+  best = tune::best_records({def, fast, def_in, fast_in});
+  EXPECT_EQ(best.begin()->second.trace, def.trace);
+}
+
 }  // namespace
 }  // namespace ingot::testing

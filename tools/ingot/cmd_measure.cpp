@@ -3,7 +3,9 @@
 // runs each once (the outputs written) and warms it up, then times them in rounds, one sample
 // of each per round, and prints one JSON line per candidate: {"index": K, "ms": FASTEST} or
 // {"index": K, "error": "..."} (a candidate that does not load). The same path given twice is
-// loaded once.
+// loaded once. With --per-kernel every sample is one call with the kernel profile on, and the
+// line adds each kernel's fastest call, {"kernels": {"NAME": MS, ...}} (the tuner's check of
+// whole models: tune/measure.h).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -28,6 +30,7 @@ struct MeasureArgs {
   int repeat = 10, number = 1, num_threads = 0;
   double min_repeat_ms = 0;
   bool cache_flush = false;
+  bool per_kernel = false;
 };
 
 // One loaded candidate.
@@ -37,8 +40,22 @@ struct Loaded {
   std::vector<NpyArray> inputs;
   int number = 1;
   double best_ms = -1;
+  std::map<std::string, double> kernel_ms;  // --per-kernel: each kernel's fastest call
   std::string error;
 };
+
+// One call with the profile reset before it; the call's time, and each kernel's fastest so far.
+double profiled_call(Loaded& l) {
+  l.session->set_profiling(true);
+  double ms = time_runs(*l.session, 1, 1, nullptr)[0];
+  for (const rt::KernelTime& t : l.session->kernel_times(*l.model)) {
+    if (t.calls == 0) continue;
+    double k = t.total_seconds * 1e3;  // a kernel named twice counts both calls
+    auto [it, fresh] = l.kernel_ms.try_emplace(t.name, k);
+    if (!fresh) it->second = std::min(it->second, k);
+  }
+  return ms;
+}
 
 int measure(const MeasureArgs& a) {
   if (a.artifacts.size() != a.outputs.size())
@@ -68,14 +85,16 @@ int measure(const MeasureArgs& a) {
   std::optional<CacheFlusher> flusher;
   if (a.cache_flush) flusher.emplace();
   for (auto& [path, l] : loaded)
-    if (l.session)
+    if (l.session && !a.per_kernel)
       l.number = a.min_repeat_ms > 0
                      ? runs_for_min_ms(*l.session, a.min_repeat_ms, a.number, a.cache_flush)
                      : a.number;
   for (int round = 0; round < a.repeat; ++round)
     for (auto& [path, l] : loaded) {
       if (!l.session) continue;
-      double ms = time_runs(*l.session, 1, l.number, flusher ? &*flusher : nullptr)[0];
+      double ms = a.per_kernel
+                      ? profiled_call(l)
+                      : time_runs(*l.session, 1, l.number, flusher ? &*flusher : nullptr)[0];
       if (l.best_ms < 0 || ms < l.best_ms) l.best_ms = ms;
     }
   for (size_t k = 0; k < a.artifacts.size(); ++k) {
@@ -83,6 +102,7 @@ int measure(const MeasureArgs& a) {
     nlohmann::json line = {{"index", k}};
     if (l.session) {
       line["ms"] = l.best_ms;
+      if (a.per_kernel) line["kernels"] = l.kernel_ms;
     } else {
       line["error"] = l.error;
     }
@@ -112,6 +132,9 @@ void add_measure_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--num-threads", args->num_threads, "runtime threads (default: the runtime's)");
   cmd->add_flag("--cache-flush", args->cache_flush, "flush the caches before each timed run");
+  cmd->add_flag("--per-kernel", args->per_kernel,
+                "time single calls with the kernel profile on and report each kernel's fastest "
+                "call too (--number and --min-repeat-ms do not apply)");
   cmd->callback([args, &exit_code] { exit_code = measure(*args); });
 }
 

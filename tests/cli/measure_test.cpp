@@ -23,6 +23,7 @@ TEST_F(MeasureTest, TimesEachArtifactAndWritesItsOutputs) {
   ASSERT_EQ(lines.size(), 3u) << r.out;
   for (size_t k = 0; k < 3; ++k) EXPECT_EQ(lines[k].at("index"), k) << r.out;
   EXPECT_GT(lines[0].at("ms").get<double>(), 0) << r.out;
+  EXPECT_GE(lines[0].at("median_ms").get<double>(), lines[0].at("ms").get<double>()) << r.out;
   EXPECT_NE(lines[1].at("error").get<std::string>().find("bad magic"), std::string::npos);
   EXPECT_EQ(lines[2].at("ms"), lines[0].at("ms"));  // the same path is measured once
   EXPECT_FALSE(std::filesystem::exists(path("bad.npz")));
@@ -57,6 +58,29 @@ TEST_F(MeasureTest, PerKernelGivesEachKernelsFastestCall) {
   r = ingot("measure '" + a + "' -o " + path("c.npz") + " --repeat 2");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.find("kernels"), std::string::npos) << r.out;
+}
+
+// bench/artifact_ab.py over it: a line per kernel with both fastest calls and their ratio, the
+// sums and the whole call's fastest and median.
+TEST_F(MeasureTest, ArtifactAbComparesKernelByKernel) {
+  const std::string a = artifact("fake_affine");
+  std::string cmd = "python3 '" + std::string(INGOT_SOURCE_DIR) + "/bench/artifact_ab.py' '" + a +
+                    "' '" + a + "' --iters 3 --min-ms 0 --ingot '" + cli() + "' > " +
+                    path("ab.txt");
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  EXPECT_EQ(
+      python("lines = open(d + '/ab.txt').read().splitlines()\n"
+             "assert lines[0] == '3 calls each; per kernel: fastest A, fastest B (ms), A/B'\n"
+             "rows = {l[:44].strip(): l[44:].split() for l in lines[1:]}\n"
+             "for k in ('fake_scale', 'fake_bias_add', 'whole call, fastest',\n"
+             "          'whole call, median', 'sum of the fastest calls (shared kernels)'):\n"
+             "  a, b, r = rows[k]\n"
+             "  a, b = float(a), float(b)\n"
+             "  assert a >= 0 and b >= 0, (k, a, b)\n"
+             "  if b >= 0.01: assert abs(float(r) - a / b) < 1e-2 * a / b + 1e-3, (k, a, b, r)\n"
+             "  assert r == '-' or float(r) > 0, (k, r)\n"
+             "assert float(rows['whole call, fastest'][0]) > 0\n"),
+      0);
 }
 
 TEST_F(MeasureTest, EveryArtifactNeedsItsOutputs) {

@@ -159,8 +159,9 @@ TEST(ConvNchwcSchedule, OneVectorTilesTakeTwelveRowsWhereTheRegistersAllow) {
 }
 
 // One-vector output blocks (16 channels on AVX-512, 8 on AVX2) run two blocks per tile by
-// default, so each broadcast input element feeds two accumulator vectors: AVX-512 8-pixel
-// strips (fma_max_tile_rows of 32 columns), AVX2 6-pixel strips (of 16).
+// default (three where their count is odd and divisible by three), so each broadcast input
+// element feeds several accumulator vectors: AVX-512 8-pixel strips (fma_max_tile_rows of 32
+// columns), AVX2 6-pixel strips (of 16).
 TEST(ConvNchwcSchedule, OneVectorBlocksRunTwoPerTile) {
   expect_conv(shape(20, 64, {3, 18}, {3, 3}, {1, 1}, {1, 1}), 16, 16, Act::kRelu, Target::host(),
               512, "x86_avx512_fma_f32_8x16_k2x3x3x16_a");
@@ -182,9 +183,14 @@ TEST(ConvNchwcSchedule, OneVectorBlocksRunTwoPerTile) {
   ConvNchwcShape grouped = shape(64, 64, {3, 18}, {3, 3}, {1, 1}, {1, 1});
   grouped.groups = 4;
   EXPECT_EQ(tile_of(grouped, 16, 16, 512).find("_j"), std::string::npos);
-  // Three blocks of 8 do not pair up on AVX2: one per tile.
-  EXPECT_EQ(tile_of(shape(20, 24, {3, 14}, {3, 3}, {1, 1}, {1, 1}), 8, 8, 256).find("_j"),
+  // Three blocks of 8 on AVX2 (24 channels) run three per tile, four-pixel strips; five blocks
+  // one per tile.
+  EXPECT_TRUE(tile_of(shape(20, 24, {3, 14}, {3, 3}, {1, 1}, {1, 1}), 8, 8, 256)
+                  .starts_with("\"x86_avx2_fma_f32_4x8_"));
+  EXPECT_TRUE(tile_of(shape(20, 24, {3, 14}, {3, 3}, {1, 1}, {1, 1}), 8, 8, 256).ends_with("_j3"));
+  EXPECT_EQ(tile_of(shape(20, 40, {3, 14}, {3, 3}, {1, 1}, {1, 1}), 8, 8, 256).find("_j"),
             std::string::npos);
+  expect_conv(shape(20, 24, {3, 14}, {3, 3}, {1, 1}, {1, 1}), 8, 8, Act::kRelu, avx2, 256);
 }
 
 // Every output-block count the rule offers (1, 2 and 4 blocks of one vector), with the lowest

@@ -1,7 +1,8 @@
 // `ingot measure A.so -o A.npz [B.so -o B.npz ...]`: the tuner's measurement process
 // (tune/measure.h). Loads every candidate, fills its inputs as `ingot run` does (fixed seed),
 // runs each once (the outputs written) and warms it up, then times them in rounds, one sample
-// of each per round, and prints one JSON line per candidate: {"index": K, "ms": FASTEST} or
+// of each per round (in the given order, then reversed, alternately), and prints one JSON line
+// per candidate: {"index": K, "ms": FASTEST, "median_ms": MEDIAN} or
 // {"index": K, "error": "..."} (a candidate that does not load). The same path given twice is
 // loaded once. With --per-kernel every sample is one call with the kernel profile on, and the
 // line adds each kernel's fastest call, {"kernels": {"NAME": MS, ...}} (the tuner's check of
@@ -39,7 +40,7 @@ struct Loaded {
   std::unique_ptr<rt::Session> session;
   std::vector<NpyArray> inputs;
   int number = 1;
-  double best_ms = -1;
+  std::vector<double> samples_ms;
   std::map<std::string, double> kernel_ms;  // --per-kernel: each kernel's fastest call
   std::string error;
 };
@@ -66,10 +67,12 @@ int measure(const MeasureArgs& a) {
               a.number);
   if (a.num_threads > 0) rt::set_num_threads(a.num_threads);
   std::map<std::string, Loaded> loaded;  // by path
+  std::vector<Loaded*> order;            // each once, in the order given
   for (size_t k = 0; k < a.artifacts.size(); ++k) {
     auto [it, fresh] = loaded.try_emplace(a.artifacts[k]);
     Loaded& l = it->second;
     if (fresh) {
+      order.push_back(&l);
       try {
         l.model = std::make_unique<rt::Model>(a.artifacts[k]);
         l.session = std::make_unique<rt::Session>(*l.model);
@@ -90,18 +93,21 @@ int measure(const MeasureArgs& a) {
                      ? runs_for_min_ms(*l.session, a.min_repeat_ms, a.number, a.cache_flush)
                      : a.number;
   for (int round = 0; round < a.repeat; ++round)
-    for (auto& [path, l] : loaded) {
+    for (size_t i = 0; i < order.size(); ++i) {
+      Loaded& l = *order[round % 2 == 0 ? i : order.size() - 1 - i];
       if (!l.session) continue;
-      double ms = a.per_kernel
-                      ? profiled_call(l)
-                      : time_runs(*l.session, 1, l.number, flusher ? &*flusher : nullptr)[0];
-      if (l.best_ms < 0 || ms < l.best_ms) l.best_ms = ms;
+      l.samples_ms.push_back(
+          a.per_kernel ? profiled_call(l)
+                       : time_runs(*l.session, 1, l.number, flusher ? &*flusher : nullptr)[0]);
     }
   for (size_t k = 0; k < a.artifacts.size(); ++k) {
     const Loaded& l = loaded.at(a.artifacts[k]);
     nlohmann::json line = {{"index", k}};
     if (l.session) {
-      line["ms"] = l.best_ms;
+      std::vector<double> s = l.samples_ms;
+      std::sort(s.begin(), s.end());
+      line["ms"] = s.front();
+      line["median_ms"] = s[s.size() / 2];
       if (a.per_kernel) line["kernels"] = l.kernel_ms;
     } else {
       line["error"] = l.error;

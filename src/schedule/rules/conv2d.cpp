@@ -192,19 +192,20 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   int block_vecs = int((nr + lanes - 1) / lanes);
   // 0. Output blocks per tile: each broadcast input element feeds the vectors of 1 to 4 output
   //    blocks (at most 4 vectors in all; a divisor of the blocks). A one-vector tile needs a
-  //    load per FMA: 3x3 64->64 tiles in a benchmark on one Emerald Rapids core (AVX-512, a
-  //    busy host) ran at 70% of the FMA peak as 14 pixels x 1 vector, 82% as 8 x 2, 94% as
-  //    14 x 2 and 9 x 3. Tunable; by default two blocks where a block is one vector (the
-  //    two-vector tile of the usual two-vector blocks), else one. Lane groups keep one block,
-  //    and so do grouped convs whose input block follows the output block (the broadcast
-  //    element differs between blocks).
+  //    load per FMA: in bench/fma_tile_shapes on one Emerald Rapids core (a busy host) 14
+  //    pixels x 1 vector ran at 70% of the FMA peak, 8 x 2 at 86%, 8 x 3 at 92% (AVX2: 12 x 1
+  //    65%, 6 x 2 94%, 4 x 3 87%). Tunable; by default, where a block is one vector, two blocks
+  //    per tile, or three where the block count is odd (24 channels in AVX2 blocks of 8), else
+  //    one. Lane groups keep one block, and so do grouped convs whose input block follows the
+  //    output block (the broadcast element differs between blocks).
   int64_t ocb = loop_extent(s, l[1]);
   bool one_block = group != 0;
   for (const Expr& e : x->indices) one_block = one_block || uses_var(e, b->iter_vars[1].var);
   std::vector<int64_t> block_counts = {1};
   for (int64_t nb = 2; nb <= 4 && !one_block; ++nb)
     if (ocb % nb == 0 && nb * block_vecs <= 4) block_counts.push_back(nb);
-  int64_t default_blocks = block_vecs == 1 && ocb % 2 == 0 && !one_block ? 2 : 1;
+  int64_t default_blocks = 1;
+  if (block_vecs == 1 && !one_block) default_blocks = ocb % 2 == 0 ? 2 : ocb % 3 == 0 ? 3 : 1;
   ExprRV blocks_rv = sample_choice(s, block_counts, default_blocks);
   int64_t blocks = s.value(blocks_rv);
   int vecs = int(blocks) * block_vecs;

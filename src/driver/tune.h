@@ -8,8 +8,11 @@
 // `ingot measure` process, in alternating rounds), here or, with --workers, by `ingot
 // tune-worker` processes through Redis (tune/remote.h), and their outputs are
 // compared with the default schedule's; every trial, failed or not, is appended to the records.
-// Last, the three fastest candidates and the default are measured again, alternating, three
-// times each; their confirmed records (fastest time) are what compile chooses from.
+// Then the three fastest candidates and the default are measured again, alternating, three
+// times each; their confirmed records (fastest time) are what compile chooses from. Last (not
+// with --workers), the model is built with the default schedules and with the records and both
+// are timed in one process, call by call; every task whose best is not its default gets in-model
+// records of both, which compile prefers, so a task slower in the model keeps its default.
 //
 // Trials go to tasks through the gradient-based task scheduler (tune/task_scheduler.h). After a
 // task's warm-up, its candidates come from an evolutionary search guided by the XGBoost cost

@@ -45,10 +45,11 @@ struct Loaded {
   std::string error;
 };
 
-// One call with the profile reset before it; the call's time, and each kernel's fastest so far.
-double profiled_call(Loaded& l) {
+// One call with the profile reset before it (and the caches flushed, with a flusher); the call's
+// time, and each kernel's fastest so far.
+double profiled_call(Loaded& l, CacheFlusher* flusher) {
   l.session->set_profiling(true);
-  double ms = time_runs(*l.session, 1, 1, nullptr)[0];
+  double ms = time_runs(*l.session, 1, 1, flusher)[0];
   for (const rt::KernelTime& t : l.session->kernel_times(*l.model)) {
     if (t.calls == 0) continue;
     double k = t.total_seconds * 1e3;  // a kernel named twice counts both calls
@@ -97,7 +98,7 @@ int measure(const MeasureArgs& a) {
       Loaded& l = *order[round % 2 == 0 ? i : order.size() - 1 - i];
       if (!l.session) continue;
       l.samples_ms.push_back(
-          a.per_kernel ? profiled_call(l)
+          a.per_kernel ? profiled_call(l, flusher ? &*flusher : nullptr)
                        : time_runs(*l.session, 1, l.number, flusher ? &*flusher : nullptr)[0]);
     }
   for (size_t k = 0; k < a.artifacts.size(); ++k) {

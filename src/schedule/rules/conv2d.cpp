@@ -194,7 +194,7 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   //    blocks (at most 4 vectors in all; a divisor of the blocks). A one-vector tile needs a
   //    load per FMA: in bench/fma_tile_shapes on one Emerald Rapids core (a busy host) 14
   //    pixels x 1 vector ran at 70% of the FMA peak, 8 x 2 at 86%, 8 x 3 at 92% (AVX2: 12 x 1
-  //    65%, 6 x 2 94%, 4 x 3 87%). Tunable; by default, where a block is one vector, two blocks
+  //    65%, 6 x 2 94%, 4 x 3 86%). Tunable; by default, where a block is one vector, two blocks
   //    per tile, or three where the block count is odd (24 channels in AVX2 blocks of 8), else
   //    one. Lane groups keep one block, and so do grouped convs whose input block follows the
   //    output block (the broadcast element differs between blocks).
@@ -225,13 +225,11 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   ExprRV mr_rv = sample_choice(s, heights, conv_tile_rows(ow, max_rows, vecs));
   int mr = int(s.value(mr_rv));
   auto w = s.split(l[lw], {std::nullopt, mr_rv});
-  // The output blocks of a tile: an inner loop after the strip's pixels.
-  LoopRV ocb_outer = l[1];
+  // The output blocks of a tile: an inner loop after the strip's pixels (l[1] becomes the outer).
   std::optional<LoopRV> ocb_inner;
   if (blocks > 1) {
     auto o = s.split(l[1], {std::nullopt, blocks_rv});
-    ocb_outer = o[0], ocb_inner = o[1];
-    l[1] = ocb_outer;
+    l[1] = o[0], ocb_inner = o[1];
   }
   // 1b. K slices. The tile holds its whole reduction, so every strip streams the output block's
   //     packed weights; when they outgrow the cache (a 3x3 conv over 960 channels on a 16x16

@@ -415,6 +415,30 @@ TEST(ConvRule, LargeWeightPanelsAreReadInKSlices) {
   EXPECT_TRUE(replays(r.s, r.c.func));
 }
 
+TEST(ConvRule, PanelsThatFewStripsUseAreReadInKSlices) {
+  // ResNet-50's 3x3 512->512 conv at 7x7: 576 KB of packed weights per output block (below the
+  // 768 KB that always slices) for 7 strips of 7 pixels, and 16 output blocks to run in
+  // parallel: slices of 64 channels (72 KB).
+  Conv2dShape cs;
+  cs.ic = 512, cs.oc = 512, cs.ih = 9, cs.iw = 9, cs.kh = cs.kw = 3, cs.oh = 7, cs.ow = 7;
+  RuleScheduledConv sliced(cs, 512);
+  ASSERT_TRUE(sliced.spec.has_value());
+  EXPECT_EQ(sliced.spec->k, (std::vector<int64_t>{64, 3, 3}));
+  EXPECT_TRUE(replays(sliced.s, sliced.c.func));
+  // At 14x14 (28 strips per block) or with one output block (DenseNet's 3x3 128->32 at 7x7:
+  // the sliced loop would run one block on one thread) the panel is read whole.
+  Conv2dShape wide = cs;
+  wide.ih = wide.iw = 16, wide.oh = wide.ow = 14;
+  RuleScheduledConv whole(wide, 512);
+  ASSERT_TRUE(whole.spec.has_value());
+  EXPECT_EQ(whole.spec->k, (std::vector<int64_t>{512, 3, 3}));
+  Conv2dShape narrow = cs;
+  narrow.oc = 32;
+  RuleScheduledConv one_block(narrow, 512);
+  ASSERT_TRUE(one_block.spec.has_value());
+  EXPECT_EQ(one_block.spec->k, (std::vector<int64_t>{512, 3, 3}));
+}
+
 TEST(ConvRule, FewRowsRunTheirStripsInParallel) {
   // A pointwise conv over 56 x 56 pixels as one row: 2 channel blocks x 1 row would be two
   // tasks; the 392 strips of 8 pixels split into 28 chunks make 56.

@@ -28,9 +28,11 @@ int64_t ceil_div(int64_t a, int64_t b) {
 // Parallel tasks the rule aims for at least (threads times a few, for balance).
 constexpr int64_t kParallelTasks = 64;
 // An output block's packed weights above kWeightPanelBytes are read in K slices of at most
-// kWeightSliceBytes (L2 sizes of current x86 and Arm server cores are 1-2 MB per core).
+// kWeightSliceBytes (L2 sizes of current x86 and Arm server cores are 1-2 MB per core), and so
+// are those above kWeightSliceBytes that at most kFewStrips strips use.
 constexpr int64_t kWeightPanelBytes = 768 * 1024;
 constexpr int64_t kWeightSliceBytes = 128 * 1024;
+constexpr int64_t kFewStrips = 8;
 
 int64_t loop_extent(Schedule& s, LoopRV r) {
   int64_t e = 0;
@@ -234,14 +236,25 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   // 1b. K slices. The tile holds its whole reduction, so every strip streams the output block's
   //     packed weights; when they outgrow the cache (a 3x3 conv over 960 channels on a 16x16
   //     map: 1.1 MB per block, 4 FLOP per byte), the input-block loop is split so that one
-  //     slice's weights stay cached while every strip of the block accumulates into Y.
+  //     slice's weights stay cached while every strip of the block accumulates into Y. Also
+  //     where a panel above a slice serves few strips (ResNet-50's 7x7 stage, 7 strips per
+  //     block): each of its bytes is used by few FMAs, and in the model (weights cold, an L2
+  //     shared with the core's other hardware thread) 128 KB slices ran its 3x3 512->512 convs
+  //     and its 1x1 2048->512 convs 1.06-1.13x faster on two threads; 3x3 convs with more
+  //     strips per block were no faster (14x14) or 1.2-1.4x slower (28x28) sliced. Only with
+  //     16 or more output blocks: the sliced loop runs blocks in parallel, and DenseNet's 3x3
+  //     128->32 convs at 7x7 (one block) ran 1.6x slower on two threads (docs/perf.md, Table 4h).
   std::vector<LoopRV> red(l.begin() + std::ptrdiff_t(spatial), l.end());
   int64_t panel = nr * 4 * blocks, first = loop_extent(s, red[0]);
   int64_t strips_per_block = loop_extent(s, w[0]);
   for (LoopRV k : red) panel *= loop_extent(s, k);
   for (size_t d = 2; d < lw; ++d) strips_per_block *= loop_extent(s, l[d]);
   int64_t slice = first;
-  if (panel > kWeightPanelBytes && strips_per_block > 1)
+  int64_t blocks_in_parallel = loop_extent(s, l[0]) * loop_extent(s, l[1]);
+  bool slice_panel = panel > kWeightPanelBytes ||
+                     (panel > kWeightSliceBytes && strips_per_block <= kFewStrips &&
+                      blocks_in_parallel >= kParallelTasks / 4);
+  if (slice_panel && strips_per_block > 1)
     for (int64_t c = first; c >= 1; --c)
       if (first % c == 0 && panel / first * c <= kWeightSliceBytes) {
         slice = c;

@@ -83,6 +83,55 @@ TEST_F(MeasureTest, ArtifactAbComparesKernelByKernel) {
       0);
 }
 
+// bench/ort_node_compare.py: a conv with its BatchNormalization and Relu, then a MatMul. Both
+// sides' times are attributed to the ONNX node each kernel / ORT node computes (the Conv, which
+// ingot and ORT both fuse BatchNormalization and Relu into, and the MatMul), with the ratio.
+TEST_F(MeasureTest, OrtNodeCompareAttributesKernelsAndNodesToTheirOnnxNode) {
+  ASSERT_EQ(python("import onnx\nfrom onnx import helper, TensorProto, numpy_helper\n"
+                   "rng = np.random.default_rng(0)\n"
+                   "f = lambda *s: rng.standard_normal(s).astype(np.float32)\n"
+                   "nodes = [helper.make_node('Conv', ['x', 'W'], ['c'], name='conv',\n"
+                   "                          kernel_shape=[3, 3], pads=[1, 1, 1, 1]),\n"
+                   "  helper.make_node('BatchNormalization', ['c', 's', 'o', 'm', 'v'], ['n'],\n"
+                   "                   name='bn'),\n"
+                   "  helper.make_node('Relu', ['n'], ['y'], name='relu'),\n"
+                   "  helper.make_node('MatMul', ['y', 'M'], ['z'], name='mm')]\n"
+                   "inits = [numpy_helper.from_array(a, n) for n, a in [('W', f(32, 16, 3, 3)),\n"
+                   "  ('s', f(32)), ('o', f(32)), ('m', f(32)), ('v', np.abs(f(32)) + 1),\n"
+                   "  ('M', f(24, 40))]]\n"
+                   "g = helper.make_graph(nodes, 'cm',\n"
+                   "  [helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, 16, 24, 24])],\n"
+                   "  [helper.make_tensor_value_info('z', TensorProto.FLOAT, [1, 32, 24, 40])],\n"
+                   "  inits)\n"
+                   "m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)])\n"
+                   "onnx.save(m, d + '/model.onnx')\n"
+                   "np.savez(d + '/x.npz', x=f(1, 16, 24, 24))\n"),
+            0);
+  auto r = ingot("compile " + path("model.onnx") + " -o " + path("m.so"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string cmd = "python3 '" + std::string(INGOT_SOURCE_DIR) + "/bench/ort_node_compare.py' '" +
+                    path("model.onnx") + "' '" + path("m.so") + "' --inputs '" + path("x.npz") +
+                    "' --iters 3 --rounds 1 --min-ms 0 --threads 1 --ingot '" + cli() + "' > " +
+                    path("cmp.txt");
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  EXPECT_EQ(python("lines = open(d + '/cmp.txt').read().splitlines()\n"
+                   "assert lines[0].startswith('3 calls each; per ONNX node'), lines[0]\n"
+                   "rows = {l.split()[0]: l.split()[1:] for l in lines[1:3]}\n"
+                   "assert sorted(rows) == ['conv', 'mm'], lines\n"
+                   "assert rows['conv'][0] == 'Conv' and rows['mm'][0] == 'MatMul', rows\n"
+                   "for op, a, b, q in rows.values():\n"
+                   "  a, b = float(a), float(b)\n"
+                   "  assert a > 0 and b > 0, (op, a, b)\n"
+                   "  assert abs(float(q) - a / b) <= 0.01 * a / b + 0.006, (op, a, b, q)\n"
+                   "tail = {l[:53].strip(): l[53:].split() for l in lines[3:7]}\n"
+                   "both = [float(x) for x in tail['nodes on both sides'][:2]]\n"
+                   "allk = [float(x) for x in tail['all kernels / nodes'][:2]]\n"
+                   "assert all(a >= b > 0 for a, b in zip(allk, both)), (allk, both)\n"
+                   "assert lines[7].startswith(\"ORT's node sums by pass\"), lines[7]\n"
+                   "assert len(lines[7].split(':')[1].split()) == 2, lines[7]\n"),
+            0);
+}
+
 TEST_F(MeasureTest, EveryArtifactNeedsItsOutputs) {
   auto r = ingot("measure '" + artifact("fake_affine") + "' '" + artifact("fake_affine") + "' -o " +
                  path("a.npz"));

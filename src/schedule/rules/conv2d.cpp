@@ -251,9 +251,9 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   for (size_t d = 2; d < lw; ++d) strips_per_block *= loop_extent(s, l[d]);
   int64_t slice = first;
   int64_t blocks_in_parallel = loop_extent(s, l[0]) * loop_extent(s, l[1]);
-  bool slice_panel = panel > kWeightPanelBytes ||
-                     (panel > kWeightSliceBytes && strips_per_block <= kFewStrips &&
-                      blocks_in_parallel >= kParallelTasks / 4);
+  bool slice_panel =
+      panel > kWeightPanelBytes || (panel > kWeightSliceBytes && strips_per_block <= kFewStrips &&
+                                    blocks_in_parallel >= kParallelTasks / 4);
   if (slice_panel && strips_per_block > 1)
     for (int64_t c = first; c >= 1; --c)
       if (first % c == 0 && panel / first * c <= kWeightSliceBytes) {

@@ -12,8 +12,12 @@
 
 #define INGOT_ALIGNMENT 64
 
+typedef struct IngotDeviceModel IngotDeviceModel;     /* opencl.c */
+typedef struct IngotDeviceSession IngotDeviceSession; /* opencl.c */
+
 struct IngotModel {
   void* handle; /* from dlopen */
+  IngotDeviceModel* device; /* device artifacts loaded to run: the built program, constants */
   const IngotArtifact* artifact;
   char* path;
   size_t* input_bytes; /* byte size of each input */
@@ -22,7 +26,8 @@ struct IngotModel {
 
 struct IngotSession {
   const IngotModel* model;
-  void* workspace;
+  IngotDeviceSession* device; /* device artifacts: queue, kernels, device buffers */
+  void* workspace;            /* CPU artifacts */
   void** inputs;       /* bound data pointer per input (NULL: not set) */
   void** input_copies; /* session-owned buffers for copied inputs (lazily allocated) */
   void** outputs;      /* session-owned output buffers */
@@ -71,6 +76,17 @@ int32_t ingot_pool_parallel_for(void* ctx, IngotParallelBody body, void* closure
 /* cpu_features.c: fails naming the features in `requirement` (an artifact's isa_features) that
  * this CPU lacks, or that this runtime cannot test. */
 ingot_status ingot_check_isa(const char* path, const char* requirement);
+
+/* opencl.c: device artifacts whose code is OpenCL C (IngotDeviceCode). */
+ingot_status ingot_opencl_model_init(const char* path, const IngotArtifact* a,
+                                     IngotDeviceModel** out);
+void ingot_opencl_model_free(IngotDeviceModel* d);
+ingot_status ingot_opencl_session_init(const IngotModel* m, IngotDeviceSession** out);
+void ingot_opencl_session_free(const IngotArtifact* a, IngotDeviceSession* d);
+/* Writes the inputs, runs the launches (begin/end around each artifact kernel's launches when
+ * profiling, else NULL), reads the outputs into the session's host buffers. */
+ingot_status ingot_opencl_session_run(IngotSession* s, void (*begin)(void*, int32_t),
+                                      void (*end)(void*, int32_t));
 
 /* elf_check.c: checks that `path` is a complete ELF shared object before dlopen (a truncated
  * file would otherwise fault when mapped). */

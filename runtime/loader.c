@@ -7,8 +7,8 @@
 
 #include "internal.h"
 
-/* Size of the IngotArtifact record of ABI version 3 (fields up to and including `isa_features`). */
-#define INGOT_ARTIFACT_MIN_SIZE (offsetof(IngotArtifact, isa_features) + sizeof(const char*))
+/* Size of the IngotArtifact record of ABI version 4 (fields up to and including `device_code`). */
+#define INGOT_ARTIFACT_MIN_SIZE (offsetof(IngotArtifact, device_code) + sizeof(const void*))
 
 static ingot_status check_tensor_table(const char* path, const char* what, int32_t count,
                                        const IngotTensorInfo* infos, size_t* bytes) {
@@ -56,8 +56,38 @@ static ingot_status validate_record(const char* path, const IngotArtifact* a) {
                       "for ABI version %u",
                       path, a->struct_size, (unsigned)INGOT_ARTIFACT_MIN_SIZE, INGOT_ABI_VERSION);
   }
-  if (a->entry == NULL) {
+  if (a->device_type == kDLCPU && a->entry == NULL) {
     return ingot_fail(INGOT_ERR_LOAD, "artifact '%s' is corrupt: no entry function", path);
+  }
+  if (a->device_type == kDLOpenCL) {
+    const IngotDeviceCode* d = a->device_code;
+    if (d == NULL || d->format != INGOT_DEVICE_CODE_OPENCL_C || d->code == NULL ||
+        d->num_functions < 0 || (d->num_functions > 0 && d->function_names == NULL) ||
+        d->num_launches < 0 || (d->num_launches > 0 && d->launches == NULL) || d->num_args < 0 ||
+        (d->num_args > 0 && d->args == NULL)) {
+      return ingot_fail(INGOT_ERR_LOAD, "artifact '%s' is corrupt: invalid device code", path);
+    }
+    for (int32_t l = 0; l < d->num_launches; ++l) {
+      const IngotDeviceLaunch* x = &d->launches[l];
+      if (x->function < 0 || x->function >= d->num_functions || x->first_arg < 0 ||
+          x->num_args < 0 || x->first_arg + x->num_args > d->num_args) {
+        return ingot_fail(INGOT_ERR_LOAD, "artifact '%s' is corrupt: invalid launch %d", path,
+                          (int)l);
+      }
+    }
+    for (int32_t i = 0; i < d->num_args; ++i) {
+      const IngotDeviceArg* x = &d->args[i];
+      int32_t n = x->kind == INGOT_DEVICE_ARG_INPUT    ? a->num_inputs
+                  : x->kind == INGOT_DEVICE_ARG_OUTPUT ? a->num_outputs
+                                                       : -1;
+      uint64_t size = x->kind == INGOT_DEVICE_ARG_WORKSPACE ? a->workspace_bytes
+                                                            : a->constant_bytes;
+      if (x->kind < 0 || x->kind > 3 || x->value < 0 || (n >= 0 && x->value >= n) ||
+          (n < 0 && (uint64_t)x->value > size)) {
+        return ingot_fail(INGOT_ERR_LOAD, "artifact '%s' is corrupt: invalid launch argument %d",
+                          path, (int)i);
+      }
+    }
   }
   if (a->num_kernels < 0 || (a->num_kernels > 0 && a->kernels == NULL)) {
     return ingot_fail(INGOT_ERR_LOAD, "artifact '%s' is corrupt: invalid kernel table", path);
@@ -116,6 +146,13 @@ static ingot_status load_model(const char* path, int check_isa, IngotModel** out
                       INGOT_ARTIFACT_SYMBOL);
   }
   status = validate_record(path, a);
+  if (status == INGOT_OK && check_isa && a->device_type != kDLCPU &&
+      a->device_type != kDLOpenCL) {
+    status = ingot_fail(INGOT_ERR_LOAD,
+                        "artifact '%s' targets device type %d; this runtime runs CPU (1) and "
+                        "OpenCL (4) artifacts",
+                        path, (int)a->device_type);
+  }
   /* Before anything of the artifact's code can run: the CPU must have what the code uses. */
   if (status == INGOT_OK && check_isa) status = ingot_check_isa(path, a->isa_features);
   IngotModel* m = NULL;
@@ -138,6 +175,10 @@ static ingot_status load_model(const char* path, int check_isa, IngotModel** out
   if (status == INGOT_OK) {
     status = check_tensor_table(path, "output", a->num_outputs, a->outputs, m->output_bytes);
   }
+  /* A device artifact loaded to run: its device, program and constants now. */
+  if (status == INGOT_OK && check_isa && a->device_type == kDLOpenCL) {
+    status = ingot_opencl_model_init(path, a, &m->device);
+  }
   if (status != INGOT_OK) {
     if (m != NULL) {
       m->handle = NULL;
@@ -152,6 +193,7 @@ static ingot_status load_model(const char* path, int check_isa, IngotModel** out
 
 INGOT_API void ingot_model_free(IngotModel* model) {
   if (model == NULL) return;
+  ingot_opencl_model_free(model->device);
   if (model->handle != NULL) dlclose(model->handle);
   free(model->path);
   free(model->input_bytes);

@@ -53,10 +53,11 @@ INGOT_API ingot_status ingot_session_create(const IngotModel* model, IngotSessio
     return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "ingot_session_create: model is NULL");
   }
   const IngotArtifact* a = model->artifact;
-  if (a->device_type != kDLCPU) {
+  const int on_device = a->device_type != kDLCPU;
+  if (on_device && model->device == NULL) {
     return ingot_fail(INGOT_ERR_INVALID_ARGUMENT,
-                      "model '%s' targets device type %d; this runtime runs CPU (1) artifacts only",
-                      a->model_name ? a->model_name : "", (int)a->device_type);
+                      "model '%s' was loaded for inspection: its device code was not built",
+                      a->model_name ? a->model_name : "");
   }
   /* Again here: a model loaded for inspection skipped the check at load. */
   ingot_status isa = ingot_check_isa(model->path, a->isa_features);
@@ -74,10 +75,11 @@ INGOT_API ingot_status ingot_session_create(const IngotModel* model, IngotSessio
   s->kernel_start = calloc(nk, sizeof(double));
   s->kernel_total = calloc(nk, sizeof(double));
   s->kernel_calls = calloc(nk, sizeof(int64_t));
-  s->workspace =
-      a->workspace_bytes > SIZE_MAX ? NULL : ingot_aligned_alloc((size_t)a->workspace_bytes);
+  if (!on_device)
+    s->workspace =
+        a->workspace_bytes > SIZE_MAX ? NULL : ingot_aligned_alloc((size_t)a->workspace_bytes);
   int ok = s->inputs && s->input_copies && s->outputs && s->output_shapes && s->kernel_start &&
-           s->kernel_total && s->kernel_calls && s->workspace;
+           s->kernel_total && s->kernel_calls && (on_device || s->workspace);
   for (int32_t i = 0; ok && i < a->num_outputs; ++i) {
     const IngotTensorInfo* info = &a->outputs[i];
     s->outputs[i] = ingot_aligned_alloc(model->output_bytes[i]);
@@ -92,6 +94,13 @@ INGOT_API ingot_status ingot_session_create(const IngotModel* model, IngotSessio
                       "out of memory creating a session of model '%s' (workspace %llu bytes)",
                       a->model_name ? a->model_name : "", (unsigned long long)a->workspace_bytes);
   }
+  if (on_device) {
+    ingot_status st = ingot_opencl_session_init(model, &s->device);
+    if (st != INGOT_OK) {
+      ingot_session_free(s);
+      return st;
+    }
+  }
   s->services.abi_version = INGOT_ABI_VERSION;
   s->services.struct_size = (uint32_t)sizeof(IngotServices);
   s->services.ctx = s;
@@ -104,6 +113,7 @@ INGOT_API ingot_status ingot_session_create(const IngotModel* model, IngotSessio
 INGOT_API void ingot_session_free(IngotSession* s) {
   if (s == NULL) return;
   const IngotArtifact* a = s->model->artifact;
+  ingot_opencl_session_free(a, s->device);
   for (int32_t i = 0; s->input_copies && i < a->num_inputs; ++i)
     ingot_aligned_free(s->input_copies[i]);
   for (int32_t i = 0; i < a->num_outputs; ++i) {
@@ -194,6 +204,8 @@ INGOT_API ingot_status ingot_session_run(IngotSession* s) {
   s->run_error[0] = '\0';
   s->services.kernel_begin = s->profiling ? session_kernel_begin : NULL;
   s->services.kernel_end = s->profiling ? session_kernel_end : NULL;
+  if (s->device != NULL)
+    return ingot_opencl_session_run(s, s->services.kernel_begin, s->services.kernel_end);
   int32_t rc =
       a->entry(&s->services, (void* const*)s->inputs, (void* const*)s->outputs, s->workspace);
   if (rc == 0 && !s->has_run_error) return INGOT_OK;

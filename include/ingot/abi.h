@@ -13,8 +13,9 @@ extern "C" {
 /* "INGOTART" little-endian. */
 #define INGOT_ARTIFACT_MAGIC 0x545241544F474E49ull
 /* 2: IngotTensorInfo gained `specialized_value` (guarded input specialization).
- * 3: IngotArtifact gained `isa_features` (the CPU features the code needs, checked at load). */
-#define INGOT_ABI_VERSION 3u
+ * 3: IngotArtifact gained `isa_features` (the CPU features the code needs, checked at load).
+ * 4: IngotArtifact gained `device_code` (GPU artifacts: device kernels and their launches). */
+#define INGOT_ABI_VERSION 4u
 /* The one exported symbol of an artifact: `const IngotArtifact ingot_artifact_v1;` */
 #define INGOT_ARTIFACT_SYMBOL "ingot_artifact_v1"
 
@@ -61,6 +62,48 @@ typedef struct IngotServices {
   void (*kernel_end)(void* ctx, int32_t kernel_index);
 } IngotServices;
 
+/* Device artifacts (GPU targets). The artifact carries its device kernels as code for the device's
+ * compiler or driver and the sequence of launches that runs the model; the runtime builds the
+ * code once at load, keeps the constants, the workspace and the inputs and outputs in device
+ * memory, and launches in order. */
+#define INGOT_DEVICE_CODE_OPENCL_C 1 /* OpenCL C source, NUL-terminated */
+
+/* Where a launch argument lives (the same four places as a CPU kernel's arguments). */
+#define INGOT_DEVICE_ARG_INPUT 0     /* value: input index */
+#define INGOT_DEVICE_ARG_OUTPUT 1    /* value: output index */
+#define INGOT_DEVICE_ARG_WORKSPACE 2 /* value: byte offset in the workspace (64-byte aligned) */
+#define INGOT_DEVICE_ARG_CONSTANT 3  /* value: byte offset in the constant blob (64-byte aligned) */
+
+typedef struct IngotDeviceArg {
+  int32_t kind; /* INGOT_DEVICE_ARG_* */
+  int32_t reserved;
+  int64_t value;
+} IngotDeviceArg;
+
+/* One kernel launch: `function` over grid x block threads. OpenCL: a buffer argument is passed
+ * as two kernel arguments, the buffer (cl_mem) and its byte offset (ulong). */
+typedef struct IngotDeviceLaunch {
+  int32_t function;  /* index into IngotDeviceCode.function_names */
+  int32_t kernel;    /* the IngotArtifact kernel it is part of (profiles, errors) */
+  uint32_t grid[3];  /* work-groups (thread blocks) per dimension */
+  uint32_t block[3]; /* work-items (threads) per group per dimension */
+  int32_t first_arg; /* its arguments: IngotDeviceCode.args[first_arg, first_arg + num_args) */
+  int32_t num_args;
+} IngotDeviceLaunch;
+
+typedef struct IngotDeviceCode {
+  int32_t format; /* INGOT_DEVICE_CODE_* */
+  int32_t num_functions;
+  const char* code; /* the device code, code_bytes long */
+  uint64_t code_bytes;
+  const char* const* function_names;
+  int32_t num_launches; /* run in order on one in-order queue / stream */
+  int32_t num_args;
+  const IngotDeviceLaunch* launches;
+  const IngotDeviceArg* args;
+  const void* constants; /* the constant blob (IngotArtifact.constant_bytes), copied at load */
+} IngotDeviceCode;
+
 /* Runs the model. inputs/outputs: one data pointer per IngotArtifact input/output, in order,
  * dense row-major, at least 64-byte aligned is best but any alignment of the element is valid.
  * workspace: workspace_bytes, 64-byte aligned. Returns 0 on success. */
@@ -73,20 +116,22 @@ typedef struct IngotArtifact {
   uint32_t struct_size; /* sizeof(IngotArtifact) of the compiler that built it */
   const char* model_name;
   const char* target;  /* target string, e.g. "llvm -mcpu=sapphirerapids" */
-  int32_t device_type; /* DLPack DLDeviceType: 1 CPU, 2 CUDA */
+  int32_t device_type; /* DLPack DLDeviceType: 1 CPU, 2 CUDA, 4 OpenCL */
   int32_t num_inputs;
   const IngotTensorInfo* inputs;
   int32_t num_outputs;
   const IngotTensorInfo* outputs;
   uint64_t workspace_bytes;
   uint64_t constant_bytes;
-  IngotEntryFn entry;
+  IngotEntryFn entry; /* CPU artifacts; NULL for device artifacts (see device_code) */
   int32_t num_kernels;
   const IngotKernelInfo* kernels;
   /* The CPU features the code may use, as LLVM names them, comma-separated ("avx,avx2,fma" on
    * x86-64, "neon,dotprod" on aarch64; "" for none beyond the architecture's baseline). The
    * runtime refuses to load the artifact on a CPU that lacks any of them (CPUID / HWCAP). */
   const char* isa_features;
+  /* Device artifacts: their kernels and launches; NULL for CPU artifacts. */
+  const IngotDeviceCode* device_code;
 } IngotArtifact;
 
 #ifdef __cplusplus

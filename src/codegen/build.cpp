@@ -3,20 +3,50 @@
 
 #include <chrono>
 
+#include "codegen/gpu/device_lowering.h"
 #include "codegen/link.h"
 #include "codegen/llvm/codegen_llvm.h"
 #include "support/error.h"
 
 namespace ingot::codegen {
 
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// A device artifact: the device code and its launches in a record for the host.
+BuildStats build_device_library(const tir::IRModule& module, const Target& target,
+                                const std::string& out_path) {
+  BuildStats stats;
+  ScratchDir scratch;
+  auto t0 = Clock::now();
+  DeviceCode device = lower_device_code(module, target);
+  std::vector<std::string> objects =
+      emit_device_artifact_objects(module, device, target.str(), scratch);
+  stats.codegen_ms = ms_since(t0);
+  t0 = Clock::now();
+  link_object_files(objects, Target::host(), out_path);
+  stats.link_ms = ms_since(t0);
+  stats.objects = int(objects.size());
+  stats.threads = 1;
+  return stats;
+}
+
+}  // namespace
+
+std::string emit_device_source(const tir::IRModule& module, const Target& target) {
+  return lower_device_code(module, target).code;
+}
+
 BuildStats build_shared_library(const tir::IRModule& module, const Target& target,
                                 const std::string& out_path, const BuildOptions& options) {
+  if (target.kind == Target::kOpenCL) return build_device_library(module, target, out_path);
   if (target.kind != Target::kLLVM)
-    fail_user("a shared library needs an llvm target, got '{}'", target.str());
-  using Clock = std::chrono::steady_clock;
-  auto ms_since = [](Clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-  };
+    fail_user("a shared library needs an llvm or opencl target, got '{}'", target.str());
   BuildStats stats;
   ScratchDir scratch;
   auto t0 = Clock::now();

@@ -28,10 +28,15 @@ struct BuildStats {
   std::vector<Kernel> kernels;  // each kernel's codegen time (split builds)
 };
 
-// Compiles `module` for `target` (kind llvm) and links it into the shared library `out_path`:
-// the kernels are compiled in parallel into separate objects (codegen/llvm/codegen_llvm.h,
+// Compiles `module` for `target` and links it into the shared library `out_path`. llvm: the
+// kernels are compiled in parallel into separate objects (codegen/llvm/codegen_llvm.h,
 // emit_object_files) which LLD links with the entry object and the constant data object.
+// opencl: the kernels (loop form, scheduled for the GPU) become device code and launches
+// (codegen/gpu/device_lowering.h) in a record for the host machine, linked with the constants.
 BuildStats build_shared_library(const tir::IRModule& module, const Target& target,
                                 const std::string& out_path, const BuildOptions& options = {});
+
+// The device code a GPU target's artifact carries (`--dump opencl`).
+std::string emit_device_source(const tir::IRModule& module, const Target& target);
 
 }  // namespace ingot::codegen

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <sstream>
 #include <vector>
 
@@ -20,6 +21,8 @@ const char* kind_name(Target::Kind k) {
       return "c";
     case Target::kCUDA:
       return "cuda";
+    case Target::kOpenCL:
+      return "opencl";
   }
   return "?";
 }
@@ -32,6 +35,8 @@ std::vector<std::string> valid_options(Target::Kind k) {
       return {};
     case Target::kCUDA:
       return {"-arch"};
+    case Target::kOpenCL:
+      return {"-max-num-threads"};
   }
   return {};
 }
@@ -55,6 +60,9 @@ std::string Target::str() const {
     if (opt_level != 3) s += fmt::format(" -opt-level={}", opt_level);
   } else if (kind == kCUDA) {
     if (!mcpu.empty()) s += " -arch=" + mcpu;
+  } else if (kind == kOpenCL) {
+    if (max_num_threads != kDefaultMaxNumThreads)
+      s += fmt::format(" -max-num-threads={}", max_num_threads);
   }
   return s;
 }
@@ -62,7 +70,7 @@ std::string Target::str() const {
 Target Target::parse(const std::string& spec) {
   std::istringstream in(spec);
   std::string word;
-  if (!(in >> word)) fail_user("empty target string (valid kinds: llvm, c, cuda)");
+  if (!(in >> word)) fail_user("empty target string (valid kinds: llvm, c, cuda, opencl)");
   Target t;
   if (word == "llvm") {
     t.kind = kLLVM;
@@ -70,8 +78,10 @@ Target Target::parse(const std::string& spec) {
     t.kind = kC;
   } else if (word == "cuda") {
     t.kind = kCUDA;
+  } else if (word == "opencl") {
+    t.kind = kOpenCL;
   } else {
-    fail_user("unknown target kind '{}' (valid: llvm, c, cuda)", word);
+    fail_user("unknown target kind '{}' (valid: llvm, c, cuda, opencl)", word);
   }
   bool has_triple = false, has_cpu = false;
   while (in >> word) {
@@ -92,6 +102,13 @@ Target Target::parse(const std::string& spec) {
       has_cpu = true;
     } else if (key == "-mattr") {
       t.mattr = value;
+    } else if (key == "-max-num-threads") {
+      int n = 0;
+      auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+      if (ec != std::errc() || end != value.data() + value.size() || n < 1 || n > 1024 ||
+          (n & (n - 1)) != 0)
+        fail_user("-max-num-threads must be a power of two from 1 to 1024, got '{}'", value);
+      t.max_num_threads = n;
     } else if (key == "-opt-level") {
       if (value.size() != 1 || value[0] < '0' || value[0] > '3')
         fail_user("-opt-level must be 0, 1, 2 or 3, got '{}'", value);
@@ -124,6 +141,10 @@ Target Target::parse(const std::string& spec) {
     t.mcpu = "sm_80";
   }
   return t;
+}
+
+bool Target::is_gpu() const {
+  return kind == kCUDA || kind == kOpenCL;
 }
 
 bool Target::is_x86() const {

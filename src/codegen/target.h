@@ -1,5 +1,5 @@
 // Compilation targets: what a target string ("llvm -mcpu=znver4 -mattr=+avx512f", "c",
-// "cuda -arch=sm_90") means, parsed and checked once and passed to the backends.
+// "cuda -arch=sm_90", "opencl") means, parsed and checked once and passed to the backends.
 #pragma once
 
 #include <map>
@@ -10,13 +10,16 @@
 namespace ingot::codegen {
 
 struct Target {
-  enum Kind { kLLVM, kC, kCUDA };
+  enum Kind { kLLVM, kC, kCUDA, kOpenCL };
+  static constexpr int kDefaultMaxNumThreads = 256;
   Kind kind = kLLVM;
   std::string triple;  // LLVM target triple ("x86_64-pc-linux-gnu"); empty for c/cuda
   std::string mcpu;    // llvm: CPU name; cuda: the -arch value ("sm_90")
   std::string mattr;   // llvm: the comma-separated feature list handed to LLVM ("+avx2,-avx512f")
   int vector_bits = 128;  // widest SIMD register the resolved features allow (512, 256, 128)
   int opt_level = 3;      // llvm: 0..3
+  // GPU kinds: the most threads (work-items) per block (work-group) a default schedule uses.
+  int max_num_threads = kDefaultMaxNumThreads;
   // llvm, resolved from the CPU name *and* the features (never the name alone):
   std::string vector_isa;                 // "avx512", "avx2", "avx", "sse", "neon", "none"
   std::vector<std::string> isa_features;  // the runtime-checkable features the code may use
@@ -26,6 +29,7 @@ struct Target {
   bool mattr_from_host = false;
   std::string host_mattr_diff;
 
+  bool is_gpu() const;  // cuda, opencl
   bool is_x86() const;
   bool is_aarch64() const;
   // Canonical spec; Target::parse(t.str()) describes the same target on any host.

@@ -40,8 +40,8 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
 
 void check_options(const CompileOptions& o) {
   for (const auto& d : o.dump) {
-    if (d != "graph" && d != "tir" && d != "llvm" && d != "traces")
-      fail_user("--dump: unknown value '{}' (valid: graph, tir, llvm, traces)", d);
+    if (d != "graph" && d != "tir" && d != "llvm" && d != "traces" && d != "opencl")
+      fail_user("--dump: unknown value '{}' (valid: graph, tir, llvm, traces, opencl)", d);
   }
   for (const auto& s : o.print_ir_after) {
     bool pass =
@@ -85,12 +85,20 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
                             const CompileOptions& options, std::ostream& dump) {
   check_options(options);
   codegen::Target target = codegen::Target::parse(options.target);
-  if (target.kind != codegen::Target::kLLVM)
-    fail_user("--target: '{}' is not supported yet (valid: llvm)", options.target);
+  if (target.kind != codegen::Target::kLLVM && target.kind != codegen::Target::kOpenCL)
+    fail_user("--target: '{}' is not supported yet (valid: llvm, opencl)", options.target);
+  const bool gpu = target.is_gpu();
+  for (const auto& d : options.dump) {
+    if (d == "opencl" && target.kind != codegen::Target::kOpenCL)
+      fail_user("--dump opencl needs --target opencl, got '{}'", options.target);
+    if (d == "llvm" && gpu) fail_user("--dump llvm needs an llvm target, got '{}'", options.target);
+  }
   // What the layout pass, lowering and schedules see of the target's vector ISA: NEON (128-bit)
-  // on AArch64, else x86 by its vector width.
-  const CpuVectorIsa isa =
-      target.is_aarch64() ? CpuVectorIsa::aarch64_neon() : CpuVectorIsa::x86(target.vector_bits);
+  // on AArch64, else x86 by its vector width; none for GPU targets (no CPU layouts or packing:
+  // the GPU rules schedule the compute rules' plain nests).
+  const CpuVectorIsa isa = target.is_aarch64() ? CpuVectorIsa::aarch64_neon()
+                                               : CpuVectorIsa::x86(gpu ? 0 : target.vector_bits);
+  const bool cpu_schedules = options.default_schedules && !gpu;
 
   auto after_graph = [&](const std::string& stage, const graph::Graph& g) {
     if (contains(options.print_ir_after, stage))
@@ -155,7 +163,7 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   int nodes_imported = int(g->nodes().size());
   graph::PassOptions pass_options{options.opt_level, options.disabled_passes,
                                   options.print_ir_after, options.print_pass_times,
-                                  options.default_schedules ? isa.vector_bits : 0};
+                                  cpu_schedules ? isa.vector_bits : 0};
   progress(3);
   Clock::time_point t_passes = Clock::now();
   graph::run_optimization_passes(*g, pass_options, dump);
@@ -172,7 +180,7 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
     if (options.print_pass_times) dump << fmt::format("stage {:<23} {:9.3f} ms\n", stage, ms);
   };
   lower::LowerOptions lower_options;
-  if (options.default_schedules) lower_options.vector_bits = isa.vector_bits;
+  if (cpu_schedules) lower_options.vector_bits = isa.vector_bits;
   tir::IRModule mod;
   progress(4);
   timed("lower", [&] { mod = lower::lower_graph(*g, lower_options); });
@@ -195,16 +203,25 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
           tune::apply_records(mod, tune::read_records(options.tuning_records), target.str());
       tuning_summary = tune::describe(applied);
     }
-    schedule::apply_default_schedules(mod, isa);
+    if (!gpu) {
+      schedule::apply_default_schedules(mod, isa);
+    } else if (options.default_schedules) {
+      schedule::apply_default_schedules(
+          mod, schedule::RuleTarget{target.kind == codegen::Target::kCUDA ? "cuda" : "opencl",
+                                    isa, target.max_num_threads});
+    }
   });
   after_tir("schedule");
   if (contains(options.dump, "traces")) dump << schedule::schedule_traces_to_python(mod);
-  for (const LoopPass& p : loop_passes()) each_kernel(p.stage, p.run);
+  for (const LoopPass& p : loop_passes())
+    if (!gpu || p.gpu) each_kernel(p.stage, p.run);
   if (contains(options.dump, "tir")) dump << tir::to_string(mod) << "\n";
 
   // Machine level.
-  if (contains(options.dump, "llvm") || contains(options.print_ir_after, "codegen"))
+  if (!gpu && (contains(options.dump, "llvm") || contains(options.print_ir_after, "codegen")))
     dump << codegen::emit_llvm_ir(mod, target) << "\n";
+  if (gpu && (contains(options.dump, "opencl") || contains(options.print_ir_after, "codegen")))
+    dump << codegen::emit_device_source(mod, target) << "\n";
   const int num_kernels = int(mod.kernels.size());
   progress(5, 0, num_kernels, "kernels");
   bool linking = false;

@@ -11,11 +11,13 @@ namespace ingot::driver {
 
 const std::vector<LoopPass>& loop_passes() {
   static const std::vector<LoopPass> passes = {
-      {"lower_blocks", [](tir::PrimFunc f) { return tir::lower_blocks(std::move(f)); }},
-      {"unroll_loops", [](tir::PrimFunc f) { return tir::unroll_loops(std::move(f), 64); }},
-      {"vectorize_loops", [](tir::PrimFunc f) { return tir::vectorize_loops(std::move(f)); }},
-      {"flatten_buffers", [](tir::PrimFunc f) { return tir::flatten_buffers(std::move(f)); }},
-      {"simplify", [](tir::PrimFunc f) { return tir::simplify(std::move(f)); }},
+      {"lower_blocks", [](tir::PrimFunc f) { return tir::lower_blocks(std::move(f)); }, true},
+      {"unroll_loops", [](tir::PrimFunc f) { return tir::unroll_loops(std::move(f), 64); }, false},
+      {"vectorize_loops", [](tir::PrimFunc f) { return tir::vectorize_loops(std::move(f)); },
+       false},
+      {"flatten_buffers", [](tir::PrimFunc f) { return tir::flatten_buffers(std::move(f)); },
+       true},
+      {"simplify", [](tir::PrimFunc f) { return tir::simplify(std::move(f)); }, true},
   };
   return passes;
 }

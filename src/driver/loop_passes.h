@@ -13,6 +13,7 @@ namespace ingot::driver {
 struct LoopPass {
   std::string stage;  // as in pipeline_stage_names()
   std::function<tir::PrimFunc(tir::PrimFunc)> run;
+  bool gpu = true;  // also for GPU targets (no unrolling or CPU vector code there yet)
 };
 
 const std::vector<LoopPass>& loop_passes();

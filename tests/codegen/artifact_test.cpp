@@ -20,8 +20,13 @@ namespace {
 using namespace tir;
 
 // The layout the compiler emits (see module_builder.cpp) is x86_64's C layout of abi.h.
-static_assert(sizeof(IngotArtifact) == 112);
+static_assert(sizeof(IngotArtifact) == 120);
 static_assert(offsetof(IngotArtifact, isa_features) == 104);
+static_assert(offsetof(IngotArtifact, device_code) == 112);
+static_assert(sizeof(IngotDeviceCode) == 64 && offsetof(IngotDeviceCode, launches) == 40 &&
+              offsetof(IngotDeviceCode, constants) == 56);
+static_assert(sizeof(IngotDeviceLaunch) == 40 && offsetof(IngotDeviceLaunch, first_arg) == 32);
+static_assert(sizeof(IngotDeviceArg) == 16);
 static_assert(offsetof(IngotArtifact, target) == 24);
 static_assert(offsetof(IngotArtifact, num_inputs) == 36);
 static_assert(offsetof(IngotArtifact, workspace_bytes) == 64);

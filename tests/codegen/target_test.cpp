@@ -178,6 +178,18 @@ TEST(Target, CAndCuda) {
   EXPECT_EQ(cu.str(), "cuda -arch=sm_90");
 }
 
+TEST(Target, OpenClParsesWithItsThreadLimit) {
+  Target t = Target::parse("opencl");
+  EXPECT_EQ(t.kind, Target::kOpenCL);
+  EXPECT_TRUE(t.is_gpu());
+  EXPECT_EQ(t.max_num_threads, 256);
+  EXPECT_EQ(t.str(), "opencl");
+  Target small = Target::parse("opencl -max-num-threads=64");
+  EXPECT_EQ(small.max_num_threads, 64);
+  EXPECT_EQ(small.str(), "opencl -max-num-threads=64");
+  EXPECT_EQ(Target::parse(small.str()).max_num_threads, 64);
+}
+
 TEST(Target, Errors) {
   EXPECT_EQ(user_error_of("llvm -foo"),
             "unknown option '-foo' for target 'llvm' (valid: -mcpu, -mattr, -mtriple, -opt-level)");
@@ -186,8 +198,14 @@ TEST(Target, Errors) {
   EXPECT_EQ(user_error_of("cuda -mcpu=x"),
             "unknown option '-mcpu' for target 'cuda' (valid: -arch)");
   EXPECT_EQ(user_error_of("c -mcpu=x"), "unknown option '-mcpu' for target 'c' (valid: none)");
-  EXPECT_EQ(user_error_of("opencl"), "unknown target kind 'opencl' (valid: llvm, c, cuda)");
-  EXPECT_EQ(user_error_of(""), "empty target string (valid kinds: llvm, c, cuda)");
+  EXPECT_EQ(user_error_of("vulkan"), "unknown target kind 'vulkan' (valid: llvm, c, cuda, opencl)");
+  EXPECT_EQ(user_error_of(""), "empty target string (valid kinds: llvm, c, cuda, opencl)");
+  EXPECT_EQ(user_error_of("opencl -arch=sm_80"),
+            "unknown option '-arch' for target 'opencl' (valid: -max-num-threads)");
+  EXPECT_EQ(user_error_of("opencl -max-num-threads=48"),
+            "-max-num-threads must be a power of two from 1 to 1024, got '48'");
+  EXPECT_EQ(user_error_of("opencl -max-num-threads=2048"),
+            "-max-num-threads must be a power of two from 1 to 1024, got '2048'");
   EXPECT_EQ(user_error_of("llvm -mcpu"),
             "option '-mcpu' of target 'llvm' needs a value (-mcpu=...)");
 }

@@ -26,6 +26,8 @@ std::string device_name(int32_t device_type) {
       return "cpu";
     case 2:
       return "cuda";
+    case 4:
+      return "opencl";
     default:
       return fmt::format("device type {}", device_type);
   }

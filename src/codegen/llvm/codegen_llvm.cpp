@@ -182,6 +182,31 @@ std::vector<uint8_t> emit_object(const tir::IRModule& mod, const Target& target)
   return std::vector<uint8_t>(buffer.begin(), buffer.end());
 }
 
+std::vector<std::string> emit_device_artifact_objects(const tir::IRModule& mod,
+                                                      const DeviceCode& device,
+                                                      const std::string& target_string,
+                                                      ScratchDir& scratch) {
+  configure_llvm();
+  const Target host = Target::host();
+  uint16_t machine = elf_machine(host);
+  INGOT_ICHECK(machine != 0, "device artifacts need an ELF host, not '{}'", host.triple);
+  std::vector<std::string> objects;
+  {
+    llvm::LLVMContext ctx;
+    ctx.setDiagnosticHandlerCallBack(handle_diagnostic, nullptr);
+    std::unique_ptr<llvm::TargetMachine> tm = create_target_machine(host);
+    std::unique_ptr<llvm::Module> m =
+        build_device_record_module(mod, device, target_string, host, *tm, ctx);
+    objects.push_back(scratch.file("record.o"));
+    emit_object_file(*m, *tm, mod, host, objects.back());
+  }
+  if (!mod.constants.empty()) {
+    objects.push_back(scratch.memory_file("constants.o"));
+    write_elf_data_object(objects.back(), mod.constants, kConstantsSymbol, 64, machine);
+  }
+  return objects;
+}
+
 std::vector<std::string> emit_object_files(const tir::IRModule& mod, const Target& target,
                                            ScratchDir& scratch, const ObjectFileOptions& options,
                                            ObjectFileStats* stats) {

@@ -50,4 +50,15 @@ std::vector<std::string> emit_object_files(const tir::IRModule& module, const Ta
                                            const ObjectFileOptions& options = {},
                                            ObjectFileStats* stats = nullptr);
 
+struct DeviceCode;
+
+// A device artifact (GPU targets) as relocatable objects for the host machine, written into the
+// scratch directory: the record with the device code and launches
+// (module_builder.h: build_device_record_module) and the constant blob's data object. Linked
+// together (link_object_files, for Target::host()) they make the artifact.
+std::vector<std::string> emit_device_artifact_objects(const tir::IRModule& module,
+                                                      const DeviceCode& device,
+                                                      const std::string& target_string,
+                                                      ScratchDir& scratch);
+
 }  // namespace ingot::codegen

@@ -57,7 +57,17 @@ class RecordBuilder {
   llvm::StructType* kernel_ty() { return llvm::StructType::get(ctx_, {ptr(), f64(), f64()}); }
   llvm::StructType* artifact_ty() {
     return llvm::StructType::get(ctx_, {i64(), i32(), i32(), ptr(), ptr(), i32(), i32(), ptr(),
-                                        i32(), ptr(), i64(), i64(), ptr(), i32(), ptr(), ptr()});
+                                        i32(), ptr(), i64(), i64(), ptr(), i32(), ptr(), ptr(),
+                                        ptr()});
+  }
+  llvm::StructType* device_arg_ty() { return llvm::StructType::get(ctx_, {i32(), i32(), i64()}); }
+  llvm::StructType* device_launch_ty() {
+    auto* dims = llvm::ArrayType::get(i32(), 3);
+    return llvm::StructType::get(ctx_, {i32(), i32(), dims, dims, i32(), i32()});
+  }
+  llvm::StructType* device_code_ty() {
+    return llvm::StructType::get(
+        ctx_, {i32(), i32(), ptr(), i64(), ptr(), i32(), i32(), ptr(), ptr(), ptr()});
   }
 
   llvm::Constant* ci(llvm::Type* t, uint64_t v) { return llvm::ConstantInt::get(t, v); }
@@ -130,6 +140,16 @@ void check_abi_layout(llvm::Module& m, RecordBuilder& r) {
                    t->getElementOffset(5) == offsetof(IngotTensorInfo, specialized_value),
                "IngotTensorInfo layout differs from abi.h");
   INGOT_ICHECK(k->getSizeInBytes() == sizeof(IngotKernelInfo), "IngotKernelInfo layout differs");
+  INGOT_ICHECK(a->getElementOffset(16) == offsetof(IngotArtifact, device_code),
+               "IngotArtifact layout differs from abi.h");
+  const auto* code = dl.getStructLayout(r.device_code_ty());
+  const auto* launch = dl.getStructLayout(r.device_launch_ty());
+  INGOT_ICHECK(code->getSizeInBytes() == sizeof(IngotDeviceCode) &&
+                   code->getElementOffset(9) == offsetof(IngotDeviceCode, constants) &&
+                   launch->getSizeInBytes() == sizeof(IngotDeviceLaunch) &&
+                   launch->getElementOffset(4) == offsetof(IngotDeviceLaunch, first_arg) &&
+                   dl.getTypeAllocSize(r.device_arg_ty()) == sizeof(IngotDeviceArg),
+               "IngotDeviceCode layout differs from abi.h");
 }
 
 llvm::Function* build_entry(llvm::Module& m, const tir::IRModule& mod,
@@ -226,16 +246,56 @@ llvm::FunctionType* kernel_type(const tir::PrimFunc& f, llvm::LLVMContext& ctx) 
   return llvm::FunctionType::get(llvm::Type::getInt32Ty(ctx), params, false);
 }
 
-// The entry function and the exported record.
+// The device code record of a device artifact.
+llvm::Constant* device_code_record(RecordBuilder& r, const DeviceCode& dc,
+                                   llvm::GlobalVariable* constants) {
+  std::vector<llvm::Constant*> names, launches, args;
+  for (const std::string& f : dc.functions) names.push_back(r.str(f));
+  auto dims = [&](const std::array<uint32_t, 3>& d) {
+    auto* t = llvm::ArrayType::get(r.i32(), 3);
+    return llvm::ConstantArray::get(
+        t, {r.ci(r.i32(), d[0]), r.ci(r.i32(), d[1]), r.ci(r.i32(), d[2])});
+  };
+  for (const DeviceLaunch& l : dc.launches) {
+    launches.push_back(llvm::ConstantStruct::get(
+        r.device_launch_ty(),
+        {r.ci(r.i32(), uint64_t(l.function)), r.ci(r.i32(), uint64_t(l.kernel)), dims(l.grid),
+         dims(l.block), r.ci(r.i32(), args.size()), r.ci(r.i32(), l.args.size())}));
+    for (const ArgRef& a : l.args)
+      args.push_back(llvm::ConstantStruct::get(
+          r.device_arg_ty(),
+          {r.ci(r.i32(), uint64_t(a.kind)), r.ci(r.i32(), 0), r.ci(r.i64(), uint64_t(a.value))}));
+  }
+  llvm::Constant* blob = constants;
+  if (blob == nullptr) blob = llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(r.ptr()));
+  auto* record = llvm::ConstantStruct::get(
+      r.device_code_ty(),
+      {r.ci(r.i32(), uint64_t(dc.format)), r.ci(r.i32(), dc.functions.size()), r.str(dc.code),
+       r.ci(r.i64(), dc.code.size()), r.array(r.ptr(), names, "device.functions"),
+       r.ci(r.i32(), dc.launches.size()), r.ci(r.i32(), args.size()),
+       r.array(r.device_launch_ty(), launches, "device.launches"),
+       r.array(r.device_arg_ty(), args, "device.args"), blob});
+  return r.private_global(record, "device.code");
+}
+
+// The entry function (CPU artifacts) or the device code (`device`: device artifacts, whose
+// record names `target_string`) and the exported record.
 void build_entry_and_record(llvm::Module& m, const tir::IRModule& mod, const Target& target,
                             const std::vector<llvm::Function*>& kernels,
-                            llvm::GlobalVariable* constants) {
+                            llvm::GlobalVariable* constants, const DeviceCode* device = nullptr,
+                            const std::string& target_string = "") {
   RecordBuilder r(m);
   // The record's layout is checked against this compiler's abi.h structs where the target has
   // the same C layout (LP64 ELF: x86-64 and AArch64 Linux agree on every field of abi.h).
   llvm::Triple::ArchType arch = llvm::Triple(target.triple).getArch();
   if (arch == llvm::Triple::x86_64 || arch == llvm::Triple::aarch64) check_abi_layout(m, r);
-  llvm::Function* entry = build_entry(m, mod, kernels, constants);
+  auto* null = llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(r.ptr()));
+  llvm::Constant* entry = null;
+  llvm::Constant* device_code = null;
+  if (device != nullptr)
+    device_code = device_code_record(r, *device, constants);
+  else
+    entry = build_entry(m, mod, kernels, constants);
 
   // The record.
   std::vector<llvm::Constant*> kinfo;
@@ -246,12 +306,14 @@ void build_entry_and_record(llvm::Module& m, const tir::IRModule& mod, const Tar
   auto* record = llvm::ConstantStruct::get(
       r.artifact_ty(),
       {r.ci(r.i64(), INGOT_ARTIFACT_MAGIC), r.ci(r.i32(), INGOT_ABI_VERSION),
-       r.ci(r.i32(), sizeof(IngotArtifact)), r.str(mod.model_name), r.str(target.str()),
-       r.ci(r.i32(), 1), r.ci(r.i32(), mod.inputs.size()), r.tensors(mod.inputs, "inputs"),
+       r.ci(r.i32(), sizeof(IngotArtifact)), r.str(mod.model_name),
+       r.str(device != nullptr ? target_string : target.str()),
+       r.ci(r.i32(), device != nullptr ? uint64_t(device->device_type) : 1),
+       r.ci(r.i32(), mod.inputs.size()), r.tensors(mod.inputs, "inputs"),
        r.ci(r.i32(), mod.outputs.size()), r.tensors(mod.outputs, "outputs"),
        r.ci(r.i64(), mod.workspace_bytes), r.ci(r.i64(), mod.constants.size()), entry,
        r.ci(r.i32(), mod.kernels.size()), r.array(r.kernel_ty(), kinfo, "kernels"),
-       r.str(isa_requirement(target))});
+       r.str(device != nullptr ? std::string() : isa_requirement(target)), device_code});
   auto* g = new llvm::GlobalVariable(m, r.artifact_ty(), true, llvm::GlobalValue::ExternalLinkage,
                                      record, INGOT_ARTIFACT_SYMBOL);
   g->setAlignment(llvm::Align(8));
@@ -327,6 +389,25 @@ std::unique_ptr<llvm::Module> build_kernel_module(const tir::PrimFunc& func,
   fn->setVisibility(llvm::GlobalValue::HiddenVisibility);
   symbol = fn->getName().str();
   add_target_attributes(*m, target);
+  return m;
+}
+
+std::unique_ptr<llvm::Module> build_device_record_module(const tir::IRModule& mod,
+                                                         const DeviceCode& device,
+                                                         const std::string& target_string,
+                                                         const Target& host,
+                                                         llvm::TargetMachine& tm,
+                                                         llvm::LLVMContext& ctx) {
+  std::unique_ptr<llvm::Module> m = new_module(module_name(mod.model_name), host, tm, ctx);
+  llvm::GlobalVariable* constants = nullptr;
+  if (!mod.constants.empty()) {
+    auto* type = llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx), mod.constants.size());
+    constants = new llvm::GlobalVariable(*m, type, true, llvm::GlobalValue::ExternalLinkage,
+                                         nullptr, kConstantsSymbol);
+    constants->setVisibility(llvm::GlobalValue::HiddenVisibility);
+    constants->setAlignment(llvm::Align(64));
+  }
+  build_entry_and_record(*m, mod, host, {}, constants, &device, target_string);
   return m;
 }
 

@@ -3,6 +3,7 @@
 
 #include "schedule/rules/conv2d.h"
 #include "schedule/rules/depthwise_conv_nchwc.h"
+#include "schedule/rules/gpu_injective.h"
 #include "schedule/rules/injective.h"
 #include "schedule/rules/matmul.h"
 #include "support/error.h"
@@ -24,6 +25,10 @@ const std::vector<ScheduleRule>& schedule_rules() {
        [](Schedule& s, const RuleTarget& t) { schedule_depthwise_conv_nchwc(s, t.isa); }},
       {kInjectiveRule, "llvm",
        [](Schedule& s, const RuleTarget& t) { schedule_injective(s, t.isa); }},
+      {kInjectiveRule, "opencl",
+       [](Schedule& s, const RuleTarget& t) { schedule_gpu_injective(s, t.max_threads); }},
+      {kInjectiveRule, "cuda",
+       [](Schedule& s, const RuleTarget& t) { schedule_gpu_injective(s, t.max_threads); }},
   };
   return rules;
 }

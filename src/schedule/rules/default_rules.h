@@ -23,10 +23,12 @@ inline constexpr const char* kPackedMatmulRule = "packed_matmul";    // block "C
 inline constexpr const char* kBlockedConv2dRule = "blocked_conv2d";  // block "conv" (conv2d.h)
 // kDepthwiseConvRule: rules/depthwise_conv_nchwc.h; kInjectiveRule: rules/injective.h.
 
-// What a rule reads of the target: its kind and, for CPU kinds, the vector ISA.
+// What a rule reads of the target: its kind and, for CPU kinds, the vector ISA; for GPU kinds
+// (cuda, opencl) the most threads per block.
 struct RuleTarget {
   std::string kind = "llvm";
   CpuVectorIsa isa;
+  int max_threads = 256;
 };
 
 struct ScheduleRule {

@@ -9,6 +9,7 @@
 #include "schedule/ir_utils.h"
 #include "schedule/rules/choice.h"
 #include "schedule/rules/contiguity.h"
+#include "schedule/rules/nest_utils.h"
 #include "schedule/rules/row_reduction.h"
 #include "tir/analysis.h"
 #include "tir/op.h"
@@ -22,41 +23,8 @@ namespace {
 constexpr int64_t kMinChunk = 256;  // elements per parallel chunk of a flat nest
 constexpr int kMaxFusedLoops = 3;   // loops fused into the parallel or the vectorized loop
 
-// The loops of the block's own nest (those its iter vars are bound to), outermost first, or
-// nullopt when they are not the innermost loops around it or one is not serial. Iter vars are
-// bound to loops (in any order) or (a layout conversion's channel c = cb * B + l) to
-// expressions of them; each of the innermost loops must be used by some binding.
-std::optional<std::vector<LoopRV>> own_loops(Schedule& s, BlockRV b) {
-  auto info = find_block(s.func().body, s.name_of(b), nullptr);
-  INGOT_ICHECK(info.has_value(), "injective rule: block {} vanished", s.name_of(b));
-  for (const IterVar& iv : info->block->iter_vars)
-    if (iv.kind != IterKind::kSpatial) return std::nullopt;
-  std::unordered_set<const VarNode*> used;
-  for (const Expr& v : info->br->iter_values)
-    uses_var(v, [&](const VarNode* x) {
-      used.insert(x);
-      return false;
-    });
-  if (used.size() > info->loops.size()) return std::nullopt;
-  std::vector<LoopRV> loops = s.get_loops(b);
-  std::vector<LoopRV> own(loops.end() - std::ptrdiff_t(used.size()), loops.end());
-  for (size_t k = 0; k < own.size(); ++k) {
-    const For* f = info->loops[info->loops.size() - used.size() + k].as<For>();
-    if (f->kind != ForKind::kSerial || !used.count(f->loop_var.node())) return std::nullopt;
-  }
-  return own;
-}
-
-int64_t extent_of(Schedule& s, LoopRV l) {
-  auto info = find_loop(s.func().body, s.loop_var(l).node());
-  int64_t e = 0;
-  INGOT_ICHECK(info && is_const_int(info->node->extent, &e), "injective rule: loop {} extent",
-               s.loop_var(l).name());
-  return e;
-}
-
 void schedule_flat(Schedule& s, LoopRV loop) {
-  int64_t extent = extent_of(s, loop);
+  int64_t extent = loop_extent_of(s, loop);
   std::vector<int64_t> chunks;
   for (int64_t c = kMinChunk; c <= extent / 2; c *= 2)
     if (extent % c == 0) chunks.push_back(c);
@@ -123,7 +91,7 @@ std::vector<LoopRV> contiguous_innermost(Schedule& s, BlockRV b, std::vector<Loo
 std::vector<LoopRV> vector_strips(Schedule& s, BlockRV b, LoopRV loop, const CpuVectorIsa& isa) {
   auto info = find_block(s.func().body, s.name_of(b), nullptr);
   const Block* blk = info->block;
-  int64_t extent = extent_of(s, loop);
+  int64_t extent = loop_extent_of(s, loop);
   const VarNode* v = nullptr;
   for (size_t i = 0; i < blk->iter_vars.size(); ++i) {
     int64_t lo = -1;
@@ -159,30 +127,6 @@ void schedule_nest(Schedule& s, BlockRV b, std::vector<LoopRV> loops, const CpuV
   for (LoopRV l : vector_strips(s, b, loops.back(), isa)) s.vectorize(l);
 }
 
-// The names of the top-level blocks, in order.
-std::vector<std::string> block_names(const Schedule& s) {
-  std::vector<std::string> names;
-  for (const Stmt& r : child_block_realizes(s.func().body))
-    names.push_back(r.as<BlockRealize>()->block_node()->name_hint);
-  return names;
-}
-
-// Fusion's intermediates (buffers the root allocates) stored by a single elementwise block are
-// inlined into their readers, in order: the fused kernel computes them where they are read.
-void inline_intermediates(Schedule& s) {
-  const Block* root = root_block(s.func().body);
-  if (root == nullptr || root->alloc_buffers.empty()) return;
-  std::vector<const BufferNode*> intermediates;
-  for (const Buffer& b : root->alloc_buffers) intermediates.push_back(b.get());
-  for (const std::string& name : block_names(s)) {
-    auto info = find_block(s.func().body, name, nullptr);
-    auto* store = info->block->body.as<BufferStore>();
-    if (store != nullptr &&
-        std::count(intermediates.begin(), intermediates.end(), store->buffer.get()) > 0)
-      s.compute_inline(s.get_block(name));
-  }
-}
-
 // The lane loops inside a row (compute/common.h lane_loop: spatial blocks "lanes" over one
 // serial loop of independent stores along a contiguous run) are vectorized: whole, or, where
 // the accesses are contiguous only along runs (a channel-blocked input X[.., c / B, .., c % B]),
@@ -203,7 +147,7 @@ void vectorize_lanes(Schedule& s, const std::string& row, const CpuVectorIsa& is
 
 void schedule_injective(Schedule& s, const CpuVectorIsa& isa) {
   inline_intermediates(s);
-  for (const std::string& name : block_names(s)) {
+  for (const std::string& name : top_level_block_names(s)) {
     BlockRV b = s.get_block(name);
     auto loops = own_loops(s, b);
     if (!loops) continue;

@@ -1,0 +1,184 @@
+// The GPU lowering (see device_lowering.h).
+#include "codegen/gpu/device_lowering.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "codegen/gpu/opencl_printer.h"
+#include "ingot/abi.h"
+#include "support/error.h"
+#include "tir/op.h"
+#include "tir/visitor.h"
+
+namespace ingot::codegen {
+namespace {
+
+using namespace tir;
+
+// Whether a statement holds a loop bound to a thread axis.
+bool has_thread_binding(const Stmt& s) {
+  struct Finder : IRVisitor {
+    bool found = false;
+    void visit_For(const For* op, const Stmt& s) override {
+      found = found || op->kind == ForKind::kThreadBinding;
+      IRVisitor::visit_For(op, s);
+    }
+  } f;
+  f.visit(s);
+  return f.found;
+}
+
+// The buffers a statement loads or stores.
+std::vector<const BufferNode*> buffers_used(const Stmt& s) {
+  struct Finder : IRVisitor {
+    std::vector<const BufferNode*> used;
+    void add(const BufferNode* b) {
+      if (std::find(used.begin(), used.end(), b) == used.end()) used.push_back(b);
+    }
+    void visit_BufferLoad(const BufferLoad* op, const Expr& e) override {
+      add(op->buffer.get());
+      IRVisitor::visit_BufferLoad(op, e);
+    }
+    void visit_BufferStore(const BufferStore* op, const Stmt& s) override {
+      add(op->buffer.get());
+      IRVisitor::visit_BufferStore(op, s);
+    }
+  } f;
+  f.visit(s);
+  return f.used;
+}
+
+uint32_t const_extent(const For* f, const std::string& kernel) {
+  int64_t e = 0, m = 0;
+  if (!is_const_int(f->extent, &e) || !is_const_int(f->min, &m) || m != 0 || e < 1 ||
+      e > int64_t(UINT32_MAX))
+    fail_user("kernel {}: GPU loop {} bound to {} needs a constant extent from 0", kernel,
+              f->loop_var.name(), f->thread_tag);
+  return uint32_t(e);
+}
+
+class Splitter {
+ public:
+  Splitter(const PrimFunc& k, int index) : kernel_(k), index_(index) {}
+
+  std::vector<DeviceFunction> run() {
+    collect(kernel_.body);
+    return std::move(functions_);
+  }
+
+ private:
+  // Statements around the launches (per-thread allocations, lets) re-applied inside each.
+  using Wrap = std::function<Stmt(Stmt)>;
+
+  void collect(const Stmt& s) {
+    if (const auto* seq = s.as<SeqStmt>()) {
+      for (const Stmt& c : seq->seq) collect(c);
+      return;
+    }
+    if (const auto* a = s.as<Allocate>()) {
+      if (a->buffer->scope != StorageScope::kLocal)
+        fail_user("kernel {}: buffer {} in {} memory is not supported on GPU targets yet",
+                  kernel_.name, a->buffer->name, storage_scope_name(a->buffer->scope));
+      auto buffer = a->buffer;
+      wraps_.push_back([buffer](Stmt body) { return Allocate::make(Buffer(buffer), body); });
+      collect(a->body);
+      wraps_.pop_back();
+      return;
+    }
+    if (const auto* l = s.as<LetStmt>(); l != nullptr && has_thread_binding(l->body)) {
+      Var v = l->var;
+      Expr value = l->value;
+      wraps_.push_back([v, value](Stmt body) { return LetStmt::make(v, value, body); });
+      collect(l->body);
+      wraps_.pop_back();
+      return;
+    }
+    add_launch(s);
+  }
+
+  Stmt wrapped(Stmt body) const {
+    for (auto it = wraps_.rbegin(); it != wraps_.rend(); ++it) body = (*it)(body);
+    return body;
+  }
+
+  void add_launch(const Stmt& s) {
+    DeviceFunction f;
+    f.kernel = index_;
+    f.name = kernel_.name + "_" + std::to_string(functions_.size());
+    const For* bx = s.as<For>();
+    if (bx != nullptr && bx->kind == ForKind::kThreadBinding && bx->thread_tag == "blockIdx.x") {
+      const For* tx = bx->body.as<For>();
+      if (tx == nullptr || tx->kind != ForKind::kThreadBinding || tx->thread_tag != "threadIdx.x")
+        fail_user("kernel {}: a loop bound to blockIdx.x needs a loop bound to threadIdx.x "
+                  "directly inside it",
+                  kernel_.name);
+      f.grid[0] = const_extent(bx, kernel_.name);
+      f.block[0] = const_extent(tx, kernel_.name);
+      f.block_var = bx->loop_var;
+      f.thread_var = tx->loop_var;
+      if (has_thread_binding(tx->body))
+        fail_user("kernel {}: loops bound to thread axes other than blockIdx.x / threadIdx.x are "
+                  "not supported yet",
+                  kernel_.name);
+      f.body = wrapped(tx->body);
+    } else {
+      if (has_thread_binding(s))
+        fail_user("kernel {}: a loop bound to a thread axis under a serial loop is not "
+                  "supported on GPU targets",
+                  kernel_.name);
+      f.body = wrapped(s);
+    }
+    std::vector<const BufferNode*> used = buffers_used(f.body);
+    for (size_t p = 0; p < kernel_.params.size(); ++p)
+      if (std::find(used.begin(), used.end(), kernel_.params[p].get()) != used.end()) {
+        f.param_indices.push_back(int(p));
+        f.params.push_back(kernel_.params[p]);
+      }
+    functions_.push_back(std::move(f));
+  }
+
+  const PrimFunc& kernel_;
+  int index_;
+  std::vector<Wrap> wraps_;
+  std::vector<DeviceFunction> functions_;
+};
+
+}  // namespace
+
+std::vector<DeviceFunction> split_device_functions(const PrimFunc& kernel, int kernel_index) {
+  return Splitter(kernel, kernel_index).run();
+}
+
+DeviceCode lower_device_code(const IRModule& mod, const Target& target) {
+  INGOT_ICHECK(target.kind == Target::kOpenCL, "lower_device_code: target {} is not opencl",
+               target.str());
+  std::vector<std::vector<DeviceFunction>> per_kernel;
+  std::vector<DeviceFunction> all;
+  for (size_t k = 0; k < mod.kernels.size(); ++k) {
+    per_kernel.push_back(split_device_functions(mod.kernels[k], int(k)));
+    for (const DeviceFunction& f : per_kernel.back()) all.push_back(f);
+  }
+  DeviceCode code;
+  code.format = INGOT_DEVICE_CODE_OPENCL_C;
+  code.device_type = 4;  // kDLOpenCL
+  code.code = print_opencl(all);
+  std::vector<int> first(mod.kernels.size(), 0);
+  for (size_t k = 0, n = 0; k < per_kernel.size(); n += per_kernel[k].size(), ++k)
+    first[k] = int(n);
+  for (const DeviceFunction& f : all) code.functions.push_back(f.name);
+  for (const KernelCall& call : mod.entry) {
+    const auto& fns = per_kernel[size_t(call.kernel)];
+    for (size_t i = 0; i < fns.size(); ++i) {
+      DeviceLaunch l;
+      l.function = first[size_t(call.kernel)] + int(i);
+      l.kernel = call.kernel;
+      l.grid = fns[i].grid;
+      l.block = fns[i].block;
+      for (int p : fns[i].param_indices) l.args.push_back(call.args[size_t(p)]);
+      code.launches.push_back(std::move(l));
+    }
+  }
+  return code;
+}
+
+}  // namespace ingot::codegen

@@ -1,0 +1,40 @@
+// The GPU fallback rule (see gpu_injective.h).
+#include "schedule/rules/gpu_injective.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "schedule/rules/choice.h"
+#include "schedule/rules/nest_utils.h"
+
+namespace ingot::schedule {
+
+namespace {
+
+// Thread blocks the default threads per block aims for at least (a GPU has tens of cores).
+constexpr int64_t kMinBlocks = 64;
+
+}  // namespace
+
+void schedule_gpu_injective(Schedule& s, int max_threads) {
+  inline_intermediates(s);
+  for (const std::string& name : top_level_block_names(s)) {
+    BlockRV b = s.get_block(name);
+    auto loops = own_loops(s, b);
+    if (!loops || loops->empty()) continue;
+    LoopRV fused = loops->size() == 1 ? loops->front() : s.fuse(*loops);
+    int64_t extent = loop_extent_of(s, fused);
+    std::vector<int64_t> counts;
+    for (int64_t t = 32; t <= max_threads; t *= 2) counts.push_back(t);
+    if (counts.empty()) counts.push_back(max_threads);
+    int64_t def = counts.back();
+    while (def > counts.front() && extent / def < kMinBlocks) def /= 2;
+    ExprRV threads = sample_choice(s, counts, def);
+    auto split = s.split(fused, {std::nullopt, threads});
+    s.bind(split[0], "blockIdx.x");
+    s.bind(split[1], "threadIdx.x");
+  }
+}
+
+}  // namespace ingot::schedule

@@ -1,0 +1,20 @@
+// The GPU fallback rule: the schedule of every block-form nest of the compute rules on GPU
+// targets (registered as the injective rule for the cuda and opencl kinds), as TVM dlight's
+// fallback. Fusion's intermediates are inlined into their readers first (nest_utils.h); then each
+// top-level block whose own loops are all spatial gets them fused into one loop, split into
+// blocks of `max_threads` threads (the last block masked), bound to blockIdx.x and threadIdx.x:
+// one thread per element of an elementwise nest, one per output row of a row (softmax,
+// normalisation, reduction rows and the naive matmul and conv rows keep their inner loops serial
+// in the thread). Blocks with other loops stay serial and become single-thread launches. The
+// threads per block are a sampling instruction (32 to max_threads, default: the largest that
+// still gives each of `kMinBlocks` blocks a full complement, else max_threads), so the tuner can
+// search them.
+#pragma once
+
+#include "schedule/schedule.h"
+
+namespace ingot::schedule {
+
+void schedule_gpu_injective(Schedule& s, int max_threads);
+
+}  // namespace ingot::schedule

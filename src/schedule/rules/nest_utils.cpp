@@ -1,0 +1,72 @@
+// Helpers shared by the rules that schedule block-form nests (see nest_utils.h).
+#include "schedule/rules/nest_utils.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "schedule/ir_utils.h"
+#include "tir/analysis.h"
+#include "tir/op.h"
+
+namespace ingot::schedule {
+
+using namespace tir;
+
+// The loops of the block's own nest (those its iter vars are bound to), outermost first, or
+// nullopt when they are not the innermost loops around it or one is not serial. Iter vars are
+// bound to loops (in any order) or (a layout conversion's channel c = cb * B + l) to
+// expressions of them; each of the innermost loops must be used by some binding.
+std::optional<std::vector<LoopRV>> own_loops(Schedule& s, BlockRV b) {
+  auto info = find_block(s.func().body, s.name_of(b), nullptr);
+  INGOT_ICHECK(info.has_value(), "block {} vanished", s.name_of(b));
+  for (const IterVar& iv : info->block->iter_vars)
+    if (iv.kind != IterKind::kSpatial) return std::nullopt;
+  std::unordered_set<const VarNode*> used;
+  for (const Expr& v : info->br->iter_values)
+    uses_var(v, [&](const VarNode* x) {
+      used.insert(x);
+      return false;
+    });
+  if (used.size() > info->loops.size()) return std::nullopt;
+  std::vector<LoopRV> loops = s.get_loops(b);
+  std::vector<LoopRV> own(loops.end() - std::ptrdiff_t(used.size()), loops.end());
+  for (size_t k = 0; k < own.size(); ++k) {
+    const For* f = info->loops[info->loops.size() - used.size() + k].as<For>();
+    if (f->kind != ForKind::kSerial || !used.count(f->loop_var.node())) return std::nullopt;
+  }
+  return own;
+}
+
+int64_t loop_extent_of(Schedule& s, LoopRV l) {
+  auto info = find_loop(s.func().body, s.loop_var(l).node());
+  int64_t e = 0;
+  INGOT_ICHECK(info && is_const_int(info->node->extent, &e), "loop {}: no constant extent",
+               s.loop_var(l).name());
+  return e;
+}
+
+// The names of the top-level blocks, in order.
+std::vector<std::string> top_level_block_names(const Schedule& s) {
+  std::vector<std::string> names;
+  for (const Stmt& r : child_block_realizes(s.func().body))
+    names.push_back(r.as<BlockRealize>()->block_node()->name_hint);
+  return names;
+}
+
+// Fusion's intermediates (buffers the root allocates) stored by a single elementwise block are
+// inlined into their readers, in order: the fused kernel computes them where they are read.
+void inline_intermediates(Schedule& s) {
+  const Block* root = root_block(s.func().body);
+  if (root == nullptr || root->alloc_buffers.empty()) return;
+  std::vector<const BufferNode*> intermediates;
+  for (const Buffer& b : root->alloc_buffers) intermediates.push_back(b.get());
+  for (const std::string& name : top_level_block_names(s)) {
+    auto info = find_block(s.func().body, name, nullptr);
+    auto* store = info->block->body.as<BufferStore>();
+    if (store != nullptr &&
+        std::count(intermediates.begin(), intermediates.end(), store->buffer.get()) > 0)
+      s.compute_inline(s.get_block(name));
+  }
+}
+
+}  // namespace ingot::schedule

@@ -1,0 +1,32 @@
+// Helpers shared by the rules that schedule the block-form nests of the compute rules (the CPU
+// injective rule, the GPU rules): a block's own loops, the top-level blocks, and the inlining of
+// fusion's intermediates.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "schedule/schedule.h"
+
+namespace ingot::schedule {
+
+// The loops of the block's own nest (those its iter vars are bound to), outermost first, or
+// nullopt when they are not the innermost loops around it, one is not serial, or the block has
+// a reduce iter var. Iter vars are bound to loops (in any order) or (a layout conversion's
+// channel c = cb * B + l) to expressions of them; each of the innermost loops must be used by
+// some binding.
+std::optional<std::vector<LoopRV>> own_loops(Schedule& s, BlockRV b);
+
+// The constant extent of a loop (an internal error when it is not constant).
+int64_t loop_extent_of(Schedule& s, LoopRV l);
+
+// The names of the top-level blocks, in order.
+std::vector<std::string> top_level_block_names(const Schedule& s);
+
+// Fusion's intermediates (buffers the root allocates) stored by a single elementwise block are
+// inlined into their readers, in order: the fused kernel computes them where they are read.
+void inline_intermediates(Schedule& s);
+
+}  // namespace ingot::schedule

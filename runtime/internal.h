@@ -16,7 +16,7 @@ typedef struct IngotDeviceModel IngotDeviceModel;     /* opencl.c */
 typedef struct IngotDeviceSession IngotDeviceSession; /* opencl.c */
 
 struct IngotModel {
-  void* handle; /* from dlopen */
+  void* handle;             /* from dlopen */
   IngotDeviceModel* device; /* device artifacts loaded to run: the built program, constants */
   const IngotArtifact* artifact;
   char* path;
@@ -28,9 +28,9 @@ struct IngotSession {
   const IngotModel* model;
   IngotDeviceSession* device; /* device artifacts: queue, kernels, device buffers */
   void* workspace;            /* CPU artifacts */
-  void** inputs;       /* bound data pointer per input (NULL: not set) */
-  void** input_copies; /* session-owned buffers for copied inputs (lazily allocated) */
-  void** outputs;      /* session-owned output buffers */
+  void** inputs;              /* bound data pointer per input (NULL: not set) */
+  void** input_copies;        /* session-owned buffers for copied inputs (lazily allocated) */
+  void** outputs;             /* session-owned output buffers */
   int64_t** output_shapes;
   IngotServices services;
   /* set_error may be called from pool threads during a run; first message wins. */

@@ -80,8 +80,8 @@ static ingot_status validate_record(const char* path, const IngotArtifact* a) {
       int32_t n = x->kind == INGOT_DEVICE_ARG_INPUT    ? a->num_inputs
                   : x->kind == INGOT_DEVICE_ARG_OUTPUT ? a->num_outputs
                                                        : -1;
-      uint64_t size = x->kind == INGOT_DEVICE_ARG_WORKSPACE ? a->workspace_bytes
-                                                            : a->constant_bytes;
+      uint64_t size =
+          x->kind == INGOT_DEVICE_ARG_WORKSPACE ? a->workspace_bytes : a->constant_bytes;
       if (x->kind < 0 || x->kind > 3 || x->value < 0 || (n >= 0 && x->value >= n) ||
           (n < 0 && (uint64_t)x->value > size)) {
         return ingot_fail(INGOT_ERR_LOAD, "artifact '%s' is corrupt: invalid launch argument %d",
@@ -146,8 +146,7 @@ static ingot_status load_model(const char* path, int check_isa, IngotModel** out
                       INGOT_ARTIFACT_SYMBOL);
   }
   status = validate_record(path, a);
-  if (status == INGOT_OK && check_isa && a->device_type != kDLCPU &&
-      a->device_type != kDLOpenCL) {
+  if (status == INGOT_OK && check_isa && a->device_type != kDLCPU && a->device_type != kDLOpenCL) {
     status = ingot_fail(INGOT_ERR_LOAD,
                         "artifact '%s' targets device type %d; this runtime runs CPU (1) and "
                         "OpenCL (4) artifacts",

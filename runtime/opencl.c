@@ -45,36 +45,36 @@ typedef intptr_t cl_context_properties;
 #define CL_FALSE 0
 
 /* The entry points, by name, with their types. */
-#define INGOT_CL_FUNCTIONS(X)                                                                     \
-  X(clGetPlatformIDs, cl_int, (cl_uint, cl_platform_id*, cl_uint*))                               \
-  X(clGetDeviceIDs, cl_int, (cl_platform_id, cl_bitfield, cl_uint, cl_device_id*, cl_uint*))      \
-  X(clGetDeviceInfo, cl_int, (cl_device_id, cl_uint, size_t, void*, size_t*))                     \
-  X(clCreateContext, cl_context,                                                                  \
-    (const cl_context_properties*, cl_uint, const cl_device_id*,                                  \
-     void (*)(const char*, const void*, size_t, void*), void*, cl_int*))                          \
-  X(clCreateCommandQueue, cl_command_queue, (cl_context, cl_device_id, cl_bitfield, cl_int*))     \
-  X(clCreateProgramWithSource, cl_program,                                                        \
-    (cl_context, cl_uint, const char**, const size_t*, cl_int*))                                  \
-  X(clBuildProgram, cl_int,                                                                       \
-    (cl_program, cl_uint, const cl_device_id*, const char*, void (*)(cl_program, void*), void*))  \
-  X(clGetProgramBuildInfo, cl_int, (cl_program, cl_device_id, cl_uint, size_t, void*, size_t*))   \
-  X(clCreateKernel, cl_kernel, (cl_program, const char*, cl_int*))                                \
-  X(clCreateBuffer, cl_mem, (cl_context, cl_bitfield, size_t, void*, cl_int*))                    \
-  X(clEnqueueWriteBuffer, cl_int,                                                                 \
-    (cl_command_queue, cl_mem, cl_uint, size_t, size_t, const void*, cl_uint, const cl_event*,    \
-     cl_event*))                                                                                  \
-  X(clEnqueueReadBuffer, cl_int,                                                                  \
-    (cl_command_queue, cl_mem, cl_uint, size_t, size_t, void*, cl_uint, const cl_event*,          \
-     cl_event*))                                                                                  \
-  X(clSetKernelArg, cl_int, (cl_kernel, cl_uint, size_t, const void*))                            \
-  X(clEnqueueNDRangeKernel, cl_int,                                                               \
-    (cl_command_queue, cl_kernel, cl_uint, const size_t*, const size_t*, const size_t*, cl_uint,  \
-     const cl_event*, cl_event*))                                                                 \
-  X(clFinish, cl_int, (cl_command_queue))                                                         \
-  X(clReleaseMemObject, cl_int, (cl_mem))                                                         \
-  X(clReleaseKernel, cl_int, (cl_kernel))                                                         \
-  X(clReleaseProgram, cl_int, (cl_program))                                                       \
-  X(clReleaseCommandQueue, cl_int, (cl_command_queue))                                            \
+#define INGOT_CL_FUNCTIONS(X)                                                                    \
+  X(clGetPlatformIDs, cl_int, (cl_uint, cl_platform_id*, cl_uint*))                              \
+  X(clGetDeviceIDs, cl_int, (cl_platform_id, cl_bitfield, cl_uint, cl_device_id*, cl_uint*))     \
+  X(clGetDeviceInfo, cl_int, (cl_device_id, cl_uint, size_t, void*, size_t*))                    \
+  X(clCreateContext, cl_context,                                                                 \
+    (const cl_context_properties*, cl_uint, const cl_device_id*,                                 \
+     void (*)(const char*, const void*, size_t, void*), void*, cl_int*))                         \
+  X(clCreateCommandQueue, cl_command_queue, (cl_context, cl_device_id, cl_bitfield, cl_int*))    \
+  X(clCreateProgramWithSource, cl_program,                                                       \
+    (cl_context, cl_uint, const char**, const size_t*, cl_int*))                                 \
+  X(clBuildProgram, cl_int,                                                                      \
+    (cl_program, cl_uint, const cl_device_id*, const char*, void (*)(cl_program, void*), void*)) \
+  X(clGetProgramBuildInfo, cl_int, (cl_program, cl_device_id, cl_uint, size_t, void*, size_t*))  \
+  X(clCreateKernel, cl_kernel, (cl_program, const char*, cl_int*))                               \
+  X(clCreateBuffer, cl_mem, (cl_context, cl_bitfield, size_t, void*, cl_int*))                   \
+  X(clEnqueueWriteBuffer, cl_int,                                                                \
+    (cl_command_queue, cl_mem, cl_uint, size_t, size_t, const void*, cl_uint, const cl_event*,   \
+     cl_event*))                                                                                 \
+  X(clEnqueueReadBuffer, cl_int,                                                                 \
+    (cl_command_queue, cl_mem, cl_uint, size_t, size_t, void*, cl_uint, const cl_event*,         \
+     cl_event*))                                                                                 \
+  X(clSetKernelArg, cl_int, (cl_kernel, cl_uint, size_t, const void*))                           \
+  X(clEnqueueNDRangeKernel, cl_int,                                                              \
+    (cl_command_queue, cl_kernel, cl_uint, const size_t*, const size_t*, const size_t*, cl_uint, \
+     const cl_event*, cl_event*))                                                                \
+  X(clFinish, cl_int, (cl_command_queue))                                                        \
+  X(clReleaseMemObject, cl_int, (cl_mem))                                                        \
+  X(clReleaseKernel, cl_int, (cl_kernel))                                                        \
+  X(clReleaseProgram, cl_int, (cl_program))                                                      \
+  X(clReleaseCommandQueue, cl_int, (cl_command_queue))                                           \
   X(clReleaseContext, cl_int, (cl_context))
 
 typedef struct OpenCL {
@@ -106,14 +106,14 @@ static int load_opencl(void) {
       g_cl_loaded = -1;
     } else {
       g_cl_loaded = 1;
-#define INGOT_X(name, ret, args)                                                  \
-  if (g_cl_loaded == 1) {                                                         \
-    *(void**)(&g_cl.name) = dlsym(h, #name);                                      \
-    if (g_cl.name == NULL) {                                                      \
+#define INGOT_X(name, ret, args)                                                     \
+  if (g_cl_loaded == 1) {                                                            \
+    *(void**)(&g_cl.name) = dlsym(h, #name);                                         \
+    if (g_cl.name == NULL) {                                                         \
       snprintf(g_cl_error, sizeof(g_cl_error), "the OpenCL ICD loader %s has no %s", \
-               loader_name(), #name);                                             \
-      g_cl_loaded = -1;                                                           \
-    }                                                                             \
+               loader_name(), #name);                                                \
+      g_cl_loaded = -1;                                                              \
+    }                                                                                \
   }
       INGOT_CL_FUNCTIONS(INGOT_X)
 #undef INGOT_X
@@ -179,8 +179,7 @@ static ingot_status pick_device(const char* path, cl_device_id* out) {
                       want, index);
   *out = first_gpu ? first_gpu : first_any;
   if (*out == NULL)
-    return ingot_fail(INGOT_ERR_LOAD, "artifact '%s' needs an OpenCL device; none was found",
-                      path);
+    return ingot_fail(INGOT_ERR_LOAD, "artifact '%s' needs an OpenCL device; none was found", path);
   return INGOT_OK;
 }
 
@@ -205,8 +204,7 @@ ingot_status ingot_opencl_model_init(const char* path, const IngotArtifact* a,
     free(d);
     return st;
   }
-  g_cl.clGetDeviceInfo(d->device, CL_DEVICE_NAME, sizeof(d->device_name) - 1, d->device_name,
-                       NULL);
+  g_cl.clGetDeviceInfo(d->device, CL_DEVICE_NAME, sizeof(d->device_name) - 1, d->device_name, NULL);
   cl_int err = 0;
   d->context = g_cl.clCreateContext(NULL, 1, &d->device, NULL, NULL, &err);
   if (d->context == NULL || err != CL_SUCCESS) {
@@ -294,8 +292,7 @@ ingot_status ingot_opencl_session_init(const IngotModel* m, IngotDeviceSession**
     d->workspace = g_cl.clCreateBuffer(dm->context, CL_MEM_READ_WRITE,
                                        buffer_size(a->workspace_bytes), NULL, &err);
     if (d->workspace == NULL || err != CL_SUCCESS)
-      st = ingot_fail(INGOT_ERR_OUT_OF_MEMORY,
-                      "cannot allocate the %llu-byte workspace on %s (%d)",
+      st = ingot_fail(INGOT_ERR_OUT_OF_MEMORY, "cannot allocate the %llu-byte workspace on %s (%d)",
                       (unsigned long long)a->workspace_bytes, dm->device_name, (int)err);
   }
   for (int32_t i = 0; st == INGOT_OK && i < a->num_inputs + a->num_outputs; ++i) {

@@ -72,7 +72,8 @@ typedef struct IngotServices {
 #define INGOT_DEVICE_ARG_INPUT 0     /* value: input index */
 #define INGOT_DEVICE_ARG_OUTPUT 1    /* value: output index */
 #define INGOT_DEVICE_ARG_WORKSPACE 2 /* value: byte offset in the workspace (64-byte aligned) */
-#define INGOT_DEVICE_ARG_CONSTANT 3  /* value: byte offset in the constant blob (64-byte aligned) */
+#define INGOT_DEVICE_ARG_CONSTANT 3  /* value: byte offset in the constant blob (64-byte aligned) \
+                                      */
 
 typedef struct IngotDeviceArg {
   int32_t kind; /* INGOT_DEVICE_ARG_* */

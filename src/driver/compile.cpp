@@ -207,8 +207,8 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
       schedule::apply_default_schedules(mod, isa);
     } else if (options.default_schedules) {
       schedule::apply_default_schedules(
-          mod, schedule::RuleTarget{target.kind == codegen::Target::kCUDA ? "cuda" : "opencl",
-                                    isa, target.max_num_threads});
+          mod, schedule::RuleTarget{target.kind == codegen::Target::kCUDA ? "cuda" : "opencl", isa,
+                                    target.max_num_threads});
     }
   });
   after_tir("schedule");

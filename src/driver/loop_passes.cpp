@@ -15,8 +15,7 @@ const std::vector<LoopPass>& loop_passes() {
       {"unroll_loops", [](tir::PrimFunc f) { return tir::unroll_loops(std::move(f), 64); }, false},
       {"vectorize_loops", [](tir::PrimFunc f) { return tir::vectorize_loops(std::move(f)); },
        false},
-      {"flatten_buffers", [](tir::PrimFunc f) { return tir::flatten_buffers(std::move(f)); },
-       true},
+      {"flatten_buffers", [](tir::PrimFunc f) { return tir::flatten_buffers(std::move(f)); }, true},
       {"simplify", [](tir::PrimFunc f) { return tir::simplify(std::move(f)); }, true},
   };
   return passes;

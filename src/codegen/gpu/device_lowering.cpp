@@ -109,23 +109,26 @@ class Splitter {
     if (bx != nullptr && bx->kind == ForKind::kThreadBinding && bx->thread_tag == "blockIdx.x") {
       const For* tx = bx->body.as<For>();
       if (tx == nullptr || tx->kind != ForKind::kThreadBinding || tx->thread_tag != "threadIdx.x")
-        fail_user("kernel {}: a loop bound to blockIdx.x needs a loop bound to threadIdx.x "
-                  "directly inside it",
-                  kernel_.name);
+        fail_user(
+            "kernel {}: a loop bound to blockIdx.x needs a loop bound to threadIdx.x "
+            "directly inside it",
+            kernel_.name);
       f.grid[0] = const_extent(bx, kernel_.name);
       f.block[0] = const_extent(tx, kernel_.name);
       f.block_var = bx->loop_var;
       f.thread_var = tx->loop_var;
       if (has_thread_binding(tx->body))
-        fail_user("kernel {}: loops bound to thread axes other than blockIdx.x / threadIdx.x are "
-                  "not supported yet",
-                  kernel_.name);
+        fail_user(
+            "kernel {}: loops bound to thread axes other than blockIdx.x / threadIdx.x are "
+            "not supported yet",
+            kernel_.name);
       f.body = wrapped(tx->body);
     } else {
       if (has_thread_binding(s))
-        fail_user("kernel {}: a loop bound to a thread axis under a serial loop is not "
-                  "supported on GPU targets",
-                  kernel_.name);
+        fail_user(
+            "kernel {}: a loop bound to a thread axis under a serial loop is not "
+            "supported on GPU targets",
+            kernel_.name);
       f.body = wrapped(s);
     }
     std::vector<const BufferNode*> used = buffers_used(f.body);

@@ -38,6 +38,24 @@ inline double ingot_maxd(double a, double b) { return a > b ? a : b; }
 inline double ingot_sigmoidd(double x) { return 1.0 / (1.0 + exp(-x)); }
 )";
 
+// OpenCL C keywords and the built-in functions a kernel calls: no variable or buffer may shadow
+// them.
+const std::set<std::string>& reserved_names() {
+  static const std::set<std::string> names = {
+      "auto",     "break",  "case",     "char",         "const",        "continue",      "default",
+      "do",       "double", "else",     "enum",         "extern",       "float",         "for",
+      "goto",     "if",     "inline",   "int",          "long",         "register",      "restrict",
+      "return",   "short",  "signed",   "sizeof",       "static",       "struct",        "switch",
+      "typedef",  "union",  "unsigned", "void",         "volatile",     "while",         "bool",
+      "half",     "uchar",  "ushort",   "uint",         "ulong",        "size_t",        "kernel",
+      "global",   "local",  "constant", "private",      "read_only",    "write_only",    "min",
+      "max",      "exp",    "log",      "sqrt",         "tanh",         "erf",           "fabs",
+      "floor",    "ceil",   "rint",     "sin",          "cos",          "pow",           "fmod",
+      "clamp",    "select", "abs",      "get_group_id", "get_local_id", "get_global_id", "barrier",
+      "INFINITY", "NAN"};
+  return names;
+}
+
 std::string sanitize(const std::string& name) {
   std::string s;
   for (char c : name) s += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
@@ -48,7 +66,8 @@ std::string sanitize(const std::string& name) {
 class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
                         public StmtFunctor<void(const Stmt&)> {
  public:
-  FunctionPrinter(const DeviceFunction& f, bool& uses_f64) : f_(f), uses_f64_(uses_f64) {}
+  FunctionPrinter(const DeviceFunction& f, bool& uses_f64)
+      : f_(f), uses_f64_(uses_f64), names_(reserved_names()) {}
 
   std::string print() {
     std::string sig;
@@ -59,12 +78,14 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
     for (size_t i = 0; i < f_.params.size(); ++i) {
       const BufferNode* b = f_.params[i].get();
       std::string t = storage_type(b->dtype);
-      line(fmt::format("__global {}* {} = (__global {}*)(p{}_base + p{}_off);", t,
-                       buffer_name(b), t, i, i));
+      line(fmt::format("__global {}* {} = (__global {}*)(p{}_base + p{}_off);", t, buffer_name(b),
+                       t, i, i));
     }
     if (f_.block_var.defined()) {
       line(fmt::format("const long {} = (long)get_group_id(0);", var_name(f_.block_var.node())));
       line(fmt::format("const long {} = (long)get_local_id(0);", var_name(f_.thread_var.node())));
+      non_negative_.insert(f_.block_var.node());
+      non_negative_.insert(f_.thread_var.node());
     }
     visit_stmt(f_.body);
     out_ += "}\n";
@@ -125,6 +146,21 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
     return buffers_[b] = unique(b->name);
   }
 
+  // Whether an integer expression is known >= 0: constants, the thread indices, loops from a
+  // non-negative start, and sums, products, quotients, remainders, minima and maxima of such.
+  bool non_negative(const Expr& e) const {
+    if (const auto* i = e.as<IntImm>()) return i->value >= 0;
+    if (const auto* v = e.as<VarNode>()) return non_negative_.count(v) > 0;
+    if (const auto* x = e.as<Add>()) return non_negative(x->a) && non_negative(x->b);
+    if (const auto* x = e.as<Mul>()) return non_negative(x->a) && non_negative(x->b);
+    if (const auto* x = e.as<FloorDiv>()) return non_negative(x->a) && non_negative(x->b);
+    if (const auto* x = e.as<FloorMod>()) return non_negative(x->a) && non_negative(x->b);
+    if (const auto* x = e.as<Min>()) return non_negative(x->a) && non_negative(x->b);
+    if (const auto* x = e.as<Max>()) return non_negative(x->a) || non_negative(x->b);
+    if (const auto* c = e.as<Cast>()) return c->dtype.is_integer() && non_negative(c->value);
+    return false;
+  }
+
   void line(const std::string& s) { out_ += std::string(size_t(indent_) * 2, ' ') + s + "\n"; }
 
   // Expressions.
@@ -140,8 +176,7 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
     bool f32 = op->dtype.bits == 32;
     std::string t = scalar_type(op->dtype);
     if (std::isnan(op->value)) return fmt::format("(({})NAN)", t);
-    if (std::isinf(op->value))
-      return fmt::format("(({}){}INFINITY)", t, op->value < 0 ? "-" : "");
+    if (std::isinf(op->value)) return fmt::format("(({}){}INFINITY)", t, op->value < 0 ? "-" : "");
     std::string s = f32 ? fmt::format("{:.9g}", op->value) : fmt::format("{:.17g}", op->value);
     if (s.find_first_of(".e") == std::string::npos) s += ".0";
     return "(" + s + (f32 ? "f)" : ")");
@@ -162,7 +197,9 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
       if (std::string(name) == "floordiv") return "floor(" + x + " / " + y + ")";
       return "(" + x + " - floor(" + x + " / " + y + ") * " + y + ")";
     }
-    if (t.is_uint()) return binary(std::string(name) == "floordiv" ? "/" : "%", a, b);
+    // Unsigned, or both sides known non-negative: C's truncating / and % are floor's.
+    if (t.is_uint() || (non_negative(a) && non_negative(b)))
+      return binary(std::string(name) == "floordiv" ? "/" : "%", a, b);
     return fmt::format("(({})ingot_{}((long){}, (long){}))", scalar_type(t), name, visit_expr(a),
                        visit_expr(b));
   }
@@ -179,8 +216,12 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
                          visit_expr(b));
     return fmt::format("{}({}, {})", name, visit_expr(a), visit_expr(b));
   }
-  std::string visit_Min(const Min* op, const Expr&) override { return min_max("min", op->a, op->b); }
-  std::string visit_Max(const Max* op, const Expr&) override { return min_max("max", op->a, op->b); }
+  std::string visit_Min(const Min* op, const Expr&) override {
+    return min_max("min", op->a, op->b);
+  }
+  std::string visit_Max(const Max* op, const Expr&) override {
+    return min_max("max", op->a, op->b);
+  }
   std::string visit_EQ(const EQ* op, const Expr&) override { return binary("==", op->a, op->b); }
   std::string visit_NE(const NE* op, const Expr&) override { return binary("!=", op->a, op->b); }
   std::string visit_LT(const LT* op, const Expr&) override { return binary("<", op->a, op->b); }
@@ -236,6 +277,7 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
     std::string v = var_name(op->loop_var.node());
     std::string t = scalar_type(op->loop_var.dtype());
     std::string lo = visit_expr(op->min);
+    if (non_negative(op->min)) non_negative_.insert(op->loop_var.node());
     line(fmt::format("for ({} {} = {}; {} < {} + {}; ++{}) {{", t, v, lo, v, lo,
                      visit_expr(op->extent), v));
     ++indent_;
@@ -268,8 +310,8 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
   void visit_LetStmt(const LetStmt* op, const Stmt&) override {
     line("{");
     ++indent_;
-    line(fmt::format("const {} {} = {};", scalar_type(op->var.dtype()),
-                     var_name(op->var.node()), visit_expr(op->value)));
+    line(fmt::format("const {} {} = {};", scalar_type(op->var.dtype()), var_name(op->var.node()),
+                     visit_expr(op->value)));
     visit_stmt(op->body);
     --indent_;
     line("}");
@@ -286,7 +328,8 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
     }
     line("{");
     ++indent_;
-    line(fmt::format("{} {}[{}];", storage_type(b->dtype), buffer_name(b), std::max<int64_t>(n, 1)));
+    line(
+        fmt::format("{} {}[{}];", storage_type(b->dtype), buffer_name(b), std::max<int64_t>(n, 1)));
     visit_stmt(op->body);
     --indent_;
     line("}");
@@ -306,6 +349,7 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
   std::set<std::string> names_;
   std::map<const VarNode*, std::string> vars_;
   std::map<const BufferNode*, std::string> buffers_;
+  std::set<const VarNode*> non_negative_;
 };
 
 }  // namespace

@@ -56,9 +56,9 @@ class RecordBuilder {
   }
   llvm::StructType* kernel_ty() { return llvm::StructType::get(ctx_, {ptr(), f64(), f64()}); }
   llvm::StructType* artifact_ty() {
-    return llvm::StructType::get(ctx_, {i64(), i32(), i32(), ptr(), ptr(), i32(), i32(), ptr(),
-                                        i32(), ptr(), i64(), i64(), ptr(), i32(), ptr(), ptr(),
-                                        ptr()});
+    return llvm::StructType::get(
+        ctx_, {i64(), i32(), i32(), ptr(), ptr(), i32(), i32(), ptr(), i32(), ptr(), i64(), i64(),
+               ptr(), i32(), ptr(), ptr(), ptr()});
   }
   llvm::StructType* device_arg_ty() { return llvm::StructType::get(ctx_, {i32(), i32(), i64()}); }
   llvm::StructType* device_launch_ty() {
@@ -267,7 +267,8 @@ llvm::Constant* device_code_record(RecordBuilder& r, const DeviceCode& dc,
           {r.ci(r.i32(), uint64_t(a.kind)), r.ci(r.i32(), 0), r.ci(r.i64(), uint64_t(a.value))}));
   }
   llvm::Constant* blob = constants;
-  if (blob == nullptr) blob = llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(r.ptr()));
+  if (blob == nullptr)
+    blob = llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(r.ptr()));
   auto* record = llvm::ConstantStruct::get(
       r.device_code_ty(),
       {r.ci(r.i32(), uint64_t(dc.format)), r.ci(r.i32(), dc.functions.size()), r.str(dc.code),
@@ -392,12 +393,9 @@ std::unique_ptr<llvm::Module> build_kernel_module(const tir::PrimFunc& func,
   return m;
 }
 
-std::unique_ptr<llvm::Module> build_device_record_module(const tir::IRModule& mod,
-                                                         const DeviceCode& device,
-                                                         const std::string& target_string,
-                                                         const Target& host,
-                                                         llvm::TargetMachine& tm,
-                                                         llvm::LLVMContext& ctx) {
+std::unique_ptr<llvm::Module> build_device_record_module(
+    const tir::IRModule& mod, const DeviceCode& device, const std::string& target_string,
+    const Target& host, llvm::TargetMachine& tm, llvm::LLVMContext& ctx) {
   std::unique_ptr<llvm::Module> m = new_module(module_name(mod.model_name), host, tm, ctx);
   llvm::GlobalVariable* constants = nullptr;
   if (!mod.constants.empty()) {

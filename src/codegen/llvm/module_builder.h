@@ -53,12 +53,9 @@ std::unique_ptr<llvm::Module> build_entry_module(const tir::IRModule& module,
 // artifact): the record, with no host kernels and no entry function, pointing to `device` and to
 // the constant blob, declared as kConstantsSymbol as in build_entry_module. `target_string` is
 // the device target's ("opencl").
-std::unique_ptr<llvm::Module> build_device_record_module(const tir::IRModule& module,
-                                                         const DeviceCode& device,
-                                                         const std::string& target_string,
-                                                         const Target& host,
-                                                         llvm::TargetMachine& tm,
-                                                         llvm::LLVMContext& ctx);
+std::unique_ptr<llvm::Module> build_device_record_module(
+    const tir::IRModule& module, const DeviceCode& device, const std::string& target_string,
+    const Target& host, llvm::TargetMachine& tm, llvm::LLVMContext& ctx);
 
 // The constant blob's symbol in split builds (64-byte aligned, read-only, hidden).
 inline constexpr const char* kConstantsSymbol = "ingot_constants";

@@ -1,0 +1,133 @@
+// `--target opencl`: models compiled for the GPU lowering run through the runtime's OpenCL device
+// (on PoCL's CPU device here; .ci/run installs pocl-opencl-icd) and match closed forms; the
+// OpenCL C is printable; a machine without the ICD loader or without a platform gets one clear
+// error at load. The parity models run through OpenCL in tests/python/test_opencl_parity.py.
+#include <cstdlib>
+
+#include "cli/cli_test_util.h"
+
+namespace ingot::testing {
+namespace {
+
+class OpenClTest : public CliTest {
+ protected:
+  // d/model.onnx: integer floor modulo of negative values (ONNX Mod, fmod 0), a broadcast
+  // multiply-add with a Where over a comparison, a row Softmax and a MatMul; d/x.npz, d/k.npz and
+  // the NumPy closed forms d/want_*.npy.
+  void write_model() {
+    ASSERT_EQ(python("import onnx\nfrom onnx import helper, TensorProto, numpy_helper\n"
+                     "rng = np.random.default_rng(3)\n"
+                     "M = rng.standard_normal((7, 5)).astype(np.float32)\n"
+                     "s = rng.standard_normal((1, 7)).astype(np.float32)\n"
+                     "nodes = [helper.make_node('Mod', ['k', 'm'], ['r'], name='mod'),\n"
+                     "  helper.make_node('Mul', ['x', 's'], ['a'], name='mul'),\n"
+                     "  helper.make_node('Greater', ['a', 'zero'], ['g'], name='gt'),\n"
+                     "  helper.make_node('Where', ['g', 'a', 'x'], ['w'], name='where'),\n"
+                     "  helper.make_node('Softmax', ['w'], ['p'], name='softmax', axis=-1),\n"
+                     "  helper.make_node('MatMul', ['p', 'M'], ['y'], name='mm')]\n"
+                     "g = helper.make_graph(nodes, 'cl',\n"
+                     "  [helper.make_tensor_value_info('x', TensorProto.FLOAT, [3, 7]),\n"
+                     "   helper.make_tensor_value_info('k', TensorProto.INT64, [11])],\n"
+                     "  [helper.make_tensor_value_info('y', TensorProto.FLOAT, [3, 5]),\n"
+                     "   helper.make_tensor_value_info('r', TensorProto.INT64, [11])],\n"
+                     "  [numpy_helper.from_array(M, 'M'), numpy_helper.from_array(s, 's'),\n"
+                     "   numpy_helper.from_array(np.array(0, np.float32), 'zero'),\n"
+                     "   numpy_helper.from_array(np.array([-4], np.int64), 'm')])\n"
+                     "m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)])\n"
+                     "onnx.save(m, d + '/model.onnx')\n"
+                     "x = rng.standard_normal((3, 7)).astype(np.float32)\n"
+                     "k = np.arange(-5, 6, dtype=np.int64) * 3\n"
+                     "np.savez(d + '/in.npz', x=x, k=k)\n"
+                     "a = x.astype(np.float64) * s\n"
+                     "w = np.where(a > 0, a, x)\n"
+                     "e = np.exp(w - w.max(-1, keepdims=True))\n"
+                     "np.save(d + '/want_y.npy', (e / e.sum(-1, keepdims=True)) @ M)\n"
+                     "np.save(d + '/want_r.npy', np.mod(k, -4))\n"),
+              0);
+  }
+  // Compiles d/model.onnx for `target` into d/NAME.so; runs it on d/in.npz and checks both
+  // outputs against the closed forms.
+  void expect_closed_form(const std::string& target, const std::string& name) {
+    auto r = ingot("compile " + path("model.onnx") + " --target \"" + target + "\" -o " +
+                   path(name + ".so"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("(target '" + target + "'"), std::string::npos) << r.out;
+    r = ingot("run " + path(name + ".so") + " --inputs " + path("in.npz") + " --outputs " +
+              path(name + ".out.npz"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(python("o = np.load(d + '/" + name +
+                     ".out.npz')\n"
+                     "y, r = o['y'], o['r']\n"
+                     "assert y.dtype == np.float32 and y.shape == (3, 5), (y.dtype, y.shape)\n"
+                     "err = np.abs(y - np.load(d + '/want_y.npy')).max()\n"
+                     "assert err < 1e-5, err\n"
+                     "assert r.dtype == np.int64 and (r == np.load(d + '/want_r.npy')).all(), r\n"),
+              0);
+  }
+};
+
+TEST_F(OpenClTest, RunsOnTheDeviceAndMatchesClosedForms) {
+  write_model();
+  expect_closed_form("opencl", "m");
+  // At most 32 threads per work-group: more groups, the same numbers.
+  expect_closed_form("opencl -max-num-threads=32", "m32");
+  auto r = ingot("inspect " + path("m.so"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("device:     opencl\n"), std::string::npos) << r.out;
+}
+
+TEST_F(OpenClTest, ProfileTimesEachKernel) {
+  write_model();
+  auto r = ingot("compile " + path("model.onnx") + " --target opencl -o " + path("m.so"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = ingot("run " + path("m.so") + " --inputs " + path("in.npz") + " --profile --repeat 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* kernel : {"mod_Mod", "softmax_Softmax", "mm_MatMul"})
+    EXPECT_NE(r.out.find(kernel), std::string::npos) << r.out;
+}
+
+TEST_F(OpenClTest, DumpPrintsTheKernels) {
+  write_model();
+  auto r = ingot("compile " + path("model.onnx") + " --target opencl -o " + path("m.so") +
+                 " --dump opencl");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("__kernel void mm_MatMul_0("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("get_group_id(0)"), std::string::npos) << r.out;
+  // The negative divisor keeps the floor-modulo helper.
+  EXPECT_NE(r.out.find("ingot_floormod("), std::string::npos) << r.out;
+  r = ingot("compile " + path("model.onnx") + " -o " + path("cpu.so") + " --dump opencl");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--dump opencl needs --target opencl"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(path("cpu.so")));
+}
+
+// Without the ICD loader, and with a loader but no platform: one line naming the artifact.
+TEST_F(OpenClTest, MachinesWithoutOpenClGetOneClearError) {
+  write_model();
+  auto r = ingot("compile " + path("model.onnx") + " --target opencl -o " + path("m.so"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  setenv("INGOT_OPENCL_LIBRARY", path("no/libOpenCL.so.1").c_str(), 1);
+  r = ingot("run " + path("m.so") + " --inputs " + path("in.npz"));
+  unsetenv("INGOT_OPENCL_LIBRARY");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err.rfind("error: artifact '" + path("m.so") +
+                            "' needs OpenCL: cannot open the OpenCL ICD loader " +
+                            path("no/libOpenCL.so.1"),
+                        0),
+            0u)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  // ocl-icd reads the platforms from OCL_ICD_VENDORS: an empty folder has none.
+  std::filesystem::create_directories(path("vendors"));
+  setenv("OCL_ICD_VENDORS", path("vendors").c_str(), 1);
+  r = ingot("run " + path("m.so") + " --inputs " + path("in.npz"));
+  unsetenv("OCL_ICD_VENDORS");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "error: artifact '" + path("m.so") +
+                       "' needs an OpenCL device, but no OpenCL platform is installed (an ICD "
+                       "such as Debian's pocl-opencl-icd or the GPU vendor's)\n")
+      << r.err;
+}
+
+}  // namespace
+}  // namespace ingot::testing

@@ -12,12 +12,25 @@
 
 #define INGOT_ALIGNMENT 64
 
-typedef struct IngotDeviceModel IngotDeviceModel;     /* opencl.c */
-typedef struct IngotDeviceSession IngotDeviceSession; /* opencl.c */
+/* A device that runs device artifacts (opencl.c, cuda.c): its model state is made at load by its
+ * init function, its session state by session_init. */
+typedef struct IngotDeviceOps {
+  const char* name; /* "OpenCL", "CUDA" */
+  ingot_status (*session_init)(const IngotModel* m, void** out);
+  void (*session_free)(const IngotArtifact* a, void* session);
+  /* Writes the inputs, runs the launches (begin/end around each artifact kernel's launches when
+   * profiling, else NULL), reads the outputs into the session's host buffers. */
+  ingot_status (*session_run)(IngotSession* s, void (*begin)(void*, int32_t),
+                              void (*end)(void*, int32_t));
+  void (*model_free)(void* model);
+} IngotDeviceOps;
 
 struct IngotModel {
-  void* handle;             /* from dlopen */
-  IngotDeviceModel* device; /* device artifacts loaded to run: the built program, constants */
+  void* handle; /* from dlopen */
+  /* Device artifacts loaded to run: the device's operations and its model state (the built
+   * program, the constants on the device). */
+  const IngotDeviceOps* device_ops;
+  void* device;
   const IngotArtifact* artifact;
   char* path;
   size_t* input_bytes; /* byte size of each input */
@@ -26,11 +39,11 @@ struct IngotModel {
 
 struct IngotSession {
   const IngotModel* model;
-  IngotDeviceSession* device; /* device artifacts: queue, kernels, device buffers */
-  void* workspace;            /* CPU artifacts */
-  void** inputs;              /* bound data pointer per input (NULL: not set) */
-  void** input_copies;        /* session-owned buffers for copied inputs (lazily allocated) */
-  void** outputs;             /* session-owned output buffers */
+  void* device;        /* device artifacts: queue or stream, kernels, device buffers */
+  void* workspace;     /* CPU artifacts */
+  void** inputs;       /* bound data pointer per input (NULL: not set) */
+  void** input_copies; /* session-owned buffers for copied inputs (lazily allocated) */
+  void** outputs;      /* session-owned output buffers */
   int64_t** output_shapes;
   IngotServices services;
   /* set_error may be called from pool threads during a run; first message wins. */
@@ -77,16 +90,12 @@ int32_t ingot_pool_parallel_for(void* ctx, IngotParallelBody body, void* closure
  * this CPU lacks, or that this runtime cannot test. */
 ingot_status ingot_check_isa(const char* path, const char* requirement);
 
-/* opencl.c: device artifacts whose code is OpenCL C (IngotDeviceCode). */
-ingot_status ingot_opencl_model_init(const char* path, const IngotArtifact* a,
-                                     IngotDeviceModel** out);
-void ingot_opencl_model_free(IngotDeviceModel* d);
-ingot_status ingot_opencl_session_init(const IngotModel* m, IngotDeviceSession** out);
-void ingot_opencl_session_free(const IngotArtifact* a, IngotDeviceSession* d);
-/* Writes the inputs, runs the launches (begin/end around each artifact kernel's launches when
- * profiling, else NULL), reads the outputs into the session's host buffers. */
-ingot_status ingot_opencl_session_run(IngotSession* s, void (*begin)(void*, int32_t),
-                                      void (*end)(void*, int32_t));
+/* opencl.c / cuda.c: the devices, and their model state made at load (the program built, the
+ * constants copied). */
+extern const IngotDeviceOps ingot_opencl_ops;
+extern const IngotDeviceOps ingot_cuda_ops;
+ingot_status ingot_opencl_model_init(const char* path, const IngotArtifact* a, void** out);
+ingot_status ingot_cuda_model_init(const char* path, const IngotArtifact* a, void** out);
 
 /* elf_check.c: checks that `path` is a complete ELF shared object before dlopen (a truncated
  * file would otherwise fault when mapped). */

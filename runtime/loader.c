@@ -59,11 +59,12 @@ static ingot_status validate_record(const char* path, const IngotArtifact* a) {
   if (a->device_type == kDLCPU && a->entry == NULL) {
     return ingot_fail(INGOT_ERR_LOAD, "artifact '%s' is corrupt: no entry function", path);
   }
-  if (a->device_type == kDLOpenCL) {
+  if (a->device_type == kDLOpenCL || a->device_type == kDLCUDA) {
     const IngotDeviceCode* d = a->device_code;
-    if (d == NULL || d->format != INGOT_DEVICE_CODE_OPENCL_C || d->code == NULL ||
-        d->num_functions < 0 || (d->num_functions > 0 && d->function_names == NULL) ||
-        d->num_launches < 0 || (d->num_launches > 0 && d->launches == NULL) || d->num_args < 0 ||
+    int format = a->device_type == kDLCUDA ? INGOT_DEVICE_CODE_CUDA : INGOT_DEVICE_CODE_OPENCL_C;
+    if (d == NULL || d->format != format || d->code == NULL || d->num_functions < 0 ||
+        (d->num_functions > 0 && d->function_names == NULL) || d->num_launches < 0 ||
+        (d->num_launches > 0 && d->launches == NULL) || d->num_args < 0 ||
         (d->num_args > 0 && d->args == NULL)) {
       return ingot_fail(INGOT_ERR_LOAD, "artifact '%s' is corrupt: invalid device code", path);
     }
@@ -146,10 +147,11 @@ static ingot_status load_model(const char* path, int check_isa, IngotModel** out
                       INGOT_ARTIFACT_SYMBOL);
   }
   status = validate_record(path, a);
-  if (status == INGOT_OK && check_isa && a->device_type != kDLCPU && a->device_type != kDLOpenCL) {
+  if (status == INGOT_OK && check_isa && a->device_type != kDLCPU && a->device_type != kDLOpenCL &&
+      a->device_type != kDLCUDA) {
     status = ingot_fail(INGOT_ERR_LOAD,
-                        "artifact '%s' targets device type %d; this runtime runs CPU (1) and "
-                        "OpenCL (4) artifacts",
+                        "artifact '%s' targets device type %d; this runtime runs CPU (1), CUDA "
+                        "(2) and OpenCL (4) artifacts",
                         path, (int)a->device_type);
   }
   /* Before anything of the artifact's code can run: the CPU must have what the code uses. */
@@ -177,6 +179,11 @@ static ingot_status load_model(const char* path, int check_isa, IngotModel** out
   /* A device artifact loaded to run: its device, program and constants now. */
   if (status == INGOT_OK && check_isa && a->device_type == kDLOpenCL) {
     status = ingot_opencl_model_init(path, a, &m->device);
+    if (status == INGOT_OK) m->device_ops = &ingot_opencl_ops;
+  }
+  if (status == INGOT_OK && check_isa && a->device_type == kDLCUDA) {
+    status = ingot_cuda_model_init(path, a, &m->device);
+    if (status == INGOT_OK) m->device_ops = &ingot_cuda_ops;
   }
   if (status != INGOT_OK) {
     if (m != NULL) {
@@ -192,7 +199,7 @@ static ingot_status load_model(const char* path, int check_isa, IngotModel** out
 
 INGOT_API void ingot_model_free(IngotModel* model) {
   if (model == NULL) return;
-  ingot_opencl_model_free(model->device);
+  if (model->device_ops != NULL) model->device_ops->model_free(model->device);
   if (model->handle != NULL) dlclose(model->handle);
   free(model->path);
   free(model->input_bytes);

@@ -183,7 +183,11 @@ static ingot_status pick_device(const char* path, cl_device_id* out) {
   return INGOT_OK;
 }
 
-void ingot_opencl_model_free(IngotDeviceModel* d) {
+typedef struct IngotDeviceModel IngotDeviceModel;
+typedef struct IngotDeviceSession IngotDeviceSession;
+
+static void opencl_model_free(void* model) {
+  IngotDeviceModel* d = model;
   if (d == NULL) return;
   if (d->constants) g_cl.clReleaseMemObject(d->constants);
   if (d->program) g_cl.clReleaseProgram(d->program);
@@ -191,8 +195,7 @@ void ingot_opencl_model_free(IngotDeviceModel* d) {
   free(d);
 }
 
-ingot_status ingot_opencl_model_init(const char* path, const IngotArtifact* a,
-                                     IngotDeviceModel** out) {
+ingot_status ingot_opencl_model_init(const char* path, const IngotArtifact* a, void** out) {
   *out = NULL;
   const IngotDeviceCode* code = a->device_code;
   if (!load_opencl())
@@ -208,7 +211,7 @@ ingot_status ingot_opencl_model_init(const char* path, const IngotArtifact* a,
   cl_int err = 0;
   d->context = g_cl.clCreateContext(NULL, 1, &d->device, NULL, NULL, &err);
   if (d->context == NULL || err != CL_SUCCESS) {
-    ingot_opencl_model_free(d);
+    opencl_model_free(d);
     return ingot_fail(INGOT_ERR_LOAD, "artifact '%s': cannot create an OpenCL context on %s (%d)",
                       path, d->device_name, (int)err);
   }
@@ -216,7 +219,7 @@ ingot_status ingot_opencl_model_init(const char* path, const IngotArtifact* a,
   size_t len = (size_t)code->code_bytes;
   d->program = g_cl.clCreateProgramWithSource(d->context, 1, &src, &len, &err);
   if (d->program == NULL || err != CL_SUCCESS) {
-    ingot_opencl_model_free(d);
+    opencl_model_free(d);
     return ingot_fail(INGOT_ERR_LOAD, "artifact '%s': OpenCL rejected its program (%d)", path,
                       (int)err);
   }
@@ -227,7 +230,7 @@ ingot_status ingot_opencl_model_init(const char* path, const IngotArtifact* a,
                                NULL);
     for (char* c = log; *c; ++c)
       if (*c == '\n' || *c == '\r') *c = ' ';
-    ingot_opencl_model_free(d);
+    opencl_model_free(d);
     return ingot_fail(INGOT_ERR_LOAD, "artifact '%s': the OpenCL program does not build on %s: %s",
                       path, d->device_name, log);
   }
@@ -235,7 +238,7 @@ ingot_status ingot_opencl_model_init(const char* path, const IngotArtifact* a,
       d->context, CL_MEM_READ_ONLY | (a->constant_bytes ? CL_MEM_COPY_HOST_PTR : 0),
       buffer_size(a->constant_bytes), a->constant_bytes ? (void*)code->constants : NULL, &err);
   if (d->constants == NULL || err != CL_SUCCESS) {
-    ingot_opencl_model_free(d);
+    opencl_model_free(d);
     return ingot_fail(INGOT_ERR_OUT_OF_MEMORY,
                       "artifact '%s': cannot copy its %llu bytes of constants to %s (%d)", path,
                       (unsigned long long)a->constant_bytes, d->device_name, (int)err);
@@ -244,7 +247,8 @@ ingot_status ingot_opencl_model_init(const char* path, const IngotArtifact* a,
   return INGOT_OK;
 }
 
-void ingot_opencl_session_free(const IngotArtifact* a, IngotDeviceSession* d) {
+static void opencl_session_free(const IngotArtifact* a, void* session) {
+  IngotDeviceSession* d = session;
   if (d == NULL) return;
   const IngotDeviceCode* code = a->device_code;
   for (int32_t i = 0; d->kernels && i < code->num_functions; ++i)
@@ -261,7 +265,7 @@ void ingot_opencl_session_free(const IngotArtifact* a, IngotDeviceSession* d) {
   free(d);
 }
 
-ingot_status ingot_opencl_session_init(const IngotModel* m, IngotDeviceSession** out) {
+static ingot_status opencl_session_init(const IngotModel* m, void** out) {
   *out = NULL;
   const IngotArtifact* a = m->artifact;
   const IngotDeviceCode* code = a->device_code;
@@ -308,15 +312,15 @@ ingot_status ingot_opencl_session_init(const IngotModel* m, IngotDeviceSession**
     (is_in ? d->inputs : d->outputs)[k] = b;
   }
   if (st != INGOT_OK) {
-    ingot_opencl_session_free(a, d);
+    opencl_session_free(a, d);
     return st;
   }
   *out = d;
   return INGOT_OK;
 }
 
-ingot_status ingot_opencl_session_run(IngotSession* s, void (*begin)(void*, int32_t),
-                                      void (*end)(void*, int32_t)) {
+static ingot_status opencl_session_run(IngotSession* s, void (*begin)(void*, int32_t),
+                                       void (*end)(void*, int32_t)) {
   const IngotModel* m = s->model;
   const IngotArtifact* a = m->artifact;
   const IngotDeviceCode* code = a->device_code;
@@ -389,3 +393,6 @@ ingot_status ingot_opencl_session_run(IngotSession* s, void (*begin)(void*, int3
                       dm->device_name, (int)(err != CL_SUCCESS ? err : fin));
   return INGOT_OK;
 }
+
+const IngotDeviceOps ingot_opencl_ops = {"OpenCL", opencl_session_init, opencl_session_free,
+                                         opencl_session_run, opencl_model_free};

@@ -54,7 +54,7 @@ INGOT_API ingot_status ingot_session_create(const IngotModel* model, IngotSessio
   }
   const IngotArtifact* a = model->artifact;
   const int on_device = a->device_type != kDLCPU;
-  if (on_device && model->device == NULL) {
+  if (on_device && model->device_ops == NULL) {
     return ingot_fail(INGOT_ERR_INVALID_ARGUMENT,
                       "model '%s' was loaded for inspection: its device code was not built",
                       a->model_name ? a->model_name : "");
@@ -95,7 +95,7 @@ INGOT_API ingot_status ingot_session_create(const IngotModel* model, IngotSessio
                       a->model_name ? a->model_name : "", (unsigned long long)a->workspace_bytes);
   }
   if (on_device) {
-    ingot_status st = ingot_opencl_session_init(model, &s->device);
+    ingot_status st = model->device_ops->session_init(model, &s->device);
     if (st != INGOT_OK) {
       ingot_session_free(s);
       return st;
@@ -113,7 +113,7 @@ INGOT_API ingot_status ingot_session_create(const IngotModel* model, IngotSessio
 INGOT_API void ingot_session_free(IngotSession* s) {
   if (s == NULL) return;
   const IngotArtifact* a = s->model->artifact;
-  ingot_opencl_session_free(a, s->device);
+  if (s->device != NULL) s->model->device_ops->session_free(a, s->device);
   for (int32_t i = 0; s->input_copies && i < a->num_inputs; ++i)
     ingot_aligned_free(s->input_copies[i]);
   for (int32_t i = 0; i < a->num_outputs; ++i) {
@@ -205,7 +205,7 @@ INGOT_API ingot_status ingot_session_run(IngotSession* s) {
   s->services.kernel_begin = s->profiling ? session_kernel_begin : NULL;
   s->services.kernel_end = s->profiling ? session_kernel_end : NULL;
   if (s->device != NULL)
-    return ingot_opencl_session_run(s, s->services.kernel_begin, s->services.kernel_end);
+    return s->model->device_ops->session_run(s, s->services.kernel_begin, s->services.kernel_end);
   int32_t rc =
       a->entry(&s->services, (void* const*)s->inputs, (void* const*)s->outputs, s->workspace);
   if (rc == 0 && !s->has_run_error) return INGOT_OK;

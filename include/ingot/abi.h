@@ -66,14 +66,16 @@ typedef struct IngotServices {
  * compiler or driver and the sequence of launches that runs the model; the runtime builds the
  * code once at load, keeps the constants, the workspace and the inputs and outputs in device
  * memory, and launches in order. */
-#define INGOT_DEVICE_CODE_OPENCL_C 1 /* OpenCL C source, NUL-terminated */
+#define INGOT_DEVICE_CODE_OPENCL_C 1 /* code: OpenCL C source, NUL-terminated */
+#define INGOT_DEVICE_CODE_CUDA 2     /* code: PTX (NUL-terminated); binary: cubin for the arch */
 
 /* Where a launch argument lives (the same four places as a CPU kernel's arguments). */
 #define INGOT_DEVICE_ARG_INPUT 0     /* value: input index */
 #define INGOT_DEVICE_ARG_OUTPUT 1    /* value: output index */
 #define INGOT_DEVICE_ARG_WORKSPACE 2 /* value: byte offset in the workspace (64-byte aligned) */
-#define INGOT_DEVICE_ARG_CONSTANT 3  /* value: byte offset in the constant blob (64-byte aligned) \
-                                      */
+#define INGOT_DEVICE_ARG_CONSTANT                                \
+  3 /* value: byte offset in the constant blob (64-byte aligned) \
+     */
 
 typedef struct IngotDeviceArg {
   int32_t kind; /* INGOT_DEVICE_ARG_* */
@@ -103,6 +105,8 @@ typedef struct IngotDeviceCode {
   const IngotDeviceLaunch* launches;
   const IngotDeviceArg* args;
   const void* constants; /* the constant blob (IngotArtifact.constant_bytes), copied at load */
+  const void* binary;    /* CUDA: the cubin for the target's arch (else NULL) */
+  uint64_t binary_bytes;
 } IngotDeviceCode;
 
 /* Runs the model. inputs/outputs: one data pointer per IngotArtifact input/output, in order,

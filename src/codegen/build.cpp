@@ -33,20 +33,21 @@ BuildStats build_device_library(const tir::IRModule& module, const Target& targe
   stats.link_ms = ms_since(t0);
   stats.objects = int(objects.size());
   stats.threads = 1;
+  stats.device_summary = device.summary;
   return stats;
 }
 
 }  // namespace
 
 std::string emit_device_source(const tir::IRModule& module, const Target& target) {
-  return lower_device_code(module, target).code;
+  return lower_device_code(module, target).source;
 }
 
 BuildStats build_shared_library(const tir::IRModule& module, const Target& target,
                                 const std::string& out_path, const BuildOptions& options) {
-  if (target.kind == Target::kOpenCL) return build_device_library(module, target, out_path);
+  if (target.is_gpu()) return build_device_library(module, target, out_path);
   if (target.kind != Target::kLLVM)
-    fail_user("a shared library needs an llvm or opencl target, got '{}'", target.str());
+    fail_user("a shared library needs an llvm, cuda or opencl target, got '{}'", target.str());
   BuildStats stats;
   ScratchDir scratch;
   auto t0 = Clock::now();

@@ -26,6 +26,7 @@ struct BuildStats {
     double ms = 0;
   };
   std::vector<Kernel> kernels;  // each kernel's codegen time (split builds)
+  std::string device_summary;   // cuda: ptxas's registers and spills, one line
 };
 
 // Compiles `module` for `target` and links it into the shared library `out_path`. llvm: the
@@ -36,7 +37,7 @@ struct BuildStats {
 BuildStats build_shared_library(const tir::IRModule& module, const Target& target,
                                 const std::string& out_path, const BuildOptions& options = {});
 
-// The device code a GPU target's artifact carries (`--dump opencl`).
+// The device program of a GPU target, as printed (`--dump opencl`, `--dump cuda`).
 std::string emit_device_source(const tir::IRModule& module, const Target& target);
 
 }  // namespace ingot::codegen

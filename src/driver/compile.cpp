@@ -40,8 +40,8 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
 
 void check_options(const CompileOptions& o) {
   for (const auto& d : o.dump) {
-    if (d != "graph" && d != "tir" && d != "llvm" && d != "traces" && d != "opencl")
-      fail_user("--dump: unknown value '{}' (valid: graph, tir, llvm, traces, opencl)", d);
+    if (d != "graph" && d != "tir" && d != "llvm" && d != "traces" && d != "opencl" && d != "cuda")
+      fail_user("--dump: unknown value '{}' (valid: graph, tir, llvm, traces, opencl, cuda)", d);
   }
   for (const auto& s : o.print_ir_after) {
     bool pass =
@@ -85,12 +85,14 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
                             const CompileOptions& options, std::ostream& dump) {
   check_options(options);
   codegen::Target target = codegen::Target::parse(options.target);
-  if (target.kind != codegen::Target::kLLVM && target.kind != codegen::Target::kOpenCL)
-    fail_user("--target: '{}' is not supported yet (valid: llvm, opencl)", options.target);
+  if (target.kind == codegen::Target::kC)
+    fail_user("--target: '{}' is not supported yet (valid: llvm, cuda, opencl)", options.target);
   const bool gpu = target.is_gpu();
   for (const auto& d : options.dump) {
     if (d == "opencl" && target.kind != codegen::Target::kOpenCL)
       fail_user("--dump opencl needs --target opencl, got '{}'", options.target);
+    if (d == "cuda" && target.kind != codegen::Target::kCUDA)
+      fail_user("--dump cuda needs --target cuda, got '{}'", options.target);
     if (d == "llvm" && gpu) fail_user("--dump llvm needs an llvm target, got '{}'", options.target);
   }
   // What the layout pass, lowering and schedules see of the target's vector ISA: NEON (128-bit)
@@ -220,7 +222,8 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   // Machine level.
   if (!gpu && (contains(options.dump, "llvm") || contains(options.print_ir_after, "codegen")))
     dump << codegen::emit_llvm_ir(mod, target) << "\n";
-  if (gpu && (contains(options.dump, "opencl") || contains(options.print_ir_after, "codegen")))
+  if (gpu && (contains(options.dump, "opencl") || contains(options.dump, "cuda") ||
+              contains(options.print_ir_after, "codegen")))
     dump << codegen::emit_device_source(mod, target) << "\n";
   const int num_kernels = int(mod.kernels.size());
   progress(5, 0, num_kernels, "kernels");
@@ -269,6 +272,7 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   report.fold_target = folded.target;
   report.codegen_threads = built.threads;
   report.tuning_summary = tuning_summary;
+  report.device_summary = built.device_summary;
   return report;
 }
 

@@ -86,6 +86,7 @@ struct CompileReport {
   std::string fold_target;
   int codegen_threads = 0;     // threads that compiled the kernels
   std::string tuning_summary;  // with tuning_records: the one-line summary of what was applied
+  std::string device_summary;  // --target cuda: ptxas's registers and spills, one line
 };
 
 // Names of the pipeline's stages, in order, for --print-ir-after (the graph optimisation passes,

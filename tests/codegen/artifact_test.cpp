@@ -23,8 +23,9 @@ using namespace tir;
 static_assert(sizeof(IngotArtifact) == 120);
 static_assert(offsetof(IngotArtifact, isa_features) == 104);
 static_assert(offsetof(IngotArtifact, device_code) == 112);
-static_assert(sizeof(IngotDeviceCode) == 64 && offsetof(IngotDeviceCode, launches) == 40 &&
-              offsetof(IngotDeviceCode, constants) == 56);
+static_assert(sizeof(IngotDeviceCode) == 80 && offsetof(IngotDeviceCode, launches) == 40 &&
+              offsetof(IngotDeviceCode, constants) == 56 &&
+              offsetof(IngotDeviceCode, binary_bytes) == 72);
 static_assert(sizeof(IngotDeviceLaunch) == 40 && offsetof(IngotDeviceLaunch, first_arg) == 32);
 static_assert(sizeof(IngotDeviceArg) == 16);
 static_assert(offsetof(IngotArtifact, target) == 24);

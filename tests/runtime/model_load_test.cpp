@@ -215,11 +215,23 @@ TEST(ModelLoadError, RecordTooSmall) {
 }
 
 TEST(ModelLoadError, DeviceTypeTheRuntimeDoesNotRun) {
-  // A CUDA artifact (device type 2) until the runtime has a CUDA device.
-  std::string p = fake_artifact("fake_affine_cuda");
+  // Vulkan (DLPack device type 7): loads for inspection, refused to run.
+  std::string p = fake_artifact("fake_affine_vulkan");
   EXPECT_EQ(load_error(p), "artifact '" + p +
-                               "' targets device type 2; this runtime runs CPU (1) and OpenCL (4) "
-                               "artifacts");
+                               "' targets device type 7; this runtime runs CPU (1), CUDA (2) and "
+                               "OpenCL (4) artifacts");
+  IngotModel* model = nullptr;
+  ASSERT_EQ(ingot_model_load_for_inspection(p.c_str(), &model), INGOT_OK);
+  IngotSession* session = nullptr;
+  EXPECT_EQ(ingot_session_create(model, &session), INGOT_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(ingot_last_error(),
+               "model 'fake_affine' was loaded for inspection: its device code was not built");
+  ingot_model_free(model);
+}
+
+TEST(ModelLoadError, CudaArtifactWithoutDeviceCode) {
+  std::string p = fake_artifact("fake_affine_cuda");
+  EXPECT_EQ(load_error(p), "artifact '" + p + "' is corrupt: invalid device code");
 }
 
 TEST(ModelLoadError, OpenClArtifactWithoutDeviceCode) {

@@ -119,6 +119,7 @@ void add_compile_command(CLI::App& app, int& exit_code) {
     args->options.progress = nullptr;
     if (args->options.report) driver::print_report(r, std::cout);
     if (!args->quiet && !r.tuning_summary.empty()) std::cout << r.tuning_summary << "\n";
+    if (!args->quiet && !r.device_summary.empty()) std::cout << r.device_summary << "\n";
     if (!args->quiet) {
       std::cout << "compiled " << args->model << " -> " << args->output << " (target '" << r.target
                 << "', " << r.num_kernels << " kernels, workspace " << r.workspace_bytes

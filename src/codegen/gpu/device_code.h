@@ -21,9 +21,12 @@ struct DeviceLaunch {
 };
 
 struct DeviceCode {
-  int format = 0;       // INGOT_DEVICE_CODE_*
-  int device_type = 0;  // DLPack device type: 4 OpenCL
-  std::string code;
+  int format = 0;               // INGOT_DEVICE_CODE_*
+  int device_type = 0;          // DLPack device type: 2 CUDA, 4 OpenCL
+  std::string source;           // the printed program (OpenCL C, CUDA C++)
+  std::string code;             // what the artifact carries: the OpenCL C source, or PTX
+  std::vector<uint8_t> binary;  // CUDA: cubin
+  std::string summary;          // CUDA: ptxas's registers and spills, one line
   std::vector<std::string> functions;
   std::vector<DeviceLaunch> launches;  // in order
 };

@@ -4,7 +4,11 @@
 #include <algorithm>
 #include <functional>
 
-#include "codegen/gpu/opencl_printer.h"
+#include <fmt/format.h>
+
+#include "codegen/gpu/device_printer.h"
+#include "codegen/gpu/nvrtc.h"
+#include "codegen/llvm/module_builder.h"
 #include "ingot/abi.h"
 #include "support/error.h"
 #include "tir/op.h"
@@ -152,19 +156,51 @@ std::vector<DeviceFunction> split_device_functions(const PrimFunc& kernel, int k
   return Splitter(kernel, kernel_index).run();
 }
 
+namespace {
+
+// The CUDA program compiled by NVRTC: PTX and cubin, and ptxas's summary line.
+void compile_for_cuda(DeviceCode& code, const std::string& model, const std::string& arch) {
+  NvrtcOutput out = compile_cuda(code.source, model.empty() ? "model" : model, arch);
+  code.code = std::move(out.ptx);
+  code.binary = std::move(out.cubin);
+  int registers = 0, spills = 0;
+  std::string worst;
+  for (const auto& [name, k] : out.kernels) {
+    registers = std::max(registers, k.registers);
+    if (k.spill_bytes > spills) spills = k.spill_bytes, worst = name;
+  }
+  code.summary = fmt::format("ptxas ({}): {} kernels, at most {} registers, {}", arch,
+                             out.kernels.size(), registers,
+                             spills ? fmt::format("at most {} bytes of spills ({})", spills, worst)
+                                    : std::string("no spills"));
+}
+
+}  // namespace
+
 DeviceCode lower_device_code(const IRModule& mod, const Target& target) {
-  INGOT_ICHECK(target.kind == Target::kOpenCL, "lower_device_code: target {} is not opencl",
-               target.str());
+  INGOT_ICHECK(target.is_gpu(), "lower_device_code: target {} is not a GPU", target.str());
   std::vector<std::vector<DeviceFunction>> per_kernel;
   std::vector<DeviceFunction> all;
+  const std::vector<std::vector<bool>> noalias = noalias_params(mod);
   for (size_t k = 0; k < mod.kernels.size(); ++k) {
     per_kernel.push_back(split_device_functions(mod.kernels[k], int(k)));
-    for (const DeviceFunction& f : per_kernel.back()) all.push_back(f);
+    for (DeviceFunction& f : per_kernel.back()) {
+      for (int p : f.param_indices) f.noalias.push_back(noalias[k][size_t(p)]);
+      all.push_back(f);
+    }
   }
   DeviceCode code;
-  code.format = INGOT_DEVICE_CODE_OPENCL_C;
-  code.device_type = 4;  // kDLOpenCL
-  code.code = print_opencl(all);
+  if (target.kind == Target::kCUDA) {
+    code.format = INGOT_DEVICE_CODE_CUDA;
+    code.device_type = 2;  // kDLCUDA
+    code.source = print_cuda(all);
+    compile_for_cuda(code, mod.model_name, target.mcpu);
+  } else {
+    code.format = INGOT_DEVICE_CODE_OPENCL_C;
+    code.device_type = 4;  // kDLOpenCL
+    code.source = print_opencl(all);
+    code.code = code.source;
+  }
   std::vector<int> first(mod.kernels.size(), 0);
   for (size_t k = 0, n = 0; k < per_kernel.size(); n += per_kernel[k].size(), ++k)
     first[k] = int(n);

@@ -4,7 +4,7 @@
 // inside it, threadIdx.x runs over grid x block threads; a statement with no bound loop runs on
 // one thread. Per-thread allocations and lets around those statements go with each launch; the
 // device functions take only the kernel parameters they use. The device code is then printed
-// for the target (opencl_printer.h: OpenCL C).
+// for the target (device_printer.h: OpenCL C or CUDA C++).
 #pragma once
 
 #include <array>
@@ -23,6 +23,8 @@ struct DeviceFunction {
   int kernel = 0;                  // its IRModule kernel
   std::vector<int> param_indices;  // the kernel parameters it takes, in kernel order
   std::vector<tir::Buffer> params;
+  std::vector<bool> noalias;  // per param: no other argument overlaps it in any call (CUDA
+                              // __restrict__)
   tir::Stmt body;
   tir::Var block_var, thread_var;  // blockIdx.x / threadIdx.x; undefined for one thread
   std::array<uint32_t, 3> grid = {1, 1, 1}, block = {1, 1, 1};

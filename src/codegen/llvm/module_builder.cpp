@@ -67,7 +67,7 @@ class RecordBuilder {
   }
   llvm::StructType* device_code_ty() {
     return llvm::StructType::get(
-        ctx_, {i32(), i32(), ptr(), i64(), ptr(), i32(), i32(), ptr(), ptr(), ptr()});
+        ctx_, {i32(), i32(), ptr(), i64(), ptr(), i32(), i32(), ptr(), ptr(), ptr(), ptr(), i64()});
   }
 
   llvm::Constant* ci(llvm::Type* t, uint64_t v) { return llvm::ConstantInt::get(t, v); }
@@ -146,6 +146,7 @@ void check_abi_layout(llvm::Module& m, RecordBuilder& r) {
   const auto* launch = dl.getStructLayout(r.device_launch_ty());
   INGOT_ICHECK(code->getSizeInBytes() == sizeof(IngotDeviceCode) &&
                    code->getElementOffset(9) == offsetof(IngotDeviceCode, constants) &&
+                   code->getElementOffset(11) == offsetof(IngotDeviceCode, binary_bytes) &&
                    launch->getSizeInBytes() == sizeof(IngotDeviceLaunch) &&
                    launch->getElementOffset(4) == offsetof(IngotDeviceLaunch, first_arg) &&
                    dl.getTypeAllocSize(r.device_arg_ty()) == sizeof(IngotDeviceArg),
@@ -246,6 +247,16 @@ llvm::FunctionType* kernel_type(const tir::PrimFunc& f, llvm::LLVMContext& ctx) 
   return llvm::FunctionType::get(llvm::Type::getInt32Ty(ctx), params, false);
 }
 
+// Raw bytes as a private global (8-aligned), or null when empty.
+llvm::Constant* binary_blob(RecordBuilder& r, const std::vector<uint8_t>& bytes) {
+  if (bytes.empty()) return llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(r.ptr()));
+  llvm::StringRef raw(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  auto* g = llvm::cast<llvm::GlobalVariable>(r.private_global(
+      llvm::ConstantDataArray::getRaw(raw, bytes.size(), r.i8()), "device.binary"));
+  g->setAlignment(llvm::Align(8));
+  return g;
+}
+
 // The device code record of a device artifact.
 llvm::Constant* device_code_record(RecordBuilder& r, const DeviceCode& dc,
                                    llvm::GlobalVariable* constants) {
@@ -275,7 +286,8 @@ llvm::Constant* device_code_record(RecordBuilder& r, const DeviceCode& dc,
        r.ci(r.i64(), dc.code.size()), r.array(r.ptr(), names, "device.functions"),
        r.ci(r.i32(), dc.launches.size()), r.ci(r.i32(), args.size()),
        r.array(r.device_launch_ty(), launches, "device.launches"),
-       r.array(r.device_arg_ty(), args, "device.args"), blob});
+       r.array(r.device_arg_ty(), args, "device.args"), blob, binary_blob(r, dc.binary),
+       r.ci(r.i64(), dc.binary.size())});
   return r.private_global(record, "device.code");
 }
 

@@ -1,0 +1,27 @@
+// OpenCL C and CUDA C++ for the device functions of the GPU lowering (device_lowering.h), one
+// printer for both dialects. OpenCL: one __kernel per function; each buffer parameter arrives as
+// the cl_mem of its memory (the workspace, the constants, an input or an output) and a byte
+// offset into it (ulong), since OpenCL 1.2 hosts cannot offset a buffer by an arbitrary amount,
+// and becomes a typed pointer at the top of the kernel; blockIdx.x / threadIdx.x are
+// get_group_id(0) / get_local_id(0). CUDA: one extern "C" __global__ function per function with
+// __launch_bounds__ of its block, taking typed __restrict__ pointers (the runtime adds the
+// offsets); infinities and NaNs as bit patterns (NVRTC has no <math.h> macros). Arithmetic
+// follows the LLVM backend's semantics: floor division and modulo of signed integers, min / max
+// of floats as compare-and-select (a NaN operand gives the other one), round half to even
+// (rint), sigmoid as 1 / (1 + exp(-x)). float64 needs the device's cl_khr_fp64 on OpenCL;
+// float16 and vector code are not supported yet (UserError naming the kernel).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "codegen/gpu/device_lowering.h"
+
+namespace ingot::codegen {
+
+// The whole OpenCL C program: a prelude of helpers, then one kernel per function.
+std::string print_opencl(const std::vector<DeviceFunction>& functions);
+// The whole CUDA C++ program for NVRTC (no includes).
+std::string print_cuda(const std::vector<DeviceFunction>& functions);
+
+}  // namespace ingot::codegen

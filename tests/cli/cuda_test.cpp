@@ -1,0 +1,113 @@
+// `--target cuda` without a GPU: the kernels go through NVRTC (from the CUDA toolkit) into PTX and
+// a cubin for the chosen architecture, with ptxas's register and spill summary; the CUDA C++ is
+// printable; a machine without NVRTC gets one clear compile error and no file; loading a CUDA
+// artifact where there is no driver (or only the toolkit's stub) is one clear error. Runs on a
+// GPU are bench/gpu/run.sh's (the device machine); tests/python/test_cuda_compile.py compiles
+// the parity models for sm_80 and sm_90.
+#include <cstdlib>
+#include <regex>
+
+#include "cli/cli_test_util.h"
+
+namespace ingot::testing {
+namespace {
+
+class CudaTest : public CliTest {
+ protected:
+  // d/model.onnx: Conv + Relu, a MatMul, a Softmax and an integer Mod; d/in.npz.
+  void write_model() {
+    ASSERT_EQ(
+        python("import onnx\nfrom onnx import helper, TensorProto, numpy_helper\n"
+               "rng = np.random.default_rng(0)\n"
+               "W = rng.standard_normal((8, 4, 3, 3)).astype(np.float32)\n"
+               "M = rng.standard_normal((10, 6)).astype(np.float32)\n"
+               "nodes = [helper.make_node('Conv', ['x', 'W'], ['c'], name='conv',\n"
+               "                          pads=[1, 1, 1, 1]),\n"
+               "  helper.make_node('Relu', ['c'], ['r'], name='relu'),\n"
+               "  helper.make_node('MatMul', ['r', 'M'], ['y'], name='mm'),\n"
+               "  helper.make_node('Softmax', ['y'], ['z'], name='sm', axis=-1),\n"
+               "  helper.make_node('Mod', ['k', 'm'], ['q'], name='mod')]\n"
+               "g = helper.make_graph(nodes, 'cu',\n"
+               "  [helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, 4, 10, 10]),\n"
+               "   helper.make_tensor_value_info('k', TensorProto.INT64, [5])],\n"
+               "  [helper.make_tensor_value_info('z', TensorProto.FLOAT, [1, 8, 10, 6]),\n"
+               "   helper.make_tensor_value_info('q', TensorProto.INT64, [5])],\n"
+               "  [numpy_helper.from_array(W, 'W'), numpy_helper.from_array(M, 'M'),\n"
+               "   numpy_helper.from_array(np.array([-3], np.int64), 'm')])\n"
+               "onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]),\n"
+               "          d + '/model.onnx')\n"
+               "np.savez(d + '/in.npz', x=rng.standard_normal((1, 4, 10, 10)).astype("
+               "np.float32), k=np.arange(-2, 3, dtype=np.int64))\n"),
+        0);
+  }
+};
+
+TEST_F(CudaTest, KernelsCompileThroughNvrtcForEachArchitecture) {
+  write_model();
+  for (const char* arch : {"sm_80", "sm_90"}) {
+    auto r = ingot("compile " + path("model.onnx") + " --target \"cuda -arch=" + arch + "\" -o " +
+                   path(std::string(arch) + ".so"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::smatch m;
+    ASSERT_TRUE(
+        std::regex_search(r.out, m,
+                          std::regex("ptxas \\(" + std::string(arch) +
+                                     "\\): (\\d+) kernels, at most (\\d+) registers, no spills\n")))
+        << r.out;
+    EXPECT_GE(std::stoi(m[1]), 5) << r.out;  // conv (2 launches), mm, softmax, mod
+    EXPECT_GT(std::stoi(m[2]), 0) << r.out;
+    r = ingot("inspect " + path(std::string(arch) + ".so"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("device:     cuda\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(std::string("target:     cuda -arch=") + arch), std::string::npos)
+        << r.out;
+  }
+  auto r =
+      ingot("compile " + path("model.onnx") + " --target cuda -o " + path("d.so") + " --dump cuda");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("extern \"C\" __global__ void __launch_bounds__("), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("(long)blockIdx.x"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ingot_floormod("), std::string::npos) << r.out;
+}
+
+TEST_F(CudaTest, WithoutNvrtcTheCompileFailsWithOneLine) {
+  write_model();
+  setenv("INGOT_NVRTC_LIBRARY", path("no/libnvrtc.so").c_str(), 1);
+  auto r = ingot("compile " + path("model.onnx") + " --target cuda -o " + path("m.so"));
+  unsetenv("INGOT_NVRTC_LIBRARY");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err.rfind("error: --target cuda: cannot open NVRTC (" + path("no/libnvrtc.so"), 0),
+            0u)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(path("m.so")));
+}
+
+TEST_F(CudaTest, WithoutADriverLoadingFailsWithOneClearError) {
+  write_model();
+  auto r = ingot("compile " + path("model.onnx") + " --target cuda -o " + path("m.so"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  setenv("INGOT_CUDA_LIBRARY", path("no/libcuda.so.1").c_str(), 1);
+  r = ingot("run " + path("m.so") + " --inputs " + path("in.npz"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err.rfind("error: artifact '" + path("m.so") +
+                            "' needs CUDA: cannot open the CUDA driver " + path("no/libcuda.so.1"),
+                        0),
+            0u)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  // The toolkit's stub driver loads but does not initialise.
+  const char* stub = "/usr/local/cuda/lib64/stubs/libcuda.so";
+  if (std::filesystem::exists(stub)) {
+    setenv("INGOT_CUDA_LIBRARY", stub, 1);
+    r = ingot("run " + path("m.so") + " --inputs " + path("in.npz"));
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("needs CUDA: the CUDA driver does not initialise"), std::string::npos)
+        << r.err;
+  }
+  unsetenv("INGOT_CUDA_LIBRARY");
+}
+
+}  // namespace
+}  // namespace ingot::testing

@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""ctest wrapper: every kernel the default GPU rules produce for ResNet-50, MobileNetV2,
+BERT-base and the small parity models compiles through NVRTC for sm_80 and sm_90 (`ingot compile
+--target "cuda -arch=..."`, no GPU needed), and ptxas reports no spills (the budget: 0 bytes).
+Runs on a GPU are bench/gpu/run.sh's."""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
+import make_models  # noqa: E402
+import parity  # noqa: E402
+import onnx  # noqa: E402
+
+SPILL_BUDGET = 0
+ap = argparse.ArgumentParser()
+ap.add_argument("--ingot", required=True)
+args = ap.parse_args()
+workdir = "cuda_compile_models"
+os.makedirs(workdir, exist_ok=True)
+models = os.environ.get("INGOT_CUDA_COMPILE_MODELS",
+                        "tiny_cnn,tiny_mobilenet,tiny_bert,gemm_odd,conv_odd,grouped_convs,"
+                        "depthwise_odd,conv3d_odd,inception_tiny,resnet50,mobilenetv2,bert")
+failed = 0
+for name in models.split(","):
+    path = os.path.join(workdir, f"{name}.onnx")
+    if not os.path.exists(path):
+        make_models.main([workdir, "--models", name])
+    model = onnx.load(path, load_external_data=False)
+    shapes = parity.input_shapes_arg(model, make_models.make_inputs(model))
+    for arch in ("sm_80", "sm_90"):
+        cmd = [args.ingot, "compile", path, "--target", f"cuda -arch={arch}", "-o",
+               os.path.join(workdir, f"{name}.{arch}.so")]
+        if shapes:
+            cmd += ["--input-shapes", shapes]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        m = re.search(r"ptxas \((sm_\d+)\): (\d+) kernels, at most (\d+) registers, "
+                      r"(no spills|at most (\d+) bytes of spills \((\w+)\))", p.stdout)
+        if p.returncode != 0 or not m:
+            print(f"FAIL {name} [{arch}]: {p.stderr.strip() or p.stdout.strip()}")
+            failed += 1
+            continue
+        spills = int(m.group(5) or 0)
+        ok = m.group(1) == arch and spills <= SPILL_BUDGET
+        failed += 0 if ok else 1
+        print(f"{'PASS' if ok else 'FAIL'} {name} [{arch}]: {m.group(0)}")
+print(f"cuda compile: {failed} failed")
+sys.exit(1 if failed else 0)

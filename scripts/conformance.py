@@ -393,7 +393,7 @@ def shape_str(shape):
     return "[" + ",".join(str(int(s)) for s in shape) + "]"
 
 
-def run_test(test, ingot, timeout, keep_dir, specialize=False):
+def run_test(test, ingot, timeout, keep_dir, specialize=False, target=None):
     """-> (status, message). A PASS with specialised inputs (--specialize-inputs) has message
     "specialised inputs: a, b"."""
     name, tdir, model = test["name"], test["dir"], test["model"]
@@ -432,6 +432,8 @@ def run_test(test, ingot, timeout, keep_dir, specialize=False):
 
         def compile_model(values_npz=None):
             cmd = [ingot, "compile", os.path.join(tdir, "model.onnx"), "-o", artifact, "-q"]
+            if target:
+                cmd += ["--target", target]
             if parts:
                 cmd += ["--input-shapes", " ".join(parts)]
             if values_npz:
@@ -675,6 +677,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ingot", required=True, help="the ingot CLI")
+    ap.add_argument("--target", help="ingot compile --target (default: the host), e.g. opencl")
     ap.add_argument("--filter", help="run only tests whose name matches this regex (re.search)")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per ingot command")
@@ -717,7 +720,8 @@ def main(argv=None):
             reason = "no data: no test_data_set_*"
         if reason:
             return "SKIP", reason, "SKIP"
-        status, msg = run_test(t, ingot, args.timeout, args.keep, args.specialize_inputs)
+        status, msg = run_test(t, ingot, args.timeout, args.keep, args.specialize_inputs,
+                               args.target)
         plain = status  # a test without specialised inputs runs the same either way
         if args.specialize_inputs and specialized_inputs(t["model"]):
             plain = run_test(t, ingot, args.timeout, None, False)[0]

@@ -74,6 +74,12 @@ TEST_F(OpenClTest, RunsOnTheDeviceAndMatchesClosedForms) {
   auto r = ingot("inspect " + path("m.so"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("device:     opencl\n"), std::string::npos) << r.out;
+  // --device picks among the machine's OpenCL devices: the first exists, a 100th does not.
+  r = ingot("run " + path("m.so") + " --inputs " + path("in.npz") + " --device 0");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = ingot("run " + path("m.so") + " --inputs " + path("in.npz") + " --device 99");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("INGOT_OPENCL_DEVICE=99: there are only "), std::string::npos) << r.err;
 }
 
 TEST_F(OpenClTest, ProfileTimesEachKernel) {
@@ -99,6 +105,37 @@ TEST_F(OpenClTest, DumpPrintsTheKernels) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("--dump opencl needs --target opencl"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(path("cpu.so")));
+}
+
+// Regression: a row reduction over the whole tensor (no loop left to bind) runs on one thread,
+// and its per-thread running values (LogSoftmax's maximum and sum) stay in that one launch; they
+// were split into launches of their own, each with a fresh copy (NaN outputs).
+TEST_F(OpenClTest, WholeTensorReductionsKeepTheirStateInOneLaunch) {
+  ASSERT_EQ(python("import onnx\nfrom onnx import helper, TensorProto\n"
+                   "nodes = [helper.make_node('LogSoftmax', ['x'], ['y'], name='lsm', axis=-1),\n"
+                   "  helper.make_node('GlobalMaxPool', ['p'], ['q'], name='gmp')]\n"
+                   "g = helper.make_graph(nodes, 'red',\n"
+                   "  [helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, 5]),\n"
+                   "   helper.make_tensor_value_info('p', TensorProto.FLOAT, [1, 1, 3, 3])],\n"
+                   "  [helper.make_tensor_value_info('y', TensorProto.FLOAT, [1, 5]),\n"
+                   "   helper.make_tensor_value_info('q', TensorProto.FLOAT, [1, 1, 1, 1])])\n"
+                   "onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]),\n"
+                   "          d + '/red.onnx')\n"
+                   "x = np.array([[1.0, -2.0, 3.5, 0.25, 2.0]], np.float32)\n"
+                   "p = np.arange(9, dtype=np.float32).reshape(1, 1, 3, 3) - 4\n"
+                   "np.savez(d + '/red.npz', x=x, p=p)\n"),
+            0);
+  auto r = ingot("compile " + path("red.onnx") + " --target opencl -o " + path("red.so"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = ingot("run " + path("red.so") + " --inputs " + path("red.npz") + " --outputs " +
+            path("out.npz"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(python("o = np.load(d + '/out.npz')\n"
+                   "x = np.load(d + '/red.npz')['x'].astype(np.float64)\n"
+                   "want = x - x.max() - np.log(np.exp(x - x.max()).sum())\n"
+                   "assert np.abs(o['y'] - want).max() < 1e-6, (o['y'], want)\n"
+                   "assert o['q'].reshape(-1).tolist() == [4.0], o['q']\n"),
+            0);
 }
 
 // Without the ICD loader, and with a loader but no platform: one line naming the artifact.

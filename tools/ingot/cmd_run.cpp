@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -37,6 +38,7 @@ struct RunOptions {
   bool profile = false;
   bool cache_flush = false;
   int num_threads = 0;
+  int device = -1;
 };
 
 // tvmc's timing: `repeat` samples, each the mean of `number` runs, in milliseconds.
@@ -152,6 +154,12 @@ int run_artifact(const RunOptions& opts) {
   }
   try {
     if (opts.num_threads > 0) rt::set_num_threads(opts.num_threads);
+    if (opts.device >= 0) {
+      // Device artifacts: which of the machine's devices (the runtime reads these at load).
+      std::string n = std::to_string(opts.device);
+      setenv("INGOT_OPENCL_DEVICE", n.c_str(), 1);
+      setenv("INGOT_CUDA_DEVICE", n.c_str(), 1);
+    }
     rt::Model model(opts.artifact);
     rt::Session session(model);
     std::vector<NpyArray> inputs = bind_inputs(opts.inputs, opts.fill_mode, model, session);
@@ -204,6 +212,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
                 "flush the caches before each timed run (untimed): cold-cache times");
   cmd->add_option("--num-threads", opts->num_threads,
                   "threads for parallel loops (default: physical cores)");
+  cmd->add_option("--device", opts->device,
+                  "OpenCL / CUDA artifacts: run on the machine's N-th device of that kind "
+                  "(OpenCL: in platform order; default: the first GPU, else the first device)")
+      ->check(CLI::NonNegativeNumber);
   cmd->callback([opts, &exit_code] { exit_code = run_artifact(*opts); });
 }
 

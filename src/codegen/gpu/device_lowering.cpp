@@ -75,6 +75,12 @@ class Splitter {
   using Wrap = std::function<Stmt(Stmt)>;
 
   void collect(const Stmt& s) {
+    // Statements with no bound loop run whole on one thread: per-thread buffers they allocate
+    // (a softmax row's running maximum and sum) stay in one launch.
+    if (!has_thread_binding(s)) {
+      add_launch(s);
+      return;
+    }
     if (const auto* seq = s.as<SeqStmt>()) {
       for (const Stmt& c : seq->seq) collect(c);
       return;
@@ -84,9 +90,22 @@ class Splitter {
         fail_user("kernel {}: buffer {} in {} memory is not supported on GPU targets yet",
                   kernel_.name, a->buffer->name, storage_scope_name(a->buffer->scope));
       auto buffer = a->buffer;
+      size_t first = functions_.size();
       wraps_.push_back([buffer](Stmt body) { return Allocate::make(Buffer(buffer), body); });
       collect(a->body);
       wraps_.pop_back();
+      // Each launch has its own copy: a buffer written in one and read in another would lose
+      // its values between them.
+      int users = 0;
+      for (size_t f = first; f < functions_.size(); ++f) {
+        auto used = buffers_used(functions_[f].body);
+        users += std::find(used.begin(), used.end(), buffer.get()) != used.end();
+      }
+      if (users > 1)
+        fail_user(
+            "kernel {}: per-thread buffer {} is used by {} separate launches; not supported "
+            "on GPU targets yet",
+            kernel_.name, buffer->name, users);
       return;
     }
     if (const auto* l = s.as<LetStmt>(); l != nullptr && has_thread_binding(l->body)) {

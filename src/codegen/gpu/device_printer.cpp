@@ -26,6 +26,17 @@ typedef unsigned short ushort;
 typedef unsigned int uint;
 typedef unsigned long long ulong;
 #define inline __device__ inline
+// float16 storage as its bits; arithmetic in float32.
+inline float ingot_h2f(ushort h) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f;
+}
+inline ushort ingot_f2h(float f) {
+  ushort h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+}
 )";
 
 constexpr const char* kPrelude = R"(inline long ingot_floordiv(long a, long b) {
@@ -129,7 +140,7 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
     if (t.is_vector()) unsupported("vector code (" + t.str() + ")");
     switch (t.code) {
       case DataType::kFloat:
-        if (t.bits == 32) return "float";
+        if (t.bits == 32 || t.bits == 16) return "float";  // float16 values are computed in float32
         if (t.bits == 64) {
           uses_f64_ = true;
           return "double";
@@ -155,7 +166,13 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
     unsupported("data type " + t.str());
   }
   // Buffers of bool store one byte per element.
-  std::string storage_type(DataType t) { return t.is_bool() ? "uchar" : scalar_type(t); }
+  // float16 is stored as OpenCL's half (read and written with vload_half / vstore_half, which need
+  // no cl_khr_fp16) or as CUDA's 16 bits (converted by cvt).
+  std::string storage_type(DataType t) {
+    if (t.is_float() && t.bits == 16 && t.is_scalar())
+      return dialect_ == Dialect::kOpenCL ? "half" : "ushort";
+    return t.is_bool() ? "uchar" : scalar_type(t);
+  }
 
   std::string unique(const std::string& base) {
     std::string n = sanitize(base);
@@ -189,6 +206,8 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
     return false;
   }
 
+  static bool is_f16(DataType t) { return t.is_float() && t.bits == 16; }
+
   void line(const std::string& s) { out_ += std::string(size_t(indent_) * 2, ' ') + s + "\n"; }
 
   // Expressions.
@@ -201,7 +220,7 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
     return fmt::format("(({}){})", scalar_type(op->dtype), op->value);
   }
   std::string visit_FloatImm(const FloatImm* op, const Expr&) override {
-    bool f32 = op->dtype.bits == 32;
+    bool f32 = op->dtype.bits <= 32;
     std::string t = scalar_type(op->dtype);
     if (dialect_ == Dialect::kCUDA && (std::isnan(op->value) || std::isinf(op->value))) {
       // NVRTC has no <math.h> macros: the bit patterns.
@@ -299,7 +318,11 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
   }
   std::string visit_BufferLoad(const BufferLoad* op, const Expr&) override {
     if (op->indices.size() != 1) unsupported("a buffer access that is not flattened");
-    return buffer_name(op->buffer.get()) + "[" + visit_expr(op->indices[0]) + "]";
+    std::string name = buffer_name(op->buffer.get()), index = visit_expr(op->indices[0]);
+    if (is_f16(op->buffer->dtype))
+      return dialect_ == Dialect::kOpenCL ? "vload_half(" + index + ", " + name + ")"
+                                          : "ingot_h2f(" + name + "[" + index + "])";
+    return name + "[" + index + "]";
   }
   std::string visit_Ramp(const Ramp*, const Expr&) override { unsupported("vector code (Ramp)"); }
   std::string visit_Broadcast(const Broadcast*, const Expr&) override {
@@ -328,7 +351,13 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
     if (op->indices.size() != 1) unsupported("a buffer access that is not flattened");
     std::string v = visit_expr(op->value);
     if (op->buffer->dtype.is_bool()) v = "(uchar)(" + v + ")";
-    line(buffer_name(op->buffer.get()) + "[" + visit_expr(op->indices[0]) + "] = " + v + ";");
+    std::string name = buffer_name(op->buffer.get()), index = visit_expr(op->indices[0]);
+    if (is_f16(op->buffer->dtype) && dialect_ == Dialect::kOpenCL) {
+      line("vstore_half(" + v + ", " + index + ", " + name + ");");
+      return;
+    }
+    if (is_f16(op->buffer->dtype)) v = "ingot_f2h(" + v + ")";
+    line(name + "[" + index + "] = " + v + ";");
   }
   void visit_SeqStmt(const SeqStmt* op, const Stmt&) override {
     for (const Stmt& s : op->seq) visit_stmt(s);

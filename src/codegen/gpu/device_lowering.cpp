@@ -52,6 +52,18 @@ std::vector<const BufferNode*> buffers_used(const Stmt& s) {
   return f.used;
 }
 
+bool stores_anything(const Stmt& s) {
+  struct Finder : IRVisitor {
+    bool found = false;
+    void visit_BufferStore(const BufferStore* op, const Stmt& s) override {
+      found = true;
+      IRVisitor::visit_BufferStore(op, s);
+    }
+  } f;
+  f.visit(s);
+  return f.found;
+}
+
 uint32_t const_extent(const For* f, const std::string& kernel) {
   int64_t e = 0, m = 0;
   if (!is_const_int(f->extent, &e) || !is_const_int(f->min, &m) || m != 0 || e < 1 ||
@@ -108,6 +120,20 @@ class Splitter {
             kernel_.name, buffer->name, users);
       return;
     }
+    if (const auto* c = s.as<IfThenElse>()) {
+      // A run-time condition around bound nests (CumSum over an axis given as an input): each
+      // launch tests it, all of its threads alike.
+      Expr cond = c->condition;
+      wraps_.push_back([cond](Stmt body) { return IfThenElse::make(cond, body); });
+      collect(c->then_case);
+      wraps_.pop_back();
+      if (c->else_case.defined()) {
+        wraps_.push_back([cond](Stmt body) { return IfThenElse::make(Not::make(cond), body); });
+        collect(c->else_case);
+        wraps_.pop_back();
+      }
+      return;
+    }
     if (const auto* l = s.as<LetStmt>(); l != nullptr && has_thread_binding(l->body)) {
       Var v = l->var;
       Expr value = l->value;
@@ -125,6 +151,8 @@ class Splitter {
   }
 
   void add_launch(const Stmt& s) {
+    // Nothing stored (a kernel of an empty tensor, simplified to a no-op): no launch.
+    if (!stores_anything(s)) return;
     DeviceFunction f;
     f.kernel = index_;
     f.name = kernel_.name + "_" + std::to_string(functions_.size());

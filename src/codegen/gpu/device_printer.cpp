@@ -319,7 +319,7 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
   std::string visit_BufferLoad(const BufferLoad* op, const Expr&) override {
     if (op->indices.size() != 1) unsupported("a buffer access that is not flattened");
     std::string name = buffer_name(op->buffer.get()), index = visit_expr(op->indices[0]);
-    if (is_f16(op->buffer->dtype))
+    if (is_f16(op->buffer->dtype) && !float_backed_.count(op->buffer.get()))
       return dialect_ == Dialect::kOpenCL ? "vload_half(" + index + ", " + name + ")"
                                           : "ingot_h2f(" + name + "[" + index + "])";
     return name + "[" + index + "]";
@@ -352,11 +352,12 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
     std::string v = visit_expr(op->value);
     if (op->buffer->dtype.is_bool()) v = "(uchar)(" + v + ")";
     std::string name = buffer_name(op->buffer.get()), index = visit_expr(op->indices[0]);
-    if (is_f16(op->buffer->dtype) && dialect_ == Dialect::kOpenCL) {
+    const bool packed = is_f16(op->buffer->dtype) && !float_backed_.count(op->buffer.get());
+    if (packed && dialect_ == Dialect::kOpenCL) {
       line("vstore_half(" + v + ", " + index + ", " + name + ");");
       return;
     }
-    if (is_f16(op->buffer->dtype)) v = "ingot_f2h(" + v + ")";
+    if (packed) v = "ingot_f2h(" + v + ")";
     line(name + "[" + index + "] = " + v + ";");
   }
   void visit_SeqStmt(const SeqStmt* op, const Stmt&) override {
@@ -396,8 +397,14 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
     }
     line("{");
     ++indent_;
-    line(
-        fmt::format("{} {}[{}];", storage_type(b->dtype), buffer_name(b), std::max<int64_t>(n, 1)));
+    // A per-thread float16 buffer is kept in float32 (OpenCL cannot declare half variables
+    // without cl_khr_fp16); only tensors in memory are stored as 16 bits.
+    std::string type = storage_type(b->dtype);
+    if (is_f16(b->dtype)) {
+      float_backed_.insert(b);
+      type = "float";
+    }
+    line(fmt::format("{} {}[{}];", type, buffer_name(b), std::max<int64_t>(n, 1)));
     visit_stmt(op->body);
     --indent_;
     line("}");
@@ -419,6 +426,7 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
   std::map<const VarNode*, std::string> vars_;
   std::map<const BufferNode*, std::string> buffers_;
   std::set<const VarNode*> non_negative_;
+  std::set<const BufferNode*> float_backed_;  // per-thread float16 buffers held in float32
 };
 
 }  // namespace

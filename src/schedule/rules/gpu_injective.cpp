@@ -22,7 +22,9 @@ void schedule_gpu_injective(Schedule& s, int max_threads) {
   for (const std::string& name : top_level_block_names(s)) {
     BlockRV b = s.get_block(name);
     auto loops = own_loops(s, b);
-    if (!loops || loops->empty()) continue;
+    // Only nests whose own loops are all of their loops: a loop bound inside a serial one (a
+    // scan's running axis) would launch once per iteration of it.
+    if (!loops || loops->empty() || loops->size() != s.get_loops(b).size()) continue;
     LoopRV fused = loops->size() == 1 ? loops->front() : s.fuse(*loops);
     int64_t extent = loop_extent_of(s, fused);
     std::vector<int64_t> counts;

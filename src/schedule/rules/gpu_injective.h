@@ -1,7 +1,8 @@
 // The GPU fallback rule: the schedule of every block-form nest of the compute rules on GPU
 // targets (registered as the injective rule for the cuda and opencl kinds), as TVM dlight's
 // fallback. Fusion's intermediates are inlined into their readers first (nest_utils.h); then each
-// top-level block whose own loops are all spatial gets them fused into one loop, split into
+// top-level block whose own loops are all spatial and all the loops around it gets them fused
+// into one loop, split into
 // blocks of `max_threads` threads (the last block masked), bound to blockIdx.x and threadIdx.x:
 // one thread per element of an elementwise nest, one per output row of a row (softmax,
 // normalisation, reduction rows and the naive matmul and conv rows keep their inner loops serial

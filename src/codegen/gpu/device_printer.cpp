@@ -410,7 +410,8 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
     line("}");
   }
   void visit_Evaluate(const Evaluate* op, const Stmt&) override {
-    line("(void)" + visit_expr(op->value) + ";");
+    std::string value = visit_expr(op->value);
+    line("(void)" + value + ";");
   }
   void visit_Block(const Block*, const Stmt&) override { unsupported("a block (not lowered)"); }
   void visit_BlockRealize(const BlockRealize*, const Stmt&) override {

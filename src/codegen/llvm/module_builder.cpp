@@ -405,18 +405,27 @@ std::unique_ptr<llvm::Module> build_kernel_module(const tir::PrimFunc& func,
   return m;
 }
 
+namespace {
+
+// The constant blob as the hidden external symbol kConstantsSymbol (a data object defines it), or
+// null when the module has none.
+llvm::GlobalVariable* declare_constants(llvm::Module& m, const tir::IRModule& mod) {
+  if (mod.constants.empty()) return nullptr;
+  auto* type = llvm::ArrayType::get(llvm::Type::getInt8Ty(m.getContext()), mod.constants.size());
+  auto* constants = new llvm::GlobalVariable(m, type, true, llvm::GlobalValue::ExternalLinkage,
+                                             nullptr, kConstantsSymbol);
+  constants->setVisibility(llvm::GlobalValue::HiddenVisibility);
+  constants->setAlignment(llvm::Align(64));
+  return constants;
+}
+
+}  // namespace
+
 std::unique_ptr<llvm::Module> build_device_record_module(
     const tir::IRModule& mod, const DeviceCode& device, const std::string& target_string,
     const Target& host, llvm::TargetMachine& tm, llvm::LLVMContext& ctx) {
   std::unique_ptr<llvm::Module> m = new_module(module_name(mod.model_name), host, tm, ctx);
-  llvm::GlobalVariable* constants = nullptr;
-  if (!mod.constants.empty()) {
-    auto* type = llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx), mod.constants.size());
-    constants = new llvm::GlobalVariable(*m, type, true, llvm::GlobalValue::ExternalLinkage,
-                                         nullptr, kConstantsSymbol);
-    constants->setVisibility(llvm::GlobalValue::HiddenVisibility);
-    constants->setAlignment(llvm::Align(64));
-  }
+  llvm::GlobalVariable* constants = declare_constants(*m, mod);
   build_entry_and_record(*m, mod, host, {}, constants, &device, target_string);
   return m;
 }
@@ -428,14 +437,7 @@ std::unique_ptr<llvm::Module> build_entry_module(const tir::IRModule& mod,
   INGOT_ICHECK(symbols.size() == mod.kernels.size(), "{} kernel symbols for {} kernels",
                symbols.size(), mod.kernels.size());
   std::unique_ptr<llvm::Module> m = new_module(module_name(mod.model_name), target, tm, ctx);
-  llvm::GlobalVariable* constants = nullptr;
-  if (!mod.constants.empty()) {
-    auto* type = llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx), mod.constants.size());
-    constants = new llvm::GlobalVariable(*m, type, true, llvm::GlobalValue::ExternalLinkage,
-                                         nullptr, kConstantsSymbol);
-    constants->setVisibility(llvm::GlobalValue::HiddenVisibility);
-    constants->setAlignment(llvm::Align(64));
-  }
+  llvm::GlobalVariable* constants = declare_constants(*m, mod);
   std::vector<llvm::Function*> kernels;
   for (size_t k = 0; k < symbols.size(); ++k) {
     INGOT_ICHECK(!m->getNamedValue(symbols[k]), "kernel symbol '{}' defined twice", symbols[k]);

@@ -263,8 +263,7 @@ static ingot_status cuda_session_run(IngotSession* s, void (*begin)(void*, int32
   void* params[64];
   for (int32_t l = 0; l < code->num_launches; ++l) {
     const IngotDeviceLaunch* launch = &code->launches[l];
-    int first = l == 0 || code->launches[l - 1].kernel != launch->kernel;
-    int last = l + 1 == code->num_launches || code->launches[l + 1].kernel != launch->kernel;
+    int first = ingot_launch_opens_kernel(code, l), last = ingot_launch_closes_kernel(code, l);
     if (launch->num_args > 64)
       return ingot_fail(INGOT_ERR_RUN, "model '%s': launch %d has %d arguments (at most 64)", name,
                         (int)l, (int)launch->num_args);

@@ -93,6 +93,14 @@ ingot_status ingot_check_isa(const char* path, const char* requirement);
 /* opencl.c / cuda.c: the devices, and their model state made at load (the program built, the
  * constants copied). */
 extern const IngotDeviceOps ingot_opencl_ops;
+/* Whether launch l is the first / the last of the consecutive launches of its artifact kernel: the
+ * bounds of that kernel's profiling hooks. */
+static inline int ingot_launch_opens_kernel(const IngotDeviceCode* code, int32_t l) {
+  return l == 0 || code->launches[l - 1].kernel != code->launches[l].kernel;
+}
+static inline int ingot_launch_closes_kernel(const IngotDeviceCode* code, int32_t l) {
+  return l + 1 == code->num_launches || code->launches[l + 1].kernel != code->launches[l].kernel;
+}
 extern const IngotDeviceOps ingot_cuda_ops;
 ingot_status ingot_opencl_model_init(const char* path, const IngotArtifact* a, void** out);
 ingot_status ingot_cuda_model_init(const char* path, const IngotArtifact* a, void** out);

@@ -338,8 +338,7 @@ static ingot_status opencl_session_run(IngotSession* s, void (*begin)(void*, int
   for (int32_t l = 0; l < code->num_launches; ++l) {
     const IngotDeviceLaunch* launch = &code->launches[l];
     cl_kernel k = d->kernels[launch->function];
-    int first = l == 0 || code->launches[l - 1].kernel != launch->kernel;
-    int last = l + 1 == code->num_launches || code->launches[l + 1].kernel != launch->kernel;
+    int first = ingot_launch_opens_kernel(code, l), last = ingot_launch_closes_kernel(code, l);
     if (begin && first) {
       g_cl.clFinish(d->queue);
       begin(s, launch->kernel);

@@ -107,7 +107,8 @@ def target_tag(target):
     return "" if not target else "." + re.sub(r"[^A-Za-z0-9]+", "_", target).strip("_")
 
 
-def check_model(name, ingot, workdir, tol, threads, path=None, feeds=None, target=None):
+def check_model(name, ingot, workdir, tol, threads, path=None, feeds=None, target=None,
+                repeat=3):
     """path/feeds default to make_models' NAME.onnx in workdir and make_models.make_inputs;
     target: compile for that target string (default: the host)."""
     if path is None:
@@ -139,7 +140,7 @@ def check_model(name, ingot, workdir, tol, threads, path=None, feeds=None, targe
     if p.returncode != 0:
         return False, f"compile failed: {p.stderr.strip()}"
     p, _ = run([ingot, "run", artifact, "--inputs", inputs_npz, "--outputs", outputs_npz,
-                "--print-time", "--repeat", "3", "--num-threads", str(threads)])
+                "--print-time", "--repeat", str(repeat), "--num-threads", str(threads)])
     if p.returncode != 0:
         return False, f"run failed: {p.stderr.strip()}"
     m = re.search(r"mean \(ms\).*\n\s*([\d.]+)\s+([\d.]+)", p.stdout)
@@ -158,13 +159,14 @@ def main(argv=None):
     ap.add_argument("--tol", type=float, default=1e-3)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--target", default=None, help="ingot compile --target (default: the host)")
+    ap.add_argument("--repeat", type=int, default=3, help="timed runs per model")
     args = ap.parse_args(argv)
     os.makedirs(args.workdir, exist_ok=True)
     failed = 0
     on = f" [{args.target}]" if args.target else ""
     for name in args.models.split(","):
         ok, msg = check_model(name, args.ingot, args.workdir, args.tol, args.threads,
-                              target=args.target)
+                              target=args.target, repeat=args.repeat)
         failed += not ok
         print(f"{'PASS' if ok else 'FAIL'} {name}{on}: {msg}", flush=True)
     n = len(args.models.split(","))

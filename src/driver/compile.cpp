@@ -63,11 +63,22 @@ void check_options(const CompileOptions& o) {
 
 }  // namespace
 
+schedule::RuleTarget rule_target(const codegen::Target& target) {
+  // What the layout pass, lowering and schedules see of the target's vector ISA: NEON (128-bit)
+  // on AArch64, else x86 by its vector width; none for GPU targets (no CPU layouts or packing:
+  // the GPU rules schedule the compute rules' plain nests).
+  if (target.is_gpu())
+    return {target.kind == codegen::Target::kCUDA ? "cuda" : "opencl", CpuVectorIsa::x86(0),
+            target.max_num_threads};
+  return {"llvm", target.is_aarch64() ? CpuVectorIsa::aarch64_neon()
+                                      : CpuVectorIsa::x86(target.vector_bits)};
+}
+
 const std::vector<std::string>& pipeline_stage_names() {
   static const std::vector<std::string> names = {
-      "import",          "bind_input_shapes", "infer_types",  "lower",
-      "schedule",        "lower_blocks",      "unroll_loops", "vectorize_loops",
-      "flatten_buffers", "simplify",          "codegen"};
+      "import",          "bind_input_shapes", "infer_types",     "lower",
+      "schedule",        "lower_blocks",      "compact_buffers", "unroll_loops",
+      "vectorize_loops", "flatten_buffers",   "simplify",        "codegen"};
   return names;
 }
 
@@ -95,11 +106,7 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
       fail_user("--dump cuda needs --target cuda, got '{}'", options.target);
     if (d == "llvm" && gpu) fail_user("--dump llvm needs an llvm target, got '{}'", options.target);
   }
-  // What the layout pass, lowering and schedules see of the target's vector ISA: NEON (128-bit)
-  // on AArch64, else x86 by its vector width; none for GPU targets (no CPU layouts or packing:
-  // the GPU rules schedule the compute rules' plain nests).
-  const CpuVectorIsa isa = target.is_aarch64() ? CpuVectorIsa::aarch64_neon()
-                                               : CpuVectorIsa::x86(gpu ? 0 : target.vector_bits);
+  const CpuVectorIsa isa = rule_target(target).isa;
   const bool cpu_schedules = options.default_schedules && !gpu;
 
   auto after_graph = [&](const std::string& stage, const graph::Graph& g) {
@@ -183,6 +190,7 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   };
   lower::LowerOptions lower_options;
   if (cpu_schedules) lower_options.vector_bits = isa.vector_bits;
+  lower_options.gpu = gpu;
   tir::IRModule mod;
   progress(4);
   timed("lower", [&] { mod = lower::lower_graph(*g, lower_options); });
@@ -208,15 +216,13 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
     if (!gpu) {
       schedule::apply_default_schedules(mod, isa);
     } else if (options.default_schedules) {
-      schedule::apply_default_schedules(
-          mod, schedule::RuleTarget{target.kind == codegen::Target::kCUDA ? "cuda" : "opencl", isa,
-                                    target.max_num_threads});
+      schedule::apply_default_schedules(mod, rule_target(target));
     }
   });
   after_tir("schedule");
   if (contains(options.dump, "traces")) dump << schedule::schedule_traces_to_python(mod);
   for (const LoopPass& p : loop_passes())
-    if (!gpu || p.gpu) each_kernel(p.stage, p.run);
+    if (gpu ? p.gpu : p.cpu) each_kernel(p.stage, p.run);
   if (contains(options.dump, "tir")) dump << tir::to_string(mod) << "\n";
 
   // Machine level.

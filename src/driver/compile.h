@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "codegen/target.h"
 #include "driver/input_shapes.h"
+#include "schedule/rules/default_rules.h"
 
 namespace ingot::tir {
 struct IRModule;
@@ -92,6 +94,10 @@ struct CompileReport {
 // Names of the pipeline's stages, in order, for --print-ir-after (the graph optimisation passes,
 // graph::optimization_passes(), run after "infer_types" and are accepted too).
 const std::vector<std::string>& pipeline_stage_names();
+
+// The rule kind, vector ISA and thread budget the default schedule rules (and the tuner) use
+// for a target: "llvm" with its ISA, or "cuda" / "opencl" with -max-num-threads.
+schedule::RuleTarget rule_target(const codegen::Target& target);
 
 // The compile report as text: node and kernel counts before / after the graph passes, workspace
 // and constant bytes, and per kernel its ops, FLOPs and bytes.

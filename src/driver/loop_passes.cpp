@@ -1,6 +1,7 @@
 // The loop-level passes after scheduling (see loop_passes.h).
 #include "driver/loop_passes.h"
 
+#include "tir/transforms/compact_buffers.h"
 #include "tir/transforms/flatten_buffers.h"
 #include "tir/transforms/lower_blocks.h"
 #include "tir/transforms/simplify.h"
@@ -12,6 +13,8 @@ namespace ingot::driver {
 const std::vector<LoopPass>& loop_passes() {
   static const std::vector<LoopPass> passes = {
       {"lower_blocks", [](tir::PrimFunc f) { return tir::lower_blocks(std::move(f)); }, true},
+      {"compact_buffers", [](tir::PrimFunc f) { return tir::compact_buffers(std::move(f)); }, true,
+       false},
       {"unroll_loops", [](tir::PrimFunc f) { return tir::unroll_loops(std::move(f), 64); }, false},
       {"vectorize_loops", [](tir::PrimFunc f) { return tir::vectorize_loops(std::move(f)); },
        false},
@@ -21,9 +24,10 @@ const std::vector<LoopPass>& loop_passes() {
   return passes;
 }
 
-void run_loop_passes(tir::IRModule& mod) {
+void run_loop_passes(tir::IRModule& mod, bool gpu) {
   for (const LoopPass& p : loop_passes())
-    for (tir::PrimFunc& f : mod.kernels) f = p.run(std::move(f));
+    if (gpu ? p.gpu : p.cpu)
+      for (tir::PrimFunc& f : mod.kernels) f = p.run(std::move(f));
 }
 
 }  // namespace ingot::driver

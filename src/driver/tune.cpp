@@ -211,7 +211,7 @@ std::string build(const Search& s, const TaskState& t, const tir::PrimFunc& c,
   try {
     tir::IRModule m = t.harness;
     m.kernels = {c};
-    run_loop_passes(m);
+    run_loop_passes(m, s.target.is_gpu());
     codegen::BuildOptions bo;
     bo.threads = 1;
     codegen::build_shared_library(m, s.target, stem + ".so", bo);
@@ -526,8 +526,7 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
   compile_model(model_path, "", co, log);
   codegen::Target target = codegen::Target::parse(options.compile.target);
   std::string tstr = target.str();
-  schedule::RuleTarget rt{"llvm", target.is_aarch64() ? CpuVectorIsa::aarch64_neon()
-                                                      : CpuVectorIsa::x86(target.vector_bits)};
+  const schedule::RuleTarget rt = rule_target(target);
   std::vector<tune::Task> all = tune::extract_tasks(model, tstr);
   std::vector<int> chosen = options.tasks;
   if (chosen.empty())
@@ -602,7 +601,7 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
     TaskState& t = states[n];
     t.task = &all[size_t(chosen[n])];
     t.f = &model.kernels[size_t(t.task->kernels[0])];
-    t.rule = schedule::find_schedule_rule(t.task->rule, "llvm");
+    t.rule = schedule::find_schedule_rule(t.task->rule, rt.kind);
     INGOT_ICHECK(t.rule != nullptr, "tune: no rule {}", t.task->rule);
     t.tt = TaskTuning{chosen[n], t.task->key,      t.task->rule,
                       t.f->name, t.task->weight(), t.task->flops};

@@ -356,6 +356,14 @@ class Lowering : public ValueFactory {
     return true;
   }
 
+  // The node's nest: its compute rule's, or on GPU targets the block form of a product.
+  tir::Stmt compute_nest(const graph::Node& node, const std::vector<Buffer>& ins,
+                         const std::vector<Buffer>& outs) const {
+    if (options_.gpu)
+      if (tir::Stmt s = compute_product_block(node, ins, outs); s.defined()) return s;
+    return compute_rule(node.op)(node, ins, outs);
+  }
+
   void lower_node(const graph::Node& node) {
     if (lower_as_view(node)) return;
     if (lower_concat_in_place(node)) return;
@@ -385,7 +393,7 @@ class Lowering : public ValueFactory {
     }
     for (const Value* v : node.inputs) ins.push_back(v ? buffer_of(v) : Buffer());
     for (const Value* v : node.outputs) outs.push_back(v ? buffer_of(v) : Buffer());
-    f.body = fold_constant_loads(compute_rule(node.op)(node, ins, outs), small_constants(bufs));
+    f.body = fold_constant_loads(compute_nest(node, ins, outs), small_constants(bufs));
     f.name = unique_name(fmt::format("{}_{}", sanitize(node.name), ops::op_name(node.op)));
     f.source_ops = source_ops(node);
     f.flops = ops::op_info(node.op).flops(node);
@@ -409,7 +417,7 @@ class Lowering : public ValueFactory {
       std::vector<Buffer> ins, outs;
       for (const Value* v : m->inputs) ins.push_back(buffer_of(v));
       for (const Value* v : m->outputs) outs.push_back(buffer_of(v));
-      nests.push_back(compute_rule(m->op)(*m, ins, outs));
+      nests.push_back(compute_nest(*m, ins, outs));
     }
     std::set<const Value*> stored;  // tensors the kernel writes
     for (const Value* v : anchor.outputs) stored.insert(v);

@@ -15,6 +15,9 @@ struct LowerOptions {
   // their weights packed for that vector width (lower/scheduled/). 0: every node gets the loop
   // nest of its compute rule.
   int vector_bits = 0;
+  // GPU targets: MatMul and Gemm become one reduction block each (compute_product_block), which
+  // the GPU matmul rule tiles; vector_bits is then 0.
+  bool gpu = false;
 };
 
 // `g` must have its types inferred (graph::infer_types). UserError when a dimension is still

@@ -66,6 +66,8 @@ class OpenClTest : public CliTest {
   }
 };
 
+// Also a regression test of the runtime's PoCL workaround: this model's 3x7 @ 7x5 product, tiled
+// with masked edges, read garbage from PoCL's optimized build (runtime/opencl.c).
 TEST_F(OpenClTest, RunsOnTheDeviceAndMatchesClosedForms) {
   write_model();
   expect_closed_form("opencl", "m");
@@ -105,6 +107,91 @@ TEST_F(OpenClTest, DumpPrintsTheKernels) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("--dump opencl needs --target opencl"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(path("cpu.so")));
+}
+
+// The GPU matmul rule's tiles (shared-memory slabs, per-thread register tiles, the epilogue per
+// thread) on products whose sizes leave partial tiles everywhere: a broadcast batched MatMul, a
+// Gemm with transB / alpha / beta, a MatMul + bias + Relu (fused epilogue), a one-row product
+// and a product of two vectors (a scalar: the fallback rule's), at the default threads and at 32
+// threads per work-group, against NumPy in float64.
+TEST_F(OpenClTest, TiledProductsMatchNumPy) {
+  ASSERT_EQ(
+      python("import onnx\nfrom onnx import helper, TensorProto, numpy_helper\n"
+             "rng = np.random.default_rng(5)\n"
+             "f = lambda *s: rng.standard_normal(s).astype(np.float32)\n"
+             "B, W, C, W2, b2, W3 = f(3, 29, 45), f(45, 29), f(45), f(70, 130), f(130), "
+             "f(64, 33)\n"
+             "nodes = [helper.make_node('MatMul', ['a', 'B'], ['y1'], name='bmm'),\n"
+             "  helper.make_node('Gemm', ['x', 'W', 'C'], ['y2'], name='gemm', transB=1,\n"
+             "                   alpha=0.5, beta=2.0),\n"
+             "  helper.make_node('MatMul', ['u', 'W2'], ['h'], name='mm'),\n"
+             "  helper.make_node('Add', ['h', 'b2'], ['hb'], name='bias'),\n"
+             "  helper.make_node('Relu', ['hb'], ['y3'], name='relu'),\n"
+             "  helper.make_node('MatMul', ['v', 'W3'], ['y4'], name='row'),\n"
+             "  helper.make_node('MatMul', ['p', 'q'], ['y5'], name='dot')]\n"
+             "F = TensorProto.FLOAT\n"
+             "vi = helper.make_tensor_value_info\n"
+             "g = helper.make_graph(nodes, 'mm',\n"
+             "  [vi('a', F, [2, 3, 37, 29]), vi('x', F, [37, 29]), vi('u', F, [5, 70]),\n"
+             "   vi('v', F, [1, 64]), vi('p', F, [29]), vi('q', F, [29])],\n"
+             "  [vi('y1', F, [2, 3, 37, 45]), vi('y2', F, [37, 45]), vi('y3', F, [5, 130]),\n"
+             "   vi('y4', F, [1, 33]), vi('y5', F, [])],\n"
+             "  [numpy_helper.from_array(t, n) for t, n in\n"
+             "   [(B, 'B'), (W, 'W'), (C, 'C'), (W2, 'W2'), (b2, 'b2'), (W3, 'W3')]])\n"
+             "onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]),\n"
+             "          d + '/mm.onnx')\n"
+             "a, x, u, v, p, q = f(2, 3, 37, 29), f(37, 29), f(5, 70), f(1, 64), f(29), f(29)\n"
+             "np.savez(d + '/mm.npz', a=a, x=x, u=u, v=v, p=p, q=q)\n"
+             "D = lambda t: t.astype(np.float64)\n"
+             "np.savez(d + '/want.npz', y1=D(a) @ D(B), y2=0.5 * D(x) @ D(W).T + 2 * D(C),\n"
+             "         y3=np.maximum(D(u) @ D(W2) + D(b2), 0), y4=D(v) @ D(W3), y5=D(p) @ D(q))\n"),
+      0);
+  for (const char* target : {"opencl", "opencl -max-num-threads=32"}) {
+    auto r = ingot("compile " + path("mm.onnx") + " --target \"" + std::string(target) + "\" -o " +
+                   path("mm.so") + " --dump opencl");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    // Each product stages its slabs in local memory between barriers.
+    EXPECT_NE(r.out.find("__local float"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("barrier(CLK_LOCAL_MEM_FENCE);"), std::string::npos) << r.out;
+    r = ingot("run " + path("mm.so") + " --inputs " + path("mm.npz") + " --outputs " +
+              path("out.npz"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(python("o, w = np.load(d + '/out.npz'), np.load(d + '/want.npz')\n"
+                     "for n in ['y1', 'y2', 'y3', 'y4', 'y5']:\n"
+                     "    assert o[n].shape == w[n].shape, (n, o[n].shape)\n"
+                     "    err = np.abs(o[n] - w[n]).max() / np.abs(w[n]).max()\n"
+                     "    assert err < 1e-5, (n, err)\n"),
+              0)
+        << target;
+  }
+}
+
+// Regression: `ingot tune --target opencl` searched the CPU rules' design space (loops made
+// parallel and vectorized, which the GPU lowering then ran on one thread). It now searches the
+// GPU rules: the records' traces bind thread axes, and the tuned artifact still matches NumPy.
+TEST_F(OpenClTest, TunesTheGpuRules) {
+  write_model();
+  auto r = ingot("tune " + path("model.onnx") + " --target opencl --trials 4 --repeat 2 " +
+                 "--min-repeat-ms 0 --tasks 2 -o " + path("rec.jsonl"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(python("import json\n"
+                   "recs = [json.loads(l) for l in open(d + '/rec.jsonl')]\n"
+                   "tried = [r for r in recs if r.get('origin') in ('default', 'random', "
+                   "'mutation', 'model')]\n"
+                   "assert len(tried) >= 2, recs\n"
+                   "for t in tried:\n"
+                   "    kinds = [i['kind'] for i in t['trace']['instructions']]\n"
+                   "    assert 'bind' in kinds and 'cache_read' in kinds, kinds\n"),
+            0);
+  r = ingot("compile " + path("model.onnx") + " --target opencl --tuning-records " +
+            path("rec.jsonl") + " -o " + path("m.so"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = ingot("run " + path("m.so") + " --inputs " + path("in.npz") + " --outputs " +
+            path("m.out.npz"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(python("o = np.load(d + '/m.out.npz')\n"
+                   "assert np.abs(o['y'] - np.load(d + '/want_y.npy')).max() < 1e-5\n"),
+            0);
 }
 
 // Regression: a row reduction over the whole tensor (no loop left to bind) runs on one thread,

@@ -1,11 +1,14 @@
 // The GPU lowering's split into device functions and the OpenCL C / CUDA C++ printer, on
 // hand-built loop IR: one launch per top-level bound nest, one thread for the rest, conditions
 // carried into each launch, no launch for a kernel that stores nothing, floor division printed
-// as C division only where both sides are known non-negative.
+// as C division only where both sides are known non-negative; thread loops as thread indices
+// (masked below the block's extent), shared memory declared per function with barriers where
+// threads exchange data through it, and no barrier where not all threads would reach it.
 #include <gtest/gtest.h>
 
 #include "codegen/gpu/device_lowering.h"
 #include "codegen/gpu/device_printer.h"
+#include "support/error.h"
 #include "tir/op.h"
 #include "tir/stmt.h"
 
@@ -51,7 +54,7 @@ TEST(DeviceLowering, SplitsBoundNestsAndOneThreadStatements) {
   EXPECT_EQ(fns[1].grid[0], 1u);
   EXPECT_EQ(fns[1].block[0], 1u);
   EXPECT_EQ(fns[1].param_indices, (std::vector<int>{1}));  // y only
-  EXPECT_FALSE(fns[1].block_var.defined());
+  EXPECT_FALSE(fns[1].block_vars[0].defined());
 }
 
 TEST(DevicePrinter, OpenClAndCudaOfTheSameFunctions) {
@@ -62,7 +65,7 @@ TEST(DevicePrinter, OpenClAndCudaOfTheSameFunctions) {
             std::string::npos)
       << cl;
   EXPECT_NE(cl.find("(long)get_group_id(0)"), std::string::npos) << cl;
-  EXPECT_NE(cl.find("if ((((b * 32L) + t) < 100L))"), std::string::npos) << cl;
+  EXPECT_NE(cl.find("if ((((b * 32L) + tx) < 100L))"), std::string::npos) << cl;
   // k - 5 may be negative: the floor-modulo helper, not C's %.
   EXPECT_NE(cl.find("ingot_floormod((long)(k - 5L), (long)3L)"), std::string::npos) << cl;
   std::string cu = print_cuda(fns);
@@ -79,6 +82,83 @@ TEST(DevicePrinter, PrintsANoOpStatement) {
   f.body = Evaluate::make(IntImm::make(DataType::i32(), 0));
   std::string cl = print_opencl({f});
   EXPECT_NE(cl.find("(void)((int)0);"), std::string::npos) << cl;
+}
+
+// Per block of 16: two rounds of { all threads copy A's tile (+ r) into shared S, then each
+// thread adds S[15 - t], another thread's element, to Y }, then 8 threads double Y. With
+// `divergent`, the rounds run only for threads t < 8.
+PrimFunc shared_kernel(bool divergent) {
+  Buffer a = Buffer::make("A", DataType::f32(), std::vector<int64_t>{64});
+  Buffer y = Buffer::make("Y", DataType::f32(), std::vector<int64_t>{64});
+  Buffer sh = Buffer::make("S", DataType::f32(), std::vector<int64_t>{16}, StorageScope::kShared);
+  Var b("b"), t("t"), r("r"), t2("t2"), t3("t3");
+  auto bound = [](Var v, int64_t e, Stmt body, const char* tag) {
+    return For::make(v, i64(0), i64(e), ForKind::kThreadBinding, body, tag);
+  };
+  Expr f32r = Cast::make(DataType::f32(), r);
+  Stmt fetch =
+      bound(t2, 16, BufferStore::make(sh, a(b * i64(16) + t2) + f32r, {t2}), "threadIdx.x");
+  Expr yi = b * i64(16) + t;
+  Stmt use = BufferStore::make(y, y(yi) + sh(i64(15) - t), {yi});
+  Stmt rounds = For::make(r, i64(0), i64(2), ForKind::kSerial, SeqStmt::make({fetch, use}));
+  if (divergent) rounds = IfThenElse::make(LT::make(t, i64(8)), rounds);
+  Expr yj = b * i64(16) + t3;
+  Stmt twice =
+      bound(t3, 8, BufferStore::make(y, y(yj) * FloatImm::make(DataType::f32(), 2.0), {yj}),
+            "threadIdx.x");
+  Stmt per_block = Allocate::make(sh, SeqStmt::make({bound(t, 16, rounds, "threadIdx.x"), twice}));
+  PrimFunc f;
+  f.name = "s";
+  f.params = {a, y};
+  f.body = bound(b, 4, per_block, "blockIdx.x");
+  return f;
+}
+
+TEST(DeviceLowering, SharedMemoryGetsBarriersAndThreadLoopsBecomeThreadIndices) {
+  auto fns = split_device_functions(shared_kernel(false), 0);
+  ASSERT_EQ(fns.size(), 1u);
+  const DeviceFunction& f = fns[0];
+  EXPECT_EQ(f.grid[0], 4u);
+  EXPECT_EQ(f.block[0], 16u);
+  ASSERT_EQ(f.shared.size(), 1u);
+  EXPECT_EQ(f.shared[0]->name, "S");
+  // Before each round's copy (the previous round's readers) and before the reads.
+  EXPECT_EQ(f.sync_before.size(), 2u);
+  std::string cl = print_opencl(fns);
+  EXPECT_NE(cl.find("__local float S[16];"), std::string::npos) << cl;
+  size_t first = cl.find("barrier(CLK_LOCAL_MEM_FENCE);");
+  ASSERT_NE(first, std::string::npos) << cl;
+  EXPECT_NE(cl.find("barrier(CLK_LOCAL_MEM_FENCE);", first + 1), std::string::npos) << cl;
+  EXPECT_LT(cl.find("for (long r"), first) << cl;                 // inside the rounds
+  EXPECT_NE(cl.find("if ((tx < 8L))"), std::string::npos) << cl;  // the 8-thread loop, masked
+  EXPECT_EQ(cl.find("t2"), std::string::npos) << cl;  // the copy's threads are the same threads
+  std::string cu = print_cuda(fns);
+  EXPECT_NE(cu.find("__shared__ float S[16];"), std::string::npos) << cu;
+  EXPECT_NE(cu.find("__syncthreads();"), std::string::npos) << cu;
+  EXPECT_NE(cu.find("__launch_bounds__(16)"), std::string::npos) << cu;
+}
+
+TEST(DeviceLowering, RefusesTilesLargerThanTheSharedMemoryOfABlock) {
+  EXPECT_EQ(split_device_functions(shared_kernel(false), 0, 64).size(), 1u);  // 16 floats
+  try {
+    split_device_functions(shared_kernel(false), 0, 60);
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_STREQ(e.what(),
+                 "kernel s: its tiles need 64 bytes of shared memory per thread block; the "
+                 "target allows 60");
+  }
+}
+
+TEST(DeviceLowering, RefusesABarrierThatOnlySomeThreadsReach) {
+  try {
+    split_device_functions(shared_kernel(true), 0);
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_STREQ(e.what(),
+                 "kernel s: shared memory needs a barrier inside a branch or loop that depends on "
+                 "the thread index; not supported on GPU targets");
+  }
 }
 
 }  // namespace

@@ -124,6 +124,27 @@ TEST(CacheRead, CopyThenComputeAt) {
   EXPECT_TRUE(replays(s, m.func));
 }
 
+// A shared buffer belongs to the thread block: computed under a loop inside one bound to
+// threadIdx.x, its copy covers every thread's rows, not the one thread's.
+TEST(CacheRead, SharedCopyCoversEveryThreadOfTheBlock) {
+  Matmul m = make_matmul(4, 6, 3);
+  Schedule s(m.func);
+  BlockRV c = s.get_block("C");
+  auto l = s.get_loops(c);
+  s.bind(l[0], "threadIdx.x");
+  BlockRV cr = s.cache_read(c, 1, "shared");
+  s.compute_at(cr, l[1]);
+  auto info = find_block(s.func().body, "A_shared", nullptr);
+  ASSERT_TRUE(info.has_value());
+  ASSERT_EQ(info->loops.size(), 4u);  // i (threads), j, ax0, ax1
+  int64_t rows = 0, cols = 0;
+  ASSERT_TRUE(is_const_int(info->loops[2].as<For>()->extent, &rows));
+  ASSERT_TRUE(is_const_int(info->loops[3].as<For>()->extent, &cols));
+  EXPECT_EQ(rows, 4);  // all of A's rows: one thread's would be 1
+  EXPECT_EQ(cols, 3);
+  EXPECT_TRUE(replays(s, m.func));
+}
+
 TEST(ComputeInline, ProducerValueReplacesLoads) {
   Chain ch = make_chain(8);
   Schedule s(ch.func);

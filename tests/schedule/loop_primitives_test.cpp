@@ -197,7 +197,15 @@ TEST(Bind, ThreadAxesAreChecked) {
   auto l2 = s2.get_loops(s2.get_block("C"));
   s2.bind(l2[0], "threadIdx.x");
   EXPECT_EQ(schedule_error([&] { s2.bind(l2[1], "threadIdx.x"); }),
-            "cannot bind loop \"j\" to threadIdx.x: loop \"i\" in the same nest is bound to it");
+            "cannot bind loop \"j\" to threadIdx.x: loop \"i\" in the same nest is bound to it "
+            "with another extent");
+  // The same threads again (a cooperative copy under the loop of its readers): same extent.
+  Matmul m3 = make_matmul(4, 4, 3);
+  Schedule s3(m3.func);
+  auto l3 = s3.get_loops(s3.get_block("C"));
+  s3.bind(l3[0], "threadIdx.x");
+  s3.bind(l3[1], "threadIdx.x");
+  EXPECT_TRUE(replays(s3, m3.func));
 }
 
 TEST(Annotate, SetsABlockAnnotation) {

@@ -8,10 +8,13 @@
 
 #include "codegen/gpu/device_printer.h"
 #include "codegen/gpu/nvrtc.h"
+#include "codegen/gpu/thread_sync.h"
 #include "codegen/llvm/module_builder.h"
 #include "ingot/abi.h"
 #include "support/error.h"
+#include "tir/mutator.h"
 #include "tir/op.h"
+#include "tir/substitute.h"
 #include "tir/visitor.h"
 
 namespace ingot::codegen {
@@ -99,8 +102,10 @@ class Splitter {
     }
     if (const auto* a = s.as<Allocate>()) {
       if (a->buffer->scope != StorageScope::kLocal)
-        fail_user("kernel {}: buffer {} in {} memory is not supported on GPU targets yet",
-                  kernel_.name, a->buffer->name, storage_scope_name(a->buffer->scope));
+        fail_user(
+            "kernel {}: buffer {} in {} memory around a whole launch is not supported on GPU "
+            "targets (it must be used within one thread block)",
+            kernel_.name, a->buffer->name, storage_scope_name(a->buffer->scope));
       auto buffer = a->buffer;
       size_t first = functions_.size();
       wraps_.push_back([buffer](Stmt body) { return Allocate::make(Buffer(buffer), body); });
@@ -156,32 +161,27 @@ class Splitter {
     DeviceFunction f;
     f.kernel = index_;
     f.name = kernel_.name + "_" + std::to_string(functions_.size());
-    const For* bx = s.as<For>();
-    if (bx != nullptr && bx->kind == ForKind::kThreadBinding && bx->thread_tag == "blockIdx.x") {
-      const For* tx = bx->body.as<For>();
-      if (tx == nullptr || tx->kind != ForKind::kThreadBinding || tx->thread_tag != "threadIdx.x")
-        fail_user(
-            "kernel {}: a loop bound to blockIdx.x needs a loop bound to threadIdx.x "
-            "directly inside it",
-            kernel_.name);
-      f.grid[0] = const_extent(bx, kernel_.name);
-      f.block[0] = const_extent(tx, kernel_.name);
-      f.block_var = bx->loop_var;
-      f.thread_var = tx->loop_var;
-      if (has_thread_binding(tx->body))
-        fail_user(
-            "kernel {}: loops bound to thread axes other than blockIdx.x / threadIdx.x are "
-            "not supported yet",
-            kernel_.name);
-      f.body = wrapped(tx->body);
-    } else {
-      if (has_thread_binding(s))
-        fail_user(
-            "kernel {}: a loop bound to a thread axis under a serial loop is not "
-            "supported on GPU targets",
-            kernel_.name);
-      f.body = wrapped(s);
+    // 1. The grid: the blockIdx loops around the statement.
+    Stmt body = s;
+    for (const For* l = body.as<For>(); l != nullptr && l->thread_tag.starts_with("blockIdx");
+         l = body.as<For>()) {
+      int d = axis_of(l->thread_tag);
+      if (f.block_vars[size_t(d)].defined())
+        fail_user("kernel {}: two loops bound to {}", kernel_.name, l->thread_tag);
+      f.grid[size_t(d)] = const_extent(l, kernel_.name);
+      f.block_vars[size_t(d)] = l->loop_var;
+      body = l->body;
     }
+    if (bound_loop(body, "blockIdx"))
+      fail_user(
+          "kernel {}: a loop bound to a blockIdx axis inside another loop is not supported on "
+          "GPU targets",
+          kernel_.name);
+    // 2. The block: every threadIdx loop inside, as the thread indices.
+    body = bind_threads(body, f);
+    f.body = hoist_shared(wrapped(body), f);
+    std::vector<Var> threads(f.thread_vars.begin(), f.thread_vars.end());
+    f.sync_before = plan_thread_syncs(f.body, threads, kernel_.name);
     std::vector<const BufferNode*> used = buffers_used(f.body);
     for (size_t p = 0; p < kernel_.params.size(); ++p)
       if (std::find(used.begin(), used.end(), kernel_.params[p].get()) != used.end()) {
@@ -189,6 +189,74 @@ class Splitter {
         f.params.push_back(kernel_.params[p]);
       }
     functions_.push_back(std::move(f));
+  }
+
+  static int axis_of(const std::string& tag) { return tag.back() - 'x'; }
+
+  static bool bound_loop(const Stmt& s, const std::string& prefix) {
+    struct Finder : IRVisitor {
+      std::string prefix;
+      bool found = false;
+      void visit_For(const For* op, const Stmt& s) override {
+        found =
+            found || (op->kind == ForKind::kThreadBinding && op->thread_tag.starts_with(prefix));
+        IRVisitor::visit_For(op, s);
+      }
+    } f;
+    f.prefix = prefix;
+    f.visit(s);
+    return f.found;
+  }
+
+  // Each threadIdx loop becomes its axis's thread index (masked when its extent is below the
+  // block's); the block is the largest extent per axis.
+  Stmt bind_threads(const Stmt& s, DeviceFunction& f) const {
+    struct Extents : IRVisitor {
+      std::array<uint32_t, 3> block = {1, 1, 1};
+      std::string kernel;
+      void visit_For(const For* op, const Stmt& s) override {
+        if (op->kind == ForKind::kThreadBinding && op->thread_tag.starts_with("threadIdx")) {
+          uint32_t& b = block[size_t(axis_of(op->thread_tag))];
+          b = std::max(b, const_extent(op, kernel));
+        }
+        IRVisitor::visit_For(op, s);
+      }
+    } extents;
+    extents.kernel = kernel_.name;
+    extents.visit(s);
+    struct Binder : IRMutator {
+      const std::array<uint32_t, 3>* block = nullptr;
+      std::array<Var, 3>* vars = nullptr;
+      Stmt visit_For(const For* op, const Stmt& s) override {
+        if (op->kind != ForKind::kThreadBinding || !op->thread_tag.starts_with("threadIdx"))
+          return IRMutator::visit_For(op, s);
+        size_t d = size_t(axis_of(op->thread_tag));
+        Var& v = (*vars)[d];
+        if (!v.defined()) v = Var(std::string("t") + op->thread_tag.back());
+        Stmt body = substitute(mutate(op->body), op->loop_var, v);
+        int64_t e = 0;
+        is_const_int(op->extent, &e);
+        return e < int64_t((*block)[d]) ? IfThenElse::make(v < op->extent, body) : body;
+      }
+    } binder;
+    binder.block = &extents.block;
+    binder.vars = &f.thread_vars;
+    f.block = extents.block;
+    return binder.mutate(s);
+  }
+
+  // Shared-memory allocations leave the body for the function's declarations.
+  static Stmt hoist_shared(const Stmt& s, DeviceFunction& f) {
+    struct Hoister : IRMutator {
+      std::vector<Buffer>* shared = nullptr;
+      Stmt visit_Allocate(const Allocate* op, const Stmt& s) override {
+        if (op->buffer->scope != StorageScope::kShared) return IRMutator::visit_Allocate(op, s);
+        shared->push_back(Buffer(op->buffer));
+        return mutate(op->body);
+      }
+    } h;
+    h.shared = &f.shared;
+    return h.mutate(s);
   }
 
   const PrimFunc& kernel_;
@@ -199,8 +267,31 @@ class Splitter {
 
 }  // namespace
 
-std::vector<DeviceFunction> split_device_functions(const PrimFunc& kernel, int kernel_index) {
-  return Splitter(kernel, kernel_index).run();
+std::vector<DeviceFunction> split_device_functions(const PrimFunc& kernel, int kernel_index,
+                                                   int64_t max_shared_bytes) {
+  std::vector<DeviceFunction> functions = Splitter(kernel, kernel_index).run();
+  for (const DeviceFunction& f : functions) {
+    int64_t bytes = 0;
+    for (const Buffer& b : f.shared) {
+      int64_t n = 1;
+      for (const Expr& d : b->shape) {
+        int64_t v = 0;
+        INGOT_ICHECK(is_const_int(d, &v), "shared buffer {} of non-constant size", b->name);
+        n *= v;
+      }
+      bytes += n * (b->dtype.bits == 16 ? 4 : b->dtype.bytes());  // float16 kept in float32
+    }
+    if (bytes > max_shared_bytes)
+      fail_user(
+          "kernel {}: its tiles need {} bytes of shared memory per thread block; the target "
+          "allows {}",
+          kernel.name, bytes, max_shared_bytes);
+  }
+  return functions;
+}
+
+int64_t max_shared_bytes(const Target& target) {
+  return target.kind == Target::kCUDA ? 48 * 1024 : 32 * 1024;
 }
 
 namespace {
@@ -230,7 +321,7 @@ DeviceCode lower_device_code(const IRModule& mod, const Target& target) {
   std::vector<DeviceFunction> all;
   const std::vector<std::vector<bool>> noalias = noalias_params(mod);
   for (size_t k = 0; k < mod.kernels.size(); ++k) {
-    per_kernel.push_back(split_device_functions(mod.kernels[k], int(k)));
+    per_kernel.push_back(split_device_functions(mod.kernels[k], int(k), max_shared_bytes(target)));
     for (DeviceFunction& f : per_kernel.back()) {
       for (int p : f.param_indices) f.noalias.push_back(noalias[k][size_t(p)]);
       all.push_back(f);

@@ -1,15 +1,19 @@
-// The GPU lowering: loop-form kernels scheduled for a GPU target (loops bound to blockIdx.x /
-// threadIdx.x by the GPU rules) become device functions and the launches that run the model.
-// Each top-level statement of a kernel is one launch, in order: a nest bound to blockIdx.x and,
-// inside it, threadIdx.x runs over grid x block threads; a statement with no bound loop runs on
-// one thread. Per-thread allocations and lets around those statements go with each launch; the
-// device functions take only the kernel parameters they use. The device code is then printed
-// for the target (device_printer.h: OpenCL C or CUDA C++).
+// The GPU lowering: loop-form kernels scheduled for a GPU target (loops bound to blockIdx.* /
+// threadIdx.* by the GPU rules) become device functions and the launches that run the model.
+// Each top-level statement of a kernel is one launch, in order: its outer loops bound to
+// blockIdx axes are the grid; every loop bound to a threadIdx axis inside is that axis's threads
+// (the block is the largest extent per axis, smaller loops masked; a loop bound to an axis
+// inside another bound to it, a cooperative copy, is the same threads again); a statement with
+// no bound loop runs on one thread. Shared memory is declared per function, with barriers where
+// threads exchange data through it (thread_sync.h). Per-thread allocations and lets around those
+// statements go with each launch; the device functions take only the kernel parameters they
+// use. The device code is then printed for the target (device_printer.h: OpenCL C or CUDA C++).
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "codegen/gpu/device_code.h"
@@ -26,13 +30,22 @@ struct DeviceFunction {
   std::vector<bool> noalias;  // per param: no other argument overlaps it in any call (CUDA
                               // __restrict__)
   tir::Stmt body;
-  tir::Var block_var, thread_var;  // blockIdx.x / threadIdx.x; undefined for one thread
+  // blockIdx.x/y/z and threadIdx.x/y/z as variables of the body; undefined where unused.
+  std::array<tir::Var, 3> block_vars, thread_vars;
   std::array<uint32_t, 3> grid = {1, 1, 1}, block = {1, 1, 1};
+  std::vector<tir::Buffer> shared;  // shared memory, declared at the top of the function
+  std::unordered_set<const tir::StmtNode*> sync_before;  // statements of body after a barrier
 };
 
 // The device functions of one loop-form kernel. UserError naming the kernel for what the GPU
-// lowering cannot run yet (a bound loop under a serial one, a workspace allocation, vector code).
-std::vector<DeviceFunction> split_device_functions(const tir::PrimFunc& kernel, int kernel_index);
+// lowering cannot run yet (a bound loop under a serial one, a workspace allocation, vector code)
+// and for a function declaring more than `max_shared_bytes` of shared memory.
+std::vector<DeviceFunction> split_device_functions(const tir::PrimFunc& kernel, int kernel_index,
+                                                   int64_t max_shared_bytes = 48 * 1024);
+
+// Static shared memory a thread block may declare: 48 KB on CUDA (without opting in to more),
+// 32 KB on OpenCL (the minimum CL_DEVICE_LOCAL_MEM_SIZE a full-profile device has).
+int64_t max_shared_bytes(const Target& target);
 
 // The device code of a module whose kernels are in loop form (scheduled for `target`, a GPU
 // kind, and through the loop passes): its functions printed for the target and one launch per

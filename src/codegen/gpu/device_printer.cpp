@@ -12,6 +12,7 @@
 #include "support/error.h"
 #include "tir/functor.h"
 #include "tir/op.h"
+#include "tir/visitor.h"
 
 namespace ingot::codegen {
 namespace {
@@ -118,14 +119,20 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
       line(fmt::format("__global {}* {} = (__global {}*)(p{}_base + p{}_off);", t, buffer_name(b),
                        t, i, i));
     }
-    if (f_.block_var.defined()) {
-      line(fmt::format("const long {} = (long){};", var_name(f_.block_var.node()),
-                       cl ? "get_group_id(0)" : "blockIdx.x"));
-      line(fmt::format("const long {} = (long){};", var_name(f_.thread_var.node()),
-                       cl ? "get_local_id(0)" : "threadIdx.x"));
-      non_negative_.insert(f_.block_var.node());
-      non_negative_.insert(f_.thread_var.node());
+    static const char* kAxes = "xyz";
+    for (int d = 0; d < 3; ++d) {
+      for (bool block : {true, false}) {
+        const Var& v = block ? f_.block_vars[size_t(d)] : f_.thread_vars[size_t(d)];
+        if (!v.defined()) continue;
+        std::string index = cl ? fmt::format("{}({})", block ? "get_group_id" : "get_local_id", d)
+                               : fmt::format("{}.{}", block ? "blockIdx" : "threadIdx", kAxes[d]);
+        line(fmt::format("const long {} = (long){};", var_name(v.node()), index));
+        non_negative_.insert(v.node());
+      }
     }
+    for (const Buffer& b : f_.shared)
+      line(fmt::format("{} {} {}[{}];", cl ? "__local" : "__shared__", local_type(b.get()),
+                       buffer_name(b.get()), constant_elements(b.get())));
     visit_stmt(f_.body);
     out_ += "}\n";
     return out_;
@@ -286,8 +293,28 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
   std::string visit_LE(const LE* op, const Expr&) override { return binary("<=", op->a, op->b); }
   std::string visit_GT(const GT* op, const Expr&) override { return binary(">", op->a, op->b); }
   std::string visit_GE(const GE* op, const Expr&) override { return binary(">=", op->a, op->b); }
-  std::string visit_And(const And* op, const Expr&) override { return binary("&&", op->a, op->b); }
-  std::string visit_Or(const Or* op, const Expr&) override { return binary("||", op->a, op->b); }
+  // Conditions of index arithmetic only (a tile's masks) are evaluated whole, without branches
+  // (& and | of the 0 / 1 comparisons): PoCL 3.1 miscompiles short-circuit branches on the
+  // thread index in a loop with barriers (private values read back as garbage), and GPUs prefer
+  // no branches. A condition that loads memory keeps && / ||, whose short circuit may guard
+  // the load.
+  std::string visit_And(const And* op, const Expr&) override {
+    return binary(loads_memory(op->a) || loads_memory(op->b) ? "&&" : "&", op->a, op->b);
+  }
+  std::string visit_Or(const Or* op, const Expr&) override {
+    return binary(loads_memory(op->a) || loads_memory(op->b) ? "||" : "|", op->a, op->b);
+  }
+  static bool loads_memory(const Expr& e) {
+    struct Finder : IRVisitor {
+      bool found = false;
+      void visit_BufferLoad(const BufferLoad* op, const Expr& e) override {
+        found = true;
+        IRVisitor::visit_BufferLoad(op, e);
+      }
+    } f;
+    f.visit(e);
+    return f.found;
+  }
   std::string visit_Not(const Not* op, const Expr&) override {
     return "(!" + visit_expr(op->a) + ")";
   }
@@ -385,26 +412,36 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
     --indent_;
     line("}");
   }
-  void visit_Allocate(const Allocate* op, const Stmt&) override {
-    const BufferNode* b = op->buffer.get();
-    if (b->scope != StorageScope::kLocal)
-      unsupported(fmt::format("buffer {} in {} memory", b->name, storage_scope_name(b->scope)));
+  // The elements of a per-thread or shared buffer (a constant size).
+  int64_t constant_elements(const BufferNode* b) {
     int64_t n = 1;
     for (const Expr& d : b->shape) {
       int64_t v = 0;
       if (!is_const_int(d, &v)) unsupported("a local buffer of non-constant size");
       n *= v;
     }
+    return std::max<int64_t>(n, 1);
+  }
+  // The element type of a per-thread or shared buffer: a float16 one is kept in float32 (OpenCL
+  // cannot declare half variables without cl_khr_fp16); only tensors in memory are stored as
+  // 16 bits.
+  std::string local_type(const BufferNode* b) {
+    if (!is_f16(b->dtype)) return storage_type(b->dtype);
+    float_backed_.insert(b);
+    return "float";
+  }
+  void visit_stmt(const Stmt& s) override {
+    if (f_.sync_before.count(s.get()))
+      line(dialect_ == Dialect::kOpenCL ? "barrier(CLK_LOCAL_MEM_FENCE);" : "__syncthreads();");
+    StmtFunctor<void(const Stmt&)>::visit_stmt(s);
+  }
+  void visit_Allocate(const Allocate* op, const Stmt&) override {
+    const BufferNode* b = op->buffer.get();
+    if (b->scope != StorageScope::kLocal)
+      unsupported(fmt::format("buffer {} in {} memory", b->name, storage_scope_name(b->scope)));
     line("{");
     ++indent_;
-    // A per-thread float16 buffer is kept in float32 (OpenCL cannot declare half variables
-    // without cl_khr_fp16); only tensors in memory are stored as 16 bits.
-    std::string type = storage_type(b->dtype);
-    if (is_f16(b->dtype)) {
-      float_backed_.insert(b);
-      type = "float";
-    }
-    line(fmt::format("{} {}[{}];", type, buffer_name(b), std::max<int64_t>(n, 1)));
+    line(fmt::format("{} {}[{}];", local_type(b), buffer_name(b), constant_elements(b)));
     visit_stmt(op->body);
     --indent_;
     line("}");

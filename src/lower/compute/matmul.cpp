@@ -6,6 +6,7 @@
 #include "lower/compute/common.h"
 #include "lower/compute/compute.h"
 #include "lower/compute/epilogue.h"
+#include "lower/compute/matmul_operand.h"
 #include "support/error.h"
 
 namespace ingot::lower {
@@ -61,30 +62,6 @@ Stmt compute_gemm(const graph::Node& node, const std::vector<Buffer>& inputs,
                    {.parallel_outer = true, .vectorize_inner = false});
 }
 
-namespace {
-
-// A MatMul operand read through its `perm_a` / `perm_b` (the transposed view the product
-// reads, see fold_transpose_matmul): the view's shape and the load at a view index.
-struct OperandView {
-  Buffer buf;
-  std::vector<int64_t> perm;  // empty: the buffer itself
-  std::vector<int64_t> shape() const {
-    std::vector<int64_t> s = const_shape(buf);
-    if (perm.empty()) return s;
-    std::vector<int64_t> v;
-    for (int64_t p : perm) v.push_back(s[size_t(p)]);
-    return v;
-  }
-  Expr load(const Index& idx) const {
-    if (perm.empty()) return buf.load(idx);
-    Index phys(idx.size());
-    for (size_t d = 0; d < perm.size(); ++d) phys[size_t(perm[d])] = idx[d];
-    return buf.load(phys);
-  }
-};
-
-}  // namespace
-
 Stmt compute_matmul(const graph::Node& node, const std::vector<Buffer>& inputs,
                     const std::vector<Buffer>& outputs) {
   const OperandView a{inputs.at(0), node.attrs.get_ints("perm_a")};
@@ -102,13 +79,8 @@ Stmt compute_matmul(const graph::Node& node, const std::vector<Buffer>& inputs,
   std::vector<int64_t> outer(ys.begin(), ys.begin() + batch_rank);
   outer.push_back(rows);
 
-  // The batch index of an operand (its dims before the matrix dims), numpy-broadcast.
   auto batch_index = [&](const std::vector<int64_t>& shape, int matrix_rank, const Index& batch) {
-    Index idx;
-    int rank = int(shape.size()) - matrix_rank;
-    for (int d = 0; d < rank; ++d)
-      idx.push_back(shape[d] == 1 ? i64(0) : batch[batch_rank - rank + d]);
-    return idx;
+    return operand_batch_index(shape, matrix_rank, batch_rank, batch);
   };
 
   Stmt product = loop_nest(

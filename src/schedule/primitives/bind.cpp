@@ -1,6 +1,7 @@
 // Primitive bind: the loop is mapped to a GPU thread axis (blockIdx.x/y/z, threadIdx.x/y/z).
 // Legality is checked here even though only a GPU backend can run the result.
 #include "schedule/primitives/common.h"
+#include "tir/op.h"
 #include "tir/visitor.h"
 
 namespace ingot::schedule {
@@ -16,7 +17,9 @@ class BindError : public ScheduleError {
 // - the loop is serial;
 // - no block inside binds a reduction iter var to the loop variable (cross-thread reductions
 //   are not supported);
-// - no loop around or inside it is already bound to the same thread axis.
+// - a loop around or inside it bound to the same thread axis has the same constant extent: the
+//   inner one is then the same threads again (a cooperative copy into shared memory under a
+//   loop of the threads that read it), which in sequential order repeats the inner loop's work.
 void Schedule::bind(LoopRV loop, const std::string& thread) {
   static const char* kAxes[] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z",
                                 "threadIdx.x", "threadIdx.y", "threadIdx.z"};
@@ -35,20 +38,31 @@ void Schedule::bind(LoopRV loop, const std::string& thread) {
   if (auto r = reduce_use(li.node->body, li.node->loop_var.node()))
     fail_schedule<BindError>("cannot bind loop {} to {}: it carries {}", qname(name), thread, *r);
   // 2. The same axis may not be bound twice in one nest.
+  int64_t extent = 0;
+  const bool constant = is_const_int(li.node->extent, &extent);
   struct Tagged : IRVisitor {
     std::string tag, hit;
+    int64_t extent = 0;
+    bool constant = false;
+    void check(const For* op) {
+      int64_t e = 0;
+      if (op->thread_tag == tag && !(constant && is_const_int(op->extent, &e) && e == extent))
+        hit = op->loop_var.name();
+    }
     void visit_For(const For* op, const Stmt& s) override {
-      if (op->thread_tag == tag) hit = op->loop_var.name();
+      check(op);
       IRVisitor::visit_For(op, s);
     }
   } t;
   t.tag = thread;
+  t.extent = extent;
+  t.constant = constant;
   t.visit(li.node->body);
-  for (const Stmt& o : li.outer)
-    if (o.as<For>()->thread_tag == thread) t.hit = o.as<For>()->loop_var.name();
+  for (const Stmt& o : li.outer) t.check(o.as<For>());
   if (!t.hit.empty())
-    fail_schedule<BindError>("cannot bind loop {} to {}: loop {} in the same nest is bound to it",
-                             qname(name), thread, qname(t.hit));
+    fail_schedule<BindError>(
+        "cannot bind loop {} to {}: loop {} in the same nest is bound to it with another extent",
+        qname(name), thread, qname(t.hit));
   // 3. Mark it; record.
   set_loop_kind(*this, li, ForKind::kThreadBinding, thread);
   record({"bind", {rv_name(loop)}, {{"thread", thread}}, {}, {}});

@@ -10,6 +10,7 @@ class ComputeAtError : public ScheduleError {
   using ScheduleError::ScheduleError;
 };
 
+// A producer of a shared-memory buffer computes what all threads of the block read.
 // Preconditions:
 // - the block is at the root level, alone in its loop nest, writing exactly one buffer, with
 //   each dimension written at one iter var, and no predicate;
@@ -54,7 +55,18 @@ void Schedule::compute_at(BlockRV block, LoopRV loop) {
                                         qname(out.buffer->name));
   }
   // 3. The region they need per iteration of the loop.
-  auto region = required_region(consumers, out.buffer.get(), false, loops_inside(li.loop));
+  // Shared memory belongs to a thread block: the region is every thread's, relaxed over the
+  // threadIdx loops around the loop too (the producer is then bound over the threads, each
+  // copying a part; the GPU lowering places barriers between the copy and its readers).
+  VarDomain dom = loops_inside(li.loop);
+  if (out.buffer->scope == StorageScope::kShared) {
+    std::vector<Stmt> around = li.outer;
+    around.push_back(li.loop);
+    for (const Stmt& o : around)
+      if (o.as<For>()->thread_tag.starts_with("threadIdx"))
+        dom[o.as<For>()->loop_var.node()] = Range{o.as<For>()->min, o.as<For>()->extent};
+  }
+  auto region = required_region(consumers, out.buffer.get(), false, dom);
   INGOT_ICHECK(region.has_value(), "consumers without a read region");
   // 4. The producer nest goes first in the loop body; its old nest is removed.
   Stmt nest = region_nest(bi, out, *region, outer_analyzer(li), what);

@@ -76,6 +76,11 @@ Stmt region_nest(const BlockInfo& bi, const BufferRegion& access,
   for (size_t d = 0; d < access.region.size(); ++d) {
     auto* v = access.region[d].min.as<VarNode>();
     int64_t ext = 0;
+    // A dimension at a constant index (the 0 of a dimension of extent 1) is walked by no iter
+    // var: every instance of the block accesses that index.
+    if (is_const_int(access.region[d].min) && is_const_int(access.region[d].extent, &ext) &&
+        ext == 1)
+      continue;
     if (!v || !is_const_int(access.region[d].extent, &ext) || ext != 1)
       fail_schedule<ComputeLocationError>(
           "cannot {}: block {} does not access {} at a single iter var in dimension {}", what,

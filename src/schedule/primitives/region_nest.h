@@ -27,8 +27,9 @@ std::optional<std::vector<tir::IntervalSet>> required_region(const std::vector<t
                                                              bool writes,
                                                              const tir::VarDomain& dom);
 // A nest of loops ax0, ax1, ... (one per iter var) realizing the block over `region` of the
-// buffer it accesses through `access` (each dimension at one iter var); iter vars not indexing
-// the buffer walk their whole domain. A predicate masks what leaves the block's domain.
+// buffer it accesses through `access` (each dimension at one iter var or a constant index); iter
+// vars not indexing the buffer walk their whole domain. A predicate masks what leaves the block's
+// domain.
 tir::Stmt region_nest(const BlockInfo& bi, const tir::BufferRegion& access,
                       const std::vector<tir::IntervalSet>& region, const tir::arith::Analyzer& ana,
                       const std::string& what);

@@ -26,9 +26,9 @@ const std::vector<ScheduleRule>& schedule_rules() {
       {kInjectiveRule, "llvm",
        [](Schedule& s, const RuleTarget& t) { schedule_injective(s, t.isa); }},
       {kInjectiveRule, "opencl",
-       [](Schedule& s, const RuleTarget& t) { schedule_gpu_injective(s, t.max_threads); }},
+       [](Schedule& s, const RuleTarget& t) { schedule_gpu_kernel(s, t.max_threads); }},
       {kInjectiveRule, "cuda",
-       [](Schedule& s, const RuleTarget& t) { schedule_gpu_injective(s, t.max_threads); }},
+       [](Schedule& s, const RuleTarget& t) { schedule_gpu_kernel(s, t.max_threads); }},
   };
   return rules;
 }

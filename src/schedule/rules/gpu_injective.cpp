@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "schedule/rules/choice.h"
+#include "schedule/rules/gpu_matmul.h"
 #include "schedule/rules/nest_utils.h"
 
 namespace ingot::schedule {
@@ -17,8 +18,8 @@ constexpr int64_t kMinBlocks = 64;
 
 }  // namespace
 
-void schedule_gpu_injective(Schedule& s, int max_threads) {
-  inline_intermediates(s);
+// Every top-level spatial nest not bound yet: fused, split into blocks of threads, bound.
+static void bind_spatial_nests(Schedule& s, int max_threads) {
   for (const std::string& name : top_level_block_names(s)) {
     BlockRV b = s.get_block(name);
     auto loops = own_loops(s, b);
@@ -37,6 +38,17 @@ void schedule_gpu_injective(Schedule& s, int max_threads) {
     s.bind(split[0], "blockIdx.x");
     s.bind(split[1], "threadIdx.x");
   }
+}
+
+void schedule_gpu_injective(Schedule& s, int max_threads) {
+  inline_intermediates(s);
+  bind_spatial_nests(s, max_threads);
+}
+
+void schedule_gpu_kernel(Schedule& s, int max_threads) {
+  inline_intermediates(s);
+  schedule_gpu_matmul(s, max_threads);
+  bind_spatial_nests(s, max_threads);
 }
 
 }  // namespace ingot::schedule

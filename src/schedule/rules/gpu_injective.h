@@ -18,4 +18,9 @@ namespace ingot::schedule {
 
 void schedule_gpu_injective(Schedule& s, int max_threads);
 
+// The default schedule of a GPU kernel, rule by rule as dlight applies them: intermediates
+// inlined, the product tiled (gpu_matmul.h) when there is one, then the fallback above for the
+// nests left.
+void schedule_gpu_kernel(Schedule& s, int max_threads);
+
 }  // namespace ingot::schedule

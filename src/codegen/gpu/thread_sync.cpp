@@ -1,0 +1,136 @@
+// Barriers for shared memory (see thread_sync.h).
+#include "codegen/gpu/thread_sync.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "support/error.h"
+#include "tir/analysis.h"
+#include "tir/visitor.h"
+
+namespace ingot::codegen {
+namespace {
+
+using namespace tir;
+
+// The shared buffers a statement reads and writes.
+struct Accesses {
+  std::set<const BufferNode*> reads, writes;
+  bool empty() const { return reads.empty() && writes.empty(); }
+  void merge(const Accesses& o) {
+    reads.insert(o.reads.begin(), o.reads.end());
+    writes.insert(o.writes.begin(), o.writes.end());
+  }
+  // Whether `later`, run by other threads after these, needs a barrier in between: it reads
+  // what these wrote or writes what these read. (Writes after writes are not: the schedules'
+  // cooperative copies write each element once, from one thread.)
+  bool conflicts(const Accesses& later) const {
+    auto meets = [](const std::set<const BufferNode*>& a, const std::set<const BufferNode*>& b) {
+      return std::any_of(a.begin(), a.end(), [&](const BufferNode* x) { return b.count(x) > 0; });
+    };
+    return meets(later.reads, writes) || meets(later.writes, reads);
+  }
+};
+
+class SharedAccessCollector : public IRVisitor {
+ public:
+  Accesses found;
+  void visit_BufferLoad(const BufferLoad* op, const Expr& e) override {
+    if (op->buffer->scope == StorageScope::kShared) found.reads.insert(op->buffer.get());
+    IRVisitor::visit_BufferLoad(op, e);
+  }
+  void visit_BufferStore(const BufferStore* op, const Stmt& s) override {
+    if (op->buffer->scope == StorageScope::kShared) found.writes.insert(op->buffer.get());
+    IRVisitor::visit_BufferStore(op, s);
+  }
+};
+
+class SyncPlanner {
+ public:
+  SyncPlanner(const std::vector<Var>& thread_vars, const std::string& kernel) : kernel_(kernel) {
+    for (const Var& v : thread_vars)
+      if (v.defined()) threads_.insert(v.node());
+  }
+
+  std::unordered_set<const StmtNode*> run(const Stmt& body) {
+    sequence(body, Accesses{}, false);
+    return std::move(syncs_);
+  }
+
+ private:
+  const Accesses& accesses(const Stmt& s) {
+    auto it = memo_.find(s.get());
+    if (it != memo_.end()) return it->second;
+    SharedAccessCollector c;
+    c.visit(s);
+    return memo_[s.get()] = c.found;
+  }
+
+  bool thread_dependent(const Expr& e) const {
+    return uses_var(e, [&](const VarNode* v) { return threads_.count(v) > 0; });
+  }
+
+  // The statements of a sequence (or the one statement) in order, from `pending`.
+  Accesses sequence(const Stmt& s, Accesses pending, bool divergent) {
+    if (const auto* seq = s.as<SeqStmt>()) {
+      for (const Stmt& c : seq->seq) pending = step(c, std::move(pending), divergent);
+      return pending;
+    }
+    return step(s, std::move(pending), divergent);
+  }
+
+  // One statement: a barrier before it when it conflicts with what is pending, then inside it.
+  Accesses step(const Stmt& s, Accesses pending, bool divergent) {
+    const Accesses& mine = accesses(s);
+    if (mine.empty()) return pending;
+    if (pending.conflicts(mine)) {
+      if (divergent)
+        fail_user(
+            "kernel {}: shared memory needs a barrier inside a branch or loop that depends on "
+            "the thread index; not supported on GPU targets",
+            kernel_);
+      syncs_.insert(s.get());
+      pending = Accesses{};
+    }
+    return inside(s, std::move(pending), divergent);
+  }
+
+  Accesses inside(const Stmt& s, Accesses pending, bool divergent) {
+    if (const auto* f = s.as<For>()) {
+      bool div = divergent || thread_dependent(f->min) || thread_dependent(f->extent);
+      // The body meets its own accesses of the previous iteration; the loop may run no times.
+      Accesses carried = pending;
+      carried.merge(accesses(f->body));
+      Accesses out = sequence(f->body, carried, div);
+      out.merge(pending);
+      return out;
+    }
+    if (const auto* c = s.as<IfThenElse>()) {
+      bool div = divergent || thread_dependent(c->condition);
+      Accesses out = sequence(c->then_case, pending, div);
+      out.merge(c->else_case.defined() ? sequence(c->else_case, pending, div) : pending);
+      return out;
+    }
+    if (const auto* l = s.as<LetStmt>()) return sequence(l->body, std::move(pending), divergent);
+    if (const auto* a = s.as<Allocate>()) return sequence(a->body, std::move(pending), divergent);
+    if (s.as<SeqStmt>() != nullptr) return sequence(s, std::move(pending), divergent);
+    pending.merge(accesses(s));
+    return pending;
+  }
+
+  std::string kernel_;
+  std::set<const VarNode*> threads_;
+  std::map<const StmtNode*, Accesses> memo_;
+  std::unordered_set<const StmtNode*> syncs_;
+};
+
+}  // namespace
+
+std::unordered_set<const StmtNode*> plan_thread_syncs(const Stmt& body,
+                                                      const std::vector<Var>& thread_vars,
+                                                      const std::string& kernel) {
+  return SyncPlanner(thread_vars, kernel).run(body);
+}
+
+}  // namespace ingot::codegen

@@ -1,0 +1,140 @@
+// The block form of MatMul and Gemm, which the GPU targets lower instead of the row form: one
+// block "matmul" over [batch dims of extent > 1], i, j (always, extent 1 included) and the depth k
+// as a reduce iter var, with a zero init; MatMul's fused epilogue and Gemm's alpha / beta * C as
+// an in-place pass after it. The GPU rules find the product by this shape (rules/gpu_matmul.h).
+// float16 / bfloat16 products keep the row form (it accumulates in float32).
+#include <fmt/format.h>
+
+#include "lower/compute/common.h"
+#include "lower/compute/compute.h"
+#include "lower/compute/epilogue.h"
+#include "lower/compute/matmul_operand.h"
+#include "tir/op.h"
+#include "tir/region_analysis.h"
+
+namespace ingot::lower {
+
+using namespace tir;
+
+namespace {
+
+// The loops and iter vars of the product: batch dims (extent > 1), i, j and the reduce k.
+struct ProductNest {
+  std::vector<Var> loops;
+  std::vector<IterVar> iters;
+  std::vector<int64_t> extents;
+  Var add(const std::string& name, int64_t extent, IterKind kind) {
+    Var v("v" + name);
+    loops.push_back(Var(name));
+    iters.push_back({v, i64(0), i64(extent), kind});
+    extents.push_back(extent);
+    return v;
+  }
+  // The block over `body` (init: `init`) inside its loops.
+  Stmt make(Stmt body, Stmt init) const {
+    std::vector<Expr> values(loops.begin(), loops.end());
+    Stmt s = BlockRealize::make(values, make_const(DataType::boolean(), 1),
+                                make_block("matmul", iters, std::move(body), std::move(init)));
+    for (size_t d = loops.size(); d-- > 0;)
+      s = For::make(loops[d], i64(0), i64(extents[d]), ForKind::kSerial, s);
+    return s;
+  }
+};
+
+bool accumulates_in_own_dtype(const Buffer& y) {
+  return accum_dtype(y->dtype) == y->dtype;
+}
+
+// y[index] = 0; y[index] += a * b as the product block.
+Stmt product_block(ProductNest& nest, const Buffer& y, const Index& y_index, Expr a, Expr b) {
+  Stmt init = BufferStore::make(y, make_const(y->dtype, 0), y_index);
+  Stmt update = BufferStore::make(y, y.load(y_index) + a * b, y_index);
+  return nest.make(update, init);
+}
+
+Stmt matmul_block(const graph::Node& node, const std::vector<Buffer>& inputs,
+                  const std::vector<Buffer>& outputs) {
+  const OperandView a{inputs.at(0), node.attrs.get_ints("perm_a")};
+  const OperandView b{inputs.at(1), node.attrs.get_ints("perm_b")};
+  const Buffer& y = outputs.at(0);
+  check_dtype(node, a.buf, DTypeClass::kNumeric);
+  check_dtype(node, b.buf, DTypeClass::kNumeric);
+  if (!accumulates_in_own_dtype(y) || a.buf->dtype != y->dtype || b.buf->dtype != y->dtype)
+    return Stmt();
+  std::vector<int64_t> as = a.shape(), bs = b.shape(), ys = const_shape(y);
+  const bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
+  const int batch_rank = int(ys.size()) - (a_vec ? 0 : 1) - (b_vec ? 0 : 1);
+  ProductNest nest;
+  Index batch;
+  for (int d = 0; d < batch_rank; ++d)
+    batch.push_back(ys[size_t(d)] == 1
+                        ? i64(0)
+                        : Expr(nest.add(fmt::format("b{}", d), ys[size_t(d)], IterKind::kSpatial)));
+  Var i = nest.add("i", a_vec ? 1 : as[as.size() - 2], IterKind::kSpatial);
+  Var j = nest.add("j", b_vec ? 1 : bs.back(), IterKind::kSpatial);
+  Var k = nest.add("k", as.back(), IterKind::kReduce);
+  Index yi = batch;
+  if (!a_vec) yi.push_back(i);
+  if (!b_vec) yi.push_back(j);
+  Index ai = a_vec ? Index{k} : operand_batch_index(as, 2, batch_rank, batch);
+  if (!a_vec) {
+    ai.push_back(i);
+    ai.push_back(k);
+  }
+  Index bi = b_vec ? Index{k} : operand_batch_index(bs, 2, batch_rank, batch);
+  if (!b_vec) {
+    bi.push_back(k);
+    bi.push_back(j);
+  }
+  Stmt product = product_block(nest, y, yi, a.load(ai), b.load(bi));
+  Buffer bias = inputs.size() > 2 ? inputs[2] : Buffer();
+  Buffer z = inputs.size() > 3 ? inputs[3] : Buffer();
+  if (!bias.defined() && !has_epilogue(node)) return product;
+  return SeqStmt::make({product, epilogue_pass(node, y, bias, z)});
+}
+
+Stmt gemm_block(const graph::Node& node, const std::vector<Buffer>& inputs,
+                const std::vector<Buffer>& outputs) {
+  const Buffer& a = inputs.at(0);
+  const Buffer& b = inputs.at(1);
+  Buffer c = inputs.size() > 2 ? inputs[2] : Buffer();
+  const Buffer& y = outputs.at(0);
+  check_dtype(node, a, DTypeClass::kNumeric);
+  check_dtype(node, b, DTypeClass::kNumeric);
+  if (!accumulates_in_own_dtype(y) || a->dtype != y->dtype || b->dtype != y->dtype) return Stmt();
+  const double alpha = node.attrs.get_float("alpha", 1.0);
+  const double beta = node.attrs.get_float("beta", 1.0);
+  const bool trans_a = node.attrs.get_int("transA", 0) != 0;
+  const bool trans_b = node.attrs.get_int("transB", 0) != 0;
+  const bool has_c = c.defined() && beta != 0.0;
+  std::vector<int64_t> as = const_shape(a), ys = const_shape(y);
+  ProductNest nest;
+  Var i = nest.add("i", ys[0], IterKind::kSpatial);
+  Var j = nest.add("j", ys[1], IterKind::kSpatial);
+  Var k = nest.add("k", trans_a ? as[0] : as[1], IterKind::kReduce);
+  Expr av = trans_a ? a.load({k, i}) : a.load({i, k});
+  Expr bv = trans_b ? b.load({j, k}) : b.load({k, j});
+  Stmt product = product_block(nest, y, {i, j}, av, bv);
+  if (alpha == 1.0 && !has_c) return product;
+  Stmt scale = loop_nest(ys, "e", [&](const Index& o) {
+    Expr v = y.load(o);
+    if (alpha != 1.0) v = v * make_const(y->dtype, alpha);
+    if (has_c) {
+      Expr cv = c.load(broadcast_index(c, o));
+      v = v + (beta == 1.0 ? cv : cv * make_const(y->dtype, beta));
+    }
+    return BufferStore::make(y, v, o);
+  });
+  return SeqStmt::make({product, scale});
+}
+
+}  // namespace
+
+Stmt compute_product_block(const graph::Node& node, const std::vector<Buffer>& inputs,
+                           const std::vector<Buffer>& outputs) {
+  if (node.op == ops::OpKind::MatMul) return matmul_block(node, inputs, outputs);
+  if (node.op == ops::OpKind::Gemm) return gemm_block(node, inputs, outputs);
+  return Stmt();
+}
+
+}  // namespace ingot::lower

@@ -1,0 +1,172 @@
+// The GPU matmul rule (see gpu_matmul.h).
+#include "schedule/rules/gpu_matmul.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "schedule/ir_utils.h"
+#include "schedule/rules/choice.h"
+#include "schedule/rules/nest_utils.h"
+#include "tir/analysis.h"
+#include "tir/op.h"
+
+namespace ingot::schedule {
+
+using namespace tir;
+
+namespace {
+
+// Powers of two from 1 up to limit (at least 1).
+std::vector<int64_t> powers_upto(int64_t limit) {
+  std::vector<int64_t> v = {1};
+  for (int64_t p = 2; p <= limit; p *= 2) v.push_back(p);
+  return v;
+}
+
+// The largest candidate <= value (the smallest when none is).
+int64_t floor_candidate(const std::vector<int64_t>& candidates, int64_t value) {
+  int64_t best = candidates.front();
+  for (int64_t c : candidates)
+    if (c <= value) best = c;
+  return best;
+}
+
+// Per-thread extent along a dim: 4 on large dims, 2 on middling ones, 1 on small ones.
+int64_t default_per_thread(int64_t extent) {
+  return extent >= 64 ? 4 : extent >= 16 ? 2 : 1;
+}
+
+// Threads along a dim: enough to cover it with `per_thread` each, at most `limit`.
+int64_t default_threads(int64_t extent, int64_t per_thread, const std::vector<int64_t>& cands) {
+  int64_t need = (extent + per_thread - 1) / per_thread, t = 1;
+  while (t < need) t *= 2;
+  return floor_candidate(cands, t);
+}
+
+// The block's reads of buffers other than the ones it writes, in order.
+std::vector<Buffer> operand_buffers(const Schedule& s, const std::string& block) {
+  auto info = find_block(s.func().body, block, nullptr);
+  std::vector<Buffer> out;
+  for (const BufferRegion& r : info->block->reads) {
+    bool written = false;
+    for (const BufferRegion& w : info->block->writes)
+      written = written || w.buffer.same_as(r.buffer);
+    if (!written) out.push_back(r.buffer);
+  }
+  return out;
+}
+
+int read_index(const Schedule& s, const std::string& block, const Buffer& buffer) {
+  auto info = find_block(s.func().body, block, nullptr);
+  for (size_t k = 0; k < info->block->reads.size(); ++k)
+    if (info->block->reads[k].buffer.same_as(buffer)) return int(k);
+  return -1;
+}
+
+// Whether the block reads a buffer the given block writes.
+bool reads_output_of(const Schedule& s, const std::string& reader, const std::string& writer) {
+  auto r = find_block(s.func().body, reader, nullptr);
+  auto w = find_block(s.func().body, writer, nullptr);
+  for (const BufferRegion& rd : r->block->reads)
+    for (const BufferRegion& wr : w->block->writes)
+      if (rd.buffer.same_as(wr.buffer)) return true;
+  return false;
+}
+
+// The loops around the block inside `outer`.
+std::vector<LoopRV> loops_under(Schedule& s, BlockRV block, LoopRV outer) {
+  std::vector<LoopRV> loops = s.get_loops(block);
+  for (size_t k = 0; k < loops.size(); ++k)
+    if (s.loop_var(loops[k]).same_as(s.loop_var(outer)))
+      return std::vector<LoopRV>(loops.begin() + std::ptrdiff_t(k) + 1, loops.end());
+  return {};
+}
+
+}  // namespace
+
+bool schedule_gpu_matmul(Schedule& s, int max_threads) {
+  int count = 0;
+  auto info = find_block(s.func().body, "matmul", &count);
+  if (count != 1 || info->parent != root_block(s.func().body)) return false;
+  const Block* b = info->block;
+  const size_t n = b->iter_vars.size();
+  // (A product of two vectors writes a scalar: no loop to write its tile back under.)
+  if (n < 3 || b->iter_vars.back().kind != IterKind::kReduce || info->loops.size() != n ||
+      !b->init.defined() || b->writes.size() != 1 || b->writes[0].buffer.ndim() == 0)
+    return false;
+  for (size_t d = 0; d + 1 < n; ++d)
+    if (b->iter_vars[d].kind != IterKind::kSpatial) return false;
+  BlockRV mm = s.get_block("matmul");
+  std::vector<LoopRV> loops = s.get_loops(mm);
+  for (LoopRV l : loops) {
+    auto li = find_loop(s.func().body, s.loop_var(l).node());
+    int64_t e = 0;
+    if (li->node->kind != ForKind::kSerial || !is_const_int(li->node->extent, &e)) return false;
+  }
+  std::vector<LoopRV> batch(loops.begin(), loops.end() - 3);
+  LoopRV i = loops[n - 3], j = loops[n - 2], k = loops[n - 1];
+  const int64_t rows = loop_extent_of(s, i), cols = loop_extent_of(s, j),
+                depth = loop_extent_of(s, k);
+
+  // 1. Tile sizes (sampling instructions).
+  const std::vector<int64_t> per_thread = {1, 2, 4, 8};
+  const std::vector<int64_t> tx_cands = powers_upto(std::min<int64_t>(16, max_threads));
+  const std::vector<int64_t> ty_cands = powers_upto(std::max<int64_t>(1, max_threads / 16));
+  const std::vector<int64_t> bk_cands = {1, 2, 4, 8, 16, 32};
+  const int64_t vi_def = default_per_thread(rows), vj_def = default_per_thread(cols);
+  ExprRV vi = sample_choice(s, per_thread, vi_def);
+  ExprRV ty = sample_choice(s, ty_cands, default_threads(rows, vi_def, ty_cands));
+  ExprRV vj = sample_choice(s, per_thread, vj_def);
+  ExprRV tx = sample_choice(s, tx_cands, default_threads(cols, vj_def, tx_cands));
+  ExprRV bk = sample_choice(s, bk_cands, floor_candidate(bk_cands, std::min<int64_t>(depth, 16)));
+
+  // 2. Tiles: blockIdx over (batch, row tiles, column tiles), threads ty x tx, k slabs.
+  auto si = s.split(i, {std::nullopt, ty, vi});
+  auto sj = s.split(j, {std::nullopt, tx, vj});
+  auto sk = s.split(k, {std::nullopt, bk});
+  std::vector<LoopRV> order = batch;
+  for (LoopRV l : {si[0], sj[0], si[1], sj[1], sk[0], sk[1], si[2], sj[2]}) order.push_back(l);
+  s.reorder(order);
+  std::vector<LoopRV> outer = batch;
+  outer.push_back(si[0]);
+  outer.push_back(sj[0]);
+  LoopRV blocks = s.fuse(outer);
+  s.bind(blocks, "blockIdx.x");
+  s.bind(si[1], "threadIdx.y");
+  s.bind(sj[1], "threadIdx.x");
+
+  // 3. The thread's tile in registers: written back (then the epilogue) per thread.
+  std::vector<Buffer> operands = operand_buffers(s, "matmul");
+  BlockRV wb = s.cache_write(mm, 0, "local");
+  s.reverse_compute_at(wb, sj[1]);
+  s.decompose_reduction(mm, sk[0]);
+
+  // 4. The slabs of A and B in shared memory, copied by all threads of the block.
+  if (operands.size() == 2) {
+    for (const Buffer& op : operands) {
+      BlockRV copy = s.cache_read(mm, read_index(s, s.name_of(mm), op), "shared");
+      s.compute_at(copy, sk[0]);
+      std::vector<LoopRV> own = loops_under(s, copy, sk[0]);
+      if (own.empty()) continue;
+      LoopRV fused = own.size() == 1 ? own.front() : s.fuse(own);
+      auto parts = s.split(fused, {std::nullopt, ty, tx});
+      s.bind(parts[1], "threadIdx.y");
+      s.bind(parts[2], "threadIdx.x");
+    }
+  }
+
+  // 5. The epilogue blocks that read the product run per thread after the write-back.
+  const std::string wb_name = s.name_of(wb);
+  std::string last = wb_name;
+  for (const std::string& name : top_level_block_names(s)) {
+    if (name == last || name == wb_name || !reads_output_of(s, name, last)) continue;
+    auto own = own_loops(s, s.get_block(name));
+    if (!own || own->size() != s.get_loops(s.get_block(name)).size()) continue;
+    s.reverse_compute_at(s.get_block(name), sj[1]);
+    last = name;
+  }
+  return true;
+}
+
+}  // namespace ingot::schedule

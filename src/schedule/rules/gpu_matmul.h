@@ -1,0 +1,20 @@
+// The GPU matmul rule: the product block "matmul" of the GPU targets' MatMul / Gemm
+// (lower/compute/matmul_block.cpp: [batch loops], i, j, reduce k) tiled as a SIMT matmul in
+// the spirit of TVM dlight's: each thread block computes a BM x BN tile of the output (BM = ty *
+// vi, BN = tx * vj) over slabs of BK along k; each thread accumulates its vi x vj tile in
+// registers (cache_write "local", the init before the k-slab loop) and writes it back (with
+// the fused epilogue) at the end; each slab of A and B is staged in shared memory by all threads
+// of the block (cache_read "shared" at the k-slab loop, the copy bound cooperatively over the
+// threads; the GPU lowering places the barriers). The batch loops, row tiles and column tiles
+// are one loop bound to blockIdx.x. Every size is a sampling instruction (the tuner searches
+// them); vi x vj x tx x ty respects `max_threads`. Returns false (nothing changed) when the
+// kernel has no such block.
+#pragma once
+
+#include "schedule/schedule.h"
+
+namespace ingot::schedule {
+
+bool schedule_gpu_matmul(Schedule& s, int max_threads);
+
+}  // namespace ingot::schedule

@@ -41,7 +41,6 @@ typedef intptr_t cl_context_properties;
 #define CL_MEM_COPY_HOST_PTR (1 << 5)
 #define CL_PROGRAM_BUILD_LOG 0x1183
 #define CL_DEVICE_NAME 0x102B
-#define CL_DEVICE_VERSION 0x102F
 #define CL_TRUE 1
 #define CL_FALSE 0
 
@@ -129,7 +128,6 @@ struct IngotDeviceModel {
   cl_device_id device;
   cl_context context;
   cl_program program;
-  cl_program unoptimized; /* PoCL: the kernels with barriers (see needs_unoptimized) */
   cl_mem constants;
   char device_name[128];
 };
@@ -193,40 +191,8 @@ static void opencl_model_free(void* model) {
   if (d == NULL) return;
   if (d->constants) g_cl.clReleaseMemObject(d->constants);
   if (d->program) g_cl.clReleaseProgram(d->program);
-  if (d->unoptimized) g_cl.clReleaseProgram(d->unoptimized);
   if (d->context) g_cl.clReleaseContext(d->context);
   free(d);
-}
-
-/* The first occurrence of `needle` in the n bytes at `hay`, or NULL. */
-static const char* find_text(const char* hay, size_t n, const char* needle) {
-  size_t m = strlen(needle);
-  for (size_t i = 0; m <= n && i <= n - m; ++i)
-    if (memcmp(hay + i, needle, m) == 0) return hay + i;
-  return NULL;
-}
-
-/* Whether the definition of kernel `name` in the program text has a barrier. */
-static int kernel_has_barrier(const char* src, size_t len, const char* name) {
-  char head[320];
-  snprintf(head, sizeof(head), "__kernel void %s(", name);
-  const char* at = find_text(src, len, head);
-  if (at == NULL) return 0;
-  size_t rest = len - (size_t)(at - src);
-  const char* end = find_text(at + 1, rest - 1, "\n__kernel ");
-  return find_text(at, end ? (size_t)(end - at) : rest, "barrier(") != NULL;
-}
-
-/* PoCL (3.1 at least) miscompiles some kernels that stage tiles in local memory between barriers
- * when it optimizes them (a tiled matmul with masked edge tiles reads garbage; its issues list
- * several such bugs in its work-item loops): on PoCL the kernels with barriers come from a second
- * build of the program with -cl-opt-disable, unless $INGOT_OPENCL_BUILD_OPTIONS sets the options
- * of the one build. */
-static int needs_unoptimized(cl_device_id device, const char* src, size_t len) {
-  if (getenv("INGOT_OPENCL_BUILD_OPTIONS") != NULL) return 0;
-  char version[256] = {0};
-  g_cl.clGetDeviceInfo(device, CL_DEVICE_VERSION, sizeof(version) - 1, version, NULL);
-  return strstr(version, "PoCL") != NULL && find_text(src, len, "barrier(") != NULL;
 }
 
 /* The program built from the artifact's source with `options`; NULL with *status set. */
@@ -277,10 +243,9 @@ ingot_status ingot_opencl_model_init(const char* path, const IngotArtifact* a, v
   }
   const char* src = code->code;
   size_t len = (size_t)code->code_bytes;
+  /* $INGOT_OPENCL_BUILD_OPTIONS: options for the device's compiler (none by default). */
   const char* options = getenv("INGOT_OPENCL_BUILD_OPTIONS");
   d->program = build_program(path, d, src, len, options ? options : "", &st);
-  if (d->program != NULL && needs_unoptimized(d->device, src, len))
-    d->unoptimized = build_program(path, d, src, len, "-cl-opt-disable", &st);
   if (st != INGOT_OK) {
     opencl_model_free(d);
     return st;
@@ -338,12 +303,7 @@ static ingot_status opencl_session_init(const IngotModel* m, void** out) {
                       dm->device_name, (int)err);
   }
   for (int32_t i = 0; st == INGOT_OK && i < code->num_functions; ++i) {
-    const char* name = code->function_names[i];
-    cl_program program =
-        dm->unoptimized != NULL && kernel_has_barrier(code->code, (size_t)code->code_bytes, name)
-            ? dm->unoptimized
-            : dm->program;
-    d->kernels[i] = g_cl.clCreateKernel(program, name, &err);
+    d->kernels[i] = g_cl.clCreateKernel(dm->program, code->function_names[i], &err);
     if (d->kernels[i] == NULL || err != CL_SUCCESS)
       st = ingot_fail(INGOT_ERR_LOAD, "model '%s': OpenCL kernel %s not found in its program (%d)",
                       a->model_name, code->function_names[i], (int)err);

@@ -66,8 +66,8 @@ class OpenClTest : public CliTest {
   }
 };
 
-// Also a regression test of the runtime's PoCL workaround: this model's 3x7 @ 7x5 product, tiled
-// with masked edges, read garbage from PoCL's optimized build (runtime/opencl.c).
+// Also a regression test of the OpenCL printer's barrier after a loop with barriers: without it
+// this model's 3x7 @ 7x5 product, tiled with masked edges, read garbage on PoCL 3.1 (optimized).
 TEST_F(OpenClTest, RunsOnTheDeviceAndMatchesClosedForms) {
   write_model();
   expect_closed_form("opencl", "m");

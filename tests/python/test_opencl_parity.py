@@ -2,8 +2,7 @@
 """ctest wrapper: the parity models compiled with `--target opencl` (the GPU lowering and its
 default GPU schedules) and run through the runtime's OpenCL device (PoCL's CPU device in CI),
 against ONNX Runtime at rel_err 1e-4: the small parity models and ResNet-50, MobileNetV2 and
-BERT-base, one timed run each (PoCL runs the kernels with barriers unoptimized, see
-runtime/opencl.c: BERT-base takes ~35 s a run). INGOT_OPENCL_PARITY_MODELS overrides the list."""
+BERT-base, one timed run each. INGOT_OPENCL_PARITY_MODELS overrides the list."""
 import argparse
 import os
 import sys

@@ -373,6 +373,24 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
     visit_stmt(op->body);
     --indent_;
     line("}");
+    // OpenCL: a barrier after a loop with barriers in it too. PoCL 3.1's optimized work-item
+    // loops read garbage for private values carried out of such a loop into masked code after
+    // it (a tiled matmul's accumulators into its edge tiles' write-back); with this barrier the
+    // regions are right. On a GPU it costs one more barrier per kernel.
+    if (dialect_ == Dialect::kOpenCL && has_sync(op->body)) line("barrier(CLK_LOCAL_MEM_FENCE);");
+  }
+  bool has_sync(const Stmt& s) const {
+    struct Finder : IRVisitor {
+      const std::unordered_set<const StmtNode*>* syncs = nullptr;
+      bool found = false;
+      void visit_stmt(const Stmt& s) override {
+        found = found || syncs->count(s.get()) > 0;
+        if (!found) IRVisitor::visit_stmt(s);
+      }
+    } f;
+    f.syncs = &f_.sync_before;
+    f.visit(s);
+    return f.found;
   }
   void visit_BufferStore(const BufferStore* op, const Stmt&) override {
     if (op->indices.size() != 1) unsupported("a buffer access that is not flattened");

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <vector>
 
+#include "codegen/gpu/cuda_arch.h"
 #include "support/error.h"
 
 namespace ingot::codegen {
@@ -34,9 +35,9 @@ std::vector<std::string> valid_options(Target::Kind k) {
     case Target::kC:
       return {};
     case Target::kCUDA:
-      return {"-arch"};
+      return {"-arch", "-max-shared-memory-per-block"};
     case Target::kOpenCL:
-      return {"-max-num-threads"};
+      return {"-max-num-threads", "-max-shared-memory-per-block"};
   }
   return {};
 }
@@ -64,6 +65,8 @@ std::string Target::str() const {
     if (max_num_threads != kDefaultMaxNumThreads)
       s += fmt::format(" -max-num-threads={}", max_num_threads);
   }
+  if (max_shared_memory_per_block > 0)
+    s += fmt::format(" -max-shared-memory-per-block={}", max_shared_memory_per_block);
   return s;
 }
 
@@ -109,6 +112,13 @@ Target Target::parse(const std::string& spec) {
           (n & (n - 1)) != 0)
         fail_user("-max-num-threads must be a power of two from 1 to 1024, got '{}'", value);
       t.max_num_threads = n;
+    } else if (key == "-max-shared-memory-per-block") {
+      int64_t n = 0;
+      auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+      if (ec != std::errc() || end != value.data() + value.size() || n < 1 || n > (1 << 30))
+        fail_user("-max-shared-memory-per-block must be a byte count from 1 to 2^30, got '{}'",
+                  value);
+      t.max_shared_memory_per_block = n;
     } else if (key == "-opt-level") {
       if (value.size() != 1 || value[0] < '0' || value[0] > '3')
         fail_user("-opt-level must be 0, 1, 2 or 3, got '{}'", value);
@@ -138,7 +148,8 @@ Target Target::parse(const std::string& spec) {
     }
     resolve_llvm_target(t);
   } else if (t.kind == kCUDA && !has_cpu) {
-    t.mcpu = "sm_80";
+    // No -arch: the visible GPU's, else sm_80 (as no -mcpu is the host's CPU for llvm).
+    t.mcpu = visible_cuda_arch().value_or("sm_80");
   }
   return t;
 }

@@ -2,6 +2,7 @@
 // "cuda -arch=sm_90", "opencl") means, parsed and checked once and passed to the backends.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -20,6 +21,9 @@ struct Target {
   int opt_level = 3;      // llvm: 0..3
   // GPU kinds: the most threads (work-items) per block (work-group) a default schedule uses.
   int max_num_threads = kDefaultMaxNumThreads;
+  // GPU kinds: the shared (local) memory a block may declare, in bytes; 0: the kind's default
+  // (codegen/gpu/device_lowering.h max_shared_bytes).
+  int64_t max_shared_memory_per_block = 0;
   // llvm, resolved from the CPU name *and* the features (never the name alone):
   std::string vector_isa;                 // "avx512", "avx2", "avx", "sse", "neon", "none"
   std::vector<std::string> isa_features;  // the runtime-checkable features the code may use

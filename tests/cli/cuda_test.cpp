@@ -42,6 +42,35 @@ class CudaTest : public CliTest {
   }
 };
 
+// Without -arch the target is the visible GPU's architecture (a fake driver reporting compute
+// capability 9.0 here), else sm_80 (no driver on this machine, or one without a device).
+TEST_F(CudaTest, DefaultArchitectureIsTheVisibleGpus) {
+  write_model();
+  ASSERT_EQ(python("import subprocess\n"
+                   "src = d + '/fake.c'\n"
+                   "open(src, 'w').write('int cuInit(unsigned f) { return 0; }\\n'\n"
+                   "  'int cuDeviceGet(int* d, int o) { *d = o; return o == 0 ? 0 : 101; }\\n'\n"
+                   "  'int cuDeviceGetAttribute(int* v, int a, int d) {\\n'\n"
+                   "  '  *v = a == 75 ? 9 : 0; return 0; }\\n')\n"
+                   "subprocess.check_call(['cc', '-shared', '-fPIC', src, '-o', "
+                   "d + '/libcuda_fake.so'])\n"),
+            0);
+  setenv("INGOT_CUDA_LIBRARY", path("libcuda_fake.so").c_str(), 1);
+  auto r = ingot("compile " + path("model.onnx") + " --target cuda -o " + path("v.so"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(target 'cuda -arch=sm_90'"), std::string::npos) << r.out;
+  setenv("INGOT_CUDA_DEVICE", "1", 1);  // a device the fake driver does not have
+  r = ingot("compile " + path("model.onnx") + " --target cuda -o " + path("w.so"));
+  unsetenv("INGOT_CUDA_DEVICE");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(target 'cuda -arch=sm_80'"), std::string::npos) << r.out;
+  setenv("INGOT_CUDA_LIBRARY", path("no/libcuda.so.1").c_str(), 1);
+  r = ingot("compile " + path("model.onnx") + " --target cuda -o " + path("x.so"));
+  unsetenv("INGOT_CUDA_LIBRARY");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(target 'cuda -arch=sm_80'"), std::string::npos) << r.out;
+}
+
 TEST_F(CudaTest, KernelsCompileThroughNvrtcForEachArchitecture) {
   write_model();
   for (const char* arch : {"sm_80", "sm_90"}) {

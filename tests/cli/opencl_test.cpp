@@ -164,6 +164,14 @@ TEST_F(OpenClTest, TiledProductsMatchNumPy) {
               0)
         << target;
   }
+  // Tiles that do not fit the shared memory a block may declare: one line naming the kernel.
+  auto r = ingot("compile " + path("mm.onnx") +
+                 " --target \"opencl -max-shared-memory-per-block=1024\" -o " + path("small.so"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("bytes of shared memory per thread block; the target allows 1024"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(path("small.so")));
 }
 
 // Regression: `ingot tune --target opencl` searched the CPU rules' design space (loops made

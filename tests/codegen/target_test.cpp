@@ -188,6 +188,14 @@ TEST(Target, OpenClParsesWithItsThreadLimit) {
   EXPECT_EQ(small.max_num_threads, 64);
   EXPECT_EQ(small.str(), "opencl -max-num-threads=64");
   EXPECT_EQ(Target::parse(small.str()).max_num_threads, 64);
+  // The shared (local) memory per block the tiles may use: the kind's default unless given.
+  EXPECT_EQ(t.max_shared_memory_per_block, 0);
+  Target big = Target::parse("opencl -max-shared-memory-per-block=65536");
+  EXPECT_EQ(big.max_shared_memory_per_block, 65536);
+  EXPECT_EQ(big.str(), "opencl -max-shared-memory-per-block=65536");
+  EXPECT_EQ(Target::parse(big.str()).max_shared_memory_per_block, 65536);
+  EXPECT_EQ(Target::parse("cuda -arch=sm_90 -max-shared-memory-per-block=100").str(),
+            "cuda -arch=sm_90 -max-shared-memory-per-block=100");
 }
 
 TEST(Target, Errors) {
@@ -196,12 +204,18 @@ TEST(Target, Errors) {
   EXPECT_EQ(user_error_of("llvm -foo=1"),
             "unknown option '-foo' for target 'llvm' (valid: -mcpu, -mattr, -mtriple, -opt-level)");
   EXPECT_EQ(user_error_of("cuda -mcpu=x"),
-            "unknown option '-mcpu' for target 'cuda' (valid: -arch)");
+            "unknown option '-mcpu' for target 'cuda' (valid: -arch, "
+            "-max-shared-memory-per-block)");
   EXPECT_EQ(user_error_of("c -mcpu=x"), "unknown option '-mcpu' for target 'c' (valid: none)");
   EXPECT_EQ(user_error_of("vulkan"), "unknown target kind 'vulkan' (valid: llvm, c, cuda, opencl)");
   EXPECT_EQ(user_error_of(""), "empty target string (valid kinds: llvm, c, cuda, opencl)");
   EXPECT_EQ(user_error_of("opencl -arch=sm_80"),
-            "unknown option '-arch' for target 'opencl' (valid: -max-num-threads)");
+            "unknown option '-arch' for target 'opencl' (valid: -max-num-threads, "
+            "-max-shared-memory-per-block)");
+  EXPECT_EQ(user_error_of("opencl -max-shared-memory-per-block=0"),
+            "-max-shared-memory-per-block must be a byte count from 1 to 2^30, got '0'");
+  EXPECT_EQ(user_error_of("cuda -max-shared-memory-per-block=48k"),
+            "-max-shared-memory-per-block must be a byte count from 1 to 2^30, got '48k'");
   EXPECT_EQ(user_error_of("opencl -max-num-threads=48"),
             "-max-num-threads must be a power of two from 1 to 1024, got '48'");
   EXPECT_EQ(user_error_of("opencl -max-num-threads=2048"),

@@ -291,6 +291,7 @@ std::vector<DeviceFunction> split_device_functions(const PrimFunc& kernel, int k
 }
 
 int64_t max_shared_bytes(const Target& target) {
+  if (target.max_shared_memory_per_block > 0) return target.max_shared_memory_per_block;
   return target.kind == Target::kCUDA ? 48 * 1024 : 32 * 1024;
 }
 

@@ -43,8 +43,9 @@ struct DeviceFunction {
 std::vector<DeviceFunction> split_device_functions(const tir::PrimFunc& kernel, int kernel_index,
                                                    int64_t max_shared_bytes = 48 * 1024);
 
-// Static shared memory a thread block may declare: 48 KB on CUDA (without opting in to more),
-// 32 KB on OpenCL (the minimum CL_DEVICE_LOCAL_MEM_SIZE a full-profile device has).
+// Static shared memory a thread block may declare: the target's -max-shared-memory-per-block,
+// else 48 KB on CUDA (without opting in to more), 32 KB on OpenCL (the minimum
+// CL_DEVICE_LOCAL_MEM_SIZE a full-profile device has).
 int64_t max_shared_bytes(const Target& target);
 
 // The device code of a module whose kernels are in loop form (scheduled for `target`, a GPU

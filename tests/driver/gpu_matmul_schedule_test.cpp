@@ -32,17 +32,17 @@ float input(int64_t i) {
   return float((i * 37) % 101) * 0.02f - 1.0f;
 }
 
-// y[2,37,45] = x[2,37,29] @ W[29,45] (constant), lowered for a GPU target.
-tir::IRModule lowered_matmul() {
+// y[B,M,N] = x[B,M,K] @ W[K,N] (constant), lowered for a GPU target (default: 2, 37, 29, 45).
+tir::IRModule lowered_matmul(int64_t b = kB, int64_t m = kM, int64_t kk = kK, int64_t nn = kN) {
   graph::Graph g;
   graph::TensorType t{graph::DType::kF32, {}};
-  for (int64_t d : {kB, kM, kK}) t.shape.push_back(graph::Dim::fixed(d));
+  for (int64_t d : {b, m, kk}) t.shape.push_back(graph::Dim::fixed(d));
   graph::Value* x = g.add_value("x", t);
   g.inputs = {x};
-  std::vector<float> w(size_t(kK * kN));
-  for (int64_t k = 0; k < kK; ++k)
-    for (int64_t n = 0; n < kN; ++n) w[size_t(k * kN + n)] = weight(k, n);
-  graph::Value* wv = g.add_constant("w", graph::f32_constant({kK, kN}, w));
+  std::vector<float> w(size_t(kk * nn));
+  for (int64_t k = 0; k < kk; ++k)
+    for (int64_t n = 0; n < nn; ++n) w[size_t(k * nn + n)] = weight(k, n);
+  graph::Value* wv = g.add_constant("w", graph::f32_constant({kk, nn}, w));
   g.outputs = {g.add_node(ops::OpKind::MatMul, "mm", {x, wv}, {"y"})->outputs[0]};
   graph::infer_types(g);
   lower::LowerOptions options;
@@ -68,10 +68,11 @@ TEST(GpuMatmulRule, DefaultPointStagesTilesInSharedMemoryBetweenBarriers) {
   auto fns = codegen::split_device_functions(mod.kernels[0], 0);
   ASSERT_EQ(fns.size(), 1u);
   const codegen::DeviceFunction& f = fns[0];
-  // Defaults: 2 x 2 per thread, 16 x 16 threads (a 32 x 32 tile), slabs of 16 along k: 2 x 2
-  // tiles per batch.
+  // Defaults: 2 x 2 per thread, 16 x 16 threads by the sizes; 2 x 2 x 2 blocks are fewer
+  // than the 64 the rule aims for, so 1 x 1 per thread: 16 x 16 tiles, 2 x 3 x 3 blocks, slabs
+  // of 16 along k.
   EXPECT_EQ(f.block, (std::array<uint32_t, 3>{16, 16, 1}));
-  EXPECT_EQ(f.grid, (std::array<uint32_t, 3>{2 * 2 * 2, 1, 1}));
+  EXPECT_EQ(f.grid, (std::array<uint32_t, 3>{2 * 3 * 3, 1, 1}));
   ASSERT_EQ(f.shared.size(), 2u);
   std::multiset<int64_t> sizes;
   for (const tir::Buffer& b : f.shared) {
@@ -83,8 +84,22 @@ TEST(GpuMatmulRule, DefaultPointStagesTilesInSharedMemoryBetweenBarriers) {
     }
     sizes.insert(n);
   }
-  EXPECT_EQ(sizes, (std::multiset<int64_t>{32 * 16, 16 * 32}));
+  EXPECT_EQ(sizes, (std::multiset<int64_t>{16 * 16, 16 * 16}));
   EXPECT_EQ(f.sync_before.size(), 2u);  // before each slab's copy and before its reads
+}
+
+// One row (decode-style): the threads all along the columns, one block of 256 per 256 columns,
+// and only the row's slab staged (B's elements are each read once).
+TEST(GpuMatmulRule, OneRowProductsSpreadTheThreadsAlongTheColumns) {
+  tir::IRModule mod = lowered_matmul(1, 1, 64, 300);
+  mod.kernels[0] = scheduled(mod.kernels[0], 0);
+  driver::run_loop_passes(mod, /*gpu=*/true);
+  auto fns = codegen::split_device_functions(mod.kernels[0], 0);
+  ASSERT_EQ(fns.size(), 1u);
+  EXPECT_EQ(fns[0].block, (std::array<uint32_t, 3>{256, 1, 1}));
+  EXPECT_EQ(fns[0].grid, (std::array<uint32_t, 3>{2, 1, 1}));
+  ASSERT_EQ(fns[0].shared.size(), 1u);
+  EXPECT_EQ(fns[0].shared[0]->name, "x_shared");
 }
 
 // Random points: built for OpenCL, run, compared with the product in float64.

@@ -44,6 +44,37 @@ int64_t default_threads(int64_t extent, int64_t per_thread, const std::vector<in
   return floor_candidate(cands, t);
 }
 
+// Thread blocks the default tiles aim for at least: a GPU has tens to over a hundred
+// multiprocessors, and one block each is the least that keeps them all busy.
+constexpr int64_t kMinBlocks = 64;
+
+int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+struct TileSizes {
+  int64_t vi = 1, ty = 1, vj = 1, tx = 1;
+};
+
+// The default tile: vi x vj per thread by the dimensions' sizes and threads enough to cover
+// them, then smaller per-thread tiles while the grid has fewer than kMinBlocks blocks.
+TileSizes default_tiles(int64_t batch, int64_t rows, int64_t cols,
+                        const std::vector<int64_t>& ty_cands,
+                        const std::vector<int64_t>& tx_cands) {
+  TileSizes t{default_per_thread(rows), 1, default_per_thread(cols), 1};
+  auto fill = [&] {
+    t.ty = default_threads(rows, t.vi, ty_cands);
+    t.tx = default_threads(cols, t.vj, tx_cands);
+  };
+  fill();
+  while (batch * ceil_div(rows, t.ty * t.vi) * ceil_div(cols, t.tx * t.vj) < kMinBlocks &&
+         (t.vi > 1 || t.vj > 1)) {
+    (t.vi >= t.vj ? t.vi : t.vj) /= 2;
+    fill();
+  }
+  return t;
+}
+
 // The block's reads of buffers other than the ones it writes, in order.
 std::vector<Buffer> operand_buffers(const Schedule& s, const std::string& block) {
   auto info = find_block(s.func().body, block, nullptr);
@@ -109,16 +140,25 @@ bool schedule_gpu_matmul(Schedule& s, int max_threads) {
   const int64_t rows = loop_extent_of(s, i), cols = loop_extent_of(s, j),
                 depth = loop_extent_of(s, k);
 
-  // 1. Tile sizes (sampling instructions).
+  // 1. Tile sizes (sampling instructions). One row (a GEMV, decode-style): the threads all
+  //    along the columns.
+  int64_t batch_extent = 1;
+  for (LoopRV l : batch) batch_extent *= loop_extent_of(s, l);
+  const bool one_row = rows == 1;
   const std::vector<int64_t> per_thread = {1, 2, 4, 8};
-  const std::vector<int64_t> tx_cands = powers_upto(std::min<int64_t>(16, max_threads));
+  const std::vector<int64_t> tx_cands =
+      powers_upto(one_row ? max_threads : std::min<int64_t>(16, max_threads));
   const std::vector<int64_t> ty_cands = powers_upto(std::max<int64_t>(1, max_threads / 16));
   const std::vector<int64_t> bk_cands = {1, 2, 4, 8, 16, 32};
-  const int64_t vi_def = default_per_thread(rows), vj_def = default_per_thread(cols);
-  ExprRV vi = sample_choice(s, per_thread, vi_def);
-  ExprRV ty = sample_choice(s, ty_cands, default_threads(rows, vi_def, ty_cands));
-  ExprRV vj = sample_choice(s, per_thread, vj_def);
-  ExprRV tx = sample_choice(s, tx_cands, default_threads(cols, vj_def, tx_cands));
+  const TileSizes def = default_tiles(batch_extent, rows, cols,
+                                      one_row ? std::vector<int64_t>{1} : ty_cands, tx_cands);
+  Factor vi = int64_t(1), ty = int64_t(1);
+  if (!one_row) {
+    vi = sample_choice(s, per_thread, def.vi);
+    ty = sample_choice(s, ty_cands, def.ty);
+  }
+  ExprRV vj = sample_choice(s, per_thread, def.vj);
+  ExprRV tx = sample_choice(s, tx_cands, def.tx);
   ExprRV bk = sample_choice(s, bk_cands, floor_candidate(bk_cands, std::min<int64_t>(depth, 16)));
 
   // 2. Tiles: blockIdx over (batch, row tiles, column tiles), threads ty x tx, k slabs.
@@ -144,6 +184,8 @@ bool schedule_gpu_matmul(Schedule& s, int max_threads) {
 
   // 4. The slabs of A and B in shared memory, copied by all threads of the block.
   if (operands.size() == 2) {
+    // (A one-row product reads each element of B once: staging it would only add barriers.)
+    if (one_row && operands.size() == 2) operands.pop_back();
     for (const Buffer& op : operands) {
       BlockRV copy = s.cache_read(mm, read_index(s, s.name_of(mm), op), "shared");
       s.compute_at(copy, sk[0]);

@@ -7,8 +7,9 @@
 // of the block (cache_read "shared" at the k-slab loop, the copy bound cooperatively over the
 // threads; the GPU lowering places the barriers). The batch loops, row tiles and column tiles
 // are one loop bound to blockIdx.x. Every size is a sampling instruction (the tuner searches
-// them); vi x vj x tx x ty respects `max_threads`. Returns false (nothing changed) when the
-// kernel has no such block.
+// them); tx x ty respects `max_threads`; the default per-thread tile shrinks while the grid has
+// fewer than 64 blocks, and a one-row product (a GEMV) puts all its threads along the columns and
+// stages only the row. Returns false (nothing changed) when the kernel has no such block.
 #pragma once
 
 #include "schedule/schedule.h"

@@ -21,13 +21,10 @@ Stmt compute_gemm(const graph::Node& node, const std::vector<Buffer>& inputs,
   const Buffer& y = outputs.at(0);
   check_dtype(node, a, DTypeClass::kNumeric);
   check_dtype(node, b, DTypeClass::kNumeric);
-  double alpha = node.attrs.get_float("alpha", 1.0);
-  double beta = node.attrs.get_float("beta", 1.0);
-  bool trans_a = node.attrs.get_int("transA", 0) != 0;
-  bool trans_b = node.attrs.get_int("transB", 0) != 0;
+  const GemmAttrs g(node);
+  const bool trans_a = g.trans_a, trans_b = g.trans_b, has_c = g.uses_c(c);
   std::vector<int64_t> as = const_shape(a), ys = const_shape(y);
   int64_t rows = ys[0], cols = ys[1], depth = trans_a ? as[0] : as[1];
-  bool has_c = c.defined() && beta != 0.0;
 
   // A row per output row (block "rows", scheduled by the injective rule: the rows in parallel,
   // the lane loops vectorized).
@@ -46,15 +43,10 @@ Stmt compute_gemm(const graph::Node& node, const std::vector<Buffer>& inputs,
                        });
                      });
                      std::vector<Stmt> seq = {init, update};
-                     if (alpha != 1.0 || has_c) {
+                     if (g.alpha != 1.0 || has_c) {
                        seq.push_back(lane_loop("j", i64(0), cols, [&](Expr j) {
-                         Expr v = row.load(j);
-                         if (alpha != 1.0) v = v * make_const(row.dtype, alpha);
-                         if (has_c) {
-                           Expr cv = widen(c.load(broadcast_index(c, {i, j})));
-                           v = v + (beta == 1.0 ? cv : cv * make_const(row.dtype, beta));
-                         }
-                         return row.store(j, v);
+                         Expr cv = has_c ? widen(c.load(broadcast_index(c, {i, j}))) : Expr();
+                         return row.store(j, g.scaled(row.load(j), cv));
                        }));
                      }
                      return row.wrap(SeqStmt::make(seq));

@@ -102,28 +102,20 @@ Stmt gemm_block(const graph::Node& node, const std::vector<Buffer>& inputs,
   check_dtype(node, a, DTypeClass::kNumeric);
   check_dtype(node, b, DTypeClass::kNumeric);
   if (!accumulates_in_own_dtype(y) || a->dtype != y->dtype || b->dtype != y->dtype) return Stmt();
-  const double alpha = node.attrs.get_float("alpha", 1.0);
-  const double beta = node.attrs.get_float("beta", 1.0);
-  const bool trans_a = node.attrs.get_int("transA", 0) != 0;
-  const bool trans_b = node.attrs.get_int("transB", 0) != 0;
-  const bool has_c = c.defined() && beta != 0.0;
+  const GemmAttrs g(node);
+  const bool has_c = g.uses_c(c);
   std::vector<int64_t> as = const_shape(a), ys = const_shape(y);
   ProductNest nest;
   Var i = nest.add("i", ys[0], IterKind::kSpatial);
   Var j = nest.add("j", ys[1], IterKind::kSpatial);
-  Var k = nest.add("k", trans_a ? as[0] : as[1], IterKind::kReduce);
-  Expr av = trans_a ? a.load({k, i}) : a.load({i, k});
-  Expr bv = trans_b ? b.load({j, k}) : b.load({k, j});
+  Var k = nest.add("k", g.trans_a ? as[0] : as[1], IterKind::kReduce);
+  Expr av = g.trans_a ? a.load({k, i}) : a.load({i, k});
+  Expr bv = g.trans_b ? b.load({j, k}) : b.load({k, j});
   Stmt product = product_block(nest, y, {i, j}, av, bv);
-  if (alpha == 1.0 && !has_c) return product;
+  if (g.alpha == 1.0 && !has_c) return product;
   Stmt scale = loop_nest(ys, "e", [&](const Index& o) {
-    Expr v = y.load(o);
-    if (alpha != 1.0) v = v * make_const(y->dtype, alpha);
-    if (has_c) {
-      Expr cv = c.load(broadcast_index(c, o));
-      v = v + (beta == 1.0 ? cv : cv * make_const(y->dtype, beta));
-    }
-    return BufferStore::make(y, v, o);
+    Expr cv = has_c ? c.load(broadcast_index(c, o)) : Expr();
+    return BufferStore::make(y, g.scaled(y.load(o), cv), o);
   });
   return SeqStmt::make({product, scale});
 }

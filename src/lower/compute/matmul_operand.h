@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "graph/graph.h"
 #include "lower/compute/common.h"
+#include "tir/op.h"
 
 namespace ingot::lower {
 
@@ -38,5 +40,25 @@ inline Index operand_batch_index(const std::vector<int64_t>& shape, int matrix_r
     idx.push_back(shape[size_t(d)] == 1 ? tir::i64(0) : batch[size_t(batch_rank - rank + d)]);
   return idx;
 }
+
+// Gemm's attributes: Y = alpha * A' B' + beta * C (A' = A or its transpose, as B').
+struct GemmAttrs {
+  double alpha, beta;
+  bool trans_a, trans_b;
+  explicit GemmAttrs(const graph::Node& node)
+      : alpha(node.attrs.get_float("alpha", 1.0)),
+        beta(node.attrs.get_float("beta", 1.0)),
+        trans_a(node.attrs.get_int("transA", 0) != 0),
+        trans_b(node.attrs.get_int("transB", 0) != 0) {}
+  // Whether C (the buffer, possibly undefined) adds anything.
+  bool uses_c(const tir::Buffer& c) const { return c.defined() && beta != 0.0; }
+  // alpha * product + beta * c (c undefined: no C term), in the product's dtype.
+  tir::Expr scaled(tir::Expr product, const tir::Expr& c) const {
+    tir::DataType t = product.dtype();
+    if (alpha != 1.0) product = product * tir::make_const(t, alpha);
+    if (c.defined()) product = product + (beta == 1.0 ? c : c * tir::make_const(t, beta));
+    return product;
+  }
+};
 
 }  // namespace ingot::lower

@@ -76,13 +76,9 @@ TEST(GpuMatmulRule, DefaultPointStagesTilesInSharedMemoryBetweenBarriers) {
   ASSERT_EQ(f.shared.size(), 2u);
   std::multiset<int64_t> sizes;
   for (const tir::Buffer& b : f.shared) {
-    int64_t n = 1;
-    for (const tir::Expr& d : b->shape) {
-      int64_t v = 0;
-      ASSERT_TRUE(tir::is_const_int(d, &v));
-      n *= v;
-    }
-    sizes.insert(n);
+    std::optional<int64_t> n = codegen::constant_elements(*b.get());
+    ASSERT_TRUE(n.has_value());
+    sizes.insert(*n);
   }
   EXPECT_EQ(sizes, (std::multiset<int64_t>{16 * 16, 16 * 16}));
   EXPECT_EQ(f.sync_before.size(), 2u);  // before each slab's copy and before its reads

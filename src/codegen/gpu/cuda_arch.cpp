@@ -9,7 +9,9 @@
 
 namespace ingot::codegen {
 
-std::optional<std::string> visible_cuda_arch() {
+namespace {
+
+std::optional<std::string> query_cuda_arch() {
   // The driver API's stable C ABI (cuda.h): CUresult is an int, CUdevice an int.
   using Init = int (*)(unsigned);
   using DeviceGet = int (*)(int*, int);
@@ -29,6 +31,15 @@ std::optional<std::string> visible_cuda_arch() {
       attribute(&major, kMajor, device) == 0 && attribute(&minor, kMinor, device) == 0 && major > 0)
     arch = fmt::format("sm_{}{}", major, minor);
   dlclose(lib);
+  return arch;
+}
+
+}  // namespace
+
+// Asked once per process: a driver's cuInit can take a good fraction of a second, and a compile
+// parses its target more than once.
+std::optional<std::string> visible_cuda_arch() {
+  static const std::optional<std::string> arch = query_cuda_arch();
   return arch;
 }
 

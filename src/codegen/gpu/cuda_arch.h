@@ -10,7 +10,7 @@
 
 namespace ingot::codegen {
 
-// "sm_<major><minor>" of the visible GPU, or nullopt.
+// "sm_<major><minor>" of the visible GPU, or nullopt; asked once per process.
 std::optional<std::string> visible_cuda_arch();
 
 }  // namespace ingot::codegen

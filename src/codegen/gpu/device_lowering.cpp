@@ -273,13 +273,9 @@ std::vector<DeviceFunction> split_device_functions(const PrimFunc& kernel, int k
   for (const DeviceFunction& f : functions) {
     int64_t bytes = 0;
     for (const Buffer& b : f.shared) {
-      int64_t n = 1;
-      for (const Expr& d : b->shape) {
-        int64_t v = 0;
-        INGOT_ICHECK(is_const_int(d, &v), "shared buffer {} of non-constant size", b->name);
-        n *= v;
-      }
-      bytes += n * (b->dtype.bits == 16 ? 4 : b->dtype.bytes());  // float16 kept in float32
+      std::optional<int64_t> n = constant_elements(*b.get());
+      INGOT_ICHECK(n.has_value(), "shared buffer {} of non-constant size", b->name);
+      bytes += *n * (b->dtype.bits == 16 ? 4 : b->dtype.bytes());  // float16 kept in float32
     }
     if (bytes > max_shared_bytes)
       fail_user(
@@ -288,6 +284,16 @@ std::vector<DeviceFunction> split_device_functions(const PrimFunc& kernel, int k
           kernel.name, bytes, max_shared_bytes);
   }
   return functions;
+}
+
+std::optional<int64_t> constant_elements(const BufferNode& b) {
+  int64_t n = 1;
+  for (const Expr& d : b.shape) {
+    int64_t v = 0;
+    if (!is_const_int(d, &v)) return std::nullopt;
+    n *= v;
+  }
+  return n;
 }
 
 int64_t max_shared_bytes(const Target& target) {

@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -42,6 +43,10 @@ struct DeviceFunction {
 // and for a function declaring more than `max_shared_bytes` of shared memory.
 std::vector<DeviceFunction> split_device_functions(const tir::PrimFunc& kernel, int kernel_index,
                                                    int64_t max_shared_bytes = 48 * 1024);
+
+// The elements of a buffer of constant shape (per-thread and shared buffers); nullopt when a
+// dimension is not a constant.
+std::optional<int64_t> constant_elements(const tir::BufferNode& b);
 
 // Static shared memory a thread block may declare: the target's -max-shared-memory-per-block,
 // else 48 KB on CUDA (without opting in to more), 32 KB on OpenCL (the minimum

@@ -132,7 +132,7 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
     }
     for (const Buffer& b : f_.shared)
       line(fmt::format("{} {} {}[{}];", cl ? "__local" : "__shared__", local_type(b.get()),
-                       buffer_name(b.get()), constant_elements(b.get())));
+                       buffer_name(b.get()), array_length(b.get())));
     visit_stmt(f_.body);
     out_ += "}\n";
     return out_;
@@ -430,15 +430,11 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
     --indent_;
     line("}");
   }
-  // The elements of a per-thread or shared buffer (a constant size).
-  int64_t constant_elements(const BufferNode* b) {
-    int64_t n = 1;
-    for (const Expr& d : b->shape) {
-      int64_t v = 0;
-      if (!is_const_int(d, &v)) unsupported("a local buffer of non-constant size");
-      n *= v;
-    }
-    return std::max<int64_t>(n, 1);
+  // The elements of a per-thread or shared buffer (a constant size; at least 1 for C).
+  int64_t array_length(const BufferNode* b) {
+    std::optional<int64_t> n = constant_elements(*b);
+    if (!n) unsupported("a local buffer of non-constant size");
+    return std::max<int64_t>(*n, 1);
   }
   // The element type of a per-thread or shared buffer: a float16 one is kept in float32 (OpenCL
   // cannot declare half variables without cl_khr_fp16); only tensors in memory are stored as
@@ -459,7 +455,7 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
       unsupported(fmt::format("buffer {} in {} memory", b->name, storage_scope_name(b->scope)));
     line("{");
     ++indent_;
-    line(fmt::format("{} {}[{}];", local_type(b), buffer_name(b), constant_elements(b)));
+    line(fmt::format("{} {}[{}];", local_type(b), buffer_name(b), array_length(b)));
     visit_stmt(op->body);
     --indent_;
     line("}");

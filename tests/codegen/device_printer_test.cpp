@@ -3,7 +3,8 @@
 // carried into each launch, no launch for a kernel that stores nothing, floor division printed
 // as C division only where both sides are known non-negative; thread loops as thread indices
 // (masked below the block's extent), shared memory declared per function with barriers where
-// threads exchange data through it, and no barrier where not all threads would reach it.
+// threads exchange data through it, and no barrier where not all threads would reach it; a
+// reduction across threads as a tree over shared memory per row of the block.
 #include <gtest/gtest.h>
 
 #include "codegen/gpu/device_lowering.h"
@@ -165,6 +166,63 @@ TEST(DeviceLowering, RefusesABarrierThatOnlySomeThreadsReach) {
     EXPECT_STREQ(e.what(),
                  "kernel s: shared memory needs a barrier inside a branch or loop that depends on "
                  "the thread index; not supported on GPU targets");
+  }
+}
+
+// Per block of 2 x 12 threads: each row ty sums X[b, ty, 0:10] into a per-thread accumulator
+// with a threadIdx.x loop of 10 (a reduction across threads: its store does not depend on the
+// loop), then every thread writes its row's sum to Y[b, ty, tx].
+PrimFunc thread_sum_kernel(tir::StorageScope acc_scope) {
+  Buffer x = Buffer::make("X", DataType::f32(), std::vector<int64_t>{3 * 2 * 10});
+  Buffer y = Buffer::make("Y", DataType::f32(), std::vector<int64_t>{3 * 2 * 12});
+  Buffer acc = Buffer::make("acc", DataType::f32(), std::vector<int64_t>{1}, acc_scope);
+  Var b("b"), ty("ty"), r("r"), tx("tx");
+  auto bound = [](Var v, int64_t e, Stmt body, const char* tag) {
+    return For::make(v, i64(0), i64(e), ForKind::kThreadBinding, body, tag);
+  };
+  Stmt init = BufferStore::make(acc, FloatImm::make(DataType::f32(), 0.0), {i64(0)});
+  Stmt sum = bound(
+      r, 10, BufferStore::make(acc, acc(i64(0)) + x((b * i64(2) + ty) * i64(10) + r), {i64(0)}),
+      "threadIdx.x");
+  Expr yi = (b * i64(2) + ty) * i64(12) + tx;
+  Stmt write = bound(tx, 12, BufferStore::make(y, acc(i64(0)), {yi}), "threadIdx.x");
+  Stmt row = bound(ty, 2, SeqStmt::make({init, sum, write}), "threadIdx.y");
+  PrimFunc f;
+  f.name = "t";
+  f.params = {x, y};
+  f.body = bound(b, 3, Allocate::make(acc, row), "blockIdx.x");
+  return f;
+}
+
+TEST(DeviceLowering, AReductionAcrossThreadsBecomesATreePerRowOfTheBlock) {
+  auto fns = split_device_functions(thread_sum_kernel(StorageScope::kLocal), 0);
+  ASSERT_EQ(fns.size(), 1u);
+  const DeviceFunction& f = fns[0];
+  EXPECT_EQ(f.block, (std::array<uint32_t, 3>{12, 2, 1}));
+  ASSERT_EQ(f.shared.size(), 1u);
+  EXPECT_EQ(constant_elements(*f.shared[0].get()), 24);  // one tree per row of 12
+  // 12 threads: the 4 beyond 8 folded in first, then 4, 2, 1; a barrier before each fold and
+  // before the result is read.
+  EXPECT_EQ(f.sync_before.size(), 5u);
+  std::string cl = print_opencl(fns);
+  // Threads 10 and 11 have no term: the identity.
+  EXPECT_NE(cl.find("acc_red0[(tx + (ty * 12L))] = ((tx < 10L) ? X["), std::string::npos) << cl;
+  EXPECT_NE(cl.find(": (0.0f));"), std::string::npos) << cl;
+  for (const char* fold :
+       {"if ((tx < 4L))", "(tx + 8L) + (ty * 12L)", "if ((tx < 2L))", "if ((tx < 1L))"})
+    EXPECT_NE(cl.find(fold), std::string::npos) << fold << "\n" << cl;
+  // Every thread adds its row's result.
+  EXPECT_NE(cl.find("acc[0L] = (acc[0L] + acc_red0[(ty * 12L)]);"), std::string::npos) << cl;
+}
+
+TEST(DeviceLowering, RefusesAReductionAcrossThreadsIntoASharedBuffer) {
+  try {
+    split_device_functions(thread_sum_kernel(StorageScope::kShared), 0);
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_STREQ(e.what(),
+                 "kernel t: a reduction across threads into shared buffer acc is not supported "
+                 "on GPU targets (its accumulator must be per-thread)");
   }
 }
 

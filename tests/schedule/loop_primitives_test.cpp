@@ -191,7 +191,8 @@ TEST(Bind, ThreadAxesAreChecked) {
             "threadIdx.x/y/z)");
   EXPECT_EQ(schedule_error([&] { s.bind(l[2], "threadIdx.y"); }),
             "cannot bind loop \"k\" to threadIdx.y: it carries the reduction iter var \"vk\" of "
-            "block \"C\"");
+            "block \"C\" (only a threadIdx loop directly around a block that just combines into "
+            "a local buffer reduces across threads)");
   Matmul m2 = make_matmul(4, 8, 3);
   Schedule s2(m2.func);
   auto l2 = s2.get_loops(s2.get_block("C"));

@@ -8,6 +8,7 @@
 
 #include "codegen/gpu/device_printer.h"
 #include "codegen/gpu/nvrtc.h"
+#include "codegen/gpu/thread_reduction.h"
 #include "codegen/gpu/thread_sync.h"
 #include "codegen/llvm/module_builder.h"
 #include "ingot/abi.h"
@@ -177,7 +178,9 @@ class Splitter {
           "kernel {}: a loop bound to a blockIdx axis inside another loop is not supported on "
           "GPU targets",
           kernel_.name);
-    // 2. The block: every threadIdx loop inside, as the thread indices.
+    // 2. Reductions across threads become trees over shared memory; the block: every
+    // threadIdx loop inside, as the thread indices.
+    body = lower_thread_reductions(body, thread_extents(body), kernel_.name);
     body = bind_threads(body, f);
     f.body = hoist_shared(wrapped(body), f);
     std::vector<Var> threads(f.thread_vars.begin(), f.thread_vars.end());
@@ -208,9 +211,8 @@ class Splitter {
     return f.found;
   }
 
-  // Each threadIdx loop becomes its axis's thread index (masked when its extent is below the
-  // block's); the block is the largest extent per axis.
-  Stmt bind_threads(const Stmt& s, DeviceFunction& f) const {
+  // The block: the largest extent of the threadIdx loops per axis.
+  std::array<uint32_t, 3> thread_extents(const Stmt& s) const {
     struct Extents : IRVisitor {
       std::array<uint32_t, 3> block = {1, 1, 1};
       std::string kernel;
@@ -224,6 +226,13 @@ class Splitter {
     } extents;
     extents.kernel = kernel_.name;
     extents.visit(s);
+    return extents.block;
+  }
+
+  // Each threadIdx loop becomes its axis's thread index (masked when its extent is below the
+  // block's).
+  Stmt bind_threads(const Stmt& s, DeviceFunction& f) const {
+    f.block = thread_extents(s);
     struct Binder : IRMutator {
       const std::array<uint32_t, 3>* block = nullptr;
       std::array<Var, 3>* vars = nullptr;
@@ -239,9 +248,8 @@ class Splitter {
         return e < int64_t((*block)[d]) ? IfThenElse::make(v < op->extent, body) : body;
       }
     } binder;
-    binder.block = &extents.block;
+    binder.block = &f.block;
     binder.vars = &f.thread_vars;
-    f.block = extents.block;
     return binder.mutate(s);
   }
 

@@ -4,8 +4,9 @@
 // blockIdx axes are the grid; every loop bound to a threadIdx axis inside is that axis's threads
 // (the block is the largest extent per axis, smaller loops masked; a loop bound to an axis
 // inside another bound to it, a cooperative copy, is the same threads again); a statement with
-// no bound loop runs on one thread. Shared memory is declared per function, with barriers where
-// threads exchange data through it (thread_sync.h). Per-thread allocations and lets around those
+// no bound loop runs on one thread; a threadIdx loop that reduces into one element is a reduction
+// across the threads (thread_reduction.h). Shared memory is declared per function, with
+// barriers where threads exchange data through it (thread_sync.h). Per-thread allocations and lets around those
 // statements go with each launch; the device functions take only the kernel parameters they
 // use. The device code is then printed for the target (device_printer.h: OpenCL C or CUDA C++).
 #pragma once

@@ -2,6 +2,7 @@
 // Legality is checked here even though only a GPU backend can run the result.
 #include "schedule/primitives/common.h"
 #include "tir/op.h"
+#include "tir/reduction.h"
 #include "tir/visitor.h"
 
 namespace ingot::schedule {
@@ -15,8 +16,11 @@ class BindError : public ScheduleError {
 // Preconditions:
 // - thread is one of blockIdx.x/y/z, threadIdx.x/y/z;
 // - the loop is serial;
-// - no block inside binds a reduction iter var to the loop variable (cross-thread reductions
-//   are not supported);
+// - no block inside binds a reduction iter var to the loop variable, except a cross-thread
+//   reduction: a threadIdx axis bound to a loop whose body is one block without init, a plain
+//   reduction into a local buffer (out[i] = combine(out[i], value), the combine block rfactor
+//   leaves of a row's accumulator), which the GPU lowering turns into a tree across the
+//   threads (codegen/gpu/thread_reduction.h);
 // - a loop around or inside it bound to the same thread axis has the same constant extent: the
 //   inner one is then the same threads again (a cooperative copy into shared memory under a
 //   loop of the threads that read it), which in sequential order repeats the inner loop's work.
@@ -35,8 +39,19 @@ void Schedule::bind(LoopRV loop, const std::string& thread) {
   if (li.node->kind != ForKind::kSerial)
     fail_schedule<BindError>("cannot bind loop {}: it is already {}", qname(name),
                              for_kind_name(li.node->kind));
-  if (auto r = reduce_use(li.node->body, li.node->loop_var.node()))
-    fail_schedule<BindError>("cannot bind loop {} to {}: it carries {}", qname(name), thread, *r);
+  auto cross_thread = [&] {
+    const auto* br = li.node->body.as<BlockRealize>();
+    if (!thread.starts_with("threadIdx") || br == nullptr) return false;
+    const Block* b = br->block_node();
+    const auto* st = b->body.as<BufferStore>();
+    return !b->init.defined() && st != nullptr && st->buffer->scope == StorageScope::kLocal &&
+           match_combining_store(*st).has_value();
+  };
+  if (auto r = reduce_use(li.node->body, li.node->loop_var.node()); r && !cross_thread())
+    fail_schedule<BindError>(
+        "cannot bind loop {} to {}: it carries {} (only a threadIdx loop directly around a "
+        "block that just combines into a local buffer reduces across threads)",
+        qname(name), thread, *r);
   // 2. The same axis may not be bound twice in one nest.
   int64_t extent = 0;
   const bool constant = is_const_int(li.node->extent, &extent);

@@ -6,6 +6,7 @@
 #include "tir/analysis.h"
 #include "tir/op.h"
 #include "tir/region_analysis.h"
+#include "tir/structural_equal.h"
 #include "tir/substitute.h"
 
 namespace ingot::schedule {
@@ -20,7 +21,9 @@ class DecomposeReductionError : public ScheduleError {
 // - the block has an init;
 // - the loop is one of the loops around the block;
 // - no loop under it (down to the block) is used by both a spatial and a reduce binding, and
-//   no conjunct of the block predicate mixes spatial and reduction-only loops under it.
+//   no conjunct of the block predicate mixes spatial and reduction-only loops under it, except
+//   where its spatial loops each bind a spatial iter var whole (rfactor's lane loop over a
+//   split's tail: the conjunct masks reduction steps, and the init drops it).
 BlockRV Schedule::decompose_reduction(BlockRV block, LoopRV loop) {
   BlockInfo bi = block_info(*this, block);
   LoopInfo li = loop_info(*this, loop);
@@ -81,6 +84,20 @@ BlockRV Schedule::decompose_reduction(BlockRV block, LoopRV loop) {
       conjuncts.push_back(e);
     }
   }
+  auto spatial_loops_are_whole_bindings = [&](const Expr& c) {
+    for (size_t k = pos; k < bi.loops.size(); ++k) {
+      const For* f = bi.loops[k].as<For>();
+      if (!loop_map.count(f->loop_var.node()) || !uses_var(c, f->loop_var)) continue;
+      bool whole = false;
+      for (size_t i = 0; i < b->iter_vars.size(); ++i)
+        whole = whole || (b->iter_vars[i].kind == IterKind::kSpatial &&
+                          bi.br->iter_values[i].as<VarNode>() == f->loop_var.node() &&
+                          structural_equal(b->iter_vars[i].min, f->min) &&
+                          structural_equal(b->iter_vars[i].extent, f->extent));
+      if (!whole) return false;
+    }
+    return true;
+  };
   Expr pred;
   for (const Expr& c : conjuncts) {
     bool reduce_only = false, spatial = false;
@@ -89,6 +106,10 @@ BlockRV Schedule::decompose_reduction(BlockRV block, LoopRV loop) {
       if (!uses_var(c, lv)) continue;
       (loop_map.count(lv.node()) ? spatial : reduce_only) = true;
     }
+    // A conjunct mixing them, where each spatial loop it uses is the whole binding of a spatial
+    // iter var over the loop's range (rfactor's lane loop, ko * T + ki < n on a split tail),
+    // masks the reduction's steps only: every spatial point still gets its init.
+    if (reduce_only && spatial && spatial_loops_are_whole_bindings(c)) continue;
     if (reduce_only && spatial)
       fail_schedule<DecomposeReductionError>(
           "cannot decompose block {}: its predicate {} mixes spatial and reduction loops",

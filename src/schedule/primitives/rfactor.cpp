@@ -8,6 +8,7 @@
 // (softmax writes exp(x - max) and sums it in one pass); those stores move with the steps.
 #include "schedule/primitives/common.h"
 #include "tir/op.h"
+#include "tir/reduction.h"
 #include "tir/region_analysis.h"
 #include "tir/structural_equal.h"
 #include "tir/substitute.h"
@@ -22,17 +23,6 @@ class RfactorError : public ScheduleError {
 
 namespace {
 
-// Whether an expression loads from one buffer.
-struct LoadsOf : IRVisitor {
-  explicit LoadsOf(const BufferNode* b) : buffer(b) {}
-  void visit_BufferLoad(const BufferLoad* op, const Expr& e) override {
-    found = found || op->buffer.get() == buffer;
-    IRVisitor::visit_BufferLoad(op, e);
-  }
-  const BufferNode* buffer;
-  bool found = false;
-};
-
 // The reduction of a block body `out[idx] = combine(out[idx], value)`, possibly after stores
 // of the step's values into other buffers (`side`: softmax's exponentials, which the sum then
 // reads back).
@@ -45,64 +35,19 @@ struct Reduction {
 
 std::optional<Reduction> match_reduction(const Stmt& body) {
   std::vector<Stmt> stmts = {body};
-  if (auto* seq = body.as<SeqStmt>()) stmts = seq->seq;
-  auto* st = stmts.back().as<BufferStore>();
+  if (const auto* seq = body.as<SeqStmt>()) stmts = seq->seq;
+  const auto* st = stmts.back().as<BufferStore>();
   if (st == nullptr) return std::nullopt;
   std::vector<Stmt> side(stmts.begin(), stmts.end() - 1);
-  auto is_out = [&](const Expr& e) {
-    auto* ld = e.as<BufferLoad>();
-    if (ld == nullptr || ld->buffer.get() != st->buffer.get()) return false;
-    for (size_t k = 0; k < ld->indices.size(); ++k)
-      if (!structural_equal(ld->indices[k], st->indices[k])) return false;
-    return true;
-  };
-  auto reads_out = [&](const Expr& e) {
-    LoadsOf loads(st->buffer.get());
-    loads.visit(e);
-    return loads.found;
-  };
   for (const Stmt& x : side) {
-    auto* other = x.as<BufferStore>();
-    if (other == nullptr || other->buffer.get() == st->buffer.get() || reads_out(other->value))
+    const auto* other = x.as<BufferStore>();
+    if (other == nullptr || other->buffer.get() == st->buffer.get() ||
+        loads_buffer(other->value, st->buffer.get()))
       return std::nullopt;
   }
-  auto try_binary = [&](const Expr& a, const Expr& b, NodeTag tag) -> std::optional<Reduction> {
-    if (is_out(a) && !reads_out(b)) return Reduction{st, tag, b, side};
-    if (is_out(b) && !reads_out(a)) return Reduction{st, tag, a, side};
-    return std::nullopt;
-  };
-  const Expr& v = st->value;
-  if (auto* x = v.as<Add>()) return try_binary(x->a, x->b, NodeTag::Add);
-  if (auto* x = v.as<Mul>()) return try_binary(x->a, x->b, NodeTag::Mul);
-  if (auto* x = v.as<Max>()) return try_binary(x->a, x->b, NodeTag::Max);
-  if (auto* x = v.as<Min>()) return try_binary(x->a, x->b, NodeTag::Min);
-  return std::nullopt;
-}
-
-Expr identity(NodeTag combiner, DataType dt) {
-  switch (combiner) {
-    case NodeTag::Mul:
-      return make_const(dt, 1);
-    case NodeTag::Max:
-      return min_value(dt);
-    case NodeTag::Min:
-      return max_value(dt);
-    default:
-      return make_const(dt, 0);
-  }
-}
-
-Expr combine(NodeTag combiner, Expr a, Expr b) {
-  switch (combiner) {
-    case NodeTag::Mul:
-      return a * b;
-    case NodeTag::Max:
-      return max(a, b);
-    case NodeTag::Min:
-      return min(a, b);
-    default:
-      return a + b;
-  }
+  auto c = match_combining_store(*st);
+  if (!c) return std::nullopt;
+  return Reduction{st, c->combiner, c->value, side};
 }
 
 }  // namespace
@@ -204,7 +149,7 @@ BlockRV Schedule::rfactor(LoopRV loop) {
   for (const Stmt& x : red->side) rf_stmts.push_back(substitute(x, iv_to_value));
   rf_stmts.push_back(BufferStore::make(rf, combine(red->combiner, rf.load({v_rf}), value), {v_rf}));
   Stmt rf_body = SeqStmt::make(rf_stmts);
-  Stmt rf_init = BufferStore::make(rf, identity(red->combiner, dt), {v_rf});
+  Stmt rf_init = BufferStore::make(rf, reduction_identity(red->combiner, dt), {v_rf});
   std::string rf_name = unique_block_name(func_.body, bname + "_rf");
   Stmt rf_realize = BlockRealize::make(rf_values, bi.br->predicate,
                                        make_block(rf_name, rf_ivs, rf_body, rf_init));

@@ -7,6 +7,7 @@
 
 #include "schedule/rules/choice.h"
 #include "schedule/rules/gpu_matmul.h"
+#include "schedule/rules/gpu_row_reduction.h"
 #include "schedule/rules/nest_utils.h"
 
 namespace ingot::schedule {
@@ -48,6 +49,7 @@ void schedule_gpu_injective(Schedule& s, int max_threads) {
 void schedule_gpu_kernel(Schedule& s, int max_threads) {
   inline_intermediates(s);
   schedule_gpu_matmul(s, max_threads);
+  schedule_gpu_rows(s, max_threads);
   bind_spatial_nests(s, max_threads);
 }
 

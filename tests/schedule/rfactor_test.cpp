@@ -1,7 +1,7 @@
 // Primitive rfactor: the partial-result block and the write-back (structure, numbers through the
 // interpreter against closed forms, trace replay), with decompose_reduction and vectorize on the
 // partial results, a max reduction over two loops with a tail partition (the row-reduction
-// rule's sequence), and the errors.
+// rule's sequence), the GPU row rule's (a masked tail, the lanes outside), and the errors.
 #include <algorithm>
 
 #include "sched_test_util.h"
@@ -96,6 +96,34 @@ TEST(Rfactor, MaxOverTwoLoopsWithATail) {
   s.vectorize(strip[1]);
   expect_row_max_numbers(s.func(), 3, 5, 21);
   EXPECT_TRUE(replays(s, r.func));
+}
+
+// The GPU row rule's sequence: the reduction's loops fused and split by 32 with a masked tail
+// (105 = 3 x 32 + 9), the partial results one per lane, the lane loop outside. The init of the
+// partial results drops the tail's predicate (ko * 32 + ki < 105 masks reduction steps only):
+// lanes 9..31, which the last strip skips, are initialised too.
+TEST(Rfactor, LanesOutsideAMaskedTailAreAllInitialised) {
+  RowMax r = make_row_max(3, 5, 21);
+  Schedule s(r.func);
+  BlockRV b = s.get_block("rmax");
+  auto l = s.get_loops(b);
+  auto split = s.split(s.fuse({l[1], l[2]}), {std::nullopt, 32});
+  BlockRV rf = s.rfactor(split[1]);
+  s.reorder({split[1], split[0]});
+  BlockRV init = s.decompose_reduction(rf, split[0]);
+  auto init_info = find_block(s.func().body, s.name_of(init), nullptr);
+  ASSERT_TRUE(init_info.has_value());
+  int64_t always = 0;
+  EXPECT_TRUE(is_const_int(init_info->br->predicate, &always) && always == 1)
+      << to_string(init_info->br->predicate);
+  expect_row_max_numbers(s.func(), 3, 5, 21);
+  EXPECT_TRUE(replays(s, r.func));
+  // The write-back reduces over the lanes into Y, a global buffer: not across threads.
+  s.decompose_reduction(b, s.get_loops(b).back());
+  EXPECT_EQ(schedule_error([&] { s.bind(s.get_loops(b).back(), "threadIdx.x"); }),
+            "cannot bind loop \"a_b_fused_1_wb\" to threadIdx.x: it carries the reduction iter "
+            "var \"a_b_fused_1_wb_v\" of block \"rmax\" (only a threadIdx loop directly around "
+            "a block that just combines into a local buffer reduces across threads)");
 }
 
 TEST(Rfactor, Errors) {

@@ -43,10 +43,14 @@ tir::Stmt compute_conv_transpose(const graph::Node& node, const std::vector<tir:
 // recurrent.cpp: RNN, GRU and LSTM (a serial loop over the time steps per direction).
 tir::Stmt compute_recurrent(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                             const std::vector<tir::Buffer>& outputs);
-// matmul_block.cpp: MatMul and Gemm as one reduction block "matmul" (the GPU targets' form);
-// an undefined Stmt for other ops and for float16 / bfloat16 or mixed-dtype products.
+// matmul_block.cpp: MatMul and Gemm as one reduction block "matmul", and 2-D Conv as one block
+// "conv" (conv_block), the GPU targets' forms; an undefined Stmt for other ops and for
+// float16 / bfloat16 or mixed-dtype products, grouped or other-rank convs.
 tir::Stmt compute_product_block(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                                 const std::vector<tir::Buffer>& outputs);
+// conv_block.cpp: the "conv" block of compute_product_block.
+tir::Stmt conv_block(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                     const std::vector<tir::Buffer>& outputs);
 // matmul.cpp: Gemm and MatMul.
 tir::Stmt compute_gemm(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                        const std::vector<tir::Buffer>& outputs);

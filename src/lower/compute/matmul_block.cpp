@@ -9,6 +9,7 @@
 #include "lower/compute/compute.h"
 #include "lower/compute/epilogue.h"
 #include "lower/compute/matmul_operand.h"
+#include "lower/compute/product_nest.h"
 #include "tir/op.h"
 #include "tir/region_analysis.h"
 
@@ -17,29 +18,6 @@ namespace ingot::lower {
 using namespace tir;
 
 namespace {
-
-// The loops and iter vars of the product: batch dims (extent > 1), i, j and the reduce k.
-struct ProductNest {
-  std::vector<Var> loops;
-  std::vector<IterVar> iters;
-  std::vector<int64_t> extents;
-  Var add(const std::string& name, int64_t extent, IterKind kind) {
-    Var v("v" + name);
-    loops.push_back(Var(name));
-    iters.push_back({v, i64(0), i64(extent), kind});
-    extents.push_back(extent);
-    return v;
-  }
-  // The block over `body` (init: `init`) inside its loops.
-  Stmt make(Stmt body, Stmt init) const {
-    std::vector<Expr> values(loops.begin(), loops.end());
-    Stmt s = BlockRealize::make(values, make_const(DataType::boolean(), 1),
-                                make_block("matmul", iters, std::move(body), std::move(init)));
-    for (size_t d = loops.size(); d-- > 0;)
-      s = For::make(loops[d], i64(0), i64(extents[d]), ForKind::kSerial, s);
-    return s;
-  }
-};
 
 bool accumulates_in_own_dtype(const Buffer& y) {
   return accum_dtype(y->dtype) == y->dtype;
@@ -126,6 +104,7 @@ Stmt compute_product_block(const graph::Node& node, const std::vector<Buffer>& i
                            const std::vector<Buffer>& outputs) {
   if (node.op == ops::OpKind::MatMul) return matmul_block(node, inputs, outputs);
   if (node.op == ops::OpKind::Gemm) return gemm_block(node, inputs, outputs);
+  if (node.op == ops::OpKind::Conv) return conv_block(node, inputs, outputs);
   return Stmt();
 }
 

@@ -2,6 +2,7 @@
 #include "schedule/rules/gpu_matmul.h"
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,8 @@
 #include "schedule/rules/nest_utils.h"
 #include "tir/analysis.h"
 #include "tir/op.h"
+#include "tir/reduction.h"
+#include "tir/visitor.h"
 
 namespace ingot::schedule {
 
@@ -75,7 +78,8 @@ TileSizes default_tiles(int64_t batch, int64_t rows, int64_t cols,
   return t;
 }
 
-// The block's reads of buffers other than the ones it writes, in order.
+// The block's reads of buffers other than the ones it writes and that its update (not only its
+// init: a conv's bias) loads, in order.
 std::vector<Buffer> operand_buffers(const Schedule& s, const std::string& block) {
   auto info = find_block(s.func().body, block, nullptr);
   std::vector<Buffer> out;
@@ -83,7 +87,9 @@ std::vector<Buffer> operand_buffers(const Schedule& s, const std::string& block)
     bool written = false;
     for (const BufferRegion& w : info->block->writes)
       written = written || w.buffer.same_as(r.buffer);
-    if (!written) out.push_back(r.buffer);
+    const auto* update = info->block->body.as<BufferStore>();
+    if (!written && update != nullptr && loads_buffer(update->value, r.buffer.get()))
+      out.push_back(r.buffer);
   }
   return out;
 }
@@ -114,11 +120,38 @@ std::vector<LoopRV> loops_under(Schedule& s, BlockRV block, LoopRV outer) {
   return {};
 }
 
+// Whether the block reads `buffer` under a condition (a conv's padding test): the box of it
+// that the block's tile reads may then leave the tensor, so it is not staged.
+bool read_under_condition(const Block& b, const BufferNode* buffer) {
+  struct Finder : IRVisitor {
+    const BufferNode* buffer = nullptr;
+    int depth = 0;
+    bool found = false;
+    void visit_Select(const Select* op, const Expr& e) override {
+      ++depth;
+      IRVisitor::visit_Select(op, e);
+      --depth;
+    }
+    void visit_BufferLoad(const BufferLoad* op, const Expr& e) override {
+      found = found || (depth > 0 && op->buffer.get() == buffer);
+      IRVisitor::visit_BufferLoad(op, e);
+    }
+  } f;
+  f.buffer = buffer;
+  f.visit(b.body);
+  return f.found;
+}
+
 }  // namespace
 
 bool schedule_gpu_matmul(Schedule& s, int max_threads) {
   int count = 0;
-  auto info = find_block(s.func().body, "matmul", &count);
+  std::string name = "matmul";
+  auto info = find_block(s.func().body, name, &count);
+  if (count == 0) {
+    name = "conv";
+    info = find_block(s.func().body, name, &count);
+  }
   if (count != 1 || info->parent != root_block(s.func().body)) return false;
   const Block* b = info->block;
   const size_t n = b->iter_vars.size();
@@ -128,7 +161,7 @@ bool schedule_gpu_matmul(Schedule& s, int max_threads) {
     return false;
   for (size_t d = 0; d + 1 < n; ++d)
     if (b->iter_vars[d].kind != IterKind::kSpatial) return false;
-  BlockRV mm = s.get_block("matmul");
+  BlockRV mm = s.get_block(name);
   std::vector<LoopRV> loops = s.get_loops(mm);
   for (LoopRV l : loops) {
     auto li = find_loop(s.func().body, s.loop_var(l).node());
@@ -149,7 +182,14 @@ bool schedule_gpu_matmul(Schedule& s, int max_threads) {
   const std::vector<int64_t> tx_cands =
       powers_upto(one_row ? max_threads : std::min<int64_t>(16, max_threads));
   const std::vector<int64_t> ty_cands = powers_upto(std::max<int64_t>(1, max_threads / 16));
-  const std::vector<int64_t> bk_cands = {1, 2, 4, 8, 16, 32};
+  // k in slabs of whole groups where the block has them (a conv's windows, see
+  // lower/compute/product_nest.h), so that a slab's box of the weights is exact.
+  int64_t group = 1;
+  if (auto it = b->annotations.find("k_group"); it != b->annotations.end())
+    group = std::max<int64_t>(1, std::stoll(it->second));
+  std::vector<int64_t> bk_cands;
+  for (int64_t m : {1, 2, 4, 8, 16, 32})
+    if (group == 1 || m <= 4) bk_cands.push_back(m * group);
   const TileSizes def = default_tiles(batch_extent, rows, cols,
                                       one_row ? std::vector<int64_t>{1} : ty_cands, tx_cands);
   Factor vi = int64_t(1), ty = int64_t(1);
@@ -159,7 +199,9 @@ bool schedule_gpu_matmul(Schedule& s, int max_threads) {
   }
   ExprRV vj = sample_choice(s, per_thread, def.vj);
   ExprRV tx = sample_choice(s, tx_cands, def.tx);
-  ExprRV bk = sample_choice(s, bk_cands, floor_candidate(bk_cands, std::min<int64_t>(depth, 16)));
+  ExprRV bk = sample_choice(
+      s, bk_cands,
+      floor_candidate(bk_cands, std::min<int64_t>(depth, std::max<int64_t>(16, group))));
 
   // 2. Tiles: blockIdx over (batch, row tiles, column tiles), threads ty x tx, k slabs.
   auto si = s.split(i, {std::nullopt, ty, vi});
@@ -177,7 +219,13 @@ bool schedule_gpu_matmul(Schedule& s, int max_threads) {
   s.bind(sj[1], "threadIdx.x");
 
   // 3. The thread's tile in registers: written back (then the epilogue) per thread.
-  std::vector<Buffer> operands = operand_buffers(s, "matmul");
+  std::vector<Buffer> operands = operand_buffers(s, name);
+  std::set<const BufferNode*> guarded;
+  {
+    auto now = find_block(s.func().body, name, nullptr);
+    for (const Buffer& op : operands)
+      if (read_under_condition(*now->block, op.get())) guarded.insert(op.get());
+  }
   BlockRV wb = s.cache_write(mm, 0, "local");
   s.reverse_compute_at(wb, sj[1]);
   s.decompose_reduction(mm, sk[0]);
@@ -187,6 +235,7 @@ bool schedule_gpu_matmul(Schedule& s, int max_threads) {
     // (A one-row product reads each element of B once: staging it would only add barriers.)
     if (one_row && operands.size() == 2) operands.pop_back();
     for (const Buffer& op : operands) {
+      if (guarded.count(op.get()) > 0) continue;
       BlockRV copy = s.cache_read(mm, read_index(s, s.name_of(mm), op), "shared");
       s.compute_at(copy, sk[0]);
       std::vector<LoopRV> own = loops_under(s, copy, sk[0]);

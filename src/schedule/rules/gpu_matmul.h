@@ -1,15 +1,18 @@
 // The GPU matmul rule: the product block "matmul" of the GPU targets' MatMul / Gemm
-// (lower/compute/matmul_block.cpp: [batch loops], i, j, reduce k) tiled as a SIMT matmul in
-// the spirit of TVM dlight's: each thread block computes a BM x BN tile of the output (BM = ty *
-// vi, BN = tx * vj) over slabs of BK along k; each thread accumulates its vi x vj tile in
-// registers (cache_write "local", the init before the k-slab loop) and writes it back (with
+// (lower/compute/matmul_block.cpp: [batch loops], i, j, reduce k), or "conv" of a 2-D Conv
+// (conv_block.cpp: [n, oh], output channels i, output columns j, reduce k over the window) tiled as
+// a SIMT matmul in the spirit of TVM dlight's: each thread block computes a BM x BN tile of the
+// output (BM = ty * vi, BN = tx * vj) over slabs of BK along k; each thread accumulates its vi x vj
+// tile in registers (cache_write "local", the init before the k-slab loop) and writes it back (with
 // the fused epilogue) at the end; each slab of A and B is staged in shared memory by all threads
 // of the block (cache_read "shared" at the k-slab loop, the copy bound cooperatively over the
 // threads; the GPU lowering places the barriers). The batch loops, row tiles and column tiles
 // are one loop bound to blockIdx.x. Every size is a sampling instruction (the tuner searches
 // them); tx x ty respects `max_threads`; the default per-thread tile shrinks while the grid has
 // fewer than 64 blocks, and a one-row product (a GEMV) puts all its threads along the columns and
-// stages only the row. Returns false (nothing changed) when the kernel has no such block.
+// stages only the row. An operand read under a condition (a conv's padding) is read from global
+// memory, not staged: the box its tile reads may leave the tensor. Returns false (nothing
+// changed) when the kernel has no such block.
 #pragma once
 
 #include "schedule/schedule.h"

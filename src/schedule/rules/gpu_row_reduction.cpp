@@ -142,12 +142,14 @@ void schedule_row(Schedule& s, const std::vector<LoopRV>& rows, const std::vecto
     side = side || p.side_store;
     extents.insert(p.extent);
   }
-  if (!reduction || (side && extents.size() > 1) || max_threads < 32) return;
+  // A single row (a whole-tensor reduction) has no loop to put on blockIdx.x: its statements
+  // would be launches of their own, and its accumulators cannot cross launches.
+  if (rows.empty() || !reduction || (side && extents.size() > 1) || max_threads < 32) return;
   std::vector<int64_t> counts = {0};
   for (int64_t t = 32; t <= max_threads; t *= 2) counts.push_back(t);
   int64_t threads = s.value(sample_choice(s, counts, default_threads(longest, max_threads)));
   if (threads == 0) return;
-  if (!rows.empty()) s.bind(rows.size() == 1 ? rows.front() : s.fuse(rows), "blockIdx.x");
+  s.bind(rows.size() == 1 ? rows.front() : s.fuse(rows), "blockIdx.x");
   for (const RowPart& p : parts) {
     if (p.kind == RowPart::kReduction) split_reduction(s, p, threads);
     if (p.kind == RowPart::kPass) {

@@ -8,14 +8,15 @@
 // bound to threadIdx.x: codegen/gpu/thread_reduction.h); each pass over the row (a lane loop:
 // softmax's scaling, a normalisation's write) is split the same way. The row's scalar steps
 // (the accumulators' init and finish) run on every thread, on its own copy.
-// A row qualifies when every statement in it is one of those three (a reduction into a local
-// accumulator, a lane loop under serial loops, or a store outside loops that does not read
-// what it writes) and it has a reduction; where a reduction also writes a global buffer that a
-// later pass reads (softmax's exponentials), every split pass covers the same extent, so that
-// each thread reads back only what it wrote. T is a sampling instruction: 0 (one thread per
-// row: the fallback rule binds it) or a power of two from 32 to `max_threads`; the default is
-// the largest up to 256 that leaves each thread at least two elements of the longest pass
-// (32 at least; 0 when that pass is shorter than 32).
+// A row qualifies when it is one of several (a single row, a whole-tensor reduction, stays on
+// one thread: its statements would be separate launches), every statement in it is one of those
+// three (a reduction into a local accumulator, a lane loop under serial loops, or a store outside
+// loops that does not read what it writes) and it has a reduction; where a reduction also writes a
+// global buffer that a later pass reads (softmax's exponentials), every split pass covers the same
+// extent, so that each thread reads back only what it wrote. T is a sampling instruction: 0 (one
+// thread per row: the fallback rule binds it) or a power of two from 32 to `max_threads`; the
+// default is the largest up to 256 that leaves each thread at least two elements of the longest
+// pass (32 at least; 0 when that pass is shorter than 32).
 #pragma once
 
 #include "schedule/schedule.h"

@@ -1,0 +1,45 @@
+// The loop nest of a product block on GPU targets (lower/compute/matmul_block.cpp,
+// conv_block.cpp): spatial batch dims, the rows i and columns j, then one reduce k, each a
+// serial loop around one block, which the GPU matmul rule tiles (rules/gpu_matmul.h).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "lower/compute/common.h"
+#include "tir/op.h"
+#include "tir/region_analysis.h"
+
+namespace ingot::lower {
+
+// A product block's annotation: k's steps come in groups of this many (a conv's window per input
+// channel), which the rule's k slabs keep whole so that each slab reads whole channels.
+inline constexpr const char* kKGroupAnnotation = "k_group";
+
+// The loops and iter vars of a product, outermost first.
+struct ProductNest {
+  std::vector<tir::Var> loops;
+  std::vector<tir::IterVar> iters;
+  std::vector<int64_t> extents;
+  tir::Var add(const std::string& name, int64_t extent, tir::IterKind kind) {
+    tir::Var v("v" + name);
+    loops.push_back(tir::Var(name));
+    iters.push_back({v, tir::i64(0), tir::i64(extent), kind});
+    extents.push_back(extent);
+    return v;
+  }
+  // The block over `body` (init: `init`) inside its loops.
+  tir::Stmt make(tir::Stmt body, tir::Stmt init, const std::string& name = "matmul",
+                 std::map<std::string, std::string> annotations = {}) const {
+    std::vector<tir::Expr> values(loops.begin(), loops.end());
+    tir::Stmt s = tir::BlockRealize::make(
+        values, tir::make_const(tir::DataType::boolean(), 1),
+        tir::make_block(name, iters, std::move(body), std::move(init), {}, std::move(annotations)));
+    for (size_t d = loops.size(); d-- > 0;)
+      s = tir::For::make(loops[d], tir::i64(0), tir::i64(extents[d]), tir::ForKind::kSerial, s);
+    return s;
+  }
+};
+
+}  // namespace ingot::lower

@@ -1,6 +1,7 @@
 // 2-D Conv on GPU targets as one product block "conv" (lower/compute/conv_block.cpp) tiled by the
 // GPU matmul rule (schedule/rules/gpu_matmul.h): a 3x3, stride-2, padded conv with bias and a
-// fused residual + Relu epilogue, and an unpadded 1x1 conv with bias. The default points stage
+// fused residual + Relu epilogue, an unpadded 1x1 conv with bias, a padded depthwise 3x3 and an
+// unpadded two-group 3x3 with the residual epilogue. The default points stage
 // the weights in shared memory in slabs of whole input channels (9 steps of k each for 3x3), and
 // the input only where no padding is read; random points of the design space, built for OpenCL
 // and run on the runtime's OpenCL device (PoCL here), match a direct convolution computed in
@@ -28,12 +29,15 @@ namespace {
 struct ConvCase {
   int64_t n, ic, h, w, oc, k, stride, pad;
   bool residual;  // a summand input and Relu fused
+  int64_t group = 1;
   int64_t oh() const { return (h + 2 * pad - k) / stride + 1; }
   int64_t ow() const { return (w + 2 * pad - k) / stride + 1; }
 };
 
 constexpr ConvCase kPadded{2, 5, 13, 11, 20, 3, 2, 1, true};
 constexpr ConvCase kPointwise{1, 24, 7, 9, 33, 1, 1, 0, false};
+constexpr ConvCase kDepthwise{1, 12, 9, 10, 12, 3, 1, 1, false, 12};
+constexpr ConvCase kGrouped{2, 8, 7, 6, 6, 3, 1, 0, true, 2};  // unpadded: the input staged
 
 float weight(int64_t i) {
   return float((i * 7) % 11) * 0.125f - 0.6f;
@@ -54,11 +58,11 @@ tir::IRModule lowered_conv(const ConvCase& c) {
   };
   graph::Value* x = g.add_value("x", type({c.n, c.ic, c.h, c.w}));
   g.inputs = {x};
-  std::vector<float> w(size_t(c.oc * c.ic * c.k * c.k)), b(size_t(c.oc));
+  std::vector<float> w(size_t(c.oc * (c.ic / c.group) * c.k * c.k)), b(size_t(c.oc));
   for (size_t i = 0; i < w.size(); ++i) w[i] = weight(int64_t(i));
   for (size_t i = 0; i < b.size(); ++i) b[i] = bias(int64_t(i));
   std::vector<graph::Value*> ins = {
-      x, g.add_constant("w", graph::f32_constant({c.oc, c.ic, c.k, c.k}, w)),
+      x, g.add_constant("w", graph::f32_constant({c.oc, c.ic / c.group, c.k, c.k}, w)),
       g.add_constant("b", graph::f32_constant({c.oc}, b))};
   if (c.residual) {
     graph::Value* z = g.add_value("z", type({c.n, c.oc, c.oh(), c.ow()}));
@@ -69,6 +73,7 @@ tir::IRModule lowered_conv(const ConvCase& c) {
   conv->attrs.set("kernel_shape", std::vector<int64_t>{c.k, c.k});
   conv->attrs.set("strides", std::vector<int64_t>{c.stride, c.stride});
   conv->attrs.set("pads", std::vector<int64_t>{c.pad, c.pad, c.pad, c.pad});
+  conv->attrs.set("group", c.group);
   if (c.residual) conv->attrs.set("activation", std::string("Relu"));
   g.outputs = {conv->outputs[0]};
   graph::infer_types(g);
@@ -111,6 +116,8 @@ std::vector<std::string> shared_names(const ConvCase& c) {
 TEST(GpuConvRule, DefaultPointsStageWeightsAndOnlyUnpaddedInputs) {
   EXPECT_EQ(shared_names(kPadded), std::vector<std::string>{"w_shared"});
   EXPECT_EQ(shared_names(kPointwise), (std::vector<std::string>{"w_shared", "x_shared"}));
+  EXPECT_EQ(shared_names(kDepthwise), std::vector<std::string>{"w_shared"});
+  EXPECT_EQ(shared_names(kGrouped), (std::vector<std::string>{"w_shared", "x_shared"}));
 }
 
 // y = conv(x) + b (+ z, then Relu), in float64.
@@ -122,13 +129,14 @@ std::vector<double> direct_conv(const ConvCase& c, const std::vector<float>& x,
       for (int64_t oh = 0; oh < c.oh(); ++oh)
         for (int64_t ow = 0; ow < c.ow(); ++ow) {
           double acc = bias(o);
-          for (int64_t i = 0; i < c.ic; ++i)
+          const int64_t icg = c.ic / c.group, first = o / (c.oc / c.group) * icg;
+          for (int64_t i = 0; i < icg; ++i)
             for (int64_t kh = 0; kh < c.k; ++kh)
               for (int64_t kw = 0; kw < c.k; ++kw) {
                 int64_t ih = oh * c.stride + kh - c.pad, iw = ow * c.stride + kw - c.pad;
                 if (ih < 0 || ih >= c.h || iw < 0 || iw >= c.w) continue;
-                acc += double(weight(((o * c.ic + i) * c.k + kh) * c.k + kw)) *
-                       x[size_t(((n * c.ic + i) * c.h + ih) * c.w + iw)];
+                acc += double(weight(((o * icg + i) * c.k + kh) * c.k + kw)) *
+                       x[size_t(((n * c.ic + first + i) * c.h + ih) * c.w + iw)];
               }
           if (c.residual) acc = std::max(0.0, acc + z[y.size()]);
           y.push_back(acc);
@@ -138,7 +146,7 @@ std::vector<double> direct_conv(const ConvCase& c, const std::vector<float>& x,
 
 TEST(GpuConvRule, RandomPointsRunOnOpenClAndMatchADirectConvolution) {
   std::filesystem::path dir = temp_dir("gpu_conv");
-  for (const ConvCase& c : {kPadded, kPointwise}) {
+  for (const ConvCase& c : {kPadded, kPointwise, kDepthwise, kGrouped}) {
     std::vector<float> x(size_t(c.n * c.ic * c.h * c.w)), z(size_t(c.n * c.oc * c.oh() * c.ow()));
     for (size_t i = 0; i < x.size(); ++i) x[i] = input(int64_t(i));
     for (size_t i = 0; i < z.size(); ++i) z[i] = input(int64_t(i) * 3 + 1);
@@ -150,7 +158,8 @@ TEST(GpuConvRule, RandomPointsRunOnOpenClAndMatchADirectConvolution) {
       mod.kernels[0] = scheduled(mod.kernels[0], seed, &trace);
       traces.insert(trace);
       driver::run_loop_passes(mod, /*gpu=*/true);
-      std::string so = (dir / ("c" + std::to_string(c.k) + "_" + std::to_string(seed) + ".so"));
+      std::string so = (dir / ("c" + std::to_string(c.k) + "_" + std::to_string(c.group) + "_" +
+                               std::to_string(seed) + ".so"));
       codegen::build_shared_library(mod, codegen::Target::parse("opencl"), so);
       IngotModel* model = nullptr;
       IngotSession* session = nullptr;

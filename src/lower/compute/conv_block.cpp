@@ -1,12 +1,12 @@
-// The block form of a 2-D Conv (NCHW, float32, any groups: depthwise has one input channel per
-// group) on GPU targets, instead of the CPU row form: one block "conv" over [n, oh] (dims of
-// extent > 1), i = output channel, j = output column and one reduce k over (the group's input
-// channel, kernel row, kernel column), with the bias (or 0)
-// as its init, so that the GPU matmul rule tiles it like a product (rules/gpu_matmul.h: output
-// channels x columns per thread block, a register tile per thread) and every thread's tile is a
-// box of the output. The input is read through a padding test where the window can leave it
-// (the rule then reads it from global memory rather than staging a box that would leave the
-// tensor); the fused epilogue (summand, activation) is a pass after it.
+// The block form of a 1-3-D Conv (NCHW-style, float32, any groups: depthwise has one input channel
+// per group) on GPU targets, instead of the CPU row form: one block "conv" over [n, the output's
+// spatial dims but the last] (dims of extent > 1), i = output channel, j = the last spatial dim
+// (an output column) and one reduce k over (the group's input channel, the kernel window), with
+// the bias (or 0) as its init, so that the GPU matmul rule tiles it like a product
+// (rules/gpu_matmul.h: output channels x columns per thread block, a register tile per thread)
+// and every thread's tile is a box of the output. The input is read through a padding test where
+// the window can leave it (the rule then reads it from global memory rather than staging a box that
+// would leave the tensor); the fused epilogue (summand, activation) is a pass after it.
 #include "lower/compute/compute.h"
 #include "lower/compute/epilogue.h"
 #include "lower/compute/product_nest.h"
@@ -21,43 +21,58 @@ Stmt conv_block(const graph::Node& node, const std::vector<Buffer>& inputs,
   const Buffer& w = inputs.at(1);
   Buffer bias = inputs.size() > 2 ? inputs[2] : Buffer();
   const Buffer& y = outputs.at(0);
-  if (x.ndim() != 4 || y->dtype != DataType::f32() || x->dtype != y->dtype || w->dtype != y->dtype)
+  const int r = x.ndim() - 2;  // spatial rank
+  if (r < 1 || r > 3 || y->dtype != DataType::f32() || x->dtype != y->dtype || w->dtype != y->dtype)
     return Stmt();
   const int64_t groups = node.attrs.get_int("group", 1);
   std::vector<int64_t> xs = const_shape(x), ws = const_shape(w), ys = const_shape(y);
-  std::vector<int64_t> strides = node.attrs.get_ints("strides", {1, 1});
-  std::vector<int64_t> dilations = node.attrs.get_ints("dilations", {1, 1});
-  std::vector<int64_t> pads = node.attrs.get_ints("pads", {0, 0, 0, 0});
-  const int64_t kh_n = ws[2], kw_n = ws[3];
+  std::vector<int64_t> strides = node.attrs.get_ints("strides", std::vector<int64_t>(r, 1));
+  std::vector<int64_t> dilations = node.attrs.get_ints("dilations", std::vector<int64_t>(r, 1));
+  std::vector<int64_t> pads = node.attrs.get_ints("pads", std::vector<int64_t>(2 * r, 0));
+  int64_t window = 1;
+  for (int d = 0; d < r; ++d) window *= ws[size_t(2 + d)];
+  // Loops: n and the output's spatial dims but the last (extent > 1), the output channel, the
+  // last spatial dim, then k over (the group's input channel, the window).
   ProductNest nest;
-  Expr n = ys[0] > 1 ? Expr(nest.add("n", ys[0], IterKind::kSpatial)) : i64(0);
-  Expr oh = ys[2] > 1 ? Expr(nest.add("oh", ys[2], IterKind::kSpatial)) : i64(0);
+  auto spatial = [&](const std::string& name, int64_t extent) {
+    return extent > 1 ? Expr(nest.add(name, extent, IterKind::kSpatial)) : i64(0);
+  };
+  Expr n = spatial("n", ys[0]);
+  std::vector<Expr> out(static_cast<size_t>(r));
+  for (int d = 0; d + 1 < r; ++d)
+    out[size_t(d)] = spatial("o" + std::to_string(d), ys[size_t(2 + d)]);
   Var oc = nest.add("i", ys[1], IterKind::kSpatial);
-  Var ow = nest.add("j", ys[3], IterKind::kSpatial);
-  Var k = nest.add("k", ws[1] * kh_n * kw_n, IterKind::kReduce);
+  out[size_t(r - 1)] = nest.add("j", ys.back(), IterKind::kSpatial);
+  Var k = nest.add("k", ws[1] * window, IterKind::kReduce);
   // The input channel: the group's first (its output channels are consecutive) plus k's.
-  Expr icg = floordiv(k, i64(kh_n * kw_n));
+  Expr icg = floordiv(k, i64(window));
   Expr ic = groups > 1 ? floordiv(oc, i64(ys[1] / groups)) * i64(ws[1]) + icg : icg;
-  Expr kh = floormod(floordiv(k, i64(kw_n)), i64(kh_n)), kw = floormod(k, i64(kw_n));
-  Expr ih = oh * i64(strides[0]) + kh * i64(dilations[0]) - i64(pads[0]);
-  Expr iw = ow * i64(strides[1]) + kw * i64(dilations[1]) - i64(pads[1]);
+  Index xi = {n, ic}, wi = {oc, icg};
   // The window leaves the input where the padding is read or the last window runs past it.
   Expr inside;
   auto require = [&](Expr c) { inside = inside.defined() ? (inside && c) : c; };
-  for (int d = 0; d < 2; ++d) {
-    Expr at = d == 0 ? ih : iw;
-    int64_t last = (ys[2 + d] - 1) * strides[d] + (ws[2 + d] - 1) * dilations[d] - pads[d];
-    if (pads[d] > 0) require(at >= i64(0));
-    if (last >= xs[2 + d]) require(at < i64(xs[2 + d]));
+  int64_t step = window;
+  for (int d = 0; d < r; ++d) {
+    const size_t sd = size_t(2 + d);
+    step /= ws[sd];
+    Expr tap = floormod(floordiv(k, i64(step)), i64(ws[sd]));
+    Expr at = out[size_t(d)] * i64(strides[size_t(d)]) + tap * i64(dilations[size_t(d)]) -
+              i64(pads[size_t(d)]);
+    int64_t last =
+        (ys[sd] - 1) * strides[size_t(d)] + (ws[sd] - 1) * dilations[size_t(d)] - pads[size_t(d)];
+    if (pads[size_t(d)] > 0) require(at >= i64(0));
+    if (last >= xs[sd]) require(at < i64(xs[sd]));
+    xi.push_back(at);
+    wi.push_back(tap);
   }
-  Expr xv = x.load({n, ic, ih, iw});
+  Expr xv = x.load(xi);
   if (inside.defined()) xv = select(inside, xv, make_const(y->dtype, 0));
-  Index yi = {n, oc, oh, ow};
+  Index yi = {n, oc};
+  yi.insert(yi.end(), out.begin(), out.end());
   Stmt init = BufferStore::make(y, bias.defined() ? bias.load({oc}) : make_const(y->dtype, 0), yi);
-  Stmt update = BufferStore::make(y, y.load(yi) + w.load({oc, icg, kh, kw}) * xv, yi);
+  Stmt update = BufferStore::make(y, y.load(yi) + w.load(wi) * xv, yi);
   // k steps through whole windows of one input channel at a time in the rule's slabs.
-  Stmt product =
-      nest.make(update, init, "conv", {{kKGroupAnnotation, std::to_string(kh_n * kw_n)}});
+  Stmt product = nest.make(update, init, "conv", {{kKGroupAnnotation, std::to_string(window)}});
   if (!has_epilogue(node)) return product;
   Buffer z = inputs.size() > 3 ? inputs[3] : Buffer();
   return SeqStmt::make({product, epilogue_pass(node, y, Buffer(), z)});

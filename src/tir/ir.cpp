@@ -162,9 +162,12 @@ Expr Cast::make(DataType dtype, Expr value) {
 Expr Call::make(Intrinsic op, std::vector<Expr> args) {
   INGOT_ICHECK(int(args.size()) == intrinsic_arity(op), "{} takes {} arguments, got {}",
                intrinsic_name(op), intrinsic_arity(op), args.size());
-  for (auto& a : args) {
-    INGOT_ICHECK(a.defined() && a.dtype() == args[0].dtype(), "{} arguments must share a dtype",
-                 intrinsic_name(op));
+  // warp_shuffle_down(value, lanes): the value of the lane `lanes` above in the warp (GPU only).
+  const bool shuffle = op == Intrinsic::warp_shuffle_down;
+  for (size_t i = 0; i < args.size(); ++i) {
+    bool ok = args[i].defined() &&
+              (shuffle && i == 1 ? args[i].dtype().is_int() : args[i].dtype() == args[0].dtype());
+    INGOT_ICHECK(ok, "{} arguments must share a dtype", intrinsic_name(op));
   }
   INGOT_ICHECK(args[0].dtype().is_float(), "{} needs float arguments, got {}", intrinsic_name(op),
                args[0].dtype().str());

@@ -169,23 +169,24 @@ TEST(DeviceLowering, RefusesABarrierThatOnlySomeThreadsReach) {
   }
 }
 
-// Per block of 2 x 12 threads: each row ty sums X[b, ty, 0:10] into a per-thread accumulator
-// with a threadIdx.x loop of 10 (a reduction across threads: its store does not depend on the
-// loop), then every thread writes its row's sum to Y[b, ty, tx].
-PrimFunc thread_sum_kernel(tir::StorageScope acc_scope) {
-  Buffer x = Buffer::make("X", DataType::f32(), std::vector<int64_t>{3 * 2 * 10});
-  Buffer y = Buffer::make("Y", DataType::f32(), std::vector<int64_t>{3 * 2 * 12});
+// Per block of 2 x `width` threads: each row ty sums X[b, ty, 0:terms] into a per-thread
+// accumulator with a threadIdx.x loop of `terms` (a reduction across threads: its store does not
+// depend on the loop), then every thread writes its row's sum to Y[b, ty, tx].
+PrimFunc thread_sum_kernel(tir::StorageScope acc_scope, int64_t width = 12, int64_t terms = 10) {
+  Buffer x = Buffer::make("X", DataType::f32(), std::vector<int64_t>{3 * 2 * terms});
+  Buffer y = Buffer::make("Y", DataType::f32(), std::vector<int64_t>{3 * 2 * width});
   Buffer acc = Buffer::make("acc", DataType::f32(), std::vector<int64_t>{1}, acc_scope);
   Var b("b"), ty("ty"), r("r"), tx("tx");
   auto bound = [](Var v, int64_t e, Stmt body, const char* tag) {
     return For::make(v, i64(0), i64(e), ForKind::kThreadBinding, body, tag);
   };
   Stmt init = BufferStore::make(acc, FloatImm::make(DataType::f32(), 0.0), {i64(0)});
-  Stmt sum = bound(
-      r, 10, BufferStore::make(acc, acc(i64(0)) + x((b * i64(2) + ty) * i64(10) + r), {i64(0)}),
-      "threadIdx.x");
-  Expr yi = (b * i64(2) + ty) * i64(12) + tx;
-  Stmt write = bound(tx, 12, BufferStore::make(y, acc(i64(0)), {yi}), "threadIdx.x");
+  Stmt sum =
+      bound(r, terms,
+            BufferStore::make(acc, acc(i64(0)) + x((b * i64(2) + ty) * i64(terms) + r), {i64(0)}),
+            "threadIdx.x");
+  Expr yi = (b * i64(2) + ty) * i64(width) + tx;
+  Stmt write = bound(tx, width, BufferStore::make(y, acc(i64(0)), {yi}), "threadIdx.x");
   Stmt row = bound(ty, 2, SeqStmt::make({init, sum, write}), "threadIdx.y");
   PrimFunc f;
   f.name = "t";
@@ -213,6 +214,40 @@ TEST(DeviceLowering, AReductionAcrossThreadsBecomesATreePerRowOfTheBlock) {
     EXPECT_NE(cl.find(fold), std::string::npos) << fold << "\n" << cl;
   // Every thread adds its row's result.
   EXPECT_NE(cl.find("acc[0L] = (acc[0L] + acc_red0[(ty * 12L)]);"), std::string::npos) << cl;
+}
+
+// Whole warps along x (CUDA): the shared folds stop at 64 values, the first warp of each row
+// folds them with five shuffles into a second array, then every thread reads it: with 128
+// threads, barriers before the fold into 64, before the warp stage and before the read.
+TEST(DeviceLowering, AReductionAcrossWholeWarpsEndsInShufflesOnCuda) {
+  auto count = [](const std::string& text, const std::string& what) {
+    int n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  auto cuda = split_device_functions(thread_sum_kernel(StorageScope::kLocal, 128, 100), 0,
+                                     48 * 1024, /*warp_shuffles=*/true);
+  ASSERT_EQ(cuda.size(), 1u);
+  EXPECT_EQ(cuda[0].block, (std::array<uint32_t, 3>{128, 2, 1}));
+  EXPECT_EQ(cuda[0].shared.size(), 2u);  // the tree and the warps' results
+  EXPECT_EQ(cuda[0].sync_before.size(), 3u);
+  std::string cu = print_cuda(cuda);
+  EXPECT_EQ(count(cu, "__shfl_down_sync(0xffffffffu, "), 5) << cu;
+  for (const char* step : {"(int)16L)", "(int)8L)", "(int)4L)", "(int)2L)", "(int)1L)"})
+    EXPECT_NE(cu.find(step), std::string::npos) << step << "\n" << cu;
+  // Two values per lane: the warp's own and the one 32 above.
+  EXPECT_NE(cu.find("acc_red0[(tx + (ty * 128L))] + acc_red0[((tx + 32L) + (ty * 128L))]"),
+            std::string::npos)
+      << cu;
+  EXPECT_NE(cu.find("acc_red0_out[(ty * 128L)] = acc_red0_lane[0L];"), std::string::npos) << cu;
+  // OpenCL (no shuffles) folds in shared memory to the end: 7 folds and the read.
+  auto cl = split_device_functions(thread_sum_kernel(StorageScope::kLocal, 128, 100), 0);
+  EXPECT_EQ(cl[0].sync_before.size(), 8u);
+  EXPECT_EQ(print_opencl(cl).find("shfl"), std::string::npos);
+  // Not whole warps (12 threads): no shuffles on CUDA either.
+  auto narrow = split_device_functions(thread_sum_kernel(StorageScope::kLocal), 0, 48 * 1024,
+                                       /*warp_shuffles=*/true);
+  EXPECT_EQ(print_cuda(narrow).find("shfl"), std::string::npos);
 }
 
 TEST(DeviceLowering, RefusesAReductionAcrossThreadsIntoASharedBuffer) {

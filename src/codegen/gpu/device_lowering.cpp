@@ -79,7 +79,8 @@ uint32_t const_extent(const For* f, const std::string& kernel) {
 
 class Splitter {
  public:
-  Splitter(const PrimFunc& k, int index) : kernel_(k), index_(index) {}
+  Splitter(const PrimFunc& k, int index, bool warp_shuffles)
+      : kernel_(k), index_(index), warp_shuffles_(warp_shuffles) {}
 
   std::vector<DeviceFunction> run() {
     collect(kernel_.body);
@@ -180,7 +181,7 @@ class Splitter {
           kernel_.name);
     // 2. Reductions across threads become trees over shared memory; the block: every
     // threadIdx loop inside, as the thread indices.
-    body = lower_thread_reductions(body, thread_extents(body), kernel_.name);
+    body = lower_thread_reductions(body, thread_extents(body), kernel_.name, warp_shuffles_);
     body = bind_threads(body, f);
     f.body = hoist_shared(wrapped(body), f);
     std::vector<Var> threads(f.thread_vars.begin(), f.thread_vars.end());
@@ -269,6 +270,7 @@ class Splitter {
 
   const PrimFunc& kernel_;
   int index_;
+  bool warp_shuffles_;
   std::vector<Wrap> wraps_;
   std::vector<DeviceFunction> functions_;
 };
@@ -276,8 +278,8 @@ class Splitter {
 }  // namespace
 
 std::vector<DeviceFunction> split_device_functions(const PrimFunc& kernel, int kernel_index,
-                                                   int64_t max_shared_bytes) {
-  std::vector<DeviceFunction> functions = Splitter(kernel, kernel_index).run();
+                                                   int64_t max_shared_bytes, bool warp_shuffles) {
+  std::vector<DeviceFunction> functions = Splitter(kernel, kernel_index, warp_shuffles).run();
   for (const DeviceFunction& f : functions) {
     int64_t bytes = 0;
     for (const Buffer& b : f.shared) {
@@ -336,7 +338,8 @@ DeviceCode lower_device_code(const IRModule& mod, const Target& target) {
   std::vector<DeviceFunction> all;
   const std::vector<std::vector<bool>> noalias = noalias_params(mod);
   for (size_t k = 0; k < mod.kernels.size(); ++k) {
-    per_kernel.push_back(split_device_functions(mod.kernels[k], int(k), max_shared_bytes(target)));
+    per_kernel.push_back(split_device_functions(mod.kernels[k], int(k), max_shared_bytes(target),
+                                                target.kind == Target::kCUDA));
     for (DeviceFunction& f : per_kernel.back()) {
       for (int p : f.param_indices) f.noalias.push_back(noalias[k][size_t(p)]);
       all.push_back(f);

@@ -6,9 +6,10 @@
 // inside another bound to it, a cooperative copy, is the same threads again); a statement with
 // no bound loop runs on one thread; a threadIdx loop that reduces into one element is a reduction
 // across the threads (thread_reduction.h). Shared memory is declared per function, with
-// barriers where threads exchange data through it (thread_sync.h). Per-thread allocations and lets around those
-// statements go with each launch; the device functions take only the kernel parameters they
-// use. The device code is then printed for the target (device_printer.h: OpenCL C or CUDA C++).
+// barriers where threads exchange data through it (thread_sync.h). Per-thread allocations and lets
+// around those statements go with each launch; the device functions take only the kernel parameters
+// they use. The device code is then printed for the target (device_printer.h: OpenCL C or CUDA
+// C++).
 #pragma once
 
 #include <array>
@@ -41,9 +42,11 @@ struct DeviceFunction {
 
 // The device functions of one loop-form kernel. UserError naming the kernel for what the GPU
 // lowering cannot run yet (a bound loop under a serial one, a workspace allocation, vector code)
-// and for a function declaring more than `max_shared_bytes` of shared memory.
+// and for a function declaring more than `max_shared_bytes` of shared memory. `warp_shuffles`
+// (CUDA): reductions across threads end in warp shuffles (thread_reduction.h).
 std::vector<DeviceFunction> split_device_functions(const tir::PrimFunc& kernel, int kernel_index,
-                                                   int64_t max_shared_bytes = 48 * 1024);
+                                                   int64_t max_shared_bytes = 48 * 1024,
+                                                   bool warp_shuffles = false);
 
 // The elements of a buffer of constant shape (per-thread and shared buffers); nullopt when a
 // dimension is not a constant.

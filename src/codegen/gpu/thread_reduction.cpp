@@ -46,8 +46,8 @@ std::optional<ThreadReduction> match(const For& loop) {
 
 class Lowerer : public IRMutator {
  public:
-  Lowerer(const std::array<uint32_t, 3>& block, const std::string& kernel)
-      : block_(block), kernel_(kernel) {}
+  Lowerer(const std::array<uint32_t, 3>& block, const std::string& kernel, bool warp_shuffles)
+      : block_(block), kernel_(kernel), warp_shuffles_(warp_shuffles) {}
 
   Stmt visit_For(const For* op, const Stmt& s) override {
     if (op->kind != ForKind::kThreadBinding || !op->thread_tag.starts_with("threadIdx"))
@@ -127,26 +127,52 @@ class Lowerer : public IRMutator {
     int64_t half = 1;
     while (half * 2 <= n) half *= 2;
     if (half < n) fold(n - half, half);
-    for (int64_t s = half / 2; s >= 1; s /= 2) fold(s, s);
+    // With warp shuffles, whole warps along x: the shared folds stop at 64 values (or 32), which
+    // the first warp of each row folds (two per lane) in registers, leaving the result in
+    // `result`.
+    const bool warp = warp_shuffles_ && axis == 0 && n % kWarp == 0;
+    for (int64_t s = half / 2; s >= (warp ? 2 * kWarp : 1); s /= 2) fold(s, s);
+    Buffer result = scratch;
+    if (warp) {
+      result = Buffer::make(scratch->name + "_out", dt, scratch->shape, StorageScope::kShared);
+      Buffer lane =
+          Buffer::make(scratch->name + "_lane", dt, std::vector<int64_t>{1}, StorageScope::kLocal);
+      Expr first = scratch.load({at(t[axis])});
+      if (half >= 2 * kWarp)
+        first = combine(red.combine.combiner, first, scratch.load({at(t[axis] + i64(kWarp))}));
+      std::vector<Stmt> steps = {BufferStore::make(lane, first, {i64(0)})};
+      for (int64_t s = kWarp / 2; s >= 1; s /= 2) {
+        Expr other = Call::make(Intrinsic::warp_shuffle_down, {lane.load({i64(0)}), i64(s)});
+        steps.push_back(BufferStore::make(
+            lane, combine(red.combine.combiner, lane.load({i64(0)}), other), {i64(0)}));
+      }
+      steps.push_back(IfThenElse::make(
+          EQ::make(t[axis], i64(0)), BufferStore::make(result, lane.load({i64(0)}), {at(i64(0))})));
+      seq.push_back(threads(Allocate::make(lane, SeqStmt::make(std::move(steps))), kWarp));
+    }
     Buffer acc(st.buffer);
     seq.push_back(threads(
         BufferStore::make(
-            acc, combine(red.combine.combiner, acc.load(st.indices), scratch.load({at(i64(0))})),
+            acc, combine(red.combine.combiner, acc.load(st.indices), result.load({at(i64(0))})),
             st.indices),
         0));
-    return Allocate::make(scratch, SeqStmt::make(std::move(seq)));
+    Stmt tree = SeqStmt::make(std::move(seq));
+    if (warp) tree = Allocate::make(result, tree);
+    return Allocate::make(scratch, tree);
   }
 
+  static constexpr int64_t kWarp = 32;
   std::array<uint32_t, 3> block_;
   std::string kernel_;
+  bool warp_shuffles_;
   int count_ = 0;
 };
 
 }  // namespace
 
 Stmt lower_thread_reductions(const Stmt& launch, const std::array<uint32_t, 3>& block,
-                             const std::string& kernel) {
-  return Lowerer(block, kernel).mutate(launch);
+                             const std::string& kernel, bool warp_shuffles) {
+  return Lowerer(block, kernel, warp_shuffles).mutate(launch);
 }
 
 }  // namespace ingot::codegen

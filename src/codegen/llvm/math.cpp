@@ -157,6 +157,8 @@ Value* lower_float(llvm::IRBuilderBase& b, llvm::Module& m, tir::Intrinsic op,
       return b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, a[0], a[1]);
     case I::fmod:
       return b.CreateFRem(a[0], a[1]);
+    case I::warp_shuffle_down:
+      fail_internal("codegen: warp_shuffle_down on a CPU target");
     case I::tanh:
       return f32 ? tanh_f32(b, a[0]) : call_libm(b, m, "tanh", a[0]);
     case I::erf:

@@ -158,6 +158,8 @@ double call_value(Intrinsic op, double x, double y) {
       return std::pow(x, y);
     case Intrinsic::fmod:
       return std::fmod(x, y);
+    case Intrinsic::warp_shuffle_down:  // another lane's value: never folded
+      return NAN;
   }
   return NAN;
 }
@@ -207,6 +209,7 @@ class Folder : public ExprFunctor<Expr(const Expr&)> {
     return Expr();
   }
   Expr visit_Call(const Call* op, const Expr&) override {
+    if (op->op == Intrinsic::warp_shuffle_down) return Expr();
     std::vector<double> v;
     for (const Expr& a : op->args) {
       auto* f = a.as<FloatImm>();

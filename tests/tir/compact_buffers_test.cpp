@@ -269,6 +269,27 @@ TEST(CompactBuffers, ThreadLoopsOfOneTagWithDifferentRangesLeaveTheBufferAlone) 
   EXPECT_TRUE(compact_buffers_stmt(body).same_as(body)) << to_string(compact_buffers_stmt(body));
 }
 
+TEST(CompactBuffers, AThreadLoopOfOneIsTheFirstThreadOnly) {
+  // A GEMV's tail: 8 rows of threads sum into per-thread L, then a threadIdx.y loop of one
+  // (the first row of threads only) writes L out. The loop of one is no other range for the
+  // tag: its index is 0, so L still shrinks to one element per thread, as without it.
+  Buffer a = buffer("A", {8, 32});
+  Buffer b = buffer("B", {32});
+  Buffer l = buffer("L", {32}, StorageScope::kLocal);
+  Var tx("tx"), ty("ty"), ty1("ty1");
+  Stmt sum = bound(ty, 8, "threadIdx.y", BufferStore::make(l, l(tx) + a(ty, tx), {tx}));
+  Stmt write = bound(ty1, 1, "threadIdx.y", BufferStore::make(b, l(tx + ty1), {tx + ty1}));
+  PrimFunc f{"first_row",
+             {a, b},
+             Allocate::make(l, bound(tx, 32, "threadIdx.x", SeqStmt::make({sum, write})))};
+  PrimFunc out = compact_buffers(f);
+  verify_prim_func(out);
+  BufferUse use = find_buffer(out.body, "L");
+  EXPECT_EQ(use.shape(), (std::vector<int64_t>{1})) << to_string(out);
+  EXPECT_EQ(use.enclosing_loop, "tx");
+  expect_indices(use, {{i64(0)}, {i64(0)}, {i64(0)}});
+}
+
 TEST(CompactBuffers, NoAllocationReturnsTheSameBody) {
   Buffer a = buffer("A", {64});
   Var bx("bx"), tx("tx");

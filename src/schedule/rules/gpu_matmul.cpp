@@ -51,6 +51,9 @@ int64_t default_threads(int64_t extent, int64_t per_thread, const std::vector<in
 // multiprocessors, and one block each is the least that keeps them all busy.
 constexpr int64_t kMinBlocks = 64;
 
+// The depth from which a one-row product splits k across rows of threads by default.
+constexpr int64_t kGemvMinDepth = 128;
+
 int64_t ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
@@ -142,6 +145,52 @@ bool read_under_condition(const Block& b, const BufferNode* buffer) {
   return f.found;
 }
 
+// The blocks that read the product's output after `last` (its write-back), in order: the
+// fused epilogue.
+std::vector<std::string> epilogue_blocks(Schedule& s, std::string last) {
+  std::vector<std::string> out;
+  const std::string wb = last;
+  for (const std::string& name : top_level_block_names(s)) {
+    if (name == last || name == wb || !reads_output_of(s, name, last)) continue;
+    auto own = own_loops(s, s.get_block(name));
+    if (!own || own->size() != s.get_loops(s.get_block(name)).size()) continue;
+    out.push_back(name);
+    last = name;
+  }
+  return out;
+}
+
+// A one-row product (GEMV) with k split across `ks` rows of threads (see gpu_matmul.h): tx
+// columns per block, each thread a partial sum over every ks-th step of k, combined across the
+// rows of threads; the write-back and the epilogue run on the first row of threads only (a
+// loop of one bound to threadIdx.y), so that an in-place epilogue runs once per element.
+void schedule_gemv(Schedule& s, const std::string& name, std::vector<LoopRV> outer, LoopRV j,
+                   LoopRV k, int64_t tx, int64_t ks) {
+  BlockRV mm = s.get_block(name);
+  auto sj = s.split(j, {std::nullopt, tx});
+  auto sk = s.split(k, {std::nullopt, ks});
+  std::vector<LoopRV> order = outer;
+  for (LoopRV l : {sj[0], sj[1], sk[1], sk[0]}) order.push_back(l);
+  s.reorder(order);
+  outer.push_back(sj[0]);
+  s.bind(s.fuse(outer), "blockIdx.x");
+  s.bind(sj[1], "threadIdx.x");
+  BlockRV wb = s.cache_write(mm, 0, "local");
+  s.reverse_compute_at(wb, sj[1]);
+  BlockRV rf = s.rfactor(sk[1]);
+  s.bind(sk[1], "threadIdx.y");
+  s.decompose_reduction(rf, sk[0]);
+  LoopRV across = s.get_loops(mm).back();
+  s.decompose_reduction(mm, across);
+  s.bind(across, "threadIdx.y");
+  std::vector<std::string> after = {s.name_of(wb)};
+  for (const std::string& e : epilogue_blocks(s, s.name_of(wb))) {
+    s.reverse_compute_at(s.get_block(e), sj[1]);
+    after.push_back(e);
+  }
+  for (const std::string& b : after) s.bind(s.get_loops(s.get_block(b)).back(), "threadIdx.y");
+}
+
 }  // namespace
 
 bool schedule_gpu_matmul(Schedule& s, int max_threads) {
@@ -192,6 +241,20 @@ bool schedule_gpu_matmul(Schedule& s, int max_threads) {
     if (group == 1 || m <= 4) bk_cands.push_back(m * group);
   const TileSizes def = default_tiles(batch_extent, rows, cols,
                                       one_row ? std::vector<int64_t>{1} : ty_cands, tx_cands);
+  // A one-row product: k split across rows of threads (1: not split), 8 by default for a long
+  // k, with 32 columns per block (fewer threads along the columns: more blocks).
+  if (one_row && max_threads >= 64) {
+    const std::vector<int64_t> ks_cands = powers_upto(std::min<int64_t>(16, max_threads / 32));
+    int64_t ks = s.value(
+        sample_choice(s, ks_cands, floor_candidate(ks_cands, depth >= kGemvMinDepth ? 8 : 1)));
+    if (ks > 1) {
+      int64_t tx = s.value(sample_choice(s, tx_cands, floor_candidate(tx_cands, 32)));
+      std::vector<LoopRV> outer = batch;
+      outer.push_back(i);
+      schedule_gemv(s, name, outer, j, k, std::min(tx, max_threads / ks), ks);
+      return true;
+    }
+  }
   Factor vi = int64_t(1), ty = int64_t(1);
   if (!one_row) {
     vi = sample_choice(s, per_thread, def.vi);
@@ -248,15 +311,8 @@ bool schedule_gpu_matmul(Schedule& s, int max_threads) {
   }
 
   // 5. The epilogue blocks that read the product run per thread after the write-back.
-  const std::string wb_name = s.name_of(wb);
-  std::string last = wb_name;
-  for (const std::string& name : top_level_block_names(s)) {
-    if (name == last || name == wb_name || !reads_output_of(s, name, last)) continue;
-    auto own = own_loops(s, s.get_block(name));
-    if (!own || own->size() != s.get_loops(s.get_block(name)).size()) continue;
-    s.reverse_compute_at(s.get_block(name), sj[1]);
-    last = name;
-  }
+  for (const std::string& e : epilogue_blocks(s, s.name_of(wb)))
+    s.reverse_compute_at(s.get_block(e), sj[1]);
   return true;
 }
 

@@ -10,8 +10,13 @@
 // are one loop bound to blockIdx.x. Every size is a sampling instruction (the tuner searches
 // them); tx x ty respects `max_threads`; the default per-thread tile shrinks while the grid has
 // fewer than 64 blocks, and a one-row product (a GEMV) puts all its threads along the columns and
-// stages only the row. An operand read under a condition (a conv's padding) is read from global
-// memory, not staged: the box its tile reads may leave the tensor. Returns false (nothing
+// stages only the row; or, by default from k = 128, splits k across ks rows of threads (2-16,
+// sampled; 8 by default) under 32 columns per block: each thread a partial sum over every
+// ks-th step (rfactor), combined across the rows (a reduction across threads, the write-back
+// loop bound to threadIdx.y), the write-back and the in-place epilogue on the first row of
+// threads only (a loop of one bound to threadIdx.y), which gives a 768 x 300 GEMV 10 blocks of
+// 256 threads instead of 2. An operand read under a condition (a conv's padding) is read from
+// global memory, not staged: the box its tile reads may leave the tensor. Returns false (nothing
 // changed) when the kernel has no such block.
 #pragma once
 

@@ -70,8 +70,12 @@ class Scope {
   void push_loop(const For& op) {
     loops_.push_back(Loop{next_id_++, op.loop_var, Range{canonical(op.min), canonical(op.extent)},
                           axis_kind(op), op.thread_tag});
+    // (A thread loop of one, the axis's first thread only, is its start.)
+    int64_t extent = 0;
     if (op.kind == ForKind::kThreadBinding)
-      canonical_[op.loop_var.node()] = axes_.at(op.thread_tag).var;
+      canonical_[op.loop_var.node()] = is_const_int(op.extent, &extent) && extent == 1
+                                           ? canonical(op.min)
+                                           : Expr(axes_.at(op.thread_tag).var);
   }
   void pop_loop() {
     canonical_.erase(loops_.back().var.node());
@@ -154,10 +158,21 @@ class AccessCollector : public IRVisitor {
     auto [it, added] = axes_.try_emplace(
         op.thread_tag, ThreadAxis{Var(op.thread_tag, op.loop_var.dtype()), range});
     ThreadAxis& axis = it->second;
-    if (!added)
-      axis.uniform = axis.uniform && axis.var.dtype() == op.loop_var.dtype() &&
-                     structural_equal(axis.range.min, range.min) &&
-                     structural_equal(axis.range.extent, range.extent);
+    if (added) return;
+    // A loop of one at the axis's start is its first thread only (a GEMV's write-back on the
+    // first row of threads): within the axis's range, which the widest loop gives.
+    auto one = [](const Range& r) {
+      int64_t e = 0;
+      return is_const_int(r.extent, &e) && e == 1;
+    };
+    bool same_start = structural_equal(axis.range.min, range.min);
+    if (same_start && one(range) && axis.var.dtype() == op.loop_var.dtype()) return;
+    if (same_start && one(axis.range) && axis.var.dtype() == op.loop_var.dtype()) {
+      axis.range = range;
+      return;
+    }
+    axis.uniform = axis.uniform && axis.var.dtype() == op.loop_var.dtype() && same_start &&
+                   structural_equal(axis.range.extent, range.extent);
   }
   void record(const BufferNode* buffer, const std::vector<Expr>& indices) {
     auto it = candidates_.find(buffer);

@@ -8,6 +8,8 @@
 // Loops bound to one thread tag are one hardware index, so a local buffer used under two
 // threadIdx.x loops stays per thread (its Allocate may then sit outside them), and a shared
 // buffer's Allocate may sit inside threadIdx loops: it is still one per block (GPU semantics).
+// The loops bound to a tag must share one range, except loops of one at its start (the first
+// thread only).
 // A buffer is left as it is when its region is not a constant-size box the same for every
 // block (or thread): an index the interval analysis does not understand, a data-dependent
 // index, a size that depends on a variable. Vector (Ramp) indices also leave the buffer as it

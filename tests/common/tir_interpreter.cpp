@@ -270,6 +270,8 @@ TirInterpreter::Scalar TirInterpreter::ev(const Expr& e) {
         case Intrinsic::fmod:
           v = std::fmod(x, y);
           break;
+        case Intrinsic::warp_shuffle_down:
+          fail("warp_shuffle_down needs the threads of a GPU warp");
       }
       r.f = round_to(d, v);
       return r;

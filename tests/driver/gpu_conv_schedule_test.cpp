@@ -12,15 +12,10 @@
 #include <cmath>
 #include <set>
 
-#include "codegen/build.h"
 #include "codegen/gpu/device_lowering.h"
-#include "compiled_model.h"
 #include "driver/loop_passes.h"
-#include "graph/transforms/infer_types.h"
+#include "gpu_schedule_util.h"
 #include "graph/transforms/rewrite_util.h"
-#include "lower/lower_graph.h"
-#include "schedule/rules/default_rules.h"
-#include "schedule/rules/gpu_injective.h"
 #include "tir/op.h"
 
 namespace ingot::testing {
@@ -76,24 +71,13 @@ tir::IRModule lowered_conv(const ConvCase& c) {
   conv->attrs.set("group", c.group);
   if (c.residual) conv->attrs.set("activation", std::string("Relu"));
   g.outputs = {conv->outputs[0]};
-  graph::infer_types(g);
-  lower::LowerOptions options;
-  options.gpu = true;
-  return lower::lower_graph(g, options);
-}
-
-tir::PrimFunc scheduled(const tir::PrimFunc& f, uint64_t seed, std::string* trace = nullptr) {
-  schedule::Schedule s(f, seed);
-  if (seed > 0) s.set_sampling_policy({.ignore_given = true});
-  schedule::schedule_gpu_kernel(s, 256);
-  if (trace) *trace = s.trace().to_python_script();
-  return schedule::scheduled_kernel(f, s);
+  return lower_for_gpu(g);
 }
 
 std::vector<std::string> shared_names(const ConvCase& c) {
   tir::IRModule mod = lowered_conv(c);
   EXPECT_EQ(mod.kernels.size(), 1u);
-  mod.kernels[0] = scheduled(mod.kernels[0], 0);
+  mod.kernels[0] = gpu_scheduled(mod.kernels[0], 0);
   driver::run_loop_passes(mod, /*gpu=*/true);
   auto fns = codegen::split_device_functions(mod.kernels[0], 0);
   EXPECT_EQ(fns.size(), 1u);
@@ -155,30 +139,17 @@ TEST(GpuConvRule, RandomPointsRunOnOpenClAndMatchADirectConvolution) {
     for (uint64_t seed = 0; seed <= 5; ++seed) {
       tir::IRModule mod = lowered_conv(c);
       std::string trace;
-      mod.kernels[0] = scheduled(mod.kernels[0], seed, &trace);
+      mod.kernels[0] = gpu_scheduled(mod.kernels[0], seed, &trace);
       traces.insert(trace);
       driver::run_loop_passes(mod, /*gpu=*/true);
       std::string so = (dir / ("c" + std::to_string(c.k) + "_" + std::to_string(c.group) + "_" +
                                std::to_string(seed) + ".so"));
-      codegen::build_shared_library(mod, codegen::Target::parse("opencl"), so);
-      IngotModel* model = nullptr;
-      IngotSession* session = nullptr;
-      ASSERT_EQ(ingot_model_load(so.c_str(), &model), INGOT_OK) << ingot_last_error();
-      ASSERT_EQ(ingot_session_create(model, &session), INGOT_OK) << ingot_last_error();
-      ASSERT_EQ(ingot_session_set_input_copy(session, 0, x.data(), x.size() * sizeof(float)),
-                INGOT_OK);
-      if (c.residual) {
-        ASSERT_EQ(ingot_session_set_input_copy(session, 1, z.data(), z.size() * sizeof(float)),
-                  INGOT_OK);
-      }
-      ASSERT_EQ(ingot_session_run(session), INGOT_OK) << ingot_last_error();
-      DLTensor y;
-      ASSERT_EQ(ingot_session_output(session, 0, &y), INGOT_OK);
-      auto* got = static_cast<const float*>(y.data);
+      std::vector<std::vector<float>> inputs = {x};
+      if (c.residual) inputs.push_back(z);
+      auto out = run_on_opencl(mod, so, inputs);
+      ASSERT_EQ(out.size(), 1u);
       for (size_t i = 0; i < want.size(); ++i)
-        ASSERT_NEAR(got[i], want[i], 1e-4) << "element " << i << "\n" << trace;
-      ingot_session_free(session);
-      ingot_model_free(model);
+        ASSERT_NEAR(out[0][i], want[i], 1e-4) << "element " << i << "\n" << trace;
     }
     EXPECT_GE(traces.size(), 4u);  // the points differ
   }

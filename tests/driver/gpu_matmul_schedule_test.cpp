@@ -11,16 +11,11 @@
 #include <cmath>
 #include <set>
 
-#include "codegen/build.h"
 #include "codegen/gpu/device_lowering.h"
 #include "codegen/gpu/device_printer.h"
-#include "compiled_model.h"
 #include "driver/loop_passes.h"
-#include "graph/transforms/infer_types.h"
+#include "gpu_schedule_util.h"
 #include "graph/transforms/rewrite_util.h"
-#include "lower/lower_graph.h"
-#include "schedule/rules/default_rules.h"
-#include "schedule/rules/gpu_injective.h"
 #include "tir/op.h"
 
 namespace ingot::testing {
@@ -61,25 +56,14 @@ tir::IRModule lowered_matmul(int64_t b = kB, int64_t m = kM, int64_t kk = kK, in
   graph::Node* mm = g.add_node(ops::OpKind::MatMul, "mm", ins, {"y"});
   if (epilogue) mm->attrs.set("activation", std::string("Relu"));
   g.outputs = {mm->outputs[0]};
-  graph::infer_types(g);
-  lower::LowerOptions options;
-  options.gpu = true;
-  return lower::lower_graph(g, options);
-}
-
-tir::PrimFunc scheduled(const tir::PrimFunc& f, uint64_t seed, std::string* trace = nullptr) {
-  schedule::Schedule s(f, seed);
-  if (seed > 0) s.set_sampling_policy({.ignore_given = true});
-  schedule::schedule_gpu_kernel(s, 256);
-  if (trace) *trace = s.trace().to_python_script();
-  return schedule::scheduled_kernel(f, s);
+  return lower_for_gpu(g);
 }
 
 TEST(GpuMatmulRule, DefaultPointStagesTilesInSharedMemoryBetweenBarriers) {
   tir::IRModule mod = lowered_matmul();
   ASSERT_EQ(mod.kernels.size(), 1u);
   std::string trace;
-  mod.kernels[0] = scheduled(mod.kernels[0], 0, &trace);
+  mod.kernels[0] = gpu_scheduled(mod.kernels[0], 0, &trace);
   EXPECT_NE(trace.find("cache_read"), std::string::npos) << trace;
   driver::run_loop_passes(mod, /*gpu=*/true);
   auto fns = codegen::split_device_functions(mod.kernels[0], 0);
@@ -105,7 +89,7 @@ TEST(GpuMatmulRule, DefaultPointStagesTilesInSharedMemoryBetweenBarriers) {
 // and only the row's slab staged (B's elements are each read once).
 TEST(GpuMatmulRule, OneRowProductsSpreadTheThreadsAlongTheColumns) {
   tir::IRModule mod = lowered_matmul(1, 1, 64, 300);
-  mod.kernels[0] = scheduled(mod.kernels[0], 0);
+  mod.kernels[0] = gpu_scheduled(mod.kernels[0], 0);
   driver::run_loop_passes(mod, /*gpu=*/true);
   auto fns = codegen::split_device_functions(mod.kernels[0], 0);
   ASSERT_EQ(fns.size(), 1u);
@@ -124,33 +108,22 @@ TEST(GpuMatmulRule, RandomPointsRunOnOpenClAndMatchTheProduct) {
   for (uint64_t seed = 1; seed <= 6; ++seed) {
     tir::IRModule mod = lowered_matmul();
     std::string trace;
-    mod.kernels[0] = scheduled(mod.kernels[0], seed, &trace);
+    mod.kernels[0] = gpu_scheduled(mod.kernels[0], seed, &trace);
     traces.insert(trace);
     driver::run_loop_passes(mod, /*gpu=*/true);
     for (const auto& f : codegen::split_device_functions(mod.kernels[0], 0))
       EXPECT_LE(f.block[0] * f.block[1] * f.block[2], 256u) << trace;
-    std::string so = (dir / ("m" + std::to_string(seed) + ".so")).string();
-    codegen::build_shared_library(mod, codegen::Target::parse("opencl"), so);
-    IngotModel* model = nullptr;
-    IngotSession* session = nullptr;
-    ASSERT_EQ(ingot_model_load(so.c_str(), &model), INGOT_OK) << ingot_last_error();
-    ASSERT_EQ(ingot_session_create(model, &session), INGOT_OK) << ingot_last_error();
-    ASSERT_EQ(ingot_session_set_input_copy(session, 0, x.data(), x.size() * sizeof(float)),
-              INGOT_OK);
-    ASSERT_EQ(ingot_session_run(session), INGOT_OK) << ingot_last_error();
-    DLTensor y;
-    ASSERT_EQ(ingot_session_output(session, 0, &y), INGOT_OK);
-    auto* got = static_cast<const float*>(y.data);
+    auto out = run_on_opencl(mod, (dir / ("m" + std::to_string(seed) + ".so")).string(), {x});
+    ASSERT_EQ(out.size(), 1u);
+    const std::vector<float>& got = out[0];
     for (int64_t b = 0; b < kB; ++b)
       for (int64_t m = 0; m < kM; ++m)
         for (int64_t n = 0; n < kN; ++n) {
           double want = 0;
           for (int64_t k = 0; k < kK; ++k)
             want += double(x[size_t((b * kM + m) * kK + k)]) * weight(k, n);
-          ASSERT_NEAR(got[(b * kM + m) * kN + n], want, 1e-4) << trace;
+          ASSERT_NEAR(got[size_t((b * kM + m) * kN + n)], want, 1e-4) << trace;
         }
-    ingot_session_free(session);
-    ingot_model_free(model);
   }
   EXPECT_GE(traces.size(), 4u);  // the points differ
 }
@@ -161,7 +134,7 @@ TEST(GpuMatmulRule, RandomPointsRunOnOpenClAndMatchTheProduct) {
 TEST(GpuMatmulRule, LongOneRowProductsSplitKAcrossRowsOfThreads) {
   tir::IRModule mod = lowered_matmul(1, 1, 768, 300, /*epilogue=*/true);
   std::string trace;
-  mod.kernels[0] = scheduled(mod.kernels[0], 0, &trace);
+  mod.kernels[0] = gpu_scheduled(mod.kernels[0], 0, &trace);
   EXPECT_NE(trace.find("rfactor"), std::string::npos) << trace;
   driver::run_loop_passes(mod, /*gpu=*/true);
   auto fns = codegen::split_device_functions(mod.kernels[0], 0);
@@ -191,31 +164,21 @@ TEST(GpuMatmulRule, RandomOneRowPointsRunOnOpenClAndMatchTheProduct) {
   for (uint64_t seed = 0; seed <= 6; ++seed) {
     tir::IRModule mod = lowered_matmul(b, 1, k, n, /*epilogue=*/true);
     std::string trace;
-    mod.kernels[0] = scheduled(mod.kernels[0], seed, &trace);
+    mod.kernels[0] = gpu_scheduled(mod.kernels[0], seed, &trace);
     traces.insert(trace);
     driver::run_loop_passes(mod, /*gpu=*/true);
     for (const auto& f : codegen::split_device_functions(mod.kernels[0], 0))
       EXPECT_LE(f.block[0] * f.block[1] * f.block[2], 256u) << trace;
-    std::string so = (dir / ("v" + std::to_string(seed) + ".so")).string();
-    codegen::build_shared_library(mod, codegen::Target::parse("opencl"), so);
-    IngotModel* model = nullptr;
-    IngotSession* session = nullptr;
-    ASSERT_EQ(ingot_model_load(so.c_str(), &model), INGOT_OK) << ingot_last_error();
-    ASSERT_EQ(ingot_session_create(model, &session), INGOT_OK) << ingot_last_error();
-    ASSERT_EQ(ingot_session_set_input_copy(session, 0, x.data(), x.size() * sizeof(float)),
-              INGOT_OK);
-    ASSERT_EQ(ingot_session_run(session), INGOT_OK) << ingot_last_error();
-    DLTensor y;
-    ASSERT_EQ(ingot_session_output(session, 0, &y), INGOT_OK);
-    auto* got = static_cast<const float*>(y.data);
+    auto out = run_on_opencl(mod, (dir / ("v" + std::to_string(seed) + ".so")).string(), {x});
+    ASSERT_EQ(out.size(), 1u);
+    const std::vector<float>& got = out[0];
     for (int64_t r = 0; r < b; ++r)
       for (int64_t c = 0; c < n; ++c) {
         double want = bias(c);
         for (int64_t i = 0; i < k; ++i) want += double(x[size_t(r * k + i)]) * weight(i, c);
-        ASSERT_NEAR(got[r * n + c], std::max(0.0, want), 1e-4) << r << "," << c << "\n" << trace;
+        ASSERT_NEAR(got[size_t(r * n + c)], std::max(0.0, want), 1e-4) << r << "," << c << "\n"
+                                                                       << trace;
       }
-    ingot_session_free(session);
-    ingot_model_free(model);
   }
   EXPECT_GE(traces.size(), 4u);  // the points differ
 }

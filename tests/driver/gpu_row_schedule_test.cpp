@@ -11,15 +11,10 @@
 #include <cmath>
 #include <set>
 
-#include "codegen/build.h"
 #include "codegen/gpu/device_lowering.h"
-#include "compiled_model.h"
 #include "driver/loop_passes.h"
-#include "graph/transforms/infer_types.h"
+#include "gpu_schedule_util.h"
 #include "graph/transforms/rewrite_util.h"
-#include "lower/lower_graph.h"
-#include "schedule/rules/default_rules.h"
-#include "schedule/rules/gpu_injective.h"
 #include "tir/op.h"
 
 namespace ingot::testing {
@@ -59,18 +54,7 @@ tir::IRModule lowered_rows(int64_t len) {
   add(ops::OpKind::ReduceMin, "min", {x}, reduce);
   add(ops::OpKind::ReduceMean, "mean", {x}, reduce);
   add(ops::OpKind::LayerNormalization, "norm", {x, sv}, last);
-  graph::infer_types(g);
-  lower::LowerOptions options;
-  options.gpu = true;
-  return lower::lower_graph(g, options);
-}
-
-tir::PrimFunc scheduled(const tir::PrimFunc& f, uint64_t seed, std::string* trace = nullptr) {
-  schedule::Schedule s(f, seed);
-  if (seed > 0) s.set_sampling_policy({.ignore_given = true});
-  schedule::schedule_gpu_kernel(s, 256);
-  if (trace) *trace += s.trace().to_python_script();
-  return schedule::scheduled_kernel(f, s);
+  return lower_for_gpu(g);
 }
 
 TEST(GpuRowRule, DefaultPointRunsABlockPerRowWithATreePerReduction) {
@@ -78,7 +62,7 @@ TEST(GpuRowRule, DefaultPointRunsABlockPerRowWithATreePerReduction) {
   ASSERT_EQ(mod.kernels.size(), 5u);
   for (auto& k : mod.kernels) {
     std::string trace;
-    k = scheduled(k, 0, &trace);
+    k = gpu_scheduled(k, 0, &trace);
     EXPECT_NE(trace.find("rfactor"), std::string::npos) << trace;
   }
   driver::run_loop_passes(mod, /*gpu=*/true);
@@ -128,26 +112,17 @@ void run_and_check(const tir::IRModule& mod, const std::string& so, int64_t len,
                    const std::string& trace) {
   std::vector<float> x(size_t(kRows * len));
   for (size_t i = 0; i < x.size(); ++i) x[i] = input(int64_t(i));
-  codegen::build_shared_library(mod, codegen::Target::parse("opencl"), so);
-  IngotModel* model = nullptr;
-  IngotSession* session = nullptr;
-  ASSERT_EQ(ingot_model_load(so.c_str(), &model), INGOT_OK) << ingot_last_error();
-  ASSERT_EQ(ingot_session_create(model, &session), INGOT_OK) << ingot_last_error();
-  ASSERT_EQ(ingot_session_set_input_copy(session, 0, x.data(), x.size() * sizeof(float)), INGOT_OK);
-  ASSERT_EQ(ingot_session_run(session), INGOT_OK) << ingot_last_error();
+  auto out = run_on_opencl(mod, so, {x}, 5);
+  ASSERT_EQ(out.size(), 5u);
   Expected e = expected(x, len);
   const std::vector<double>* want[] = {&e.softmax, &e.max, &e.min, &e.mean, &e.norm};
-  for (int o = 0; o < 5; ++o) {
-    DLTensor y;
-    ASSERT_EQ(ingot_session_output(session, o, &y), INGOT_OK);
-    auto* got = static_cast<const float*>(y.data);
+  for (size_t o = 0; o < 5; ++o) {
+    ASSERT_EQ(out[o].size(), want[o]->size());
     for (size_t i = 0; i < want[o]->size(); ++i)
-      ASSERT_NEAR(got[i], (*want[o])[i], 1e-5 * std::max(1.0, std::abs((*want[o])[i])))
+      ASSERT_NEAR(out[o][i], (*want[o])[i], 1e-5 * std::max(1.0, std::abs((*want[o])[i])))
           << "output " << o << " element " << i << "\n"
           << trace;
   }
-  ingot_session_free(session);
-  ingot_model_free(model);
 }
 
 TEST(GpuRowRule, RandomPointsRunOnOpenClAndMatchTheClosedForms) {
@@ -157,7 +132,7 @@ TEST(GpuRowRule, RandomPointsRunOnOpenClAndMatchTheClosedForms) {
     for (uint64_t seed = 0; seed <= 4; ++seed) {
       tir::IRModule mod = lowered_rows(len);
       std::string trace;
-      for (auto& k : mod.kernels) k = scheduled(k, seed, &trace);
+      for (auto& k : mod.kernels) k = gpu_scheduled(k, seed, &trace);
       traces.insert(trace);
       driver::run_loop_passes(mod, /*gpu=*/true);
       run_and_check(

@@ -74,7 +74,8 @@ Stmt conv_block(const graph::Node& node, const std::vector<Buffer>& inputs,
   Stmt init = BufferStore::make(y, bias.defined() ? bias.load({oc}) : make_const(y->dtype, 0), yi);
   Stmt update = BufferStore::make(y, y.load(yi) + w.load(wi) * xv, yi);
   // k steps through whole windows of one input channel at a time in the rule's slabs.
-  Stmt product = nest.make(update, init, "conv", {{kKGroupAnnotation, std::to_string(window)}});
+  Stmt product =
+      nest.make(update, init, "conv", {{schedule::kKGroupAnnotation, std::to_string(window)}});
   if (!has_epilogue(node)) return product;
   Buffer z = inputs.size() > 3 ? inputs[3] : Buffer();
   return SeqStmt::make({product, epilogue_pass(node, y, Buffer(), z)});

@@ -1,6 +1,7 @@
 // The loop nest of a product block on GPU targets (lower/compute/matmul_block.cpp,
 // conv_block.cpp): spatial batch dims, the rows i and columns j, then one reduce k, each a
-// serial loop around one block, which the GPU matmul rule tiles (rules/gpu_matmul.h).
+// serial loop around one block, which the GPU matmul rule tiles (rules/gpu_matmul.h; the
+// annotations it reads are declared there).
 #pragma once
 
 #include <map>
@@ -8,14 +9,11 @@
 #include <vector>
 
 #include "lower/compute/common.h"
+#include "schedule/rules/gpu_matmul.h"
 #include "tir/op.h"
 #include "tir/region_analysis.h"
 
 namespace ingot::lower {
-
-// A product block's annotation: k's steps come in groups of this many (a conv's window per input
-// channel), which the rule's k slabs keep whole so that each slab reads whole channels.
-inline constexpr const char* kKGroupAnnotation = "k_group";
 
 // The loops and iter vars of a product, outermost first.
 struct ProductNest {

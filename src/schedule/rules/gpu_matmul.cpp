@@ -234,7 +234,7 @@ bool schedule_gpu_matmul(Schedule& s, int max_threads) {
   // k in slabs of whole groups where the block has them (a conv's windows, see
   // lower/compute/product_nest.h), so that a slab's box of the weights is exact.
   int64_t group = 1;
-  if (auto it = b->annotations.find("k_group"); it != b->annotations.end())
+  if (auto it = b->annotations.find(kKGroupAnnotation); it != b->annotations.end())
     group = std::max<int64_t>(1, std::stoll(it->second));
   std::vector<int64_t> bk_cands;
   for (int64_t m : {1, 2, 4, 8, 16, 32})

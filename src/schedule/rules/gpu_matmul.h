@@ -24,6 +24,10 @@
 
 namespace ingot::schedule {
 
+// A product block's annotation: k's steps come in groups of this many (a conv's window per input
+// channel), which the k slabs keep whole so that each slab reads whole channels.
+inline constexpr const char* kKGroupAnnotation = "k_group";
+
 bool schedule_gpu_matmul(Schedule& s, int max_threads);
 
 }  // namespace ingot::schedule

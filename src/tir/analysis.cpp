@@ -151,4 +151,18 @@ bool has_blocks(const Stmt& s) {
   return finder.found;
 }
 
+bool loads_buffer(const Expr& e, const BufferNode* buffer) {
+  struct Finder : IRVisitor {
+    const BufferNode* buffer = nullptr;
+    bool found = false;
+    void visit_BufferLoad(const BufferLoad* op, const Expr& x) override {
+      found = found || op->buffer.get() == buffer;
+      IRVisitor::visit_BufferLoad(op, x);
+    }
+  } f;
+  f.buffer = buffer;
+  f.visit(e);
+  return f.found;
+}
+
 }  // namespace ingot::tir

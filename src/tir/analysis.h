@@ -29,6 +29,9 @@ std::vector<Expr> conjuncts(const Expr& cond);
 // Whether s is (or has) block form: a Block or BlockRealize anywhere in it.
 bool has_blocks(const Stmt& s);
 
+// Whether an expression loads from `buffer`.
+bool loads_buffer(const Expr& e, const BufferNode* buffer);
+
 // Whether s stores to a buffer what it loads from the same place (a no-op).
 bool is_self_store(const Stmt& s);
 

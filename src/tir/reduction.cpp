@@ -1,25 +1,11 @@
 // Reductions as the loop IR writes them (see reduction.h).
 #include "tir/reduction.h"
 
+#include "tir/analysis.h"
 #include "tir/op.h"
 #include "tir/structural_equal.h"
-#include "tir/visitor.h"
 
 namespace ingot::tir {
-
-bool loads_buffer(const Expr& e, const BufferNode* buffer) {
-  struct Finder : IRVisitor {
-    const BufferNode* buffer = nullptr;
-    bool found = false;
-    void visit_BufferLoad(const BufferLoad* op, const Expr& x) override {
-      found = found || op->buffer.get() == buffer;
-      IRVisitor::visit_BufferLoad(op, x);
-    }
-  } f;
-  f.buffer = buffer;
-  f.visit(e);
-  return f.found;
-}
 
 std::optional<CombiningStore> match_combining_store(const BufferStore& st) {
   auto is_out = [&](const Expr& e) {

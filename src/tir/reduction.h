@@ -18,9 +18,6 @@ struct CombiningStore {
 // The combiner and value of a store `out[idx] = combine(out[idx], value)`; nullopt otherwise.
 std::optional<CombiningStore> match_combining_store(const BufferStore& store);
 
-// Whether an expression loads from `buffer`.
-bool loads_buffer(const Expr& e, const BufferNode* buffer);
-
 // The combiner's identity in `dtype` (0, 1, the lowest and the highest value).
 Expr reduction_identity(NodeTag combiner, DataType dtype);
 

@@ -179,9 +179,11 @@ class Splitter {
           "kernel {}: a loop bound to a blockIdx axis inside another loop is not supported on "
           "GPU targets",
           kernel_.name);
-    // 2. Reductions across threads become trees over shared memory; the block: every
-    // threadIdx loop inside, as the thread indices.
-    body = lower_thread_reductions(body, thread_extents(body), kernel_.name, warp_shuffles_);
+    // 2. The block (the threadIdx loops' extents, which the reductions' trees keep within);
+    // reductions across threads become trees over shared memory; every threadIdx loop inside
+    // becomes its thread index.
+    f.block = thread_extents(body);
+    body = lower_thread_reductions(body, f.block, kernel_.name, warp_shuffles_);
     body = bind_threads(body, f);
     f.body = hoist_shared(wrapped(body), f);
     std::vector<Var> threads(f.thread_vars.begin(), f.thread_vars.end());
@@ -231,9 +233,8 @@ class Splitter {
   }
 
   // Each threadIdx loop becomes its axis's thread index (masked when its extent is below the
-  // block's).
+  // block's, f.block).
   Stmt bind_threads(const Stmt& s, DeviceFunction& f) const {
-    f.block = thread_extents(s);
     struct Binder : IRMutator {
       const std::array<uint32_t, 3>* block = nullptr;
       std::array<Var, 3>* vars = nullptr;

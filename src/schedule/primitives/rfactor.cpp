@@ -7,6 +7,7 @@
 // TVM's, a reduction block here may also store each step's value elsewhere before combining it
 // (softmax writes exp(x - max) and sums it in one pass); those stores move with the steps.
 #include "schedule/primitives/common.h"
+#include "tir/analysis.h"
 #include "tir/op.h"
 #include "tir/reduction.h"
 #include "tir/region_analysis.h"

@@ -11,7 +11,6 @@
 #include "schedule/rules/nest_utils.h"
 #include "tir/analysis.h"
 #include "tir/op.h"
-#include "tir/reduction.h"
 #include "tir/visitor.h"
 
 namespace ingot::schedule {

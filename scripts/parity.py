@@ -9,9 +9,11 @@ bad, and it is reported as such); float outputs need rel_err = max|ingot - ort| 
 <= --tol (default 1e-3), integer and bool outputs must be equal.
 
 Usage: parity.py --ingot PATH [--models resnet50,mobilenetv2,bert] [--workdir DIR] [--tol 1e-3]
-                 [--target "llvm -mcpu=x86-64-v3"]
+                 [--target "llvm -mcpu=x86-64-v3"] [--dtype float16]
 --target compiles for that target instead of the host (its code must run here: e.g. the AVX2
-code and 8-lane channel blocks of x86-64-v3 on an AVX-512 host).
+code and 8-lane channel blocks of x86-64-v3 on an AVX-512 host). --dtype float16 compiles the
+float32 models computed in float16 (`ingot compile --dtype float16`; compare with a --tol of
+float16's precision, 1e-2).
 Exit status is non-zero if any model fails to compile, run, or match.
 """
 import argparse
@@ -102,15 +104,16 @@ def compare_outputs(ref, got, tol):
     return True, f"rel_err {worst:.2e} (tol {tol:g})"
 
 
-def target_tag(target):
-    """A file-name suffix for artifacts of a --target ("" for the host)."""
-    return "" if not target else "." + re.sub(r"[^A-Za-z0-9]+", "_", target).strip("_")
+def target_tag(target, dtype=None):
+    """A file-name suffix for artifacts of a --target and --dtype ("" for the host's float32)."""
+    tag = "" if not target else "." + re.sub(r"[^A-Za-z0-9]+", "_", target).strip("_")
+    return tag + ("" if dtype in (None, "float32") else "." + dtype)
 
 
 def check_model(name, ingot, workdir, tol, threads, path=None, feeds=None, target=None,
-                repeat=3):
+                repeat=3, dtype=None):
     """path/feeds default to make_models' NAME.onnx in workdir and make_models.make_inputs;
-    target: compile for that target string (default: the host)."""
+    target: compile for that target string (default: the host); dtype: ingot compile --dtype."""
     if path is None:
         path = os.path.join(workdir, f"{name}.onnx")
         if not os.path.exists(path):
@@ -123,7 +126,7 @@ def check_model(name, ingot, workdir, tol, threads, path=None, feeds=None, targe
     sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
     ref = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, feeds)))
 
-    tag = target_tag(target)
+    tag = target_tag(target, dtype)
     inputs_npz = os.path.join(workdir, f"{name}.inputs.npz")
     outputs_npz = os.path.join(workdir, f"{name}{tag}.outputs.npz")
     artifact = os.path.join(workdir, f"{name}{tag}.so")
@@ -133,6 +136,8 @@ def check_model(name, ingot, workdir, tol, threads, path=None, feeds=None, targe
     cmd = [ingot, "compile", path, "-o", artifact]
     if target:
         cmd += ["--target", target]
+    if dtype:
+        cmd += ["--dtype", dtype]
     shapes = input_shapes_arg(model, feeds)
     if shapes:
         cmd += ["--input-shapes", shapes]
@@ -160,13 +165,15 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--target", default=None, help="ingot compile --target (default: the host)")
     ap.add_argument("--repeat", type=int, default=3, help="timed runs per model")
+    ap.add_argument("--dtype", default=None, help="ingot compile --dtype (default: float32)")
     args = ap.parse_args(argv)
     os.makedirs(args.workdir, exist_ok=True)
     failed = 0
     on = f" [{args.target}]" if args.target else ""
+    on += f" [--dtype {args.dtype}]" if args.dtype else ""
     for name in args.models.split(","):
         ok, msg = check_model(name, args.ingot, args.workdir, args.tol, args.threads,
-                              target=args.target, repeat=args.repeat)
+                              target=args.target, repeat=args.repeat, dtype=args.dtype)
         failed += not ok
         print(f"{'PASS' if ok else 'FAIL'} {name}{on}: {msg}", flush=True)
     n = len(args.models.split(","))

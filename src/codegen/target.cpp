@@ -2,6 +2,7 @@
 #include "codegen/target.h"
 
 #include <fmt/format.h>
+#include <cstdlib>
 
 #include <algorithm>
 #include <charconv>
@@ -160,6 +161,11 @@ bool Target::is_gpu() const {
 
 bool Target::is_x86() const {
   return kind == kLLVM && (triple.rfind("x86_64", 0) == 0 || triple.rfind("i686", 0) == 0);
+}
+
+int Target::sm_version() const {
+  if (kind != kCUDA || !mcpu.starts_with("sm_")) return 0;
+  return std::atoi(mcpu.c_str() + 3);
 }
 
 bool Target::is_aarch64() const {

@@ -36,6 +36,8 @@ struct Target {
   bool is_gpu() const;  // cuda, opencl
   bool is_x86() const;
   bool is_aarch64() const;
+  // cuda: the compute capability of -arch as a number (sm_90: 90); 0 for other kinds.
+  int sm_version() const;
   // Canonical spec; Target::parse(t.str()) describes the same target on any host.
   std::string str() const;
   // Parses and checks a target spec: unknown kinds, options, triples, CPUs and features are

@@ -59,6 +59,8 @@ void check_options(const CompileOptions& o) {
   graph::check_pass_names(o.disabled_passes, "--disabled-pass");
   if (o.output_format != "so")
     fail_user("--output-format: '{}' is not supported yet (valid: so)", o.output_format);
+  if (o.dtype != "float32" && o.dtype != "float16")
+    fail_user("--dtype: '{}' is not supported (valid: float32, float16)", o.dtype);
 }
 
 }  // namespace
@@ -69,7 +71,8 @@ schedule::RuleTarget rule_target(const codegen::Target& target) {
   // the GPU rules schedule the compute rules' plain nests).
   if (target.is_gpu())
     return {target.kind == codegen::Target::kCUDA ? "cuda" : "opencl", CpuVectorIsa::x86(0),
-            target.max_num_threads};
+            target.max_num_threads,
+            target.kind == codegen::Target::kCUDA && target.sm_version() >= 80};
   return {"llvm", target.is_aarch64() ? CpuVectorIsa::aarch64_neon()
                                       : CpuVectorIsa::x86(target.vector_bits)};
 }
@@ -170,9 +173,12 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
                            infer_stats.identities_folded));
   after_graph("infer_types", *g);
   int nodes_imported = int(g->nodes().size());
-  graph::PassOptions pass_options{options.opt_level, options.disabled_passes,
-                                  options.print_ir_after, options.print_pass_times,
-                                  cpu_schedules ? isa.vector_bits : 0};
+  graph::PassOptions pass_options{options.opt_level,
+                                  options.disabled_passes,
+                                  options.print_ir_after,
+                                  options.print_pass_times,
+                                  cpu_schedules ? isa.vector_bits : 0,
+                                  options.dtype == "float16"};
   progress(3);
   Clock::time_point t_passes = Clock::now();
   graph::run_optimization_passes(*g, pass_options, dump);

@@ -41,6 +41,9 @@ struct CompileOptions {
   // values (driver/specialize_inputs.h).
   std::string specialize_inputs;
   std::string output_format = "so";  // "so" (MLF comes with the C backend)
+  // "float32": the model's own dtypes; "float16": computed in float16 with float32 reductions
+  // and the model's float32 interface (--dtype; graph/transforms/convert_float16.h).
+  std::string dtype = "float32";
   std::vector<std::string> dump;     // any of "graph", "tir", "llvm": printed to the dump stream
   std::vector<std::string> print_ir_after;  // stage names (see pipeline_stage_names())
   // MatMul/Gemm with constant weights and 2-D convolutions get packed weights and the default

@@ -166,6 +166,7 @@ std::vector<InstructionKind> make_kinds() {
   k.push_back(loop_mark("vectorize", &Schedule::vectorize));
   k.push_back(loop_mark("unroll", &Schedule::unroll));
   k.push_back(loop_mark("outline", &Schedule::outline));
+  k.push_back(loop_mark("warp_mma", &Schedule::warp_mma));
   k.push_back({"bind",
                {{"", K::kLoop}},
                {{"thread", A::kString, true, true}},

@@ -98,6 +98,10 @@ class Schedule {
   // The loop runs as a separate, never-inlined function (see ForKind::kOutlined): an epilogue's
   // math constants then stay out of the registers of the register tile before it.
   void outline(LoopRV loop);
+  // The loop and the two inside it (extents 2, 2, 16 around one init-free block C += A * B, A
+  // and B float16 widened to a float32 C) are one lane's share of a warp's m16n8k16 tensor-core
+  // product (ForKind::kWarpMma; the CUDA lowering checks the lanes' layout, warp_mma.h).
+  void warp_mma(LoopRV loop);
   // thread: blockIdx.x/y/z or threadIdx.x/y/z.
   void bind(LoopRV loop, const std::string& thread);
   void annotate(BlockRV block, const std::string& key, const std::string& value);

@@ -91,6 +91,8 @@ const char* for_kind_name(ForKind k) {
       return "outlined";
     case ForKind::kThreadBinding:
       return "thread_binding";
+    case ForKind::kWarpMma:
+      return "warp_mma";
   }
   return "?";
 }

@@ -29,6 +29,23 @@ std::optional<CombiningStore> match_combining_store(const BufferStore& st) {
   return std::nullopt;
 }
 
+std::optional<WidenedProduct> match_widened_product(const BufferStore& st) {
+  auto c = match_combining_store(st);
+  if (!c || c->combiner != NodeTag::Add || st.buffer->dtype != DataType::f32()) return std::nullopt;
+  const auto* mul = c->value.as<Mul>();
+  if (mul == nullptr) return std::nullopt;
+  auto half_load = [](const Expr& e) -> const BufferLoad* {
+    const auto* cast = e.as<Cast>();
+    const BufferLoad* ld = cast ? cast->value.as<BufferLoad>() : nullptr;
+    const DataType t = ld ? ld->buffer->dtype : DataType::f32();
+    return ld && t.is_float() && t.bits == 16 && t.is_scalar() ? ld : nullptr;
+  };
+  const BufferLoad* a = half_load(mul->a);
+  const BufferLoad* b = half_load(mul->b);
+  if (a == nullptr || b == nullptr || a->buffer->dtype != b->buffer->dtype) return std::nullopt;
+  return WidenedProduct{a, b};
+}
+
 Expr reduction_identity(NodeTag combiner, DataType dt) {
   switch (combiner) {
     case NodeTag::Mul:

@@ -24,4 +24,12 @@ Expr reduction_identity(NodeTag combiner, DataType dtype);
 // combine(a, b).
 Expr combine(NodeTag combiner, Expr a, Expr b);
 
+// A float32 store accumulating the product of two float16 loads, `c[idx] = c[idx] +
+// float(a[...]) * float(b[...])` (a tensor-core product's update): the two loads, in order.
+struct WidenedProduct {
+  const BufferLoad* a = nullptr;
+  const BufferLoad* b = nullptr;
+};
+std::optional<WidenedProduct> match_widened_product(const BufferStore& store);
+
 }  // namespace ingot::tir

@@ -21,12 +21,15 @@ class Stmt : public NodeRef<StmtNode> {
 
 enum class ForKind : uint8_t {
   kSerial,
-  kParallel,      // iterations run on the runtime thread pool
-  kVectorized,    // the body becomes vector code; extent must be constant
-  kUnrolled,      // fully unrolled; extent must be constant
-  kOutlined,      // serial, compiled as a function of its own that is never inlined, so its
-                  // constants and registers stay apart from the loops around it
-  kThreadBinding  // GPU: bound to thread_tag (blockIdx.x, threadIdx.x, ...)
+  kParallel,       // iterations run on the runtime thread pool
+  kVectorized,     // the body becomes vector code; extent must be constant
+  kUnrolled,       // fully unrolled; extent must be constant
+  kOutlined,       // serial, compiled as a function of its own that is never inlined, so its
+                   // constants and registers stay apart from the loops around it
+  kThreadBinding,  // GPU: bound to thread_tag (blockIdx.x, threadIdx.x, ...)
+  // GPU: serial; with the two loops inside it, one lane's share of a warp's m16n8k16 product
+  // (schedule/primitives/warp_mma.cpp), which CUDA runs as one mma.sync per lane.
+  kWarpMma
 };
 const char* for_kind_name(ForKind k);
 

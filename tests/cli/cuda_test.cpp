@@ -100,6 +100,40 @@ TEST_F(CudaTest, KernelsCompileThroughNvrtcForEachArchitecture) {
   EXPECT_NE(r.out.find("ingot_floormod("), std::string::npos) << r.out;
 }
 
+// A float16 MatMul with a fused bias and Relu: from sm_80 its kernel runs the m16n8k16
+// tensor-core instruction (the lanes' registers are checked on the CPU in
+// tests/driver/gpu_half_matmul_schedule_test.cpp), which ptxas accepts without spills; before
+// sm_80 the SIMT tiles.
+TEST_F(CudaTest, Float16ProductsRunOnTensorCoresFromSm80) {
+  ASSERT_EQ(python("import onnx\nfrom onnx import helper, TensorProto, numpy_helper\n"
+                   "rng = np.random.default_rng(0)\n"
+                   "W = rng.standard_normal((256, 512)).astype(np.float16)\n"
+                   "B = rng.standard_normal((512,)).astype(np.float16)\n"
+                   "nodes = [helper.make_node('MatMul', ['x', 'W'], ['p'], name='mm'),\n"
+                   "  helper.make_node('Add', ['p', 'B'], ['s'], name='add'),\n"
+                   "  helper.make_node('Relu', ['s'], ['y'], name='relu')]\n"
+                   "g = helper.make_graph(nodes, 'h',\n"
+                   "  [helper.make_tensor_value_info('x', TensorProto.FLOAT16, [1, 128, 256])],\n"
+                   "  [helper.make_tensor_value_info('y', TensorProto.FLOAT16, [1, 128, 512])],\n"
+                   "  [numpy_helper.from_array(W, 'W'), numpy_helper.from_array(B, 'B')])\n"
+                   "onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 17)]),\n"
+                   "          d + '/half.onnx')\n"),
+            0);
+  for (const char* arch : {"sm_75", "sm_80", "sm_90"}) {
+    auto r = ingot("compile " + path("half.onnx") + " --target \"cuda -arch=" + arch + "\" -o " +
+                   path(std::string(arch) + ".so") + " --dump cuda");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const bool mma = std::string(arch) != "sm_75";
+    EXPECT_EQ(r.out.find("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") != std::string::npos,
+              mma)
+        << arch << "\n"
+        << r.out;
+    EXPECT_NE(r.out.find("ptxas (" + std::string(arch) + "): 1 kernels"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("registers, no spills"), std::string::npos) << r.out;
+  }
+}
+
 TEST_F(CudaTest, WithoutNvrtcTheCompileFailsWithOneLine) {
   write_model();
   setenv("INGOT_NVRTC_LIBRARY", path("no/libnvrtc.so").c_str(), 1);

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """ctest wrapper: every kernel the default GPU rules produce for ResNet-50, MobileNetV2,
 BERT-base and the small parity models compiles through NVRTC for sm_80 and sm_90 (`ingot compile
---target "cuda -arch=..."`, no GPU needed), and ptxas reports no spills (the budget: 0 bytes).
-Runs on a GPU are bench/gpu/run.sh's."""
+--target "cuda -arch=..."`, no GPU needed), and ptxas reports no spills (the budget: 0 bytes);
+so do BERT's and MobileNetV2's with `--dtype float16`, where every MatMul of the transformers
+runs on tensor cores (the CUDA code has one mma.sync per MatMul kernel). Runs on a GPU are
+bench/gpu/run.sh's."""
 import argparse
 import os
 import re
@@ -24,8 +26,11 @@ os.makedirs(workdir, exist_ok=True)
 models = os.environ.get("INGOT_CUDA_COMPILE_MODELS",
                         "tiny_cnn,tiny_mobilenet,tiny_bert,gemm_odd,conv_odd,grouped_convs,"
                         "depthwise_odd,conv3d_odd,inception_tiny,resnet50,mobilenetv2,bert")
+half_models = os.environ.get("INGOT_CUDA_COMPILE_FLOAT16_MODELS", "tiny_bert,mobilenetv2,bert")
 failed = 0
-for name in models.split(","):
+runs = [(n, "float32") for n in models.split(",") if n]
+runs += [(n, "float16") for n in half_models.split(",") if n]
+for name, dtype in runs:
     path = os.path.join(workdir, f"{name}.onnx")
     if not os.path.exists(path):
         make_models.main([workdir, "--models", name])
@@ -33,9 +38,11 @@ for name in models.split(","):
     shapes = parity.input_shapes_arg(model, make_models.make_inputs(model))
     for arch in ("sm_80", "sm_90"):
         cmd = [args.ingot, "compile", path, "--target", f"cuda -arch={arch}", "-o",
-               os.path.join(workdir, f"{name}.{arch}.so")]
+               os.path.join(workdir, f"{name}.{arch}.{dtype}.so"), "--dtype", dtype]
         if shapes:
             cmd += ["--input-shapes", shapes]
+        if dtype == "float16":
+            cmd += ["--dump", "cuda"]
         p = subprocess.run(cmd, capture_output=True, text=True)
         m = re.search(r"ptxas \((sm_\d+)\): (\d+) kernels, at most (\d+) registers, "
                       r"(no spills|at most (\d+) bytes of spills \((\w+)\))", p.stdout)
@@ -45,7 +52,15 @@ for name in models.split(","):
             continue
         spills = int(m.group(5) or 0)
         ok = m.group(1) == arch and spills <= SPILL_BUDGET
+        detail = m.group(0)
+        if dtype == "float16":
+            # Each MatMul kernel's one mma.sync; the device functions named after MatMul nodes.
+            mma = p.stdout.count("mma.sync.aligned.m16n8k16")
+            matmuls = len(re.findall(r"__global__ void __launch_bounds__\(\d+\) \w*MatMul\w*\(",
+                                     p.stdout))
+            detail += f"; {mma} mma.sync in {matmuls} MatMul kernels"
+            ok = ok and mma == matmuls
         failed += 0 if ok else 1
-        print(f"{'PASS' if ok else 'FAIL'} {name} [{arch}]: {m.group(0)}")
+        print(f"{'PASS' if ok else 'FAIL'} {name} [{arch}, {dtype}]: {detail}")
 print(f"cuda compile: {failed} failed")
 sys.exit(1 if failed else 0)

@@ -215,6 +215,50 @@ TEST(ReverseComputeInline, ConsumerFoldsIntoProducer) {
             "cannot reverse-inline block \"C\": its body is not a single buffer store");
 }
 
+// A consumer reading the producer's buffer at a constant index along a dimension of one (a
+// float16 product's rounding pass over its [1, M, N] float32 accumulator) folds into a producer
+// that stores there through an iter var whose domain is that one index; along a dimension of
+// more it does not.
+TEST(ReverseComputeInline, ConstantIndicesMatchAProducersOnePointDomain) {
+  for (int64_t rows : {1, 2}) {
+    const int64_t n = 6;
+    Buffer a = Buffer::make("A", DataType::f32(), {rows, n});
+    Buffer b = Buffer::make("B", DataType::f32(), {rows, n});
+    Buffer c = Buffer::make("C", DataType::f32(), {1, n});
+    Var r("r"), i("i"), j("j"), v0("v0"), v1("v1"), w("w");
+    Stmt produce = BlockRealize::make({r, i}, yes(),
+                                      make_block("B",
+                                                 {{v0, i64(0), i64(rows), IterKind::kSpatial},
+                                                  {v1, i64(0), i64(n), IterKind::kSpatial}},
+                                                 BufferStore::make(b, a(v0, v1) * 2.0f, {v0, v1})));
+    Stmt consume =
+        BlockRealize::make({j}, yes(),
+                           make_block("C", {{w, i64(0), i64(n), IterKind::kSpatial}},
+                                      BufferStore::make(c, b(i64(0), w) + 1.0f, {i64(0), w})));
+    PrimFunc f;
+    f.name = "rows";
+    f.params = {a, c};
+    f.body =
+        root(SeqStmt::make({nest({{r, rows}, {i, n}}, produce), nest({{j, n}}, consume)}), {b});
+    Schedule s(f);
+    if (rows == 1) {
+      s.reverse_compute_inline(s.get_block("C"));
+      Stmt folded = BlockRealize::make(
+          {r, i}, yes(),
+          make_block(
+              "B",
+              {{v0, i64(0), i64(1), IterKind::kSpatial}, {v1, i64(0), i64(n), IterKind::kSpatial}},
+              BufferStore::make(c, a(v0, v1) * 2.0f + 1.0f, {i64(0), v1})));
+      EXPECT_TRUE(same_ir(s.func(), with_body(f, root(nest({{r, 1}, {i, n}}, folded)))));
+      EXPECT_TRUE(replays(s, f));
+    } else {
+      EXPECT_EQ(schedule_error([&] { s.reverse_compute_inline(s.get_block("C")); }),
+                "cannot reverse-inline block \"C\": it does not load \"B\" at exactly its iter "
+                "vars");
+    }
+  }
+}
+
 TEST(ComputeAt, ProducerComputesTheTileItsConsumerNeeds) {
   Chain ch = make_chain(8);
   Schedule s(ch.func);

@@ -1,5 +1,5 @@
 // get_block / get_loops / get_child_blocks, split, fuse, reorder, parallel, vectorize, unroll,
-// bind and annotate: expected IR, numbers, trace round trip and error messages.
+// warp_mma, bind and annotate: expected IR, numbers, trace round trip and error messages.
 #include "sched_test_util.h"
 
 namespace ingot::schedule::testing {
@@ -156,6 +156,64 @@ TEST(LoopKinds, OutlineMarksASerialLoopAndReplays) {
   expect_matmul_numbers(s.func(), 4, 8, 3);
   EXPECT_TRUE(replays(s, m.func));
   EXPECT_EQ(schedule_error([&] { s.outline(l[0]); }), "cannot outline loop \"i\": it is parallel");
+}
+
+// C[i, j] += float(A[i, k]) * float(B[k, j]) over extents (2, 2, 16), A and B float16, C
+// float32, no init: one lane's share of a warp's m16n8k16 product.
+PrimFunc half_product(int64_t m, int64_t n, int64_t k, DataType operand = DataType::f16()) {
+  Buffer a = Buffer::make("A", operand, {m, k}), b = Buffer::make("B", operand, {k, n});
+  Buffer c = Buffer::make("C", DataType::f32(), {m, n});
+  Var vi("vi"), vj("vj"), vk("vk"), i("i"), j("j"), kk("k");
+  Stmt body = BufferStore::make(
+      c, c(vi, vj) + cast(DataType::f32(), a(vi, vk)) * cast(DataType::f32(), b(vk, vj)), {vi, vj});
+  Stmt blk = make_block("C",
+                        {{vi, i64(0), i64(m), IterKind::kSpatial},
+                         {vj, i64(0), i64(n), IterKind::kSpatial},
+                         {vk, i64(0), i64(k), IterKind::kReduce}},
+                        body);
+  PrimFunc f;
+  f.name = "half_product";
+  f.params = {a, b, c};
+  f.body = nest({{i, m}, {j, n}, {kk, k}}, BlockRealize::make({i, j, kk}, yes(), blk));
+  return f;
+}
+
+TEST(LoopKinds, WarpMmaMarksALanesShareOfTheInstruction) {
+  PrimFunc f = half_product(2, 2, 16);
+  Schedule s(f);
+  auto l = s.get_loops(s.get_block("C"));
+  s.warp_mma(l[0]);
+  auto li = find_loop(s.func().body, s.loop_var(l[0]).node());
+  ASSERT_TRUE(li.has_value());
+  EXPECT_EQ(li->node->kind, ForKind::kWarpMma);
+  EXPECT_TRUE(replays(s, f));
+}
+
+TEST(LoopKinds, WarpMmaNeedsTheInstructionsShapeAndTypes) {
+  {
+    Schedule s(half_product(4, 2, 16));
+    auto l = s.get_loops(s.get_block("C"));
+    EXPECT_EQ(schedule_error([&] { s.warp_mma(l[0]); }),
+              "cannot make loop \"i\" a warp's mma: it is not a chain of loops of extents 2, 2, "
+              "16 from 0");
+    EXPECT_EQ(schedule_error([&] { s.warp_mma(l[1]); }),
+              "cannot make loop \"j\" a warp's mma: it is not a chain of loops of extents 2, 2, "
+              "16 from 0");
+  }
+  {
+    Schedule s(half_product(2, 2, 16, DataType::f32()));
+    auto l = s.get_loops(s.get_block("C"));
+    EXPECT_EQ(schedule_error([&] { s.warp_mma(l[0]); }),
+              "cannot make loop \"i\" a warp's mma: its body is not one init-free block "
+              "accumulating a product of two float16 values in float32");
+  }
+  {
+    Schedule s(half_product(2, 2, 16));
+    auto l = s.get_loops(s.get_block("C"));
+    s.unroll(l[0]);
+    EXPECT_EQ(schedule_error([&] { s.warp_mma(l[0]); }),
+              "cannot make loop \"i\" a warp's mma: it is unrolled");
+  }
 }
 
 TEST(LoopKinds, ReductionLoopsCannotBeParallelOrVectorized) {

@@ -60,6 +60,10 @@ void add_compile_command(CLI::App& app, int& exit_code) {
                   "compile for these input values (.npz, one NAME.npy per input): the inputs stay "
                   "inputs, shapes they decide become static, and running with other values fails");
   cmd->add_option("--output-format", args->options.output_format, "so")->capture_default_str();
+  cmd->add_option("--dtype", args->options.dtype,
+                  "float16: compute the model in float16 (weights converted at compile time, "
+                  "reductions in float32, inputs and outputs still float32)")
+      ->capture_default_str();
   cmd->add_option("--tuning-records", args->options.tuning_records,
                   "JSON-lines records from `ingot tune`: each kernel whose task has a record for "
                   "this target runs the best record's schedule, the rest the default")

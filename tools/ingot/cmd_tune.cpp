@@ -42,6 +42,8 @@ void add_tune_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--target", args->options.compile.target, "compilation target (as compile)")
       ->capture_default_str();
   cmd->add_option("--input-shapes", args->input_shapes, "bind input shapes (as compile)");
+  cmd->add_option("--dtype", args->options.compile.dtype, "float32 or float16 (as compile)")
+      ->capture_default_str();
   cmd->add_option("--trials", args->options.trials,
                   "measured candidates over all tasks, each task's default schedule included")
       ->capture_default_str();

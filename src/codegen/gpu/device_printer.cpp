@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "codegen/gpu/warp_mma.h"
 #include "support/error.h"
 #include "tir/functor.h"
 #include "tir/op.h"
@@ -366,6 +367,7 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
   // Statements.
   void visit_For(const For* op, const Stmt&) override {
     if (op->kind == ForKind::kThreadBinding) unsupported("a nested thread binding");
+    if (op->kind == ForKind::kWarpMma && dialect_ == Dialect::kCUDA) return warp_mma(*op);
     std::string v = var_name(op->loop_var.node());
     std::string t = scalar_type(op->loop_var.dtype());
     std::string lo = visit_expr(op->min);
@@ -381,6 +383,48 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
     // it (a tiled matmul's accumulators into its edge tiles' write-back); with this barrier the
     // regions are right. On a GPU it costs one more barrier per kernel.
     if (dialect_ == Dialect::kOpenCL && has_sync(op->body)) line("barrier(CLK_LOCAL_MEM_FENCE);");
+  }
+  // A warp's m16n8k16 product (warp_mma.h): every lane packs its fragments of A and B in pairs
+  // of float16 and runs mma.sync on its four accumulators in place. All 32 lanes of the warp
+  // must reach it: no condition may enclose it.
+  void warp_mma(const For& op) {
+    std::string why;
+    std::optional<WarpMmaFragments> f;
+    if (f_.block[0] != 32 || !f_.thread_vars[0].defined())
+      why = "the block is not 32 threads wide along x";
+    else if (conditions_ > 0)
+      why = "it runs under a condition";
+    else
+      f = warp_mma_fragments(op, f_.thread_vars[0], &why);
+    if (!f)
+      fail_internal("kernel {}: cannot run loop {} as a warp's mma: {}", f_.name,
+                    op.loop_var.name(), why);
+    auto elem = [&](const Buffer& b, const Expr& i) {
+      return buffer_name(b.get()) + "[" + visit_expr(i) + "]";
+    };
+    auto pack = [&](const Buffer& b, const Expr& lo, const Expr& hi) {
+      return fmt::format("(uint){} | ((uint){} << 16)", elem(b, lo), elem(b, hi));
+    };
+    line("{");
+    ++indent_;
+    line(fmt::format(
+        "const uint ingot_a[4] = {{{}, {}, {}, {}}};", pack(f->a, f->a_index[0], f->a_index[1]),
+        pack(f->a, f->a_index[2], f->a_index[3]), pack(f->a, f->a_index[4], f->a_index[5]),
+        pack(f->a, f->a_index[6], f->a_index[7])));
+    line(fmt::format("const uint ingot_b[2] = {{{}, {}}};",
+                     pack(f->b, f->b_index[0], f->b_index[1]),
+                     pack(f->b, f->b_index[2], f->b_index[3])));
+    line("asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, \"");
+    line("             \"{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\"");
+    line(fmt::format("             : \"+f\"({}), \"+f\"({}), \"+f\"({}), \"+f\"({})",
+                     elem(f->c, f->c_index[0]), elem(f->c, f->c_index[1]),
+                     elem(f->c, f->c_index[2]), elem(f->c, f->c_index[3])));
+    line(
+        "             : \"r\"(ingot_a[0]), \"r\"(ingot_a[1]), \"r\"(ingot_a[2]), "
+        "\"r\"(ingot_a[3]),");
+    line("               \"r\"(ingot_b[0]), \"r\"(ingot_b[1]));");
+    --indent_;
+    line("}");
   }
   bool has_sync(const Stmt& s) const {
     struct Finder : IRVisitor {
@@ -401,6 +445,14 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
     if (op->buffer->dtype.is_bool()) v = "(uchar)(" + v + ")";
     std::string name = buffer_name(op->buffer.get()), index = visit_expr(op->indices[0]);
     const bool packed = is_f16(op->buffer->dtype) && !float_backed_.count(op->buffer.get());
+    // (A float16 element copied between two such buffers: its bits, on CUDA.)
+    if (const auto* ld = op->value.as<BufferLoad>();
+        packed && dialect_ == Dialect::kCUDA && ld != nullptr && is_f16(ld->buffer->dtype) &&
+        !float_backed_.count(ld->buffer.get()) && ld->indices.size() == 1) {
+      line(name + "[" + index + "] = " + buffer_name(ld->buffer.get()) + "[" +
+           visit_expr(ld->indices[0]) + "];");
+      return;
+    }
     if (packed && dialect_ == Dialect::kOpenCL) {
       line("vstore_half(" + v + ", " + index + ", " + name + ");");
       return;
@@ -414,6 +466,7 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
   void visit_IfThenElse(const IfThenElse* op, const Stmt&) override {
     line("if (" + visit_expr(op->condition) + ") {");
     ++indent_;
+    ++conditions_;
     visit_stmt(op->then_case);
     --indent_;
     if (op->else_case.defined()) {
@@ -422,6 +475,7 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
       visit_stmt(op->else_case);
       --indent_;
     }
+    --conditions_;
     line("}");
   }
   void visit_LetStmt(const LetStmt* op, const Stmt&) override {
@@ -444,6 +498,7 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
   // 16 bits.
   std::string local_type(const BufferNode* b) {
     if (!is_f16(b->dtype)) return storage_type(b->dtype);
+    if (dialect_ == Dialect::kCUDA && b->scope == StorageScope::kShared) return "ushort";
     float_backed_.insert(b);
     return "float";
   }
@@ -477,6 +532,7 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
   bool& uses_f64_;
   std::string out_;
   int indent_ = 0;
+  int conditions_ = 0;  // IfThenElse statements around the one printed
   std::set<std::string> names_;
   std::map<const VarNode*, std::string> vars_;
   std::map<const BufferNode*, std::string> buffers_;

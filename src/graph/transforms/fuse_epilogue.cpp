@@ -16,8 +16,10 @@ bool has(const Node* n, size_t i) {
 
 // A constant that broadcasts as one row over the last dim of `y`: shape [.., 1, N].
 bool bias_row(const Value* c, const Value* y) {
-  if (c == nullptr || !c->is_constant() || c->type.dtype != DType::kF32 ||
-      c->type.rank() > y->type.rank() || c->type.rank() == 0 || !y->type.is_static())
+  if (c == nullptr || !c->is_constant() ||
+      (c->type.dtype != DType::kF32 && c->type.dtype != DType::kF16) ||
+      c->type.dtype != y->type.dtype || c->type.rank() > y->type.rank() || c->type.rank() == 0 ||
+      !y->type.is_static())
     return false;
   const auto& cs = c->type.shape;
   for (size_t i = 0; i + 1 < cs.size(); ++i)
@@ -37,11 +39,14 @@ bool fuse_one(Graph& g, Node* n) {
       Value* other = u->inputs[0] == y ? u->inputs[1] : u->inputs[0];
       if (other == nullptr) return false;
       if (n->op == ops::OpKind::MatMul && !has(n, 2) && !has(n, 3) && bias_row(other, y)) {
+        // The row's elements (its first: the leading dims are ones), in its dtype.
         int64_t cols = y->type.shape.back().value;
-        std::vector<float> row(other->constant->data_as<float>(),
-                               other->constant->data_as<float>() + cols);
+        const uint8_t* data = other->constant->data();
+        std::vector<uint8_t> row(data, data + cols * dtype_bytes(other->type.dtype));
         n->inputs.resize(3, nullptr);
-        n->inputs[2] = g.add_constant(other->name + "_row", f32_constant({cols}, row));
+        n->inputs[2] = g.add_constant(
+            other->name + "_row",
+            std::make_shared<Tensor>(other->type.dtype, std::vector<int64_t>{cols}, row));
       } else if (!has(n, 3) && other->type == y->type) {
         n->inputs.resize(4, nullptr);
         n->inputs[3] = other;
@@ -87,7 +92,8 @@ void fuse_epilogue(Graph& g) {
   std::vector<Node*> convs;
   for (const auto& n : g.nodes())
     if ((n->op == ops::OpKind::Conv || n->op == ops::OpKind::MatMul) &&
-        n->outputs[0]->type.dtype == DType::kF32)
+        (n->outputs[0]->type.dtype == DType::kF32 ||
+         (n->op == ops::OpKind::MatMul && n->outputs[0]->type.dtype == DType::kF16)))
       convs.push_back(n.get());
   bool changed = false;
   for (Node* c : convs)

@@ -7,6 +7,8 @@
 //   -> a one-input activation (ops::is_epilogue_activation: Sigmoid, Swish, HardSwish, ...)
 //      => activation = its op name, its float attributes as activation_alpha / _beta / _gamma
 // (the Adds only before an activation). The fused node takes over the last op's output value.
+// float32 Convs and MatMuls, and float16 MatMuls (a bias row in their dtype): the GPU targets
+// compute a float16 epilogue in float32 with the product's float32 sums and round once.
 #pragma once
 
 #include "graph/graph.h"

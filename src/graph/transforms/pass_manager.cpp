@@ -9,6 +9,7 @@
 
 #include "graph/printer.h"
 #include "graph/transforms/collapse_reshape_transpose.h"
+#include "graph/transforms/convert_float16.h"
 #include "graph/transforms/cse.h"
 #include "graph/transforms/dead_code.h"
 #include "graph/transforms/fold_batch_norm.h"
@@ -19,6 +20,7 @@
 #include "graph/transforms/fuse_ops.h"
 #include "graph/transforms/fuse_softmax.h"
 #include "graph/transforms/fuse_swish.h"
+#include "graph/transforms/infer_types.h"
 #include "graph/transforms/layout_nchwc.h"
 #include "graph/transforms/remove_identity.h"
 #include "graph/transforms/separate_resize.h"
@@ -67,6 +69,14 @@ const std::vector<GraphPass>& optimization_passes() {
        plain(fold_transpose_matmul)},
       {"fuse_epilogue", 2, "fuse a residual Add and a Relu/Clip activation into the preceding Conv",
        plain(fuse_epilogue)},
+      {"convert_float16", 0,
+       "with --dtype float16: compute the model in float16 behind its float32 inputs and "
+       "outputs (after the fusions, so they see float32 patterns)",
+       [](Graph& g, const PassOptions& o) {
+         if (!o.float16) return;
+         convert_float16(g);
+         infer_types(g);
+       }},
       {"layout_nchwc", 2,
        "run 1-3-D convolutions, pooling and Concat on channel-blocked (NCHWc) tensors, "
        "converting only at the boundaries",

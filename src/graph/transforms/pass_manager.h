@@ -20,6 +20,8 @@ struct PassOptions {
   // The target's widest vector register in bits when default schedules are on, else 0
   // (target-dependent passes such as layout_nchwc then do nothing).
   int vector_bits = 0;
+  // --dtype float16: convert_float16 runs (after the fusions, which match float32 patterns).
+  bool float16 = false;
 };
 
 struct GraphPass {

@@ -1,12 +1,13 @@
-// The block form of a 1-D or 2-D Conv (NCHW-style, float32, any groups: depthwise has one input
-// channel per group) on GPU targets, instead of the CPU row form: one block "conv" over [n, the
-// output's spatial dims but the last] (dims of extent > 1), i = output channel, j = the last
-// spatial dim (an output column) and one reduce k over (the group's input channel, the kernel
+// The block form of a 1-D or 2-D Conv (NCHW-style, float32 or float16, any groups: depthwise has
+// one input channel per group) on GPU targets, instead of the CPU row form: one block "conv" over
+// [n, the output's spatial dims but the last] (dims of extent > 1), i = output channel, j = the
+// last spatial dim (an output column) and one reduce k over (the group's input channel, the kernel
 // window), with the bias (or 0) as its init, so that the GPU matmul rule tiles it like a product
 // (rules/gpu_matmul.h: output channels x columns per thread block, a register tile per thread)
 // and every thread's tile is a box of the output. The input is read through a padding test where
 // the window can leave it (the rule then reads it from global memory rather than staging a box that
-// would leave the tensor); the fused epilogue (summand, activation) is a pass after it.
+// would leave the tensor); the fused epilogue (summand, activation) is a pass after it. A float16
+// conv accumulates in float32 and rounds once, as a float16 MatMul (product_nest.h).
 #include "lower/compute/compute.h"
 #include "lower/compute/epilogue.h"
 #include "lower/compute/product_nest.h"
@@ -24,8 +25,8 @@ Stmt conv_block(const graph::Node& node, const std::vector<Buffer>& inputs,
   const int r = x.ndim() - 2;  // spatial rank
   // (3-D convs keep the row form: their window's index arithmetic in the rule's default 4 x 4
   // register tiles spills on sm_90.)
-  if (r < 1 || r > 2 || y->dtype != DataType::f32() || x->dtype != y->dtype || w->dtype != y->dtype)
-    return Stmt();
+  const bool float_data = y->dtype == DataType::f32() || y->dtype == DataType::f16();
+  if (r < 1 || r > 2 || !float_data || x->dtype != y->dtype || w->dtype != y->dtype) return Stmt();
   const int64_t groups = node.attrs.get_int("group", 1);
   std::vector<int64_t> xs = const_shape(x), ws = const_shape(w), ys = const_shape(y);
   std::vector<int64_t> strides = node.attrs.get_ints("strides", std::vector<int64_t>(r, 1));
@@ -71,13 +72,17 @@ Stmt conv_block(const graph::Node& node, const std::vector<Buffer>& inputs,
   if (inside.defined()) xv = select(inside, xv, make_const(y->dtype, 0));
   Index yi = {n, oc};
   yi.insert(yi.end(), out.begin(), out.end());
-  Stmt init = BufferStore::make(y, bias.defined() ? bias.load({oc}) : make_const(y->dtype, 0), yi);
-  Stmt update = BufferStore::make(y, y.load(yi) + w.load(wi) * xv, yi);
+  const Buffer acc = accumulator_of(y);
+  Stmt init = BufferStore::make(
+      acc, bias.defined() ? widen(bias.load({oc})) : make_const(acc->dtype, 0), yi);
+  Stmt update = BufferStore::make(acc, acc.load(yi) + widen(w.load(wi)) * widen(xv), yi);
   // k steps through whole windows of one input channel at a time in the rule's slabs.
   Stmt product =
       nest.make(update, init, "conv", {{schedule::kKGroupAnnotation, std::to_string(window)}});
-  if (!has_epilogue(node)) return product;
   Buffer z = inputs.size() > 3 ? inputs[3] : Buffer();
+  if (!acc.same_as(y))
+    return widened_kernel(acc, product, epilogue_pass(node, y, Buffer(), z, acc));
+  if (!has_epilogue(node)) return product;
   return SeqStmt::make({product, epilogue_pass(node, y, Buffer(), z)});
 }
 

@@ -61,11 +61,14 @@ Expr apply_epilogue(const graph::Node& node, Expr value, Expr z) {
   return activation_by_rule(node, act, value);
 }
 
-Stmt epilogue_pass(const graph::Node& node, const Buffer& y, const Buffer& bias, const Buffer& z) {
+Stmt epilogue_pass(const graph::Node& node, const Buffer& y, const Buffer& bias, const Buffer& z,
+                   const Buffer& from) {
   return loop_nest(const_shape(y), "e", [&](const Index& i) {
-    Expr v = y.load(i);
-    if (bias.defined()) v = v + bias.load({i.back()});
-    return BufferStore::make(y, apply_epilogue(node, v, z.defined() ? z.load(i) : Expr()), i);
+    Expr v = from.defined() ? from.load(i) : y.load(i);
+    DataType t = v.dtype();
+    if (bias.defined()) v = v + cast(t, bias.load({i.back()}));
+    Expr zv = z.defined() ? cast(t, z.load(i)) : Expr();
+    return BufferStore::make(y, cast(y->dtype, apply_epilogue(node, v, zv)), i);
   });
 }
 

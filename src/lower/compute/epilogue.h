@@ -15,8 +15,9 @@ bool has_epilogue(const graph::Node& node);
 // activation(value + z); z undefined when there is no summand.
 tir::Expr apply_epilogue(const graph::Node& node, tir::Expr value, tir::Expr z);
 // The epilogue as a pass over `y` in place: y = activation(y + bias[last index] + z), bias and z
-// optional (undefined buffers); z has y's shape.
+// optional (undefined buffers); z has y's shape. With `from` (a float32 accumulator of y's shape
+// for a float16 / bfloat16 y): y = activation(from + bias + z) computed in float32, rounded once.
 tir::Stmt epilogue_pass(const graph::Node& node, const tir::Buffer& y, const tir::Buffer& bias,
-                        const tir::Buffer& z);
+                        const tir::Buffer& z, const tir::Buffer& from = tir::Buffer());
 
 }  // namespace ingot::lower

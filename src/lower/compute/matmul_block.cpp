@@ -2,7 +2,10 @@
 // block "matmul" over [batch dims of extent > 1], i, j (always, extent 1 included) and the depth k
 // as a reduce iter var, with a zero init; MatMul's fused epilogue and Gemm's alpha / beta * C as
 // an in-place pass after it. The GPU rules find the product by this shape (rules/gpu_matmul.h).
-// float16 / bfloat16 products keep the row form (it accumulates in float32).
+// A float16 product accumulates in float32: the block writes a float32 buffer of y's shape
+// allocated at the kernel's root, and a pass (with the epilogue, in float32) rounds it into y;
+// the GPU matmul rule folds that pass into the write-back of its per-thread accumulators, so the
+// float32 buffer never reaches memory. A product of two vectors in float16 keeps the row form.
 #include <fmt/format.h>
 
 #include "lower/compute/common.h"
@@ -37,9 +40,9 @@ Stmt matmul_block(const graph::Node& node, const std::vector<Buffer>& inputs,
   const Buffer& y = outputs.at(0);
   check_dtype(node, a.buf, DTypeClass::kNumeric);
   check_dtype(node, b.buf, DTypeClass::kNumeric);
-  if (!accumulates_in_own_dtype(y) || a.buf->dtype != y->dtype || b.buf->dtype != y->dtype)
-    return Stmt();
+  if (a.buf->dtype != y->dtype || b.buf->dtype != y->dtype) return Stmt();
   std::vector<int64_t> as = a.shape(), bs = b.shape(), ys = const_shape(y);
+  if (!accumulates_in_own_dtype(y) && ys.empty()) return Stmt();
   const bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
   const int batch_rank = int(ys.size()) - (a_vec ? 0 : 1) - (b_vec ? 0 : 1);
   ProductNest nest;
@@ -64,9 +67,11 @@ Stmt matmul_block(const graph::Node& node, const std::vector<Buffer>& inputs,
     bi.push_back(k);
     bi.push_back(j);
   }
-  Stmt product = product_block(nest, y, yi, a.load(ai), b.load(bi));
+  const Buffer acc = accumulator_of(y);
+  Stmt product = product_block(nest, acc, yi, widen(a.load(ai)), widen(b.load(bi)));
   Buffer bias = inputs.size() > 2 ? inputs[2] : Buffer();
   Buffer z = inputs.size() > 3 ? inputs[3] : Buffer();
+  if (!acc.same_as(y)) return widened_kernel(acc, product, epilogue_pass(node, y, bias, z, acc));
   if (!bias.defined() && !has_epilogue(node)) return product;
   return SeqStmt::make({product, epilogue_pass(node, y, bias, z)});
 }
@@ -79,7 +84,7 @@ Stmt gemm_block(const graph::Node& node, const std::vector<Buffer>& inputs,
   const Buffer& y = outputs.at(0);
   check_dtype(node, a, DTypeClass::kNumeric);
   check_dtype(node, b, DTypeClass::kNumeric);
-  if (!accumulates_in_own_dtype(y) || a->dtype != y->dtype || b->dtype != y->dtype) return Stmt();
+  if (a->dtype != y->dtype || b->dtype != y->dtype) return Stmt();
   const GemmAttrs g(node);
   const bool has_c = g.uses_c(c);
   std::vector<int64_t> as = const_shape(a), ys = const_shape(y);
@@ -89,12 +94,14 @@ Stmt gemm_block(const graph::Node& node, const std::vector<Buffer>& inputs,
   Var k = nest.add("k", g.trans_a ? as[0] : as[1], IterKind::kReduce);
   Expr av = g.trans_a ? a.load({k, i}) : a.load({i, k});
   Expr bv = g.trans_b ? b.load({j, k}) : b.load({k, j});
-  Stmt product = product_block(nest, y, {i, j}, av, bv);
-  if (g.alpha == 1.0 && !has_c) return product;
+  const Buffer acc = accumulator_of(y);
+  Stmt product = product_block(nest, acc, {i, j}, widen(av), widen(bv));
+  if (g.alpha == 1.0 && !has_c && acc.same_as(y)) return product;
   Stmt scale = loop_nest(ys, "e", [&](const Index& o) {
-    Expr cv = has_c ? c.load(broadcast_index(c, o)) : Expr();
-    return BufferStore::make(y, g.scaled(y.load(o), cv), o);
+    Expr cv = has_c ? widen(c.load(broadcast_index(c, o))) : Expr();
+    return BufferStore::make(y, cast(y->dtype, g.scaled(acc.load(o), cv)), o);
   });
+  if (!acc.same_as(y)) return widened_kernel(acc, product, scale);
   return SeqStmt::make({product, scale});
 }
 

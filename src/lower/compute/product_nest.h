@@ -1,7 +1,7 @@
 // The loop nest of a product block on GPU targets (lower/compute/matmul_block.cpp,
 // conv_block.cpp): spatial batch dims, the rows i and columns j, then one reduce k, each a
 // serial loop around one block, which the GPU matmul rule tiles (rules/gpu_matmul.h; the
-// annotations it reads are declared there).
+// annotations it reads are declared there); and a float16 product's float32 accumulator.
 #pragma once
 
 #include <map>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lower/compute/common.h"
+#include "schedule/ir_utils.h"
 #include "schedule/rules/gpu_matmul.h"
 #include "tir/op.h"
 #include "tir/region_analysis.h"
@@ -39,5 +40,18 @@ struct ProductNest {
     return s;
   }
 };
+
+// Where a product accumulates: y itself, or for a float16 y a float32 buffer of its shape.
+inline tir::Buffer accumulator_of(const tir::Buffer& y) {
+  if (accum_dtype(y->dtype) == y->dtype) return y;
+  return tir::Buffer::make(y->name + "_acc", accum_dtype(y->dtype), const_shape(y));
+}
+
+// The kernel of a float16 product: its float32 accumulator allocated at the root around the
+// product and the pass rounding it into the output (with the epilogue, in float32); the GPU
+// matmul rule folds that pass into its write-back, so the accumulator never reaches memory.
+inline tir::Stmt widened_kernel(const tir::Buffer& acc, tir::Stmt product, tir::Stmt rounding) {
+  return schedule::make_root(tir::SeqStmt::make({std::move(product), std::move(rounding)}), {acc});
+}
 
 }  // namespace ingot::lower

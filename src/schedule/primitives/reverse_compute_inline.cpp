@@ -4,6 +4,7 @@
 
 #include "schedule/primitives/common.h"
 #include "tir/mutator.h"
+#include "tir/op.h"
 #include "tir/region_analysis.h"
 #include "tir/substitute.h"
 
@@ -15,10 +16,27 @@ class ReverseComputeInlineError : public ScheduleError {
   using ScheduleError::ScheduleError;
 };
 
+namespace {
+
+// Whether the producer's store index is the constant `c` or an iter var whose domain is {c}.
+bool stores_at_constant(const Block& producer, const Expr& index, int64_t c) {
+  int64_t v = 0;
+  if (is_const_int(index, &v)) return v == c;
+  for (const IterVar& iv : producer.iter_vars) {
+    int64_t lo = 0, extent = 0;
+    if (iv.var.same_as(index) && is_const_int(iv.min, &lo) && is_const_int(iv.extent, &extent))
+      return lo == c && extent == 1;
+  }
+  return false;
+}
+
+}  // namespace
+
 // Preconditions:
 // - the consumer has no init, only spatial iter vars, and its body is one BufferStore;
 // - it reads exactly one buffer written by another block (the producer), every load of it at
-//   the same indices, which are the consumer's iter vars, each once;
+//   the same indices, which are the consumer's iter vars, each once (or constants where the
+//   producer stores at the same constants);
 // - the producer's body is one BufferStore of that buffer, with no init;
 // - the buffer is not a function parameter and the consumer is its only reader.
 void Schedule::reverse_compute_inline(BlockRV block) {
@@ -98,6 +116,12 @@ void Schedule::reverse_compute_inline(BlockRV block) {
   VarMap m;
   idx = loads.loads[0];
   for (size_t k = 0; k < idx.size(); ++k) {
+    // (A constant index, a dimension of one, where the producer stores at the same constant.)
+    int64_t ci = 0;
+    if (is_const_int(idx[k], &ci)) {
+      mismatch = mismatch || !stores_at_constant(*p, pstore->indices[k], ci);
+      continue;
+    }
     auto* v = idx[k].as<VarNode>();
     mismatch = mismatch || !v || m.count(v);
     if (v) m[v] = pstore->indices[k];

@@ -28,7 +28,9 @@ const std::vector<ScheduleRule>& schedule_rules() {
       {kInjectiveRule, "opencl",
        [](Schedule& s, const RuleTarget& t) { schedule_gpu_kernel(s, t.max_threads); }},
       {kInjectiveRule, "cuda",
-       [](Schedule& s, const RuleTarget& t) { schedule_gpu_kernel(s, t.max_threads); }},
+       [](Schedule& s, const RuleTarget& t) {
+         schedule_gpu_kernel(s, t.max_threads, t.tensor_cores);
+       }},
   };
   return rules;
 }

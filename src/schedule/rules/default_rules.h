@@ -29,6 +29,8 @@ struct RuleTarget {
   std::string kind = "llvm";
   CpuVectorIsa isa;
   int max_threads = 256;
+  // CUDA from sm_80: float16 products may use the m16n8k16 tensor-core instruction.
+  bool tensor_cores = false;
 };
 
 struct ScheduleRule {

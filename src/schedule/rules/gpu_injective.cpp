@@ -46,9 +46,9 @@ void schedule_gpu_injective(Schedule& s, int max_threads) {
   bind_spatial_nests(s, max_threads);
 }
 
-void schedule_gpu_kernel(Schedule& s, int max_threads) {
+void schedule_gpu_kernel(Schedule& s, int max_threads, bool tensor_cores) {
   inline_intermediates(s);
-  schedule_gpu_matmul(s, max_threads);
+  schedule_gpu_matmul(s, max_threads, tensor_cores);
   schedule_gpu_rows(s, max_threads);
   bind_spatial_nests(s, max_threads);
 }

@@ -20,7 +20,7 @@ void schedule_gpu_injective(Schedule& s, int max_threads);
 
 // The default schedule of a GPU kernel, rule by rule as dlight applies them: intermediates
 // inlined, the product tiled (gpu_matmul.h) when there is one, then the fallback above for the
-// nests left.
-void schedule_gpu_kernel(Schedule& s, int max_threads);
+// nests left. `tensor_cores`: see schedule_gpu_matmul.
+void schedule_gpu_kernel(Schedule& s, int max_threads, bool tensor_cores = false);
 
 }  // namespace ingot::schedule

@@ -11,6 +11,7 @@
 #include "schedule/rules/nest_utils.h"
 #include "tir/analysis.h"
 #include "tir/op.h"
+#include "tir/reduction.h"
 #include "tir/visitor.h"
 
 namespace ingot::schedule {
@@ -159,6 +160,123 @@ std::vector<std::string> epilogue_blocks(Schedule& s, std::string last) {
   return out;
 }
 
+// Whether the block reads a buffer the kernel allocates at its root (a float16 product's float32
+// accumulator, lower/compute/matmul_block.cpp).
+bool reads_root_allocation(Schedule& s, const std::string& block) {
+  auto info = find_block(s.func().body, block, nullptr);
+  for (const Buffer& a : root_block(s.func().body)->alloc_buffers)
+    for (const BufferRegion& r : info->block->reads)
+      if (r.buffer.same_as(a)) return true;
+  return false;
+}
+
+// The fused epilogue after the write-back `wb`: a float16 product's rounding pass (it reads the
+// float32 accumulator) folded into the write-back, which then stores float16 directly; the other
+// blocks computed at `loop`, per thread. The names of the blocks placed at the loop, in order.
+std::vector<std::string> place_epilogue(Schedule& s, const std::string& wb, LoopRV loop) {
+  std::vector<std::string> placed;
+  for (const std::string& e : epilogue_blocks(s, wb)) {
+    if (reads_root_allocation(s, e)) {
+      s.reverse_compute_inline(s.get_block(e));
+      continue;
+    }
+    s.reverse_compute_at(s.get_block(e), loop);
+    placed.push_back(e);
+  }
+  return placed;
+}
+
+// Copies the slab of each operand into shared memory at loop `at`, by all `threads_y` x
+// `threads_x` threads of the block (skipping the operands in `skip`).
+void stage_operands(Schedule& s, BlockRV mm, const std::vector<Buffer>& operands, LoopRV at,
+                    Factor threads_y, Factor threads_x,
+                    const std::set<const BufferNode*>& skip = {}) {
+  for (const Buffer& op : operands) {
+    if (skip.count(op.get()) > 0) continue;
+    BlockRV copy = s.cache_read(mm, read_index(s, s.name_of(mm), op), "shared");
+    s.compute_at(copy, at);
+    std::vector<LoopRV> own = loops_under(s, copy, at);
+    if (own.empty()) continue;
+    LoopRV fused = own.size() == 1 ? own.front() : s.fuse(own);
+    auto parts = s.split(fused, {std::nullopt, threads_y, threads_x});
+    s.bind(parts[1], "threadIdx.y");
+    s.bind(parts[2], "threadIdx.x");
+  }
+}
+
+// The tensor-core tiles (see gpu_matmul.h): wy x wx warps per block, each mi x ni instructions'
+// tiles of 16 x 8, k in slabs of kk x 16.
+struct MmaTiles {
+  int64_t wy = 1, mi = 1, wx = 1, ni = 1, kk = 1;
+};
+
+// The candidates of a tile dimension that divide `extent` into whole tiles of `unit` elements
+// times the candidate (at least one, else empty).
+std::vector<int64_t> dividing(const std::vector<int64_t>& cands, int64_t extent, int64_t unit) {
+  std::vector<int64_t> out;
+  for (int64_t c : cands)
+    if (extent % (unit * c) == 0) out.push_back(c);
+  return out;
+}
+
+// A float16 product on tensor cores: the tiles sampled among those that divide it (nullopt when
+// rows, columns or depth are not multiples of 16, 8 and 16). Defaults: 2 x 2 warps of 32 x 32
+// (2 x 4 instructions' tiles), k slabs of 32, smaller where the product is.
+std::optional<MmaTiles> sample_mma_tiles(Schedule& s, int64_t rows, int64_t cols, int64_t depth,
+                                         int max_threads) {
+  const std::vector<int64_t> warps = {1, 2, 4}, tiles = {1, 2, 4};
+  const std::vector<int64_t> wy = dividing(warps, rows, 16), mi = dividing(tiles, rows, 16);
+  const std::vector<int64_t> wx = dividing(warps, cols, 8), ni = dividing(tiles, cols, 8);
+  const std::vector<int64_t> kk = dividing({1, 2, 4}, depth, 16);
+  if (wy.empty() || wx.empty() || kk.empty() || max_threads < 32) return std::nullopt;
+  MmaTiles t;
+  t.mi = s.value(sample_choice(s, mi, floor_candidate(mi, 2)));
+  t.wy = s.value(sample_choice(s, wy, floor_candidate(wy, 2)));
+  t.ni = s.value(sample_choice(s, ni, floor_candidate(ni, 4)));
+  t.wx = s.value(sample_choice(s, wx, floor_candidate(wx, 2)));
+  t.kk = s.value(sample_choice(s, kk, floor_candidate(kk, 2)));
+  // (Each sampled alone divides the product; together they may not, or exceed the threads.)
+  while (rows % (16 * t.wy * t.mi) != 0) t.wy /= 2;
+  while (cols % (8 * t.wx * t.ni) != 0) t.wx /= 2;
+  while (t.wy * t.wx * 32 > max_threads && t.wx > 1) t.wx /= 2;
+  while (t.wy * t.wx * 32 > max_threads && t.wy > 1) t.wy /= 2;
+  return t;
+}
+
+// A float16 product on tensor cores, as dlight's MMA rule: each block a (16 wy mi) x (8 wx ni)
+// tile, each warp (16 mi) x (8 ni) of it as mi x ni m16n8k16 instructions per 16 steps of k.
+// The rows split as [blocks, wy, 8, mi, 2] and the columns as [blocks, wx, 4, ni, 2]; the
+// (8, 4) digits are the 32 lanes (threadIdx.x), so lane (g, t) holds rows g + 8h and columns
+// 2t + q of every instruction's tile (h, q the last digits): the instruction's own fragment
+// layout, with each thread's 2 mi x 2 ni accumulators one dense box of the output. The slabs of
+// A and B are staged in shared memory; the (h, q, 16 steps of k) nest is marked warp_mma.
+void schedule_mma(Schedule& s, const std::string& name, std::vector<LoopRV> batch, LoopRV i,
+                  LoopRV j, LoopRV k, const MmaTiles& t) {
+  BlockRV mm = s.get_block(name);
+  std::vector<Buffer> operands = operand_buffers(s, name);
+  auto si = s.split(i, {std::nullopt, t.wy, int64_t(8), t.mi, int64_t(2)});
+  auto sj = s.split(j, {std::nullopt, t.wx, int64_t(4), t.ni, int64_t(2)});
+  auto sk = s.split(k, {std::nullopt, t.kk, int64_t(16)});
+  std::vector<LoopRV> order = batch;
+  for (LoopRV l :
+       {si[0], sj[0], si[1], sj[1], si[2], sj[2], sk[0], sk[1], si[3], sj[3], si[4], sj[4], sk[2]})
+    order.push_back(l);
+  s.reorder(order);
+  std::vector<LoopRV> outer = batch;
+  outer.push_back(si[0]);
+  outer.push_back(sj[0]);
+  s.bind(s.fuse(outer), "blockIdx.x");
+  s.bind(s.fuse({si[1], sj[1]}), "threadIdx.y");
+  LoopRV lane = s.fuse({si[2], sj[2]});
+  s.bind(lane, "threadIdx.x");
+  BlockRV wb = s.cache_write(mm, 0, "local");
+  s.reverse_compute_at(wb, lane);
+  s.decompose_reduction(mm, sk[0]);
+  stage_operands(s, mm, operands, sk[0], t.wy * t.wx, int64_t(32));
+  s.warp_mma(si[4]);
+  place_epilogue(s, s.name_of(wb), lane);
+}
+
 // A one-row product (GEMV) with k split across `ks` rows of threads (see gpu_matmul.h): tx
 // columns per block, each thread a partial sum over every ks-th step of k, combined across the
 // rows of threads; the write-back and the epilogue run on the first row of threads only (a
@@ -183,16 +301,13 @@ void schedule_gemv(Schedule& s, const std::string& name, std::vector<LoopRV> out
   s.decompose_reduction(mm, across);
   s.bind(across, "threadIdx.y");
   std::vector<std::string> after = {s.name_of(wb)};
-  for (const std::string& e : epilogue_blocks(s, s.name_of(wb))) {
-    s.reverse_compute_at(s.get_block(e), sj[1]);
-    after.push_back(e);
-  }
+  for (const std::string& e : place_epilogue(s, s.name_of(wb), sj[1])) after.push_back(e);
   for (const std::string& b : after) s.bind(s.get_loops(s.get_block(b)).back(), "threadIdx.y");
 }
 
 }  // namespace
 
-bool schedule_gpu_matmul(Schedule& s, int max_threads) {
+bool schedule_gpu_matmul(Schedule& s, int max_threads, bool tensor_cores) {
   int count = 0;
   std::string name = "matmul";
   auto info = find_block(s.func().body, name, &count);
@@ -254,6 +369,14 @@ bool schedule_gpu_matmul(Schedule& s, int max_threads) {
       return true;
     }
   }
+  // A float16 product on tensor cores where its tiles divide it.
+  const auto* update = b->body.as<BufferStore>();
+  if (tensor_cores && !one_row && name == "matmul" && update != nullptr &&
+      match_widened_product(*update))
+    if (auto t = sample_mma_tiles(s, rows, cols, depth, max_threads)) {
+      schedule_mma(s, name, batch, i, j, k, *t);
+      return true;
+    }
   Factor vi = int64_t(1), ty = int64_t(1);
   if (!one_row) {
     vi = sample_choice(s, per_thread, def.vi);
@@ -296,22 +419,11 @@ bool schedule_gpu_matmul(Schedule& s, int max_threads) {
   if (operands.size() == 2) {
     // (A one-row product reads each element of B once: staging it would only add barriers.)
     if (one_row && operands.size() == 2) operands.pop_back();
-    for (const Buffer& op : operands) {
-      if (guarded.count(op.get()) > 0) continue;
-      BlockRV copy = s.cache_read(mm, read_index(s, s.name_of(mm), op), "shared");
-      s.compute_at(copy, sk[0]);
-      std::vector<LoopRV> own = loops_under(s, copy, sk[0]);
-      if (own.empty()) continue;
-      LoopRV fused = own.size() == 1 ? own.front() : s.fuse(own);
-      auto parts = s.split(fused, {std::nullopt, ty, tx});
-      s.bind(parts[1], "threadIdx.y");
-      s.bind(parts[2], "threadIdx.x");
-    }
+    stage_operands(s, mm, operands, sk[0], ty, tx, guarded);
   }
 
   // 5. The epilogue blocks that read the product run per thread after the write-back.
-  for (const std::string& e : epilogue_blocks(s, s.name_of(wb)))
-    s.reverse_compute_at(s.get_block(e), sj[1]);
+  place_epilogue(s, s.name_of(wb), sj[1]);
   return true;
 }
 

@@ -63,7 +63,11 @@ void inline_intermediates(Schedule& s) {
   for (const std::string& name : top_level_block_names(s)) {
     auto info = find_block(s.func().body, name, nullptr);
     auto* store = info->block->body.as<BufferStore>();
-    if (store != nullptr &&
+    // (Not a reduction: a float16 product's float32 accumulator is the matmul rule's.)
+    bool elementwise = !info->block->init.defined();
+    for (const IterVar& iv : info->block->iter_vars)
+      elementwise = elementwise && iv.kind == IterKind::kSpatial;
+    if (store != nullptr && elementwise &&
         std::count(intermediates.begin(), intermediates.end(), store->buffer.get()) > 0)
       s.compute_inline(s.get_block(name));
   }

@@ -1,0 +1,34 @@
+// The m16n8k16 tensor-core instruction for a warp_mma nest (ForKind::kWarpMma, see
+// schedule/primitives/warp_mma.cpp) in a device function 32 threads wide along x: which element
+// of its buffers each lane passes in each register of mma.sync.aligned.m16n8k16.row.col (PTX ISA,
+// "Matrix Fragments for mma.m16n8k16"). Lane L = 4g + t holds A elements (g + 8 h, 2t + e + 8 s),
+// B elements (2t + e + 8 s, g) and C elements (g + 8 h, 2t + q) of the instruction's 16 x 16,
+// 16 x 8 and 16 x 8 tiles. The nest's reference semantics define the tiles: lane L's elements
+// (h, q) are C[c(L, h, q)] += sum over k of A[a(L, h, k)] * B[b(L, q, k)], with a(), b(), c() the
+// nest's flattened indices. That is an mma exactly when A's index depends on the lane only
+// through g (L / 4) and B's only through t (L % 4), which is checked here by substituting
+// L = 4G + T and simplifying; then each register's element is the nest's index with h, q, k (and
+// for B the lane, whose t must be g's column pair) replaced by the fragment's coordinates.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+
+#include "tir/stmt.h"
+
+namespace ingot::codegen {
+
+struct WarpMmaFragments {
+  tir::Buffer a, b, c;               // float16, float16, float32; flattened
+  std::array<tir::Expr, 8> a_index;  // a0..a7: registers 0..3 hold (a0, a1) .. (a6, a7)
+  std::array<tir::Expr, 4> b_index;  // b0..b3: registers 0..1 hold (b0, b1), (b2, b3)
+  std::array<tir::Expr, 4> c_index;  // c0..c3, where d0..d3 go too
+};
+
+// The fragments of lane `lane` for the nest `loop` (the kWarpMma loop), or nullopt with the
+// reason in `why` when the nest does not have the instruction's layout.
+std::optional<WarpMmaFragments> warp_mma_fragments(const tir::For& loop, const tir::Var& lane,
+                                                   std::string* why);
+
+}  // namespace ingot::codegen

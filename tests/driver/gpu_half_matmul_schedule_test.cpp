@@ -1,0 +1,309 @@
+// float16 products on GPU targets (lower/compute/matmul_block.cpp, rules/gpu_matmul.h): the
+// product accumulates in float32 and the fused bias and Relu round once into float16, on the
+// SIMT tiles and on the tensor-core tiles (the m16n8k16 lane layout, whose warp_mma nests
+// OpenCL runs as their reference loops). Every point is built for OpenCL, run on the runtime's
+// OpenCL device (PoCL here) and compared with the product in float64 of the same float16 inputs,
+// rounded to float16. Under CUDA the warp_mma nests become mma.sync: the registers each lane
+// passes (codegen/gpu/warp_mma.h) are checked on the CPU against an emulation of the instruction
+// on the fragment layout of the PTX ISA.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <random>
+#include <set>
+
+#include "codegen/gpu/device_lowering.h"
+#include "codegen/gpu/device_printer.h"
+#include "codegen/gpu/warp_mma.h"
+#include "driver/loop_passes.h"
+#include "gpu_schedule_util.h"
+#include "support/half.h"
+#include "tir/arith/analyzer.h"
+#include "tir/op.h"
+#include "tir/printer.h"
+#include "tir/reduction.h"
+#include "tir/substitute.h"
+#include "tir/visitor.h"
+
+namespace ingot::testing {
+namespace {
+
+// Exactly representable in float16.
+double weight(int64_t k, int64_t n) {
+  return double((k * 7 + n * 3) % 11) * 0.125 - 0.625;
+}
+double input(int64_t i) {
+  return double((i * 37) % 101) * 0.03125 - 1.5;
+}
+double bias(int64_t n) {
+  return double(n % 7) * 0.5 - 1.5;
+}
+
+std::vector<uint8_t> half_bytes(const std::vector<double>& v) {
+  std::vector<uint8_t> out(v.size() * 2);
+  for (size_t i = 0; i < v.size(); ++i) {
+    uint16_t h = double_to_half_bits(v[i]);
+    std::memcpy(out.data() + 2 * i, &h, 2);
+  }
+  return out;
+}
+
+// y[b, m, n] = Relu(x[b, m, k] @ W[k, n] + bias[n]) in float16, MatMul with the bias and Relu
+// fused (fuse_epilogue's form), lowered for a GPU target.
+tir::IRModule lowered_half_matmul(int64_t b, int64_t m, int64_t k, int64_t n) {
+  graph::Graph g;
+  graph::Value* x = g.add_value(
+      "x",
+      {graph::DType::kF16, {graph::Dim::fixed(b), graph::Dim::fixed(m), graph::Dim::fixed(k)}});
+  g.inputs = {x};
+  std::vector<double> w, bv;
+  for (int64_t r = 0; r < k; ++r)
+    for (int64_t c = 0; c < n; ++c) w.push_back(weight(r, c));
+  for (int64_t c = 0; c < n; ++c) bv.push_back(bias(c));
+  auto constant = [&](const char* name, std::vector<int64_t> shape, const std::vector<double>& v) {
+    return g.add_constant(
+        name, std::make_shared<graph::Tensor>(graph::DType::kF16, std::move(shape), half_bytes(v)));
+  };
+  graph::Node* mm = g.add_node(ops::OpKind::MatMul, "mm",
+                               {x, constant("w", {k, n}, w), constant("bias", {n}, bv)}, {"y"});
+  mm->attrs.set("activation", std::string("Relu"));
+  g.outputs = {mm->outputs[0]};
+  return lower_for_gpu(g);
+}
+
+bool has_warp_mma(const tir::Stmt& s) {
+  struct Finder : tir::IRVisitor {
+    bool found = false;
+    void visit_For(const tir::For* op, const tir::Stmt& st) override {
+      found = found || op->kind == tir::ForKind::kWarpMma;
+      tir::IRVisitor::visit_For(op, st);
+    }
+  } f;
+  f.visit(s);
+  return f.found;
+}
+
+// Points `first`..`last` of the rule's space (with or without tensor cores) for the product:
+// run on OpenCL and compared; returns the distinct traces, or 0 after a failure. `mma`: whether
+// every point must use the tensor-core tiles.
+size_t check_points(int64_t b, int64_t m, int64_t k, int64_t n, bool tensor_cores, bool mma,
+                    uint64_t first, uint64_t last) {
+  std::vector<double> x(size_t(b * m * k));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = input(int64_t(i));
+  std::set<std::string> traces;
+  std::filesystem::path dir = temp_dir("gpu_half_matmul");
+  for (uint64_t seed = first; seed <= last; ++seed) {
+    tir::IRModule mod = lowered_half_matmul(b, m, k, n);
+    std::string trace;
+    mod.kernels[0] = gpu_scheduled(mod.kernels[0], seed, &trace, tensor_cores);
+    traces.insert(trace);
+    EXPECT_EQ(has_warp_mma(mod.kernels[0].body), mma) << trace;
+    driver::run_loop_passes(mod, /*gpu=*/true);
+    for (const auto& f : codegen::split_device_functions(mod.kernels[0], 0))
+      EXPECT_LE(f.block[0] * f.block[1] * f.block[2], 256u) << trace;
+    std::string so = (dir / (std::to_string(m) + "_" + std::to_string(seed) + ".so")).string();
+    auto out = run_on_opencl_bytes(mod, so, {half_bytes(x)});
+    if (out.size() != 1 || out[0].size() != size_t(b * m * n) * 2) return 0;
+    for (int64_t r = 0; r < b * m; ++r)
+      for (int64_t c = 0; c < n; ++c) {
+        double want = bias(c);
+        for (int64_t i = 0; i < k; ++i) want += x[size_t(r * k + i)] * weight(i, c);
+        uint16_t h = 0;
+        std::memcpy(&h, out[0].data() + 2 * (r * n + c), 2);
+        // Rounded once from float32 (whose sums of these exact products may differ from
+        // float64's in the last float32 bits only): the float16 nearest the float64 result.
+        EXPECT_NEAR(half_bits_to_double(h), round_to_half(std::max(0.0, want)),
+                    std::ldexp(std::abs(want), -11) + 1e-6)
+            << r << "," << c << "\n"
+            << trace;
+        if (::testing::Test::HasFailure()) return 0;
+      }
+  }
+  return traces.size();
+}
+
+// SIMT tiles (OpenCL, or CUDA before sm_80): partial tiles on every axis.
+TEST(GpuHalfMatmul, AccumulatesInFloat32OnTheSimtTiles) {
+  EXPECT_GE(check_points(2, 37, 29, 45, false, false, 0, 4), 3u);
+}
+
+// Tensor-core tiles: the default (2 x 2 warps of 2 x 4 instructions' tiles, slabs of 32) and
+// random points of their space.
+TEST(GpuHalfMatmul, TensorCoreTilesRunAsTheirReferenceLoopsOnOpenCl) {
+  EXPECT_GE(check_points(2, 64, 96, 80, true, true, 0, 5), 4u);
+}
+
+// Rows not a multiple of 16: no tensor-core tiles divide the product, so the SIMT ones run.
+TEST(GpuHalfMatmul, ProductsTheInstructionTilesDoNotDivideKeepTheSimtTiles) {
+  EXPECT_GE(check_points(1, 37, 32, 16, true, false, 0, 1), 1u);
+}
+
+// --- The CUDA lowering's fragments against the instruction's fragment layout ---
+
+// The PTX ISA's m16n8k16 (f16 inputs, f32 accumulators) on the registers of the 32 lanes, in
+// the ISA's terms: lane 4g + t holds A's (g + 8 (i / 2 % 2), 2t + i % 2 + 8 (i / 4)) in a_i, B's
+// (2t + i % 2 + 8 (i / 2), g) in b_i and C's / D's (g + 8 (i / 2), 2t + i % 2) in c_i / d_i.
+struct LaneRegisters {
+  std::array<double, 8> a{};
+  std::array<double, 4> b{}, c{};
+};
+std::array<std::array<double, 4>, 32> emulate_mma(const std::array<LaneRegisters, 32>& lanes) {
+  auto a_tile = [&](int row, int col) {
+    return lanes[size_t((row % 8) * 4 + (col % 8) / 2)]
+        .a[size_t(col % 2 + 2 * (row / 8) + 4 * (col / 8))];
+  };
+  auto b_tile = [&](int row, int col) {
+    return lanes[size_t(col * 4 + (row % 8) / 2)].b[size_t(row % 2 + 2 * (row / 8))];
+  };
+  std::array<std::array<double, 4>, 32> d{};
+  for (int lane = 0; lane < 32; ++lane)
+    for (int i = 0; i < 4; ++i) {
+      int row = lane / 4 + 8 * (i / 2), col = 2 * (lane % 4) + i % 2;
+      double sum = lanes[size_t(lane)].c[size_t(i)];
+      for (int k = 0; k < 16; ++k) sum += a_tile(row, k) * b_tile(k, col);
+      d[size_t(lane)][size_t(i)] = sum;
+    }
+  return d;
+}
+
+// The first warp_mma loop of a device function, with the extents of the loops around it.
+struct FoundMma {
+  const tir::For* loop = nullptr;
+  std::map<const tir::VarNode*, int64_t> outer;
+};
+FoundMma find_warp_mma(const tir::Stmt& body) {
+  struct Finder : tir::IRVisitor {
+    FoundMma found;
+    std::map<const tir::VarNode*, int64_t> outer;
+    void visit_For(const tir::For* op, const tir::Stmt& s) override {
+      if (found.loop != nullptr) return;
+      if (op->kind == tir::ForKind::kWarpMma) {
+        found = {op, outer};
+        return;
+      }
+      int64_t e = 0;
+      tir::is_const_int(op->extent, &e);
+      outer[op->loop_var.node()] = e;
+      tir::IRVisitor::visit_For(op, s);
+      outer.erase(op->loop_var.node());
+    }
+  } f;
+  f.visit(body);
+  return f.found;
+}
+
+int64_t eval_index(const tir::Expr& e, const tir::VarMap& values) {
+  tir::Expr v = tir::arith::simplify(tir::substitute(e, values));
+  int64_t out = -1;
+  EXPECT_TRUE(tir::is_const_int(v, &out)) << tir::to_string(v);
+  return out;
+}
+
+// The tensor-core kernel of a float16 product lowered for CUDA: in its device function, at
+// random values of the block, the warp and the loops around each mma, the registers the
+// lowering gives each lane, run through the emulated instruction, give every lane the sums its
+// reference loops compute (exactly: the values are small multiples of 1/2).
+TEST(GpuHalfMatmul, CudaFragmentsComputeTheReferenceNestOnTheInstructionsLayout) {
+  tir::IRModule mod = lowered_half_matmul(1, 64, 64, 64);
+  mod.kernels[0] = gpu_scheduled(mod.kernels[0], 0, nullptr, /*tensor_cores=*/true);
+  driver::run_loop_passes(mod, /*gpu=*/true);
+  auto fns = codegen::split_device_functions(mod.kernels[0], 0, 48 * 1024, true);
+  ASSERT_EQ(fns.size(), 1u);
+  const codegen::DeviceFunction& fn = fns[0];
+  ASSERT_EQ(fn.block[0], 32u);
+  FoundMma mma = find_warp_mma(fn.body);
+  ASSERT_NE(mma.loop, nullptr);
+  const tir::Var lane = fn.thread_vars[0];
+  std::string why;
+  auto frag = codegen::warp_mma_fragments(*mma.loop, lane, &why);
+  ASSERT_TRUE(frag.has_value()) << why;
+  // The reference nest: C[c(h, q)] += A[a(h, k)] * B[b(q, k)] per lane.
+  const auto* fq = mma.loop->body.as<tir::For>();
+  const auto* fk = fq->body.as<tir::For>();
+  const auto* store = fk->body.as<tir::BufferStore>();
+  auto product = tir::match_widened_product(*store);
+  ASSERT_TRUE(product.has_value());
+  const tir::Var &h = mma.loop->loop_var, &q = fq->loop_var, &k = fk->loop_var;
+
+  std::mt19937 rng(7);
+  auto fill = [&](const tir::Buffer& b) {
+    std::vector<double> v(size_t(*codegen::constant_elements(*b.get())));
+    for (double& x : v) x = double(int(rng() % 9) - 4) * 0.5;
+    return v;
+  };
+  for (int trial = 0; trial < 4; ++trial) {
+    std::vector<double> a = fill(frag->a), b = fill(frag->b), c = fill(frag->c);
+    tir::VarMap at;  // the block, the warp and the loops around the mma
+    at[fn.block_vars[0].node()] = tir::i64(int64_t(rng() % fn.grid[0]));
+    if (fn.thread_vars[1].defined())
+      at[fn.thread_vars[1].node()] = tir::i64(int64_t(rng() % fn.block[1]));
+    for (const auto& [v, extent] : mma.outer)
+      if (!at.count(v) && extent > 0) at[v] = tir::i64(int64_t(rng() % uint64_t(extent)));
+    std::array<LaneRegisters, 32> regs;
+    for (int l = 0; l < 32; ++l) {
+      tir::VarMap m = at;
+      m[lane.node()] = tir::i64(l);
+      for (size_t i = 0; i < 8; ++i)
+        regs[size_t(l)].a[i] = a.at(size_t(eval_index(frag->a_index[i], m)));
+      for (size_t i = 0; i < 4; ++i) {
+        regs[size_t(l)].b[i] = b.at(size_t(eval_index(frag->b_index[i], m)));
+        regs[size_t(l)].c[i] = c.at(size_t(eval_index(frag->c_index[i], m)));
+      }
+    }
+    auto d = emulate_mma(regs);
+    for (int l = 0; l < 32; ++l)
+      for (int i = 0; i < 4; ++i) {
+        tir::VarMap m = at;
+        m[lane.node()] = tir::i64(l);
+        m[h.node()] = tir::i64(i / 2);
+        m[q.node()] = tir::i64(i % 2);
+        EXPECT_EQ(eval_index(frag->c_index[size_t(i)], m), eval_index(store->indices[0], m));
+        double want = c.at(size_t(eval_index(store->indices[0], m)));
+        for (int s = 0; s < 16; ++s) {
+          m[k.node()] = tir::i64(s);
+          want += a.at(size_t(eval_index(product->a->indices[0], m))) *
+                  b.at(size_t(eval_index(product->b->indices[0], m)));
+        }
+        EXPECT_EQ(d[size_t(l)][size_t(i)], want) << "lane " << l << " register " << i;
+        if (::testing::Test::HasFailure()) return;
+      }
+  }
+  // And the CUDA code runs mma.sync on them.
+  EXPECT_NE(codegen::print_cuda(fns).find("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"),
+            std::string::npos);
+}
+
+// A nest whose A element depends on the lane's column pair (lane % 4) is no mma tile: refused
+// with the reason.
+TEST(GpuHalfMatmul, NestsOutsideTheInstructionsLayoutAreRefused) {
+  using namespace tir;
+  Var lane("tx"), h("h"), q("q"), k("k");
+  Buffer a = Buffer::make("A", DataType::f16(), std::vector<int64_t>{512}, StorageScope::kShared);
+  Buffer b = Buffer::make("B", DataType::f16(), std::vector<int64_t>{128}, StorageScope::kShared);
+  Buffer c = Buffer::make("C", DataType::f32(), std::vector<int64_t>{4}, StorageScope::kLocal);
+  auto nest = [&](Expr a_index, Expr b_index) {
+    Expr ci = h * i64(2) + q;
+    Stmt st = BufferStore::make(c,
+                                c.load({ci}) + cast(DataType::f32(), a.load({a_index})) *
+                                                   cast(DataType::f32(), b.load({b_index})),
+                                {ci});
+    st = For::make(k, i64(0), i64(16), ForKind::kSerial, st);
+    st = For::make(q, i64(0), i64(2), ForKind::kSerial, st);
+    return For::make(h, i64(0), i64(2), ForKind::kWarpMma, st);
+  };
+  std::string why;
+  // A good tile: A by (lane / 4, h, k), B by (lane % 4, q, k).
+  Stmt good = nest((floordiv(lane, i64(4)) * i64(2) + h) * i64(16) + k,
+                   k * i64(8) + floormod(lane, i64(4)) * i64(2) + q);
+  EXPECT_TRUE(codegen::warp_mma_fragments(*good.as<For>(), lane, &why).has_value()) << why;
+  Stmt by_lane = nest(lane * i64(16) + k, k * i64(8) + q);
+  EXPECT_FALSE(codegen::warp_mma_fragments(*by_lane.as<For>(), lane, &why).has_value());
+  EXPECT_EQ(why, "A's index depends on the lane's column pair (lane % 4)");
+  Stmt b_by_row = nest(h * i64(16) + k, k * i64(8) + floordiv(lane, i64(4)));
+  EXPECT_FALSE(codegen::warp_mma_fragments(*b_by_row.as<For>(), lane, &why).has_value());
+  EXPECT_EQ(why, "B's index depends on the lane's row group (lane / 4)");
+}
+
+}  // namespace
+}  // namespace ingot::testing

@@ -3,9 +3,9 @@
 // SIMT tiles and on the tensor-core tiles (the m16n8k16 lane layout, whose warp_mma nests
 // OpenCL runs as their reference loops). Every point is built for OpenCL, run on the runtime's
 // OpenCL device (PoCL here) and compared with the product in float64 of the same float16 inputs,
-// rounded to float16. Under CUDA the warp_mma nests become mma.sync: the registers each lane
-// passes (codegen/gpu/warp_mma.h) are checked on the CPU against an emulation of the instruction
-// on the fragment layout of the PTX ISA.
+// rounded to float16; and float16 convs, an unpadded 1x1 on the tensor-core tiles too. Under CUDA
+// the warp_mma nests become mma.sync: the registers each lane passes (codegen/gpu/warp_mma.h) are
+// checked on the CPU against an emulation of the instruction on the fragment layout of the PTX ISA.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -137,6 +137,85 @@ TEST(GpuHalfMatmul, TensorCoreTilesRunAsTheirReferenceLoopsOnOpenCl) {
 // Rows not a multiple of 16: no tensor-core tiles divide the product, so the SIMT ones run.
 TEST(GpuHalfMatmul, ProductsTheInstructionTilesDoNotDivideKeepTheSimtTiles) {
   EXPECT_GE(check_points(1, 37, 32, 16, true, false, 0, 1), 1u);
+}
+
+// --- float16 convs: 1x1 unpadded ones on the tensor-core tiles too ---
+
+// y = Relu(Conv(x, w, bias)) in float16, x [1, ic, h, wd], w [oc, ic, k, k], stride 1, padding
+// `pad`; returns the distinct traces of points first..last, or 0 after a failure.
+size_t check_conv_points(int64_t ic, int64_t oc, int64_t h, int64_t wd, int64_t k, int64_t pad,
+                         bool mma, uint64_t first, uint64_t last) {
+  const int64_t oh = h + 2 * pad - k + 1, ow = wd + 2 * pad - k + 1;
+  std::vector<double> x(size_t(ic * h * wd)), w, bv;
+  for (size_t i = 0; i < x.size(); ++i) x[i] = input(int64_t(i));
+  for (int64_t o = 0; o < oc; ++o) {
+    bv.push_back(bias(o));
+    for (int64_t c = 0; c < ic * k * k; ++c) w.push_back(weight(c, o));
+  }
+  std::set<std::string> traces;
+  std::filesystem::path dir = temp_dir("gpu_half_conv");
+  for (uint64_t seed = first; seed <= last; ++seed) {
+    graph::Graph g;
+    auto dims = [](std::vector<int64_t> v) {
+      std::vector<graph::Dim> d;
+      for (int64_t e : v) d.push_back(graph::Dim::fixed(e));
+      return d;
+    };
+    graph::Value* xv = g.add_value("x", {graph::DType::kF16, dims({1, ic, h, wd})});
+    g.inputs = {xv};
+    auto constant = [&](const char* name, std::vector<int64_t> shape,
+                        const std::vector<double>& v) {
+      return g.add_constant(name, std::make_shared<graph::Tensor>(graph::DType::kF16,
+                                                                  std::move(shape), half_bytes(v)));
+    };
+    graph::Node* conv =
+        g.add_node(ops::OpKind::Conv, "conv",
+                   {xv, constant("w", {oc, ic, k, k}, w), constant("b", {oc}, bv)}, {"y"});
+    conv->attrs.set("kernel_shape", std::vector<int64_t>{k, k});
+    conv->attrs.set("pads", std::vector<int64_t>{pad, pad, pad, pad});
+    conv->attrs.set("activation", std::string("Relu"));
+    g.outputs = {conv->outputs[0]};
+    tir::IRModule mod = lower_for_gpu(g);
+    std::string trace;
+    mod.kernels[0] = gpu_scheduled(mod.kernels[0], seed, &trace, /*tensor_cores=*/true);
+    traces.insert(trace);
+    EXPECT_EQ(has_warp_mma(mod.kernels[0].body), mma) << trace;
+    driver::run_loop_passes(mod, /*gpu=*/true);
+    std::string so = (dir / (std::to_string(k) + "_" + std::to_string(seed) + ".so")).string();
+    auto out = run_on_opencl_bytes(mod, so, {half_bytes(x)});
+    if (out.size() != 1 || out[0].size() != size_t(oc * oh * ow) * 2) return 0;
+    for (int64_t o = 0; o < oc; ++o)
+      for (int64_t r = 0; r < oh; ++r)
+        for (int64_t c = 0; c < ow; ++c) {
+          double want = bias(o);
+          for (int64_t i = 0; i < ic; ++i)
+            for (int64_t p = 0; p < k; ++p)
+              for (int64_t q = 0; q < k; ++q) {
+                int64_t yy = r + p - pad, xx = c + q - pad;
+                if (yy >= 0 && yy < h && xx >= 0 && xx < wd)
+                  want += x[size_t((i * h + yy) * wd + xx)] * weight((i * k + p) * k + q, o);
+              }
+          uint16_t hv = 0;
+          std::memcpy(&hv, out[0].data() + 2 * ((o * oh + r) * ow + c), 2);
+          EXPECT_NEAR(half_bits_to_double(hv), round_to_half(std::max(0.0, want)),
+                      std::ldexp(std::abs(want), -11) + 1e-6)
+              << o << "," << r << "," << c << "\n"
+              << trace;
+          if (::testing::Test::HasFailure()) return 0;
+        }
+  }
+  return traces.size();
+}
+
+// An unpadded 1x1 conv is a product of the weights [oc, ic] and each row of the input
+// [ic, w]: output channels x columns on the tensor-core tiles (rows of 16 x 4 here).
+TEST(GpuHalfConv, UnpaddedPointwiseConvsRunOnTheTensorCoreTiles) {
+  EXPECT_GE(check_conv_points(32, 48, 4, 16, 1, 0, true, 0, 3), 3u);
+}
+
+// A padded 3x3 reads its input under a condition: the SIMT tiles, in float32 sums.
+TEST(GpuHalfConv, PaddedConvsKeepTheSimtTiles) {
+  EXPECT_GE(check_conv_points(5, 20, 9, 11, 3, 1, false, 0, 2), 2u);
 }
 
 // --- The CUDA lowering's fragments against the instruction's fragment layout ---

@@ -369,10 +369,10 @@ bool schedule_gpu_matmul(Schedule& s, int max_threads, bool tensor_cores) {
       return true;
     }
   }
-  // A float16 product on tensor cores where its tiles divide it.
+  // A float16 product on tensor cores where its tiles divide it: a MatMul, or a conv whose k
+  // steps are whole input channels (a 1x1) and whose input is read unconditionally (unpadded).
   const auto* update = b->body.as<BufferStore>();
-  if (tensor_cores && !one_row && name == "matmul" && update != nullptr &&
-      match_widened_product(*update))
+  if (tensor_cores && !one_row && group == 1 && update != nullptr && match_widened_product(*update))
     if (auto t = sample_mma_tiles(s, rows, cols, depth, max_threads)) {
       schedule_mma(s, name, batch, i, j, k, *t);
       return true;

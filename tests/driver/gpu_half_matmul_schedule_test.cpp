@@ -134,9 +134,17 @@ TEST(GpuHalfMatmul, TensorCoreTilesRunAsTheirReferenceLoopsOnOpenCl) {
   EXPECT_GE(check_points(2, 64, 96, 80, true, true, 0, 5), 4u);
 }
 
-// Rows not a multiple of 16: no tensor-core tiles divide the product, so the SIMT ones run.
-TEST(GpuHalfMatmul, ProductsTheInstructionTilesDoNotDivideKeepTheSimtTiles) {
-  EXPECT_GE(check_points(1, 37, 32, 16, true, false, 0, 1), 1u);
+// Rows and columns that the tiles do not divide: the last tiles are partial, their masked
+// rows and columns summed but not stored (37 rows: 16 + 16 + 5; 45 columns).
+TEST(GpuHalfMatmul, PartialTensorCoreTilesMaskTheirRowsAndColumns) {
+  EXPECT_GE(check_points(2, 37, 32, 45, true, true, 0, 5), 4u);
+}
+
+// A depth that is not a multiple of 16 (a partial slab of k would add stale values to every
+// sum), or fewer than 16 rows: the SIMT tiles.
+TEST(GpuHalfMatmul, ProductsTheInstructionCannotTileKeepTheSimtTiles) {
+  EXPECT_GE(check_points(1, 37, 29, 16, true, false, 0, 1), 1u);
+  EXPECT_GE(check_points(1, 9, 32, 16, true, false, 0, 0), 1u);
 }
 
 // --- float16 convs: 1x1 unpadded ones on the tensor-core tiles too ---
@@ -283,8 +291,9 @@ int64_t eval_index(const tir::Expr& e, const tir::VarMap& values) {
 // random values of the block, the warp and the loops around each mma, the registers the
 // lowering gives each lane, run through the emulated instruction, give every lane the sums its
 // reference loops compute (exactly: the values are small multiples of 1/2).
-TEST(GpuHalfMatmul, CudaFragmentsComputeTheReferenceNestOnTheInstructionsLayout) {
-  tir::IRModule mod = lowered_half_matmul(1, 64, 64, 64);
+// (And for a product whose last tiles are partial: its nests' stores are masked.)
+void check_cuda_fragments(int64_t m, int64_t k, int64_t n) {
+  tir::IRModule mod = lowered_half_matmul(1, m, k, n);
   mod.kernels[0] = gpu_scheduled(mod.kernels[0], 0, nullptr, /*tensor_cores=*/true);
   driver::run_loop_passes(mod, /*gpu=*/true);
   auto fns = codegen::split_device_functions(mod.kernels[0], 0, 48 * 1024, true);
@@ -301,6 +310,9 @@ TEST(GpuHalfMatmul, CudaFragmentsComputeTheReferenceNestOnTheInstructionsLayout)
   const auto* fq = mma.loop->body.as<tir::For>();
   const auto* fk = fq->body.as<tir::For>();
   const auto* store = fk->body.as<tir::BufferStore>();
+  if (const auto* mask = fk->body.as<tir::IfThenElse>())
+    store = mask->then_case.as<tir::BufferStore>();
+  ASSERT_NE(store, nullptr) << tir::to_string(mma.loop->body);
   auto product = tir::match_widened_product(*store);
   ASSERT_TRUE(product.has_value());
   const tir::Var &h = mma.loop->loop_var, &q = fq->loop_var, &k = fk->loop_var;
@@ -351,6 +363,11 @@ TEST(GpuHalfMatmul, CudaFragmentsComputeTheReferenceNestOnTheInstructionsLayout)
   // And the CUDA code runs mma.sync on them.
   EXPECT_NE(codegen::print_cuda(fns).find("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"),
             std::string::npos);
+}
+
+TEST(GpuHalfMatmul, CudaFragmentsComputeTheReferenceNestOnTheInstructionsLayout) {
+  check_cuda_fragments(64, 64, 64);
+  check_cuda_fragments(40, 48, 44);  // partial tiles
 }
 
 // A nest whose A element depends on the lane's column pair (lane % 4) is no mma tile: refused

@@ -39,6 +39,11 @@ std::optional<WarpMmaFragments> warp_mma_fragments(const For& loop, const Var& l
   const auto* fq = loop.body.as<For>();
   const auto* fk = fq ? fq->body.as<For>() : nullptr;
   const auto* store = fk ? fk->body.as<BufferStore>() : nullptr;
+  // A partial tile's mask (not of k): the masked elements are summed from what the staged tiles
+  // hold there and never stored.
+  const auto* mask = fk ? fk->body.as<IfThenElse>() : nullptr;
+  if (mask != nullptr && !mask->else_case.defined() && !uses_var(mask->condition, fk->loop_var))
+    store = mask->then_case.as<BufferStore>();
   if (store == nullptr || store->indices.size() != 1) return fail("its body is not one store");
   auto product = match_widened_product(*store);
   if (!product || product->a->indices.size() != 1 || product->b->indices.size() != 1)

@@ -8,7 +8,11 @@
 // nest's flattened indices. That is an mma exactly when A's index depends on the lane only
 // through g (L / 4) and B's only through t (L % 4), which is checked here by substituting
 // L = 4G + T and simplifying; then each register's element is the nest's index with h, q, k (and
-// for B the lane, whose t must be g's column pair) replaced by the fragment's coordinates.
+// for B the lane, whose t must be g's column pair) replaced by the fragment's coordinates. A
+// condition around the store that does not use k (the mask of a partial tile's rows or columns)
+// is dropped: the masked accumulators get sums of whatever the staged tiles hold there, and the
+// write-back, masked the same way, never stores them (rows of D depend only on rows of A,
+// columns only on columns of B).
 #pragma once
 
 #include <array>

@@ -18,7 +18,7 @@ class WarpMmaError : public ScheduleError {
 
 // Preconditions: the loop is serial (or already warp_mma); it and its body are a chain of
 // three loops of extents 2, 2 and 16 around one BlockRealize whose block has no init and whose
-// body matches match_widened_product.
+// body matches match_widened_product, and whose predicate does not use the innermost loop.
 void Schedule::warp_mma(LoopRV loop) {
   LoopInfo li = loop_info(*this, loop);
   const std::string name = qname(li.node->loop_var.name());
@@ -27,6 +27,7 @@ void Schedule::warp_mma(LoopRV loop) {
                                 for_kind_name(li.node->kind));
   const int64_t want[3] = {2, 2, 16};
   Stmt cur = li.loop;
+  Var depth;
   for (int64_t extent : want) {
     const auto* f = cur.as<For>();
     int64_t e = 0;
@@ -36,6 +37,7 @@ void Schedule::warp_mma(LoopRV loop) {
           "cannot make loop {} a warp's mma: it is not a chain of loops of extents 2, 2, 16 "
           "from 0",
           name);
+    depth = f->loop_var;
     cur = f->body;
   }
   const auto* realize = cur.as<BlockRealize>();
@@ -45,6 +47,13 @@ void Schedule::warp_mma(LoopRV loop) {
     fail_schedule<WarpMmaError>(
         "cannot make loop {} a warp's mma: its body is not one init-free block accumulating a "
         "product of two float16 values in float32",
+        name);
+  // (A predicate may mask rows and columns of a partial tile, whose sums are then not stored;
+  // masked steps of k would change the sums that are.)
+  if (uses_var(realize->predicate, depth))
+    fail_schedule<WarpMmaError>(
+        "cannot make loop {} a warp's mma: its block's predicate masks "
+        "steps of k",
         name);
   set_loop_kind(*this, li, ForKind::kWarpMma);
   record({"warp_mma", {rv_name(loop)}, nlohmann::json::object(), {}, {}});

@@ -211,7 +211,7 @@ struct MmaTiles {
 };
 
 // The candidates of a tile dimension that divide `extent` into whole tiles of `unit` elements
-// times the candidate (at least one, else empty).
+// times the candidate.
 std::vector<int64_t> dividing(const std::vector<int64_t>& cands, int64_t extent, int64_t unit) {
   std::vector<int64_t> out;
   for (int64_t c : cands)
@@ -219,25 +219,43 @@ std::vector<int64_t> dividing(const std::vector<int64_t>& cands, int64_t extent,
   return out;
 }
 
-// A float16 product on tensor cores: the tiles sampled among those that divide it (nullopt when
-// rows, columns or depth are not multiples of 16, 8 and 16). Defaults: 2 x 2 warps of 32 x 32
-// (2 x 4 instructions' tiles), k slabs of 32, smaller where the product is.
+// The candidates whose tile of `unit` elements times the candidate is no larger than `extent`
+// rounded up to units (the last tile may be partial).
+std::vector<int64_t> fitting(const std::vector<int64_t>& cands, int64_t extent, int64_t unit) {
+  std::vector<int64_t> out;
+  for (int64_t c : cands)
+    if (unit * c <= ceil_div(extent, unit) * unit) out.push_back(c);
+  return out;
+}
+
+// The default among `fit`: the largest up to `def` that divides the extent into whole tiles,
+// else the largest up to `def`.
+int64_t preferred(const std::vector<int64_t>& fit, int64_t extent, int64_t unit, int64_t def) {
+  std::vector<int64_t> whole = dividing(fit, extent, unit);
+  return whole.empty() ? floor_candidate(fit, def) : floor_candidate(whole, def);
+}
+
+// A float16 product on tensor cores: the tiles sampled (nullopt when the depth is not a
+// multiple of 16, since a partial slab of k would sum stale values into every output, or the
+// product is smaller than one instruction's 16 x 8). Rows and columns may end in partial tiles:
+// their masked sums are never stored (codegen/gpu/warp_mma.h). Defaults: 2 x 2 warps of 32 x 32
+// (2 x 4 instructions' tiles), k slabs of 32, smaller where the product is, preferring tiles
+// that divide it.
 std::optional<MmaTiles> sample_mma_tiles(Schedule& s, int64_t rows, int64_t cols, int64_t depth,
                                          int max_threads) {
-  const std::vector<int64_t> warps = {1, 2, 4}, tiles = {1, 2, 4};
-  const std::vector<int64_t> wy = dividing(warps, rows, 16), mi = dividing(tiles, rows, 16);
-  const std::vector<int64_t> wx = dividing(warps, cols, 8), ni = dividing(tiles, cols, 8);
-  const std::vector<int64_t> kk = dividing({1, 2, 4}, depth, 16);
-  if (wy.empty() || wx.empty() || kk.empty() || max_threads < 32) return std::nullopt;
+  const std::vector<int64_t> sizes = {1, 2, 4};
+  const std::vector<int64_t> kk = dividing(sizes, depth, 16);
+  if (rows < 16 || cols < 8 || kk.empty() || max_threads < 32) return std::nullopt;
+  const std::vector<int64_t> mi = fitting(sizes, rows, 16), ni = fitting(sizes, cols, 8);
   MmaTiles t;
-  t.mi = s.value(sample_choice(s, mi, floor_candidate(mi, 2)));
-  t.wy = s.value(sample_choice(s, wy, floor_candidate(wy, 2)));
-  t.ni = s.value(sample_choice(s, ni, floor_candidate(ni, 4)));
-  t.wx = s.value(sample_choice(s, wx, floor_candidate(wx, 2)));
+  t.mi = s.value(sample_choice(s, mi, preferred(mi, rows, 16, 2)));
+  t.wy = s.value(sample_choice(s, mi, preferred(mi, rows, 16 * t.mi, 2)));
+  t.ni = s.value(sample_choice(s, ni, preferred(ni, cols, 8, 4)));
+  t.wx = s.value(sample_choice(s, ni, preferred(ni, cols, 8 * t.ni, 2)));
   t.kk = s.value(sample_choice(s, kk, floor_candidate(kk, 2)));
-  // (Each sampled alone divides the product; together they may not, or exceed the threads.)
-  while (rows % (16 * t.wy * t.mi) != 0) t.wy /= 2;
-  while (cols % (8 * t.wx * t.ni) != 0) t.wx /= 2;
+  // (Each sampled alone fits the product; together they may not, or exceed the threads.)
+  while (16 * t.wy * t.mi > ceil_div(rows, 16) * 16 && t.wy > 1) t.wy /= 2;
+  while (8 * t.wx * t.ni > ceil_div(cols, 8) * 8 && t.wx > 1) t.wx /= 2;
   while (t.wy * t.wx * 32 > max_threads && t.wx > 1) t.wx /= 2;
   while (t.wy * t.wx * 32 > max_threads && t.wy > 1) t.wy /= 2;
   return t;

@@ -28,9 +28,10 @@ namespace ingot::schedule {
 // channel), which the k slabs keep whole so that each slab reads whole channels.
 inline constexpr const char* kKGroupAnnotation = "k_group";
 
-// `tensor_cores` (CUDA from sm_80): a float16 product whose tiles divide it (a MatMul, or an
-// unpadded 1x1 conv: output channels x output columns) runs on the m16n8k16 tensor-core
-// instruction (docs/architecture.md, "tensor cores").
+// `tensor_cores` (CUDA from sm_80): a float16 product of a depth that is a multiple of 16 and at
+// least 16 x 8 (a MatMul, or an unpadded 1x1 conv: output channels x output columns) runs on the
+// m16n8k16 tensor-core instruction, its last row and column tiles masked (docs/architecture.md,
+// "tensor cores").
 bool schedule_gpu_matmul(Schedule& s, int max_threads, bool tensor_cores = false);
 
 }  // namespace ingot::schedule

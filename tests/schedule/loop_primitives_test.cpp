@@ -160,7 +160,9 @@ TEST(LoopKinds, OutlineMarksASerialLoopAndReplays) {
 
 // C[i, j] += float(A[i, k]) * float(B[k, j]) over extents (2, 2, 16), A and B float16, C
 // float32, no init: one lane's share of a warp's m16n8k16 product.
-PrimFunc half_product(int64_t m, int64_t n, int64_t k, DataType operand = DataType::f16()) {
+// `k_limit` > 0: the block's predicate masks the steps of k from it on.
+PrimFunc half_product(int64_t m, int64_t n, int64_t k, DataType operand = DataType::f16(),
+                      int64_t k_limit = 0) {
   Buffer a = Buffer::make("A", operand, {m, k}), b = Buffer::make("B", operand, {k, n});
   Buffer c = Buffer::make("C", DataType::f32(), {m, n});
   Var vi("vi"), vj("vj"), vk("vk"), i("i"), j("j"), kk("k");
@@ -174,7 +176,8 @@ PrimFunc half_product(int64_t m, int64_t n, int64_t k, DataType operand = DataTy
   PrimFunc f;
   f.name = "half_product";
   f.params = {a, b, c};
-  f.body = nest({{i, m}, {j, n}, {kk, k}}, BlockRealize::make({i, j, kk}, yes(), blk));
+  Expr pred = k_limit > 0 ? Expr(kk < i64(k_limit)) : yes();
+  f.body = nest({{i, m}, {j, n}, {kk, k}}, BlockRealize::make({i, j, kk}, pred, blk));
   return f;
 }
 
@@ -206,6 +209,12 @@ TEST(LoopKinds, WarpMmaNeedsTheInstructionsShapeAndTypes) {
     EXPECT_EQ(schedule_error([&] { s.warp_mma(l[0]); }),
               "cannot make loop \"i\" a warp's mma: its body is not one init-free block "
               "accumulating a product of two float16 values in float32");
+  }
+  {
+    Schedule s(half_product(2, 2, 16, DataType::f16(), 10));
+    auto l = s.get_loops(s.get_block("C"));
+    EXPECT_EQ(schedule_error([&] { s.warp_mma(l[0]); }),
+              "cannot make loop \"i\" a warp's mma: its block's predicate masks steps of k");
   }
   {
     Schedule s(half_product(2, 2, 16));

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """tools/ingot_run_lite on this machine: artifacts compiled for the host run through the lite
 runner (runtime library + libc only, inputs and outputs as .npy) and match ONNX Runtime within
---tol; bad invocations (unknown input, wrong shape or dtype, missing file) fail with one
+--tol, and --profile prints a time per run for every kernel; bad invocations (unknown input, wrong shape or dtype, missing file) fail with one
 "error:" line and exit 1. The same runner is cross-built for aarch64 by test_aarch64_qemu.py.
 
 Usage: test_run_lite.py --ingot PATH [--runner PATH] [--tol 1e-4]
 Prints one PASS/FAIL line per check and a closing "N passed, N failed".
 """
 import argparse
+import re
 import subprocess
 import sys
 import tempfile
@@ -48,7 +49,7 @@ def run_model(name, ingot, runner, work, tol):
         return False, f"compile failed: {p.stderr.strip()}"
     out = work / f"{name}.out"
     out.mkdir()
-    rcmd = [str(runner), str(art), "-o", str(out), "--repeat", "2"]
+    rcmd = [str(runner), str(art), "-o", str(out), "--repeat", "2", "--profile"]
     # Bind the first input by position and the others by name (both forms of -i).
     for i, (k, v) in enumerate(feeds.items()):
         f = work / f"{name}.in{i}.npy"
@@ -57,6 +58,13 @@ def run_model(name, ingot, runner, work, tol):
     p = subprocess.run(rcmd, capture_output=True, text=True)
     if p.returncode != 0:
         return False, f"runner failed: {p.stderr.strip()}"
+    # --profile: one line per kernel, with a time per run and a rate.
+    profiled = re.findall(r"^kernel (\S+): ([\d.]+) ms per run, ([\d.e+-]+) GFLOP/s$", p.stdout,
+                          re.M)
+    inspect = subprocess.run([ingot, "inspect", str(art)], capture_output=True, text=True)
+    kernels = re.search(r"^kernels: +(\d+)", inspect.stdout, re.M)
+    if not profiled or not kernels or len(profiled) != int(kernels.group(1)):
+        return False, f"--profile printed {len(profiled)} kernel lines: {p.stdout!r}"
     got = {}
     for line in (out / "outputs.txt").read_text().splitlines():
         k, out_name = line.split("\t", 1)

@@ -2,10 +2,14 @@
  * machines (or emulators) where the ingot CLI, which links LLVM, is not built:
  *
  *   ingot_run_lite MODEL.so [-i [NAME=]FILE.npy]... [-o OUTDIR] [--threads N] [--repeat N]
+ *                  [--profile]
  *
  * Each -i binds a .npy file to the input NAME, or without NAME to the next input in order; its
  * dtype and shape must be the input's. With -o, output k is written to OUTDIR/k.npy and
  * OUTDIR/outputs.txt lists "k<TAB>name" per line. --repeat N times N runs and prints the mean.
+ * --profile prints, per kernel, its time per run over the runs (each kernel's launches timed
+ * between synchronisations, without the copies of inputs and outputs) and its GFLOP/s:
+ * "kernel NAME: X ms per run, Y GFLOP/s". 
  * Exit status 0, or 1 with one "error: ..." line. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
@@ -21,7 +25,7 @@
 
 static const char* usage =
     "usage: ingot_run_lite MODEL.so [-i [NAME=]FILE.npy]... [-o OUTDIR] [--threads N] "
-    "[--repeat N]\n";
+    "[--repeat N] [--profile]\n";
 
 static int error(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 static int error(const char* fmt, ...) {
@@ -66,7 +70,7 @@ int main(int argc, char** argv) {
   const char* model_path = NULL;
   const char* out_dir = NULL;
   const char* bindings[MAX_BINDINGS];
-  int num_bindings = 0, threads = 0, repeat = 1;
+  int num_bindings = 0, threads = 0, repeat = 1, profile = 0;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     int has_value = i + 1 < argc;
@@ -80,6 +84,8 @@ int main(int argc, char** argv) {
     } else if (strcmp(a, "--repeat") == 0 && has_value) {
       repeat = atoi(argv[++i]);
       if (repeat < 1) return error("--repeat must be at least 1, got '%s'", argv[i]);
+    } else if (strcmp(a, "--profile") == 0) {
+      profile = 1;
     } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
       fputs(usage, stdout);
       return 0;
@@ -156,6 +162,10 @@ int main(int argc, char** argv) {
       goto done;
     }
   }
+  if (profile && ingot_session_set_profiling(session, 1) != INGOT_OK) {
+    error("%s", ingot_last_error());
+    goto done;
+  }
   double total = 0.0;
   for (int r = 0; r < repeat; ++r) {
     double t0 = now_seconds();
@@ -166,6 +176,19 @@ int main(int argc, char** argv) {
     total += now_seconds() - t0;
   }
   if (repeat > 1) printf("mean %.3f ms over %d runs\n", total * 1e3 / repeat, repeat);
+  const IngotArtifact* artifact = ingot_model_artifact(model);
+  for (int32_t k = 0; profile && k < artifact->num_kernels; ++k) {
+    double seconds = 0.0;
+    int64_t calls = 0;
+    if (ingot_session_kernel_time(session, k, &seconds, &calls) != INGOT_OK) {
+      error("%s", ingot_last_error());
+      goto done;
+    }
+    const IngotKernelInfo* kernel = &artifact->kernels[k];
+    double gflops = seconds > 0 ? kernel->flops * (double)calls / seconds * 1e-9 : 0.0;
+    printf("kernel %s: %.4f ms per run, %.4g GFLOP/s\n", kernel->name, seconds * 1e3 / repeat,
+           gflops);
+  }
   FILE* manifest = NULL;
   if (out_dir != NULL) {
     snprintf(msg, sizeof(msg), "%s/outputs.txt", out_dir);

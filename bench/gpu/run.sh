@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The GPU benchmark on the device machine, in one call (its 15 minutes allow little else). The
+# device cannot build ingot, so first, here:
+#   python3 bench/gpu/prepare.py --ingot build/ci/tools/ingot/ingot \
+#       --runner build/ci/tools/ingot_run_lite/ingot_run_lite --set small   # or bert, resnet
+# (into .device/gpu, which .git/info/exclude must ignore), then with the device tool:
+#   run(command="bash bench/gpu/run.sh", carry=[".device/gpu"], timeout_s=...)
+# It prints the machine, runs every prepared artifact (outputs against ONNX Runtime's, times per
+# run and per kernel; the fp16 GEMM beside cuBLAS) and leaves gpu_bench.log / gpu_bench.json in
+# $OUT, to commit under docs/perf-gpu/. Here, a set prepared with --target opencl checks it.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+DIR=${1:-.device/gpu}
+OUT=${OUT:-gpu_bench_out}
+mkdir -p "$OUT"
+{ nvidia-smi -L 2>/dev/null || echo "no nvidia-smi"; uname -m; } | tee "$OUT/machine.txt"
+PYTHONUNBUFFERED=1 python3 bench/gpu/run_bench.py --dir "$DIR" --out "$OUT" "${@:2}"

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Runs what bench/gpu/prepare.py put in --dir (on the device machine; here through OpenCL to
+check it): each artifact through ingot_run_lite with --repeat and --profile, its outputs
+compared with ONNX Runtime's (rel_err = max|got - ref| / max|ref| <= the entry's tol), its time
+per run (the copies of inputs and outputs included) and its kernels' time per run (launches
+timed between synchronisations) printed. The fp16 GEMM's inputs are made here (seeded), its
+reference is the float32 product of the same float16 values (PyTorch on the GPU where it is
+there, else NumPy), and PyTorch's own float16 matmul (cuBLAS) is timed beside it in the same
+run: TFLOP/s of both and their ratio. One PASS/FAIL line per entry, then a summary; the lines
+and a JSON of the numbers go to --out.
+
+Usage: run_bench.py [--dir .device/gpu] [--out DIR] [--repeat 20]
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+
+def run_artifact(runner, artifact, inputs, out_dir, repeat):
+    cmd = [runner, artifact, "-o", out_dir, "--repeat", str(repeat), "--profile"]
+    for name, path in inputs:
+        cmd += ["-i", f"{name}={path}"]
+    os.makedirs(out_dir, exist_ok=True)
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        return None, p.stderr.strip() or p.stdout.strip()
+    m = re.search(r"mean ([\d.]+) ms over", p.stdout)
+    kernels = [(k, float(t)) for k, t, _ in
+               re.findall(r"^kernel (\S+): ([\d.]+) ms per run, (\S+) GFLOP/s$", p.stdout, re.M)]
+    got = {}
+    with open(os.path.join(out_dir, "outputs.txt")) as f:
+        for line in f.read().splitlines():
+            k, name = line.split("\t", 1)
+            got[name] = np.load(os.path.join(out_dir, f"{k}.npy"))
+    return {"run_ms": float(m.group(1)) if m else None, "kernels": kernels, "outputs": got}, ""
+
+
+def rel_err(got, ref):
+    ref = ref.astype(np.float64)
+    return float(np.abs(got.astype(np.float64) - ref).max() / max(np.abs(ref).max(), 1e-30))
+
+
+def gemm_reference(a, b):
+    """float32 product of the float16 inputs, and cuBLAS's float16 time (ms) when PyTorch sees a
+    GPU."""
+    try:
+        import torch
+        if torch.cuda.is_available():
+            ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
+            ref = (ta.float() @ tb.float()).cpu().numpy()
+            for _ in range(3):
+                ta @ tb
+            torch.cuda.synchronize()
+            t0, n = time.perf_counter(), 20
+            for _ in range(n):
+                ta @ tb
+            torch.cuda.synchronize()
+            return ref, (time.perf_counter() - t0) * 1e3 / n
+    except ImportError:
+        pass
+    return a.astype(np.float32) @ b.astype(np.float32), None
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--dir", default=".device/gpu")
+    ap.add_argument("--out", default=os.environ.get("OUT", "gpu_bench_out"))
+    ap.add_argument("--repeat", type=int, default=20)
+    args = ap.parse_args(argv)
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.dir, "manifest.json")) as f:
+        manifest = json.load(f)
+    runner = os.path.join(args.dir, "ingot_run_lite")
+    work = os.path.join(args.out, "work")
+    lines, results, failed = [], [], 0
+
+    def say(s):
+        print(s, flush=True)
+        lines.append(s)
+
+    say(f"target {manifest['target']}, set {manifest['set']}, {args.repeat} runs each")
+    for e in manifest["entries"]:
+        artifact = os.path.join(args.dir, e["artifact"])
+        out_dir = os.path.join(work, e["name"])
+        row = {"name": e["name"]}
+        if "gemm_n" in e:
+            n = e["gemm_n"]
+            rng = np.random.default_rng(0)
+            a = rng.standard_normal((n, n)).astype(np.float16)
+            b = rng.standard_normal((n, n)).astype(np.float16)
+            os.makedirs(work, exist_ok=True)
+            inputs = []
+            for k, v in (("a", a), ("b", b)):
+                path = os.path.join(work, f"gemm_{k}.npy")
+                np.save(path, v)
+                inputs.append((k, path))
+            res, err = run_artifact(runner, artifact, inputs, out_dir, args.repeat)
+            if res is None:
+                failed += 1
+                say(f"FAIL {e['name']}: {err}")
+                continue
+            ref, peer_ms = gemm_reference(a, b)
+            row["rel_err"] = rel_err(res["outputs"]["y"], ref)
+            kernel_ms = sum(t for _, t in res["kernels"])
+            row.update(run_ms=res["run_ms"], kernel_ms=kernel_ms, peer_ms=peer_ms,
+                       tflops=e["flops"] / (kernel_ms * 1e-3) * 1e-12 if kernel_ms else None)
+            ok = row["rel_err"] <= 1e-2
+            peer = ""
+            if peer_ms:
+                row["peer_tflops"] = e["flops"] / (peer_ms * 1e-3) * 1e-12
+                peer = (f"; cuBLAS (PyTorch) {peer_ms:.3f} ms = {row['peer_tflops']:.1f} "
+                        f"TFLOP/s; ingot / cuBLAS time {kernel_ms / peer_ms:.2f}x")
+            say(f"{'PASS' if ok else 'FAIL'} {e['name']}: rel_err {row['rel_err']:.2e}; kernel "
+                f"{kernel_ms:.3f} ms = {row['tflops'] or 0:.1f} TFLOP/s; run with copies "
+                f"{res['run_ms']:.3f} ms{peer}")
+        else:
+            inputs = [(i["name"], os.path.join(args.dir, i["file"])) for i in e["inputs"]]
+            res, err = run_artifact(runner, artifact, inputs, out_dir, args.repeat)
+            if res is None:
+                failed += 1
+                say(f"FAIL {e['name']}: {err}")
+                continue
+            errs = []
+            for r in e["refs"]:
+                got = res["outputs"].get(r["name"])
+                ref = np.load(os.path.join(args.dir, r["file"]))
+                errs.append(float("inf") if got is None or got.shape != ref.shape
+                            else rel_err(got, ref))
+            row.update(rel_err=max(errs), run_ms=res["run_ms"],
+                       kernel_ms=sum(t for _, t in res["kernels"]),
+                       slowest=sorted(res["kernels"], key=lambda kt: -kt[1])[:5])
+            ok = row["rel_err"] <= e["tol"]
+            say(f"{'PASS' if ok else 'FAIL'} {e['name']}: rel_err {row['rel_err']:.2e} "
+                f"(tol {e['tol']:g}); run {res['run_ms']:.3f} ms (copies included), kernels "
+                f"{row['kernel_ms']:.3f} ms; slowest: " +
+                ", ".join(f"{k} {t:.3f}" for k, t in row["slowest"]))
+        failed += 0 if ok else 1
+        results.append(row)
+    say(f"gpu bench: {len(manifest['entries']) - failed} passed, {failed} failed")
+    with open(os.path.join(args.out, "gpu_bench.json"), "w") as f:
+        json.dump({"manifest": manifest, "results": results}, f, indent=1)
+    with open(os.path.join(args.out, "gpu_bench.log"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

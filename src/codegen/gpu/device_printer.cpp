@@ -396,6 +396,11 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
       why = "it runs under a condition";
     else
       f = warp_mma_fragments(op, f_.thread_vars[0], &why);
+    // (The registers pack float16 bits: operands held in float32 registers have none.)
+    if (f && (float_backed_.count(f->a.get()) || float_backed_.count(f->b.get()))) {
+      why = "an operand is a per-thread buffer";
+      f.reset();
+    }
     if (!f)
       fail_internal("kernel {}: cannot run loop {} as a warp's mma: {}", f_.name,
                     op.loop_var.name(), why);

@@ -246,12 +246,15 @@ std::optional<MmaTiles> sample_mma_tiles(Schedule& s, int64_t rows, int64_t cols
   const std::vector<int64_t> sizes = {1, 2, 4};
   const std::vector<int64_t> kk = dividing(sizes, depth, 16);
   if (rows < 16 || cols < 8 || kk.empty() || max_threads < 32) return std::nullopt;
-  const std::vector<int64_t> mi = fitting(sizes, rows, 16), ni = fitting(sizes, cols, 8);
+  // Instruction tiles per warp and warps per block share their candidates along each axis: those
+  // whose rows (columns) fit the product.
+  const std::vector<int64_t> along_rows = fitting(sizes, rows, 16);
+  const std::vector<int64_t> along_cols = fitting(sizes, cols, 8);
   MmaTiles t;
-  t.mi = s.value(sample_choice(s, mi, preferred(mi, rows, 16, 2)));
-  t.wy = s.value(sample_choice(s, mi, preferred(mi, rows, 16 * t.mi, 2)));
-  t.ni = s.value(sample_choice(s, ni, preferred(ni, cols, 8, 4)));
-  t.wx = s.value(sample_choice(s, ni, preferred(ni, cols, 8 * t.ni, 2)));
+  t.mi = s.value(sample_choice(s, along_rows, preferred(along_rows, rows, 16, 2)));
+  t.wy = s.value(sample_choice(s, along_rows, preferred(along_rows, rows, 16 * t.mi, 2)));
+  t.ni = s.value(sample_choice(s, along_cols, preferred(along_cols, cols, 8, 4)));
+  t.wx = s.value(sample_choice(s, along_cols, preferred(along_cols, cols, 8 * t.ni, 2)));
   t.kk = s.value(sample_choice(s, kk, floor_candidate(kk, 2)));
   // (Each sampled alone fits the product; together they may not, or exceed the threads.)
   while (16 * t.wy * t.mi > ceil_div(rows, 16) * 16 && t.wy > 1) t.wy /= 2;

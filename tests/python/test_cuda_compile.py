@@ -3,8 +3,9 @@
 BERT-base and the small parity models compiles through NVRTC for sm_80 and sm_90 (`ingot compile
 --target "cuda -arch=..."`, no GPU needed), and ptxas reports no spills (the budget: 0 bytes);
 so do the BERTs' with `--dtype float16`, where every MatMul runs on tensor cores (the CUDA code
-has one mma.sync per MatMul kernel). (The CNNs in float16 are not listed: ptxas gives two of
-their conv kernels 32 registers and a few bytes of spills, docs/architecture.md.) Runs on a GPU are
+has one mma.sync per MatMul kernel), and ResNet-50's, whose 1x1 convs do (at least one mma.sync;
+its float16 7x7 stem spills 72 bytes on sm_80 under ptxas's occupancy heuristic, so float16 CNNs
+get a budget of 128 bytes: docs/architecture.md). Runs on a GPU are
 bench/gpu/run.sh's."""
 import argparse
 import os
@@ -19,6 +20,7 @@ import parity  # noqa: E402
 import onnx  # noqa: E402
 
 SPILL_BUDGET = 0
+SPILL_BUDGET_FLOAT16_CNN = 128
 ap = argparse.ArgumentParser()
 ap.add_argument("--ingot", required=True)
 args = ap.parse_args()
@@ -27,7 +29,7 @@ os.makedirs(workdir, exist_ok=True)
 models = os.environ.get("INGOT_CUDA_COMPILE_MODELS",
                         "tiny_cnn,tiny_mobilenet,tiny_bert,gemm_odd,conv_odd,grouped_convs,"
                         "depthwise_odd,conv3d_odd,inception_tiny,resnet50,mobilenetv2,bert")
-half_models = os.environ.get("INGOT_CUDA_COMPILE_FLOAT16_MODELS", "tiny_bert,bert")
+half_models = os.environ.get("INGOT_CUDA_COMPILE_FLOAT16_MODELS", "tiny_bert,bert,resnet50")
 failed = 0
 runs = [(n, "float32") for n in models.split(",") if n]
 runs += [(n, "float16") for n in half_models.split(",") if n]
@@ -52,7 +54,8 @@ for name, dtype in runs:
             failed += 1
             continue
         spills = int(m.group(5) or 0)
-        ok = m.group(1) == arch and spills <= SPILL_BUDGET
+        cnn = dtype == "float16" and "bert" not in name
+        ok = m.group(1) == arch and spills <= (SPILL_BUDGET_FLOAT16_CNN if cnn else SPILL_BUDGET)
         detail = m.group(0)
         if dtype == "float16":
             # Each MatMul kernel's one mma.sync; the device functions named after MatMul nodes.
@@ -60,7 +63,7 @@ for name, dtype in runs:
             matmuls = len(re.findall(r"__global__ void __launch_bounds__\(\d+\) \w*MatMul\w*\(",
                                      p.stdout))
             detail += f"; {mma} mma.sync in {matmuls} MatMul kernels"
-            ok = ok and mma == matmuls
+            ok = ok and (mma >= 1 if cnn else mma == matmuls)
         failed += 0 if ok else 1
         print(f"{'PASS' if ok else 'FAIL'} {name} [{arch}, {dtype}]: {detail}")
 print(f"cuda compile: {failed} failed")

@@ -44,7 +44,7 @@ struct CompileOptions {
   // "float32": the model's own dtypes; "float16": computed in float16 with float32 reductions
   // and the model's float32 interface (--dtype; graph/transforms/convert_float16.h).
   std::string dtype = "float32";
-  std::vector<std::string> dump;     // any of "graph", "tir", "llvm": printed to the dump stream
+  std::vector<std::string> dump;  // any of "graph", "tir", "llvm": printed to the dump stream
   std::vector<std::string> print_ir_after;  // stage names (see pipeline_stage_names())
   // MatMul/Gemm with constant weights and 2-D convolutions get packed weights and the default
   // schedule rules (tiled, tensorized with the target's FMA micro-kernel, parallel); false keeps

@@ -9,7 +9,7 @@
  * OUTDIR/outputs.txt lists "k<TAB>name" per line. --repeat N times N runs and prints the mean.
  * --profile prints, per kernel, its time per run over the runs (each kernel's launches timed
  * between synchronisations, without the copies of inputs and outputs) and its GFLOP/s:
- * "kernel NAME: X ms per run, Y GFLOP/s". 
+ * "kernel NAME: X ms per run, Y GFLOP/s".
  * Exit status 0, or 1 with one "error: ..." line. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>

@@ -147,6 +147,12 @@ TEST(GpuHalfMatmul, ProductsTheInstructionCannotTileKeepTheSimtTiles) {
   EXPECT_GE(check_points(1, 9, 32, 16, true, false, 0, 0), 1u);
 }
 
+// One-row products (decode-style GEMVs, k split across rows of threads): the rounding pass
+// folded into the write-back on the first row of threads.
+TEST(GpuHalfMatmul, OneRowProductsAccumulateInFloat32) {
+  EXPECT_GE(check_points(3, 1, 256, 45, true, false, 0, 4), 3u);
+}
+
 // --- float16 convs: 1x1 unpadded ones on the tensor-core tiles too ---
 
 // y = Relu(Conv(x, w, bias)) in float16, x [1, ic, h, wd], w [oc, ic, k, k], stride 1, padding

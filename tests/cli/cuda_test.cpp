@@ -131,6 +131,10 @@ TEST_F(CudaTest, Float16ProductsRunOnTensorCoresFromSm80) {
     EXPECT_NE(r.out.find("ptxas (" + std::string(arch) + "): 1 kernels"), std::string::npos)
         << r.out;
     EXPECT_NE(r.out.find("registers, no spills"), std::string::npos) << r.out;
+    // The tensor-core tiles stage their slabs in 16-byte vectors.
+    EXPECT_EQ(r.out.find("*(uint4*)ingot_dst = *(const uint4*)ingot_src;") != std::string::npos,
+              mma)
+        << arch;
   }
 }
 

@@ -129,9 +129,19 @@ TEST(GpuHalfMatmul, AccumulatesInFloat32OnTheSimtTiles) {
 }
 
 // Tensor-core tiles: the default (2 x 2 warps of 2 x 4 instructions' tiles, slabs of 32) and
-// random points of their space.
+// random points of their space. The default stages both slabs in runs of 8 elements, which
+// OpenCL copies with vload_half8 / vstore8 (CUDA with 16-byte vectors, tests/cli/cuda_test.cpp).
 TEST(GpuHalfMatmul, TensorCoreTilesRunAsTheirReferenceLoopsOnOpenCl) {
   EXPECT_GE(check_points(2, 64, 96, 80, true, true, 0, 5), 4u);
+  tir::IRModule mod = lowered_half_matmul(2, 64, 96, 80);
+  mod.kernels[0] = gpu_scheduled(mod.kernels[0], 0, nullptr, /*tensor_cores=*/true);
+  driver::run_loop_passes(mod, /*gpu=*/true);
+  std::string cl = codegen::print_opencl(codegen::split_device_functions(mod.kernels[0], 0));
+  size_t copies = 0;
+  for (size_t at = cl.find("vstore8(vload_half8("); at != std::string::npos;
+       at = cl.find("vstore8(vload_half8(", at + 1))
+    ++copies;
+  EXPECT_EQ(copies, 2u) << cl;
 }
 
 // Rows and columns that the tiles do not divide: the last tiles are partial, their masked

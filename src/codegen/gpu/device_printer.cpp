@@ -11,6 +11,7 @@
 
 #include "codegen/gpu/warp_mma.h"
 #include "support/error.h"
+#include "tir/arith/linear_form.h"
 #include "tir/functor.h"
 #include "tir/op.h"
 #include "tir/visitor.h"
@@ -77,7 +78,7 @@ const std::set<std::string>& reserved_names() {
       "clamp",    "select", "abs",      "get_group_id", "get_local_id", "get_global_id", "barrier",
       "INFINITY", "NAN",    "blockIdx", "threadIdx",    "blockDim",     "gridDim",       "new",
       "delete",   "class",  "template", "this",         "namespace",    "operator",      "public",
-      "true",     "false"};
+      "true",     "false",  "ingot_a",  "ingot_b",      "ingot_src",    "ingot_dst",     "ingot_v"};
   return names;
 }
 
@@ -131,9 +132,10 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
         non_negative_.insert(v.node());
       }
     }
+    // (16-byte aligned on CUDA, for vector copies.)
     for (const Buffer& b : f_.shared)
-      line(fmt::format("{} {} {}[{}];", cl ? "__local" : "__shared__", local_type(b.get()),
-                       buffer_name(b.get()), array_length(b.get())));
+      line(fmt::format("{} {} {}[{}];", cl ? "__local" : "__shared__ __align__(16)",
+                       local_type(b.get()), buffer_name(b.get()), array_length(b.get())));
     visit_stmt(f_.body);
     out_ += "}\n";
     return out_;
@@ -368,6 +370,7 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
   void visit_For(const For* op, const Stmt&) override {
     if (op->kind == ForKind::kThreadBinding) unsupported("a nested thread binding");
     if (op->kind == ForKind::kWarpMma && dialect_ == Dialect::kCUDA) return warp_mma(*op);
+    if (op->kind == ForKind::kVectorized && vector_copy(*op)) return;
     std::string v = var_name(op->loop_var.node());
     std::string t = scalar_type(op->loop_var.dtype());
     std::string lo = visit_expr(op->min);
@@ -383,6 +386,75 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
     // it (a tiled matmul's accumulators into its edge tiles' write-back); with this barrier the
     // regions are right. On a GPU it costs one more barrier per kernel.
     if (dialect_ == Dialect::kOpenCL && has_sync(op->body)) line("barrier(CLK_LOCAL_MEM_FENCE);");
+  }
+  // A vectorized loop that copies a run contiguous on both sides (`dst[d + v] = src[s + v]`) as
+  // one vector: OpenCL's vloadN / vstoreN (vload_halfN for float16 in memory), which need only
+  // element alignment; CUDA's 4-, 8- or 16-byte integer vectors, when both starts are provably
+  // multiples of the run and both buffers hold the same type, behind a run-time test of the two
+  // addresses' alignment (element by element when it fails). False (then the loop is printed
+  // element by element) otherwise.
+  bool vector_copy(const For& op) {
+    int64_t n = 0;
+    const auto* st = op.body.as<BufferStore>();
+    const auto* ld = st ? st->value.as<BufferLoad>() : nullptr;
+    if (!is_const_int(op.extent, &n) || !is_const_int(op.min) || ld == nullptr ||
+        st->indices.size() != 1 || ld->indices.size() != 1 ||
+        ld->buffer->dtype != st->buffer->dtype)
+      return false;
+    // Each index as start + v (the loop variable with coefficient 1, nowhere else).
+    auto start = [&](const Expr& index) -> std::optional<Expr> {
+      auto split =
+          arith::var_plus_offset(index, [&](const VarNode* v) { return v == op.loop_var.node(); });
+      if (!split) return std::nullopt;
+      return split->offset;
+    };
+    std::optional<Expr> d = start(st->indices[0]), s = start(ld->indices[0]);
+    int64_t lo = -1;
+    if (!d || !s || !is_const_int(op.min, &lo) || lo != 0) return false;
+    const DataType t = st->buffer->dtype;
+    const bool packed_dst = is_f16(t) && !float_backed_.count(st->buffer.get());
+    const bool packed_src = is_f16(t) && !float_backed_.count(ld->buffer.get());
+    const std::string dst = "&" + buffer_name(st->buffer.get()) + "[" + visit_expr(*d) + "]";
+    const std::string src = "&" + buffer_name(ld->buffer.get()) + "[" + visit_expr(*s) + "]";
+    if (dialect_ == Dialect::kOpenCL) {
+      if (n != 2 && n != 4 && n != 8 && n != 16) return false;
+      std::string load = fmt::format("{}{}(0, {})", packed_src ? "vload_half" : "vload", n, src);
+      line(fmt::format("{}{}({}, 0, {});", packed_dst ? "vstore_half" : "vstore", n, load, dst));
+      return true;
+    }
+    const int64_t bytes = n * (packed_dst ? 2 : t.bits / 8);
+    if (packed_dst != packed_src || t.is_bool() || (bytes != 4 && bytes != 8 && bytes != 16))
+      return false;
+    // A multiple of n: every coefficient of its linear form and its constant are.
+    auto aligned = [&](const Expr& e) {
+      arith::LinearForm f = arith::linear_form(e);
+      bool ok = f.constant % n == 0;
+      for (const auto& term : f.terms) ok = ok && term.second % n == 0;
+      return ok;
+    };
+    if (!aligned(*d) || !aligned(*s)) return false;
+    // (A buffer's start is aligned where the runtime allocated it, but a parameter may be a view
+    // at an offset, a Split's part: checked at run time, uniform across the threads.)
+    const char* v = bytes == 16 ? "uint4" : bytes == 8 ? "uint2" : "uint";
+    const std::string et = packed_dst ? "ushort" : storage_type(t);
+    line("{");
+    ++indent_;
+    line(fmt::format("const {}* ingot_src = {};", et, src));
+    line(fmt::format("{}* ingot_dst = {};", et, dst));
+    line(
+        fmt::format("if ((((unsigned long long)ingot_src | (unsigned long long)ingot_dst) & {}) "
+                    "== 0) {{",
+                    bytes - 1));
+    line(fmt::format("  *({}*)ingot_dst = *(const {}*)ingot_src;", v, v));
+    line("} else {");
+    line(
+        fmt::format("  for (int ingot_v = 0; ingot_v < {}; ++ingot_v) ingot_dst[ingot_v] = "
+                    "ingot_src[ingot_v];",
+                    n));
+    line("}");
+    --indent_;
+    line("}");
+    return true;
   }
   // A warp's m16n8k16 product (warp_mma.h): every lane packs its fragments of A and B in pairs
   // of float16 and runs mma.sync on its four accumulators in place. All 32 lanes of the warp

@@ -187,22 +187,36 @@ std::vector<std::string> place_epilogue(Schedule& s, const std::string& wb, Loop
 }
 
 // Copies the slab of each operand into shared memory at loop `at`, by all `threads_y` x
-// `threads_x` threads of the block (skipping the operands in `skip`).
+// `threads_x` threads of the block (skipping the operands in `skip`); with `vector` > 1 each
+// thread copies runs of that many elements (a vectorized loop: the GPU printers copy a run that
+// is contiguous on both sides as one vector, and element by element otherwise), where the
+// slab's rows are a multiple of it.
 void stage_operands(Schedule& s, BlockRV mm, const std::vector<Buffer>& operands, LoopRV at,
                     Factor threads_y, Factor threads_x,
-                    const std::set<const BufferNode*>& skip = {}) {
+                    const std::set<const BufferNode*>& skip = {}, int64_t vector = 1) {
   for (const Buffer& op : operands) {
     if (skip.count(op.get()) > 0) continue;
     BlockRV copy = s.cache_read(mm, read_index(s, s.name_of(mm), op), "shared");
     s.compute_at(copy, at);
     std::vector<LoopRV> own = loops_under(s, copy, at);
     if (own.empty()) continue;
+    const int64_t row = loop_extent_of(s, own.back());
     LoopRV fused = own.size() == 1 ? own.front() : s.fuse(own);
+    if (vector > 1 && row % vector == 0) {
+      auto parts = s.split(fused, {std::nullopt, threads_y, threads_x, vector});
+      s.bind(parts[1], "threadIdx.y");
+      s.bind(parts[2], "threadIdx.x");
+      s.vectorize(parts[3]);
+      continue;
+    }
     auto parts = s.split(fused, {std::nullopt, threads_y, threads_x});
     s.bind(parts[1], "threadIdx.y");
     s.bind(parts[2], "threadIdx.x");
   }
 }
+
+// Elements of a 16-byte vector of float16.
+constexpr int64_t kHalfVector = 8;
 
 // The tensor-core tiles (see gpu_matmul.h): wy x wx warps per block, each mi x ni instructions'
 // tiles of 16 x 8, k in slabs of kk x 16.
@@ -293,7 +307,7 @@ void schedule_mma(Schedule& s, const std::string& name, std::vector<LoopRV> batc
   BlockRV wb = s.cache_write(mm, 0, "local");
   s.reverse_compute_at(wb, lane);
   s.decompose_reduction(mm, sk[0]);
-  stage_operands(s, mm, operands, sk[0], t.wy * t.wx, int64_t(32));
+  stage_operands(s, mm, operands, sk[0], t.wy * t.wx, int64_t(32), {}, kHalfVector);
   s.warp_mma(si[4]);
   place_epilogue(s, s.name_of(wb), lane);
 }

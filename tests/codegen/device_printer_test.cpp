@@ -141,7 +141,7 @@ TEST(DeviceLowering, SharedMemoryGetsBarriersAndThreadLoopsBecomeThreadIndices) 
   EXPECT_NE(cl.find("if ((tx < 8L))"), std::string::npos) << cl;  // the 8-thread loop, masked
   EXPECT_EQ(cl.find("t2"), std::string::npos) << cl;  // the copy's threads are the same threads
   std::string cu = print_cuda(fns);
-  EXPECT_NE(cu.find("__shared__ float S[16];"), std::string::npos) << cu;
+  EXPECT_NE(cu.find("__shared__ __align__(16) float S[16];"), std::string::npos) << cu;
   EXPECT_EQ(count(cu, "__syncthreads();"), 2) << cu;
   EXPECT_NE(cu.find("__launch_bounds__(16)"), std::string::npos) << cu;
 }

@@ -4,8 +4,8 @@
 The device machine cannot build ingot (its image has no LLVM 19 or the other Debian libraries)
 and takes at most 64 MiB of files, so this compiles the artifacts here, writes their inputs and
 ONNX Runtime's float32 outputs (CPU, this machine) as .npy, copies the runtime-only runner
-(tools/ingot_run_lite: libc and libdl only) and writes manifest.json, all under --out (a folder
-that .git/info/exclude ignores; name it in the device call's `carry`). A set is sized to fit:
+(tools/ingot_run_lite: libc and libdl only) and writes manifest.json, all under --out (by
+default .device/gpu, which .gitignore ignores; name it in the device call's `carry`). A set is sized to fit:
   small   fp16 GEMM (inputs made on the device: no constants), the small parity models in
           float32 and float16, MobileNetV2 in float32 and float16 (about 25 MB)
   bert    the parity set's BERT (4 layers, seq 128) with --dtype float16 (60 MB)

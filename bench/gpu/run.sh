@@ -3,7 +3,7 @@
 # device cannot build ingot, so first, here:
 #   python3 bench/gpu/prepare.py --ingot build/ci/tools/ingot/ingot \
 #       --runner build/ci/tools/ingot_run_lite/ingot_run_lite --set small   # or bert, resnet
-# (into .device/gpu, which .git/info/exclude must ignore), then with the device tool:
+# (into .device/gpu, which .gitignore ignores), then with the device tool:
 #   run(command="bash bench/gpu/run.sh", carry=[".device/gpu"], timeout_s=...)
 # It prints the machine, runs every prepared artifact (outputs against ONNX Runtime's, times per
 # run and per kernel; the fp16 GEMM beside cuBLAS) and leaves gpu_bench.log / gpu_bench.json in

@@ -131,6 +131,18 @@ size_t check_points(int64_t b, int64_t m, int64_t k, int64_t n, bool epilogue, u
   return traces.size();
 }
 
+// Where the block's threads cover a slab in whole runs of 4 floats, the default copies them as
+// vectors (OpenCL vload4 / vstore4), and the product still matches.
+TEST(GpuMatmulRule, SlabsCoveredInWholeRunsAreCopiedAsVectors) {
+  // (512 x 512: 64 blocks of 16 x 16 threads with 4 x 4 each; slabs of 64 x 16 and 16 x 64.)
+  tir::IRModule mod = lowered_matmul(1, 512, 32, 512);
+  mod.kernels[0] = gpu_scheduled(mod.kernels[0], 0);
+  driver::run_loop_passes(mod, /*gpu=*/true);
+  std::string cl = codegen::print_opencl(codegen::split_device_functions(mod.kernels[0], 0));
+  EXPECT_NE(cl.find("vstore4(vload4(0, &"), std::string::npos) << cl;
+  EXPECT_GE(check_points(1, 512, 32, 512, false, 0, 0), 1u);
+}
+
 // Random points of the batched product.
 TEST(GpuMatmulRule, RandomPointsRunOnOpenClAndMatchTheProduct) {
   EXPECT_GE(check_points(kB, kM, kK, kN, false, 1, 6), 4u);  // the points differ

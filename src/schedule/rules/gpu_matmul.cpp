@@ -186,23 +186,34 @@ std::vector<std::string> place_epilogue(Schedule& s, const std::string& wb, Loop
   return placed;
 }
 
+// Bytes of the vectors the slabs are copied in.
+constexpr int64_t kVectorBytes = 16;
+
 // Copies the slab of each operand into shared memory at loop `at`, by all `threads_y` x
-// `threads_x` threads of the block (skipping the operands in `skip`); with `vector` > 1 each
-// thread copies runs of that many elements (a vectorized loop: the GPU printers copy a run that
-// is contiguous on both sides as one vector, and element by element otherwise), where the
-// slab's rows are a multiple of it.
+// `threads_x` threads of the block (skipping the operands in `skip`); each thread copies runs
+// of 16 bytes of float32 or float16 (a vectorized loop: the GPU printers copy a run that is
+// contiguous on both sides as one vector, and element by element otherwise) where the slab's
+// rows are a multiple of the run and the threads' runs cover the slab exactly (a masked tail
+// would put the runs under a condition, copied element by element by fewer threads).
 void stage_operands(Schedule& s, BlockRV mm, const std::vector<Buffer>& operands, LoopRV at,
                     Factor threads_y, Factor threads_x,
-                    const std::set<const BufferNode*>& skip = {}, int64_t vector = 1) {
+                    const std::set<const BufferNode*>& skip = {}) {
   for (const Buffer& op : operands) {
     if (skip.count(op.get()) > 0) continue;
+    const DataType t = op->dtype;
+    const int64_t vector =
+        t.is_float() && (t.bits == 16 || t.bits == 32) ? kVectorBytes / (t.bits / 8) : 1;
     BlockRV copy = s.cache_read(mm, read_index(s, s.name_of(mm), op), "shared");
     s.compute_at(copy, at);
     std::vector<LoopRV> own = loops_under(s, copy, at);
     if (own.empty()) continue;
     const int64_t row = loop_extent_of(s, own.back());
+    int64_t slab = 1;
+    for (LoopRV l : own) slab *= loop_extent_of(s, l);
+    auto value = [&](const Factor& f) { return f.value ? *f.value : s.value(*f.rv); };
+    const int64_t runs = value(threads_y) * value(threads_x) * vector;
     LoopRV fused = own.size() == 1 ? own.front() : s.fuse(own);
-    if (vector > 1 && row % vector == 0) {
+    if (vector > 1 && row % vector == 0 && slab % runs == 0) {
       auto parts = s.split(fused, {std::nullopt, threads_y, threads_x, vector});
       s.bind(parts[1], "threadIdx.y");
       s.bind(parts[2], "threadIdx.x");
@@ -214,9 +225,6 @@ void stage_operands(Schedule& s, BlockRV mm, const std::vector<Buffer>& operands
     s.bind(parts[2], "threadIdx.x");
   }
 }
-
-// Elements of a 16-byte vector of float16.
-constexpr int64_t kHalfVector = 8;
 
 // The tensor-core tiles (see gpu_matmul.h): wy x wx warps per block, each mi x ni instructions'
 // tiles of 16 x 8, k in slabs of kk x 16.
@@ -307,7 +315,7 @@ void schedule_mma(Schedule& s, const std::string& name, std::vector<LoopRV> batc
   BlockRV wb = s.cache_write(mm, 0, "local");
   s.reverse_compute_at(wb, lane);
   s.decompose_reduction(mm, sk[0]);
-  stage_operands(s, mm, operands, sk[0], t.wy * t.wx, int64_t(32), {}, kHalfVector);
+  stage_operands(s, mm, operands, sk[0], t.wy * t.wx, int64_t(32));
   s.warp_mma(si[4]);
   place_epilogue(s, s.name_of(wb), lane);
 }

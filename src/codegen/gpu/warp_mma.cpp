@@ -13,17 +13,13 @@ using namespace tir;
 
 namespace {
 
-Expr c64(int64_t v) {
-  return i64(v);
-}
-
 // Whether `index`, with the lane written 4G + T (G in [0, 8), T in [0, 4)), depends on G (or T
 // when `on_t`).
 bool lane_digit_used(const Expr& index, const Var& lane, bool on_t) {
   Var g("G", lane.dtype()), t("T", lane.dtype());
   arith::Analyzer an;
-  an.bind(g, c64(0), c64(8));
-  an.bind(t, c64(0), c64(4));
+  an.bind(g, i64(0), i64(8));
+  an.bind(t, i64(0), i64(4));
   Expr split = substitute(index, lane, g * make_const(lane.dtype(), 4) + t);
   return uses_var(an.simplify(split), on_t ? t : g);
 }

@@ -2,6 +2,7 @@
 #include "graph/transforms/convert_float16.h"
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -52,12 +53,12 @@ Float16Stats convert_float16(Graph& g) {
   Float16Stats stats;
   std::vector<Value*> outputs = g.outputs;
   // 1. Constants read by nodes (not a graph output as well).
-  std::vector<Value*> constants;
+  std::vector<Value*> constants;  // in first-use order (deterministic names and stats)
+  std::set<const Value*> seen;
   for (const auto& n : g.nodes())
     for (Value* v : n->inputs)
       if (v != nullptr && v->is_constant() && v->type.dtype == DType::kF32 &&
-          std::count(outputs.begin(), outputs.end(), v) == 0 &&
-          std::find(constants.begin(), constants.end(), v) == constants.end())
+          std::count(outputs.begin(), outputs.end(), v) == 0 && seen.insert(v).second)
         constants.push_back(v);
   for (Value* v : constants) {
     TensorPtr half = to_half(*v->constant);

@@ -2,6 +2,7 @@
 #include "driver/loop_passes.h"
 
 #include "tir/transforms/compact_buffers.h"
+#include "tir/transforms/double_buffer.h"
 #include "tir/transforms/flatten_buffers.h"
 #include "tir/transforms/lower_blocks.h"
 #include "tir/transforms/simplify.h"
@@ -14,6 +15,8 @@ const std::vector<LoopPass>& loop_passes() {
   static const std::vector<LoopPass> passes = {
       {"lower_blocks", [](tir::PrimFunc f) { return tir::lower_blocks(std::move(f)); }, true},
       {"compact_buffers", [](tir::PrimFunc f) { return tir::compact_buffers(std::move(f)); }, true,
+       false},
+      {"double_buffer", [](tir::PrimFunc f) { return tir::double_buffer(std::move(f)); }, true,
        false},
       {"unroll_loops", [](tir::PrimFunc f) { return tir::unroll_loops(std::move(f), 64); }, false},
       {"vectorize_loops", [](tir::PrimFunc f) { return tir::vectorize_loops(std::move(f)); },

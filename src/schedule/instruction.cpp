@@ -167,6 +167,7 @@ std::vector<InstructionKind> make_kinds() {
   k.push_back(loop_mark("unroll", &Schedule::unroll));
   k.push_back(loop_mark("outline", &Schedule::outline));
   k.push_back(loop_mark("warp_mma", &Schedule::warp_mma));
+  k.push_back(loop_mark("double_buffer", &Schedule::double_buffer));
   k.push_back({"bind",
                {{"", K::kLoop}},
                {{"thread", A::kString, true, true}},

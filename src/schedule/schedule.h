@@ -102,6 +102,10 @@ class Schedule {
   // and B float16 widened to a float32 C) are one lane's share of a warp's m16n8k16 tensor-core
   // product (ForKind::kWarpMma; the CUDA lowering checks the lanes' layout, warp_mma.h).
   void warp_mma(LoopRV loop);
+  // The shared-memory copies that open the loop's body (cache_read stages computed at it) run
+  // one iteration ahead into a second buffer, so that a slab's copy overlaps the compute on the
+  // previous one (ForKind::kDoubleBuffered; tir/transforms/double_buffer.h).
+  void double_buffer(LoopRV loop);
   // thread: blockIdx.x/y/z or threadIdx.x/y/z.
   void bind(LoopRV loop, const std::string& thread);
   void annotate(BlockRV block, const std::string& key, const std::string& value);

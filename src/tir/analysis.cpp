@@ -165,4 +165,22 @@ bool loads_buffer(const Expr& e, const BufferNode* buffer) {
   return f.found;
 }
 
+ScopeAccesses scope_accesses(const Stmt& s, StorageScope scope) {
+  struct Collector : IRVisitor {
+    StorageScope scope;
+    ScopeAccesses found;
+    void visit_BufferLoad(const BufferLoad* op, const Expr& e) override {
+      if (op->buffer->scope == scope) found.reads.insert(op->buffer.get());
+      IRVisitor::visit_BufferLoad(op, e);
+    }
+    void visit_BufferStore(const BufferStore* op, const Stmt& x) override {
+      if (op->buffer->scope == scope) found.writes.insert(op->buffer.get());
+      IRVisitor::visit_BufferStore(op, x);
+    }
+  } c;
+  c.scope = scope;
+  c.visit(s);
+  return std::move(c.found);
+}
+
 }  // namespace ingot::tir

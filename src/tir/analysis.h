@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <set>
 #include <vector>
 
 #include "tir/prim_func.h"
@@ -31,6 +32,13 @@ bool has_blocks(const Stmt& s);
 
 // Whether an expression loads from `buffer`.
 bool loads_buffer(const Expr& e, const BufferNode* buffer);
+
+// The buffers of one storage scope that a statement loads from and stores to.
+struct ScopeAccesses {
+  std::set<const BufferNode*> reads, writes;
+  bool empty() const { return reads.empty() && writes.empty(); }
+};
+ScopeAccesses scope_accesses(const Stmt& s, StorageScope scope);
 
 // Whether s stores to a buffer what it loads from the same place (a no-op).
 bool is_self_store(const Stmt& s);

@@ -93,6 +93,8 @@ const char* for_kind_name(ForKind k) {
       return "thread_binding";
     case ForKind::kWarpMma:
       return "warp_mma";
+    case ForKind::kDoubleBuffered:
+      return "double_buffered";
   }
   return "?";
 }

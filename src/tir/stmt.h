@@ -29,7 +29,10 @@ enum class ForKind : uint8_t {
   kThreadBinding,  // GPU: bound to thread_tag (blockIdx.x, threadIdx.x, ...)
   // GPU: serial; with the two loops inside it, one lane's share of a warp's m16n8k16 product
   // (schedule/primitives/warp_mma.cpp), which CUDA runs as one mma.sync per lane.
-  kWarpMma
+  kWarpMma,
+  // GPU: serial; the shared-memory copies that open its body run one iteration ahead into a
+  // second buffer (schedule/primitives/double_buffer.cpp, tir/transforms/double_buffer.h).
+  kDoubleBuffered
 };
 const char* for_kind_name(ForKind k);
 

@@ -131,10 +131,15 @@ TEST_F(CudaTest, Float16ProductsRunOnTensorCoresFromSm80) {
     EXPECT_NE(r.out.find("ptxas (" + std::string(arch) + "): 1 kernels"), std::string::npos)
         << r.out;
     EXPECT_NE(r.out.find("registers, no spills"), std::string::npos) << r.out;
-    // The tensor-core tiles stage their slabs in 16-byte vectors.
-    EXPECT_EQ(r.out.find("*(uint4*)ingot_dst = *(const uint4*)ingot_src;") != std::string::npos,
-              mma)
+    // The tensor-core tiles stage their slabs in 16-byte vectors, asynchronously (cp.async, which
+    // exists from sm_80 too), double-buffered: each barrier first waits for the copies.
+    EXPECT_EQ(r.out.find("cp.async.cg.shared.global [%0], [%1], 16;") != std::string::npos, mma)
         << arch;
+    EXPECT_EQ(r.out.find("asm volatile(\"cp.async.wait_all;\" ::: \"memory\");\n"
+                         "      __syncthreads();") != std::string::npos,
+              mma)
+        << arch << r.out;
+    EXPECT_NE(r.out.find("_shared_1["), std::string::npos) << arch;
   }
 }
 

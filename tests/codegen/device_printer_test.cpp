@@ -65,15 +65,19 @@ TEST(DevicePrinter, OpenClAndCudaOfTheSameFunctions) {
                     "p1_base, ulong p1_off)"),
             std::string::npos)
       << cl;
-  EXPECT_NE(cl.find("(long)get_group_id(0)"), std::string::npos) << cl;
-  EXPECT_NE(cl.find("if ((((b * 32L) + tx) < 100L))"), std::string::npos) << cl;
+  EXPECT_NE(cl.find("(int)get_group_id(0)"), std::string::npos) << cl;
+  EXPECT_NE(cl.find("if ((((b * 32) + tx) < 100))"), std::string::npos) << cl;
   // k - 5 may be negative: the floor-modulo helper, not C's %.
-  EXPECT_NE(cl.find("ingot_floormod((long)(k - 5L), (long)3L)"), std::string::npos) << cl;
+  EXPECT_NE(cl.find("ingot_floormod((long)(k - 5), (long)3)"), std::string::npos) << cl;
   std::string cu = print_cuda(fns);
   EXPECT_NE(cu.find("extern \"C\" __global__ void __launch_bounds__(32) k_0(float* x, float* y)"),
             std::string::npos)
       << cu;
-  EXPECT_NE(cu.find("(long)blockIdx.x"), std::string::npos) << cu;
+  EXPECT_NE(cu.find("(int)blockIdx.x"), std::string::npos) << cu;
+  // A function given room against spills: at least 512 resident threads (16 blocks of 32).
+  std::string roomy = print_cuda(fns, 80, {"k_0"});
+  EXPECT_NE(roomy.find("__launch_bounds__(32, 16) k_0("), std::string::npos) << roomy;
+  EXPECT_NE(roomy.find("__launch_bounds__(1) k_1("), std::string::npos) << roomy;
   EXPECT_EQ(cu.find("get_group_id"), std::string::npos) << cu;
 }
 
@@ -130,7 +134,7 @@ TEST(DeviceLowering, SharedMemoryGetsBarriersAndThreadLoopsBecomeThreadIndices) 
   size_t first = cl.find("barrier(CLK_LOCAL_MEM_FENCE);");
   ASSERT_NE(first, std::string::npos) << cl;
   EXPECT_NE(cl.find("barrier(CLK_LOCAL_MEM_FENCE);", first + 1), std::string::npos) << cl;
-  EXPECT_LT(cl.find("for (long r"), first) << cl;  // inside the rounds
+  EXPECT_LT(cl.find("for (int r"), first) << cl;  // inside the rounds
   auto count = [](const std::string& text, const std::string& what) {
     int n = 0;
     for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
@@ -138,7 +142,7 @@ TEST(DeviceLowering, SharedMemoryGetsBarriersAndThreadLoopsBecomeThreadIndices) 
   };
   // OpenCL also has one after the rounds (PoCL's work-item loops need it; see visit_For).
   EXPECT_EQ(count(cl, "barrier(CLK_LOCAL_MEM_FENCE);"), 3) << cl;
-  EXPECT_NE(cl.find("if ((tx < 8L))"), std::string::npos) << cl;  // the 8-thread loop, masked
+  EXPECT_NE(cl.find("if ((tx < 8))"), std::string::npos) << cl;  // the 8-thread loop, masked
   EXPECT_EQ(cl.find("t2"), std::string::npos) << cl;  // the copy's threads are the same threads
   std::string cu = print_cuda(fns);
   EXPECT_NE(cu.find("__shared__ __align__(16) float S[16];"), std::string::npos) << cu;
@@ -207,13 +211,13 @@ TEST(DeviceLowering, AReductionAcrossThreadsBecomesATreePerRowOfTheBlock) {
   EXPECT_EQ(f.sync_before.size(), 5u);
   std::string cl = print_opencl(fns);
   // Threads 10 and 11 have no term: the identity.
-  EXPECT_NE(cl.find("acc_red0[(tx + (ty * 12L))] = ((tx < 10L) ? X["), std::string::npos) << cl;
+  EXPECT_NE(cl.find("acc_red0[(tx + (ty * 12))] = ((tx < 10) ? X["), std::string::npos) << cl;
   EXPECT_NE(cl.find(": (0.0f));"), std::string::npos) << cl;
   for (const char* fold :
-       {"if ((tx < 4L))", "(tx + 8L) + (ty * 12L)", "if ((tx < 2L))", "if ((tx < 1L))"})
+       {"if ((tx < 4))", "(tx + 8) + (ty * 12)", "if ((tx < 2))", "if ((tx < 1))"})
     EXPECT_NE(cl.find(fold), std::string::npos) << fold << "\n" << cl;
   // Every thread adds its row's result.
-  EXPECT_NE(cl.find("acc[0L] = (acc[0L] + acc_red0[(ty * 12L)]);"), std::string::npos) << cl;
+  EXPECT_NE(cl.find("acc[0] = (acc[0] + acc_red0[(ty * 12)]);"), std::string::npos) << cl;
 }
 
 // Whole warps along x (CUDA): the shared folds stop at 64 values, the first warp of each row
@@ -233,13 +237,13 @@ TEST(DeviceLowering, AReductionAcrossWholeWarpsEndsInShufflesOnCuda) {
   EXPECT_EQ(cuda[0].sync_before.size(), 3u);
   std::string cu = print_cuda(cuda);
   EXPECT_EQ(count(cu, "__shfl_down_sync(0xffffffffu, "), 5) << cu;
-  for (const char* step : {"(int)16L)", "(int)8L)", "(int)4L)", "(int)2L)", "(int)1L)"})
+  for (const char* step : {"(int)16)", "(int)8)", "(int)4)", "(int)2)", "(int)1)"})
     EXPECT_NE(cu.find(step), std::string::npos) << step << "\n" << cu;
   // Two values per lane: the warp's own and the one 32 above.
-  EXPECT_NE(cu.find("acc_red0[(tx + (ty * 128L))] + acc_red0[((tx + 32L) + (ty * 128L))]"),
+  EXPECT_NE(cu.find("acc_red0[(tx + (ty * 128))] + acc_red0[((tx + 32) + (ty * 128))]"),
             std::string::npos)
       << cu;
-  EXPECT_NE(cu.find("acc_red0_out[(ty * 128L)] = acc_red0_lane[0L];"), std::string::npos) << cu;
+  EXPECT_NE(cu.find("acc_red0_out[(ty * 128)] = acc_red0_lane[0];"), std::string::npos) << cu;
   // OpenCL (no shuffles) folds in shared memory to the end: 7 folds and the read.
   auto cl = split_device_functions(thread_sum_kernel(StorageScope::kLocal, 128, 100), 0);
   EXPECT_EQ(cl[0].sync_before.size(), 8u);

@@ -33,6 +33,9 @@ constexpr ConvCase kPadded{2, 5, 13, 11, 20, 3, 2, 1, true};
 constexpr ConvCase kPointwise{1, 24, 7, 9, 33, 1, 1, 0, false};
 constexpr ConvCase kDepthwise{1, 12, 9, 10, 12, 3, 1, 1, false, 12};
 constexpr ConvCase kGrouped{2, 8, 7, 6, 6, 3, 1, 0, true, 2};  // unpadded: the input staged
+// Eight slabs of one channel, double-buffered by default: the loop over pairs of slabs once
+// guarded its last refill, which PoCL miscompiled (tir/transforms/double_buffer.h).
+constexpr ConvCase kEvenSlabs{1, 8, 9, 9, 16, 3, 2, 0, false};
 
 float weight(int64_t i) {
   return float((i * 7) % 11) * 0.125f - 0.6f;
@@ -97,11 +100,14 @@ std::vector<std::string> shared_names(const ConvCase& c) {
   return names;
 }
 
+// (Double-buffered, "_1", where the product has more than one slab of k.)
 TEST(GpuConvRule, DefaultPointsStageWeightsAndOnlyUnpaddedInputs) {
-  EXPECT_EQ(shared_names(kPadded), std::vector<std::string>{"w_shared"});
-  EXPECT_EQ(shared_names(kPointwise), (std::vector<std::string>{"w_shared", "x_shared"}));
+  EXPECT_EQ(shared_names(kPadded), (std::vector<std::string>{"w_shared", "w_shared_1"}));
+  EXPECT_EQ(shared_names(kPointwise),
+            (std::vector<std::string>{"w_shared", "w_shared_1", "x_shared", "x_shared_1"}));
   EXPECT_EQ(shared_names(kDepthwise), std::vector<std::string>{"w_shared"});
-  EXPECT_EQ(shared_names(kGrouped), (std::vector<std::string>{"w_shared", "x_shared"}));
+  EXPECT_EQ(shared_names(kGrouped),
+            (std::vector<std::string>{"w_shared", "w_shared_1", "x_shared", "x_shared_1"}));
 }
 
 // y = conv(x) + b (+ z, then Relu), in float64.
@@ -130,7 +136,7 @@ std::vector<double> direct_conv(const ConvCase& c, const std::vector<float>& x,
 
 TEST(GpuConvRule, RandomPointsRunOnOpenClAndMatchADirectConvolution) {
   std::filesystem::path dir = temp_dir("gpu_conv");
-  for (const ConvCase& c : {kPadded, kPointwise, kDepthwise, kGrouped}) {
+  for (const ConvCase& c : {kPadded, kPointwise, kDepthwise, kGrouped, kEvenSlabs}) {
     std::vector<float> x(size_t(c.n * c.ic * c.h * c.w)), z(size_t(c.n * c.oc * c.oh() * c.ow()));
     for (size_t i = 0; i < x.size(); ++i) x[i] = input(int64_t(i));
     for (size_t i = 0; i < z.size(); ++i) z[i] = input(int64_t(i) * 3 + 1);
@@ -143,7 +149,7 @@ TEST(GpuConvRule, RandomPointsRunOnOpenClAndMatchADirectConvolution) {
       traces.insert(trace);
       driver::run_loop_passes(mod, /*gpu=*/true);
       std::string so = (dir / ("c" + std::to_string(c.k) + "_" + std::to_string(c.group) + "_" +
-                               std::to_string(seed) + ".so"));
+                               std::to_string(c.ic) + "_" + std::to_string(seed) + ".so"));
       std::vector<std::vector<float>> inputs = {x};
       if (c.residual) inputs.push_back(z);
       auto out = run_on_opencl(mod, so, inputs);

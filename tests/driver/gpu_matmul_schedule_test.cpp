@@ -17,6 +17,7 @@
 #include "gpu_schedule_util.h"
 #include "graph/transforms/rewrite_util.h"
 #include "tir/op.h"
+#include "tir/visitor.h"
 
 namespace ingot::testing {
 namespace {
@@ -74,15 +75,49 @@ TEST(GpuMatmulRule, DefaultPointStagesTilesInSharedMemoryBetweenBarriers) {
   // of 16 along k.
   EXPECT_EQ(f.block, (std::array<uint32_t, 3>{16, 16, 1}));
   EXPECT_EQ(f.grid, (std::array<uint32_t, 3>{2 * 3 * 3, 1, 1}));
-  ASSERT_EQ(f.shared.size(), 2u);
+  // The two slabs, double-buffered (tests/driver/double_buffer_test.cpp): two sets.
+  ASSERT_EQ(f.shared.size(), 4u);
   std::multiset<int64_t> sizes;
   for (const tir::Buffer& b : f.shared) {
     std::optional<int64_t> n = codegen::constant_elements(*b.get());
     ASSERT_TRUE(n.has_value());
     sizes.insert(*n);
   }
-  EXPECT_EQ(sizes, (std::multiset<int64_t>{16 * 16, 16 * 16}));
-  EXPECT_EQ(f.sync_before.size(), 2u);  // before each slab's copy and before its reads
+  EXPECT_EQ(sizes, (std::multiset<int64_t>{16 * 16, 16 * 16, 16 * 16, 16 * 16}));
+  EXPECT_NE(trace.find("double_buffer"), std::string::npos) << trace;
+}
+
+// Double-buffered slabs (eight of 16 along k: three pairs in the loop, the last pair after it):
+// one barrier per slab inside the loop,
+// where a single set of slabs needs two (one before the copy, one before the reads).
+TEST(GpuMatmulRule, DoubleBufferedSlabsNeedOneBarrierPerSlab) {
+  tir::IRModule mod = lowered_matmul(1, 64, 128, 64);
+  mod.kernels[0] = gpu_scheduled(mod.kernels[0], 0);
+  driver::run_loop_passes(mod, /*gpu=*/true);
+  auto fns = codegen::split_device_functions(mod.kernels[0], 0);
+  ASSERT_EQ(fns.size(), 1u);
+  struct Counter : tir::IRVisitor {
+    const std::unordered_set<const tir::StmtNode*>* syncs = nullptr;
+    int64_t pairs = 0;
+    size_t in_loop = 0, depth = 0;
+    void visit_stmt(const tir::Stmt& s) override {
+      in_loop += depth > 0 && syncs->count(s.get()) > 0;
+      tir::IRVisitor::visit_stmt(s);
+    }
+    void visit_For(const tir::For* op, const tir::Stmt& s) override {
+      const bool pair = op->loop_var.name().ends_with("_pair");
+      if (pair) {
+        EXPECT_TRUE(tir::is_const_int(op->extent, &pairs));
+      }
+      depth += pair;
+      tir::IRVisitor::visit_For(op, s);
+      depth -= pair;
+    }
+  } counter;
+  counter.syncs = &fns[0].sync_before;
+  counter.visit(fns[0].body);
+  EXPECT_EQ(counter.pairs, 3);
+  EXPECT_EQ(counter.in_loop, 2u);  // per pair of slabs
 }
 
 // One row (decode-style): the threads all along the columns, one block of 256 per 256 columns,
@@ -95,8 +130,9 @@ TEST(GpuMatmulRule, OneRowProductsSpreadTheThreadsAlongTheColumns) {
   ASSERT_EQ(fns.size(), 1u);
   EXPECT_EQ(fns[0].block, (std::array<uint32_t, 3>{256, 1, 1}));
   EXPECT_EQ(fns[0].grid, (std::array<uint32_t, 3>{2, 1, 1}));
-  ASSERT_EQ(fns[0].shared.size(), 1u);
+  ASSERT_EQ(fns[0].shared.size(), 2u);  // double-buffered
   EXPECT_EQ(fns[0].shared[0]->name, "x_shared");
+  EXPECT_EQ(fns[0].shared[1]->name, "x_shared_1");
 }
 
 // Points `first`..`last` of the rule's space for a b x m x k x n product (with `epilogue`, the
@@ -168,7 +204,7 @@ TEST(GpuMatmulRule, LongOneRowProductsSplitKAcrossRowsOfThreads) {
   // a row could add the bias again to what another wrote. (PoCL runs a work-group's work-items
   // one after another, so a run would not show that race: the structure is checked here.)
   std::string cl = codegen::print_opencl(fns);
-  size_t first_row = cl.find("if ((ty < 1L))");
+  size_t first_row = cl.find("if ((ty < 1))");
   ASSERT_NE(first_row, std::string::npos) << cl;
   EXPECT_NE(cl.find("ingot_maxf((y[", first_row), std::string::npos) << cl;  // the Relu under it
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -314,21 +315,36 @@ int64_t max_shared_bytes(const Target& target) {
 
 namespace {
 
-// The CUDA program compiled by NVRTC: PTX and cubin, and ptxas's summary line.
-void compile_for_cuda(DeviceCode& code, const std::string& model, const std::string& arch) {
-  NvrtcOutput out = compile_cuda(code.source, model.empty() ? "model" : model, arch);
+// The CUDA program of `functions` compiled by NVRTC: source, PTX and cubin, and ptxas's summary
+// line. The functions for which ptxas's occupancy heuristic spills registers are printed again
+// with room for up to 128 registers (print_cuda's `roomy`) and the program compiled once more:
+// a kernel keeps the heuristic's occupancy unless it spills (docs/architecture.md).
+void compile_for_cuda(DeviceCode& code, const std::vector<DeviceFunction>& functions,
+                      const std::string& model, const Target& target) {
+  const std::string name = model.empty() ? "model" : model;
+  code.source = print_cuda(functions, target.sm_version());
+  NvrtcOutput out = compile_cuda(code.source, name, target.mcpu);
+  std::set<std::string> spilled;
+  for (const auto& [kernel, k] : out.kernels)
+    if (k.spill_bytes > 0) spilled.insert(kernel);
+  if (!spilled.empty()) {
+    code.source = print_cuda(functions, target.sm_version(), spilled);
+    out = compile_cuda(code.source, name, target.mcpu);
+  }
   code.code = std::move(out.ptx);
   code.binary = std::move(out.cubin);
   int registers = 0, spills = 0;
   std::string worst;
-  for (const auto& [name, k] : out.kernels) {
+  for (const auto& [kernel, k] : out.kernels) {
     registers = std::max(registers, k.registers);
-    if (k.spill_bytes > spills) spills = k.spill_bytes, worst = name;
+    if (k.spill_bytes > spills) spills = k.spill_bytes, worst = kernel;
   }
-  code.summary = fmt::format("ptxas ({}): {} kernels, at most {} registers, {}", arch,
+  code.summary = fmt::format("ptxas ({}): {} kernels, at most {} registers, {}", target.mcpu,
                              out.kernels.size(), registers,
                              spills ? fmt::format("at most {} bytes of spills ({})", spills, worst)
                                     : std::string("no spills"));
+  if (!spilled.empty())
+    code.summary += fmt::format("; {} given room against spills", spilled.size());
 }
 
 }  // namespace
@@ -350,8 +366,7 @@ DeviceCode lower_device_code(const IRModule& mod, const Target& target) {
   if (target.kind == Target::kCUDA) {
     code.format = INGOT_DEVICE_CODE_CUDA;
     code.device_type = 2;  // kDLCUDA
-    code.source = print_cuda(all);
-    compile_for_cuda(code, mod.model_name, target.mcpu);
+    compile_for_cuda(code, all, mod.model_name, target);
   } else {
     code.format = INGOT_DEVICE_CODE_OPENCL_C;
     code.device_type = 4;  // kDLOpenCL

@@ -3,12 +3,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <set>
 
+#include "codegen/gpu/index_width.h"
 #include "codegen/gpu/warp_mma.h"
 #include "support/error.h"
 #include "tir/arith/linear_form.h"
@@ -89,11 +91,23 @@ std::string sanitize(const std::string& name) {
   return s;
 }
 
+// A function given room against spills (print_cuda's `roomy`): at least this many threads per
+// multiprocessor in its launch bounds (a quarter of sm_80's and sm_90's 2048: up to 128
+// registers per thread), in at most 16 blocks (sm_75's limit; 32 from sm_80).
+constexpr uint32_t kRoomyThreads = 512, kRoomyBlocks = 16;
+
 class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
                         public StmtFunctor<void(const Stmt&)> {
  public:
-  FunctionPrinter(const DeviceFunction& f, Dialect dialect, bool& uses_f64)
-      : f_(f), dialect_(dialect), uses_f64_(uses_f64), names_(reserved_names()) {}
+  FunctionPrinter(const DeviceFunction& f, Dialect dialect, int sm_version, bool roomy,
+                  bool& uses_f64)
+      : f_(f),
+        dialect_(dialect),
+        roomy_(roomy),
+        async_copies_(dialect == Dialect::kCUDA && sm_version >= 80 && !f.shared.empty()),
+        narrow_(indices_fit_int32(f)),
+        uses_f64_(uses_f64),
+        names_(reserved_names()) {}
 
   std::string print() {
     const bool cl = dialect_ == Dialect::kOpenCL;
@@ -111,8 +125,13 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
     if (cl) {
       out_ += fmt::format("__kernel void {}({}) {{\n", f_.name, sig);
     } else {
-      out_ += fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}({}) {{\n",
-                          f_.block[0] * f_.block[1] * f_.block[2], f_.name, sig);
+      const uint32_t threads = f_.block[0] * f_.block[1] * f_.block[2];
+      const std::string bounds =
+          roomy_ ? fmt::format("{}, {}", threads,
+                               std::clamp<uint32_t>(kRoomyThreads / threads, 1, kRoomyBlocks))
+                 : std::to_string(threads);
+      out_ += fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}({}) {{\n", bounds,
+                          f_.name, sig);
     }
     indent_ = 1;
     for (size_t i = 0; cl && i < f_.params.size(); ++i) {
@@ -128,7 +147,8 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
         if (!v.defined()) continue;
         std::string index = cl ? fmt::format("{}({})", block ? "get_group_id" : "get_local_id", d)
                                : fmt::format("{}.{}", block ? "blockIdx" : "threadIdx", kAxes[d]);
-        line(fmt::format("const long {} = (long){};", var_name(v.node()), index));
+        const std::string t = scalar_type(DataType::i64());
+        line(fmt::format("const {} {} = ({}){};", t, var_name(v.node()), t, index));
         non_negative_.insert(v.node());
       }
     }
@@ -160,7 +180,7 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
         if (t.bits == 8) return "char";
         if (t.bits == 16) return "short";
         if (t.bits == 32) return "int";
-        if (t.bits == 64) return "long";
+        if (t.bits == 64) return narrow_ ? "int" : "long";
         break;
       case DataType::kUInt:
         if (t.bits == 8) return "uchar";
@@ -181,6 +201,7 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
   std::string storage_type(DataType t) {
     if (t.is_float() && t.bits == 16 && t.is_scalar())
       return dialect_ == Dialect::kOpenCL ? "half" : "ushort";
+    if (t.code == DataType::kInt && t.bits == 64 && t.is_scalar()) return "long";
     return t.is_bool() ? "uchar" : scalar_type(t);
   }
 
@@ -223,6 +244,8 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
   // Expressions.
   std::string visit_IntImm(const IntImm* op, const Expr&) override {
     if (op->dtype.is_bool()) return op->value ? "1" : "0";
+    if (op->dtype.bits == 64 && narrow_ && op->dtype.code == DataType::kInt)
+      return op->value < 0 ? fmt::format("({})", op->value) : fmt::format("{}", op->value);
     if (op->dtype.bits == 64) {
       if (op->value == std::numeric_limits<int64_t>::min()) return "(-9223372036854775807L - 1)";
       return op->value < 0 ? fmt::format("({}L)", op->value) : fmt::format("{}L", op->value);
@@ -445,7 +468,14 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
         fmt::format("if ((((unsigned long long)ingot_src | (unsigned long long)ingot_dst) & {}) "
                     "== 0) {{",
                     bytes - 1));
-    line(fmt::format("  *({}*)ingot_dst = *(const {}*)ingot_src;", v, v));
+    if (async_copies_ && st->buffer->scope == StorageScope::kShared &&
+        ld->buffer->scope != StorageScope::kShared)
+      line(fmt::format(
+          "  asm volatile(\"cp.async.{}.shared.global [%0], [%1], {};\" :: "
+          "\"r\"((uint)__cvta_generic_to_shared(ingot_dst)), \"l\"(ingot_src) : \"memory\");",
+          bytes == 16 ? "cg" : "ca", bytes));
+    else
+      line(fmt::format("  *({}*)ingot_dst = *(const {}*)ingot_src;", v, v));
     line("} else {");
     line(
         fmt::format("  for (int ingot_v = 0; ingot_v < {}; ++ingot_v) ingot_dst[ingot_v] = "
@@ -580,8 +610,10 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
     return "float";
   }
   void visit_stmt(const Stmt& s) override {
-    if (f_.sync_before.count(s.get()))
+    if (f_.sync_before.count(s.get())) {
+      if (async_copies_) line("asm volatile(\"cp.async.wait_all;\" ::: \"memory\");");
       line(dialect_ == Dialect::kOpenCL ? "barrier(CLK_LOCAL_MEM_FENCE);" : "__syncthreads();");
+    }
     StmtFunctor<void(const Stmt&)>::visit_stmt(s);
   }
   void visit_Allocate(const Allocate* op, const Stmt&) override {
@@ -606,6 +638,12 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
 
   const DeviceFunction& f_;
   Dialect dialect_;
+  // CUDA from sm_80 with shared memory: aligned copies from global into shared memory are
+  // cp.async (asynchronous), and every barrier first waits for the thread's own.
+  bool roomy_;  // CUDA: launch bounds that let ptxas use up to 128 registers
+  bool async_copies_;
+  // Every int64 value the function computes fits in int32 (index_width.h): printed as int.
+  bool narrow_;
   bool& uses_f64_;
   std::string out_;
   int indent_ = 0;
@@ -619,12 +657,13 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
 
 }  // namespace
 
-static std::string print_device_code(const std::vector<DeviceFunction>& functions,
-                                     Dialect dialect) {
+static std::string print_device_code(const std::vector<DeviceFunction>& functions, Dialect dialect,
+                                     int sm_version, const std::set<std::string>& roomy) {
   bool uses_f64 = false;
   std::string kernels;
   for (const DeviceFunction& f : functions)
-    kernels += "\n" + FunctionPrinter(f, dialect, uses_f64).print();
+    kernels +=
+        "\n" + FunctionPrinter(f, dialect, sm_version, roomy.count(f.name) > 0, uses_f64).print();
   if (dialect == Dialect::kCUDA)
     return std::string(kCudaTypes) + kPrelude + kPreludeF64Functions + kernels;
   return std::string("// Generated by ingot: OpenCL C 1.2.\n") + kPrelude +
@@ -632,11 +671,12 @@ static std::string print_device_code(const std::vector<DeviceFunction>& function
 }
 
 std::string print_opencl(const std::vector<DeviceFunction>& functions) {
-  return print_device_code(functions, Dialect::kOpenCL);
+  return print_device_code(functions, Dialect::kOpenCL, 0, {});
 }
 
-std::string print_cuda(const std::vector<DeviceFunction>& functions) {
-  return print_device_code(functions, Dialect::kCUDA);
+std::string print_cuda(const std::vector<DeviceFunction>& functions, int sm_version,
+                       const std::set<std::string>& roomy) {
+  return print_device_code(functions, Dialect::kCUDA, sm_version, roomy);
 }
 
 }  // namespace ingot::codegen

@@ -7,7 +7,6 @@
 
 #include "support/error.h"
 #include "tir/analysis.h"
-#include "tir/visitor.h"
 
 namespace ingot::codegen {
 namespace {
@@ -15,9 +14,7 @@ namespace {
 using namespace tir;
 
 // The shared buffers a statement reads and writes.
-struct Accesses {
-  std::set<const BufferNode*> reads, writes;
-  bool empty() const { return reads.empty() && writes.empty(); }
+struct Accesses : ScopeAccesses {
   void merge(const Accesses& o) {
     reads.insert(o.reads.begin(), o.reads.end());
     writes.insert(o.writes.begin(), o.writes.end());
@@ -30,19 +27,6 @@ struct Accesses {
       return std::any_of(a.begin(), a.end(), [&](const BufferNode* x) { return b.count(x) > 0; });
     };
     return meets(later.reads, writes) || meets(later.writes, reads);
-  }
-};
-
-class SharedAccessCollector : public IRVisitor {
- public:
-  Accesses found;
-  void visit_BufferLoad(const BufferLoad* op, const Expr& e) override {
-    if (op->buffer->scope == StorageScope::kShared) found.reads.insert(op->buffer.get());
-    IRVisitor::visit_BufferLoad(op, e);
-  }
-  void visit_BufferStore(const BufferStore* op, const Stmt& s) override {
-    if (op->buffer->scope == StorageScope::kShared) found.writes.insert(op->buffer.get());
-    IRVisitor::visit_BufferStore(op, s);
   }
 };
 
@@ -62,9 +46,9 @@ class SyncPlanner {
   const Accesses& accesses(const Stmt& s) {
     auto it = memo_.find(s.get());
     if (it != memo_.end()) return it->second;
-    SharedAccessCollector c;
-    c.visit(s);
-    return memo_[s.get()] = c.found;
+    Accesses a;
+    static_cast<ScopeAccesses&>(a) = scope_accesses(s, StorageScope::kShared);
+    return memo_[s.get()] = std::move(a);
   }
 
   bool thread_dependent(const Expr& e) const {

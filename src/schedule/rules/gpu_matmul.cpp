@@ -195,9 +195,10 @@ constexpr int64_t kVectorBytes = 16;
 // contiguous on both sides as one vector, and element by element otherwise) where the slab's
 // rows are a multiple of the run and the threads' runs cover the slab exactly (a masked tail
 // would put the runs under a condition, copied element by element by fewer threads).
-void stage_operands(Schedule& s, BlockRV mm, const std::vector<Buffer>& operands, LoopRV at,
-                    Factor threads_y, Factor threads_x,
-                    const std::set<const BufferNode*>& skip = {}) {
+int64_t stage_operands(Schedule& s, BlockRV mm, const std::vector<Buffer>& operands, LoopRV at,
+                       Factor threads_y, Factor threads_x,
+                       const std::set<const BufferNode*>& skip = {}) {
+  int64_t bytes = 0;
   for (const Buffer& op : operands) {
     if (skip.count(op.get()) > 0) continue;
     const DataType t = op->dtype;
@@ -210,6 +211,7 @@ void stage_operands(Schedule& s, BlockRV mm, const std::vector<Buffer>& operands
     const int64_t row = loop_extent_of(s, own.back());
     int64_t slab = 1;
     for (LoopRV l : own) slab *= loop_extent_of(s, l);
+    bytes += slab * t.bytes();
     auto value = [&](const Factor& f) { return f.value ? *f.value : s.value(*f.rv); };
     const int64_t runs = value(threads_y) * value(threads_x) * vector;
     LoopRV fused = own.size() == 1 ? own.front() : s.fuse(own);
@@ -224,6 +226,20 @@ void stage_operands(Schedule& s, BlockRV mm, const std::vector<Buffer>& operands
     s.bind(parts[1], "threadIdx.y");
     s.bind(parts[2], "threadIdx.x");
   }
+  return bytes;
+}
+
+// Shared memory that both sets of a double-buffered kernel's slabs may take by default: half of
+// CUDA's 48 KB of static shared memory per block, within OpenCL's 32 KB default.
+constexpr int64_t kDoubleBufferBytes = 24 * 1024;
+
+// Whether the k-slab loop `ko`, whose slabs take `slab_bytes` of shared memory, is
+// double-buffered (a choice; by default where it has more than one slab and both sets of slabs
+// fit in kDoubleBufferBytes).
+void sample_double_buffer(Schedule& s, LoopRV ko, int64_t slab_bytes) {
+  if (slab_bytes == 0) return;
+  const bool fits = loop_extent_of(s, ko) > 1 && 2 * slab_bytes <= kDoubleBufferBytes;
+  if (s.value(sample_choice(s, {0, 1}, fits ? 1 : 0)) == 1) s.double_buffer(ko);
 }
 
 // The tensor-core tiles (see gpu_matmul.h): wy x wx warps per block, each mi x ni instructions'
@@ -315,7 +331,7 @@ void schedule_mma(Schedule& s, const std::string& name, std::vector<LoopRV> batc
   BlockRV wb = s.cache_write(mm, 0, "local");
   s.reverse_compute_at(wb, lane);
   s.decompose_reduction(mm, sk[0]);
-  stage_operands(s, mm, operands, sk[0], t.wy * t.wx, int64_t(32));
+  sample_double_buffer(s, sk[0], stage_operands(s, mm, operands, sk[0], t.wy * t.wx, int64_t(32)));
   s.warp_mma(si[4]);
   place_epilogue(s, s.name_of(wb), lane);
 }
@@ -462,7 +478,7 @@ bool schedule_gpu_matmul(Schedule& s, int max_threads, bool tensor_cores) {
   if (operands.size() == 2) {
     // (A one-row product reads each element of B once: staging it would only add barriers.)
     if (one_row && operands.size() == 2) operands.pop_back();
-    stage_operands(s, mm, operands, sk[0], ty, tx, guarded);
+    sample_double_buffer(s, sk[0], stage_operands(s, mm, operands, sk[0], ty, tx, guarded));
   }
 
   // 5. The epilogue blocks that read the product run per thread after the write-back.

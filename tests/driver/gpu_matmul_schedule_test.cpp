@@ -118,6 +118,15 @@ TEST(GpuMatmulRule, DoubleBufferedSlabsNeedOneBarrierPerSlab) {
   counter.visit(fns[0].body);
   EXPECT_EQ(counter.pairs, 3);
   EXPECT_EQ(counter.in_loop, 2u);  // per pair of slabs
+  // In all: those two (the one at the top of the loop also orders the first slabs' copies before
+  // their reads, so none goes before the loop), then before the last slab's copy and its reads.
+  EXPECT_EQ(fns[0].sync_before.size(), 4u);
+  // OpenCL adds one after a loop with barriers (PoCL), which the next planned one does not repeat.
+  std::string cl = codegen::print_opencl(fns);
+  size_t barriers = 0;
+  for (size_t at = cl.find("barrier("); at != std::string::npos; at = cl.find("barrier(", at + 1))
+    ++barriers;
+  EXPECT_EQ(barriers, 4u) << cl;
 }
 
 // One row (decode-style): the threads all along the columns, one block of 256 per 256 columns,

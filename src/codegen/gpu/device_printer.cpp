@@ -610,7 +610,8 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
     return "float";
   }
   void visit_stmt(const Stmt& s) override {
-    if (f_.sync_before.count(s.get())) {
+    // (Not right after the barrier that OpenCL puts after a loop with barriers: see visit_For.)
+    if (f_.sync_before.count(s.get()) && !out_.ends_with("barrier(CLK_LOCAL_MEM_FENCE);\n")) {
       if (async_copies_) line("asm volatile(\"cp.async.wait_all;\" ::: \"memory\");");
       line(dialect_ == Dialect::kOpenCL ? "barrier(CLK_LOCAL_MEM_FENCE);" : "__syncthreads();");
     }

@@ -68,7 +68,7 @@ class SyncPlanner {
   Accesses step(const Stmt& s, Accesses pending, bool divergent) {
     const Accesses& mine = accesses(s);
     if (mine.empty()) return pending;
-    if (pending.conflicts(mine)) {
+    if (pending.conflicts(mine) && !opens_with_barrier(s, divergent)) {
       if (divergent)
         fail_user(
             "kernel {}: shared memory needs a barrier inside a branch or loop that depends on "
@@ -78,6 +78,25 @@ class SyncPlanner {
       pending = Accesses{};
     }
     return inside(s, std::move(pending), divergent);
+  }
+
+  // Whether `s` is a loop, uniform across the threads, whose body gets a barrier before its first
+  // statement with shared accesses on every iteration anyway (that statement conflicts with the
+  // body's own accesses, which every iteration carries): then a barrier before the loop for what
+  // is pending is redundant, since that one comes first. (A loop of a double-buffered slab
+  // pipeline opens with a copy into the buffers its previous iteration read.)
+  bool opens_with_barrier(const Stmt& s, bool divergent) {
+    const auto* f = s.as<For>();
+    if (f == nullptr || divergent || thread_dependent(f->min) || thread_dependent(f->extent))
+      return false;
+    const Accesses& all = accesses(f->body);
+    const auto* seq = f->body.as<SeqStmt>();
+    const std::vector<Stmt> body = seq ? seq->seq : std::vector<Stmt>{f->body};
+    for (const Stmt& c : body) {
+      const Accesses& first = accesses(c);
+      if (!first.empty()) return all.conflicts(first);
+    }
+    return false;
   }
 
   Accesses inside(const Stmt& s, Accesses pending, bool divergent) {

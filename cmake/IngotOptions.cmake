@@ -18,6 +18,14 @@ function(ingot_warnings target)
   endif()
 endfunction()
 
+# ThreadSanitizer (preset tsan): the runtime and its tests, where sessions and the pool's threads
+# meet. Not combinable with INGOT_SANITIZE.
+option(INGOT_TSAN "Build with ThreadSanitizer" OFF)
+if(INGOT_TSAN)
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+endif()
+
 if(INGOT_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)

@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +40,10 @@ struct IngotModel {
 
 struct IngotSession {
   const IngotModel* model;
+  /* 1 while a call that reads or writes the session's buffers is inside it: a second thread's
+   * call is refused instead of racing it (session_guard.c). */
+  atomic_int busy;
+  int max_threads;     /* threads of the shared pool a run may use (0: all) */
   void* device;        /* device artifacts: queue or stream, kernels, device buffers */
   void* workspace;     /* CPU artifacts */
   void** inputs;       /* bound data pointer per input (NULL: not set) */
@@ -82,7 +87,12 @@ size_t ingot_tensor_bytes(const IngotTensorInfo* info);
  * compiled for; on a difference fails naming the input and both values. */
 ingot_status ingot_check_specialized_inputs(const IngotModel* model, void* const* inputs);
 
-/* thread_pool.c: the service handed to artifacts. */
+/* session.c: marks the session busy for the calling thread, or fails naming `fn` when another
+ * thread is inside a call on it; ingot_session_leave ends the call. */
+ingot_status ingot_session_enter(IngotSession* s, const char* fn);
+void ingot_session_leave(IngotSession* s);
+
+/* thread_pool.c: the service handed to artifacts (ctx: the IngotSession). */
 int32_t ingot_pool_parallel_for(void* ctx, IngotParallelBody body, void* closure,
                                 int64_t num_tasks);
 

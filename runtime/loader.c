@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "artifact_checksum.h"
 #include "internal.h"
 
 /* Size of the IngotArtifact record of ABI version 4 (fields up to and including `device_code`). */
@@ -103,21 +104,27 @@ static char* copy_string(const char* s) {
   return out;
 }
 
-static ingot_status load_model(const char* path, int check_isa, IngotModel** out);
-
 INGOT_API ingot_status ingot_model_load(const char* path, IngotModel** out) {
-  return load_model(path, 1, out);
+  return ingot_model_load_ex(path, 0, out);
 }
 
 INGOT_API ingot_status ingot_model_load_for_inspection(const char* path, IngotModel** out) {
-  return load_model(path, 0, out);
+  return ingot_model_load_ex(path, INGOT_LOAD_FOR_INSPECTION, out);
 }
 
-static ingot_status load_model(const char* path, int check_isa, IngotModel** out) {
+INGOT_API ingot_status ingot_model_load_ex(const char* path, uint32_t flags, IngotModel** out) {
   if (out == NULL) return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "ingot_model_load: out is NULL");
   *out = NULL;
   if (path == NULL) return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "ingot_model_load: path is NULL");
+  if ((flags & ~(uint32_t)(INGOT_LOAD_FOR_INSPECTION | INGOT_LOAD_SKIP_CHECKSUM)) != 0) {
+    return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "ingot_model_load_ex: unknown flags 0x%x",
+                      (unsigned)flags);
+  }
+  const int check_isa = (flags & INGOT_LOAD_FOR_INSPECTION) == 0;
+  /* Nothing of the file is mapped before its headers, its trailer and its checksum pass. */
   ingot_status status = ingot_check_elf_file(path);
+  if (status == INGOT_OK)
+    status = ingot_check_artifact_trailer(path, (flags & INGOT_LOAD_SKIP_CHECKSUM) == 0);
   if (status != INGOT_OK) return status;
   /* A bare file name would make dlopen search the library path instead of the current folder. */
   void* handle = NULL;

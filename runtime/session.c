@@ -37,6 +37,23 @@ static ingot_status check_session(const IngotSession* s, const char* fn) {
   return INGOT_OK;
 }
 
+ingot_status ingot_session_enter(IngotSession* s, const char* fn) {
+  ingot_status st = check_session(s, fn);
+  if (st != INGOT_OK) return st;
+  int expected = 0;
+  if (!atomic_compare_exchange_strong(&s->busy, &expected, 1)) {
+    return ingot_fail(INGOT_ERR_INVALID_ARGUMENT,
+                      "%s: the session is in use by another thread (a session serves one thread "
+                      "at a time; create one session per thread)",
+                      fn);
+  }
+  return INGOT_OK;
+}
+
+void ingot_session_leave(IngotSession* s) {
+  atomic_store(&s->busy, 0);
+}
+
 static ingot_status check_input_index(const IngotSession* s, int32_t index) {
   int32_t n = s->model->artifact->num_inputs;
   if (index < 0 || index >= n) {
@@ -140,8 +157,8 @@ static void* input_copy_buffer(IngotSession* s, int32_t index) {
   return s->input_copies[index];
 }
 
-INGOT_API ingot_status ingot_session_set_input(IngotSession* s, int32_t index,
-                                               const DLTensor* tensor) {
+static ingot_status session_set_input_unguarded(IngotSession* s, int32_t index,
+                                                const DLTensor* tensor) {
   ingot_status st = check_session(s, "ingot_session_set_input");
   if (st == INGOT_OK) st = check_input_index(s, index);
   if (st != INGOT_OK) return st;
@@ -165,8 +182,8 @@ INGOT_API ingot_status ingot_session_set_input(IngotSession* s, int32_t index,
   return INGOT_OK;
 }
 
-INGOT_API ingot_status ingot_session_set_input_copy(IngotSession* s, int32_t index,
-                                                    const void* data, size_t nbytes) {
+static ingot_status session_set_input_copy_unguarded(IngotSession* s, int32_t index,
+                                                     const void* data, size_t nbytes) {
   ingot_status st = check_session(s, "ingot_session_set_input_copy");
   if (st == INGOT_OK) st = check_input_index(s, index);
   if (st != INGOT_OK) return st;
@@ -188,7 +205,7 @@ INGOT_API ingot_status ingot_session_set_input_copy(IngotSession* s, int32_t ind
   return INGOT_OK;
 }
 
-INGOT_API ingot_status ingot_session_run(IngotSession* s) {
+static ingot_status session_run_unguarded(IngotSession* s) {
   ingot_status st = check_session(s, "ingot_session_run");
   if (st != INGOT_OK) return st;
   const IngotArtifact* a = s->model->artifact;
@@ -216,8 +233,8 @@ INGOT_API ingot_status ingot_session_run(IngotSession* s) {
   return ingot_fail(INGOT_ERR_RUN, "model '%s' failed with status %d", name, (int)rc);
 }
 
-INGOT_API ingot_status ingot_session_output(const IngotSession* s, int32_t index,
-                                            DLTensor* out_view) {
+static ingot_status session_output_unguarded(const IngotSession* s, int32_t index,
+                                             DLTensor* out_view) {
   ingot_status st = check_session(s, "ingot_session_output");
   if (st != INGOT_OK) return st;
   const IngotArtifact* a = s->model->artifact;
@@ -242,7 +259,7 @@ INGOT_API ingot_status ingot_session_output(const IngotSession* s, int32_t index
   return INGOT_OK;
 }
 
-INGOT_API ingot_status ingot_session_set_profiling(IngotSession* s, int enable) {
+static ingot_status session_set_profiling_unguarded(IngotSession* s, int enable) {
   ingot_status st = check_session(s, "ingot_session_set_profiling");
   if (st != INGOT_OK) return st;
   s->profiling = enable != 0;
@@ -256,8 +273,8 @@ INGOT_API ingot_status ingot_session_set_profiling(IngotSession* s, int enable) 
   return INGOT_OK;
 }
 
-INGOT_API ingot_status ingot_session_kernel_time(const IngotSession* s, int32_t kernel_index,
-                                                 double* total_seconds, int64_t* calls) {
+static ingot_status session_kernel_time_unguarded(const IngotSession* s, int32_t kernel_index,
+                                                  double* total_seconds, int64_t* calls) {
   ingot_status st = check_session(s, "ingot_session_kernel_time");
   if (st != INGOT_OK) return st;
   int32_t n = s->model->artifact->num_kernels;
@@ -267,5 +284,72 @@ INGOT_API ingot_status ingot_session_kernel_time(const IngotSession* s, int32_t 
   }
   if (total_seconds) *total_seconds = s->kernel_total[kernel_index];
   if (calls) *calls = s->kernel_calls[kernel_index];
+  return INGOT_OK;
+}
+
+/* The API: each call holds the session for its duration (ingot_session_enter). */
+INGOT_API ingot_status ingot_session_set_input(IngotSession* s, int32_t index,
+                                               const DLTensor* tensor) {
+  IngotSession* guarded = s;
+  ingot_status st = ingot_session_enter(guarded, "ingot_session_set_input");
+  if (st != INGOT_OK) return st;
+  st = session_set_input_unguarded(s, index, tensor);
+  ingot_session_leave(guarded);
+  return st;
+}
+
+INGOT_API ingot_status ingot_session_set_input_copy(IngotSession* s, int32_t index,
+                                                    const void* data, size_t nbytes) {
+  IngotSession* guarded = s;
+  ingot_status st = ingot_session_enter(guarded, "ingot_session_set_input_copy");
+  if (st != INGOT_OK) return st;
+  st = session_set_input_copy_unguarded(s, index, data, nbytes);
+  ingot_session_leave(guarded);
+  return st;
+}
+
+INGOT_API ingot_status ingot_session_run(IngotSession* s) {
+  IngotSession* guarded = s;
+  ingot_status st = ingot_session_enter(guarded, "ingot_session_run");
+  if (st != INGOT_OK) return st;
+  st = session_run_unguarded(s);
+  ingot_session_leave(guarded);
+  return st;
+}
+
+INGOT_API ingot_status ingot_session_output(const IngotSession* s, int32_t index,
+                                            DLTensor* out_view) {
+  IngotSession* guarded = (IngotSession*)s;
+  ingot_status st = ingot_session_enter(guarded, "ingot_session_output");
+  if (st != INGOT_OK) return st;
+  st = session_output_unguarded(s, index, out_view);
+  ingot_session_leave(guarded);
+  return st;
+}
+
+INGOT_API ingot_status ingot_session_set_profiling(IngotSession* s, int enable) {
+  IngotSession* guarded = s;
+  ingot_status st = ingot_session_enter(guarded, "ingot_session_set_profiling");
+  if (st != INGOT_OK) return st;
+  st = session_set_profiling_unguarded(s, enable);
+  ingot_session_leave(guarded);
+  return st;
+}
+
+INGOT_API ingot_status ingot_session_kernel_time(const IngotSession* s, int32_t kernel_index,
+                                                 double* total_seconds, int64_t* calls) {
+  IngotSession* guarded = (IngotSession*)s;
+  ingot_status st = ingot_session_enter(guarded, "ingot_session_kernel_time");
+  if (st != INGOT_OK) return st;
+  st = session_kernel_time_unguarded(s, kernel_index, total_seconds, calls);
+  ingot_session_leave(guarded);
+  return st;
+}
+
+INGOT_API ingot_status ingot_session_set_num_threads(IngotSession* s, int n) {
+  ingot_status st = ingot_session_enter(s, "ingot_session_set_num_threads");
+  if (st != INGOT_OK) return st;
+  s->max_threads = n > 0 ? n : 0;
+  ingot_session_leave(s);
   return INGOT_OK;
 }

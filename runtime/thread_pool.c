@@ -51,6 +51,7 @@ struct Pool {
   IngotParallelBody body;
   void* closure;
   int64_t num_tasks;
+  int job_threads; /* threads of this job (<= num_threads): workers 1..job_threads-1 join */
   atomic_int status;
   atomic_uint_fast64_t closed; /* the generation whose tasks are all claimed (no worker joins) */
   atomic_int active;           /* workers inside the current job's tasks */
@@ -136,7 +137,7 @@ static int default_num_threads(void) {
 /* Runs the tasks of range `self` in order, then the rest of every other range; returns once
  * every task of the job is claimed. */
 static void run_tasks(Pool* p, int self) {
-  int T = p->num_threads;
+  int T = p->job_threads;
   for (int k = 0; k < T; ++k) {
     TaskRange* r = &p->ranges[(self + k) % T];
     for (;;) {
@@ -174,7 +175,9 @@ static void* worker_main(void* arg) {
     uint_fast64_t g = atomic_load(&p->generation);
     seen = g;
     atomic_fetch_add(&p->active, 1);
-    if (atomic_load(&p->generation) == g && atomic_load(&p->closed) != g) run_tasks(p, self);
+    if (atomic_load(&p->generation) == g && atomic_load(&p->closed) != g &&
+        self < p->job_threads)
+      run_tasks(p, self);
     if (atomic_fetch_sub(&p->active, 1) == 1) {
       pthread_mutex_lock(&p->lock);
       pthread_cond_signal(&p->done);
@@ -239,9 +242,10 @@ static int32_t run_serial(IngotParallelBody body, void* closure, int64_t num_tas
 
 int32_t ingot_pool_parallel_for(void* ctx, IngotParallelBody body, void* closure,
                                 int64_t num_tasks) {
-  (void)ctx;
+  const IngotSession* session = (const IngotSession*)ctx;
+  int limit = session != NULL ? session->max_threads : 0;
   if (num_tasks <= 0) return 0;
-  if (t_in_parallel || num_tasks == 1) return run_serial(body, closure, num_tasks);
+  if (t_in_parallel || num_tasks == 1 || limit == 1) return run_serial(body, closure, num_tasks);
   if (!atomic_load(&g_started)) ensure_started();
   Pool* p = &g_pool;
   if (pthread_mutex_trylock(&p->job_lock) != 0) return run_serial(body, closure, num_tasks);
@@ -252,9 +256,11 @@ int32_t ingot_pool_parallel_for(void* ctx, IngotParallelBody body, void* closure
   p->body = body;
   p->closure = closure;
   p->num_tasks = num_tasks;
-  for (int i = 0; i < p->num_threads; ++i) {
-    atomic_store(&p->ranges[i].next, num_tasks * i / p->num_threads);
-    p->ranges[i].end = num_tasks * (i + 1) / p->num_threads;
+  int T = limit > 0 && limit < p->num_threads ? limit : p->num_threads;
+  p->job_threads = T;
+  for (int i = 0; i < T; ++i) {
+    atomic_store(&p->ranges[i].next, num_tasks * i / T);
+    p->ranges[i].end = num_tasks * (i + 1) / T;
   }
   atomic_store(&p->status, 0);
   pthread_mutex_lock(&p->lock);

@@ -14,8 +14,10 @@ extern "C" {
 #define INGOT_ARTIFACT_MAGIC 0x545241544F474E49ull
 /* 2: IngotTensorInfo gained `specialized_value` (guarded input specialization).
  * 3: IngotArtifact gained `isa_features` (the CPU features the code needs, checked at load).
- * 4: IngotArtifact gained `device_code` (GPU artifacts: device kernels and their launches). */
-#define INGOT_ABI_VERSION 4u
+ * 4: IngotArtifact gained `device_code` (GPU artifacts: device kernels and their launches).
+ * 5: IngotKernelInfo gained `ops` (the graph ops fused into the kernel), and every artifact file
+ *    ends with an IngotArtifactTrailer (a checksum of the file, verified before dlopen). */
+#define INGOT_ABI_VERSION 5u
 /* The one exported symbol of an artifact: `const IngotArtifact ingot_artifact_v1;` */
 #define INGOT_ARTIFACT_SYMBOL "ingot_artifact_v1"
 
@@ -42,6 +44,7 @@ typedef struct IngotKernelInfo {
   const char* name;
   double flops;       /* floating point operations per call */
   double bytes_moved; /* bytes read + written per call (compulsory traffic) */
+  const char* ops;    /* the graph ops computed by this kernel, "+"-separated ("Conv+Add+Relu") */
 } IngotKernelInfo;
 
 /* Body of a parallel loop: runs tasks [task, task+1) for task in [0, num_tasks). */
@@ -138,6 +141,19 @@ typedef struct IngotArtifact {
   /* Device artifacts: their kernels and launches; NULL for CPU artifacts. */
   const IngotDeviceCode* device_code;
 } IngotArtifact;
+
+/* The last bytes of every artifact file (after the ELF image; the loader ignores them): a
+ * checksum of everything before it, written by the compiler when it links the artifact and
+ * verified by the runtime before the file is mapped. Little-endian, 32 bytes, magic last. */
+#define INGOT_TRAILER_MAGIC 0x4D5553544F474E49ull /* "INGOTSUM" little-endian */
+#define INGOT_CHECKSUM_XXH3_64 1u                  /* XXH3_64bits, seed 0 (xxHash 0.8) */
+typedef struct IngotArtifactTrailer {
+  uint64_t payload_bytes; /* bytes before the trailer: the file's size - sizeof(trailer) */
+  uint64_t checksum;      /* of those bytes, by `checksum_kind` */
+  uint32_t checksum_kind; /* INGOT_CHECKSUM_* */
+  uint32_t abi_version;   /* INGOT_ABI_VERSION of the record inside (read before dlopen) */
+  uint64_t magic;         /* INGOT_TRAILER_MAGIC */
+} IngotArtifactTrailer;
 
 #ifdef __cplusplus
 }

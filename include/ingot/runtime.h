@@ -41,6 +41,17 @@ INGOT_API ingot_status ingot_model_load(const char* path, IngotModel** out);
  * needs ("isa_features"): its record can be read, and ingot_session_create still refuses it.
  * Only ingot_model_load refuses it at load (the error names the missing features). */
 INGOT_API ingot_status ingot_model_load_for_inspection(const char* path, IngotModel** out);
+/* ingot_model_load with options, a bitwise OR of:
+ *   INGOT_LOAD_FOR_INSPECTION  as ingot_model_load_for_inspection;
+ *   INGOT_LOAD_SKIP_CHECKSUM   do not hash the file: its trailer (ABI version, size) is still
+ *                              checked, but a flipped bit in its code or constants is not found.
+ *                              Hashing reads the whole file once (XXH3, several GB/s: about 50 ms
+ *                              for a 100 MB artifact cold from the page cache); this is for very
+ *                              large models whose files are otherwise trusted.
+ * ingot_model_load verifies every artifact's checksum before mapping it. */
+#define INGOT_LOAD_FOR_INSPECTION 1u
+#define INGOT_LOAD_SKIP_CHECKSUM 2u
+INGOT_API ingot_status ingot_model_load_ex(const char* path, uint32_t flags, IngotModel** out);
 /* Frees a model. All its sessions must have been freed first. NULL is a no-op. */
 INGOT_API void ingot_model_free(IngotModel* model);
 INGOT_API int32_t ingot_model_num_inputs(const IngotModel* model);
@@ -55,8 +66,11 @@ INGOT_API int32_t ingot_model_find_output(const IngotModel* model, const char* n
 INGOT_API const IngotArtifact* ingot_model_artifact(const IngotModel* model);
 
 /* ---- sessions ---- */
-/* A session owns a 64-byte-aligned workspace and the output buffers. Sessions of one model may
- * run concurrently on different threads; one session is used by one thread at a time. */
+/* A session owns a 64-byte-aligned workspace and the output buffers. Any number of sessions of
+ * one model may run concurrently on different threads. One session serves one thread at a time:
+ * a call on a session (set_input*, run, output, profiling) made while another thread is inside
+ * a call on the same session fails with INGOT_ERR_INVALID_ARGUMENT ("in use by another thread")
+ * and changes nothing. ingot_session_free must not race any other call on the session. */
 INGOT_API ingot_status ingot_session_create(const IngotModel* model, IngotSession** out);
 INGOT_API void ingot_session_free(IngotSession* session);
 /* Binds input `index` to a DLTensor. A CPU tensor that is compact (strides NULL or row-major),
@@ -73,6 +87,13 @@ INGOT_API ingot_status ingot_session_run(IngotSession* session);
  * session, valid until the session is freed; overwritten by the next run). */
 INGOT_API ingot_status ingot_session_output(const IngotSession* session, int32_t index,
                                             DLTensor* out_view);
+
+/* At most n threads of the process-wide pool (the caller included) run this session's parallel
+ * loops; 1 runs them on the calling thread only; n <= 0 (the default) allows the whole pool.
+ * The pool runs one parallel loop at a time: a run whose loop finds the pool busy with another
+ * session's loop runs that loop on its own thread, so concurrent sessions never wait for each
+ * other and never oversubscribe the cores beyond (pool threads + concurrent callers). */
+INGOT_API ingot_status ingot_session_set_num_threads(IngotSession* session, int n);
 
 /* ---- profiling ---- */
 /* Enables per-kernel timing through the artifact's kernel_begin/kernel_end hooks; enabling

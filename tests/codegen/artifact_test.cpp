@@ -35,7 +35,9 @@ static_assert(offsetof(IngotArtifact, entry) == 80);
 static_assert(offsetof(IngotArtifact, kernels) == 96);
 static_assert(sizeof(IngotTensorInfo) == 40 && offsetof(IngotTensorInfo, shape) == 16 &&
               offsetof(IngotTensorInfo, specialized_value) == 32);
-static_assert(sizeof(IngotKernelInfo) == 24 && sizeof(IngotDType) == 4);
+static_assert(sizeof(IngotKernelInfo) == 32 && offsetof(IngotKernelInfo, ops) == 24 &&
+              sizeof(IngotDType) == 4);
+static_assert(sizeof(IngotArtifactTrailer) == 32);
 
 constexpr int64_t kN = 40;
 
@@ -67,6 +69,7 @@ IRModule two_kernel_module() {
         double(kN),
         12.0 * kN});
   }
+  m.kernels[0].source_ops = {"Mul", "Relu"};
   m.inputs.push_back(TensorDesc{"x", DataType::f32(), {2, kN / 2}, {"N", ""}});
   m.outputs.push_back(TensorDesc{"y", DataType::f32(), {kN}, {""}});
   m.workspace_bytes = 256;
@@ -114,6 +117,8 @@ TEST(Artifact, RecordFields) {
   EXPECT_STREQ(r.kernels[1].name, "shift");
   EXPECT_EQ(r.kernels[1].flops, double(kN));
   EXPECT_EQ(r.kernels[1].bytes_moved, 12.0 * kN);
+  EXPECT_STREQ(r.kernels[0].ops, "Mul+Relu");
+  EXPECT_STREQ(r.kernels[1].ops, "");
   EXPECT_NE(r.entry, nullptr);
   EXPECT_EQ(r.inputs[0].specialized_value, nullptr);
   EXPECT_EQ(r.outputs[0].specialized_value, nullptr);

@@ -110,8 +110,8 @@ static const IngotTensorInfo kOutputs[] = {
     {"count", {0, 64, 1}, 1, kShapeCount, kDimsBias},
 };
 static const IngotKernelInfo kKernels[] = {
-    {"fake_scale", 6.0, 48.0},
-    {"fake_bias_add", 12.0, 84.0},
+    {"fake_scale", 6.0, 48.0, "Mul"},
+    {"fake_bias_add", 12.0, 84.0, "Add+Cast"},
 };
 
 __attribute__((visibility("default"))) const IngotArtifact FAKE_SYMBOL_NAME = {

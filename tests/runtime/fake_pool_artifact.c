@@ -1,7 +1,8 @@
 /* A hand-written artifact that exercises the runtime's parallel_for: it runs `num_tasks` tasks,
  * optionally failing one, nesting a parallel_for in each or busy-waiting in each, and reports how
  * often each task ran, whether nested loops stayed on their outer task's thread, and how often a
- * thread's next task was not the one after its previous one (the pool's "jumps"). */
+ * thread's next task was not the one after its previous one (the pool's "jumps"), and how many
+ * threads ran tasks. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -119,6 +120,7 @@ static int32_t pool_entry(const IngotServices* services, void* const* inputs, vo
   ((int64_t*)outputs[1])[0] = bad;
   ((int64_t*)outputs[2])[0] = atomic_load(&c->inner_hits);
   ((int64_t*)outputs[3])[0] = rc == 0 && hits == num_tasks ? count_jumps(c, num_tasks) : -1;
+  ((int64_t*)outputs[4])[0] = c->num_threads;
   pthread_mutex_destroy(&c->threads_lock);
   return rc;
 }
@@ -136,6 +138,7 @@ static const IngotTensorInfo kOutputs[] = {
     {"bad", {0, 64, 1}, 1, kScalar, kDims},
     {"inner_hits", {0, 64, 1}, 1, kScalar, kDims},
     {"jumps", {0, 64, 1}, 1, kScalar, kDims},
+    {"threads", {0, 64, 1}, 1, kScalar, kDims},
 };
 
 __attribute__((visibility("default"))) const IngotArtifact ingot_artifact_v1 = {
@@ -147,7 +150,7 @@ __attribute__((visibility("default"))) const IngotArtifact ingot_artifact_v1 = {
     .device_type = 1,
     .num_inputs = 4,
     .inputs = kInputs,
-    .num_outputs = 4,
+    .num_outputs = 5,
     .outputs = kOutputs,
     .workspace_bytes = sizeof(atomic_int) * MAX_TASKS,
     .constant_bytes = 0,

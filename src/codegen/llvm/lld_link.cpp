@@ -15,6 +15,7 @@
 #include <fstream>
 #include <mutex>
 
+#include "artifact_checksum.h"
 #include "codegen/link.h"
 #include "ingot/abi.h"
 #include "support/error.h"
@@ -159,6 +160,12 @@ void link_object_files(const std::vector<std::string>& object_paths, const Targe
   if (ret != 0) {
     fs::remove(tmp, ec);
     fail_user("linking '{}' failed: {}", out_path, err_text.empty() ? out_text : err_text);
+  }
+  // The checksum trailer (abi.h): the runtime refuses a file whose bytes changed after this.
+  if (ingot_seal_artifact_file(tmp.c_str()) != 0) {
+    int err = errno;
+    fs::remove(tmp, ec);
+    fail_user("cannot write '{}': {}", out_path, std::strerror(err));
   }
   fs::rename(tmp, out, ec);
   if (ec) {

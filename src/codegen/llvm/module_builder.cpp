@@ -12,6 +12,9 @@
 
 #include <cstddef>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "codegen/llvm/kernel_lowering.h"
 #include "ingot/abi.h"
 #include "support/error.h"
@@ -54,7 +57,9 @@ class RecordBuilder {
   llvm::StructType* tensor_ty() {
     return llvm::StructType::get(ctx_, {ptr(), dtype_ty(), i32(), ptr(), ptr(), ptr()});
   }
-  llvm::StructType* kernel_ty() { return llvm::StructType::get(ctx_, {ptr(), f64(), f64()}); }
+  llvm::StructType* kernel_ty() {
+    return llvm::StructType::get(ctx_, {ptr(), f64(), f64(), ptr()});
+  }
   llvm::StructType* artifact_ty() {
     return llvm::StructType::get(
         ctx_, {i64(), i32(), i32(), ptr(), ptr(), i32(), i32(), ptr(), i32(), ptr(), i64(), i64(),
@@ -139,7 +144,9 @@ void check_abi_layout(llvm::Module& m, RecordBuilder& r) {
                    t->getElementOffset(4) == offsetof(IngotTensorInfo, dim_names) &&
                    t->getElementOffset(5) == offsetof(IngotTensorInfo, specialized_value),
                "IngotTensorInfo layout differs from abi.h");
-  INGOT_ICHECK(k->getSizeInBytes() == sizeof(IngotKernelInfo), "IngotKernelInfo layout differs");
+  INGOT_ICHECK(k->getSizeInBytes() == sizeof(IngotKernelInfo) &&
+                   k->getElementOffset(3) == offsetof(IngotKernelInfo, ops),
+               "IngotKernelInfo layout differs");
   INGOT_ICHECK(a->getElementOffset(16) == offsetof(IngotArtifact, device_code),
                "IngotArtifact layout differs from abi.h");
   const auto* code = dl.getStructLayout(r.device_code_ty());
@@ -315,7 +322,8 @@ void build_entry_and_record(llvm::Module& m, const tir::IRModule& mod, const Tar
   for (const auto& k : mod.kernels)
     kinfo.push_back(llvm::ConstantStruct::get(
         r.kernel_ty(), {r.str(k.name), llvm::ConstantFP::get(r.f64(), k.flops),
-                        llvm::ConstantFP::get(r.f64(), k.bytes_moved)}));
+                        llvm::ConstantFP::get(r.f64(), k.bytes_moved),
+                        r.str(fmt::format("{}", fmt::join(k.source_ops, "+")))}));
   auto* record = llvm::ConstantStruct::get(
       r.artifact_ty(),
       {r.ci(r.i64(), INGOT_ARTIFACT_MAGIC), r.ci(r.i32(), INGOT_ABI_VERSION),

@@ -2,12 +2,17 @@
 // on stderr with a non-zero exit (internal errors are labelled as bugs).
 #include <cstdio>
 #include <exception>
+#include <string>
+
+#include "ingot/abi.h"
 
 #include "support/error.h"
 #include "tools/ingot/commands.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"ingot: ahead-of-time compiler for ONNX models"};
+  app.set_version_flag("--version", "ingot " INGOT_VERSION " (artifact ABI " +
+                                        std::to_string(INGOT_ABI_VERSION) + ")");
   app.require_subcommand(1);
   int exit_code = 0;
   ingot::cli::add_compile_command(app, exit_code);

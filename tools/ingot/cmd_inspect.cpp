@@ -97,8 +97,10 @@ void print_json(const IngotArtifact& a) {
   for (int i = 0; i < a.num_outputs; ++i) outputs.push_back(tensor_json(a.outputs[i]));
   for (int i = 0; i < a.num_kernels; ++i) {
     const IngotKernelInfo& k = a.kernels[i];
-    kernels.push_back(
-        {{"name", k.name ? k.name : ""}, {"flops", k.flops}, {"bytes_moved", k.bytes_moved}});
+    kernels.push_back({{"name", k.name ? k.name : ""},
+                       {"ops", k.ops ? k.ops : ""},
+                       {"flops", k.flops},
+                       {"bytes_moved", k.bytes_moved}});
   }
   nlohmann::json j = {{"model_name", a.model_name ? a.model_name : ""},
                       {"target", a.target ? a.target : ""},

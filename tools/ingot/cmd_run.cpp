@@ -21,6 +21,7 @@
 #include "support/error.h"
 #include "support/npz.h"
 #include "tools/ingot/commands.h"
+#include "tools/ingot/output_check.h"
 #include "tools/ingot/run_session.h"
 
 namespace ingot::cli {
@@ -39,6 +40,8 @@ struct RunOptions {
   bool cache_flush = false;
   int num_threads = 0;
   int device = -1;
+  std::string check;
+  CheckTolerance tol;
 };
 
 // tvmc's timing: `repeat` samples, each the mean of `number` runs, in milliseconds.
@@ -147,6 +150,9 @@ void print_outputs(const rt::Session& session, const rt::Model& model) {
   }
 }
 
+// Exit status of `ingot run --check` when an output differs (1 is an error, 2 a bug).
+constexpr int kCheckFailedExit = 3;
+
 int run_artifact(const RunOptions& opts) {
   if (opts.repeat < 1 || opts.number < 1) {
     fail_user("--repeat and --number must be at least 1 (got --repeat {} --number {})", opts.repeat,
@@ -176,11 +182,14 @@ int run_artifact(const RunOptions& opts) {
         time_runs(session, opts.repeat, number, flusher ? &*flusher : nullptr);
     if (opts.print_time) print_time_summary(samples);
     if (opts.profile) print_profile(session, model, opts.repeat * number);
-    if (opts.outputs.empty()) {
-      print_outputs(session, model);
-    } else {
+    if (!opts.outputs.empty()) {
       write_outputs(opts.outputs, session, model);
+    } else if (opts.check.empty()) {
+      print_outputs(session, model);
     }
+    // The outputs of the first run (later runs of a deterministic model give the same).
+    if (!opts.check.empty() && check_outputs(opts.check, opts.tol, session, model) > 0)
+      return kCheckFailedExit;
   } catch (const rt::Error& e) {
     throw UserError(e.what());
   }
@@ -216,6 +225,15 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "OpenCL / CUDA artifacts: run on the machine's N-th device of that kind "
                   "(OpenCL: in platform order; default: the first GPU, else the first device)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--check", opts->check,
+                  "compare the outputs with the arrays of this .npz by name; exit status 3 when "
+                  "any element differs by more than atol + rtol * |expected|");
+  cmd->add_option("--rtol", opts->tol.rtol, "--check: relative tolerance")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--atol", opts->tol.atol, "--check: absolute tolerance")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->callback([opts, &exit_code] { exit_code = run_artifact(*opts); });
 }
 

@@ -1,6 +1,7 @@
 // `ingot run` on the fake artifact (y = 2x + bias + [0.5, 1, 1.5], count = #(y > 0)): inputs
 // from NumPy-written .npz files, fill modes, outputs checked by NumPy against the closed form,
 // the timing summary format, profiling, and errors that name the input and write no output.
+#include <fstream>
 #include <regex>
 #include <string>
 
@@ -116,16 +117,57 @@ TEST_F(RunTest, CacheFlushTimesColdRunsWithTheSameOutputs) {
             ingot::testing::read_text(path("cold.npz")));
 }
 
-TEST_F(RunTest, ProfilePrintsKernels) {
+// Machine numbers given by file: the sse2 peak 100 GFLOP/s, memory 10 GB/s (ridge 10 FLOP/byte).
+constexpr const char* kDeviceInfo =
+    R"({"cpu": "test", "features": "", "threads": 1,
+ "fp32_peaks": [{"isa": "sse2", "gflops_1_thread": 100.0, "gflops_all_threads": 100.0}],
+ "memory_read_gbs": 12.0, "memory_triad_gbs": 10.0, "memory_read_gbs_1_thread": 12.0})";
+
+TEST_F(RunTest, ProfilePrintsKernelsOnTheRoofline) {
+  std::ofstream(path("device.json")) << kDeviceInfo;
   auto r = ingot("run '" + artifact("fake_affine") +
-                 "' --fill-mode zeros --profile --repeat 3 "
-                 "--outputs '" +
-                 path("o.npz") + "'");
+                 "' --fill-mode zeros --profile --repeat 3 --device-info '" + path("device.json") +
+                 "' --profile-json '" + path("p.json") + "' --outputs '" + path("o.npz") + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Kernel profile (3 runs; time per run):"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Roofline: sse2 float32 peak 100.0 GFLOP/s, memory 10.0 GB/s"),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("median (ms)"), std::string::npos) << r.out;
-  EXPECT_TRUE(std::regex_search(r.out, std::regex("\nfake_scale +3 ")));
-  EXPECT_TRUE(std::regex_search(r.out, std::regex("\nfake_bias_add +3 ")));
+  // name, fused ops, calls per run, ..., bound: 6 FLOP over 48 bytes is left of the ridge.
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\nfake_scale +Mul +1 .* memory\n"))) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\nfake_bias_add +Add\\+Cast +1 .* memory\n")))
+      << r.out;
+  // The JSON: the kernel table's numbers and the roofline placement in closed form.
+  EXPECT_EQ(python("import json\n"
+                   "j = json.load(open(d + '/p.json'))\n"
+                   "assert j['runs'] == 3 and j['roofline']['peak_gflops'] == 100.0, j\n"
+                   "assert j['roofline']['bandwidth_gbs'] == 10.0, j\n"
+                   "k = {x['name']: x for x in j['kernels']}\n"
+                   "s = k['fake_scale']\n"
+                   "assert s['ops'] == 'Mul' and s['flops'] == 6.0 and s['bytes'] == 48.0, s\n"
+                   "assert s['intensity'] == 0.125 and s['roof_gflops'] == 1.25, s\n"
+                   "assert s['bound'] == 'memory' and s['calls_per_run'] == 1, s\n"
+                   "b = k['fake_bias_add']\n"
+                   "assert abs(b['intensity'] - 12 / 84) < 1e-12 and b['bound'] == 'memory', b\n"
+                   "assert abs(sum(x['share'] for x in j['kernels']) - 1) < 1e-9, j\n"),
+            0);
+}
+
+TEST_F(RunTest, ProfileDeviceInfoErrors) {
+  auto r = ingot("run '" + artifact("fake_affine") + "' --profile --device-info '" +
+                 path("none.json") + "'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "error: --device-info: cannot open '" + path("none.json") + "'\n");
+  std::ofstream(path("bad.json")) << "{\"cpu\": 1}";
+  r = ingot("run '" + artifact("fake_affine") + "' --profile --device-info '" + path("bad.json") +
+            "'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err.rfind("error: --device-info: '" + path("bad.json") +
+                            "' is not the JSON of `ingot device-info --json`",
+                        0),
+            0u)
+      << r.err;
 }
 
 TEST_F(RunTest, NumThreadsOption) {

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -22,6 +23,7 @@
 #include "support/npz.h"
 #include "tools/ingot/commands.h"
 #include "tools/ingot/output_check.h"
+#include "tools/ingot/profile_report.h"
 #include "tools/ingot/run_session.h"
 
 namespace ingot::cli {
@@ -42,7 +44,27 @@ struct RunOptions {
   int device = -1;
   std::string check;
   CheckTolerance tol;
+  std::string profile_json;
+  std::string report;
+  std::string device_info;
 };
+
+// The machine numbers for the roofline: --device-info's file as given, else this machine's
+// (cached, measured on first use). GPU artifacts get none (the numbers are the CPU's).
+std::optional<MachineInfo> roofline_machine(const RunOptions& opts, const rt::Model& model) {
+  if (model.artifact().device_type != kDLCPU) return std::nullopt;
+  if (!opts.device_info.empty()) {
+    std::ifstream f(opts.device_info);
+    if (!f) fail_user("--device-info: cannot open '{}'", opts.device_info);
+    try {
+      return MachineInfo::from_json(nlohmann::json::parse(f));
+    } catch (const std::exception& e) {
+      fail_user("--device-info: '{}' is not the JSON of `ingot device-info --json`: {}",
+                opts.device_info, e.what());
+    }
+  }
+  return load_or_measure_machine(true);
+}
 
 // tvmc's timing: `repeat` samples, each the mean of `number` runs, in milliseconds.
 double median(std::vector<double> v) {
@@ -66,54 +88,6 @@ void print_time_summary(std::vector<double> ms) {
              "min (ms)", "std (ms)");
   fmt::print("{:^12.4f} {:^12.4f} {:^12.4f} {:^12.4f} {:^12.4f}\n", mean, mid, ms.back(),
              ms.front(), std_dev);
-}
-
-// Per kernel over `runs` profiled runs: the median and mean time, the share of the summed
-// medians and GFLOP/s at the median. The median, not the mean, ranks kernels: on a shared
-// machine one preempted run can double the mean of a 20 us kernel.
-void print_profile(rt::Session& session, const rt::Model& model, int runs) {
-  const IngotArtifact& a = model.artifact();
-  if (a.num_kernels == 0) {
-    fmt::print("Profile: not available (the artifact has no kernel table)\n");
-    return;
-  }
-  const auto kernels = static_cast<size_t>(a.num_kernels);
-  std::vector<std::vector<double>> per_run(kernels);  // seconds per run, per kernel
-  std::vector<rt::KernelTime> totals;
-  for (int i = 0; i < runs; ++i) {
-    session.set_profiling(true);  // resets the accumulated times
-    session.run();
-    std::vector<rt::KernelTime> times = session.kernel_times(model);
-    for (size_t k = 0; k < kernels; ++k) per_run[k].push_back(times[k].total_seconds);
-    if (totals.empty()) {
-      totals = times;
-    } else {
-      for (size_t k = 0; k < kernels; ++k) {
-        totals[k].total_seconds += times[k].total_seconds;
-        totals[k].calls += times[k].calls;
-      }
-    }
-  }
-  session.set_profiling(false);
-  std::vector<double> medians(kernels);
-  double total = 0;
-  for (size_t k = 0; k < kernels; ++k) {
-    medians[k] = median(per_run[k]);
-    total += medians[k];
-  }
-  size_t width = 6;
-  for (const auto& t : totals) width = std::max(width, t.name.size());
-  fmt::print("Kernel profile ({} runs; time per run):\n", runs);
-  fmt::print("{:<{}}  {:>8}  {:>12}  {:>12}  {:>8}  {:>10}\n", "kernel", width, "calls",
-             "median (ms)", "mean (ms)", "percent", "GFLOP/s");
-  for (size_t k = 0; k < kernels; ++k) {
-    const auto& t = totals[k];
-    double mean_s = t.total_seconds / static_cast<double>(runs);
-    double pct = total > 0 ? 100.0 * medians[k] / total : 0.0;
-    double gflops = medians[k] > 0 ? a.kernels[k].flops / medians[k] * 1e-9 : 0.0;
-    fmt::print("{:<{}}  {:>8}  {:>12.4f}  {:>12.4f}  {:>7.1f}%  {:>10.2f}\n", t.name, width,
-               t.calls, medians[k] * 1e3, mean_s * 1e3, pct, gflops);
-  }
 }
 
 std::string format_value(IngotDType dtype, const uint8_t* p) {
@@ -181,7 +155,13 @@ int run_artifact(const RunOptions& opts) {
     std::vector<double> samples =
         time_runs(session, opts.repeat, number, flusher ? &*flusher : nullptr);
     if (opts.print_time) print_time_summary(samples);
-    if (opts.profile) print_profile(session, model, opts.repeat * number);
+    if (opts.profile || !opts.profile_json.empty() || !opts.report.empty()) {
+      ProfileReport report =
+          collect_profile(session, model, opts.repeat * number, roofline_machine(opts, model));
+      if (opts.profile) print_profile_table(report);
+      if (!opts.profile_json.empty()) write_profile_json(opts.profile_json, report);
+      if (!opts.report.empty()) write_profile_html(opts.report, report);
+    }
     if (!opts.outputs.empty()) {
       write_outputs(opts.outputs, session, model);
     } else if (opts.check.empty()) {
@@ -216,7 +196,16 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "this long (short models are not timed in fractions of a millisecond)")
       ->capture_default_str();
   cmd->add_flag("--print-time", opts->print_time, "print the execution time summary");
-  cmd->add_flag("--profile", opts->profile, "print per-kernel times");
+  cmd->add_flag("--profile", opts->profile,
+                "print per-kernel times, each kernel's fused ops, GFLOP/s, GB/s and its place on "
+                "this machine's roofline (peaks from `ingot device-info`, measured on first use)");
+  cmd->add_option("--profile-json", opts->profile_json, "write the per-kernel profile as JSON");
+  cmd->add_option("--report", opts->report,
+                  "write the profile as a self-contained HTML page (roofline plot, time "
+                  "breakdown, sortable table)");
+  cmd->add_option("--device-info", opts->device_info,
+                  "roofline limits from this `ingot device-info --json` file instead of this "
+                  "machine's");
   cmd->add_flag("--cache-flush", opts->cache_flush,
                 "flush the caches before each timed run (untimed): cold-cache times");
   cmd->add_option("--num-threads", opts->num_threads,

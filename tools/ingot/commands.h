@@ -12,5 +12,6 @@ void add_inspect_command(CLI::App& app, int& exit_code);
 void add_tune_command(CLI::App& app, int& exit_code);
 void add_tune_worker_command(CLI::App& app, int& exit_code);
 void add_measure_command(CLI::App& app, int& exit_code);
+void add_device_info_command(CLI::App& app, int& exit_code);
 
 }  // namespace ingot::cli

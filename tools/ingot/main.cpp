@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   ingot::cli::add_tune_command(app, exit_code);
   ingot::cli::add_tune_worker_command(app, exit_code);
   ingot::cli::add_measure_command(app, exit_code);
+  ingot::cli::add_device_info_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

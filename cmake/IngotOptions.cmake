@@ -26,6 +26,15 @@ if(INGOT_TSAN)
   add_link_options(-fsanitize=thread)
 endif()
 
+# libFuzzer (preset fuzz, clang): everything is built for coverage-guided fuzzing with ASan and
+# UBSan; the fuzz targets (fuzz/) link libFuzzer's main.
+option(INGOT_FUZZ "Build the libFuzzer targets (clang only)" OFF)
+if(INGOT_FUZZ)
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+                      -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
 if(INGOT_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)

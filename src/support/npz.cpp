@@ -6,6 +6,7 @@
 #include <archive_entry.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -34,47 +35,71 @@ constexpr std::string_view kNpySuffix = ".npy";
 
 }  // namespace
 
-std::vector<NpyArray> read_npz(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) fail_user("cannot open '{}': no such file", path);
-  if (std::filesystem::is_directory(path, ec)) fail_user("cannot open '{}': is a directory", path);
-  std::unique_ptr<archive, ReadArchiveDeleter> ar(archive_read_new());
-  archive_read_support_format_zip(ar.get());
-  if (archive_read_open_filename(ar.get(), path.c_str(), 1 << 16) != ARCHIVE_OK) {
-    fail_user("'{}' is not a valid .npz (zip) file: {}", path, archive_message(ar.get()));
-  }
+namespace {
+
+// Reads every member of an opened archive; `source` names it in messages ("'x.npz'").
+std::vector<NpyArray> read_members(archive* ar, const std::string& source) {
   std::vector<NpyArray> arrays;
   std::set<std::string> names;
   archive_entry* entry = nullptr;
   while (true) {
-    int rc = archive_read_next_header(ar.get(), &entry);
+    int rc = archive_read_next_header(ar, &entry);
     if (rc == ARCHIVE_EOF) break;
     if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN) {
-      fail_user("'{}' is not a valid .npz (zip) file: {}", path, archive_message(ar.get()));
+      fail_user("{} is not a valid .npz (zip) file: {}", source, archive_message(ar));
     }
     const char* raw_name = archive_entry_pathname(entry);
     std::string member = raw_name ? raw_name : "";
     if (archive_entry_filetype(entry) == AE_IFDIR) continue;
     if (member.size() <= kNpySuffix.size() || !member.ends_with(kNpySuffix)) {
-      fail_user("member '{}' of '{}' is not a .npy array", member, path);
+      fail_user("member '{}' of {} is not a .npy array", member, source);
     }
-    std::string where = fmt::format("member '{}' of '{}'", member, path);
+    std::string where = fmt::format("member '{}' of {}", member, source);
     std::vector<uint8_t> bytes;
-    if (archive_entry_size_is_set(entry))
-      bytes.reserve(static_cast<size_t>(archive_entry_size(entry)));
+    // The header's size is only a hint (a corrupt one may claim terabytes).
+    if (archive_entry_size_is_set(entry) && archive_entry_size(entry) > 0)
+      bytes.reserve(static_cast<size_t>(std::min<la_int64_t>(archive_entry_size(entry), 1 << 26)));
     uint8_t buf[1 << 16];
     while (true) {
-      la_ssize_t n = archive_read_data(ar.get(), buf, sizeof(buf));
-      if (n < 0) fail_user("{}: cannot read: {}", where, archive_message(ar.get()));
+      la_ssize_t n = archive_read_data(ar, buf, sizeof(buf));
+      if (n < 0) fail_user("{}: cannot read: {}", where, archive_message(ar));
       if (n == 0) break;
       bytes.insert(bytes.end(), buf, buf + n);
     }
     NpyArray a = parse_npy(where, bytes.data(), bytes.size());
     a.name = member.substr(0, member.size() - kNpySuffix.size());
-    if (!names.insert(a.name).second) fail_user("'{}' has two arrays named '{}'", path, a.name);
+    if (!names.insert(a.name).second) fail_user("{} has two arrays named '{}'", source, a.name);
     arrays.push_back(std::move(a));
   }
   return arrays;
+}
+
+std::unique_ptr<archive, ReadArchiveDeleter> zip_reader() {
+  std::unique_ptr<archive, ReadArchiveDeleter> ar(archive_read_new());
+  archive_read_support_format_zip(ar.get());
+  return ar;
+}
+
+}  // namespace
+
+std::vector<NpyArray> read_npz(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) fail_user("cannot open '{}': no such file", path);
+  if (std::filesystem::is_directory(path, ec)) fail_user("cannot open '{}': is a directory", path);
+  auto ar = zip_reader();
+  std::string source = fmt::format("'{}'", path);
+  if (archive_read_open_filename(ar.get(), path.c_str(), 1 << 16) != ARCHIVE_OK) {
+    fail_user("{} is not a valid .npz (zip) file: {}", source, archive_message(ar.get()));
+  }
+  return read_members(ar.get(), source);
+}
+
+std::vector<NpyArray> read_npz_bytes(const void* data, size_t size, const std::string& source) {
+  auto ar = zip_reader();
+  if (archive_read_open_memory(ar.get(), data, size) != ARCHIVE_OK) {
+    fail_user("{} is not a valid .npz (zip) file: {}", source, archive_message(ar.get()));
+  }
+  return read_members(ar.get(), source);
 }
 
 void write_npz(const std::string& path, const std::vector<NpyArray>& arrays) {

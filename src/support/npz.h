@@ -12,6 +12,9 @@ namespace ingot {
 // Reads every member, in archive order. Accepts stored and deflated members (np.savez and
 // np.savez_compressed).
 std::vector<NpyArray> read_npz(const std::string& path);
+// The same from an archive in memory (an HTTP body, a fuzzer's input); `source` names it in
+// messages, quoted as the caller wants it ("'request body'").
+std::vector<NpyArray> read_npz_bytes(const void* data, size_t size, const std::string& source);
 
 // Writes the arrays as `<name>.npy` members. Writes a temporary file next to `path` and renames
 // it, so `path` is either the complete new archive or untouched.

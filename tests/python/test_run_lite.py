@@ -103,7 +103,18 @@ def main(argv=None):
         good = np.load(x)
         np.save(work / "wrong_shape.npy", good[:, :, :-1])
         np.save(work / "wrong_dtype.npy", good.astype(np.float64))
+        # Fuzzer findings (fuzz/regressions/npy_lite_fuzzer): a header that claims 3.6 GB of
+        # header, and one whose shape claims more data than the file has, are refused before
+        # anything of that size is allocated.
+        huge_header = HERE.parents[1] / "fuzz" / "regressions" / "npy_lite_fuzzer" / \
+            "header_length_3_6GB.npy"
+        raw = work / "short.npy"
+        raw.write_bytes(x.read_bytes().replace(b"(1, 3, 32, 32)", b"(9, 3, 32, 32)", 1))
         checks = [
+            ("fuzzed header length", [str(art), "-i", str(huge_header)],
+             "header length 3674210419 exceeds the file's 8 remaining bytes"),
+            ("shape beyond the file", [str(art), "-i", str(raw)],
+             "shorter than the data its header describes"),
             ("unknown input", [str(art), "-i", f"nope={x}"], "the model has no input 'nope'"),
             ("wrong shape", [str(art), "-i", str(work / "wrong_shape.npy")], "holds float32 ["),
             ("wrong dtype", [str(art), "-i", str(work / "wrong_dtype.npy")], "holds float64 ["),

@@ -1,6 +1,7 @@
 /* Minimal .npy I/O (see npy.h). The header is a Python dict literal, e.g.
  * {'descr': '<f4', 'fortran_order': False, 'shape': (1, 3, 224, 224), }, padded with spaces and
  * a newline; this reads the three keys it needs and writes the same form. */
+#define _POSIX_C_SOURCE 200809L
 #include "npy.h"
 
 #include <errno.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int fail(char* err, size_t size, const char* fmt, ...) {
   va_list ap;
@@ -111,6 +113,18 @@ int npy_read(const char* path, NpyArray* out, char* err, size_t err_size) {
     fail(err, err_size, "'%s': unsupported .npy version %d", path, pre[6]);
     goto done;
   }
+  /* Sizes in the header are checked against the file before anything is allocated for them. */
+  long here = ftell(f);
+  struct stat st;
+  size_t left = fstat(fileno(f), &st) == 0 && here >= 0 && st.st_size >= here
+                    ? (size_t)(st.st_size - here)
+                    : 0;
+  if (hlen > left) {
+    fail(err, err_size, "'%s': header length %zu exceeds the file's %zu remaining bytes", path,
+         hlen, left);
+    goto done;
+  }
+  left -= hlen;
   header = malloc(hlen + 1);
   if (header == NULL || fread(header, 1, hlen, f) != hlen) {
     fail(err, err_size, "'%s': truncated header", path);
@@ -146,10 +160,18 @@ int npy_read(const char* path, NpyArray* out, char* err, size_t err_size) {
       goto done;
     }
     out->shape[out->ndim++] = d;
-    count *= (size_t)d;
+    if (d != 0 && count > SIZE_MAX / (size_t)d)
+      count = SIZE_MAX; /* overflow: far too big */
+    else
+      count *= (size_t)d;
     v = end;
   }
-  out->nbytes = count * (out->dtype.bits / 8);
+  size_t elem = out->dtype.bits / 8;
+  if (count > left / (elem ? elem : 1)) {
+    fail(err, err_size, "'%s': file is shorter than the data its header describes", path);
+    goto done;
+  }
+  out->nbytes = count * elem;
   out->data = malloc(out->nbytes ? out->nbytes : 1);
   if (out->data == NULL) {
     fail(err, err_size, "'%s': out of memory", path);

@@ -269,18 +269,20 @@ def parse_report(text):
 
 
 def parse_profile(text):
-    """`ingot run --profile`'s table -> [{"name", "calls", "ms", "mean_ms", "gflops"}] in kernel
-    order; "ms" is the kernel's median time per run, "gflops" at that median."""
+    """`ingot run --profile`'s table -> [{"name", "calls", "ms", "gflops"}] in kernel order;
+    "calls" per run, "ms" the kernel's median time per run, "gflops" at that median."""
     rows, in_table = [], False
     for line in text.splitlines():
         if line.startswith("Kernel profile"):
             in_table = True
             continue
-        m = re.match(r"(\S+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)%\s+([\d.]+)$",
-                     line.strip())
+        # kernel, fused ops (may hold spaces), calls per run, median ms, time %, GFLOP/s, GB/s,
+        # % peak, % roof, bound
+        m = re.match(r"(\S+)\s+(.*?)\s+([\d.e+]+)\s+([\d.]+)\s+([\d.]+)%\s+([\d.]+)\s+"
+                     r"([\d.]+)\s+(\S+)\s+(\S+)\s+(\S+)$", line.strip())
         if in_table and m:
-            rows.append({"name": m.group(1), "calls": int(m.group(2)), "ms": float(m.group(3)),
-                         "mean_ms": float(m.group(4)), "gflops": float(m.group(6))})
+            rows.append({"name": m.group(1), "calls": float(m.group(3)), "ms": float(m.group(4)),
+                         "gflops": float(m.group(6))})
     return rows
 
 

@@ -112,6 +112,20 @@ TEST(DataMovementRules, GatherNegativeIndicesWrap) {
   expect_near_all(row.values(), {0, 1, 2, 3});
 }
 
+// Regression (the server's load test sent token id 1000000 to a BERT model and the kernel read
+// past the embedding table): indices outside the axis, after the negative wrap, clamp to it.
+TEST(DataMovementRules, GatherOutOfRangeIndicesClampToTheAxis) {
+  HostTensor data(DataType::f32(), {3, 4}, iota(12));
+  HostTensor idx(DataType::i64(), {4}, {1000000, -1000000, 4, -5});
+  graph::Attrs a;
+  a.set("axis", int64_t(1));
+  HostTensor y = run_rule1(make_node(OpKind::Gather, a), {&data, &idx}, DataType::f32(), {3, 4});
+  std::vector<double> want;
+  for (int i = 0; i < 3; ++i)
+    for (int64_t k : {3, 0, 3, 0}) want.push_back(double(i * 4 + k));
+  expect_near_all(y.values(), want);
+}
+
 TEST(DataMovementRules, ReshapeCopyBetweenShapes) {
   HostTensor x(DataType::f32(), {2, 3, 2}, iota(12));
   HostTensor y = run_rule1(make_node(OpKind::Reshape), {&x}, DataType::f32(), {3, 4});

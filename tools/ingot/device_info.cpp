@@ -193,7 +193,12 @@ MachineInfo measure_machine(bool verbose) {
   MachineInfo m;
   m.cpu = cpu_model_name();
   m.features = ingot_cpu_features();
+  // The all-core numbers at the pool's default width (physical cores), whatever --num-threads
+  // set for this run: the cache then serves every width (profile_report scales narrower pools).
+  int current = ingot_get_num_threads();
+  ingot_set_num_threads(0);
   m.threads = ingot_get_num_threads();
+  ingot_set_num_threads(current);
   for (const PeakKernel& k : peak_kernels_for_this_cpu()) {
     if (verbose) fmt::print(stderr, "measuring the {} float32 peak...\n", k.isa);
     IsaPeak p{k.isa, measure_flops(k, 1), 0};
@@ -215,8 +220,7 @@ MachineInfo load_or_measure_machine(bool verbose, bool refresh) {
     try {
       std::ifstream f(path);
       MachineInfo m = MachineInfo::from_json(nlohmann::json::parse(f));
-      if (m.features == ingot_cpu_features() && m.cpu == cpu_model_name() &&
-          m.threads == ingot_get_num_threads()) {
+      if (m.features == ingot_cpu_features() && m.cpu == cpu_model_name()) {
         m.cache_path = path;
         return m;
       }

@@ -1,6 +1,6 @@
 // This machine's limits for roofline profiles (`ingot device-info`, `ingot run --profile`): the
 // float32 peak of each ISA it has (one thread and all cores) and its memory bandwidth, measured
-// by micro-benchmarks and cached per CPU model, feature set and core count.
+// by micro-benchmarks and cached per CPU model and feature set.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -41,7 +41,7 @@ std::string device_info_cache_path();
 // Measures now (about 2 s); `progress` lines go to stderr when `verbose`.
 MachineInfo measure_machine(bool verbose);
 
-// The cached numbers when they were measured on this CPU (same model, features and core count),
+// The cached numbers when they were measured on this CPU (same model name and features),
 // else measures and stores them (a cache that cannot be written is only a warning).
 MachineInfo load_or_measure_machine(bool verbose, bool refresh = false);
 

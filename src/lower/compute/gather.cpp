@@ -1,5 +1,8 @@
 // Compute rule of Gather: out[pre, q, post] = data[pre, indices[q], post]; negative indices
-// count from the end of the axis.
+// count from the end of the axis. An index still outside the axis (ONNX leaves it undefined, ONNX
+// Runtime refuses it) is clamped to the axis, as TVM's `take` does in its default clip mode and as
+// GatherElements, GatherND and the Scatter ops here do: a bad token id from a client reads the
+// nearest row instead of memory past the tensor.
 #include "lower/compute/common.h"
 #include "lower/compute/compute.h"
 #include "support/error.h"
@@ -25,6 +28,7 @@ Stmt compute_gather(const graph::Node& node, const std::vector<Buffer>& inputs,
     Index qi(idx.begin() + axis, idx.begin() + axis + q);
     Expr k = cast(DataType::i64(), indices.load(qi));
     k = select(k < i64(0), k + i64(len), k);
+    if (len > 0) k = min(max(k, i64(0)), i64(len - 1));
     Index di(idx.begin(), idx.begin() + axis);
     di.push_back(k);
     di.insert(di.end(), idx.begin() + axis + q, idx.end());

@@ -48,6 +48,7 @@ from onnx import TensorProto, helper
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 import make_models  # noqa: E402
+import parity  # noqa: E402
 
 SKIP = 77
 TIME_LIMIT_S = 600  # the whole test; a hung server is killed and the test fails
@@ -78,16 +79,6 @@ def check(cond, message):
 
 # ---- models and references ------------------------------------------------------------------
 
-def input_shapes_arg(model, feeds):
-    """--input-shapes for inputs with symbolic dims, bound to the fed shapes."""
-    parts = []
-    for vi in model.graph.input:
-        dims = vi.type.tensor_type.shape.dim
-        if any(d.dim_param or d.dim_value <= 0 for d in dims):
-            parts.append(f"{vi.name}:[{','.join(str(s) for s in feeds[vi.name].shape)}]")
-    return " ".join(parts)
-
-
 def slow_model(layers=24, m=128, k=1024):
     """A model slow enough (~25 ms per run on one core) that requests overlap and queue (503,
     504, SIGTERM with requests waiting), with small inputs and no weights: per layer
@@ -116,7 +107,7 @@ def build_model(ingot, workdir, name, model):
     feeds = [make_models.make_inputs(model, seed=s) for s in range(INPUT_SETS)]
     so = os.path.join(workdir, f"{name}.so")
     cmd = [ingot, "compile", onnx_path, "-o", so]
-    shapes = input_shapes_arg(model, feeds[0])
+    shapes = parity.input_shapes_arg(model, feeds[0])
     if shapes:
         cmd += ["--input-shapes", shapes]
     run_tool(cmd)

@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "npy_codec.h"
 #include "tensor_codec.h"
 
 namespace ingot::server {

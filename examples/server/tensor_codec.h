@@ -53,18 +53,6 @@ std::vector<InputData> decode_raw_input(std::string_view body, const rt::Model& 
 // of a single-input model.
 std::vector<InputData> decode_npy_input(std::string_view body, const rt::Model& model);
 
-// A parsed .npy file: its element type, shape and the view of its data inside the body.
-struct NpyView {
-  IngotDType dtype{};
-  std::vector<int64_t> shape;
-  std::string_view data;
-};
-// Parses a .npy body with strict bounds checks; throws CodecError naming what is malformed.
-NpyView parse_npy(std::string_view body);
-// A .npy file (format 1.0, C order) of `data` with this dtype and shape. Throws CodecError when
-// the dtype has no .npy equivalent (bfloat16).
-std::string write_npy(IngotDType dtype, const int64_t* shape, int ndim, std::string_view data);
-
 // One output copied out of a session, for encoding after the session is released.
 struct OutputData {
   const IngotTensorInfo* info = nullptr;  // owned by the model version the request ran on

@@ -159,8 +159,7 @@ static void* input_copy_buffer(IngotSession* s, int32_t index) {
 
 static ingot_status session_set_input_unguarded(IngotSession* s, int32_t index,
                                                 const DLTensor* tensor) {
-  ingot_status st = check_session(s, "ingot_session_set_input");
-  if (st == INGOT_OK) st = check_input_index(s, index);
+  ingot_status st = check_input_index(s, index);
   if (st != INGOT_OK) return st;
   const IngotTensorInfo* info = &s->model->artifact->inputs[index];
   int compact = 0;
@@ -184,8 +183,7 @@ static ingot_status session_set_input_unguarded(IngotSession* s, int32_t index,
 
 static ingot_status session_set_input_copy_unguarded(IngotSession* s, int32_t index,
                                                      const void* data, size_t nbytes) {
-  ingot_status st = check_session(s, "ingot_session_set_input_copy");
-  if (st == INGOT_OK) st = check_input_index(s, index);
+  ingot_status st = check_input_index(s, index);
   if (st != INGOT_OK) return st;
   const IngotTensorInfo* info = &s->model->artifact->inputs[index];
   size_t want = s->model->input_bytes[index];
@@ -206,8 +204,6 @@ static ingot_status session_set_input_copy_unguarded(IngotSession* s, int32_t in
 }
 
 static ingot_status session_run_unguarded(IngotSession* s) {
-  ingot_status st = check_session(s, "ingot_session_run");
-  if (st != INGOT_OK) return st;
   const IngotArtifact* a = s->model->artifact;
   for (int32_t i = 0; i < a->num_inputs; ++i) {
     if (s->inputs[i] == NULL) {
@@ -215,7 +211,7 @@ static ingot_status session_run_unguarded(IngotSession* s) {
     }
   }
   /* Checked on every run: a zero-copy input may have changed since it was set. */
-  st = ingot_check_specialized_inputs(s->model, (void* const*)s->inputs);
+  ingot_status st = ingot_check_specialized_inputs(s->model, (void* const*)s->inputs);
   if (st != INGOT_OK) return st;
   s->has_run_error = 0;
   s->run_error[0] = '\0';
@@ -235,8 +231,6 @@ static ingot_status session_run_unguarded(IngotSession* s) {
 
 static ingot_status session_output_unguarded(const IngotSession* s, int32_t index,
                                              DLTensor* out_view) {
-  ingot_status st = check_session(s, "ingot_session_output");
-  if (st != INGOT_OK) return st;
   const IngotArtifact* a = s->model->artifact;
   if (index < 0 || index >= a->num_outputs) {
     return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "output index %d out of range [0, %d)", index,
@@ -260,8 +254,6 @@ static ingot_status session_output_unguarded(const IngotSession* s, int32_t inde
 }
 
 static ingot_status session_set_profiling_unguarded(IngotSession* s, int enable) {
-  ingot_status st = check_session(s, "ingot_session_set_profiling");
-  if (st != INGOT_OK) return st;
   s->profiling = enable != 0;
   if (s->profiling) {
     int32_t n = s->model->artifact->num_kernels;
@@ -275,8 +267,6 @@ static ingot_status session_set_profiling_unguarded(IngotSession* s, int enable)
 
 static ingot_status session_kernel_time_unguarded(const IngotSession* s, int32_t kernel_index,
                                                   double* total_seconds, int64_t* calls) {
-  ingot_status st = check_session(s, "ingot_session_kernel_time");
-  if (st != INGOT_OK) return st;
   int32_t n = s->model->artifact->num_kernels;
   if (kernel_index < 0 || kernel_index >= n) {
     return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "kernel index %d out of range [0, %d)",
@@ -287,7 +277,8 @@ static ingot_status session_kernel_time_unguarded(const IngotSession* s, int32_t
   return INGOT_OK;
 }
 
-/* The API: each call holds the session for its duration (ingot_session_enter). */
+/* The API: each call holds the session for its duration (ingot_session_enter, which also refuses
+ * a NULL session); the functions above assume a held, non-NULL session. */
 INGOT_API ingot_status ingot_session_set_input(IngotSession* s, int32_t index,
                                                const DLTensor* tensor) {
   IngotSession* guarded = s;

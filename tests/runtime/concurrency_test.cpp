@@ -236,8 +236,9 @@ TEST(SessionConcurrency, SessionThreadLimitBoundsItsParallelLoops) {
   EXPECT_EQ(threads_used(s, 64, 100000), 1);
   ASSERT_EQ(ingot_session_set_num_threads(s, 2), INGOT_OK);
   for (int rep = 0; rep < 3; ++rep) EXPECT_LE(threads_used(s, 64, 100000), 2);
+  // Back to the whole pool: the run succeeds (threads_used checks it) within the pool's 4.
   ASSERT_EQ(ingot_session_set_num_threads(s, 0), INGOT_OK);
-  EXPECT_GE(threads_used(s, 64, 100000), 1);
+  EXPECT_LE(threads_used(s, 64, 100000), 4);
   ingot_session_free(s);
   ingot_model_free(model);
   ingot_set_num_threads(0);

@@ -3,6 +3,7 @@
 
 #include <chrono>
 
+#include "codegen/c/c_library.h"
 #include "codegen/gpu/device_lowering.h"
 #include "codegen/link.h"
 #include "codegen/llvm/codegen_llvm.h"
@@ -46,8 +47,7 @@ std::string emit_device_source(const tir::IRModule& module, const Target& target
 BuildStats build_shared_library(const tir::IRModule& module, const Target& target,
                                 const std::string& out_path, const BuildOptions& options) {
   if (target.is_gpu()) return build_device_library(module, target, out_path);
-  if (target.kind != Target::kLLVM)
-    fail_user("a shared library needs an llvm, cuda or opencl target, got '{}'", target.str());
+  if (target.kind == Target::kC) return build_c_shared_library(module, target, out_path);
   BuildStats stats;
   ScratchDir scratch;
   auto t0 = Clock::now();

@@ -2,6 +2,7 @@
 #include "codegen/target.h"
 
 #include <fmt/format.h>
+#include <cctype>
 #include <cstdlib>
 
 #include <algorithm>
@@ -34,7 +35,7 @@ std::vector<std::string> valid_options(Target::Kind k) {
     case Target::kLLVM:
       return {"-mcpu", "-mattr", "-mtriple", "-opt-level"};
     case Target::kC:
-      return {};
+      return {"-mcpu", "-march", "-mfpu", "-mfloat-abi", "-mtune"};
     case Target::kCUDA:
       return {"-arch", "-max-shared-memory-per-block"};
     case Target::kOpenCL:
@@ -60,6 +61,8 @@ std::string Target::str() const {
     const std::string& attrs = mattr_from_host ? host_mattr_diff : mattr;
     if (!attrs.empty()) s += " -mattr=" + attrs;
     if (opt_level != 3) s += fmt::format(" -opt-level={}", opt_level);
+  } else if (kind == kC) {
+    for (const std::string& f : c_flags) s += " " + f;
   } else if (kind == kCUDA) {
     if (!mcpu.empty()) s += " -arch=" + mcpu;
   } else if (kind == kOpenCL) {
@@ -98,6 +101,15 @@ Target Target::parse(const std::string& spec) {
                 join(valid));
     if (eq == std::string::npos || value.empty())
       fail_user("option '{}' of target '{}' needs a value ({}=...)", key, kind_name(t.kind), key);
+    if (t.kind == kC) {
+      for (char c : value)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.' &&
+            c != '+')
+          fail_user("option '{}' of target 'c': '{}' is not a valid value", key, value);
+      if (key == "-mcpu") t.mcpu = value;
+      t.c_flags.push_back(key + "=" + value);
+      continue;
+    }
     if (key == "-mtriple") {
       t.triple = value;
       has_triple = true;

@@ -32,6 +32,10 @@ struct Target {
   // CPU name's defaults (host_mattr_diff), so the string is short and means the same elsewhere.
   bool mattr_from_host = false;
   std::string host_mattr_diff;
+  // c: the options for the C compiler that builds the code, as given ("-mcpu=cortex-m4",
+  // "-mfpu=fpv4-sp-d16", ...; -mcpu also fills `mcpu`). Recorded in an MLF's metadata and its
+  // build files; a shared library (built for the host) takes none.
+  std::vector<std::string> c_flags;
 
   bool is_gpu() const;  // cuda, opencl
   bool is_x86() const;

@@ -16,6 +16,7 @@
 #include <set>
 
 #include "codegen/build.h"
+#include "codegen/c/c_model_source.h"
 #include "codegen/llvm/codegen_llvm.h"
 #include "codegen/target.h"
 #include "frontend/onnx/importer.h"
@@ -40,8 +41,9 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
 
 void check_options(const CompileOptions& o) {
   for (const auto& d : o.dump) {
-    if (d != "graph" && d != "tir" && d != "llvm" && d != "traces" && d != "opencl" && d != "cuda")
-      fail_user("--dump: unknown value '{}' (valid: graph, tir, llvm, traces, opencl, cuda)", d);
+    if (d != "graph" && d != "tir" && d != "llvm" && d != "traces" && d != "opencl" &&
+        d != "cuda" && d != "c")
+      fail_user("--dump: unknown value '{}' (valid: graph, tir, llvm, traces, opencl, cuda, c)", d);
   }
   for (const auto& s : o.print_ir_after) {
     bool pass =
@@ -57,8 +59,8 @@ void check_options(const CompileOptions& o) {
   if (o.opt_level < 0 || o.opt_level > 3)
     fail_user("-O: optimisation level {} is out of range (valid: 0 to 3)", o.opt_level);
   graph::check_pass_names(o.disabled_passes, "--disabled-pass");
-  if (o.output_format != "so")
-    fail_user("--output-format: '{}' is not supported yet (valid: so)", o.output_format);
+  if (o.output_format != "so" && o.output_format != "mlf")
+    fail_user("--output-format: '{}' is not supported (valid: so, mlf)", o.output_format);
   if (o.dtype != "float32" && o.dtype != "float16")
     fail_user("--dtype: '{}' is not supported (valid: float32, float16)", o.dtype);
 }
@@ -99,18 +101,28 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
                             const CompileOptions& options, std::ostream& dump) {
   check_options(options);
   codegen::Target target = codegen::Target::parse(options.target);
-  if (target.kind == codegen::Target::kC)
-    fail_user("--target: '{}' is not supported yet (valid: llvm, cuda, opencl)", options.target);
   const bool gpu = target.is_gpu();
+  const bool c_target = target.kind == codegen::Target::kC;
+  if (options.output_format == "mlf" && !c_target)
+    fail_user("--output-format mlf needs --target c (a Model Library Format holds C), got '{}'",
+              options.target);
+  if (c_target && options.dtype != "float32")
+    fail_user("--dtype {}: the c target computes in the model's own types only", options.dtype);
+  if (options.flash_bytes_limit >= 0 && !c_target)
+    fail_user("--flash-bytes-limit needs --target c, got '{}'", options.target);
   for (const auto& d : options.dump) {
     if (d == "opencl" && target.kind != codegen::Target::kOpenCL)
       fail_user("--dump opencl needs --target opencl, got '{}'", options.target);
     if (d == "cuda" && target.kind != codegen::Target::kCUDA)
       fail_user("--dump cuda needs --target cuda, got '{}'", options.target);
-    if (d == "llvm" && gpu) fail_user("--dump llvm needs an llvm target, got '{}'", options.target);
+    if (d == "llvm" && (gpu || c_target))
+      fail_user("--dump llvm needs an llvm target, got '{}'", options.target);
+    if (d == "c" && !c_target) fail_user("--dump c needs --target c, got '{}'", options.target);
   }
   const CpuVectorIsa isa = rule_target(target).isa;
-  const bool cpu_schedules = options.default_schedules && !gpu;
+  // The c target runs the compute rules' plain loop nests (no CPU layouts, packing or vector
+  // schedules: the C compiler for the target vectorizes what it can).
+  const bool cpu_schedules = options.default_schedules && !gpu && !c_target;
 
   auto after_graph = [&](const std::string& stage, const graph::Graph& g) {
     if (contains(options.print_ir_after, stage))
@@ -219,7 +231,9 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
           tune::apply_records(mod, tune::read_records(options.tuning_records), target.str());
       tuning_summary = tune::describe(applied);
     }
-    if (!gpu) {
+    if (c_target) {
+      // Plain loop nests (see cpu_schedules).
+    } else if (!gpu) {
       schedule::apply_default_schedules(mod, isa);
     } else if (options.default_schedules) {
       schedule::apply_default_schedules(mod, rule_target(target));
@@ -228,11 +242,15 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   after_tir("schedule");
   if (contains(options.dump, "traces")) dump << schedule::schedule_traces_to_python(mod);
   for (const LoopPass& p : loop_passes())
-    if (gpu ? p.gpu : p.cpu) each_kernel(p.stage, p.run);
+    if ((gpu ? p.gpu : p.cpu) && !(c_target && p.stage == "vectorize_loops"))
+      each_kernel(p.stage, p.run);
   if (contains(options.dump, "tir")) dump << tir::to_string(mod) << "\n";
 
   // Machine level.
-  if (!gpu && (contains(options.dump, "llvm") || contains(options.print_ir_after, "codegen")))
+  if (c_target && (contains(options.dump, "c") || contains(options.print_ir_after, "codegen")))
+    dump << codegen::print_c_model(mod, codegen::c_model_name(mod.model_name), false).source
+         << "\n";
+  if (!gpu && !c_target && (contains(options.dump, "llvm") || contains(options.print_ir_after, "codegen")))
     dump << codegen::emit_llvm_ir(mod, target) << "\n";
   if (gpu && (contains(options.dump, "opencl") || contains(options.dump, "cuda") ||
               contains(options.print_ir_after, "codegen")))
@@ -249,8 +267,22 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
       progress(6);
     }
   };
-  codegen::BuildStats built =
-      codegen::build_shared_library(mod, target, output_path, build_options);
+  codegen::BuildStats built;
+  MemoryReport memory;
+  if (c_target) {
+    auto t0 = Clock::now();
+    memory = write_c_artifact(mod, target, output_path,
+                              {options.output_format, model_path, graph::print_graph(*g),
+                               options.workspace_bytes_limit, options.flash_bytes_limit});
+    built.codegen_ms = ms_since(t0);
+    built.threads = 1;
+  } else {
+    if (options.workspace_bytes_limit >= 0 &&
+        int64_t(mod.workspace_bytes) > options.workspace_bytes_limit)
+      fail_user("--workspace-bytes-limit: the model needs a workspace of {} bytes, over the limit of {}",
+                mod.workspace_bytes, options.workspace_bytes_limit);
+    built = codegen::build_shared_library(mod, target, output_path, build_options);
+  }
   if (!linking) progress(6);
   std::vector<codegen::BuildStats::Kernel> slowest = built.kernels;
   std::sort(slowest.begin(), slowest.end(),
@@ -285,6 +317,8 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   report.codegen_threads = built.threads;
   report.tuning_summary = tuning_summary;
   report.device_summary = built.device_summary;
+  report.has_memory = c_target;
+  report.memory = memory;
   return report;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "codegen/target.h"
+#include "driver/c_artifact.h"
 #include "driver/input_shapes.h"
 #include "schedule/rules/default_rules.h"
 
@@ -40,7 +41,13 @@ struct CompileOptions {
   // inputs stay inputs of the artifact but compile as constants, and the runtime refuses other
   // values (driver/specialize_inputs.h).
   std::string specialize_inputs;
-  std::string output_format = "so";  // "so" (MLF comes with the C backend)
+  // "so": a shared library the runtime loads; "mlf": a Model Library Format tarball (--target c
+  // only; driver/c_artifact.h, docs/mlf.md).
+  std::string output_format = "so";
+  // Fail the compile (writing nothing) when the static workspace, or (c target) the flash the
+  // code and constants take, is over this many bytes; -1: no limit.
+  int64_t workspace_bytes_limit = -1;
+  int64_t flash_bytes_limit = -1;
   // "float32": the model's own dtypes; "float16": computed in float16 with float32 reductions
   // and the model's float32 interface (--dtype; graph/transforms/convert_float16.h).
   std::string dtype = "float32";
@@ -92,6 +99,8 @@ struct CompileReport {
   int codegen_threads = 0;     // threads that compiled the kernels
   std::string tuning_summary;  // with tuning_records: the one-line summary of what was applied
   std::string device_summary;  // --target cuda: ptxas's registers and spills, one line
+  bool has_memory = false;     // --target c: the memory report
+  MemoryReport memory;
 };
 
 // Names of the pipeline's stages, in order, for --print-ir-after (the graph optimisation passes,

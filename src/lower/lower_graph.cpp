@@ -542,6 +542,7 @@ class Lowering : public ValueFactory {
     for (size_t i = 0; i < order.size(); ++i)
       place_[order[i]] = {ArgRef::kWorkspace, plan.offsets[i]};
     mod_.workspace_bytes = uint64_t(plan.total_bytes);
+    mod_.workspace_bytes_unshared = uint64_t(plan.unshared_bytes);
     for (const PendingCall& c : calls_) {
       tir::KernelCall call{c.kernel, {}};
       for (const Value* v : c.values) {

@@ -123,6 +123,7 @@ MemoryPlan plan_memory(const std::vector<BufferLifetime>& buffers) {
       return true;
     });
     int64_t size = align_up(t.bytes);
+    plan.unshared_bytes += size;
     if (size == 0) continue;  // offset 0, occupies nothing
     int64_t offset = free.take(size);
     if (offset < 0) {

@@ -29,6 +29,9 @@ struct MemoryPlan {
   // the others at their enclosing tensor's offset plus offset_in_parent.
   std::vector<int64_t> offsets;
   int64_t total_bytes = 0;  // arena size, a multiple of kArenaAlignment
+  // The arena without reuse: every tensor with a block of its own in a block of its own (what
+  // the plan saves is unshared_bytes - total_bytes).
+  int64_t unshared_bytes = 0;
 };
 
 int64_t align_up(int64_t n, int64_t alignment = kArenaAlignment);

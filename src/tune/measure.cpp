@@ -1,13 +1,6 @@
 // One candidate measured by a child `ingot run` process (see measure.h).
 #include "tune/measure.h"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -22,8 +15,7 @@
 
 #include "support/error.h"
 #include "support/npz.h"
-
-extern char** environ;
+#include "support/subprocess.h"
 
 namespace ingot::tune {
 
@@ -41,65 +33,6 @@ double min_ms(const std::string& out) {
   double mean = 0, median = 0, max = 0, min = -1;
   if (std::getline(in, line)) std::istringstream(line) >> mean >> median >> max >> min;
   return min;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-}  // namespace
-
-namespace {
-
-// A finished child: its exit status and what it printed, or why it did not finish.
-struct ChildResult {
-  std::string error;  // "" when it exited with status 0
-  std::string out;
-};
-
-// Runs `args` (args[0] the executable) with stdout and stderr into `log`, killed past
-// `timeout_s`.
-ChildResult run_child(std::vector<std::string> args, const std::string& log, double timeout_s) {
-  ChildResult r;
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
-  pid_t pid = 0;
-  int rc = posix_spawn(&pid, args[0].c_str(), &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) {
-    r.error = fmt::format("cannot start {}: {}", args[0], std::strerror(rc));
-    return r;
-  }
-  auto start = std::chrono::steady_clock::now();
-  int status = 0;
-  for (;;) {
-    pid_t done = waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
-    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (s > timeout_s) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      r.error = fmt::format("timed out after {:.0f} s", timeout_s);
-      return r;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  r.out = read_file(log);
-  if (WIFSIGNALED(status)) {
-    r.error = fmt::format("crashed (signal {})", WTERMSIG(status));
-  } else if (WEXITSTATUS(status) != 0) {
-    r.error = fmt::format("exit {}: {}", WEXITSTATUS(status), r.out.substr(0, r.out.find('\n')));
-  }
-  return r;
 }
 
 // The timing options both `ingot run` and `ingot measure` take.

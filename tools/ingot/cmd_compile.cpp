@@ -59,7 +59,17 @@ void add_compile_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--specialize-inputs", args->options.specialize_inputs,
                   "compile for these input values (.npz, one NAME.npy per input): the inputs stay "
                   "inputs, shapes they decide become static, and running with other values fails");
-  cmd->add_option("--output-format", args->options.output_format, "so")->capture_default_str();
+  cmd->add_option("--output-format", args->options.output_format,
+                  "so: a shared library the runtime loads; mlf: a Model Library Format tarball of "
+                  "C sources, constants and metadata (--target c; docs/mlf.md)")
+      ->check(CLI::IsMember({"so", "mlf"}))
+      ->capture_default_str();
+  cmd->add_option("--workspace-bytes-limit", args->options.workspace_bytes_limit,
+                  "fail (writing nothing) when the model's static workspace is over N bytes")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--flash-bytes-limit", args->options.flash_bytes_limit,
+                  "--target c: fail (writing nothing) when code + constants are over N bytes")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--dtype", args->options.dtype,
                   "float16: compute the model in float16 (weights converted at compile time, "
                   "reductions in float32, inputs and outputs still float32)")
@@ -69,8 +79,8 @@ void add_compile_command(CLI::App& app, int& exit_code) {
                   "this target runs the best record's schedule, the rest the default")
       ->check(CLI::ExistingFile);
   cmd->add_option("--dump", args->options.dump,
-                  "print to stdout: graph, tir, llvm (the final IR of those levels), traces (each "
-                  "scheduled kernel's schedule as a Python-like trace)")
+                  "print to stdout: graph, tir, llvm, opencl, cuda, c (the final IR or code of "
+                  "those levels), traces (each scheduled kernel's schedule as a Python-like trace)")
       ->delimiter(',');
   cmd->add_option("--print-ir-after", args->options.print_ir_after,
                   "print the IR after these pipeline stages")
@@ -124,6 +134,7 @@ void add_compile_command(CLI::App& app, int& exit_code) {
     if (args->options.report) driver::print_report(r, std::cout);
     if (!args->quiet && !r.tuning_summary.empty()) std::cout << r.tuning_summary << "\n";
     if (!args->quiet && !r.device_summary.empty()) std::cout << r.device_summary << "\n";
+    if (!args->quiet && r.has_memory) std::cout << driver::describe_memory(r.memory);
     if (!args->quiet) {
       std::cout << "compiled " << args->model << " -> " << args->output << " (target '" << r.target
                 << "', " << r.num_kernels << " kernels, workspace " << r.workspace_bytes

@@ -14,6 +14,7 @@ using namespace tir;
 
 class Int32Checker : public IRVisitor {
  public:
+  Int32Checker() = default;
   explicit Int32Checker(const DeviceFunction& f) {
     for (size_t d = 0; d < 3; ++d) {
       if (f.block_vars[d].defined())
@@ -57,6 +58,12 @@ class Int32Checker : public IRVisitor {
 bool indices_fit_int32(const DeviceFunction& f) {
   Int32Checker checker(f);
   checker.visit(f.body);
+  return checker.fits;
+}
+
+bool indices_fit_int32(const tir::Stmt& body) {
+  Int32Checker checker;
+  checker.visit(body);
   return checker.fits;
 }
 

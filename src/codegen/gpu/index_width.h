@@ -12,5 +12,7 @@
 namespace ingot::codegen {
 
 bool indices_fit_int32(const DeviceFunction& f);
+// The same for a CPU kernel's body (the C target): its loops' bounds only.
+bool indices_fit_int32(const tir::Stmt& body);
 
 }  // namespace ingot::codegen

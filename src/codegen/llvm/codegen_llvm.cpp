@@ -207,6 +207,35 @@ std::vector<std::string> emit_device_artifact_objects(const tir::IRModule& mod,
   return objects;
 }
 
+std::vector<std::string> emit_c_artifact_record_objects(const tir::IRModule& mod,
+                                                        const std::string& run_symbol,
+                                                        const std::string& constants_symbol,
+                                                        const std::string& target_string,
+                                                        ScratchDir& scratch,
+                                                        bool with_constants) {
+  configure_llvm();
+  const Target host = Target::host();
+  uint16_t machine = elf_machine(host);
+  INGOT_ICHECK(machine != 0, "C artifacts need an ELF host, not '{}'", host.triple);
+  std::vector<std::string> objects;
+  {
+    llvm::LLVMContext ctx;
+    ctx.setDiagnosticHandlerCallBack(handle_diagnostic, nullptr);
+    std::unique_ptr<llvm::TargetMachine> tm = create_target_machine(host);
+    std::unique_ptr<llvm::Module> m =
+        build_c_record_module(mod, run_symbol, target_string, host, *tm, ctx);
+    objects.push_back(scratch.file("record.o"));
+    emit_object_file(*m, *tm, mod, host, objects.back());
+  }
+  // (The C entry reads the blob even when it is empty: one byte then.)
+  if (!with_constants) return objects;
+  objects.push_back(scratch.memory_file("constants.o"));
+  write_elf_data_object(objects.back(),
+                        mod.constants.empty() ? std::vector<uint8_t>{0} : mod.constants,
+                        constants_symbol, 64, machine);
+  return objects;
+}
+
 std::vector<std::string> emit_object_files(const tir::IRModule& mod, const Target& target,
                                            ScratchDir& scratch, const ObjectFileOptions& options,
                                            ObjectFileStats* stats) {

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "codegen/kernel_args.h"
 #include "codegen/llvm/kernel_lowering.h"
 #include "ingot/abi.h"
 #include "support/error.h"
@@ -24,24 +25,6 @@ namespace ingot::codegen {
 namespace {
 
 using tir::ArgRef;
-
-// Byte size of a parameter buffer, or -1 when its shape is not constant.
-int64_t buffer_bytes(const tir::Buffer& b) {
-  int64_t n = b->dtype.bytes();
-  for (const tir::Expr& d : b->shape) {
-    int64_t v = 0;
-    if (!tir::is_const_int(d, &v)) return -1;
-    n *= v;
-  }
-  return n;
-}
-
-bool may_overlap(const ArgRef& a, int64_t a_bytes, const ArgRef& b, int64_t b_bytes) {
-  if (a.kind != b.kind) return false;
-  if (a.kind == ArgRef::kInput || a.kind == ArgRef::kOutput) return a.value == b.value;
-  if (a_bytes < 0 || b_bytes < 0) return true;
-  return a.value < b.value + b_bytes && b.value < a.value + a_bytes;
-}
 
 class RecordBuilder {
  public:
@@ -298,26 +281,11 @@ llvm::Constant* device_code_record(RecordBuilder& r, const DeviceCode& dc,
   return r.private_global(record, "device.code");
 }
 
-// The entry function (CPU artifacts) or the device code (`device`: device artifacts, whose
-// record names `target_string`) and the exported record.
-void build_entry_and_record(llvm::Module& m, const tir::IRModule& mod, const Target& target,
-                            const std::vector<llvm::Function*>& kernels,
-                            llvm::GlobalVariable* constants, const DeviceCode* device = nullptr,
-                            const std::string& target_string = "") {
-  RecordBuilder r(m);
-  // The record's layout is checked against this compiler's abi.h structs where the target has
-  // the same C layout (LP64 ELF: x86-64 and AArch64 Linux agree on every field of abi.h).
-  llvm::Triple::ArchType arch = llvm::Triple(target.triple).getArch();
-  if (arch == llvm::Triple::x86_64 || arch == llvm::Triple::aarch64) check_abi_layout(m, r);
-  auto* null = llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(r.ptr()));
-  llvm::Constant* entry = null;
-  llvm::Constant* device_code = null;
-  if (device != nullptr)
-    device_code = device_code_record(r, *device, constants);
-  else
-    entry = build_entry(m, mod, kernels, constants);
-
-  // The record.
+// The exported record: `entry` (CPU artifacts) or `device_code` (device artifacts), the model's
+// interface and kernels, `target_string` and the ISA requirement `isa`.
+void build_record(llvm::Module& m, RecordBuilder& r, const tir::IRModule& mod,
+                  const std::string& target_string, uint64_t device_type, llvm::Constant* entry,
+                  const std::string& isa, llvm::Constant* device_code) {
   std::vector<llvm::Constant*> kinfo;
   for (const auto& k : mod.kernels)
     kinfo.push_back(llvm::ConstantStruct::get(
@@ -327,18 +295,63 @@ void build_entry_and_record(llvm::Module& m, const tir::IRModule& mod, const Tar
   auto* record = llvm::ConstantStruct::get(
       r.artifact_ty(),
       {r.ci(r.i64(), INGOT_ARTIFACT_MAGIC), r.ci(r.i32(), INGOT_ABI_VERSION),
-       r.ci(r.i32(), sizeof(IngotArtifact)), r.str(mod.model_name),
-       r.str(device != nullptr ? target_string : target.str()),
-       r.ci(r.i32(), device != nullptr ? uint64_t(device->device_type) : 1),
-       r.ci(r.i32(), mod.inputs.size()), r.tensors(mod.inputs, "inputs"),
-       r.ci(r.i32(), mod.outputs.size()), r.tensors(mod.outputs, "outputs"),
-       r.ci(r.i64(), mod.workspace_bytes), r.ci(r.i64(), mod.constants.size()), entry,
-       r.ci(r.i32(), mod.kernels.size()), r.array(r.kernel_ty(), kinfo, "kernels"),
-       r.str(device != nullptr ? std::string() : isa_requirement(target)), device_code});
+       r.ci(r.i32(), sizeof(IngotArtifact)), r.str(mod.model_name), r.str(target_string),
+       r.ci(r.i32(), device_type), r.ci(r.i32(), mod.inputs.size()),
+       r.tensors(mod.inputs, "inputs"), r.ci(r.i32(), mod.outputs.size()),
+       r.tensors(mod.outputs, "outputs"), r.ci(r.i64(), mod.workspace_bytes),
+       r.ci(r.i64(), mod.constants.size()), entry, r.ci(r.i32(), mod.kernels.size()),
+       r.array(r.kernel_ty(), kinfo, "kernels"), r.str(isa), device_code});
   auto* g = new llvm::GlobalVariable(m, r.artifact_ty(), true, llvm::GlobalValue::ExternalLinkage,
                                      record, INGOT_ARTIFACT_SYMBOL);
   g->setAlignment(llvm::Align(8));
   g->setVisibility(llvm::GlobalValue::DefaultVisibility);
+}
+
+// The record's layout is checked against this compiler's abi.h structs where the target has the
+// same C layout (LP64 ELF: x86-64 and AArch64 Linux agree on every field of abi.h).
+void check_layout_for(llvm::Module& m, RecordBuilder& r, const Target& target) {
+  llvm::Triple::ArchType arch = llvm::Triple(target.triple).getArch();
+  if (arch == llvm::Triple::x86_64 || arch == llvm::Triple::aarch64) check_abi_layout(m, r);
+}
+
+// The entry function (CPU artifacts) or the device code (`device`: device artifacts, whose
+// record names `target_string`) and the exported record.
+void build_entry_and_record(llvm::Module& m, const tir::IRModule& mod, const Target& target,
+                            const std::vector<llvm::Function*>& kernels,
+                            llvm::GlobalVariable* constants, const DeviceCode* device = nullptr,
+                            const std::string& target_string = "") {
+  RecordBuilder r(m);
+  check_layout_for(m, r, target);
+  auto* null = llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(r.ptr()));
+  if (device != nullptr) {
+    build_record(m, r, mod, target_string, uint64_t(device->device_type), null, "",
+                 device_code_record(r, *device, constants));
+  } else {
+    build_record(m, r, mod, target.str(), 1, build_entry(m, mod, kernels, constants),
+                 isa_requirement(target), null);
+  }
+}
+
+// The entry of a C artifact: calls `run_symbol` (the C entry's ingot_<m>_run_arrays, hidden) with
+// the tensors, the workspace and the runtime's profiling hooks.
+llvm::Function* build_c_entry(llvm::Module& m, const std::string& run_symbol) {
+  llvm::LLVMContext& ctx = m.getContext();
+  auto* ptr = llvm::PointerType::get(ctx, 0);
+  auto* i32 = llvm::Type::getInt32Ty(ctx);
+  auto* run_ty = llvm::FunctionType::get(i32, {ptr, ptr, ptr, ptr, ptr, ptr}, false);
+  auto* run = llvm::Function::Create(run_ty, llvm::Function::ExternalLinkage, run_symbol, m);
+  run->setVisibility(llvm::GlobalValue::HiddenVisibility);
+  auto* fty = llvm::FunctionType::get(i32, {ptr, ptr, ptr, ptr}, false);
+  auto* fn = llvm::Function::Create(fty, llvm::Function::InternalLinkage, "ingot_entry", m);
+  fn->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+  auto* st = KernelLowering::services_type(ctx);
+  llvm::Value* services = fn->getArg(0);
+  llvm::Value* sctx = b.CreateLoad(ptr, b.CreateStructGEP(st, services, 2), "ctx");
+  llvm::Value* begin = b.CreateLoad(ptr, b.CreateStructGEP(st, services, 5), "begin");
+  llvm::Value* end = b.CreateLoad(ptr, b.CreateStructGEP(st, services, 6), "end");
+  b.CreateRet(b.CreateCall(run, {fn->getArg(1), fn->getArg(2), fn->getArg(3), begin, end, sctx}));
+  return fn;
 }
 
 void add_target_attributes(llvm::Module& m, const Target& target) {
@@ -352,20 +365,6 @@ void add_target_attributes(llvm::Module& m, const Target& target) {
 }
 
 }  // namespace
-
-std::vector<std::vector<bool>> noalias_params(const tir::IRModule& m) {
-  std::vector<std::vector<bool>> out;
-  for (const auto& k : m.kernels) out.emplace_back(k.params.size(), true);
-  for (const auto& call : m.entry) {
-    const auto& params = m.kernels[call.kernel].params;
-    for (size_t i = 0; i < call.args.size(); ++i)
-      for (size_t j = 0; j < call.args.size(); ++j)
-        if (i != j && may_overlap(call.args[i], buffer_bytes(params[i]), call.args[j],
-                                  buffer_bytes(params[j])))
-          out[call.kernel][i] = false;
-  }
-  return out;
-}
 
 std::unique_ptr<llvm::Module> build_llvm_module(const tir::IRModule& mod,
                                                 const std::vector<tir::PrimFunc>& kernel_funcs,
@@ -435,6 +434,19 @@ std::unique_ptr<llvm::Module> build_device_record_module(
   std::unique_ptr<llvm::Module> m = new_module(module_name(mod.model_name), host, tm, ctx);
   llvm::GlobalVariable* constants = declare_constants(*m, mod);
   build_entry_and_record(*m, mod, host, {}, constants, &device, target_string);
+  return m;
+}
+
+std::unique_ptr<llvm::Module> build_c_record_module(const tir::IRModule& mod,
+                                                    const std::string& run_symbol,
+                                                    const std::string& target_string,
+                                                    const Target& host, llvm::TargetMachine& tm,
+                                                    llvm::LLVMContext& ctx) {
+  std::unique_ptr<llvm::Module> m = new_module(module_name(mod.model_name), host, tm, ctx);
+  RecordBuilder r(*m);
+  check_layout_for(*m, r, host);
+  auto* null = llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(r.ptr()));
+  build_record(*m, r, mod, target_string, 1, build_c_entry(*m, run_symbol), "", null);
   return m;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "codegen/gpu/device_code.h"
+#include "codegen/kernel_args.h"
 #include "codegen/target.h"
 #include "tir/module.h"
 
@@ -29,10 +30,6 @@ std::unique_ptr<llvm::Module> build_llvm_module(const tir::IRModule& module,
                                                 llvm::LLVMContext& ctx);
 
 // Split builds (parallel codegen): the artifact as several objects linked together.
-//
-// noalias[k][i]: in every call of kernel k from the entry, argument i overlaps no other argument
-// (computed once per module; each kernel module takes its row).
-std::vector<std::vector<bool>> noalias_params(const tir::IRModule& module);
 // One kernel alone (`func`: that kernel in loop form; `noalias`: its row of noalias_params), a
 // hidden external function; `symbol` receives its name (the entry module declares it by that
 // name).
@@ -56,6 +53,16 @@ std::unique_ptr<llvm::Module> build_entry_module(const tir::IRModule& module,
 std::unique_ptr<llvm::Module> build_device_record_module(
     const tir::IRModule& module, const DeviceCode& device, const std::string& target_string,
     const Target& host, llvm::TargetMachine& tm, llvm::LLVMContext& ctx);
+
+// A C artifact's record module (the `c` target built as a shared library), for `host`: an entry
+// that calls the C entry `run_symbol` (c_model_source.h's ingot_<m>_run_arrays, compiled by a C
+// compiler and linked beside it as a hidden symbol) with the runtime's profiling hooks, and the
+// record naming `target_string`.
+std::unique_ptr<llvm::Module> build_c_record_module(const tir::IRModule& module,
+                                                    const std::string& run_symbol,
+                                                    const std::string& target_string,
+                                                    const Target& host, llvm::TargetMachine& tm,
+                                                    llvm::LLVMContext& ctx);
 
 // The constant blob's symbol in split builds (64-byte aligned, read-only, hidden).
 inline constexpr const char* kConstantsSymbol = "ingot_constants";

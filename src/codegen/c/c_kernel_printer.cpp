@@ -1,0 +1,444 @@
+// The C99 kernel printer of the c target (see c_kernel_printer.h).
+#include "codegen/c/c_kernel_printer.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "codegen/gpu/index_width.h"
+#include "support/error.h"
+#include "tir/functor.h"
+#include "tir/mutator.h"
+#include "tir/op.h"
+#include "tir/substitute.h"
+
+namespace ingot::codegen {
+namespace {
+
+using namespace tir;
+
+constexpr const char* kPrelude = R"(#define INGOT_MINMAX(T, N)                                                  \
+  static inline T ingot_min_##N(T a, T b) { return a < b ? a : b; }         \
+  static inline T ingot_max_##N(T a, T b) { return a > b ? a : b; }
+INGOT_MINMAX(int8_t, i8)
+INGOT_MINMAX(int16_t, i16)
+INGOT_MINMAX(int32_t, i32)
+INGOT_MINMAX(int64_t, i64)
+INGOT_MINMAX(uint8_t, u8)
+INGOT_MINMAX(uint16_t, u16)
+INGOT_MINMAX(uint32_t, u32)
+INGOT_MINMAX(uint64_t, u64)
+INGOT_MINMAX(float, f32)
+INGOT_MINMAX(double, f64)
+#undef INGOT_MINMAX
+static inline int32_t ingot_floordiv_i32(int32_t a, int32_t b) {
+  int32_t q = a / b, r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? q - 1 : q;
+}
+static inline int32_t ingot_floormod_i32(int32_t a, int32_t b) {
+  int32_t r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+static inline int64_t ingot_floordiv_i64(int64_t a, int64_t b) {
+  int64_t q = a / b, r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? q - 1 : q;
+}
+static inline int64_t ingot_floormod_i64(int64_t a, int64_t b) {
+  int64_t r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+static inline float ingot_sigmoid_f32(float x) { return 1.0f / (1.0f + expf(-x)); }
+static inline double ingot_sigmoid_f64(double x) { return 1.0 / (1.0 + exp(-x)); }
+)";
+
+// C99 keywords, <stdint.h> / <math.h> names the kernels use, and the helpers' prefix: no
+// variable or buffer may take them.
+const std::set<std::string>& reserved_names() {
+  static const std::set<std::string> names = {
+      "auto",     "break",    "case",     "char",     "const",    "continue", "default",
+      "do",       "double",   "else",     "enum",     "extern",   "float",    "for",
+      "goto",     "if",       "inline",   "int",      "long",     "register", "restrict",
+      "return",   "short",    "signed",   "sizeof",   "static",   "struct",   "switch",
+      "typedef",  "union",    "unsigned", "void",     "volatile", "while",    "_Bool",
+      "int8_t",   "int16_t",  "int32_t",  "int64_t",  "uint8_t",  "uint16_t", "uint32_t",
+      "uint64_t", "INFINITY", "NAN",      "exp",      "expf",     "log",      "logf",
+      "sqrt",     "sqrtf",    "tanh",     "tanhf",    "erf",      "erff",     "fabs",
+      "fabsf",    "floor",    "floorf",   "ceil",     "ceilf",    "rint",     "rintf",
+      "sin",      "sinf",     "cos",      "cosf",     "pow",      "powf",     "fmod",
+      "fmodf",    "main",     "errno",    "assert"};
+  return names;
+}
+
+// Let expressions inlined into their bodies (C99 has no expression-level binding; the C
+// compiler shares the repeated subexpressions again).
+class InlineLets : public IRMutator {
+ public:
+  Expr visit_Let(const Let* op, const Expr&) override {
+    return mutate(substitute(op->body, op->var, op->value));
+  }
+};
+
+class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
+                      public StmtFunctor<void(const Stmt&)> {
+ public:
+  KernelPrinter(const PrimFunc& f, std::vector<bool> noalias)
+      : f_(f), noalias_(std::move(noalias)), names_(reserved_names()) {}
+
+  CKernel print(const std::string& symbol) {
+    Stmt body = InlineLets().mutate(f_.body);
+    narrow_ = indices_fit_int32(body);
+    std::string sig;
+    for (size_t i = 0; i < f_.params.size(); ++i) {
+      const BufferNode* b = f_.params[i].get();
+      bool restrict = i < noalias_.size() && noalias_[i];
+      sig += fmt::format("{}{}* {}{}", i ? ", " : "", storage_type(b->dtype),
+                         restrict ? "restrict " : "", buffer_name(b));
+    }
+    if (sig.empty()) sig = "void";
+    out_ += fmt::format("/* {}: {} */\nstatic void {}({}) {{\n", f_.name,
+                        f_.source_ops.empty() ? "kernel" : join_ops(), symbol, sig);
+    indent_ = 1;
+    visit_stmt(body);
+    out_ += "}\n";
+    return {out_, stack_bytes_};
+  }
+
+ private:
+  std::string join_ops() const {
+    std::string s;
+    for (const std::string& op : f_.source_ops) s += (s.empty() ? "" : " + ") + op;
+    return s;
+  }
+  [[noreturn]] void unsupported(const std::string& what) const {
+    fail_user("kernel {}: {} is not supported by the c target", f_.name, what);
+  }
+
+  // The C type of a scalar value (bool: int, 0 or 1).
+  std::string scalar_type(DataType t) {
+    if (t.is_vector()) fail_internal("kernel {}: vector code reached the C backend", f_.name);
+    switch (t.code) {
+      case DataType::kFloat:
+        if (t.bits == 32) return "float";
+        if (t.bits == 64) return "double";
+        if (t.bits == 16) unsupported("float16 data");
+        break;
+      case DataType::kInt:
+        if (t.bits == 64 && narrow_) return "int32_t";
+        if (t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64)
+          return fmt::format("int{}_t", t.bits);
+        break;
+      case DataType::kUInt:
+        if (t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64)
+          return fmt::format("uint{}_t", t.bits);
+        break;
+      case DataType::kBool:
+        return "int";
+      default:
+        break;
+    }
+    unsupported("data type " + t.str());
+  }
+  // The element type of a buffer in memory: bool is one byte, int64 tensors stay 64 bits.
+  std::string storage_type(DataType t) {
+    if (t.is_bool()) return "uint8_t";
+    if (t.code == DataType::kInt && t.bits == 64) return "int64_t";
+    return scalar_type(t);
+  }
+  // The helpers' suffix for a type ("i32", "f32").
+  std::string suffix(DataType t) {
+    if (t.code == DataType::kInt && t.bits == 64 && narrow_) return "i32";
+    char c = t.is_float() ? 'f' : t.is_uint() ? 'u' : 'i';
+    if (t.is_bool()) return "i32";
+    return fmt::format("{}{}", c, t.bits);
+  }
+
+  std::string unique(const std::string& base) {
+    std::string n = c_identifier(base);
+    std::string name = n;
+    for (int k = 1; !names_.insert(name).second; ++k) name = n + "_" + std::to_string(k);
+    return name;
+  }
+  std::string var_name(const VarNode* v) {
+    auto it = vars_.find(v);
+    if (it != vars_.end()) return it->second;
+    return vars_[v] = unique(v->name);
+  }
+  std::string buffer_name(const BufferNode* b) {
+    auto it = buffers_.find(b);
+    if (it != buffers_.end()) return it->second;
+    return buffers_[b] = unique(b->name);
+  }
+  void line(const std::string& s) { out_ += std::string(size_t(indent_) * 2, ' ') + s + "\n"; }
+
+  // Integer arithmetic narrower than int is computed in int by C: wrapped back to its type.
+  std::string wrap(DataType t, const std::string& v) {
+    if (t.is_integer() && t.bits < 32) return "((" + scalar_type(t) + ")" + v + ")";
+    return v;
+  }
+  std::string binary(const char* o, const Expr& a, const Expr& b, DataType t) {
+    return wrap(t, "(" + visit_expr(a) + " " + o + " " + visit_expr(b) + ")");
+  }
+
+  // Expressions.
+  std::string visit_IntImm(const IntImm* op, const Expr&) override {
+    const DataType t = op->dtype;
+    if (t.is_bool()) return op->value ? "1" : "0";
+    if (t.code == DataType::kInt && t.bits == 64 && !narrow_) {
+      if (op->value == std::numeric_limits<int64_t>::min()) return "INT64_MIN";
+      return fmt::format("INT64_C({})", op->value);
+    }
+    if (t.code == DataType::kUInt && t.bits == 64)
+      return fmt::format("UINT64_C({})", uint64_t(op->value));
+    if (t.code == DataType::kUInt && t.bits == 32)
+      return fmt::format("{}u", uint32_t(op->value));
+    if (t.code == DataType::kInt && t.bits >= 32) {
+      if (op->value == std::numeric_limits<int32_t>::min()) return "INT32_MIN";
+      return op->value < 0 ? fmt::format("({})", op->value) : fmt::format("{}", op->value);
+    }
+    return fmt::format("(({}){})", scalar_type(t), op->value);
+  }
+  std::string visit_FloatImm(const FloatImm* op, const Expr&) override {
+    const bool f32 = op->dtype.bits == 32;
+    if (op->dtype.bits == 16) unsupported("float16 data");
+    const char* cast = f32 ? "(float)" : "(double)";
+    if (std::isnan(op->value)) return fmt::format("({}NAN)", cast);
+    if (std::isinf(op->value)) return fmt::format("({}{}INFINITY)", cast, op->value < 0 ? "-" : "");
+    std::string s = f32 ? fmt::format("{:.9g}", op->value) : fmt::format("{:.17g}", op->value);
+    if (s.find_first_of(".e") == std::string::npos) s += ".0";
+    return "(" + s + (f32 ? "f)" : ")");
+  }
+  std::string visit_Var(const VarNode* op, const Expr&) override { return var_name(op); }
+  std::string visit_Add(const Add* op, const Expr&) override {
+    return binary("+", op->a, op->b, op->dtype);
+  }
+  std::string visit_Sub(const Sub* op, const Expr&) override {
+    return binary("-", op->a, op->b, op->dtype);
+  }
+  std::string visit_Mul(const Mul* op, const Expr&) override {
+    return binary("*", op->a, op->b, op->dtype);
+  }
+  std::string visit_Div(const Div* op, const Expr&) override {
+    return binary("/", op->a, op->b, op->dtype);
+  }
+  std::string floor_op(const char* name, const Expr& a, const Expr& b, DataType t) {
+    std::string x = visit_expr(a), y = visit_expr(b);
+    if (t.is_float()) {
+      const char* fl = t.bits == 32 ? "floorf" : "floor";
+      if (std::string(name) == "floordiv") return fmt::format("{}({} / {})", fl, x, y);
+      return fmt::format("({} - {}({} / {}) * {})", x, fl, x, y, y);
+    }
+    if (t.is_uint()) return wrap(t, fmt::format("({} {} {})", x, name[5] == 'd' ? "/" : "%", y));
+    const bool wide = t.bits == 64 && !narrow_;
+    return wrap(t, fmt::format("ingot_{}_{}({}, {})", name, wide ? "i64" : "i32", x, y));
+  }
+  std::string visit_FloorDiv(const FloorDiv* op, const Expr&) override {
+    return floor_op("floordiv", op->a, op->b, op->dtype);
+  }
+  std::string visit_FloorMod(const FloorMod* op, const Expr&) override {
+    return floor_op("floormod", op->a, op->b, op->dtype);
+  }
+  std::string visit_Min(const Min* op, const Expr&) override {
+    return fmt::format("ingot_min_{}({}, {})", suffix(op->dtype), visit_expr(op->a),
+                       visit_expr(op->b));
+  }
+  std::string visit_Max(const Max* op, const Expr&) override {
+    return fmt::format("ingot_max_{}({}, {})", suffix(op->dtype), visit_expr(op->a),
+                       visit_expr(op->b));
+  }
+  std::string compare(const char* o, const Expr& a, const Expr& b) {
+    return "(" + visit_expr(a) + " " + o + " " + visit_expr(b) + ")";
+  }
+  std::string visit_EQ(const EQ* op, const Expr&) override { return compare("==", op->a, op->b); }
+  std::string visit_NE(const NE* op, const Expr&) override { return compare("!=", op->a, op->b); }
+  std::string visit_LT(const LT* op, const Expr&) override { return compare("<", op->a, op->b); }
+  std::string visit_LE(const LE* op, const Expr&) override { return compare("<=", op->a, op->b); }
+  std::string visit_GT(const GT* op, const Expr&) override { return compare(">", op->a, op->b); }
+  std::string visit_GE(const GE* op, const Expr&) override { return compare(">=", op->a, op->b); }
+  std::string visit_And(const And* op, const Expr&) override {
+    return compare("&&", op->a, op->b);
+  }
+  std::string visit_Or(const Or* op, const Expr&) override { return compare("||", op->a, op->b); }
+  std::string visit_Not(const Not* op, const Expr&) override {
+    return "(!" + visit_expr(op->a) + ")";
+  }
+  std::string visit_Select(const Select* op, const Expr&) override {
+    return "(" + visit_expr(op->condition) + " ? " + visit_expr(op->true_value) + " : " +
+           visit_expr(op->false_value) + ")";
+  }
+  std::string visit_Cast(const Cast* op, const Expr&) override {
+    std::string v = visit_expr(op->value);
+    if (op->dtype.is_bool()) return "(" + v + " != 0)";
+    return "((" + scalar_type(op->dtype) + ")" + v + ")";
+  }
+  std::string visit_Call(const Call* op, const Expr&) override {
+    std::vector<std::string> a;
+    for (const Expr& x : op->args) a.push_back(visit_expr(x));
+    if (!op->dtype.is_float() || (op->dtype.bits != 32 && op->dtype.bits != 64))
+      unsupported(fmt::format("{} of {}", intrinsic_name(op->op), op->dtype.str()));
+    const bool f32 = op->dtype.bits == 32;
+    const std::string f = f32 ? "f" : "";
+    switch (op->op) {
+      case Intrinsic::sigmoid:
+        return fmt::format("ingot_sigmoid_{}({})", f32 ? "f32" : "f64", a[0]);
+      case Intrinsic::round:
+        return fmt::format("rint{}({})", f, a[0]);
+      case Intrinsic::warp_shuffle_down:
+        fail_internal("kernel {}: a warp shuffle reached the C backend", f_.name);
+      case Intrinsic::pow:
+      case Intrinsic::fmod:
+        return fmt::format("{}{}({}, {})", intrinsic_name(op->op), f, a[0], a[1]);
+      default:
+        return fmt::format("{}{}({})", intrinsic_name(op->op), f, a[0]);
+    }
+  }
+  // The element offset of an access: the index of a flat buffer, else row-major over the shape
+  // or the sum over the strides.
+  std::string element(const BufferNode& b, const std::vector<Expr>& indices) {
+    if (indices.size() == 1) return visit_expr(indices[0]);
+    std::string e;
+    for (size_t k = 0; k < indices.size(); ++k) {
+      std::string i = visit_expr(indices[k]);
+      if (!b.strides.empty()) {
+        e += (k ? " + " : "") + i + " * " + visit_expr(b.strides[k]);
+      } else {
+        e = k == 0 ? i : "(" + e + ") * " + visit_expr(b.shape[k]) + " + " + i;
+      }
+    }
+    return e.empty() ? "0" : e;
+  }
+  std::string visit_BufferLoad(const BufferLoad* op, const Expr&) override {
+    return buffer_name(op->buffer.get()) + "[" + element(*op->buffer, op->indices) + "]";
+  }
+  std::string visit_Ramp(const Ramp*, const Expr&) override { return vector_code(); }
+  std::string visit_Broadcast(const Broadcast*, const Expr&) override { return vector_code(); }
+  std::string visit_Shuffle(const Shuffle*, const Expr&) override { return vector_code(); }
+  std::string visit_Let(const Let*, const Expr&) override {
+    fail_internal("kernel {}: a let expression was not inlined", f_.name);
+  }
+  [[noreturn]] std::string vector_code() {
+    fail_internal("kernel {}: vector code reached the C backend", f_.name);
+  }
+
+  // Statements.
+  void visit_For(const For* op, const Stmt&) override {
+    if (op->kind == ForKind::kThreadBinding || op->kind == ForKind::kWarpMma)
+      fail_internal("kernel {}: a GPU loop reached the C backend", f_.name);
+    const std::string v = var_name(op->loop_var.node());
+    const std::string t = scalar_type(op->loop_var.dtype());
+    const std::string lo = visit_expr(op->min), n = visit_expr(op->extent);
+    if (is_const_int(op->min, nullptr) && is_const_int(op->extent, nullptr)) {
+      int64_t a = 0, b = 0;
+      is_const_int(op->min, &a);
+      is_const_int(op->extent, &b);
+      line(fmt::format("for ({} {} = {}; {} < {}; ++{}) {{", t, v, a, v, a + b, v));
+    } else {
+      const std::string end = unique(v + "_end");
+      line(fmt::format("for ({} {} = {}, {} = {} + {}; {} < {}; ++{}) {{", t, v, lo, end, lo, n, v,
+                       end, v));
+    }
+    ++indent_;
+    visit_stmt(op->body);
+    --indent_;
+    line("}");
+  }
+  void visit_BufferStore(const BufferStore* op, const Stmt&) override {
+    std::string v = visit_expr(op->value);
+    if (op->buffer->dtype.is_bool()) v = "(uint8_t)(" + v + ")";
+    line(buffer_name(op->buffer.get()) + "[" + element(*op->buffer, op->indices) + "] = " + v +
+         ";");
+  }
+  void visit_SeqStmt(const SeqStmt* op, const Stmt&) override {
+    for (const Stmt& s : op->seq) visit_stmt(s);
+  }
+  void visit_IfThenElse(const IfThenElse* op, const Stmt&) override {
+    line("if (" + visit_expr(op->condition) + ") {");
+    ++indent_;
+    visit_stmt(op->then_case);
+    --indent_;
+    if (op->else_case.defined()) {
+      line("} else {");
+      ++indent_;
+      visit_stmt(op->else_case);
+      --indent_;
+    }
+    line("}");
+  }
+  void visit_LetStmt(const LetStmt* op, const Stmt&) override {
+    line("{");
+    ++indent_;
+    line(fmt::format("const {} {} = {};", scalar_type(op->var.dtype()), var_name(op->var.node()),
+                     visit_expr(op->value)));
+    visit_stmt(op->body);
+    --indent_;
+    line("}");
+  }
+  void visit_Allocate(const Allocate* op, const Stmt&) override {
+    const BufferNode& b = *op->buffer;
+    if (b.scope == StorageScope::kShared)
+      fail_internal("kernel {}: GPU shared memory reached the C backend", f_.name);
+    // Elements: the dense size, or with strides the furthest element reached plus one.
+    int64_t count = 1, last = 0;
+    for (size_t k = 0; k < b.shape.size(); ++k) {
+      int64_t v = 0, st = 0;
+      if (!is_const_int(b.shape[k], &v))
+        fail_internal("kernel {}: local buffer '{}' needs a constant shape", f_.name, b.name);
+      count *= v;
+      if (b.strides.empty()) continue;
+      if (!is_const_int(b.strides[k], &st))
+        fail_internal("kernel {}: local buffer '{}' needs constant strides", f_.name, b.name);
+      last += (v - 1) * st;
+    }
+    if (!b.strides.empty() && count > 0) count = last + 1;
+    count = std::max<int64_t>(count, 1);
+    stack_bytes_ += count * b.dtype.bytes();
+    line("{");
+    ++indent_;
+    line(fmt::format("{} {}[{}];", storage_type(b.dtype), buffer_name(&b), count));
+    visit_stmt(op->body);
+    --indent_;
+    line("}");
+  }
+  void visit_Evaluate(const Evaluate* op, const Stmt&) override {
+    line("(void)" + visit_expr(op->value) + ";");
+  }
+  void visit_Block(const Block*, const Stmt&) override {
+    fail_internal("kernel {}: a block reached the C backend (not lowered)", f_.name);
+  }
+  void visit_BlockRealize(const BlockRealize*, const Stmt&) override {
+    fail_internal("kernel {}: a block reached the C backend (not lowered)", f_.name);
+  }
+
+  const PrimFunc& f_;
+  std::vector<bool> noalias_;
+  bool narrow_ = false;
+  std::string out_;
+  int indent_ = 0;
+  int64_t stack_bytes_ = 0;
+  std::set<std::string> names_;
+  std::map<const VarNode*, std::string> vars_;
+  std::map<const BufferNode*, std::string> buffers_;
+};
+
+}  // namespace
+
+std::string c_identifier(const std::string& name) {
+  std::string s;
+  for (char c : name) s += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "v_" + s;
+  return s;
+}
+
+CKernel print_c_kernel(const PrimFunc& f, const std::string& symbol,
+                       const std::vector<bool>& noalias) {
+  return KernelPrinter(f, noalias).print(symbol);
+}
+
+const char* c_kernel_prelude() {
+  return kPrelude;
+}
+
+}  // namespace ingot::codegen

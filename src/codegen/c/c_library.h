@@ -1,0 +1,36 @@
+// The `c` target as a shared library the runtime loads: the model's C (c_model_source.h)
+// compiled by the host's C compiler, linked by LLD with a record whose entry calls it and with
+// the constant blob as a data object. Single-threaded (the C entry has no thread pool), for the
+// host: portable code checked on the machine that compiles it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "codegen/build.h"
+#include "codegen/c/c_model_source.h"
+
+namespace ingot::codegen {
+
+// The host C compiler: $INGOT_CC, else $CC, else cc, gcc or clang from PATH. UserError when none
+// is found.
+std::string host_c_compiler();
+
+// The flags every build of ingot's C uses: C99, -O2, no strict aliasing (the workspace holds
+// tensors of every type), position-independent, hidden symbols, no stack protector (its guard
+// symbol is not in the artifact).
+const std::vector<std::string>& c_build_flags();
+
+// Writes `text` to `dir`/`file` and compiles it with `compiler` and `flags` into the object
+// `object_path` (-I `dir`: the model's header is written there first). UserError with the
+// compiler's first error line when it fails.
+void compile_c_file(const std::string& file, const std::string& text, const std::string& compiler,
+                    const std::vector<std::string>& flags, const std::string& dir,
+                    const std::string& object_path);
+
+// The shared library of a module in loop form for a `c` target (which must take no C compiler
+// options: the library is for the host).
+BuildStats build_c_shared_library(const tir::IRModule& module, const Target& target,
+                                  const std::string& out_path);
+
+}  // namespace ingot::codegen

@@ -11,6 +11,7 @@
 #include "ingot/runtime.hpp"
 #include "support/error.h"
 #include "tools/ingot/commands.h"
+#include "tools/ingot/mlf_artifact.h"
 
 namespace ingot::cli {
 namespace {
@@ -146,7 +147,8 @@ void print_text(const IngotArtifact& a) {
 
 int inspect_artifact(const InspectOptions& opts) {
   try {
-    rt::Model model(opts.artifact, rt::Model::ForInspection{});
+    LoadableArtifact artifact(opts.artifact);
+    rt::Model model(artifact.path(), rt::Model::ForInspection{});
     if (opts.json) {
       print_json(model.artifact());
     } else {
@@ -164,7 +166,8 @@ void add_inspect_command(CLI::App& app, int& exit_code) {
   auto opts = std::make_shared<InspectOptions>();
   CLI::App* cmd =
       app.add_subcommand("inspect", "Show a compiled artifact's inputs, outputs and sizes");
-  cmd->add_option("artifact", opts->artifact, "compiled artifact (.so)")->required();
+  cmd->add_option("artifact", opts->artifact, "compiled artifact (.so, or an MLF .tar)")
+      ->required();
   cmd->add_flag("--json", opts->json, "print JSON instead of text");
   cmd->callback([opts, &exit_code] { exit_code = inspect_artifact(*opts); });
 }

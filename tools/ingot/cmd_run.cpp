@@ -23,6 +23,7 @@
 #include "support/npz.h"
 #include "tools/ingot/commands.h"
 #include "tools/ingot/output_check.h"
+#include "tools/ingot/mlf_artifact.h"
 #include "tools/ingot/profile_report.h"
 #include "tools/ingot/run_session.h"
 
@@ -140,7 +141,8 @@ int run_artifact(const RunOptions& opts) {
       setenv("INGOT_OPENCL_DEVICE", n.c_str(), 1);
       setenv("INGOT_CUDA_DEVICE", n.c_str(), 1);
     }
-    rt::Model model(opts.artifact);
+    LoadableArtifact artifact(opts.artifact);
+    rt::Model model(artifact.path());
     rt::Session session(model);
     std::vector<NpyArray> inputs = bind_inputs(opts.inputs, opts.fill_mode, model, session);
     session.run();  // warm-up, and the run whose outputs are reported
@@ -180,8 +182,11 @@ int run_artifact(const RunOptions& opts) {
 
 void add_run_command(CLI::App& app, int& exit_code) {
   auto opts = std::make_shared<RunOptions>();
-  CLI::App* cmd = app.add_subcommand("run", "Run a compiled artifact (.so)");
-  cmd->add_option("artifact", opts->artifact, "compiled artifact (.so)")->required();
+  CLI::App* cmd = app.add_subcommand("run", "Run a compiled artifact (.so, or an MLF .tar)");
+  cmd->add_option("artifact", opts->artifact,
+                  "compiled artifact (.so), or a Model Library Format tarball, built first with "
+                  "the host C compiler")
+      ->required();
   cmd->add_option("--inputs", opts->inputs, ".npz file with inputs by name");
   cmd->add_option("--outputs", opts->outputs, ".npz file to write the outputs to");
   cmd->add_option("--fill-mode", opts->fill_mode,

@@ -107,7 +107,7 @@ def check(mlf_dir, qemu_log, host_npz, model, inputs_npz, build):
         print("note: onnxruntime is not installed: the board is compared with the host run only")
     print(f"board output: {board.ravel().tolist()}")
     print(f"cycles: {c.group(1)} ({c.group(2)}"
-          f"{', QEMU emulated time, not hardware cycles' if c.group(2) == 'SysTick' else ''})")
+          f"{' ticks under QEMU -icount shift=0: deterministic, proportional to the instructions run; not a hardware cycle count' if c.group(2) == 'SysTick' else ''})")
 
     # Sizes: the model's objects exactly as reported, the firmware within the overhead.
     mem = meta["memory"]

@@ -51,7 +51,11 @@ done
 rm -rf "$out"
 mkdir -p "$out/mlf"
 model="$out/ds_cnn.onnx"
-python3 "$HERE/make_ds_cnn.py" "$out" ${variant/fp32/} > /dev/null
+if [ "$variant" = int8 ]; then
+  python3 "$HERE/make_ds_cnn.py" "$out" --int8 > /dev/null 2>&1
+else
+  python3 "$HERE/make_ds_cnn.py" "$out" > /dev/null
+fi
 [ "$variant" = int8 ] && model="$out/ds_cnn_int8.onnx"
 echo "== ingot compile --target \"$target\" --output-format mlf"
 "$INGOT" compile "$model" --target "$target" --output-format mlf -o "$out/model.tar"
@@ -64,7 +68,7 @@ echo "== firmware for $machine"
 make -s -C "$HERE/firmware" MLF_DIR="$out/mlf" BUILD="$out/fw" BOARD="$board" \
   MODEL_CFLAGS="$cflags" INPUT_H="$out"
 echo "== qemu-system-arm -machine $machine"
-timeout 300 qemu-system-arm -machine "$machine" -nographic -monitor none -serial none \
+timeout 300 qemu-system-arm -machine "$machine" -nographic -monitor none -serial none -icount shift=0 \
   -semihosting-config enable=on,target=native -kernel "$out/fw/firmware.elf" > "$out/qemu.log"
 python3 "$HERE/board_io.py" check "$out/mlf" "$out/qemu.log" "$out/host_outputs.npz" "$model" \
   "$out/ds_cnn.inputs.npz" "$out/fw"

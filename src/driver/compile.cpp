@@ -71,6 +71,7 @@ schedule::RuleTarget rule_target(const codegen::Target& target) {
   // What the layout pass, lowering and schedules see of the target's vector ISA: NEON (128-bit)
   // on AArch64, else x86 by its vector width; none for GPU targets (no CPU layouts or packing:
   // the GPU rules schedule the compute rules' plain nests).
+  if (target.kind == codegen::Target::kC) return {"c", CpuVectorIsa::x86(0)};
   if (target.is_gpu())
     return {target.kind == codegen::Target::kCUDA ? "cuda" : "opencl", CpuVectorIsa::x86(0),
             target.max_num_threads,
@@ -232,7 +233,8 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
       tuning_summary = tune::describe(applied);
     }
     if (c_target) {
-      // Plain loop nests (see cpu_schedules).
+      // Plain loop nests with the fused groups' intermediates inlined (see cpu_schedules).
+      if (options.default_schedules) schedule::apply_default_schedules(mod, rule_target(target));
     } else if (!gpu) {
       schedule::apply_default_schedules(mod, isa);
     } else if (options.default_schedules) {

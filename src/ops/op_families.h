@@ -39,6 +39,7 @@ void add_topk_ops(std::vector<OpInfo>& t);            // topk.cpp
 void add_one_hot_ops(std::vector<OpInfo>& t);         // one_hot.cpp
 void add_cumsum_ops(std::vector<OpInfo>& t);          // cumsum.cpp
 void add_quantize_ops(std::vector<OpInfo>& t);        // quantize.cpp
+void add_qlinear_ops(std::vector<OpInfo>& t);         // qlinear.cpp
 void add_einsum_ops(std::vector<OpInfo>& t);          // einsum.cpp
 void add_det_ops(std::vector<OpInfo>& t);             // det.cpp
 void add_grid_sample_ops(std::vector<OpInfo>& t);     // grid_sample.cpp: GridSample, AffineGrid

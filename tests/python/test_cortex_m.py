@@ -3,7 +3,8 @@
 mps2-an386 (Cortex-M4 with its FPU) and mps3-an547 (Cortex-M55): the DS-CNN compiled to an MLF
 for the board, the firmware built with arm-none-eabi-gcc + newlib, its output under
 qemu-system-arm compared with the host run of the MLF and with ONNX Runtime, and its sizes with
-the compile's memory report. Exits 77 (skipped) when the Arm toolchain or QEMU is missing."""
+the compile's memory report; the fp32 model and its int8 QDQ quantization (integer kernels).
+Exits 77 (skipped) when the Arm toolchain or QEMU is missing."""
 import argparse
 import os
 import shutil
@@ -26,15 +27,19 @@ def main():
     env = dict(os.environ, INGOT=os.path.abspath(args.ingot))
     failed = 0
     with tempfile.TemporaryDirectory(prefix="ingot-cortex-m-") as work:
-        for board in ("an386", "an547"):
+        runs = [(board, variant) for board in ("an386", "an547") for variant in ("fp32", "int8")]
+        for board, variant in runs:
             cmd = [os.path.join(ROOT, "examples", "cortex-m", "run.sh"), "--board", board,
-                   "--out", os.path.join(work, board)]
+                   "--out", os.path.join(work, f"{board}-{variant}")]
+            if variant == "int8":
+                cmd.append("--int8")
             r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
             print(r.stdout + r.stderr, flush=True)
             ok = r.returncode == 0 and "FAIL" not in r.stdout and r.stdout.count("PASS") >= 6
-            print(f"{'PASS' if ok else 'FAIL'} examples/cortex-m/run.sh --board {board}")
+            print(f"{'PASS' if ok else 'FAIL'} examples/cortex-m/run.sh --board {board}"
+                  f"{' --int8' if variant == 'int8' else ''}")
             failed += not ok
-    print(f"{2 - failed} passed, {failed} failed")
+    print(f"{len(runs) - failed} passed, {failed} failed")
     return 1 if failed else 0
 
 

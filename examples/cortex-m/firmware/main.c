@@ -16,7 +16,8 @@ static uint8_t workspace[M(_WORKSPACE_SIZE) + 1] __attribute__((aligned(16)));
 static uint8_t output[INGOT_EXAMPLE_OUTPUT_SIZE] __attribute__((aligned(16)));
 
 /* DWT's cycle counter where the core has one that runs; else SysTick at the core clock (QEMU
- * models no DWT: its SysTick counts emulated time, not the instructions' cycles). */
+ * models no DWT; its SysTick counts emulated time, which run.sh's -icount ties to the
+ * instructions executed). */
 #define DEMCR (*(volatile uint32_t*)0xE000EDFC)
 #define DWT_CTRL (*(volatile uint32_t*)0xE0001000)
 #define DWT_CYCCNT (*(volatile uint32_t*)0xE0001004)

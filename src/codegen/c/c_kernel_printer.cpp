@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <unordered_set>
 
 #include "codegen/gpu/index_width.h"
 #include "support/error.h"
@@ -90,7 +91,7 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
 
   CKernel print(const std::string& symbol) {
     Stmt body = InlineLets().mutate(f_.body);
-    narrow_ = indices_fit_int32(body);
+    narrow_ = int32_subexpressions(body);
     std::string sig;
     for (size_t i = 0; i < f_.params.size(); ++i) {
       const BufferNode* b = f_.params[i].get();
@@ -117,6 +118,15 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
     fail_user("kernel {}: {} is not supported by the c target", f_.name, what);
   }
 
+  // Whether `e` is an int64 value computed in int32_t (index_width.h).
+  bool narrow(const Expr& e) const {
+    const DataType t = e.dtype();
+    return t.code == DataType::kInt && t.bits == 64 && t.is_scalar() && narrow_.count(e.get()) > 0;
+  }
+  // The C type of an expression's value.
+  std::string type_of(const Expr& e) {
+    return narrow(e) ? std::string("int32_t") : scalar_type(e.dtype());
+  }
   // The C type of a scalar value (bool: int, 0 or 1).
   std::string scalar_type(DataType t) {
     if (t.is_vector()) fail_internal("kernel {}: vector code reached the C backend", f_.name);
@@ -127,7 +137,6 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
         if (t.bits == 16) unsupported("float16 data");
         break;
       case DataType::kInt:
-        if (t.bits == 64 && narrow_) return "int32_t";
         if (t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64)
           return fmt::format("int{}_t", t.bits);
         break;
@@ -148,9 +157,10 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
     if (t.code == DataType::kInt && t.bits == 64) return "int64_t";
     return scalar_type(t);
   }
-  // The helpers' suffix for a type ("i32", "f32").
-  std::string suffix(DataType t) {
-    if (t.code == DataType::kInt && t.bits == 64 && narrow_) return "i32";
+  // The helpers' suffix for an expression's type ("i32", "f32").
+  std::string suffix(const Expr& e) {
+    const DataType t = e.dtype();
+    if (narrow(e)) return "i32";
     char c = t.is_float() ? 'f' : t.is_uint() ? 'u' : 'i';
     if (t.is_bool()) return "i32";
     return fmt::format("{}{}", c, t.bits);
@@ -179,15 +189,26 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
     if (t.is_integer() && t.bits < 32) return "((" + scalar_type(t) + ")" + v + ")";
     return v;
   }
-  std::string binary(const char* o, const Expr& a, const Expr& b, DataType t) {
-    return wrap(t, "(" + visit_expr(a) + " " + o + " " + visit_expr(b) + ")");
+  // An operand of an int64 operation computed in int64_t: widened first when it was computed
+  // in int32_t (else the operation would be done, and overflow, in int32_t).
+  std::string operand(const Expr& child, const Expr& parent) {
+    std::string v = visit_expr(child);
+    const DataType t = parent.dtype();
+    if (t.code == DataType::kInt && t.bits == 64 && !narrow(parent) && narrow(child))
+      return "((int64_t)" + v + ")";
+    return v;
+  }
+  std::string binary(const char* o, const Expr& a, const Expr& b, const Expr& self) {
+    return wrap(self.dtype(), "(" + operand(a, self) + " " + o + " " + operand(b, self) + ")");
   }
 
   // Expressions.
   std::string visit_IntImm(const IntImm* op, const Expr&) override {
     const DataType t = op->dtype;
     if (t.is_bool()) return op->value ? "1" : "0";
-    if (t.code == DataType::kInt && t.bits == 64 && !narrow_) {
+    if (t.code == DataType::kInt && t.bits == 64 &&
+        (op->value < std::numeric_limits<int32_t>::min() ||
+         op->value > std::numeric_limits<int32_t>::max())) {
       if (op->value == std::numeric_limits<int64_t>::min()) return "INT64_MIN";
       return fmt::format("INT64_C({})", op->value);
     }
@@ -212,42 +233,50 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
     return "(" + s + (f32 ? "f)" : ")");
   }
   std::string visit_Var(const VarNode* op, const Expr&) override { return var_name(op); }
-  std::string visit_Add(const Add* op, const Expr&) override {
-    return binary("+", op->a, op->b, op->dtype);
+  std::string visit_Add(const Add* op, const Expr& e) override {
+    return binary("+", op->a, op->b, e);
   }
-  std::string visit_Sub(const Sub* op, const Expr&) override {
-    return binary("-", op->a, op->b, op->dtype);
+  std::string visit_Sub(const Sub* op, const Expr& e) override {
+    return binary("-", op->a, op->b, e);
   }
-  std::string visit_Mul(const Mul* op, const Expr&) override {
-    return binary("*", op->a, op->b, op->dtype);
+  std::string visit_Mul(const Mul* op, const Expr& e) override {
+    return binary("*", op->a, op->b, e);
   }
-  std::string visit_Div(const Div* op, const Expr&) override {
-    return binary("/", op->a, op->b, op->dtype);
+  std::string visit_Div(const Div* op, const Expr& e) override {
+    return binary("/", op->a, op->b, e);
   }
-  std::string floor_op(const char* name, const Expr& a, const Expr& b, DataType t) {
-    std::string x = visit_expr(a), y = visit_expr(b);
+  std::string floor_op(const char* name, const Expr& a, const Expr& b, const Expr& self) {
+    const DataType t = self.dtype();
+    std::string x = operand(a, self), y = operand(b, self);
+    // A signed division by a constant power of two is an arithmetic shift (GCC and Clang shift
+    // negative values arithmetically), the modulo a mask (two's complement).
+    int64_t d = 0;
+    if (t.is_int() && is_const_int(b, &d) && d > 0 && (d & (d - 1)) == 0) {
+      int k = 0;
+      while ((int64_t(1) << k) < d) ++k;
+      if (name[5] == 'd') return wrap(t, fmt::format("({} >> {})", x, k));
+      return wrap(t, fmt::format("({} & {})", x, visit_expr(make_const(b.dtype(), double(d - 1)))));
+    }
     if (t.is_float()) {
       const char* fl = t.bits == 32 ? "floorf" : "floor";
       if (std::string(name) == "floordiv") return fmt::format("{}({} / {})", fl, x, y);
       return fmt::format("({} - {}({} / {}) * {})", x, fl, x, y, y);
     }
     if (t.is_uint()) return wrap(t, fmt::format("({} {} {})", x, name[5] == 'd' ? "/" : "%", y));
-    const bool wide = t.bits == 64 && !narrow_;
+    const bool wide = t.bits == 64 && !narrow(self);
     return wrap(t, fmt::format("ingot_{}_{}({}, {})", name, wide ? "i64" : "i32", x, y));
   }
-  std::string visit_FloorDiv(const FloorDiv* op, const Expr&) override {
-    return floor_op("floordiv", op->a, op->b, op->dtype);
+  std::string visit_FloorDiv(const FloorDiv* op, const Expr& e) override {
+    return floor_op("floordiv", op->a, op->b, e);
   }
-  std::string visit_FloorMod(const FloorMod* op, const Expr&) override {
-    return floor_op("floormod", op->a, op->b, op->dtype);
+  std::string visit_FloorMod(const FloorMod* op, const Expr& e) override {
+    return floor_op("floormod", op->a, op->b, e);
   }
-  std::string visit_Min(const Min* op, const Expr&) override {
-    return fmt::format("ingot_min_{}({}, {})", suffix(op->dtype), visit_expr(op->a),
-                       visit_expr(op->b));
+  std::string visit_Min(const Min* op, const Expr& e) override {
+    return fmt::format("ingot_min_{}({}, {})", suffix(e), visit_expr(op->a), visit_expr(op->b));
   }
-  std::string visit_Max(const Max* op, const Expr&) override {
-    return fmt::format("ingot_max_{}({}, {})", suffix(op->dtype), visit_expr(op->a),
-                       visit_expr(op->b));
+  std::string visit_Max(const Max* op, const Expr& e) override {
+    return fmt::format("ingot_max_{}({}, {})", suffix(e), visit_expr(op->a), visit_expr(op->b));
   }
   std::string compare(const char* o, const Expr& a, const Expr& b) {
     return "(" + visit_expr(a) + " " + o + " " + visit_expr(b) + ")";
@@ -269,10 +298,10 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
     return "(" + visit_expr(op->condition) + " ? " + visit_expr(op->true_value) + " : " +
            visit_expr(op->false_value) + ")";
   }
-  std::string visit_Cast(const Cast* op, const Expr&) override {
+  std::string visit_Cast(const Cast* op, const Expr& e) override {
     std::string v = visit_expr(op->value);
     if (op->dtype.is_bool()) return "(" + v + " != 0)";
-    return "((" + scalar_type(op->dtype) + ")" + v + ")";
+    return "((" + type_of(e) + ")" + v + ")";
   }
   std::string visit_Call(const Call* op, const Expr&) override {
     std::vector<std::string> a;
@@ -328,7 +357,7 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
     if (op->kind == ForKind::kThreadBinding || op->kind == ForKind::kWarpMma)
       fail_internal("kernel {}: a GPU loop reached the C backend", f_.name);
     const std::string v = var_name(op->loop_var.node());
-    const std::string t = scalar_type(op->loop_var.dtype());
+    const std::string t = type_of(op->loop_var);
     const std::string lo = visit_expr(op->min), n = visit_expr(op->extent);
     if (is_const_int(op->min, nullptr) && is_const_int(op->extent, nullptr)) {
       int64_t a = 0, b = 0;
@@ -370,7 +399,7 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
   void visit_LetStmt(const LetStmt* op, const Stmt&) override {
     line("{");
     ++indent_;
-    line(fmt::format("const {} {} = {};", scalar_type(op->var.dtype()), var_name(op->var.node()),
+    line(fmt::format("const {} {} = {};", type_of(op->var), var_name(op->var.node()),
                      visit_expr(op->value)));
     visit_stmt(op->body);
     --indent_;
@@ -414,7 +443,7 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
 
   const PrimFunc& f_;
   std::vector<bool> noalias_;
-  bool narrow_ = false;
+  std::unordered_set<const ExprNode*> narrow_;
   std::string out_;
   int indent_ = 0;
   int64_t stack_bytes_ = 0;

@@ -5,8 +5,10 @@
 // is <math.h>'s float functions. Arithmetic follows the LLVM backend's semantics: floor division
 // and modulo of signed integers, min / max as compare-and-select (a NaN operand gives the other
 // one), round half to even (rintf in the default rounding mode), integer arithmetic narrower
-// than int wrapped back to its type. Index arithmetic is int32_t where every int64 value of the
-// kernel provably fits (codegen/gpu/index_width.h), which a 32-bit microcontroller needs.
+// than int wrapped back to its type. An int64 expression is computed in int32_t where it and
+// every int64 value inside it provably fit (codegen/gpu/index_width.h: int32_subexpressions),
+// which a 32-bit microcontroller needs; a signed floor division (modulo) by a power of two is a
+// shift (mask).
 #pragma once
 
 #include <cstdint>

@@ -2,6 +2,8 @@
 // turns fully known shape computations into constants, and constant folding in batches.
 #include "graph/transforms/infer_types.h"
 
+#include "graph/transforms/fuse_qdq.h"
+
 #include <cstring>
 #include <optional>
 #include <unordered_map>
@@ -174,6 +176,9 @@ void infer_types(Graph& g, const ConstantEvaluator& evaluate, InferTypesStats* s
       ++stats->identities_folded;
       continue;
     }
+    // (A dequantized weight of a Conv or MatMul stays for fuse_qdq, which folds it itself when it
+    // cannot run the product in integers.)
+    if (!vals && foldable && keep_for_fuse_qdq(g, *n)) continue;
     if (!vals && foldable && small_static_outputs(*n)) {
       batch.add(n);
       continue;

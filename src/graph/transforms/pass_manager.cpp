@@ -18,6 +18,7 @@
 #include "graph/transforms/fuse_gelu.h"
 #include "graph/transforms/fuse_layer_norm.h"
 #include "graph/transforms/fuse_ops.h"
+#include "graph/transforms/fuse_qdq.h"
 #include "graph/transforms/fuse_softmax.h"
 #include "graph/transforms/fuse_swish.h"
 #include "graph/transforms/infer_types.h"
@@ -51,6 +52,10 @@ const std::vector<GraphPass>& optimization_passes() {
       {"collapse_reshape_transpose", 1,
        "merge chains of Reshape-like ops and of Transposes; drop identities",
        plain(collapse_reshape_transpose)},
+      {"fuse_qdq", 1,
+       "run QuantizeLinear(Conv / MatMul / Gemm(DequantizeLinear ...)) as integer kernels (QConv, "
+       "QMatMul) and fold the remaining dequantized constants",
+       plain(fuse_qdq)},
       {"fold_batch_norm", 2, "fold BatchNormalization into the preceding Conv's weights and bias",
        plain(fold_batch_norm)},
       {"trim_conv_taps", 2,

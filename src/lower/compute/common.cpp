@@ -239,6 +239,11 @@ RowAccum::RowAccum(const Buffer& y, int64_t len, std::function<Index(Expr)> y_in
   if (dtype != y->dtype)
     local = Buffer::make(y->name + "_acc", dtype, std::vector<int64_t>{len}, StorageScope::kLocal);
 }
+RowAccum::RowAccum(const Buffer& y, int64_t len, std::function<Index(Expr)> y_index, DataType acc,
+                   std::function<Expr(Expr, Expr)> finish)
+    : dtype(acc), finish(std::move(finish)), y(y), len(len), y_index(std::move(y_index)) {
+  local = Buffer::make(y->name + "_acc", dtype, std::vector<int64_t>{len}, StorageScope::kLocal);
+}
 Expr RowAccum::load(Expr j) const {
   return local.defined() ? local.load({j}) : y.load(y_index(j));
 }
@@ -250,7 +255,10 @@ Stmt RowAccum::wrap(Stmt body) const {
   if (!local.defined()) return body;
   Stmt flush = serial_loop(
       "j", i64(0), len,
-      [&](Expr j) { return BufferStore::make(y, cast(y->dtype, local.load({j})), y_index(j)); },
+      [&](Expr j) {
+        Expr v = local.load({j});
+        return BufferStore::make(y, finish ? finish(v, j) : cast(y->dtype, v), y_index(j));
+      },
       ForKind::kVectorized);
   return Allocate::make(local, SeqStmt::make({std::move(body), flush}));
 }

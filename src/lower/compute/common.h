@@ -93,10 +93,14 @@ tir::DataType accum_dtype(tir::DataType d);
 tir::Expr widen(tir::Expr e);
 
 // One output row accumulated in accum_dtype(y's dtype): the row of `y` itself, or for a float16
-// `y` a local float32 row of `len` elements that wrap() rounds into `y` after the body ran.
+// `y` a local float32 row of `len` elements that wrap() rounds into `y` after the body ran. With
+// `finish` (integer kernels): a local row of `acc` that wrap() writes as finish(value, j).
 struct RowAccum {
   RowAccum(const tir::Buffer& y, int64_t len, std::function<Index(tir::Expr)> y_index);
+  RowAccum(const tir::Buffer& y, int64_t len, std::function<Index(tir::Expr)> y_index,
+           tir::DataType acc, std::function<tir::Expr(tir::Expr, tir::Expr)> finish);
   tir::DataType dtype;
+  std::function<tir::Expr(tir::Expr, tir::Expr)> finish;
   tir::Expr load(tir::Expr j) const;
   tir::Stmt store(tir::Expr j, tir::Expr v) const;  // `v` is cast to `dtype`
   tir::Stmt wrap(tir::Stmt body) const;
@@ -104,6 +108,16 @@ struct RowAccum {
   int64_t len;
   std::function<Index(tir::Expr)> y_index;
 };
+
+// conv.cpp: the loop nest of an N-d convolution (NCHW-style; the node's window attributes): per
+// output row (row_of(o, m): the outer output index without the width, and the output channel)
+// initialised with init(m), accumulating term(x element, w element) over the input channels and
+// kernel offsets, output width innermost, and wrapped up by the row. Conv and QConv share it.
+tir::Stmt conv_rows(const graph::Node& node, const tir::Buffer& x, const tir::Buffer& w,
+                    const tir::Buffer& y,
+                    const std::function<RowAccum(const Index& outer_index, tir::Expr m)>& row_of,
+                    const std::function<tir::Expr(tir::Expr m)>& init,
+                    const std::function<tir::Expr(tir::Expr xv, tir::Expr wv)>& term);
 
 // ONNX integer division (truncates toward zero) built from floordiv/floormod.
 tir::Expr trunc_div(tir::Expr a, tir::Expr b);

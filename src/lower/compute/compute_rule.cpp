@@ -192,6 +192,10 @@ ComputeRule compute_rule(ops::OpKind op) {
       return compute_quantize_linear;
     case OpKind::DequantizeLinear:
       return compute_dequantize_linear;
+    case OpKind::QConv:
+      return compute_qconv;
+    case OpKind::QMatMul:
+      return compute_qmatmul;
     case OpKind::DynamicQuantizeLinear:
       return compute_dynamic_quantize_linear;
     case OpKind::Resize:

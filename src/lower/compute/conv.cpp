@@ -36,14 +36,13 @@ ConvGeometry geometry(const graph::Node& node, int k) {
 
 }  // namespace
 
-Stmt compute_conv(const graph::Node& node, const std::vector<Buffer>& inputs,
-                  const std::vector<Buffer>& outputs) {
-  const Buffer& x = inputs.at(0);
-  const Buffer& w = inputs.at(1);
-  Buffer b = inputs.size() > 2 ? inputs[2] : Buffer();
-  const Buffer& y = outputs.at(0);
-  check_dtype(node, x, DTypeClass::kFloat);
-  check_dtype(node, w, DTypeClass::kFloat);
+// The loop nest of a convolution (N-d, NCHW-style): per output row `row_of(n, m)` is
+// initialised with init(m), then accumulates term(x, w) over input channels and kernel offsets
+// with the output width innermost, and wraps up (RowAccum::wrap). Shared by Conv and QConv.
+Stmt conv_rows(const graph::Node& node, const Buffer& x, const Buffer& w, const Buffer& y,
+               const std::function<RowAccum(const Index& outer_index, Expr m)>& row_of,
+               const std::function<Expr(Expr m)>& init,
+               const std::function<Expr(Expr xv, Expr wv)>& term) {
   std::vector<int64_t> xs = const_shape(x), ws = const_shape(w), ys = const_shape(y);
   int k = int(xs.size()) - 2;
   INGOT_ICHECK(k >= 1, "{}: input of rank {}", node_label(node), xs.size());
@@ -51,26 +50,20 @@ Stmt compute_conv(const graph::Node& node, const std::vector<Buffer>& inputs,
   int64_t groups = node.attrs.get_int("group", 1);
   int64_t cin_per_group = ws[1];
   int64_t m_per_group = ys[1] / groups;
-  DataType dt = y->dtype;
 
   // Outer spatial loops: n, m, and every output dim but the last (width).
   std::vector<int64_t> outer(ys.begin(), ys.end() - 1);
   int64_t out_w = ys.back(), in_w = xs.back(), kernel_w = ws.back();
   int kw_dim = k - 1;
 
-  Stmt conv = loop_nest(
+  return loop_nest(
       outer, "o",
       [&](const Index& o) {
         Expr n = o[0], m = o[1];
-        auto y_index = [&](Expr ow) {
-          Index idx = o;
-          idx.push_back(ow);
-          return idx;
-        };
-        RowAccum row(y, out_w, y_index);
-        Expr init = b.defined() ? b.load({m}) : make_const(dt, 0);
+        RowAccum row = row_of(o, m);
+        Expr first = init(m);
         Stmt init_row =
-            lane_loop("ow", i64(0), out_w, [&](Expr ow) { return row.store(ow, init); });
+            lane_loop("ow", i64(0), out_w, [&](Expr ow) { return row.store(ow, first); });
 
         // Reduction over (c, kernel offsets of the non-width dims).
         std::vector<int64_t> red_shape = {cin_per_group};
@@ -105,7 +98,7 @@ Stmt compute_conv(const graph::Node& node, const std::vector<Buffer>& inputs,
                   Index wi = {m, c};
                   wi.insert(wi.end(), r.begin() + 1, r.end());
                   wi.push_back(i64(kw));
-                  return row.store(ow, row.load(ow) + widen(x.load(xi)) * widen(w.load(wi)));
+                  return row.store(ow, row.load(ow) + term(x.load(xi), w.load(wi)));
                 }));
               }
               if (columns.empty()) return Evaluate::make(i64(0));
@@ -116,6 +109,29 @@ Stmt compute_conv(const graph::Node& node, const std::vector<Buffer>& inputs,
         return row.wrap(SeqStmt::make({init_row, accumulate}));
       },
       {.parallel_outer = true, .vectorize_inner = false});
+}
+
+Stmt compute_conv(const graph::Node& node, const std::vector<Buffer>& inputs,
+                  const std::vector<Buffer>& outputs) {
+  const Buffer& x = inputs.at(0);
+  const Buffer& w = inputs.at(1);
+  Buffer b = inputs.size() > 2 ? inputs[2] : Buffer();
+  const Buffer& y = outputs.at(0);
+  check_dtype(node, x, DTypeClass::kFloat);
+  check_dtype(node, w, DTypeClass::kFloat);
+  DataType dt = y->dtype;
+  const int64_t out_w = const_shape(y).back();
+  Stmt conv = conv_rows(
+      node, x, w, y,
+      [&](const Index& o, Expr) {
+        return RowAccum(y, out_w, [o](Expr ow) {
+          Index idx = o;
+          idx.push_back(ow);
+          return idx;
+        });
+      },
+      [&](Expr m) { return b.defined() ? b.load({m}) : make_const(dt, 0); },
+      [](Expr xv, Expr wv) { return widen(xv) * widen(wv); });
   if (!has_epilogue(node)) return conv;
   // The fused epilogue, a second pass over the output.
   Buffer z = inputs.size() > 3 ? inputs[3] : Buffer();

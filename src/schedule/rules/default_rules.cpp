@@ -6,6 +6,7 @@
 #include "schedule/rules/gpu_injective.h"
 #include "schedule/rules/injective.h"
 #include "schedule/rules/matmul.h"
+#include "schedule/rules/nest_utils.h"
 #include "support/error.h"
 
 namespace ingot::schedule {
@@ -25,6 +26,10 @@ const std::vector<ScheduleRule>& schedule_rules() {
        [](Schedule& s, const RuleTarget& t) { schedule_depthwise_conv_nchwc(s, t.isa); }},
       {kInjectiveRule, "llvm",
        [](Schedule& s, const RuleTarget& t) { schedule_injective(s, t.isa); }},
+      // The c target: the elementwise members of a fused kernel inlined into their readers,
+      // every loop left serial (the C compiler vectorizes for its -mcpu; a microcontroller has
+      // one core).
+      {kInjectiveRule, "c", [](Schedule& s, const RuleTarget&) { inline_intermediates(s); }},
       {kInjectiveRule, "opencl",
        [](Schedule& s, const RuleTarget& t) { schedule_gpu_kernel(s, t.max_threads); }},
       {kInjectiveRule, "cuda",

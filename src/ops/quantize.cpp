@@ -54,7 +54,10 @@ void check_scale_and_zero_point(Node& n, const TensorType& x) {
     }
   }
   n.attrs.set("block_size", block);
-  if (has_input(n, 2) && n.inputs[2]->type.shape != scale.shape)
+  // (A per-tensor scale and zero point may differ in rank: ONNX Runtime's quantizer writes a
+  // [1] scale with a scalar zero point.)
+  if (has_input(n, 2) && n.inputs[2]->type.shape != scale.shape &&
+      !(per_tensor && n.inputs[2]->type.is_static() && n.inputs[2]->type.num_elements() == 1))
     fail_user("{}: input 'zero_point' {} must have the shape of 'scale' {}", n.describe(),
               n.inputs[2]->type.str(), scale.str());
 }

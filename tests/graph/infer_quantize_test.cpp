@@ -77,6 +77,15 @@ TEST(InferQuantize, PerAxisAndBlockedScales) {
       "int8[2,5] with block_size 2 on axis 1");
 }
 
+TEST(InferQuantize, PerTensorScaleAndZeroPointMayDifferInRank) {
+  // ONNX Runtime's quantizer writes a [1] scale with a scalar zero point for a per-tensor bias
+  // (regression: this was refused as a shape mismatch).
+  OneNode dq(OpKind::DequantizeLinear, {T(DType::kI32, {8}), F32({1}), T(DType::kI32, {})});
+  EXPECT_EQ(dq.infer(), F32({8}));
+  OneNode q(OpKind::QuantizeLinear, {F32({4}), F32({}), T(DType::kI8, {1})});
+  EXPECT_EQ(q.infer(), T(DType::kI8, {4}));
+}
+
 TEST(InferQuantize, DequantizeOutputsTheScaleTypeOrTo) {
   EXPECT_EQ(OneNode(OpKind::DequantizeLinear, {T(DType::kI32, {4}), T(DType::kF16, {})}).infer(),
             T(DType::kF16, {4}));

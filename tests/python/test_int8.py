@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""ctest wrapper: quantized models (issue 16, part 4) against ONNX Runtime, on the llvm and c
+targets. ONNX Runtime's static quantizer makes them from float models built here:
+- the DS-CNN of examples/cortex-m, int8 activations and per-channel int8 weights (QDQ form);
+- a small net with uint8 activations and per-tensor uint8 weights (asymmetric zero points):
+  stride-2 and grouped convs, a Relu the quantizer keeps or folds, a Gemm with transB;
+- the same net in the QOperator form (QLinearConv, QLinearMatMul), which the importer runs in
+  exact float64 arithmetic rather than through fuse_qdq.
+Each runs on 8 random inputs; every output must be within one quantization step of ONNX
+Runtime's (the fixed-point requantization rounds half up where ONNX Runtime rounds half to even
+in float), and the QDQ models' compile reports must show the integer kernels (QConv, QMatMul):
+otherwise the float fallback would pass unnoticed. Prints one line per check and
+`N passed, N failed`; exits 1 if any check failed.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "examples", "cortex-m"))
+import make_ds_cnn  # noqa: E402
+
+results = []
+
+
+def record(name, ok, detail=""):
+    results.append(ok)
+    print(f"{'PASS' if ok else 'FAIL'} {name}{': ' + detail if detail else ''}", flush=True)
+
+
+def small_net(path, gemm):
+    rng = np.random.default_rng(11)
+    inits, nodes = [], []
+
+    def const(name, a):
+        inits.append(numpy_helper.from_array(a.astype(np.float32), name))
+        return name
+
+    def conv(x, name, cin, cout, k, stride, group):
+        w = const(name + "_w", rng.standard_normal((cout, cin // group, k, k)) * 0.3)
+        b = const(name + "_b", rng.standard_normal(cout) * 0.1)
+        nodes.append(helper.make_node("Conv", [x, w, b], [name], kernel_shape=[k, k],
+                                      strides=[stride, stride], pads=[k // 2] * 4, group=group))
+        nodes.append(helper.make_node("Relu", [name], [name + "_relu"]))
+        return name + "_relu"
+
+    x = conv("x", "c1", 3, 16, 3, 2, 1)
+    x = conv(x, "c2", 16, 16, 3, 1, 4)
+    x = conv(x, "c3", 16, 8, 1, 1, 1)
+    nodes.append(helper.make_node("Flatten", [x], ["flat"], axis=1))
+    w = rng.standard_normal((10, 8 * 6 * 6)) * 0.05
+    b = rng.standard_normal(10) * 0.1
+    if gemm:  # (ONNX Runtime's QOperator form of a Gemm is its contrib op QGemm)
+        nodes.append(helper.make_node("Gemm", ["flat", const("fc_w", w), const("fc_b", b)],
+                                      ["logits"], transB=1))
+    else:  # (and a bias Add would be its contrib op QLinearAdd)
+        nodes.append(helper.make_node("MatMul", ["flat", const("fc_w", w.T)], ["logits"]))
+    g = helper.make_graph(nodes, "small_int8",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 12, 12])],
+                          [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, 10])],
+                          inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    onnx.save(m, path)
+
+
+def quantize(src, dst, shape, fmt, activation, weight, per_channel):
+    from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
+                                          quantize_static)
+    name = onnx.load(src).graph.input[0].name
+
+    class Calibration(CalibrationDataReader):
+        def __init__(self):
+            rng = np.random.default_rng(3)
+            self.it = iter([{name: rng.standard_normal(shape).astype(np.float32)}
+                            for _ in range(16)])
+
+        def get_next(self):
+            return next(self.it, None)
+
+    quantize_static(src, dst, Calibration(),
+                    quant_format=QuantFormat.QDQ if fmt == "qdq" else QuantFormat.QOperator,
+                    activation_type=getattr(QuantType, activation),
+                    weight_type=getattr(QuantType, weight), per_channel=per_channel)
+
+
+def output_step(model):
+    """The scale of the DequantizeLinear producing the graph output (one quantization step)."""
+    m = onnx.load(model)
+    out = m.graph.output[0].name
+    inits = {i.name: numpy_helper.to_array(i) for i in m.graph.initializer}
+    for n in m.graph.node:
+        if out in n.output and n.op_type == "DequantizeLinear":
+            return float(np.max(inits[n.input[1]]))
+    return None
+
+
+def check_model(ingot, work, label, model, shape, expect_int_kernels):
+    import onnxruntime as ort
+    sess = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+    in_name = sess.get_inputs()[0].name
+    step = output_step(model)
+    for target in ("llvm", "c"):
+        so = os.path.join(work, f"{label}.{target}.so")
+        r = subprocess.run([ingot, "compile", model, "--target", target, "-o", so, "--report"],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            record(f"{label} [{target}] compiles", False, r.stderr.strip())
+            continue
+        kernels = r.stdout
+        if expect_int_kernels:
+            record(f"{label} [{target}] runs integer kernels",
+                   "QConv" in kernels or "QMatMul" in kernels,
+                   f"{kernels.count('QConv')} QConv, {kernels.count('QMatMul')} QMatMul")
+        rng = np.random.default_rng(21)
+        worst, exact = 0.0, 0
+        for t in range(8):
+            x = (rng.standard_normal(shape) * (1 + t % 3)).astype(np.float32)
+            inp = os.path.join(work, "in.npz")
+            outp = os.path.join(work, "out.npz")
+            np.savez(inp, **{in_name: x})
+            run = subprocess.run([ingot, "run", so, "--inputs", inp, "--outputs", outp],
+                                 capture_output=True, text=True)
+            if run.returncode != 0:
+                worst = float("inf")
+                break
+            ref = sess.run(None, {in_name: x})[0]
+            got = np.load(outp)[sess.get_outputs()[0].name]
+            d = float(np.max(np.abs(got.astype(np.float64) - ref.astype(np.float64))))
+            worst = max(worst, d)
+            exact += d == 0
+        tol = 1.0001 * step if step else 1e-5
+        record(f"{label} [{target}] vs ONNX Runtime within one step", worst <= tol,
+               f"max |diff| {worst:.3g} (step {step:.3g}), {exact}/8 runs bit-exact")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ingot", required=True)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="ingot-int8-") as work:
+        subprocess.run([sys.executable, os.path.join(ROOT, "examples", "cortex-m", "make_ds_cnn.py"),
+                        work, "--int8"], check=True, capture_output=True)
+        ds = os.path.join(work, "ds_cnn_int8.onnx")
+        check_model(args.ingot, work, "ds_cnn_int8 (QDQ, int8, per-channel)", ds, (1, 1, 49, 10),
+                    True)
+        fp32 = os.path.getsize(os.path.join(work, "ds_cnn.onnx"))
+        r = subprocess.run([args.ingot, "compile", ds, "--target", "c", "--output-format", "mlf",
+                            "-o", os.path.join(work, "ds.tar")], capture_output=True, text=True)
+        r32 = subprocess.run([args.ingot, "compile", os.path.join(work, "ds_cnn.onnx"), "--target",
+                              "c", "--output-format", "mlf", "-o", os.path.join(work, "ds32.tar")],
+                             capture_output=True, text=True)
+
+        def constants(out):
+            line = [l for l in out.splitlines() if l.startswith("flash:")][0]
+            return int(line.split("constants ")[1].split()[0])
+        c8, c32 = constants(r.stdout), constants(r32.stdout)
+        record("int8 constants at most a third of fp32's", 3 * c8 <= c32,
+               f"{c8} vs {c32} bytes (ONNX file {fp32} bytes)")
+
+        small = os.path.join(work, "small.onnx")
+        small_net(small, gemm=True)
+        qdq = os.path.join(work, "small_qdq_u8.onnx")
+        quantize(small, qdq, (1, 3, 12, 12), "qdq", "QUInt8", "QUInt8", False)
+        check_model(args.ingot, work, "small (QDQ, uint8, per-tensor)", qdq, (1, 3, 12, 12), True)
+        small_mm = os.path.join(work, "small_mm.onnx")
+        small_net(small_mm, gemm=False)
+        qop = os.path.join(work, "small_qop.onnx")
+        quantize(small_mm, qop, (1, 3, 12, 12), "qop", "QUInt8", "QInt8", True)
+        ops = {n.op_type for n in onnx.load(qop).graph.node}
+        record("the QOperator model has QLinearConv and QLinearMatMul",
+               {"QLinearConv", "QLinearMatMul"} <= ops, ", ".join(sorted(ops)))
+        check_model(args.ingot, work, "small (QOperator, QLinearConv)", qop, (1, 3, 12, 12), False)
+    passed = sum(results)
+    print(f"{passed} passed, {len(results) - passed} failed")
+    return 0 if passed == len(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -173,21 +173,51 @@ TEST(CTarget, EntryCallsKernelsInOrderWithHooksWorkspaceAndConstants) {
   EXPECT_EQ(stats.ended, (std::vector<int>{0, 1}));
 }
 
-TEST(CTarget, Float16AndOptionsForAnotherCpuAreUserErrors) {
-  Buffer x = make_buffer("X", DataType::f16(), {4});
-  Buffer y = make_buffer("Y", DataType::f16(), {4});
+TEST(CTarget, Float16ConversionsMatchLlvmsBitForBit) {
+  // Y16 = float16(X) over normal, subnormal, tie, overflow, infinite and NaN inputs; Z = float(Y16)
+  // * 2 read back through float16 memory. LLVM converts with the host's instructions (F16C), the C
+  // target with its portable helpers: the bits must agree.
+  std::vector<float> xs = {1.0f,      -1.0f,         65504.0f,  65519.0f,   65520.0f, -70000.0f,
+                           0.0f,      -0.0f,         1e-8f,     2.98e-8f,   2.9802322e-8f,
+                           6.0e-8f,   5.9604645e-8f, 6.1e-5f,   6.097e-5f,  1.0009765625f,
+                           1.00048828125f, 1.00146484375f, 3.14159f, INFINITY, -INFINITY, NAN};
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> e(-26.0f, 17.0f);
+  for (int k = 0; k < 2000; ++k) xs.push_back((k % 2 ? -1.0f : 1.0f) * std::exp2(e(rng)));
+  const int64_t n = int64_t(xs.size());
+  Buffer x = make_buffer("X", DataType::f32(), {n});
+  Buffer y = make_buffer("Y16", DataType::f16(), {n});
+  Buffer z = make_buffer("Z", DataType::f32(), {n});
   Var i("i");
-  Stmt body = For::make(i, i64(0), i64(4), ForKind::kSerial, BufferStore::make(y, x(i), {i}));
-  IRModule m = single_kernel_module("half", {x, y}, body, 1);
-  try {
-    print_c_kernel(m.kernels[0], "k", {true, true});
-    FAIL() << "float16 printed";
-  } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find("kernel half_kernel: float16 data is not supported by "
-                                         "the c target"),
-              std::string::npos)
-        << e.what();
+  Stmt body = For::make(
+      i, i64(0), i64(n), ForKind::kSerial,
+      SeqStmt::make({BufferStore::make(y, cast(DataType::f16(), x(i)), {i}),
+                     BufferStore::make(z, cast(DataType::f32(), y(i)) * f32(2), {i})}));
+  std::vector<std::vector<uint16_t>> ys;
+  std::vector<std::vector<float>> zs;
+  for (const Target& t : {Target::host(), c_target()}) {
+    LoadedArtifact art(single_kernel_module("half", {x, y, z}, body, 1), t);
+    ys.emplace_back(size_t(n));
+    zs.emplace_back(size_t(n));
+    ASSERT_EQ(art.run({xs.data()}, {ys.back().data(), zs.back().data()}), 0);
   }
+  for (int64_t k = 0; k < n; ++k) {
+    const uint16_t a = ys[0][size_t(k)], b = ys[1][size_t(k)];
+    if ((a & 0x7c00) == 0x7c00 && (a & 0x3ff) != 0) {  // NaN: any payload
+      EXPECT_EQ(b & 0x7c00, 0x7c00) << xs[size_t(k)];
+      EXPECT_NE(b & 0x3ff, 0) << xs[size_t(k)];
+      continue;
+    }
+    EXPECT_EQ(b, a) << "float16(" << xs[size_t(k)] << ")";
+    EXPECT_EQ(zs[1][size_t(k)], zs[0][size_t(k)]) << xs[size_t(k)];
+  }
+  EXPECT_EQ(ys[1][0], 0x3c00);
+  EXPECT_EQ(ys[1][2], 0x7bff);  // 65504, the largest
+  EXPECT_EQ(ys[1][4], 0x7c00);  // 65520 ties to even: infinity
+}
+
+TEST(CTarget, OptionsForAnotherCpuAreUserErrors) {
+  Var i("i");
   TempDir dir;
   Buffer xf = make_buffer("X", DataType::f32(), {4});
   Buffer yf = make_buffer("Y", DataType::f32(), {4});

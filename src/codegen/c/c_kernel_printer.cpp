@@ -53,6 +53,47 @@ static inline int64_t ingot_floormod_i64(int64_t a, int64_t b) {
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 static inline float ingot_sigmoid_f32(float x) { return 1.0f / (1.0f + expf(-x)); }
+/* float16 in memory as its bits, computed in float32: IEEE conversions, ties to even. */
+typedef union {
+  float f;
+  uint32_t u;
+} ingot_f32_bits;
+static inline float ingot_h2f(uint16_t h) {
+  ingot_f32_bits v;
+  const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
+  if (exp == 0) {
+    v.f = (float)man * 5.9604644775390625e-8f; /* man * 2^-24 */
+    v.u |= sign;
+  } else if (exp == 0x1f) {
+    v.u = sign | 0x7f800000u | (man << 13);
+  } else {
+    v.u = sign | ((exp + 112u) << 23) | (man << 13);
+  }
+  return v.f;
+}
+static inline uint16_t ingot_f2h(float f) {
+  ingot_f32_bits v;
+  uint32_t sign, ax, r, rem;
+  v.f = f;
+  sign = (v.u >> 16) & 0x8000u;
+  ax = v.u & 0x7fffffffu;
+  if (ax > 0x7f800000u) return (uint16_t)(sign | 0x7e00u | ((ax >> 13) & 0x3ffu)); /* NaN */
+  if (ax >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u); /* >= 65520: infinity */
+  if (ax < 0x38800000u) {                                   /* below 2^-14: subnormal */
+    uint32_t e = ax >> 23, m = (ax & 0x7fffffu) | 0x800000u, s;
+    if (ax < 0x33000000u) return (uint16_t)sign; /* below 2^-25 */
+    s = 126u - e;
+    r = m >> s;
+    rem = m & ((1u << s) - 1u);
+    if (rem > (1u << (s - 1u)) || (rem == (1u << (s - 1u)) && (r & 1u))) ++r;
+    return (uint16_t)(sign | r);
+  }
+  r = (ax - 0x38000000u) >> 13;
+  rem = ax & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (r & 1u))) ++r;
+  return (uint16_t)(sign | r);
+}
+static inline float ingot_round_f16(float x) { return ingot_h2f(ingot_f2h(x)); }
 static inline double ingot_sigmoid_f64(double x) { return 1.0 / (1.0 + exp(-x)); }
 )";
 
@@ -132,9 +173,8 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
     if (t.is_vector()) fail_internal("kernel {}: vector code reached the C backend", f_.name);
     switch (t.code) {
       case DataType::kFloat:
-        if (t.bits == 32) return "float";
+        if (t.bits == 32 || t.bits == 16) return "float";  // float16 computed in float32
         if (t.bits == 64) return "double";
-        if (t.bits == 16) unsupported("float16 data");
         break;
       case DataType::kInt:
         if (t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64)
@@ -154,15 +194,20 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
   // The element type of a buffer in memory: bool is one byte, int64 tensors stay 64 bits.
   std::string storage_type(DataType t) {
     if (t.is_bool()) return "uint8_t";
+    if (is_f16(t)) return "uint16_t";
     if (t.code == DataType::kInt && t.bits == 64) return "int64_t";
     return scalar_type(t);
   }
+  static bool is_f16(DataType t) { return t.is_float() && t.bits == 16; }
+  // A float16 tensor in memory holds bits; a local float16 array holds floats.
+  bool packed(const BufferNode* b) const { return is_f16(b->dtype) && !float_backed_.count(b); }
   // The helpers' suffix for an expression's type ("i32", "f32").
   std::string suffix(const Expr& e) {
     const DataType t = e.dtype();
     if (narrow(e)) return "i32";
     char c = t.is_float() ? 'f' : t.is_uint() ? 'u' : 'i';
     if (t.is_bool()) return "i32";
+    if (is_f16(t)) return "f32";
     return fmt::format("{}{}", c, t.bits);
   }
 
@@ -223,8 +268,7 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
     return fmt::format("(({}){})", scalar_type(t), op->value);
   }
   std::string visit_FloatImm(const FloatImm* op, const Expr&) override {
-    const bool f32 = op->dtype.bits == 32;
-    if (op->dtype.bits == 16) unsupported("float16 data");
+    const bool f32 = op->dtype.bits <= 32;
     const char* cast = f32 ? "(float)" : "(double)";
     if (std::isnan(op->value)) return fmt::format("({}NAN)", cast);
     if (std::isinf(op->value)) return fmt::format("({}{}INFINITY)", cast, op->value < 0 ? "-" : "");
@@ -301,14 +345,15 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
   std::string visit_Cast(const Cast* op, const Expr& e) override {
     std::string v = visit_expr(op->value);
     if (op->dtype.is_bool()) return "(" + v + " != 0)";
+    if (is_f16(op->dtype)) return "ingot_round_f16((float)" + v + ")";
     return "((" + type_of(e) + ")" + v + ")";
   }
   std::string visit_Call(const Call* op, const Expr&) override {
     std::vector<std::string> a;
     for (const Expr& x : op->args) a.push_back(visit_expr(x));
-    if (!op->dtype.is_float() || (op->dtype.bits != 32 && op->dtype.bits != 64))
+    if (!op->dtype.is_float())
       unsupported(fmt::format("{} of {}", intrinsic_name(op->op), op->dtype.str()));
-    const bool f32 = op->dtype.bits == 32;
+    const bool f32 = op->dtype.bits <= 32;
     const std::string f = f32 ? "f" : "";
     switch (op->op) {
       case Intrinsic::sigmoid:
@@ -340,7 +385,8 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
     return e.empty() ? "0" : e;
   }
   std::string visit_BufferLoad(const BufferLoad* op, const Expr&) override {
-    return buffer_name(op->buffer.get()) + "[" + element(*op->buffer, op->indices) + "]";
+    std::string v = buffer_name(op->buffer.get()) + "[" + element(*op->buffer, op->indices) + "]";
+    return packed(op->buffer.get()) ? "ingot_h2f(" + v + ")" : v;
   }
   std::string visit_Ramp(const Ramp*, const Expr&) override { return vector_code(); }
   std::string visit_Broadcast(const Broadcast*, const Expr&) override { return vector_code(); }
@@ -377,6 +423,7 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
   void visit_BufferStore(const BufferStore* op, const Stmt&) override {
     std::string v = visit_expr(op->value);
     if (op->buffer->dtype.is_bool()) v = "(uint8_t)(" + v + ")";
+    if (packed(op->buffer.get())) v = "ingot_f2h(" + v + ")";
     line(buffer_name(op->buffer.get()) + "[" + element(*op->buffer, op->indices) + "] = " + v +
          ";");
   }
@@ -423,10 +470,12 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
     }
     if (!b.strides.empty() && count > 0) count = last + 1;
     count = std::max<int64_t>(count, 1);
-    stack_bytes_ += count * b.dtype.bytes();
+    stack_bytes_ += count * (is_f16(b.dtype) ? 4 : b.dtype.bytes());
     line("{");
     ++indent_;
-    line(fmt::format("{} {}[{}];", storage_type(b.dtype), buffer_name(&b), count));
+    if (is_f16(b.dtype)) float_backed_.insert(&b);
+    line(fmt::format("{} {}[{}];", is_f16(b.dtype) ? std::string("float") : storage_type(b.dtype),
+                     buffer_name(&b), count));
     visit_stmt(op->body);
     --indent_;
     line("}");
@@ -450,6 +499,7 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
   std::set<std::string> names_;
   std::map<const VarNode*, std::string> vars_;
   std::map<const BufferNode*, std::string> buffers_;
+  std::set<const BufferNode*> float_backed_;  // local float16 arrays, held in float32
 };
 
 }  // namespace

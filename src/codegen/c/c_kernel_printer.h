@@ -8,7 +8,8 @@
 // than int wrapped back to its type. An int64 expression is computed in int32_t where it and
 // every int64 value inside it provably fit (codegen/gpu/index_width.h: int32_subexpressions),
 // which a 32-bit microcontroller needs; a signed floor division (modulo) by a power of two is a
-// shift (mask).
+// shift (mask). float16 tensors are stored as their bits and computed in float32 (portable
+// conversions with ties to even; a cast to float16 rounds).
 #pragma once
 
 #include <cstdint>
@@ -25,8 +26,7 @@ struct CKernel {
 };
 
 // `symbol`: the C name to define; `noalias[i]`: parameter i overlaps no other argument in any
-// call (codegen/kernel_args.h). UserError naming the kernel for what C cannot express here
-// (float16 data).
+// call (codegen/kernel_args.h). UserError naming the kernel for what C cannot express here.
 CKernel print_c_kernel(const tir::PrimFunc& f, const std::string& symbol,
                        const std::vector<bool>& noalias);
 

@@ -173,7 +173,8 @@ std::string describe_memory(const MemoryReport& m) {
 MemoryReport write_c_artifact(const tir::IRModule& mod, const codegen::Target& target,
                               const std::string& out_path, const COutput& output) {
   const bool mlf = output.format == "mlf";
-  codegen::CModelSource src = codegen::print_c_model(mod, codegen::c_model_name(mod.model_name), mlf);
+  codegen::CModelSource src =
+      codegen::print_c_model(mod, codegen::c_model_name(mod.model_name), mlf);
   MemoryReport m;
   m.constant_bytes = int64_t(mod.constants.size());
   m.workspace_bytes = int64_t(mod.workspace_bytes);
@@ -199,8 +200,9 @@ MemoryReport write_c_artifact(const tir::IRModule& mod, const codegen::Target& t
 
   // Limits, before anything is written.
   if (output.workspace_bytes_limit >= 0 && m.workspace_bytes > output.workspace_bytes_limit)
-    fail_user("--workspace-bytes-limit: the model needs a workspace of {} bytes, over the limit of {}",
-              m.workspace_bytes, output.workspace_bytes_limit);
+    fail_user(
+        "--workspace-bytes-limit: the model needs a workspace of {} bytes, over the limit of {}",
+        m.workspace_bytes, output.workspace_bytes_limit);
   if (output.flash_bytes_limit >= 0) {
     if (m.code_bytes < 0)
       fail_user("--flash-bytes-limit: the code size cannot be measured ({})", m.code_compiler);
@@ -288,10 +290,16 @@ void build_mlf_for_host(const std::string& mlf_path, const std::string& so_path)
   const std::string cc = codegen::host_c_compiler();
   std::ofstream(scratch.file(base_name(header_path)), std::ios::binary) << member(header_path);
   std::vector<std::string> objects = {scratch.file("model.o"), scratch.file("constants.o")};
-  codegen::compile_c_file(base_name(source_path), member(source_path), cc,
-                          codegen::c_build_flags(), scratch.path(), objects[0]);
+  codegen::compile_c_file(base_name(source_path), member(source_path), cc, codegen::c_build_flags(),
+                          scratch.path(), objects[0]);
   codegen::compile_c_file(base_name(constants_path), member(constants_path), cc,
                           codegen::c_build_flags(), scratch.path(), objects[1]);
+  for (const std::string& o : objects)
+    if (codegen::references_got(o))
+      fail_user(
+          "'{}': its C references the global offset table (was it written by this ingot? its "
+          "sources declare the model's symbols hidden under INGOT_HIDDEN_SYMBOLS)",
+          mlf_path);
   std::vector<std::string> record = codegen::emit_c_artifact_record_objects(
       mod, src.run_arrays_symbol, src.constants_symbol,
       meta.value("target", std::string("c")) + " (MLF built for the host)", scratch, false);

@@ -252,7 +252,8 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   if (c_target && (contains(options.dump, "c") || contains(options.print_ir_after, "codegen")))
     dump << codegen::print_c_model(mod, codegen::c_model_name(mod.model_name), false).source
          << "\n";
-  if (!gpu && !c_target && (contains(options.dump, "llvm") || contains(options.print_ir_after, "codegen")))
+  if (!gpu && !c_target &&
+      (contains(options.dump, "llvm") || contains(options.print_ir_after, "codegen")))
     dump << codegen::emit_llvm_ir(mod, target) << "\n";
   if (gpu && (contains(options.dump, "opencl") || contains(options.dump, "cuda") ||
               contains(options.print_ir_after, "codegen")))
@@ -281,8 +282,9 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   } else {
     if (options.workspace_bytes_limit >= 0 &&
         int64_t(mod.workspace_bytes) > options.workspace_bytes_limit)
-      fail_user("--workspace-bytes-limit: the model needs a workspace of {} bytes, over the limit of {}",
-                mod.workspace_bytes, options.workspace_bytes_limit);
+      fail_user(
+          "--workspace-bytes-limit: the model needs a workspace of {} bytes, over the limit of {}",
+          mod.workspace_bytes, options.workspace_bytes_limit);
     built = codegen::build_shared_library(mod, target, output_path, build_options);
   }
   if (!linking) progress(6);

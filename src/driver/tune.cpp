@@ -517,6 +517,10 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
   if (options.records.empty()) fail_user("-o: a records file is required");
   Clock::time_point start = Clock::now();
   // 1. The lowered, unscheduled module and its tasks.
+  if (codegen::Target::parse(options.compile.target).kind == codegen::Target::kC)
+    fail_user(
+        "ingot tune: the c target has no schedules to search (its kernels are plain loop nests "
+        "that the C compiler optimizes); tune an llvm, opencl or cuda target");
   tir::IRModule model;
   CompileOptions co = options.compile;
   co.after_lower = [&model](const tir::IRModule& m) {

@@ -60,8 +60,8 @@ std::vector<TensorType> infer_qconv(Node& n) {
   }
   if (x.shape[1].is_static() && w.shape[1].is_static() &&
       x.shape[1].value != w.shape[1].value * group)
-    fail_user("{}: input X {} does not have the channels W {} with group={} expects",
-              n.describe(), x.str(), w.str(), group);
+    fail_user("{}: input X {} does not have the channels W {} with group={} expects", n.describe(),
+              x.str(), w.str(), group);
   check_requant_inputs(n, w.shape[0]);
   std::vector<Dim> spatial = window_output_dims(n, x, kernel, /*ceil_mode=*/false);
   TensorType out{output_dtype(n), {x.shape[0], w.shape[0]}};

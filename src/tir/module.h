@@ -39,7 +39,7 @@ struct IRModule {
   std::vector<PrimFunc> kernels;
   std::vector<KernelCall> entry;  // run in order by the entry function
   std::vector<TensorDesc> inputs, outputs;
-  uint64_t workspace_bytes = 0;    // arena size, multiple of 64
+  uint64_t workspace_bytes = 0;  // arena size, multiple of 64
   // The arena if no two intermediates shared memory (the memory plan's saving is the difference).
   uint64_t workspace_bytes_unshared = 0;
   std::vector<uint8_t> constants;  // constant blob; each ArgRef::kConstant offset 64-aligned

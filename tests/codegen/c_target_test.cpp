@@ -4,11 +4,15 @@
 // int, NaN in min / max, local arrays, index width, the entry's hooks and workspace, the errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
 
 #include "artifact_util.h"
 #include "codegen/c/c_kernel_printer.h"
+#include "codegen/c/c_library.h"
 #include "codegen/c/c_model_source.h"
+#include "codegen/c/object_size.h"
 #include "support/error.h"
 
 namespace ingot::codegen::test {
@@ -39,7 +43,8 @@ TEST(CTarget, SmallIntegersWrapAndBoolsAreBytes) {
                      BufferStore::make(bl, a(i) > b(i), {i}),
                      BufferStore::make(s,
                                        select(bl(i), cast(DataType{DataType::kInt, 16, 1}, a(i)),
-                                              cast(DataType{DataType::kInt, 16, 1}, b(i)) * make_const(DataType{DataType::kInt, 16, 1}, -1)),
+                                              cast(DataType{DataType::kInt, 16, 1}, b(i)) *
+                                                  make_const(DataType{DataType::kInt, 16, 1}, -1)),
                                        {i}),
                      BufferStore::make(f, cast(DataType::f32(), y(i)) / f32(2), {i})}));
   LoadedArtifact art(single_kernel_module("small", {a, b, y, bl, s, f}, body, 2), c_target());
@@ -118,8 +123,8 @@ TEST(CTarget, IndicesAre32BitWhereEveryValueFits) {
     Buffer x = make_buffer("X", DataType::f32(), {n});
     Buffer y = make_buffer("Y", DataType::f32(), {n});
     Var i("i");
-    Stmt body = For::make(i, i64(0), i64(n), ForKind::kSerial,
-                          BufferStore::make(y, x(i) * f32(2), {i}));
+    Stmt body =
+        For::make(i, i64(0), i64(n), ForKind::kSerial, BufferStore::make(y, x(i) * f32(2), {i}));
     return single_kernel_module("w", {x, y}, body, 1).kernels[0];
   };
   std::string small = print_c_kernel(kernel(1000), "k", {true, true}).code;
@@ -141,14 +146,18 @@ TEST(CTarget, EntryCallsKernelsInOrderWithHooksWorkspaceAndConstants) {
   Var i("i"), k("k");
   IRModule m;
   m.model_name = "two kernels!";  // not a C identifier: the C name is "two_kernels_"
-  m.kernels.push_back(PrimFunc{"add", {x, c, t},
-                               For::make(i, i64(0), i64(n), ForKind::kSerial,
-                                         BufferStore::make(t, x(i) + c(i), {i})),
-                               0, 0});
-  m.kernels.push_back(PrimFunc{"twice", {t2, y},
-                               For::make(k, i64(0), i64(n), ForKind::kSerial,
-                                         BufferStore::make(y, t2(k) * f32(2), {k})),
-                               0, 0});
+  m.kernels.push_back(PrimFunc{
+      "add",
+      {x, c, t},
+      For::make(i, i64(0), i64(n), ForKind::kSerial, BufferStore::make(t, x(i) + c(i), {i})),
+      0,
+      0});
+  m.kernels.push_back(PrimFunc{
+      "twice",
+      {t2, y},
+      For::make(k, i64(0), i64(n), ForKind::kSerial, BufferStore::make(y, t2(k) * f32(2), {k})),
+      0,
+      0});
   m.inputs.push_back(desc_of(x));
   m.outputs.push_back(desc_of(y));
   m.workspace_bytes = 128;
@@ -177,10 +186,11 @@ TEST(CTarget, Float16ConversionsMatchLlvmsBitForBit) {
   // Y16 = float16(X) over normal, subnormal, tie, overflow, infinite and NaN inputs; Z = float(Y16)
   // * 2 read back through float16 memory. LLVM converts with the host's instructions (F16C), the C
   // target with its portable helpers: the bits must agree.
-  std::vector<float> xs = {1.0f,      -1.0f,         65504.0f,  65519.0f,   65520.0f, -70000.0f,
-                           0.0f,      -0.0f,         1e-8f,     2.98e-8f,   2.9802322e-8f,
-                           6.0e-8f,   5.9604645e-8f, 6.1e-5f,   6.097e-5f,  1.0009765625f,
-                           1.00048828125f, 1.00146484375f, 3.14159f, INFINITY, -INFINITY, NAN};
+  std::vector<float> xs = {
+      1.0f,      -1.0f,         65504.0f,       65519.0f,       65520.0f, -70000.0f,     0.0f,
+      -0.0f,     1e-8f,         2.98e-8f,       2.9802322e-8f,  6.0e-8f,  5.9604645e-8f, 6.1e-5f,
+      6.097e-5f, 1.0009765625f, 1.00048828125f, 1.00146484375f, 3.14159f, INFINITY,      -INFINITY,
+      NAN};
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> e(-26.0f, 17.0f);
   for (int k = 0; k < 2000; ++k) xs.push_back((k % 2 ? -1.0f : 1.0f) * std::exp2(e(rng)));
@@ -189,10 +199,10 @@ TEST(CTarget, Float16ConversionsMatchLlvmsBitForBit) {
   Buffer y = make_buffer("Y16", DataType::f16(), {n});
   Buffer z = make_buffer("Z", DataType::f32(), {n});
   Var i("i");
-  Stmt body = For::make(
-      i, i64(0), i64(n), ForKind::kSerial,
-      SeqStmt::make({BufferStore::make(y, cast(DataType::f16(), x(i)), {i}),
-                     BufferStore::make(z, cast(DataType::f32(), y(i)) * f32(2), {i})}));
+  Stmt body =
+      For::make(i, i64(0), i64(n), ForKind::kSerial,
+                SeqStmt::make({BufferStore::make(y, cast(DataType::f16(), x(i)), {i}),
+                               BufferStore::make(z, cast(DataType::f32(), y(i)) * f32(2), {i})}));
   std::vector<std::vector<uint16_t>> ys;
   std::vector<std::vector<float>> zs;
   for (const Target& t : {Target::host(), c_target()}) {
@@ -216,6 +226,46 @@ TEST(CTarget, Float16ConversionsMatchLlvmsBitForBit) {
   EXPECT_EQ(ys[1][4], 0x7c00);  // 65520 ties to even: infinity
 }
 
+TEST(CTarget, LinksInterleaveWithLlvmsInOneProcess) {
+  // Regression: the C compiler's PIC object named _GLOBAL_OFFSET_TABLE_ (to reach the constants
+  // through the GOT); LLD 19 kept its pointer to that symbol after the link, and the next
+  // in-process link wrote through it into freed memory (valgrind; crashes one run in two). The
+  // model's symbols are now hidden in host builds: no object names the GOT, and links of both
+  // backends alternate.
+  const int64_t n = 8;
+  Buffer x = make_buffer("X", DataType::f32(), {n});
+  Buffer c = make_buffer("C", DataType::f32(), {n});
+  Buffer y = make_buffer("Y", DataType::f32(), {n});
+  Var i("i");
+  IRModule m = single_kernel_module(
+      "got", {x, c, y},
+      For::make(i, i64(0), i64(n), ForKind::kSerial, BufferStore::make(y, x(i) * c(i), {i})), 1);
+  // C is a constant at offset 0; Y the only output.
+  m.entry[0].args = {{ArgRef::kInput, 0}, {ArgRef::kConstant, 0}, {ArgRef::kOutput, 0}};
+  m.outputs = {desc_of(y)};
+  std::vector<float> cs = random_floats(n, 5);
+  m.constants.resize(sizeof(float) * n);
+  std::memcpy(m.constants.data(), cs.data(), m.constants.size());
+
+  TempDir dir;
+  CModelSource src = print_c_model(m, "got", false);
+  std::ofstream(dir.file(src.header_file)) << src.header;
+  compile_c_file(src.source_file, src.source, host_c_compiler(), c_build_flags(),
+                 dir.path().string(), dir.file("got.o"));
+  std::vector<std::string> undefined = elf_undefined_symbols(dir.file("got.o"));
+  EXPECT_FALSE(references_got(dir.file("got.o")));
+  EXPECT_NE(std::find(undefined.begin(), undefined.end(), "ingot_got_constants"), undefined.end());
+
+  std::vector<float> xs = random_floats(n, 6);
+  for (int round = 0; round < 3; ++round)
+    for (const Target& t : {c_target(), Target::host()}) {
+      LoadedArtifact art(m, t);
+      std::vector<float> ys(static_cast<size_t>(n));
+      ASSERT_EQ(art.run({xs.data()}, {ys.data()}), 0);
+      for (int64_t k = 0; k < n; ++k) EXPECT_EQ(ys[size_t(k)], xs[size_t(k)] * cs[size_t(k)]);
+    }
+}
+
 TEST(CTarget, OptionsForAnotherCpuAreUserErrors) {
   Var i("i");
   TempDir dir;
@@ -227,8 +277,7 @@ TEST(CTarget, OptionsForAnotherCpuAreUserErrors) {
     build_shared_library(mf, Target::parse("c -mcpu=cortex-m4"), dir.file("m.so"));
     FAIL() << "built a host library for a Cortex-M4";
   } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find("use --output-format mlf"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("use --output-format mlf"), std::string::npos) << e.what();
   }
   EXPECT_FALSE(std::filesystem::exists(dir.file("m.so")));
 }

@@ -42,10 +42,11 @@ Value* dequantize(Graph& g, const std::string& name, Value* q, TensorPtr scale, 
 }
 
 Value* quantize(Graph& g, const std::string& name, Value* x, float scale, int8_t zp) {
-  return g.add_node(OpKind::QuantizeLinear, name,
-                    {x, g.add_constant(name + "_s", scalar_f32(scale)),
-                     g.add_constant(name + "_z", scalar_i8(zp))},
-                    {name + "_out"})
+  return g
+      .add_node(OpKind::QuantizeLinear, name,
+                {x, g.add_constant(name + "_s", scalar_f32(scale)),
+                 g.add_constant(name + "_z", scalar_i8(zp))},
+                {name + "_out"})
       ->outputs[0];
 }
 
@@ -68,8 +69,8 @@ struct ConvGraph {
     std::vector<float> bias_scales;
     for (float s : w_scales) bias_scales.push_back(0.5f * s);
     Value* bq = g.add_constant("bq", i32_vector({100, -7, 0}));
-    Value* b = dequantize(g, "dqb", bq, testing::f32_tensor({3}, bias_scales),
-                          i32_vector({0, 0, 0}), 0);
+    Value* b =
+        dequantize(g, "dqb", bq, testing::f32_tensor({3}, bias_scales), i32_vector({0, 0, 0}), 0);
     Attrs a;
     a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
     Value* y = g.add_node(OpKind::Conv, "conv", {x, wd, b}, {"y"}, a)->outputs[0];
@@ -144,16 +145,17 @@ TEST(FuseQdq, GemmWithTransposedWeightsBecomesQMatMul) {
   Graph g;
   Value* aq = g.add_value("aq", T(DType::kU8, {2, 3}));
   g.inputs = {aq};
-  Value* a = dequantize(g, "dqa", aq, scalar_f32(0.1f),
-                        bytes_tensor(DType::kU8, {}, {uint8_t(128)}));
+  Value* a =
+      dequantize(g, "dqa", aq, scalar_f32(0.1f), bytes_tensor(DType::kU8, {}, {uint8_t(128)}));
   // B^T [N=2, K=3] uint8 with zero point 7.
   Value* bq = g.add_constant("bq", bytes_tensor(DType::kU8, {2, 3}, {1, 2, 3, 4, 5, 6}));
   Value* b = dequantize(g, "dqb", bq, scalar_f32(0.2f), bytes_tensor(DType::kU8, {}, {7}));
   Attrs at;
   at.set("transB", int64_t(1));
-  Value* y = g.add_node(OpKind::Gemm, "gemm", {a, b, g.add_constant("c", testing::f32_tensor({2}, {0.5f, -0.3f}))},
-                        {"y"}, at)
-                 ->outputs[0];
+  Value* y =
+      g.add_node(OpKind::Gemm, "gemm",
+                 {a, b, g.add_constant("c", testing::f32_tensor({2}, {0.5f, -0.3f}))}, {"y"}, at)
+          ->outputs[0];
   Value* out = g.add_node(OpKind::QuantizeLinear, "qy",
                           {y, g.add_constant("ys", scalar_f32(0.05f)),
                            g.add_constant("yz", bytes_tensor(DType::kU8, {}, {10}))},

@@ -22,8 +22,8 @@
 #include "support/error.h"
 #include "support/npz.h"
 #include "tools/ingot/commands.h"
-#include "tools/ingot/output_check.h"
 #include "tools/ingot/mlf_artifact.h"
+#include "tools/ingot/output_check.h"
 #include "tools/ingot/profile_report.h"
 #include "tools/ingot/run_session.h"
 

@@ -16,7 +16,9 @@ volatile uint32_t systick_wraps;
 void _init(void) {}
 void _fini(void) {}
 
-void SysTick_Handler(void) { ++systick_wraps; }
+void SysTick_Handler(void) {
+  ++systick_wraps;
+}
 
 static void Fault_Handler(void) {
   for (;;) {
@@ -44,7 +46,10 @@ __attribute__((section(".vectors"), used)) static void (*const vectors[16])(void
     Fault_Handler, /* MemManage */
     Fault_Handler, /* BusFault */
     Fault_Handler, /* UsageFault */
-    0, 0, 0, 0,
+    0,
+    0,
+    0,
+    0,
     Fault_Handler, /* SVCall */
     Fault_Handler, /* DebugMon */
     0,

@@ -3,13 +3,13 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <set>
 #include <unordered_set>
 
+#include "codegen/c_names.h"
 #include "codegen/gpu/index_width.h"
 #include "support/error.h"
 #include "tir/functor.h"
@@ -22,7 +22,8 @@ namespace {
 
 using namespace tir;
 
-constexpr const char* kPrelude = R"(#define INGOT_MINMAX(T, N)                                                  \
+constexpr const char* kPrelude =
+    R"(#define INGOT_MINMAX(T, N)                                                  \
   static inline T ingot_min_##N(T a, T b) { return a < b ? a : b; }         \
   static inline T ingot_max_##N(T a, T b) { return a > b ? a : b; }
 INGOT_MINMAX(int8_t, i8)
@@ -101,17 +102,16 @@ static inline double ingot_sigmoid_f64(double x) { return 1.0 / (1.0 + exp(-x));
 // variable or buffer may take them.
 const std::set<std::string>& reserved_names() {
   static const std::set<std::string> names = {
-      "auto",     "break",    "case",     "char",     "const",    "continue", "default",
-      "do",       "double",   "else",     "enum",     "extern",   "float",    "for",
-      "goto",     "if",       "inline",   "int",      "long",     "register", "restrict",
-      "return",   "short",    "signed",   "sizeof",   "static",   "struct",   "switch",
-      "typedef",  "union",    "unsigned", "void",     "volatile", "while",    "_Bool",
-      "int8_t",   "int16_t",  "int32_t",  "int64_t",  "uint8_t",  "uint16_t", "uint32_t",
-      "uint64_t", "INFINITY", "NAN",      "exp",      "expf",     "log",      "logf",
-      "sqrt",     "sqrtf",    "tanh",     "tanhf",    "erf",      "erff",     "fabs",
-      "fabsf",    "floor",    "floorf",   "ceil",     "ceilf",    "rint",     "rintf",
-      "sin",      "sinf",     "cos",      "cosf",     "pow",      "powf",     "fmod",
-      "fmodf",    "main",     "errno",    "assert"};
+      "auto",     "break",    "case",     "char",     "const",    "continue", "default",  "do",
+      "double",   "else",     "enum",     "extern",   "float",    "for",      "goto",     "if",
+      "inline",   "int",      "long",     "register", "restrict", "return",   "short",    "signed",
+      "sizeof",   "static",   "struct",   "switch",   "typedef",  "union",    "unsigned", "void",
+      "volatile", "while",    "_Bool",    "int8_t",   "int16_t",  "int32_t",  "int64_t",  "uint8_t",
+      "uint16_t", "uint32_t", "uint64_t", "INFINITY", "NAN",      "exp",      "expf",     "log",
+      "logf",     "sqrt",     "sqrtf",    "tanh",     "tanhf",    "erf",      "erff",     "fabs",
+      "fabsf",    "floor",    "floorf",   "ceil",     "ceilf",    "rint",     "rintf",    "sin",
+      "sinf",     "cos",      "cosf",     "pow",      "powf",     "fmod",     "fmodf",    "main",
+      "errno",    "assert"};
   return names;
 }
 
@@ -211,22 +211,9 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
     return fmt::format("{}{}", c, t.bits);
   }
 
-  std::string unique(const std::string& base) {
-    std::string n = c_identifier(base);
-    std::string name = n;
-    for (int k = 1; !names_.insert(name).second; ++k) name = n + "_" + std::to_string(k);
-    return name;
-  }
-  std::string var_name(const VarNode* v) {
-    auto it = vars_.find(v);
-    if (it != vars_.end()) return it->second;
-    return vars_[v] = unique(v->name);
-  }
-  std::string buffer_name(const BufferNode* b) {
-    auto it = buffers_.find(b);
-    if (it != buffers_.end()) return it->second;
-    return buffers_[b] = unique(b->name);
-  }
+  std::string unique(const std::string& base) { return names_.unique(base); }
+  std::string var_name(const VarNode* v) { return names_.var(v); }
+  std::string buffer_name(const BufferNode* b) { return names_.buffer(b); }
   void line(const std::string& s) { out_ += std::string(size_t(indent_) * 2, ' ') + s + "\n"; }
 
   // Integer arithmetic narrower than int is computed in int by C: wrapped back to its type.
@@ -259,8 +246,7 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
     }
     if (t.code == DataType::kUInt && t.bits == 64)
       return fmt::format("UINT64_C({})", uint64_t(op->value));
-    if (t.code == DataType::kUInt && t.bits == 32)
-      return fmt::format("{}u", uint32_t(op->value));
+    if (t.code == DataType::kUInt && t.bits == 32) return fmt::format("{}u", uint32_t(op->value));
     if (t.code == DataType::kInt && t.bits >= 32) {
       if (op->value == std::numeric_limits<int32_t>::min()) return "INT32_MIN";
       return op->value < 0 ? fmt::format("({})", op->value) : fmt::format("{}", op->value);
@@ -331,9 +317,7 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
   std::string visit_LE(const LE* op, const Expr&) override { return compare("<=", op->a, op->b); }
   std::string visit_GT(const GT* op, const Expr&) override { return compare(">", op->a, op->b); }
   std::string visit_GE(const GE* op, const Expr&) override { return compare(">=", op->a, op->b); }
-  std::string visit_And(const And* op, const Expr&) override {
-    return compare("&&", op->a, op->b);
-  }
+  std::string visit_And(const And* op, const Expr&) override { return compare("&&", op->a, op->b); }
   std::string visit_Or(const Or* op, const Expr&) override { return compare("||", op->a, op->b); }
   std::string visit_Not(const Not* op, const Expr&) override {
     return "(!" + visit_expr(op->a) + ")";
@@ -496,20 +480,11 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
   std::string out_;
   int indent_ = 0;
   int64_t stack_bytes_ = 0;
-  std::set<std::string> names_;
-  std::map<const VarNode*, std::string> vars_;
-  std::map<const BufferNode*, std::string> buffers_;
+  CNames names_;
   std::set<const BufferNode*> float_backed_;  // local float16 arrays, held in float32
 };
 
 }  // namespace
-
-std::string c_identifier(const std::string& name) {
-  std::string s;
-  for (char c : name) s += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "v_" + s;
-  return s;
-}
 
 CKernel print_c_kernel(const PrimFunc& f, const std::string& symbol,
                        const std::vector<bool>& noalias) {

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/c_names.h"
 #include "tir/prim_func.h"
 
 namespace ingot::codegen {
@@ -33,9 +34,5 @@ CKernel print_c_kernel(const tir::PrimFunc& f, const std::string& symbol,
 // The helpers the kernels call (floor division, min / max, sigmoid), as static inline C99
 // functions: once at the top of a source file, after <stdint.h> and <math.h>.
 const char* c_kernel_prelude();
-
-// `name` as a C identifier: characters other than letters, digits and '_' become '_', and a
-// leading digit gets a prefix.
-std::string c_identifier(const std::string& name);
 
 }  // namespace ingot::codegen

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "codegen/c/object_size.h"
 #include "codegen/link.h"
 #include "codegen/llvm/codegen_llvm.h"
 #include "support/error.h"
@@ -27,6 +28,12 @@ void write_text(const std::string& path, const std::string& text) {
 
 }  // namespace
 
+bool references_got(const std::string& object) {
+  for (const std::string& s : elf_undefined_symbols(object))
+    if (s == "_GLOBAL_OFFSET_TABLE_") return true;
+  return false;
+}
+
 std::string host_c_compiler() {
   std::vector<std::string> names;
   for (const char* env : {"INGOT_CC", "CC"})
@@ -41,9 +48,13 @@ std::string host_c_compiler() {
 }
 
 const std::vector<std::string>& c_build_flags() {
-  static const std::vector<std::string> flags = {
-      "-std=c99", "-O2", "-fno-strict-aliasing", "-fPIC", "-fvisibility=hidden",
-      "-fno-stack-protector"};
+  static const std::vector<std::string> flags = {"-std=c99",
+                                                 "-O2",
+                                                 "-fno-strict-aliasing",
+                                                 "-fPIC",
+                                                 "-fvisibility=hidden",
+                                                 "-fno-stack-protector",
+                                                 "-DINGOT_HIDDEN_SYMBOLS"};
   return flags;
 }
 
@@ -88,6 +99,10 @@ BuildStats build_c_shared_library(const tir::IRModule& module, const Target& tar
   write_text(scratch.file(source.header_file), source.header);
   compile_c_file(source.source_file, source.source, host_c_compiler(), c_build_flags(),
                  scratch.path(), object);
+  if (references_got(object))
+    fail_internal(
+        "the C compiler's object references _GLOBAL_OFFSET_TABLE_, which an in-process LLD link "
+        "cannot take (c_library.h); the model's symbols must be hidden (INGOT_HIDDEN_SYMBOLS)");
   std::vector<std::string> objects = emit_c_artifact_record_objects(
       module, source.run_arrays_symbol, source.constants_symbol, target.str(), scratch);
   objects.insert(objects.begin(), object);

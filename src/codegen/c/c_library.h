@@ -28,6 +28,15 @@ void compile_c_file(const std::string& file, const std::string& text, const std:
                     const std::vector<std::string>& flags, const std::string& dir,
                     const std::string& object_path);
 
+// Whether an object the C compiler made references _GLOBAL_OFFSET_TABLE_, which must not be
+// linked in-process (a shared-library build fails instead). LLD 19
+// keeps its pointer to that symbol (ElfSym::globalOffsetTable) after an in-process link, and
+// the next link in the process writes through it into freed memory (found by valgrind: a C
+// artifact's link followed by an llvm one). The C sources declare the model's own symbols
+// hidden in a host build (INGOT_HIDDEN_SYMBOLS), so the compiler reaches them PC-relative and
+// never names the GOT.
+bool references_got(const std::string& object);
+
 // The shared library of a module in loop form for a `c` target (which must take no C compiler
 // options: the library is for the host).
 BuildStats build_c_shared_library(const tir::IRModule& module, const Target& target,

@@ -32,9 +32,9 @@ struct CModelSource {
   std::string source;
   std::string constants_file;  // "ingot_m_constants.c"
   std::string constants;
-  std::string constants_symbol;               // "ingot_m_constants"
-  std::string run_arrays_symbol;              // "ingot_m_run_arrays"
-  std::vector<int64_t> kernel_stack_bytes;    // per kernel: its local arrays
+  std::string constants_symbol;                          // "ingot_m_constants"
+  std::string run_arrays_symbol;                         // "ingot_m_run_arrays"
+  std::vector<int64_t> kernel_stack_bytes;               // per kernel: its local arrays
   std::vector<std::string> input_fields, output_fields;  // struct member per tensor
 };
 
@@ -44,8 +44,7 @@ inline constexpr int kCWorkspaceAlignment = 16;
 // `mod`'s kernels must be in loop form (after the loop passes). `name`: the model's C name
 // (a C identifier; c_model_name gives one). `with_constants`: also print the constants file
 // (an MLF; the shared library carries the blob as a data object instead).
-CModelSource print_c_model(const tir::IRModule& mod, const std::string& name,
-                           bool with_constants);
+CModelSource print_c_model(const tir::IRModule& mod, const std::string& name, bool with_constants);
 
 // A C identifier for a model name, lower case ("torch-jit" -> "torch_jit"; "" -> "model").
 std::string c_model_name(const std::string& model_name);

@@ -1,10 +1,12 @@
 // Section sizes of an ELF object or executable (32- or 64-bit, little-endian), grouped as a
 // microcontroller's memories see them: code and read-only data go to flash, initialized data to
 // flash and RAM, zero-initialized data to RAM. The same grouping as `arm-none-eabi-size -A`.
+// Also the undefined symbols of an object (what the C target's host build must not reference).
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ingot::codegen {
 
@@ -17,5 +19,8 @@ struct SectionSizes {
 
 // UserError naming the file when it is not a little-endian ELF file.
 SectionSizes elf_section_sizes(const std::string& path);
+
+// The undefined symbols an ELF object references (its .symtab), in table order.
+std::vector<std::string> elf_undefined_symbols(const std::string& path);
 
 }  // namespace ingot::codegen

@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "codegen/c_names.h"
 #include "codegen/gpu/index_width.h"
 #include "codegen/gpu/warp_mma.h"
 #include "support/error.h"
@@ -82,13 +83,6 @@ const std::set<std::string>& reserved_names() {
       "delete",   "class",  "template", "this",         "namespace",    "operator",      "public",
       "true",     "false",  "ingot_a",  "ingot_b",      "ingot_src",    "ingot_dst",     "ingot_v"};
   return names;
-}
-
-std::string sanitize(const std::string& name) {
-  std::string s;
-  for (char c : name) s += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "v_" + s;
-  return s;
 }
 
 // A function given room against spills (print_cuda's `roomy`): at least this many threads per
@@ -205,22 +199,9 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
     return t.is_bool() ? "uchar" : scalar_type(t);
   }
 
-  std::string unique(const std::string& base) {
-    std::string n = sanitize(base);
-    std::string name = n;
-    for (int k = 1; !names_.insert(name).second; ++k) name = n + "_" + std::to_string(k);
-    return name;
-  }
-  std::string var_name(const VarNode* v) {
-    auto it = vars_.find(v);
-    if (it != vars_.end()) return it->second;
-    return vars_[v] = unique(v->name);
-  }
-  std::string buffer_name(const BufferNode* b) {
-    auto it = buffers_.find(b);
-    if (it != buffers_.end()) return it->second;
-    return buffers_[b] = unique(b->name);
-  }
+  std::string unique(const std::string& base) { return names_.unique(base); }
+  std::string var_name(const VarNode* v) { return names_.var(v); }
+  std::string buffer_name(const BufferNode* b) { return names_.buffer(b); }
 
   // Whether an integer expression is known >= 0: constants, the thread indices, loops from a
   // non-negative start, and sums, products, quotients, remainders, minima and maxima of such.
@@ -649,9 +630,7 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
   std::string out_;
   int indent_ = 0;
   int conditions_ = 0;  // IfThenElse statements around the one printed
-  std::set<std::string> names_;
-  std::map<const VarNode*, std::string> vars_;
-  std::map<const BufferNode*, std::string> buffers_;
+  CNames names_;
   std::set<const VarNode*> non_negative_;
   std::set<const BufferNode*> float_backed_;  // per-thread float16 buffers held in float32
 };

@@ -124,5 +124,4 @@ bool indices_fit_int32(const DeviceFunction& f) {
   return checker.fits;
 }
 
-
 }  // namespace ingot::codegen

@@ -27,6 +27,7 @@
 #include <chrono>
 #include <exception>
 #include <fstream>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -182,27 +183,40 @@ std::vector<uint8_t> emit_object(const tir::IRModule& mod, const Target& target)
   return std::vector<uint8_t>(buffer.begin(), buffer.end());
 }
 
+namespace {
+
+// A record module for the host (built by `build`) emitted into the scratch directory as
+// record.o; returns its path.
+std::string emit_host_record(
+    const tir::IRModule& mod, ScratchDir& scratch,
+    const std::function<std::unique_ptr<llvm::Module>(const Target& host, llvm::TargetMachine&,
+                                                      llvm::LLVMContext&)>& build) {
+  configure_llvm();
+  const Target host = Target::host();
+  INGOT_ICHECK(elf_machine(host) != 0, "host records need an ELF host, not '{}'", host.triple);
+  llvm::LLVMContext ctx;
+  ctx.setDiagnosticHandlerCallBack(handle_diagnostic, nullptr);
+  std::unique_ptr<llvm::TargetMachine> tm = create_target_machine(host);
+  std::unique_ptr<llvm::Module> m = build(host, *tm, ctx);
+  std::string path = scratch.file("record.o");
+  emit_object_file(*m, *tm, mod, host, path);
+  return path;
+}
+
+}  // namespace
+
 std::vector<std::string> emit_device_artifact_objects(const tir::IRModule& mod,
                                                       const DeviceCode& device,
                                                       const std::string& target_string,
                                                       ScratchDir& scratch) {
-  configure_llvm();
-  const Target host = Target::host();
-  uint16_t machine = elf_machine(host);
-  INGOT_ICHECK(machine != 0, "device artifacts need an ELF host, not '{}'", host.triple);
-  std::vector<std::string> objects;
-  {
-    llvm::LLVMContext ctx;
-    ctx.setDiagnosticHandlerCallBack(handle_diagnostic, nullptr);
-    std::unique_ptr<llvm::TargetMachine> tm = create_target_machine(host);
-    std::unique_ptr<llvm::Module> m =
-        build_device_record_module(mod, device, target_string, host, *tm, ctx);
-    objects.push_back(scratch.file("record.o"));
-    emit_object_file(*m, *tm, mod, host, objects.back());
-  }
+  std::vector<std::string> objects = {emit_host_record(
+      mod, scratch, [&](const Target& host, llvm::TargetMachine& tm, llvm::LLVMContext& ctx) {
+        return build_device_record_module(mod, device, target_string, host, tm, ctx);
+      })};
   if (!mod.constants.empty()) {
     objects.push_back(scratch.memory_file("constants.o"));
-    write_elf_data_object(objects.back(), mod.constants, kConstantsSymbol, 64, machine);
+    write_elf_data_object(objects.back(), mod.constants, kConstantsSymbol, 64,
+                          elf_machine(Target::host()));
   }
   return objects;
 }
@@ -211,28 +225,17 @@ std::vector<std::string> emit_c_artifact_record_objects(const tir::IRModule& mod
                                                         const std::string& run_symbol,
                                                         const std::string& constants_symbol,
                                                         const std::string& target_string,
-                                                        ScratchDir& scratch,
-                                                        bool with_constants) {
-  configure_llvm();
-  const Target host = Target::host();
-  uint16_t machine = elf_machine(host);
-  INGOT_ICHECK(machine != 0, "C artifacts need an ELF host, not '{}'", host.triple);
-  std::vector<std::string> objects;
-  {
-    llvm::LLVMContext ctx;
-    ctx.setDiagnosticHandlerCallBack(handle_diagnostic, nullptr);
-    std::unique_ptr<llvm::TargetMachine> tm = create_target_machine(host);
-    std::unique_ptr<llvm::Module> m =
-        build_c_record_module(mod, run_symbol, target_string, host, *tm, ctx);
-    objects.push_back(scratch.file("record.o"));
-    emit_object_file(*m, *tm, mod, host, objects.back());
-  }
+                                                        ScratchDir& scratch, bool with_constants) {
+  std::vector<std::string> objects = {emit_host_record(
+      mod, scratch, [&](const Target& host, llvm::TargetMachine& tm, llvm::LLVMContext& ctx) {
+        return build_c_record_module(mod, run_symbol, target_string, host, tm, ctx);
+      })};
   // (The C entry reads the blob even when it is empty: one byte then.)
   if (!with_constants) return objects;
   objects.push_back(scratch.memory_file("constants.o"));
   write_elf_data_object(objects.back(),
                         mod.constants.empty() ? std::vector<uint8_t>{0} : mod.constants,
-                        constants_symbol, 64, machine);
+                        constants_symbol, 64, elf_machine(Target::host()));
   return objects;
 }
 

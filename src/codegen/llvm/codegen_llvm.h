@@ -65,11 +65,8 @@ std::vector<std::string> emit_device_artifact_objects(const tir::IRModule& modul
 // (codegen/c/c_library.h): the record whose entry calls `run_symbol`, naming `target_string`, and
 // the constant blob as the hidden symbol `constants_symbol` that the C code reads (unless
 // `with_constants` is false: an MLF's constants file defines it).
-std::vector<std::string> emit_c_artifact_record_objects(const tir::IRModule& module,
-                                                        const std::string& run_symbol,
-                                                        const std::string& constants_symbol,
-                                                        const std::string& target_string,
-                                                        ScratchDir& scratch,
-                                                        bool with_constants = true);
+std::vector<std::string> emit_c_artifact_record_objects(
+    const tir::IRModule& module, const std::string& run_symbol, const std::string& constants_symbol,
+    const std::string& target_string, ScratchDir& scratch, bool with_constants = true);
 
 }  // namespace ingot::codegen

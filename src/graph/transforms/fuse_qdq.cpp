@@ -39,8 +39,7 @@ std::optional<QParams> qparams(const Node& n) {
   if (n.attrs.get_int("block_size", 0) != 0) return std::nullopt;
   const Value* s = n.inputs.size() > 1 ? n.inputs[1] : nullptr;
   const Value* z = n.inputs.size() > 2 ? n.inputs[2] : nullptr;
-  if (s == nullptr || !s->is_constant() || (z != nullptr && !z->is_constant()))
-    return std::nullopt;
+  if (s == nullptr || !s->is_constant() || (z != nullptr && !z->is_constant())) return std::nullopt;
   QParams q;
   for (int64_t i = 0; i < s->constant->num_elements(); ++i) {
     double v = s->constant->get_f64(i);
@@ -222,14 +221,15 @@ bool try_fuse_conv(Graph& g, Node* conv) {
 
 bool try_fuse_matmul(Graph& g, Node* mm) {
   const bool gemm = mm->op == OpKind::Gemm;
-  if (gemm && (mm->attrs.get_float("alpha", 1.0) != 1.0 || mm->attrs.get_float("beta", 1.0) != 1.0 ||
-               mm->attrs.get_int("transA", 0) != 0))
+  if (gemm && (mm->attrs.get_float("alpha", 1.0) != 1.0 ||
+               mm->attrs.get_float("beta", 1.0) != 1.0 || mm->attrs.get_int("transA", 0) != 0))
     return false;
   const bool trans_b = gemm && mm->attrs.get_int("transB", 0) != 0;
   std::optional<Activation> a = dequantized_activation(mm->inputs[0]);
   const Value* bv = mm->inputs[1];
   if (!a || bv->type.rank() != 2 || !bv->type.is_static()) return false;
-  const int64_t k = bv->type.shape[trans_b ? 1 : 0].value, n = bv->type.shape[trans_b ? 0 : 1].value;
+  const int64_t k = bv->type.shape[trans_b ? 1 : 0].value,
+                n = bv->type.shape[trans_b ? 0 : 1].value;
   std::optional<Weights> b = dequantized_weights(bv, trans_b ? 0 : 1, n);
   std::optional<std::vector<double>> bias =
       bias_values(gemm && mm->inputs.size() > 2 ? mm->inputs[2] : nullptr, n);
@@ -241,9 +241,9 @@ bool try_fuse_matmul(Graph& g, Node* mm) {
     std::vector<uint8_t> t(size_t(k * n));
     for (int64_t r = 0; r < n; ++r)
       for (int64_t c = 0; c < k; ++c) t[size_t(c * n + r)] = src[r * k + c];
-    weights = g.add_constant(b->q->name + "_kn",
-                             std::make_shared<Tensor>(b->q->type.dtype,
-                                                      std::vector<int64_t>{k, n}, std::move(t)));
+    weights = g.add_constant(
+        b->q->name + "_kn",
+        std::make_shared<Tensor>(b->q->type.dtype, std::vector<int64_t>{k, n}, std::move(t)));
   }
   Node* fused = g.add_node(OpKind::QMatMul, mm->name + "_int8", {a->q, weights},
                            {mm->outputs[0]->name + "_int8"});

@@ -206,7 +206,10 @@ TEST(Target, Errors) {
   EXPECT_EQ(user_error_of("cuda -mcpu=x"),
             "unknown option '-mcpu' for target 'cuda' (valid: -arch, "
             "-max-shared-memory-per-block)");
-  EXPECT_EQ(user_error_of("c -mcpu=x"), "unknown option '-mcpu' for target 'c' (valid: none)");
+  EXPECT_EQ(user_error_of("c -mattr=+x"),
+            "unknown option '-mattr' for target 'c' (valid: -mcpu, -march, -mfpu, -mfloat-abi, "
+            "-mtune)");
+  EXPECT_EQ(user_error_of("c -mcpu=a$b"), "option '-mcpu' of target 'c': 'a$b' is not a valid value");
   EXPECT_EQ(user_error_of("vulkan"), "unknown target kind 'vulkan' (valid: llvm, c, cuda, opencl)");
   EXPECT_EQ(user_error_of(""), "empty target string (valid kinds: llvm, c, cuda, opencl)");
   EXPECT_EQ(user_error_of("opencl -arch=sm_80"),

@@ -183,7 +183,35 @@ MemoryReport write_c_artifact(const tir::IRModule& mod, const codegen::Target& t
   for (const auto& t : mod.outputs) m.io_bytes += tensor_bytes(t);
   for (int64_t s : src.kernel_stack_bytes) m.max_stack_bytes = std::max(m.max_stack_bytes, s);
 
-  // Code size, as the target's compiler builds the C.
+  auto measure = [&m](const std::string& object, const std::string& compiler) {
+    codegen::SectionSizes s = codegen::elf_section_sizes(object);
+    m.code_bytes = s.text + s.rodata + s.data;
+    m.code_compiler = base_name(compiler);
+  };
+  // Limits, before anything is written.
+  auto check_limits = [&] {
+    if (output.workspace_bytes_limit >= 0 && m.workspace_bytes > output.workspace_bytes_limit)
+      fail_user(
+          "--workspace-bytes-limit: the model needs a workspace of {} bytes, over the limit of {}",
+          m.workspace_bytes, output.workspace_bytes_limit);
+    if (output.flash_bytes_limit < 0) return;
+    if (m.code_bytes < 0)
+      fail_user("--flash-bytes-limit: the code size cannot be measured ({})", m.code_compiler);
+    if (m.flash_bytes() > output.flash_bytes_limit)
+      fail_user(
+          "--flash-bytes-limit: the model needs {} bytes of flash (code {} + constants {}), over "
+          "the limit of {}",
+          m.flash_bytes(), m.code_bytes, m.constant_bytes, output.flash_bytes_limit);
+  };
+
+  if (!mlf) {  // the code as the host's compiler builds the library
+    codegen::build_c_shared_library(mod, target, out_path, [&](const std::string& object) {
+      measure(object, codegen::host_c_compiler());
+      check_limits();
+    });
+    return m;
+  }
+  // The code as the target's compiler builds the MLF's C.
   const std::string cc = target_c_compiler(target);
   if (cc.empty()) {
     m.code_compiler = "no C compiler for this target: set INGOT_TARGET_CC";
@@ -193,30 +221,9 @@ MemoryReport write_c_artifact(const tir::IRModule& mod, const codegen::Target& t
     const std::string object = scratch.file("model.o");
     codegen::compile_c_file(src.source_file, src.source, cc, mlf_c_flags(target), scratch.path(),
                             object);
-    codegen::SectionSizes s = codegen::elf_section_sizes(object);
-    m.code_bytes = s.text + s.rodata + s.data;
-    m.code_compiler = base_name(cc);
+    measure(object, cc);
   }
-
-  // Limits, before anything is written.
-  if (output.workspace_bytes_limit >= 0 && m.workspace_bytes > output.workspace_bytes_limit)
-    fail_user(
-        "--workspace-bytes-limit: the model needs a workspace of {} bytes, over the limit of {}",
-        m.workspace_bytes, output.workspace_bytes_limit);
-  if (output.flash_bytes_limit >= 0) {
-    if (m.code_bytes < 0)
-      fail_user("--flash-bytes-limit: the code size cannot be measured ({})", m.code_compiler);
-    if (m.flash_bytes() > output.flash_bytes_limit)
-      fail_user(
-          "--flash-bytes-limit: the model needs {} bytes of flash (code {} + constants {}), over "
-          "the limit of {}",
-          m.flash_bytes(), m.code_bytes, m.constant_bytes, output.flash_bytes_limit);
-  }
-
-  if (!mlf) {
-    codegen::build_shared_library(mod, target, out_path);
-    return m;
-  }
+  check_limits();
   ArchiveFiles files = {
       {"metadata.json", metadata(mod, target, src, m).dump(2) + "\n"},
       {"codegen/host/include/" + src.header_file, src.header},

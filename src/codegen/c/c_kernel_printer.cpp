@@ -191,11 +191,10 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
     }
     unsupported("data type " + t.str());
   }
-  // The element type of a buffer in memory: bool is one byte, int64 tensors stay 64 bits.
+  // The element type of a buffer in memory: bool is one byte, float16 its bits.
   std::string storage_type(DataType t) {
     if (t.is_bool()) return "uint8_t";
     if (is_f16(t)) return "uint16_t";
-    if (t.code == DataType::kInt && t.bits == 64) return "int64_t";
     return scalar_type(t);
   }
   static bool is_f16(DataType t) { return t.is_float() && t.bits == 16; }

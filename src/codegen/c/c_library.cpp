@@ -85,7 +85,8 @@ void compile_c_file(const std::string& file, const std::string& text, const std:
 }
 
 BuildStats build_c_shared_library(const tir::IRModule& module, const Target& target,
-                                  const std::string& out_path) {
+                                  const std::string& out_path,
+                                  const std::function<void(const std::string&)>& before_link) {
   if (!target.c_flags.empty())
     fail_user(
         "--target '{}': a shared library is built for this machine, so the target takes no C "
@@ -106,6 +107,7 @@ BuildStats build_c_shared_library(const tir::IRModule& module, const Target& tar
   std::vector<std::string> objects = emit_c_artifact_record_objects(
       module, source.run_arrays_symbol, source.constants_symbol, target.str(), scratch);
   objects.insert(objects.begin(), object);
+  if (before_link) before_link(object);
   stats.codegen_ms = ms_since(t0);
   t0 = Clock::now();
   link_object_files(objects, Target::host(), out_path);

@@ -4,6 +4,7 @@
 // host: portable code checked on the machine that compiles it.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,8 +39,10 @@ void compile_c_file(const std::string& file, const std::string& text, const std:
 bool references_got(const std::string& object);
 
 // The shared library of a module in loop form for a `c` target (which must take no C compiler
-// options: the library is for the host).
+// options: the library is for the host). `before_link` (optional) sees the model's object before
+// anything is written; an exception from it ends the build (the memory report's limits).
 BuildStats build_c_shared_library(const tir::IRModule& module, const Target& target,
-                                  const std::string& out_path);
+                                  const std::string& out_path,
+                                  const std::function<void(const std::string&)>& before_link = {});
 
 }  // namespace ingot::codegen

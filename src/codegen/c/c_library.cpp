@@ -49,7 +49,7 @@ std::string host_c_compiler() {
 
 const std::vector<std::string>& c_build_flags() {
   static const std::vector<std::string> flags = {"-std=c99",
-                                                 "-O2",
+                                                 "-O3",
                                                  "-fno-strict-aliasing",
                                                  "-fPIC",
                                                  "-fvisibility=hidden",

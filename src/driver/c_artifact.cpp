@@ -153,6 +153,13 @@ std::vector<std::string> mlf_c_flags(const codegen::Target& target) {
   return flags;
 }
 
+void check_workspace_limit(int64_t need, int64_t limit) {
+  if (limit >= 0 && need > limit)
+    fail_user(
+        "--workspace-bytes-limit: the model needs a workspace of {} bytes, over the limit of {}",
+        need, limit);
+}
+
 std::string describe_memory(const MemoryReport& m) {
   std::string code = m.code_bytes >= 0
                          ? fmt::format("code {} bytes ({})", m.code_bytes, m.code_compiler)
@@ -190,10 +197,7 @@ MemoryReport write_c_artifact(const tir::IRModule& mod, const codegen::Target& t
   };
   // Limits, before anything is written.
   auto check_limits = [&] {
-    if (output.workspace_bytes_limit >= 0 && m.workspace_bytes > output.workspace_bytes_limit)
-      fail_user(
-          "--workspace-bytes-limit: the model needs a workspace of {} bytes, over the limit of {}",
-          m.workspace_bytes, output.workspace_bytes_limit);
+    check_workspace_limit(m.workspace_bytes, output.workspace_bytes_limit);
     if (output.flash_bytes_limit < 0) return;
     if (m.code_bytes < 0)
       fail_user("--flash-bytes-limit: the code size cannot be measured ({})", m.code_compiler);

@@ -48,6 +48,9 @@ struct COutput {
 MemoryReport write_c_artifact(const tir::IRModule& mod, const codegen::Target& target,
                               const std::string& out_path, const COutput& output);
 
+// UserError (--workspace-bytes-limit) when `need` is over `limit` (-1: no limit); any target.
+void check_workspace_limit(int64_t need, int64_t limit);
+
 // The memory report as lines of text.
 std::string describe_memory(const MemoryReport& m);
 

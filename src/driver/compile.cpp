@@ -275,16 +275,13 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   if (c_target) {
     auto t0 = Clock::now();
     memory = write_c_artifact(mod, target, output_path,
-                              {options.output_format, model_path, graph::print_graph(*g),
+                              {options.output_format, model_path,
+                               options.output_format == "mlf" ? graph::print_graph(*g) : "",
                                options.workspace_bytes_limit, options.flash_bytes_limit});
     built.codegen_ms = ms_since(t0);
     built.threads = 1;
   } else {
-    if (options.workspace_bytes_limit >= 0 &&
-        int64_t(mod.workspace_bytes) > options.workspace_bytes_limit)
-      fail_user(
-          "--workspace-bytes-limit: the model needs a workspace of {} bytes, over the limit of {}",
-          mod.workspace_bytes, options.workspace_bytes_limit);
+    check_workspace_limit(int64_t(mod.workspace_bytes), options.workspace_bytes_limit);
     built = codegen::build_shared_library(mod, target, output_path, build_options);
   }
   if (!linking) progress(6);

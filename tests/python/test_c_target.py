@@ -143,6 +143,14 @@ def main():
         if os.path.exists(out):
             os.remove(out)
 
+    # The workspace limit on the llvm target too.
+    out = os.path.join(work, "limited.so")
+    r = run([ingot, "compile", model, "-o", out, "--input-shapes", shapes,
+             "--workspace-bytes-limit", "64"])
+    record("--workspace-bytes-limit on the llvm target", r.returncode == 1
+           and "--workspace-bytes-limit: the model needs a workspace of" in r.stderr
+           and not os.path.exists(out), r.stderr.strip())
+
     # Errors.
     out = os.path.join(work, "bad.out")
     for name, cmd, needle in (

@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <ostream>
 #include <set>
@@ -34,6 +35,13 @@
 
 namespace ingot::driver {
 namespace {
+
+bool is_c_identifier(const std::string& s) {
+  auto alpha = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; };
+  return !s.empty() && alpha(s[0]) && std::all_of(s.begin(), s.end(), [&](char c) {
+    return alpha(c) || std::isdigit(static_cast<unsigned char>(c));
+  });
+}
 
 bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
@@ -61,6 +69,11 @@ void check_options(const CompileOptions& o) {
   graph::check_pass_names(o.disabled_passes, "--disabled-pass");
   if (o.output_format != "so" && o.output_format != "mlf")
     fail_user("--output-format: '{}' is not supported (valid: so, mlf)", o.output_format);
+  if (!o.model_name.empty() && !is_c_identifier(o.model_name))
+    fail_user(
+        "--model-name: '{}' is not a C identifier (letters, digits and '_', not starting "
+        "with a digit)",
+        o.model_name);
   if (o.dtype != "float32" && o.dtype != "float16")
     fail_user("--dtype: '{}' is not supported (valid: float32, float16)", o.dtype);
 }
@@ -214,6 +227,7 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   progress(4);
   timed("lower", [&] { mod = lower::lower_graph(*g, lower_options); });
   record_specialized_inputs(mod, specialized);
+  if (!options.model_name.empty()) mod.model_name = options.model_name;
   if (options.after_lower && !options.after_lower(mod)) return CompileReport{};
   auto after_tir = [&](const std::string& stage) {
     if (contains(options.print_ir_after, stage))

@@ -44,6 +44,10 @@ struct CompileOptions {
   // "so": a shared library the runtime loads; "mlf": a Model Library Format tarball (--target c
   // only; driver/c_artifact.h, docs/mlf.md).
   std::string output_format = "so";
+  // The artifact's model name (--model-name; "" keeps the ONNX graph's name). A C identifier:
+  // with --target c it is the prefix of every C symbol (`ingot_<name>_run`), so two models
+  // link into one program.
+  std::string model_name;
   // Fail the compile (writing nothing) when the static workspace, or (c target) the flash the
   // code and constants take, is over this many bytes; -1: no limit.
   int64_t workspace_bytes_limit = -1;

@@ -14,6 +14,7 @@ Prints one line per check and `N passed, N failed`; exits 1 if any check failed.
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -171,7 +172,108 @@ def main():
              "--input-shapes", shapes])
     record("--dump c prints the kernels", r.returncode == 0
            and "int32_t ingot_tiny_cnn_run_arrays(" in r.stdout, r.stderr.strip())
+    two_models_in_one_program(ingot, work)
     return finish()
+
+
+TWO_MODELS_MAIN = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include "ingot_net_a.h"
+#include "ingot_net_b.h"
+
+static void* load(const char* path, size_t bytes) {
+  void* p = malloc(bytes);
+  FILE* f = fopen(path, "rb");
+  if (!f || fread(p, 1, bytes, f) != bytes) exit(2);
+  fclose(f);
+  return p;
+}
+
+static void save(const char* path, const void* p, size_t bytes) {
+  FILE* f = fopen(path, "wb");
+  if (!f || fwrite(p, 1, bytes, f) != bytes) exit(3);
+  fclose(f);
+}
+
+int main(void) {
+  void* a_in[1] = {load("a.in", @A_IN@)};
+  void* a_out[1] = {malloc(@A_OUT@)};
+  void* b_in[1] = {load("b.in", @B_IN@)};
+  void* b_out[1] = {malloc(@B_OUT@)};
+  void* ws = aligned_alloc(64, INGOT_NET_A_WORKSPACE_SIZE + INGOT_NET_B_WORKSPACE_SIZE + 64);
+  if (ingot_net_a_run_arrays(a_in, a_out, ws, NULL, NULL, NULL) != 0) return 4;
+  if (ingot_net_b_run_arrays(b_in, b_out, ws, NULL, NULL, NULL) != 0) return 5;
+  save("a.out", a_out[0], @A_OUT@);
+  save("b.out", b_out[0], @B_OUT@);
+  return 0;
+}
+"""
+
+
+def two_models_in_one_program(ingot, work):
+    """--model-name: two MLFs renamed net_a and net_b link into one C program, each matching
+    ONNX Runtime; a name that is not a C identifier is refused."""
+    d = os.path.join(work, "two_models")
+    os.makedirs(d, exist_ok=True)
+    models = {"net_a": ("tiny_cnn", "input:[1,3,32,32]"), "net_b": ("gemm_odd", None)}
+    sources = []
+    for name, (model, shapes) in models.items():
+        tar = os.path.join(d, name + ".tar")
+        cmd = [ingot, "compile", os.path.join(work, "parity", model + ".onnx"), "--target", "c",
+               "--output-format", "mlf", "-o", tar, "--model-name", name]
+        r = run(cmd + (["--input-shapes", shapes] if shapes else []))
+        if r.returncode != 0:
+            record(f"--model-name {name}", False, r.stderr.strip())
+            return
+        with tarfile.open(tar) as t:
+            t.extractall(os.path.join(d, name), filter="data")
+            meta = json.load(t.extractfile("metadata.json"))
+        record(f"--model-name {name}: metadata and files renamed", meta["model_name"] == name
+               and os.path.exists(os.path.join(d, name, f"codegen/host/include/ingot_{name}.h")))
+        sources += [os.path.join(d, name, "codegen/host/src", f"ingot_{name}.c"),
+                    os.path.join(d, name, "parameters", f"ingot_{name}_constants.c")]
+    # The main program names each model's I/O size macros as its header spells them.
+    main_c = TWO_MODELS_MAIN
+    for name in models:
+        with open(os.path.join(d, name, f"codegen/host/include/ingot_{name}.h")) as f:
+            header = f.read()
+        for kind, slot in (("INPUT", "IN"), ("OUTPUT", "OUT")):
+            (macro,) = re.findall(rf"#define (INGOT_{name.upper()}_{kind}_\w+_SIZE) ", header)
+            main_c = main_c.replace(f"@{name[-1].upper()}_{slot}@", macro)
+    with open(os.path.join(d, "main.c"), "w") as f:
+        f.write(main_c)
+    incs = [f"-I{os.path.join(d, n, 'codegen/host/include')}" for n in models]
+    exe = os.path.join(d, "two_models")
+    r = run([os.environ.get("CC", "cc"), "-std=c11", "-O2", "-Wall", "-Werror", *incs,
+             os.path.join(d, "main.c"), *sources, "-o", exe, "-lm"])
+    record("two MLFs link into one C program", r.returncode == 0, r.stderr.strip()[:500])
+    if r.returncode != 0:
+        return
+    feeds = {}
+    for name, (model, _) in models.items():
+        x = dict(np.load(os.path.join(work, "parity", model + ".inputs.npz")))
+        feeds[name] = x
+        (v,) = x.values()
+        v.astype(np.float32).tofile(os.path.join(d, name[-1] + ".in"))
+    r = run([exe], cwd=d)
+    ok = r.returncode == 0
+    detail = f"exit {r.returncode}"
+    if ok:
+        errs = []
+        for name, (model, _) in models.items():
+            (ref,) = ort_outputs(os.path.join(work, "parity", model + ".onnx"),
+                                 feeds[name]).values()
+            got = np.fromfile(os.path.join(d, name[-1] + ".out"), dtype=np.float32)
+            errs.append(float(np.max(np.abs(got - ref.ravel())) / np.max(np.abs(ref))))
+        ok = max(errs) <= 1e-5
+        detail = "rel_err " + ", ".join(f"{e:.1e}" for e in errs)
+    record("both models in one program match ONNX Runtime", ok, detail)
+    r = run([ingot, "compile", os.path.join(work, "parity", "gemm_odd.onnx"), "--target", "c",
+             "--output-format", "mlf", "-o", os.path.join(d, "bad.tar"), "--model-name", "9net"])
+    record("error: --model-name that is not a C identifier", r.returncode == 1
+           and "--model-name: '9net' is not a C identifier" in r.stderr
+           and not os.path.exists(os.path.join(d, "bad.tar")), r.stderr.strip())
 
 
 def finish():

@@ -64,6 +64,9 @@ void add_compile_command(CLI::App& app, int& exit_code) {
                   "C sources, constants and metadata (--target c; docs/mlf.md)")
       ->check(CLI::IsMember({"so", "mlf"}))
       ->capture_default_str();
+  cmd->add_option("--model-name", args->options.model_name,
+                  "the artifact's model name (default: the ONNX graph's); with --target c the "
+                  "prefix of its C symbols, ingot_<name>_run, so several models link together");
   cmd->add_option("--workspace-bytes-limit", args->options.workspace_bytes_limit,
                   "fail (writing nothing) when the model's static workspace is over N bytes")
       ->check(CLI::NonNegativeNumber);

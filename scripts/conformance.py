@@ -65,6 +65,11 @@ SUPPORTED_DTYPES = {
     TensorProto.INT8: "int8",
     TensorProto.UINT8: "uint8",
     TensorProto.BOOL: "bool",
+    TensorProto.DOUBLE: "float64",
+    TensorProto.INT16: "int16",
+    TensorProto.UINT16: "uint16",
+    TensorProto.UINT32: "uint32",
+    TensorProto.UINT64: "uint64",
 }
 DEFAULT_DOMAINS = ("", "ai.onnx")
 # Loss functions exist to train models; inference graphs do not contain them.
@@ -89,8 +94,8 @@ SCOPE_RULES = [
     "random: random generators (RandomNormal/Uniform[Like], Multinomial, Bernoulli)",
     "sequence/map/optional/string: a graph input or output that is not a tensor, a string tensor, "
     "or a node that builds sequences, optionals or strings",
-    "dtype: a graph input or output whose element type is not float32, float16, int64, int32, "
-    "int8, uint8 or bool",
+    "dtype: a graph input or output whose element type is not float32, float16, float64, int8/16/"
+    "32/64, uint8/16/32/64 or bool (bfloat16, float8/float4 and 2/4-bit integers are out)",
     "data-dependent output shape: NonZero, Unique, Compress, NonMaxSuppression (the output's "
     "shape depends on input values, which a static-shape AOT artifact cannot express)",
     "no data: the test directory holds no test_data_set_* (or its data cannot be read)",

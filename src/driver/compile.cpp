@@ -198,6 +198,7 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
                            folded.declined ? fmt::format(", {} declined", folded.declined) : "",
                            infer_stats.identities_folded));
   after_graph("infer_types", *g);
+  lower::check_static_shapes(*g);
   int nodes_imported = int(g->nodes().size());
   graph::PassOptions pass_options{options.opt_level,
                                   options.disabled_passes,

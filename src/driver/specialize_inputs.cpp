@@ -25,6 +25,9 @@ std::optional<graph::DType> graph_dtype(NpyElementType t) {
       break;
     case 1:
       if (t.bits == 8) return DType::kU8;
+      if (t.bits == 16) return DType::kU16;
+      if (t.bits == 32) return DType::kU32;
+      if (t.bits == 64) return DType::kU64;
       break;
     case 2:
       if (t.bits == 16) return DType::kF16;

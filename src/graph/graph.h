@@ -26,6 +26,10 @@ struct Value {
   // The model's symbol for each dim ("" when static) as declared before --input-shapes bound
   // them; empty when nothing was bound. Kept so artifacts can still name their dims ("N").
   std::vector<std::string> declared_symbols;
+  // A small integer tensor (a shape computation) whose elements are known at compile time as
+  // expressions of the input symbols but are not all constants ([batch, seq, 12, 64]); set by
+  // infer_types. Ops that take shapes read it where they would read a constant.
+  std::vector<SymExpr> symbolic_value;
   bool is_constant() const { return constant != nullptr; }
 };
 

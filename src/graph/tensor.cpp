@@ -81,6 +81,12 @@ double Tensor::get_f64(int64_t i) const {
       return double(load<int64_t>(p, i));
     case DType::kU8:
       return load<uint8_t>(p, i);
+    case DType::kU16:
+      return load<uint16_t>(p, i);
+    case DType::kU32:
+      return load<uint32_t>(p, i);
+    case DType::kU64:
+      return double(load<uint64_t>(p, i));
     case DType::kBool:
       return load<uint8_t>(p, i) ? 1.0 : 0.0;
   }
@@ -101,6 +107,12 @@ int64_t Tensor::get_i64(int64_t i) const {
       return load<int8_t>(p, i);
     case DType::kU8:
       return load<uint8_t>(p, i);
+    case DType::kU16:
+      return load<uint16_t>(p, i);
+    case DType::kU32:
+      return load<uint32_t>(p, i);
+    case DType::kU64:
+      return int64_t(load<uint64_t>(p, i));  // two's complement: the bits of the value
     case DType::kBool:
       return load<uint8_t>(p, i) ? 1 : 0;
     case DType::kF32:

@@ -23,6 +23,12 @@ const char* dtype_name(DType d) {
       return "int64";
     case DType::kU8:
       return "uint8";
+    case DType::kU16:
+      return "uint16";
+    case DType::kU32:
+      return "uint32";
+    case DType::kU64:
+      return "uint64";
     case DType::kBool:
       return "bool";
   }
@@ -33,12 +39,15 @@ int dtype_bytes(DType d) {
   switch (d) {
     case DType::kF64:
     case DType::kI64:
+    case DType::kU64:
       return 8;
     case DType::kF32:
     case DType::kI32:
+    case DType::kU32:
       return 4;
     case DType::kF16:
     case DType::kI16:
+    case DType::kU16:
       return 2;
     case DType::kI8:
     case DType::kU8:
@@ -46,6 +55,14 @@ int dtype_bytes(DType d) {
       return 1;
   }
   fail_internal("dtype_bytes: bad DType {}", int(d));
+}
+
+Dim Dim::of(const SymExpr& e) {
+  if (auto c = e.as_constant()) {
+    if (*c < 0) fail_user("a dimension evaluates to {} (negative)", *c);
+    return fixed(*c);
+  }
+  return Dim{-1, e};
 }
 
 bool TensorType::is_static() const {
@@ -58,7 +75,7 @@ std::vector<int64_t> TensorType::static_shape() const {
   std::vector<int64_t> out;
   out.reserve(shape.size());
   for (const Dim& d : shape) {
-    INGOT_ICHECK(d.is_static(), "static_shape() of {} with symbolic dim '{}'", str(), d.symbol);
+    INGOT_ICHECK(d.is_static(), "static_shape() of {} with symbolic dim '{}'", str(), d.str());
     out.push_back(d.value);
   }
   return out;

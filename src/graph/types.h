@@ -6,23 +6,45 @@
 #include <string>
 #include <vector>
 
+#include "graph/sym_expr.h"
+
 namespace ingot::graph {
 
-enum class DType : uint8_t { kF32, kF16, kF64, kI8, kI16, kI32, kI64, kU8, kBool };
+enum class DType : uint8_t {
+  kF32,
+  kF16,
+  kF64,
+  kI8,
+  kI16,
+  kI32,
+  kI64,
+  kU8,
+  kBool,
+  kU16,
+  kU32,
+  kU64
+};
 const char* dtype_name(DType d);  // "float32", "int64", "bool", ...
 int dtype_bytes(DType d);         // bool: 1
 
-// A dimension: a constant, or a named symbol ("N", "seq") not yet bound.
+// A dimension: a constant, or a symbolic expression over named symbols ("N", "seq",
+// "past+seq"; graph/sym_expr.h) not yet bound.
 struct Dim {
   int64_t value = -1;  // >= 0 when static
-  std::string symbol;  // non-empty when symbolic
+  SymExpr expr;        // when symbolic: never a constant
 
-  static Dim fixed(int64_t v) { return Dim{v, ""}; }
-  static Dim named(std::string s) { return Dim{-1, std::move(s)}; }
+  static Dim fixed(int64_t v) { return Dim{v, {}}; }
+  static Dim named(const std::string& s) { return Dim{-1, SymExpr::symbol(s)}; }
+  // A constant expression becomes a static dim (UserError when negative).
+  static Dim of(const SymExpr& e);
   bool is_static() const { return value >= 0; }
-  std::string str() const { return is_static() ? std::to_string(value) : symbol; }
+  // The dim as an expression (a constant when static).
+  SymExpr sym() const { return is_static() ? SymExpr(value) : expr; }
+  // The symbol's name when the dim is exactly one symbol, else "".
+  std::string symbol_name() const { return is_static() ? "" : expr.symbol_name(); }
+  std::string str() const { return is_static() ? std::to_string(value) : expr.str(); }
   friend bool operator==(const Dim& a, const Dim& b) {
-    return a.value == b.value && a.symbol == b.symbol;
+    return a.value == b.value && a.expr == b.expr;
   }
 };
 

@@ -44,27 +44,6 @@ std::string sanitize(const std::string& name) {
   return s;
 }
 
-void check_static_inputs(const graph::Graph& g) {
-  for (const Value* v : g.inputs) {
-    for (const graph::Dim& d : v->type.shape) {
-      if (d.is_static()) continue;
-      std::vector<std::string> hint;
-      for (const graph::Dim& e : v->type.shape) hint.push_back(e.is_static() ? e.str() : "1");
-      fail_user("input '{}' has unbound dimension '{}'; bind it with --input-shapes {}:[{}]",
-                v->name, d.symbol, v->name, fmt::join(hint, ","));
-    }
-  }
-  for (const auto& n : g.nodes()) {
-    for (const Value* v : n->outputs) {
-      if (v == nullptr || v->type.is_static()) continue;
-      fail_user(
-          "{}: output '{}' has type {} with an unbound dimension; bind the model inputs "
-          "with --input-shapes",
-          node_label(*n), v->name, v->type.str());
-    }
-  }
-}
-
 tir::TensorDesc describe(const Value* v) {
   tir::TensorDesc d;
   d.name = v->name;
@@ -73,7 +52,7 @@ tir::TensorDesc describe(const Value* v) {
   if (v->declared_symbols.size() == v->type.shape.size()) {
     d.dim_names = v->declared_symbols;
   } else {
-    for (const graph::Dim& dim : v->type.shape) d.dim_names.push_back(dim.symbol);
+    for (const graph::Dim& dim : v->type.shape) d.dim_names.push_back(dim.symbol_name());
   }
   return d;
 }
@@ -109,7 +88,7 @@ class Lowering : public ValueFactory {
   }
 
   tir::IRModule run() {
-    check_static_inputs(g_);
+    check_static_shapes(g_);
     mod_.model_name = g_.name;
     for (size_t i = 0; i < g_.inputs.size(); ++i) {
       place_[g_.inputs[i]] = {ArgRef::kInput, int64_t(i)};
@@ -586,6 +565,27 @@ class Lowering : public ValueFactory {
 
 tir::IRModule lower_graph(const graph::Graph& g, const LowerOptions& options) {
   return Lowering(g, options).run();
+}
+
+void check_static_shapes(const graph::Graph& g) {
+  for (const Value* v : g.inputs) {
+    for (const graph::Dim& d : v->type.shape) {
+      if (d.is_static()) continue;
+      std::vector<std::string> hint;
+      for (const graph::Dim& e : v->type.shape) hint.push_back(e.is_static() ? e.str() : "1");
+      fail_user("input '{}' has unbound dimension '{}'; bind it with --input-shapes {}:[{}]",
+                v->name, d.str(), v->name, fmt::join(hint, ","));
+    }
+  }
+  for (const auto& n : g.nodes()) {
+    for (const Value* v : n->outputs) {
+      if (v == nullptr || v->type.is_static()) continue;
+      fail_user(
+          "{}: output '{}' has type {} with an unbound dimension; bind the model inputs "
+          "with --input-shapes",
+          node_label(*n), v->name, v->type.str());
+    }
+  }
 }
 
 }  // namespace ingot::lower

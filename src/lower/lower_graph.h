@@ -24,4 +24,10 @@ struct LowerOptions {
 // symbolic (naming the input and the --input-shapes option) or an op/dtype is not supported.
 tir::IRModule lower_graph(const graph::Graph& g, const LowerOptions& options = {});
 
+// UserError naming the input and its symbol (with the --input-shapes to bind it) when a graph
+// input has an unbound dim, or naming the node when an output does: kernels are compiled for
+// static shapes (docs/dynamic-shapes.md, step 3). The driver checks right after type inference,
+// so the graph passes only ever see static shapes.
+void check_static_shapes(const graph::Graph& g);
+
 }  // namespace ingot::lower

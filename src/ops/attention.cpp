@@ -20,11 +20,8 @@ int64_t static_dim(const Node& n, const TensorType& t, int axis, const char* wha
   return t.shape[size_t(axis)].value;
 }
 
-Dim add_dims(const Node& n, int output, int axis, const Dim& a, const Dim& b) {
-  if (a.is_static() && b.is_static()) return Dim::fixed(a.value + b.value);
-  if (a.is_static() && a.value == 0) return b;
-  if (b.is_static() && b.value == 0) return a;
-  return derived_dim(n, output, axis);
+Dim add_dims(const Dim& a, const Dim& b) {
+  return Dim::of(a.sym() + b.sym());
 }
 
 // The per-head view of Q, K or V: (batch, heads, seq, head size).
@@ -34,7 +31,7 @@ struct Heads {
 };
 
 Heads heads_of(const Node& n, const TensorType& t, const char* what, const char* heads_attr) {
-  Heads h{t.shape[0], Dim{}, 0, 0};
+  Heads h{t.shape[0], Dim::fixed(0), 0, 0};
   if (t.rank() == 4) {
     h.heads = static_dim(n, t, 1, what);
     h.seq = t.shape[2];
@@ -100,7 +97,7 @@ std::vector<TensorType> infer_attention(Node& n) {
     past = merge_dims(n, n.inputs[4]->type.shape[2], n.inputs[5]->type.shape[2],
                       "past sequence lengths");
   }
-  Dim total = add_dims(n, 1, 2, past, kv_seq);
+  Dim total = add_dims(past, kv_seq);
 
   if (has_input(n, 6)) {
     const TensorType& s = n.inputs[6]->type;

@@ -59,7 +59,8 @@ std::vector<TensorType> infer_col2im(Node& n) {
   n.attrs.set("strides", strides);
   n.attrs.set("pads", pads);
   TensorType out{x.dtype, {x.shape[0]}};
-  out.shape.push_back(c.is_static() ? Dim::fixed(c.value / block_size) : derived_dim(n, 0, 1));
+  std::optional<SymExpr> channels = c.sym().divide_exact(SymExpr(block_size));
+  out.shape.push_back(channels ? Dim::of(*channels) : derived_dim(n, 0, 1));
   for (int64_t s : image) out.shape.push_back(Dim::fixed(s));
   return {out};
 }

@@ -41,7 +41,12 @@ std::vector<Dim> window_output_dims(Node& n, const TensorType& x,
     for (size_t i = 0; i < sr; ++i) {
       const Dim& in = x.shape[2 + i];
       if (!in.is_static()) {
-        out[i] = derived_dim(n, 0, int(2 + i));
+        // The same rule in closed form; a window that does not fit is the run time's check.
+        const int64_t s = strides[i];
+        SymExpr span = in.sym() + (pads[i] + pads[sr + i] - ((kernel[i] - 1) * dilations[i] + 1));
+        SymExpr o = (ceil_mode ? SymExpr::ceildiv(span, s) : SymExpr::floordiv(span, s)) + 1;
+        if (ceil_mode) o = SymExpr::min(o, SymExpr::floordiv(in.sym() + (pads[i] - 1), s) + 1);
+        out[i] = Dim::of(o);
         continue;
       }
       int64_t span = in.value + pads[i] + pads[sr + i] - ((kernel[i] - 1) * dilations[i] + 1);
@@ -63,7 +68,7 @@ std::vector<Dim> window_output_dims(Node& n, const TensorType& x,
         fail_user(
             "{}: auto_pad {} needs static spatial dims, but dim {} is '{}' (bind it with "
             "--input-shapes)",
-            n.describe(), auto_pad, 2 + i, in.symbol);
+            n.describe(), auto_pad, 2 + i, in.str());
       int64_t o = ceil_div(in.value, strides[i]);
       int64_t total = std::max<int64_t>(
           0, (o - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - in.value);

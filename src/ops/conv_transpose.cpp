@@ -38,7 +38,7 @@ std::vector<TensorType> infer_conv_transpose(Node& n) {
               wc.value);
   if (c.is_static() && c.value % group != 0)
     fail_user("{}: {} input channels are not divisible by group={}", n.describe(), c.value, group);
-  Dim m = w.shape[1].is_static() ? Dim::fixed(w.shape[1].value * group) : derived_dim(n, 0, 1);
+  Dim m = Dim::of(w.shape[1].sym() * group);
   if (has_input(n, 2)) {
     const TensorType& b = n.inputs[2]->type;
     require_same_dtype(n, x, b, "X", "B");

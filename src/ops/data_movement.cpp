@@ -32,13 +32,9 @@ std::vector<TensorType> infer_concat(Node& n) {
     }
     along.push_back(t.shape[axis]);
   }
-  int64_t sum = 0;
-  bool all_static = true;
-  for (const Dim& d : along) {
-    all_static &= d.is_static();
-    sum += d.is_static() ? d.value : 0;
-  }
-  out.shape[axis] = all_static ? Dim::fixed(sum) : derived_dim(n, 0, int(axis));
+  SymExpr sum(0);
+  for (const Dim& d : along) sum = sum + d.sym();
+  out.shape[axis] = Dim::of(sum);
   return {out};
 }
 
@@ -51,7 +47,7 @@ std::vector<TensorType> infer_split(Node& n) {
   std::vector<int64_t> split = n.attrs.get_ints("split");
   if (!n.attrs.has("split")) {
     if (!d.is_static())
-      fail_user("{}: cannot split symbolic dim '{}' without 'split' sizes", n.describe(), d.symbol);
+      fail_user("{}: cannot split symbolic dim '{}' without 'split' sizes", n.describe(), d.str());
     int64_t chunk = (d.value + k - 1) / k;  // the last chunk may be smaller (opset 18)
     if (chunk * (k - 1) >= d.value && k > 1)
       fail_user("{}: cannot split dim of size {} into {} outputs", n.describe(), d.value, k);
@@ -107,7 +103,8 @@ std::vector<TensorType> infer_pad(Node& n) {
   for (int64_t i = 0; i < x.rank(); ++i) {
     int64_t extra = pads[i] + pads[x.rank() + i];
     if (!x.shape[i].is_static()) {
-      if (extra != 0) out.shape[i] = derived_dim(n, 0, int(i));
+      // A negative pad of a symbolic dim is a crop; the run time checks it leaves >= 0.
+      out.shape[i] = Dim::of(x.shape[i].sym() + extra);
       continue;
     }
     if (x.shape[i].value + extra < 0)

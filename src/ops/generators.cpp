@@ -11,12 +11,13 @@ namespace ingot::ops::detail {
 namespace {
 
 std::vector<TensorType> infer_constant_of_shape(Node& n) {
-  if (!n.attrs.has("shape"))
-    fail_user("{}: input 'input' (the output shape) is missing", n.describe());
+  auto shape = shape_operand(n, 0, "shape", "input");
+  if (!shape) fail_user("{}: input 'input' (the output shape) is missing", n.describe());
   TensorType out{DType(n.attrs.get_int("dtype", int64_t(DType::kF32))), {}};
-  for (int64_t d : n.attrs.get_ints("shape")) {
-    if (d < 0) fail_user("{}: shape has a negative dim {}", n.describe(), d);
-    out.shape.push_back(Dim::fixed(d));
+  for (const graph::SymExpr& d : *shape) {
+    if (d.as_constant() && *d.as_constant() < 0)
+      fail_user("{}: shape has a negative dim {}", n.describe(), d.str());
+    out.shape.push_back(Dim::of(d));
   }
   n.attrs.set("value", n.attrs.get_float("value", 0.0));
   return {out};
@@ -44,6 +45,28 @@ std::vector<TensorType> infer_range(Node& n) {
                        i == 1 ? "limit" : "delta");
   if (t.dtype == DType::kBool || t.dtype == DType::kU8)
     fail_user("{}: unsupported dtype {}", n.describe(), dtype_name(t.dtype));
+  // An integer Range whose bounds come from the input shapes has a symbolic length.
+  auto symbolic_scalar = [&](int i) -> std::optional<graph::SymExpr> {
+    const graph::Value* v = n.inputs[size_t(i)];
+    if (v->symbolic_value.size() == 1) return v->symbolic_value[0];
+    if (v->is_constant() && v->constant->num_elements() == 1)
+      return graph::SymExpr(v->constant->get_i64(0));
+    return std::nullopt;
+  };
+  const bool is_integer = t.dtype == DType::kI64 || t.dtype == DType::kI32 ||
+                          t.dtype == DType::kI16 || t.dtype == DType::kI8;
+  if (is_integer && (!n.inputs[0]->is_constant() || !n.inputs[1]->is_constant())) {
+    auto s = symbolic_scalar(0), l = symbolic_scalar(1);
+    std::optional<int64_t> d = n.inputs[2]->is_constant()
+                                   ? std::optional(n.inputs[2]->constant->get_i64(0))
+                                   : std::nullopt;
+    if (s && l && d && *d != 0) {
+      graph::SymExpr span = *d > 0 ? *l - *s : *s - *l;
+      graph::SymExpr count =
+          graph::SymExpr::max(graph::SymExpr::ceildiv(span, *d > 0 ? *d : -*d), graph::SymExpr(0));
+      return {TensorType{t.dtype, {Dim::of(count)}}};
+    }
+  }
   double start = scalar_input(n, 0, "start"), limit = scalar_input(n, 1, "limit"),
          delta = scalar_input(n, 2, "delta");
   if (delta == 0) fail_user("{}: input 'delta' is 0", n.describe());
@@ -60,7 +83,7 @@ void add_generator_ops(std::vector<OpInfo>& t) {
              {{"shape", AttrType::kInts}, {"value", AttrType::kFloat}, {"dtype", AttrType::kInt}}};
   cos.min_inputs = 0;
   cos.max_inputs = 1;  // the shape, until type inference moves it into the attribute
-  cos.const_inputs = {{0, "input", "shape"}};
+  cos.const_inputs = {{0, "input", "shape", /*symbolic=*/true}};
   cos.infer_fn = infer_constant_of_shape;
   cos.flops_fn = no_flops;
   t.push_back(cos);

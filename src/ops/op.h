@@ -39,6 +39,10 @@ struct ConstInput {
   int slot;
   const char* what;  // the ONNX input name, for messages
   const char* attr;  // its type comes from the attribute schema (int, float or ints)
+  // The op also takes values known only as expressions of the symbols (a shape computed from a
+  // symbolic dim, Value::symbolic_value): such an input stays an input, and the op's inference
+  // reads it with shape_operand().
+  bool symbolic = false;
 };
 
 struct OpInfo {

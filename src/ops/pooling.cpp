@@ -93,7 +93,8 @@ std::vector<TensorType> infer_max_unpool(Node& n) {
   for (size_t d = 0; d < k; ++d) {
     const Dim& in = x.shape[2 + d];
     if (!in.is_static()) {
-      out.shape.push_back(derived_dim(n, 0, int(2 + d)));
+      out.shape.push_back(
+          Dim::of((in.sym() - 1) * strides[d] + (kernel[d] - pads[d] - pads[k + d])));
       continue;
     }
     int64_t v = (in.value - 1) * strides[d] - (pads[d] + pads[k + d]) + kernel[d];

@@ -14,7 +14,7 @@ bool is_float(DType d) {
   return d == DType::kF32 || d == DType::kF16 || d == DType::kF64;
 }
 bool is_quantized(DType d) {
-  return d == DType::kU8 || d == DType::kI8 || d == DType::kI16;
+  return d == DType::kU8 || d == DType::kI8 || d == DType::kU16 || d == DType::kI16;
 }
 
 // Checks the scale (input 1) and zero point (input 2, optional) of a (de)quantization of `x` and
@@ -77,7 +77,7 @@ std::vector<TensorType> infer_quantize(Node& n) {
     to = zp;
   }
   if (!is_quantized(to))
-    fail_user("{}: quantized dtype {} is not supported (uint8, int8, int16)", n.describe(),
+    fail_user("{}: quantized dtype {} is not supported (uint8, int8, uint16, int16)", n.describe(),
               dtype_name(to));
   n.attrs.set("to", int64_t(to));
   return {TensorType{to, x.shape}};
@@ -86,8 +86,8 @@ std::vector<TensorType> infer_quantize(Node& n) {
 std::vector<TensorType> infer_dequantize(Node& n) {
   const TensorType& x = input_type(n, 0, "x");
   if (!is_quantized(x.dtype) && x.dtype != DType::kI32)
-    fail_user("{}: input 'x' has dtype {}; expected uint8, int8, int16 or int32", n.describe(),
-              dtype_name(x.dtype));
+    fail_user("{}: input 'x' has dtype {}; expected uint8, int8, uint16, int16 or int32",
+              n.describe(), dtype_name(x.dtype));
   check_scale_and_zero_point(n, x);
   if (has_input(n, 2)) require_same_dtype(n, x, n.inputs[2]->type, "x", "zero_point");
   auto to = DType(n.attrs.get_int("to", int64_t(n.inputs[1]->type.dtype)));

@@ -57,7 +57,7 @@ void normalize_modes(Node& n) {
 int64_t static_dim(const Node& n, const TensorType& x, int64_t d, const char* why) {
   if (!x.shape[size_t(d)].is_static())
     fail_user("{}: cannot resize symbolic dim '{}' (axis {}) {}", n.describe(),
-              x.shape[size_t(d)].symbol, d, why);
+              x.shape[size_t(d)].str(), d, why);
   return x.shape[size_t(d)].value;
 }
 

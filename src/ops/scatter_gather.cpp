@@ -24,7 +24,7 @@ int64_t tuple_length(const Node& n, const TensorType& data, const TensorType& id
   require_rank_at_least(n, idx, 1, "indices");
   const Dim& last = idx.shape.back();
   if (!last.is_static())
-    fail_user("{}: the last dim of 'indices' must be static, got '{}'", n.describe(), last.symbol);
+    fail_user("{}: the last dim of 'indices' must be static, got '{}'", n.describe(), last.str());
   if (last.value < 1 || last.value > data.rank() - b)
     fail_user("{}: index tuples of length {} do not fit data {} (batch_dims {})", n.describe(),
               last.value, data.str(), b);

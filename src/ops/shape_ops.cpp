@@ -11,11 +11,6 @@ namespace ingot::ops::detail {
 
 namespace {
 
-Dim product_or_derived(const Node& n, const std::vector<Dim>& dims, int axis) {
-  Dim d = dim_product(dims);
-  return d.is_static() || !d.symbol.empty() ? d : derived_dim(n, 0, axis);
-}
-
 std::vector<TensorType> infer_flatten(Node& n) {
   const TensorType& x = input_type(n, 0, "input");
   int64_t axis = n.attrs.get_int("axis", 1);
@@ -26,51 +21,44 @@ std::vector<TensorType> infer_flatten(Node& n) {
   n.attrs.set("axis", axis);
   std::vector<Dim> outer(x.shape.begin(), x.shape.begin() + axis);
   std::vector<Dim> inner(x.shape.begin() + axis, x.shape.end());
-  return {TensorType{x.dtype, {product_or_derived(n, outer, 0), product_or_derived(n, inner, 1)}}};
+  return {TensorType{x.dtype, {dim_product(outer), dim_product(inner)}}};
 }
 
-// The size of the -1 entry of a Reshape: input elements divided by the known output dims,
-// cancelling symbols that appear on both sides.
+// The size of the -1 entry of a Reshape: input elements divided by the known output dims, exact
+// as polynomials (symbols on both sides cancel); a fresh symbol when it does not divide.
 Dim infer_minus_one(const Node& n, const std::vector<Dim>& in, const std::vector<Dim>& out,
                     int index) {
-  int64_t p_in = 1, p_out = 1;
-  std::multiset<std::string> syms;
-  for (const Dim& d : in) d.is_static() ? void(p_in *= d.value) : void(syms.insert(d.symbol));
-  for (size_t i = 0; i < out.size(); ++i) {
-    if (int(i) == index) continue;
-    if (out[i].is_static()) {
-      p_out *= out[i].value;
-    } else {
-      auto it = syms.find(out[i].symbol);
-      if (it == syms.end()) return derived_dim(n, 0, index);
-      syms.erase(it);
-    }
-  }
-  if (p_out == 0) fail_user("{}: cannot infer the -1 dim of a shape with a zero dim", n.describe());
-  if (syms.empty()) {
-    if (p_in % p_out != 0)
-      fail_user("{}: cannot reshape {} to {}: {} elements are not divisible by {}", n.describe(),
-                shape_str(in), shape_str(out), p_in, p_out);
-    return Dim::fixed(p_in / p_out);
-  }
-  if (syms.size() == 1 && p_in == p_out) return Dim::named(*syms.begin());
+  std::vector<Dim> known = out;
+  known.erase(known.begin() + index);
+  SymExpr total = dim_product(in).sym(), part = dim_product(known).sym();
+  if (part == SymExpr(0))
+    fail_user("{}: cannot infer the -1 dim of a shape with a zero dim", n.describe());
+  if (std::optional<SymExpr> q = total.divide_exact(part)) return Dim::of(*q);
+  if (total.is_constant() && part.is_constant())
+    fail_user("{}: cannot reshape {} to {}: {} elements are not divisible by {}", n.describe(),
+              shape_str(in), shape_str(out), total.str(), part.str());
   return derived_dim(n, 0, index);
 }
 
 std::vector<TensorType> infer_reshape(Node& n) {
   const TensorType& x = input_type(n, 0, "data");
-  if (!has_input(n, 1) || !n.inputs[1]->is_constant())
+  const TensorType& st = input_type(n, 1, "shape");
+  if (!n.inputs[1]->is_constant() && n.inputs[1]->symbolic_value.empty())
     fail_user("{}: input 'shape' must be a compile-time constant{}", n.describe(),
-              graph_input_hint(has_input(n, 1) ? n.inputs[1] : nullptr));
-  const graph::Tensor& s = *n.inputs[1]->constant;
-  if (s.shape().size() != 1 || (s.dtype() != DType::kI64 && s.dtype() != DType::kI32))
-    fail_user("{}: input 'shape' must be a 1-D int64 tensor, got {}", n.describe(), s.type().str());
+              graph_input_hint(n.inputs[1]));
+  if (st.rank() != 1 || (st.dtype != DType::kI64 && st.dtype != DType::kI32))
+    fail_user("{}: input 'shape' must be a 1-D int64 tensor, got {}", n.describe(), st.str());
+  const std::vector<graph::SymExpr> s = *shape_operand(n, 1, "", "shape");
   bool allowzero = n.attrs.get_int("allowzero", 0) != 0;
   n.attrs.set("allowzero", int64_t(allowzero));
   std::vector<Dim> out;
   int minus_one = -1;
-  for (int64_t i = 0; i < s.num_elements(); ++i) {
-    int64_t v = s.get_i64(i);
+  for (int64_t i = 0; i < int64_t(s.size()); ++i) {
+    if (!s[size_t(i)].is_constant()) {  // an expression of the symbols: a dim, so >= 0
+      out.push_back(Dim::of(s[size_t(i)]));
+      continue;
+    }
+    int64_t v = *s[size_t(i)].as_constant();
     if (v == -1) {
       if (minus_one >= 0) fail_user("{}: shape has more than one -1", n.describe());
       minus_one = int(i);

@@ -105,18 +105,30 @@ Dim derived_dim(const Node& n, int output, int axis) {
 }
 
 Dim dim_product(const std::vector<Dim>& dims) {
-  int64_t prod = 1;
-  std::vector<const Dim*> syms;
-  for (const Dim& d : dims) {
-    if (d.is_static())
-      prod *= d.value;
-    else
-      syms.push_back(&d);
+  SymExpr prod(1);
+  for (const Dim& d : dims) prod = prod * d.sym();
+  return Dim::of(prod);
+}
+
+std::optional<std::vector<graph::SymExpr>> shape_operand(const Node& n, int slot, const char* attr,
+                                                         const char* what) {
+  std::vector<graph::SymExpr> out;
+  if (has_input(n, slot)) {
+    const graph::Value* v = n.inputs[size_t(slot)];
+    if (!v->symbolic_value.empty()) return v->symbolic_value;
+    if (!v->is_constant())
+      fail_user(
+          "{}: input '{}' must be a compile-time constant or computed from the input "
+          "shapes (it is computed at run time, and a run-time value would make the output "
+          "shape data-dependent){}",
+          n.describe(), what, graph_input_hint(v));
+    for (int64_t i = 0; i < v->constant->num_elements(); ++i)
+      out.push_back(graph::SymExpr(v->constant->get_i64(i)));
+    return out;
   }
-  if (syms.empty()) return Dim::fixed(prod);
-  if (prod == 0) return Dim::fixed(0);
-  if (syms.size() == 1 && prod == 1) return *syms[0];
-  return Dim{-1, ""};
+  if (!n.attrs.has(attr)) return std::nullopt;
+  for (int64_t x : n.attrs.get_ints(attr)) out.push_back(graph::SymExpr(x));
+  return out;
 }
 
 double approx_elements(const TensorType& t) {

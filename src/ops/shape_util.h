@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@ namespace ingot::ops::detail {
 using graph::Dim;
 using graph::DType;
 using graph::Node;
+using graph::SymExpr;
 using graph::TensorType;
 
 std::string shape_str(const std::vector<Dim>& s);  // "[N,3]"
@@ -33,11 +35,18 @@ int64_t normalize_axis(const Node& n, int64_t axis, int64_t rank, const char* at
 std::vector<int64_t> normalize_axes(const Node& n, const std::vector<int64_t>& axes, int64_t rank,
                                     const char* attr);  // unique check too
 
-// A dim that cannot be computed at compile time gets a fresh symbol derived from the output.
+// A dim that cannot be written as an expression of the input dims (it depends on values) gets
+// a fresh symbol derived from the output.
 Dim derived_dim(const Node& n, int output, int axis);
-// Product of dims: static when all are static; the symbol when exactly one symbol and the
-// rest multiply to 1; otherwise std::nullopt-like: returns Dim with value -1 and empty symbol.
+// Product of dims: static when all are static, else the symbolic product ("12*seq").
 Dim dim_product(const std::vector<Dim>& dims);
+
+// The values of a shape-like operand: those of input `slot` when it is attached (a constant, or
+// a value known as expressions of the symbols), else the ints of attribute `attr` (a constant
+// input that inference moved there); nullopt when neither is there. UserError when the input
+// is computed at run time.
+std::optional<std::vector<graph::SymExpr>> shape_operand(const Node& n, int slot, const char* attr,
+                                                         const char* what);
 
 // Element count with symbolic dims counted as 1 (for FLOP estimates).
 double approx_elements(const TensorType& t);

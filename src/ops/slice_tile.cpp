@@ -40,7 +40,7 @@ std::vector<TensorType> infer_slice(Node& n) {
     if (step == 0) fail_user("{}: 'steps' has a 0 for axis {}", n.describe(), a);
     const Dim& d = x.shape[size_t(a)];
     if (!d.is_static())
-      fail_user("{}: cannot slice symbolic dim '{}' (axis {})", n.describe(), d.symbol, a);
+      fail_user("{}: cannot slice symbolic dim '{}' (axis {})", n.describe(), d.str(), a);
     int64_t dim = d.value, s = starts[i], e = ends[i];
     if (s < 0) s += dim;
     if (e < 0) e += dim;
@@ -75,11 +75,13 @@ std::vector<TensorType> infer_slice(Node& n) {
 
 std::vector<TensorType> infer_expand(Node& n) {
   const TensorType& x = input_type(n, 0, "input");
-  if (!n.attrs.has("shape")) fail_user("{}: input 'shape' is missing", n.describe());
+  auto shape = shape_operand(n, 1, "shape", "shape");
+  if (!shape) fail_user("{}: input 'shape' is missing", n.describe());
   std::vector<Dim> target;
-  for (int64_t d : n.attrs.get_ints("shape")) {
-    if (d < 0) fail_user("{}: input 'shape' has a negative dim {}", n.describe(), d);
-    target.push_back(Dim::fixed(d));
+  for (const graph::SymExpr& d : *shape) {
+    if (d.as_constant() && *d.as_constant() < 0)
+      fail_user("{}: input 'shape' has a negative dim {}", n.describe(), d.str());
+    target.push_back(Dim::of(d));
   }
   TensorType out{x.dtype, broadcast_shapes(n, x.shape, target)};
   std::vector<int64_t> full;
@@ -100,8 +102,7 @@ std::vector<TensorType> infer_tile(Node& n) {
       fail_user("{}: input 'repeats' has a negative value {}", n.describe(), reps[size_t(i)]);
     const Dim& d = x.shape[size_t(i)];
     if (reps[size_t(i)] == 1) continue;
-    out.shape[size_t(i)] =
-        d.is_static() ? Dim::fixed(d.value * reps[size_t(i)]) : derived_dim(n, 0, int(i));
+    out.shape[size_t(i)] = Dim::of(d.sym() * reps[size_t(i)]);
   }
   return {out};
 }
@@ -123,7 +124,7 @@ void add_slice_tile_ops(std::vector<OpInfo>& t) {
   OpInfo expand =
       make_data_movement_op(OpKind::Expand, "Expand", {{"shape", AttrType::kInts}}, infer_expand);
   expand.max_inputs = 2;
-  expand.const_inputs = {{1, "shape", "shape"}};
+  expand.const_inputs = {{1, "shape", "shape", /*symbolic=*/true}};
   t.push_back(expand);
 
   OpInfo tile =

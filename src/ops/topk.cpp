@@ -16,7 +16,7 @@ std::vector<TensorType> infer_topk(Node& n) {
   int64_t k = n.attrs.get_int("k", 0);
   const Dim& d = x.shape[size_t(axis)];
   if (!d.is_static())
-    fail_user("{}: cannot take the top k of symbolic dim '{}' (axis {})", n.describe(), d.symbol,
+    fail_user("{}: cannot take the top k of symbolic dim '{}' (axis {})", n.describe(), d.str(),
               axis);
   if (k < 0 || k > d.value)
     fail_user("{}: k = {} is out of range for axis {} of size {}", n.describe(), k, axis, d.value);

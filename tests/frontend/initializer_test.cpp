@@ -95,6 +95,7 @@ TEST(OnnxInitializers, TypedFieldsOfEachDtype) {
       {onnx::TensorProto::INT16, DType::kI16, {-300, 700}, {-300, 700}},
       {onnx::TensorProto::INT32, DType::kI32, {-70000, 5}, {-70000, 5}},
       {onnx::TensorProto::UINT8, DType::kU8, {200, 1}, {200, 1}},
+      {onnx::TensorProto::UINT16, DType::kU16, {65535, 1}, {65535, 1}},
       {onnx::TensorProto::BOOL, DType::kBool, {1, 0}, {1, 0}},
   };
   for (const Case& c : cases) {
@@ -107,6 +108,28 @@ TEST(OnnxInitializers, TypedFieldsOfEachDtype) {
     const graph::Tensor& w = constant_of(*g, "w");
     EXPECT_EQ(w.dtype(), c.dtype);
     EXPECT_EQ(i64_values(w), c.expect) << graph::dtype_name(c.dtype);
+  }
+}
+
+// uint32 and uint64 live in the uint64_data field (onnx.proto), values past int64 included.
+TEST(OnnxInitializers, Uint32AndUint64InUint64Data) {
+  for (auto [onnx_type, dtype] : {std::pair{onnx::TensorProto::UINT32, DType::kU32},
+                                  std::pair{onnx::TensorProto::UINT64, DType::kU64}}) {
+    const uint64_t top = dtype == DType::kU32 ? 0xFFFFFFFFull : 0xFFFFFFFFFFFFFFFFull;
+    onnx::TensorProto t;
+    t.set_name("w");
+    t.set_data_type(onnx_type);
+    t.add_dims(3);
+    for (uint64_t v : {top, uint64_t(7), top - 1}) t.add_uint64_data(v);
+    auto g = passthrough(t).import();
+    const graph::Tensor& w = constant_of(*g, "w");
+    EXPECT_EQ(w.dtype(), dtype);
+    EXPECT_EQ(w.num_elements(), 3);
+    EXPECT_EQ(w.get_f64(0), double(top)) << graph::dtype_name(dtype);
+    EXPECT_EQ(w.get_f64(1), 7.0);
+    EXPECT_EQ(uint64_t(w.get_i64(2)), top - 1);  // the bits, two's complement for uint64
+    t.add_uint64_data(1);                        // a fourth value for a 3-element shape
+    EXPECT_THROW(passthrough(t).import(), UserError);
   }
 }
 
@@ -148,9 +171,9 @@ TEST(OnnxInitializers, SizeMismatchesAndUnsupportedDtype) {
             "initializer 'w' is too large (shape [1073741824,1073741824])");
   onnx::TensorProto s;
   s.set_name("w");
-  s.set_data_type(onnx::TensorProto::UINT16);
+  s.set_data_type(onnx::TensorProto::BFLOAT16);
   EXPECT_EQ(user_error([&] { passthrough(s).import(); }),
-            "initializer 'w' has unsupported dtype UINT16");
+            "initializer 'w' has unsupported dtype BFLOAT16");
 }
 
 onnx::TensorProto external_tensor(const std::string& location, int64_t offset, int64_t length) {

@@ -37,7 +37,7 @@ TEST(InferQuantize, OutputDtypeFromZeroPointToOrUint8) {
               OneNode(OpKind::QuantizeLinear, {F32({2}), F32({}), T(DType::kI32, {})}).infer();
             }),
             "node 'n' (QuantizeLinear): quantized dtype int32 is not supported (uint8, int8, "
-            "int16)");
+            "uint16, int16)");
 }
 
 TEST(InferQuantize, PerAxisAndBlockedScales) {

@@ -49,10 +49,17 @@ TEST(ShapeValues, ChainBecomesConstant) {
   EXPECT_EQ(c.reshape->outputs[0]->type, F32({2, 12}));
 }
 
-TEST(ShapeValues, SymbolicShapeStaysANodeAndReshapeFails) {
+// With a symbolic dim the chain stays (it would compute the shape at run time), its value is
+// known as expressions of the symbols, and the Reshape's output is [N, 12].
+TEST(ShapeValues, SymbolicShapeStaysANodeWithSymbolicValues) {
   FlattenChain c(F32({"N", 3, 4}));
-  EXPECT_EQ(testing::user_error([&] { infer_types(c.g); }),
-            "node 'rs' (Reshape): input 'shape' must be a compile-time constant");
+  infer_types(c.g);
+  EXPECT_EQ(c.reshape->outputs[0]->type, F32({"N", 12}));
+  const Value* shape = c.reshape->inputs[1];
+  EXPECT_FALSE(shape->is_constant());
+  ASSERT_EQ(shape->symbolic_value.size(), 2u);
+  EXPECT_EQ(shape->symbolic_value[0], SymExpr::symbol("N"));
+  EXPECT_EQ(shape->symbolic_value[1], SymExpr(-1));
 }
 
 TEST(ShapeValues, ArithmeticCastAndBroadcast) {

@@ -5,6 +5,8 @@ A ratchet: fails if the in-scope pass rate drops below MIN_PASS_RATE. When op co
 raise MIN_PASS_RATE to the newly measured rate minus a small margin (the runner prints the rate).
 Measured 2026-11-29 with onnx 1.23.2: 616 passed, 751 failed, 517 skipped; rate 0.4506
 (with --constant-inputs: 772 passed, rate 0.5647).
+2026-12-04, with float64, int16 and uint16/32/64 interfaces in scope: 1442 passed, 41 failed,
+401 skipped; rate 0.9724 (137 more tests in scope, all passing; ratchet raised to 0.965).
 The full log is written to conformance.log and per-op counts to conformance_ops.json in the
 working directory (the build dir under ctest).
 It runs with --specialize-inputs, as an AOT user compiles: inputs that decide shapes (Reshape
@@ -23,7 +25,7 @@ import os
 import subprocess
 import sys
 
-MIN_PASS_RATE = 0.95
+MIN_PASS_RATE = 0.965
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUNNER = os.path.join(HERE, "..", "..", "scripts", "conformance.py")

@@ -20,6 +20,7 @@
 
 #include "ingot/runtime.hpp"
 #include "support/error.h"
+#include "support/half.h"
 #include "support/npz.h"
 #include "tools/ingot/commands.h"
 #include "tools/ingot/mlf_artifact.h"
@@ -98,10 +99,16 @@ std::string format_value(IngotDType dtype, const uint8_t* p) {
   };
   if (dtype.code == 2 && dtype.bits == 32) return fmt::format("{:g}", get(float{}));
   if (dtype.code == 2 && dtype.bits == 64) return fmt::format("{:g}", get(double{}));
+  if (dtype.code == 2 && dtype.bits == 16)
+    return fmt::format("{:g}", half_bits_to_double(get(uint16_t{})));
   if (dtype.code == 6) return p[0] ? "True" : "False";
   if (dtype.code == 0 && dtype.bits == 64) return fmt::format("{}", get(int64_t{}));
   if (dtype.code == 0 && dtype.bits == 32) return fmt::format("{}", get(int32_t{}));
+  if (dtype.code == 0 && dtype.bits == 16) return fmt::format("{}", get(int16_t{}));
   if (dtype.code == 0 && dtype.bits == 8) return fmt::format("{}", get(int8_t{}));
+  if (dtype.code == 1 && dtype.bits == 64) return fmt::format("{}", get(uint64_t{}));
+  if (dtype.code == 1 && dtype.bits == 32) return fmt::format("{}", get(uint32_t{}));
+  if (dtype.code == 1 && dtype.bits == 16) return fmt::format("{}", get(uint16_t{}));
   if (dtype.code == 1 && dtype.bits == 8) return fmt::format("{}", get(uint8_t{}));
   return "?";
 }

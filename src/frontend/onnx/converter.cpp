@@ -275,6 +275,12 @@ std::vector<uint8_t> scalar_bytes(T v) {
   return b;
 }
 
+// An integral double as uint64 bits: negative values wrap (as ONNX's integer Cast does), values
+// past int64 convert directly; both without the undefined double -> unsigned conversion.
+uint64_t as_uint64(double v) {
+  return v < 0 ? uint64_t(int64_t(v)) : uint64_t(v);
+}
+
 }  // namespace
 
 graph::TensorPtr make_i64_tensor(std::vector<int64_t> values, std::vector<int64_t> shape) {
@@ -310,6 +316,15 @@ graph::TensorPtr make_scalar(graph::DType dtype, double value) {
       break;
     case DType::kU8:
       b = scalar_bytes(uint8_t(value));
+      break;
+    case DType::kU16:
+      b = scalar_bytes(uint16_t(as_uint64(value)));
+      break;
+    case DType::kU32:
+      b = scalar_bytes(uint32_t(as_uint64(value)));
+      break;
+    case DType::kU64:
+      b = scalar_bytes(as_uint64(value));
       break;
     case DType::kBool:
       b = scalar_bytes(uint8_t(value != 0));

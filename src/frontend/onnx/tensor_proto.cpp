@@ -46,6 +46,12 @@ std::pair<std::vector<uint8_t>, int64_t> typed_bytes(const onnx::TensorProto& t,
       return {pack<int8_t>(t.int32_data()), t.int32_data_size()};
     case DType::kU8:
       return {pack<uint8_t>(t.int32_data()), t.int32_data_size()};
+    case DType::kU16:
+      return {pack<uint16_t>(t.int32_data()), t.int32_data_size()};
+    case DType::kU32:  // uint32 and uint64 live in uint64_data
+      return {pack<uint32_t>(t.uint64_data()), t.uint64_data_size()};
+    case DType::kU64:
+      return {pack<uint64_t>(t.uint64_data()), t.uint64_data_size()};
     case DType::kF16:
       return {pack<uint16_t>(t.int32_data()), t.int32_data_size()};
     case DType::kBool: {
@@ -65,6 +71,9 @@ const char* typed_field_name(DType dtype) {
       return "double_data";
     case DType::kI64:
       return "int64_data";
+    case DType::kU32:
+    case DType::kU64:
+      return "uint64_data";
     default:
       return "int32_data";
   }
@@ -142,6 +151,12 @@ std::optional<DType> dtype_from_onnx(int32_t code) {
       return DType::kI64;
     case TP::UINT8:
       return DType::kU8;
+    case TP::UINT16:
+      return DType::kU16;
+    case TP::UINT32:
+      return DType::kU32;
+    case TP::UINT64:
+      return DType::kU64;
     case TP::BOOL:
       return DType::kBool;
     default:

@@ -38,23 +38,23 @@ void bind_input_shapes(Graph& g, const std::map<std::string, std::vector<int64_t
       if (shape[i] < 0)
         fail_user("input '{}': given shape {} has a negative dim", name, shape_text(shape));
       if (d.is_static()) continue;  // overridden below, as tvmc allows
-      auto [it, fresh] = bound.emplace(d.symbol, shape[i]);
+      auto [it, fresh] = bound.emplace(d.str(), shape[i]);
       if (!fresh && it->second != shape[i])
-        fail_user("symbol '{}' is bound to both {} and {} (input '{}')", d.symbol, it->second,
+        fail_user("symbol '{}' is bound to both {} and {} (input '{}')", d.str(), it->second,
                   shape[i], name);
     }
   }
   auto remember_symbols = [](Value& v) {
     if (!v.declared_symbols.empty()) return;
-    for (const Dim& d : v.type.shape) v.declared_symbols.push_back(d.symbol);
+    for (const Dim& d : v.type.shape) v.declared_symbols.push_back(d.symbol_name());
   };
   for (const auto& v : g.values())
     for (Dim& d : v->type.shape)
       if (!d.is_static()) {
-        auto it = bound.find(d.symbol);
-        if (it == bound.end()) continue;
+        Dim bound_dim = Dim::of(d.expr.substitute(bound));
+        if (bound_dim == d) continue;
         remember_symbols(*v);
-        d = Dim::fixed(it->second);
+        d = bound_dim;
       }
   // Explicit shapes override static input dims too (as tvmc's --input-shapes does); inference
   // recomputes everything downstream.

@@ -17,6 +17,17 @@ namespace ingot::graph {
 
 namespace {
 
+// The constants of `vals`, or nullopt when an element is symbolic.
+std::optional<std::vector<int64_t>> constants_of(const ShapeValues& vals) {
+  std::vector<int64_t> out;
+  for (const SymExpr& e : vals) {
+    std::optional<int64_t> c = e.as_constant();
+    if (!c) return std::nullopt;
+    out.push_back(*c);
+  }
+  return out;
+}
+
 TensorPtr make_int_tensor(const TensorType& t, const std::vector<int64_t>& vals) {
   std::vector<uint8_t> bytes(vals.size() * size_t(dtype_bytes(t.dtype)));
   for (size_t i = 0; i < vals.size(); ++i) {
@@ -120,17 +131,21 @@ void infer_types(Graph& g, const ConstantEvaluator& evaluate, InferTypesStats* s
   InferTypesStats local;
   if (stats == nullptr) stats = &local;
   g.topo_sort();
-  std::unordered_map<const Value*, std::vector<int64_t>> values;
-  KnownValues known = [&](const Value* v) -> const std::vector<int64_t>* {
+  for (const auto& n : g.nodes())  // recomputed below (symbols may have been bound since)
+    for (Value* v : n->outputs)
+      if (v) v->symbolic_value.clear();
+  std::unordered_map<const Value*, ShapeValues> values;
+  KnownValues known = [&](const Value* v) -> const ShapeValues* {
     auto it = values.find(v);
     if (it != values.end()) return &it->second;
+    if (!v->symbolic_value.empty()) return &v->symbolic_value;
     if (!v->is_constant()) return nullptr;
     const Tensor& t = *v->constant;
     if ((t.dtype() != DType::kI64 && t.dtype() != DType::kI32) ||
         t.num_elements() > kMaxShapeValueElements)
       return nullptr;
-    std::vector<int64_t> vals;
-    for (int64_t i = 0; i < t.num_elements(); ++i) vals.push_back(t.get_i64(i));
+    ShapeValues vals;
+    for (int64_t i = 0; i < t.num_elements(); ++i) vals.push_back(SymExpr(t.get_i64(i)));
     return &(values[v] = std::move(vals));
   };
 
@@ -167,7 +182,14 @@ void infer_types(Graph& g, const ConstantEvaluator& evaluate, InferTypesStats* s
     //    other node with constant inputs waits in the batch. (Inference may have dropped an
     //    input that only gave a dtype, as CastLike's: ask again.)
     foldable = evaluate && constant_inputs(*n, batch.values());
-    std::optional<std::vector<int64_t>> vals = propagate_shape_value(*n, known);
+    std::optional<ShapeValues> vals = propagate_shape_value(*n, known);
+    std::optional<std::vector<int64_t>> consts = vals ? constants_of(*vals) : std::nullopt;
+    if (vals && !consts) {
+      // Known as expressions of the symbols: the node stays (it runs if its value is read), and
+      // ops that take shapes read the expressions.
+      n->outputs[0]->symbolic_value = *vals;
+      continue;
+    }
     if (!vals && foldable && n->op == ops::OpKind::Identity && n->inputs.size() == 1 &&
         n->inputs[0] && n->inputs[0]->is_constant()) {
       Value* old = n->outputs[0];
@@ -185,7 +207,7 @@ void infer_types(Graph& g, const ConstantEvaluator& evaluate, InferTypesStats* s
     }
     if (!vals) continue;
     Value* old = n->outputs[0];
-    Value* c = g.add_constant(old->name, make_int_tensor(old->type, *vals));
+    Value* c = g.add_constant(old->name, make_int_tensor(old->type, *consts));
     values[c] = std::move(*vals);
     g.replace_all_uses(old, c);
     g.remove_node(n);

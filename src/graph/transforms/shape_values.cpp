@@ -1,13 +1,14 @@
 // Data propagation of small shape tensors: Shape, Size, ConstantOfShape,
 // Identity/Reshape/Flatten/Squeeze/Unsqueeze, Cast (to int), Gather, Slice, Concat, Neg and integer
-// Add/Sub/Mul/Div with broadcasting.
+// Add/Sub/Mul/Div/Max/Min with broadcasting, over symbolic expressions (a symbolic dim's Shape is
+// its expression).
 #include "graph/transforms/shape_values.h"
 
 namespace ingot::graph {
 
 namespace {
 
-using Vals = std::vector<int64_t>;
+using Vals = ShapeValues;
 
 bool is_int(DType d) {
   return d == DType::kI64 || d == DType::kI32;
@@ -34,8 +35,8 @@ std::optional<Vals> arith(const Node& n, const Vals& a, const Vals& b) {
   int64_t count = n.outputs[0]->type.num_elements();
   Vals out(static_cast<size_t>(count));
   for (int64_t i = 0; i < count; ++i) {
-    int64_t x = a[broadcast_index(i, out_shape, sa)];
-    int64_t y = b[broadcast_index(i, out_shape, sb)];
+    const SymExpr& x = a[broadcast_index(i, out_shape, sa)];
+    const SymExpr& y = b[broadcast_index(i, out_shape, sb)];
     switch (n.op) {
       case ops::OpKind::Add:
         out[i] = x + y;
@@ -46,10 +47,25 @@ std::optional<Vals> arith(const Node& n, const Vals& a, const Vals& b) {
       case ops::OpKind::Mul:
         out[i] = x * y;
         break;
-      case ops::OpKind::Div:
-        if (y == 0) return std::nullopt;  // left for run time
-        out[i] = x / y;                   // integer Div truncates, as in ONNX Runtime
+      case ops::OpKind::Max:
+        out[i] = SymExpr::max(x, y);
         break;
+      case ops::OpKind::Min:
+        out[i] = SymExpr::min(x, y);
+        break;
+      case ops::OpKind::Div: {
+        // Integer Div truncates, as in ONNX Runtime: a floor division when x >= 0 and y > 0.
+        auto cx = x.as_constant(), cy = y.as_constant();
+        if (!cy || *cy == 0) return std::nullopt;  // left for run time
+        if (cx) {
+          out[i] = SymExpr(*cx / *cy);
+        } else if (*cy > 0 && x.provably_nonnegative()) {
+          out[i] = SymExpr::floordiv(x, *cy);
+        } else {
+          return std::nullopt;
+        }
+        break;
+      }
       default:
         return std::nullopt;
     }
@@ -71,10 +87,8 @@ std::optional<Vals> propagate_shape_value(const Node& n, const KnownValues& know
     case ops::OpKind::Shape: {
       const TensorType& x = n.inputs[0]->type;
       Vals out;
-      for (int64_t i = n.attrs.get_int("start", 0); i < n.attrs.get_int("end", x.rank()); ++i) {
-        if (!x.shape[i].is_static()) return std::nullopt;
-        out.push_back(x.shape[i].value);
-      }
+      for (int64_t i = n.attrs.get_int("start", 0); i < n.attrs.get_int("end", x.rank()); ++i)
+        out.push_back(x.shape[i].sym());
       return out;
     }
     case ops::OpKind::Identity:
@@ -91,8 +105,10 @@ std::optional<Vals> propagate_shape_value(const Node& n, const KnownValues& know
       if (!data || !idx || n.inputs[0]->type.rank() != 1) return std::nullopt;
       int64_t size = int64_t(data->size());
       Vals out;
-      for (int64_t i : *idx) {
-        if (i < 0) i += size;
+      for (const SymExpr& e : *idx) {
+        std::optional<int64_t> c = e.as_constant();
+        if (!c) return std::nullopt;
+        int64_t i = *c < 0 ? *c + size : *c;
         if (i < 0 || i >= size) return std::nullopt;  // reported by the run-time check
         out.push_back((*data)[i]);
       }
@@ -101,15 +117,17 @@ std::optional<Vals> propagate_shape_value(const Node& n, const KnownValues& know
     case ops::OpKind::Neg:
       if (const Vals* v = in(0)) {
         Vals out;
-        for (int64_t x : *v) out.push_back(-x);
+        for (const SymExpr& x : *v) out.push_back(-x);
         return out;
       }
       return std::nullopt;
     case ops::OpKind::ConstantOfShape:
-      return Vals(size_t(ot.num_elements()), int64_t(n.attrs.get_float("value", 0.0)));
-    case ops::OpKind::Size:
-      if (!n.inputs[0]->type.is_static()) return std::nullopt;
-      return Vals{n.inputs[0]->type.num_elements()};
+      return Vals(size_t(ot.num_elements()), SymExpr(int64_t(n.attrs.get_float("value", 0.0))));
+    case ops::OpKind::Size: {
+      SymExpr count(1);
+      for (const Dim& d : n.inputs[0]->type.shape) count = count * d.sym();
+      return Vals{count};
+    }
     case ops::OpKind::Slice: {  // attributes normalised by inference: one entry per dim
       const Vals* data = in(0);
       if (!data || n.inputs[0]->type.rank() != 1) return std::nullopt;
@@ -131,7 +149,10 @@ std::optional<Vals> propagate_shape_value(const Node& n, const KnownValues& know
     case ops::OpKind::Add:
     case ops::OpKind::Sub:
     case ops::OpKind::Mul:
+    case ops::OpKind::Max:
+    case ops::OpKind::Min:
     case ops::OpKind::Div: {
+      if (n.inputs.size() != 2) return std::nullopt;
       const Vals* a = in(0);
       const Vals* b = in(1);
       if (!a || !b || !n.inputs[0]->type.is_static() || !n.inputs[1]->type.is_static())

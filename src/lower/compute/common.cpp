@@ -41,6 +41,12 @@ DataType to_tir_dtype(graph::DType d) {
       return DataType::i64();
     case graph::DType::kU8:
       return DataType::u8();
+    case graph::DType::kU16:
+      return DataType{DataType::kUInt, 16, 1};
+    case graph::DType::kU32:
+      return DataType{DataType::kUInt, 32, 1};
+    case graph::DType::kU64:
+      return DataType{DataType::kUInt, 64, 1};
     case graph::DType::kBool:
       return DataType::boolean();
   }

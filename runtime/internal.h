@@ -34,7 +34,8 @@ struct IngotModel {
   void* device;
   const IngotArtifact* artifact;
   char* path;
-  size_t* input_bytes; /* byte size of each input */
+  /* byte size of each input and output; for symbolic ones, at the symbols' largest values */
+  size_t* input_bytes;
   size_t* output_bytes;
 };
 
@@ -50,6 +51,12 @@ struct IngotSession {
   void** input_copies; /* session-owned buffers for copied inputs (lazily allocated) */
   void** outputs;      /* session-owned output buffers */
   int64_t** output_shapes;
+  /* Symbolic artifacts: the shape of each set input, the symbols bound from them by the last run,
+   * the output dims the shape function gave (flat) and each output buffer's size. */
+  int64_t** input_shapes;
+  int64_t* symbols;
+  int64_t* output_dims;
+  size_t* output_capacity;
   IngotServices services;
   /* set_error may be called from pool threads during a run; first message wins. */
   pthread_mutex_t error_lock;
@@ -82,6 +89,17 @@ void ingot_copy_to_dense(const DLTensor* tensor, size_t elem_bytes, void* dst);
 const char* ingot_format_shape(const int64_t* shape, int32_t ndim, char* buf, size_t buf_size);
 /* Byte size of a tensor of this info, or SIZE_MAX on overflow / invalid shape. */
 size_t ingot_tensor_bytes(const IngotTensorInfo* info);
+
+/* symbols.c (ABI version 6): the symbol named `name` (-1: none); the symbol table and every
+ * symbolic input dim checked at load; byte sizes at the symbols' largest values; the symbols of
+ * a run bound from the set inputs' shapes (bounds and agreement checked, naming the input); the
+ * run's output shapes from the shape function, growing output buffers that are too small. */
+int32_t ingot_symbol_index(const IngotArtifact* a, const char* name);
+ingot_status ingot_check_symbols(const char* path, const IngotArtifact* a);
+size_t ingot_input_max_bytes(const IngotArtifact* a, const IngotTensorInfo* t);
+ingot_status ingot_output_max_bytes(const char* path, const IngotArtifact* a, size_t* bytes);
+ingot_status ingot_bind_symbols(IngotSession* s);
+ingot_status ingot_update_output_shapes(IngotSession* s);
 
 /* guard.c: checks every specialised input's bound data against the value the artifact was
  * compiled for; on a difference fails naming the input and both values. */

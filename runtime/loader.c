@@ -8,11 +8,11 @@
 #include "artifact_checksum.h"
 #include "internal.h"
 
-/* Size of the IngotArtifact record of ABI version 4 (fields up to and including `device_code`). */
-#define INGOT_ARTIFACT_MIN_SIZE (offsetof(IngotArtifact, device_code) + sizeof(const void*))
+/* Size of the IngotArtifact record of ABI version 6 (fields up to and including `shape_fn`). */
+#define INGOT_ARTIFACT_MIN_SIZE (offsetof(IngotArtifact, shape_fn) + sizeof(IngotShapeFn))
 
-static ingot_status check_tensor_table(const char* path, const char* what, int32_t count,
-                                       const IngotTensorInfo* infos, size_t* bytes) {
+static ingot_status check_tensor_table(const char* path, const IngotArtifact* a, const char* what,
+                                       int32_t count, const IngotTensorInfo* infos, size_t* bytes) {
   int is_input = strcmp(what, "input") == 0;
   if (count < 0 || (count > 0 && infos == NULL)) {
     return ingot_fail(INGOT_ERR_LOAD, "artifact '%s' is corrupt: invalid %s table", path, what);
@@ -27,7 +27,14 @@ static ingot_status check_tensor_table(const char* path, const char* what, int32
                         "artifact '%s' is corrupt: output '%s' has a specialised value", path,
                         t->name);
     }
-    bytes[i] = ingot_tensor_bytes(t);
+    int symbolic = 0;
+    for (int32_t d = 0; d < t->ndim; ++d) symbolic |= t->shape[d] == -1;
+    if (symbolic && a->num_symbols == 0) {
+      return ingot_fail(INGOT_ERR_LOAD, "artifact '%s' is corrupt: %s '%s' has a symbolic dim",
+                        path, what, t->name);
+    }
+    /* Symbolic outputs are sized by the shape function afterwards. */
+    bytes[i] = !symbolic ? ingot_tensor_bytes(t) : is_input ? ingot_input_max_bytes(a, t) : 0;
     if (bytes[i] == SIZE_MAX || t->dtype.bits == 0) {
       return ingot_fail(INGOT_ERR_LOAD,
                         "artifact '%s' is corrupt: %s '%s' has an invalid shape "
@@ -178,10 +185,20 @@ INGOT_API ingot_status ingot_model_load_ex(const char* path, uint32_t flags, Ing
     }
   }
   if (status == INGOT_OK) {
-    status = check_tensor_table(path, "input", a->num_inputs, a->inputs, m->input_bytes);
+    status = ingot_check_symbols(path, a);
   }
   if (status == INGOT_OK) {
-    status = check_tensor_table(path, "output", a->num_outputs, a->outputs, m->output_bytes);
+    status = check_tensor_table(path, a, "input", a->num_inputs, a->inputs, m->input_bytes);
+  }
+  if (status == INGOT_OK) {
+    status = check_tensor_table(path, a, "output", a->num_outputs, a->outputs, m->output_bytes);
+  }
+  if (status == INGOT_OK && a->num_symbols > 0) {
+    if (a->device_type != kDLCPU)
+      status = ingot_fail(INGOT_ERR_LOAD,
+                          "artifact '%s' is corrupt: a device artifact with symbols", path);
+    else
+      status = ingot_output_max_bytes(path, a, m->output_bytes);
   }
   /* A device artifact loaded to run: its device, program and constants now. */
   if (status == INGOT_OK && check_isa && a->device_type == kDLOpenCL) {

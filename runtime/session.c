@@ -92,14 +92,26 @@ INGOT_API ingot_status ingot_session_create(const IngotModel* model, IngotSessio
   s->kernel_start = calloc(nk, sizeof(double));
   s->kernel_total = calloc(nk, sizeof(double));
   s->kernel_calls = calloc(nk, sizeof(int64_t));
+  size_t out_dims = 1;
+  for (int32_t i = 0; i < a->num_outputs; ++i) out_dims += (size_t)a->outputs[i].ndim;
+  s->input_shapes = calloc(nin, sizeof(int64_t*));
+  s->symbols = calloc((size_t)a->num_symbols + 1, sizeof(int64_t));
+  s->output_dims = calloc(out_dims, sizeof(int64_t));
+  s->output_capacity = calloc(nout, sizeof(size_t));
   if (!on_device)
     s->workspace =
         a->workspace_bytes > SIZE_MAX ? NULL : ingot_aligned_alloc((size_t)a->workspace_bytes);
   int ok = s->inputs && s->input_copies && s->outputs && s->output_shapes && s->kernel_start &&
-           s->kernel_total && s->kernel_calls && (on_device || s->workspace);
+           s->kernel_total && s->kernel_calls && (on_device || s->workspace) && s->input_shapes &&
+           s->symbols && s->output_dims && s->output_capacity;
+  for (int32_t i = 0; ok && i < a->num_inputs; ++i) {
+    s->input_shapes[i] = calloc((size_t)a->inputs[i].ndim + 1, sizeof(int64_t));
+    ok = s->input_shapes[i] != NULL;
+  }
   for (int32_t i = 0; ok && i < a->num_outputs; ++i) {
     const IngotTensorInfo* info = &a->outputs[i];
     s->outputs[i] = ingot_aligned_alloc(model->output_bytes[i]);
+    s->output_capacity[i] = model->output_bytes[i];
     s->output_shapes[i] = calloc((size_t)info->ndim + 1, sizeof(int64_t));
     ok = s->outputs[i] && s->output_shapes[i];
     if (ok && info->ndim > 0)
@@ -137,6 +149,11 @@ INGOT_API void ingot_session_free(IngotSession* s) {
     if (s->outputs) ingot_aligned_free(s->outputs[i]);
     if (s->output_shapes) free(s->output_shapes[i]);
   }
+  for (int32_t i = 0; s->input_shapes && i < a->num_inputs; ++i) free(s->input_shapes[i]);
+  free(s->input_shapes);
+  free(s->symbols);
+  free(s->output_dims);
+  free(s->output_capacity);
   free(s->inputs);
   free(s->input_copies);
   free(s->outputs);
@@ -168,6 +185,7 @@ static ingot_status session_set_input_unguarded(IngotSession* s, int32_t index,
     s->inputs[index] = NULL;
     return st;
   }
+  if (info->ndim > 0) memcpy(s->input_shapes[index], tensor->shape, sizeof(int64_t) * info->ndim);
   /* An empty tensor may carry a NULL data pointer; give the artifact a valid one instead. */
   if (compact && tensor->data != NULL) {
     s->inputs[index] = (char*)tensor->data + tensor->byte_offset;
@@ -187,6 +205,13 @@ static ingot_status session_set_input_copy_unguarded(IngotSession* s, int32_t in
   if (st != INGOT_OK) return st;
   const IngotTensorInfo* info = &s->model->artifact->inputs[index];
   size_t want = s->model->input_bytes[index];
+  for (int32_t d = 0; d < info->ndim; ++d) {
+    if (info->shape[d] == -1)
+      return ingot_fail(INGOT_ERR_INVALID_ARGUMENT,
+                        "input '%s' has a symbolic dim ('%s'): set it with ingot_session_set_input "
+                        "and a DLTensor, which carries its shape",
+                        info->name, info->dim_names ? info->dim_names[d] : "");
+  }
   if (nbytes != want) {
     s->inputs[index] = NULL;
     return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "input '%s': expected %zu bytes, got %zu",
@@ -213,14 +238,19 @@ static ingot_status session_run_unguarded(IngotSession* s) {
   /* Checked on every run: a zero-copy input may have changed since it was set. */
   ingot_status st = ingot_check_specialized_inputs(s->model, (void* const*)s->inputs);
   if (st != INGOT_OK) return st;
+  if (a->num_symbols > 0) {
+    st = ingot_bind_symbols(s);
+    if (st == INGOT_OK) st = ingot_update_output_shapes(s);
+    if (st != INGOT_OK) return st;
+  }
   s->has_run_error = 0;
   s->run_error[0] = '\0';
   s->services.kernel_begin = s->profiling ? session_kernel_begin : NULL;
   s->services.kernel_end = s->profiling ? session_kernel_end : NULL;
   if (s->device != NULL)
     return s->model->device_ops->session_run(s, s->services.kernel_begin, s->services.kernel_end);
-  int32_t rc =
-      a->entry(&s->services, (void* const*)s->inputs, (void* const*)s->outputs, s->workspace);
+  int32_t rc = a->entry(&s->services, (void* const*)s->inputs, (void* const*)s->outputs,
+                        s->workspace, a->num_symbols > 0 ? s->symbols : NULL);
   if (rc == 0 && !s->has_run_error) return INGOT_OK;
   const char* name = a->model_name ? a->model_name : "";
   if (s->has_run_error) {

@@ -65,6 +65,21 @@ size_t ingot_tensor_bytes(const IngotTensorInfo* info) {
   return n;
 }
 
+/* "[1,seq,768]": an input's declared shape, symbols by name. */
+static const char* format_declared_shape(const IngotTensorInfo* info, char* buf, size_t buf_size) {
+  size_t used = (size_t)snprintf(buf, buf_size, "[");
+  for (int32_t i = 0; i < info->ndim && used < buf_size; ++i) {
+    const char* sep = i ? "," : "";
+    if (info->shape[i] == -1 && info->dim_names != NULL && info->dim_names[i] != NULL)
+      used += (size_t)snprintf(buf + used, buf_size - used, "%s%s", sep, info->dim_names[i]);
+    else
+      used +=
+          (size_t)snprintf(buf + used, buf_size - used, "%s%lld", sep, (long long)info->shape[i]);
+  }
+  if (used < buf_size) snprintf(buf + used, buf_size - used, "]");
+  return buf;
+}
+
 static int same_dtype(IngotDType want, DLDataType got) {
   uint16_t want_lanes = want.lanes == 0 ? 1 : want.lanes;
   return want.code == got.code && want.bits == got.bits && want_lanes == got.lanes;
@@ -97,15 +112,20 @@ ingot_status ingot_check_input_tensor(const IngotTensorInfo* info, const DLTenso
                       ingot_dtype_name(got_dtype, got, sizeof(got)));
   }
   int shape_ok = tensor->ndim == info->ndim && (tensor->ndim == 0 || tensor->shape != NULL);
-  for (int32_t i = 0; shape_ok && i < info->ndim; ++i)
-    shape_ok = tensor->shape[i] == info->shape[i];
+  int empty = 0;
+  for (int32_t i = 0; shape_ok && i < info->ndim; ++i) {
+    /* A symbolic dim takes any size here; its bounds are checked when the run binds it. */
+    shape_ok =
+        tensor->shape[i] == info->shape[i] || (info->shape[i] == -1 && tensor->shape[i] >= 0);
+    empty |= tensor->shape[i] == 0;
+  }
   if (!shape_ok) {
     int got_ndim = tensor->shape == NULL ? 0 : tensor->ndim;
     return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "input '%s': expected shape %s, got %s",
-                      info->name, ingot_format_shape(info->shape, info->ndim, want, sizeof(want)),
+                      info->name, format_declared_shape(info, want, sizeof(want)),
                       ingot_format_shape(tensor->shape, got_ndim, got, sizeof(got)));
   }
-  if (tensor->data == NULL && ingot_tensor_bytes(info) != 0) {
+  if (tensor->data == NULL && !empty && ingot_dtype_bytes(info->dtype) != 0) {
     return ingot_fail(INGOT_ERR_INVALID_ARGUMENT, "input '%s': tensor data is NULL", info->name);
   }
   size_t elem = ingot_dtype_bytes(info->dtype);

@@ -16,8 +16,10 @@ extern "C" {
  * 3: IngotArtifact gained `isa_features` (the CPU features the code needs, checked at load).
  * 4: IngotArtifact gained `device_code` (GPU artifacts: device kernels and their launches).
  * 5: IngotKernelInfo gained `ops` (the graph ops fused into the kernel), and every artifact file
- *    ends with an IngotArtifactTrailer (a checksum of the file, verified before dlopen). */
-#define INGOT_ABI_VERSION 5u
+ *    ends with an IngotArtifactTrailer (a checksum of the file, verified before dlopen).
+ * 6: symbolic dims: IngotArtifact gained `num_symbols`, `symbols` and `shape_fn`, the entry takes
+ *    the bound symbols, and a symbolic dim's `shape` entry is -1 (docs/abi.md). */
+#define INGOT_ABI_VERSION 6u
 /* The one exported symbol of an artifact: `const IngotArtifact ingot_artifact_v1;` */
 #define INGOT_ARTIFACT_SYMBOL "ingot_artifact_v1"
 
@@ -32,8 +34,13 @@ typedef struct IngotTensorInfo {
   const char* name;
   IngotDType dtype;
   int32_t ndim;
-  const int64_t* shape;         /* ndim entries, all static after compilation */
-  const char* const* dim_names; /* ndim entries: the ONNX symbol ("N") or "" when static */
+  /* ndim entries; -1 for a symbolic dim, whose size the bound symbols decide (an input's is
+   * the symbol its dim_names entry names; an output's comes from IngotArtifact.shape_fn). */
+  const int64_t* shape;
+  /* ndim entries: "" for a static dim; the symbol ("seq") or, for an output, the expression of
+   * the symbols ("past+seq") of a symbolic one; for a dim bound at compile time (--input-shapes),
+   * the model's symbol it was bound from. */
+  const char* const* dim_names;
   /* Inputs only, else NULL: the value (dense, row-major, the tensor's byte size) this input was
    * specialised to at compile time (`ingot compile --specialize-inputs`). The artifact was built
    * for exactly these bytes; the runtime refuses to run it with any other value. */
@@ -114,9 +121,22 @@ typedef struct IngotDeviceCode {
 
 /* Runs the model. inputs/outputs: one data pointer per IngotArtifact input/output, in order,
  * dense row-major, at least 64-byte aligned is best but any alignment of the element is valid.
- * workspace: workspace_bytes, 64-byte aligned. Returns 0 on success. */
+ * workspace: workspace_bytes, 64-byte aligned. symbols: the value of each of the artifact's
+ * symbols, in order, within its bounds (NULL when it has none). Returns 0 on success. */
 typedef int32_t (*IngotEntryFn)(const IngotServices* services, void* const* inputs,
-                                void* const* outputs, void* workspace);
+                                void* const* outputs, void* workspace, const int64_t* symbols);
+
+/* A symbol of the artifact's dims ("seq"): an input dim binds it at run time, to a value in
+ * [min_value, max_value]. The workspace is planned for the largest values. */
+typedef struct IngotSymbolInfo {
+  const char* name;
+  int64_t min_value;
+  int64_t max_value;
+} IngotSymbolInfo;
+
+/* Writes the dims of every output under `symbols` (one value per symbol, in order): outputs in
+ * order, `ndim` values each, static dims included. Returns 0. */
+typedef int32_t (*IngotShapeFn)(const int64_t* symbols, int64_t* output_dims);
 
 typedef struct IngotArtifact {
   uint64_t magic;       /* INGOT_ARTIFACT_MAGIC */
@@ -140,13 +160,18 @@ typedef struct IngotArtifact {
   const char* isa_features;
   /* Device artifacts: their kernels and launches; NULL for CPU artifacts. */
   const IngotDeviceCode* device_code;
+  /* Symbolic dims (version 6): the symbols, and the output shapes as a function of them; 0, NULL
+   * and NULL for an artifact whose shapes are all static. */
+  int32_t num_symbols;
+  const IngotSymbolInfo* symbols;
+  IngotShapeFn shape_fn;
 } IngotArtifact;
 
 /* The last bytes of every artifact file (after the ELF image; the loader ignores them): a
  * checksum of everything before it, written by the compiler when it links the artifact and
  * verified by the runtime before the file is mapped. Little-endian, 32 bytes, magic last. */
 #define INGOT_TRAILER_MAGIC 0x4D5553544F474E49ull /* "INGOTSUM" little-endian */
-#define INGOT_CHECKSUM_XXH3_64 1u                  /* XXH3_64bits, seed 0 (xxHash 0.8) */
+#define INGOT_CHECKSUM_XXH3_64 1u                 /* XXH3_64bits, seed 0 (xxHash 0.8) */
 typedef struct IngotArtifactTrailer {
   uint64_t payload_bytes; /* bytes before the trailer: the file's size - sizeof(trailer) */
   uint64_t checksum;      /* of those bytes, by `checksum_kind` */

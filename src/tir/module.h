@@ -17,9 +17,20 @@ struct TensorDesc {
   DataType dtype;
   std::vector<int64_t> shape;
   std::vector<std::string> dim_names;  // symbol per dim or "" (same length as shape)
+  // Symbolic tensors: one int64 expression per dim over Vars named after IRModule::symbols
+  // (constants for static dims), whose `shape` entries are -1; empty when all dims are static.
+  std::vector<Expr> shape_exprs = {};
   // Inputs only: the value (dense bytes) the model was specialised to at compile time; the
   // artifact records it and the runtime refuses other values (IngotTensorInfo::specialized_value).
   std::optional<std::vector<uint8_t>> specialized_value = {};
+};
+
+// A symbol of the module's dims: input dims bind it at run time to a value in [min, max].
+struct SymbolDesc {
+  std::string name;
+  int64_t min = 1;
+  int64_t max = 1;
+  Var var;  // the int64 Var that stands for it in shape_exprs and kernels (named `name`)
 };
 
 struct ArgRef {
@@ -39,7 +50,10 @@ struct IRModule {
   std::vector<PrimFunc> kernels;
   std::vector<KernelCall> entry;  // run in order by the entry function
   std::vector<TensorDesc> inputs, outputs;
-  uint64_t workspace_bytes = 0;  // arena size, multiple of 64
+  // The symbols of symbolic dims, in the order the entry receives their values; a kernel's
+  // shape_vars are matched to them by name.
+  std::vector<SymbolDesc> symbols;
+  uint64_t workspace_bytes = 0;  // arena size, multiple of 64 (at the symbols' max values)
   // The arena if no two intermediates shared memory (the memory plan's saving is the difference).
   uint64_t workspace_bytes_unshared = 0;
   std::vector<uint8_t> constants;  // constant blob; each ArgRef::kConstant offset 64-aligned

@@ -24,6 +24,9 @@ struct PrimFunc {
   std::string schedule_trace = {};
   // The graph ops this kernel computes, e.g. {"Conv", "BatchNormalization", "Relu"} (reports).
   std::vector<std::string> source_ops = {};
+  // int64 scalars after the buffers: the symbols this kernel's shapes and loops use (the entry
+  // passes the values bound at run time; IRModule::symbols by name).
+  std::vector<Var> shape_vars = {};
 };
 
 }  // namespace ingot::tir

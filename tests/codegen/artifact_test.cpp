@@ -20,7 +20,9 @@ namespace {
 using namespace tir;
 
 // The layout the compiler emits (see module_builder.cpp) is x86_64's C layout of abi.h.
-static_assert(sizeof(IngotArtifact) == 120);
+static_assert(sizeof(IngotArtifact) == 144);
+static_assert(offsetof(IngotArtifact, num_symbols) == 120);
+static_assert(offsetof(IngotArtifact, shape_fn) == 136);
 static_assert(offsetof(IngotArtifact, isa_features) == 104);
 static_assert(offsetof(IngotArtifact, device_code) == 112);
 static_assert(sizeof(IngotDeviceCode) == 80 && offsetof(IngotDeviceCode, launches) == 40 &&
@@ -147,7 +149,7 @@ TEST(Artifact, WorkspaceConstantsAndHooks) {
     IngotServices s = make_services(&stats, threaded, /*hooks=*/true);
     void* in[] = {x.data()};
     void* out[] = {y.data()};
-    ASSERT_EQ(art->entry(&s, in, out, workspace), 0);
+    ASSERT_EQ(art->entry(&s, in, out, workspace, nullptr), 0);
     for (int64_t k = 0; k < kN; ++k)
       EXPECT_EQ(y[k], x[k] * (0.5f * float(k)) + (100.0f - float(k))) << k;
     EXPECT_EQ(stats.begun, (std::vector<int>{0, 1}));
@@ -169,7 +171,7 @@ TEST(Artifact, NonZeroStatusStopsTheRun) {
   s.parallel_for = failing_parallel_for;
   void* in[] = {x.data()};
   void* out[] = {y.data()};
-  EXPECT_EQ(art->entry(&s, in, out, workspace), 7);
+  EXPECT_EQ(art->entry(&s, in, out, workspace, nullptr), 7);
   EXPECT_EQ(stats.begun, (std::vector<int>{0}));  // kernel 1 never started
   EXPECT_EQ(y[0], -1.0f);
 }

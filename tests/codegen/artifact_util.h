@@ -155,12 +155,14 @@ class LoadedArtifact {
   const IngotArtifact& record() const { return *art_; }
   const std::string& path() const { return path_; }
 
-  // Runs the entry with serial services (or threaded ones); returns its status.
+  // Runs the entry with serial services (or threaded ones) and the symbols' values (if any);
+  // returns its status.
   int32_t run(std::vector<void*> inputs, std::vector<void*> outputs, void* workspace = nullptr,
-              bool threaded = false, ServiceStats* stats = nullptr) const {
+              bool threaded = false, ServiceStats* stats = nullptr,
+              const int64_t* symbols_ = nullptr) const {
     ServiceStats local;
     IngotServices s = make_services(stats ? stats : &local, threaded);
-    return art_->entry(&s, inputs.data(), outputs.data(), workspace);
+    return art_->entry(&s, inputs.data(), outputs.data(), workspace, symbols_);
   }
 
  private:

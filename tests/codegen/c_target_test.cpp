@@ -176,7 +176,7 @@ TEST(CTarget, EntryCallsKernelsInOrderWithHooksWorkspaceAndConstants) {
   IngotServices s = make_services(&stats, false, true);
   void* in[] = {xs.data()};
   void* out[] = {ys.data()};
-  ASSERT_EQ(art->entry(&s, in, out, ws), 0);
+  ASSERT_EQ(art->entry(&s, in, out, ws, nullptr), 0);
   for (int64_t j = 0; j < n; ++j) EXPECT_EQ(ys[size_t(j)], 2 * (xs[size_t(j)] + cs[size_t(j)]));
   EXPECT_EQ(stats.begun, (std::vector<int>{0, 1}));
   EXPECT_EQ(stats.ended, (std::vector<int>{0, 1}));

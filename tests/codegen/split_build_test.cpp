@@ -78,7 +78,7 @@ std::vector<float> run_library(const std::string& path, const std::vector<float>
   std::vector<void*> ins = {in.data()}, outs = {y.data()};
   ServiceStats stats;
   IngotServices s = make_services(&stats, /*threaded=*/true);
-  EXPECT_EQ(art->entry(&s, ins.data(), outs.data(), ws.data()), 0);
+  EXPECT_EQ(art->entry(&s, ins.data(), outs.data(), ws.data(), nullptr), 0);
   EXPECT_EQ(art->constant_bytes, uint64_t(192 * kKernels));
   dlclose(h);
   return y;

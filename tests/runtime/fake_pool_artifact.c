@@ -94,7 +94,8 @@ static int64_t count_jumps(const PoolClosure* c, int64_t num_tasks) {
 }
 
 static int32_t pool_entry(const IngotServices* services, void* const* inputs, void* const* outputs,
-                          void* workspace) {
+                          void* workspace, const int64_t* symbols) {
+  (void)symbols;
   int64_t num_tasks = *(const int64_t*)inputs[0];
   if (num_tasks < 0 || num_tasks > MAX_TASKS) {
     services->set_error(services->ctx, "num_tasks out of range");
@@ -134,10 +135,8 @@ static const IngotTensorInfo kInputs[] = {
     {"spin_ns", {0, 64, 1}, 1, kScalar, kDims},
 };
 static const IngotTensorInfo kOutputs[] = {
-    {"hits", {0, 64, 1}, 1, kScalar, kDims},
-    {"bad", {0, 64, 1}, 1, kScalar, kDims},
-    {"inner_hits", {0, 64, 1}, 1, kScalar, kDims},
-    {"jumps", {0, 64, 1}, 1, kScalar, kDims},
+    {"hits", {0, 64, 1}, 1, kScalar, kDims},       {"bad", {0, 64, 1}, 1, kScalar, kDims},
+    {"inner_hits", {0, 64, 1}, 1, kScalar, kDims}, {"jumps", {0, 64, 1}, 1, kScalar, kDims},
     {"threads", {0, 64, 1}, 1, kScalar, kDims},
 };
 

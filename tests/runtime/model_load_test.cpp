@@ -125,10 +125,11 @@ TEST(ModelLoadError, TruncatedArtifact) {
   // Short of its last byte, the ELF image is whole but the checksum trailer is gone.
   fs::copy_file(fake_artifact("fake_affine"), p, fs::copy_options::overwrite_existing);
   fs::resize_file(p, full - 1);
-  EXPECT_EQ(load_error(p.string()).rfind("artifact '" + p.string() +
-                                             "' has no ingot checksum trailer: it was cut short",
-                                         0),
-            0u);
+  EXPECT_EQ(
+      load_error(p.string())
+          .rfind("artifact '" + p.string() + "' has no ingot checksum trailer: it was cut short",
+                 0),
+      0u);
 }
 
 TEST(ModelLoadError, ExecutableIsNotASharedLibrary) {
@@ -164,7 +165,7 @@ TEST(ModelLoadError, WrongAbiVersion) {
   std::string p = fake_artifact("fake_affine_abi1");
   EXPECT_EQ(load_error(p), "artifact '" + p +
                                "' was built for ingot ABI version 1, this runtime supports "
-                               "version 5");
+                               "version 6");
 }
 
 TEST(ModelLoadError, IsaFeatureTheRuntimeCannotTest) {

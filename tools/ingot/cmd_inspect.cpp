@@ -39,15 +39,28 @@ std::string dtype_string(IngotDType dtype) {
   return ingot_dtype_name(dtype, buf, sizeof(buf));
 }
 
-// "[N=1,3,224,224]": a dimension that came from an ONNX symbol shows the symbol and its value.
+// "[N=1,3,224,224]": a dimension that came from an ONNX symbol shows the symbol and its value;
+// a symbolic one ("[1,seq]", "[past+seq,4]") the symbol or expression alone.
 std::string shape_string(const IngotTensorInfo& t) {
   std::string s = "[";
   for (int i = 0; i < t.ndim; ++i) {
     const char* sym = t.dim_names ? t.dim_names[i] : nullptr;
     s += i ? "," : "";
-    s += sym && *sym ? fmt::format("{}={}", sym, t.shape[i]) : fmt::format("{}", t.shape[i]);
+    if (t.shape[i] == -1 && sym)
+      s += sym;
+    else
+      s += sym && *sym ? fmt::format("{}={}", sym, t.shape[i]) : fmt::format("{}", t.shape[i]);
   }
   return s + "]";
+}
+
+nlohmann::json symbols_json(const IngotArtifact& a) {
+  nlohmann::json out = nlohmann::json::array();
+  for (int i = 0; i < a.num_symbols; ++i)
+    out.push_back({{"name", a.symbols[i].name},
+                   {"min", a.symbols[i].min_value},
+                   {"max", a.symbols[i].max_value}});
+  return out;
 }
 
 nlohmann::json tensor_json(const IngotTensorInfo& t) {
@@ -111,6 +124,7 @@ void print_json(const IngotArtifact& a) {
                       {"abi_version", a.abi_version},
                       {"inputs", inputs},
                       {"outputs", outputs},
+                      {"symbols", symbols_json(a)},
                       {"workspace_bytes", a.workspace_bytes},
                       {"constant_bytes", a.constant_bytes},
                       {"num_kernels", a.num_kernels},
@@ -140,7 +154,15 @@ void print_text(const IngotArtifact& a) {
   }
   print_tensors("inputs", a.num_inputs, a.inputs);
   print_tensors("outputs", a.num_outputs, a.outputs);
-  fmt::print("workspace:  {} bytes\n", a.workspace_bytes);
+  if (a.num_symbols > 0) {
+    std::string syms;
+    for (int i = 0; i < a.num_symbols; ++i)
+      syms += fmt::format("{}{} in [{}, {}]", i ? ", " : "", a.symbols[i].name,
+                          a.symbols[i].min_value, a.symbols[i].max_value);
+    fmt::print("symbols:    {} (bound by the input shapes of each run)\n", syms);
+  }
+  fmt::print("workspace:  {} bytes{}\n", a.workspace_bytes,
+             a.num_symbols > 0 ? " (at the symbols' largest values)" : "");
   fmt::print("constants:  {} bytes\n", a.constant_bytes);
   fmt::print("kernels:    {}\n", a.num_kernels);
 }

@@ -119,7 +119,7 @@ void print_outputs(const rt::Session& session, const rt::Model& model) {
     const IngotTensorInfo& info = model.output_info(i);
     DLTensor view = session.output(i);
     int64_t count = 1;
-    for (int d = 0; d < info.ndim; ++d) count *= info.shape[d];
+    for (int d = 0; d < view.ndim; ++d) count *= view.shape[d];  // this run's shape
     size_t elem = ingot_dtype_bytes(info.dtype);
     std::string values;
     for (int64_t k = 0; k < std::min(count, kShown); ++k) {
@@ -128,7 +128,7 @@ void print_outputs(const rt::Session& session, const rt::Model& model) {
     }
     if (count > kShown) values += ", ...";
     fmt::print("{}: {} {}\n  [{}]\n", info.name, dtype_string(info.dtype),
-               shape_string(info.shape, info.ndim), values);
+               shape_string(view.shape, view.ndim), values);
   }
 }
 

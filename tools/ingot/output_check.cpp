@@ -51,10 +51,10 @@ std::string index_string(int64_t flat, const std::vector<int64_t>& shape) {
 // Compares one output; prints its line; returns whether it matches.
 bool check_one(const IngotTensorInfo& info, const DLTensor& view, const NpyArray& want,
                CheckTolerance tol) {
-  std::vector<int64_t> shape(info.shape, info.shape + info.ndim);
+  std::vector<int64_t> shape(view.shape, view.shape + view.ndim);  // this run's shape
   if (shape != want.shape) {
     fmt::print("check: output '{}' MISMATCH: shape {} but the reference has {}\n", info.name,
-               shape_string(info.shape, info.ndim),
+               shape_string(view.shape, view.ndim),
                shape_string(want.shape.data(), static_cast<int>(want.shape.size())));
     return false;
   }

@@ -130,6 +130,13 @@ std::vector<NpyArray> bind_inputs(const std::string& inputs, const std::string& 
       session.set_input_copy(i, info.specialized_value, tensor_bytes(info));
       continue;
     }
+    for (int d = 0; d < info.ndim; ++d) {
+      if (info.shape[d] == -1)
+        fail_user(
+            "input '{}' has a symbolic dim '{}': give its value in --inputs (the shape "
+            "binds the symbol)",
+            info.name, info.dim_names[d]);
+    }
     std::vector<uint8_t> data = fill_input(info, fill_mode, rng);
     session.set_input_copy(i, data.data(), data.size());
   }
@@ -179,10 +186,12 @@ void write_outputs(const std::string& path, const rt::Session& session, const rt
       fail_user("output '{}' has dtype {}, which a .npz file cannot hold", info.name,
                 dtype_string(info.dtype));
     }
-    DLTensor view = session.output(i);
+    DLTensor view = session.output(i);  // this run's shape (symbolic dims bound)
     const auto* p = static_cast<const uint8_t*>(view.data);
-    arrays.push_back({info.name, descr, std::vector<int64_t>(info.shape, info.shape + info.ndim),
-                      std::vector<uint8_t>(p, p + tensor_bytes(info))});
+    size_t bytes = ingot_dtype_bytes(info.dtype);
+    for (int d = 0; d < view.ndim; ++d) bytes *= static_cast<size_t>(view.shape[d]);
+    arrays.push_back({info.name, descr, std::vector<int64_t>(view.shape, view.shape + view.ndim),
+                      std::vector<uint8_t>(p, p + bytes)});
   }
   write_npz(path, arrays);
 }

@@ -61,8 +61,8 @@ static int same_type(const IngotTensorInfo* info, const NpyArray* a) {
   if (info->dtype.code != a->dtype.code || info->dtype.bits != a->dtype.bits ||
       info->dtype.lanes != a->dtype.lanes || info->ndim != a->ndim)
     return 0;
-  for (int32_t d = 0; d < a->ndim; ++d)
-    if (info->shape[d] != a->shape[d]) return 0;
+  for (int32_t d = 0; d < a->ndim; ++d) /* a symbolic dim (-1) takes any size */
+    if (info->shape[d] != a->shape[d] && info->shape[d] != -1) return 0;
   return 1;
 }
 
@@ -156,8 +156,18 @@ int main(int argc, char** argv) {
       error("input '%s' is %s, file '%s' holds %s", info->name, what, file, have);
       goto done;
     }
-    /* set_input_copy: the bytes are copied, so the file's buffer alignment does not matter. */
-    if (ingot_session_set_input_copy(session, index, arr->data, arr->nbytes) != INGOT_OK) {
+    /* A DLTensor carries the shape that binds symbolic dims; the runtime copies the data when
+     * the file's buffer is not aligned for the dtype, and `arrays` outlives the runs. */
+    DLTensor t;
+    memset(&t, 0, sizeof(t));
+    t.data = arr->data;
+    t.device.device_type = kDLCPU;
+    t.ndim = arr->ndim;
+    t.dtype.code = arr->dtype.code;
+    t.dtype.bits = arr->dtype.bits;
+    t.dtype.lanes = arr->dtype.lanes == 0 ? 1 : arr->dtype.lanes;
+    t.shape = arr->shape;
+    if (ingot_session_set_input(session, index, &t) != INGOT_OK) {
       error("%s", ingot_last_error());
       goto done;
     }
@@ -206,14 +216,17 @@ int main(int argc, char** argv) {
       if (manifest) fclose(manifest);
       goto done;
     }
+    /* This run's shape: symbolic dims are bound by the inputs. */
+    IngotTensorInfo run_info = *info;
+    run_info.shape = view.shape;
     size_t nbytes = ingot_dtype_bytes(info->dtype);
-    for (int32_t d = 0; d < info->ndim; ++d) nbytes *= (size_t)info->shape[d];
-    describe(info, what, sizeof(what));
+    for (int32_t d = 0; d < view.ndim; ++d) nbytes *= (size_t)view.shape[d];
+    describe(&run_info, what, sizeof(what));
     printf("output %d %s %s\n", (int)k, info->name, what);
     if (manifest == NULL) continue;
     char path[1024];
     snprintf(path, sizeof(path), "%s/%d.npy", out_dir, (int)k);
-    if (npy_write(path, info->dtype, info->ndim, info->shape,
+    if (npy_write(path, info->dtype, view.ndim, view.shape,
                   (const char*)view.data + view.byte_offset, nbytes, msg, sizeof(msg)) != 0) {
       error("%s", msg);
       fclose(manifest);

@@ -70,28 +70,41 @@ llvm::Type* KernelLowering::storage_type_of(DataType t) {
   return type_of(t);
 }
 
+llvm::FunctionType* kernel_function_type(const PrimFunc& func, llvm::LLVMContext& ctx) {
+  auto* ptr = llvm::PointerType::get(ctx, 0);
+  std::vector<llvm::Type*> params(func.params.size(), ptr);
+  for (const Var& v : func.shape_vars) {
+    INGOT_ICHECK(v.dtype() == DataType::i64(), "shape var '{}' of kernel '{}' is {}", v.name(),
+                 func.name, v.dtype().str());
+    params.push_back(llvm::Type::getInt64Ty(ctx));
+  }
+  params.push_back(ptr);  // services
+  return llvm::FunctionType::get(llvm::Type::getInt32Ty(ctx), params, false);
+}
+
 llvm::Function* KernelLowering::lower(const PrimFunc& func, const std::vector<bool>& noalias) {
-  auto* ptr = llvm::PointerType::get(ctx_, 0);
-  std::vector<llvm::Type*> params(func.params.size() + 1, ptr);
-  auto* fty = llvm::FunctionType::get(llvm::Type::getInt32Ty(ctx_), params, false);
+  auto* fty = kernel_function_type(func, ctx_);
   auto* fn = llvm::Function::Create(fty, llvm::Function::InternalLinkage, func.name, module_);
   for (size_t i = 0; i < func.params.size(); ++i) {
     fn->getArg(i)->setName(func.params[i]->name);
     if (i < noalias.size() && noalias[i]) fn->addParamAttr(i, llvm::Attribute::NoAlias);
     fn->addParamAttr(i, llvm::Attribute::NoCapture);
   }
-  fn->getArg(func.params.size())->setName("services");
+  const size_t nb = func.params.size(), ns = func.shape_vars.size();
+  for (size_t i = 0; i < ns; ++i) fn->getArg(nb + i)->setName(func.shape_vars[i].name());
+  fn->getArg(nb + ns)->setName("services");
   fn->addFnAttr(llvm::Attribute::NoUnwind);
   kernel_name_ = func.name;
   num_outlined_ = 0;
   fn_ = fn;
-  services_ = fn->getArg(func.params.size());
+  services_ = fn->getArg(nb + ns);
   vars_.clear();
   buffers_.clear();
-  for (size_t i = 0; i < func.params.size(); ++i) {
+  for (size_t i = 0; i < nb; ++i) {
     buffers_[func.params[i].get()] = fn->getArg(i);
     vars_[func.params[i]->data.node()] = fn->getArg(i);
   }
+  for (size_t i = 0; i < ns; ++i) vars_[func.shape_vars[i].node()] = fn->getArg(nb + i);
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn));
   stmt(func.body);
   b_.CreateRet(b_.getInt32(0));

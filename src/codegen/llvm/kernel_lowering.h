@@ -1,4 +1,5 @@
-// Lowers one tir::PrimFunc to an LLVM function `i32 @name(ptr p0, ..., ptr services)`.
+// Lowers one tir::PrimFunc to an LLVM function
+// `i32 @name(ptr p0, ..., i64 shape_var0, ..., ptr services)`.
 // Internal to codegen/llvm; split over kernel_lowering.cpp (functions, statements, loops),
 // expr_lowering.cpp, buffer_access.cpp and loop_outlining.cpp.
 #pragma once
@@ -15,6 +16,7 @@
 namespace llvm {
 class BasicBlock;
 class Function;
+class FunctionType;
 class IRBuilderBase;
 class LLVMContext;
 class Module;
@@ -24,6 +26,9 @@ class Value;
 }  // namespace llvm
 
 namespace ingot::codegen {
+
+// The LLVM type of a kernel: i32 (ptr per buffer param, i64 per shape var, ptr services).
+llvm::FunctionType* kernel_function_type(const tir::PrimFunc& func, llvm::LLVMContext& ctx);
 
 class KernelLowering {
  public:

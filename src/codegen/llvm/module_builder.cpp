@@ -45,8 +45,17 @@ class RecordBuilder {
   }
   llvm::StructType* artifact_ty() {
     return llvm::StructType::get(
-        ctx_, {i64(), i32(), i32(), ptr(), ptr(), i32(), i32(), ptr(), i32(), ptr(), i64(), i64(),
-               ptr(), i32(), ptr(), ptr(), ptr()});
+        ctx_, {i64(), i32(), i32(), ptr(), ptr(), i32(), i32(), ptr(), i32(), ptr(),
+               i64(), i64(), ptr(), i32(), ptr(), ptr(), ptr(), i32(), ptr(), ptr()});
+  }
+  llvm::StructType* symbol_ty() { return llvm::StructType::get(ctx_, {ptr(), i64(), i64()}); }
+
+  llvm::Constant* symbols(const std::vector<tir::SymbolDesc>& syms) {
+    std::vector<llvm::Constant*> items;
+    for (const tir::SymbolDesc& s : syms)
+      items.push_back(llvm::ConstantStruct::get(
+          symbol_ty(), {str(s.name), ci(i64(), uint64_t(s.min)), ci(i64(), uint64_t(s.max))}));
+    return array(symbol_ty(), items, "symbols");
   }
   llvm::StructType* device_arg_ty() { return llvm::StructType::get(ctx_, {i32(), i32(), i64()}); }
   llvm::StructType* device_launch_ty() {
@@ -130,8 +139,15 @@ void check_abi_layout(llvm::Module& m, RecordBuilder& r) {
   INGOT_ICHECK(k->getSizeInBytes() == sizeof(IngotKernelInfo) &&
                    k->getElementOffset(3) == offsetof(IngotKernelInfo, ops),
                "IngotKernelInfo layout differs");
-  INGOT_ICHECK(a->getElementOffset(16) == offsetof(IngotArtifact, device_code),
+  INGOT_ICHECK(a->getElementOffset(16) == offsetof(IngotArtifact, device_code) &&
+                   a->getElementOffset(17) == offsetof(IngotArtifact, num_symbols) &&
+                   a->getElementOffset(18) == offsetof(IngotArtifact, symbols) &&
+                   a->getElementOffset(19) == offsetof(IngotArtifact, shape_fn),
                "IngotArtifact layout differs from abi.h");
+  const auto* sym = dl.getStructLayout(r.symbol_ty());
+  INGOT_ICHECK(sym->getSizeInBytes() == sizeof(IngotSymbolInfo) &&
+                   sym->getElementOffset(2) == offsetof(IngotSymbolInfo, max_value),
+               "IngotSymbolInfo layout differs from abi.h");
   const auto* code = dl.getStructLayout(r.device_code_ty());
   const auto* launch = dl.getStructLayout(r.device_launch_ty());
   INGOT_ICHECK(code->getSizeInBytes() == sizeof(IngotDeviceCode) &&
@@ -143,19 +159,66 @@ void check_abi_layout(llvm::Module& m, RecordBuilder& r) {
                "IngotDeviceCode layout differs from abi.h");
 }
 
+// The position of a kernel's shape var among the module's symbols (matched by name).
+uint64_t symbol_index(const tir::IRModule& mod, const tir::Var& v) {
+  for (size_t i = 0; i < mod.symbols.size(); ++i)
+    if (mod.symbols[i].name == v.name()) return i;
+  fail_internal("shape var '{}' is not a symbol of model '{}'", v.name(), mod.model_name);
+}
+
+// `i32 shape_fn(ptr symbols, ptr output_dims)`: every output dim under the bound symbols
+// (IngotShapeFn), through a kernel that stores the dims' expressions; null for a module without
+// symbols.
+llvm::Constant* build_shape_fn(llvm::Module& m, const tir::IRModule& mod, const Target& target) {
+  llvm::LLVMContext& ctx = m.getContext();
+  auto* ptr = llvm::PointerType::get(ctx, 0);
+  if (mod.symbols.empty()) return llvm::ConstantPointerNull::get(ptr);
+  std::vector<tir::Expr> dims;
+  for (const tir::TensorDesc& t : mod.outputs) {
+    for (size_t d = 0; d < t.shape.size(); ++d)
+      dims.push_back(t.shape_exprs.empty() ? tir::i64(t.shape[d]) : t.shape_exprs[d]);
+  }
+  tir::Buffer out =
+      tir::Buffer::make("output_dims", tir::DataType::i64(),
+                        std::vector<int64_t>{int64_t(std::max<size_t>(dims.size(), 1))});
+  std::vector<tir::Stmt> stores;
+  for (size_t k = 0; k < dims.size(); ++k)
+    stores.push_back(tir::BufferStore::make(out, dims[k], {tir::i64(int64_t(k))}));
+  tir::PrimFunc body{
+      "ingot_output_dims",
+      {out},
+      stores.empty() ? tir::Evaluate::make(tir::i64(0)) : tir::SeqStmt::make(stores)};
+  for (const tir::SymbolDesc& s : mod.symbols) body.shape_vars.push_back(s.var);
+  KernelLowering lowering(m, target);
+  llvm::Function* kernel = lowering.lower(body, {true});
+  auto* i32 = llvm::Type::getInt32Ty(ctx);
+  auto* fn = llvm::Function::Create(llvm::FunctionType::get(i32, {ptr, ptr}, false),
+                                    llvm::Function::InternalLinkage, "ingot_shape_fn", m);
+  fn->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+  std::vector<llvm::Value*> args{fn->getArg(1)};
+  for (size_t i = 0; i < mod.symbols.size(); ++i)
+    args.push_back(
+        b.CreateLoad(b.getInt64Ty(), b.CreateConstGEP1_64(b.getInt64Ty(), fn->getArg(0), i)));
+  args.push_back(llvm::ConstantPointerNull::get(ptr));  // no services: the kernel is serial
+  b.CreateRet(b.CreateCall(kernel, args));
+  return fn;
+}
+
 llvm::Function* build_entry(llvm::Module& m, const tir::IRModule& mod,
                             const std::vector<llvm::Function*>& kernels,
                             llvm::GlobalVariable* constants) {
   llvm::LLVMContext& ctx = m.getContext();
   auto* ptr = llvm::PointerType::get(ctx, 0);
   auto* i32 = llvm::Type::getInt32Ty(ctx);
-  auto* fty = llvm::FunctionType::get(i32, {ptr, ptr, ptr, ptr}, false);
+  auto* fty = llvm::FunctionType::get(i32, {ptr, ptr, ptr, ptr, ptr}, false);
   auto* fn = llvm::Function::Create(fty, llvm::Function::InternalLinkage, "ingot_entry", m);
   fn->addFnAttr(llvm::Attribute::NoUnwind);
   llvm::Value* services = fn->getArg(0);
   llvm::Value* inputs = fn->getArg(1);
   llvm::Value* outputs = fn->getArg(2);
   llvm::Value* workspace = fn->getArg(3);
+  llvm::Value* symbols = fn->getArg(4);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
   auto* st = KernelLowering::services_type(ctx);
   llvm::Value* sctx = b.CreateLoad(ptr, b.CreateStructGEP(st, services, 2), "ctx");
@@ -196,6 +259,10 @@ llvm::Function* build_entry(llvm::Module& m, const tir::IRModule& mod,
           break;
       }
     }
+    for (const tir::Var& v : mod.kernels[call.kernel].shape_vars) {
+      llvm::Value* slot = b.CreateConstGEP1_64(b.getInt64Ty(), symbols, symbol_index(mod, v));
+      args.push_back(b.CreateLoad(b.getInt64Ty(), slot, v.name()));
+    }
     args.push_back(services);
     hook(5, call.kernel);
     llvm::Value* status = b.CreateCall(kernels[call.kernel], args);
@@ -229,12 +296,6 @@ std::unique_ptr<llvm::Module> new_module(const std::string& name, const Target& 
   m->setTargetTriple(target.triple);
   m->setDataLayout(tm.createDataLayout());
   return m;
-}
-
-// The kernel function type: i32 (ptr param..., ptr services).
-llvm::FunctionType* kernel_type(const tir::PrimFunc& f, llvm::LLVMContext& ctx) {
-  std::vector<llvm::Type*> params(f.params.size() + 1, llvm::PointerType::get(ctx, 0));
-  return llvm::FunctionType::get(llvm::Type::getInt32Ty(ctx), params, false);
 }
 
 // Raw bytes as a private global (8-aligned), or null when empty.
@@ -285,22 +346,34 @@ llvm::Constant* device_code_record(RecordBuilder& r, const DeviceCode& dc,
 // interface and kernels, `target_string` and the ISA requirement `isa`.
 void build_record(llvm::Module& m, RecordBuilder& r, const tir::IRModule& mod,
                   const std::string& target_string, uint64_t device_type, llvm::Constant* entry,
-                  const std::string& isa, llvm::Constant* device_code) {
+                  const std::string& isa, llvm::Constant* device_code, llvm::Constant* shape_fn) {
   std::vector<llvm::Constant*> kinfo;
   for (const auto& k : mod.kernels)
     kinfo.push_back(llvm::ConstantStruct::get(
         r.kernel_ty(), {r.str(k.name), llvm::ConstantFP::get(r.f64(), k.flops),
                         llvm::ConstantFP::get(r.f64(), k.bytes_moved),
                         r.str(fmt::format("{}", fmt::join(k.source_ops, "+")))}));
-  auto* record = llvm::ConstantStruct::get(
-      r.artifact_ty(),
-      {r.ci(r.i64(), INGOT_ARTIFACT_MAGIC), r.ci(r.i32(), INGOT_ABI_VERSION),
-       r.ci(r.i32(), sizeof(IngotArtifact)), r.str(mod.model_name), r.str(target_string),
-       r.ci(r.i32(), device_type), r.ci(r.i32(), mod.inputs.size()),
-       r.tensors(mod.inputs, "inputs"), r.ci(r.i32(), mod.outputs.size()),
-       r.tensors(mod.outputs, "outputs"), r.ci(r.i64(), mod.workspace_bytes),
-       r.ci(r.i64(), mod.constants.size()), entry, r.ci(r.i32(), mod.kernels.size()),
-       r.array(r.kernel_ty(), kinfo, "kernels"), r.str(isa), device_code});
+  auto* record =
+      llvm::ConstantStruct::get(r.artifact_ty(), {r.ci(r.i64(), INGOT_ARTIFACT_MAGIC),
+                                                  r.ci(r.i32(), INGOT_ABI_VERSION),
+                                                  r.ci(r.i32(), sizeof(IngotArtifact)),
+                                                  r.str(mod.model_name),
+                                                  r.str(target_string),
+                                                  r.ci(r.i32(), device_type),
+                                                  r.ci(r.i32(), mod.inputs.size()),
+                                                  r.tensors(mod.inputs, "inputs"),
+                                                  r.ci(r.i32(), mod.outputs.size()),
+                                                  r.tensors(mod.outputs, "outputs"),
+                                                  r.ci(r.i64(), mod.workspace_bytes),
+                                                  r.ci(r.i64(), mod.constants.size()),
+                                                  entry,
+                                                  r.ci(r.i32(), mod.kernels.size()),
+                                                  r.array(r.kernel_ty(), kinfo, "kernels"),
+                                                  r.str(isa),
+                                                  device_code,
+                                                  r.ci(r.i32(), mod.symbols.size()),
+                                                  r.symbols(mod.symbols),
+                                                  shape_fn});
   auto* g = new llvm::GlobalVariable(m, r.artifact_ty(), true, llvm::GlobalValue::ExternalLinkage,
                                      record, INGOT_ARTIFACT_SYMBOL);
   g->setAlignment(llvm::Align(8));
@@ -324,11 +397,12 @@ void build_entry_and_record(llvm::Module& m, const tir::IRModule& mod, const Tar
   check_layout_for(m, r, target);
   auto* null = llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(r.ptr()));
   if (device != nullptr) {
+    INGOT_ICHECK(mod.symbols.empty(), "a device artifact with symbolic dims");
     build_record(m, r, mod, target_string, uint64_t(device->device_type), null, "",
-                 device_code_record(r, *device, constants));
+                 device_code_record(r, *device, constants), null);
   } else {
     build_record(m, r, mod, target.str(), 1, build_entry(m, mod, kernels, constants),
-                 isa_requirement(target), null);
+                 isa_requirement(target), null, build_shape_fn(m, mod, target));
   }
 }
 
@@ -341,7 +415,7 @@ llvm::Function* build_c_entry(llvm::Module& m, const std::string& run_symbol) {
   auto* run_ty = llvm::FunctionType::get(i32, {ptr, ptr, ptr, ptr, ptr, ptr}, false);
   auto* run = llvm::Function::Create(run_ty, llvm::Function::ExternalLinkage, run_symbol, m);
   run->setVisibility(llvm::GlobalValue::HiddenVisibility);
-  auto* fty = llvm::FunctionType::get(i32, {ptr, ptr, ptr, ptr}, false);
+  auto* fty = llvm::FunctionType::get(i32, {ptr, ptr, ptr, ptr, ptr}, false);  // IngotEntryFn
   auto* fn = llvm::Function::Create(fty, llvm::Function::InternalLinkage, "ingot_entry", m);
   fn->addFnAttr(llvm::Attribute::NoUnwind);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
@@ -446,7 +520,8 @@ std::unique_ptr<llvm::Module> build_c_record_module(const tir::IRModule& mod,
   RecordBuilder r(*m);
   check_layout_for(*m, r, host);
   auto* null = llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(r.ptr()));
-  build_record(*m, r, mod, target_string, 1, build_c_entry(*m, run_symbol), "", null);
+  INGOT_ICHECK(mod.symbols.empty(), "a C artifact with symbolic dims");
+  build_record(*m, r, mod, target_string, 1, build_c_entry(*m, run_symbol), "", null, null);
   return m;
 }
 
@@ -461,7 +536,7 @@ std::unique_ptr<llvm::Module> build_entry_module(const tir::IRModule& mod,
   std::vector<llvm::Function*> kernels;
   for (size_t k = 0; k < symbols.size(); ++k) {
     INGOT_ICHECK(!m->getNamedValue(symbols[k]), "kernel symbol '{}' defined twice", symbols[k]);
-    auto* fn = llvm::Function::Create(kernel_type(mod.kernels[k], ctx),
+    auto* fn = llvm::Function::Create(kernel_function_type(mod.kernels[k], ctx),
                                       llvm::GlobalValue::ExternalLinkage, symbols[k], *m);
     fn->setVisibility(llvm::GlobalValue::HiddenVisibility);
     fn->addFnAttr(llvm::Attribute::NoUnwind);

@@ -203,7 +203,18 @@ SymExpr SymExpr::max(const SymExpr& a, const SymExpr& b) {
 }
 
 std::optional<SymExpr> SymExpr::divide_exact(const SymExpr& b) const {
-  if (b.terms_.size() != 1) return std::nullopt;
+  if (b.terms_.empty()) return std::nullopt;
+  if (b.terms_.size() > 1) {
+    // Terms are in a monomial order (by degree, then by atoms), which products respect: if b
+    // divides a, the quotient's first term is a's first over b's first. Try that quotient.
+    if (terms_.empty()) return SymExpr(0);
+    SymExpr first_a, first_b;
+    first_a.terms_ = {terms_[0]};
+    first_b.terms_ = {b.terms_[0]};
+    std::optional<SymExpr> q = first_a.divide_exact(first_b);
+    if (q && q->terms_.size() == 1 && *q * b == *this) return q;
+    return std::nullopt;
+  }
   const Term& d = b.terms_[0];
   std::vector<Term> out;
   for (const Term& t : terms_) {

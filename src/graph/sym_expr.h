@@ -36,8 +36,9 @@ class SymExpr {
   friend SymExpr operator*(const SymExpr& a, const SymExpr& b);
   SymExpr operator-() const { return SymExpr(0) - *this; }
 
-  // a / b when b divides a exactly as polynomials (b a single term: a coefficient times atoms,
-  // each of a's terms holding those atoms and a multiple of the coefficient); else nullopt.
+  // a / b when b divides a exactly as polynomials with a one-term quotient (b one term: each of
+  // a's terms holds b's atoms and a multiple of its coefficient; b several terms: a = q * b for
+  // a single term q, as (64*past+64*seq) / (16*past+16*seq) = 4); else nullopt.
   std::optional<SymExpr> divide_exact(const SymExpr& b) const;
 
   bool is_constant() const {

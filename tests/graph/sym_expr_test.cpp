@@ -41,7 +41,13 @@ TEST(SymExpr, ExactDivisionCancelsMonomials) {
   EXPECT_EQ((4 * n * seq + 8 * n).divide_exact(4 * n), seq + 2);
   EXPECT_FALSE((768 * seq + 1).divide_exact(SymExpr(768)));
   EXPECT_FALSE((n * seq).divide_exact(past));
-  EXPECT_FALSE(seq.divide_exact(seq + 1));  // not a single term
+  // Several terms: a one-term quotient ([4, past+seq, 16] reshaped to [-1, past+seq, 16]).
+  EXPECT_EQ((64 * past + 64 * seq).divide_exact(16 * past + 16 * seq), SymExpr(4));
+  EXPECT_EQ((16 * past * seq + 16 * seq * seq).divide_exact(16 * (past + seq)), seq);
+  EXPECT_EQ((4 * past + 4).divide_exact(past + 1), SymExpr(4));
+  EXPECT_FALSE(seq.divide_exact(seq + 1));
+  EXPECT_FALSE((seq * seq + 1).divide_exact(seq + 1));
+  EXPECT_FALSE((past * seq + seq + past + 1).divide_exact(past + 1));  // quotient seq + 1
 }
 
 TEST(SymExpr, FloorDivAndModSplitOffMultiples) {

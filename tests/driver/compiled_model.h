@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -34,6 +35,18 @@ inline std::filesystem::path temp_dir(const std::string& name) {
   std::filesystem::create_directories(dir);
   made.push_back(dir);
   return dir;
+}
+
+// The standard output of a shell command (append " 2>&1" for its errors too).
+inline std::string run_command(const std::string& cmd) {
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
+  pclose(p);
+  return out;
 }
 
 // n floats drawn uniformly from [-1, 1) by a generator seeded with `seed`.

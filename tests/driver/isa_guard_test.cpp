@@ -21,17 +21,6 @@ struct HostOverride {
   ~HostOverride() { codegen::set_host_cpu_override(std::nullopt); }
 };
 
-std::string run_command(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
-  pclose(p);
-  return out;
-}
-
 // y = relu(x[4,64] @ w[64,48] + b[48]): a matmul micro-kernel and an epilogue.
 std::string write_matmul_model(const std::filesystem::path& dir, std::vector<float>& w,
                                std::vector<float>& b) {

@@ -149,17 +149,6 @@ TEST_F(SymbolicArtifact, BindingsOutsideTheBoundsOrInDisagreementAreRefused) {
   }
 }
 
-std::string run_command(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (p == nullptr) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
-  pclose(p);
-  return out;
-}
-
 NpyArray floats(const std::string& name, std::vector<int64_t> shape, float offset) {
   NpyArray a{name, "<f4", std::move(shape), {}};
   std::vector<float> v(size_t(a.num_elements()));
@@ -173,14 +162,14 @@ NpyArray floats(const std::string& name, std::vector<int64_t> shape, float offse
 // shapes and writes outputs of the run's shapes.
 TEST_F(SymbolicArtifact, InspectAndRunThroughTheCli) {
   const std::string cli = INGOT_CLI_PATH;
-  std::string out = run_command(cli + " inspect '" + path_ + "'");
+  std::string out = run_command(cli + " inspect '" + path_ + "' 2>&1");
   EXPECT_NE(out.find("x     float32  [seq,4]"), std::string::npos) << out;
   EXPECT_NE(out.find("z     float32  [past+seq,4]"), std::string::npos) << out;
   EXPECT_NE(out.find("symbols:    seq in [1, 64], past in [0, 128]"), std::string::npos) << out;
   const std::string dir = std::filesystem::path(path_).parent_path().string();
   write_npz(dir + "/in.npz", {floats("x", {3, 4}, 0.0f), floats("y", {2, 4}, 50.0f)});
   out = run_command(cli + " run '" + path_ + "' --inputs '" + dir + "/in.npz' --outputs '" + dir +
-                    "/out.npz'");
+                    "/out.npz' 2>&1");
   ASSERT_EQ(out, "");
   std::vector<NpyArray> got = read_npz(dir + "/out.npz");
   ASSERT_EQ(got.size(), 2u);
@@ -192,10 +181,10 @@ TEST_F(SymbolicArtifact, InspectAndRunThroughTheCli) {
   EXPECT_EQ(z[0], 50.0f);   // past rows first
   EXPECT_EQ(z[8], 0.0f);    // then 2 * x
   EXPECT_EQ(z[19], 22.0f);  // 2 * x[2, 3] = 2 * 11
-  out = run_command(cli + " run '" + path_ + "' --inputs '" + dir + "/in.npz'");
+  out = run_command(cli + " run '" + path_ + "' --inputs '" + dir + "/in.npz' 2>&1");
   EXPECT_NE(out.find("z: float32 [5,4]"), std::string::npos) << out;
   write_npz(dir + "/some.npz", {floats("y", {2, 4}, 0.0f)});
-  out = run_command(cli + " run '" + path_ + "' --inputs '" + dir + "/some.npz'");
+  out = run_command(cli + " run '" + path_ + "' --inputs '" + dir + "/some.npz' 2>&1");
   EXPECT_EQ(out,
             "error: input 'x' has a symbolic dim 'seq': give its value in --inputs (the shape "
             "binds the symbol)\n");

@@ -198,7 +198,23 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
                            folded.declined ? fmt::format(", {} declined", folded.declined) : "",
                            infer_stats.identities_folded));
   after_graph("infer_types", *g);
-  lower::check_static_shapes(*g);
+  // Symbolic dims stay symbolic on the llvm target (kernels over symbolic extents); the c and
+  // GPU targets compile static shapes only.
+  bool symbolic = false;
+  for (const graph::Value* v : g->inputs) symbolic = symbolic || !v->type.is_static();
+  if (c_target || gpu) {
+    lower::check_static_shapes(*g);
+    if (!options.dim_bounds.empty())
+      fail_user(
+          "--dim-bounds: the {} target compiles static shapes only; bind the dims with "
+          "--input-shapes",
+          c_target ? "c" : options.target);
+  } else if (symbolic) {
+    lower::SymbolTable(*g, options.dim_bounds);  // every symbol bounded, every bound a symbol
+    lower::check_symbolic_shapes(*g);
+  } else if (!options.dim_bounds.empty()) {
+    lower::SymbolTable(*g, options.dim_bounds);  // names the symbols that do not exist
+  }
   int nodes_imported = int(g->nodes().size());
   graph::PassOptions pass_options{options.opt_level,
                                   options.disabled_passes,
@@ -224,6 +240,7 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   lower::LowerOptions lower_options;
   if (cpu_schedules) lower_options.vector_bits = isa.vector_bits;
   lower_options.gpu = gpu;
+  lower_options.dim_bounds = options.dim_bounds;
   tir::IRModule mod;
   progress(4);
   timed("lower", [&] { mod = lower::lower_graph(*g, lower_options); });

@@ -10,6 +10,7 @@
 
 #include "codegen/target.h"
 #include "driver/c_artifact.h"
+#include "driver/dim_bounds.h"
 #include "driver/input_shapes.h"
 #include "schedule/rules/default_rules.h"
 
@@ -37,6 +38,9 @@ const std::vector<std::string>& compile_steps();
 struct CompileOptions {
   std::string target = "llvm";  // "llvm [-mcpu=..] [-mattr=..]"
   InputShapes input_shapes;     // binds symbolic / overrides input shapes
+  // Bounds of the symbolic dims left unbound (--dim-bounds); each needs an upper bound, and
+  // the llvm target then compiles kernels over symbolic extents (docs/dynamic-shapes.md).
+  DimBounds dim_bounds;
   // .npz of input values to specialise the model to (--specialize-inputs; "" for none): those
   // inputs stay inputs of the artifact but compile as constants, and the runtime refuses other
   // values (driver/specialize_inputs.h).

@@ -60,11 +60,14 @@ class SymExpr {
   friend bool operator==(const SymExpr& a, const SymExpr& b);
   friend bool operator!=(const SymExpr& a, const SymExpr& b) { return !(a == b); }
 
- private:
   struct Term {
     std::vector<SymAtomPtr> atoms;  // sorted by key, repeated for powers; empty: the constant
     int64_t coeff = 0;              // never 0
   };
+  // The sum of these terms (for translating the expression into another IR).
+  const std::vector<Term>& terms() const { return terms_; }
+
+ private:
   static SymExpr from_terms(std::vector<Term> terms);
   static SymExpr atom(SymAtomPtr a);
   std::vector<Term> terms_;  // sorted by their atoms' keys; the constant term first

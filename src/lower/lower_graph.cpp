@@ -44,27 +44,45 @@ std::string sanitize(const std::string& name) {
   return s;
 }
 
-tir::TensorDesc describe(const Value* v) {
+tir::TensorDesc describe(const Value* v, const SymbolTable& symbols) {
   tir::TensorDesc d;
   d.name = v->name;
   d.dtype = to_tir_dtype(v->type.dtype);
-  d.shape = v->type.static_shape();
+  for (const graph::Dim& dim : v->type.shape) d.shape.push_back(dim.is_static() ? dim.value : -1);
   if (v->declared_symbols.size() == v->type.shape.size()) {
     d.dim_names = v->declared_symbols;
   } else {
-    for (const graph::Dim& dim : v->type.shape) d.dim_names.push_back(dim.symbol_name());
+    for (const graph::Dim& dim : v->type.shape)
+      d.dim_names.push_back(dim.is_static() ? "" : dim.expr.str());
   }
+  if (!v->type.is_static()) d.shape_exprs = symbols.shape(v->type);
   return d;
+}
+
+// The element count as an expression of the symbols.
+graph::SymExpr elements(const Value* v) {
+  graph::SymExpr n = 1;
+  for (const graph::Dim& d : v->type.shape) n = n * d.sym();
+  return n;
+}
+
+// Whether a node reads or writes a tensor with a symbolic dim.
+bool has_symbolic_values(const graph::Node& node) {
+  for (const auto* list : {&node.inputs, &node.outputs})
+    for (const Value* v : *list)
+      if (v != nullptr && !v->type.is_static()) return true;
+  return false;
+}
+
+// FLOPs of a node; 0 (unknown) for one over symbolic shapes, whose count depends on the binding.
+double node_flops(const graph::Node& node) {
+  return has_symbolic_values(node) ? 0.0 : ops::op_info(node.op).flops(node);
 }
 
 std::vector<std::string> source_ops(const graph::Node& node) {
   std::vector<std::string> ops = {ops::op_name(node.op)};
   ops.insert(ops.end(), node.fused.begin(), node.fused.end());
   return ops;
-}
-
-int64_t value_bytes(const Value* v) {
-  return v->type.num_elements() * graph::dtype_bytes(v->type.dtype);
 }
 
 // Builds the module; kept as a class so the placement tables are shared by the steps.
@@ -88,13 +106,16 @@ class Lowering : public ValueFactory {
   }
 
   tir::IRModule run() {
-    check_static_shapes(g_);
+    symbols_ = SymbolTable(g_, options_.dim_bounds);
+    check_symbolic_shapes(g_);
+    mod_.symbols = symbols_.symbols();
     mod_.model_name = g_.name;
     for (size_t i = 0; i < g_.inputs.size(); ++i) {
       place_[g_.inputs[i]] = {ArgRef::kInput, int64_t(i)};
-      mod_.inputs.push_back(describe(g_.inputs[i]));
+      mod_.inputs.push_back(describe(g_.inputs[i], symbols_));
     }
-    for (size_t i = 0; i < g_.outputs.size(); ++i) mod_.outputs.push_back(describe(g_.outputs[i]));
+    for (size_t i = 0; i < g_.outputs.size(); ++i)
+      mod_.outputs.push_back(describe(g_.outputs[i], symbols_));
     claim_outputs();
     plan_concat_slices();
     std::map<int, std::vector<const graph::Node*>> groups;
@@ -125,6 +146,11 @@ class Lowering : public ValueFactory {
     }
   }
 
+  // The bytes of a value at the symbols' upper bounds (its bytes when static).
+  int64_t value_bytes(const Value* v) const {
+    return symbols_.max_elements(v->type) * graph::dtype_bytes(v->type.dtype);
+  }
+
   // A value its producer may write straight into a slice of a Concat's output `whole`: produced
   // by a kernel (not a graph input, output or constant, not a view of another value's storage).
   bool writable_in_slice(const Value* v, const Value* whole) const {
@@ -140,7 +166,8 @@ class Lowering : public ValueFactory {
     for (const auto& n : g_.nodes()) {
       if (n->op != ops::OpKind::Concat || n->fusion_group >= 0) continue;
       const Value* whole = n->outputs.at(0);
-      if (place_.count(whole)) continue;  // a graph output
+      if (place_.count(whole)) continue;      // a graph output
+      if (has_symbolic_values(*n)) continue;  // slices at symbolic offsets: a kernel
       std::optional<std::vector<int64_t>> offsets = ops::concat_slice_offsets(*n);
       if (!offsets) continue;
       ConcatInPlace c{*offsets, {}};
@@ -182,9 +209,9 @@ class Lowering : public ValueFactory {
   tir::PrimFunc flat_copy(const Value* src, const std::string& dst_name) {
     tir::PrimFunc f;
     Buffer from = param_buffer(src, true);
-    Buffer to = Buffer::make(dst_name, from->dtype, const_shape(from));
+    Buffer to = Buffer::make(dst_name, from->dtype, from->shape);
     f.params = {from, to};
-    f.body = loop_nest(const_shape(to), "i", [&](const Index& idx) {
+    f.body = loop_nest(to->shape, "i", [&](const Index& idx) {
       return tir::BufferStore::make(to, from.load(idx), idx);
     });
     return f;
@@ -204,8 +231,8 @@ class Lowering : public ValueFactory {
 
   // The kernel parameter of a value (flattened to 1-D for row-major copies).
   Buffer param_buffer(const Value* v, bool flat) {
-    std::vector<int64_t> shape = v->type.static_shape();
-    if (flat && shape.size() != 1) shape = {v->type.num_elements()};
+    std::vector<tir::Expr> shape = symbols_.shape(v->type);
+    if (flat && shape.size() != 1) shape = {symbols_.expr(elements(v))};
     return Buffer::make(sanitize(v->name), to_tir_dtype(v->type.dtype), shape);
   }
 
@@ -227,9 +254,17 @@ class Lowering : public ValueFactory {
       f.schedule_rule = schedule::kInjectiveRule;
     }
     for (const Buffer& b : f.params) {
+      if (is_symbolic(b)) continue;  // depends on the binding
       int64_t bytes = b->dtype.bytes();
       for (int64_t d : const_shape(b)) bytes *= d;
       f.bytes_moved += double(bytes);
+    }
+    // The symbols the kernel's shapes and loops read become its int64 shape parameters.
+    for (const tir::SymbolDesc& sym : mod_.symbols) {
+      bool used = tir::uses_var(f.body, sym.var);
+      for (const Buffer& b : f.params)
+        for (const tir::Expr& e : b->shape) used = used || tir::uses_var(e, sym.var);
+      if (used) f.shape_vars.push_back(sym.var);
     }
     int index = int(mod_.kernels.size());
     for (const Value*& v : values) {
@@ -254,6 +289,7 @@ class Lowering : public ValueFactory {
   // The kernels of a node that has a default schedule rule, or false.
   bool lower_scheduled(const graph::Node& node) {
     if (options_.vector_bits <= 0) return false;
+    if (has_symbolic_values(node)) return false;  // the packed rules want static shapes
     auto kernels = lower_packed_matmul(node, options_.vector_bits, *this);
     if (!kernels) kernels = lower_blocked_conv2d(node, options_.vector_bits, *this);
     if (!kernels) kernels = lower_depthwise_conv2d(node, *this);
@@ -270,7 +306,7 @@ class Lowering : public ValueFactory {
       for (const Value* v : k.args)
         if (v->is_constant()) constant_ref(v);
       k.func.name = unique_name(main ? base : base + "_" + k.func.name);
-      if (main) k.func.flops = ops::op_info(node.op).flops(node);
+      if (main) k.func.flops = node_flops(node);
       add_kernel(std::move(k.func), std::move(k.args));
     }
     return true;
@@ -300,7 +336,7 @@ class Lowering : public ValueFactory {
     const Value* in = node.inputs.at(0);
     const Value* out = node.outputs.at(0);
     if (in == nullptr || out == nullptr || place_.count(out) || in->is_constant() ||
-        in->type.dtype != out->type.dtype || value_bytes(in) != value_bytes(out))
+        in->type.dtype != out->type.dtype || elements(in) != elements(out))
       return false;
     views_[out] = storage(in);
     return true;
@@ -311,7 +347,7 @@ class Lowering : public ValueFactory {
   // that storage. An output that is a graph output or already lives in a Concat's slice is
   // copied there from its range.
   bool lower_split_as_slices(const graph::Node& node) {
-    if (node.op != ops::OpKind::Split) return false;
+    if (node.op != ops::OpKind::Split || has_symbolic_values(node)) return false;
     std::optional<std::vector<int64_t>> offsets = ops::split_slice_offsets(node);
     if (!offsets) return false;
     const Value* whole = storage(node.inputs.at(0));
@@ -343,8 +379,37 @@ class Lowering : public ValueFactory {
     return compute_rule(node.op)(node, ins, outs);
   }
 
+  // A node whose outputs are all shape values known as expressions of the symbols (Shape, and
+  // the Gather/Concat/Unsqueeze of shape computations) needs none of its inputs: one kernel
+  // stores the expressions, evaluated on the bound symbols.
+  bool lower_symbolic_value(const graph::Node& node) {
+    if (symbols_.empty() || node.outputs.empty()) return false;
+    for (const Value* v : node.outputs)
+      if (v == nullptr || v->symbolic_value.empty() || !v->type.is_static() ||
+          int64_t(v->symbolic_value.size()) != v->type.num_elements())
+        return false;
+    tir::PrimFunc f;
+    std::vector<const Value*> values;
+    std::vector<tir::Stmt> stores;
+    for (const Value* v : node.outputs) {
+      Buffer b = param_buffer(v, true);
+      f.params.push_back(b);
+      values.push_back(v);
+      for (size_t i = 0; i < v->symbolic_value.size(); ++i)
+        stores.push_back(tir::BufferStore::make(
+            b, tir::cast(b->dtype, symbols_.expr(v->symbolic_value[i])), {tir::i64(int64_t(i))}));
+    }
+    f.body = tir::SeqStmt::make(stores);
+    f.name = unique_name(fmt::format("{}_{}", sanitize(node.name), ops::op_name(node.op)));
+    f.source_ops = source_ops(node);
+    f.source_ops.push_back("(shape value of the symbols)");
+    add_kernel(std::move(f), std::move(values));
+    return true;
+  }
+
   void lower_node(const graph::Node& node) {
     if (lower_as_view(node)) return;
+    if (lower_symbolic_value(node)) return;
     if (lower_concat_in_place(node)) return;
     if (lower_split_as_slices(node)) return;
     if (lower_scheduled(node)) return;
@@ -368,14 +433,14 @@ class Lowering : public ValueFactory {
     if (reinterprets_input(node.op)) {  // the input's bytes, read as the output's dtype
       Buffer b = param_buffer(node.inputs.at(0), flat);
       declared[node.inputs[0]] =
-          Buffer::make(b->name, to_tir_dtype(node.outputs.at(0)->type.dtype), const_shape(b));
+          Buffer::make(b->name, to_tir_dtype(node.outputs.at(0)->type.dtype), b->shape);
     }
     for (const Value* v : node.inputs) ins.push_back(v ? buffer_of(v) : Buffer());
     for (const Value* v : node.outputs) outs.push_back(v ? buffer_of(v) : Buffer());
     f.body = fold_constant_loads(compute_nest(node, ins, outs), small_constants(bufs));
     f.name = unique_name(fmt::format("{}_{}", sanitize(node.name), ops::op_name(node.op)));
     f.source_ops = source_ops(node);
-    f.flops = ops::op_info(node.op).flops(node);
+    f.flops = node_flops(node);
     add_kernel(std::move(f), std::move(values));
   }
 
@@ -454,7 +519,7 @@ class Lowering : public ValueFactory {
     if (!inlined.empty()) {  // the kernel's own scratch until its schedule inlines them
       std::vector<Buffer> local;
       for (const Buffer& b : inlined) {
-        local.push_back(Buffer::make(b->name, b->dtype, const_shape(b), tir::StorageScope::kLocal));
+        local.push_back(Buffer::make(b->name, b->dtype, b->shape, tir::StorageScope::kLocal));
         f.body = schedule::replace_buffer(f.body, b, local.back());
       }
       f.body = schedule::make_root(f.body, local);
@@ -462,7 +527,7 @@ class Lowering : public ValueFactory {
     f.name = unique_name(fmt::format("{}_{}", sanitize(anchor.name), ops::op_name(anchor.op)));
     for (const graph::Node* m : members) {
       for (std::string& op : source_ops(*m)) f.source_ops.push_back(std::move(op));
-      f.flops += ops::op_info(m->op).flops(*m);
+      f.flops += node_flops(*m);
     }
     add_kernel(std::move(f), std::move(values));
   }
@@ -548,6 +613,7 @@ class Lowering : public ValueFactory {
   };
   const graph::Graph& g_;
   LowerOptions options_;
+  SymbolTable symbols_;
   std::deque<Value> synthetic_;
   int next_id_ = 0;
   tir::IRModule mod_;
@@ -562,6 +628,26 @@ class Lowering : public ValueFactory {
 };
 
 }  // namespace
+
+void check_symbolic_shapes(const graph::Graph& g) {
+  std::set<std::string> input_symbols;
+  for (const Value* v : g.inputs)
+    for (const graph::Dim& d : v->type.shape)
+      for (const std::string& s : d.sym().symbols()) input_symbols.insert(s);
+  for (const auto& n : g.nodes()) {
+    for (const Value* v : n->outputs) {
+      if (v == nullptr) continue;
+      for (const graph::Dim& d : v->type.shape)
+        for (const std::string& s : d.sym().symbols())
+          if (!input_symbols.count(s))
+            fail_user(
+                "{}: output '{}' has type {}, whose dim '{}' depends on the data, not on the "
+                "inputs' shapes; bind the model inputs with --input-shapes (and "
+                "--specialize-inputs for shape-deciding inputs)",
+                node_label(*n), v->name, v->type.str(), d.str());
+    }
+  }
+}
 
 tir::IRModule lower_graph(const graph::Graph& g, const LowerOptions& options) {
   return Lowering(g, options).run();

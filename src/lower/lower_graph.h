@@ -4,7 +4,11 @@
 // nodes as views of their input's storage), and the entry call sequence.
 #pragma once
 
+#include <map>
+#include <string>
+
 #include "graph/graph.h"
+#include "lower/symbolic_dims.h"
 #include "tir/module.h"
 
 namespace ingot::lower {
@@ -18,16 +22,24 @@ struct LowerOptions {
   // GPU targets: MatMul and Gemm become one reduction block each (compute_product_block), which
   // the GPU matmul rule tiles; vector_bits is then 0.
   bool gpu = false;
+  // Bounds of the inputs' symbolic dims (--dim-bounds). A graph whose inputs keep symbolic dims
+  // lowers to kernels over symbolic extents (docs/dynamic-shapes.md); each symbol needs an upper
+  // bound, which sizes the workspace.
+  std::map<std::string, SymbolBounds> dim_bounds = {};
 };
 
-// `g` must have its types inferred (graph::infer_types). UserError when a dimension is still
-// symbolic (naming the input and the --input-shapes option) or an op/dtype is not supported.
+// `g` must have its types inferred (graph::infer_types). UserError when a symbolic dimension
+// has no bound (naming the input and the --dim-bounds option), a dim depends on data, or an
+// op/dtype is not supported.
 tir::IRModule lower_graph(const graph::Graph& g, const LowerOptions& options = {});
 
 // UserError naming the input and its symbol (with the --input-shapes to bind it) when a graph
-// input has an unbound dim, or naming the node when an output does: kernels are compiled for
-// static shapes (docs/dynamic-shapes.md, step 3). The driver checks right after type inference,
-// so the graph passes only ever see static shapes.
+// input has an unbound dim, or naming the node when an output does: for targets that compile
+// static shapes only (c, GPUs).
 void check_static_shapes(const graph::Graph& g);
+
+// UserError naming the node when an output's dim is not an expression of the inputs' symbols
+// (a data-dependent size, which needs docs/dynamic-shapes.md section 5).
+void check_symbolic_shapes(const graph::Graph& g);
 
 }  // namespace ingot::lower

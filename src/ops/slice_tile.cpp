@@ -1,6 +1,8 @@
 // Index-mapping data-movement ops: Slice (starts/ends/axes/steps), Expand (broadcast to a
 // shape) and Tile (repeats). Their shape-deciding values are attributes (docs/graph-forms.md).
 #include <algorithm>
+#include <limits>
+#include <string>
 
 #include "ops/op_families.h"
 #include "ops/shape_util.h"
@@ -9,6 +11,31 @@
 namespace ingot::ops::detail {
 
 namespace {
+
+constexpr int64_t kSliceToEnd = std::numeric_limits<int64_t>::max();
+
+// The length of a slice [s, e) with a positive step of a symbolic dim d, for the forms exports
+// write: from a constant start (negative: from the end) to the end or to a constant
+// non-negative end. Stored unnormalised (a negative start counts from the end at run time).
+Dim slice_symbolic_dim(const Node& n, const Dim& d, int64_t axis, int64_t s, int64_t e,
+                       int64_t step) {
+  using graph::SymExpr;
+  const SymExpr dim = d.sym();
+  const bool to_end = e >= kSliceToEnd / 2;
+  SymExpr len;
+  if (step != 1 || (!to_end && (e < 0 || s < 0))) {
+    fail_user(
+        "{}: slice [{}:{}:{}] of symbolic dim '{}' (axis {}) is not supported; bind the dim "
+        "with --input-shapes",
+        n.describe(), s, to_end ? std::string("") : std::to_string(e), step, d.str(), axis);
+  } else if (s < 0) {
+    len = SymExpr::min(dim, SymExpr(-s));  // the last -s elements
+  } else {
+    SymExpr end = to_end ? dim : SymExpr::min(dim, SymExpr(e));
+    len = SymExpr::max(end - SymExpr(s), SymExpr(0));
+  }
+  return Dim::of(len);
+}
 
 // Normalises to one entry per input dim: `axes` = 0..rank-1, `starts` the first index read,
 // `steps`, and `ends` the clamped end (the output dim is ceil((end - start) / step), >= 0).
@@ -39,8 +66,13 @@ std::vector<TensorType> infer_slice(Node& n) {
     sliced[size_t(a)] = true;
     if (step == 0) fail_user("{}: 'steps' has a 0 for axis {}", n.describe(), a);
     const Dim& d = x.shape[size_t(a)];
-    if (!d.is_static())
-      fail_user("{}: cannot slice symbolic dim '{}' (axis {})", n.describe(), d.str(), a);
+    if (!d.is_static()) {
+      out.shape[size_t(a)] = slice_symbolic_dim(n, d, a, starts[i], ends[i], step);
+      fs[size_t(a)] = starts[i];
+      fe[size_t(a)] = ends[i];
+      fst[size_t(a)] = step;
+      continue;
+    }
     int64_t dim = d.value, s = starts[i], e = ends[i];
     if (s < 0) s += dim;
     if (e < 0) e += dim;
@@ -63,8 +95,8 @@ std::vector<TensorType> infer_slice(Node& n) {
   std::vector<int64_t> all_axes;
   for (int64_t a = 0; a < r; ++a) {
     all_axes.push_back(a);
-    if (!sliced[size_t(a)] && x.shape[size_t(a)].is_static())
-      fe[size_t(a)] = x.shape[size_t(a)].value;
+    if (!sliced[size_t(a)])
+      fe[size_t(a)] = x.shape[size_t(a)].is_static() ? x.shape[size_t(a)].value : kSliceToEnd;
   }
   n.attrs.set("starts", fs);
   n.attrs.set("ends", fe);

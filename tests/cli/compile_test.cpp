@@ -205,7 +205,8 @@ TEST_F(CompileTest, BadModelFilesAndOptions) {
   r = ingot("compile " + path("model.onnx") + " -o " + path("m.so"));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err,
-            "error: input 'x' has unbound dimension 'N'; bind it with --input-shapes x:[1,5]\n");
+            "error: input 'x' has unbound dimension 'N'; bind it with --input-shapes x:[1,5], or "
+            "keep it symbolic with --dim-bounds N:1..MAX (llvm target)\n");
 
   r = ingot("compile " + path("model.onnx") + " -o " + path("m.so") +
             " --input-shapes x:[3,5] --target 'llvm -mfoo=1'");

@@ -61,14 +61,39 @@ TEST(InferSlice, NormalisedFormReinfersToTheSameShape) {
   EXPECT_EQ(a.node->attrs.get_ints("starts"), (V{9, 0}));
 }
 
+// Slices of symbolic dims in the forms exports write: a constant start (negative: from the end)
+// to the end or to a constant end. The stored attributes re-infer to the same type, and a dim
+// not sliced keeps its full range (the end written as INT64_MAX).
+TEST(InferSlice, SymbolicDims) {
+  const SymExpr n = SymExpr::symbol("N"), t = SymExpr::symbol("T");
+  const int64_t end = std::numeric_limits<int64_t>::max();
+  OneNode a(OpKind::Slice, {F32({"N", "T", 4})},
+            slice_attrs({-1, 2, 1}, {end, end, 3}, {0, 1, 2}, {}));
+  TensorType want{DType::kF32,
+                  {Dim::of(SymExpr::min(n, 1)), Dim::of(SymExpr::max(t - 2, 0)), Dim::fixed(2)}};
+  EXPECT_EQ(a.infer(), want);
+  EXPECT_EQ(a.node->attrs.get_ints("starts"), (V{-1, 2, 1}));
+  EXPECT_EQ(a.infer(), want);  // idempotent
+  OneNode b(OpKind::Slice, {F32({"N", "T"})}, slice_attrs({0}, {5}, {1}, {}));
+  EXPECT_EQ(b.infer(), (TensorType{DType::kF32, {Dim::named("N"), Dim::of(SymExpr::min(t, 5))}}));
+  EXPECT_EQ(b.node->attrs.get_ints("ends"), (V{end, 5}));
+  EXPECT_EQ(b.infer().shape[0], Dim::named("N"));
+}
+
 TEST(InferSlice, Errors) {
   EXPECT_EQ(user_error(
                 [] { OneNode(OpKind::Slice, {F32({4})}, slice_attrs({0}, {1}, {}, {0})).infer(); }),
             "node 'n' (Slice): 'steps' has a 0 for axis 0");
   EXPECT_EQ(user_error([] {
-              OneNode(OpKind::Slice, {F32({"N"})}, slice_attrs({0}, {1}, {}, {})).infer();
+              OneNode(OpKind::Slice, {F32({"N"})}, slice_attrs({0}, {8}, {}, {2})).infer();
             }),
-            "node 'n' (Slice): cannot slice symbolic dim 'N' (axis 0)");
+            "node 'n' (Slice): slice [0:8:2] of symbolic dim 'N' (axis 0) is not supported; bind "
+            "the dim with --input-shapes");
+  EXPECT_EQ(user_error([] {
+              OneNode(OpKind::Slice, {F32({"N"})}, slice_attrs({0}, {-1}, {}, {})).infer();
+            }),
+            "node 'n' (Slice): slice [0:-1:1] of symbolic dim 'N' (axis 0) is not supported; bind "
+            "the dim with --input-shapes");
 }
 
 TEST(InferSlice, StartsFromAShapeComputationAndValuePropagation) {

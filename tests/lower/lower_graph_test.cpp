@@ -370,7 +370,8 @@ TEST(LowerGraph, UnboundDimensionIsAUserErrorNamingTheOption) {
     FAIL() << "expected a UserError";
   } catch (const UserError& e) {
     EXPECT_STREQ(e.what(),
-                 "input 'x' has unbound dimension 'N'; bind it with --input-shapes x:[1,3]");
+                 "input 'x' has unbound dimension 'N'; bind it with --input-shapes x:[1,3], or "
+                 "keep it symbolic with --dim-bounds N:1..MAX (llvm target)");
   }
 }
 

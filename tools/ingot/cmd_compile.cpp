@@ -42,7 +42,7 @@ class TerminalProgress {
 
 void add_compile_command(CLI::App& app, int& exit_code) {
   struct Args {
-    std::string model, output = "module.so", input_shapes;
+    std::string model, output = "module.so", input_shapes, dim_bounds;
     driver::CompileOptions options;
     bool quiet = false, print_target = false;
     std::string schedule = "default";
@@ -56,6 +56,9 @@ void add_compile_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--input-shapes", args->input_shapes,
                   "bind input shapes, e.g. \"input:[1,3,224,224] mask:[1,128]\"");
+  cmd->add_option("--dim-bounds", args->dim_bounds,
+                  "bounds of the symbolic dims left unbound, e.g. \"seq:1..1024 past:0..1023\": "
+                  "one artifact serves every binding within them (llvm target)");
   cmd->add_option("--specialize-inputs", args->options.specialize_inputs,
                   "compile for these input values (.npz, one NAME.npy per input): the inputs stay "
                   "inputs, shapes they decide become static, and running with other values fails");
@@ -119,6 +122,8 @@ void add_compile_command(CLI::App& app, int& exit_code) {
     args->options.default_schedules = args->schedule == "default";
     if (!args->input_shapes.empty())
       args->options.input_shapes = driver::parse_input_shapes(args->input_shapes);
+    if (!args->dim_bounds.empty())
+      args->options.dim_bounds = driver::parse_dim_bounds(args->dim_bounds);
     // Progress on a terminal only: pipes, files and tests see nothing; nor while stage output
     // (--print-pass-times, --dump, --print-ir-after) is printed as the compile goes.
     const driver::CompileOptions& o = args->options;

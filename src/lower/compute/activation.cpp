@@ -70,7 +70,7 @@ Stmt compute_activation(const graph::Node& node, const std::vector<Buffer>& inpu
   if (node.op == OpKind::Shrink) {
     check_dtype(node, x, DTypeClass::kNumeric);
     if (!x->dtype.is_float()) {
-      return loop_nest(const_shape(y), "i", [&](const Index& idx) {
+      return loop_nest(y->shape, "i", [&](const Index& idx) {
         Expr v = apply_op(node, cast(DataType::f64(), x.load(idx)), Expr());
         return BufferStore::make(y, cast(y->dtype, v), idx);
       });
@@ -82,7 +82,7 @@ Stmt compute_activation(const graph::Node& node, const std::vector<Buffer>& inpu
   if (prelu && inputs.at(1)->dtype != x->dtype)
     fail_user("{}: operand dtypes differ ({} vs {})", node_label(node), x->dtype.str(),
               inputs[1]->dtype.str());
-  return loop_nest(const_shape(y), "i", [&](const Index& idx) {
+  return loop_nest(y->shape, "i", [&](const Index& idx) {
     Expr slope = prelu ? inputs[1].load(broadcast_index(inputs[1], idx)) : Expr();
     return BufferStore::make(y, apply_op(node, x.load(idx), slope), idx);
   });

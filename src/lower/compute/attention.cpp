@@ -54,7 +54,7 @@ struct Setup {
 
 // present_key / present_value: the whole key or value sequence in (batch, heads, seq, size).
 Stmt write_present(const Buffer& out, const KeyView& src) {
-  return loop_nest(const_shape(out), "p", [&](const Index& i) {
+  return loop_nest(out->shape, "p", [&](const Index& i) {
     return BufferStore::make(out, src.load(i[0], i[1], i[2], i[3]), i);
   });
 }

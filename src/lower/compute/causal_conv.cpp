@@ -49,7 +49,7 @@ Stmt compute_causal_conv(const graph::Node& node, const std::vector<Buffer>& inp
   if (k == 1 || outputs.size() < 2 || !outputs[1].defined()) return conv;
 
   const Buffer& state = outputs[1];
-  Stmt carry = loop_nest(const_shape(state), "s", [&](const Index& s) {
+  Stmt carry = loop_nest(state->shape, "s", [&](const Index& s) {
     return BufferStore::make(state, padded(s[0], s[1], s[2] + i64(len)), s);
   });
   return SeqStmt::make({conv, carry});

@@ -85,11 +85,21 @@ void check_dtype(const graph::Node& node, const Buffer& b, DTypeClass accepted) 
 
 namespace {
 
+bool is_one(const Expr& e) {
+  int64_t v = 0;
+  return is_const_int(e, &v) && v == 1;
+}
+
+std::vector<Expr> to_exprs(const std::vector<int64_t>& shape) {
+  std::vector<Expr> out;
+  for (int64_t d : shape) out.push_back(i64(d));
+  return out;
+}
+
 // Loops of the given kinds (innermost last) around `s`.
-Stmt wrap_loops(Stmt s, const std::vector<Var>& vars, const std::vector<int64_t>& extents,
+Stmt wrap_loops(Stmt s, const std::vector<Var>& vars, const std::vector<Expr>& extents,
                 const std::vector<ForKind>& kinds) {
-  for (size_t n = vars.size(); n-- > 0;)
-    s = For::make(vars[n], i64(0), i64(extents[n]), kinds[n], s);
+  for (size_t n = vars.size(); n-- > 0;) s = For::make(vars[n], i64(0), extents[n], kinds[n], s);
   return s;
 }
 
@@ -100,20 +110,20 @@ struct NestVars {
   Index idx;
   std::vector<IterVar> iters;
   std::vector<Var> loop_vars;
-  std::vector<int64_t> extents;
+  std::vector<Expr> extents;
 };
-NestVars nest_vars(const std::vector<int64_t>& shape, const std::string& prefix, bool block,
+NestVars nest_vars(const std::vector<Expr>& shape, const std::string& prefix, bool block,
                    IterKind kind) {
   NestVars n;
   for (size_t k = 0; k < shape.size(); ++k) {
-    if (shape[k] == 1) {
+    if (is_one(shape[k])) {
       n.idx.push_back(i64(0));
       continue;
     }
     Var loop(fmt::format("{}{}", prefix, k));
     Var index = block ? Var(fmt::format("v{}{}", prefix, k)) : loop;
     n.idx.push_back(index);
-    n.iters.push_back({index, i64(0), i64(shape[k]), kind});
+    n.iters.push_back({index, i64(0), shape[k], kind});
     n.loop_vars.push_back(loop);
     n.extents.push_back(shape[k]);
   }
@@ -122,8 +132,34 @@ NestVars nest_vars(const std::vector<int64_t>& shape, const std::string& prefix,
 
 }  // namespace
 
+bool is_symbolic(const Buffer& b) {
+  for (const Expr& e : b->shape)
+    if (!is_const_int(e)) return true;
+  return false;
+}
+
+Expr num_elements(const Buffer& b) {
+  return product(b->shape);
+}
+
+Expr product(const std::vector<Expr>& dims) {
+  Expr n = i64(1);
+  for (const Expr& e : dims) n = is_one(n) ? e : n * e;
+  return n;
+}
+
+std::vector<Expr> exprs(const std::vector<int64_t>& dims) {
+  return to_exprs(dims);
+}
+
 Stmt loop_nest(const std::vector<int64_t>& shape, const std::string& prefix, const BodyFn& body,
                NestOptions opts) {
+  return loop_nest(to_exprs(shape), prefix, body, opts);
+}
+
+Stmt loop_nest(const Extents& extents_of, const std::string& prefix, const BodyFn& body,
+               NestOptions opts) {
+  const std::vector<Expr>& shape = extents_of.dims;
   // With a parallel outer loop, the body is built on block iter vars and, when it is one store
   // (with the default options) or anything but one store (parallel rows, not vectorized), it
   // becomes a block whose spatial iter vars are bound to serial loops, and the injective rule
@@ -134,11 +170,11 @@ Stmt loop_nest(const std::vector<int64_t>& shape, const std::string& prefix, con
     // A serial nest inside a row: its innermost loop is a lane loop (a block the injective
     // rule vectorizes).
     size_t inner = shape.size();
-    while (shape[--inner] == 1) {
+    while (is_one(shape[--inner])) {
     }
-    std::vector<int64_t> outer = shape;
-    outer[inner] = 1;
-    return loop_nest(outer, prefix,
+    std::vector<Expr> outer = shape;
+    outer[inner] = i64(1);
+    return loop_nest(Extents(outer), prefix,
                      [&](const Index& o) {
                        return lane_loop(fmt::format("{}{}", prefix, inner), i64(0), shape[inner],
                                         [&](Expr v) {
@@ -179,28 +215,38 @@ Stmt loop_nest(const std::vector<int64_t>& shape, const std::string& prefix, con
 
 Stmt serial_loop(const std::string& name, Expr min, int64_t extent,
                  const std::function<Stmt(Expr)>& body, ForKind kind) {
-  if (extent == 1) return body(min);
+  return serial_loop(name, std::move(min), i64(extent), body, kind);
+}
+
+Stmt serial_loop(const std::string& name, Expr min, Expr extent,
+                 const std::function<Stmt(Expr)>& body, ForKind kind) {
+  if (is_one(extent)) return body(min);
   Var v(name);
-  return For::make(v, min, i64(extent), kind, body(v));
+  return For::make(v, min, extent, kind, body(v));
 }
 
 Stmt lane_loop(const std::string& name, Expr min, int64_t extent,
                const std::function<Stmt(Expr)>& body) {
-  if (extent == 1) return body(min);
+  return lane_loop(name, std::move(min), i64(extent), body);
+}
+
+Stmt lane_loop(const std::string& name, Expr min, Expr extent,
+               const std::function<Stmt(Expr)>& body) {
+  if (is_one(extent)) return body(min);
   Var loop(name), index("v" + name);
-  Stmt block = make_block("lanes", {{index, min, i64(extent), IterKind::kSpatial}}, body(index));
-  return For::make(loop, min, i64(extent), ForKind::kSerial,
+  Stmt block = make_block("lanes", {{index, min, extent, IterKind::kSpatial}}, body(index));
+  return For::make(loop, min, extent, ForKind::kSerial,
                    BlockRealize::make({loop}, make_const(DataType::boolean(), 1), block));
 }
 
 Index broadcast_index(const Buffer& in, const Index& out_idx) {
-  std::vector<int64_t> shape = const_shape(in);
+  const std::vector<Expr>& shape = in->shape;
   INGOT_ICHECK(shape.size() <= out_idx.size(), "broadcast of rank {} into rank {}", shape.size(),
                out_idx.size());
   size_t off = out_idx.size() - shape.size();
   Index idx;
   for (size_t k = 0; k < shape.size(); ++k)
-    idx.push_back(shape[k] == 1 ? i64(0) : out_idx[off + k]);
+    idx.push_back(is_one(shape[k]) ? i64(0) : out_idx[off + k]);
   return idx;
 }
 
@@ -222,7 +268,12 @@ Stmt Accumulator::scope(Stmt body) const {
 Stmt Accumulator::reduce(const std::vector<int64_t>& shape, const std::string& prefix,
                          const std::function<Expr(const Index&)>& value,
                          const BodyFn& before) const {
-  auto [idx, iters, loop_vars, extents] = nest_vars(shape, prefix, true, IterKind::kReduce);
+  return reduce(to_exprs(shape), prefix, value, before);
+}
+Stmt Accumulator::reduce(const Extents& shape, const std::string& prefix,
+                         const std::function<Expr(const Index&)>& value,
+                         const BodyFn& before) const {
+  auto [idx, iters, loop_vars, extents] = nest_vars(shape.dims, prefix, true, IterKind::kReduce);
   Stmt update = set(value(idx));
   if (before) update = SeqStmt::make({before(idx), update});
   if (iters.empty()) return update;
@@ -240,15 +291,15 @@ Expr widen(Expr e) {
   return cast(accum_dtype(e.dtype()), e);
 }
 
-RowAccum::RowAccum(const Buffer& y, int64_t len, std::function<Index(Expr)> y_index)
+RowAccum::RowAccum(const Buffer& y, Expr len, std::function<Index(Expr)> y_index)
     : dtype(accum_dtype(y->dtype)), y(y), len(len), y_index(std::move(y_index)) {
   if (dtype != y->dtype)
-    local = Buffer::make(y->name + "_acc", dtype, std::vector<int64_t>{len}, StorageScope::kLocal);
+    local = Buffer::make(y->name + "_acc", dtype, std::vector<Expr>{len}, StorageScope::kLocal);
 }
-RowAccum::RowAccum(const Buffer& y, int64_t len, std::function<Index(Expr)> y_index, DataType acc,
+RowAccum::RowAccum(const Buffer& y, Expr len, std::function<Index(Expr)> y_index, DataType acc,
                    std::function<Expr(Expr, Expr)> finish)
     : dtype(acc), finish(std::move(finish)), y(y), len(len), y_index(std::move(y_index)) {
-  local = Buffer::make(y->name + "_acc", dtype, std::vector<int64_t>{len}, StorageScope::kLocal);
+  local = Buffer::make(y->name + "_acc", dtype, std::vector<Expr>{len}, StorageScope::kLocal);
 }
 Expr RowAccum::load(Expr j) const {
   return local.defined() ? local.load({j}) : y.load(y_index(j));

@@ -28,6 +28,13 @@ tir::DataType to_tir_dtype(graph::DType d);
 // The constant shape of a buffer (InternalError if a dim is not an IntImm).
 std::vector<int64_t> const_shape(const tir::Buffer& b);
 int64_t num_elements(const std::vector<int64_t>& shape);
+// Whether a dim of `b` is not a constant (a symbolic dim: docs/dynamic-shapes.md), and the
+// element count as an expression.
+bool is_symbolic(const tir::Buffer& b);
+tir::Expr num_elements(const tir::Buffer& b);
+// The product of extents (1 for none), and int64 extents as expressions.
+tir::Expr product(const std::vector<tir::Expr>& dims);
+std::vector<tir::Expr> exprs(const std::vector<int64_t>& dims);
 // Row-major strides of a shape, in elements.
 std::vector<int64_t> row_major_strides(const std::vector<int64_t>& shape);
 
@@ -49,8 +56,19 @@ struct NestOptions {
 // loop (lane_loop below). Otherwise the options set the kinds here.
 tir::Stmt loop_nest(const std::vector<int64_t>& shape, const std::string& prefix,
                     const BodyFn& body, NestOptions opts = {});
+// Extents that may be symbolic (a buffer's shape): its own type, so a braced list of integers
+// still picks the int64 overloads.
+struct Extents {
+  Extents(std::vector<tir::Expr> d) : dims(std::move(d)) {}  // NOLINT(google-explicit-constructor)
+  std::vector<tir::Expr> dims;
+};
+tir::Stmt loop_nest(const Extents& shape, const std::string& prefix, const BodyFn& body,
+                    NestOptions opts = {});
 // A plain serial loop over [min, min + extent) (none when extent is 1: body(min)).
 tir::Stmt serial_loop(const std::string& name, tir::Expr min, int64_t extent,
+                      const std::function<tir::Stmt(tir::Expr)>& body,
+                      tir::ForKind kind = tir::ForKind::kSerial);
+tir::Stmt serial_loop(const std::string& name, tir::Expr min, tir::Expr extent,
                       const std::function<tir::Stmt(tir::Expr)>& body,
                       tir::ForKind kind = tir::ForKind::kSerial);
 
@@ -59,6 +77,8 @@ tir::Stmt serial_loop(const std::string& name, tir::Expr min, int64_t extent,
 // run (a row's init, update or write pass). It is a spatial block "lanes" bound to a serial
 // loop, which the injective rule vectorizes; body(min) alone when extent is 1.
 tir::Stmt lane_loop(const std::string& name, tir::Expr min, int64_t extent,
+                    const std::function<tir::Stmt(tir::Expr)>& body);
+tir::Stmt lane_loop(const std::string& name, tir::Expr min, tir::Expr extent,
                     const std::function<tir::Stmt(tir::Expr)>& body);
 
 // Numpy broadcasting: the index into `in` (rank <= out rank, right-aligned) for output index
@@ -85,6 +105,9 @@ struct Accumulator {
   tir::Stmt reduce(const std::vector<int64_t>& shape, const std::string& prefix,
                    const std::function<tir::Expr(const Index&)>& value,
                    const BodyFn& before = nullptr) const;
+  tir::Stmt reduce(const Extents& shape, const std::string& prefix,
+                   const std::function<tir::Expr(const Index&)>& value,
+                   const BodyFn& before = nullptr) const;
 };
 
 // float16 results are accumulated in float32 and rounded once: the accumulation dtype of `d`
@@ -96,8 +119,8 @@ tir::Expr widen(tir::Expr e);
 // `y` a local float32 row of `len` elements that wrap() rounds into `y` after the body ran. With
 // `finish` (integer kernels): a local row of `acc` that wrap() writes as finish(value, j).
 struct RowAccum {
-  RowAccum(const tir::Buffer& y, int64_t len, std::function<Index(tir::Expr)> y_index);
-  RowAccum(const tir::Buffer& y, int64_t len, std::function<Index(tir::Expr)> y_index,
+  RowAccum(const tir::Buffer& y, tir::Expr len, std::function<Index(tir::Expr)> y_index);
+  RowAccum(const tir::Buffer& y, tir::Expr len, std::function<Index(tir::Expr)> y_index,
            tir::DataType acc, std::function<tir::Expr(tir::Expr, tir::Expr)> finish);
   tir::DataType dtype;
   std::function<tir::Expr(tir::Expr, tir::Expr)> finish;
@@ -105,7 +128,7 @@ struct RowAccum {
   tir::Stmt store(tir::Expr j, tir::Expr v) const;  // `v` is cast to `dtype`
   tir::Stmt wrap(tir::Stmt body) const;
   tir::Buffer y, local;
-  int64_t len;
+  tir::Expr len;
   std::function<Index(tir::Expr)> y_index;
 };
 

@@ -81,7 +81,7 @@ Stmt compute_compare_logic(const graph::Node& node, const std::vector<Buffer>& i
                            const std::vector<Buffer>& outputs) {
   const Buffer& y = outputs.at(0);
   check_dtypes(node, inputs);
-  return loop_nest(const_shape(y), "i", [&](const Index& idx) {
+  return loop_nest(y->shape, "i", [&](const Index& idx) {
     std::vector<Expr> v;
     for (const Buffer& b : inputs) v.push_back(b.load(broadcast_index(b, idx)));
     return BufferStore::make(y, apply_op(node, v), idx);

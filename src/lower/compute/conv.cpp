@@ -124,7 +124,7 @@ Stmt compute_conv(const graph::Node& node, const std::vector<Buffer>& inputs,
   Stmt conv = conv_rows(
       node, x, w, y,
       [&](const Index& o, Expr) {
-        return RowAccum(y, out_w, [o](Expr ow) {
+        return RowAccum(y, i64(out_w), [o](Expr ow) {
           Index idx = o;
           idx.push_back(ow);
           return idx;

@@ -66,7 +66,7 @@ Stmt compute_conv_transpose(const graph::Node& node, const std::vector<Buffer>& 
           idx.push_back(ow);
           return idx;
         };
-        RowAccum row(y, out_w, y_index);
+        RowAccum row(y, i64(out_w), y_index);
         Expr init = b.defined() ? b.load({m}) : make_const(dt, 0);
         Stmt init_row =
             lane_loop("ow", i64(0), out_w, [&](Expr ow) { return row.store(ow, init); });

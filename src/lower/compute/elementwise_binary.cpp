@@ -48,7 +48,7 @@ Stmt compute_binary(const graph::Node& node, const std::vector<Buffer>& inputs,
   if (node.op != OpKind::Pow && a->dtype != b->dtype)
     fail_user("{}: operand dtypes differ ({} vs {})", node_label(node), a->dtype.str(),
               b->dtype.str());
-  return loop_nest(const_shape(y), "i", [&](const Index& idx) {
+  return loop_nest(y->shape, "i", [&](const Index& idx) {
     Expr v = apply(node, a.load(broadcast_index(a, idx)), b.load(broadcast_index(b, idx)));
     return BufferStore::make(y, v, idx);
   });

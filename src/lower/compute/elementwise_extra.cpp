@@ -218,7 +218,7 @@ Stmt compute_elementwise_extra(const graph::Node& node, const std::vector<Buffer
   if (node.op == OpKind::BitwiseAnd || node.op == OpKind::BitwiseOr ||
       node.op == OpKind::BitwiseXor)
     return bitwise_binary(node, inputs.at(0), inputs.at(1), y);
-  return loop_nest(const_shape(y), "i", [&](const Index& idx) {
+  return loop_nest(y->shape, "i", [&](const Index& idx) {
     std::vector<Expr> v;
     for (const Buffer& b : inputs) v.push_back(b.load(broadcast_index(b, idx)));
     return BufferStore::make(y, apply_op(node, v), idx);

@@ -98,7 +98,7 @@ Stmt compute_unary(const graph::Node& node, const std::vector<Buffer>& inputs,
   } else {
     check_dtype(node, x, is_float_only(node.op) ? DTypeClass::kFloat : DTypeClass::kNumeric);
   }
-  return loop_nest(const_shape(y), "i", [&](const Index& idx) {
+  return loop_nest(y->shape, "i", [&](const Index& idx) {
     Expr v = apply(node, inputs, y->dtype, x.load(broadcast_index(x, idx)));
     return BufferStore::make(y, v, idx);
   });

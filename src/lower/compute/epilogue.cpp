@@ -63,7 +63,7 @@ Expr apply_epilogue(const graph::Node& node, Expr value, Expr z) {
 
 Stmt epilogue_pass(const graph::Node& node, const Buffer& y, const Buffer& bias, const Buffer& z,
                    const Buffer& from) {
-  return loop_nest(const_shape(y), "e", [&](const Index& i) {
+  return loop_nest(y->shape, "e", [&](const Index& i) {
     Expr v = from.defined() ? from.load(i) : y.load(i);
     DataType t = v.dtype();
     if (bias.defined()) v = v + cast(t, bias.load({i.back()}));

@@ -24,7 +24,7 @@ Stmt compute_gather(const graph::Node& node, const std::vector<Buffer>& inputs,
   int q = indices.ndim();
   int64_t len = const_shape(data)[axis];
 
-  return loop_nest(const_shape(y), "i", [&](const Index& idx) {
+  return loop_nest(y->shape, "i", [&](const Index& idx) {
     Index qi(idx.begin() + axis, idx.begin() + axis + q);
     Expr k = cast(DataType::i64(), indices.load(qi));
     k = select(k < i64(0), k + i64(len), k);

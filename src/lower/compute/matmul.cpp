@@ -23,12 +23,12 @@ Stmt compute_gemm(const graph::Node& node, const std::vector<Buffer>& inputs,
   check_dtype(node, b, DTypeClass::kNumeric);
   const GemmAttrs g(node);
   const bool trans_a = g.trans_a, trans_b = g.trans_b, has_c = g.uses_c(c);
-  std::vector<int64_t> as = const_shape(a), ys = const_shape(y);
-  int64_t rows = ys[0], cols = ys[1], depth = trans_a ? as[0] : as[1];
+  const std::vector<Expr>&as = a->shape, &ys = y->shape;
+  Expr rows = ys[0], cols = ys[1], depth = trans_a ? as[0] : as[1];
 
   // A row per output row (block "rows", scheduled by the injective rule: the rows in parallel,
   // the lane loops vectorized).
-  return loop_nest({rows}, "i",
+  return loop_nest(Extents({rows}), "i",
                    [&](const Index& o) {
                      Expr i = o[0];
                      RowAccum row(y, cols, [&](Expr j) { return Index{i, j}; });
@@ -61,17 +61,18 @@ Stmt compute_matmul(const graph::Node& node, const std::vector<Buffer>& inputs,
   const Buffer& y = outputs.at(0);
   check_dtype(node, a.buf, DTypeClass::kNumeric);
   check_dtype(node, b.buf, DTypeClass::kNumeric);
-  std::vector<int64_t> as = a.shape(), bs = b.shape(), ys = const_shape(y);
+  std::vector<Expr> as = a.shape(), bs = b.shape();
+  const std::vector<Expr>& ys = y->shape;
   bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
-  int64_t depth = as.back();
-  int64_t rows = a_vec ? 1 : as[as.size() - 2];
-  int64_t cols = b_vec ? 1 : bs.back();
+  Expr depth = as.back();
+  Expr rows = a_vec ? i64(1) : as[as.size() - 2];
+  Expr cols = b_vec ? i64(1) : bs.back();
   // Output = batch dims, then M (unless A is 1-D), then N (unless B is 1-D).
   int batch_rank = int(ys.size()) - (a_vec ? 0 : 1) - (b_vec ? 0 : 1);
-  std::vector<int64_t> outer(ys.begin(), ys.begin() + batch_rank);
+  std::vector<Expr> outer(ys.begin(), ys.begin() + batch_rank);
   outer.push_back(rows);
 
-  auto batch_index = [&](const std::vector<int64_t>& shape, int matrix_rank, const Index& batch) {
+  auto batch_index = [&](const std::vector<Expr>& shape, int matrix_rank, const Index& batch) {
     return operand_batch_index(shape, matrix_rank, batch_rank, batch);
   };
 

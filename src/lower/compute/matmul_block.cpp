@@ -41,7 +41,7 @@ Stmt matmul_block(const graph::Node& node, const std::vector<Buffer>& inputs,
   check_dtype(node, a.buf, DTypeClass::kNumeric);
   check_dtype(node, b.buf, DTypeClass::kNumeric);
   if (a.buf->dtype != y->dtype || b.buf->dtype != y->dtype) return Stmt();
-  std::vector<int64_t> as = a.shape(), bs = b.shape(), ys = const_shape(y);
+  std::vector<int64_t> as = a.static_shape(), bs = b.static_shape(), ys = const_shape(y);
   if (!accumulates_in_own_dtype(y) && ys.empty()) return Stmt();
   const bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
   const int batch_rank = int(ys.size()) - (a_vec ? 0 : 1) - (b_vec ? 0 : 1);

@@ -15,7 +15,15 @@ namespace ingot::lower {
 struct OperandView {
   tir::Buffer buf;
   std::vector<int64_t> perm;  // empty: the buffer itself
-  std::vector<int64_t> shape() const {
+  // The viewed shape (symbolic dims included), and the same for static shapes only.
+  std::vector<tir::Expr> shape() const {
+    const std::vector<tir::Expr>& s = buf->shape;
+    if (perm.empty()) return s;
+    std::vector<tir::Expr> v;
+    for (int64_t p : perm) v.push_back(s[size_t(p)]);
+    return v;
+  }
+  std::vector<int64_t> static_shape() const {
     std::vector<int64_t> s = const_shape(buf);
     if (perm.empty()) return s;
     std::vector<int64_t> v;
@@ -32,13 +40,20 @@ struct OperandView {
 
 // The batch index of an operand of `shape` (its dims before its `matrix_rank` matrix dims) for
 // the output's batch index `batch` (`batch_rank` dims), numpy-broadcast.
-inline Index operand_batch_index(const std::vector<int64_t>& shape, int matrix_rank, int batch_rank,
-                                 const Index& batch) {
+inline Index operand_batch_index(const std::vector<tir::Expr>& shape, int matrix_rank,
+                                 int batch_rank, const Index& batch) {
   Index idx;
   int rank = int(shape.size()) - matrix_rank;
-  for (int d = 0; d < rank; ++d)
-    idx.push_back(shape[size_t(d)] == 1 ? tir::i64(0) : batch[size_t(batch_rank - rank + d)]);
+  for (int d = 0; d < rank; ++d) {
+    int64_t v = 0;
+    bool one = tir::is_const_int(shape[size_t(d)], &v) && v == 1;
+    idx.push_back(one ? tir::i64(0) : batch[size_t(batch_rank - rank + d)]);
+  }
   return idx;
+}
+inline Index operand_batch_index(const std::vector<int64_t>& shape, int matrix_rank, int batch_rank,
+                                 const Index& batch) {
+  return operand_batch_index(exprs(shape), matrix_rank, batch_rank, batch);
 }
 
 // Gemm's attributes: Y = alpha * A' B' + beta * C (A' = A or its transpose, as B').

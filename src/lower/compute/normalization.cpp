@@ -44,13 +44,15 @@ using Affine = std::function<Expr(Expr, const Index&, const Index&)>;
 using Place = std::function<Index(const Index&, const Index&)>;
 
 Stmt normalize_regions(const graph::Node& node, const Buffer& x, const std::vector<Buffer>& outputs,
-                       const std::vector<int64_t>& outer, const std::vector<int64_t>& inner,
+                       const std::vector<Expr>& outer, const std::vector<Expr>& inner,
                        const Place& place, const Affine& affine, double epsilon,
                        bool center = true) {
   const Buffer& y = outputs.at(0);
   DataType dt = y->dtype;
-  std::vector<int64_t> xs = const_shape(x);
-  Expr count = make_const(dt, double(num_elements(inner)));
+  const size_t rank = x->shape.size();
+  int64_t n = 0;
+  Expr elems = product(inner);
+  Expr count = is_const_int(elems, &n) ? make_const(dt, double(n)) : cast(dt, elems);
   Expr eps = make_const(dt, epsilon);
 
   return loop_nest(
@@ -77,7 +79,7 @@ Stmt normalize_regions(const graph::Node& node, const Buffer& x, const std::vect
                                // var now holds 1/stddev
                                var.set(make_const(dt, 1) / sqrt(var.get() / count + eps)), write});
         Index stat_idx = o;
-        stat_idx.resize(xs.size(), i64(0));
+        stat_idx.resize(rank, i64(0));
         if (outputs.size() > 1 && outputs[1].defined())
           seq.push_back(BufferStore::make(outputs[1], mean.get(), stat_idx));
         if (outputs.size() > 2 && outputs[2].defined())
@@ -92,10 +94,10 @@ Stmt normalize_regions(const graph::Node& node, const Buffer& x, const std::vect
 Stmt normalize_trailing(const graph::Node& node, const Buffer& x,
                         const std::vector<Buffer>& outputs, int axis, const Affine& affine,
                         bool center = true) {
-  std::vector<int64_t> xs = const_shape(x);
+  const std::vector<Expr>& xs = x->shape;
   INGOT_ICHECK(axis >= 0 && axis < int(xs.size()), "{}: axis {} out of range", node_label(node),
                axis);
-  std::vector<int64_t> outer(xs.begin(), xs.begin() + axis), inner(xs.begin() + axis, xs.end());
+  std::vector<Expr> outer(xs.begin(), xs.begin() + axis), inner(xs.begin() + axis, xs.end());
   auto place = [](const Index& o, const Index& r) {
     Index idx = o;
     idx.insert(idx.end(), r.begin(), r.end());
@@ -167,7 +169,7 @@ Stmt compute_group_norm(const graph::Node& node, const std::vector<Buffer>& inpu
     return idx;
   };
   return normalize_regions(
-      node, x, {outputs.at(0)}, {xs[0], groups}, inner, place,
+      node, x, {outputs.at(0)}, exprs({xs[0], groups}), exprs(inner), place,
       [&](Expr v, const Index& o, const Index& r) {
         Index c = {o[1] * per_group + r[0]};
         return v * scale.load(c) + bias.load(c);
@@ -194,7 +196,7 @@ Stmt compute_mvn(const graph::Node& node, const std::vector<Buffer>& inputs,
     return idx;
   };
   return normalize_regions(
-      node, x, {outputs.at(0)}, outer, inner, place,
+      node, x, {outputs.at(0)}, exprs(outer), exprs(inner), place,
       [](Expr v, const Index&, const Index&) { return v; }, 1e-18);
 }
 

@@ -18,7 +18,7 @@ Stmt compute_one_hot(const graph::Node& node, const std::vector<Buffer>& inputs,
   double depth = node.attrs.get_float("depth", 0);
   Index off = {i64(0)}, on = {i64(1)};
   if (values.ndim() == 0) off = on = {};  // not reached: inference requires 2 values
-  return loop_nest(const_shape(y), "i", [&](const Index& o) {
+  return loop_nest(y->shape, "i", [&](const Index& o) {
     Index ii = o;
     ii.erase(ii.begin() + axis);
     Expr v = indices.load(ii);

@@ -46,7 +46,7 @@ Stmt compute_qconv(const graph::Node& node, const std::vector<Buffer>& inputs,
       node, x, w, y,
       [&](const Index& o, Expr m) {
         return RowAccum(
-            y, out_w,
+            y, i64(out_w),
             [o](Expr ow) {
               Index idx = o;
               idx.push_back(ow);
@@ -76,7 +76,7 @@ Stmt compute_qmatmul(const graph::Node& node, const std::vector<Buffer>& inputs,
   return loop_nest(outer, "o",
                    [&](const Index& o) {
                      RowAccum row(
-                         y, n,
+                         y, i64(n),
                          [o](Expr j) {
                            Index idx = o;
                            idx.push_back(j);

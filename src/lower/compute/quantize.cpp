@@ -55,7 +55,7 @@ Stmt compute_quantize_linear(const graph::Node& node, const std::vector<Buffer>&
   DataType ct = !x->dtype.is_float()                 ? DataType::f64()
                 : x->dtype.bits >= scale->dtype.bits ? x->dtype
                                                      : scale->dtype;
-  return loop_nest(const_shape(y), "i", [&](const Index& idx) {
+  return loop_nest(y->shape, "i", [&](const Index& idx) {
     Index pi = param_index(node, scale, idx);
     Expr v = cast(DataType::f64(), round_even(cast(ct, x.load(idx)) / cast(ct, scale.load(pi))));
     if (zp.defined()) v = v + cast(DataType::f64(), zp.load(pi));
@@ -72,7 +72,7 @@ Stmt compute_dequantize_linear(const graph::Node& node, const std::vector<Buffer
   check_dtype(node, scale, DTypeClass::kFloat);
   check_dtype(node, y, DTypeClass::kFloat);
   DataType ct = scale->dtype.bits == 64 ? DataType::f64() : DataType::f32();
-  return loop_nest(const_shape(y), "i", [&](const Index& idx) {
+  return loop_nest(y->shape, "i", [&](const Index& idx) {
     Index pi = param_index(node, scale, idx);
     Expr v = cast(ct, x.load(idx));
     if (zp.defined()) v = v - cast(ct, zp.load(pi));

@@ -20,7 +20,7 @@ Stmt compute_trilu(const graph::Node& node, const std::vector<Buffer>& inputs,
     k = cast(DataType::i64(), inputs[1].load(scalar_index(inputs[1])));
   int r = y.ndim();
   Expr zero = make_const(y->dtype, 0.0);
-  return loop_nest(const_shape(y), "i", [&](const Index& idx) {
+  return loop_nest(y->shape, "i", [&](const Index& idx) {
     Expr diff = idx[r - 1] - idx[r - 2];  // column - row
     Expr keep = upper ? diff >= k : diff <= k;
     return BufferStore::make(y, select(keep, x.load(idx), zero), idx);
@@ -38,7 +38,7 @@ Stmt compute_depth_space(const graph::Node& node, const std::vector<Buffer>& inp
   bool crd = node.attrs.get_string("mode", "DCR") == "CRD";
   int64_t xc = const_shape(x)[1], yc = const_shape(y)[1];
   Expr bb = i64(b);
-  return loop_nest(const_shape(y), "i", [&](const Index& idx) {
+  return loop_nest(y->shape, "i", [&](const Index& idx) {
     Index xi{idx[0]};
     if (d2s) {  // y[n, c, h*b+i, w*b+j]
       Expr i = floormod(idx[2], bb), j = floormod(idx[3], bb);
@@ -66,7 +66,7 @@ Stmt compute_gather_elements(const graph::Node& node, const std::vector<Buffer>&
     fail_user("{}: indices must be int32 or int64, got {}", node_label(node), indices->dtype.str());
   int axis = int(node.attrs.get_int("axis", 0));
   int64_t len = const_shape(data)[size_t(axis)];
-  return loop_nest(const_shape(y), "i", [&](const Index& idx) {
+  return loop_nest(y->shape, "i", [&](const Index& idx) {
     Expr k = cast(DataType::i64(), indices.load(idx));
     k = select(k < i64(0), k + i64(len), k);
     Index di = idx;
@@ -80,7 +80,7 @@ Stmt compute_eye_like(const graph::Node& node, const std::vector<Buffer>& /*inpu
   const Buffer& y = outputs.at(0);
   Expr k = i64(node.attrs.get_int("k", 0));
   Expr one = make_const(y->dtype, 1.0), zero = make_const(y->dtype, 0.0);
-  return loop_nest(const_shape(y), "i", [&](const Index& idx) {
+  return loop_nest(y->shape, "i", [&](const Index& idx) {
     return BufferStore::make(y, select(idx[1] - idx[0] == k, one, zero), idx);
   });
 }
@@ -96,7 +96,7 @@ Stmt compute_reverse_sequence(const graph::Node& node, const std::vector<Buffer>
   size_t batch = size_t(node.attrs.get_int("batch_axis", 1));
   size_t time = size_t(node.attrs.get_int("time_axis", 0));
   int64_t steps = const_shape(x)[time];
-  return loop_nest(const_shape(y), "i", [&](const Index& idx) {
+  return loop_nest(y->shape, "i", [&](const Index& idx) {
     Expr len = cast(DataType::i64(), lens.load({idx[batch]}));
     len = max(min(len, i64(steps)), i64(0));
     Index xi = idx;

@@ -48,11 +48,12 @@ Expr update(OpKind op, Expr acc, Expr x, Expr shift) {
   }
 }
 
-Expr finish(OpKind op, Expr acc, int64_t count, Expr shift) {
+Expr finish(OpKind op, Expr acc, const Expr& count, Expr shift) {
   DataType dt = acc.dtype();
   switch (op) {
     case OpKind::ReduceMean: {
-      Expr c = make_const(dt, double(count));
+      int64_t n = 0;
+      Expr c = is_const_int(count, &n) ? make_const(dt, double(n)) : cast(dt, count);
       return dt.is_float() ? acc / c : trunc_div(acc, c);
     }
     case OpKind::ReduceL2:
@@ -105,49 +106,48 @@ Stmt reduce_lanes_inner(const graph::Node& node, const Buffer& x, const Buffer& 
   DataType dt = as_byte.acc_dtype(y->dtype);
   OpKind op = node.op;
   NestOptions serial = {.parallel_outer = false, .vectorize_inner = false};
-  return loop_nest(outer_shape, "o",
-                   [&](const Index& o) {
-                     Buffer acc =
-                         Buffer::make("acc", dt, std::vector<int64_t>{chunk}, StorageScope::kLocal);
-                     Expr base = chunks == 1 ? Expr(i64(0)) : o[rank - 1] * i64(chunk);
-                     // Lanes of this chunk, guarded when the last chunk is partial.
-                     auto over_lanes = [&](const std::function<Stmt(Expr, Expr)>& body) {
-                       return lane_loop("l", i64(0), chunk, [&](Expr l) {
-                         Expr j = chunks == 1 ? l : base + l;
-                         Stmt s = body(l, j);
-                         if (len % chunk != 0) s = IfThenElse::make(j < i64(len), s);
-                         return s;
-                       });
-                     };
-                     std::vector<Stmt> seq;
-                     seq.push_back(over_lanes([&](Expr l, Expr) {
-                       return BufferStore::make(acc, init_value(op, dt), {l});
-                     }));
-                     seq.push_back(loop_nest(
-                         red_shape, "r",
-                         [&](const Index& r) {
-                           return over_lanes([&](Expr l, Expr j) {
-                             Index xi = o;
-                             int n = 0;
-                             for (int d = 0; d < rank - 1; ++d)
-                               if (reduced[d]) xi[d] = r[n++];
-                             xi[rank - 1] = j;
-                             return BufferStore::make(
-                                 acc, update(op, acc.load({l}), as_byte.load(x, xi), Expr()), {l});
-                           });
-                         },
-                         serial));
-                     seq.push_back(over_lanes([&](Expr l, Expr j) {
-                       Index yi;
-                       for (int d = 0; d < rank - 1; ++d)
-                         if (keepdims || !reduced[d]) yi.push_back(o[d]);
-                       yi.push_back(j);
-                       return BufferStore::make(
-                           y, as_byte.store_value(finish(op, acc.load({l}), count, Expr())), yi);
-                     }));
-                     return Allocate::make(acc, SeqStmt::make(seq));
-                   },
-                   {.parallel_outer = true, .vectorize_inner = false});
+  return loop_nest(
+      outer_shape, "o",
+      [&](const Index& o) {
+        Buffer acc = Buffer::make("acc", dt, std::vector<int64_t>{chunk}, StorageScope::kLocal);
+        Expr base = chunks == 1 ? Expr(i64(0)) : o[rank - 1] * i64(chunk);
+        // Lanes of this chunk, guarded when the last chunk is partial.
+        auto over_lanes = [&](const std::function<Stmt(Expr, Expr)>& body) {
+          return lane_loop("l", i64(0), chunk, [&](Expr l) {
+            Expr j = chunks == 1 ? l : base + l;
+            Stmt s = body(l, j);
+            if (len % chunk != 0) s = IfThenElse::make(j < i64(len), s);
+            return s;
+          });
+        };
+        std::vector<Stmt> seq;
+        seq.push_back(over_lanes(
+            [&](Expr l, Expr) { return BufferStore::make(acc, init_value(op, dt), {l}); }));
+        seq.push_back(loop_nest(
+            red_shape, "r",
+            [&](const Index& r) {
+              return over_lanes([&](Expr l, Expr j) {
+                Index xi = o;
+                int n = 0;
+                for (int d = 0; d < rank - 1; ++d)
+                  if (reduced[d]) xi[d] = r[n++];
+                xi[rank - 1] = j;
+                return BufferStore::make(
+                    acc, update(op, acc.load({l}), as_byte.load(x, xi), Expr()), {l});
+              });
+            },
+            serial));
+        seq.push_back(over_lanes([&](Expr l, Expr j) {
+          Index yi;
+          for (int d = 0; d < rank - 1; ++d)
+            if (keepdims || !reduced[d]) yi.push_back(o[d]);
+          yi.push_back(j);
+          return BufferStore::make(
+              y, as_byte.store_value(finish(op, acc.load({l}), i64(count), Expr())), yi);
+        }));
+        return Allocate::make(acc, SeqStmt::make(seq));
+      },
+      {.parallel_outer = true, .vectorize_inner = false});
 }
 
 }  // namespace
@@ -159,7 +159,7 @@ Stmt compute_reduce(const graph::Node& node, const std::vector<Buffer>& inputs,
   OpKind op = node.op;
   BoolAsByte as_byte{x->dtype.is_bool() && (op == OpKind::ReduceMax || op == OpKind::ReduceMin)};
   if (!as_byte.on) check_dtype(node, x, float_only(op) ? DTypeClass::kFloat : DTypeClass::kNumeric);
-  std::vector<int64_t> xs = const_shape(x);
+  const std::vector<Expr>& xs = x->shape;
   int rank = int(xs.size());
   std::vector<int64_t> axes = node.attrs.get_ints("axes");
   bool keepdims = node.attrs.get_int("keepdims", 1) != 0;
@@ -174,19 +174,21 @@ Stmt compute_reduce(const graph::Node& node, const std::vector<Buffer>& inputs,
     INGOT_ICHECK(a >= 0 && a < rank, "{}: axis out of range", node_label(node));
     reduced[a] = true;
   }
-  std::vector<int64_t> kept_shape = xs, red_shape;
-  int64_t count = 1;
+  std::vector<Expr> kept_shape = xs, red_shape;
   for (int d = 0; d < rank; ++d) {
     if (!reduced[d]) continue;
-    kept_shape[d] = 1;
+    kept_shape[d] = i64(1);
     red_shape.push_back(xs[d]);
-    count *= xs[d];
   }
+  const Expr count = product(red_shape);
   DataType dt = as_byte.acc_dtype(y->dtype);
-  if (!reduced[rank - 1] && xs[rank - 1] > 1 && op != OpKind::ReduceLogSumExp)
-    return reduce_lanes_inner(node, x, y, reduced, keepdims, count, as_byte);
+  int64_t inner = 0, n = 0;
+  // The lane form needs static shapes; a symbolic reduction takes the row form below.
+  if (!reduced[rank - 1] && is_const_int(xs[rank - 1], &inner) && inner > 1 && !is_symbolic(x) &&
+      is_const_int(count, &n) && op != OpKind::ReduceLogSumExp)
+    return reduce_lanes_inner(node, x, y, reduced, keepdims, n, as_byte);
 
-  return loop_nest(kept_shape, "o",
+  return loop_nest(Extents(kept_shape), "o",
                    [&](const Index& o) {
                      auto x_at = [&](const Index& r) {
                        Index xi = o;
@@ -201,11 +203,12 @@ Stmt compute_reduce(const graph::Node& node, const std::vector<Buffer>& inputs,
                      std::vector<Stmt> body;
                      if (lse) {
                        body.push_back(mx.set(min_value(dt)));
-                       body.push_back(mx.reduce(
-                           red_shape, "r", [&](const Index& r) { return max(mx.get(), x_at(r)); }));
+                       body.push_back(mx.reduce(Extents(red_shape), "r", [&](const Index& r) {
+                         return max(mx.get(), x_at(r));
+                       }));
                      }
                      body.push_back(acc.set(init_value(op, dt)));
-                     body.push_back(acc.reduce(red_shape, "r", [&](const Index& r) {
+                     body.push_back(acc.reduce(Extents(red_shape), "r", [&](const Index& r) {
                        return update(op, acc.get(), x_at(r), shift);
                      }));
                      Index yi;

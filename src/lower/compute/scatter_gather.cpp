@@ -33,7 +33,7 @@ Expr combine(const std::string& reduction, Expr old, Expr upd) {
 }
 
 Stmt copy_data(const Buffer& data, const Buffer& y) {
-  return loop_nest(const_shape(y), "i",
+  return loop_nest(y->shape, "i",
                    [&](const Index& i) { return BufferStore::make(y, data.load(i), i); });
 }
 
@@ -50,7 +50,7 @@ Stmt compute_gather_nd(const graph::Node& node, const std::vector<Buffer>& input
   int b = int(node.attrs.get_int("batch_dims", 0));
   int q = int(is.size());
   int k = int(is.back());
-  return loop_nest(const_shape(y), "i", [&](const Index& o) {
+  return loop_nest(y->shape, "i", [&](const Index& o) {
     Index di(o.begin(), o.begin() + b);
     Index ii(o.begin(), o.begin() + q - 1);
     ii.push_back(i64(0));
@@ -74,7 +74,7 @@ Stmt compute_scatter_nd(const graph::Node& node, const std::vector<Buffer>& inpu
   std::vector<int64_t> ds = const_shape(data), is = const_shape(indices);
   int q = int(is.size()), k = int(is.back());
   std::string reduction = node.attrs.get_string("reduction", "none");
-  Stmt scatter = loop_nest(const_shape(updates), "u",
+  Stmt scatter = loop_nest(updates->shape, "u",
                            [&](const Index& u) {
                              Index ii(u.begin(), u.begin() + q - 1), target;
                              ii.push_back(i64(0));
@@ -101,7 +101,7 @@ Stmt compute_scatter_elements(const graph::Node& node, const std::vector<Buffer>
   int axis = node_axis(node, 0, data.ndim());
   int64_t len = const_shape(data)[size_t(axis)];
   std::string reduction = node.attrs.get_string("reduction", "none");
-  Stmt scatter = loop_nest(const_shape(indices), "u",
+  Stmt scatter = loop_nest(indices->shape, "u",
                            [&](const Index& u) {
                              Index target = u;
                              target[size_t(axis)] = wrap_index(indices.load(u), len);

@@ -75,7 +75,7 @@ Stmt compute_window(const graph::Node& node, const std::vector<Buffer>& inputs,
   // A symmetric window of one sample divides by 0 (NaN in numpy); it is [1] here, as in torch.
   int64_t denom = std::max<int64_t>(periodic ? size : size - 1, 1);
   ops::OpKind kind = node.op;
-  return loop_nest(const_shape(y), "i",
+  return loop_nest(y->shape, "i",
                    [&](const Index& o) {
                      Expr a = as_f64(o[0]) * f64(2 * kPi / double(denom));
                      Expr w;

@@ -13,15 +13,17 @@ Stmt compute_constant_of_shape(const graph::Node& node, const std::vector<Buffer
   const Buffer& y = outputs.at(0);
   check_dtype(node, y, DTypeClass::kAny);
   Expr v = make_const(y->dtype, node.attrs.get_float("value", 0.0));
-  return loop_nest(const_shape(y), "i",
-                   [&](const Index& idx) { return BufferStore::make(y, v, idx); });
+  return loop_nest(y->shape, "i", [&](const Index& idx) { return BufferStore::make(y, v, idx); });
 }
 
 Stmt compute_size(const graph::Node&, const std::vector<Buffer>& inputs,
                   const std::vector<Buffer>& outputs) {
   const Buffer& y = outputs.at(0);
-  return BufferStore::make(y, make_const(y->dtype, double(num_elements(const_shape(inputs.at(0))))),
-                           scalar_index(y));
+  Expr n = num_elements(inputs.at(0));
+  int64_t c = 0;
+  return BufferStore::make(
+      y, is_const_int(n, &c) ? make_const(y->dtype, double(c)) : cast(y->dtype, n),
+      scalar_index(y));
 }
 
 // out[i] = start + i * delta, in the output dtype.
@@ -31,7 +33,7 @@ Stmt compute_range(const graph::Node& node, const std::vector<Buffer>& inputs,
   check_dtype(node, y, DTypeClass::kNumeric);
   Expr start = inputs.at(0).load(scalar_index(inputs.at(0)));
   Expr delta = inputs.at(2).load(scalar_index(inputs.at(2)));
-  return loop_nest(const_shape(y), "i", [&](const Index& idx) {
+  return loop_nest(y->shape, "i", [&](const Index& idx) {
     // float16 in float32: start + i * delta rounded once.
     DataType acc = accum_dtype(y->dtype);
     return BufferStore::make(y, cast(y->dtype, widen(start) + cast(acc, idx[0]) * widen(delta)),
@@ -48,12 +50,16 @@ Stmt compute_slice(const graph::Node& node, const std::vector<Buffer>& inputs,
   std::vector<int64_t> starts = node.attrs.get_ints("starts"), steps = node.attrs.get_ints("steps");
   INGOT_ICHECK(int(starts.size()) == x.ndim() && int(steps.size()) == x.ndim(),
                "{}: slice attributes not normalised", node_label(node));
-  return loop_nest(const_shape(y), "i", [&](const Index& idx) {
+  return loop_nest(y->shape, "i", [&](const Index& idx) {
     Index xi;
     for (int d = 0; d < x.ndim(); ++d) {
       Expr e = idx[d];
       if (steps[d] != 1) e = e * i64(steps[d]);
-      if (starts[d] != 0) e = e + i64(starts[d]);
+      if (starts[d] < 0) {  // a symbolic dim's start from its end (ops/slice_tile.cpp)
+        e = e + max(x->shape[d] + i64(starts[d]), i64(0));
+      } else if (starts[d] != 0) {
+        e = e + i64(starts[d]);
+      }
       xi.push_back(e);
     }
     return BufferStore::make(y, x.load(xi), idx);
@@ -65,7 +71,7 @@ Stmt compute_expand(const graph::Node& node, const std::vector<Buffer>& inputs,
   const Buffer& x = inputs.at(0);
   const Buffer& y = outputs.at(0);
   check_dtype(node, x, DTypeClass::kAny);
-  return loop_nest(const_shape(y), "i", [&](const Index& idx) {
+  return loop_nest(y->shape, "i", [&](const Index& idx) {
     return BufferStore::make(y, x.load(broadcast_index(x, idx)), idx);
   });
 }

@@ -17,11 +17,11 @@ Stmt compute_softmax(const graph::Node& node, const std::vector<Buffer>& inputs,
   const Buffer& y = outputs.at(0);
   check_dtype(node, x, DTypeClass::kFloat);
   DataType dt = y->dtype;
-  std::vector<int64_t> xs = const_shape(x);
+  const std::vector<Expr>& xs = x->shape;
   int axis = node_axis(node, -1, int(xs.size()));
-  std::vector<int64_t> outer = xs;
-  outer[axis] = 1;
-  int64_t len = xs[axis];
+  std::vector<Expr> outer = xs;
+  outer[axis] = i64(1);
+  Expr len = xs[axis];
   // Over the last axis the scaling pass is contiguous: a lane loop (vectorized).
   bool last_axis = axis + 1 == int(xs.size());
 
@@ -34,11 +34,11 @@ Stmt compute_softmax(const graph::Node& node, const std::vector<Buffer>& inputs,
           return idx;
         };
         Accumulator mx("max", dt), sum("sum", dt);
-        Stmt find_max =
-            mx.reduce({len}, "k", [&](const Index& k) { return max(mx.get(), x.load(at(k[0]))); });
+        Stmt find_max = mx.reduce(Extents({len}), "k",
+                                  [&](const Index& k) { return max(mx.get(), x.load(at(k[0]))); });
         // y = exp(x - max), summed in the same pass.
         Stmt exps = sum.reduce(
-            {len}, "k", [&](const Index& k) { return sum.get() + y.load(at(k[0])); },
+            Extents({len}), "k", [&](const Index& k) { return sum.get() + y.load(at(k[0])); },
             [&](const Index& k) {
               return BufferStore::make(y, exp(x.load(at(k[0])) - mx.get()), at(k[0]));
             });

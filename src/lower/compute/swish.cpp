@@ -18,7 +18,7 @@ Stmt compute_swish(const graph::Node& node, const std::vector<Buffer>& inputs,
   INGOT_ICHECK(!glu || (inputs.size() > 1 && inputs[1].defined()), "{}: no input B",
                node_label(node));
   double alpha = node.attrs.get_float("alpha", 1.0);
-  return loop_nest(const_shape(y), "i", [&](const Index& idx) {
+  return loop_nest(y->shape, "i", [&](const Index& idx) {
     Expr a = widen(x.load(idx));
     // alpha = 1 (SiLU) multiplies by nothing: x * 1 is x in IEEE arithmetic.
     Expr v = a * sigmoid(alpha == 1.0 ? a : a * make_const(a.dtype(), alpha));

@@ -21,7 +21,7 @@ Stmt compute_tensor_scatter(const graph::Node& node, const std::vector<Buffer>& 
   bool circular = node.attrs.get_string("mode", "linear") == "circular";
   int64_t cache_len = const_shape(past)[size_t(axis)];
   int64_t seq = const_shape(upd)[size_t(axis)];
-  return loop_nest(const_shape(y), "i", [&](const Index& idx) {
+  return loop_nest(y->shape, "i", [&](const Index& idx) {
     if (seq == 0) return BufferStore::make(y, past.load(idx), idx);
     Expr s = idx[size_t(axis)];
     if (wi.defined()) s = s - cast(DataType::i64(), wi.load({idx[0]}));

@@ -18,7 +18,7 @@ Stmt compute_transpose(const graph::Node& node, const std::vector<Buffer>& input
     for (int d = rank - 1; d >= 0; --d) perm.push_back(d);
   INGOT_ICHECK(int(perm.size()) == rank, "{}: perm of length {} for rank {}", node_label(node),
                perm.size(), rank);
-  return loop_nest(const_shape(y), "i", [&](const Index& idx) {
+  return loop_nest(y->shape, "i", [&](const Index& idx) {
     Index xi(rank);
     for (int d = 0; d < rank; ++d) xi[perm[d]] = idx[d];
     return BufferStore::make(y, x.load(xi), idx);

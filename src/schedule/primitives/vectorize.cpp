@@ -11,18 +11,17 @@ class VectorizeError : public ScheduleError {
 };
 
 // Preconditions:
-// - the loop is serial (or already vectorized) with a constant extent;
+// - the loop is serial (or already vectorized); a symbolic extent (a kernel over symbolic dims)
+//   is vectorized by the backend's loop vectorizer, with its own remainder loop, rather than
+//   into vector IR by vectorize_loops;
 // - no block inside binds a reduction iter var to an expression of the loop variable.
 void Schedule::vectorize(LoopRV loop) {
   LoopInfo li = loop_info(*this, loop);
   std::string name = li.node->loop_var.name();
-  // 1. Check kind, extent and reductions.
+  // 1. Check kind and reductions.
   if (li.node->kind != ForKind::kSerial && li.node->kind != ForKind::kVectorized)
     fail_schedule<VectorizeError>("cannot vectorize loop {}: it is already {}", qname(name),
                                   for_kind_name(li.node->kind));
-  if (!is_const_int(li.node->extent))
-    fail_schedule<VectorizeError>("cannot vectorize loop {}: its extent {} is not a constant",
-                                  qname(name), to_string(li.node->extent));
   if (auto r = reduce_use(li.node->body, li.node->loop_var.node()))
     fail_schedule<VectorizeError>("cannot vectorize loop {}: it carries {}", qname(name), *r);
   // 2. Mark it; record.

@@ -145,6 +145,25 @@ void vectorize_lanes(Schedule& s, const std::string& row, const CpuVectorIsa& is
 
 }  // namespace
 
+// A nest over symbolic extents (docs/dynamic-shapes.md) has no design space yet: its outermost
+// loop runs in parallel and, for one store, its innermost loop is left to LLVM's loop vectorizer
+// (which adds its own remainder loop); a row's lane loops likewise. Its loops are never split
+// or fused, so no extent has to be constant.
+void schedule_symbolic(Schedule& s, const std::string& name, const std::vector<LoopRV>& loops,
+                       bool one_store, const CpuVectorIsa& isa) {
+  if (!loops.empty() && (!one_store || loops.size() > 1)) s.parallel(loops.front());
+  if (one_store && !loops.empty()) s.vectorize(loops.back());
+  if (one_store) return;
+  std::vector<std::string> lanes;
+  for (BlockRV c : s.get_child_blocks(s.get_block(name)))
+    if (s.name_of(c).starts_with("lanes")) lanes.push_back(s.name_of(c));
+  for (const std::string& lane : lanes) {
+    auto own = own_loops(s, s.get_block(lane));
+    if (own && own->size() == 1) s.vectorize(own->front());
+  }
+  schedule_row_reductions(s, name, isa);
+}
+
 void schedule_injective(Schedule& s, const CpuVectorIsa& isa) {
   inline_intermediates(s);
   for (const std::string& name : top_level_block_names(s)) {
@@ -152,6 +171,10 @@ void schedule_injective(Schedule& s, const CpuVectorIsa& isa) {
     auto loops = own_loops(s, b);
     if (!loops) continue;
     bool one_store = find_block(s.func().body, name, nullptr)->block->body.as<BufferStore>();
+    if (any_symbolic_extent(s, *loops)) {
+      schedule_symbolic(s, name, *loops, one_store, isa);
+      continue;
+    }
     if (!one_store) {
       if (!loops->empty()) parallelize_outer(s, *loops, int(loops->size()), 1);
       vectorize_lanes(s, name, isa);

@@ -45,6 +45,14 @@ int64_t loop_extent_of(Schedule& s, LoopRV l) {
   return e;
 }
 
+bool any_symbolic_extent(Schedule& s, const std::vector<LoopRV>& loops) {
+  for (LoopRV l : loops) {
+    auto info = find_loop(s.func().body, s.loop_var(l).node());
+    if (info && !is_const_int(info->node->extent)) return true;
+  }
+  return false;
+}
+
 // The names of the top-level blocks, in order.
 std::vector<std::string> top_level_block_names(const Schedule& s) {
   std::vector<std::string> names;

@@ -21,6 +21,8 @@ std::optional<std::vector<LoopRV>> own_loops(Schedule& s, BlockRV b);
 
 // The constant extent of a loop (an internal error when it is not constant).
 int64_t loop_extent_of(Schedule& s, LoopRV l);
+// Whether any of the loops has a symbolic extent (a kernel over symbolic dims).
+bool any_symbolic_extent(Schedule& s, const std::vector<LoopRV>& loops);
 
 // The names of the top-level blocks, in order.
 std::vector<std::string> top_level_block_names(const Schedule& s);

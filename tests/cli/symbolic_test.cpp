@@ -1,0 +1,160 @@
+// Models compiled with symbolic dims kept (--dim-bounds, docs/dynamic-shapes.md): one artifact
+// run at several bindings against NumPy closed forms, the bounds enforced at run time, and the
+// option's errors (one line, non-zero exit, no output file).
+#include <filesystem>
+
+#include "cli/cli_test_util.h"
+
+namespace ingot::testing {
+namespace {
+
+class SymbolicTest : public CliTest {
+ protected:
+  // d/attn.onnx: one attention step over a cache, with symbolic `seq` and `past`:
+  //   k = Concat(past, x @ Wk) on axis 1       [1, past+seq, 8]
+  //   s = Softmax(x @ k^T / 2 + causal mask)   [1, seq, past+seq], the mask from Range/Shape
+  //   y = s @ k, last = y[:, -1:, :], m = ReduceMean(k, axis 1)
+  // The mask: position i of seq (absolute past + i) sees keys j <= past + i.
+  void write_attention() {
+    ASSERT_EQ(
+        python("import onnx\nfrom onnx import helper as h, TensorProto as T, numpy_helper as nh\n"
+               "rng = np.random.default_rng(1)\n"
+               "Wk = rng.standard_normal((8, 8)).astype(np.float32)\n"
+               "I = lambda n, v: nh.from_array(np.array(v, dtype=np.int64), n)\n"
+               "nodes = [\n"
+               "  h.make_node('MatMul', ['x', 'Wk'], ['xk']),\n"
+               "  h.make_node('Concat', ['past', 'xk'], ['k'], axis=1),\n"
+               "  h.make_node('Transpose', ['k'], ['kt'], perm=[0, 2, 1]),\n"
+               "  h.make_node('MatMul', ['x', 'kt'], ['qk']),\n"
+               "  h.make_node('Div', ['qk', 'two'], ['sc']),\n"
+               "  h.make_node('Shape', ['x'], ['xs']),\n"
+               "  h.make_node('Shape', ['past'], ['ps']),\n"
+               "  h.make_node('Gather', ['xs', 'one'], ['seq'], axis=0),\n"
+               "  h.make_node('Gather', ['ps', 'one'], ['pl'], axis=0),\n"
+               "  h.make_node('Add', ['seq', 'pl'], ['total']),\n"
+               "  h.make_node('Range', ['zero', 'seq', 'one'], ['qi']),\n"
+               "  h.make_node('Add', ['qi', 'pl'], ['qpos']),\n"
+               "  h.make_node('Unsqueeze', ['qpos', 'ax1'], ['qcol']),\n"
+               "  h.make_node('Range', ['zero', 'total', 'one'], ['kpos']),\n"
+               "  h.make_node('LessOrEqual', ['kpos', 'qcol'], ['vis']),\n"
+               "  h.make_node('Where', ['vis', 'zf', 'neg'], ['mask']),\n"
+               "  h.make_node('Add', ['sc', 'mask'], ['masked']),\n"
+               "  h.make_node('Softmax', ['masked'], ['s'], axis=-1),\n"
+               "  h.make_node('MatMul', ['s', 'k'], ['y']),\n"
+               "  h.make_node('Slice', ['y', 'm1', 'big', 'ax1'], ['last']),\n"
+               "  h.make_node('ReduceMean', ['k'], ['m'], axes=[1], keepdims=0),\n"
+               "]\n"
+               "inits = [nh.from_array(Wk, 'Wk'), nh.from_array(np.float32(2), 'two'),\n"
+               "         I('one', 1), I('zero', 0), I('ax1', [1]), I('m1', [-1]),\n"
+               "         I('big', [2**62]), nh.from_array(np.float32(0), 'zf'),\n"
+               "         nh.from_array(np.float32(-1e9), 'neg')]\n"
+               "g = h.make_graph(nodes, 'attn',\n"
+               "  [h.make_tensor_value_info('x', T.FLOAT, [1, 'seq', 8]),\n"
+               "   h.make_tensor_value_info('past', T.FLOAT, [1, 'past', 8])],\n"
+               "  [h.make_tensor_value_info(n, T.FLOAT, None) for n in ('k', 'y', 'last', 'm')],\n"
+               "  inits)\n"
+               "onnx.save(h.make_model(g, opset_imports=[h.make_opsetid('', 17)]), d + "
+               "'/attn.onnx')\n"
+               "np.save(d + '/Wk.npy', Wk)\n"),
+        0);
+  }
+
+  // Runs d/attn.so at (seq, past) and checks every output against NumPy.
+  void check_attention(int seq, int past) {
+    ASSERT_EQ(python("rng = np.random.default_rng(" + std::to_string(seq * 100 + past) +
+                     ")\n"
+                     "np.savez(d + '/in.npz', x=rng.standard_normal((1, " +
+                     std::to_string(seq) + ", 8)).astype(np.float32),\n" +
+                     "         past=rng.standard_normal((1, " + std::to_string(past) +
+                     ", 8)).astype(np.float32))\n"),
+              0);
+    auto r = ingot("run " + path("attn.so") + " --inputs " + path("in.npz") + " --outputs " +
+                   path("out.npz"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(python("i = np.load(d + '/in.npz'); o = np.load(d + '/out.npz')\n"
+                     "x, past = i['x'].astype(np.float64), i['past'].astype(np.float64)\n"
+                     "Wk = np.load(d + '/Wk.npy').astype(np.float64)\n"
+                     "k = np.concatenate([past, x @ Wk], axis=1)\n"
+                     "seq, P = x.shape[1], past.shape[1]\n"
+                     "vis = np.arange(P + seq)[None, :] <= (np.arange(seq) + P)[:, None]\n"
+                     "sc = x @ k.transpose(0, 2, 1) / 2 + np.where(vis, 0, -1e9)\n"
+                     "e = np.exp(sc - sc.max(-1, keepdims=True))\n"
+                     "y = (e / e.sum(-1, keepdims=True)) @ k\n"
+                     "want = {'k': k, 'y': y, 'last': y[:, -1:, :], 'm': k.mean(1)}\n"
+                     "for n, w in want.items():\n"
+                     "    got = o[n]\n"
+                     "    assert got.shape == w.shape, (n, got.shape, w.shape)\n"
+                     "    assert np.allclose(got, w, rtol=1e-4, atol=1e-5), (n, abs(got - "
+                     "w).max())\n"),
+              0)
+        << "seq=" << seq << " past=" << past;
+  }
+};
+
+TEST_F(SymbolicTest, OneArtifactServesEveryBindingWithinTheBounds) {
+  write_attention();
+  auto r = ingot("compile " + path("attn.onnx") + " -o " + path("attn.so") +
+                 " --dim-bounds 'seq:1..16 past:0..31'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (auto [seq, past] : {std::pair{4, 0}, {1, 1}, {1, 31}, {16, 31}, {7, 5}, {16, 0}, {3, 9}})
+    check_attention(seq, past);
+  r = ingot("inspect " + path("attn.so"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("seq"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("past+seq"), std::string::npos) << r.out;
+}
+
+TEST_F(SymbolicTest, BindingsOutsideTheBoundsAreRefusedNamingTheInput) {
+  write_attention();
+  auto r = ingot("compile " + path("attn.onnx") + " -o " + path("attn.so") +
+                 " --dim-bounds seq:1..16,past:0..31");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(python("np.savez(d + '/big.npz', x=np.zeros((1, 17, 8), np.float32),\n"
+                   "         past=np.zeros((1, 2, 8), np.float32))\n"),
+            0);
+  r = ingot("run " + path("attn.so") + " --inputs " + path("big.npz"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("'x'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("seq"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("16"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST_F(SymbolicTest, DimBoundsErrors) {
+  write_attention();
+  struct Case {
+    std::string bounds, target, want;
+  };
+  const Case cases[] = {
+      {"seq:1..16", "llvm",
+       "error: input 'past' has unbound dimension 'past'; bind it with --input-shapes "
+       "past:[1,1,8], or keep it symbolic with --dim-bounds past:1..MAX (llvm target)\n"},
+      {"seq:1..16 past:0..8 len:1..4", "llvm",
+       "error: --dim-bounds: 'len' is not a symbolic dimension of the model's inputs (symbols: "
+       "seq, past)\n"},
+      {"seq:4..2", "llvm",
+       "error: --dim-bounds: 'seq:4..2' has its lower bound 4 above its upper bound 2\n"},
+      {"seq=1..4", "llvm",
+       "error: --dim-bounds: expected NAME:LO..HI (e.g. seq:1..1024), got 'seq=1..4'\n"},
+      {"seq:1..x", "llvm",
+       "error: --dim-bounds: bound 'x' in 'seq:1..x' is not a non-negative "
+       "integer\n"},
+      {"seq:1..4 seq:1..8", "llvm", "error: --dim-bounds: symbol 'seq' is given twice\n"},
+  };
+  for (const Case& c : cases) {
+    std::filesystem::remove(path("attn.so"));
+    auto r = ingot("compile " + path("attn.onnx") + " -o " + path("attn.so") + " --target " +
+                   c.target + " --dim-bounds '" + c.bounds + "'");
+    EXPECT_EQ(r.exit_code, 1) << c.bounds;
+    EXPECT_EQ(r.err, c.want) << c.bounds;
+    EXPECT_FALSE(std::filesystem::exists(path("attn.so"))) << c.bounds;
+  }
+  auto r = ingot("compile " + path("attn.onnx") + " -o " + path("attn.tar") +
+                 " --target c --output-format mlf --dim-bounds seq:1..4,past:0..4");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("unbound dimension 'seq'"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(path("attn.tar")));
+}
+
+}  // namespace
+}  // namespace ingot::testing

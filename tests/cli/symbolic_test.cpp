@@ -104,6 +104,44 @@ TEST_F(SymbolicTest, OneArtifactServesEveryBindingWithinTheBounds) {
   EXPECT_NE(r.out.find("past+seq"), std::string::npos) << r.out;
 }
 
+// Attention scores Q K^T with both Transposes folded into the MatMul (perm_a, perm_b): the
+// symbolic product's dot form (B read along k), several rows per column. A regression test:
+// the first dot form kept its rows in a loop inside the row block, where the row-reduction rule
+// summed every row into the last one.
+TEST_F(SymbolicTest, TransposedOperandsOverSymbolicRowsAndColumns) {
+  ASSERT_EQ(python("import onnx\nfrom onnx import helper as h, TensorProto as T\n"
+                   "nodes = [h.make_node('Transpose', ['q'], ['qt'], perm=[0, 2, 1, 3]),\n"
+                   "         h.make_node('Transpose', ['k'], ['kt'], perm=[0, 1, 3, 2]),\n"
+                   "         h.make_node('MatMul', ['qt', 'kt'], ['y'])]\n"
+                   "g = h.make_graph(nodes, 'qk',\n"
+                   "  [h.make_tensor_value_info('q', T.FLOAT, [1, 'seq', 4, 16]),\n"
+                   "   h.make_tensor_value_info('k', T.FLOAT, [1, 4, 'tot', 16])],\n"
+                   "  [h.make_tensor_value_info('y', T.FLOAT, None)])\n"
+                   "onnx.save(h.make_model(g, opset_imports=[h.make_opsetid('', 17)]), d + "
+                   "'/qk.onnx')\n"),
+            0);
+  auto r = ingot("compile " + path("qk.onnx") + " -o " + path("qk.so") +
+                 " --dim-bounds 'seq:1..8 tot:1..16'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (auto [seq, tot] : {std::pair{3, 5}, {1, 16}, {8, 1}}) {
+    ASSERT_EQ(
+        python("rng = np.random.default_rng(3)\n"
+               "np.savez(d + '/qk.npz', q=rng.standard_normal((1, " +
+               std::to_string(seq) + ", 4, 16)).astype(np.float32), k=rng.standard_normal((1, 4, " +
+               std::to_string(tot) + ", 16)).astype(np.float32))\n"),
+        0);
+    r = ingot("run " + path("qk.so") + " --inputs " + path("qk.npz") + " --outputs " +
+              path("y.npz"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(python("i = np.load(d + '/qk.npz'); y = np.load(d + '/y.npz')['y']\n"
+                     "want = i['q'].transpose(0, 2, 1, 3) @ i['k'].transpose(0, 1, 3, 2)\n"
+                     "assert y.shape == want.shape, y.shape\n"
+                     "assert np.allclose(y, want, rtol=1e-5, atol=1e-5), abs(y - want).max()\n"),
+              0)
+        << "seq=" << seq << " tot=" << tot;
+  }
+}
+
 TEST_F(SymbolicTest, BindingsOutsideTheBoundsAreRefusedNamingTheInput) {
   write_attention();
   auto r = ingot("compile " + path("attn.onnx") + " -o " + path("attn.so") +

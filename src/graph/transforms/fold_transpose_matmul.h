@@ -5,7 +5,8 @@
 // A MatMul that already has a permutation q on that operand composes it (view dim d = X dim
 // p[q[d]]), so chains of Transposes fold into one; a composed identity drops the attribute.
 // Legal where the operand has rank >= 2 (no 1-D promotion) and X is not a constant (a constant
-// transpose is folded by constant folding, and a constant B is packed at compile time). The
+// transpose is folded by constant folding, and a constant B is packed at compile time) unless
+// the MatMul's output has symbolic dims (its product reads the constant through the view). The
 // Transpose stays while other nodes read it (dead_code removes it otherwise).
 #pragma once
 

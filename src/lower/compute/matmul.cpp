@@ -13,6 +13,91 @@ namespace ingot::lower {
 
 using namespace tir;
 
+namespace {
+
+constexpr int64_t kColumnBlock = 64;  // output columns per parallel task of a symbolic product
+
+// A product with a symbolic output (docs/dynamic-shapes.md) over [batch..., rows, cols]:
+// y[b, i, j] = finish(sum_k a(b, i, k) * b(b, k, j), b, i, j). Returns no statement when the
+// row form is the better one. Two forms that keep the threads busy when rows is 1 (decoding):
+// - B read along k (a transposed weight, K^T in attention): a dot product per output element,
+//   the columns (and batch) in parallel and the rows inside, so each column of B is read from
+//   cache for every row; the k reduction is vectorized by the row-reduction rule;
+// - B read along j with a constant column count: the columns in parallel blocks of
+//   kColumnBlock, each an i, k, j row update over its block.
+struct SymbolicProduct {
+  std::vector<Expr> batch;
+  Expr rows, cols, depth;
+  std::function<Expr(const Index&, Expr, Expr)> a_at, b_at;    // (batch, i, k), (batch, k, j)
+  std::function<Index(const Index&, Expr, Expr)> y_at;         // (batch, i, j)
+  std::function<Expr(Expr, const Index&, Expr, Expr)> finish;  // may be null
+  bool b_along_k = false;
+};
+
+Stmt symbolic_product(const Buffer& y, const SymbolicProduct& p) {
+  const DataType acc_dt = accum_dtype(y->dtype);
+  auto done = [&](Expr v, const Index& batch, Expr i, Expr j) {
+    return p.finish ? p.finish(v, batch, i, j) : v;
+  };
+  if (p.b_along_k) {
+    // Rows innermost among the block's loops: a row of B (one output column) stays in cache
+    // across them.
+    std::vector<Expr> outer = p.batch;
+    outer.push_back(p.cols);
+    outer.push_back(p.rows);
+    return loop_nest(
+        Extents(outer), "b",
+        [&](const Index& o) {
+          Index batch(o.begin(), o.end() - 2);
+          Expr j = o[o.size() - 2], i = o.back();
+          Accumulator acc("dot", acc_dt);
+          Stmt sum = acc.reduce(Extents({p.depth}), "k", [&](const Index& k) {
+            return acc.get() + widen(p.a_at(batch, i, k[0])) * widen(p.b_at(batch, k[0], j));
+          });
+          return acc.scope(
+              SeqStmt::make({acc.set(make_const(acc_dt, 0)), sum,
+                             BufferStore::make(y, cast(y->dtype, done(acc.get(), batch, i, j)),
+                                               p.y_at(batch, i, j))}));
+        },
+        {.parallel_outer = true, .vectorize_inner = false});
+  }
+  int64_t ncols = 0;
+  if (!is_const_int(p.cols, &ncols) || ncols < 2 * kColumnBlock ||
+      (acc_dt != y->dtype && ncols % kColumnBlock != 0))
+    return Stmt();
+  const int64_t blocks = (ncols + kColumnBlock - 1) / kColumnBlock;
+  std::vector<Expr> outer = {i64(blocks)};
+  outer.insert(outer.end(), p.batch.begin(), p.batch.end());
+  outer.push_back(p.rows);
+  return loop_nest(
+      Extents(outer), "b",
+      [&](const Index& o) {
+        Expr base = o[0] * i64(kColumnBlock);
+        Index batch(o.begin() + 1, o.end() - 1);
+        Expr i = o.back();
+        Expr len = ncols % kColumnBlock == 0 ? i64(kColumnBlock)
+                                             : min(i64(kColumnBlock), i64(ncols) - base);
+        RowAccum row(y, len, [&](Expr j) { return p.y_at(batch, i, base + j); });
+        Expr zero = make_const(row.dtype, 0);
+        Stmt init = lane_loop("j", i64(0), len, [&](Expr j) { return row.store(j, zero); });
+        Stmt update = serial_loop("k", i64(0), p.depth, [&](Expr k) {
+          return lane_loop("j", i64(0), len, [&](Expr j) {
+            Expr prod = widen(p.a_at(batch, i, k)) * widen(p.b_at(batch, k, base + j));
+            return row.store(j, row.load(j) + prod);
+          });
+        });
+        std::vector<Stmt> seq = {init, update};
+        if (p.finish)
+          seq.push_back(lane_loop("j", i64(0), len, [&](Expr j) {
+            return row.store(j, p.finish(row.load(j), batch, i, base + j));
+          }));
+        return row.wrap(SeqStmt::make(seq));
+      },
+      {.parallel_outer = true, .vectorize_inner = false});
+}
+
+}  // namespace
+
 Stmt compute_gemm(const graph::Node& node, const std::vector<Buffer>& inputs,
                   const std::vector<Buffer>& outputs) {
   const Buffer& a = inputs.at(0);
@@ -25,6 +110,29 @@ Stmt compute_gemm(const graph::Node& node, const std::vector<Buffer>& inputs,
   const bool trans_a = g.trans_a, trans_b = g.trans_b, has_c = g.uses_c(c);
   const std::vector<Expr>&as = a->shape, &ys = y->shape;
   Expr rows = ys[0], cols = ys[1], depth = trans_a ? as[0] : as[1];
+  if (is_symbolic(y)) {
+    SymbolicProduct p{{},
+                      rows,
+                      cols,
+                      depth,
+                      [&](const Index&, Expr i, Expr k) {
+                        return trans_a ? a.load({k, i}) : a.load({i, k});
+                      },
+                      [&](const Index&, Expr k, Expr j) {
+                        return trans_b ? b.load({j, k}) : b.load({k, j});
+                      },
+                      [](const Index&, Expr i, Expr j) {
+                        return Index{i, j};
+                      },
+                      nullptr,
+                      trans_b};
+    if (g.alpha != 1.0 || has_c)
+      p.finish = [&](Expr v, const Index&, Expr i, Expr j) {
+        Expr cv = has_c ? widen(c.load(broadcast_index(c, {i, j}))) : Expr();
+        return g.scaled(v, cv);
+      };
+    if (Stmt s = symbolic_product(y, p); s.defined()) return s;
+  }
 
   // A row per output row (block "rows", scheduled by the injective rule: the rows in parallel,
   // the lane loops vectorized).
@@ -75,39 +183,77 @@ Stmt compute_matmul(const graph::Node& node, const std::vector<Buffer>& inputs,
   auto batch_index = [&](const std::vector<Expr>& shape, int matrix_rank, const Index& batch) {
     return operand_batch_index(shape, matrix_rank, batch_rank, batch);
   };
+  // B's physical innermost dim is its k (a transposed weight): perm_b swaps its last two dims.
+  const std::vector<int64_t> perm_b = node.attrs.get_ints("perm_b");
+  const bool b_along_k = !b_vec && perm_b.size() >= 2 &&
+                         perm_b.back() == int64_t(perm_b.size()) - 2 &&
+                         perm_b[perm_b.size() - 2] == int64_t(perm_b.size()) - 1;
+  Stmt product;
+  if (is_symbolic(y)) {
+    SymbolicProduct p{std::vector<Expr>(ys.begin(), ys.begin() + batch_rank),
+                      rows,
+                      cols,
+                      depth,
+                      [&](const Index& batch, Expr i, Expr k) {
+                        Index ai = a_vec ? Index{k} : batch_index(as, 2, batch);
+                        if (!a_vec) {
+                          ai.push_back(i);
+                          ai.push_back(k);
+                        }
+                        return a.load(ai);
+                      },
+                      [&](const Index& batch, Expr k, Expr j) {
+                        Index bi = b_vec ? Index{k} : batch_index(bs, 2, batch);
+                        if (!b_vec) {
+                          bi.push_back(k);
+                          bi.push_back(j);
+                        }
+                        return b.load(bi);
+                      },
+                      [&](const Index& batch, Expr i, Expr j) {
+                        Index idx = batch;
+                        if (!a_vec) idx.push_back(i);
+                        if (!b_vec) idx.push_back(j);
+                        return idx;
+                      },
+                      nullptr,
+                      b_along_k};
+    product = symbolic_product(y, p);
+  }
 
-  Stmt product = loop_nest(
-      outer, "b",
-      [&](const Index& o) {
-        Index batch(o.begin(), o.end() - 1);
-        Expr i = o.back();
-        auto y_index = [&](Expr j) {
-          Index idx = batch;
-          if (!a_vec) idx.push_back(i);
-          if (!b_vec) idx.push_back(j);
-          return idx;
-        };
-        RowAccum row(y, cols, y_index);
-        Expr zero = make_const(row.dtype, 0);
-        Stmt init = lane_loop("j", i64(0), cols, [&](Expr j) { return row.store(j, zero); });
-        Stmt update = serial_loop("k", i64(0), depth, [&](Expr k) {
-          return lane_loop("j", i64(0), cols, [&](Expr j) {
-            Index ai = a_vec ? Index{k} : batch_index(as, 2, batch);
-            if (!a_vec) {
-              ai.push_back(i);
-              ai.push_back(k);
-            }
-            Index bi = b_vec ? Index{k} : batch_index(bs, 2, batch);
-            if (!b_vec) {
-              bi.push_back(k);
-              bi.push_back(j);
-            }
-            return row.store(j, row.load(j) + widen(a.load(ai)) * widen(b.load(bi)));
+  if (!product.defined())
+    product = loop_nest(
+        outer, "b",
+        [&](const Index& o) {
+          Index batch(o.begin(), o.end() - 1);
+          Expr i = o.back();
+          auto y_index = [&](Expr j) {
+            Index idx = batch;
+            if (!a_vec) idx.push_back(i);
+            if (!b_vec) idx.push_back(j);
+            return idx;
+          };
+          RowAccum row(y, cols, y_index);
+          Expr zero = make_const(row.dtype, 0);
+          Stmt init = lane_loop("j", i64(0), cols, [&](Expr j) { return row.store(j, zero); });
+          Stmt update = serial_loop("k", i64(0), depth, [&](Expr k) {
+            return lane_loop("j", i64(0), cols, [&](Expr j) {
+              Index ai = a_vec ? Index{k} : batch_index(as, 2, batch);
+              if (!a_vec) {
+                ai.push_back(i);
+                ai.push_back(k);
+              }
+              Index bi = b_vec ? Index{k} : batch_index(bs, 2, batch);
+              if (!b_vec) {
+                bi.push_back(k);
+                bi.push_back(j);
+              }
+              return row.store(j, row.load(j) + widen(a.load(ai)) * widen(b.load(bi)));
+            });
           });
-        });
-        return row.wrap(SeqStmt::make({init, update}));
-      },
-      {.parallel_outer = true, .vectorize_inner = false});
+          return row.wrap(SeqStmt::make({init, update}));
+        },
+        {.parallel_outer = true, .vectorize_inner = false});
   // The fused epilogue (bias row, summand, activation), a second pass over the output.
   Buffer bias = inputs.size() > 2 ? inputs[2] : Buffer();
   Buffer z = inputs.size() > 3 ? inputs[3] : Buffer();

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Decoder step times, ingot against ONNX Runtime in the same run (docs/perf.md, issue 17).
+
+For a model from scripts/export_decoder.py and an artifact compiled with --dim-bounds, times
+one prefill call (seq = --prompt, past = 0) and one decode call (seq = 1, past = --past), each
+as the median of --repeat runs: ingot through `ingot run --print-time`, ONNX Runtime through
+an InferenceSession with the same thread count. Also prints the decode bound that the weight
+bytes and a measured memory bandwidth (a NumPy copy of a 1 GiB array) set: weights / bandwidth.
+
+Usage: decoder_bench.py MODEL.onnx ARTIFACT.so [--ingot PATH] [--threads 2] [--prompt 32]
+                        [--past 128] [--repeat 10]
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import tempfile
+import time
+
+import numpy as np
+
+
+def feeds(cfg, seq, past, rng):
+    f = {"input_ids": rng.integers(0, cfg["vocab"], (1, seq), dtype=np.int64)}
+    for i in range(cfg["layers"]):
+        for kind in ("key", "value"):
+            f[f"past_{kind}_{i}"] = rng.standard_normal(
+                (1, cfg["kv_heads"], past, cfg["head_dim"])).astype(np.float32)
+    return f
+
+
+def ingot_ms(exe, art, f, repeat, threads, tmp):
+    path = os.path.join(tmp, "in.npz")
+    np.savez(path, **f)
+    r = subprocess.run([exe, "run", art, "--inputs", path, "--print-time", "--repeat", str(repeat),
+                        "--num-threads", str(threads)], capture_output=True, text=True, check=True)
+    m = re.search(r"median[^0-9]*([0-9.]+)", r.stdout)
+    if not m:
+        raise SystemExit(f"no median in ingot's output:\n{r.stdout}")
+    return float(m.group(1))
+
+
+def ort_ms(sess, f, repeat):
+    sess.run(None, f)
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        sess.run(None, f)
+        times.append((time.perf_counter() - t0) * 1e3)
+    return float(np.median(times))
+
+
+def bandwidth_gbs():
+    a = np.ones(1 << 28, np.float32)  # 1 GiB
+    b = np.empty_like(a)
+    best = 0.0
+    for _ in range(3):
+        t0 = time.perf_counter()
+        np.copyto(b, a)
+        best = max(best, 2 * a.nbytes / (time.perf_counter() - t0) / 1e9)  # read + write
+    return best
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("model")
+    ap.add_argument("artifact")
+    ap.add_argument("--ingot", default="build/release/tools/ingot/ingot")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--prompt", type=int, default=32)
+    ap.add_argument("--past", type=int, default=128)
+    ap.add_argument("--repeat", type=int, default=10)
+    args = ap.parse_args()
+    import onnx
+    import onnxruntime as ort
+
+    cfg = json.load(open(args.model.rsplit(".onnx", 1)[0] + ".config.json"))
+    weights = sum(np.prod(t.dims) * 4 for t in onnx.load(args.model).graph.initializer)
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = args.threads
+    sess = ort.InferenceSession(args.model, opts, providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(0)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, seq, past in [("prefill", args.prompt, 0), ("decode", 1, args.past)]:
+            f = feeds(cfg, seq, past, rng)
+            ti = ingot_ms(args.ingot, args.artifact, f, args.repeat, args.threads, tmp)
+            to = ort_ms(sess, f, args.repeat)
+            rows.append((name, seq, past, ti, to))
+    bw = bandwidth_gbs()
+    bound_ms = weights / (bw * 1e9) * 1e3
+    print(f"model {cfg['model']}: {weights / 1e6:.1f} MB of weights, {args.threads} threads")
+    print(f"{'step':<8} {'seq':>4} {'past':>5} {'ingot ms':>9} {'ORT ms':>8} {'ORT/ingot':>9}"
+          f" {'ingot tok/s':>11}")
+    for name, seq, past, ti, to in rows:
+        print(f"{name:<8} {seq:>4} {past:>5} {ti:>9.2f} {to:>8.2f} {to / ti:>9.2f}"
+              f" {seq * 1e3 / ti:>11.1f}")
+    dec = rows[1][3]
+    print(f"memory bandwidth {bw:.1f} GB/s (NumPy copy): decode bound {bound_ms:.2f} ms/token; "
+          f"ingot decode is {dec / bound_ms:.2f}x the bound")
+
+
+if __name__ == "__main__":
+    main()

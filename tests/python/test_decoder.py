@@ -128,6 +128,32 @@ def check_model(name, exe, tmp, steps):
            else f"{len(set(got_tokens))} distinct: {got_tokens}")
     record(f"{name}: logits at every step within 1e-3", worst <= 1e-3, f"max rel err {worst:.2e}")
 
+    # 2b. examples/generate (the C++ runtime API alone): the same greedy tokens, and top-p
+    # sampling that is reproducible by its seed and stays in the vocabulary.
+    gen = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(exe))), "examples",
+                       "generate", "ingot_generate")
+    if os.path.exists(gen):
+        prompt_arg = ",".join(str(int(t)) for t in prompt)
+        r = subprocess.run([gen, art, "--prompt", prompt_arg, "--tokens", str(steps)],
+                           capture_output=True, text=True)
+        line = next((ln for ln in r.stdout.splitlines() if ln.startswith("tokens:")), "")
+        tokens = [int(t) for t in line.split()[1:]]
+        record(f"{name}: ingot_generate greedy tokens equal ONNX Runtime's",
+               r.returncode == 0 and tokens == want_tokens,
+               r.stderr.strip() or ("" if tokens == want_tokens else f"{tokens}"))
+        record(f"{name}: ingot_generate prints tokens/s, peak memory and artifact size",
+               all(k in r.stdout for k in ("prefill:", "decode:", "peak memory:", "artifact:")),
+               r.stdout.strip().splitlines()[-1] if r.stdout.strip() else "")
+        runs = [subprocess.run([gen, art, "--prompt", prompt_arg, "--tokens", "12", "--top-p",
+                                "0.9", "--seed", "5"], capture_output=True, text=True)
+                for _ in range(2)]
+        sampled = [[int(t) for t in r.stdout.splitlines()[0].split()[1:]] for r in runs]
+        record(f"{name}: ingot_generate top-p reproducible by seed",
+               sampled[0] == sampled[1] and len(sampled[0]) == 12 and
+               all(0 <= t < cfg["vocab"] for t in sampled[0]), f"{sampled[0]}")
+    else:
+        print(f"note: {gen} not built (INGOT_BUILD_EXAMPLES=OFF); its checks are skipped")
+
     # 3. Past the bound: one line naming the input.
     feeds = feeds_for(cfg, rng.integers(0, cfg["vocab"], 65),
                       [np.zeros(kv_shape(0), np.float32)] * (2 * cfg["layers"]))

@@ -66,34 +66,65 @@ Stmt symbolic_product(const Buffer& y, const SymbolicProduct& p) {
       (acc_dt != y->dtype && ncols % kColumnBlock != 0))
     return Stmt();
   const int64_t blocks = (ncols + kColumnBlock - 1) / kColumnBlock;
-  std::vector<Expr> outer = {i64(blocks)};
-  outer.insert(outer.end(), p.batch.begin(), p.batch.end());
-  outer.push_back(p.rows);
-  return loop_nest(
-      Extents(outer), "b",
-      [&](const Index& o) {
-        Expr base = o[0] * i64(kColumnBlock);
-        Index batch(o.begin() + 1, o.end() - 1);
-        Expr i = o.back();
-        Expr len = ncols % kColumnBlock == 0 ? i64(kColumnBlock)
-                                             : min(i64(kColumnBlock), i64(ncols) - base);
-        RowAccum row(y, len, [&](Expr j) { return p.y_at(batch, i, base + j); });
-        Expr zero = make_const(row.dtype, 0);
-        Stmt init = lane_loop("j", i64(0), len, [&](Expr j) { return row.store(j, zero); });
-        Stmt update = serial_loop("k", i64(0), p.depth, [&](Expr k) {
-          return lane_loop("j", i64(0), len, [&](Expr j) {
-            Expr prod = widen(p.a_at(batch, i, k)) * widen(p.b_at(batch, k, base + j));
-            return row.store(j, row.load(j) + prod);
+  // `count` tasks of `per` rows each (row index row_of(task, r)) per column block: every k step
+  // updates `per` rows from one load of B's block (register tiling over rows).
+  auto nest = [&](Expr count, int per, const std::function<Expr(Expr, int)>& row_of) {
+    std::vector<Expr> outer = {i64(blocks)};
+    outer.insert(outer.end(), p.batch.begin(), p.batch.end());
+    outer.push_back(count);
+    return loop_nest(
+        Extents(outer), "b",
+        [&](const Index& o) {
+          Expr base = o[0] * i64(kColumnBlock);
+          Index batch(o.begin() + 1, o.end() - 1);
+          Expr len = ncols % kColumnBlock == 0 ? i64(kColumnBlock)
+                                               : min(i64(kColumnBlock), i64(ncols) - base);
+          std::vector<Expr> is;
+          std::vector<RowAccum> rows;
+          for (int r = 0; r < per; ++r) {
+            is.push_back(row_of(o.back(), r));
+            Expr i = is.back();
+            rows.emplace_back(y, len,
+                              [&p, batch, i, base](Expr j) { return p.y_at(batch, i, base + j); });
+          }
+          auto over_rows = [&](const std::function<Stmt(int, Expr)>& body) {
+            return lane_loop("j", i64(0), len, [&](Expr j) {
+              std::vector<Stmt> seq;
+              for (int r = 0; r < per; ++r) seq.push_back(body(r, j));
+              return SeqStmt::make(seq);
+            });
+          };
+          Stmt init = over_rows([&](int r, Expr j) {
+            return rows[size_t(r)].store(j, make_const(rows[size_t(r)].dtype, 0));
           });
-        });
-        std::vector<Stmt> seq = {init, update};
-        if (p.finish)
-          seq.push_back(lane_loop("j", i64(0), len, [&](Expr j) {
-            return row.store(j, p.finish(row.load(j), batch, i, base + j));
-          }));
-        return row.wrap(SeqStmt::make(seq));
-      },
-      {.parallel_outer = true, .vectorize_inner = false});
+          Stmt update = serial_loop("k", i64(0), p.depth, [&](Expr k) {
+            return over_rows([&](int r, Expr j) {
+              const RowAccum& row = rows[size_t(r)];
+              Expr prod =
+                  widen(p.a_at(batch, is[size_t(r)], k)) * widen(p.b_at(batch, k, base + j));
+              return row.store(j, row.load(j) + prod);
+            });
+          });
+          std::vector<Stmt> seq = {init, update};
+          if (p.finish)
+            seq.push_back(over_rows([&](int r, Expr j) {
+              const RowAccum& row = rows[size_t(r)];
+              return row.store(j, p.finish(row.load(j), batch, is[size_t(r)], base + j));
+            }));
+          Stmt body = SeqStmt::make(seq);
+          for (const RowAccum& row : rows) body = row.wrap(body);
+          return body;
+        },
+        {.parallel_outer = true, .vectorize_inner = false});
+  };
+  // Loop partitioning over the symbolic rows: full tiles of kRowTile rows, then the rest one by
+  // one.
+  constexpr int kRowTile = 4;
+  Expr full = floordiv(p.rows, i64(kRowTile));
+  return SeqStmt::make(
+      {nest(full, kRowTile, [](Expr t, int r) { return t * i64(kRowTile) + i64(r); }),
+       nest(floormod(p.rows, i64(kRowTile)), 1,
+            [&](Expr t, int) { return full * i64(kRowTile) + t; })});
 }
 
 }  // namespace

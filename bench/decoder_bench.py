@@ -5,7 +5,9 @@ For a model from scripts/export_decoder.py and an artifact compiled with --dim-b
 one prefill call (seq = --prompt, past = 0) and one decode call (seq = 1, past = --past), each
 as the median of --repeat runs: ingot through `ingot run --print-time`, ONNX Runtime through
 an InferenceSession with the same thread count. Also prints the decode bound that the weight
-bytes and a measured memory bandwidth (a NumPy copy of a 1 GiB array) set: weights / bandwidth.
+bytes and a measured memory bandwidth (a NumPy copy of a 1 GiB array) set: weights / bandwidth,
+where the weight bytes are the artifact's constants (`ingot inspect`; with --quantize-weights,
+the integers and scales) and ONNX Runtime runs the float32 model.
 
 Usage: decoder_bench.py MODEL.onnx ARTIFACT.so [--ingot PATH] [--threads 2] [--prompt 32]
                         [--past 128] [--repeat 10]
@@ -76,7 +78,11 @@ def main():
     import onnxruntime as ort
 
     cfg = json.load(open(args.model.rsplit(".onnx", 1)[0] + ".config.json"))
-    weights = sum(np.prod(t.dims) * 4 for t in onnx.load(args.model).graph.initializer)
+    fp32 = sum(np.prod(t.dims) * 4 for t in onnx.load(args.model).graph.initializer)
+    r = subprocess.run([args.ingot, "inspect", args.artifact], capture_output=True, text=True,
+                       check=True)
+    m = re.search(r"constants:\s+([0-9]+) bytes", r.stdout)
+    weights = int(m.group(1)) if m else fp32
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = args.threads
     sess = ort.InferenceSession(args.model, opts, providers=["CPUExecutionProvider"])
@@ -90,7 +96,8 @@ def main():
             rows.append((name, seq, past, ti, to))
     bw = bandwidth_gbs()
     bound_ms = weights / (bw * 1e9) * 1e3
-    print(f"model {cfg['model']}: {weights / 1e6:.1f} MB of weights, {args.threads} threads")
+    print(f"model {cfg['model']}: {fp32 / 1e6:.1f} MB of float32 weights, the artifact's "
+          f"constants {weights / 1e6:.1f} MB, {args.threads} threads")
     print(f"{'step':<8} {'seq':>4} {'past':>5} {'ingot ms':>9} {'ORT ms':>8} {'ORT/ingot':>9}"
           f" {'ingot tok/s':>11}")
     for name, seq, past, ti, to in rows:

@@ -26,6 +26,7 @@
 #include "graph/transforms/dead_code.h"
 #include "graph/transforms/infer_types.h"
 #include "graph/transforms/pass_manager.h"
+#include "graph/transforms/quantize_weights.h"
 #include "graph/verifier.h"
 #include "lower/lower_graph.h"
 #include "schedule/rules/default_rules.h"
@@ -117,6 +118,11 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   codegen::Target target = codegen::Target::parse(options.target);
   const bool gpu = target.is_gpu();
   const bool c_target = target.kind == codegen::Target::kC;
+  if (!options.quantize_weights.empty() && options.quantize_weights != "int8" &&
+      options.quantize_weights != "int4")
+    fail_user("--quantize-weights must be int8 or int4, got '{}'", options.quantize_weights);
+  if (options.group_size < 2 || options.group_size % 2 != 0)
+    fail_user("--group-size must be an even number >= 2, got {}", options.group_size);
   if (options.output_format == "mlf" && !c_target)
     fail_user("--output-format mlf needs --target c (a Model Library Format holds C), got '{}'",
               options.target);
@@ -225,6 +231,24 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   progress(3);
   Clock::time_point t_passes = Clock::now();
   graph::run_optimization_passes(*g, pass_options, dump);
+  std::string quantization_summary;
+  if (!options.quantize_weights.empty()) {
+    const int bits = options.quantize_weights == "int8" ? 8 : 4;
+    graph::QuantizeWeightsStats q = graph::quantize_weights(*g, bits, options.group_size);
+    graph::infer_types(*g);
+    quantization_summary = fmt::format(
+        "quantized {} weights to {} in groups of {}: {:.1f} MB -> {:.1f} MB ({:.2f}x smaller), "
+        "largest element error {:.2g} of the weight's largest magnitude{}",
+        q.quantized, options.quantize_weights, options.group_size, double(q.float_bytes) / 1e6,
+        double(q.quantized_bytes) / 1e6,
+        q.quantized_bytes > 0 ? double(q.float_bytes) / double(q.quantized_bytes) : 0.0,
+        q.max_rel_error,
+        q.skipped > 0 ? fmt::format("; {} left in float32 (another reader, or K not a multiple "
+                                    "of the group)",
+                                    q.skipped)
+                      : "");
+    after_graph("quantize_weights", *g);
+  }
   print_time("graph_passes", ms_since(t_passes));
   graph::verify_graph(*g);
   if (contains(options.dump, "graph")) dump << graph::print_graph(*g) << "\n";
@@ -349,6 +373,7 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   report.fold_target = folded.target;
   report.codegen_threads = built.threads;
   report.tuning_summary = tuning_summary;
+  report.quantization_summary = quantization_summary;
   report.device_summary = built.device_summary;
   report.has_memory = c_target;
   report.memory = memory;

@@ -41,6 +41,10 @@ struct CompileOptions {
   // Bounds of the symbolic dims left unbound (--dim-bounds); each needs an upper bound, and
   // the llvm target then compiles kernels over symbolic extents (docs/dynamic-shapes.md).
   DimBounds dim_bounds;
+  // Weight-only quantization (--quantize-weights): "" (none), "int8" or "int4", in groups of
+  // group_size along each product's reduced dim (graph/transforms/quantize_weights.h).
+  std::string quantize_weights;
+  int group_size = 128;
   // .npz of input values to specialise the model to (--specialize-inputs; "" for none): those
   // inputs stay inputs of the artifact but compile as constants, and the runtime refuses other
   // values (driver/specialize_inputs.h).
@@ -106,6 +110,9 @@ struct CompileReport {
   std::string fold_target;
   int codegen_threads = 0;     // threads that compiled the kernels
   std::string tuning_summary;  // with tuning_records: the one-line summary of what was applied
+  // With quantize_weights: one line of what was quantized (weights, bytes before and after,
+  // the largest element error).
+  std::string quantization_summary;
   std::string device_summary;  // --target cuda: ptxas's registers and spills, one line
   bool has_memory = false;     // --target c: the memory report
   MemoryReport memory;

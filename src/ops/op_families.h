@@ -18,7 +18,7 @@ void add_compare_logic_ops(std::vector<OpInfo>& t);
 void add_elementwise_extra_ops(std::vector<OpInfo>& t);
 void add_activation_ops(std::vector<OpInfo>& t);
 void add_conv_ops(std::vector<OpInfo>& t);
-void add_layout_ops(std::vector<OpInfo>& t);         // layout.cpp
+void add_layout_ops(std::vector<OpInfo>& t);          // layout.cpp
 void add_conv_transpose_ops(std::vector<OpInfo>& t);  // conv_transpose.cpp
 void add_recurrent_ops(std::vector<OpInfo>& t);       // recurrent.cpp
 void add_matmul_ops(std::vector<OpInfo>& t);
@@ -40,6 +40,7 @@ void add_one_hot_ops(std::vector<OpInfo>& t);         // one_hot.cpp
 void add_cumsum_ops(std::vector<OpInfo>& t);          // cumsum.cpp
 void add_quantize_ops(std::vector<OpInfo>& t);        // quantize.cpp
 void add_qlinear_ops(std::vector<OpInfo>& t);         // qlinear.cpp
+void add_weight_quant_ops(std::vector<OpInfo>& t);    // weight_quant.cpp
 void add_einsum_ops(std::vector<OpInfo>& t);          // einsum.cpp
 void add_det_ops(std::vector<OpInfo>& t);             // det.cpp
 void add_grid_sample_ops(std::vector<OpInfo>& t);     // grid_sample.cpp: GridSample, AffineGrid

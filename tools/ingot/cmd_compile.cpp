@@ -59,6 +59,12 @@ void add_compile_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--dim-bounds", args->dim_bounds,
                   "bounds of the symbolic dims left unbound, e.g. \"seq:1..1024 past:0..1023\": "
                   "one artifact serves every binding within them (llvm target)");
+  cmd->add_option("--quantize-weights", args->options.quantize_weights,
+                  "weight-only quantization of the constant weights of MatMul/Gemm (and a tied "
+                  "embedding's Gather): int8 or int4, dequantized inside the products");
+  cmd->add_option("--group-size", args->options.group_size,
+                  "--quantize-weights: weights per scale along the reduced dim (even)")
+      ->capture_default_str();
   cmd->add_option("--specialize-inputs", args->options.specialize_inputs,
                   "compile for these input values (.npz, one NAME.npy per input): the inputs stay "
                   "inputs, shapes they decide become static, and running with other values fails");
@@ -141,6 +147,8 @@ void add_compile_command(CLI::App& app, int& exit_code) {
     args->options.progress = nullptr;
     if (args->options.report) driver::print_report(r, std::cout);
     if (!args->quiet && !r.tuning_summary.empty()) std::cout << r.tuning_summary << "\n";
+    if (!args->quiet && !r.quantization_summary.empty())
+      std::cout << r.quantization_summary << "\n";
     if (!args->quiet && !r.device_summary.empty()) std::cout << r.device_summary << "\n";
     if (!args->quiet && r.has_memory) std::cout << driver::describe_memory(r.memory);
     if (!args->quiet) {

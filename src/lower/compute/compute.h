@@ -176,6 +176,11 @@ tir::Stmt compute_one_hot(const graph::Node& node, const std::vector<tir::Buffer
 tir::Stmt compute_cumsum(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                          const std::vector<tir::Buffer>& outputs);
 
+// weight_quant.cpp: WQMatMul and WQGather (weight-only quantized, dequantized where read).
+tir::Stmt compute_wq_matmul(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                            const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_wq_gather(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                            const std::vector<tir::Buffer>& outputs);
 // qlinear.cpp: QConv and QMatMul (int32 accumulation, fixed-point requantization).
 tir::Stmt compute_qconv(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                         const std::vector<tir::Buffer>& outputs);

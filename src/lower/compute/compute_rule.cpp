@@ -196,6 +196,10 @@ ComputeRule compute_rule(ops::OpKind op) {
       return compute_qconv;
     case OpKind::QMatMul:
       return compute_qmatmul;
+    case OpKind::WQMatMul:
+      return compute_wq_matmul;
+    case OpKind::WQGather:
+      return compute_wq_gather;
     case OpKind::DynamicQuantizeLinear:
       return compute_dynamic_quantize_linear;
     case OpKind::Resize:

@@ -7,6 +7,7 @@
 #include "lower/compute/compute.h"
 #include "lower/compute/epilogue.h"
 #include "lower/compute/matmul_operand.h"
+#include "lower/compute/symbolic_product.h"
 #include "support/error.h"
 
 namespace ingot::lower {
@@ -14,25 +15,8 @@ namespace ingot::lower {
 using namespace tir;
 
 namespace {
-
 constexpr int64_t kColumnBlock = 64;  // output columns per parallel task of a symbolic product
-
-// A product with a symbolic output (docs/dynamic-shapes.md) over [batch..., rows, cols]:
-// y[b, i, j] = finish(sum_k a(b, i, k) * b(b, k, j), b, i, j). Returns no statement when the
-// row form is the better one. Two forms that keep the threads busy when rows is 1 (decoding):
-// - B read along k (a transposed weight, K^T in attention): a dot product per output element,
-//   the columns (and batch) in parallel and the rows inside, so each column of B is read from
-//   cache for every row; the k reduction is vectorized by the row-reduction rule;
-// - B read along j with a constant column count: the columns in parallel blocks of
-//   kColumnBlock, each an i, k, j row update over its block.
-struct SymbolicProduct {
-  std::vector<Expr> batch;
-  Expr rows, cols, depth;
-  std::function<Expr(const Index&, Expr, Expr)> a_at, b_at;    // (batch, i, k), (batch, k, j)
-  std::function<Index(const Index&, Expr, Expr)> y_at;         // (batch, i, j)
-  std::function<Expr(Expr, const Index&, Expr, Expr)> finish;  // may be null
-  bool b_along_k = false;
-};
+}  // namespace
 
 Stmt symbolic_product(const Buffer& y, const SymbolicProduct& p) {
   const DataType acc_dt = accum_dtype(y->dtype);
@@ -126,8 +110,6 @@ Stmt symbolic_product(const Buffer& y, const SymbolicProduct& p) {
        nest(floormod(p.rows, i64(kRowTile)), 1,
             [&](Expr t, int) { return full * i64(kRowTile) + t; })});
 }
-
-}  // namespace
 
 Stmt compute_gemm(const graph::Node& node, const std::vector<Buffer>& inputs,
                   const std::vector<Buffer>& outputs) {

@@ -1,12 +1,14 @@
 // Internal ops of weight-only quantization (graph pass quantize_weights, --quantize-weights):
 // a constant float32 weight stored as symmetric integers with one float32 scale per group of
 // `group_size` elements along the reduced dim K, dequantized where it is read.
-//   WQMatMul(A, Wq, scales, bias?): A [..., K] float32; Wq [K, N] int8 (bits 8) or uint8
-//     [K/2, N] (bits 4: element 2k in the low nibble, 2k+1 in the high one, each stored + 8);
-//     scales [K / group_size, N] float32; bias [N] float32. Y = A @ dequant(Wq) (+ bias).
-//   WQGather(Wq, scales, indices): rows of the transposed weight, as Gather(W, indices) on axis
-//     0 of the [N, K] matrix a tied embedding reads (output indices.shape + [K]).
-// Attributes: bits (4 or 8), group_size. Neither has an ONNX form.
+//   WQMatMul(A, Wq, scales, bias?): A [..., K] float32; B [K, N] stored in column blocks of
+//     64 (padded with zeros to a multiple): Wq [N/64, K, 64] int8 (bits 8) or uint8
+//     [N/64, K/2, 64] (bits 4: k = 2m in the low nibble of byte m, 2m+1 in the high one, each
+//     stored + 8); scales [N/64, K / group_size, 64] float32; bias [N] float32.
+//     Y = A @ dequant(B) (+ bias). Each parallel task of the product reads one block, contiguous.
+//   WQGather(Wq, scales, indices): rows of B's transpose, as Gather(W, indices) on axis 0 of
+//     the [N, K] matrix a tied embedding reads (output indices.shape + [K]).
+// Attributes: bits (4 or 8), group_size, columns (N).
 #include "ops/op_families.h"
 #include "ops/shape_util.h"
 #include "support/error.h"
@@ -15,24 +17,26 @@ namespace ingot::ops::detail {
 
 namespace {
 
-// K and N of the quantized weight (K from the scales and groups), checking the dtypes.
+// K and N of the quantized weight (K from the scales and groups), checking dtypes and shapes.
 std::pair<Dim, Dim> weight_dims(const Node& n, int wq_index) {
   const TensorType& wq = input_type(n, wq_index, "Wq");
   const TensorType& s = input_type(n, wq_index + 1, "scales");
   int64_t bits = n.attrs.get_int("bits", 8), group = n.attrs.get_int("group_size", 0);
+  int64_t cols = n.attrs.get_int("columns", 0);
   if (bits != 4 && bits != 8) fail_user("{}: bits must be 4 or 8, got {}", n.describe(), bits);
   if (group < 2 || group % 2 != 0)
     fail_user("{}: group_size must be an even number >= 2, got {}", n.describe(), group);
   DType want = bits == 8 ? DType::kI8 : DType::kU8;
-  if (wq.dtype != want || wq.rank() != 2 || !wq.is_static())
-    fail_user("{}: Wq must be a static {} matrix, got {}", n.describe(), dtype_name(want),
-              wq.str());
-  if (s.dtype != DType::kF32 || s.rank() != 2 || !s.is_static() ||
-      s.shape[1].value != wq.shape[1].value ||
-      s.shape[0].value * group != wq.shape[0].value * (bits == 4 ? 2 : 1))
+  const int64_t blocks = (cols + 63) / 64;
+  if (cols < 1 || wq.dtype != want || wq.rank() != 3 || !wq.is_static() ||
+      wq.shape[0].value != blocks || wq.shape[2].value != 64)
+    fail_user("{}: Wq must be a static {} [{}, K, 64] tensor for {} columns, got {}", n.describe(),
+              dtype_name(want), blocks, cols, wq.str());
+  if (s.dtype != DType::kF32 || s.rank() != 3 || !s.is_static() || s.shape[0].value != blocks ||
+      s.shape[2].value != 64 || s.shape[1].value * group != wq.shape[1].value * (bits == 4 ? 2 : 1))
     fail_user("{}: scales {} do not match Wq {} in groups of {}", n.describe(), s.str(), wq.str(),
               group);
-  return {Dim::fixed(s.shape[0].value * group), wq.shape[1]};
+  return {Dim::fixed(s.shape[1].value * group), Dim::fixed(cols)};
 }
 
 std::vector<TensorType> infer_wq_matmul(Node& n) {
@@ -63,14 +67,15 @@ std::vector<TensorType> infer_wq_gather(Node& n) {
 double wq_matmul_ops(const Node& n) {
   const TensorType& s = n.inputs[2]->type;
   return 2 * approx_elements(n.outputs[0]->type) *
-         double(s.shape[0].value * n.attrs.get_int("group_size", 1));
+         double(s.shape[1].value * n.attrs.get_int("group_size", 1));
 }
 
 }  // namespace
 
 void add_weight_quant_ops(std::vector<OpInfo>& t) {
   std::vector<AttrSpec> attrs = {{"bits", AttrType::kInt, true},
-                                 {"group_size", AttrType::kInt, true}};
+                                 {"group_size", AttrType::kInt, true},
+                                 {"columns", AttrType::kInt, true}};
   OpInfo mm{OpKind::WQMatMul, "WQMatMul", PatternKind::kOpaque, attrs};
   mm.min_inputs = 3;
   mm.max_inputs = 4;

@@ -15,7 +15,7 @@ namespace ingot::lower {
 using namespace tir;
 
 namespace {
-constexpr int64_t kColumnBlock = 64;  // output columns per parallel task of a symbolic product
+constexpr int64_t kColumnBlock = kProductColumnBlock;
 }  // namespace
 
 Stmt symbolic_product(const Buffer& y, const SymbolicProduct& p) {
@@ -71,8 +71,8 @@ Stmt symbolic_product(const Buffer& y, const SymbolicProduct& p) {
             rows.emplace_back(y, len,
                               [&p, batch, i, base](Expr j) { return p.y_at(batch, i, base + j); });
           }
-          auto over_rows = [&](const std::function<Stmt(int, Expr)>& body) {
-            return lane_loop("j", i64(0), len, [&](Expr j) {
+          auto over_rows = [&](const std::function<Stmt(int, Expr)>& body, Expr lanes = Expr()) {
+            return lane_loop("j", i64(0), lanes.defined() ? lanes : len, [&](Expr j) {
               std::vector<Stmt> seq;
               for (int r = 0; r < per; ++r) seq.push_back(body(r, j));
               return SeqStmt::make(seq);
@@ -81,14 +81,51 @@ Stmt symbolic_product(const Buffer& y, const SymbolicProduct& p) {
           Stmt init = over_rows([&](int r, Expr j) {
             return rows[size_t(r)].store(j, make_const(rows[size_t(r)].dtype, 0));
           });
-          Stmt update = serial_loop("k", i64(0), p.depth, [&](Expr k) {
-            return over_rows([&](int r, Expr j) {
-              const RowAccum& row = rows[size_t(r)];
-              Expr prod =
-                  widen(p.a_at(batch, is[size_t(r)], k)) * widen(p.b_at(batch, k, base + j));
-              return row.store(j, row.load(j) + prod);
+          Stmt update;
+          if (p.group > 0) {
+            // Per group of k: unscaled partial sums in a local tile, then one scaled update of
+            // the rows (one multiply by the group's scale instead of one per element).
+            Buffer part =
+                Buffer::make("part", DataType::f32(), std::vector<int64_t>{per, kColumnBlock},
+                             StorageScope::kLocal);
+            update = serial_loop("g", i64(0), floordiv(p.depth, i64(p.group)), [&](Expr g) {
+              // The blocked weights are padded to whole blocks: the partial sums run over all
+              // kColumnBlock lanes (a constant extent, one vector), only the update masks.
+              const Expr whole = i64(kColumnBlock);
+              Stmt zero = over_rows(
+                  [&](int r, Expr j) {
+                    return BufferStore::make(part, make_const(DataType::f32(), 0), {i64(r), j});
+                  },
+                  whole);
+              // k in pairs (the group is even): both nibbles of an int4 byte in one step, with
+              // k's parity known, so each byte is loaded once and no select remains.
+              Stmt sum = serial_loop("kk", i64(0), i64(p.group / 2), [&](Expr kk) {
+                Expr k0 = g * i64(p.group) + kk * i64(2), k1 = k0 + i64(1);
+                return over_rows(
+                    [&](int r, Expr j) {
+                      Expr i = is[size_t(r)];
+                      Expr prod = p.a_at(batch, i, k0) * p.b_block_at(k0, o[0], j) +
+                                  p.a_at(batch, i, k1) * p.b_block_at(k1, o[0], j);
+                      return BufferStore::make(part, part.load({i64(r), j}) + prod, {i64(r), j});
+                    },
+                    whole);
+              });
+              Stmt scaled = over_rows([&](int r, Expr j) {
+                const RowAccum& row = rows[size_t(r)];
+                return row.store(j, row.load(j) + part.load({i64(r), j}) * p.scale_at(g, o[0], j));
+              });
+              return Allocate::make(part, SeqStmt::make({zero, sum, scaled}));
             });
-          });
+          } else {
+            update = serial_loop("k", i64(0), p.depth, [&](Expr k) {
+              return over_rows([&](int r, Expr j) {
+                const RowAccum& row = rows[size_t(r)];
+                Expr prod =
+                    widen(p.a_at(batch, is[size_t(r)], k)) * widen(p.b_at(batch, k, base + j));
+                return row.store(j, row.load(j) + prod);
+              });
+            });
+          }
           std::vector<Stmt> seq = {init, update};
           if (p.finish)
             seq.push_back(over_rows([&](int r, Expr j) {

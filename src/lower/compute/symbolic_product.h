@@ -10,6 +10,10 @@
 
 namespace ingot::lower {
 
+// Output columns per parallel task of the column-block form (and the block of the quantized
+// weights' blocked layout, ops/weight_quant.cpp).
+inline constexpr int64_t kProductColumnBlock = 64;
+
 // y[b, i, j] = finish(sum_k a(b, i, k) * b(b, k, j), b, i, j) over [batch..., rows, cols].
 // - b_along_k (a transposed weight, K^T in attention): a dot product per output element, the
 //   columns (and batch) in parallel and the rows innermost among the block's loops, so each
@@ -24,6 +28,13 @@ struct SymbolicProduct {
   std::function<Index(const Index&, tir::Expr, tir::Expr)> y_at;            // (batch, i, j)
   std::function<tir::Expr(tir::Expr, const Index&, tir::Expr, tir::Expr)> finish;  // may be null
   bool b_along_k = false;
+  // > 0 (column-block form, float32): B(k, j) = b_block_at(k, block, lane) *
+  // scale_at(k / group, block, lane) for j = block * kProductColumnBlock + lane, the scale
+  // applied once per group of k to partial sums (weight-only quantized weights in their blocked
+  // layout: b_block_at reads the integer). That layout is padded to whole blocks, so the partial
+  // sums run over whole blocks (a constant vector) even in the last, partial one.
+  int64_t group = 0;
+  std::function<tir::Expr(tir::Expr, tir::Expr, tir::Expr)> b_block_at = {}, scale_at = {};
 };
 
 // No statement when neither form applies (the caller's row form is then the better one).

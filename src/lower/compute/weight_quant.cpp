@@ -14,20 +14,23 @@ using namespace tir;
 
 namespace {
 
+// The integer weight element (k, j = block * 64 + lane) as float32 (int4: its nibble minus 8),
+// from the blocked layout [blocks, K (int4: K/2), 64].
+Expr integer_weight(const graph::Node& node, const Buffer& wq, Expr k, Expr block, Expr lane) {
+  if (node.attrs.get_int("bits", 8) == 8) return cast(DataType::f32(), wq.load({block, k, lane}));
+  Expr byte = cast(DataType::i32(), wq.load({block, floordiv(k, i64(2)), lane}));
+  Expr sixteen = make_const(DataType::i32(), 16);
+  Expr nibble =
+      select(floormod(k, i64(2)) == i64(0), floormod(byte, sixteen), floordiv(byte, sixteen));
+  return cast(DataType::f32(), nibble - make_const(DataType::i32(), 8));
+}
+
 // The dequantized weight element (k, j) as float32.
 Expr dequantized(const graph::Node& node, const Buffer& wq, const Buffer& scales, Expr k, Expr j) {
-  const int64_t bits = node.attrs.get_int("bits", 8), group = node.attrs.get_int("group_size", 1);
-  Expr q;
-  if (bits == 8) {
-    q = cast(DataType::f32(), wq.load({k, j}));
-  } else {
-    Expr byte = cast(DataType::i32(), wq.load({floordiv(k, i64(2)), j}));
-    Expr sixteen = make_const(DataType::i32(), 16);
-    Expr nibble =
-        select(floormod(k, i64(2)) == i64(0), floormod(byte, sixteen), floordiv(byte, sixteen));
-    q = cast(DataType::f32(), nibble - make_const(DataType::i32(), 8));
-  }
-  return q * scales.load({floordiv(k, i64(group)), j});
+  const int64_t group = node.attrs.get_int("group_size", 1);
+  Expr block = floordiv(j, i64(kProductColumnBlock)), lane = floormod(j, i64(kProductColumnBlock));
+  return integer_weight(node, wq, k, block, lane) *
+         scales.load({block, floordiv(k, i64(group)), lane});
 }
 
 }  // namespace
@@ -62,7 +65,14 @@ Stmt compute_wq_matmul(const graph::Node& node, const std::vector<Buffer>& input
   };
   if (bias.defined())
     p.finish = [&](Expr v, const Index&, Expr, Expr j) { return v + bias.load({j}); };
-  if (Stmt s = symbolic_product(y, p); s.defined()) return s;
+  // The column-block form scales each group's partial sums once.
+  SymbolicProduct grouped = p;
+  grouped.group = node.attrs.get_int("group_size", 1);
+  grouped.b_block_at = [&](Expr k, Expr block, Expr lane) {
+    return integer_weight(node, wq, k, block, lane);
+  };
+  grouped.scale_at = [&](Expr g, Expr block, Expr lane) { return scales.load({block, g, lane}); };
+  if (Stmt s = symbolic_product(y, grouped); s.defined()) return s;
   // Few columns: a dot product per output element (the same nest with B read along k).
   p.b_along_k = true;
   return symbolic_product(y, p);
@@ -74,7 +84,7 @@ Stmt compute_wq_gather(const graph::Node& node, const std::vector<Buffer>& input
   const Buffer& scales = inputs.at(1);
   const Buffer& ids = inputs.at(2);
   const Buffer& y = outputs.at(0);
-  const Expr rows = scales->shape.at(1);  // the embedding's rows are the weight's columns
+  const Expr rows = i64(node.attrs.get_int("columns", 0));  // the embedding's rows: B's columns
   return loop_nest(y->shape, "i", [&](const Index& idx) {
     Index at(idx.begin(), idx.end() - 1);
     Expr id = cast(DataType::i64(), ids.load(at));

@@ -5,16 +5,21 @@
 
 #include "driver/constant_eval.h"
 #include "driver/loop_passes.h"
+#include "driver/output_accuracy.h"
 #include "driver/specialize_inputs.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <stdlib.h>
+
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <filesystem>
 #include <ostream>
 #include <set>
+#include <sstream>
 
 #include "codegen/build.h"
 #include "codegen/c/c_model_source.h"
@@ -31,6 +36,7 @@
 #include "lower/lower_graph.h"
 #include "schedule/rules/default_rules.h"
 #include "support/error.h"
+#include "support/npz.h"
 #include "tir/printer.h"
 #include "tune/records.h"
 
@@ -121,6 +127,13 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   if (!options.quantize_weights.empty() && options.quantize_weights != "int8" &&
       options.quantize_weights != "int4")
     fail_user("--quantize-weights must be int8 or int4, got '{}'", options.quantize_weights);
+  if (!options.accuracy_inputs.empty()) {
+    if (options.quantize_weights.empty())
+      fail_user("--accuracy-inputs needs --quantize-weights (it compares against float32)");
+    if (c_target || gpu)
+      fail_user("--accuracy-inputs: the report runs the artifacts on this CPU (llvm target only)");
+    (void)read_npz(options.accuracy_inputs);  // a bad file fails before any work
+  }
   if (options.group_size < 2 || options.group_size % 2 != 0)
     fail_user("--group-size must be an even number >= 2, got {}", options.group_size);
   if (options.output_format == "mlf" && !c_target)
@@ -377,6 +390,39 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   report.device_summary = built.device_summary;
   report.has_memory = c_target;
   report.memory = memory;
+  if (!options.accuracy_inputs.empty()) {
+    // The float32 artifact of the same model, then both run on the inputs. A failure removes
+    // the quantized artifact too (nothing half-done is left).
+    try {
+      std::string dir = (std::filesystem::temp_directory_path() / "ingot-accuracy-XXXXXX").string();
+      if (!mkdtemp(dir.data())) fail_user("--accuracy-inputs: cannot create a temporary directory");
+      struct Cleanup {
+        std::string dir;
+        ~Cleanup() {
+          std::error_code ec;
+          std::filesystem::remove_all(dir, ec);
+        }
+      } cleanup{dir};
+      CompileOptions ref = options;
+      ref.quantize_weights.clear();
+      ref.accuracy_inputs.clear();
+      ref.dump.clear();
+      ref.print_ir_after.clear();
+      ref.print_pass_times = false;
+      ref.progress = nullptr;
+      std::ostringstream quiet;
+      const std::string ref_path = dir + "/float32.so";
+      compile_model(model_path, ref_path, ref, quiet);
+      for (const OutputError& e : compare_outputs(ref_path, output_path, options.accuracy_inputs))
+        report.quantization_summary += fmt::format(
+            "\n  output '{}' against float32 on {}: max relative error {:.3g}, mean {:.3g}", e.name,
+            options.accuracy_inputs, e.max_rel, e.mean_rel);
+    } catch (...) {
+      std::error_code ec;
+      std::filesystem::remove(output_path, ec);
+      throw;
+    }
+  }
   return report;
 }
 

@@ -45,6 +45,9 @@ struct CompileOptions {
   // group_size along each product's reduced dim (graph/transforms/quantize_weights.h).
   std::string quantize_weights;
   int group_size = 128;
+  // With quantize_weights: an .npz of inputs (by name) on which the compile also builds the
+  // float32 artifact and reports each float output's error against it (driver/output_accuracy.h).
+  std::string accuracy_inputs;
   // .npz of input values to specialise the model to (--specialize-inputs; "" for none): those
   // inputs stay inputs of the artifact but compile as constants, and the runtime refuses other
   // values (driver/specialize_inputs.h).

@@ -13,7 +13,9 @@ The reference is independent of ingot: NumPy quantizes each weight with the docu
 (symmetric, one scale per group of G along the reduced dim, max |w| / 127 or / 7, rounding half
 away from zero), the dequantized weights replace the initializers, and ONNX Runtime runs that
 model. ingot's outputs must match it within 1e-5 of the largest magnitude. The compile's summary
-line must report the quantized weights and the byte reduction their blocked layout implies. Bad option values give one error line and no file. Prints one line per check and
+line must report the quantized weights and the byte reduction their blocked layout implies, and
+with --accuracy-inputs each output's max/mean error against float32 as computed here from ONNX
+Runtime's float32 outputs. Bad option values give one error line and no file. Prints one line per check and
 `N passed, N failed`; exits 1 on a failure.
 """
 import argparse
@@ -147,7 +149,39 @@ def main():
                 record(f"{name}: seq={seq} equals ONNX Runtime on the dequantized weights",
                        max(errs.values()) <= 1e-5,
                        ", ".join(f"{n} {e:.1e}" for n, e in errs.items()))
-        for opts, want in ((["--quantize-weights", "int3"], "--quantize-weights must be int8 or int4"),
+        # The accuracy report: its numbers against ONNX Runtime's float32 outputs and ingot's
+        # quantized ones, computed here.
+        ids = np.random.default_rng(9).integers(0, V, (1, 7)).astype(np.int64)
+        acc = os.path.join(tmp, "acc.npz")
+        np.savez(acc, ids=ids)
+        art = os.path.join(tmp, "acc.so")
+        r = subprocess.run([exe, "compile", model, "-o", art, "--dim-bounds", "seq:1..16",
+                            "--quantize-weights", "int4", "--group-size", str(GROUP),
+                            "--accuracy-inputs", acc], capture_output=True, text=True)
+        reported = {m.group(1): (float(m.group(2)), float(m.group(3))) for m in re.finditer(
+            r"output '(\w+)' against float32 on .*: max relative error ([0-9.e+-]+), mean "
+            r"([0-9.e+-]+)", r.stdout)}
+        ok = r.returncode == 0 and sorted(reported) == ["y1", "y3", "y4"]
+        detail = r.stderr.strip() or ""
+        if ok:
+            fp32 = dict(zip(["y1", "y3", "y4"], ort.InferenceSession(
+                model, providers=["CPUExecutionProvider"]).run(None, {"ids": ids})))
+            subprocess.run([exe, "run", art, "--inputs", acc, "--outputs",
+                            os.path.join(tmp, "q.npz")], check=True, capture_output=True)
+            q = np.load(os.path.join(tmp, "q.npz"))
+            for n, (mx, mean) in reported.items():
+                d = np.abs(q[n].astype(np.float64) - fp32[n])
+                want_mx = d.max() / np.abs(fp32[n]).max()
+                want_mean = d.sum() / np.abs(fp32[n]).sum()
+                ok = ok and abs(mx - want_mx) <= 0.01 * want_mx and \
+                    abs(mean - want_mean) <= 0.01 * want_mean and want_mx > 1e-3
+                detail += f"{n}: {mx:.3g}/{mean:.3g} (here {want_mx:.3g}/{want_mean:.3g}) "
+        record("int4: --accuracy-inputs reports each output's error against float32", ok, detail)
+        np.savez(os.path.join(tmp, "wrong.npz"), x=ids)
+        for opts, want in ((["--accuracy-inputs", acc], "--accuracy-inputs needs --quantize-weights"),
+                           (["--quantize-weights", "int8", "--accuracy-inputs",
+                             os.path.join(tmp, "wrong.npz")], "no array for input 'ids'"),
+                           (["--quantize-weights", "int3"], "--quantize-weights must be int8 or int4"),
                            (["--quantize-weights", "int8", "--group-size", "7"],
                             "--group-size must be an even number >= 2, got 7")):
             art = os.path.join(tmp, "bad.so")

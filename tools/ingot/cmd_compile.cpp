@@ -62,6 +62,9 @@ void add_compile_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--quantize-weights", args->options.quantize_weights,
                   "weight-only quantization of the constant weights of MatMul/Gemm (and a tied "
                   "embedding's Gather): int8 or int4, dequantized inside the products");
+  cmd->add_option("--accuracy-inputs", args->options.accuracy_inputs,
+                  "--quantize-weights: also build the float32 artifact and print each output's "
+                  "max/mean relative error against it on these inputs (.npz by input name)");
   cmd->add_option("--group-size", args->options.group_size,
                   "--quantize-weights: weights per scale along the reduced dim (even)")
       ->capture_default_str();

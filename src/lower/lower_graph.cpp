@@ -289,8 +289,15 @@ class Lowering : public ValueFactory {
   // The kernels of a node that has a default schedule rule, or false.
   bool lower_scheduled(const graph::Node& node) {
     if (options_.vector_bits <= 0) return false;
-    if (has_symbolic_values(node)) return false;  // the packed rules want static shapes
-    auto kernels = lower_packed_matmul(node, options_.vector_bits, *this);
+    std::optional<std::vector<NodeKernel>> kernels;
+    if (has_symbolic_values(node)) {  // the packed rules want static shapes
+      // A constant B that nothing else reads (a tied embedding keeps one copy) is blocked.
+      if (node.inputs.size() < 2 || g_.users(node.inputs[1]).size() != 1) return false;
+      kernels = lower_blocked_symbolic_product(
+          node, *this, [&](const Value* v) { return param_buffer(v, false); });
+    }
+    if (!kernels && has_symbolic_values(node)) return false;
+    if (!kernels) kernels = lower_packed_matmul(node, options_.vector_bits, *this);
     if (!kernels) kernels = lower_blocked_conv2d(node, options_.vector_bits, *this);
     if (!kernels) kernels = lower_depthwise_conv2d(node, *this);
     if (!kernels) kernels = lower_conv_nchwc(node, options_.vector_bits, *this);

@@ -143,40 +143,54 @@ TEST_F(SymbolicTest, TransposedOperandsOverSymbolicRowsAndColumns) {
 }
 
 // Gemm over a symbolic row count with constant weights (the column-block form): 200 columns
-// (three full blocks of 64 and a partial one), alpha and a bias row, at row counts that leave
-// every tail of the 4-row tiles (0 to 3 rows).
+// (three full blocks of 64 and a partial one) and a bias row, at row counts that leave every
+// tail of the 4-row tiles (0 to 3 rows). With alpha = beta = 1 (or B transposed) the weight is
+// stored in column blocks at compile time (lower/scheduled/blocked_product.cpp); with alpha 0.5
+// and beta 2 the nest reads the row-major weight.
 TEST_F(SymbolicTest, GemmColumnBlocksWithPartialBlockAndRowTails) {
-  ASSERT_EQ(python("import onnx\nfrom onnx import helper as h, TensorProto as T, numpy_helper "
-                   "as nh\n"
-                   "rng = np.random.default_rng(4)\n"
-                   "W = rng.standard_normal((24, 200)).astype(np.float32)\n"
-                   "C = rng.standard_normal((200,)).astype(np.float32)\n"
-                   "np.save(d + '/W.npy', W); np.save(d + '/C.npy', C)\n"
-                   "g = h.make_graph([h.make_node('Gemm', ['x', 'W', 'C'], ['y'], alpha=0.5, "
-                   "beta=2.0)], 'g',\n"
-                   "  [h.make_tensor_value_info('x', T.FLOAT, ['rows', 24])],\n"
-                   "  [h.make_tensor_value_info('y', T.FLOAT, None)],\n"
-                   "  [nh.from_array(W, 'W'), nh.from_array(C, 'C')])\n"
-                   "onnx.save(h.make_model(g, opset_imports=[h.make_opsetid('', 17)]), d + "
-                   "'/gemm.onnx')\n"),
-            0);
-  auto r =
-      ingot("compile " + path("gemm.onnx") + " -o " + path("gemm.so") + " --dim-bounds rows:1..16");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (int rows : {1, 2, 3, 4, 5, 7, 8, 13, 16}) {
-    ASSERT_EQ(python("rng = np.random.default_rng(5)\n"
-                     "np.savez(d + '/x.npz', x=rng.standard_normal((" +
-                     std::to_string(rows) + ", 24)).astype(np.float32))\n"),
+  for (const char* attrs : {"alpha=0.5, beta=2.0", "alpha=1.0, beta=1.0", "transB=1"}) {
+    const std::string a = attrs;
+    ASSERT_EQ(python("import onnx\nfrom onnx import helper as h, TensorProto as T, numpy_helper "
+                     "as nh\n"
+                     "rng = np.random.default_rng(4)\n"
+                     "W = rng.standard_normal((24, 200)).astype(np.float32)\n"
+                     "C = rng.standard_normal((200,)).astype(np.float32)\n"
+                     "np.save(d + '/W.npy', W); np.save(d + '/C.npy', C)\n"
+                     "t = " +
+                     std::string(a == "transB=1" ? "True" : "False") +
+                     "\n"
+                     "g = h.make_graph([h.make_node('Gemm', ['x', 'W', 'C'], ['y'], " +
+                     a +
+                     ")], "
+                     "'g',\n"
+                     "  [h.make_tensor_value_info('x', T.FLOAT, ['rows', 24])],\n"
+                     "  [h.make_tensor_value_info('y', T.FLOAT, None)],\n"
+                     "  [nh.from_array(W.T.copy() if t else W, 'W'), nh.from_array(C, 'C')])\n"
+                     "onnx.save(h.make_model(g, opset_imports=[h.make_opsetid('', 17)]), d + "
+                     "'/gemm.onnx')\n"),
               0);
-    r = ingot("run " + path("gemm.so") + " --inputs " + path("x.npz") + " --outputs " +
-              path("y.npz"));
+    auto r = ingot("compile " + path("gemm.onnx") + " -o " + path("gemm.so") +
+                   " --dim-bounds rows:1..16");
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_EQ(python("x = np.load(d + '/x.npz')['x']; y = np.load(d + '/y.npz')['y']\n"
-                     "want = 0.5 * x @ np.load(d + '/W.npy') + 2.0 * np.load(d + '/C.npy')\n"
-                     "assert y.shape == want.shape, y.shape\n"
-                     "assert np.allclose(y, want, rtol=1e-5, atol=1e-5), abs(y - want).max()\n"),
-              0)
-        << "rows=" << rows;
+    const std::string scale = a.starts_with("alpha=0.5") ? "0.5 * x @ W + 2.0 * C" : "x @ W + C";
+    for (int rows : {1, 2, 3, 4, 5, 7, 8, 13, 16}) {
+      ASSERT_EQ(python("rng = np.random.default_rng(5)\n"
+                       "np.savez(d + '/x.npz', x=rng.standard_normal((" +
+                       std::to_string(rows) + ", 24)).astype(np.float32))\n"),
+                0);
+      r = ingot("run " + path("gemm.so") + " --inputs " + path("x.npz") + " --outputs " +
+                path("y.npz"));
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_EQ(python("x = np.load(d + '/x.npz')['x']; y = np.load(d + '/y.npz')['y']\n"
+                       "W = np.load(d + '/W.npy'); C = np.load(d + '/C.npy')\n"
+                       "want = " +
+                       scale +
+                       "\n"
+                       "assert y.shape == want.shape, y.shape\n"
+                       "assert np.allclose(y, want, rtol=1e-5, atol=1e-5), abs(y - want).max()\n"),
+                0)
+          << attrs << " rows=" << rows;
+    }
   }
 }
 

@@ -120,8 +120,8 @@ Stmt symbolic_product(const Buffer& y, const SymbolicProduct& p) {
             update = serial_loop("k", i64(0), p.depth, [&](Expr k) {
               return over_rows([&](int r, Expr j) {
                 const RowAccum& row = rows[size_t(r)];
-                Expr prod =
-                    widen(p.a_at(batch, is[size_t(r)], k)) * widen(p.b_at(batch, k, base + j));
+                Expr bv = p.b_block_at ? p.b_block_at(k, o[0], j) : p.b_at(batch, k, base + j);
+                Expr prod = widen(p.a_at(batch, is[size_t(r)], k)) * widen(bv);
                 return row.store(j, row.load(j) + prod);
               });
             });

@@ -28,6 +28,8 @@ struct SymbolicProduct {
   std::function<Index(const Index&, tir::Expr, tir::Expr)> y_at;            // (batch, i, j)
   std::function<tir::Expr(tir::Expr, const Index&, tir::Expr, tir::Expr)> finish;  // may be null
   bool b_along_k = false;
+  // b_block_at set, group 0: B(k, j) = b_block_at(k, block, lane) (a constant B stored in
+  // column blocks at compile time, so each parallel task streams one contiguous block).
   // > 0 (column-block form, float32): B(k, j) = b_block_at(k, block, lane) *
   // scale_at(k / group, block, lane) for j = block * kProductColumnBlock + lane, the scale
   // applied once per group of k to partial sums (weight-only quantized weights in their blocked

@@ -6,6 +6,7 @@
 // the node then falls back to its compute rule.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,5 +60,12 @@ std::optional<std::vector<NodeKernel>> lower_conv_nchwc(const graph::Node& node,
 // depthwise_conv_nchwc (depthwise_nchwc.cpp).
 std::vector<NodeKernel> lower_depthwise_nchwc(const graph::Node& node, int vector_bits,
                                               ValueFactory& values);
+
+// MatMul / Gemm with a symbolic output and a constant float32 B read by nothing else: B stored
+// in the symbolic product's column blocks (blocked_product.cpp). `buffer_of` gives the kernel
+// parameter of a graph value (with its symbolic shape).
+std::optional<std::vector<NodeKernel>> lower_blocked_symbolic_product(
+    const graph::Node& node, ValueFactory& values,
+    const std::function<tir::Buffer(const graph::Value*)>& buffer_of);
 
 }  // namespace ingot::lower

@@ -148,6 +148,30 @@ Stmt symbolic_product(const Buffer& y, const SymbolicProduct& p) {
             [&](Expr t, int) { return full * i64(kRowTile) + t; })});
 }
 
+SymbolicProduct vector_rows_product(const Buffer& a, const Buffer& y) {
+  const std::vector<Expr>& ys = y->shape;
+  const int rank = int(ys.size());
+  const bool has_rows = rank >= 2;
+  SymbolicProduct p;
+  p.batch.assign(ys.begin(), ys.end() - std::min(rank, 2));
+  p.rows = has_rows ? ys[size_t(rank - 2)] : i64(1);
+  p.cols = ys.back();
+  p.depth = a->shape.back();
+  p.a_at = [a, has_rows](const Index& batch, Expr i, Expr k) {
+    Index idx = batch;
+    if (has_rows) idx.push_back(i);
+    idx.push_back(k);
+    return a.load(idx);
+  };
+  p.y_at = [has_rows](const Index& batch, Expr i, Expr j) {
+    Index idx = batch;
+    if (has_rows) idx.push_back(i);
+    idx.push_back(j);
+    return idx;
+  };
+  return p;
+}
+
 Stmt compute_gemm(const graph::Node& node, const std::vector<Buffer>& inputs,
                   const std::vector<Buffer>& outputs) {
   const Buffer& a = inputs.at(0);

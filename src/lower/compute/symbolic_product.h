@@ -39,6 +39,11 @@ struct SymbolicProduct {
   std::function<tir::Expr(tir::Expr, tir::Expr, tir::Expr)> b_block_at = {}, scale_at = {};
 };
 
+// A [..., K] times a 2-D B into Y [..., N] (the leading dims batch, the one before the last the
+// rows when Y has rank >= 2): batch, rows, cols, depth, a_at and y_at filled; b_at / b_block_at
+// and finish are the caller's. The buffers must outlive the product's use.
+SymbolicProduct vector_rows_product(const tir::Buffer& a, const tir::Buffer& y);
+
 // No statement when neither form applies (the caller's row form is then the better one).
 tir::Stmt symbolic_product(const tir::Buffer& y, const SymbolicProduct& p);
 

@@ -42,27 +42,8 @@ Stmt compute_wq_matmul(const graph::Node& node, const std::vector<Buffer>& input
   const Buffer& scales = inputs.at(2);
   Buffer bias = inputs.size() > 3 ? inputs[3] : Buffer();
   const Buffer& y = outputs.at(0);
-  const std::vector<Expr>& ys = y->shape;
-  const int rank = int(ys.size());
-  const bool has_rows = rank >= 2;
-  SymbolicProduct p;
-  p.batch.assign(ys.begin(), ys.end() - std::min(rank, 2));
-  p.rows = has_rows ? ys[size_t(rank - 2)] : i64(1);
-  p.cols = ys.back();
-  p.depth = a->shape.back();
-  p.a_at = [&](const Index& batch, Expr i, Expr k) {
-    Index idx = batch;
-    if (has_rows) idx.push_back(i);
-    idx.push_back(k);
-    return a.load(idx);
-  };
+  SymbolicProduct p = vector_rows_product(a, y);
   p.b_at = [&](const Index&, Expr k, Expr j) { return dequantized(node, wq, scales, k, j); };
-  p.y_at = [&](const Index& batch, Expr i, Expr j) {
-    Index idx = batch;
-    if (has_rows) idx.push_back(i);
-    idx.push_back(j);
-    return idx;
-  };
   if (bias.defined())
     p.finish = [&](Expr v, const Index&, Expr, Expr j) { return v + bias.load({j}); };
   // The column-block form scales each group's partial sums once.

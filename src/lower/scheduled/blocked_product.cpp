@@ -69,27 +69,8 @@ std::optional<std::vector<NodeKernel>> lower_blocked_symbolic_product(
   }
   k.func.params.push_back(yb);
   k.args.push_back(y);
-  const std::vector<Expr>& ys = yb->shape;
-  const int rank = int(ys.size());
-  const bool has_rows = rank >= 2;
-  SymbolicProduct p;
-  p.batch.assign(ys.begin(), ys.end() - std::min(rank, 2));
-  p.rows = has_rows ? ys[size_t(rank - 2)] : i64(1);
-  p.cols = ys.back();
-  p.depth = i64(k_dim);
-  p.a_at = [&](const Index& batch, Expr i, Expr kk) {
-    Index idx = batch;
-    if (has_rows) idx.push_back(i);
-    idx.push_back(kk);
-    return ab.load(idx);
-  };
+  SymbolicProduct p = vector_rows_product(ab, yb);
   p.b_block_at = [&](Expr kk, Expr blk, Expr lane) { return bb.load({blk, kk, lane}); };
-  p.y_at = [&](const Index& batch, Expr i, Expr j) {
-    Index idx = batch;
-    if (has_rows) idx.push_back(i);
-    idx.push_back(j);
-    return idx;
-  };
   if (cb.defined()) p.finish = [&](Expr v, const Index&, Expr, Expr j) { return v + cb.load({j}); };
   k.func.body = symbolic_product(yb, p);
   if (!k.func.body.defined()) return std::nullopt;

@@ -221,7 +221,7 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   // GPU targets compile static shapes only.
   bool symbolic = false;
   for (const graph::Value* v : g->inputs) symbolic = symbolic || !v->type.is_static();
-  if (c_target || gpu) {
+  if (c_target || gpu || options.static_shapes_only) {
     lower::check_static_shapes(*g);
     if (!options.dim_bounds.empty())
       fail_user(

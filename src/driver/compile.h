@@ -48,6 +48,9 @@ struct CompileOptions {
   // With quantize_weights: an .npz of inputs (by name) on which the compile also builds the
   // float32 artifact and reports each float output's error against it (driver/output_accuracy.h).
   std::string accuracy_inputs;
+  // Refuse symbolic dims as the c and GPU targets do (`ingot tune`: its tasks are measured at
+  // one shape; tuning symbolic kernels is not built).
+  bool static_shapes_only = false;
   // .npz of input values to specialise the model to (--specialize-inputs; "" for none): those
   // inputs stay inputs of the artifact but compile as constants, and the runtime refuses other
   // values (driver/specialize_inputs.h).

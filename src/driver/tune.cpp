@@ -523,6 +523,7 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
         "that the C compiler optimizes); tune an llvm, opencl or cuda target");
   tir::IRModule model;
   CompileOptions co = options.compile;
+  co.static_shapes_only = true;
   co.after_lower = [&model](const tir::IRModule& m) {
     model = m;
     return false;

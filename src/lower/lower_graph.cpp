@@ -292,7 +292,10 @@ class Lowering : public ValueFactory {
     std::optional<std::vector<NodeKernel>> kernels;
     if (has_symbolic_values(node)) {  // the packed rules want static shapes
       // A constant B that nothing else reads (a tied embedding keeps one copy) is blocked.
-      if (node.inputs.size() < 2 || g_.users(node.inputs[1]).size() != 1) return false;
+      // (The op test first: users() scans the graph.)
+      if ((node.op != ops::OpKind::MatMul && node.op != ops::OpKind::Gemm) ||
+          node.inputs.size() < 2 || g_.users(node.inputs[1]).size() != 1)
+        return false;
       kernels = lower_blocked_symbolic_product(
           node, *this, [&](const Value* v) { return param_buffer(v, false); });
     }

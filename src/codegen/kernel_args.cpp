@@ -32,6 +32,7 @@ std::vector<std::vector<bool>> noalias_params(const tir::IRModule& m) {
   std::vector<std::vector<bool>> out;
   for (const auto& k : m.kernels) out.emplace_back(k.params.size(), true);
   for (const auto& call : m.entry) {
+    if (!call.is_call()) continue;
     const auto& params = m.kernels[call.kernel].params;
     for (size_t i = 0; i < call.args.size(); ++i)
       for (size_t j = 0; j < call.args.size(); ++j)

@@ -59,6 +59,7 @@ std::string base_name(const std::string& path) {
 std::vector<int64_t> workspace_per_kernel(const tir::IRModule& mod) {
   std::vector<int64_t> out(mod.kernels.size(), 0);
   for (const tir::KernelCall& call : mod.entry) {
+    if (!call.is_call()) continue;
     const tir::PrimFunc& f = mod.kernels[size_t(call.kernel)];
     int64_t bytes = 0;
     for (size_t i = 0; i < call.args.size(); ++i) {

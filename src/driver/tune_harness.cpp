@@ -44,7 +44,7 @@ int64_t bytes_of(const tir::Buffer& b, std::vector<int64_t>* shape) {
 tir::IRModule harness_for(const tir::IRModule& model, int k) {
   const tir::KernelCall* call = nullptr;
   for (const tir::KernelCall& c : model.entry)
-    if (c.kernel == k) {
+    if (c.is_call() && c.kernel == k) {
       call = &c;
       break;
     }

@@ -15,6 +15,7 @@
 namespace ingot::graph {
 
 struct Node;
+class Graph;
 
 struct Value {
   int id = 0;        // unique within the graph
@@ -46,6 +47,10 @@ struct Node {
   // Set by the fuse_ops pass: nodes with the same group id become one kernel (the group's last
   // node in graph order is its anchor, the only member read outside the group); -1: alone.
   int fusion_group = -1;
+  // The bodies of a control-flow node (If: then, else; Loop and Scan: body). A body is a graph
+  // isolated from above: its inputs are the op's formal ones followed by one per captured outer
+  // value, which the node lists as its inputs after its own (ops/control_flow.cpp).
+  std::vector<std::shared_ptr<Graph>> subgraphs;
   // "node 'conv1' (Conv)" for messages.
   std::string describe() const;
 };

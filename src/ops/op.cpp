@@ -84,6 +84,7 @@ std::vector<OpInfo> build_table() {
   detail::add_quantize_ops(entries);
   detail::add_qlinear_ops(entries);
   detail::add_weight_quant_ops(entries);
+  detail::add_control_flow_ops(entries);
   detail::add_einsum_ops(entries);
   detail::add_det_ops(entries);
   detail::add_grid_sample_ops(entries);

@@ -57,6 +57,9 @@ struct OpInfo {
   // Implementation hooks (set by the op family files).
   std::vector<graph::TensorType> (*infer_fn)(graph::Node&) = nullptr;
   double (*flops_fn)(const graph::Node&) = nullptr;
+  // Control-flow ops: sets the types of the bodies' inputs (Node::subgraphs) from the node's
+  // input types, before inference of the bodies and then of the node.
+  void (*bind_bodies_fn)(graph::Node&) = nullptr;
 
   // Checks input/output counts and the attribute schema (UserError naming node, op and
   // attribute), then infers the output types from the input types and normalises the node's

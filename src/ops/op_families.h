@@ -40,6 +40,7 @@ void add_one_hot_ops(std::vector<OpInfo>& t);         // one_hot.cpp
 void add_cumsum_ops(std::vector<OpInfo>& t);          // cumsum.cpp
 void add_quantize_ops(std::vector<OpInfo>& t);        // quantize.cpp
 void add_qlinear_ops(std::vector<OpInfo>& t);         // qlinear.cpp
+void add_control_flow_ops(std::vector<OpInfo>& t);    // control_flow.cpp
 void add_weight_quant_ops(std::vector<OpInfo>& t);    // weight_quant.cpp
 void add_einsum_ops(std::vector<OpInfo>& t);          // einsum.cpp
 void add_det_ops(std::vector<OpInfo>& t);             // det.cpp

@@ -40,9 +40,19 @@ struct ArgRef {
   int64_t value;
 };
 
+// One step of the entry program: a kernel call, or control flow (If, Loop, Scan). Labels are
+// small integers; a backend prints them as basic blocks (LLVM) or labels and `goto` (C99).
 struct KernelCall {
-  int kernel;                // index into IRModule::kernels
-  std::vector<ArgRef> args;  // one per kernel param, in order
+  enum Op : uint8_t {
+    kCall,          // run kernels[kernel] on args
+    kBranchIfZero,  // jump to label `kernel` when the byte args[0] names is 0
+    kJump,          // jump to label `kernel`
+    kLabel,         // label `kernel` (the target of branches and jumps)
+  };
+  int kernel;                // kCall: index into IRModule::kernels; else a label id
+  std::vector<ArgRef> args;  // kCall: one per kernel param, in order; kBranchIfZero: the flag
+  Op op = kCall;
+  bool is_call() const { return op == kCall; }
 };
 
 struct IRModule {

@@ -283,12 +283,24 @@ std::string to_string(const IRModule& m) {
   for (const PrimFunc& f : m.kernels) out += "\n" + to_string(f);
   out += "\ndef main():\n";
   for (const KernelCall& c : m.entry) {
+    if (c.op == KernelCall::kLabel) {
+      out += fmt::format(" L{}:\n", c.kernel);
+      continue;
+    }
+    if (c.op == KernelCall::kJump) {
+      out += fmt::format("  goto L{}\n", c.kernel);
+      continue;
+    }
     std::string args;
     for (const ArgRef& a : c.args) {
       bool is_io = a.kind == ArgRef::kInput || a.kind == ArgRef::kOutput;
       args += fmt::format("{}{}{}{}", args.empty() ? "" : ", ", arg_kind_name(a.kind),
                           is_io ? "[" : "@", a.value);
       if (is_io) args += "]";
+    }
+    if (c.op == KernelCall::kBranchIfZero) {
+      out += fmt::format("  if not {}: goto L{}\n", args, c.kernel);
+      continue;
     }
     bool known = c.kernel >= 0 && size_t(c.kernel) < m.kernels.size();
     out += fmt::format("  {}({})\n", known ? m.kernels[c.kernel].name : "?", args);

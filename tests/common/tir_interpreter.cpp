@@ -3,6 +3,7 @@
 #include "tir_interpreter.h"
 
 #include <fmt/format.h>
+#include <map>
 
 #include <cmath>
 
@@ -494,7 +495,26 @@ void run_module(const IRModule& m, const std::vector<HostTensor*>& inputs,
                 const std::vector<HostTensor*>& outputs) {
   std::vector<uint8_t> workspace(m.workspace_bytes, 0xFF);  // poisoned (NaN)
   std::vector<uint8_t> constants = m.constants;
-  for (const KernelCall& call : m.entry) {
+  std::map<int, size_t> labels;  // control flow: label -> step index
+  for (size_t i = 0; i < m.entry.size(); ++i)
+    if (m.entry[i].op == KernelCall::kLabel) labels[m.entry[i].kernel] = i;
+  for (size_t pc = 0; pc < m.entry.size(); ++pc) {
+    const KernelCall& call = m.entry[pc];
+    if (call.op == KernelCall::kLabel) continue;
+    if (call.op == KernelCall::kJump || call.op == KernelCall::kBranchIfZero) {
+      bool take = call.op == KernelCall::kJump;
+      if (!take) {
+        const ArgRef& a = call.args.at(0);
+        const uint8_t* flag =
+            a.kind == ArgRef::kWorkspace ? workspace.data() + a.value
+            : a.kind == ArgRef::kInput
+                ? static_cast<const uint8_t*>(inputs.at(size_t(a.value))->data())
+                : static_cast<const uint8_t*>(outputs.at(size_t(a.value))->data());
+        take = *flag == 0;
+      }
+      if (take) pc = labels.at(call.kernel);
+      continue;
+    }
     const PrimFunc& f = m.kernels.at(size_t(call.kernel));
     if (call.args.size() != f.params.size()) fail("kernel call with the wrong argument count");
     TirInterpreter interp;

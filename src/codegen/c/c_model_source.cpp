@@ -129,31 +129,41 @@ std::string source_text(const tir::IRModule& mod, CModelSource& s) {
       "  uint8_t* cs = (uint8_t*)(uintptr_t){};\n"
       "  (void)inputs; (void)outputs; (void)ws; (void)cs;\n",
       p, p, p, s.constants_symbol);
+  auto where = [](const ArgRef& a) {
+    switch (a.kind) {
+      case ArgRef::kInput:
+        return fmt::format("inputs[{}]", a.value);
+      case ArgRef::kOutput:
+        return fmt::format("outputs[{}]", a.value);
+      case ArgRef::kWorkspace:
+        return fmt::format("ws + {}", a.value);
+      case ArgRef::kConstant:
+        break;
+    }
+    return fmt::format("cs + {}", a.value);
+  };
   for (const tir::KernelCall& call : mod.entry) {
+    if (call.op == tir::KernelCall::kLabel) {
+      c += fmt::format(" L{}:;\n", call.kernel);
+      continue;
+    }
+    if (call.op == tir::KernelCall::kJump) {
+      c += fmt::format("  goto L{};\n", call.kernel);
+      continue;
+    }
+    if (call.op == tir::KernelCall::kBranchIfZero) {
+      c += fmt::format("  if (*(const uint8_t*)({}) == 0) goto L{};\n", where(call.args.at(0)),
+                       call.kernel);
+      continue;
+    }
     const tir::PrimFunc& f = mod.kernels[size_t(call.kernel)];
     INGOT_ICHECK(call.args.size() == f.params.size(),
                  "kernel {} called with {} arguments, takes {}", f.name, call.args.size(),
                  f.params.size());
     std::string args;
     for (size_t i = 0; i < call.args.size(); ++i) {
-      const ArgRef& a = call.args[i];
       std::string t = f.params[i]->dtype.is_bool() ? "uint8_t" : tensor_c_type(f.params[i]->dtype);
-      std::string where;
-      switch (a.kind) {
-        case ArgRef::kInput:
-          where = fmt::format("inputs[{}]", a.value);
-          break;
-        case ArgRef::kOutput:
-          where = fmt::format("outputs[{}]", a.value);
-          break;
-        case ArgRef::kWorkspace:
-          where = fmt::format("ws + {}", a.value);
-          break;
-        case ArgRef::kConstant:
-          where = fmt::format("cs + {}", a.value);
-          break;
-      }
-      args += fmt::format("{}({}*)({})", i ? ", " : "", t, where);
+      args += fmt::format("{}({}*)({})", i ? ", " : "", t, where(call.args[i]));
     }
     c += fmt::format(
         "  if (begin) begin(hook_context, {});\n  {}({});\n  if (end) end(hook_context, {});\n",

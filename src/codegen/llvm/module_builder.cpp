@@ -11,6 +11,7 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include <cstddef>
+#include <map>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -233,7 +234,44 @@ llvm::Function* build_entry(llvm::Module& m, const tir::IRModule& mod,
     b.CreateBr(next_bb);
     b.SetInsertPoint(next_bb);
   };
+  std::map<int, llvm::BasicBlock*> labels;  // control flow (If, Loop, Scan): label -> block
+  auto label = [&](int id) {
+    llvm::BasicBlock*& bb = labels[id];
+    if (bb == nullptr) bb = llvm::BasicBlock::Create(ctx, fmt::format("L{}", id), fn);
+    return bb;
+  };
   for (const auto& call : mod.entry) {
+    if (call.op == tir::KernelCall::kLabel) {
+      llvm::BasicBlock* bb = label(call.kernel);
+      if (b.GetInsertBlock()->getTerminator() == nullptr) b.CreateBr(bb);
+      b.SetInsertPoint(bb);
+      continue;
+    }
+    if (call.op == tir::KernelCall::kJump || call.op == tir::KernelCall::kBranchIfZero) {
+      auto* next_bb = llvm::BasicBlock::Create(ctx, "next", fn);
+      if (call.op == tir::KernelCall::kJump) {
+        b.CreateBr(label(call.kernel));
+      } else {
+        INGOT_ICHECK(call.args.size() == 1 &&
+                         (constants != nullptr || call.args[0].kind != ArgRef::kConstant),
+                     "a branch reads one flag");
+        const ArgRef& a = call.args[0];
+        llvm::Value* p = nullptr;
+        if (a.kind == ArgRef::kWorkspace || a.kind == ArgRef::kConstant) {
+          p = b.CreateConstGEP1_64(
+              b.getInt8Ty(),
+              a.kind == ArgRef::kWorkspace ? workspace : static_cast<llvm::Value*>(constants),
+              a.value);
+        } else {
+          llvm::Value* table = a.kind == ArgRef::kInput ? inputs : outputs;
+          p = b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, table, a.value));
+        }
+        llvm::Value* flag = b.CreateLoad(b.getInt8Ty(), p, "flag");
+        b.CreateCondBr(b.CreateICmpEQ(flag, b.getInt8(0)), label(call.kernel), next_bb);
+      }
+      b.SetInsertPoint(next_bb);
+      continue;
+    }
     INGOT_ICHECK(call.kernel >= 0 && size_t(call.kernel) < kernels.size(),
                  "entry calls kernel {} of {}", call.kernel, kernels.size());
     INGOT_ICHECK(call.args.size() == mod.kernels[call.kernel].params.size(),

@@ -16,6 +16,23 @@ std::string ImportState::fresh_name(const std::string& base) {
   return name;
 }
 
+graph::Value* ImportState::lookup(const std::string& name) {
+  auto it = values.find(name);
+  if (it != values.end()) return it->second;
+  graph::Value* outer = parent != nullptr ? parent->lookup(name) : nullptr;
+  if (outer == nullptr) return nullptr;
+  graph::Value* local = nullptr;
+  if (outer->is_constant()) {
+    local = graph->add_constant(name, outer->constant);
+  } else {
+    local = graph->add_value(name, outer->type);  // the type is bound again by inference
+    captured_outer.push_back(outer);
+    captured_local.push_back(local);
+  }
+  values[name] = local;
+  return local;
+}
+
 NodeConverter::NodeConverter(ImportState& state, const onnx::NodeProto& proto, std::string name)
     : state_(state), proto_(proto), name_(std::move(name)) {}
 
@@ -32,11 +49,10 @@ graph::Value* NodeConverter::input(int i, const char* what) const {
 
 graph::Value* NodeConverter::optional_input(int i) const {
   if (!has_input(i)) return nullptr;
-  auto it = state_.values.find(proto_.input(i));
-  INGOT_ICHECK(it != state_.values.end(),
-               "input '{}' of node '{}' not defined (graph check missed it)", proto_.input(i),
-               name_);
-  return it->second;
+  graph::Value* v = state_.lookup(proto_.input(i));
+  INGOT_ICHECK(v != nullptr, "input '{}' of node '{}' not defined (graph check missed it)",
+               proto_.input(i), name_);
+  return v;
 }
 
 graph::TensorPtr NodeConverter::constant_input(int i, const char* what) const {
@@ -90,6 +106,11 @@ const onnx::AttributeProto* NodeConverter::find_attr(const std::string& name, in
     }
     return &a;
   }
+  return nullptr;
+}
+
+const onnx::GraphProto* NodeConverter::attr_graph(const std::string& name) {
+  if (auto* a = find_attr(name, onnx::AttributeProto::GRAPH)) return &a->g();
   return nullptr;
 }
 

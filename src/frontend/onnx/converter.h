@@ -5,6 +5,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <memory>
 #include <optional>
 #include <set>
 #include <span>
@@ -27,10 +28,34 @@ struct ImportState {
   std::unordered_map<std::string, graph::Value*> values;  // ONNX value name -> graph value
   std::unordered_set<std::string> used_names;   // names read by some node or listed as graph output
   std::unordered_set<std::string> taken_names;  // every value name in the graph (for fresh names)
+  // Control-flow bodies: the model, the state of the enclosing graph, and the outer values this
+  // body captured (each stands for one body input, `captured_local`), in order of first use.
+  const onnx::ModelProto* model = nullptr;
+  ImportState* parent = nullptr;
+  std::vector<graph::Value*> captured_outer, captured_local;
 
   // `base` if it is free, else `base_1`, `base_2`, ...; the result is reserved.
   std::string fresh_name(const std::string& base);
+  // The value named `name` here or, in a body, in an enclosing graph: an outer constant becomes a
+  // constant of this graph, any other outer value a captured input. nullptr when undefined.
+  graph::Value* lookup(const std::string& name);
 };
+
+// A control-flow body converted to a graph: its declared inputs first, then one input per
+// captured outer value (ImportState::captured_*); see attach_captures.
+struct ImportedBody {
+  std::shared_ptr<graph::Graph> graph;
+  std::vector<graph::Value*> outer, local;  // captured outer values and their body inputs
+};
+// Converts body `body` of the node being converted in `outer` (`what` names it in messages).
+ImportedBody import_body(ImportState& outer, const onnx::GraphProto& body, const std::string& what);
+// Gives each body one input per value any of them captures (the same order for all) and returns
+// those outer values, which the control-flow node lists after its own inputs.
+std::vector<graph::Value*> attach_captures(std::vector<ImportedBody*> bodies);
+// Converts a body that takes no inputs (an If branch) into `state`'s own graph; returns the values
+// of its outputs.
+std::vector<graph::Value*> convert_body_inline(ImportState& state, const onnx::GraphProto& body,
+                                               const std::string& what);
 
 class NodeConverter {
  public:
@@ -66,6 +91,8 @@ class NodeConverter {
   std::optional<std::vector<double>> attr_floats(const std::string& name);
   std::optional<std::vector<std::string>> attr_strings(const std::string& name);
   const onnx::TensorProto* attr_tensor(const std::string& name);
+  const onnx::GraphProto* attr_graph(const std::string& name);
+  ImportState& state() { return state_; }
   void ignore_attr(const std::string& name) { consumed_.insert(name); }
   // Copies attribute `name` (int/ints/float/floats/string) into `attrs` when present.
   void copy_attr(const std::string& name, graph::Attrs& attrs);
@@ -146,6 +173,7 @@ std::span<const ConverterEntry> sampling_converters();            // convert_sam
 std::span<const ConverterEntry> swish_converters();               // convert_swish.cpp
 std::span<const ConverterEntry> sequence_state_converters();      // convert_sequence_state.cpp
 std::span<const ConverterEntry> signal_converters();              // convert_signal.cpp
+std::span<const ConverterEntry> control_flow_converters();        // convert_control_flow.cpp
 
 // The row handling `op_type` at `opset`, or nullptr. `known_range` receives the opset range over
 // which any row handles the op (nullopt when the op is unknown), for messages.

@@ -33,6 +33,7 @@ const ConverterEntry* find_converter(std::string_view op_type, int opset,
       swish_converters(),
       sequence_state_converters(),
       signal_converters(),
+      control_flow_converters(),
   };
   const ConverterEntry* found = nullptr;
   if (known_range) known_range->reset();

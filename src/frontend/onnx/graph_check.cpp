@@ -5,6 +5,7 @@
 #include <functional>
 #include <queue>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "support/error.h"
 
@@ -22,7 +23,34 @@ std::string node_name(const onnx::NodeProto& node, int index) {
   return node.name().empty() ? fmt::format("{}_{}", node.op_type(), index) : node.name();
 }
 
-std::vector<int> check_and_order_graph(const onnx::GraphProto& g, const std::string& display_name) {
+std::unordered_set<std::string> implicit_inputs(const onnx::NodeProto& node) {
+  std::unordered_set<std::string> out;
+  for (const auto& a : node.attribute()) {
+    if (a.has_g()) out.merge(free_names(a.g()));
+    for (const auto& body : a.graphs()) out.merge(free_names(body));
+  }
+  return out;
+}
+
+std::unordered_set<std::string> free_names(const onnx::GraphProto& g) {
+  std::unordered_set<std::string> defined, read;
+  for (const auto& in : g.input()) defined.insert(in.name());
+  for (const auto& t : g.initializer()) defined.insert(t.name());
+  for (const auto& node : g.node()) {
+    defined.insert(node.output().begin(), node.output().end());
+    for (const auto& in : node.input())
+      if (!in.empty()) read.insert(in);
+    read.merge(implicit_inputs(node));
+  }
+  for (const auto& out : g.output()) read.insert(out.name());
+  std::unordered_set<std::string> out;
+  for (const std::string& name : read)
+    if (!defined.count(name)) out.insert(name);
+  return out;
+}
+
+std::vector<int> check_and_order_graph(const onnx::GraphProto& g, const std::string& display_name,
+                                       const std::unordered_set<std::string>* outer) {
   // Where each value is defined: -1 for graph inputs and initializers, else the node index.
   std::unordered_map<std::string, int> defined;
   std::unordered_map<std::string, int> seen_inputs;
@@ -62,9 +90,12 @@ std::vector<int> check_and_order_graph(const onnx::GraphProto& g, const std::str
   std::vector<std::vector<int>> consumers{size_t(n)};
   for (int i = 0; i < n; ++i) {
     const auto& node = g.node(i);
-    for (const auto& in : node.input()) {
+    std::vector<std::string> reads(node.input().begin(), node.input().end());
+    for (const std::string& name : implicit_inputs(node)) reads.push_back(name);
+    for (const auto& in : reads) {
       if (in.empty()) continue;
       auto it = defined.find(in);
+      if (it == defined.end() && outer != nullptr && outer->count(in)) continue;
       if (it == defined.end())
         fail_invalid(display_name,
                      fmt::format("node '{}' ({}) reads value '{}', which is not defined",
@@ -77,7 +108,7 @@ std::vector<int> check_and_order_graph(const onnx::GraphProto& g, const std::str
   }
   if (g.output_size() == 0) fail_invalid(display_name, "the graph has no outputs");
   for (const auto& out : g.output())
-    if (!defined.count(out.name()))
+    if (!defined.count(out.name()) && !(outer != nullptr && outer->count(out.name())))
       fail_invalid(display_name, fmt::format("graph output '{}' is not defined", out.name()));
 
   std::priority_queue<int, std::vector<int>, std::greater<int>> ready;

@@ -113,8 +113,8 @@ graph::TensorType input_type(const onnx::ValueInfoProto& vi) {
   return type;
 }
 
-void convert_node(ImportState& state, const onnx::ModelProto& m, const onnx::NodeProto& node,
-                  const std::string& name) {
+void convert_node(ImportState& state, const onnx::NodeProto& node, const std::string& name) {
+  const onnx::ModelProto& m = *state.model;
   if (!is_default_domain(node.domain()))
     fail_user("node '{}' ({}, opset {}): unsupported operator in domain '{}'", name, node.op_type(),
               domain_opset(m, node.domain()), node.domain());
@@ -131,6 +131,46 @@ void convert_node(ImportState& state, const onnx::ModelProto& m, const onnx::Nod
   NodeConverter conv(state, node, name);
   entry->fn(conv);
   conv.check_all_attrs_consumed();
+}
+
+// Records the names a graph defines and reads (its bodies' reads included).
+void note_names(ImportState& state, const onnx::GraphProto& g) {
+  for (const auto& node : g.node()) {
+    state.taken_names.insert(node.output().begin(), node.output().end());
+    state.used_names.insert(node.input().begin(), node.input().end());
+    state.used_names.merge(detail::implicit_inputs(node));
+  }
+  for (const auto& out : g.output()) state.used_names.insert(out.name());
+}
+
+// The names visible to a body of a node of `state`'s graph: every value of the enclosing graphs.
+std::unordered_set<std::string> visible_names(const ImportState& state) {
+  std::unordered_set<std::string> names;
+  for (const ImportState* s = &state; s != nullptr; s = s->parent)
+    for (const auto& [name, v] : s->values) names.insert(name);
+  return names;
+}
+
+// A body input's declared type, when it is a complete tensor type; else a placeholder that the
+// control-flow op's inference replaces (bodies often leave their inputs' shapes out).
+graph::TensorType body_input_type(const onnx::ValueInfoProto& vi) {
+  const auto& tt = vi.type().tensor_type();
+  auto dtype = vi.type().has_tensor_type() ? detail::dtype_from_onnx(tt.elem_type()) : std::nullopt;
+  graph::TensorType type{dtype.value_or(graph::DType::kF32), {}};
+  if (!tt.has_shape()) return type;
+  for (const auto& d : tt.shape().dim())
+    type.shape.push_back(d.has_dim_value() ? graph::Dim::fixed(d.dim_value())
+                                           : graph::Dim::named(d.dim_param()));
+  return type;
+}
+
+// Bodies whose inputs or outputs are sequences, optionals or maps are not supported.
+void check_body_types(const onnx::GraphProto& body, const std::string& what) {
+  for (const auto* list : {&body.input(), &body.output()})
+    for (const onnx::ValueInfoProto& vi : *list)
+      if (vi.has_type() && !vi.type().has_tensor_type())
+        fail_user("{}: '{}' is not a tensor (sequences, optionals and maps are not supported)",
+                  what, vi.name());
 }
 
 // The constant a specialised input's readers see, after checking its value against the input's
@@ -167,11 +207,7 @@ std::unique_ptr<graph::Graph> import_onnx_bytes(const std::string& bytes,
   state.model_dir = model_dir;
   for (const auto& in : g.input()) state.taken_names.insert(in.name());
   for (const auto& t : g.initializer()) state.taken_names.insert(t.name());
-  for (const auto& node : g.node()) {
-    state.taken_names.insert(node.output().begin(), node.output().end());
-    state.used_names.insert(node.input().begin(), node.input().end());
-  }
-  for (const auto& out : g.output()) state.used_names.insert(out.name());
+  note_names(state, g);
 
   std::unordered_set<std::string> initializer_names;
   for (const auto& t : g.initializer()) {
@@ -196,9 +232,10 @@ std::unique_ptr<graph::Graph> import_onnx_bytes(const std::string& bytes,
     }
     state.values[name] = specialized_constant(state, **it, value, options);
   }
+  state.model = &model;
   for (int index : order) {
     const onnx::NodeProto& node = g.node(index);
-    convert_node(state, model, node, detail::node_name(node, index));
+    convert_node(state, node, detail::node_name(node, index));
   }
   for (const auto& out : g.output()) {
     auto it = state.values.find(out.name());
@@ -213,6 +250,88 @@ std::unique_ptr<graph::Graph> import_onnx_bytes(const std::string& bytes,
   }
   return result;
 }
+
+namespace detail {
+
+std::vector<graph::Value*> convert_body_inline(ImportState& state, const onnx::GraphProto& body,
+                                               const std::string& what) {
+  if (body.input_size() != 0)
+    fail_user("{} takes {} inputs; a branch takes none", what, body.input_size());
+  check_body_types(body, what);
+  std::unordered_set<std::string> visible = visible_names(state);
+  const std::vector<int> order = check_and_order_graph(body, what, &visible);
+  note_names(state, body);
+  for (const auto& t : body.initializer())
+    state.values[t.name()] = state.graph->add_constant(
+        t.name(), tensor_from_proto(t, fmt::format("initializer '{}'", t.name()), state.model_dir));
+  for (int index : order) {
+    const onnx::NodeProto& node = body.node(index);
+    convert_node(state, node, node_name(node, index));
+  }
+  std::vector<graph::Value*> outs;
+  for (const auto& o : body.output()) {
+    outs.push_back(state.lookup(o.name()));
+    INGOT_ICHECK(outs.back() != nullptr, "output '{}' of {} was not bound", o.name(), what);
+  }
+  return outs;
+}
+
+ImportedBody import_body(ImportState& outer, const onnx::GraphProto& body,
+                         const std::string& what) {
+  check_body_types(body, what);
+  std::unordered_set<std::string> visible = visible_names(outer);
+  const std::vector<int> order = check_and_order_graph(body, what, &visible);
+  ImportedBody out;
+  out.graph = std::make_shared<graph::Graph>();
+  out.graph->name = body.name();
+  ImportState state;
+  state.graph = out.graph.get();
+  state.opset = outer.opset;
+  state.model_dir = outer.model_dir;
+  state.model = outer.model;
+  state.parent = &outer;
+  for (const auto& in : body.input()) state.taken_names.insert(in.name());
+  for (const auto& t : body.initializer()) state.taken_names.insert(t.name());
+  note_names(state, body);
+  for (const auto& t : body.initializer())
+    state.values[t.name()] = out.graph->add_constant(
+        t.name(), tensor_from_proto(t, fmt::format("initializer '{}'", t.name()), outer.model_dir));
+  for (const auto& in : body.input()) {
+    graph::Value* v = out.graph->add_value(in.name(), body_input_type(in));
+    state.values[in.name()] = v;
+    out.graph->inputs.push_back(v);
+  }
+  for (int index : order) {
+    const onnx::NodeProto& node = body.node(index);
+    convert_node(state, node, node_name(node, index));
+  }
+  for (const auto& o : body.output()) {
+    graph::Value* v = state.lookup(o.name());
+    INGOT_ICHECK(v != nullptr, "output '{}' of {} was not bound", o.name(), what);
+    out.graph->outputs.push_back(v);
+  }
+  out.outer = state.captured_outer;
+  out.local = state.captured_local;
+  return out;
+}
+
+std::vector<graph::Value*> attach_captures(std::vector<ImportedBody*> bodies) {
+  std::vector<graph::Value*> all;
+  for (const ImportedBody* b : bodies)
+    for (graph::Value* v : b->outer)
+      if (std::find(all.begin(), all.end(), v) == all.end()) all.push_back(v);
+  for (ImportedBody* b : bodies) {
+    for (graph::Value* v : all) {
+      auto it = std::find(b->outer.begin(), b->outer.end(), v);
+      b->graph->inputs.push_back(it != b->outer.end()
+                                     ? b->local[size_t(it - b->outer.begin())]
+                                     : b->graph->add_value(v->name + "_unused", v->type));
+    }
+  }
+  return all;
+}
+
+}  // namespace detail
 
 std::unique_ptr<graph::Graph> import_onnx_file(const std::string& path,
                                                const ImportOptions& options) {

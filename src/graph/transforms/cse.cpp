@@ -49,7 +49,9 @@ void eliminate_common_subexpressions(Graph& g) {
     Key key{n->op, n->inputs};
     auto& candidates = seen[key];
     auto match = std::find_if(candidates.begin(), candidates.end(), [&](const Node* m) {
-      return m->attrs == n->attrs && m->outputs.size() == n->outputs.size();
+      // (Control-flow nodes with the same inputs may run different bodies.)
+      return m->attrs == n->attrs && m->outputs.size() == n->outputs.size() &&
+             m->subgraphs == n->subgraphs;
     });
     bool replaceable = std::none_of(n->outputs.begin(), n->outputs.end(),
                                     [&](const Value* v) { return v && is_output(g, v); });

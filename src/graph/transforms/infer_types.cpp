@@ -150,8 +150,13 @@ void infer_types(Graph& g, const ConstantEvaluator& evaluate, InferTypesStats* s
   };
 
   FoldBatch batch(g, evaluate, stats->batches);
-  auto infer = [](Node* n) {
-    std::vector<TensorType> types = ops::op_info(n->op).infer(*n);
+  auto infer = [&](Node* n) {
+    const ops::OpInfo& info = ops::op_info(n->op);
+    if (info.bind_bodies_fn != nullptr) {  // control flow: the bodies first, with their inputs
+      info.bind_bodies_fn(*n);
+      for (const std::shared_ptr<Graph>& body : n->subgraphs) infer_types(*body, evaluate);
+    }
+    std::vector<TensorType> types = info.infer(*n);
     for (size_t i = 0; i < types.size(); ++i) n->outputs[i]->type = std::move(types[i]);
   };
   std::vector<Node*> order;
@@ -159,7 +164,8 @@ void infer_types(Graph& g, const ConstantEvaluator& evaluate, InferTypesStats* s
   for (Node* n : order) {
     // 1. A node that reads waiting values and also run-time ones gets the constants first
     //    (its inference and attribute normalisation see them, as they would unbatched).
-    bool foldable = evaluate && constant_inputs(*n, batch.values());
+    // (Control-flow nodes run their bodies only in the compiled model.)
+    bool foldable = evaluate && n->subgraphs.empty() && constant_inputs(*n, batch.values());
     if (!foldable && reads_any(*n, batch.values())) batch.flush();
     // 2. Inference; when it fails or gives a non-static or huge type with waiting inputs, it
     //    may need their values: evaluate the batch and infer again.
@@ -181,7 +187,7 @@ void infer_types(Graph& g, const ConstantEvaluator& evaluate, InferTypesStats* s
     // 3. Fold: shape values by propagation; an Identity of a constant is that constant; any
     //    other node with constant inputs waits in the batch. (Inference may have dropped an
     //    input that only gave a dtype, as CastLike's: ask again.)
-    foldable = evaluate && constant_inputs(*n, batch.values());
+    foldable = evaluate && n->subgraphs.empty() && constant_inputs(*n, batch.values());
     std::optional<ShapeValues> vals = propagate_shape_value(*n, known);
     std::optional<std::vector<int64_t>> consts = vals ? constants_of(*vals) : std::nullopt;
     if (vals && !consts) {

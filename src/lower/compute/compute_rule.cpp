@@ -254,6 +254,9 @@ ComputeRule compute_rule(ops::OpKind op) {
     case OpKind::LayoutFromBlocked:
       return compute_layout;
     case OpKind::ConvNCHWc:  // lowered by lower/scheduled only (default schedules)
+    case OpKind::If:         // control flow: entry steps around the bodies (lower_graph)
+    case OpKind::Loop:
+    case OpKind::Scan:
       break;
   }
   fail_internal("no compute rule for op kind {}", int(op));

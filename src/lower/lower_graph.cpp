@@ -119,11 +119,20 @@ class Lowering : public ValueFactory {
       mod_.outputs.push_back(describe(g_.outputs[i], symbols_));
     claim_outputs();
     plan_concat_slices();
+    lower_nodes(g_);
+    add_output_copies();
+    plan_workspace();
+    return std::move(mod_);
+  }
+
+ private:
+  // The graph's nodes in order, a fused group (graph::fuse_ops) at its last member.
+  void lower_nodes(const graph::Graph& g) {
     std::map<int, std::vector<const graph::Node*>> groups;
     std::map<int, const graph::Node*> anchors;  // the last member in graph order
-    for (const auto& n : g_.nodes())
+    for (const auto& n : g.nodes())
       if (n->fusion_group >= 0) anchors[n->fusion_group] = n.get();
-    for (const auto& n : g_.nodes()) {
+    for (const auto& n : g.nodes()) {
       if (n->fusion_group < 0) {
         lower_node(*n);
         continue;
@@ -132,12 +141,8 @@ class Lowering : public ValueFactory {
       members.push_back(n.get());
       if (anchors.at(n->fusion_group) == n.get()) lower_group(members);
     }
-    add_output_copies();
-    plan_workspace();
-    return std::move(mod_);
   }
 
- private:
   // Each produced graph output is written in place by its node (first occurrence only).
   void claim_outputs() {
     for (size_t i = 0; i < g_.outputs.size(); ++i) {
@@ -597,10 +602,6 @@ class Lowering : public ValueFactory {
     }
   }
 
-  void lower_body(const graph::Graph& body) {
-    for (const auto& n : body.nodes()) lower_node(*n);
-  }
-
   void copy_into(const Value* src, const Value* dst, const std::string& why) {
     if (storage(src) == storage(dst)) return;
     if (src->is_constant()) constant_ref(src);
@@ -639,7 +640,7 @@ class Lowering : public ValueFactory {
     for (size_t b = 0; b < 2; ++b) {
       const graph::Graph& body = *node.subgraphs.at(b);
       bind_body(body, 0, captured(node));
-      lower_body(body);
+      lower_nodes(body);
       std::vector<std::pair<const Value*, const Value*>> copies;
       for (size_t i = 0; i < node.outputs.size(); ++i)
         if (node.outputs[i] != nullptr) copies.push_back({body.outputs.at(i), node.outputs[i]});
@@ -783,7 +784,7 @@ class Lowering : public ValueFactory {
     bind.insert(bind.end(), fr.states.begin(), fr.states.end());
     for (const Value* v : captured(node)) bind.push_back(v);
     bind_body(body, 0, bind);
-    lower_body(body);
+    lower_nodes(body);
     for (size_t k = 0; 1 + nc + k < body.outputs.size(); ++k) {
       const Value* whole = node.outputs.at(nc + k);
       if (whole != nullptr)
@@ -817,7 +818,7 @@ class Lowering : public ValueFactory {
       add_scan_kernel(node, fr, whole, body.inputs[nc + j],
                       scan_axis(whole, in_axes.at(j), in_dirs.at(j) != 0), false);
     }
-    lower_body(body);
+    lower_nodes(body);
     for (size_t k = 0; nc + k < body.outputs.size(); ++k) {
       const Value* whole = node.outputs.at(nc + k);
       if (whole != nullptr)

@@ -11,9 +11,11 @@ is independent of ingot). The models cover:
 - Loop with a run-time trip count and an early exit decided in the body (no scan output);
 - Scan with two scan inputs along different axes, one reversed, a reversed scan output along
   axis 1, and two states;
-- a Loop whose body holds a Scan (nested loops: values live across both back edges).
-Errors: If branches of different shapes, and a Loop scan output whose length is decided at run
-time, give one line naming the node, a non-zero exit and no output file.
+- a Loop whose body holds a Scan (nested loops: values live across both back edges);
+- the Scan with a symbolic length `seq` (--dim-bounds seq:1..16, llvm), run at 1, 3 and 16.
+Errors: If branches of different shapes, a Loop scan output whose length is decided at run time,
+and control flow on a GPU target give one line naming the node or model, a non-zero exit and no
+output file.
 Prints one line per check and `N passed, N failed`; exits 1 on a failure.
 """
 import argparse
@@ -160,7 +162,7 @@ def nested_model():
     return model(nodes, [vi("t0", F, [3]), vi("x", F, [5, 3])], [vi("t", F, [3])], inits)
 
 
-def run_case(exe, tmp, name, m, feeds_list, targets):
+def run_case(exe, tmp, name, m, feeds_list, targets, extra=()):
     import onnxruntime as ort
     path = os.path.join(tmp, name + ".onnx")
     onnx.save(m, path)
@@ -168,7 +170,7 @@ def run_case(exe, tmp, name, m, feeds_list, targets):
     out_names = [o.name for o in m.graph.output]
     for target in targets:
         art = os.path.join(tmp, f"{name}_{target}.so")
-        r = subprocess.run([exe, "compile", path, "-o", art, "--target", target],
+        r = subprocess.run([exe, "compile", path, "-o", art, "--target", target, *extra],
                            capture_output=True, text=True)
         if r.returncode != 0:
             record(f"{name} [{target}] compiles", False, r.stderr.strip()[-300:])
@@ -191,11 +193,11 @@ def run_case(exe, tmp, name, m, feeds_list, targets):
             record(f"{name} [{target}] input set {k}", not bad, "; ".join(bad))
 
 
-def expect_error(exe, tmp, name, m, needle):
+def expect_error(exe, tmp, name, m, needle, extra=()):
     path = os.path.join(tmp, name + ".onnx")
     onnx.save(m, path)
     art = os.path.join(tmp, name + ".so")
-    r = subprocess.run([exe, "compile", path, "-o", art], capture_output=True, text=True)
+    r = subprocess.run([exe, "compile", path, "-o", art, *extra], capture_output=True, text=True)
     lines = r.stderr.strip().splitlines()
     ok = (r.returncode != 0 and len(lines) == 1 and needle in lines[0]
           and not os.path.exists(art) and "internal" not in lines[0].lower())
@@ -236,6 +238,18 @@ def main():
             "t0": rng.standard_normal(3).astype(np.float32),
             "x": rng.standard_normal((5, 3)).astype(np.float32)}], targets)
 
+        sym = scan_model()
+        for inp in sym.graph.input:
+            if inp.name in ("x", "u"):
+                inp.CopyFrom(vi(inp.name, F, ["seq", 2] if inp.name == "x" else [2, "seq"]))
+        sym.graph.output[2].CopyFrom(vi("ys", F, [2, "seq"]))
+        run_case(exe, tmp, "scan_symbolic_length", sym, [{
+            "acc0": rng.standard_normal(2).astype(np.float32),
+            "prod0": rng.standard_normal(2).astype(np.float32),
+            "x": rng.standard_normal((n, 2)).astype(np.float32),
+            "u": rng.standard_normal((2, n)).astype(np.float32)} for n in (1, 3, 16)],
+            ["llvm"], ["--dim-bounds", "seq:1..16"])
+
         bad_if = if_model()
         else_g = bad_if.graph.node[3].attribute[0]  # else_branch (attributes sorted by name)
         for a in bad_if.graph.node[3].attribute:
@@ -248,6 +262,7 @@ def main():
         runtime_m.graph.initializer.pop(0)  # M becomes a graph input
         runtime_m.graph.input.insert(0, vi("M", TensorProto.INT64, []))
         expect_error(exe, tmp, "loop_scan_runtime_length", runtime_m, "decided at run time")
+        expect_error(exe, tmp, "if_on_opencl", if_model(), "control flow", ["--target", "opencl"])
     failed = results.count(False)
     print(f"{len(results) - failed} passed, {failed} failed")
     return 1 if failed else 0

@@ -119,6 +119,13 @@ void run_optimization_passes(Graph& g, const PassOptions& options, std::ostream&
     if (contains(options.print_ir_after, p.name))
       log << "// IR after " << p.name << "\n" << print_graph(g) << "\n";
   }
+  // Control-flow bodies are graphs of their own, optimised alike (quietly).
+  PassOptions quiet = options;
+  quiet.print_ir_after.clear();
+  quiet.print_times = false;
+  for (const auto& n : g.nodes())
+    for (const std::shared_ptr<Graph>& body : n->subgraphs)
+      run_optimization_passes(*body, quiet, log);
 }
 
 }  // namespace ingot::graph

@@ -41,7 +41,8 @@ const std::vector<GraphPass>& optimization_passes();
 // UserError naming the unknown pass (and listing the valid ones) if a disabled name is unknown.
 void check_pass_names(const std::vector<std::string>& names, const std::string& option);
 
-// Runs the enabled passes on a typed graph; IR dumps and times go to `log`.
+// Runs the enabled passes on a typed graph, then on its control-flow bodies; IR dumps and times
+// (of the graph itself) go to `log`.
 void run_optimization_passes(Graph& g, const PassOptions& options, std::ostream& log);
 
 }  // namespace ingot::graph

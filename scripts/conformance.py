@@ -159,6 +159,11 @@ def specialized_inputs(model):
         n = producer.get(v)
         if n is not None and n.op_type not in SHAPE_ONLY_OPS:
             wanted.extend(x for x in n.input if x)
+            # A control-flow node's outputs come from its bodies' outputs (an expanded
+            # AffineGrid splits `size` inside an If branch).
+            for a in n.attribute:
+                for g in ([a.g] if a.HasField("g") else []) + list(a.graphs):
+                    wanted.extend(o.name for o in g.output)
     out = []
     for vi in graph_inputs(model):
         integer = vi.type.tensor_type.elem_type in INTEGER_TYPES

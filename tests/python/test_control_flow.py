@@ -4,6 +4,8 @@
 Each model is built here with onnx.helper, compiled by ingot for the llvm and c targets, run with
 `ingot run` on several inputs, and compared with ONNX Runtime on the same inputs (the reference
 is independent of ingot). The models cover:
+- If on a condition known at compile time (from a shape): the branch taken is inlined and the
+  other, invalid for these shapes, is never inferred;
 - If on a condition computed from the data, with an If nested in a branch, branches reading an
   outer computed value and an outer initializer (captures), and both branches taken;
 - Loop with a constant trip count, carried values that swap (a' = b, b' = a + b * x: copies that
@@ -82,6 +84,27 @@ def if_model():
              [("zero", 0), ("one", 1), ("two", 2)]]
     inits.append(numpy_helper.from_array(np.arange(6, dtype=np.float32).reshape(2, 3), "w"))
     return model(nodes, [vi("x", F, [2, 3])], [vi("y", F, [2, 3])], inits)
+
+
+def if_shape_model():
+    """If(size(x) == 6): x reshaped to [3, 2] + 1; else: x reshaped to [5, 5] (invalid for a
+    [2, 3] x: the branch is not taken, so it must not be inferred)."""
+    then_g = helper.make_graph([
+        helper.make_node("Reshape", ["x", "s32"], ["r"]),
+        helper.make_node("Add", ["r", "one"], ["t_out"]),
+    ], "then", [], [vi("t_out", F, [3, 2])])
+    else_g = helper.make_graph([helper.make_node("Reshape", ["x", "s55"], ["e_out"])], "else", [],
+                               [vi("e_out", F, [5, 5])])
+    nodes = [
+        helper.make_node("Size", ["x"], ["n"]),
+        helper.make_node("Equal", ["n", "six"], ["c"]),
+        helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g),
+    ]
+    inits = [numpy_helper.from_array(np.int64(6), "six"),
+             numpy_helper.from_array(np.float32(1), "one"),
+             numpy_helper.from_array(np.array([3, 2], np.int64), "s32"),
+             numpy_helper.from_array(np.array([5, 5], np.int64), "s55")]
+    return model(nodes, [vi("x", F, [2, 3])], [vi("y", F, [3, 2])], inits)
 
 
 def loop_swap_model():
@@ -219,6 +242,8 @@ def main():
             {"x": -np.abs(x) - 0.5},                            # else, inner else
             {"x": np.array([[3, -2, -2], [-1, -1, 0.5]], np.float32)},  # else, inner then
         ], targets)
+        run_case(exe, tmp, "if_decided_at_compile_time", if_shape_model(), [
+            {"x": x}], targets)
         f4 = lambda: rng.standard_normal(4).astype(np.float32)  # noqa: E731
         run_case(exe, tmp, "loop_swap", loop_swap_model(), [
             {"a0": f4(), "b0": f4(), "x": f4()} for _ in range(2)], targets)

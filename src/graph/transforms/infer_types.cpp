@@ -2,6 +2,8 @@
 // turns fully known shape computations into constants, and constant folding in batches.
 #include "graph/transforms/infer_types.h"
 
+#include "graph/transforms/inline_if.h"
+
 #include "graph/transforms/fuse_qdq.h"
 
 #include <cstring>
@@ -169,6 +171,17 @@ void infer_types(Graph& g, const ConstantEvaluator& evaluate, InferTypesStats* s
     if (!foldable && reads_any(*n, batch.values())) batch.flush();
     // 2. Inference; when it fails or gives a non-static or huge type with waiting inputs, it
     //    may need their values: evaluate the batch and infer again.
+    // 2a. An If whose cond is now a constant becomes the branch it takes; inference starts over
+    //     (the branch's nodes are new, and the other branch is never inferred).
+    if (n->op == ops::OpKind::If && n->inputs.at(0) != nullptr &&
+        batch.values().count(n->inputs[0]))
+      batch.flush();
+    if (is_constant_if(*n)) {
+      batch.flush();
+      inline_constant_if(g, n);
+      infer_types(g, evaluate, stats);
+      return;
+    }
     bool waits = reads_any(*n, batch.values());
     if (waits) {
       bool ok = true;

@@ -44,9 +44,12 @@ struct IngotSession {
   /* 1 while a call that reads or writes the session's buffers is inside it: a second thread's
    * call is refused instead of racing it (session_guard.c). */
   atomic_int busy;
-  int max_threads;     /* threads of the shared pool a run may use (0: all) */
-  void* device;        /* device artifacts: queue or stream, kernels, device buffers */
-  void* workspace;     /* CPU artifacts */
+  int max_threads; /* threads of the shared pool a run may use (0: all) */
+  void* device;    /* device artifacts: queue or stream, kernels, device buffers */
+  void* workspace; /* CPU artifacts */
+  /* Its size: workspace_bytes, or for a plan that is a function of the symbols (workspace_fn)
+   * the largest any run has needed so far (it grows on a run that needs more). */
+  size_t workspace_capacity;
   void** inputs;       /* bound data pointer per input (NULL: not set) */
   void** input_copies; /* session-owned buffers for copied inputs (lazily allocated) */
   void** outputs;      /* session-owned output buffers */
@@ -100,6 +103,8 @@ size_t ingot_input_max_bytes(const IngotArtifact* a, const IngotTensorInfo* t);
 ingot_status ingot_output_max_bytes(const char* path, const IngotArtifact* a, size_t* bytes);
 ingot_status ingot_bind_symbols(IngotSession* s);
 ingot_status ingot_update_output_shapes(IngotSession* s);
+/* Grows the session's workspace to what the bound symbols need (IngotArtifact.workspace_fn). */
+ingot_status ingot_size_workspace(IngotSession* s);
 
 /* guard.c: checks every specialised input's bound data against the value the artifact was
  * compiled for; on a difference fails naming the input and both values. */

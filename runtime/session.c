@@ -98,12 +98,16 @@ INGOT_API ingot_status ingot_session_create(const IngotModel* model, IngotSessio
   s->symbols = calloc((size_t)a->num_symbols + 1, sizeof(int64_t));
   s->output_dims = calloc(out_dims, sizeof(int64_t));
   s->output_capacity = calloc(nout, sizeof(size_t));
-  if (!on_device)
+  /* A plan that is a function of the symbols is sized by the first run (ingot_size_workspace). */
+  int sized_per_run = a->workspace_fn != NULL;
+  if (!on_device && !sized_per_run) {
     s->workspace =
         a->workspace_bytes > SIZE_MAX ? NULL : ingot_aligned_alloc((size_t)a->workspace_bytes);
+    s->workspace_capacity = (size_t)a->workspace_bytes;
+  }
   int ok = s->inputs && s->input_copies && s->outputs && s->output_shapes && s->kernel_start &&
-           s->kernel_total && s->kernel_calls && (on_device || s->workspace) && s->input_shapes &&
-           s->symbols && s->output_dims && s->output_capacity;
+           s->kernel_total && s->kernel_calls && (on_device || sized_per_run || s->workspace) &&
+           s->input_shapes && s->symbols && s->output_dims && s->output_capacity;
   for (int32_t i = 0; ok && i < a->num_inputs; ++i) {
     s->input_shapes[i] = calloc((size_t)a->inputs[i].ndim + 1, sizeof(int64_t));
     ok = s->input_shapes[i] != NULL;
@@ -241,6 +245,7 @@ static ingot_status session_run_unguarded(IngotSession* s) {
   if (a->num_symbols > 0) {
     st = ingot_bind_symbols(s);
     if (st == INGOT_OK) st = ingot_update_output_shapes(s);
+    if (st == INGOT_OK && a->workspace_fn != NULL) st = ingot_size_workspace(s);
     if (st != INGOT_OK) return st;
   }
   s->has_run_error = 0;

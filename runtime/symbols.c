@@ -130,6 +130,24 @@ ingot_status ingot_bind_symbols(IngotSession* s) {
   return INGOT_OK;
 }
 
+ingot_status ingot_size_workspace(IngotSession* s) {
+  const IngotArtifact* a = s->model->artifact;
+  uint64_t need = 0;
+  if (a->workspace_fn(s->symbols, &need) != 0 || need > a->workspace_bytes)
+    return ingot_fail(INGOT_ERR_RUN, "model '%s': its workspace function failed",
+                      a->model_name ? a->model_name : "");
+  if (need <= s->workspace_capacity && s->workspace != NULL) return INGOT_OK;
+  void* grown = ingot_aligned_alloc(need > 0 ? (size_t)need : 64);
+  if (grown == NULL)
+    return ingot_fail(INGOT_ERR_OUT_OF_MEMORY,
+                      "model '%s': out of memory growing the workspace to %llu bytes",
+                      a->model_name ? a->model_name : "", (unsigned long long)need);
+  ingot_aligned_free(s->workspace);
+  s->workspace = grown;
+  s->workspace_capacity = (size_t)need;
+  return INGOT_OK;
+}
+
 ingot_status ingot_update_output_shapes(IngotSession* s) {
   const IngotArtifact* a = s->model->artifact;
   if (a->shape_fn(s->symbols, s->output_dims) != 0)

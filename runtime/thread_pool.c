@@ -175,8 +175,7 @@ static void* worker_main(void* arg) {
     uint_fast64_t g = atomic_load(&p->generation);
     seen = g;
     atomic_fetch_add(&p->active, 1);
-    if (atomic_load(&p->generation) == g && atomic_load(&p->closed) != g &&
-        self < p->job_threads)
+    if (atomic_load(&p->generation) == g && atomic_load(&p->closed) != g && self < p->job_threads)
       run_tasks(p, self);
     if (atomic_fetch_sub(&p->active, 1) == 1) {
       pthread_mutex_lock(&p->lock);

@@ -18,8 +18,10 @@ extern "C" {
  * 5: IngotKernelInfo gained `ops` (the graph ops fused into the kernel), and every artifact file
  *    ends with an IngotArtifactTrailer (a checksum of the file, verified before dlopen).
  * 6: symbolic dims: IngotArtifact gained `num_symbols`, `symbols` and `shape_fn`, the entry takes
- *    the bound symbols, and a symbolic dim's `shape` entry is -1 (docs/abi.md). */
-#define INGOT_ABI_VERSION 6u
+ *    the bound symbols, and a symbolic dim's `shape` entry is -1 (docs/abi.md).
+ * 7: IngotArtifact gained `workspace_fn`: the workspace a symbolic model needs for the bound
+ *    symbols (its memory plan is a function of them). */
+#define INGOT_ABI_VERSION 7u
 /* The one exported symbol of an artifact: `const IngotArtifact ingot_artifact_v1;` */
 #define INGOT_ARTIFACT_SYMBOL "ingot_artifact_v1"
 
@@ -138,6 +140,10 @@ typedef struct IngotSymbolInfo {
  * order, `ndim` values each, static dims included. Returns 0. */
 typedef int32_t (*IngotShapeFn)(const int64_t* symbols, int64_t* output_dims);
 
+/* Writes the bytes of workspace the entry needs under `symbols` (at most workspace_bytes, a
+ * multiple of 64). Returns 0. */
+typedef int32_t (*IngotWorkspaceFn)(const int64_t* symbols, uint64_t* workspace_bytes);
+
 typedef struct IngotArtifact {
   uint64_t magic;       /* INGOT_ARTIFACT_MAGIC */
   uint32_t abi_version; /* INGOT_ABI_VERSION */
@@ -165,6 +171,9 @@ typedef struct IngotArtifact {
   int32_t num_symbols;
   const IngotSymbolInfo* symbols;
   IngotShapeFn shape_fn;
+  /* Version 7: the workspace for the bound symbols; NULL when it is workspace_bytes for every
+   * binding (static models). workspace_bytes is then the largest, at the symbols' bounds. */
+  IngotWorkspaceFn workspace_fn;
 } IngotArtifact;
 
 /* The last bytes of every artifact file (after the ELF image; the loader ignores them): a

@@ -19,9 +19,13 @@ int64_t buffer_bytes(const tir::Buffer& b) {
   return n;
 }
 
-bool may_overlap(const ArgRef& a, int64_t a_bytes, const ArgRef& b, int64_t b_bytes) {
+bool may_overlap(const tir::IRModule& m, const ArgRef& a, int64_t a_bytes, const ArgRef& b,
+                 int64_t b_bytes) {
   if (a.kind != b.kind) return false;
   if (a.kind == ArgRef::kInput || a.kind == ArgRef::kOutput) return a.value == b.value;
+  if (a.kind == ArgRef::kWorkspaceAt)  // slots of a symbolic plan never overlap each other
+    return m.workspace_offsets.at(size_t(a.value)).slot ==
+           m.workspace_offsets.at(size_t(b.value)).slot;
   if (a_bytes < 0 || b_bytes < 0) return true;
   return a.value < b.value + b_bytes && b.value < a.value + a_bytes;
 }
@@ -36,7 +40,7 @@ std::vector<std::vector<bool>> noalias_params(const tir::IRModule& m) {
     const auto& params = m.kernels[call.kernel].params;
     for (size_t i = 0; i < call.args.size(); ++i)
       for (size_t j = 0; j < call.args.size(); ++j)
-        if (i != j && may_overlap(call.args[i], buffer_bytes(params[i]), call.args[j],
+        if (i != j && may_overlap(m, call.args[i], buffer_bytes(params[i]), call.args[j],
                                   buffer_bytes(params[j])))
           out[call.kernel][i] = false;
   }

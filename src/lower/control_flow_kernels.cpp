@@ -65,10 +65,11 @@ tir::PrimFunc scan_slice_kernel(const Buffer& whole, const Buffer& iter, const B
                                 const ScanAxis& axis) {
   tir::PrimFunc f;
   f.params = {whole, iter, slice};
-  f.body = loop_nest(Extents(std::vector<Expr>{axis.outer, axis.inner}), "i", [&](const Index& idx) {
-    Expr src = (idx[0] * axis.length + iteration_index(iter, axis)) * axis.inner + idx[1];
-    return tir::BufferStore::make(slice, whole.load({src}), {idx[0] * axis.inner + idx[1]});
-  });
+  f.body =
+      loop_nest(Extents(std::vector<Expr>{axis.outer, axis.inner}), "i", [&](const Index& idx) {
+        Expr src = (idx[0] * axis.length + iteration_index(iter, axis)) * axis.inner + idx[1];
+        return tir::BufferStore::make(slice, whole.load({src}), {idx[0] * axis.inner + idx[1]});
+      });
   return f;
 }
 
@@ -76,10 +77,11 @@ tir::PrimFunc scan_stack_kernel(const Buffer& slice, const Buffer& iter, const B
                                 const ScanAxis& axis) {
   tir::PrimFunc f;
   f.params = {slice, iter, whole};
-  f.body = loop_nest(Extents(std::vector<Expr>{axis.outer, axis.inner}), "i", [&](const Index& idx) {
-    Expr dst = (idx[0] * axis.length + iteration_index(iter, axis)) * axis.inner + idx[1];
-    return tir::BufferStore::make(whole, slice.load({idx[0] * axis.inner + idx[1]}), {dst});
-  });
+  f.body =
+      loop_nest(Extents(std::vector<Expr>{axis.outer, axis.inner}), "i", [&](const Index& idx) {
+        Expr dst = (idx[0] * axis.length + iteration_index(iter, axis)) * axis.inner + idx[1];
+        return tir::BufferStore::make(whole, slice.load({idx[0] * axis.inner + idx[1]}), {dst});
+      });
   return f;
 }
 

@@ -23,6 +23,7 @@
 #include "lower/fuse_group.h"
 #include "lower/memory_plan.h"
 #include "lower/scheduled/scheduled.h"
+#include "lower/symbolic_memory_plan.h"
 #include "ops/concat_slices.h"
 #include "ops/op.h"
 #include "schedule/ir_utils.h"
@@ -882,11 +883,15 @@ class Lowering : public ValueFactory {
       }
       lives.push_back(b);
     }
-    MemoryPlan plan = plan_memory(lives);
-    for (size_t i = 0; i < order.size(); ++i)
-      place_[order[i]] = {ArgRef::kWorkspace, plan.offsets[i]};
-    mod_.workspace_bytes = uint64_t(plan.total_bytes);
-    mod_.workspace_bytes_unshared = uint64_t(plan.unshared_bytes);
+    if (symbols_.empty()) {
+      MemoryPlan plan = plan_memory(lives);
+      for (size_t i = 0; i < order.size(); ++i)
+        place_[order[i]] = {ArgRef::kWorkspace, plan.offsets[i]};
+      mod_.workspace_bytes = uint64_t(plan.total_bytes);
+      mod_.workspace_bytes_unshared = uint64_t(plan.unshared_bytes);
+    } else {
+      plan_symbolic_workspace(order, lives);
+    }
     for (const PendingCall& c : calls_) {
       tir::KernelCall call{c.kernel, {}, c.op};
       for (const Value* v : c.values) {
@@ -898,6 +903,31 @@ class Lowering : public ValueFactory {
       }
       mod_.entry.push_back(std::move(call));
     }
+  }
+
+  // A module with symbols gets a plan that is a function of them (lower/symbolic_memory_plan.h):
+  // every workspace argument is at a run-time offset of its slot.
+  void plan_symbolic_workspace(const std::vector<const Value*>& order,
+                               const std::vector<BufferLifetime>& lives) {
+    std::vector<SymbolicBuffer> buffers;
+    for (size_t i = 0; i < order.size(); ++i) {
+      const Value* v = order[i];
+      const BufferLifetime& l = lives[i];
+      buffers.push_back({elements(v) * graph::SymExpr(graph::dtype_bytes(v->type.dtype)),
+                         value_bytes(v), l.first_use, l.last_use, l.parent, l.offset_in_parent});
+    }
+    SymbolicPlan plan = plan_memory_symbolic(buffers);
+    std::map<std::pair<int, std::string>, int64_t> index;  // (slot, offset) -> table entry
+    for (size_t i = 0; i < order.size(); ++i) {
+      const int slot = std::max(plan.slots[i], 0);  // a buffer of no bytes: any slot
+      auto [it, fresh] = index.emplace(std::pair{slot, plan.offsets[i].str()},
+                                       int64_t(mod_.workspace_offsets.size()));
+      if (fresh) mod_.workspace_offsets.push_back({symbols_.expr(plan.offsets[i]), slot});
+      place_[order[i]] = {ArgRef::kWorkspaceAt, it->second};
+    }
+    mod_.workspace_size = symbols_.expr(plan.total_bytes);
+    mod_.workspace_bytes = uint64_t(symbols_.max_value(plan.total_bytes));
+    mod_.workspace_bytes_unshared = uint64_t(plan.unshared_hint_bytes);
   }
 
   struct Life {

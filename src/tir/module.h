@@ -34,9 +34,11 @@ struct SymbolDesc {
 };
 
 struct ArgRef {
-  enum Kind : uint8_t { kInput, kOutput, kWorkspace, kConstant };
+  // kWorkspaceAt: the workspace at a run-time offset (a plan that is a function of the symbols).
+  enum Kind : uint8_t { kInput, kOutput, kWorkspace, kConstant, kWorkspaceAt };
   Kind kind;
-  // kInput/kOutput: index into IRModule::inputs/outputs; kWorkspace/kConstant: byte offset.
+  // kInput/kOutput: index into IRModule::inputs/outputs; kWorkspace/kConstant: byte offset;
+  // kWorkspaceAt: index into IRModule::workspace_offsets.
   int64_t value;
 };
 
@@ -64,6 +66,16 @@ struct IRModule {
   // shape_vars are matched to them by name.
   std::vector<SymbolDesc> symbols;
   uint64_t workspace_bytes = 0;  // arena size, multiple of 64 (at the symbols' max values)
+  // A plan that is a function of the symbols (docs/dynamic-shapes.md, section 3): the arena's
+  // size as an int64 expression of them (undefined: workspace_bytes for every binding), and the
+  // run-time offsets kWorkspaceAt arguments index, each with the planner's slot (arguments in
+  // different slots never overlap).
+  Expr workspace_size;
+  struct WorkspaceOffset {
+    Expr offset;
+    int slot = 0;
+  };
+  std::vector<WorkspaceOffset> workspace_offsets;
   // The arena if no two intermediates shared memory (the memory plan's saving is the difference).
   uint64_t workspace_bytes_unshared = 0;
   std::vector<uint8_t> constants;  // constant blob; each ArgRef::kConstant offset 64-aligned

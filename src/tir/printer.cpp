@@ -255,6 +255,8 @@ const char* arg_kind_name(ArgRef::Kind k) {
       return "workspace";
     case ArgRef::kConstant:
       return "constant";
+    case ArgRef::kWorkspaceAt:
+      return "workspace_at";
   }
   return "?";
 }
@@ -282,6 +284,9 @@ std::string to_string(const IRModule& m) {
                                 m.model_name, m.workspace_bytes, m.constants.size());
   for (const PrimFunc& f : m.kernels) out += "\n" + to_string(f);
   out += "\ndef main():\n";
+  for (size_t k = 0; k < m.workspace_offsets.size(); ++k)
+    out += fmt::format("  # workspace_at[{}] = {} (slot {})\n", k,
+                       to_string(m.workspace_offsets[k].offset), m.workspace_offsets[k].slot);
   for (const KernelCall& c : m.entry) {
     if (c.op == KernelCall::kLabel) {
       out += fmt::format(" L{}:\n", c.kernel);

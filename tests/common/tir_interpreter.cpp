@@ -544,6 +544,8 @@ void run_module(const IRModule& m, const std::vector<HostTensor*>& inputs,
           base = constants.data() + a.value;
           avail = int64_t(constants.size()) - a.value;
           break;
+        case ArgRef::kWorkspaceAt:
+          fail("symbolic memory plans are not interpreted");
       }
       if (avail < need) fail(fmt::format("param {} of {} exceeds its memory", i, f.name));
       interp.bind(f.params[i], base, need);

@@ -139,6 +139,8 @@ std::string source_text(const tir::IRModule& mod, CModelSource& s) {
         return fmt::format("ws + {}", a.value);
       case ArgRef::kConstant:
         break;
+      case ArgRef::kWorkspaceAt:
+        fail_internal("the c target got a symbolic memory plan");
     }
     return fmt::format("cs + {}", a.value);
   };

@@ -46,8 +46,8 @@ class RecordBuilder {
   }
   llvm::StructType* artifact_ty() {
     return llvm::StructType::get(
-        ctx_, {i64(), i32(), i32(), ptr(), ptr(), i32(), i32(), ptr(), i32(), ptr(),
-               i64(), i64(), ptr(), i32(), ptr(), ptr(), ptr(), i32(), ptr(), ptr()});
+        ctx_, {i64(), i32(), i32(), ptr(), ptr(), i32(), i32(), ptr(), i32(), ptr(), i64(),
+               i64(), ptr(), i32(), ptr(), ptr(), ptr(), i32(), ptr(), ptr(), ptr()});
   }
   llvm::StructType* symbol_ty() { return llvm::StructType::get(ctx_, {ptr(), i64(), i64()}); }
 
@@ -143,7 +143,8 @@ void check_abi_layout(llvm::Module& m, RecordBuilder& r) {
   INGOT_ICHECK(a->getElementOffset(16) == offsetof(IngotArtifact, device_code) &&
                    a->getElementOffset(17) == offsetof(IngotArtifact, num_symbols) &&
                    a->getElementOffset(18) == offsetof(IngotArtifact, symbols) &&
-                   a->getElementOffset(19) == offsetof(IngotArtifact, shape_fn),
+                   a->getElementOffset(19) == offsetof(IngotArtifact, shape_fn) &&
+                   a->getElementOffset(20) == offsetof(IngotArtifact, workspace_fn),
                "IngotArtifact layout differs from abi.h");
   const auto* sym = dl.getStructLayout(r.symbol_ty());
   INGOT_ICHECK(sym->getSizeInBytes() == sizeof(IngotSymbolInfo) &&
@@ -167,26 +168,20 @@ uint64_t symbol_index(const tir::IRModule& mod, const tir::Var& v) {
   fail_internal("shape var '{}' is not a symbol of model '{}'", v.name(), mod.model_name);
 }
 
-// `i32 shape_fn(ptr symbols, ptr output_dims)`: every output dim under the bound symbols
-// (IngotShapeFn), through a kernel that stores the dims' expressions; null for a module without
-// symbols.
-llvm::Constant* build_shape_fn(llvm::Module& m, const tir::IRModule& mod, const Target& target) {
+// `i32 name(ptr symbols, ptr table)`: stores each of `exprs` (int64 expressions of the symbols)
+// in table[k], through a serial kernel.
+llvm::Function* build_table_fn(llvm::Module& m, const tir::IRModule& mod, const Target& target,
+                               const std::string& name, const std::vector<tir::Expr>& exprs) {
   llvm::LLVMContext& ctx = m.getContext();
   auto* ptr = llvm::PointerType::get(ctx, 0);
-  if (mod.symbols.empty()) return llvm::ConstantPointerNull::get(ptr);
-  std::vector<tir::Expr> dims;
-  for (const tir::TensorDesc& t : mod.outputs) {
-    for (size_t d = 0; d < t.shape.size(); ++d)
-      dims.push_back(t.shape_exprs.empty() ? tir::i64(t.shape[d]) : t.shape_exprs[d]);
-  }
   tir::Buffer out =
-      tir::Buffer::make("output_dims", tir::DataType::i64(),
-                        std::vector<int64_t>{int64_t(std::max<size_t>(dims.size(), 1))});
+      tir::Buffer::make("table", tir::DataType::i64(),
+                        std::vector<int64_t>{int64_t(std::max<size_t>(exprs.size(), 1))});
   std::vector<tir::Stmt> stores;
-  for (size_t k = 0; k < dims.size(); ++k)
-    stores.push_back(tir::BufferStore::make(out, dims[k], {tir::i64(int64_t(k))}));
+  for (size_t k = 0; k < exprs.size(); ++k)
+    stores.push_back(tir::BufferStore::make(out, exprs[k], {tir::i64(int64_t(k))}));
   tir::PrimFunc body{
-      "ingot_output_dims",
+      name + "_kernel",
       {out},
       stores.empty() ? tir::Evaluate::make(tir::i64(0)) : tir::SeqStmt::make(stores)};
   for (const tir::SymbolDesc& s : mod.symbols) body.shape_vars.push_back(s.var);
@@ -194,7 +189,7 @@ llvm::Constant* build_shape_fn(llvm::Module& m, const tir::IRModule& mod, const 
   llvm::Function* kernel = lowering.lower(body, {true});
   auto* i32 = llvm::Type::getInt32Ty(ctx);
   auto* fn = llvm::Function::Create(llvm::FunctionType::get(i32, {ptr, ptr}, false),
-                                    llvm::Function::InternalLinkage, "ingot_shape_fn", m);
+                                    llvm::Function::InternalLinkage, name, m);
   fn->addFnAttr(llvm::Attribute::NoUnwind);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
   std::vector<llvm::Value*> args{fn->getArg(1)};
@@ -206,7 +201,29 @@ llvm::Constant* build_shape_fn(llvm::Module& m, const tir::IRModule& mod, const 
   return fn;
 }
 
-llvm::Function* build_entry(llvm::Module& m, const tir::IRModule& mod,
+// `i32 shape_fn(ptr symbols, ptr output_dims)`: every output dim under the bound symbols
+// (IngotShapeFn); null for a module without symbols.
+llvm::Constant* build_shape_fn(llvm::Module& m, const tir::IRModule& mod, const Target& target) {
+  if (mod.symbols.empty())
+    return llvm::ConstantPointerNull::get(llvm::PointerType::get(m.getContext(), 0));
+  std::vector<tir::Expr> dims;
+  for (const tir::TensorDesc& t : mod.outputs) {
+    for (size_t d = 0; d < t.shape.size(); ++d)
+      dims.push_back(t.shape_exprs.empty() ? tir::i64(t.shape[d]) : t.shape_exprs[d]);
+  }
+  return build_table_fn(m, mod, target, "ingot_shape_fn", dims);
+}
+
+// `i32 workspace_fn(ptr symbols, ptr bytes)` (IngotWorkspaceFn): the arena of a symbolic plan
+// under the bound symbols; null when the arena is workspace_bytes for every binding.
+llvm::Constant* build_workspace_fn(llvm::Module& m, const tir::IRModule& mod,
+                                   const Target& target) {
+  if (!mod.workspace_size.defined())
+    return llvm::ConstantPointerNull::get(llvm::PointerType::get(m.getContext(), 0));
+  return build_table_fn(m, mod, target, "ingot_workspace_fn", {mod.workspace_size});
+}
+
+llvm::Function* build_entry(llvm::Module& m, const tir::IRModule& mod, const Target& target,
                             const std::vector<llvm::Function*>& kernels,
                             llvm::GlobalVariable* constants) {
   llvm::LLVMContext& ctx = m.getContext();
@@ -224,6 +241,20 @@ llvm::Function* build_entry(llvm::Module& m, const tir::IRModule& mod,
   auto* st = KernelLowering::services_type(ctx);
   llvm::Value* sctx = b.CreateLoad(ptr, b.CreateStructGEP(st, services, 2), "ctx");
   auto* hook_ty = llvm::FunctionType::get(b.getVoidTy(), {ptr, i32}, false);
+  // A symbolic plan: the run-time offsets, computed once from the symbols into a table.
+  llvm::Value* offsets = nullptr;
+  if (!mod.workspace_offsets.empty()) {
+    std::vector<tir::Expr> exprs;
+    for (const auto& o : mod.workspace_offsets) exprs.push_back(o.offset);
+    llvm::Function* fill = build_table_fn(m, mod, target, "ingot_workspace_offsets", exprs);
+    offsets = b.CreateAlloca(b.getInt64Ty(), b.getInt64(exprs.size()), "offsets");
+    b.CreateCall(fill, {symbols, offsets});
+  }
+  auto workspace_at = [&](int64_t index) {
+    llvm::Value* off =
+        b.CreateLoad(b.getInt64Ty(), b.CreateConstGEP1_64(b.getInt64Ty(), offsets, index));
+    return b.CreateGEP(b.getInt8Ty(), workspace, off);
+  };
   auto hook = [&](unsigned field, int kernel) {
     llvm::Value* f = b.CreateLoad(ptr, b.CreateStructGEP(st, services, field));
     auto* call_bb = llvm::BasicBlock::Create(ctx, "hook", fn);
@@ -257,7 +288,9 @@ llvm::Function* build_entry(llvm::Module& m, const tir::IRModule& mod,
                      "a branch reads one flag");
         const ArgRef& a = call.args[0];
         llvm::Value* p = nullptr;
-        if (a.kind == ArgRef::kWorkspace || a.kind == ArgRef::kConstant) {
+        if (a.kind == ArgRef::kWorkspaceAt) {
+          p = workspace_at(a.value);
+        } else if (a.kind == ArgRef::kWorkspace || a.kind == ArgRef::kConstant) {
           p = b.CreateConstGEP1_64(
               b.getInt8Ty(),
               a.kind == ArgRef::kWorkspace ? workspace : static_cast<llvm::Value*>(constants),
@@ -288,6 +321,9 @@ llvm::Function* build_entry(llvm::Module& m, const tir::IRModule& mod,
         }
         case ArgRef::kWorkspace:
           args.push_back(b.CreateConstGEP1_64(b.getInt8Ty(), workspace, a.value));
+          break;
+        case ArgRef::kWorkspaceAt:
+          args.push_back(workspace_at(a.value));
           break;
         case ArgRef::kConstant:
           // A module whose only constants are empty tensors has no blob: nothing is read.
@@ -384,7 +420,8 @@ llvm::Constant* device_code_record(RecordBuilder& r, const DeviceCode& dc,
 // interface and kernels, `target_string` and the ISA requirement `isa`.
 void build_record(llvm::Module& m, RecordBuilder& r, const tir::IRModule& mod,
                   const std::string& target_string, uint64_t device_type, llvm::Constant* entry,
-                  const std::string& isa, llvm::Constant* device_code, llvm::Constant* shape_fn) {
+                  const std::string& isa, llvm::Constant* device_code, llvm::Constant* shape_fn,
+                  llvm::Constant* workspace_fn) {
   std::vector<llvm::Constant*> kinfo;
   for (const auto& k : mod.kernels)
     kinfo.push_back(llvm::ConstantStruct::get(
@@ -411,7 +448,8 @@ void build_record(llvm::Module& m, RecordBuilder& r, const tir::IRModule& mod,
                                                   device_code,
                                                   r.ci(r.i32(), mod.symbols.size()),
                                                   r.symbols(mod.symbols),
-                                                  shape_fn});
+                                                  shape_fn,
+                                                  workspace_fn});
   auto* g = new llvm::GlobalVariable(m, r.artifact_ty(), true, llvm::GlobalValue::ExternalLinkage,
                                      record, INGOT_ARTIFACT_SYMBOL);
   g->setAlignment(llvm::Align(8));
@@ -437,10 +475,11 @@ void build_entry_and_record(llvm::Module& m, const tir::IRModule& mod, const Tar
   if (device != nullptr) {
     INGOT_ICHECK(mod.symbols.empty(), "a device artifact with symbolic dims");
     build_record(m, r, mod, target_string, uint64_t(device->device_type), null, "",
-                 device_code_record(r, *device, constants), null);
+                 device_code_record(r, *device, constants), null, null);
   } else {
-    build_record(m, r, mod, target.str(), 1, build_entry(m, mod, kernels, constants),
-                 isa_requirement(target), null, build_shape_fn(m, mod, target));
+    build_record(m, r, mod, target.str(), 1, build_entry(m, mod, target, kernels, constants),
+                 isa_requirement(target), null, build_shape_fn(m, mod, target),
+                 build_workspace_fn(m, mod, target));
   }
 }
 
@@ -559,7 +598,7 @@ std::unique_ptr<llvm::Module> build_c_record_module(const tir::IRModule& mod,
   check_layout_for(*m, r, host);
   auto* null = llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(r.ptr()));
   INGOT_ICHECK(mod.symbols.empty(), "a C artifact with symbolic dims");
-  build_record(*m, r, mod, target_string, 1, build_c_entry(*m, run_symbol), "", null, null);
+  build_record(*m, r, mod, target_string, 1, build_c_entry(*m, run_symbol), "", null, null, null);
   return m;
 }
 

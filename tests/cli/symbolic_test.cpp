@@ -102,6 +102,23 @@ TEST_F(SymbolicTest, OneArtifactServesEveryBindingWithinTheBounds) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("seq"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("past+seq"), std::string::npos) << r.out;
+  // The memory plan is a function of the symbols (ABI 7): the artifact's workspace_fn gives
+  // workspace_bytes at the bounds and less at shorter lengths, growing with each symbol.
+  EXPECT_EQ(python("import ctypes as c\n"
+                   "lib = c.CDLL(d + '/attn.so')\n"
+                   "a = c.cast(c.addressof(c.c_char.in_dll(lib, 'ingot_artifact_v1')), "
+                   "c.POINTER(c.c_uint64))\n"
+                   "bound = a[64 // 8]\n"
+                   "fn = c.CFUNCTYPE(c.c_int32, c.POINTER(c.c_int64), c.POINTER(c.c_uint64))("
+                   "a[144 // 8])\n"
+                   "def ws(seq, past):\n"
+                   "  out = c.c_uint64(0)\n"
+                   "  assert fn((c.c_int64 * 2)(seq, past), c.byref(out)) == 0\n"
+                   "  return out.value\n"
+                   "print(bound, ws(1, 0), ws(16, 31))\n"
+                   "assert ws(16, 31) == bound and ws(1, 0) < bound / 4, (bound, ws(1, 0))\n"
+                   "assert ws(1, 0) <= ws(4, 0) <= ws(4, 9) <= ws(16, 9) and ws(2, 0) % 64 == 0\n"),
+            0);
 }
 
 // Attention scores Q K^T with both Transposes folded into the MatMul (perm_a, perm_b): the

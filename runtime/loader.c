@@ -9,7 +9,7 @@
 #include "internal.h"
 
 /* Size of the IngotArtifact record of ABI version 6 (fields up to and including `shape_fn`). */
-#define INGOT_ARTIFACT_MIN_SIZE (offsetof(IngotArtifact, workspace_fn) + sizeof(IngotWorkspaceFn))
+#define INGOT_ARTIFACT_MIN_SIZE (offsetof(IngotArtifact, value_fn) + sizeof(IngotValueFn))
 
 static ingot_status check_tensor_table(const char* path, const IngotArtifact* a, const char* what,
                                        int32_t count, const IngotTensorInfo* infos, size_t* bytes) {

@@ -18,6 +18,15 @@ static const char* dim_name(const IngotTensorInfo* t, int32_t d) {
   return t->dim_names != NULL && t->dim_names[d] != NULL ? t->dim_names[d] : "";
 }
 
+/* Whether symbol k is the dim of some input (else the value function computes it). */
+static int is_input_symbol(const IngotArtifact* a, int32_t k) {
+  for (int32_t i = 0; i < a->num_inputs; ++i)
+    for (int32_t d = 0; d < a->inputs[i].ndim; ++d)
+      if (a->inputs[i].shape[d] == -1 && ingot_symbol_index(a, dim_name(&a->inputs[i], d)) == k)
+        return 1;
+  return 0;
+}
+
 ingot_status ingot_check_symbols(const char* path, const IngotArtifact* a) {
   if (a->num_symbols < 0 || (a->num_symbols > 0 && (a->symbols == NULL || a->shape_fn == NULL)))
     return ingot_fail(INGOT_ERR_LOAD, "artifact '%s' is corrupt: invalid symbol table", path);
@@ -71,7 +80,10 @@ ingot_status ingot_output_max_bytes(const char* path, const IngotArtifact* a, si
     free(dims);
     return ingot_fail(INGOT_ERR_OUT_OF_MEMORY, "out of memory loading '%s'", path);
   }
-  for (int32_t k = 0; k < a->num_symbols; ++k) maxima[k] = a->symbols[k].max_value;
+  /* Value symbols can be vast at their bounds; their outputs start small and grow per run. */
+  for (int32_t k = 0; k < a->num_symbols; ++k)
+    maxima[k] = a->value_fn != NULL && !is_input_symbol(a, k) ? a->symbols[k].min_value
+                                                              : a->symbols[k].max_value;
   ingot_status st = INGOT_OK;
   if (a->shape_fn(maxima, dims) != 0) {
     st = ingot_fail(INGOT_ERR_LOAD, "artifact '%s': its shape function failed", path);
@@ -122,6 +134,28 @@ ingot_status ingot_bind_symbols(IngotSession* s) {
       s->symbols[k] = v;
     }
   }
+  if (a->value_fn != NULL) {
+    int32_t status = a->value_fn((void* const*)s->inputs, s->symbols);
+    if (status > 0 && status <= a->num_symbols)
+      return ingot_fail(INGOT_ERR_INVALID_ARGUMENT,
+                        "the values of the model's shape-deciding inputs give no valid size for "
+                        "dim '%s' (a Reshape shape whose sizes do not multiply to the input's, "
+                        "say)",
+                        a->symbols[status - 1].name);
+    if (status != 0)
+      return ingot_fail(INGOT_ERR_RUN, "model '%s': its value function failed",
+                        a->model_name ? a->model_name : "");
+    for (int32_t k = 0; k < a->num_symbols; ++k) {
+      const IngotSymbolInfo* sym = &a->symbols[k];
+      if (is_input_symbol(a, k)) continue;
+      if (s->symbols[k] < sym->min_value || s->symbols[k] > sym->max_value)
+        return ingot_fail(INGOT_ERR_INVALID_ARGUMENT,
+                          "the values of the model's shape-deciding inputs make dim '%s' %lld, "
+                          "outside [%lld, %lld]",
+                          sym->name, (long long)s->symbols[k], (long long)sym->min_value,
+                          (long long)sym->max_value);
+    }
+  }
   for (int32_t k = 0; k < a->num_symbols; ++k)
     if (s->symbols[k] < 0)
       return ingot_fail(INGOT_ERR_INVALID_ARGUMENT,
@@ -133,7 +167,7 @@ ingot_status ingot_bind_symbols(IngotSession* s) {
 ingot_status ingot_size_workspace(IngotSession* s) {
   const IngotArtifact* a = s->model->artifact;
   uint64_t need = 0;
-  if (a->workspace_fn(s->symbols, &need) != 0 || need > a->workspace_bytes)
+  if (a->workspace_fn(s->symbols, &need) != 0 || (need > a->workspace_bytes && a->value_fn == NULL))
     return ingot_fail(INGOT_ERR_RUN, "model '%s': its workspace function failed",
                       a->model_name ? a->model_name : "");
   if (need <= s->workspace_capacity && s->workspace != NULL) return INGOT_OK;

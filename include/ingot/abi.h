@@ -20,7 +20,8 @@ extern "C" {
  * 6: symbolic dims: IngotArtifact gained `num_symbols`, `symbols` and `shape_fn`, the entry takes
  *    the bound symbols, and a symbolic dim's `shape` entry is -1 (docs/abi.md).
  * 7: IngotArtifact gained `workspace_fn`: the workspace a symbolic model needs for the bound
- *    symbols (its memory plan is a function of them). */
+ *    symbols (its memory plan is a function of them), and `value_fn`: symbols that the values of
+ *    shape-deciding inputs decide. */
 #define INGOT_ABI_VERSION 7u
 /* The one exported symbol of an artifact: `const IngotArtifact ingot_artifact_v1;` */
 #define INGOT_ARTIFACT_SYMBOL "ingot_artifact_v1"
@@ -140,9 +141,15 @@ typedef struct IngotSymbolInfo {
  * order, `ndim` values each, static dims included. Returns 0. */
 typedef int32_t (*IngotShapeFn)(const int64_t* symbols, int64_t* output_dims);
 
-/* Writes the bytes of workspace the entry needs under `symbols` (at most workspace_bytes, a
- * multiple of 64). Returns 0. */
+/* Writes the bytes of workspace the entry needs under `symbols` (a multiple of 64; at most
+ * workspace_bytes unless the model has value symbols). Returns 0. */
 typedef int32_t (*IngotWorkspaceFn)(const int64_t* symbols, uint64_t* workspace_bytes);
+
+/* Value symbols: the symbols no input dim names, which the values of shape-deciding inputs decide
+ * (a Reshape's `shape` given by the caller). Reads the inputs and the symbols the input shapes
+ * bound, writes the value symbols into `symbols`, and returns 0, or 1 + the index of the first
+ * symbol whose input values are invalid (sizes that do not multiply out). */
+typedef int32_t (*IngotValueFn)(void* const* inputs, int64_t* symbols);
 
 typedef struct IngotArtifact {
   uint64_t magic;       /* INGOT_ARTIFACT_MAGIC */
@@ -174,6 +181,8 @@ typedef struct IngotArtifact {
   /* Version 7: the workspace for the bound symbols; NULL when it is workspace_bytes for every
    * binding (static models). workspace_bytes is then the largest, at the symbols' bounds. */
   IngotWorkspaceFn workspace_fn;
+  /* Version 7: the value symbols' function; NULL when every symbol is an input dim. */
+  IngotValueFn value_fn;
 } IngotArtifact;
 
 /* The last bytes of every artifact file (after the ELF image; the loader ignores them): a

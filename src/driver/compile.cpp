@@ -219,8 +219,10 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   after_graph("infer_types", *g);
   // Symbolic dims stay symbolic on the llvm target (kernels over symbolic extents); the c and
   // GPU targets compile static shapes only.
-  bool symbolic = false;
+  bool symbolic = false;  // symbolic input dims, or dims the values of inputs decide
   for (const graph::Value* v : g->inputs) symbolic = symbolic || !v->type.is_static();
+  for (const auto& n : g->nodes())
+    for (const graph::Value* v : n->outputs) symbolic = symbolic || (v && !v->type.is_static());
   if (c_target || gpu || options.static_shapes_only) {
     lower::check_static_shapes(*g);
     if (!options.dim_bounds.empty())
@@ -229,8 +231,8 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
           "--input-shapes",
           c_target ? "c" : options.target);
   } else if (symbolic) {
-    lower::SymbolTable(*g, options.dim_bounds);  // every symbol bounded, every bound a symbol
-    lower::check_symbolic_shapes(*g);
+    // Every symbol bounded, every bound a symbol; every dim an expression of the symbols.
+    lower::check_symbolic_shapes(*g, lower::SymbolTable(*g, options.dim_bounds));
   } else if (!options.dim_bounds.empty()) {
     lower::SymbolTable(*g, options.dim_bounds);  // names the symbols that do not exist
   }

@@ -24,6 +24,7 @@
 #include "lower/memory_plan.h"
 #include "lower/scheduled/scheduled.h"
 #include "lower/symbolic_memory_plan.h"
+#include "lower/value_symbols.h"
 #include "ops/concat_slices.h"
 #include "ops/op.h"
 #include "schedule/ir_utils.h"
@@ -109,7 +110,7 @@ class Lowering : public ValueFactory {
 
   tir::IRModule run() {
     symbols_ = SymbolTable(g_, options_.dim_bounds);
-    check_symbolic_shapes(g_);
+    check_symbolic_shapes(g_, symbols_);
     mod_.symbols = symbols_.symbols();
     mod_.model_name = g_.name;
     for (size_t i = 0; i < g_.inputs.size(); ++i) {
@@ -123,6 +124,7 @@ class Lowering : public ValueFactory {
     lower_nodes(g_);
     add_output_copies();
     plan_workspace();
+    build_value_fn(g_, symbols_, mod_);
     return std::move(mod_);
   }
 
@@ -961,17 +963,13 @@ class Lowering : public ValueFactory {
 
 }  // namespace
 
-void check_symbolic_shapes(const graph::Graph& g) {
-  std::set<std::string> input_symbols;
-  for (const Value* v : g.inputs)
-    for (const graph::Dim& d : v->type.shape)
-      for (const std::string& s : d.sym().symbols()) input_symbols.insert(s);
+void check_symbolic_shapes(const graph::Graph& g, const SymbolTable& symbols) {
   for (const auto& n : g.nodes()) {
     for (const Value* v : n->outputs) {
       if (v == nullptr) continue;
       for (const graph::Dim& d : v->type.shape)
         for (const std::string& s : d.sym().symbols())
-          if (!input_symbols.count(s))
+          if (!symbols.has(s))
             fail_user(
                 "{}: output '{}' has type {}, whose dim '{}' depends on the data, not on the "
                 "inputs' shapes; bind the model inputs with --input-shapes (and "
@@ -1000,7 +998,7 @@ void check_static_shapes(const graph::Graph& g) {
       if (v == nullptr || v->type.is_static()) continue;
       fail_user(
           "{}: output '{}' has type {} with an unbound dimension; bind the model inputs "
-          "with --input-shapes",
+          "with --input-shapes (and --specialize-inputs for shape-deciding inputs)",
           node_label(*n), v->name, v->type.str());
     }
   }

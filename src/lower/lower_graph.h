@@ -40,6 +40,6 @@ void check_static_shapes(const graph::Graph& g);
 
 // UserError naming the node when an output's dim is not an expression of the inputs' symbols
 // (a data-dependent size, which needs docs/dynamic-shapes.md section 5).
-void check_symbolic_shapes(const graph::Graph& g);
+void check_symbolic_shapes(const graph::Graph& g, const SymbolTable& symbols);
 
 }  // namespace ingot::lower

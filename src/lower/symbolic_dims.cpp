@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <set>
 
+#include "ops/value_symbols.h"
 #include "support/error.h"
 #include "tir/op.h"
 
@@ -30,6 +31,21 @@ SymbolTable::SymbolTable(const graph::Graph& g, const std::map<std::string, Symb
         }
         index_[name] = symbols_.size();
         symbols_.push_back({name, b.min, b.max, tir::Var(name, tir::DataType::i64())});
+      }
+    }
+  }
+  for (const auto& n : g.nodes()) {
+    for (const graph::Value* v : n->outputs) {
+      if (v == nullptr) continue;
+      for (const graph::Dim& d : v->type.shape) {
+        for (const std::string& name : d.sym().symbols()) {
+          if (index_.count(name)) continue;
+          std::optional<graph::SymExpr> bound = ops::value_symbol_bound(*n, name);
+          if (!bound) continue;  // data-dependent: check_symbolic_shapes refuses it
+          value_symbols_.push_back({symbols_.size(), n.get()});
+          index_[name] = symbols_.size();
+          symbols_.push_back({name, 0, max_value(*bound), tir::Var(name, tir::DataType::i64())});
+        }
       }
     }
   }
@@ -87,6 +103,57 @@ std::vector<tir::Expr> SymbolTable::shape(const graph::TensorType& t) const {
   return out;
 }
 
+namespace {
+
+constexpr __int128 kSaturation = __int128(1) << 60;
+
+__int128 clamp(__int128 v) {
+  return std::min(std::max(v, -kSaturation), kSaturation);
+}
+
+// `e` under `binding`, every step clamped to +-2^60 (no overflow for vast products).
+__int128 saturated_value(const graph::SymExpr& e, const std::map<std::string, int64_t>& binding) {
+  using graph::SymAtom;
+  __int128 sum = 0;
+  for (const graph::SymExpr::Term& t : e.terms()) {
+    __int128 prod = t.coeff;
+    for (const graph::SymAtomPtr& a : t.atoms) {
+      __int128 x = 0;
+      switch (a->kind) {
+        case SymAtom::Kind::kSymbol:
+          x = binding.at(a->name);
+          break;
+        case SymAtom::Kind::kFloorDiv: {
+          __int128 v = saturated_value(a->a, binding), q = v / a->c;
+          x = (v % a->c != 0 && v < 0) ? q - 1 : q;
+          break;
+        }
+        case SymAtom::Kind::kMod: {
+          __int128 v = saturated_value(a->a, binding) % a->c;
+          x = v < 0 ? v + a->c : v;
+          break;
+        }
+        case SymAtom::Kind::kMin:
+          x = std::min(saturated_value(a->a, binding), saturated_value(a->b, binding));
+          break;
+        case SymAtom::Kind::kMax:
+          x = std::max(saturated_value(a->a, binding), saturated_value(a->b, binding));
+          break;
+      }
+      prod = clamp(prod * x);
+    }
+    sum = clamp(sum + prod);
+  }
+  return sum;
+}
+
+}  // namespace
+
+int64_t SymbolTable::saturated(const graph::SymExpr& e,
+                               const std::map<std::string, int64_t>& binding) {
+  return int64_t(saturated_value(e, binding));
+}
+
 int64_t SymbolTable::max_value(const graph::SymExpr& e) const {
   if (auto c = e.as_constant()) return *c;
   const std::set<std::string> used = e.symbols();
@@ -102,18 +169,17 @@ int64_t SymbolTable::max_value(const graph::SymExpr& e) const {
       const tir::SymbolDesc& s = symbols_[it->second];
       binding[names[k]] = (corner >> k) & 1 ? s.max : s.min;
     }
-    std::optional<int64_t> v = e.evaluate(binding);
-    INGOT_ICHECK(v.has_value(), "dim '{}' does not evaluate", e.str());
-    best = any ? std::max(best, *v) : *v;
+    const int64_t v = saturated(e, binding);
+    best = any ? std::max(best, v) : v;
     any = true;
   }
   return std::max<int64_t>(best, 0);
 }
 
 int64_t SymbolTable::max_elements(const graph::TensorType& t) const {
-  int64_t n = 1;
-  for (const graph::Dim& d : t.shape) n *= max_value(d.sym());
-  return n;
+  __int128 n = 1;
+  for (const graph::Dim& d : t.shape) n = clamp(n * max_value(d.sym()));
+  return int64_t(n);
 }
 
 }  // namespace ingot::lower

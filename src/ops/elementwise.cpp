@@ -97,11 +97,11 @@ void add_elementwise_ops(std::vector<OpInfo>& t) {
   UNARY(Relu)
   UNARY(Sigmoid)
   UNARY(Tanh)
-  UNARY(Erf) UNARY(Exp) UNARY(Log) UNARY(Sqrt) UNARY(Reciprocal) UNARY(Neg) UNARY(Abs)
-      UNARY(Identity)
+  UNARY(Erf)
+  UNARY(Exp) UNARY(Log) UNARY(Sqrt) UNARY(Reciprocal) UNARY(Neg) UNARY(Abs) UNARY(Identity)
 #undef UNARY
 
-          OpInfo gelu = unary(OpKind::Gelu, "Gelu");
+      OpInfo gelu = unary(OpKind::Gelu, "Gelu");
   gelu.attrs = {{"approximate", AttrType::kString}};
   gelu.infer_fn = infer_gelu;
   t.push_back(gelu);

@@ -67,8 +67,8 @@ void add_reduction_extra_ops(std::vector<OpInfo>& t) {
   // max, subtract, exp, sum, log, subtract.
   t.push_back(make(OpKind::LogSoftmax, "LogSoftmax", PatternKind::kReduction,
                    {{"axis", AttrType::kInt}}, infer_softmax_like, per_input_element<6>));
-  t.push_back(make(OpKind::Hardmax, "Hardmax", PatternKind::kReduction,
-                   {{"axis", AttrType::kInt}}, infer_softmax_like, per_input_element<1>));
+  t.push_back(make(OpKind::Hardmax, "Hardmax", PatternKind::kReduction, {{"axis", AttrType::kInt}},
+                   infer_softmax_like, per_input_element<1>));
 }
 
 }  // namespace ingot::ops::detail

@@ -5,6 +5,7 @@
 
 #include "ops/op_families.h"
 #include "ops/shape_util.h"
+#include "ops/value_symbols.h"
 #include "support/error.h"
 
 namespace ingot::ops::detail {
@@ -43,6 +44,14 @@ Dim infer_minus_one(const Node& n, const std::vector<Dim>& in, const std::vector
 std::vector<TensorType> infer_reshape(Node& n) {
   const TensorType& x = input_type(n, 0, "data");
   const TensorType& st = input_type(n, 1, "shape");
+  if (is_runtime_input(n.inputs[1]) && st.rank() == 1 && st.is_static() &&
+      (st.dtype == DType::kI64 || st.dtype == DType::kI32)) {
+    // The caller's values decide every dim at run time (value symbols).
+    n.attrs.set("allowzero", n.attrs.get_int("allowzero", 0) != 0 ? int64_t(1) : int64_t(0));
+    TensorType out{x.dtype, {}};
+    for (int64_t i = 0; i < st.shape[0].value; ++i) out.shape.push_back(value_dim(n, 0, int(i)));
+    return {out};
+  }
   if (!n.inputs[1]->is_constant() && n.inputs[1]->symbolic_value.empty())
     fail_user("{}: input 'shape' must be a compile-time constant{}", n.describe(),
               graph_input_hint(n.inputs[1]));

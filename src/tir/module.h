@@ -76,6 +76,13 @@ struct IRModule {
     int slot = 0;
   };
   std::vector<WorkspaceOffset> workspace_offsets;
+  // Value symbols (the symbols from `num_shape_symbols` on, which input *values* decide): a
+  // serial kernel over the inputs `value_fn_inputs` (its first params, flat) and the symbols
+  // table (its last param: one int64 per symbol, then a status), with the input shapes' symbols
+  // as shape vars. It writes each value symbol, then the status: 0, or 1 + the index of the
+  // first symbol whose input values are invalid (a Reshape whose sizes do not multiply out).
+  std::optional<PrimFunc> value_fn;
+  std::vector<int> value_fn_inputs;
   // The arena if no two intermediates shared memory (the memory plan's saving is the difference).
   uint64_t workspace_bytes_unshared = 0;
   std::vector<uint8_t> constants;  // constant blob; each ArgRef::kConstant offset 64-aligned

@@ -20,7 +20,8 @@ namespace {
 using namespace tir;
 
 // The layout the compiler emits (see module_builder.cpp) is x86_64's C layout of abi.h.
-static_assert(sizeof(IngotArtifact) == 152);
+static_assert(sizeof(IngotArtifact) == 160);
+static_assert(offsetof(IngotArtifact, value_fn) == 152);
 static_assert(offsetof(IngotArtifact, workspace_fn) == 144);
 static_assert(offsetof(IngotArtifact, num_symbols) == 120);
 static_assert(offsetof(IngotArtifact, shape_fn) == 136);

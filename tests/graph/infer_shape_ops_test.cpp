@@ -62,7 +62,7 @@ TEST(InferReshape, Errors) {
             "by 4");
   Graph g;
   Value* x = g.add_value("x", F32({2, 3}));
-  Value* s = g.add_value("s", T(DType::kI64, {2}));
+  Value* s = g.add_value("s", T(DType::kI64, {2, 1}));  // a run-time shape must be 1-D
   g.inputs = {x, s};
   Node* n = g.add_node(OpKind::Reshape, "rs", {x, s}, {"y"});
   g.outputs = n->outputs;

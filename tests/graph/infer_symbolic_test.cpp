@@ -137,15 +137,20 @@ TEST(InferSymbolic, RangeOverASymbolicLengthAndTheCausalMaskExpand) {
     for (const Value* v : n->outputs) EXPECT_TRUE(v->type.is_static()) << v->name;
 }
 
-TEST(InferSymbolic, ShapeFromARunTimeValueStillNeedsAConstant) {
+// A shape that the model's caller gives (a graph input) is read at run time: each output dim is
+// a value symbol named after the output (ops/value_symbols.h), and later nodes see it as a dim.
+TEST(InferSymbolic, ShapeFromAGraphInputIsAValueSymbol) {
   Graph g;
   Value* x = g.add_value("x", F32({2, 6}));
   Value* shp = g.add_value("shp", T(DType::kI64, {2}));
   g.inputs = {x, shp};
-  g.add_node(OpKind::Reshape, "rs", {x, shp}, {"y"});
-  EXPECT_EQ(testing::user_error([&] { infer_types(g); }),
-            "node 'rs' (Reshape): input 'shape' must be a compile-time constant; it is the graph "
-            "input 'shp' (specialise it with --specialize-inputs)");
+  Node* rs = g.add_node(OpKind::Reshape, "rs", {x, shp}, {"y"});
+  Node* relu = g.add_node(OpKind::Relu, "relu", {rs->outputs[0]}, {"z"});
+  g.outputs = relu->outputs;
+  infer_types(g);
+  const graph::TensorType want{DType::kF32, {Dim::named("y.v0"), Dim::named("y.v1")}};
+  EXPECT_EQ(rs->outputs[0]->type, want);
+  EXPECT_EQ(relu->outputs[0]->type, want);
 }
 
 // Pools and convolutions over a symbolic spatial dim: the closed form (floordiv, ceil mode's

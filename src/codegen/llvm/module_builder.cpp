@@ -47,7 +47,7 @@ class RecordBuilder {
   llvm::StructType* artifact_ty() {
     return llvm::StructType::get(
         ctx_, {i64(), i32(), i32(), ptr(), ptr(), i32(), i32(), ptr(), i32(), ptr(), i64(),
-               i64(), ptr(), i32(), ptr(), ptr(), ptr(), i32(), ptr(), ptr(), ptr()});
+               i64(), ptr(), i32(), ptr(), ptr(), ptr(), i32(), ptr(), ptr(), ptr(), ptr()});
   }
   llvm::StructType* symbol_ty() { return llvm::StructType::get(ctx_, {ptr(), i64(), i64()}); }
 
@@ -144,7 +144,8 @@ void check_abi_layout(llvm::Module& m, RecordBuilder& r) {
                    a->getElementOffset(17) == offsetof(IngotArtifact, num_symbols) &&
                    a->getElementOffset(18) == offsetof(IngotArtifact, symbols) &&
                    a->getElementOffset(19) == offsetof(IngotArtifact, shape_fn) &&
-                   a->getElementOffset(20) == offsetof(IngotArtifact, workspace_fn),
+                   a->getElementOffset(20) == offsetof(IngotArtifact, workspace_fn) &&
+                   a->getElementOffset(21) == offsetof(IngotArtifact, value_fn),
                "IngotArtifact layout differs from abi.h");
   const auto* sym = dl.getStructLayout(r.symbol_ty());
   INGOT_ICHECK(sym->getSizeInBytes() == sizeof(IngotSymbolInfo) &&
@@ -221,6 +222,34 @@ llvm::Constant* build_workspace_fn(llvm::Module& m, const tir::IRModule& mod,
   if (!mod.workspace_size.defined())
     return llvm::ConstantPointerNull::get(llvm::PointerType::get(m.getContext(), 0));
   return build_table_fn(m, mod, target, "ingot_workspace_fn", {mod.workspace_size});
+}
+
+// `i32 value_fn(ptr inputs, ptr symbols)` (IngotValueFn): the module's value function kernel
+// over the inputs it reads, then the status it stored after the symbols; null without one.
+llvm::Constant* build_value_fn(llvm::Module& m, const tir::IRModule& mod, const Target& target) {
+  llvm::LLVMContext& ctx = m.getContext();
+  auto* ptr = llvm::PointerType::get(ctx, 0);
+  if (!mod.value_fn) return llvm::ConstantPointerNull::get(ptr);
+  KernelLowering lowering(m, target);
+  llvm::Function* kernel = lowering.lower(*mod.value_fn, {true});
+  auto* i32 = llvm::Type::getInt32Ty(ctx);
+  auto* fn = llvm::Function::Create(llvm::FunctionType::get(i32, {ptr, ptr}, false),
+                                    llvm::Function::InternalLinkage, "ingot_value_fn", m);
+  fn->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+  std::vector<llvm::Value*> args;
+  for (int index : mod.value_fn_inputs)
+    args.push_back(b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, fn->getArg(0), uint64_t(index))));
+  args.push_back(fn->getArg(1));
+  for (const tir::Var& v : mod.value_fn->shape_vars)
+    args.push_back(b.CreateLoad(
+        b.getInt64Ty(), b.CreateConstGEP1_64(b.getInt64Ty(), fn->getArg(1), symbol_index(mod, v))));
+  args.push_back(llvm::ConstantPointerNull::get(ptr));  // no services: the kernel is serial
+  b.CreateCall(kernel, args);
+  llvm::Value* status = b.CreateLoad(
+      b.getInt64Ty(), b.CreateConstGEP1_64(b.getInt64Ty(), fn->getArg(1), mod.symbols.size()));
+  b.CreateRet(b.CreateTrunc(status, i32));
+  return fn;
 }
 
 llvm::Function* build_entry(llvm::Module& m, const tir::IRModule& mod, const Target& target,
@@ -421,7 +450,7 @@ llvm::Constant* device_code_record(RecordBuilder& r, const DeviceCode& dc,
 void build_record(llvm::Module& m, RecordBuilder& r, const tir::IRModule& mod,
                   const std::string& target_string, uint64_t device_type, llvm::Constant* entry,
                   const std::string& isa, llvm::Constant* device_code, llvm::Constant* shape_fn,
-                  llvm::Constant* workspace_fn) {
+                  llvm::Constant* workspace_fn, llvm::Constant* value_fn) {
   std::vector<llvm::Constant*> kinfo;
   for (const auto& k : mod.kernels)
     kinfo.push_back(llvm::ConstantStruct::get(
@@ -449,7 +478,8 @@ void build_record(llvm::Module& m, RecordBuilder& r, const tir::IRModule& mod,
                                                   r.ci(r.i32(), mod.symbols.size()),
                                                   r.symbols(mod.symbols),
                                                   shape_fn,
-                                                  workspace_fn});
+                                                  workspace_fn,
+                                                  value_fn});
   auto* g = new llvm::GlobalVariable(m, r.artifact_ty(), true, llvm::GlobalValue::ExternalLinkage,
                                      record, INGOT_ARTIFACT_SYMBOL);
   g->setAlignment(llvm::Align(8));
@@ -475,11 +505,11 @@ void build_entry_and_record(llvm::Module& m, const tir::IRModule& mod, const Tar
   if (device != nullptr) {
     INGOT_ICHECK(mod.symbols.empty(), "a device artifact with symbolic dims");
     build_record(m, r, mod, target_string, uint64_t(device->device_type), null, "",
-                 device_code_record(r, *device, constants), null, null);
+                 device_code_record(r, *device, constants), null, null, null);
   } else {
     build_record(m, r, mod, target.str(), 1, build_entry(m, mod, target, kernels, constants),
                  isa_requirement(target), null, build_shape_fn(m, mod, target),
-                 build_workspace_fn(m, mod, target));
+                 build_workspace_fn(m, mod, target), build_value_fn(m, mod, target));
   }
 }
 
@@ -598,7 +628,8 @@ std::unique_ptr<llvm::Module> build_c_record_module(const tir::IRModule& mod,
   check_layout_for(*m, r, host);
   auto* null = llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(r.ptr()));
   INGOT_ICHECK(mod.symbols.empty(), "a C artifact with symbolic dims");
-  build_record(*m, r, mod, target_string, 1, build_c_entry(*m, run_symbol), "", null, null, null);
+  build_record(*m, r, mod, target_string, 1, build_c_entry(*m, run_symbol), "", null, null, null,
+               null);
   return m;
 }
 

@@ -15,6 +15,12 @@ Stmt compute_copy(const graph::Node& node, const std::vector<Buffer>& inputs,
   const Buffer& x = inputs.at(0);
   const Buffer& y = outputs.at(0);
   check_dtype(node, x, DTypeClass::kAny);
+  if (is_symbolic(x) || is_symbolic(y)) {  // flat parameters (lowering): one flat copy
+    INGOT_ICHECK(x->shape.size() == 1 && y->shape.size() == 1,
+                 "{}: a copy over symbolic shapes takes flat parameters", node_label(node));
+    return loop_nest(Extents(y->shape), "i",
+                     [&](const Index& idx) { return BufferStore::make(y, x.load(idx), idx); });
+  }
   std::vector<int64_t> xs = const_shape(x), ys = const_shape(y);
   INGOT_ICHECK(num_elements(xs) == num_elements(ys), "{}: copy of {} into {} elements",
                node_label(node), num_elements(xs), num_elements(ys));

@@ -138,9 +138,9 @@ ingot_status ingot_bind_symbols(IngotSession* s) {
     int32_t status = a->value_fn((void* const*)s->inputs, s->symbols);
     if (status > 0 && status <= a->num_symbols)
       return ingot_fail(INGOT_ERR_INVALID_ARGUMENT,
-                        "the values of the model's shape-deciding inputs give no valid size for "
-                        "dim '%s' (a Reshape shape whose sizes do not multiply to the input's, "
-                        "say)",
+                        "the values of the model's shape-deciding inputs are invalid for dim '%s' "
+                        "(a Reshape shape whose sizes do not multiply out, axes out of range or "
+                        "repeated)",
                         a->symbols[status - 1].name);
     if (status != 0)
       return ingot_fail(INGOT_ERR_RUN, "model '%s': its value function failed",

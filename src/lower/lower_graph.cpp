@@ -27,6 +27,7 @@
 #include "lower/value_symbols.h"
 #include "ops/concat_slices.h"
 #include "ops/op.h"
+#include "ops/value_symbols.h"
 #include "schedule/ir_utils.h"
 #include "schedule/rules/injective.h"
 #include "support/error.h"
@@ -396,6 +397,12 @@ class Lowering : public ValueFactory {
                          const std::vector<Buffer>& outs) const {
     if (options_.gpu)
       if (tir::Stmt s = compute_product_block(node, ins, outs); s.defined()) return s;
+    if (ops::has_value_axes(node)) {
+      std::vector<tir::Expr> kept;
+      for (int d = 0; d < node.inputs[0]->type.rank(); ++d)
+        kept.push_back(symbols_.expr(graph::SymExpr::symbol(ops::kept_extent(node, d))));
+      return compute_reduce_value_axes(node, ins, outs, kept);
+    }
     return compute_rule(node.op)(node, ins, outs);
   }
 

@@ -35,18 +35,14 @@ SymbolTable::SymbolTable(const graph::Graph& g, const std::map<std::string, Symb
     }
   }
   for (const auto& n : g.nodes()) {
-    for (const graph::Value* v : n->outputs) {
-      if (v == nullptr) continue;
-      for (const graph::Dim& d : v->type.shape) {
-        for (const std::string& name : d.sym().symbols()) {
-          if (index_.count(name)) continue;
-          std::optional<graph::SymExpr> bound = ops::value_symbol_bound(*n, name);
-          if (!bound) continue;  // data-dependent: check_symbolic_shapes refuses it
-          value_symbols_.push_back({symbols_.size(), n.get()});
-          index_[name] = symbols_.size();
-          symbols_.push_back({name, 0, max_value(*bound), tir::Var(name, tir::DataType::i64())});
-        }
-      }
+    for (const std::string& name : ops::value_symbols_of(*n)) {
+      if (index_.count(name)) continue;
+      std::optional<graph::SymExpr> bound = ops::value_symbol_bound(*n, name);
+      INGOT_ICHECK(bound.has_value(), "{} lists value symbol '{}' without a bound", n->describe(),
+                   name);
+      value_symbols_.push_back({symbols_.size(), n.get()});
+      index_[name] = symbols_.size();
+      symbols_.push_back({name, 0, max_value(*bound), tir::Var(name, tir::DataType::i64())});
     }
   }
   for (const auto& [name, b] : bounds)

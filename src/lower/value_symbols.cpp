@@ -100,7 +100,48 @@ Definition reshape_dim(const graph::Node& n, int axis, Context& c) {
   return {tir::select(e == tir::i64(-1), inferred, e), valid};
 }
 
+// Reduce*(x, axes) with the axes given at run time: each input dim is reduced when an axis names
+// it (negative ones count from the end); valid when every axis is within [-rank, rank) and none
+// repeats. Kept extent of dim d: 1 when reduced, else x's dim; with keepdims 0 the output's dim j
+// is the j-th kept dim of x.
+Definition reduce_dim(const graph::Node& n, const std::string& name, Context& c) {
+  const graph::Value* x = n.inputs[0];
+  const graph::Value* axes = n.inputs[1];
+  const int64_t r = x->type.rank(), k = axes->type.shape[0].value;
+  Expr valid = tir::make_const(tir::DataType::boolean(), 1);
+  std::vector<Expr> a;
+  for (int64_t j = 0; j < k; ++j) {
+    Expr v = c.load(axes, j);
+    valid = valid && v >= tir::i64(-r) && v < tir::i64(r);
+    a.push_back(tir::select(v < tir::i64(0), v + tir::i64(r), v));
+    for (int64_t i = 0; i < j; ++i) valid = valid && a[size_t(i)] != a.back();
+  }
+  std::vector<Expr> reduced;
+  for (int64_t d = 0; d < r; ++d) {
+    Expr hit = a[0] == tir::i64(d);
+    for (int64_t j = 1; j < k; ++j) hit = hit || a[size_t(j)] == tir::i64(d);
+    reduced.push_back(hit);
+  }
+  for (int64_t d = 0; d < r; ++d)
+    if (name == ops::kept_extent(n, int(d)))
+      return {tir::select(reduced[size_t(d)], tir::i64(1), c.dim(x->type.shape[size_t(d)])), valid};
+  const int axis = ops::value_symbol_axis(n, 0, name);
+  INGOT_ICHECK(axis >= 0, "{}: no value symbol '{}'", n.describe(), name);
+  if (n.attrs.get_int("keepdims", 1) != 0)
+    return {tir::select(reduced[size_t(axis)], tir::i64(1), c.dim(x->type.shape[size_t(axis)])),
+            valid};
+  Expr dim = tir::i64(0), kept_before = tir::i64(0);
+  for (int64_t d = 0; d < r; ++d) {
+    Expr kept = !reduced[size_t(d)];
+    dim = dim + tir::select(kept && kept_before == tir::i64(axis), c.dim(x->type.shape[size_t(d)]),
+                            tir::i64(0));
+    kept_before = kept_before + tir::select(kept, tir::i64(1), tir::i64(0));
+  }
+  return {dim, valid};
+}
+
 Definition define(const graph::Node& n, const std::string& name, Context& c) {
+  if (ops::has_value_axes(n)) return reduce_dim(n, name, c);
   switch (n.op) {
     case ops::OpKind::Reshape:
       return reshape_dim(n, ops::value_symbol_axis(n, 0, name), c);

@@ -98,7 +98,8 @@ void add_elementwise_ops(std::vector<OpInfo>& t) {
   UNARY(Sigmoid)
   UNARY(Tanh)
   UNARY(Erf)
-  UNARY(Exp) UNARY(Log) UNARY(Sqrt) UNARY(Reciprocal) UNARY(Neg) UNARY(Abs) UNARY(Identity)
+  UNARY(Exp)
+  UNARY(Log) UNARY(Sqrt) UNARY(Reciprocal) UNARY(Neg) UNARY(Abs) UNARY(Identity)
 #undef UNARY
 
       OpInfo gelu = unary(OpKind::Gelu, "Gelu");

@@ -43,6 +43,9 @@ struct ConstInput {
   // symbolic dim, Value::symbolic_value): such an input stays an input, and the op's inference
   // reads it with shape_operand().
   bool symbolic = false;
+  // A graph input here is read at run time: its values decide value symbols
+  // (ops/value_symbols.h), and the input stays an input.
+  bool runtime = false;
 };
 
 struct OpInfo {

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "ops/shape_util.h"
 
 namespace ingot::ops {
@@ -24,7 +26,49 @@ int value_symbol_axis(const graph::Node& n, int output, const std::string& symbo
   return -1;
 }
 
+bool has_value_axes(const graph::Node& n) {
+  switch (n.op) {
+    case OpKind::ReduceMean:
+    case OpKind::ReduceSum:
+    case OpKind::ReduceMax:
+    case OpKind::ReduceMin:
+    case OpKind::ReduceProd:
+    case OpKind::ReduceL1:
+    case OpKind::ReduceL2:
+    case OpKind::ReduceSumSquare:
+    case OpKind::ReduceLogSum:
+    case OpKind::ReduceLogSumExp:
+      return n.inputs.size() > 1 && is_runtime_input(n.inputs[1]);
+    default:
+      return false;
+  }
+}
+
+std::string kept_extent(const graph::Node& n, int axis) {
+  const graph::Value* out = n.outputs.at(0);
+  return fmt::format("{}.k{}", out != nullptr ? out->name : n.name, axis);
+}
+
+std::vector<std::string> value_symbols_of(const graph::Node& n) {
+  std::vector<std::string> out;
+  const bool reshape = n.op == OpKind::Reshape && is_runtime_input(n.inputs.at(1));
+  if (!reshape && !has_value_axes(n)) return out;
+  if (has_value_axes(n))
+    for (int d = 0; d < n.inputs[0]->type.rank(); ++d) out.push_back(kept_extent(n, d));
+  if (n.outputs.at(0) != nullptr)
+    for (int a = 0; a < n.outputs[0]->type.rank(); ++a)
+      out.push_back(value_dim(n, 0, a).sym().symbol_name());
+  return out;
+}
+
 std::optional<graph::SymExpr> value_symbol_bound(const graph::Node& n, const std::string& symbol) {
+  if (has_value_axes(n)) {  // each dim is at most the largest input dim
+    const std::vector<std::string> names = value_symbols_of(n);
+    if (std::find(names.begin(), names.end(), symbol) == names.end()) return std::nullopt;
+    graph::SymExpr bound = 1;
+    for (const graph::Dim& d : n.inputs[0]->type.shape) bound = graph::SymExpr::max(bound, d.sym());
+    return bound;
+  }
   switch (n.op) {
     case OpKind::Reshape:  // each dim is at most the element count, unless that is 0
       if (is_runtime_input(n.inputs.at(1)) && value_symbol_axis(n, 0, symbol) >= 0) {

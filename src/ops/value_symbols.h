@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "graph/graph.h"
 
@@ -18,6 +19,15 @@ bool is_runtime_input(const graph::Value* v);
 
 // The value symbol of dim `axis` of output `output` of `n`.
 graph::Dim value_dim(const graph::Node& n, int output, int axis);
+
+// The value symbols `n` defines, in order: its output dims that input values decide, and any
+// the kernel needs besides (a Reduce's kept extent of each input dim, `kept_extent`).
+std::vector<std::string> value_symbols_of(const graph::Node& n);
+
+// A reduction whose axes the caller gives at run time, and the value symbol of the extent its
+// output keeps of input dim `axis` (1 when reduced, else the dim).
+bool has_value_axes(const graph::Node& n);
+std::string kept_extent(const graph::Node& n, int axis);
 
 // Whether `n` defines value symbol `symbol`, with its upper bound as an expression of the
 // input shapes' symbols; nullopt when `n` does not define it.

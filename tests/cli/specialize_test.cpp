@@ -61,8 +61,8 @@ TEST_F(SpecializeTest, WithoutSpecializationTheShapeIsReadAtRunTime) {
   r = ingot("run '" + path("m.so") + "' --inputs '" + path("odd.npz") + "'");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err,
-            "error: the values of the model's shape-deciding inputs give no valid size for dim "
-            "'r.v0' (a Reshape shape whose sizes do not multiply to the input's, say)\n");
+            "error: the values of the model's shape-deciding inputs are invalid for dim 'r.v0' "
+            "(a Reshape shape whose sizes do not multiply out, axes out of range or repeated)\n");
 }
 
 TEST_F(SpecializeTest, CompilesRunsAndMatchesNumpy) {

@@ -7,7 +7,11 @@ computes the output dims from the input's values before each run (its value func
 kernels downstream run over those dims as over any symbolic dim. One artifact is run with several
 `shape` values (0 copying a dim, -1 inferring one, reordered and extended ranks) and compared with
 ONNX Runtime, outputs and their shapes; with a symbolic batch (--dim-bounds) too. Values that give
-no valid shape are refused at run time with one line naming the dim. Prints one line per check
+no valid shape are refused at run time with one line naming the dim.
+
+Reductions whose `axes` is a graph input (ReduceSum, ReduceMean, ReduceMax, ReduceLogSumExp, with
+keepdims 1 and 0) run any axes the caller gives, negative ones included, on one artifact; an axis
+out of range or repeated is refused at run time. Prints one line per check
 and `N passed, N failed`; exits 1 on a failure.
 """
 import argparse
@@ -50,6 +54,56 @@ def model(batch):
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
     m.ir_version = 8
     return m
+
+
+def reduce_model(op, keepdims):
+    g = helper.make_graph(
+        [helper.make_node(op, ["x", "axes"], ["y"], keepdims=keepdims)], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4, 5]),
+         helper.make_tensor_value_info("axes", TensorProto.INT64, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    m.ir_version = 8
+    return m
+
+
+def check_reductions(exe, tmp, rng):
+    import onnxruntime as ort
+    x = rng.standard_normal((2, 3, 4, 5)).astype(np.float32)
+    for op in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceLogSumExp"):
+        for keepdims in (1, 0):
+            path = os.path.join(tmp, f"{op}{keepdims}.onnx")
+            onnx.save(reduce_model(op, keepdims), path)
+            art = path.replace(".onnx", ".so")
+            r = subprocess.run([exe, "compile", path, "-o", art], capture_output=True, text=True)
+            if r.returncode != 0:
+                record(f"{op} keepdims={keepdims} compiles", False, r.stderr.strip()[-300:])
+                continue
+            sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+            bad = []
+            for axes in ([0, 1], [1, 3], [-1, 0], [2, -3], [3, 2]):
+                feeds = {"x": x, "axes": np.array(axes, np.int64)}
+                inp, outp = os.path.join(tmp, "in.npz"), os.path.join(tmp, "out.npz")
+                np.savez(inp, **feeds)
+                r = subprocess.run([exe, "run", art, "--inputs", inp, "--outputs", outp],
+                                   capture_output=True, text=True)
+                if r.returncode != 0:
+                    bad.append(f"axes {axes}: {r.stderr.strip()}")
+                    continue
+                got, want = np.load(outp)["y"], sess.run(None, feeds)[0]
+                if got.shape != want.shape or not np.allclose(got, want, rtol=1e-5, atol=1e-5):
+                    bad.append(f"axes {axes}: {got.shape} vs {want.shape}")
+            record(f"{op} keepdims={keepdims}: 5 axes sets on one artifact", not bad,
+                   "; ".join(bad))
+            for axes in ([0, 4], [1, -3]):
+                inp = os.path.join(tmp, "bad.npz")
+                np.savez(inp, x=x, axes=np.array(axes, np.int64))
+                r = subprocess.run([exe, "run", art, "--inputs", inp], capture_output=True,
+                                   text=True)
+                lines = r.stderr.strip().splitlines()
+                record(f"{op} keepdims={keepdims}: axes {axes} refused",
+                       r.returncode != 0 and len(lines) == 1 and "y.k0" in lines[0],
+                       r.stderr.strip())
 
 
 def main():
@@ -102,6 +156,7 @@ def main():
                 lines = r.stderr.strip().splitlines()
                 ok = r.returncode != 0 and len(lines) == 1 and "r.v" in lines[0]
                 record(f"batch {batch}: shape {shape} ({why}) is refused", ok, r.stderr.strip())
+        check_reductions(exe, tmp, rng)
     failed = results.count(False)
     print(f"{len(results) - failed} passed, {failed} failed")
     return 1 if failed else 0

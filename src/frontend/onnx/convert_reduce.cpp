@@ -22,7 +22,7 @@ void convert_reduce_input_axes(NodeConverter& c) {
   graph::Attrs attrs;
   std::vector<int64_t> axes;
   graph::Value* deferred = nullptr;
-  if (graph::TensorPtr t = c.static_input(1, "axes", &deferred)) axes = tensor_to_i64s(*t);
+  if (graph::TensorPtr t = c.value_input(1, "axes", &deferred)) axes = tensor_to_i64s(*t);
   attrs.set("axes", axes);
   attrs.set("keepdims", c.attr_int("keepdims").value_or(1));
   attrs.set("noop_with_empty_axes", c.attr_int("noop_with_empty_axes").value_or(0));

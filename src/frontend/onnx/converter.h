@@ -78,6 +78,9 @@ class NodeConverter {
   // *deferred to the value, which the converter passes as a node input for type inference to
   // resolve by shape-value propagation. A graph input (a run-time value) is a UserError.
   graph::TensorPtr static_input(int i, const char* what, graph::Value** deferred) const;
+  // As static_input, but a graph input is deferred too: the op reads its values at run time
+  // (value symbols, ops/value_symbols.h).
+  graph::TensorPtr value_input(int i, const char* what, graph::Value** deferred) const;
   // The dtype of a value when known at import time (graph inputs and constants).
   static std::optional<graph::DType> known_dtype(const graph::Value* v);
 

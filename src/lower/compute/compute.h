@@ -101,6 +101,11 @@ tir::Stmt compute_pool_nchwc(const graph::Node& node, const std::vector<tir::Buf
 // ReduceSumSquare, ReduceLogSum, ReduceLogSumExp.
 tir::Stmt compute_reduce(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                          const std::vector<tir::Buffer>& outputs);
+// A reduction whose axes the caller gives at run time (ops::has_value_axes): `kept` holds each
+// input dim's kept extent (1 when reduced), value symbols the runtime computed.
+tir::Stmt compute_reduce_value_axes(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                                    const std::vector<tir::Buffer>& outputs,
+                                    const std::vector<tir::Expr>& kept);
 // arg_softmax.cpp: ArgMax, ArgMin; LogSoftmax, Hardmax (one axis).
 tir::Stmt compute_arg_reduce(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                              const std::vector<tir::Buffer>& outputs);

@@ -82,6 +82,29 @@ struct BoolAsByte {
   Expr store_value(Expr v) const { return on ? (v != make_const(DataType::u8(), 0)) : v; }
 };
 
+// One output element: accumulate x_at over the reduced extents and store the finished value
+// at y[yi] (ReduceLogSumExp: the maximum first, for stability).
+Stmt reduce_one(OpKind op, const BoolAsByte& as_byte, DataType dt,
+                const std::function<Expr(const Index&)>& x_at, const std::vector<Expr>& red_shape,
+                const Expr& count, const Buffer& y, const Index& yi) {
+  Accumulator acc("acc", dt), mx("max", dt);
+  bool lse = op == OpKind::ReduceLogSumExp;
+  Expr shift = lse ? mx.get() : Expr();
+  std::vector<Stmt> body;
+  if (lse) {
+    body.push_back(mx.set(min_value(dt)));
+    body.push_back(
+        mx.reduce(Extents(red_shape), "r", [&](const Index& r) { return max(mx.get(), x_at(r)); }));
+  }
+  body.push_back(acc.set(init_value(op, dt)));
+  body.push_back(acc.reduce(Extents(red_shape), "r",
+                            [&](const Index& r) { return update(op, acc.get(), x_at(r), shift); }));
+  body.push_back(
+      BufferStore::make(y, as_byte.store_value(finish(op, acc.get(), count, shift)), yi));
+  Stmt s = acc.scope(SeqStmt::make(body));
+  return lse ? mx.scope(s) : s;
+}
+
 // Reduction over outer axes with the innermost axis kept (a blocked tensor's spatial dims, a
 // column sum): the kept innermost dim runs innermost, in chunks of up to kChunk lanes held in
 // a local accumulator row, so each reduction step is one contiguous, vectorized row update and
@@ -197,27 +220,52 @@ Stmt compute_reduce(const graph::Node& node, const std::vector<Buffer>& inputs,
                          if (reduced[d]) xi[d] = r[n++];
                        return as_byte.load(x, xi);
                      };
-                     Accumulator acc("acc", dt), mx("max", dt);
-                     bool lse = op == OpKind::ReduceLogSumExp;
-                     Expr shift = lse ? mx.get() : Expr();
-                     std::vector<Stmt> body;
-                     if (lse) {
-                       body.push_back(mx.set(min_value(dt)));
-                       body.push_back(mx.reduce(Extents(red_shape), "r", [&](const Index& r) {
-                         return max(mx.get(), x_at(r));
-                       }));
-                     }
-                     body.push_back(acc.set(init_value(op, dt)));
-                     body.push_back(acc.reduce(Extents(red_shape), "r", [&](const Index& r) {
-                       return update(op, acc.get(), x_at(r), shift);
-                     }));
                      Index yi;
                      for (int d = 0; d < rank; ++d)
                        if (keepdims || !reduced[d]) yi.push_back(o[d]);
-                     body.push_back(BufferStore::make(
-                         y, as_byte.store_value(finish(op, acc.get(), count, shift)), yi));
-                     Stmt s = acc.scope(SeqStmt::make(body));
-                     return lse ? mx.scope(s) : s;
+                     return reduce_one(op, as_byte, dt, x_at, red_shape, count, y, yi);
+                   },
+                   {.parallel_outer = true, .vectorize_inner = false});
+}
+
+Stmt compute_reduce_value_axes(const graph::Node& node, const std::vector<Buffer>& inputs,
+                               const std::vector<Buffer>& outputs, const std::vector<Expr>& kept) {
+  const Buffer& x = inputs.at(0);
+  const Buffer& y = outputs.at(0);
+  OpKind op = node.op;
+  BoolAsByte as_byte{x->dtype.is_bool() && (op == OpKind::ReduceMax || op == OpKind::ReduceMin)};
+  if (!as_byte.on) check_dtype(node, x, float_only(op) ? DTypeClass::kFloat : DTypeClass::kNumeric);
+  const std::vector<Expr>& xs = x->shape;
+  const size_t rank = xs.size();
+  INGOT_ICHECK(kept.size() == rank, "{}: {} kept extents for rank {}", node_label(node),
+               kept.size(), rank);
+  // Each dim is either kept (extent xs[d], reduced extent 1) or reduced (1 and xs[d]), so the
+  // input index is the sum of the two loops' indices.
+  std::vector<Expr> red;
+  for (size_t d = 0; d < rank; ++d) red.push_back(floordiv(xs[d], max(kept[d], i64(1))));
+  const Expr count = product(red);
+  const bool keepdims = node.attrs.get_int("keepdims", 1) != 0;
+  DataType dt = as_byte.acc_dtype(y->dtype);
+  return loop_nest(Extents(kept), "o",
+                   [&](const Index& o) {
+                     auto x_at = [&](const Index& r) {
+                       Index xi;
+                       for (size_t d = 0; d < rank; ++d) xi.push_back(o[d] + r[d]);
+                       return as_byte.load(x, xi);
+                     };
+                     Index yi = o;
+                     if (!keepdims) {  // the kept dims, flat, unravelled over y's dims
+                       Expr flat = i64(0);
+                       for (size_t d = 0; d < rank; ++d) flat = flat * kept[d] + o[d];
+                       yi.clear();
+                       Expr inner = i64(1);
+                       for (size_t j = y->shape.size(); j-- > 0;) {
+                         Expr q = floordiv(flat, inner);
+                         yi.insert(yi.begin(), j == 0 ? q : floormod(q, y->shape[j]));
+                         inner = inner * y->shape[j];
+                       }
+                     }
+                     return reduce_one(op, as_byte, dt, x_at, red, count, y, yi);
                    },
                    {.parallel_outer = true, .vectorize_inner = false});
 }

@@ -139,8 +139,8 @@ ingot_status ingot_bind_symbols(IngotSession* s) {
     if (status > 0 && status <= a->num_symbols)
       return ingot_fail(INGOT_ERR_INVALID_ARGUMENT,
                         "the values of the model's shape-deciding inputs are invalid for dim '%s' "
-                        "(a Reshape shape whose sizes do not multiply out, axes out of range or "
-                        "repeated)",
+                        "(sizes that do not multiply out or broadcast, a negative size, axes out "
+                        "of range or repeated)",
                         a->symbols[status - 1].name);
     if (status != 0)
       return ingot_fail(INGOT_ERR_RUN, "model '%s': its value function failed",

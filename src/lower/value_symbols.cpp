@@ -76,7 +76,7 @@ Definition reshape_dim(const graph::Node& n, int axis, Context& c) {
   for (const graph::Dim& d : x->type.shape) total = total * c.dim(d);
   std::vector<Expr> entry;
   Expr minus_ones = tir::i64(0), known = tir::i64(1);
-  Expr valid = tir::make_const(tir::DataType::boolean(), 1);
+  Expr valid = tir::make_const(tir::DataType::boolean(), 1);  // (as truth() below)
   for (int64_t j = 0; j < k; ++j) {
     Expr s = c.load(shape, j);
     if (!allowzero) {
@@ -104,24 +104,94 @@ Definition reshape_dim(const graph::Node& n, int axis, Context& c) {
 // it (negative ones count from the end); valid when every axis is within [-rank, rank) and none
 // repeats. Kept extent of dim d: 1 when reduced, else x's dim; with keepdims 0 the output's dim j
 // is the j-th kept dim of x.
-Definition reduce_dim(const graph::Node& n, const std::string& name, Context& c) {
-  const graph::Value* x = n.inputs[0];
-  const graph::Value* axes = n.inputs[1];
-  const int64_t r = x->type.rank(), k = axes->type.shape[0].value;
-  Expr valid = tir::make_const(tir::DataType::boolean(), 1);
+Expr truth() {
+  return tir::make_const(tir::DataType::boolean(), 1);
+}
+
+// The run-time axes of input `axes` over a rank: whether each dim is named (negative axes count
+// from the end); `valid` gains that every axis is in [-rank, rank) and none repeats.
+std::vector<Expr> named_dims(const graph::Value* axes, int64_t rank, Context& c, Expr& valid) {
+  const int64_t k = axes->type.shape[0].value;
   std::vector<Expr> a;
   for (int64_t j = 0; j < k; ++j) {
     Expr v = c.load(axes, j);
-    valid = valid && v >= tir::i64(-r) && v < tir::i64(r);
-    a.push_back(tir::select(v < tir::i64(0), v + tir::i64(r), v));
+    valid = valid && v >= tir::i64(-rank) && v < tir::i64(rank);
+    a.push_back(tir::select(v < tir::i64(0), v + tir::i64(rank), v));
     for (int64_t i = 0; i < j; ++i) valid = valid && a[size_t(i)] != a.back();
   }
-  std::vector<Expr> reduced;
-  for (int64_t d = 0; d < r; ++d) {
+  std::vector<Expr> named;
+  for (int64_t d = 0; d < rank; ++d) {
     Expr hit = a[0] == tir::i64(d);
     for (int64_t j = 1; j < k; ++j) hit = hit || a[size_t(j)] == tir::i64(d);
-    reduced.push_back(hit);
+    named.push_back(hit);
   }
+  return named;
+}
+
+// The `index`-th of x's dims that `dropped` does not name.
+Expr kept_dim(const graph::Value* x, const std::vector<Expr>& dropped, int64_t index, Context& c) {
+  Expr dim = tir::i64(0), before = tir::i64(0);
+  for (int64_t d = 0; d < x->type.rank(); ++d) {
+    Expr kept = !dropped[size_t(d)];
+    dim = dim + tir::select(kept && before == tir::i64(index), c.dim(x->type.shape[size_t(d)]),
+                            tir::i64(0));
+    before = before + tir::select(kept, tir::i64(1), tir::i64(0));
+  }
+  return dim;
+}
+
+// Squeeze(x, axes): valid when the axes are valid and name dims of size 1; dim j of the output
+// is x's j-th dim not named.
+Definition squeeze_dim(const graph::Node& n, int axis, Context& c) {
+  const graph::Value* x = n.inputs[0];
+  Expr valid = truth();
+  std::vector<Expr> named = named_dims(n.inputs[1], x->type.rank(), c, valid);
+  for (int64_t d = 0; d < x->type.rank(); ++d)
+    valid = valid && (!named[size_t(d)] || c.dim(x->type.shape[size_t(d)]) == tir::i64(1));
+  return {kept_dim(x, named, axis, c), valid};
+}
+
+// Unsqueeze(x, axes): the axes name positions of the output (rank x's + k); dim i is 1 where
+// named, else x's next dim.
+Definition unsqueeze_dim(const graph::Node& n, int axis, Context& c) {
+  const graph::Value* x = n.inputs[0];
+  const int64_t rank = n.outputs[0]->type.rank();
+  Expr valid = truth();
+  std::vector<Expr> named = named_dims(n.inputs[1], rank, c, valid);
+  Expr before = tir::i64(0);  // new dims before `axis`
+  for (int64_t i = 0; i < axis; ++i)
+    before = before + tir::select(named[size_t(i)], tir::i64(1), tir::i64(0));
+  Expr from_x = tir::i64(0);
+  for (int64_t d = 0; d < x->type.rank(); ++d)
+    from_x = from_x + tir::select(tir::i64(axis) - before == tir::i64(d),
+                                  c.dim(x->type.shape[size_t(d)]), tir::i64(0));
+  return {tir::select(named[size_t(axis)], tir::i64(1), from_x), valid};
+}
+
+// Expand(x, shape): right-aligned broadcasting of x's dims and the shape's values; valid when
+// each pair is equal or one of them is 1.
+Definition expand_dim(const graph::Node& n, int axis, Context& c) {
+  const graph::Value* x = n.inputs[0];
+  const graph::Value* shape = n.inputs[1];
+  const int64_t r = x->type.rank(), k = shape->type.shape[0].value, rank = std::max(r, k);
+  const int64_t dx = axis - (rank - r), ds = axis - (rank - k);
+  Expr xd = dx >= 0 ? c.dim(x->type.shape[size_t(dx)]) : tir::i64(1);
+  Expr sd = ds >= 0 ? c.load(shape, ds) : tir::i64(1);
+  Expr valid = sd >= tir::i64(0) && (xd == tir::i64(1) || sd == tir::i64(1) || xd == sd);
+  return {tir::select(sd == tir::i64(1), xd, sd), valid};
+}
+
+// ConstantOfShape(shape): the shape's values, none negative.
+Definition constant_of_shape_dim(const graph::Node& n, int axis, Context& c) {
+  Expr v = c.load(n.inputs[0], axis);
+  return {v, v >= tir::i64(0)};
+}
+
+Definition reduce_dim(const graph::Node& n, const std::string& name, Context& c) {
+  const graph::Value* x = n.inputs[0];
+  const int64_t r = x->type.rank();
+  Expr valid = truth();
+  std::vector<Expr> reduced = named_dims(n.inputs[1], r, c, valid);
   for (int64_t d = 0; d < r; ++d)
     if (name == ops::kept_extent(n, int(d)))
       return {tir::select(reduced[size_t(d)], tir::i64(1), c.dim(x->type.shape[size_t(d)])), valid};
@@ -130,21 +200,23 @@ Definition reduce_dim(const graph::Node& n, const std::string& name, Context& c)
   if (n.attrs.get_int("keepdims", 1) != 0)
     return {tir::select(reduced[size_t(axis)], tir::i64(1), c.dim(x->type.shape[size_t(axis)])),
             valid};
-  Expr dim = tir::i64(0), kept_before = tir::i64(0);
-  for (int64_t d = 0; d < r; ++d) {
-    Expr kept = !reduced[size_t(d)];
-    dim = dim + tir::select(kept && kept_before == tir::i64(axis), c.dim(x->type.shape[size_t(d)]),
-                            tir::i64(0));
-    kept_before = kept_before + tir::select(kept, tir::i64(1), tir::i64(0));
-  }
-  return {dim, valid};
+  return {kept_dim(x, reduced, axis, c), valid};
 }
 
 Definition define(const graph::Node& n, const std::string& name, Context& c) {
   if (ops::has_value_axes(n)) return reduce_dim(n, name, c);
+  const int axis = ops::value_symbol_axis(n, 0, name);
   switch (n.op) {
     case ops::OpKind::Reshape:
-      return reshape_dim(n, ops::value_symbol_axis(n, 0, name), c);
+      return reshape_dim(n, axis, c);
+    case ops::OpKind::Squeeze:
+      return squeeze_dim(n, axis, c);
+    case ops::OpKind::Unsqueeze:
+      return unsqueeze_dim(n, axis, c);
+    case ops::OpKind::Expand:
+      return expand_dim(n, axis, c);
+    case ops::OpKind::ConstantOfShape:
+      return constant_of_shape_dim(n, axis, c);
     default:
       break;
   }

@@ -4,6 +4,7 @@
 
 #include "ops/op_families.h"
 #include "ops/shape_util.h"
+#include "ops/value_symbols.h"
 #include "support/error.h"
 
 namespace ingot::ops::detail {
@@ -11,6 +12,15 @@ namespace ingot::ops::detail {
 namespace {
 
 std::vector<TensorType> infer_constant_of_shape(Node& n) {
+  if (!n.inputs.empty() && is_runtime_input(n.inputs[0])) {  // the caller's shape: value dims
+    const TensorType& s = n.inputs[0]->type;
+    if (s.rank() != 1 || !s.is_static() || s.dtype != DType::kI64)
+      fail_user("{}: input 'input' must be a 1-D int64 tensor, got {}", n.describe(), s.str());
+    n.attrs.set("value", n.attrs.get_float("value", 0.0));
+    TensorType out{DType(n.attrs.get_int("dtype", int64_t(DType::kF32))), {}};
+    for (int64_t i = 0; i < s.shape[0].value; ++i) out.shape.push_back(value_dim(n, 0, int(i)));
+    return {out};
+  }
   auto shape = shape_operand(n, 0, "shape", "input");
   if (!shape) fail_user("{}: input 'input' (the output shape) is missing", n.describe());
   TensorType out{DType(n.attrs.get_int("dtype", int64_t(DType::kF32))), {}};
@@ -83,7 +93,7 @@ void add_generator_ops(std::vector<OpInfo>& t) {
              {{"shape", AttrType::kInts}, {"value", AttrType::kFloat}, {"dtype", AttrType::kInt}}};
   cos.min_inputs = 0;
   cos.max_inputs = 1;  // the shape, until type inference moves it into the attribute
-  cos.const_inputs = {{0, "input", "shape", /*symbolic=*/true}};
+  cos.const_inputs = {{0, "input", "shape", /*symbolic=*/true, /*runtime=*/true}};
   cos.infer_fn = infer_constant_of_shape;
   cos.flops_fn = no_flops;
   t.push_back(cos);

@@ -1,6 +1,7 @@
 // Shape-changing ops that keep the data order or permute it: Flatten, Reshape, Transpose,
 // Squeeze, Unsqueeze, and Shape (which reads only the input's shape).
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "ops/op_families.h"
@@ -111,7 +112,30 @@ std::vector<TensorType> infer_transpose(Node& n) {
   return {out};
 }
 
+// Squeeze/Unsqueeze whose axes the caller gives (a graph input of static length k): the output
+// rank is known (x's minus or plus k), its dims are value symbols. No axes: known now.
+std::optional<std::vector<TensorType>> infer_value_axes(Node& n, int64_t sign) {
+  if (n.inputs.size() < 2 || !is_runtime_input(n.inputs[1])) return std::nullopt;
+  const TensorType& x = input_type(n, 0, "data");
+  const TensorType& a = n.inputs[1]->type;
+  if (a.rank() != 1 || !a.is_static() || (a.dtype != DType::kI64 && a.dtype != DType::kI32))
+    fail_user("{}: input 'axes' must be a 1-D int64 tensor, got {}", n.describe(), a.str());
+  if (a.shape[0].value == 0) {
+    n.inputs.pop_back();
+    n.attrs.set("axes", std::vector<int64_t>{});
+    return std::nullopt;
+  }
+  const int64_t rank = x.rank() + sign * a.shape[0].value;
+  if (rank < 0)
+    fail_user("{}: {} axes for an input of rank {}", n.describe(), a.shape[0].value, x.rank());
+  n.attrs.erase("axes");
+  TensorType out{x.dtype, {}};
+  for (int64_t i = 0; i < rank; ++i) out.shape.push_back(value_dim(n, 0, int(i)));
+  return std::vector<TensorType>{out};
+}
+
 std::vector<TensorType> infer_squeeze(Node& n) {
+  if (auto out = infer_value_axes(n, -1)) return *out;
   const TensorType& x = input_type(n, 0, "data");
   std::vector<int64_t> axes = normalize_axes(n, n.attrs.get_ints("axes"), x.rank(), "axes");
   if (!n.attrs.has("axes") || axes.empty()) {
@@ -131,6 +155,7 @@ std::vector<TensorType> infer_squeeze(Node& n) {
 }
 
 std::vector<TensorType> infer_unsqueeze(Node& n) {
+  if (auto out = infer_value_axes(n, 1)) return *out;
   const TensorType& x = input_type(n, 0, "data");
   std::vector<int64_t> given = n.attrs.get_ints("axes");
   int64_t out_rank = x.rank() + int64_t(given.size());
@@ -181,10 +206,10 @@ void add_shape_ops(std::vector<OpInfo>& t) {
   OpInfo squeeze =
       shape_op(OpKind::Squeeze, "Squeeze", inj, {{"axes", AttrType::kInts}}, infer_squeeze);
   OpInfo unsqueeze = shape_op(OpKind::Unsqueeze, "Unsqueeze", inj,
-                              {{"axes", AttrType::kInts, true}}, infer_unsqueeze);
+                              {{"axes", AttrType::kInts}}, infer_unsqueeze);
   for (OpInfo* i : {&squeeze, &unsqueeze}) {
     i->max_inputs = 2;  // axes, until type inference moves it into the attribute
-    i->const_inputs = {{1, "axes", "axes"}};
+    i->const_inputs = {{1, "axes", "axes", false, /*runtime=*/true}};
   }
   t.push_back(squeeze);
   t.push_back(unsqueeze);

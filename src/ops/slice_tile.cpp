@@ -6,6 +6,7 @@
 
 #include "ops/op_families.h"
 #include "ops/shape_util.h"
+#include "ops/value_symbols.h"
 #include "support/error.h"
 
 namespace ingot::ops::detail {
@@ -107,6 +108,16 @@ std::vector<TensorType> infer_slice(Node& n) {
 
 std::vector<TensorType> infer_expand(Node& n) {
   const TensorType& x = input_type(n, 0, "input");
+  if (n.inputs.size() > 1 && is_runtime_input(n.inputs[1])) {  // the caller's shape: value dims
+    const TensorType& s = n.inputs[1]->type;
+    if (s.rank() != 1 || !s.is_static() || (s.dtype != DType::kI64 && s.dtype != DType::kI32))
+      fail_user("{}: input 'shape' must be a 1-D int64 tensor, got {}", n.describe(), s.str());
+    n.attrs.erase("shape");
+    TensorType out{x.dtype, {}};
+    for (int64_t i = 0; i < std::max<int64_t>(x.rank(), s.shape[0].value); ++i)
+      out.shape.push_back(value_dim(n, 0, int(i)));
+    return {out};
+  }
   auto shape = shape_operand(n, 1, "shape", "shape");
   if (!shape) fail_user("{}: input 'shape' is missing", n.describe());
   std::vector<Dim> target;
@@ -156,7 +167,7 @@ void add_slice_tile_ops(std::vector<OpInfo>& t) {
   OpInfo expand =
       make_data_movement_op(OpKind::Expand, "Expand", {{"shape", AttrType::kInts}}, infer_expand);
   expand.max_inputs = 2;
-  expand.const_inputs = {{1, "shape", "shape", /*symbolic=*/true}};
+  expand.const_inputs = {{1, "shape", "shape", /*symbolic=*/true, /*runtime=*/true}};
   t.push_back(expand);
 
   OpInfo tile =

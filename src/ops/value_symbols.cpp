@@ -49,10 +49,27 @@ std::string kept_extent(const graph::Node& n, int axis) {
   return fmt::format("{}.k{}", out != nullptr ? out->name : n.name, axis);
 }
 
+int value_shape_slot(const graph::Node& n) {
+  int slot = -1;
+  switch (n.op) {
+    case OpKind::Reshape:
+    case OpKind::Squeeze:
+    case OpKind::Unsqueeze:
+    case OpKind::Expand:
+      slot = 1;
+      break;
+    case OpKind::ConstantOfShape:
+      slot = 0;
+      break;
+    default:
+      return -1;
+  }
+  return slot < int(n.inputs.size()) && is_runtime_input(n.inputs[size_t(slot)]) ? slot : -1;
+}
+
 std::vector<std::string> value_symbols_of(const graph::Node& n) {
   std::vector<std::string> out;
-  const bool reshape = n.op == OpKind::Reshape && is_runtime_input(n.inputs.at(1));
-  if (!reshape && !has_value_axes(n)) return out;
+  if (value_shape_slot(n) < 0 && !has_value_axes(n)) return out;
   if (has_value_axes(n))
     for (int d = 0; d < n.inputs[0]->type.rank(); ++d) out.push_back(kept_extent(n, d));
   if (n.outputs.at(0) != nullptr)
@@ -69,15 +86,24 @@ std::optional<graph::SymExpr> value_symbol_bound(const graph::Node& n, const std
     for (const graph::Dim& d : n.inputs[0]->type.shape) bound = graph::SymExpr::max(bound, d.sym());
     return bound;
   }
+  if (value_shape_slot(n) < 0 || value_symbol_axis(n, 0, symbol) < 0) return std::nullopt;
+  const graph::SymExpr unbounded = int64_t(1) << 31;  // sizes the caller's values choose
+  graph::SymExpr largest = 1;                         // x's largest dim
+  if (n.op != OpKind::ConstantOfShape)
+    for (const graph::Dim& d : n.inputs[0]->type.shape)
+      largest = graph::SymExpr::max(largest, d.sym());
   switch (n.op) {
-    case OpKind::Reshape:  // each dim is at most the element count, unless that is 0
-      if (is_runtime_input(n.inputs.at(1)) && value_symbol_axis(n, 0, symbol) >= 0) {
-        graph::SymExpr count = detail::dim_product(n.inputs[0]->type.shape).sym();
-        return count == graph::SymExpr(0) ? graph::SymExpr(int64_t(1) << 40) : count;
-      }
-      return std::nullopt;
-    default:
-      return std::nullopt;
+    case OpKind::Reshape: {  // each dim is at most the element count, unless that is 0
+      graph::SymExpr count = detail::dim_product(n.inputs[0]->type.shape).sym();
+      return count == graph::SymExpr(0) ? graph::SymExpr(int64_t(1) << 40) : count;
+    }
+    case OpKind::Squeeze:
+    case OpKind::Unsqueeze:
+      return largest;
+    case OpKind::Expand:
+      return graph::SymExpr::max(largest, unbounded);
+    default:  // ConstantOfShape
+      return unbounded;
   }
 }
 

@@ -33,6 +33,10 @@ std::string kept_extent(const graph::Node& n, int axis);
 // input shapes' symbols; nullopt when `n` does not define it.
 std::optional<graph::SymExpr> value_symbol_bound(const graph::Node& n, const std::string& symbol);
 
+// The input of `n` whose run-time values decide its output's dims (Reshape's shape, Squeeze's
+// and Unsqueeze's axes, Expand's shape, ConstantOfShape's input), or -1.
+int value_shape_slot(const graph::Node& n);
+
 // The axis of value symbol `symbol` of `n`'s output `output`, or -1.
 int value_symbol_axis(const graph::Node& n, int output, const std::string& symbol);
 

@@ -62,7 +62,8 @@ TEST_F(SpecializeTest, WithoutSpecializationTheShapeIsReadAtRunTime) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err,
             "error: the values of the model's shape-deciding inputs are invalid for dim 'r.v0' "
-            "(a Reshape shape whose sizes do not multiply out, axes out of range or repeated)\n");
+            "(sizes that do not multiply out or broadcast, a negative size, axes out of range or "
+            "repeated)\n");
 }
 
 TEST_F(SpecializeTest, CompilesRunsAndMatchesNumpy) {

@@ -11,7 +11,12 @@ no valid shape are refused at run time with one line naming the dim.
 
 Reductions whose `axes` is a graph input (ReduceSum, ReduceMean, ReduceMax, ReduceLogSumExp, with
 keepdims 1 and 0) run any axes the caller gives, negative ones included, on one artifact; an axis
-out of range or repeated is refused at run time. Prints one line per check
+out of range or repeated is refused at run time.
+
+Squeeze and Unsqueeze with `axes`, Expand with `shape` and ConstantOfShape with its shape given
+at run time: one model holds all four; several value sets are compared with ONNX Runtime, and
+values that give no valid shape (squeezing a dim that is not 1, an Expand shape that does not
+broadcast, a negative ConstantOfShape dim) are refused. Prints one line per check
 and `N passed, N failed`; exits 1 on a failure.
 """
 import argparse
@@ -106,6 +111,74 @@ def check_reductions(exe, tmp, rng):
                        r.stderr.strip())
 
 
+def shapes_model():
+    nodes = [
+        helper.make_node("Squeeze", ["x", "sq"], ["s"]),
+        helper.make_node("Unsqueeze", ["x", "usq"], ["u"]),
+        helper.make_node("Expand", ["v", "es"], ["e"]),
+        helper.make_node("ConstantOfShape", ["cs"], ["c"],
+                         value=numpy_helper.from_array(np.array([1.5], np.float32))),
+        helper.make_node("Sigmoid", ["e"], ["es_out"]),
+    ]
+    g = helper.make_graph(
+        nodes, "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 1, 4]),
+         helper.make_tensor_value_info("sq", TensorProto.INT64, [1]),
+         helper.make_tensor_value_info("usq", TensorProto.INT64, [2]),
+         helper.make_tensor_value_info("v", TensorProto.FLOAT, [3, 1]),
+         helper.make_tensor_value_info("es", TensorProto.INT64, [3]),
+         helper.make_tensor_value_info("cs", TensorProto.INT64, [2])],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None)
+         for n in ("s", "u", "es_out", "c")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    m.ir_version = 8
+    return m
+
+
+def check_shape_ops(exe, tmp, rng):
+    import onnxruntime as ort
+    path = os.path.join(tmp, "shapes.onnx")
+    onnx.save(shapes_model(), path)
+    art = os.path.join(tmp, "shapes.so")
+    r = subprocess.run([exe, "compile", path, "-o", art], capture_output=True, text=True)
+    record("Squeeze/Unsqueeze/Expand/ConstantOfShape compile", r.returncode == 0,
+           r.stderr.strip()[-300:])
+    if r.returncode != 0:
+        return
+    sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    x = rng.standard_normal((1, 3, 1, 4)).astype(np.float32)
+    v = rng.standard_normal((3, 1)).astype(np.float32)
+    cases = [([0], [0, 5], [2, 3, 5], [2, 3]), ([-2], [-1, 1], [1, 3, 1], [0, 4]),
+             ([2], [3, 0], [4, 1, 7], [1, 1])]
+    for sq, usq, es, cs in cases:
+        feeds = {"x": x, "sq": np.array(sq, np.int64), "usq": np.array(usq, np.int64), "v": v,
+                 "es": np.array(es, np.int64), "cs": np.array(cs, np.int64)}
+        inp, outp = os.path.join(tmp, "in.npz"), os.path.join(tmp, "out.npz")
+        np.savez(inp, **feeds)
+        r = subprocess.run([exe, "run", art, "--inputs", inp, "--outputs", outp],
+                           capture_output=True, text=True)
+        name = f"squeeze {sq} unsqueeze {usq} expand {es} constant {cs}"
+        if r.returncode != 0:
+            record(name, False, r.stderr.strip()[-300:])
+            continue
+        got = np.load(outp)
+        want = dict(zip(["s", "u", "es_out", "c"], sess.run(None, feeds)))
+        bad = [f"{k}: {got[k].shape} vs {w.shape}" for k, w in want.items()
+               if got[k].shape != w.shape or not np.allclose(got[k], w, rtol=1e-5, atol=1e-6)]
+        record(name, not bad, "; ".join(bad))
+    for sq, usq, es, cs, dim in (([1], [0, 1], [2, 3, 5], [2, 3], "s.v0"),
+                                 ([0], [0, 0], [2, 3, 5], [2, 3], "u.v0"),
+                                 ([0], [0, 1], [2, 4, 5], [2, 3], "e.v1"),
+                                 ([0], [0, 1], [2, 3, 5], [2, -1], "c.v1")):
+        inp = os.path.join(tmp, "bad.npz")
+        np.savez(inp, x=x, sq=np.array(sq, np.int64), usq=np.array(usq, np.int64), v=v,
+                 es=np.array(es, np.int64), cs=np.array(cs, np.int64))
+        r = subprocess.run([exe, "run", art, "--inputs", inp], capture_output=True, text=True)
+        lines = r.stderr.strip().splitlines()
+        record(f"invalid values refused naming {dim}",
+               r.returncode != 0 and len(lines) == 1 and f"'{dim}" in lines[0], r.stderr.strip())
+
+
 def main():
     import onnxruntime as ort
     ap = argparse.ArgumentParser()
@@ -157,6 +230,7 @@ def main():
                 ok = r.returncode != 0 and len(lines) == 1 and "r.v" in lines[0]
                 record(f"batch {batch}: shape {shape} ({why}) is refused", ok, r.stderr.strip())
         check_reductions(exe, tmp, rng)
+        check_shape_ops(exe, tmp, rng)
     failed = results.count(False)
     print(f"{len(results) - failed} passed, {failed} failed")
     return 1 if failed else 0

@@ -67,7 +67,7 @@ void convert_axes_input(NodeConverter& c) {
   graph::Attrs attrs;
   if (K == OpKind::Unsqueeze) c.input(1, "axes");  // required: reports it when missing
   graph::Value* deferred = nullptr;
-  graph::TensorPtr axes = c.static_input(1, "axes", &deferred);
+  graph::TensorPtr axes = c.value_input(1, "axes", &deferred);
   if (axes) attrs.set("axes", tensor_to_i64s(*axes));
   std::vector<graph::Value*> inputs{c.input(0, "data")};
   if (deferred) inputs.push_back(deferred);

@@ -15,10 +15,14 @@ constexpr int kMax = kMaxOnnxOpset;
 
 // Sets attribute `attr` from input i when it is constant, or appends the computing value to
 // `inputs` at slot i (padding omitted slots with nullptr).
+// `runtime`: a graph input is read at run time (value symbols), so it stays an input too.
 void static_attr_input(NodeConverter& c, int i, const char* what, const char* attr,
-                       graph::Attrs& attrs, std::vector<graph::Value*>& inputs) {
+                       graph::Attrs& attrs, std::vector<graph::Value*>& inputs,
+                       bool runtime = false) {
   graph::Value* deferred = nullptr;
-  if (graph::TensorPtr t = c.static_input(i, what, &deferred)) attrs.set(attr, tensor_to_i64s(*t));
+  graph::TensorPtr t =
+      runtime ? c.value_input(i, what, &deferred) : c.static_input(i, what, &deferred);
+  if (t) attrs.set(attr, tensor_to_i64s(*t));
   if (!deferred) return;
   inputs.resize(size_t(i), nullptr);
   inputs.push_back(deferred);
@@ -28,7 +32,7 @@ void convert_constant_of_shape(NodeConverter& c) {
   graph::Attrs attrs;
   std::vector<graph::Value*> inputs;
   c.input(0, "input");
-  static_attr_input(c, 0, "input", "shape", attrs, inputs);
+  static_attr_input(c, 0, "input", "shape", attrs, inputs, /*runtime=*/true);
   graph::DType dtype = graph::DType::kF32;
   double value = 0.0;
   if (const onnx::TensorProto* t = c.attr_tensor("value")) {
@@ -79,7 +83,7 @@ void convert_shape_input(NodeConverter& c) {
   graph::Attrs attrs;
   std::vector<graph::Value*> inputs{c.input(0, "input")};
   c.input(1, what);
-  static_attr_input(c, 1, what, what, attrs, inputs);
+  static_attr_input(c, 1, what, what, attrs, inputs, /*runtime=*/K == OpKind::Expand);
   c.emit(K, inputs, attrs);
 }
 

@@ -181,6 +181,12 @@ Definition expand_dim(const graph::Node& n, int axis, Context& c) {
   return {tir::select(sd == tir::i64(1), xd, sd), valid};
 }
 
+// TopK(x, K): k, within [0, the axis' size].
+Definition topk_k(const graph::Node& n, int axis, Context& c) {
+  Expr k = c.load(n.inputs[1], 0);
+  return {k, k >= tir::i64(0) && k <= c.dim(n.inputs[0]->type.shape[size_t(axis)])};
+}
+
 // ConstantOfShape(shape): the shape's values, none negative.
 Definition constant_of_shape_dim(const graph::Node& n, int axis, Context& c) {
   Expr v = c.load(n.inputs[0], axis);
@@ -217,6 +223,8 @@ Definition define(const graph::Node& n, const std::string& name, Context& c) {
       return expand_dim(n, axis, c);
     case ops::OpKind::ConstantOfShape:
       return constant_of_shape_dim(n, axis, c);
+    case ops::OpKind::TopK:
+      return topk_k(n, axis, c);
     default:
       break;
   }

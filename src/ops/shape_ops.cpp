@@ -205,8 +205,8 @@ void add_shape_ops(std::vector<OpInfo>& t) {
       shape_op(OpKind::Transpose, "Transpose", inj, {{"perm", AttrType::kInts}}, infer_transpose));
   OpInfo squeeze =
       shape_op(OpKind::Squeeze, "Squeeze", inj, {{"axes", AttrType::kInts}}, infer_squeeze);
-  OpInfo unsqueeze = shape_op(OpKind::Unsqueeze, "Unsqueeze", inj,
-                              {{"axes", AttrType::kInts}}, infer_unsqueeze);
+  OpInfo unsqueeze =
+      shape_op(OpKind::Unsqueeze, "Unsqueeze", inj, {{"axes", AttrType::kInts}}, infer_unsqueeze);
   for (OpInfo* i : {&squeeze, &unsqueeze}) {
     i->max_inputs = 2;  // axes, until type inference moves it into the attribute
     i->const_inputs = {{1, "axes", "axes", false, /*runtime=*/true}};

@@ -58,6 +58,9 @@ int value_shape_slot(const graph::Node& n) {
     case OpKind::Expand:
       slot = 1;
       break;
+    case OpKind::TopK:
+      slot = 1;
+      break;
     case OpKind::ConstantOfShape:
       slot = 0;
       break;
@@ -72,9 +75,10 @@ std::vector<std::string> value_symbols_of(const graph::Node& n) {
   if (value_shape_slot(n) < 0 && !has_value_axes(n)) return out;
   if (has_value_axes(n))
     for (int d = 0; d < n.inputs[0]->type.rank(); ++d) out.push_back(kept_extent(n, d));
-  if (n.outputs.at(0) != nullptr)
+  if (n.outputs.at(0) != nullptr)  // the output dims that are value symbols
     for (int a = 0; a < n.outputs[0]->type.rank(); ++a)
-      out.push_back(value_dim(n, 0, a).sym().symbol_name());
+      if (n.outputs[0]->type.shape[size_t(a)] == value_dim(n, 0, a))
+        out.push_back(value_dim(n, 0, a).sym().symbol_name());
   return out;
 }
 
@@ -100,6 +104,8 @@ std::optional<graph::SymExpr> value_symbol_bound(const graph::Node& n, const std
     case OpKind::Squeeze:
     case OpKind::Unsqueeze:
       return largest;
+    case OpKind::TopK:  // k is at most the axis' size
+      return n.inputs[0]->type.shape[size_t(value_symbol_axis(n, 0, symbol))].sym();
     case OpKind::Expand:
       return graph::SymExpr::max(largest, unbounded);
     default:  // ConstantOfShape

@@ -20,7 +20,7 @@ void convert_topk(NodeConverter& c) {
     attrs.set("k", *k);
   } else {
     c.input(1, "K");
-    static_scalar_input(c, 1, "K", "k", false, attrs, inputs);
+    static_scalar_input(c, 1, "K", "k", false, attrs, inputs, /*runtime=*/true);
   }
   if (c.opset() >= 11) {
     attrs.set("largest", c.attr_int("largest").value_or(1));

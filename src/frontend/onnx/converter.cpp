@@ -371,9 +371,12 @@ std::vector<int64_t> tensor_to_i64s(const graph::Tensor& t) {
 }
 
 void static_scalar_input(NodeConverter& c, int slot, const char* what, const char* attr,
-                         bool is_float, graph::Attrs& attrs, std::vector<graph::Value*>& inputs) {
+                         bool is_float, graph::Attrs& attrs, std::vector<graph::Value*>& inputs,
+                         bool runtime) {
   graph::Value* deferred = nullptr;
-  if (graph::TensorPtr t = c.static_input(slot, what, &deferred)) {
+  graph::TensorPtr t =
+      runtime ? c.value_input(slot, what, &deferred) : c.static_input(slot, what, &deferred);
+  if (t) {
     if (t->num_elements() != 1)
       c.fail("input '{}' must hold one value, got {}", what, t->num_elements());
     if (is_float)

@@ -190,7 +190,9 @@ std::vector<int64_t> tensor_to_i64s(const graph::Tensor& t);
 // A scalar input `slot` (named `what`) whose canonical place is attribute `attr`: sets the
 // attribute (int, or float when `is_float`) when the input is a constant, else passes the
 // computing value as node input `slot` (padding `inputs` with nullptr). Absent: nothing.
+// `runtime`: a graph input is read at run time (value symbols) and stays an input.
 void static_scalar_input(NodeConverter& c, int slot, const char* what, const char* attr,
-                         bool is_float, graph::Attrs& attrs, std::vector<graph::Value*>& inputs);
+                         bool is_float, graph::Attrs& attrs, std::vector<graph::Value*>& inputs,
+                         bool runtime = false);
 
 }  // namespace ingot::frontend::detail

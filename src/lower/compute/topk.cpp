@@ -17,12 +17,14 @@ Stmt compute_topk(const graph::Node& node, const std::vector<Buffer>& inputs,
   check_dtype(node, x, DTypeClass::kNumeric);
   std::vector<int64_t> xs = const_shape(x);
   int axis = node_axis(node, -1, x.ndim());
-  int64_t k = node.attrs.get_int("k", 0), n = xs[size_t(axis)];
+  int64_t n = xs[size_t(axis)];
+  // k: static, or a value symbol (the caller's K) that the values output's shape holds.
+  const Expr k = values.defined() ? values->shape[size_t(axis)] : indices->shape[size_t(axis)];
   bool largest = node.attrs.get_int("largest", 1) != 0;
   DataType dt = x->dtype;
   std::vector<int64_t> rows = xs;
   rows[size_t(axis)] = 1;
-  if (k == 0) return Evaluate::make(i64(0));
+  if (int64_t kc = -1; is_const_int(k, &kc) && kc == 0) return Evaluate::make(i64(0));
   return loop_nest(
       rows, "o",
       [&](const Index& o) {

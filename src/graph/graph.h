@@ -31,6 +31,9 @@ struct Value {
   // expressions of the input symbols but are not all constants ([batch, seq, 12, 64]); set by
   // infer_types. Ops that take shapes read it where they would read a constant.
   std::vector<SymExpr> symbolic_value;
+  // An input of a control-flow body (Node::subgraphs), not of the model: its values change per
+  // iteration or branch, so they cannot decide value symbols (ops/value_symbols.h).
+  bool body_input = false;
   bool is_constant() const { return constant != nullptr; }
 };
 

@@ -10,7 +10,8 @@
 namespace ingot::ops {
 
 bool is_runtime_input(const graph::Value* v) {
-  return v != nullptr && v->producer == nullptr && !v->is_constant() && v->symbolic_value.empty();
+  return v != nullptr && v->producer == nullptr && !v->is_constant() && !v->body_input &&
+         v->symbolic_value.empty();
 }
 
 graph::Dim value_dim(const graph::Node& n, int output, int axis) {

@@ -298,6 +298,7 @@ ImportedBody import_body(ImportState& outer, const onnx::GraphProto& body,
         t.name(), tensor_from_proto(t, fmt::format("initializer '{}'", t.name()), outer.model_dir));
   for (const auto& in : body.input()) {
     graph::Value* v = out.graph->add_value(in.name(), body_input_type(in));
+    v->body_input = true;
     state.values[in.name()] = v;
     out.graph->inputs.push_back(v);
   }
@@ -323,9 +324,10 @@ std::vector<graph::Value*> attach_captures(std::vector<ImportedBody*> bodies) {
   for (ImportedBody* b : bodies) {
     for (graph::Value* v : all) {
       auto it = std::find(b->outer.begin(), b->outer.end(), v);
-      b->graph->inputs.push_back(it != b->outer.end()
-                                     ? b->local[size_t(it - b->outer.begin())]
-                                     : b->graph->add_value(v->name + "_unused", v->type));
+      graph::Value* in = it != b->outer.end() ? b->local[size_t(it - b->outer.begin())]
+                                              : b->graph->add_value(v->name + "_unused", v->type);
+      in->body_input = true;
+      b->graph->inputs.push_back(in);
     }
   }
   return all;

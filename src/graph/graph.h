@@ -54,6 +54,9 @@ struct Node {
   // isolated from above: its inputs are the op's formal ones followed by one per captured outer
   // value, which the node lists as its inputs after its own (ops/control_flow.cpp).
   std::vector<std::shared_ptr<Graph>> subgraphs;
+  // Pairs of dims this node's inference took to be equal (a symbolic dim merged with a static
+  // one, as a MatMul's K): a run whose symbols make a pair differ is refused (value symbols).
+  mutable std::vector<std::pair<SymExpr, SymExpr>> assumed_equal;
   // "node 'conv1' (Conv)" for messages.
   std::string describe() const;
 };

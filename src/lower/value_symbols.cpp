@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <limits>
 #include <map>
 
 #include "ops/value_symbols.h"
@@ -243,6 +245,7 @@ void build_value_fn(const graph::Graph& g, const SymbolTable& symbols, tir::IRMo
   std::vector<tir::Stmt> stores;
   Expr status = tir::i64(0);
   std::vector<std::pair<size_t, Expr>> checks;
+  const size_t n_symbols_none = std::numeric_limits<size_t>::max();
   for (const SymbolTable::ValueSymbol& vs : symbols.value_symbols()) {
     const tir::SymbolDesc& sym = symbols.symbols()[vs.index];
     Definition d = define(*vs.node, sym.name, c);
@@ -250,6 +253,18 @@ void build_value_fn(const graph::Graph& g, const SymbolTable& symbols, tir::IRMo
                                             {tir::i64(int64_t(vs.index))}));
     checks.push_back({vs.index, tir::substitute(d.valid, earlier)});
     earlier[sym.var.node()] = table.load({tir::i64(int64_t(vs.index))});
+  }
+  // Dims inference took to be equal where one is a value symbol's expression (a reshaped K into
+  // a MatMul): checked too, reported under the first value symbol they read.
+  for (const auto& n : g.nodes()) {
+    for (const auto& [a, b] : n->assumed_equal) {
+      size_t first = n_symbols_none;
+      for (const std::string& s : (a - b).symbols())
+        for (const SymbolTable::ValueSymbol& vs : symbols.value_symbols())
+          if (symbols.symbols()[vs.index].name == s) first = std::min(first, vs.index);
+      if (first == n_symbols_none) continue;
+      checks.push_back({first, tir::substitute(symbols.expr(a) == symbols.expr(b), earlier)});
+    }
   }
   for (auto it = checks.rbegin(); it != checks.rend(); ++it)  // the first failing one wins
     status = tir::select(it->second, status, tir::i64(int64_t(it->first) + 1));

@@ -76,6 +76,7 @@ std::vector<TensorType> infer_matmul(Node& n) {
   if (ka.is_static() && kb.is_static() && ka.value != kb.value)
     fail_user("{}: inner dimensions of A {} and B {} differ ({} vs {})", n.describe(), a.str(),
               b.str(), ka.value, kb.value);
+  if (!(ka == kb)) n.assumed_equal.push_back({ka.sym(), kb.sym()});  // checked at run time
   std::vector<Dim> batch_a(sa.begin(), sa.end() - 2), batch_b(sb.begin(), sb.end() - 2);
   std::vector<Dim> out = broadcast_shapes(n, batch_a, batch_b);
   if (!promote_a) out.push_back(sa[sa.size() - 2]);

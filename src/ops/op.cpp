@@ -199,6 +199,7 @@ void OpInfo::resolve_const_inputs(graph::Node& n) const {
 }
 
 std::vector<graph::TensorType> OpInfo::infer(graph::Node& n) const {
+  n.assumed_equal.clear();
   resolve_const_inputs(n);
   validate(n);
   std::vector<graph::TensorType> out = infer_fn(n);

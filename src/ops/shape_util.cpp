@@ -59,11 +59,14 @@ std::vector<Dim> broadcast_shapes(const Node& n, const std::vector<Dim>& a,
     } else if (da == one) {
       out[i] = db;
     } else if (!da.is_static() && db.is_static()) {
-      out[i] = db;  // N with 5 -> 5 (N must be 5 or 1 at run time)
+      out[i] = db;  // N with 5 -> 5 (N must be 5 at run time; 1 is not served)
+      n.assumed_equal.push_back({da.sym(), db.sym()});
     } else if (da.is_static() && !db.is_static()) {
       out[i] = da;
+      n.assumed_equal.push_back({da.sym(), db.sym()});
     } else if (!da.is_static() && !db.is_static()) {
       out[i] = da;  // two different symbols: keep the first (they must agree at run time)
+      n.assumed_equal.push_back({da.sym(), db.sym()});
     } else {
       fail_user("{}: shapes {} and {} do not broadcast", n.describe(), shape_str(a), shape_str(b));
     }
@@ -73,6 +76,7 @@ std::vector<Dim> broadcast_shapes(const Node& n, const std::vector<Dim>& a,
 
 Dim merge_dims(const Node& n, const Dim& a, const Dim& b, const std::string& what) {
   if (a == b) return a;
+  if (!a.is_static() || !b.is_static()) n.assumed_equal.push_back({a.sym(), b.sym()});
   if (!a.is_static()) return b;
   if (!b.is_static()) return a;
   fail_user("{}: {} differ ({} vs {})", n.describe(), what, a.value, b.value);

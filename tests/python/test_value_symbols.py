@@ -226,17 +226,21 @@ def main():
                        if got[k].shape != want[k].shape
                        or not np.allclose(got[k], want[k], rtol=1e-5, atol=1e-5)]
                 record(name, not bad, "; ".join(bad))
-            for shape, why in (([5, 5, 1], "sizes do not multiply out"),
-                               ([-1, -1, 24], "two -1"), ([2, -3, 4], "an entry below -1")):
+            for shape, shape2, dim, why in (
+                    ([5, 5, 1], [-1, 4], "r.v", "sizes do not multiply out"),
+                    ([-1, -1, 24], [-1, 4], "r.v", "two -1"),
+                    ([2, -3, 4], [-1, 4], "r.v", "an entry below -1"),
+                    ([2, 12, 1], [0, -1], "m.v", "a MatMul K that is not W's 4")):
                 feeds = {"x": np.zeros((2, 3, 4), np.float32), "shape": np.array(shape, np.int64),
-                         "shape2": np.array([-1, 4], np.int64)}
+                         "shape2": np.array(shape2, np.int64)}
                 inp = os.path.join(tmp, "bad.npz")
                 np.savez(inp, **feeds)
                 r = subprocess.run([exe, "run", art, "--inputs", inp], capture_output=True,
                                    text=True)
                 lines = r.stderr.strip().splitlines()
-                ok = r.returncode != 0 and len(lines) == 1 and "r.v" in lines[0]
-                record(f"batch {batch}: shape {shape} ({why}) is refused", ok, r.stderr.strip())
+                ok = r.returncode != 0 and len(lines) == 1 and dim in lines[0]
+                record(f"batch {batch}: shape {shape} shape2 {shape2} ({why}) is refused", ok,
+                       r.stderr.strip())
         check_reductions(exe, tmp, rng)
         check_shape_ops(exe, tmp, rng)
     failed = results.count(False)

@@ -189,6 +189,22 @@ Definition topk_k(const graph::Node& n, int axis, Context& c) {
   return {k, k >= tir::i64(0) && k <= c.dim(n.inputs[0]->type.shape[size_t(axis)])};
 }
 
+// Split(x, split): output i's size along the axis is split[i]; valid when none is negative and
+// they add up to the dim.
+Definition split_part(const graph::Node& n, const std::string& name, Context& c) {
+  const int64_t axis = n.attrs.get_int("axis", 0);
+  Expr total = tir::i64(0), valid = truth(), part;
+  for (size_t o = 0; o < n.outputs.size(); ++o) {
+    Expr s = c.load(n.inputs[1], int64_t(o));
+    valid = valid && s >= tir::i64(0);
+    total = total + s;
+    if (n.outputs[o] != nullptr && ops::value_symbol_axis(n, int(o), name) >= 0) part = s;
+  }
+  INGOT_ICHECK(part.defined(), "{}: no value symbol '{}'", n.describe(), name);
+  valid = valid && total == c.dim(n.inputs[0]->type.shape[size_t(axis)]);
+  return {part, valid};
+}
+
 // ConstantOfShape(shape): the shape's values, none negative.
 Definition constant_of_shape_dim(const graph::Node& n, int axis, Context& c) {
   Expr v = c.load(n.inputs[0], axis);
@@ -213,6 +229,7 @@ Definition reduce_dim(const graph::Node& n, const std::string& name, Context& c)
 
 Definition define(const graph::Node& n, const std::string& name, Context& c) {
   if (ops::has_value_axes(n)) return reduce_dim(n, name, c);
+  if (n.op == ops::OpKind::Split) return split_part(n, name, c);
   const int axis = ops::value_symbol_axis(n, 0, name);
   switch (n.op) {
     case ops::OpKind::Reshape:

@@ -3,6 +3,7 @@
 
 #include "ops/op_families.h"
 #include "ops/shape_util.h"
+#include "ops/value_symbols.h"
 #include "support/error.h"
 
 namespace ingot::ops::detail {
@@ -44,6 +45,20 @@ std::vector<TensorType> infer_split(Node& n) {
   n.attrs.set("axis", axis);
   const Dim& d = x.shape[axis];
   int64_t k = int64_t(n.outputs.size());
+  if (n.inputs.size() > 1 && is_runtime_input(n.inputs[1])) {  // the caller's sizes
+    const TensorType& st = n.inputs[1]->type;
+    if (st.rank() != 1 || !st.is_static() || st.shape[0].value != k || st.dtype != DType::kI64)
+      fail_user("{}: input 'split' must be an int64 tensor of {} sizes, got {}", n.describe(), k,
+                st.str());
+    n.attrs.erase("split");
+    std::vector<TensorType> outs;
+    for (int64_t i = 0; i < k; ++i) {
+      TensorType t = x;
+      t.shape[axis] = value_dim(n, int(i), int(axis));
+      outs.push_back(t);
+    }
+    return outs;
+  }
   std::vector<int64_t> split = n.attrs.get_ints("split");
   if (!n.attrs.has("split")) {
     if (!d.is_static())
@@ -163,8 +178,8 @@ void add_data_movement_ops(std::vector<OpInfo>& t) {
   OpInfo split{OpKind::Split, "Split", inj, {{"axis", AttrType::kInt}, {"split", AttrType::kInts}}};
   split.num_outputs = -1;
   split.max_inputs = 2;  // split sizes, until type inference moves them into the attribute
-  split.const_inputs = {{1, "split", "split"}};
   split.infer_fn = infer_split;
+  split.const_inputs = {{1, "split", "split", false, /*runtime=*/true}};
   split.flops_fn = no_flops;
   t.push_back(split);
 

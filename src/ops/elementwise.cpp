@@ -101,7 +101,8 @@ void add_elementwise_ops(std::vector<OpInfo>& t) {
   UNARY(Exp)
   UNARY(Log)
   UNARY(Sqrt)
-  UNARY(Reciprocal) UNARY(Neg) UNARY(Abs) UNARY(Identity)
+  UNARY(Reciprocal)
+  UNARY(Neg) UNARY(Abs) UNARY(Identity)
 #undef UNARY
 
       OpInfo gelu = unary(OpKind::Gelu, "Gelu");

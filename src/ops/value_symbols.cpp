@@ -60,6 +60,7 @@ int value_shape_slot(const graph::Node& n) {
       slot = 1;
       break;
     case OpKind::TopK:
+    case OpKind::Split:
       slot = 1;
       break;
     case OpKind::ConstantOfShape:
@@ -76,10 +77,11 @@ std::vector<std::string> value_symbols_of(const graph::Node& n) {
   if (value_shape_slot(n) < 0 && !has_value_axes(n)) return out;
   if (has_value_axes(n))
     for (int d = 0; d < n.inputs[0]->type.rank(); ++d) out.push_back(kept_extent(n, d));
-  if (n.outputs.at(0) != nullptr)  // the output dims that are value symbols
-    for (int a = 0; a < n.outputs[0]->type.rank(); ++a)
-      if (n.outputs[0]->type.shape[size_t(a)] == value_dim(n, 0, a))
-        out.push_back(value_dim(n, 0, a).sym().symbol_name());
+  for (size_t o = 0; o < n.outputs.size(); ++o)  // the output dims that are value symbols
+    if (n.outputs[o] != nullptr)
+      for (int a = 0; a < n.outputs[o]->type.rank(); ++a)
+        if (n.outputs[o]->type.shape[size_t(a)] == value_dim(n, int(o), a))
+          out.push_back(value_dim(n, int(o), a).sym().symbol_name());
   return out;
 }
 
@@ -91,7 +93,14 @@ std::optional<graph::SymExpr> value_symbol_bound(const graph::Node& n, const std
     for (const graph::Dim& d : n.inputs[0]->type.shape) bound = graph::SymExpr::max(bound, d.sym());
     return bound;
   }
-  if (value_shape_slot(n) < 0 || value_symbol_axis(n, 0, symbol) < 0) return std::nullopt;
+  if (value_shape_slot(n) < 0) return std::nullopt;
+  if (n.op == OpKind::Split) {  // a part is at most the dim it splits
+    for (size_t o = 0; o < n.outputs.size(); ++o)
+      if (int a = value_symbol_axis(n, int(o), symbol); a >= 0)
+        return n.inputs[0]->type.shape[size_t(a)].sym();
+    return std::nullopt;
+  }
+  if (value_symbol_axis(n, 0, symbol) < 0) return std::nullopt;
   const graph::SymExpr unbounded = int64_t(1) << 31;  // sizes the caller's values choose
   graph::SymExpr largest = 1;                         // x's largest dim
   if (n.op != OpKind::ConstantOfShape)

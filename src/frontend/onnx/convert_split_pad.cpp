@@ -34,7 +34,7 @@ void convert_split_2(NodeConverter& c) {
 void convert_split_13(NodeConverter& c) {
   std::optional<std::vector<int64_t>> split;
   graph::Value* deferred = nullptr;
-  if (graph::TensorPtr t = c.static_input(1, "split", &deferred)) split = tensor_to_i64s(*t);
+  if (graph::TensorPtr t = c.value_input(1, "split", &deferred)) split = tensor_to_i64s(*t);
   if (auto n = c.attr_int("num_outputs")) {  // opset 18+
     if (split || deferred) c.fail("attribute 'num_outputs' and input 'split' are both given");
     if (*n != c.num_outputs())

@@ -15,7 +15,12 @@ shape, Slice starts, Pad pads, axes, ...) are specialised to each data set's val
 the log's summary says how many passes use that, and gives the pass rate over all node tests
 (skipped ones count as not passed) next to the in-scope one, both also without specialisation
 (tests with specialised inputs are rerun plainly), and the count of each scope exclusion rule.
-The ratchet stays on the in-scope rate with --specialize-inputs.
+The ratchet stays on the in-scope rate with --specialize-inputs; a second one, on the in-scope
+rate *without* specialisation (issue 17: shape-deciding inputs served at run time, control flow),
+fails if it drops below MIN_PLAIN_PASS_RATE.
+2026-12-04, session 26: 1461 passed, 22 failed, 401 skipped (rate 0.9852); without specialisation
+1352 passed, rate 0.9117 (1172, 0.808, before value symbols and control flow); ratchets raised to
+0.98 and 0.905.
 Environment: INGOT_CONFORMANCE_MIN_PASS_RATE overrides the ratchet, INGOT_CONFORMANCE_JOBS the
 number of parallel workers (default: all cores), INGOT_CONFORMANCE_SPECIALIZE_INPUTS=0 runs
 without --specialize-inputs (such tests then fail with "must be a compile-time constant").
@@ -25,7 +30,8 @@ import os
 import subprocess
 import sys
 
-MIN_PASS_RATE = 0.965
+MIN_PASS_RATE = 0.98
+MIN_PLAIN_PASS_RATE = 0.905
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUNNER = os.path.join(HERE, "..", "..", "scripts", "conformance.py")
@@ -50,4 +56,12 @@ start = next((i for i, line in enumerate(lines) if line.endswith(" skipped")
               and " passed, " in line), max(0, len(lines) - 20))
 print("\n".join(lines[start:]))
 print(f"(full log: {os.path.abspath('conformance.log')}; ratchet: pass rate >= {rate})")
+plain = next((line for line in lines if line.startswith("without --specialize-inputs:")), None)
+if p.returncode == 0 and plain is not None:
+    plain_rate = float(plain.split("in-scope pass rate ")[1].split()[0])
+    floor = float(os.environ.get("INGOT_CONFORMANCE_MIN_PLAIN_PASS_RATE", MIN_PLAIN_PASS_RATE))
+    print(f"ratchet without specialisation: pass rate {plain_rate:.4f} >= {floor}")
+    if plain_rate < floor:
+        print(f"FAIL: the in-scope pass rate without --specialize-inputs dropped below {floor}")
+        sys.exit(1)
 sys.exit(p.returncode)

@@ -126,8 +126,10 @@ SPECIALIZE_INPUTS_NOTE = (
     "TopK k, OneHot depth, Resize roi/scales/sizes, AffineGrid size, Col2Im "
     "image_shape/block_shape, ...) is specialised to each data set's value "
     "with `ingot compile --specialize-inputs` (the artifact keeps the input, is fed it, and "
-    "refuses any other value at run time; docs/cli.md); without it such tests fail with "
-    "`input '...' must be a compile-time constant`.")
+    "refuses any other value at run time; docs/cli.md). Without it, the llvm target reads "
+    "Reshape shapes, the axes of reductions, Squeeze and Unsqueeze, Expand and ConstantOfShape "
+    "shapes, TopK's K and Split sizes at run time (value symbols, docs/dynamic-shapes.md); the "
+    "other positions fail with `input '...' must be a compile-time constant`.")
 
 
 # Ops whose output depends on their input's shape only, never its values: walking back from a

@@ -32,8 +32,7 @@ ingot_status ingot_check_symbols(const char* path, const IngotArtifact* a) {
     return ingot_fail(INGOT_ERR_LOAD, "artifact '%s' is corrupt: invalid symbol table", path);
   for (int32_t i = 0; i < a->num_symbols; ++i) {
     const IngotSymbolInfo* s = &a->symbols[i];
-    if (s->name == NULL || s->min_value < 0 || s->max_value < s->min_value ||
-        ingot_symbol_index(a, s->name) != i)
+    if (s->name == NULL || s->max_value < s->min_value || ingot_symbol_index(a, s->name) != i)
       return ingot_fail(INGOT_ERR_LOAD, "artifact '%s' is corrupt: invalid symbol %d", path, i);
   }
   for (int32_t i = 0; i < a->num_inputs; ++i) {
@@ -140,7 +139,7 @@ ingot_status ingot_bind_symbols(IngotSession* s) {
       return ingot_fail(INGOT_ERR_INVALID_ARGUMENT,
                         "the values of the model's shape-deciding inputs are invalid for dim '%s' "
                         "(sizes that do not multiply out or broadcast, a negative size, axes out "
-                        "of range or repeated)",
+                        "of range or repeated, a zero step)",
                         a->symbols[status - 1].name);
     if (status != 0)
       return ingot_fail(INGOT_ERR_RUN, "model '%s': its value function failed",
@@ -157,7 +156,7 @@ ingot_status ingot_bind_symbols(IngotSession* s) {
     }
   }
   for (int32_t k = 0; k < a->num_symbols; ++k)
-    if (s->symbols[k] < 0)
+    if (s->symbols[k] < 0 && (a->value_fn == NULL || is_input_symbol(a, k)))
       return ingot_fail(INGOT_ERR_INVALID_ARGUMENT,
                         "symbol '%s' is not the dim of any input: the artifact is corrupt",
                         a->symbols[k].name);

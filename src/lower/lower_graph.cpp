@@ -397,6 +397,18 @@ class Lowering : public ValueFactory {
                          const std::vector<Buffer>& outs) const {
     if (options_.gpu)
       if (tir::Stmt s = compute_product_block(node, ins, outs); s.defined()) return s;
+    if (ops::slice_reads_values(node)) {
+      std::vector<tir::Expr> starts, steps;
+      const graph::TensorType& y = node.outputs.at(0)->type;
+      for (int d = 0; d < node.inputs[0]->type.rank(); ++d) {
+        const bool value = y.shape[size_t(d)] == ops::value_dim(node, 0, d);
+        starts.push_back(value ? symbols_.expr(graph::SymExpr::symbol(ops::slice_start(node, d)))
+                               : tir::i64(0));
+        steps.push_back(value ? symbols_.expr(graph::SymExpr::symbol(ops::slice_step(node, d)))
+                              : tir::i64(1));
+      }
+      return compute_slice_values(node, ins, outs, starts, steps);
+    }
     if (ops::has_value_axes(node)) {
       std::vector<tir::Expr> kept;
       for (int d = 0; d < node.inputs[0]->type.rank(); ++d)

@@ -42,7 +42,8 @@ SymbolTable::SymbolTable(const graph::Graph& g, const std::map<std::string, Symb
                    name);
       value_symbols_.push_back({symbols_.size(), n.get()});
       index_[name] = symbols_.size();
-      symbols_.push_back({name, 0, max_value(*bound), tir::Var(name, tir::DataType::i64())});
+      symbols_.push_back({name, ops::value_symbol_min(*n, name), max_value(*bound),
+                          tir::Var(name, tir::DataType::i64())});
     }
   }
   for (const auto& [name, b] : bounds)

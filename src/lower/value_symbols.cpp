@@ -26,6 +26,7 @@ class Context {
       : g_(g), symbols_(symbols), mod_(mod) {}
 
   Expr load(const graph::Value* input, int64_t i) {
+    if (input->is_constant()) return tir::i64(input->constant->get_i64(i));
     auto it = buffers_.find(input);
     if (it == buffers_.end()) {
       int index = -1;
@@ -205,6 +206,76 @@ Definition split_part(const graph::Node& n, const std::string& name, Context& c)
   return {part, valid};
 }
 
+// Slice(x, starts, ends, axes, steps), each an attribute or an input (constant or read at run
+// time): for dim d, the entry whose axis is d (none: the whole dim), clamped as ONNX does.
+// Symbols: the length, the first index read and the step. Valid when no step is 0 and the axes
+// are valid.
+Definition slice_dim(const graph::Node& n, const std::string& name, Context& c) {
+  const graph::Value* x = n.inputs[0];
+  const int64_t r = x->type.rank();
+  auto input = [&](int slot) -> const graph::Value* {
+    return slot < int(n.inputs.size()) ? n.inputs[size_t(slot)] : nullptr;
+  };
+  auto entry = [&](int slot, const char* attr, int64_t j, int64_t def) -> Expr {
+    if (const graph::Value* v = input(slot)) return c.load(v, j);
+    if (n.attrs.has(attr)) return tir::i64(n.attrs.get_ints(attr).at(size_t(j)));
+    return tir::i64(def);
+  };
+  int64_t k = 0;
+  if (const graph::Value* v = input(1)) {
+    k = v->type.shape[0].value;
+  } else {
+    k = int64_t(n.attrs.get_ints("starts").size());
+  }
+  Expr valid = truth();
+  std::vector<Expr> axis_of;
+  for (int64_t j = 0; j < k; ++j) {
+    Expr a = entry(3, "axes", j, j);
+    if (input(3) != nullptr) {
+      valid = valid && a >= tir::i64(-r) && a < tir::i64(r);
+      a = tir::select(a < tir::i64(0), a + tir::i64(r), a);
+      for (const Expr& b : axis_of) valid = valid && a != b;
+    } else if (n.attrs.has("axes")) {
+      int64_t v = n.attrs.get_ints("axes").at(size_t(j));
+      a = tir::i64(v < 0 ? v + r : v);
+    }
+    axis_of.push_back(a);
+    valid = valid && entry(4, "steps", j, 1) != tir::i64(0);
+  }
+  for (int64_t d = 0; d < r; ++d) {
+    const bool is_len = ops::value_symbol_axis(n, 0, name) == d;
+    if (!is_len && name != ops::slice_start(n, int(d)) && name != ops::slice_step(n, int(d)))
+      continue;
+    const Expr dim = c.dim(x->type.shape[size_t(d)]);
+    Expr hit = tir::make_const(tir::DataType::boolean(), 0), s = tir::i64(0), e = dim,
+         st = tir::i64(1);
+    for (int64_t j = 0; j < k; ++j) {
+      Expr on = axis_of[size_t(j)] == tir::i64(d);
+      s = tir::select(on, entry(1, "starts", j, 0), s);
+      e = tir::select(on, entry(2, "ends", j, 0), e);
+      st = tir::select(on, entry(4, "steps", j, 1), st);
+      hit = hit || on;
+    }
+    s = tir::select(s < tir::i64(0), s + dim, s);
+    e = tir::select(e < tir::i64(0), e + dim, e);
+    auto clamp = [](Expr v, Expr lo, Expr hi) { return tir::min(tir::max(v, lo), hi); };
+    Expr up = st > tir::i64(0);
+    Expr s2 =
+        tir::select(up, clamp(s, tir::i64(0), dim), clamp(s, tir::i64(-1), dim - tir::i64(1)));
+    Expr e2 =
+        tir::select(up, clamp(e, tir::i64(0), dim), clamp(e, tir::i64(-1), dim - tir::i64(1)));
+    Expr mag = tir::select(up, st, tir::i64(0) - st);
+    Expr span = tir::select(up, e2 - s2, s2 - e2);
+    Expr len =
+        tir::max(tir::floordiv(span + mag - tir::i64(1), tir::max(mag, tir::i64(1))), tir::i64(0));
+    if (is_len) return {len, valid};
+    if (name == ops::slice_start(n, int(d)))
+      return {tir::select(len > tir::i64(0), s2, tir::i64(0)), valid};
+    return {st, valid};
+  }
+  fail_internal("{}: no value symbol '{}'", n.describe(), name);
+}
+
 // ConstantOfShape(shape): the shape's values, none negative.
 Definition constant_of_shape_dim(const graph::Node& n, int axis, Context& c) {
   Expr v = c.load(n.inputs[0], axis);
@@ -230,6 +301,7 @@ Definition reduce_dim(const graph::Node& n, const std::string& name, Context& c)
 Definition define(const graph::Node& n, const std::string& name, Context& c) {
   if (ops::has_value_axes(n)) return reduce_dim(n, name, c);
   if (n.op == ops::OpKind::Split) return split_part(n, name, c);
+  if (ops::slice_reads_values(n)) return slice_dim(n, name, c);
   const int axis = ops::value_symbol_axis(n, 0, name);
   switch (n.op) {
     case ops::OpKind::Reshape:

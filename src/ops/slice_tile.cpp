@@ -40,7 +40,54 @@ Dim slice_symbolic_dim(const Node& n, const Dim& d, int64_t axis, int64_t s, int
 
 // Normalises to one entry per input dim: `axes` = 0..rank-1, `starts` the first index read,
 // `steps`, and `ends` the clamped end (the output dim is ceil((end - start) / step), >= 0).
+// Slice with starts, ends, axes or steps given by the caller (graph inputs, read at run time):
+// every dim the slice may touch is a value symbol (all of them when the axes come at run time).
+std::vector<TensorType> infer_slice_values(Node& n) {
+  const TensorType& x = input_type(n, 0, "data");
+  int64_t k = -1;
+  const char* names[] = {"starts", "ends", "axes", "steps"};
+  for (int slot = 1; slot <= 4; ++slot) {
+    int64_t len = -1;
+    if (slot < int(n.inputs.size()) && n.inputs[size_t(slot)] != nullptr) {
+      const TensorType& t = n.inputs[size_t(slot)]->type;
+      if (!is_runtime_input(n.inputs[size_t(slot)]) || t.rank() != 1 || !t.is_static() ||
+          (t.dtype != DType::kI64 && t.dtype != DType::kI32))
+        fail_user("{}: input '{}' must be a 1-D int64 graph input or constant, got {}",
+                  n.describe(), names[slot - 1], t.str());
+      len = t.shape[0].value;
+    } else if (n.attrs.has(names[slot - 1])) {
+      len = int64_t(n.attrs.get_ints(names[slot - 1]).size());
+    }
+    if (len >= 0 && k >= 0 && len != k)
+      fail_user("{}: 'starts', 'ends', 'axes' and 'steps' have different lengths", n.describe());
+    if (len >= 0) k = len;
+  }
+  if (k > x.rank())
+    fail_user("{}: {} axes sliced for an input of rank {}", n.describe(), k, x.rank());
+  std::vector<bool> touched(size_t(x.rank()), false);
+  const bool runtime_axes = n.inputs.size() > 3 && n.inputs[3] != nullptr;
+  if (runtime_axes) {
+    touched.assign(touched.size(), true);
+  } else if (n.attrs.has("axes")) {
+    for (int64_t a : normalize_axes(n, n.attrs.get_ints("axes"), x.rank(), "axes"))
+      touched[size_t(a)] = true;
+  } else {
+    for (int64_t a = 0; a < k; ++a) touched[size_t(a)] = true;
+  }
+  TensorType out = x;
+  for (int64_t d = 0; d < x.rank(); ++d)
+    if (touched[size_t(d)]) out.shape[size_t(d)] = value_dim(n, 0, int(d));
+  return {out};
+}
+
+bool slice_reads_values(const Node& n) {
+  for (size_t slot = 1; slot <= 4 && slot < n.inputs.size(); ++slot)
+    if (is_runtime_input(n.inputs[slot])) return true;
+  return false;
+}
+
 std::vector<TensorType> infer_slice(Node& n) {
+  if (slice_reads_values(n)) return infer_slice_values(n);
   const TensorType& x = input_type(n, 0, "data");
   int64_t r = x.rank();
   std::vector<int64_t> starts = n.attrs.get_ints("starts"), ends = n.attrs.get_ints("ends");
@@ -154,14 +201,16 @@ std::vector<TensorType> infer_tile(Node& n) {
 
 void add_slice_tile_ops(std::vector<OpInfo>& t) {
   OpInfo slice = make_data_movement_op(OpKind::Slice, "Slice",
-                                       {{"starts", AttrType::kInts, true},
-                                        {"ends", AttrType::kInts, true},
+                                       {{"starts", AttrType::kInts},
+                                        {"ends", AttrType::kInts},
                                         {"axes", AttrType::kInts},
                                         {"steps", AttrType::kInts}},
                                        infer_slice);
   slice.max_inputs = 5;  // starts, ends, axes, steps until type inference resolves them
-  slice.const_inputs = {
-      {1, "starts", "starts"}, {2, "ends", "ends"}, {3, "axes", "axes"}, {4, "steps", "steps"}};
+  slice.const_inputs = {{1, "starts", "starts", false, true},
+                        {2, "ends", "ends", false, true},
+                        {3, "axes", "axes", false, true},
+                        {4, "steps", "steps", false, true}};
   t.push_back(slice);
 
   OpInfo expand =

@@ -72,8 +72,41 @@ int value_shape_slot(const graph::Node& n) {
   return slot < int(n.inputs.size()) && is_runtime_input(n.inputs[size_t(slot)]) ? slot : -1;
 }
 
+bool slice_reads_values(const graph::Node& n) {
+  if (n.op != OpKind::Slice) return false;
+  for (size_t slot = 1; slot <= 4 && slot < n.inputs.size(); ++slot)
+    if (is_runtime_input(n.inputs[slot])) return true;
+  return false;
+}
+
+std::string slice_start(const graph::Node& n, int axis) {
+  const graph::Value* out = n.outputs.at(0);
+  return fmt::format("{}.s{}", out != nullptr ? out->name : n.name, axis);
+}
+
+std::string slice_step(const graph::Node& n, int axis) {
+  const graph::Value* out = n.outputs.at(0);
+  return fmt::format("{}.t{}", out != nullptr ? out->name : n.name, axis);
+}
+
+int64_t value_symbol_min(const graph::Node& n, const std::string& symbol) {
+  if (slice_reads_values(n))
+    for (int a = 0; a < n.inputs[0]->type.rank(); ++a)
+      if (symbol == slice_step(n, a)) return -(int64_t(1) << 31);
+  return 0;
+}
+
 std::vector<std::string> value_symbols_of(const graph::Node& n) {
   std::vector<std::string> out;
+  if (slice_reads_values(n) && n.outputs.at(0) != nullptr) {
+    for (int a = 0; a < n.outputs[0]->type.rank(); ++a) {
+      if (!(n.outputs[0]->type.shape[size_t(a)] == value_dim(n, 0, a))) continue;
+      out.push_back(value_dim(n, 0, a).sym().symbol_name());
+      out.push_back(slice_start(n, a));
+      out.push_back(slice_step(n, a));
+    }
+    return out;
+  }
   if (value_shape_slot(n) < 0 && !has_value_axes(n)) return out;
   if (has_value_axes(n))
     for (int d = 0; d < n.inputs[0]->type.rank(); ++d) out.push_back(kept_extent(n, d));
@@ -86,6 +119,14 @@ std::vector<std::string> value_symbols_of(const graph::Node& n) {
 }
 
 std::optional<graph::SymExpr> value_symbol_bound(const graph::Node& n, const std::string& symbol) {
+  if (slice_reads_values(n)) {  // a length or start is at most the dim; a step is any size
+    for (int a = 0; a < n.inputs[0]->type.rank(); ++a) {
+      if (symbol == slice_step(n, a)) return graph::SymExpr(int64_t(1) << 31);
+      if (symbol == slice_start(n, a) || value_symbol_axis(n, 0, symbol) == a)
+        return n.inputs[0]->type.shape[size_t(a)].sym();
+    }
+    return std::nullopt;
+  }
   if (has_value_axes(n)) {  // each dim is at most the largest input dim
     const std::vector<std::string> names = value_symbols_of(n);
     if (std::find(names.begin(), names.end(), symbol) == names.end()) return std::nullopt;

@@ -33,6 +33,15 @@ std::string kept_extent(const graph::Node& n, int axis);
 // input shapes' symbols; nullopt when `n` does not define it.
 std::optional<graph::SymExpr> value_symbol_bound(const graph::Node& n, const std::string& symbol);
 
+// The smallest value value symbol `symbol` of `n` may take (0, or a Slice step's -2^31).
+int64_t value_symbol_min(const graph::Node& n, const std::string& symbol);
+
+// A Slice whose starts, ends, axes or steps the caller gives; the value symbols of the start
+// and the step it applies to dim `axis` (0 and 1 for a dim it does not touch).
+bool slice_reads_values(const graph::Node& n);
+std::string slice_start(const graph::Node& n, int axis);
+std::string slice_step(const graph::Node& n, int axis);
+
 // The input of `n` whose run-time values decide its output's dims (Reshape's shape, Squeeze's
 // and Unsqueeze's axes, Expand's shape, ConstantOfShape's input), or -1.
 int value_shape_slot(const graph::Node& n);

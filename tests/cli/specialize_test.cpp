@@ -63,7 +63,7 @@ TEST_F(SpecializeTest, WithoutSpecializationTheShapeIsReadAtRunTime) {
   EXPECT_EQ(r.err,
             "error: the values of the model's shape-deciding inputs are invalid for dim 'r.v0' "
             "(sizes that do not multiply out or broadcast, a negative size, axes out of range or "
-            "repeated)\n");
+            "repeated, a zero step)\n");
 }
 
 TEST_F(SpecializeTest, CompilesRunsAndMatchesNumpy) {

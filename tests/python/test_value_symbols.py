@@ -17,8 +17,13 @@ Squeeze and Unsqueeze with `axes`, Expand with `shape`, ConstantOfShape with its
 with its K and Split with its sizes given at run time: one model holds all six; several value sets are compared with ONNX Runtime, and
 values that give no valid shape (squeezing a dim that is not 1, an Expand shape that does not
 broadcast, a negative ConstantOfShape dim, K beyond the axis, sizes that do not add up) are
-refused. Prints one line per check
-and `N passed, N failed`; exits 1 on a failure.
+refused.
+
+Slice with its starts, ends, axes and steps (or only its ends) given at run time: negative
+steps, negative axes, ends beyond the dim and empty slices against ONNX Runtime; a step of 0 is
+refused.
+
+Prints one line per check and `N passed, N failed`; exits 1 on a failure.
 """
 import argparse
 import os
@@ -194,6 +199,67 @@ def check_shape_ops(exe, tmp, rng):
                r.returncode != 0 and len(lines) == 1 and f"'{dim}" in lines[0], r.stderr.strip())
 
 
+def check_slice(exe, tmp, rng):
+    """Slice with starts, ends, axes and steps all given at run time, and with only the ends."""
+    import onnxruntime as ort
+    for given in ("all", "ends"):
+        ins = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 6])]
+        inits = []
+        for name in ("starts", "ends", "axes", "steps"):
+            if given == "all" or name == "ends":
+                ins.append(helper.make_tensor_value_info(name, TensorProto.INT64, [2]))
+            else:
+                inits.append(numpy_helper.from_array(
+                    np.array({"starts": [1, 0], "axes": [0, 1], "steps": [1, 2]}[name],
+                             np.int64), name))
+        g = helper.make_graph(
+            [helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"], ["y"]),
+             helper.make_node("Neg", ["y"], ["z"])], "g", ins,
+            [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)], inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+        m.ir_version = 8
+        path = os.path.join(tmp, f"slice_{given}.onnx")
+        onnx.save(m, path)
+        art = path.replace(".onnx", ".so")
+        r = subprocess.run([exe, "compile", path, "-o", art], capture_output=True, text=True)
+        record(f"Slice ({given} at run time) compiles", r.returncode == 0, r.stderr.strip()[-300:])
+        if r.returncode != 0:
+            continue
+        sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+        x = rng.standard_normal((4, 6)).astype(np.float32)
+        cases = ([([1, 0], [3, 6], [0, 1], [1, 2]), ([-1, 5], [-5, -7], [0, 1], [-1, -2]),
+                  ([0, 2], [100, 4], [-1, -2], [3, 1]), ([3, 0], [1, 6], [0, 1], [1, 1])]
+                 if given == "all" else [([0], [3, 5]), ([0], [-1, 100]), ([0], [0, 0])])
+        bad = []
+        for case in cases:
+            feeds = {"x": x}
+            if given == "all":
+                for name, vals in zip(("starts", "ends", "axes", "steps"), case):
+                    feeds[name] = np.array(vals, np.int64)
+            else:
+                feeds["ends"] = np.array(case[1], np.int64)
+            inp, outp = os.path.join(tmp, "in.npz"), os.path.join(tmp, "out.npz")
+            np.savez(inp, **feeds)
+            r = subprocess.run([exe, "run", art, "--inputs", inp, "--outputs", outp],
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                bad.append(f"{case}: {r.stderr.strip()}")
+                continue
+            got, want = np.load(outp)["z"], sess.run(None, feeds)[0]
+            if got.shape != want.shape or not np.allclose(got, want):
+                bad.append(f"{case}: {got.shape} vs {want.shape}")
+        record(f"Slice ({given} at run time): {len(cases)} value sets on one artifact", not bad,
+               "; ".join(bad))
+        if given == "all":
+            inp = os.path.join(tmp, "bad.npz")
+            np.savez(inp, x=x, starts=np.array([0, 0], np.int64), ends=np.array([2, 2], np.int64),
+                     axes=np.array([0, 1], np.int64), steps=np.array([1, 0], np.int64))
+            r = subprocess.run([exe, "run", art, "--inputs", inp], capture_output=True, text=True)
+            lines = r.stderr.strip().splitlines()
+            record("Slice step 0 refused", r.returncode != 0 and len(lines) == 1 and "'y." in lines[0],
+                   r.stderr.strip())
+
+
 def main():
     import onnxruntime as ort
     ap = argparse.ArgumentParser()
@@ -250,6 +316,7 @@ def main():
                        r.stderr.strip())
         check_reductions(exe, tmp, rng)
         check_shape_ops(exe, tmp, rng)
+        check_slice(exe, tmp, rng)
     failed = results.count(False)
     print(f"{len(results) - failed} passed, {failed} failed")
     return 1 if failed else 0

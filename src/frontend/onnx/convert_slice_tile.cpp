@@ -70,10 +70,10 @@ void convert_slice_10(NodeConverter& c) {
   std::vector<graph::Value*> inputs{c.input(0, "data")};
   c.input(1, "starts");
   c.input(2, "ends");
-  static_attr_input(c, 1, "starts", "starts", attrs, inputs);
-  static_attr_input(c, 2, "ends", "ends", attrs, inputs);
-  static_attr_input(c, 3, "axes", "axes", attrs, inputs);
-  static_attr_input(c, 4, "steps", "steps", attrs, inputs);
+  static_attr_input(c, 1, "starts", "starts", attrs, inputs, /*runtime=*/true);
+  static_attr_input(c, 2, "ends", "ends", attrs, inputs, /*runtime=*/true);
+  static_attr_input(c, 3, "axes", "axes", attrs, inputs, /*runtime=*/true);
+  static_attr_input(c, 4, "steps", "steps", attrs, inputs, /*runtime=*/true);
   c.emit(OpKind::Slice, inputs, attrs);
 }
 

@@ -66,6 +66,21 @@ Stmt compute_slice(const graph::Node& node, const std::vector<Buffer>& inputs,
   });
 }
 
+Stmt compute_slice_values(const graph::Node& node, const std::vector<Buffer>& inputs,
+                          const std::vector<Buffer>& outputs, const std::vector<Expr>& starts,
+                          const std::vector<Expr>& steps) {
+  const Buffer& x = inputs.at(0);
+  const Buffer& y = outputs.at(0);
+  check_dtype(node, x, DTypeClass::kAny);
+  INGOT_ICHECK(int(starts.size()) == x.ndim() && int(steps.size()) == x.ndim(),
+               "{}: one start and step per dim", node_label(node));
+  return loop_nest(y->shape, "i", [&](const Index& idx) {
+    Index xi;
+    for (int d = 0; d < x.ndim(); ++d) xi.push_back(starts[size_t(d)] + idx[d] * steps[size_t(d)]);
+    return BufferStore::make(y, x.load(xi), idx);
+  });
+}
+
 Stmt compute_expand(const graph::Node& node, const std::vector<Buffer>& inputs,
                     const std::vector<Buffer>& outputs) {
   const Buffer& x = inputs.at(0);

@@ -276,6 +276,12 @@ Definition slice_dim(const graph::Node& n, const std::string& name, Context& c) 
   fail_internal("{}: no value symbol '{}'", n.describe(), name);
 }
 
+// Tile(x, repeats): dim d is x's times repeats[d], none negative.
+Definition tile_dim(const graph::Node& n, int axis, Context& c) {
+  Expr r = c.load(n.inputs[1], axis);
+  return {c.dim(n.inputs[0]->type.shape[size_t(axis)]) * r, r >= tir::i64(0)};
+}
+
 // ConstantOfShape(shape): the shape's values, none negative.
 Definition constant_of_shape_dim(const graph::Node& n, int axis, Context& c) {
   Expr v = c.load(n.inputs[0], axis);
@@ -316,6 +322,8 @@ Definition define(const graph::Node& n, const std::string& name, Context& c) {
       return constant_of_shape_dim(n, axis, c);
     case ops::OpKind::TopK:
       return topk_k(n, axis, c);
+    case ops::OpKind::Tile:
+      return tile_dim(n, axis, c);
     default:
       break;
   }

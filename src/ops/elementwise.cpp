@@ -103,7 +103,8 @@ void add_elementwise_ops(std::vector<OpInfo>& t) {
   UNARY(Sqrt)
   UNARY(Reciprocal)
   UNARY(Neg)
-  UNARY(Abs) UNARY(Identity)
+  UNARY(Abs)
+  UNARY(Identity)
 #undef UNARY
 
       OpInfo gelu = unary(OpKind::Gelu, "Gelu");

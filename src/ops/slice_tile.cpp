@@ -182,6 +182,17 @@ std::vector<TensorType> infer_expand(Node& n) {
 
 std::vector<TensorType> infer_tile(Node& n) {
   const TensorType& x = input_type(n, 0, "input");
+  if (n.inputs.size() > 1 && is_runtime_input(n.inputs[1])) {  // the caller's repeats
+    const TensorType& rt = n.inputs[1]->type;
+    if (rt.rank() != 1 || !rt.is_static() || rt.shape[0].value != x.rank() ||
+        rt.dtype != DType::kI64)
+      fail_user("{}: input 'repeats' must be an int64 tensor of {} values, got {}", n.describe(),
+                x.rank(), rt.str());
+    n.attrs.erase("repeats");
+    TensorType out{x.dtype, {}};
+    for (int64_t i = 0; i < x.rank(); ++i) out.shape.push_back(value_dim(n, 0, int(i)));
+    return {out};
+  }
   std::vector<int64_t> reps = n.attrs.get_ints("repeats");
   if (int64_t(reps.size()) != x.rank())
     fail_user("{}: input 'repeats' has {} values for an input of rank {}", n.describe(),
@@ -220,9 +231,9 @@ void add_slice_tile_ops(std::vector<OpInfo>& t) {
   t.push_back(expand);
 
   OpInfo tile =
-      make_data_movement_op(OpKind::Tile, "Tile", {{"repeats", AttrType::kInts, true}}, infer_tile);
+      make_data_movement_op(OpKind::Tile, "Tile", {{"repeats", AttrType::kInts}}, infer_tile);
   tile.max_inputs = 2;
-  tile.const_inputs = {{1, "repeats", "repeats"}};
+  tile.const_inputs = {{1, "repeats", "repeats", false, /*runtime=*/true}};
   t.push_back(tile);
 }
 

@@ -61,6 +61,7 @@ int value_shape_slot(const graph::Node& n) {
       break;
     case OpKind::TopK:
     case OpKind::Split:
+    case OpKind::Tile:
       slot = 1;
       break;
     case OpKind::ConstantOfShape:
@@ -158,6 +159,7 @@ std::optional<graph::SymExpr> value_symbol_bound(const graph::Node& n, const std
     case OpKind::TopK:  // k is at most the axis' size
       return n.inputs[0]->type.shape[size_t(value_symbol_axis(n, 0, symbol))].sym();
     case OpKind::Expand:
+    case OpKind::Tile:
       return graph::SymExpr::max(largest, unbounded);
     default:  // ConstantOfShape
       return unbounded;

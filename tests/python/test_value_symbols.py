@@ -14,7 +14,8 @@ keepdims 1 and 0) run any axes the caller gives, negative ones included, on one 
 out of range or repeated is refused at run time.
 
 Squeeze and Unsqueeze with `axes`, Expand with `shape`, ConstantOfShape with its shape, TopK
-with its K and Split with its sizes given at run time: one model holds all six; several value sets are compared with ONNX Runtime, and
+with its K, Split with its sizes and Tile with its repeats given at run time: one model holds
+all seven; several value sets are compared with ONNX Runtime, and
 values that give no valid shape (squeezing a dim that is not 1, an Expand shape that does not
 broadcast, a negative ConstantOfShape dim, K beyond the axis, sizes that do not add up) are
 refused.
@@ -127,6 +128,7 @@ def shapes_model():
         helper.make_node("Sigmoid", ["e"], ["es_out"]),
         helper.make_node("TopK", ["t", "k"], ["tv", "ti"], axis=1),
         helper.make_node("Split", ["w", "sp"], ["p1", "p2"], axis=0),
+        helper.make_node("Tile", ["v", "reps"], ["tl"]),
     ]
     g = helper.make_graph(
         nodes, "g",
@@ -139,9 +141,10 @@ def shapes_model():
          helper.make_tensor_value_info("t", TensorProto.FLOAT, [2, 6]),
          helper.make_tensor_value_info("k", TensorProto.INT64, [1]),
          helper.make_tensor_value_info("w", TensorProto.FLOAT, [7, 2]),
-         helper.make_tensor_value_info("sp", TensorProto.INT64, [2])],
+         helper.make_tensor_value_info("sp", TensorProto.INT64, [2]),
+         helper.make_tensor_value_info("reps", TensorProto.INT64, [2])],
         [helper.make_tensor_value_info(n, TensorProto.FLOAT, None)
-         for n in ("s", "u", "es_out", "c", "tv", "p1", "p2")]
+         for n in ("s", "u", "es_out", "c", "tv", "p1", "p2", "tl")]
         + [helper.make_tensor_value_info("ti", TensorProto.INT64, None)])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
     m.ir_version = 8
@@ -163,23 +166,26 @@ def check_shape_ops(exe, tmp, rng):
     v = rng.standard_normal((3, 1)).astype(np.float32)
     t = rng.permutation(12).reshape(2, 6).astype(np.float32)  # distinct: no ties
     w = rng.standard_normal((7, 2)).astype(np.float32)
-    cases = [([0], [0, 5], [2, 3, 5], [2, 3], 3, [3, 4]),
-             ([-2], [-1, 1], [1, 3, 1], [0, 4], 0, [0, 7]),
-             ([2], [3, 0], [4, 1, 7], [1, 1], 6, [7, 0])]
-    for sq, usq, es, cs, k, sp in cases:
+    cases = [([0], [0, 5], [2, 3, 5], [2, 3], 3, [3, 4], [2, 3]),
+             ([-2], [-1, 1], [1, 3, 1], [0, 4], 0, [0, 7], [0, 1]),
+             ([2], [3, 0], [4, 1, 7], [1, 1], 6, [7, 0], [1, 4])]
+    for sq, usq, es, cs, k, sp, reps in cases:
         feeds = {"x": x, "sq": np.array(sq, np.int64), "usq": np.array(usq, np.int64), "v": v,
                  "es": np.array(es, np.int64), "cs": np.array(cs, np.int64), "t": t,
-                 "k": np.array([k], np.int64), "w": w, "sp": np.array(sp, np.int64)}
+                 "k": np.array([k], np.int64), "w": w, "sp": np.array(sp, np.int64),
+                 "reps": np.array(reps, np.int64)}
         inp, outp = os.path.join(tmp, "in.npz"), os.path.join(tmp, "out.npz")
         np.savez(inp, **feeds)
         r = subprocess.run([exe, "run", art, "--inputs", inp, "--outputs", outp],
                            capture_output=True, text=True)
-        name = f"squeeze {sq} unsqueeze {usq} expand {es} constant {cs} topk {k} split {sp}"
+        name = (f"squeeze {sq} unsqueeze {usq} expand {es} constant {cs} topk {k} split {sp} "
+                f"tile {reps}")
         if r.returncode != 0:
             record(name, False, r.stderr.strip()[-300:])
             continue
         got = np.load(outp)
-        want = dict(zip(["s", "u", "es_out", "c", "tv", "p1", "p2", "ti"], sess.run(None, feeds)))
+        want = dict(zip(["s", "u", "es_out", "c", "tv", "p1", "p2", "tl", "ti"],
+                        sess.run(None, feeds)))
         bad = [f"{k}: {got[k].shape} vs {w.shape}" for k, w in want.items()
                if got[k].shape != w.shape or not np.allclose(got[k], w, rtol=1e-5, atol=1e-6)]
         record(name, not bad, "; ".join(bad))
@@ -188,11 +194,13 @@ def check_shape_ops(exe, tmp, rng):
                                         ([0], [0, 1], [2, 4, 5], [2, 3], 1, [3, 4], "e.v1"),
                                         ([0], [0, 1], [2, 3, 5], [2, -1], 1, [3, 4], "c.v1"),
                                         ([0], [0, 1], [2, 3, 5], [2, 3], 7, [3, 4], "tv.v1"),
-                                        ([0], [0, 1], [2, 3, 5], [2, 3], 1, [3, 3], "p1.v0")):
+                                        ([0], [0, 1], [2, 3, 5], [2, 3], 1, [3, 3], "p1.v0"),
+                                        ([0], [0, 1], [2, 3, 5], [2, 3], 1, [3, 4], "tl.v1")):
         inp = os.path.join(tmp, "bad.npz")
         np.savez(inp, x=x, sq=np.array(sq, np.int64), usq=np.array(usq, np.int64), v=v,
                  es=np.array(es, np.int64), cs=np.array(cs, np.int64), t=t,
-                 k=np.array([k], np.int64), w=w, sp=np.array(sp, np.int64))
+                 k=np.array([k], np.int64), w=w, sp=np.array(sp, np.int64),
+                 reps=np.array([1, -1] if dim == "tl.v1" else [1, 1], np.int64))
         r = subprocess.run([exe, "run", art, "--inputs", inp], capture_output=True, text=True)
         lines = r.stderr.strip().splitlines()
         record(f"invalid values refused naming {dim}",

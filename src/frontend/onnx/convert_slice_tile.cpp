@@ -83,7 +83,7 @@ void convert_shape_input(NodeConverter& c) {
   graph::Attrs attrs;
   std::vector<graph::Value*> inputs{c.input(0, "input")};
   c.input(1, what);
-  static_attr_input(c, 1, what, what, attrs, inputs, /*runtime=*/K == OpKind::Expand);
+  static_attr_input(c, 1, what, what, attrs, inputs, /*runtime=*/true);
   c.emit(K, inputs, attrs);
 }
 

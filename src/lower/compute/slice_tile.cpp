@@ -97,6 +97,13 @@ Stmt compute_tile(const graph::Node& node, const std::vector<Buffer>& inputs,
   const Buffer& x = inputs.at(0);
   const Buffer& y = outputs.at(0);
   check_dtype(node, x, DTypeClass::kAny);
+  if (is_symbolic(x) || is_symbolic(y)) {  // run-time repeats (value symbols)
+    return loop_nest(y->shape, "i", [&](const Index& idx) {
+      Index xi;
+      for (size_t d = 0; d < x->shape.size(); ++d) xi.push_back(floormod(idx[d], x->shape[d]));
+      return BufferStore::make(y, x.load(xi), idx);
+    });
+  }
   std::vector<int64_t> xs = const_shape(x), ys = const_shape(y);
   return loop_nest(ys, "i", [&](const Index& idx) {
     Index xi;

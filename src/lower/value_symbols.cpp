@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 
+#include "lower/compute/common.h"
 #include "ops/value_symbols.h"
 #include "support/error.h"
 #include "tir/op.h"
@@ -47,14 +48,7 @@ class Context {
   const std::vector<Buffer>& params() const { return params_; }
 
  private:
-  static tir::DataType to_tir(graph::DType d) {
-    switch (d) {
-      case graph::DType::kI32:
-        return tir::DataType::i32();
-      default:
-        return tir::DataType::i64();
-    }
-  }
+  static tir::DataType to_tir(graph::DType d) { return to_tir_dtype(d); }
   const graph::Graph& g_;
   const SymbolTable& symbols_;
   tir::IRModule& mod_;
@@ -282,6 +276,12 @@ Definition tile_dim(const graph::Node& n, int axis, Context& c) {
   return {c.dim(n.inputs[0]->type.shape[size_t(axis)]) * r, r >= tir::i64(0)};
 }
 
+// OneHot(indices, depth, values): depth, truncated, at least 1.
+Definition one_hot_depth(const graph::Node& n, Context& c) {
+  Expr d = c.load(n.inputs[1], 0);
+  return {d, d >= tir::i64(1)};
+}
+
 // ConstantOfShape(shape): the shape's values, none negative.
 Definition constant_of_shape_dim(const graph::Node& n, int axis, Context& c) {
   Expr v = c.load(n.inputs[0], axis);
@@ -324,6 +324,8 @@ Definition define(const graph::Node& n, const std::string& name, Context& c) {
       return topk_k(n, axis, c);
     case ops::OpKind::Tile:
       return tile_dim(n, axis, c);
+    case ops::OpKind::OneHot:
+      return one_hot_depth(n, c);
     default:
       break;
   }

@@ -62,6 +62,7 @@ int value_shape_slot(const graph::Node& n) {
     case OpKind::TopK:
     case OpKind::Split:
     case OpKind::Tile:
+    case OpKind::OneHot:
       slot = 1;
       break;
     case OpKind::ConstantOfShape:
@@ -161,6 +162,8 @@ std::optional<graph::SymExpr> value_symbol_bound(const graph::Node& n, const std
     case OpKind::Expand:
     case OpKind::Tile:
       return graph::SymExpr::max(largest, unbounded);
+    case OpKind::OneHot:
+      return unbounded;
     default:  // ConstantOfShape
       return unbounded;
   }

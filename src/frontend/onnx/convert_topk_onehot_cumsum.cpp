@@ -34,7 +34,7 @@ void convert_one_hot(NodeConverter& c) {
   attrs.set("axis", c.attr_int("axis").value_or(-1));
   std::vector<graph::Value*> inputs{c.input(0, "indices")};
   c.input(1, "depth");
-  static_scalar_input(c, 1, "depth", "depth", true, attrs, inputs);
+  static_scalar_input(c, 1, "depth", "depth", true, attrs, inputs, /*runtime=*/true);
   inputs.resize(2, nullptr);
   inputs.push_back(c.input(2, "values"));
   c.emit(OpKind::OneHot, inputs, attrs);

@@ -44,6 +44,13 @@ class Context {
     }
     return tir::cast(tir::DataType::i64(), it->second.load({tir::i64(i)}));
   }
+  // Element i of `input` in its own dtype (a constant's as float64).
+  Expr load_raw(const graph::Value* input, int64_t i) {
+    if (input->is_constant())
+      return tir::make_const(tir::DataType::f64(), input->constant->get_f64(i));
+    load(input, i);  // declares the parameter
+    return buffers_.at(input).load({tir::i64(i)});
+  }
   Expr dim(const graph::Dim& d) const { return symbols_.expr(d); }
   const std::vector<Buffer>& params() const { return params_; }
 
@@ -282,6 +289,19 @@ Definition one_hot_depth(const graph::Node& n, Context& c) {
   return {d, d >= tir::i64(1)};
 }
 
+// Range(start, limit, delta): max(ceil((limit - start) / delta), 0), in float64; delta not 0.
+Definition range_length(const graph::Node& n, Context& c) {
+  auto f64 = [&](int i) {
+    return tir::cast(tir::DataType::f64(), c.load_raw(n.inputs[size_t(i)], 0));
+  };
+  Expr s = f64(0), l = f64(1), d = f64(2);
+  Expr zero = tir::make_const(tir::DataType::f64(), 0);
+  Expr count =
+      tir::call(tir::Intrinsic::ceil,
+                {(l - s) / tir::select(d == zero, tir::make_const(tir::DataType::f64(), 1), d)});
+  return {tir::max(tir::cast(tir::DataType::i64(), count), tir::i64(0)), d != zero};
+}
+
 // ConstantOfShape(shape): the shape's values, none negative.
 Definition constant_of_shape_dim(const graph::Node& n, int axis, Context& c) {
   Expr v = c.load(n.inputs[0], axis);
@@ -326,6 +346,8 @@ Definition define(const graph::Node& n, const std::string& name, Context& c) {
       return tile_dim(n, axis, c);
     case ops::OpKind::OneHot:
       return one_hot_depth(n, c);
+    case ops::OpKind::Range:
+      return range_length(n, c);
     default:
       break;
   }

@@ -77,6 +77,19 @@ std::vector<TensorType> infer_range(Node& n) {
       return {TensorType{t.dtype, {Dim::of(count)}}};
     }
   }
+  bool runtime = false, computed = false;  // the caller's bounds: the length is a value symbol
+  for (int i = 0; i < 3; ++i) {
+    runtime = runtime || is_runtime_input(n.inputs[size_t(i)]);
+    computed =
+        computed || (!n.inputs[size_t(i)]->is_constant() && !is_runtime_input(n.inputs[size_t(i)]));
+  }
+  if (runtime && !computed) {
+    for (int i = 0; i < 3; ++i)
+      if (n.inputs[size_t(i)]->type.num_elements() != 1)
+        fail_user("{}: input {} must be a scalar, got {}", n.describe(), i,
+                  n.inputs[size_t(i)]->type.str());
+    return {TensorType{t.dtype, {value_dim(n, 0, 0)}}};
+  }
   double start = scalar_input(n, 0, "start"), limit = scalar_input(n, 1, "limit"),
          delta = scalar_input(n, 2, "delta");
   if (delta == 0) fail_user("{}: input 'delta' is 0", n.describe());

@@ -52,6 +52,11 @@ std::string kept_extent(const graph::Node& n, int axis) {
 
 int value_shape_slot(const graph::Node& n) {
   int slot = -1;
+  if (n.op == OpKind::Range) {  // any of start, limit, delta
+    for (int i = 0; i < 3 && i < int(n.inputs.size()); ++i)
+      if (is_runtime_input(n.inputs[size_t(i)])) return i;
+    return -1;
+  }
   switch (n.op) {
     case OpKind::Reshape:
     case OpKind::Squeeze:
@@ -163,6 +168,7 @@ std::optional<graph::SymExpr> value_symbol_bound(const graph::Node& n, const std
     case OpKind::Tile:
       return graph::SymExpr::max(largest, unbounded);
     case OpKind::OneHot:
+    case OpKind::Range:
       return unbounded;
     default:  // ConstantOfShape
       return unbounded;

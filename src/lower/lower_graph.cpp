@@ -18,9 +18,9 @@
 #include "lower/block_names.h"
 #include "lower/compute/common.h"
 #include "lower/compute/compute.h"
-#include "lower/control_flow_kernels.h"
 #include "lower/fold_constant_loads.h"
 #include "lower/fuse_group.h"
+#include "lower/lower_control_flow.h"
 #include "lower/memory_plan.h"
 #include "lower/scheduled/scheduled.h"
 #include "lower/symbolic_memory_plan.h"
@@ -90,7 +90,7 @@ std::vector<std::string> source_ops(const graph::Node& node) {
 }
 
 // Builds the module; kept as a class so the placement tables are shared by the steps.
-class Lowering : public ValueFactory {
+class Lowering : public ValueFactory, public LoweringHost {
  public:
   Lowering(const graph::Graph& g, const LowerOptions& options) : g_(g), options_(options) {
     for (const auto& v : g.values()) next_id_ = std::max(next_id_, v->id + 1);
@@ -131,7 +131,7 @@ class Lowering : public ValueFactory {
 
  private:
   // The graph's nodes in order, a fused group (graph::fuse_ops) at its last member.
-  void lower_nodes(const graph::Graph& g) {
+  void lower_nodes(const graph::Graph& g) override {
     std::map<int, std::vector<const graph::Node*>> groups;
     std::map<int, const graph::Node*> anchors;  // the last member in graph order
     for (const auto& n : g.nodes())
@@ -216,7 +216,7 @@ class Lowering : public ValueFactory {
   }
 
   // A kernel copying `src` (flat) to a parameter named `dst_name` of its shape.
-  tir::PrimFunc flat_copy(const Value* src, const std::string& dst_name) {
+  tir::PrimFunc flat_copy(const Value* src, const std::string& dst_name) override {
     tir::PrimFunc f;
     Buffer from = param_buffer(src, true);
     Buffer to = Buffer::make(dst_name, from->dtype, from->shape);
@@ -240,13 +240,13 @@ class Lowering : public ValueFactory {
   }
 
   // The kernel parameter of a value (flattened to 1-D for row-major copies).
-  Buffer param_buffer(const Value* v, bool flat) {
+  Buffer param_buffer(const Value* v, bool flat) override {
     std::vector<tir::Expr> shape = symbols_.shape(v->type);
     if (flat && shape.size() != 1) shape = {symbols_.expr(elements(v))};
     return Buffer::make(sanitize(v->name), to_tir_dtype(v->type.dtype), shape);
   }
 
-  std::string unique_name(const std::string& base) {
+  std::string unique_name(const std::string& base) override {
     std::string name = base;
     for (int k = 1; !names_.insert(name).second; ++k) name = fmt::format("{}_{}", base, k);
     return name;
@@ -258,7 +258,7 @@ class Lowering : public ValueFactory {
     tir::KernelCall::Op op = tir::KernelCall::kCall;
   };
 
-  void add_kernel(tir::PrimFunc f, std::vector<const Value*> values) {
+  void add_kernel(tir::PrimFunc f, std::vector<const Value*> values) override {
     // Block-form nests of the compute rules get their schedule from the injective rule.
     if (f.schedule_rule.empty() && tir::has_blocks(f.body)) {
       f.body = finish_blocks(f.body);
@@ -289,7 +289,7 @@ class Lowering : public ValueFactory {
     calls_.push_back({index, std::move(values)});
   }
 
-  Value& new_value(const std::string& name, graph::TensorType type) {
+  Value& new_value(const std::string& name, graph::TensorType type) override {
     Value& v = synthetic_.emplace_back();
     v.id = next_id_++;
     v.name = name;
@@ -345,7 +345,7 @@ class Lowering : public ValueFactory {
   }
 
   // The storage a value lives in: its own, or that of the value it is a view of.
-  const Value* storage(const Value* v) const {
+  const Value* storage(const Value* v) const override {
     auto it = views_.find(v);
     return it == views_.end() ? v : it->second;
   }
@@ -447,7 +447,7 @@ class Lowering : public ValueFactory {
   }
 
   void lower_node(const graph::Node& node) {
-    if (lower_control_flow(node)) return;
+    if (lower_control_flow_node(node, *this)) return;
     if (lower_as_view(node)) return;
     if (lower_symbolic_value(node)) return;
     if (lower_concat_in_place(node)) return;
@@ -572,29 +572,9 @@ class Lowering : public ValueFactory {
     add_kernel(std::move(f), std::move(values));
   }
 
-  // ---- Control flow (If, Loop, Scan): entry steps around the bodies' kernels. A body's inputs
-  // are views of the values they stand for; its outputs are copied where the node's outputs
-  // live. Kernel order is the liveness order, and a loop keeps alive, over all of its kernels,
-  // every value that crosses its back edge (docs/dynamic-shapes.md, section 5).
-
-  bool lower_control_flow(const graph::Node& node) {
-    switch (node.op) {
-      case ops::OpKind::If:
-        lower_if(node);
-        return true;
-      case ops::OpKind::Loop:
-        lower_loop(node);
-        return true;
-      case ops::OpKind::Scan:
-        lower_scan(node);
-        return true;
-      default:
-        return false;
-    }
-  }
-
-  // A branch, jump or label; a branch's flag stays live until the next kernel has run.
-  void add_step(tir::KernelCall::Op op, int label, const Value* flag = nullptr) {
+  // ---- Control flow (lower/lower_control_flow.h): the host side. A branch, jump or label; a
+  // branch's flag stays live until the next kernel has run.
+  void add_step(tir::KernelCall::Op op, int label, const Value* flag) override {
     std::vector<const Value*> values;
     if (flag != nullptr) {
       if (flag->is_constant()) constant_ref(flag);
@@ -609,148 +589,14 @@ class Lowering : public ValueFactory {
     calls_.push_back({label, std::move(values), op});
   }
 
-  static std::vector<const Value*> captured(const graph::Node& node) {
-    const size_t c = size_t(node.attrs.get_int("num_captures", 0));
-    return {node.inputs.end() - std::ptrdiff_t(c), node.inputs.end()};
-  }
-
-  // The body's inputs from `first` on stand for `values` (views of their storage).
-  void bind_body(const graph::Graph& body, size_t first, const std::vector<const Value*>& values) {
-    INGOT_ICHECK(first + values.size() <= body.inputs.size(), "body with {} inputs bound to {}",
-                 body.inputs.size(), first + values.size());
-    for (size_t i = 0; i < values.size(); ++i) {
-      if (values[i]->is_constant()) constant_ref(values[i]);
-      views_[body.inputs[first + i]] = storage(values[i]);
-    }
-  }
-
-  void copy_into(const Value* src, const Value* dst, const std::string& why) {
-    if (storage(src) == storage(dst)) return;
-    if (src->is_constant()) constant_ref(src);
-    std::string dst_name = sanitize(dst->name);
-    if (dst_name == sanitize(src->name)) dst_name += "_dst";
-    tir::PrimFunc f = flat_copy(src, dst_name);
-    f.name = unique_name(fmt::format("copy_{}", dst_name));
-    f.source_ops = {why};
-    add_kernel(std::move(f), {src, dst});
-  }
-
-  // Copies that happen at once (loop-carried values): a source another copy overwrites is saved
-  // to a temporary first.
-  void parallel_copy(const std::vector<std::pair<const Value*, const Value*>>& copies,
-                     const std::string& why) {
-    std::set<const Value*> dsts;
-    for (const auto& [src, dst] : copies) dsts.insert(storage(dst));
-    auto clobbered = [&](const Value* src, const Value* dst) {
-      return storage(src) != storage(dst) && dsts.count(storage(src)) != 0;
-    };
-    std::vector<std::pair<const Value*, const Value*>> saved;
-    for (const auto& [src, dst] : copies) {
-      if (!clobbered(src, dst)) continue;
-      const Value* t = &new_value(dst->name + "_next", dst->type);
-      copy_into(src, t, why);
-      saved.push_back({t, dst});
-    }
-    for (const auto& [src, dst] : copies)
-      if (!clobbered(src, dst)) copy_into(src, dst, why);
-    for (const auto& [t, dst] : saved) copy_into(t, dst, why);
-  }
-
-  void lower_if(const graph::Node& node) {
-    const int else_label = next_label_++, end_label = next_label_++;
-    add_step(tir::KernelCall::kBranchIfZero, else_label, node.inputs.at(0));
-    for (size_t b = 0; b < 2; ++b) {
-      const graph::Graph& body = *node.subgraphs.at(b);
-      bind_body(body, 0, captured(node));
-      lower_nodes(body);
-      std::vector<std::pair<const Value*, const Value*>> copies;
-      for (size_t i = 0; i < node.outputs.size(); ++i)
-        if (node.outputs[i] != nullptr) copies.push_back({body.outputs.at(i), node.outputs[i]});
-      parallel_copy(copies, b == 0 ? "If (then_branch output)" : "If (else_branch output)");
-      if (b == 0) {
-        add_step(tir::KernelCall::kJump, end_label);
-        add_step(tir::KernelCall::kLabel, else_label);
-      }
-    }
-    add_step(tir::KernelCall::kLabel, end_label);
-  }
-
-  // A loop under way: its counter, flags, carried-value slots, labels and first kernel.
-  struct LoopFrame {
-    const Value *iter = nullptr, *cond_state = nullptr, *keep = nullptr;
-    std::vector<const Value*> states;
-    int top = 0, end = 0, first_kernel = 0;
-    TripCount trips;
-    std::vector<const Value*> trip_values;  // M, when the trip count is a tensor
-  };
-
-  // The counter's kernel, the carried values' first copies, then the loop's head: its label and
-  // the branch out.
-  LoopFrame begin_loop(const graph::Node& node, const Value* m, tir::Expr limit, const Value* cond,
-                       const std::vector<const Value*>& initial) {
-    LoopFrame fr;
-    const std::string op = ops::op_name(node.op);
-    fr.iter = &new_value(node.name + "_iter", {graph::DType::kI64, {}});
-    fr.cond_state = &new_value(node.name + "_cond", {graph::DType::kBool, {}});
-    fr.keep = &new_value(node.name + "_keep_going", {graph::DType::kBool, {}});
-    fr.trips.limit = std::move(limit);
-    if (m != nullptr) {
-      if (m->is_constant()) constant_ref(m);
-      fr.trips.m = param_buffer(m, false);
-      fr.trip_values = {m};
-    }
-    std::vector<const Value*> values = fr.trip_values;
-    Buffer cond_buf;
-    if (cond != nullptr) {
-      if (cond->is_constant()) constant_ref(cond);
-      cond_buf = param_buffer(cond, false);
-      values.push_back(cond);
-    }
-    tir::PrimFunc f =
-        loop_init_kernel(fr.trips, cond_buf, param_buffer(fr.iter, false),
-                         param_buffer(fr.cond_state, false), param_buffer(fr.keep, false));
-    f.name = unique_name(fmt::format("{}_{}_start", sanitize(node.name), op));
-    f.source_ops = {op + " (counter)"};
-    values.insert(values.end(), {fr.iter, fr.cond_state, fr.keep});
-    add_kernel(std::move(f), std::move(values));
-    for (size_t j = 0; j < initial.size(); ++j) {
-      fr.states.push_back(&new_value(fmt::format("{}_state{}", node.name, j), initial[j]->type));
-      copy_into(initial[j], fr.states.back(), op + " (initial value)");
-    }
-    fr.top = next_label_++;
-    fr.end = next_label_++;
-    add_step(tir::KernelCall::kLabel, fr.top);
-    add_step(tir::KernelCall::kBranchIfZero, fr.end, fr.keep);
-    fr.first_kernel = int(mod_.kernels.size());
-    return fr;
-  }
-
-  // The counter's step, the jump back and the exit; then the final carried values become the
-  // node's first outputs.
-  void end_loop(const graph::Node& node, const LoopFrame& fr) {
-    const std::string op = ops::op_name(node.op);
-    tir::PrimFunc f =
-        loop_step_kernel(param_buffer(fr.iter, false), fr.trips, param_buffer(fr.cond_state, false),
-                         param_buffer(fr.keep, false));
-    f.name = unique_name(fmt::format("{}_{}_step", sanitize(node.name), op));
-    f.source_ops = {op + " (counter)"};
-    std::vector<const Value*> values = {fr.iter};
-    values.insert(values.end(), fr.trip_values.begin(), fr.trip_values.end());
-    values.insert(values.end(), {fr.cond_state, fr.keep});
-    add_kernel(std::move(f), std::move(values));
-    add_step(tir::KernelCall::kJump, fr.top);
-    add_step(tir::KernelCall::kLabel, fr.end);
-    loops_.push_back({fr.first_kernel, int(mod_.kernels.size()) - 1});
-    for (size_t j = 0; j < fr.states.size(); ++j) {
-      const Value* out = node.outputs.at(j);
-      if (out == nullptr) continue;
-      if (place_.count(out) || slices_.count(out)) {
-        copy_into(fr.states[j], out, op + " (final value)");
-      } else {
-        views_[out] = fr.states[j];
-      }
-    }
-  }
+  void place_constant(const Value* v) override { constant_ref(v); }
+  void view(const Value* v, const Value* of) override { views_[v] = storage(of); }
+  bool has_own_place(const Value* v) const override { return place_.count(v) || slices_.count(v); }
+  int new_label() override { return next_label_++; }
+  int num_kernels() const override { return int(mod_.kernels.size()); }
+  void loop_region(int first, int last) override { loops_.push_back({first, last}); }
+  const SymbolTable& symbols() const override { return symbols_; }
+  std::string name_of(const std::string& s) const override { return sanitize(s); }
 
   // Values that cross the back edge of a loop running kernels [first, last]: one live before the
   // loop and read in it stays live to its end; one written in it and read after it is live
@@ -768,89 +614,6 @@ class Lowering : public ValueFactory {
         }
       }
     }
-  }
-
-  // [outer, length, inner] of `v` around `axis`.
-  ScanAxis scan_axis(const Value* v, int64_t axis, bool reverse) const {
-    graph::SymExpr outer = 1, inner = 1;
-    for (int64_t i = 0; i < v->type.rank(); ++i)
-      if (i != axis)
-        (i < axis ? outer : inner) = (i < axis ? outer : inner) * v->type.shape[size_t(i)].sym();
-    return {symbols_.expr(outer), symbols_.expr(v->type.shape[size_t(axis)].sym()),
-            symbols_.expr(inner), reverse};
-  }
-
-  // Kernel `slice` = `whole` at the iteration (scan input) or the reverse (scan output).
-  void add_scan_kernel(const graph::Node& node, const LoopFrame& fr, const Value* whole,
-                       const Value* slice, const ScanAxis& axis, bool stack) {
-    Buffer w = param_buffer(whole, true), s = param_buffer(slice, true),
-           it = param_buffer(fr.iter, false);
-    if (whole->is_constant()) constant_ref(whole);
-    if (slice->is_constant()) constant_ref(slice);
-    tir::PrimFunc f = stack ? scan_stack_kernel(s, it, w, axis) : scan_slice_kernel(w, it, s, axis);
-    const std::string op = ops::op_name(node.op);
-    f.name =
-        unique_name(fmt::format("{}_{}_{}", sanitize(node.name), op, stack ? "stack" : "slice"));
-    f.source_ops = {op + (stack ? " (scan output)" : " (scan input)")};
-    add_kernel(std::move(f), stack ? std::vector<const Value*>{slice, fr.iter, whole}
-                                   : std::vector<const Value*>{whole, fr.iter, slice});
-  }
-
-  void lower_loop(const graph::Node& node) {
-    const graph::Graph& body = *node.subgraphs.at(0);
-    const size_t nc = size_t(node.attrs.get_int("num_carried", 0));
-    std::vector<const Value*> initial(node.inputs.begin() + 2,
-                                      node.inputs.begin() + 2 + std::ptrdiff_t(nc));
-    LoopFrame fr = begin_loop(node, node.inputs[0], tir::Expr(), node.inputs[1], initial);
-    std::vector<const Value*> bind = {fr.iter, fr.cond_state};
-    bind.insert(bind.end(), fr.states.begin(), fr.states.end());
-    for (const Value* v : captured(node)) bind.push_back(v);
-    bind_body(body, 0, bind);
-    lower_nodes(body);
-    for (size_t k = 0; 1 + nc + k < body.outputs.size(); ++k) {
-      const Value* whole = node.outputs.at(nc + k);
-      if (whole != nullptr)
-        add_scan_kernel(node, fr, whole, body.outputs[1 + nc + k], scan_axis(whole, 0, false),
-                        true);
-    }
-    std::vector<std::pair<const Value*, const Value*>> copies = {{body.outputs[0], fr.cond_state}};
-    for (size_t j = 0; j < nc; ++j) copies.push_back({body.outputs[1 + j], fr.states[j]});
-    parallel_copy(copies, "Loop (carried value)");
-    end_loop(node, fr);
-  }
-
-  void lower_scan(const graph::Node& node) {
-    const graph::Graph& body = *node.subgraphs.at(0);
-    const size_t nc = size_t(node.attrs.get_int("num_carried", 0));
-    const size_t ns = size_t(node.attrs.get_int("num_scan_inputs", 0));
-    const std::vector<int64_t> in_axes = node.attrs.get_ints("scan_input_axes");
-    const std::vector<int64_t> in_dirs = node.attrs.get_ints("scan_input_directions");
-    const std::vector<int64_t> out_axes = node.attrs.get_ints("scan_output_axes");
-    const std::vector<int64_t> out_dirs = node.attrs.get_ints("scan_output_directions");
-    std::vector<const Value*> initial(node.inputs.begin(),
-                                      node.inputs.begin() + std::ptrdiff_t(nc));
-    const Value* first_scan = node.inputs.at(nc);
-    tir::Expr length = symbols_.expr(first_scan->type.shape[size_t(in_axes.at(0))].sym());
-    LoopFrame fr = begin_loop(node, nullptr, length, nullptr, initial);
-    bind_body(body, 0, fr.states);
-    std::vector<const Value*> caps = captured(node);
-    bind_body(body, nc + ns, caps);
-    for (size_t j = 0; j < ns; ++j) {
-      const Value* whole = node.inputs[nc + j];
-      add_scan_kernel(node, fr, whole, body.inputs[nc + j],
-                      scan_axis(whole, in_axes.at(j), in_dirs.at(j) != 0), false);
-    }
-    lower_nodes(body);
-    for (size_t k = 0; nc + k < body.outputs.size(); ++k) {
-      const Value* whole = node.outputs.at(nc + k);
-      if (whole != nullptr)
-        add_scan_kernel(node, fr, whole, body.outputs[nc + k],
-                        scan_axis(whole, out_axes.at(k), out_dirs.at(k) != 0), true);
-    }
-    std::vector<std::pair<const Value*, const Value*>> copies;
-    for (size_t j = 0; j < nc; ++j) copies.push_back({body.outputs[j], fr.states[j]});
-    parallel_copy(copies, "Scan (state)");
-    end_loop(node, fr);
   }
 
   // Graph outputs that are inputs, constants or repeats of an earlier output are copied.

@@ -128,7 +128,7 @@ SPECIALIZE_INPUTS_NOTE = (
     "with `ingot compile --specialize-inputs` (the artifact keeps the input, is fed it, and "
     "refuses any other value at run time; docs/cli.md). Without it, the llvm target reads "
     "Reshape shapes, the axes of reductions, Squeeze and Unsqueeze, Expand and ConstantOfShape "
-    "shapes, TopK's K, Split sizes, Slice bounds, Tile repeats, OneHot depth and Range bounds at run time (value symbols, "
+    "shapes, TopK's K, Split sizes, Slice bounds, Tile repeats, OneHot depth, Range bounds and window sizes at run time (value symbols, "
     "docs/dynamic-shapes.md); the "
     "other positions fail with `input '...' must be a compile-time constant`.")
 

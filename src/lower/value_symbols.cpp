@@ -302,6 +302,12 @@ Definition range_length(const graph::Node& n, Context& c) {
   return {tir::max(tir::cast(tir::DataType::i64(), count), tir::i64(0)), d != zero};
 }
 
+// Hann/Hamming/BlackmanWindow(size): the size, not negative.
+Definition window_size(const graph::Node& n, Context& c) {
+  Expr v = c.load(n.inputs[0], 0);
+  return {v, v >= tir::i64(0)};
+}
+
 // ConstantOfShape(shape): the shape's values, none negative.
 Definition constant_of_shape_dim(const graph::Node& n, int axis, Context& c) {
   Expr v = c.load(n.inputs[0], axis);
@@ -348,6 +354,10 @@ Definition define(const graph::Node& n, const std::string& name, Context& c) {
       return one_hot_depth(n, c);
     case ops::OpKind::Range:
       return range_length(n, c);
+    case ops::OpKind::HannWindow:
+    case ops::OpKind::HammingWindow:
+    case ops::OpKind::BlackmanWindow:
+      return window_size(n, c);
     default:
       break;
   }

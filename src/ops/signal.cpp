@@ -4,6 +4,7 @@
 // compile-time constant kept as an attribute (docs/graph-forms.md).
 #include "ops/op_families.h"
 #include "ops/shape_util.h"
+#include "ops/value_symbols.h"
 #include "support/error.h"
 
 namespace ingot::ops::detail {
@@ -66,6 +67,16 @@ void require_float_scalar(const Node& n, int i, const char* what) {
 // ---- windows ----
 
 std::vector<TensorType> infer_window(Node& n) {
+  if (!n.inputs.empty() && is_runtime_input(n.inputs[0])) {  // the caller's size: a value symbol
+    const TensorType& st = n.inputs[0]->type;
+    if (!st.is_static() || st.num_elements() != 1 ||
+        (st.dtype != DType::kI64 && st.dtype != DType::kI32))
+      fail_user("{}: input 'size' must be an integer scalar, got {}", n.describe(), st.str());
+    require_flag(n, "periodic", 1);
+    DType dt = DType(n.attrs.get_int("dtype", int64_t(DType::kF32)));
+    n.attrs.set("dtype", int64_t(dt));
+    return {TensorType{dt, {value_dim(n, 0, 0)}}};
+  }
   int64_t size = required_int(n, "size", "size");
   if (size < 0) fail_user("{}: 'size' must not be negative, got {}", n.describe(), size);
   require_flag(n, "periodic", 1);
@@ -188,7 +199,7 @@ OpInfo window_op(OpKind k, const char* name) {
            {{"size", AttrType::kInt}, {"periodic", AttrType::kInt}, {"dtype", AttrType::kInt}}};
   w.min_inputs = 0;
   w.max_inputs = 1;  // the size, until type inference moves it into the attribute
-  w.const_inputs = {{0, "size", "size"}};
+  w.const_inputs = {{0, "size", "size", false, /*runtime=*/true}};
   w.infer_fn = infer_window;
   w.flops_fn = window_flops;
   return w;

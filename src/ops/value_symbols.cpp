@@ -71,6 +71,9 @@ int value_shape_slot(const graph::Node& n) {
       slot = 1;
       break;
     case OpKind::ConstantOfShape:
+    case OpKind::HannWindow:
+    case OpKind::HammingWindow:
+    case OpKind::BlackmanWindow:
       slot = 0;
       break;
     default:
@@ -169,6 +172,9 @@ std::optional<graph::SymExpr> value_symbol_bound(const graph::Node& n, const std
       return graph::SymExpr::max(largest, unbounded);
     case OpKind::OneHot:
     case OpKind::Range:
+    case OpKind::HannWindow:
+    case OpKind::HammingWindow:
+    case OpKind::BlackmanWindow:
       return unbounded;
     default:  // ConstantOfShape
       return unbounded;

@@ -26,7 +26,7 @@ void convert_window(NodeConverter& c) {
   graph::Attrs attrs;
   std::vector<graph::Value*> inputs;
   c.input(0, "size");
-  static_scalar_input(c, 0, "size", "size", false, attrs, inputs);
+  static_scalar_input(c, 0, "size", "size", false, attrs, inputs, /*runtime=*/true);
   attrs.set("periodic", c.attr_int("periodic").value_or(1));
   attrs.set("dtype", output_dtype(c));
   c.emit(kKind, inputs, attrs);

@@ -74,10 +74,16 @@ Stmt compute_window(const graph::Node& node, const std::vector<Buffer>& inputs,
   bool periodic = node.attrs.get_int("periodic", 1) != 0;
   // A symmetric window of one sample divides by 0 (NaN in numpy); it is [1] here, as in torch.
   int64_t denom = std::max<int64_t>(periodic ? size : size - 1, 1);
+  // The caller's size (a value symbol): the same step, computed at run time.
+  Expr step = f64(2 * kPi / double(denom));
+  if (is_symbolic(y)) {
+    Expr n = y->shape[0];
+    step = f64(2 * kPi) / as_f64(max(periodic ? n : n - i64(1), i64(1)));
+  }
   ops::OpKind kind = node.op;
   return loop_nest(y->shape, "i",
                    [&](const Index& o) {
-                     Expr a = as_f64(o[0]) * f64(2 * kPi / double(denom));
+                     Expr a = as_f64(o[0]) * step;
                      Expr w;
                      if (kind == ops::OpKind::HannWindow) {
                        Expr s = sine(a * f64(0.5));

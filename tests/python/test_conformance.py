@@ -19,8 +19,8 @@ The ratchet stays on the in-scope rate with --specialize-inputs; a second one, o
 rate *without* specialisation (issue 17: shape-deciding inputs served at run time, control flow),
 fails if it drops below MIN_PLAIN_PASS_RATE.
 2026-12-04, session 26: 1461 passed, 22 failed, 401 skipped (rate 0.9852); without specialisation
-1370 passed, rate 0.9238 (1172, 0.808, before value symbols and control flow); ratchets raised to
-0.98 and 0.915.
+1376 passed, rate 0.9278 (1172, 0.808, before value symbols and control flow); ratchets raised to
+0.98 and 0.92.
 Environment: INGOT_CONFORMANCE_MIN_PASS_RATE overrides the ratchet, INGOT_CONFORMANCE_JOBS the
 number of parallel workers (default: all cores), INGOT_CONFORMANCE_SPECIALIZE_INPUTS=0 runs
 without --specialize-inputs (such tests then fail with "must be a compile-time constant").
@@ -31,7 +31,7 @@ import subprocess
 import sys
 
 MIN_PASS_RATE = 0.98
-MIN_PLAIN_PASS_RATE = 0.915
+MIN_PLAIN_PASS_RATE = 0.92
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUNNER = os.path.join(HERE, "..", "..", "scripts", "conformance.py")

@@ -37,6 +37,8 @@ struct IngotModel {
   /* byte size of each input and output; for symbolic ones, at the symbols' largest values */
   size_t* input_bytes;
   size_t* output_bytes;
+  /* per symbol: 1 when the artifact's value function computes it (no input dim names it) */
+  uint8_t* value_symbol;
 };
 
 struct IngotSession {
@@ -100,7 +102,10 @@ size_t ingot_tensor_bytes(const IngotTensorInfo* info);
 int32_t ingot_symbol_index(const IngotArtifact* a, const char* name);
 ingot_status ingot_check_symbols(const char* path, const IngotArtifact* a);
 size_t ingot_input_max_bytes(const IngotArtifact* a, const IngotTensorInfo* t);
-ingot_status ingot_output_max_bytes(const char* path, const IngotArtifact* a, size_t* bytes);
+ingot_status ingot_output_max_bytes(const char* path, const IngotArtifact* a,
+                                    const uint8_t* value_symbol, size_t* bytes);
+/* Sets value_symbol[k] for each symbol no input dim names (computed by the value function). */
+void ingot_mark_value_symbols(const IngotArtifact* a, uint8_t* value_symbol);
 ingot_status ingot_bind_symbols(IngotSession* s);
 ingot_status ingot_update_output_shapes(IngotSession* s);
 /* Grows the session's workspace to what the bound symbols need (IngotArtifact.workspace_fn). */

@@ -179,13 +179,16 @@ INGOT_API ingot_status ingot_model_load_ex(const char* path, uint32_t flags, Ing
       m->path = copy_string(path);
       m->input_bytes = calloc((size_t)a->num_inputs + 1, sizeof(size_t));
       m->output_bytes = calloc((size_t)a->num_outputs + 1, sizeof(size_t));
+      m->value_symbol = calloc((size_t)(a->num_symbols > 0 ? a->num_symbols : 0) + 1, 1);
     }
-    if (m == NULL || m->path == NULL || m->input_bytes == NULL || m->output_bytes == NULL) {
+    if (m == NULL || m->path == NULL || m->input_bytes == NULL || m->output_bytes == NULL ||
+        m->value_symbol == NULL) {
       status = ingot_fail(INGOT_ERR_OUT_OF_MEMORY, "out of memory loading artifact '%s'", path);
     }
   }
   if (status == INGOT_OK) {
     status = ingot_check_symbols(path, a);
+    if (status == INGOT_OK) ingot_mark_value_symbols(a, m->value_symbol);
   }
   if (status == INGOT_OK) {
     status = check_tensor_table(path, a, "input", a->num_inputs, a->inputs, m->input_bytes);
@@ -198,7 +201,7 @@ INGOT_API ingot_status ingot_model_load_ex(const char* path, uint32_t flags, Ing
       status = ingot_fail(INGOT_ERR_LOAD,
                           "artifact '%s' is corrupt: a device artifact with symbols", path);
     else
-      status = ingot_output_max_bytes(path, a, m->output_bytes);
+      status = ingot_output_max_bytes(path, a, m->value_symbol, m->output_bytes);
   }
   /* A device artifact loaded to run: its device, program and constants now. */
   if (status == INGOT_OK && check_isa && a->device_type == kDLOpenCL) {
@@ -228,6 +231,7 @@ INGOT_API void ingot_model_free(IngotModel* model) {
   free(model->path);
   free(model->input_bytes);
   free(model->output_bytes);
+  free(model->value_symbol);
   free(model);
 }
 

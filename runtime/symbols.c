@@ -27,6 +27,11 @@ static int is_input_symbol(const IngotArtifact* a, int32_t k) {
   return 0;
 }
 
+void ingot_mark_value_symbols(const IngotArtifact* a, uint8_t* value_symbol) {
+  for (int32_t k = 0; k < a->num_symbols; ++k)
+    value_symbol[k] = a->value_fn != NULL && !is_input_symbol(a, k);
+}
+
 ingot_status ingot_check_symbols(const char* path, const IngotArtifact* a) {
   if (a->num_symbols < 0 || (a->num_symbols > 0 && (a->symbols == NULL || a->shape_fn == NULL)))
     return ingot_fail(INGOT_ERR_LOAD, "artifact '%s' is corrupt: invalid symbol table", path);
@@ -69,7 +74,8 @@ size_t ingot_input_max_bytes(const IngotArtifact* a, const IngotTensorInfo* t) {
   return bytes_of(a, t, t->shape);
 }
 
-ingot_status ingot_output_max_bytes(const char* path, const IngotArtifact* a, size_t* bytes) {
+ingot_status ingot_output_max_bytes(const char* path, const IngotArtifact* a,
+                                    const uint8_t* value_symbol, size_t* bytes) {
   size_t total = 0;
   for (int32_t i = 0; i < a->num_outputs; ++i) total += (size_t)a->outputs[i].ndim;
   int64_t* maxima = calloc((size_t)a->num_symbols + 1, sizeof(int64_t));
@@ -81,8 +87,7 @@ ingot_status ingot_output_max_bytes(const char* path, const IngotArtifact* a, si
   }
   /* Value symbols can be vast at their bounds; their outputs start small and grow per run. */
   for (int32_t k = 0; k < a->num_symbols; ++k)
-    maxima[k] = a->value_fn != NULL && !is_input_symbol(a, k) ? a->symbols[k].min_value
-                                                              : a->symbols[k].max_value;
+    maxima[k] = value_symbol[k] ? a->symbols[k].min_value : a->symbols[k].max_value;
   ingot_status st = INGOT_OK;
   if (a->shape_fn(maxima, dims) != 0) {
     st = ingot_fail(INGOT_ERR_LOAD, "artifact '%s': its shape function failed", path);
@@ -146,7 +151,7 @@ ingot_status ingot_bind_symbols(IngotSession* s) {
                         a->model_name ? a->model_name : "");
     for (int32_t k = 0; k < a->num_symbols; ++k) {
       const IngotSymbolInfo* sym = &a->symbols[k];
-      if (is_input_symbol(a, k)) continue;
+      if (!s->model->value_symbol[k]) continue;
       if (s->symbols[k] < sym->min_value || s->symbols[k] > sym->max_value)
         return ingot_fail(INGOT_ERR_INVALID_ARGUMENT,
                           "the values of the model's shape-deciding inputs make dim '%s' %lld, "
@@ -156,7 +161,7 @@ ingot_status ingot_bind_symbols(IngotSession* s) {
     }
   }
   for (int32_t k = 0; k < a->num_symbols; ++k)
-    if (s->symbols[k] < 0 && (a->value_fn == NULL || is_input_symbol(a, k)))
+    if (s->symbols[k] < 0 && !s->model->value_symbol[k])
       return ingot_fail(INGOT_ERR_INVALID_ARGUMENT,
                         "symbol '%s' is not the dim of any input: the artifact is corrupt",
                         a->symbols[k].name);

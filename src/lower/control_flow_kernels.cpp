@@ -61,28 +61,35 @@ tir::PrimFunc loop_step_kernel(const Buffer& iter, const TripCount& trips, const
   return f;
 }
 
-tir::PrimFunc scan_slice_kernel(const Buffer& whole, const Buffer& iter, const Buffer& slice,
-                                const ScanAxis& axis) {
+namespace {
+
+// Copies between `slice` and `whole` at the iteration's index: into the slice (a scan input) or
+// into the whole (stacking a scan output).
+tir::PrimFunc scan_copy(const Buffer& whole, const Buffer& iter, const Buffer& slice,
+                        const ScanAxis& axis, bool into_whole) {
   tir::PrimFunc f;
-  f.params = {whole, iter, slice};
+  f.params = into_whole ? std::vector<Buffer>{slice, iter, whole}
+                        : std::vector<Buffer>{whole, iter, slice};
   f.body =
       loop_nest(Extents(std::vector<Expr>{axis.outer, axis.inner}), "i", [&](const Index& idx) {
-        Expr src = (idx[0] * axis.length + iteration_index(iter, axis)) * axis.inner + idx[1];
-        return tir::BufferStore::make(slice, whole.load({src}), {idx[0] * axis.inner + idx[1]});
+        Expr at_whole = (idx[0] * axis.length + iteration_index(iter, axis)) * axis.inner + idx[1];
+        Expr at_slice = idx[0] * axis.inner + idx[1];
+        return into_whole ? tir::BufferStore::make(whole, slice.load({at_slice}), {at_whole})
+                          : tir::BufferStore::make(slice, whole.load({at_whole}), {at_slice});
       });
   return f;
 }
 
+}  // namespace
+
+tir::PrimFunc scan_slice_kernel(const Buffer& whole, const Buffer& iter, const Buffer& slice,
+                                const ScanAxis& axis) {
+  return scan_copy(whole, iter, slice, axis, false);
+}
+
 tir::PrimFunc scan_stack_kernel(const Buffer& slice, const Buffer& iter, const Buffer& whole,
                                 const ScanAxis& axis) {
-  tir::PrimFunc f;
-  f.params = {slice, iter, whole};
-  f.body =
-      loop_nest(Extents(std::vector<Expr>{axis.outer, axis.inner}), "i", [&](const Index& idx) {
-        Expr dst = (idx[0] * axis.length + iteration_index(iter, axis)) * axis.inner + idx[1];
-        return tir::BufferStore::make(whole, slice.load({idx[0] * axis.inner + idx[1]}), {dst});
-      });
-  return f;
+  return scan_copy(whole, iter, slice, axis, true);
 }
 
 }  // namespace ingot::lower

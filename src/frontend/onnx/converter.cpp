@@ -77,13 +77,12 @@ graph::TensorPtr NodeConverter::static_input(int i, const char* what,
   return nullptr;
 }
 
-graph::TensorPtr NodeConverter::value_input(int i, const char* what,
+graph::TensorPtr NodeConverter::value_input(int i, const char* /*what*/,
                                             graph::Value** deferred) const {
   graph::Value* v = optional_input(i);
   if (!v) return nullptr;
   if (v->is_constant()) return v->constant;
   *deferred = v;
-  (void)what;
   return nullptr;
 }
 

@@ -82,6 +82,14 @@ struct BoolAsByte {
   Expr store_value(Expr v) const { return on ? (v != make_const(DataType::u8(), 0)) : v; }
 };
 
+// Checks x's dtype for the op; ReduceMax/ReduceMin of bool accumulate its bytes.
+BoolAsByte checked_input(const graph::Node& node, const Buffer& x) {
+  const OpKind op = node.op;
+  BoolAsByte as_byte{x->dtype.is_bool() && (op == OpKind::ReduceMax || op == OpKind::ReduceMin)};
+  if (!as_byte.on) check_dtype(node, x, float_only(op) ? DTypeClass::kFloat : DTypeClass::kNumeric);
+  return as_byte;
+}
+
 // One output element: accumulate x_at over the reduced extents and store the finished value
 // at y[yi] (ReduceLogSumExp: the maximum first, for stability).
 Stmt reduce_one(OpKind op, const BoolAsByte& as_byte, DataType dt,
@@ -180,8 +188,7 @@ Stmt compute_reduce(const graph::Node& node, const std::vector<Buffer>& inputs,
   const Buffer& x = inputs.at(0);
   const Buffer& y = outputs.at(0);
   OpKind op = node.op;
-  BoolAsByte as_byte{x->dtype.is_bool() && (op == OpKind::ReduceMax || op == OpKind::ReduceMin)};
-  if (!as_byte.on) check_dtype(node, x, float_only(op) ? DTypeClass::kFloat : DTypeClass::kNumeric);
+  const BoolAsByte as_byte = checked_input(node, x);
   const std::vector<Expr>& xs = x->shape;
   int rank = int(xs.size());
   std::vector<int64_t> axes = node.attrs.get_ints("axes");
@@ -233,8 +240,7 @@ Stmt compute_reduce_value_axes(const graph::Node& node, const std::vector<Buffer
   const Buffer& x = inputs.at(0);
   const Buffer& y = outputs.at(0);
   OpKind op = node.op;
-  BoolAsByte as_byte{x->dtype.is_bool() && (op == OpKind::ReduceMax || op == OpKind::ReduceMin)};
-  if (!as_byte.on) check_dtype(node, x, float_only(op) ? DTypeClass::kFloat : DTypeClass::kNumeric);
+  const BoolAsByte as_byte = checked_input(node, x);
   const std::vector<Expr>& xs = x->shape;
   const size_t rank = xs.size();
   INGOT_ICHECK(kept.size() == rank, "{}: {} kept extents for rank {}", node_label(node),

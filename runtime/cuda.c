@@ -6,8 +6,13 @@
  * the PTX, which the driver compiles), and the constants copied to device memory. Per session: a
  * stream and device buffers for the workspace, the inputs and the outputs. A run copies the
  * inputs, launches in order on the stream, and copies the outputs back into the session's host
- * buffers. The driver entry points are declared by their stable C ABI (the _v2 symbols cuda.h
- * maps the names to), so the runtime builds without the CUDA toolkit. */
+ * buffers. The launches of a session never change (its buffers are fixed), so its first
+ * unprofiled run captures them into a CUDA Graph and every run after that launches the graph:
+ * one launch per run instead of one per kernel, which is what bounds batch-1 latency. A driver
+ * without graphs, a failed capture or $INGOT_CUDA_GRAPHS=0 keeps plain launches; profiled runs
+ * always launch kernel by kernel so that each can be timed. The driver entry points are declared by
+ * their stable C ABI (the _v2 symbols cuda.h maps the names to), so the runtime builds without the
+ * CUDA toolkit. */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
 #include <stdio.h>
@@ -23,10 +28,14 @@ typedef struct CUctx_st* CUcontext;
 typedef struct CUmod_st* CUmodule;
 typedef struct CUfunc_st* CUfunction;
 typedef struct CUstream_st* CUstream;
+typedef struct CUgraph_st* CUgraph;
+typedef struct CUgraphExec_st* CUgraphExec;
 
 #define CUDA_SUCCESS 0
 #define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
 #define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR 76
+#define CU_STREAM_NON_BLOCKING 1
+#define CU_STREAM_CAPTURE_MODE_THREAD_LOCAL 1
 
 #define INGOT_CU_FUNCTIONS(X)                                                                    \
   X(cuInit, "cuInit", (unsigned))                                                                \
@@ -57,6 +66,13 @@ typedef struct Cuda {
   INGOT_CU_FUNCTIONS(INGOT_X)
 #undef INGOT_X
   CUresult (*cuGetErrorString)(CUresult, const char**);
+  /* CUDA Graphs (driver 11.4+); optional: without them runs launch kernel by kernel. */
+  CUresult (*cuStreamBeginCapture)(CUstream, int);
+  CUresult (*cuStreamEndCapture)(CUstream, CUgraph*);
+  CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec*, CUgraph, unsigned long long);
+  CUresult (*cuGraphLaunch)(CUgraphExec, CUstream);
+  CUresult (*cuGraphExecDestroy)(CUgraphExec);
+  CUresult (*cuGraphDestroy)(CUgraph);
 } Cuda;
 
 static Cuda g_cu;
@@ -101,6 +117,12 @@ static int load_cuda(void) {
       INGOT_CU_FUNCTIONS(INGOT_X)
 #undef INGOT_X
       *(void**)(&g_cu.cuGetErrorString) = dlsym(h, "cuGetErrorString");
+      *(void**)(&g_cu.cuStreamBeginCapture) = dlsym(h, "cuStreamBeginCapture_v2");
+      *(void**)(&g_cu.cuStreamEndCapture) = dlsym(h, "cuStreamEndCapture");
+      *(void**)(&g_cu.cuGraphInstantiateWithFlags) = dlsym(h, "cuGraphInstantiateWithFlags");
+      *(void**)(&g_cu.cuGraphLaunch) = dlsym(h, "cuGraphLaunch");
+      *(void**)(&g_cu.cuGraphExecDestroy) = dlsym(h, "cuGraphExecDestroy");
+      *(void**)(&g_cu.cuGraphDestroy) = dlsym(h, "cuGraphDestroy");
       CUresult r = g_cu_loaded == 1 ? g_cu.cuInit(0) : CUDA_SUCCESS;
       if (g_cu_loaded == 1 && r != CUDA_SUCCESS) {
         snprintf(g_cu_error, sizeof(g_cu_error), "the CUDA driver does not initialise: %s",
@@ -129,7 +151,17 @@ typedef struct CudaSession {
   CUdeviceptr workspace;
   CUdeviceptr* inputs;
   CUdeviceptr* outputs;
+  CUgraph graph;
+  CUgraphExec graph_exec;
+  int graph_state; /* 0 not yet tried, 1 captured, -1 not used (unavailable, off or failed) */
 } CudaSession;
+
+static int graphs_available(void) {
+  const char* env = getenv("INGOT_CUDA_GRAPHS");
+  if (env && strcmp(env, "0") == 0) return 0;
+  return g_cu.cuStreamBeginCapture && g_cu.cuStreamEndCapture && g_cu.cuGraphInstantiateWithFlags &&
+         g_cu.cuGraphLaunch && g_cu.cuGraphExecDestroy && g_cu.cuGraphDestroy;
+}
 
 static size_t buffer_size(uint64_t bytes) {
   return bytes < INGOT_ALIGNMENT ? INGOT_ALIGNMENT : (size_t)bytes;
@@ -207,6 +239,8 @@ ingot_status ingot_cuda_model_init(const char* path, const IngotArtifact* a, voi
 static void cuda_session_free(const IngotArtifact* a, void* session) {
   CudaSession* d = session;
   if (d == NULL) return;
+  if (d->graph_exec) g_cu.cuGraphExecDestroy(d->graph_exec);
+  if (d->graph) g_cu.cuGraphDestroy(d->graph);
   for (int32_t i = 0; d->inputs && i < a->num_inputs; ++i)
     if (d->inputs[i]) g_cu.cuMemFree(d->inputs[i]);
   for (int32_t i = 0; d->outputs && i < a->num_outputs; ++i)
@@ -227,7 +261,7 @@ static ingot_status cuda_session_init(const IngotModel* m, void** out) {
   d->inputs = calloc((size_t)a->num_inputs + 1, sizeof(CUdeviceptr));
   d->outputs = calloc((size_t)a->num_outputs + 1, sizeof(CUdeviceptr));
   CUresult r = d->inputs && d->outputs ? g_cu.cuCtxSetCurrent(dm->context) : 2;
-  if (r == CUDA_SUCCESS) r = g_cu.cuStreamCreate(&d->stream, 0);
+  if (r == CUDA_SUCCESS) r = g_cu.cuStreamCreate(&d->stream, CU_STREAM_NON_BLOCKING);
   if (r == CUDA_SUCCESS) r = g_cu.cuMemAlloc(&d->workspace, buffer_size(a->workspace_bytes));
   for (int32_t i = 0; r == CUDA_SUCCESS && i < a->num_inputs; ++i)
     r = g_cu.cuMemAlloc(&d->inputs[i], buffer_size(m->input_bytes[i]));
@@ -244,21 +278,15 @@ static ingot_status cuda_session_init(const IngotModel* m, void** out) {
   return INGOT_OK;
 }
 
-static ingot_status cuda_session_run(IngotSession* s, void (*begin)(void*, int32_t),
-                                     void (*end)(void*, int32_t)) {
-  const IngotModel* m = s->model;
-  const IngotArtifact* a = m->artifact;
+/* Enqueues every launch of the model on the session's stream; begin/end (profiling) bracket
+ * each kernel's launches with a synchronisation. */
+static ingot_status launch_all(IngotSession* s, void (*begin)(void*, int32_t),
+                               void (*end)(void*, int32_t)) {
+  const IngotArtifact* a = s->model->artifact;
   const IngotDeviceCode* code = a->device_code;
-  CudaModel* dm = m->device;
+  CudaModel* dm = s->model->device;
   CudaSession* d = s->device;
   const char* name = a->model_name ? a->model_name : "";
-  CUresult r = g_cu.cuCtxSetCurrent(dm->context);
-  for (int32_t i = 0; r == CUDA_SUCCESS && i < a->num_inputs; ++i)
-    if (m->input_bytes[i])
-      r = g_cu.cuMemcpyHtoDAsync(d->inputs[i], s->inputs[i], m->input_bytes[i], d->stream);
-  if (r != CUDA_SUCCESS)
-    return ingot_fail(INGOT_ERR_RUN, "model '%s': cannot copy the inputs to %s: %s", name,
-                      dm->device_name, cu_error(r));
   CUdeviceptr ptrs[64];
   void* params[64];
   for (int32_t l = 0; l < code->num_launches; ++l) {
@@ -289,9 +317,9 @@ static ingot_status cuda_session_run(IngotSession* s, void (*begin)(void*, int32
       g_cu.cuStreamSynchronize(d->stream);
       begin(s, launch->kernel);
     }
-    r = g_cu.cuLaunchKernel(dm->functions[launch->function], launch->grid[0], launch->grid[1],
-                            launch->grid[2], launch->block[0], launch->block[1], launch->block[2],
-                            0, d->stream, params, NULL);
+    CUresult r = g_cu.cuLaunchKernel(
+        dm->functions[launch->function], launch->grid[0], launch->grid[1], launch->grid[2],
+        launch->block[0], launch->block[1], launch->block[2], 0, d->stream, params, NULL);
     if (r != CUDA_SUCCESS) {
       g_cu.cuStreamSynchronize(d->stream);
       return ingot_fail(INGOT_ERR_RUN, "model '%s': CUDA launch of %s failed on %s: %s", name,
@@ -301,6 +329,61 @@ static ingot_status cuda_session_run(IngotSession* s, void (*begin)(void*, int32
       g_cu.cuStreamSynchronize(d->stream);
       end(s, launch->kernel);
     }
+  }
+  return INGOT_OK;
+}
+
+/* Captures the session's launches into a CUDA Graph (graph_state 1), or marks graphs as not
+ * used (-1) when the driver lacks them, they are switched off, or the capture fails; a failure
+ * here is never the run's: the run then launches kernel by kernel and reports its own errors. */
+static void capture_graph(IngotSession* s) {
+  CudaSession* d = s->device;
+  d->graph_state = -1;
+  if (!graphs_available()) return;
+  if (g_cu.cuStreamBeginCapture(d->stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL) != CUDA_SUCCESS)
+    return;
+  ingot_status launched = launch_all(s, NULL, NULL);
+  CUgraph graph = NULL;
+  CUresult r = g_cu.cuStreamEndCapture(d->stream, &graph);
+  if (launched != INGOT_OK || r != CUDA_SUCCESS || graph == NULL) {
+    if (graph) g_cu.cuGraphDestroy(graph);
+    return;
+  }
+  if (g_cu.cuGraphInstantiateWithFlags(&d->graph_exec, graph, 0) != CUDA_SUCCESS) {
+    d->graph_exec = NULL;
+    g_cu.cuGraphDestroy(graph);
+    return;
+  }
+  d->graph = graph;
+  d->graph_state = 1;
+}
+
+static ingot_status cuda_session_run(IngotSession* s, void (*begin)(void*, int32_t),
+                                     void (*end)(void*, int32_t)) {
+  const IngotModel* m = s->model;
+  const IngotArtifact* a = m->artifact;
+  CudaModel* dm = m->device;
+  CudaSession* d = s->device;
+  const char* name = a->model_name ? a->model_name : "";
+  CUresult r = g_cu.cuCtxSetCurrent(dm->context);
+  int profiled = begin != NULL || end != NULL;
+  if (r == CUDA_SUCCESS && !profiled && d->graph_state == 0) capture_graph(s);
+  for (int32_t i = 0; r == CUDA_SUCCESS && i < a->num_inputs; ++i)
+    if (m->input_bytes[i])
+      r = g_cu.cuMemcpyHtoDAsync(d->inputs[i], s->inputs[i], m->input_bytes[i], d->stream);
+  if (r != CUDA_SUCCESS)
+    return ingot_fail(INGOT_ERR_RUN, "model '%s': cannot copy the inputs to %s: %s", name,
+                      dm->device_name, cu_error(r));
+  if (!profiled && d->graph_state == 1) {
+    r = g_cu.cuGraphLaunch(d->graph_exec, d->stream);
+    if (r != CUDA_SUCCESS) {
+      g_cu.cuStreamSynchronize(d->stream);
+      return ingot_fail(INGOT_ERR_RUN, "model '%s': CUDA graph launch failed on %s: %s", name,
+                        dm->device_name, cu_error(r));
+    }
+  } else {
+    ingot_status st = launch_all(s, begin, end);
+    if (st != INGOT_OK) return st;
   }
   for (int32_t i = 0; r == CUDA_SUCCESS && i < a->num_outputs; ++i)
     if (m->output_bytes[i])

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Runs what bench/gpu/prepare.py put in --dir (on the device machine; here through OpenCL to
-check it): each artifact through ingot_run_lite with --repeat and --profile, its outputs
-compared with ONNX Runtime's (rel_err = max|got - ref| / max|ref| <= the entry's tol), its time
-per run (the copies of inputs and outputs included) and its kernels' time per run (launches
-timed between synchronisations) printed. The fp16 GEMM's inputs are made here (seeded), its
+check it): each artifact through ingot_run_lite three times with --repeat: as served (a CUDA
+artifact launches its captured CUDA Graph), with plain launches (INGOT_CUDA_GRAPHS=0), and with
+--profile. Its outputs are compared with ONNX Runtime's (rel_err = max|got - ref| / max|ref|
+<= the entry's tol); its time per run (the copies of inputs and outputs included) both ways
+and its kernels' time per run (launches timed between synchronisations) are printed. For the
+float16 ResNet-50 and BERT the same network in PyTorch is timed beside it (torch_peer.py). The fp16 GEMM's inputs are made here (seeded), its
 reference is the float32 product of the same float16 values (PyTorch on the GPU where it is
 there, else NumPy), and PyTorch's own float16 matmul (cuBLAS) is timed beside it in the same
 run: TFLOP/s of both and their ratio. One PASS/FAIL line per entry, then a summary; the lines
@@ -17,28 +19,63 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
 
 def run_artifact(runner, artifact, inputs, out_dir, repeat):
-    cmd = [runner, artifact, "-o", out_dir, "--repeat", str(repeat), "--profile"]
-    for name, path in inputs:
-        cmd += ["-i", f"{name}={path}"]
-    os.makedirs(out_dir, exist_ok=True)
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        return None, p.stderr.strip() or p.stdout.strip()
-    m = re.search(r"mean ([\d.]+) ms over", p.stdout)
+    """Three runs of the artifact: timed as served (a CUDA artifact launches its captured graph),
+    timed with plain launches (INGOT_CUDA_GRAPHS=0), and profiled (each kernel's launches timed
+    between synchronisations). The outputs checked are the first run's."""
+    def once(extra, env_extra, sub):
+        d = os.path.join(out_dir, sub)
+        os.makedirs(d, exist_ok=True)
+        cmd = [runner, artifact, "-o", d, "--repeat", str(repeat)] + extra
+        for name, path in inputs:
+            cmd += ["-i", f"{name}={path}"]
+        p = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **env_extra})
+        if p.returncode != 0:
+            return None, p.stderr.strip() or p.stdout.strip()
+        return p.stdout, d
+
+    served, d = once([], {}, "served")
+    if served is None:
+        return None, d
+    plain, _ = once([], {"INGOT_CUDA_GRAPHS": "0"}, "plain")
+    profiled, _ = once(["--profile"], {}, "profiled")
+
+    def mean_ms(out):
+        m = re.search(r"mean ([\d.]+) ms over", out or "")
+        return float(m.group(1)) if m else None
+
     kernels = [(k, float(t)) for k, t, _ in
-               re.findall(r"^kernel (\S+): ([\d.]+) ms per run, (\S+) GFLOP/s$", p.stdout, re.M)]
+               re.findall(r"^kernel (\S+): ([\d.]+) ms per run, (\S+) GFLOP/s$", profiled or "",
+                          re.M)]
     got = {}
-    with open(os.path.join(out_dir, "outputs.txt")) as f:
+    with open(os.path.join(d, "outputs.txt")) as f:
         for line in f.read().splitlines():
             k, name = line.split("\t", 1)
-            got[name] = np.load(os.path.join(out_dir, f"{k}.npy"))
-    return {"run_ms": float(m.group(1)) if m else None, "kernels": kernels, "outputs": got}, ""
+            got[name] = np.load(os.path.join(d, f"{k}.npy"))
+    return {"run_ms": mean_ms(served), "plain_ms": mean_ms(plain), "kernels": kernels,
+            "outputs": got}, ""
+
+
+def peer_times(entry_name):
+    """(eager ms, graph ms) of the PyTorch peer for a float16 ResNet-50 or BERT entry, else None."""
+    model, _, dtype = entry_name.partition(".")
+    try:
+        import torch
+        import torch_peer
+        if dtype != "float16" or model not in torch_peer.PEERS or not torch.cuda.is_available():
+            return None
+        return torch_peer.PEERS[model]()
+    except Exception as e:  # the peer is context, never the verdict
+        print(f"peer {model}: {type(e).__name__}: {e}", flush=True)
+        return None
 
 
 def rel_err(got, ref):
@@ -78,7 +115,7 @@ def main(argv=None):
     with open(os.path.join(args.dir, "manifest.json")) as f:
         manifest = json.load(f)
     runner = os.path.join(args.dir, "ingot_run_lite")
-    work = os.path.join(args.out, "work")
+    work = tempfile.mkdtemp(prefix="gpu_bench_")  # outputs stay off $OUT (8 files come back)
     lines, results, failed = [], [], 0
 
     def say(s):
@@ -119,7 +156,7 @@ def main(argv=None):
                         f"TFLOP/s; ingot / cuBLAS time {kernel_ms / peer_ms:.2f}x")
             say(f"{'PASS' if ok else 'FAIL'} {e['name']}: rel_err {row['rel_err']:.2e}; kernel "
                 f"{kernel_ms:.3f} ms = {row['tflops'] or 0:.1f} TFLOP/s; run with copies "
-                f"{res['run_ms']:.3f} ms{peer}")
+                f"{res['run_ms']:.3f} ms (plain launches {res['plain_ms'] or 0:.3f}){peer}")
         else:
             inputs = [(i["name"], os.path.join(args.dir, i["file"])) for i in e["inputs"]]
             res, err = run_artifact(runner, artifact, inputs, out_dir, args.repeat)
@@ -133,12 +170,20 @@ def main(argv=None):
                 ref = np.load(os.path.join(args.dir, r["file"]))
                 errs.append(float("inf") if got is None or got.shape != ref.shape
                             else rel_err(got, ref))
-            row.update(rel_err=max(errs), run_ms=res["run_ms"],
+            row.update(rel_err=max(errs), run_ms=res["run_ms"], plain_ms=res["plain_ms"],
                        kernel_ms=sum(t for _, t in res["kernels"]),
                        slowest=sorted(res["kernels"], key=lambda kt: -kt[1])[:5])
             ok = row["rel_err"] <= e["tol"]
+            served = " (CUDA Graph)" if manifest["target"].startswith("cuda") else ""
+            peer = peer_times(e["name"])
+            note = ""
+            if peer:
+                row.update(peer_eager_ms=peer[0], peer_graph_ms=peer[1])
+                note = (f"; PyTorch float16 {peer[0]:.3f} ms eager, {peer[1]:.3f} ms CUDA Graph "
+                        f"(ingot / PyTorch graph {res['run_ms'] / peer[1]:.2f}x)")
             say(f"{'PASS' if ok else 'FAIL'} {e['name']}: rel_err {row['rel_err']:.2e} "
-                f"(tol {e['tol']:g}); run {res['run_ms']:.3f} ms (copies included), kernels "
+                f"(tol {e['tol']:g}); run {res['run_ms']:.3f} ms as served{served}, "
+                f"{res['plain_ms'] or 0:.3f} ms with plain launches (copies included){note}; kernels "
                 f"{row['kernel_ms']:.3f} ms; slowest: " +
                 ", ".join(f"{k} {t:.3f}" for k, t in row["slowest"]))
         failed += 0 if ok else 1

@@ -6,7 +6,8 @@
  *
  * Each -i binds a .npy file to the input NAME, or without NAME to the next input in order; its
  * dtype and shape must be the input's. With -o, output k is written to OUTDIR/k.npy and
- * OUTDIR/outputs.txt lists "k<TAB>name" per line. --repeat N times N runs and prints the mean.
+ * OUTDIR/outputs.txt lists "k<TAB>name" per line. --repeat N (N > 1) times N runs after one
+ * untimed warm-up run (which also captures a CUDA artifact's graph) and prints their mean.
  * --profile prints, per kernel, its time per run over the runs (each kernel's launches timed
  * between synchronisations, without the copies of inputs and outputs) and its GFLOP/s:
  * "kernel NAME: X ms per run, Y GFLOP/s".
@@ -172,6 +173,10 @@ int main(int argc, char** argv) {
       goto done;
     }
   }
+  if (repeat > 1 && ingot_session_run(session) != INGOT_OK) {
+    error("%s", ingot_last_error());
+    goto done;
+  }
   if (profile && ingot_session_set_profiling(session, 1) != INGOT_OK) {
     error("%s", ingot_last_error());
     goto done;
@@ -185,7 +190,8 @@ int main(int argc, char** argv) {
     }
     total += now_seconds() - t0;
   }
-  if (repeat > 1) printf("mean %.3f ms over %d runs\n", total * 1e3 / repeat, repeat);
+  if (repeat > 1)
+    printf("mean %.3f ms over %d runs (after a warm-up run)\n", total * 1e3 / repeat, repeat);
   const IngotArtifact* artifact = ingot_model_artifact(model);
   for (int32_t k = 0; profile && k < artifact->num_kernels; ++k) {
     double seconds = 0.0;

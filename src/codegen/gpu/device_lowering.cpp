@@ -11,7 +11,6 @@
 #include "codegen/gpu/nvrtc.h"
 #include "codegen/gpu/thread_reduction.h"
 #include "codegen/gpu/thread_sync.h"
-#include "support/error.h"
 #include "codegen/llvm/module_builder.h"
 #include "ingot/abi.h"
 #include "support/error.h"
@@ -380,9 +379,10 @@ DeviceCode lower_device_code(const IRModule& mod, const Target& target) {
   for (const DeviceFunction& f : all) code.functions.push_back(f.name);
   for (const KernelCall& call : mod.entry) {
     if (!call.is_call())
-      fail_user("model '{}' has control flow (If, Loop or Scan), which the GPU targets do not run "
-                "yet; compile it for the llvm or c target",
-                mod.model_name);
+      fail_user(
+          "model '{}' has control flow (If, Loop or Scan), which the GPU targets do not run "
+          "yet; compile it for the llvm or c target",
+          mod.model_name);
     const auto& fns = per_kernel[size_t(call.kernel)];
     for (size_t i = 0; i < fns.size(); ++i) {
       DeviceLaunch l;

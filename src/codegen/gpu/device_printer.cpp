@@ -656,6 +656,10 @@ std::string print_opencl(const std::vector<DeviceFunction>& functions) {
 
 std::string print_cuda(const std::vector<DeviceFunction>& functions, int sm_version,
                        const std::set<std::string>& roomy) {
+  for (const DeviceFunction& f : functions)
+    if (std::string outside = warp_mma_read_outside(f); !outside.empty())
+      fail_internal("kernel {}: a tensor-core product would read outside its tiles: {}", f.name,
+                    outside);
   return print_device_code(functions, Dialect::kCUDA, sm_version, roomy);
 }
 

@@ -3,9 +3,11 @@
 
 #include "tir/analysis.h"
 #include "tir/arith/analyzer.h"
+#include "tir/arith/linear_form.h"
 #include "tir/op.h"
 #include "tir/reduction.h"
 #include "tir/substitute.h"
+#include "tir/visitor.h"
 
 namespace ingot::codegen {
 
@@ -81,6 +83,62 @@ std::optional<WarpMmaFragments> warp_mma_fragments(const For& loop, const Var& l
     f.c_index[size_t(i)] = an.simplify(substitute(c, m));
   }
   return f;
+}
+
+namespace {
+
+class FragmentBoundsChecker : public IRVisitor {
+ public:
+  explicit FragmentBoundsChecker(const DeviceFunction& f) : f_(f) {
+    for (size_t d = 0; d < 3; ++d) {
+      if (f.block_vars[d].defined())
+        analyzer_.bind(f.block_vars[d], arith::ConstIntBound{0, int64_t(f.grid[d]) - 1});
+      if (f.thread_vars[d].defined())
+        analyzer_.bind(f.thread_vars[d], arith::ConstIntBound{0, int64_t(f.block[d]) - 1});
+    }
+  }
+  std::string found;
+
+  void visit_For(const For* op, const Stmt& s) override {
+    if (!found.empty()) return;
+    analyzer_.bind(op->loop_var, op->min, op->extent);
+    if (op->kind == ForKind::kWarpMma && f_.thread_vars[0].defined()) check(*op);
+    IRVisitor::visit_For(op, s);
+  }
+  void visit_LetStmt(const LetStmt* op, const Stmt& s) override {
+    analyzer_.bind(op->var, analyzer_.bound_of(op->value));
+    IRVisitor::visit_LetStmt(op, s);
+  }
+
+ private:
+  void check(const For& loop) {
+    std::optional<WarpMmaFragments> frag = warp_mma_fragments(loop, f_.thread_vars[0], nullptr);
+    if (!frag) return;  // the printer reports why
+    auto inside = [&](const Buffer& b, const Expr& index) {
+      std::optional<int64_t> n = constant_elements(*b.get());
+      arith::ConstIntBound iv =
+          analyzer_.bound_of(analyzer_.simplify(arith::linear_form(index).to_expr(index.dtype())));
+      if (n && iv.min_value >= 0 && iv.max_value < *n) return true;
+      found = fmt::format("loop {} reads {}[{}..{}] of {} elements", loop.loop_var.name(), b->name,
+                          iv.min_value, iv.max_value, n ? *n : -1);
+      return false;
+    };
+    for (const Expr& i : frag->a_index)
+      if (!inside(frag->a, i)) return;
+    for (const Expr& i : frag->b_index)
+      if (!inside(frag->b, i)) return;
+  }
+
+  const DeviceFunction& f_;
+  arith::Analyzer analyzer_;
+};
+
+}  // namespace
+
+std::string warp_mma_read_outside(const DeviceFunction& f) {
+  FragmentBoundsChecker checker(f);
+  checker.visit_stmt(f.body);
+  return checker.found;
 }
 
 }  // namespace ingot::codegen

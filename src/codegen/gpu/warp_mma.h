@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 
+#include "codegen/gpu/device_lowering.h"
 #include "tir/stmt.h"
 
 namespace ingot::codegen {
@@ -34,5 +35,12 @@ struct WarpMmaFragments {
 // reason in `why` when the nest does not have the instruction's layout.
 std::optional<WarpMmaFragments> warp_mma_fragments(const tir::For& loop, const tir::Var& lane,
                                                    std::string* why);
+
+// Unlike the nest, mma.sync reads every element of its A and B tiles, the masked rows and
+// columns of a partial tile too, so those must lie inside the staged buffers
+// (compact_buffers keeps such buffers tile-sized). The first fragment of a warp_mma nest in `f`
+// whose index bounds (over the grid, the block and the loops around it) are not provably inside
+// its buffer, as "loop L reads B[lo..hi] of N elements"; "" when every one is.
+std::string warp_mma_read_outside(const DeviceFunction& f);
 
 }  // namespace ingot::codegen

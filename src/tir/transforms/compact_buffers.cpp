@@ -94,6 +94,7 @@ class Scope {
 struct Access {
   std::vector<Expr> indices;  // canonical
   std::vector<Scope::Loop> loops;
+  bool in_warp_mma = false;  // read by a tensor-core product, which reads its masked elements too
 };
 
 // An allocated buffer, where it is allocated and every access to it.
@@ -126,7 +127,9 @@ class AccessCollector : public IRVisitor {
     visit(op->extent);
     if (op->kind == ForKind::kThreadBinding) add_axis_loop(*op);
     scope_.push_loop(*op);
+    warp_mma_depth_ += op->kind == ForKind::kWarpMma;
     visit(op->body);
+    warp_mma_depth_ -= op->kind == ForKind::kWarpMma;
     scope_.pop_loop();
   }
   void visit_LetStmt(const LetStmt* op, const Stmt&) override {
@@ -179,7 +182,7 @@ class AccessCollector : public IRVisitor {
     if (it == candidates_.end()) return;
     Candidate& c = it->second;
     if (indices.size() != buffer->shape.size()) c.has_opaque_access = true;
-    Access access{{}, scope_.loops()};
+    Access access{{}, scope_.loops(), warp_mma_depth_ > 0};
     for (const Expr& i : indices) {
       if (!i.dtype().is_scalar() || has_load(i)) c.has_opaque_access = true;
       access.indices.push_back(scope_.canonical(i));
@@ -189,6 +192,7 @@ class AccessCollector : public IRVisitor {
 
   ThreadAxes axes_;
   Scope scope_;
+  int warp_mma_depth_ = 0;
   std::unordered_map<const BufferNode*, Candidate> candidates_;
   std::vector<const BufferNode*> order_;
 };
@@ -335,6 +339,8 @@ std::optional<Plan> plan_compaction(const Candidate& c, const ThreadAxes& axes) 
   }
 
   bool moves = lca_depth > c.alloc_depth, compact = !moves;
+  bool whole_tiles = std::any_of(c.accesses.begin(), c.accesses.end(),
+                                 [](const Access& a) { return a.in_warp_mma; });
   std::vector<Expr> shape, mins;
   for (size_t d = 0; d < region->size(); ++d) {
     const IntervalSet& iv = (*region)[d];
@@ -344,7 +350,8 @@ std::optional<Plan> plan_compaction(const Candidate& c, const ThreadAxes& axes) 
       return std::nullopt;
     // A tile wider than the dimension (16 rows of a 13-row matrix, the rest masked): the
     // accesses that happen lie in [min, dim), so dim elements from a start >= 0 hold them.
-    if (last >= dim) {
+    // Not for a tensor-core product's operand: mma.sync reads the masked rows too.
+    if (last >= dim && !whole_tiles) {
       if (!outer.can_prove(iv.min >= make_const(iv.min.dtype(), 0))) return std::nullopt;
       last = dim - 1;
     }

@@ -108,6 +108,8 @@ ingot_status ingot_output_max_bytes(const char* path, const IngotArtifact* a,
 void ingot_mark_value_symbols(const IngotArtifact* a, uint8_t* value_symbol);
 ingot_status ingot_bind_symbols(IngotSession* s);
 ingot_status ingot_update_output_shapes(IngotSession* s);
+/* After a run whose counting kernels wrote data-dependent sizes into the symbols. */
+ingot_status ingot_read_output_shapes(IngotSession* s);
 /* Grows the session's workspace to what the bound symbols need (IngotArtifact.workspace_fn). */
 ingot_status ingot_size_workspace(IngotSession* s);
 

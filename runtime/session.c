@@ -256,7 +256,8 @@ static ingot_status session_run_unguarded(IngotSession* s) {
     return s->model->device_ops->session_run(s, s->services.kernel_begin, s->services.kernel_end);
   int32_t rc = a->entry(&s->services, (void* const*)s->inputs, (void* const*)s->outputs,
                         s->workspace, a->num_symbols > 0 ? s->symbols : NULL);
-  if (rc == 0 && !s->has_run_error) return INGOT_OK;
+  if (rc == 0 && !s->has_run_error)
+    return a->value_fn != NULL ? ingot_read_output_shapes(s) : INGOT_OK;
   const char* name = a->model_name ? a->model_name : "";
   if (s->has_run_error) {
     return ingot_fail(INGOT_ERR_RUN, "model '%s' failed: %s", name, s->run_error);

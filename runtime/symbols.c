@@ -186,6 +186,28 @@ ingot_status ingot_size_workspace(IngotSession* s) {
   return INGOT_OK;
 }
 
+/* After a run: the shapes of the outputs whose size the data decided (NonZero, Compress), from
+ * the symbols the entry's counting kernels wrote. They are at most the bounds the buffers were
+ * sized for before the run. */
+ingot_status ingot_read_output_shapes(IngotSession* s) {
+  const IngotArtifact* a = s->model->artifact;
+  if (a->shape_fn(s->symbols, s->output_dims) != 0)
+    return ingot_fail(INGOT_ERR_RUN, "model '%s': its shape function failed",
+                      a->model_name ? a->model_name : "");
+  size_t at = 0;
+  for (int32_t i = 0; i < a->num_outputs; ++i) {
+    const IngotTensorInfo* t = &a->outputs[i];
+    const int64_t* dims = s->output_dims + at;
+    at += (size_t)t->ndim;
+    size_t need = bytes_of(a, t, dims);
+    if (need == SIZE_MAX || need > s->output_capacity[i])
+      return ingot_fail(INGOT_ERR_RUN, "output '%s': the run gave it a size beyond its bound",
+                        t->name);
+    if (t->ndim > 0) memcpy(s->output_shapes[i], dims, sizeof(int64_t) * (size_t)t->ndim);
+  }
+  return INGOT_OK;
+}
+
 ingot_status ingot_update_output_shapes(IngotSession* s) {
   const IngotArtifact* a = s->model->artifact;
   if (a->shape_fn(s->symbols, s->output_dims) != 0)

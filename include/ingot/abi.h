@@ -22,7 +22,7 @@ extern "C" {
  * 7: IngotArtifact gained `workspace_fn`: the workspace a symbolic model needs for the bound
  *    symbols (its memory plan is a function of them), and `value_fn`: symbols that the values of
  *    shape-deciding inputs decide. */
-#define INGOT_ABI_VERSION 7u
+#define INGOT_ABI_VERSION 8u
 /* The one exported symbol of an artifact: `const IngotArtifact ingot_artifact_v1;` */
 #define INGOT_ARTIFACT_SYMBOL "ingot_artifact_v1"
 
@@ -125,9 +125,12 @@ typedef struct IngotDeviceCode {
 /* Runs the model. inputs/outputs: one data pointer per IngotArtifact input/output, in order,
  * dense row-major, at least 64-byte aligned is best but any alignment of the element is valid.
  * workspace: workspace_bytes, 64-byte aligned. symbols: the value of each of the artifact's
- * symbols, in order, within its bounds (NULL when it has none). Returns 0 on success. */
+ * symbols, in order, within its bounds (NULL when it has none). A data-dependent size (NonZero's
+ * count; ABI 8) enters at its bound, which value_fn set, and the entry overwrites it with the
+ * true size during the run: the caller reads the output shapes back with shape_fn after it.
+ * Returns 0 on success. */
 typedef int32_t (*IngotEntryFn)(const IngotServices* services, void* const* inputs,
-                                void* const* outputs, void* workspace, const int64_t* symbols);
+                                void* const* outputs, void* workspace, int64_t* symbols);
 
 /* A symbol of the artifact's dims ("seq"): an input dim binds it at run time, to a value in
  * [min_value, max_value]. The workspace is planned for the largest values. */

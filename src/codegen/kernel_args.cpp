@@ -22,7 +22,8 @@ int64_t buffer_bytes(const tir::Buffer& b) {
 bool may_overlap(const tir::IRModule& m, const ArgRef& a, int64_t a_bytes, const ArgRef& b,
                  int64_t b_bytes) {
   if (a.kind != b.kind) return false;
-  if (a.kind == ArgRef::kInput || a.kind == ArgRef::kOutput) return a.value == b.value;
+  if (a.kind == ArgRef::kInput || a.kind == ArgRef::kOutput || a.kind == ArgRef::kSymbol)
+    return a.value == b.value;
   if (a.kind == ArgRef::kWorkspaceAt)  // slots of a symbolic plan never overlap each other
     return m.workspace_offsets.at(size_t(a.value)).slot ==
            m.workspace_offsets.at(size_t(b.value)).slot;

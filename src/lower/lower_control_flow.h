@@ -32,6 +32,9 @@ class LoweringHost {
   virtual void view(const graph::Value* v, const graph::Value* of) = 0;
   virtual bool has_own_place(const graph::Value* v) const = 0;
   virtual graph::Value& new_value(const std::string& name, graph::TensorType type) = 0;
+  // A value standing for `symbol`'s slot in the entry's symbols table (ArgRef::kSymbol): a
+  // counting kernel's output (lower_data_dependent.h).
+  virtual const graph::Value& symbol_slot(const std::string& symbol) = 0;
   // Kernel building blocks: a value's parameter, a flat copy kernel, unique kernel names, a
   // name made a valid identifier, the symbols.
   virtual tir::Buffer param_buffer(const graph::Value* v, bool flat) = 0;

@@ -21,6 +21,7 @@
 #include "lower/fold_constant_loads.h"
 #include "lower/fuse_group.h"
 #include "lower/lower_control_flow.h"
+#include "lower/lower_data_dependent.h"
 #include "lower/memory_plan.h"
 #include "lower/scheduled/scheduled.h"
 #include "lower/symbolic_memory_plan.h"
@@ -297,6 +298,14 @@ class Lowering : public ValueFactory, public LoweringHost {
     return v;
   }
 
+  const Value& symbol_slot(const std::string& symbol) override {
+    INGOT_ICHECK(symbols_.has(symbol), "no symbol '{}' for a data-dependent size", symbol);
+    const size_t index = size_t(&symbols_.symbol(symbol) - symbols_.symbols().data());
+    Value& v = new_value(symbol + "_slot", {graph::DType::kI64, {graph::Dim::fixed(1)}});
+    place_[&v] = {ArgRef::kSymbol, int64_t(index)};
+    return v;
+  }
+
   // The kernels of a node that has a default schedule rule, or false.
   bool lower_scheduled(const graph::Node& node) {
     if (options_.vector_bits <= 0) return false;
@@ -448,6 +457,7 @@ class Lowering : public ValueFactory, public LoweringHost {
 
   void lower_node(const graph::Node& node) {
     if (lower_control_flow_node(node, *this)) return;
+    if (lower_data_dependent_node(node, *this)) return;
     if (lower_as_view(node)) return;
     if (lower_symbolic_value(node)) return;
     if (lower_concat_in_place(node)) return;
@@ -778,6 +788,10 @@ void check_static_shapes(const graph::Graph& g) {
   for (const auto& n : g.nodes()) {
     for (const Value* v : n->outputs) {
       if (v == nullptr || v->type.is_static()) continue;
+      if (ops::has_data_dependent_size(*n))
+        fail_user("{}: output '{}' has a size that its input data decide ({}), which only the "
+                  "llvm target serves",
+                  node_label(*n), v->name, v->type.str());
       fail_user(
           "{}: output '{}' has type {} with an unbound dimension; bind the model inputs "
           "with --input-shapes (and --specialize-inputs for shape-deciding inputs)",

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "lower/compute/common.h"
 #include "ops/value_symbols.h"
@@ -52,6 +53,7 @@ class Context {
     return buffers_.at(input).load({tir::i64(i)});
   }
   Expr dim(const graph::Dim& d) const { return symbols_.expr(d); }
+  Expr expr(const graph::SymExpr& e) const { return symbols_.expr(e); }
   const std::vector<Buffer>& params() const { return params_; }
 
  private:
@@ -330,7 +332,16 @@ Definition reduce_dim(const graph::Node& n, const std::string& name, Context& c)
   return {kept_dim(x, reduced, axis, c), valid};
 }
 
+// NonZero, Compress: before the run, the size's bound (what the plan and the outputs are sized
+// for); the counting kernel writes the true size during the run.
+Definition data_dependent_bound(const graph::Node& n, const std::string& name, Context& c) {
+  std::optional<graph::SymExpr> bound = ops::value_symbol_bound(n, name);
+  INGOT_ICHECK(bound.has_value(), "{}: no bound for '{}'", n.describe(), name);
+  return {c.expr(*bound), truth()};
+}
+
 Definition define(const graph::Node& n, const std::string& name, Context& c) {
+  if (ops::has_data_dependent_size(n)) return data_dependent_bound(n, name, c);
   if (ops::has_value_axes(n)) return reduce_dim(n, name, c);
   if (n.op == ops::OpKind::Split) return split_part(n, name, c);
   if (ops::slice_reads_values(n)) return slice_dim(n, name, c);

@@ -81,6 +81,7 @@ std::vector<OpInfo> build_table() {
   detail::add_scatter_gather_ops(entries);
   detail::add_topk_ops(entries);
   detail::add_one_hot_ops(entries);
+  detail::add_data_dependent_ops(entries);
   detail::add_cumsum_ops(entries);
   detail::add_quantize_ops(entries);
   detail::add_qlinear_ops(entries);

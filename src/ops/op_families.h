@@ -37,6 +37,7 @@ void add_resize_ops(std::vector<OpInfo>& t);          // resize.cpp
 void add_scatter_gather_ops(std::vector<OpInfo>& t);  // scatter_gather.cpp
 void add_topk_ops(std::vector<OpInfo>& t);            // topk.cpp
 void add_one_hot_ops(std::vector<OpInfo>& t);         // one_hot.cpp
+void add_data_dependent_ops(std::vector<OpInfo>& t);  // data_dependent.cpp
 void add_cumsum_ops(std::vector<OpInfo>& t);          // cumsum.cpp
 void add_quantize_ops(std::vector<OpInfo>& t);        // quantize.cpp
 void add_qlinear_ops(std::vector<OpInfo>& t);         // qlinear.cpp

@@ -82,6 +82,10 @@ int value_shape_slot(const graph::Node& n) {
   return slot < int(n.inputs.size()) && is_runtime_input(n.inputs[size_t(slot)]) ? slot : -1;
 }
 
+bool has_data_dependent_size(const graph::Node& n) {
+  return n.op == OpKind::NonZero || n.op == OpKind::Compress;
+}
+
 bool slice_reads_values(const graph::Node& n) {
   if (n.op != OpKind::Slice) return false;
   for (size_t slot = 1; slot <= 4 && slot < n.inputs.size(); ++slot)
@@ -117,7 +121,7 @@ std::vector<std::string> value_symbols_of(const graph::Node& n) {
     }
     return out;
   }
-  if (value_shape_slot(n) < 0 && !has_value_axes(n)) return out;
+  if (value_shape_slot(n) < 0 && !has_value_axes(n) && !has_data_dependent_size(n)) return out;
   if (has_value_axes(n))
     for (int d = 0; d < n.inputs[0]->type.rank(); ++d) out.push_back(kept_extent(n, d));
   for (size_t o = 0; o < n.outputs.size(); ++o)  // the output dims that are value symbols
@@ -143,6 +147,13 @@ std::optional<graph::SymExpr> value_symbol_bound(const graph::Node& n, const std
     graph::SymExpr bound = 1;
     for (const graph::Dim& d : n.inputs[0]->type.shape) bound = graph::SymExpr::max(bound, d.sym());
     return bound;
+  }
+  if (has_data_dependent_size(n)) {  // at most every element, or every slice along the axis
+    const int axis = value_symbol_axis(n, 0, symbol);
+    if (axis < 0) return std::nullopt;
+    if (n.op == OpKind::Compress && n.attrs.has("axis"))
+      return n.inputs[0]->type.shape[size_t(axis)].sym();
+    return detail::dim_product(n.inputs[0]->type.shape).sym();
   }
   if (value_shape_slot(n) < 0) return std::nullopt;
   if (n.op == OpKind::Split) {  // a part is at most the dim it splits

@@ -42,6 +42,10 @@ bool slice_reads_values(const graph::Node& n);
 std::string slice_start(const graph::Node& n, int axis);
 std::string slice_step(const graph::Node& n, int axis);
 
+// NonZero and Compress: an output dim that the input *data* decides, counted by the kernel
+// during the run (the value function sets it to its bound before the run, for the plan).
+bool has_data_dependent_size(const graph::Node& n);
+
 // The input of `n` whose run-time values decide its output's dims (Reshape's shape, Squeeze's
 // and Unsqueeze's axes, Expand's shape, ConstantOfShape's input), or -1.
 int value_shape_slot(const graph::Node& n);

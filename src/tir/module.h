@@ -35,10 +35,12 @@ struct SymbolDesc {
 
 struct ArgRef {
   // kWorkspaceAt: the workspace at a run-time offset (a plan that is a function of the symbols).
-  enum Kind : uint8_t { kInput, kOutput, kWorkspace, kConstant, kWorkspaceAt };
+  // kSymbol: the entry's symbols table at one symbol's slot, an int64 that a counting kernel
+  // writes (a data-dependent size: NonZero's count); the kernels after it read the new value.
+  enum Kind : uint8_t { kInput, kOutput, kWorkspace, kConstant, kWorkspaceAt, kSymbol };
   Kind kind;
   // kInput/kOutput: index into IRModule::inputs/outputs; kWorkspace/kConstant: byte offset;
-  // kWorkspaceAt: index into IRModule::workspace_offsets.
+  // kWorkspaceAt: index into IRModule::workspace_offsets; kSymbol: index into IRModule::symbols.
   int64_t value;
 };
 

@@ -257,6 +257,8 @@ const char* arg_kind_name(ArgRef::Kind k) {
       return "constant";
     case ArgRef::kWorkspaceAt:
       return "workspace_at";
+    case ArgRef::kSymbol:
+      return "symbol";
   }
   return "?";
 }

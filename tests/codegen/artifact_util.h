@@ -162,7 +162,11 @@ class LoadedArtifact {
               const int64_t* symbols_ = nullptr) const {
     ServiceStats local;
     IngotServices s = make_services(stats ? stats : &local, threaded);
-    return art_->entry(&s, inputs.data(), outputs.data(), workspace, symbols_);
+    // (The entry writes data-dependent sizes into its symbols: a copy of the caller's.)
+    std::vector<int64_t> symbols;
+    if (symbols_ != nullptr) symbols.assign(symbols_, symbols_ + art_->num_symbols);
+    return art_->entry(&s, inputs.data(), outputs.data(), workspace,
+                       symbols_ != nullptr ? symbols.data() : nullptr);
   }
 
  private:

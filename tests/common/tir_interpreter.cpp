@@ -546,6 +546,8 @@ void run_module(const IRModule& m, const std::vector<HostTensor*>& inputs,
           break;
         case ArgRef::kWorkspaceAt:
           fail("symbolic memory plans are not interpreted");
+        case ArgRef::kSymbol:
+          fail("data-dependent sizes are not interpreted");
       }
       if (avail < need) fail(fmt::format("param {} of {} exceeds its memory", i, f.name));
       interp.bind(f.params[i], base, need);

@@ -45,7 +45,7 @@ static int32_t scale_task(int64_t task, int64_t num_tasks, void* closure) {
 }
 
 static int32_t fake_entry(const IngotServices* services, void* const* inputs, void* const* outputs,
-                          void* workspace, const int64_t* symbols) {
+                          void* workspace, int64_t* symbols) {
   (void)symbols;
   if (services->abi_version != INGOT_ABI_VERSION || services->struct_size < sizeof(IngotServices)) {
     return 90;

@@ -94,7 +94,7 @@ static int64_t count_jumps(const PoolClosure* c, int64_t num_tasks) {
 }
 
 static int32_t pool_entry(const IngotServices* services, void* const* inputs, void* const* outputs,
-                          void* workspace, const int64_t* symbols) {
+                          void* workspace, int64_t* symbols) {
   (void)symbols;
   int64_t num_tasks = *(const int64_t*)inputs[0];
   if (num_tasks < 0 || num_tasks > MAX_TASKS) {

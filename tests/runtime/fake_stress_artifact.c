@@ -40,7 +40,7 @@ static int32_t rows_task(int64_t task, int64_t num_tasks, void* closure) {
 }
 
 static int32_t entry(const IngotServices* services, void* const* inputs, void* const* outputs,
-                     void* workspace, const int64_t* symbols) {
+                     void* workspace, int64_t* symbols) {
   (void)symbols;
 #ifdef FAKE_GATE
   atomic_store(&fake_gate_entered, 1);

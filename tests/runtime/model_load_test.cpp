@@ -165,7 +165,7 @@ TEST(ModelLoadError, WrongAbiVersion) {
   std::string p = fake_artifact("fake_affine_abi1");
   EXPECT_EQ(load_error(p), "artifact '" + p +
                                "' was built for ingot ABI version 1, this runtime supports "
-                               "version 7");
+                               "version 8");
 }
 
 TEST(ModelLoadError, IsaFeatureTheRuntimeCannotTest) {

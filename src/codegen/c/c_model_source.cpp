@@ -141,6 +141,8 @@ std::string source_text(const tir::IRModule& mod, CModelSource& s) {
         break;
       case ArgRef::kWorkspaceAt:
         fail_internal("the c target got a symbolic memory plan");
+      case ArgRef::kSymbol:
+        fail_internal("the c target got a data-dependent size");
     }
     return fmt::format("cs + {}", a.value);
   };

@@ -354,6 +354,10 @@ llvm::Function* build_entry(llvm::Module& m, const tir::IRModule& mod, const Tar
         case ArgRef::kWorkspaceAt:
           args.push_back(workspace_at(a.value));
           break;
+        case ArgRef::kSymbol:  // a counting kernel writes the size; later calls load it
+          INGOT_ICHECK(symbols != nullptr, "a data-dependent size without a symbols table");
+          args.push_back(b.CreateConstGEP1_64(b.getInt64Ty(), symbols, a.value));
+          break;
         case ArgRef::kConstant:
           // A module whose only constants are empty tensors has no blob: nothing is read.
           args.push_back(constants != nullptr

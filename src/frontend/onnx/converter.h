@@ -177,6 +177,7 @@ std::span<const ConverterEntry> swish_converters();               // convert_swi
 std::span<const ConverterEntry> sequence_state_converters();      // convert_sequence_state.cpp
 std::span<const ConverterEntry> signal_converters();              // convert_signal.cpp
 std::span<const ConverterEntry> control_flow_converters();        // convert_control_flow.cpp
+std::span<const ConverterEntry> data_dependent_converters();      // convert_data_dependent.cpp
 
 // The row handling `op_type` at `opset`, or nullptr. `known_range` receives the opset range over
 // which any row handles the op (nullopt when the op is unknown), for messages.

@@ -34,6 +34,7 @@ const ConverterEntry* find_converter(std::string_view op_type, int opset,
       sequence_state_converters(),
       signal_converters(),
       control_flow_converters(),
+      data_dependent_converters(),
   };
   const ConverterEntry* found = nullptr;
   if (known_range) known_range->reset();

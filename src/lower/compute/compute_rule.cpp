@@ -257,6 +257,8 @@ ComputeRule compute_rule(ops::OpKind op) {
     case OpKind::If:         // control flow: entry steps around the bodies (lower_graph)
     case OpKind::Loop:
     case OpKind::Scan:
+    case OpKind::NonZero:  // a counting and a filling kernel (lower_data_dependent)
+    case OpKind::Compress:
       break;
   }
   fail_internal("no compute rule for op kind {}", int(op));

@@ -12,11 +12,14 @@ using namespace tir;
 
 namespace {
 
-// indices value -> a valid position along an axis of length `len`.
-Expr wrap_index(Expr k, int64_t len) {
+// indices value -> a valid position along an axis of length `len` (symbolic or not).
+Expr wrap_index(Expr k, const Expr& len) {
   k = cast(DataType::i64(), k);
-  k = select(k < i64(0), k + i64(len), k);
-  return max(min(k, i64(len - 1)), i64(0));
+  k = select(k < i64(0), k + len, k);
+  return max(min(k, len - i64(1)), i64(0));
+}
+Expr wrap_index(Expr k, int64_t len) {
+  return wrap_index(std::move(k), i64(len));
 }
 
 void check_indices(const graph::Node& node, const Buffer& indices) {
@@ -46,11 +49,14 @@ Stmt compute_gather_nd(const graph::Node& node, const std::vector<Buffer>& input
   const Buffer& y = outputs.at(0);
   check_dtype(node, data, DTypeClass::kAny);
   check_indices(node, indices);
-  std::vector<int64_t> ds = const_shape(data), is = const_shape(indices);
+  // Symbolic dims (NonZero's count of index rows) are fine; the index depth k is static.
+  const std::vector<Expr>& ds = data->shape;
   int b = int(node.attrs.get_int("batch_dims", 0));
-  int q = int(is.size());
-  int k = int(is.back());
-  return loop_nest(y->shape, "i", [&](const Index& o) {
+  int q = int(indices.ndim());
+  int64_t k = 0;
+  INGOT_ICHECK(is_const_int(indices->shape.back(), &k), "{}: a symbolic index depth",
+               node_label(node));
+  return loop_nest(Extents(y->shape), "i", [&](const Index& o) {
     Index di(o.begin(), o.begin() + b);
     Index ii(o.begin(), o.begin() + q - 1);
     ii.push_back(i64(0));

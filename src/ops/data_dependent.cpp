@@ -1,0 +1,52 @@
+// Ops whose output size is decided by their input *data*: NonZero (the coordinates of the
+// non-zero elements) and Compress (the slices a boolean condition keeps). Inference names the
+// data-dependent dim with a value symbol (ops/value_symbols.h) bounded by the most the data can
+// give; the artifact sizes it at that bound before the run, and the kernel that counts writes
+// the true size into the symbol during the run (docs/dynamic-shapes.md, "Data-dependent
+// outputs").
+#include "ops/op_families.h"
+#include "ops/shape_util.h"
+#include "ops/value_symbols.h"
+#include "support/error.h"
+
+namespace ingot::ops::detail {
+
+namespace {
+
+// NonZero(X): int64 [rank(X), count], the indices of X's non-zero elements in row-major order.
+std::vector<TensorType> infer_non_zero(Node& n) {
+  const TensorType& x = input_type(n, 0, "X");
+  if (x.rank() == 0)
+    fail_user("{}: input 'X' must have at least one dim, got a scalar", n.describe());
+  return {TensorType{DType::kI64, {Dim::fixed(x.rank()), value_dim(n, 0, 1)}}};
+}
+
+// Compress(input, condition, axis): the slices along `axis` (of the flattened input without it)
+// whose condition is true; a condition shorter than the axis keeps none past its end.
+std::vector<TensorType> infer_compress(Node& n) {
+  const TensorType& x = input_type(n, 0, "input");
+  const TensorType& c = input_type(n, 1, "condition");
+  if (c.dtype != DType::kBool || c.rank() != 1)
+    fail_user("{}: input 'condition' must be a 1-D bool tensor, got {}", n.describe(), c.str());
+  if (!n.attrs.has("axis")) return {TensorType{x.dtype, {value_dim(n, 0, 0)}}};
+  if (x.rank() == 0) fail_user("{}: cannot compress a scalar along an axis", n.describe());
+  int64_t axis = normalize_axis(n, n.attrs.get_int("axis", 0), x.rank(), "axis");
+  n.attrs.set("axis", axis);
+  TensorType out = x;
+  out.shape[size_t(axis)] = value_dim(n, 0, int(axis));
+  return {out};
+}
+
+}  // namespace
+
+void add_data_dependent_ops(std::vector<OpInfo>& t) {
+  OpInfo nz = make_data_movement_op(OpKind::NonZero, "NonZero", {}, infer_non_zero);
+  nz.min_inputs = nz.max_inputs = 1;
+  t.push_back(nz);
+  OpInfo cp = make_data_movement_op(OpKind::Compress, "Compress", {{"axis", AttrType::kInt}},
+                                    infer_compress);
+  cp.min_inputs = cp.max_inputs = 2;
+  t.push_back(cp);
+}
+
+}  // namespace ingot::ops::detail

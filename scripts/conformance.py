@@ -82,9 +82,10 @@ SEQUENCE_OPS = {"SequenceAt", "SequenceConstruct", "SequenceEmpty", "SequenceEra
                 "ConcatFromSequence", "Optional", "OptionalGetElement", "OptionalHasElement"}
 STRING_OPS = {"StringConcat", "StringNormalizer", "StringSplit", "RegexFullMatch", "TfIdfVectorizer"}
 
-# Ops whose output shape depends on input values that ingot does not serve yet. NonZero and
-# Compress are served (a counting kernel writes the size during the run, ABI 8) and in scope.
-DATA_DEPENDENT_SHAPE_OPS = {"Unique", "NonMaxSuppression"}
+# Ops whose output shape depends on input values that ingot does not serve yet. NonZero,
+# Compress and Unique are served (a counting kernel writes the size during the run, ABI 8) and
+# in scope.
+DATA_DEPENDENT_SHAPE_OPS = {"NonMaxSuppression"}
 
 # The scope rules, checked in this order; the first that matches gives the SKIP reason.
 SCOPE_RULES = [
@@ -97,8 +98,8 @@ SCOPE_RULES = [
     "or a node that builds sequences, optionals or strings",
     "dtype: a graph input or output whose element type is not float32, float16, float64, int8/16/"
     "32/64, uint8/16/32/64 or bool (bfloat16, float8/float4 and 2/4-bit integers are out)",
-    "data-dependent output shape: Unique, NonMaxSuppression (the output's shape depends on "
-    "input values; ingot serves NonZero's and Compress's, not yet these)",
+    "data-dependent output shape: NonMaxSuppression (the output's shape depends on input "
+    "values; ingot serves NonZero's, Compress's and Unique's, not yet this)",
     "no data: the test directory holds no test_data_set_* (or its data cannot be read)",
 ]
 

@@ -1,7 +1,9 @@
-// NonZero and Compress as a counting and a filling kernel (see lower_data_dependent.h).
+// NonZero, Compress and Unique as counting and filling kernels (see lower_data_dependent.h).
 #include "lower/lower_data_dependent.h"
 
 #include <fmt/format.h>
+
+#include <optional>
 
 #include "lower/compute/common.h"
 #include "ops/value_symbols.h"
@@ -122,6 +124,135 @@ void lower_compress(const graph::Node& node, LoweringHost& host) {
                   });
 }
 
+// Unique over `positions` slices of `slice` elements each (X flattened: slices of one element),
+// slice i's element k at flat index (k / inner) * (positions * inner) + i * inner + k % inner.
+struct Slices {
+  Expr positions, slice, inner;
+  Expr at(const Expr& i, const Expr& k, const Expr& count) const {
+    return tir::floordiv(k, inner) * (count * inner) + i * inner + tir::floormod(k, inner);
+  }
+};
+
+// order = -1, 0 or 1 as slice a is lexicographically below, equal to or above slice b.
+Stmt compare_slices(const Buffer& x, const Slices& s, const Expr& a, const Expr& b,
+                    const Accumulator& order) {
+  Stmt loop = serial_loop("k", tir::i64(0), s.slice, [&](const Expr& k) {
+    Expr va = x.load({s.at(a, k, s.positions)}), vb = x.load({s.at(b, k, s.positions)});
+    Expr step = tir::select(va < vb, tir::i64(-1), tir::select(vb < va, tir::i64(1), tir::i64(0)));
+    return order.set(tir::select(order.get() == tir::i64(0), step, order.get()));
+  });
+  return tir::SeqStmt::make({order.set(tir::i64(0)), loop});
+}
+
+// Unique(X): a counting kernel that also marks, in `first` (inverse_indices, or a scratch),
+// each slice's earlier equal slice (-1 for a first occurrence); then a filling kernel that ranks
+// the first occurrences (ascending, or in order), writes Y, indices and counts, and turns the
+// marks into inverse_indices.
+void lower_unique(const graph::Node& node, LoweringHost& host) {
+  const graph::Value* x = node.inputs[0];
+  const bool has_axis = node.attrs.has("axis");
+  const int axis = has_axis ? int(node.attrs.get_int("axis", 0)) : 0;
+  const bool sorted = node.attrs.get_int("sorted", 1) != 0;
+  const std::string symbol = ops::value_dim(node, 0, axis).sym().symbol_name();
+  const SymbolTable& symbols = host.symbols();
+  const Expr count = symbols.expr(graph::SymExpr::symbol(symbol));
+  Slices s{tir::i64(1), tir::i64(1), tir::i64(1)};
+  std::vector<Expr> dims = symbols.shape(x->type);
+  if (has_axis) {
+    s.positions = dims[size_t(axis)];
+    for (int d = 0; d < int(dims.size()); ++d)
+      if (d != axis) s.slice = s.slice * dims[size_t(d)];
+    for (int d = axis + 1; d < int(dims.size()); ++d) s.inner = s.inner * dims[size_t(d)];
+  } else {
+    for (const Expr& d : dims) s.positions = s.positions * d;
+  }
+  Buffer xb = host.param_buffer(x, true);
+  // inverse_indices holds the marks; without that output, a scratch of the same shape does.
+  const graph::Value* inverse = node.outputs.size() > 2 ? node.outputs[2] : nullptr;
+  if (inverse == nullptr)
+    inverse = &host.new_value(
+        host.name_of(node.name) + "_first",
+        {graph::DType::kI64,
+         has_axis ? std::vector<graph::Dim>{x->type.shape[size_t(axis)]} : x->type.shape});
+  Buffer first = Buffer::make("first", tir::DataType::i64(), {s.positions});
+  Accumulator order("order", tir::DataType::i64()), mark("mark", tir::DataType::i64());
+
+  // The count: slices with no equal slice before them; first[i] = that slice, or -1.
+  {
+    const graph::Value& slot = host.symbol_slot(symbol);
+    Buffer out = Buffer::make("count", tir::DataType::i64(), std::vector<int64_t>{1});
+    Accumulator n("n", tir::DataType::i64());
+    Stmt loop = serial_loop("i", tir::i64(0), s.positions, [&](const Expr& i) {
+      Stmt scan = serial_loop("j", tir::i64(0), i, [&](const Expr& j) {
+        return tir::IfThenElse::make(
+            mark.get() < tir::i64(0),
+            tir::SeqStmt::make({compare_slices(xb, s, i, j, order),
+                                tir::IfThenElse::make(order.get() == tir::i64(0), mark.set(j))}));
+      });
+      return tir::SeqStmt::make(
+          {mark.set(tir::i64(-1)), scan, tir::BufferStore::make(first, mark.get(), {i}),
+           n.set(n.get() + tir::select(mark.get() < tir::i64(0), tir::i64(1), tir::i64(0)))});
+    });
+    tir::PrimFunc f;
+    f.params = {xb, first, out};
+    f.body = n.scope(mark.scope(order.scope(tir::SeqStmt::make(
+        {n.set(tir::i64(0)), loop, tir::BufferStore::make(out, n.get(), {tir::i64(0)})}))));
+    f.name = host.unique_name(fmt::format("{}_Unique_count", host.name_of(node.name)));
+    f.source_ops = {"Unique (count)"};
+    host.add_kernel(std::move(f), {x, inverse, &slot});
+  }
+
+  // The fill. A first occurrence's mark becomes -1 - its rank, then every mark an index of Y.
+  std::vector<Buffer> params{xb, first};
+  std::vector<const graph::Value*> values{x, inverse};
+  auto output = [&](size_t k) -> std::optional<Buffer> {
+    if (k >= node.outputs.size() || node.outputs[k] == nullptr) return std::nullopt;
+    Buffer b = host.param_buffer(node.outputs[k], true);
+    params.push_back(b);
+    values.push_back(node.outputs[k]);
+    return b;
+  };
+  std::optional<Buffer> y = output(0), indices = output(1), counts = output(3);
+  Accumulator rank("rank", tir::DataType::i64());
+  Stmt ranks = serial_loop("i", tir::i64(0), s.positions, [&](const Expr& i) {
+    Stmt count_below = serial_loop("j", tir::i64(0), s.positions, [&](const Expr& j) {
+      Stmt below =
+          sorted ? tir::SeqStmt::make({compare_slices(xb, s, j, i, order),
+                                       tir::IfThenElse::make(order.get() < tir::i64(0),
+                                                             rank.set(rank.get() + tir::i64(1)))})
+                 : tir::IfThenElse::make(j < i, rank.set(rank.get() + tir::i64(1)));
+      return tir::IfThenElse::make(first.load({j}) < tir::i64(0), below);
+    });
+    std::vector<Stmt> put{rank.set(tir::i64(0)), count_below};
+    if (y)
+      put.push_back(serial_loop("k", tir::i64(0), s.slice, [&](const Expr& k) {
+        return tir::BufferStore::make(*y, xb.load({s.at(i, k, s.positions)}),
+                                      {s.at(rank.get(), k, count)});
+      }));
+    if (indices) put.push_back(tir::BufferStore::make(*indices, i, {rank.get()}));
+    if (counts) put.push_back(tir::BufferStore::make(*counts, tir::i64(0), {rank.get()}));
+    put.push_back(tir::BufferStore::make(first, tir::i64(-1) - rank.get(), {i}));
+    return tir::IfThenElse::make(first.load({i}) < tir::i64(0), tir::SeqStmt::make(put));
+  });
+  // In order, so that an earlier equal slice's mark is already its index of Y.
+  Stmt resolve = serial_loop("i", tir::i64(0), s.positions, [&](const Expr& i) {
+    Expr m = first.load({i});
+    Expr index =
+        tir::select(m < tir::i64(0), tir::i64(-1) - m, first.load({tir::max(m, tir::i64(0))}));
+    std::vector<Stmt> st{tir::BufferStore::make(first, index, {i})};
+    if (counts)
+      st.push_back(tir::BufferStore::make(*counts, counts->load({first.load({i})}) + tir::i64(1),
+                                          {first.load({i})}));
+    return tir::SeqStmt::make(st);
+  });
+  tir::PrimFunc f;
+  f.params = params;
+  f.body = rank.scope(order.scope(tir::SeqStmt::make({ranks, resolve})));
+  f.name = host.unique_name(fmt::format("{}_Unique", host.name_of(node.name)));
+  f.source_ops = {"Unique"};
+  host.add_kernel(std::move(f), values);
+}
+
 }  // namespace
 
 bool lower_data_dependent_node(const graph::Node& node, LoweringHost& host) {
@@ -131,6 +262,10 @@ bool lower_data_dependent_node(const graph::Node& node, LoweringHost& host) {
   }
   if (node.op == ops::OpKind::Compress) {
     lower_compress(node, host);
+    return true;
+  }
+  if (node.op == ops::OpKind::Unique) {
+    lower_unique(node, host);
     return true;
   }
   return false;

@@ -1,4 +1,4 @@
-// Lowering of the ops whose output size their input data decides (NonZero, Compress): a
+// Lowering of the ops whose output size their input data decides (NonZero, Compress, Unique): a
 // counting kernel writes the size into its symbol's slot of the entry's symbols table (an
 // ArgRef::kSymbol argument), then a filling kernel, which reads the new size as a shape
 // parameter like every kernel after it, writes the output. Before the run the value function
@@ -12,7 +12,7 @@
 
 namespace ingot::lower {
 
-// Lowers `node` when it is a NonZero or Compress; false for any other node.
+// Lowers `node` when it is a NonZero, Compress or Unique; false for any other node.
 bool lower_data_dependent_node(const graph::Node& node, LoweringHost& host);
 
 }  // namespace ingot::lower

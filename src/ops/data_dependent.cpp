@@ -1,5 +1,6 @@
 // Ops whose output size is decided by their input *data*: NonZero (the coordinates of the
-// non-zero elements) and Compress (the slices a boolean condition keeps). Inference names the
+// non-zero elements), Compress (the slices a boolean condition keeps) and Unique (the distinct
+// elements or slices). Inference names the
 // data-dependent dim with a value symbol (ops/value_symbols.h) bounded by the most the data can
 // give; the artifact sizes it at that bound before the run, and the kernel that counts writes
 // the true size into the symbol during the run (docs/dynamic-shapes.md, "Data-dependent
@@ -37,6 +38,34 @@ std::vector<TensorType> infer_compress(Node& n) {
   return {out};
 }
 
+// Unique(X, axis, sorted): Y, the distinct elements of X (flattened) or slices along `axis`,
+// ascending or in order of first occurrence; indices (each one's first position), inverse_indices
+// (each element's or slice's position in Y) and counts. Every output present is computed.
+std::vector<TensorType> infer_unique(Node& n) {
+  const TensorType& x = input_type(n, 0, "X");
+  if (n.outputs.size() > 4)
+    fail_user("{}: expects at most 4 outputs, got {}", n.describe(), n.outputs.size());
+  const int64_t sorted = n.attrs.get_int("sorted", 1);
+  if (sorted != 0 && sorted != 1)
+    fail_user("{}: attribute 'sorted' must be 0 or 1, got {}", n.describe(), sorted);
+  TensorType y{x.dtype, {value_dim(n, 0, 0)}};
+  Dim positions = dim_product(x.shape);
+  if (n.attrs.has("axis")) {
+    if (x.rank() == 0) fail_user("{}: cannot take unique slices of a scalar", n.describe());
+    int64_t axis = normalize_axis(n, n.attrs.get_int("axis", 0), x.rank(), "axis");
+    n.attrs.set("axis", axis);
+    y = x;
+    y.shape[size_t(axis)] = value_dim(n, 0, int(axis));
+    positions = x.shape[size_t(axis)];
+  }
+  const Dim count = y.shape[size_t(n.attrs.get_int("axis", 0))];
+  std::vector<TensorType> out{y, TensorType{DType::kI64, {count}},
+                              TensorType{DType::kI64, {positions}},
+                              TensorType{DType::kI64, {count}}};
+  out.resize(n.outputs.size());
+  return out;
+}
+
 }  // namespace
 
 void add_data_dependent_ops(std::vector<OpInfo>& t) {
@@ -47,6 +76,12 @@ void add_data_dependent_ops(std::vector<OpInfo>& t) {
                                     infer_compress);
   cp.min_inputs = cp.max_inputs = 2;
   t.push_back(cp);
+  OpInfo un =
+      make_data_movement_op(OpKind::Unique, "Unique",
+                            {{"axis", AttrType::kInt}, {"sorted", AttrType::kInt}}, infer_unique);
+  un.min_inputs = un.max_inputs = 1;
+  un.num_outputs = -1;  // Y, and any of indices, inverse_indices, counts
+  t.push_back(un);
 }
 
 }  // namespace ingot::ops::detail

@@ -12,7 +12,10 @@ Runtime's:
   - the masking idiom GatherND(x, Transpose(NonZero(x > 0))) and a sum of what it keeps, so that
     kernels downstream of the count loop over it;
   - Compress along axis 0, along axis 1 and with no axis, with a run-time condition, one
-    shorter than the axis among them, followed by an elementwise op.
+    shorter than the axis among them, followed by an elementwise op;
+  - Unique, sorted and in order of first occurrence, with no axis and along axes 0, 1 and -1,
+    with all four outputs or Y alone, on inputs with many repeats, none and all equal, and a
+    symbolic dim.
 Targets that cannot serve a data-dependent size (c) refuse it with one line.
 
 Prints one line per check and `N passed, N failed`; exits 1 on a failure.
@@ -63,6 +66,17 @@ def compress_model(axis):
                 [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 6]),
                  helper.make_tensor_value_info("c", TensorProto.BOOL, ["L"])],
                 [("z", TensorProto.FLOAT)])
+
+
+def unique_model(axis, is_sorted, outputs):
+    attrs = {"sorted": is_sorted}
+    if axis is not None:
+        attrs["axis"] = axis
+    names = ["y", "indices", "inverse", "counts"][:outputs]
+    types = [TensorProto.FLOAT] + [TensorProto.INT64] * 3
+    return make([helper.make_node("Unique", ["x"], names, **attrs)],
+                [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4])],
+                list(zip(names, types)), opset=11)
 
 
 def compile_model(exe, tmp, name, m, extra=()):
@@ -127,6 +141,21 @@ def main():
                     continue  # ORT refuses a condition longer than the axis
                 feeds.append({"x": x, "c": rng.random(length) < p})
             compare_runs(exe, tmp, f"Compress (axis {axis})", path, art, feeds)
+        for axis, is_sorted, outputs in ((None, 1, 4), (None, 0, 4), (0, 1, 4), (1, 0, 4),
+                                         (-1, 1, 4), (None, 1, 1), (0, 0, 1)):
+            name = f"unique_axis{axis}_sorted{is_sorted}_{outputs}"
+            path, art = compile_model(exe, tmp, name, unique_model(axis, is_sorted, outputs),
+                                      ["--dim-bounds", "N:1..6"])
+            if not art:
+                continue
+            feeds = []
+            for n, levels in ((6, 3), (1, 5), (4, 1), (5, 100)):
+                x = rng.integers(0, levels, (n, 4)).astype(np.float32)
+                if axis == 0:  # repeat whole rows too
+                    x[n // 2:] = x[:n - n // 2]
+                feeds.append({"x": x})
+            compare_runs(exe, tmp, f"Unique (axis {axis}, sorted {is_sorted}, {outputs} outputs)",
+                         path, art, feeds)
         # The c target cannot serve a size decided during the run: one line.
         p = os.path.join(tmp, "nz_static.onnx")
         m = make([helper.make_node("NonZero", ["x"], ["y"])],

@@ -186,10 +186,11 @@ ingot_status ingot_size_workspace(IngotSession* s) {
   return INGOT_OK;
 }
 
-/* After a run: the shapes of the outputs whose size the data decided (NonZero, Compress), from
- * the symbols the entry's counting kernels wrote. They are at most the bounds the buffers were
- * sized for before the run. */
-ingot_status ingot_read_output_shapes(IngotSession* s) {
+/* The output shapes under the session's symbols. Before a run (`after_run` 0) an output buffer
+ * that is too small grows. After one (1), the sizes the data decided (NonZero, Compress, Unique,
+ * NonMaxSuppression), which the entry's counting kernels wrote into the symbols, are read back:
+ * they are at most the bounds the buffers were sized for before the run. */
+static ingot_status output_shapes(IngotSession* s, int after_run) {
   const IngotArtifact* a = s->model->artifact;
   if (a->shape_fn(s->symbols, s->output_dims) != 0)
     return ingot_fail(INGOT_ERR_RUN, "model '%s': its shape function failed",
@@ -200,26 +201,7 @@ ingot_status ingot_read_output_shapes(IngotSession* s) {
     const int64_t* dims = s->output_dims + at;
     at += (size_t)t->ndim;
     size_t need = bytes_of(a, t, dims);
-    if (need == SIZE_MAX || need > s->output_capacity[i])
-      return ingot_fail(INGOT_ERR_RUN, "output '%s': the run gave it a size beyond its bound",
-                        t->name);
-    if (t->ndim > 0) memcpy(s->output_shapes[i], dims, sizeof(int64_t) * (size_t)t->ndim);
-  }
-  return INGOT_OK;
-}
-
-ingot_status ingot_update_output_shapes(IngotSession* s) {
-  const IngotArtifact* a = s->model->artifact;
-  if (a->shape_fn(s->symbols, s->output_dims) != 0)
-    return ingot_fail(INGOT_ERR_RUN, "model '%s': its shape function failed",
-                      a->model_name ? a->model_name : "");
-  size_t at = 0;
-  for (int32_t i = 0; i < a->num_outputs; ++i) {
-    const IngotTensorInfo* t = &a->outputs[i];
-    const int64_t* dims = s->output_dims + at;
-    at += (size_t)t->ndim;
-    size_t need = bytes_of(a, t, dims);
-    if (need == SIZE_MAX)
+    if (need == SIZE_MAX || (after_run && need > s->output_capacity[i]))
       return ingot_fail(INGOT_ERR_RUN, "output '%s': its shape under these inputs is invalid",
                         t->name);
     if (t->ndim > 0) memcpy(s->output_shapes[i], dims, sizeof(int64_t) * (size_t)t->ndim);
@@ -233,4 +215,12 @@ ingot_status ingot_update_output_shapes(IngotSession* s) {
     s->output_capacity[i] = need;
   }
   return INGOT_OK;
+}
+
+ingot_status ingot_read_output_shapes(IngotSession* s) {
+  return output_shapes(s, 1);
+}
+
+ingot_status ingot_update_output_shapes(IngotSession* s) {
+  return output_shapes(s, 0);
 }

@@ -82,11 +82,6 @@ SEQUENCE_OPS = {"SequenceAt", "SequenceConstruct", "SequenceEmpty", "SequenceEra
                 "ConcatFromSequence", "Optional", "OptionalGetElement", "OptionalHasElement"}
 STRING_OPS = {"StringConcat", "StringNormalizer", "StringSplit", "RegexFullMatch", "TfIdfVectorizer"}
 
-# Ops whose output shape depends on input values that ingot does not serve yet. NonZero,
-# Compress and Unique are served (a counting kernel writes the size during the run, ABI 8) and
-# in scope.
-DATA_DEPENDENT_SHAPE_OPS = {"NonMaxSuppression"}
-
 # The scope rules, checked in this order; the first that matches gives the SKIP reason.
 SCOPE_RULES = [
     "non-default domain: any node (also inside subgraphs) in a domain other than ai.onnx",
@@ -98,8 +93,6 @@ SCOPE_RULES = [
     "or a node that builds sequences, optionals or strings",
     "dtype: a graph input or output whose element type is not float32, float16, float64, int8/16/"
     "32/64, uint8/16/32/64 or bool (bfloat16, float8/float4 and 2/4-bit integers are out)",
-    "data-dependent output shape: NonMaxSuppression (the output's shape depends on input "
-    "values; ingot serves NonZero's, Compress's and Unique's, not yet this)",
     "no data: the test directory holds no test_data_set_* (or its data cannot be read)",
 ]
 
@@ -312,9 +305,6 @@ def scope(name, model):
         p = type_problem(vi)
         if p:
             return f"{p[0]}: {p[1]}"
-    for n in nodes:
-        if n.op_type in DATA_DEPENDENT_SHAPE_OPS:
-            return f"data-dependent output shape: {n.op_type}"
     return None
 
 
@@ -616,8 +606,7 @@ def write_ops_md(path, report, summary, command, specialized_passes=None, only_s
         if e is None:
             status, detail, exp = "no node test", "-", "-"
             for ops_set, rule in ((TRAINING_OPS, "training"), (RANDOM_OPS, "random"),
-                                  (SEQUENCE_OPS | STRING_OPS, "sequence/map/optional/string"),
-                                  (DATA_DEPENDENT_SHAPE_OPS, "data-dependent output shape")):
+                                  (SEQUENCE_OPS | STRING_OPS, "sequence/map/optional/string")):
                 if op in ops_set:
                     status, detail = "out of scope", f"{rule} (no node test)"
         else:

@@ -1,4 +1,4 @@
-// NonZero, Compress and Unique as counting and filling kernels (see lower_data_dependent.h).
+// NonZero, Compress, Unique and NonMaxSuppression as counting and filling kernels (see the header).
 #include "lower/lower_data_dependent.h"
 
 #include <fmt/format.h>
@@ -253,6 +253,125 @@ void lower_unique(const graph::Node& node, LoweringHost& host) {
   host.add_kernel(std::move(f), values);
 }
 
+// Whether box b suppresses box a (ONNX Runtime's rule): both of positive area and
+// intersection over union above `iou`. Corners in either order, or centre and size.
+Expr suppresses(const Buffer& boxes, const Expr& base, const Expr& a, const Expr& b, bool center,
+                const Expr& iou) {
+  auto coord = [&](const Expr& box, int k) {
+    return boxes.load({base + box * tir::i64(4) + tir::i64(k)});
+  };
+  auto span = [&](const Expr& box, int lo, int hi) -> std::pair<Expr, Expr> {
+    if (center) {  // [x_center, y_center, width, height]: lo is the centre, hi the size
+      Expr half = coord(box, hi) * tir::make_const(tir::DataType::f32(), 0.5);
+      return {coord(box, lo) - half, coord(box, lo) + half};
+    }
+    return {tir::min(coord(box, lo), coord(box, hi)), tir::max(coord(box, lo), coord(box, hi))};
+  };
+  // Corners [y1, x1, y2, x2]: y from 0 and 2, x from 1 and 3; centres: x 0 / 2, y 1 / 3.
+  auto [ay0, ay1] = span(a, center ? 1 : 0, center ? 3 : 2);
+  auto [ax0, ax1] = span(a, center ? 0 : 1, center ? 2 : 3);
+  auto [by0, by1] = span(b, center ? 1 : 0, center ? 3 : 2);
+  auto [bx0, bx1] = span(b, center ? 0 : 1, center ? 2 : 3);
+  Expr iw = tir::min(ax1, bx1) - tir::max(ax0, bx0);
+  Expr ih = tir::min(ay1, by1) - tir::max(ay0, by0);
+  Expr zero = tir::make_const(tir::DataType::f32(), 0);
+  Expr inter = iw * ih;
+  Expr area_a = (ax1 - ax0) * (ay1 - ay0), area_b = (bx1 - bx0) * (by1 - by0);
+  Expr uni = area_a + area_b - inter;
+  return iw > zero && ih > zero && inter > zero && area_a > zero && area_b > zero && uni > zero &&
+         inter / tir::max(uni, tir::make_const(tir::DataType::f32(), 1e-30f)) > iou;
+}
+
+// NonMaxSuppression: per batch and class, boxes in descending score (ties: lower index first)
+// above score_threshold, each kept unless a kept one suppresses it, at most
+// max_output_boxes_per_class; rows (batch, class, box) in that order. One kernel: the rows are
+// 3 apart whatever their count, so it writes them and the count together.
+void lower_nms(const graph::Node& node, LoweringHost& host) {
+  const graph::Value* boxes_v = node.inputs[0];
+  const graph::Value* scores_v = node.inputs[1];
+  auto optional = [&](size_t i) { return i < node.inputs.size() ? node.inputs[i] : nullptr; };
+  const std::string symbol = ops::value_dim(node, 0, 0).sym().symbol_name();
+  const bool center = node.attrs.get_int("center_point_box", 0) != 0;
+  std::vector<Expr> sd = host.symbols().shape(scores_v->type);  // [B, C, N]
+  const Expr batches = sd[0], classes = sd[1], n = sd[2];
+  Buffer boxes = host.param_buffer(boxes_v, true), scores = host.param_buffer(scores_v, true);
+  std::vector<Buffer> params{boxes, scores};
+  std::vector<const graph::Value*> values{boxes_v, scores_v};
+  auto scalar = [&](size_t i, Expr absent) {
+    const graph::Value* v = optional(i);
+    if (v == nullptr) return absent;
+    Buffer b = host.param_buffer(v, true);
+    params.push_back(b);
+    values.push_back(v);
+    return b.load({tir::i64(0)});
+  };
+  const Expr max_out = scalar(2, tir::i64(0));
+  const Expr iou = scalar(3, tir::make_const(tir::DataType::f32(), 0));
+  const bool has_threshold = optional(4) != nullptr;
+  const Expr threshold = scalar(4, tir::make_const(tir::DataType::f32(), 0));
+  Buffer y = host.param_buffer(node.outputs[0], true);
+  // Per box of the class: 0 a candidate, 1 kept, 2 dropped.
+  const graph::Value& state_v = host.new_value(host.name_of(node.name) + "_state",
+                                               {graph::DType::kI64, {scores_v->type.shape[2]}});
+  Buffer state = host.param_buffer(&state_v, true);
+  Buffer out = Buffer::make("count", tir::DataType::i64(), std::vector<int64_t>{1});
+  params.push_back(y);
+  params.push_back(state);
+  params.push_back(out);
+  values.push_back(node.outputs[0]);
+  values.push_back(&state_v);
+  values.push_back(&host.symbol_slot(symbol));
+
+  Accumulator count("rows", tir::DataType::i64()), kept("kept", tir::DataType::i64()),
+      best("best", tir::DataType::i64()), keep("keep", tir::DataType::i64());
+  const Expr one = tir::i64(1);
+  Stmt body = serial_loop("b", tir::i64(0), batches, [&](const Expr& b) {
+    return serial_loop("c", tir::i64(0), classes, [&](const Expr& c) {
+      const Expr srow = (b * classes + c) * n, brow = b * n * tir::i64(4);
+      auto score = [&](const Expr& i) { return scores.load({srow + i}); };
+      Stmt init = serial_loop("i", tir::i64(0), n, [&](const Expr& i) {
+        Expr candidate =
+            has_threshold ? score(i) > threshold : tir::make_const(tir::DataType::boolean(), 1);
+        return tir::BufferStore::make(state, tir::select(candidate, tir::i64(0), tir::i64(2)), {i});
+      });
+      Stmt pick = serial_loop("t", tir::i64(0), n, [&](const Expr&) {
+        Stmt argmax = serial_loop("i", tir::i64(0), n, [&](const Expr& i) {
+          Expr better =
+              state.load({i}) == tir::i64(0) &&
+              (best.get() < tir::i64(0) || score(i) > score(tir::max(best.get(), tir::i64(0))));
+          return tir::IfThenElse::make(better, best.set(i));
+        });
+        Stmt check = serial_loop("m", tir::i64(0), n, [&](const Expr& m) {
+          return tir::IfThenElse::make(
+              state.load({m}) == one && suppresses(boxes, brow, best.get(), m, center, iou),
+              keep.set(tir::i64(0)));
+        });
+        Stmt row = tir::SeqStmt::make(
+            {tir::BufferStore::make(y, b, {count.get() * tir::i64(3)}),
+             tir::BufferStore::make(y, c, {count.get() * tir::i64(3) + one}),
+             tir::BufferStore::make(y, best.get(), {count.get() * tir::i64(3) + tir::i64(2)}),
+             count.set(count.get() + one), kept.set(kept.get() + one)});
+        Stmt decide = tir::SeqStmt::make(
+            {keep.set(one), check,
+             tir::BufferStore::make(state, tir::select(keep.get() == one, one, tir::i64(2)),
+                                    {best.get()}),
+             tir::IfThenElse::make(keep.get() == one, row)});
+        return tir::SeqStmt::make(
+            {best.set(tir::i64(-1)), argmax,
+             tir::IfThenElse::make(best.get() >= tir::i64(0) && kept.get() < max_out, decide)});
+      });
+      return tir::SeqStmt::make({init, kept.set(tir::i64(0)), pick});
+    });
+  });
+  tir::PrimFunc f;
+  f.params = params;
+  f.body = count.scope(kept.scope(best.scope(keep.scope(tir::SeqStmt::make(
+      {count.set(tir::i64(0)), body, tir::BufferStore::make(out, count.get(), {tir::i64(0)})})))));
+  f.name = host.unique_name(fmt::format("{}_NonMaxSuppression", host.name_of(node.name)));
+  f.source_ops = {"NonMaxSuppression"};
+  host.add_kernel(std::move(f), values);
+}
+
 }  // namespace
 
 bool lower_data_dependent_node(const graph::Node& node, LoweringHost& host) {
@@ -266,6 +385,10 @@ bool lower_data_dependent_node(const graph::Node& node, LoweringHost& host) {
   }
   if (node.op == ops::OpKind::Unique) {
     lower_unique(node, host);
+    return true;
+  }
+  if (node.op == ops::OpKind::NonMaxSuppression) {
+    lower_nms(node, host);
     return true;
   }
   return false;

@@ -1,6 +1,6 @@
 // Ops whose output size is decided by their input *data*: NonZero (the coordinates of the
-// non-zero elements), Compress (the slices a boolean condition keeps) and Unique (the distinct
-// elements or slices). Inference names the
+// non-zero elements), Compress (the slices a boolean condition keeps), Unique (the distinct
+// elements or slices) and NonMaxSuppression (the boxes it selects). Inference names the
 // data-dependent dim with a value symbol (ops/value_symbols.h) bounded by the most the data can
 // give; the artifact sizes it at that bound before the run, and the kernel that counts writes
 // the true size into the symbol during the run (docs/dynamic-shapes.md, "Data-dependent
@@ -66,6 +66,33 @@ std::vector<TensorType> infer_unique(Node& n) {
   return out;
 }
 
+// NonMaxSuppression(boxes [B, N, 4], scores [B, C, N], max_output_boxes_per_class,
+// iou_threshold, score_threshold): int64 [selected, 3] rows (batch, class, box).
+std::vector<TensorType> infer_nms(Node& n) {
+  const TensorType& boxes = input_type(n, 0, "boxes");
+  const TensorType& scores = input_type(n, 1, "scores");
+  if (boxes.dtype != DType::kF32 || scores.dtype != DType::kF32)
+    fail_user("{}: boxes and scores must be float32, got {} and {}", n.describe(), boxes.str(),
+              scores.str());
+  if (boxes.rank() != 3 || !(boxes.shape[2] == Dim::fixed(4)) || scores.rank() != 3 ||
+      !(boxes.shape[0] == scores.shape[0]) || !(boxes.shape[1] == scores.shape[2]))
+    fail_user("{}: boxes must be [B, N, 4] and scores [B, C, N], got {} and {}", n.describe(),
+              boxes.str(), scores.str());
+  const char* what[] = {"", "", "max_output_boxes_per_class", "iou_threshold", "score_threshold"};
+  for (size_t i = 2; i < n.inputs.size(); ++i) {
+    const graph::Value* v = n.inputs[i];
+    if (v == nullptr) continue;
+    const DType want = i == 2 ? DType::kI64 : DType::kF32;
+    if (v->type.dtype != want || !v->type.is_static() || v->type.num_elements() != 1)
+      fail_user("{}: input '{}' must be one {} value, got {}", n.describe(), what[i],
+                i == 2 ? "int64" : "float32", v->type.str());
+  }
+  const int64_t center = n.attrs.get_int("center_point_box", 0);
+  if (center != 0 && center != 1)
+    fail_user("{}: attribute 'center_point_box' must be 0 or 1, got {}", n.describe(), center);
+  return {TensorType{DType::kI64, {value_dim(n, 0, 0), Dim::fixed(3)}}};
+}
+
 }  // namespace
 
 void add_data_dependent_ops(std::vector<OpInfo>& t) {
@@ -82,6 +109,11 @@ void add_data_dependent_ops(std::vector<OpInfo>& t) {
   un.min_inputs = un.max_inputs = 1;
   un.num_outputs = -1;  // Y, and any of indices, inverse_indices, counts
   t.push_back(un);
+  OpInfo nms = make_data_movement_op(OpKind::NonMaxSuppression, "NonMaxSuppression",
+                                     {{"center_point_box", AttrType::kInt}}, infer_nms);
+  nms.min_inputs = 2;
+  nms.max_inputs = 5;
+  t.push_back(nms);
 }
 
 }  // namespace ingot::ops::detail

@@ -83,7 +83,8 @@ int value_shape_slot(const graph::Node& n) {
 }
 
 bool has_data_dependent_size(const graph::Node& n) {
-  return n.op == OpKind::NonZero || n.op == OpKind::Compress || n.op == OpKind::Unique;
+  return n.op == OpKind::NonZero || n.op == OpKind::Compress || n.op == OpKind::Unique ||
+         n.op == OpKind::NonMaxSuppression;
 }
 
 bool slice_reads_values(const graph::Node& n) {
@@ -151,6 +152,8 @@ std::optional<graph::SymExpr> value_symbol_bound(const graph::Node& n, const std
   if (has_data_dependent_size(n)) {  // at most every element, or every slice along the axis
     const int axis = value_symbol_axis(n, 0, symbol);
     if (axis < 0) return std::nullopt;
+    if (n.op == OpKind::NonMaxSuppression)  // every box of every class of every batch
+      return detail::dim_product(n.inputs[1]->type.shape).sym();
     if (n.op != OpKind::NonZero && n.attrs.has("axis"))
       return n.inputs[0]->type.shape[size_t(axis)].sym();
     return detail::dim_product(n.inputs[0]->type.shape).sym();

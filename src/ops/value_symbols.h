@@ -42,7 +42,7 @@ bool slice_reads_values(const graph::Node& n);
 std::string slice_start(const graph::Node& n, int axis);
 std::string slice_step(const graph::Node& n, int axis);
 
-// NonZero, Compress and Unique: an output dim that the input *data* decides, counted by the kernel
+// NonZero, Compress, Unique and NonMaxSuppression: an output dim that the input *data* decides, counted by the kernel
 // during the run (the value function sets it to its bound before the run, for the plan).
 bool has_data_dependent_size(const graph::Node& n);
 

@@ -15,7 +15,10 @@ Runtime's:
     shorter than the axis among them, followed by an elementwise op;
   - Unique, sorted and in order of first occurrence, with no axis and along axes 0, 1 and -1,
     with all four outputs or Y alone, on inputs with many repeats, none and all equal, and a
-    symbolic dim.
+    symbolic dim;
+  - NonMaxSuppression with corner and centre boxes, a symbolic box count, run-time limits and
+    thresholds (a limit of 0 included) and without its optional score threshold, the selected
+    rows then gathered from the scores (GatherND) so that a kernel downstream reads the count.
 Targets that cannot serve a data-dependent size (c) refuse it with one line.
 
 Prints one line per check and `N passed, N failed`; exits 1 on a failure.
@@ -77,6 +80,19 @@ def unique_model(axis, is_sorted, outputs):
     return make([helper.make_node("Unique", ["x"], names, **attrs)],
                 [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4])],
                 list(zip(names, types)), opset=11)
+
+
+def nms_model(center, with_threshold):
+    ins = ["boxes", "scores", "max_out", "iou"] + (["thr"] if with_threshold else [])
+    inputs = [helper.make_tensor_value_info("boxes", TensorProto.FLOAT, [2, "N", 4]),
+              helper.make_tensor_value_info("scores", TensorProto.FLOAT, [2, 3, "N"]),
+              helper.make_tensor_value_info("max_out", TensorProto.INT64, [1]),
+              helper.make_tensor_value_info("iou", TensorProto.FLOAT, [1])]
+    if with_threshold:
+        inputs.append(helper.make_tensor_value_info("thr", TensorProto.FLOAT, [1]))
+    return make([helper.make_node("NonMaxSuppression", ins, ["sel"], center_point_box=center),
+                 helper.make_node("GatherND", ["scores", "sel"], ["picked"])],
+                inputs, [("sel", TensorProto.INT64), ("picked", TensorProto.FLOAT)], opset=11)
 
 
 def compile_model(exe, tmp, name, m, extra=()):
@@ -156,6 +172,29 @@ def main():
                 feeds.append({"x": x})
             compare_runs(exe, tmp, f"Unique (axis {axis}, sorted {is_sorted}, {outputs} outputs)",
                          path, art, feeds)
+        for center, with_threshold in ((0, True), (1, True), (0, False)):
+            name = f"nms_center{center}_threshold{int(with_threshold)}"
+            path, art = compile_model(exe, tmp, name, nms_model(center, with_threshold),
+                                      ["--dim-bounds", "N:1..40"])
+            if not art:
+                continue
+            feeds = []
+            for n, max_out, iou, thr in ((40, 5, 0.5, 0.2), (7, 100, 0.3, 0.0), (1, 3, 0.5, 0.9),
+                                         (25, 0, 0.5, 0.1), (40, 40, 0.0, 0.5)):
+                lo = rng.random((2, n, 2)).astype(np.float32)
+                size = (0.05 + 0.4 * rng.random((2, n, 2))).astype(np.float32)
+                boxes = np.concatenate([lo, lo + size] if center == 0 else [lo, size], axis=2)
+                if center == 0:  # corners in either order
+                    flip = rng.random((2, n)) < 0.3
+                    boxes[flip] = boxes[flip][:, [2, 3, 0, 1]]
+                f = {"boxes": boxes, "scores": rng.random((2, 3, n)).astype(np.float32),
+                     "max_out": np.array([max_out], np.int64),
+                     "iou": np.array([iou], np.float32)}
+                if with_threshold:
+                    f["thr"] = np.array([thr], np.float32)
+                feeds.append(f)
+            compare_runs(exe, tmp, f"NonMaxSuppression (center_point_box {center}, "
+                         f"{'with' if with_threshold else 'no'} score threshold)", path, art, feeds)
         # The c target cannot serve a size decided during the run: one line.
         p = os.path.join(tmp, "nz_static.onnx")
         m = make([helper.make_node("NonZero", ["x"], ["y"])],

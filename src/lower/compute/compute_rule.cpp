@@ -260,6 +260,7 @@ ComputeRule compute_rule(ops::OpKind op) {
     case OpKind::NonZero:  // a counting and a filling kernel (lower_data_dependent)
     case OpKind::Compress:
     case OpKind::Unique:
+    case OpKind::NonMaxSuppression:
       break;
   }
   fail_internal("no compute rule for op kind {}", int(op));

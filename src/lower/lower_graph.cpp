@@ -418,6 +418,12 @@ class Lowering : public ValueFactory, public LoweringHost {
       }
       return compute_slice_values(node, ins, outs, starts, steps);
     }
+    if (ops::pad_reads_values(node)) {
+      std::vector<tir::Expr> begins;
+      for (int d = 0; d < node.inputs[0]->type.rank(); ++d)
+        begins.push_back(symbols_.expr(graph::SymExpr::symbol(ops::pad_begin(node, d))));
+      return compute_pad_values(node, ins, outs, begins);
+    }
     if (ops::has_value_axes(node)) {
       std::vector<tir::Expr> kept;
       for (int d = 0; d < node.inputs[0]->type.rank(); ++d)
@@ -789,9 +795,10 @@ void check_static_shapes(const graph::Graph& g) {
     for (const Value* v : n->outputs) {
       if (v == nullptr || v->type.is_static()) continue;
       if (ops::has_data_dependent_size(*n))
-        fail_user("{}: output '{}' has a size that its input data decide ({}), which only the "
-                  "llvm target serves",
-                  node_label(*n), v->name, v->type.str());
+        fail_user(
+            "{}: output '{}' has a size that its input data decide ({}), which only the "
+            "llvm target serves",
+            node_label(*n), v->name, v->type.str());
       fail_user(
           "{}: output '{}' has type {} with an unbound dimension; bind the model inputs "
           "with --input-shapes (and --specialize-inputs for shape-deciding inputs)",

@@ -340,7 +340,59 @@ Definition data_dependent_bound(const graph::Node& n, const std::string& name, C
   return {c.expr(*bound), truth()};
 }
 
+// Pad(x, pads, constant_value, axes) with the pads or axes given at run time: the pads before
+// and after each dim (0 for a dim no axis names; negative axes count from the end); out dim d
+// is x's plus both. Valid when every axis is in range and none repeats, and no dim goes
+// negative.
+Definition pad_dim(const graph::Node& n, const std::string& name, Context& c) {
+  const graph::Value* x = n.inputs[0];
+  const int64_t r = x->type.rank();
+  auto input = [&](size_t slot) -> const graph::Value* {
+    return slot < n.inputs.size() ? n.inputs[slot] : nullptr;
+  };
+  const graph::Value* pads = input(1);
+  const int64_t k =
+      pads ? pads->type.shape[0].value / 2 : int64_t(n.attrs.get_ints("pads").size()) / 2;
+  auto pad = [&](int64_t j) {
+    return pads ? c.load(pads, j) : tir::i64(n.attrs.get_ints("pads").at(size_t(j)));
+  };
+  Expr valid = truth();
+  std::vector<Expr> axis_of;
+  for (int64_t j = 0; j < k; ++j) {
+    Expr a = tir::i64(j);
+    if (const graph::Value* axes = input(3)) {
+      a = c.load(axes, j);
+      valid = valid && a >= tir::i64(-r) && a < tir::i64(r);
+    } else if (n.attrs.has("axes")) {
+      a = tir::i64(n.attrs.get_ints("axes").at(size_t(j)));
+    }
+    a = tir::select(a < tir::i64(0), a + tir::i64(r), a);
+    for (const Expr& b : axis_of) valid = valid && a != b;
+    axis_of.push_back(a);
+  }
+  // (Each dim's own checks: a refusal names the dim that goes negative.)
+  const bool reflect = n.attrs.get_string("mode", "constant") == "reflect";
+  for (int64_t d = 0; d < r; ++d) {
+    Expr b = tir::i64(0), e = tir::i64(0);
+    for (int64_t j = 0; j < k; ++j) {
+      Expr on = axis_of[size_t(j)] == tir::i64(d);
+      b = b + tir::select(on, pad(j), tir::i64(0));
+      e = e + tir::select(on, pad(j + k), tir::i64(0));
+    }
+    const Expr dim = c.dim(x->type.shape[size_t(d)]);
+    Expr ok = valid && dim + b + e >= tir::i64(0);
+    if (reflect) {  // as ONNX Runtime: each pad below the length left after the crops
+      const Expr kept = dim + tir::min(b, tir::i64(0)) + tir::min(e, tir::i64(0));
+      ok = ok && tir::max(b, tir::i64(0)) < kept && tir::max(e, tir::i64(0)) < kept;
+    }
+    if (name == ops::pad_begin(n, int(d))) return {b, valid};
+    if (ops::value_symbol_axis(n, 0, name) == d) return {dim + b + e, ok};
+  }
+  fail_internal("{} has no value symbol '{}'", n.describe(), name);
+}
+
 Definition define(const graph::Node& n, const std::string& name, Context& c) {
+  if (ops::pad_reads_values(n)) return pad_dim(n, name, c);
   if (ops::has_data_dependent_size(n)) return data_dependent_bound(n, name, c);
   if (ops::has_value_axes(n)) return reduce_dim(n, name, c);
   if (n.op == ops::OpKind::Split) return split_part(n, name, c);

@@ -87,8 +87,52 @@ std::vector<TensorType> infer_split(Node& n) {
   return outs;
 }
 
-std::vector<TensorType> infer_pad(Node& n) {
+// Pad whose pads or axes the caller gives: every output dim, and the pads before it, are value
+// symbols the artifact computes from them before each run (ops/value_symbols.h).
+std::vector<TensorType> infer_pad_values(Node& n) {
   const TensorType& x = input_type(n, 0, "data");
+  auto input = [&](size_t slot) -> const graph::Value* {
+    return slot < n.inputs.size() ? n.inputs[slot] : nullptr;
+  };
+  auto check_ints = [&](const graph::Value* v, const char* what) -> int64_t {
+    const bool int_type = v->type.dtype == DType::kI64 || v->type.dtype == DType::kI32;
+    if (!int_type || v->type.rank() != 1 || !v->type.is_static())
+      fail_user("{}: input '{}' must be a 1-D int32 or int64 tensor, got {}", n.describe(), what,
+                v->type.str());
+    return v->type.shape[0].value;
+  };
+  int64_t axes = x.rank();
+  if (const graph::Value* a = input(3)) {
+    axes = check_ints(a, "axes");
+  } else if (n.attrs.has("axes")) {
+    axes = int64_t(n.attrs.get_ints("axes").size());
+  }
+  const int64_t pads =
+      input(1) ? check_ints(input(1), "pads") : int64_t(n.attrs.get_ints("pads").size());
+  if (pads != 2 * axes)
+    fail_user("{}: input 'pads' has {} values; 2 per padded axis ({}) are needed", n.describe(),
+              pads, axes);
+  if (const graph::Value* v = input(2);
+      v != nullptr &&
+      (v->type.dtype != x.dtype || !v->type.is_static() || v->type.num_elements() != 1))
+    fail_user("{}: input 'constant_value' must be one {} value, got {}", n.describe(),
+              graph::dtype_name(x.dtype), v->type.str());
+  std::string mode = n.attrs.get_string("mode", "constant");
+  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
+    fail_user(
+        "{}: attribute 'mode' has unsupported value \"{}\" (valid: constant, reflect, edge, wrap)",
+        n.describe(), mode);
+  n.attrs.set("mode", mode);
+  n.attrs.set("value", n.attrs.get_float("value", 0.0));
+  TensorType out = x;
+  for (int a = 0; a < x.rank(); ++a) out.shape[size_t(a)] = value_dim(n, 0, a);
+  return {out};
+}
+
+std::vector<TensorType> infer_pad(Node& n) {
+  if (pad_reads_values(n)) return infer_pad_values(n);
+  const TensorType& x = input_type(n, 0, "data");
+  if (!n.attrs.has("pads")) fail_user("{}: input 'pads' is missing", n.describe());
   std::vector<int64_t> pads = n.attrs.get_ints("pads");
   if (n.attrs.has("axes")) {  // opset 18: pads for the listed axes only
     std::vector<int64_t> axes = normalize_axes(n, n.attrs.get_ints("axes"), x.rank(), "axes");
@@ -186,12 +230,15 @@ void add_data_movement_ops(std::vector<OpInfo>& t) {
   OpInfo pad{OpKind::Pad,
              "Pad",
              inj,
-             {{"pads", AttrType::kInts, true},
+             {{"pads", AttrType::kInts},  // or the run-time input `pads`
               {"mode", AttrType::kString},
               {"value", AttrType::kFloat},
               {"axes", AttrType::kInts}}};
   pad.max_inputs = 4;  // pads, constant_value, axes until type inference resolves them
-  pad.const_inputs = {{1, "pads", "pads"}, {2, "constant_value", "value"}, {3, "axes", "axes"}};
+  // (The caller's pads and axes decide value symbols; its constant_value is read by the kernel.)
+  pad.const_inputs = {{1, "pads", "pads", false, /*runtime=*/true},
+                      {2, "constant_value", "value", false, /*runtime=*/true},
+                      {3, "axes", "axes", false, /*runtime=*/true}};
   pad.infer_fn = infer_pad;
   pad.flops_fn = no_flops;
   t.push_back(pad);

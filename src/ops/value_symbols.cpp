@@ -87,6 +87,18 @@ bool has_data_dependent_size(const graph::Node& n) {
          n.op == OpKind::NonMaxSuppression;
 }
 
+bool pad_reads_values(const graph::Node& n) {
+  if (n.op != OpKind::Pad) return false;
+  for (size_t slot : {size_t(1), size_t(3)})
+    if (slot < n.inputs.size() && is_runtime_input(n.inputs[slot])) return true;
+  return false;
+}
+
+std::string pad_begin(const graph::Node& n, int axis) {
+  const graph::Value* out = n.outputs.at(0);
+  return fmt::format("{}.b{}", out != nullptr ? out->name : n.name, axis);
+}
+
 bool slice_reads_values(const graph::Node& n) {
   if (n.op != OpKind::Slice) return false;
   for (size_t slot = 1; slot <= 4 && slot < n.inputs.size(); ++slot)
@@ -105,6 +117,9 @@ std::string slice_step(const graph::Node& n, int axis) {
 }
 
 int64_t value_symbol_min(const graph::Node& n, const std::string& symbol) {
+  if (pad_reads_values(n))  // a negative pad crops
+    for (int a = 0; a < n.inputs[0]->type.rank(); ++a)
+      if (symbol == pad_begin(n, a)) return -(int64_t(1) << 31);
   if (slice_reads_values(n))
     for (int a = 0; a < n.inputs[0]->type.rank(); ++a)
       if (symbol == slice_step(n, a)) return -(int64_t(1) << 31);
@@ -113,6 +128,13 @@ int64_t value_symbol_min(const graph::Node& n, const std::string& symbol) {
 
 std::vector<std::string> value_symbols_of(const graph::Node& n) {
   std::vector<std::string> out;
+  if (pad_reads_values(n) && n.outputs.at(0) != nullptr) {  // every dim and its begin pad
+    for (int a = 0; a < n.outputs[0]->type.rank(); ++a) {
+      out.push_back(value_dim(n, 0, a).sym().symbol_name());
+      out.push_back(pad_begin(n, a));
+    }
+    return out;
+  }
   if (slice_reads_values(n) && n.outputs.at(0) != nullptr) {
     for (int a = 0; a < n.outputs[0]->type.rank(); ++a) {
       if (!(n.outputs[0]->type.shape[size_t(a)] == value_dim(n, 0, a))) continue;
@@ -134,6 +156,12 @@ std::vector<std::string> value_symbols_of(const graph::Node& n) {
 }
 
 std::optional<graph::SymExpr> value_symbol_bound(const graph::Node& n, const std::string& symbol) {
+  if (pad_reads_values(n)) {  // pads are any size
+    for (int a = 0; a < n.inputs[0]->type.rank(); ++a)
+      if (symbol == pad_begin(n, a) || value_symbol_axis(n, 0, symbol) == a)
+        return graph::SymExpr(int64_t(1) << 31);
+    return std::nullopt;
+  }
   if (slice_reads_values(n)) {  // a length or start is at most the dim; a step is any size
     for (int a = 0; a < n.inputs[0]->type.rank(); ++a) {
       if (symbol == slice_step(n, a)) return graph::SymExpr(int64_t(1) << 31);

@@ -46,6 +46,11 @@ std::string slice_step(const graph::Node& n, int axis);
 // during the run (the value function sets it to its bound before the run, for the plan).
 bool has_data_dependent_size(const graph::Node& n);
 
+// A Pad whose pads or axes the caller gives (opset 11+); the value symbol of the pads it puts
+// before dim `axis` (negative: a crop).
+bool pad_reads_values(const graph::Node& n);
+std::string pad_begin(const graph::Node& n, int axis);
+
 // The input of `n` whose run-time values decide its output's dims (Reshape's shape, Squeeze's
 // and Unsqueeze's axes, Expand's shape, ConstantOfShape's input), or -1.
 int value_shape_slot(const graph::Node& n);

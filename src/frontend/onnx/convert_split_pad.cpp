@@ -62,22 +62,23 @@ void convert_pad_2(NodeConverter& c) {
   c.emit(OpKind::Pad, {c.input(0, "data")}, attrs);
 }
 
-// pads, constant_value and axes go to attributes; when other nodes compute them they stay node
-// inputs 1..3 until type inference resolves them (infer_pad folds `axes` into `pads`).
+// pads, constant_value and axes go to attributes; when other nodes compute them, or the caller
+// gives them (read at run time: ops/value_symbols.h), they stay node inputs 1..3 until type
+// inference resolves them (infer_pad folds constant `axes` into `pads`).
 void convert_pad_11(NodeConverter& c) {
   graph::Attrs attrs;
   std::vector<graph::Value*> inputs{c.input(0, "data"), nullptr, nullptr, nullptr};
   c.input(1, "pads");
   graph::Value* deferred = nullptr;
-  if (graph::TensorPtr p = c.static_input(1, "pads", &deferred))
+  if (graph::TensorPtr p = c.value_input(1, "pads", &deferred))
     attrs.set("pads", tensor_to_i64s(*p));
   inputs[1] = std::exchange(deferred, nullptr);
-  if (graph::TensorPtr v = c.static_input(2, "constant_value", &deferred)) {
+  if (graph::TensorPtr v = c.value_input(2, "constant_value", &deferred)) {
     if (v->num_elements() != 1) c.fail("input 'constant_value' must be a scalar");
     attrs.set("value", v->get_f64(0));
   }
   inputs[2] = std::exchange(deferred, nullptr);
-  if (graph::TensorPtr axes = c.static_input(3, "axes", &deferred))  // opset 18+
+  if (graph::TensorPtr axes = c.value_input(3, "axes", &deferred))  // opset 18+
     attrs.set("axes", tensor_to_i64s(*axes));
   inputs[3] = deferred;
   while (inputs.size() > 1 && !inputs.back()) inputs.pop_back();

@@ -103,6 +103,12 @@ tir::Stmt compute_reduce(const graph::Node& node, const std::vector<tir::Buffer>
                          const std::vector<tir::Buffer>& outputs);
 // A reduction whose axes the caller gives at run time (ops::has_value_axes): `kept` holds each
 // input dim's kept extent (1 when reduced), value symbols the runtime computed.
+// A Pad with run-time pads or axes (ops::pad_reads_values): `begins` per dim, the pads before it
+// (value symbols; negative: a crop); the constant is the run-time constant_value when given.
+tir::Stmt compute_pad_values(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                             const std::vector<tir::Buffer>& outputs,
+                             const std::vector<tir::Expr>& begins);
+
 // A Slice with run-time starts/ends/axes/steps (ops::slice_reads_values): per dim the first
 // index read and the step (value symbols, or 0 and 1).
 tir::Stmt compute_slice_values(const graph::Node& node, const std::vector<tir::Buffer>& inputs,

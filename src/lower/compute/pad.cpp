@@ -60,6 +60,50 @@ Stmt pad_nest(const graph::Node& node, const Buffer& x, const Buffer& y,
 
 }  // namespace
 
+Stmt compute_pad_values(const graph::Node& node, const std::vector<Buffer>& inputs,
+                        const std::vector<Buffer>& outputs, const std::vector<Expr>& begins) {
+  const Buffer& x = inputs.at(0);
+  const Buffer& y = outputs.at(0);
+  check_dtype(node, x, DTypeClass::kAny);
+  const std::string mode = node.attrs.get_string("mode", "constant");
+  const int rank = x.ndim();
+  Expr value = make_const(y->dtype, node.attrs.get_float("value", 0.0));
+  if (inputs.size() > 2 && inputs[2].defined())
+    value = cast(y->dtype, inputs[2].load(scalar_index(inputs[2])));
+  // Every dim may be padded or cropped by the run's values. As ONNX Runtime does, negative pads
+  // first crop x to [lo, hi); the positive ones then pad that region, whose edges edge, wrap and
+  // reflect (as many times as the pads need) read.
+  return loop_nest(Extents(y->shape), "i", [&](const Index& idx) {
+    Index xi;
+    Expr inside;
+    for (int d = 0; d < rank; ++d) {
+      const Expr n = x->shape[size_t(d)], b = begins[size_t(d)];
+      const Expr e = y->shape[size_t(d)] - n - b;
+      const Expr lo = max(i64(0) - b, i64(0)), hi = n - max(i64(0) - e, i64(0));
+      const Expr len = max(hi - lo, i64(1)), last = len - i64(1);
+      const Expr q = idx[size_t(d)] - max(b, i64(0));  // in the cropped region's coordinates
+      Expr r;
+      if (mode == "constant") {
+        Expr ok = (q >= i64(0)) && (q <= last);
+        inside = inside.defined() ? (inside && ok) : ok;
+        r = max(min(q, last), i64(0));
+      } else if (mode == "edge") {
+        r = max(min(q, last), i64(0));
+      } else if (mode == "wrap") {
+        r = floormod(q, len);
+      } else {  // reflect, period 2 (len - 1); a region of one reflects onto itself
+        const Expr period = max(last * i64(2), i64(1));
+        const Expr m = floormod(q, period);
+        r = select(m > last, period - m, m);
+      }
+      xi.push_back(max(min(lo + r, n - i64(1)), i64(0)));
+    }
+    Expr v = x.load(xi);
+    if (inside.defined()) v = select(inside, v, value);
+    return BufferStore::make(y, v, idx);
+  });
+}
+
 Stmt compute_pad(const graph::Node& node, const std::vector<Buffer>& inputs,
                  const std::vector<Buffer>& outputs) {
   const Buffer& x = inputs.at(0);

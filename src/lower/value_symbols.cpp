@@ -391,7 +391,31 @@ Definition pad_dim(const graph::Node& n, const std::string& name, Context& c) {
   fail_internal("{} has no value symbol '{}'", n.describe(), name);
 }
 
+// CenterCropPad(x, shape) with the shape given at run time: the dims `axes` names become the
+// shape's values, cropped or padded about the centre (the leading side gets the floor); valid
+// when none is negative.
+Definition center_crop_pad_dim(const graph::Node& n, const std::string& name, Context& c) {
+  const graph::Value* x = n.inputs[0];
+  const std::vector<int64_t> axes = n.attrs.get_ints("axes");
+  for (int64_t d = 0; d < x->type.rank(); ++d) {
+    const Expr in = c.dim(x->type.shape[size_t(d)]);
+    Expr out = in, valid = truth();
+    for (size_t j = 0; j < axes.size(); ++j)
+      if (axes[j] == d) {
+        out = c.load(n.inputs[1], int64_t(j));
+        valid = out >= tir::i64(0);
+      }
+    // (floordiv of a negative difference rounds down; the crop takes the floor of its half)
+    const Expr begin = tir::select(out >= in, tir::floordiv(out - in, tir::i64(2)),
+                                   tir::i64(0) - tir::floordiv(in - out, tir::i64(2)));
+    if (name == ops::pad_begin(n, int(d))) return {begin, valid};
+    if (ops::value_symbol_axis(n, 0, name) == d) return {out, valid};
+  }
+  fail_internal("{} has no value symbol '{}'", n.describe(), name);
+}
+
 Definition define(const graph::Node& n, const std::string& name, Context& c) {
+  if (n.op == ops::OpKind::CenterCropPad) return center_crop_pad_dim(n, name, c);
   if (ops::pad_reads_values(n)) return pad_dim(n, name, c);
   if (ops::has_data_dependent_size(n)) return data_dependent_bound(n, name, c);
   if (ops::has_value_axes(n)) return reduce_dim(n, name, c);

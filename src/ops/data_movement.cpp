@@ -176,11 +176,23 @@ std::vector<TensorType> infer_pad(Node& n) {
 // The dims listed in `axes` (default: all) become `shape`'s values; `axes` is normalised.
 std::vector<TensorType> infer_center_crop_pad(Node& n) {
   const TensorType& x = input_type(n, 0, "input_data");
-  std::vector<int64_t> shape = n.attrs.get_ints("shape", {});
   std::vector<int64_t> all(size_t(x.rank()));
   for (int64_t i = 0; i < x.rank(); ++i) all[size_t(i)] = i;
   std::vector<int64_t> axes =
       n.attrs.has("axes") ? normalize_axes(n, n.attrs.get_ints("axes", {}), x.rank(), "axes") : all;
+  n.attrs.set("axes", axes);
+  if (pad_reads_values(n)) {  // the caller's shape: the dims it names are value symbols
+    const TensorType& s = n.inputs[1]->type;
+    if ((s.dtype != DType::kI64 && s.dtype != DType::kI32) || s.rank() != 1 || !s.is_static() ||
+        s.shape[0].value != int64_t(axes.size()))
+      fail_user("{}: input 'shape' must be a 1-D integer tensor of {} values, got {}", n.describe(),
+                axes.size(), s.str());
+    TensorType out = x;
+    for (int a = 0; a < x.rank(); ++a) out.shape[size_t(a)] = value_dim(n, 0, a);
+    return {out};
+  }
+  if (!n.attrs.has("shape")) fail_user("{}: input 'shape' is missing", n.describe());
+  std::vector<int64_t> shape = n.attrs.get_ints("shape", {});
   if (shape.size() != axes.size())
     fail_user("{}: input 'shape' has {} values for {} axes", n.describe(), shape.size(),
               axes.size());
@@ -190,7 +202,6 @@ std::vector<TensorType> infer_center_crop_pad(Node& n) {
       fail_user("{}: input 'shape' has a negative value {}", n.describe(), shape[k]);
     out.shape[size_t(axes[k])] = Dim::fixed(shape[k]);
   }
-  n.attrs.set("axes", axes);
   return {out};
 }
 
@@ -246,9 +257,9 @@ void add_data_movement_ops(std::vector<OpInfo>& t) {
   OpInfo ccp{OpKind::CenterCropPad,
              "CenterCropPad",
              inj,
-             {{"shape", AttrType::kInts, true}, {"axes", AttrType::kInts}}};
+             {{"shape", AttrType::kInts}, {"axes", AttrType::kInts}}};  // or the input `shape`
   ccp.max_inputs = 2;  // shape, until type inference moves it into the attribute
-  ccp.const_inputs = {{1, "shape", "shape"}};
+  ccp.const_inputs = {{1, "shape", "shape", false, /*runtime=*/true}};
   ccp.infer_fn = infer_center_crop_pad;
   ccp.flops_fn = no_flops;
   t.push_back(ccp);

@@ -88,6 +88,7 @@ bool has_data_dependent_size(const graph::Node& n) {
 }
 
 bool pad_reads_values(const graph::Node& n) {
+  if (n.op == OpKind::CenterCropPad) return n.inputs.size() > 1 && is_runtime_input(n.inputs[1]);
   if (n.op != OpKind::Pad) return false;
   for (size_t slot : {size_t(1), size_t(3)})
     if (slot < n.inputs.size() && is_runtime_input(n.inputs[slot])) return true;

@@ -46,8 +46,8 @@ std::string slice_step(const graph::Node& n, int axis);
 // during the run (the value function sets it to its bound before the run, for the plan).
 bool has_data_dependent_size(const graph::Node& n);
 
-// A Pad whose pads or axes the caller gives (opset 11+); the value symbol of the pads it puts
-// before dim `axis` (negative: a crop).
+// A Pad whose pads or axes the caller gives (opset 11+), or a CenterCropPad whose shape the
+// caller gives; the value symbol of the pads it puts before dim `axis` (negative: a crop).
 bool pad_reads_values(const graph::Node& n);
 std::string pad_begin(const graph::Node& n, int axis);
 

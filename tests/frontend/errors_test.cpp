@@ -113,7 +113,7 @@ TEST(OnnxErrors, NonConstantAxesInput) {
   ASSERT_EQ(g->nodes().size(), 1u);
   ASSERT_EQ(g->nodes()[0]->inputs.size(), 2u);
   EXPECT_EQ(g->nodes()[0]->inputs[1]->name, "ax");
-  // So are Pad's pads (opset 11+); CenterCropPad's shape is not read at run time yet.
+  // So are Pad's pads (opset 11+); Col2Im's image_shape is not read at run time yet.
   ModelBuilder p = image_model(11);
   p.input("pads", {8}, onnx::TensorProto::INT64);
   p.node("Pad", {"x", "pads"}, {"y"}, "p");
@@ -122,12 +122,13 @@ TEST(OnnxErrors, NonConstantAxesInput) {
   ASSERT_EQ(pg->nodes().size(), 1u);
   EXPECT_EQ(pg->nodes()[0]->inputs.at(1)->name, "pads");
   ModelBuilder c = image_model(18);
-  c.input("shape", {4}, onnx::TensorProto::INT64);
-  c.node("CenterCropPad", {"x", "shape"}, {"y"}, "c");
+  c.input("image_shape", {2}, onnx::TensorProto::INT64);
+  c.input("block_shape", {2}, onnx::TensorProto::INT64);
+  c.node("Col2Im", {"x", "image_shape", "block_shape"}, {"y"}, "c");
   c.output("y");
   EXPECT_EQ(user_error([&] { c.import(); }),
-            "node 'c' (CenterCropPad): input 'shape' must be a compile-time constant, but it is "
-            "the graph input 'shape' (a run-time value would make the output shape "
+            "node 'c' (Col2Im): input 'image_shape' must be a compile-time constant, but it is "
+            "the graph input 'image_shape' (a run-time value would make the output shape "
             "data-dependent; freeze it into an initializer, or specialise it with "
             "--specialize-inputs)");
 }

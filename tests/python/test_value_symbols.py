@@ -360,6 +360,58 @@ def check_pad(exe, tmp, rng):
                        r.stderr.strip())
 
 
+def check_center_crop_pad(exe, tmp, rng):
+    """CenterCropPad with its shape given at run time: crops, pads and both, odd differences (the
+    leading side gets the floor), with and without axes; a negative size is refused."""
+    import onnxruntime as ort
+    for axes in (None, [-1, 1]):
+        attrs = {} if axes is None else {"axes": axes}
+        g = helper.make_graph(
+            [helper.make_node("CenterCropPad", ["x", "shape"], ["y"], **attrs),
+             helper.make_node("Neg", ["y"], ["z"])], "g",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 5, 6]),
+             helper.make_tensor_value_info("shape", TensorProto.INT64, [3 if axes is None else 2])],
+            [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+        m.ir_version = 8
+        path = os.path.join(tmp, f"ccp_{axes is None}.onnx")
+        onnx.save(m, path)
+        art = path.replace(".onnx", ".so")
+        r = subprocess.run([exe, "compile", path, "-o", art], capture_output=True, text=True)
+        what = "all dims" if axes is None else f"axes {axes}"
+        record(f"CenterCropPad ({what}, shape at run time) compiles", r.returncode == 0,
+               r.stderr.strip()[-300:])
+        if r.returncode != 0:
+            continue
+        sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+        cases = ([[3, 2, 9], [1, 8, 1], [3, 5, 6], [4, 0, 3]] if axes is None else
+                 [[3, 8], [9, 2], [6, 5], [1, 1]])
+        x = rng.standard_normal((3, 5, 6)).astype(np.float32)
+        bad = []
+        for shape in cases:
+            feeds = {"x": x, "shape": np.array(shape, np.int64)}
+            inp, outp = os.path.join(tmp, "in.npz"), os.path.join(tmp, "out.npz")
+            np.savez(inp, **feeds)
+            r = subprocess.run([exe, "run", art, "--inputs", inp, "--outputs", outp],
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                bad.append(f"{shape}: {r.stderr.strip()}")
+                continue
+            got, want = np.load(outp)["z"], sess.run(None, feeds)[0]
+            if got.shape != want.shape or not np.allclose(got, want):
+                bad.append(f"{shape}: {got.shape} vs {want.shape}")
+        record(f"CenterCropPad ({what}): {len(cases)} shapes on one artifact match ONNX Runtime",
+               not bad, "; ".join(bad))
+        if axes is None:
+            inp = os.path.join(tmp, "bad.npz")
+            np.savez(inp, x=x, shape=np.array([3, -1, 6], np.int64))
+            r = subprocess.run([exe, "run", art, "--inputs", inp], capture_output=True, text=True)
+            lines = r.stderr.strip().splitlines()
+            record("CenterCropPad with a negative size refused with one line",
+                   r.returncode != 0 and len(lines) == 1 and "'y.v1'" in lines[0],
+                   r.stderr.strip())
+
+
 def main():
     import onnxruntime as ort
     ap = argparse.ArgumentParser()
@@ -418,6 +470,7 @@ def main():
         check_shape_ops(exe, tmp, rng)
         check_slice(exe, tmp, rng)
         check_pad(exe, tmp, rng)
+        check_center_crop_pad(exe, tmp, rng)
     failed = results.count(False)
     print(f"{len(results) - failed} passed, {failed} failed")
     return 1 if failed else 0

@@ -86,13 +86,14 @@ void convert_pad_11(NodeConverter& c) {
   c.emit(OpKind::Pad, inputs, attrs);
 }
 
-// CenterCropPad: `shape` goes to the attribute (a node input until inferred when computed).
+// CenterCropPad: `shape` goes to the attribute (a node input until inferred when computed, or
+// read at run time when the caller gives it).
 void convert_center_crop_pad(NodeConverter& c) {
   graph::Attrs attrs;
   std::vector<graph::Value*> inputs{c.input(0, "input_data")};
   c.input(1, "shape");
   graph::Value* deferred = nullptr;
-  if (graph::TensorPtr s = c.static_input(1, "shape", &deferred))
+  if (graph::TensorPtr s = c.value_input(1, "shape", &deferred))
     attrs.set("shape", tensor_to_i64s(*s));
   if (deferred) inputs.push_back(deferred);
   c.copy_attr("axes", attrs);

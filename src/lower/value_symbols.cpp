@@ -414,6 +414,13 @@ Definition center_crop_pad_dim(const graph::Node& n, const std::string& name, Co
   fail_internal("{} has no value symbol '{}'", n.describe(), name);
 }
 
+// AffineGrid(theta, size): spatial dim a (1..r) of the output is size[a + 1]; valid when it is
+// positive and size[0] is theta's batch.
+Definition affine_grid_dim(const graph::Node& n, int axis, Context& c) {
+  const Expr v = c.load(n.inputs[1], axis + 1);
+  return {v, v >= tir::i64(1) && c.load(n.inputs[1], 0) == c.dim(n.inputs[0]->type.shape[0])};
+}
+
 Definition define(const graph::Node& n, const std::string& name, Context& c) {
   if (n.op == ops::OpKind::CenterCropPad) return center_crop_pad_dim(n, name, c);
   if (ops::pad_reads_values(n)) return pad_dim(n, name, c);
@@ -433,6 +440,8 @@ Definition define(const graph::Node& n, const std::string& name, Context& c) {
       return expand_dim(n, axis, c);
     case ops::OpKind::ConstantOfShape:
       return constant_of_shape_dim(n, axis, c);
+    case ops::OpKind::AffineGrid:
+      return affine_grid_dim(n, axis, c);
     case ops::OpKind::TopK:
       return topk_k(n, axis, c);
     case ops::OpKind::Tile:

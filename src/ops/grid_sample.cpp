@@ -8,6 +8,7 @@
 
 #include "ops/op_families.h"
 #include "ops/shape_util.h"
+#include "ops/value_symbols.h"
 #include "support/error.h"
 
 namespace ingot::ops::detail {
@@ -78,6 +79,22 @@ std::vector<TensorType> infer_affine_grid(Node& n) {
   flag_attr(n, "align_corners");
   if (!is_float(theta.dtype))
     fail_user("{}: input 'theta' {} must be a float tensor", n.describe(), theta.str());
+  if (n.inputs.size() > 1 && is_runtime_input(n.inputs[1])) {  // the caller's size
+    const TensorType& s = n.inputs[1]->type;
+    if (s.dtype != DType::kI64 || s.rank() != 1 || !s.is_static() ||
+        (s.shape[0].value != 4 && s.shape[0].value != 5))
+      fail_user("{}: input 'size' must be an int64 tensor of 4 or 5 values, got {}", n.describe(),
+                s.str());
+    const int64_t r = s.shape[0].value - 2;
+    if (theta.rank() != 3 || !(theta.shape[1] == Dim::fixed(r)) ||
+        !(theta.shape[2] == Dim::fixed(r + 1)))
+      fail_user("{}: input 'theta' {} must have shape [N, {}, {}]", n.describe(), theta.str(), r,
+                r + 1);
+    TensorType out{theta.dtype, {theta.shape[0]}};  // (size[0] is checked against N at run time)
+    for (int a = 1; a <= r; ++a) out.shape.push_back(value_dim(n, 0, a));
+    out.shape.push_back(Dim::fixed(r));
+    return {out};
+  }
   if (!n.attrs.has("size")) fail_user("{}: input 'size' is missing", n.describe());
   std::vector<int64_t> size = n.attrs.get_ints("size");
   if (size.size() != 4 && size.size() != 5)
@@ -126,7 +143,7 @@ void add_grid_sample_ops(std::vector<OpInfo>& t) {
             {{"align_corners", AttrType::kInt}, {"size", AttrType::kInts}}};
   ag.min_inputs = 1;
   ag.max_inputs = 2;  // theta, then size until type inference resolves it
-  ag.const_inputs = {{1, "size", "size"}};
+  ag.const_inputs = {{1, "size", "size", false, /*runtime=*/true}};
   ag.infer_fn = infer_affine_grid;
   ag.flops_fn = affine_grid_flops;
   t.push_back(ag);

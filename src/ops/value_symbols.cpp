@@ -68,6 +68,7 @@ int value_shape_slot(const graph::Node& n) {
     case OpKind::Split:
     case OpKind::Tile:
     case OpKind::OneHot:
+    case OpKind::AffineGrid:
       slot = 1;
       break;
     case OpKind::ConstantOfShape:

@@ -66,15 +66,27 @@ TEST(OnnxSampling, ShapeInputsBecomeAttributes) {
   EXPECT_EQ(c2i->attrs.get_ints("image_shape"), (Ints{5, 5}));
   EXPECT_EQ(c2i->attrs.get_ints("block_shape"), (Ints{2, 2}));
 
+  // AffineGrid's size given by the caller is read at run time (value symbols): it stays an input;
+  // Col2Im's image_shape is not yet.
   ModelBuilder rt(20);
   rt.input("theta", {2, 2, 3});
   rt.input("size", {4}, onnx::TensorProto::INT64);
   rt.node("AffineGrid", {"theta", "size"}, {"grid"}, "ag");
   rt.output("grid");
-  EXPECT_EQ(user_error([&] { rt.import(); }),
-            "node 'ag' (AffineGrid): input 'size' must be a compile-time constant, but it is the "
-            "graph input 'size' (a run-time value would make the output shape data-dependent; "
-            "freeze it into an initializer, or specialise it with --specialize-inputs)");
+  auto rg = rt.import();
+  ASSERT_EQ(rg->nodes().size(), 1u);
+  EXPECT_EQ(rg->nodes()[0]->inputs.at(1)->name, "size");
+  ModelBuilder ci(18);
+  ci.input("x", {1, 4, 4});
+  ci.input("image_shape", {2}, onnx::TensorProto::INT64);
+  ci.init(i64_tensor("block_shape", {2}, {2, 2}));
+  ci.node("Col2Im", {"x", "image_shape", "block_shape"}, {"y"}, "c2i");
+  ci.output("y");
+  EXPECT_EQ(user_error([&] { ci.import(); }),
+            "node 'c2i' (Col2Im): input 'image_shape' must be a compile-time constant, but it is "
+            "the graph input 'image_shape' (a run-time value would make the output shape "
+            "data-dependent; freeze it into an initializer, or specialise it with "
+            "--specialize-inputs)");
 }
 
 TEST(OnnxSampling, RoiAlignAndDeformConv) {

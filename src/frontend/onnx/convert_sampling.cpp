@@ -45,7 +45,11 @@ void convert_affine_grid(NodeConverter& c) {
   graph::Attrs attrs;
   attrs.set("align_corners", c.attr_int("align_corners").value_or(0));
   std::vector<graph::Value*> inputs{c.input(0, "theta")};
-  static_ints_input(c, 1, "size", "size", attrs, inputs);
+  c.input(1, "size");
+  graph::Value* deferred = nullptr;  // the caller's size is read at run time (value symbols)
+  if (graph::TensorPtr t = c.value_input(1, "size", &deferred))
+    attrs.set("size", tensor_to_i64s(*t));
+  if (deferred) inputs.push_back(deferred);
   c.emit(OpKind::AffineGrid, inputs, attrs);
 }
 

@@ -186,28 +186,31 @@ Stmt compute_affine_grid(const graph::Node& node, const std::vector<Buffer>& inp
   const Buffer& theta = inputs.at(0);
   const Buffer& y = outputs.at(0);
   check_dtype(node, theta, DTypeClass::kFloat);
-  std::vector<int64_t> ys = const_shape(y);
+  const std::vector<Expr>& ys = y->shape;  // spatial dims symbolic when the caller gives size
   int r = int(ys.size()) - 2;
   bool align = node.attrs.get_int("align_corners", 0) != 0;
-  return loop_nest(
-      ys, "o",
-      [&](const Index& o) {
-        Expr j = o[size_t(r + 1)];
-        // theta[n, j, r] + sum over k of theta[n, j, k] * base_k (k = 0: x, the last dim)
-        Expr sum;
-        for (int k = 0; k < r; ++k) {
-          int s = r - k;  // output index of that spatial dim
-          int64_t len = ys[size_t(s)];
-          Expr i = cast(DataType::f64(), o[size_t(s)]);
-          Expr base = align ? (len == 1 ? f64c(-1) : f64c(-1) + i * f64c(2.0 / double(len - 1)))
-                            : f64c(-1 + 1.0 / double(len)) + i * f64c(2.0 / double(len));
-          Expr t = cast(DataType::f64(), theta.load({o[0], j, i64(k)})) * base;
-          sum = sum.defined() ? sum + t : t;
-        }
-        sum = sum + cast(DataType::f64(), theta.load({o[0], j, i64(r)}));
-        return BufferStore::make(y, cast(y->dtype, sum), o);
-      },
-      {.parallel_outer = true, .vectorize_inner = false});
+  return loop_nest(Extents(ys), "o",
+                   [&](const Index& o) {
+                     Expr j = o[size_t(r + 1)];
+                     // theta[n, j, r] + sum over k of theta[n, j, k] * base_k (k = 0: x, the last
+                     // dim)
+                     Expr sum;
+                     for (int k = 0; k < r; ++k) {
+                       int s = r - k;  // output index of that spatial dim
+                       const Expr len = cast(DataType::f64(), ys[size_t(s)]);
+                       Expr i = cast(DataType::f64(), o[size_t(s)]);
+                       // (A length of 1 never divides: the select's other side is not taken.)
+                       Expr base =
+                           align ? select(len == f64c(1), f64c(-1),
+                                          f64c(-1) + i * (f64c(2) / max(len - f64c(1), f64c(1))))
+                                 : f64c(-1) + f64c(1) / len + i * (f64c(2) / len);
+                       Expr t = cast(DataType::f64(), theta.load({o[0], j, i64(k)})) * base;
+                       sum = sum.defined() ? sum + t : t;
+                     }
+                     sum = sum + cast(DataType::f64(), theta.load({o[0], j, i64(r)}));
+                     return BufferStore::make(y, cast(y->dtype, sum), o);
+                   },
+                   {.parallel_outer = true, .vectorize_inner = false});
 }
 
 }  // namespace ingot::lower

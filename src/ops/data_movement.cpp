@@ -87,6 +87,17 @@ std::vector<TensorType> infer_split(Node& n) {
   return outs;
 }
 
+// Pad's mode (one of the four) and constant value, made explicit.
+void normalize_pad_attrs(Node& n) {
+  std::string mode = n.attrs.get_string("mode", "constant");
+  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
+    fail_user(
+        "{}: attribute 'mode' has unsupported value \"{}\" (valid: constant, reflect, edge, wrap)",
+        n.describe(), mode);
+  n.attrs.set("mode", mode);
+  n.attrs.set("value", n.attrs.get_float("value", 0.0));
+}
+
 // Pad whose pads or axes the caller gives: every output dim, and the pads before it, are value
 // symbols the artifact computes from them before each run (ops/value_symbols.h).
 std::vector<TensorType> infer_pad_values(Node& n) {
@@ -117,13 +128,7 @@ std::vector<TensorType> infer_pad_values(Node& n) {
       (v->type.dtype != x.dtype || !v->type.is_static() || v->type.num_elements() != 1))
     fail_user("{}: input 'constant_value' must be one {} value, got {}", n.describe(),
               graph::dtype_name(x.dtype), v->type.str());
-  std::string mode = n.attrs.get_string("mode", "constant");
-  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
-    fail_user(
-        "{}: attribute 'mode' has unsupported value \"{}\" (valid: constant, reflect, edge, wrap)",
-        n.describe(), mode);
-  n.attrs.set("mode", mode);
-  n.attrs.set("value", n.attrs.get_float("value", 0.0));
+  normalize_pad_attrs(n);
   TensorType out = x;
   for (int a = 0; a < x.rank(); ++a) out.shape[size_t(a)] = value_dim(n, 0, a);
   return {out};
@@ -151,13 +156,7 @@ std::vector<TensorType> infer_pad(Node& n) {
   if (int64_t(pads.size()) != 2 * x.rank())
     fail_user("{}: attribute 'pads' has {} values, expected {} for input {}", n.describe(),
               pads.size(), 2 * x.rank(), x.str());
-  std::string mode = n.attrs.get_string("mode", "constant");
-  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
-    fail_user(
-        "{}: attribute 'mode' has unsupported value \"{}\" (valid: constant, reflect, edge, wrap)",
-        n.describe(), mode);
-  n.attrs.set("mode", mode);
-  n.attrs.set("value", n.attrs.get_float("value", 0.0));
+  normalize_pad_attrs(n);
   TensorType out = x;
   for (int64_t i = 0; i < x.rank(); ++i) {
     int64_t extra = pads[i] + pads[x.rank() + i];

@@ -62,8 +62,6 @@ int value_shape_slot(const graph::Node& n) {
     case OpKind::Squeeze:
     case OpKind::Unsqueeze:
     case OpKind::Expand:
-      slot = 1;
-      break;
     case OpKind::TopK:
     case OpKind::Split:
     case OpKind::Tile:

@@ -360,6 +360,40 @@ def check_pad(exe, tmp, rng):
                        r.stderr.strip())
 
 
+def check_static_pad_crops(exe, tmp, rng):
+    """Constant pads that crop one side of a dim and pad the other: wrap and reflect read the
+    cropped region, as ONNX Runtime does (the same nest as run-time pads)."""
+    import onnxruntime as ort
+    bad = []
+    for mode in ("wrap", "reflect", "edge", "constant"):
+        g = helper.make_graph(
+            [helper.make_node("Pad", ["x", "pads"], ["y"], mode=mode)], "g",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 5, 6])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+            [numpy_helper.from_array(np.array([0, -2, 2, 1, 1, -3], np.int64), "pads")])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 19)])
+        m.ir_version = 9
+        path = os.path.join(tmp, f"static_pad_{mode}.onnx")
+        onnx.save(m, path)
+        art = path.replace(".onnx", ".so")
+        r = subprocess.run([exe, "compile", path, "-o", art], capture_output=True, text=True)
+        if r.returncode != 0:
+            bad.append(f"{mode}: {r.stderr.strip()}")
+            continue
+        x = rng.standard_normal((3, 5, 6)).astype(np.float32)
+        inp, outp = os.path.join(tmp, "in.npz"), os.path.join(tmp, "out.npz")
+        np.savez(inp, x=x)
+        r = subprocess.run([exe, "run", art, "--inputs", inp, "--outputs", outp],
+                           capture_output=True, text=True)
+        want = ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(
+            None, {"x": x})[0]
+        got = np.load(outp)["y"] if r.returncode == 0 else None
+        if got is None or got.shape != want.shape or not np.allclose(got, want):
+            bad.append(f"{mode}: {r.stderr.strip() or (got.shape, want.shape)}")
+    record("Pad with constant pads cropping one side and padding the other (4 modes) matches "
+           "ONNX Runtime", not bad, "; ".join(bad))
+
+
 def check_center_crop_pad(exe, tmp, rng):
     """CenterCropPad with its shape given at run time: crops, pads and both, odd differences (the
     leading side gets the floor), with and without axes; a negative size is refused."""
@@ -524,6 +558,7 @@ def main():
         check_shape_ops(exe, tmp, rng)
         check_slice(exe, tmp, rng)
         check_pad(exe, tmp, rng)
+        check_static_pad_crops(exe, tmp, rng)
         check_center_crop_pad(exe, tmp, rng)
         check_affine_grid(exe, tmp, rng)
     failed = results.count(False)

@@ -9,6 +9,8 @@
 #include <optional>
 
 #include "lower/compute/common.h"
+#include "lower/compute/resize_params.h"
+#include "lower/value_elements.h"
 #include "ops/value_symbols.h"
 #include "support/error.h"
 #include "tir/op.h"
@@ -21,46 +23,48 @@ namespace {
 using tir::Buffer;
 using tir::Expr;
 
-// What a definition may read: graph inputs (flat, as params) and the graph's dims.
+// What a definition may read: graph inputs (flat, as params), values computed from them
+// (value_elements.h) and the graph's dims.
 class Context {
  public:
   Context(const graph::Graph& g, const SymbolTable& symbols, tir::IRModule& mod)
-      : g_(g), symbols_(symbols), mod_(mod) {}
+      : g_(g),
+        symbols_(symbols),
+        mod_(mod),
+        elements_(symbols, [this](const graph::Value* v, int64_t i) { return input(v, i); }) {}
 
-  Expr load(const graph::Value* input, int64_t i) {
-    if (input->is_constant()) return tir::i64(input->constant->get_i64(i));
-    auto it = buffers_.find(input);
-    if (it == buffers_.end()) {
-      int index = -1;
-      for (size_t k = 0; k < g_.inputs.size(); ++k)
-        if (g_.inputs[k] == input) index = int(k);
-      INGOT_ICHECK(index >= 0, "value symbol read from '{}', not a graph input", input->name);
-      graph::SymExpr n = 1;
-      for (const graph::Dim& d : input->type.shape) n = n * d.sym();
-      Buffer b =
-          Buffer::make(fmt::format("in{}", index), to_tir(input->type.dtype), {symbols_.expr(n)});
-      mod_.value_fn_inputs.push_back(index);
-      params_.push_back(b);
-      it = buffers_.emplace(input, b).first;
-    }
-    return tir::cast(tir::DataType::i64(), it->second.load({tir::i64(i)}));
+  // Element i of `v` as int64 (a float truncated), and in its own dtype.
+  Expr load(const graph::Value* v, int64_t i) {
+    return tir::cast(tir::DataType::i64(), elements_.element(v, i));
   }
-  // Element i of `input` in its own dtype (a constant's as float64).
-  Expr load_raw(const graph::Value* input, int64_t i) {
-    if (input->is_constant())
-      return tir::make_const(tir::DataType::f64(), input->constant->get_f64(i));
-    load(input, i);  // declares the parameter
-    return buffers_.at(input).load({tir::i64(i)});
-  }
+  Expr load_raw(const graph::Value* v, int64_t i) { return elements_.element(v, i); }
   Expr dim(const graph::Dim& d) const { return symbols_.expr(d); }
   Expr expr(const graph::SymExpr& e) const { return symbols_.expr(e); }
   const std::vector<Buffer>& params() const { return params_; }
 
  private:
-  static tir::DataType to_tir(graph::DType d) { return to_tir_dtype(d); }
+  // Element i of graph input `v`: a parameter of the value function.
+  Expr input(const graph::Value* v, int64_t i) {
+    auto it = buffers_.find(v);
+    if (it == buffers_.end()) {
+      int index = -1;
+      for (size_t k = 0; k < g_.inputs.size(); ++k)
+        if (g_.inputs[k] == v) index = int(k);
+      INGOT_ICHECK(index >= 0, "value symbol read from '{}', not a graph input", v->name);
+      graph::SymExpr n = 1;
+      for (const graph::Dim& d : v->type.shape) n = n * d.sym();
+      Buffer b =
+          Buffer::make(fmt::format("in{}", index), to_tir_dtype(v->type.dtype), {symbols_.expr(n)});
+      mod_.value_fn_inputs.push_back(index);
+      params_.push_back(b);
+      it = buffers_.emplace(v, b).first;
+    }
+    return it->second.load({tir::i64(i)});
+  }
   const graph::Graph& g_;
   const SymbolTable& symbols_;
   tir::IRModule& mod_;
+  ValueElements elements_;
   std::map<const graph::Value*, Buffer> buffers_;
   std::vector<Buffer> params_;
 };
@@ -421,7 +425,24 @@ Definition affine_grid_dim(const graph::Node& n, int axis, Context& c) {
   return {v, v >= tir::i64(1) && c.load(n.inputs[1], 0) == c.dim(n.inputs[0]->type.shape[0])};
 }
 
+// Resize with run-time roi, scales or sizes: dim `axes[j]` is the length resize_axes gives
+// (floor(scale * in), the size, or the policy's rounded length); valid per its checks.
+Definition resize_dim(const graph::Node& n, const std::string& name, Context& c) {
+  const std::vector<int64_t> axes = n.attrs.get_ints("axes");
+  std::vector<Expr> in;
+  for (int64_t d : axes) in.push_back(c.dim(n.inputs[0]->type.shape[size_t(d)]));
+  ResizeLoad load = [&](int slot, int64_t j) {
+    return tir::cast(tir::DataType::f64(), c.load_raw(n.inputs[size_t(slot)], j));
+  };
+  std::vector<ResizeAxis> params = resize_axes(n, in, load);
+  for (size_t j = 0; j < axes.size(); ++j)
+    if (ops::value_symbol_axis(n, 0, name) == int(axes[j]))
+      return {params[j].length, params[j].valid};
+  fail_internal("{} has no value symbol '{}'", n.describe(), name);
+}
+
 Definition define(const graph::Node& n, const std::string& name, Context& c) {
+  if (ops::resize_reads_values(n)) return resize_dim(n, name, c);
   if (n.op == ops::OpKind::CenterCropPad) return center_crop_pad_dim(n, name, c);
   if (ops::pad_reads_values(n)) return pad_dim(n, name, c);
   if (ops::has_data_dependent_size(n)) return data_dependent_bound(n, name, c);

@@ -45,7 +45,7 @@ std::vector<TensorType> infer_split(Node& n) {
   n.attrs.set("axis", axis);
   const Dim& d = x.shape[axis];
   int64_t k = int64_t(n.outputs.size());
-  if (n.inputs.size() > 1 && is_runtime_input(n.inputs[1])) {  // the caller's sizes
+  if (n.inputs.size() > 1 && is_runtime_value(n.inputs[1])) {  // the caller's sizes
     const TensorType& st = n.inputs[1]->type;
     if (st.rank() != 1 || !st.is_static() || st.shape[0].value != k || st.dtype != DType::kI64)
       fail_user("{}: input 'split' must be an int64 tensor of {} sizes, got {}", n.describe(), k,

@@ -12,7 +12,7 @@ namespace ingot::ops::detail {
 namespace {
 
 std::vector<TensorType> infer_constant_of_shape(Node& n) {
-  if (!n.inputs.empty() && is_runtime_input(n.inputs[0])) {  // the caller's shape: value dims
+  if (!n.inputs.empty() && is_runtime_value(n.inputs[0])) {  // the caller's shape: value dims
     const TensorType& s = n.inputs[0]->type;
     if (s.rank() != 1 || !s.is_static() || s.dtype != DType::kI64)
       fail_user("{}: input 'input' must be a 1-D int64 tensor, got {}", n.describe(), s.str());
@@ -79,9 +79,9 @@ std::vector<TensorType> infer_range(Node& n) {
   }
   bool runtime = false, computed = false;  // the caller's bounds: the length is a value symbol
   for (int i = 0; i < 3; ++i) {
-    runtime = runtime || is_runtime_input(n.inputs[size_t(i)]);
-    computed =
-        computed || (!n.inputs[size_t(i)]->is_constant() && !is_runtime_input(n.inputs[size_t(i)]));
+    runtime = runtime || is_runtime_value(n.inputs[size_t(i)]);
+    const graph::Value* v = n.inputs[size_t(i)];
+    computed = computed || (!v->is_constant() && v->symbolic_value.empty() && !is_runtime_value(v));
   }
   if (runtime && !computed) {
     for (int i = 0; i < 3; ++i)

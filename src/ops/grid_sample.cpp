@@ -79,7 +79,7 @@ std::vector<TensorType> infer_affine_grid(Node& n) {
   flag_attr(n, "align_corners");
   if (!is_float(theta.dtype))
     fail_user("{}: input 'theta' {} must be a float tensor", n.describe(), theta.str());
-  if (n.inputs.size() > 1 && is_runtime_input(n.inputs[1])) {  // the caller's size
+  if (n.inputs.size() > 1 && is_runtime_value(n.inputs[1])) {  // the caller's size
     const TensorType& s = n.inputs[1]->type;
     if (s.dtype != DType::kI64 || s.rank() != 1 || !s.is_static() ||
         (s.shape[0].value != 4 && s.shape[0].value != 5))

@@ -23,7 +23,7 @@ std::vector<TensorType> infer_one_hot(Node& n) {
   int64_t axis = normalize_axis(n, n.attrs.get_int("axis", -1), idx.rank() + 1, "axis");
   n.attrs.set("axis", axis);
   TensorType out{values.dtype, idx.shape};
-  if (is_runtime_input(n.inputs[1])) {  // the caller's depth: a value symbol
+  if (is_runtime_value(n.inputs[1])) {  // the caller's depth: a value symbol
     const TensorType& dt = n.inputs[1]->type;
     if (!dt.is_static() || dt.num_elements() != 1 || dt.dtype == DType::kBool)
       fail_user("{}: input 'depth' must be a number, got {}", n.describe(), dt.str());

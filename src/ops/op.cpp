@@ -166,7 +166,7 @@ void OpInfo::resolve_const_inputs(graph::Node& n) const {
     if (ci.slot >= int(n.inputs.size()) || !n.inputs[size_t(ci.slot)]) continue;
     const graph::Value* v = n.inputs[size_t(ci.slot)];
     if (!v->is_constant() && ci.symbolic && !v->symbolic_value.empty()) continue;
-    if (ci.runtime && is_runtime_input(v)) continue;
+    if (ci.runtime && is_runtime_value(v)) continue;
     if (!v->is_constant())
       fail_user(
           "{}: input '{}' must be a compile-time constant (it is computed at run time, and a "

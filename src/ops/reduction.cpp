@@ -32,7 +32,7 @@ std::vector<TensorType> infer_reduce_value_axes(Node& n) {
 }
 
 std::vector<TensorType> infer_reduce(Node& n) {
-  if (n.inputs.size() > 1 && is_runtime_input(n.inputs[1])) {
+  if (n.inputs.size() > 1 && is_runtime_value(n.inputs[1])) {
     if (n.inputs[1]->type.num_elements() != 0) return infer_reduce_value_axes(n);
     n.inputs.pop_back();  // no axes: known now
     n.attrs.set("axes", std::vector<int64_t>{});

@@ -1,13 +1,15 @@
 // Resize (and Upsample, imported as a Resize): nearest / linear / cubic interpolation of a
-// tensor to a static output shape. Inference resolves `scales` or `sizes` (with `axes` and
-// `keep_aspect_ratio_policy`) to the canonical full-rank `scales` + `sizes` (and `roi` for
-// tf_crop_and_resize) of docs/graph-forms.md, so the compute rule needs no ONNX opset rules.
+// tensor to a static output shape, or to one that run-time roi / scales / sizes decide. Inference
+// resolves `scales` or `sizes` (with `axes` and `keep_aspect_ratio_policy`) to the canonical
+// full-rank `scales` + `sizes` (and `roi` for tf_crop_and_resize) of docs/graph-forms.md, so the
+// compute rule needs no ONNX opset rules.
 #include <algorithm>
 #include <cmath>
 #include <string_view>
 
 #include "ops/op_families.h"
 #include "ops/shape_util.h"
+#include "ops/value_symbols.h"
 #include "support/error.h"
 
 namespace ingot::ops::detail {
@@ -61,9 +63,64 @@ int64_t static_dim(const Node& n, const TensorType& x, int64_t d, const char* wh
   return x.shape[size_t(d)].value;
 }
 
+// A 1-D static input of `want` values of a float (or, for sizes, int64) dtype.
+void check_values_input(const Node& n, const graph::Value* v, const char* what, bool is_float,
+                        int64_t want) {
+  const DType t = v->type.dtype;
+  const bool dtype_ok =
+      is_float ? (t == DType::kF32 || t == DType::kF16 || t == DType::kF64) : t == DType::kI64;
+  if (!dtype_ok || v->type.rank() != 1 || !v->type.is_static() || v->type.shape[0].value != want)
+    fail_user("{}: input '{}' must be a 1-D {} tensor of {} values, got {}", n.describe(), what,
+              is_float ? "float" : "int64", want, v->type.str());
+}
+
+// roi, scales or sizes read at run time (resize_reads_values): `axes` is kept (all dims when
+// absent) and the constant ones stay per axis, for the kernel; the dims `axes` names are value
+// symbols the artifact computes before each run (lower/compute/resize_params.h).
+std::vector<TensorType> infer_resize_values(Node& n) {
+  const TensorType& x = input_type(n, 0, "X");
+  auto& a = n.attrs;
+  std::vector<int64_t> axes;
+  if (a.has("axes")) {
+    axes = normalize_axes(n, a.get_ints("axes"), x.rank(), "axes");
+  } else {
+    for (int64_t d = 0; d < x.rank(); ++d) axes.push_back(d);
+  }
+  a.set("axes", axes);
+  const int64_t k = int64_t(axes.size());
+  auto input = [&](size_t slot) -> const graph::Value* {
+    return slot < n.inputs.size() ? n.inputs[slot] : nullptr;
+  };
+  const bool scales = input(2) != nullptr || a.has("scales");
+  const bool sizes = input(3) != nullptr || a.has("sizes");
+  if (scales == sizes)
+    fail_user("{}: {} of 'scales' and 'sizes' must be given", n.describe(),
+              scales ? "only one" : "one");
+  if (const graph::Value* v = input(2)) check_values_input(n, v, "scales", true, k);
+  if (const graph::Value* v = input(3)) check_values_input(n, v, "sizes", false, k);
+  const char* given = scales ? "scales" : "sizes";
+  if (size_t count = scales ? a.get_floats("scales").size() : a.get_ints("sizes").size();
+      !input(scales ? 2 : 3) && int64_t(count) != k)
+    fail_user("{}: '{}' has {} values for {} resized axes", n.describe(), given, count, k);
+  std::string policy = a.get_string("keep_aspect_ratio_policy", "stretch");
+  check_choice(n, "keep_aspect_ratio_policy", policy, {"stretch", "not_larger", "not_smaller"});
+  if (a.get_string("coordinate_transformation_mode", "") == "tf_crop_and_resize") {
+    if (const graph::Value* v = input(1)) {
+      check_values_input(n, v, "roi", true, 2 * k);
+    } else if (int64_t(a.get_floats("roi").size()) != 2 * k) {
+      fail_user("{}: 'roi' has {} values, tf_crop_and_resize needs 2 x {} (starts, ends)",
+                n.describe(), a.get_floats("roi").size(), k);
+    }
+  }
+  TensorType out = x;
+  for (int64_t d : axes) out.shape[size_t(d)] = value_dim(n, 0, int(d));
+  return {out};
+}
+
 std::vector<TensorType> infer_resize(Node& n) {
   const TensorType& x = input_type(n, 0, "X");
   normalize_modes(n);
+  if (resize_reads_values(n)) return infer_resize_values(n);
   auto& a = n.attrs;
   int64_t r = x.rank();
   std::vector<double> scales = a.get_floats("scales");
@@ -161,6 +218,8 @@ double resize_flops(const Node& n) {
   double taps = 1;
   for (double s : n.attrs.get_floats("scales"))
     if (s != 1.0) taps *= mode == "linear" ? 2 : 4;
+  if (resize_reads_values(n))  // every named axis, whatever the values
+    for (size_t i = 0; i < n.attrs.get_ints("axes").size(); ++i) taps *= mode == "linear" ? 2 : 4;
   return 2 * taps * approx_elements(n.outputs.at(0)->type);
 }
 
@@ -184,7 +243,9 @@ void add_resize_ops(std::vector<OpInfo>& t) {
              {"sizes", AttrType::kInts}}};
   rs.min_inputs = 1;
   rs.max_inputs = 4;  // X, then roi, scales, sizes until type inference resolves them
-  rs.const_inputs = {{1, "roi", "roi"}, {2, "scales", "scales"}, {3, "sizes", "sizes"}};
+  rs.const_inputs = {{1, "roi", "roi", false, true},
+                     {2, "scales", "scales", false, true},
+                     {3, "sizes", "sizes", false, true}};
   rs.infer_fn = infer_resize;
   rs.flops_fn = resize_flops;
   t.push_back(rs);

@@ -45,7 +45,7 @@ Dim infer_minus_one(const Node& n, const std::vector<Dim>& in, const std::vector
 std::vector<TensorType> infer_reshape(Node& n) {
   const TensorType& x = input_type(n, 0, "data");
   const TensorType& st = input_type(n, 1, "shape");
-  if (is_runtime_input(n.inputs[1]) && st.rank() == 1 && st.is_static() &&
+  if (is_runtime_value(n.inputs[1]) && st.rank() == 1 && st.is_static() &&
       (st.dtype == DType::kI64 || st.dtype == DType::kI32)) {
     // The caller's values decide every dim at run time (value symbols).
     n.attrs.set("allowzero", n.attrs.get_int("allowzero", 0) != 0 ? int64_t(1) : int64_t(0));
@@ -115,7 +115,7 @@ std::vector<TensorType> infer_transpose(Node& n) {
 // Squeeze/Unsqueeze whose axes the caller gives (a graph input of static length k): the output
 // rank is known (x's minus or plus k), its dims are value symbols. No axes: known now.
 std::optional<std::vector<TensorType>> infer_value_axes(Node& n, int64_t sign) {
-  if (n.inputs.size() < 2 || !is_runtime_input(n.inputs[1])) return std::nullopt;
+  if (n.inputs.size() < 2 || !is_runtime_value(n.inputs[1])) return std::nullopt;
   const TensorType& x = input_type(n, 0, "data");
   const TensorType& a = n.inputs[1]->type;
   if (a.rank() != 1 || !a.is_static() || (a.dtype != DType::kI64 && a.dtype != DType::kI32))

@@ -67,7 +67,7 @@ void require_float_scalar(const Node& n, int i, const char* what) {
 // ---- windows ----
 
 std::vector<TensorType> infer_window(Node& n) {
-  if (!n.inputs.empty() && is_runtime_input(n.inputs[0])) {  // the caller's size: a value symbol
+  if (!n.inputs.empty() && is_runtime_value(n.inputs[0])) {  // the caller's size: a value symbol
     const TensorType& st = n.inputs[0]->type;
     if (!st.is_static() || st.num_elements() != 1 ||
         (st.dtype != DType::kI64 && st.dtype != DType::kI32))

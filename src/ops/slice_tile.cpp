@@ -50,7 +50,7 @@ std::vector<TensorType> infer_slice_values(Node& n) {
     int64_t len = -1;
     if (slot < int(n.inputs.size()) && n.inputs[size_t(slot)] != nullptr) {
       const TensorType& t = n.inputs[size_t(slot)]->type;
-      if (!is_runtime_input(n.inputs[size_t(slot)]) || t.rank() != 1 || !t.is_static() ||
+      if (!is_runtime_value(n.inputs[size_t(slot)]) || t.rank() != 1 || !t.is_static() ||
           (t.dtype != DType::kI64 && t.dtype != DType::kI32))
         fail_user("{}: input '{}' must be a 1-D int64 graph input or constant, got {}",
                   n.describe(), names[slot - 1], t.str());
@@ -82,7 +82,7 @@ std::vector<TensorType> infer_slice_values(Node& n) {
 
 bool slice_reads_values(const Node& n) {
   for (size_t slot = 1; slot <= 4 && slot < n.inputs.size(); ++slot)
-    if (is_runtime_input(n.inputs[slot])) return true;
+    if (is_runtime_value(n.inputs[slot])) return true;
   return false;
 }
 
@@ -155,7 +155,7 @@ std::vector<TensorType> infer_slice(Node& n) {
 
 std::vector<TensorType> infer_expand(Node& n) {
   const TensorType& x = input_type(n, 0, "input");
-  if (n.inputs.size() > 1 && is_runtime_input(n.inputs[1])) {  // the caller's shape: value dims
+  if (n.inputs.size() > 1 && is_runtime_value(n.inputs[1])) {  // the caller's shape: value dims
     const TensorType& s = n.inputs[1]->type;
     if (s.rank() != 1 || !s.is_static() || (s.dtype != DType::kI64 && s.dtype != DType::kI32))
       fail_user("{}: input 'shape' must be a 1-D int64 tensor, got {}", n.describe(), s.str());
@@ -182,7 +182,7 @@ std::vector<TensorType> infer_expand(Node& n) {
 
 std::vector<TensorType> infer_tile(Node& n) {
   const TensorType& x = input_type(n, 0, "input");
-  if (n.inputs.size() > 1 && is_runtime_input(n.inputs[1])) {  // the caller's repeats
+  if (n.inputs.size() > 1 && is_runtime_value(n.inputs[1])) {  // the caller's repeats
     const TensorType& rt = n.inputs[1]->type;
     if (rt.rank() != 1 || !rt.is_static() || rt.shape[0].value != x.rank() ||
         rt.dtype != DType::kI64)

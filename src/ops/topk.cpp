@@ -13,7 +13,7 @@ std::vector<TensorType> infer_topk(Node& n) {
   const TensorType& x = input_type(n, 0, "X");
   require_rank_at_least(n, x, 1, "X");
   int64_t axis = normalize_axis(n, n.attrs.get_int("axis", -1), x.rank(), "axis");
-  const bool value_k = n.inputs.size() > 1 && is_runtime_input(n.inputs[1]);  // the caller's K
+  const bool value_k = n.inputs.size() > 1 && is_runtime_value(n.inputs[1]);  // the caller's K
   if (value_k) {
     const TensorType& kt = n.inputs[1]->type;
     if (kt.dtype != DType::kI64 || !kt.is_static() || kt.num_elements() != 1)

@@ -4,14 +4,81 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "ops/shape_util.h"
 
 namespace ingot::ops {
 
-bool is_runtime_input(const graph::Value* v) {
-  return v != nullptr && v->producer == nullptr && !v->is_constant() && !v->body_input &&
-         v->symbolic_value.empty();
+namespace {
+
+bool is_caller_input(const graph::Value* v) {
+  return v->producer == nullptr && !v->is_constant() && !v->body_input && v->symbolic_value.empty();
+}
+
+// `seen` holds the values already found computable (a DAG: a failure ends the walk).
+bool computed_from_inputs(const graph::Value* v, std::set<const graph::Value*>& seen) {
+  if (is_caller_input(v)) return true;
+  if (v->producer == nullptr || v->is_constant() || !v->symbolic_value.empty() || v->body_input)
+    return false;
+  if (!seen.insert(v).second) return true;
+  const graph::Node& n = *v->producer;
+  if (!computes_small_values(n.op) || !v->type.is_static() ||
+      v->type.num_elements() > kMaxSmallValueElements)
+    return false;
+  bool reads_input = false;
+  for (const graph::Value* u : n.inputs) {
+    if (u == nullptr || u->is_constant() || !u->symbolic_value.empty()) continue;
+    if (!computed_from_inputs(u, seen)) return false;
+    reads_input = true;
+  }
+  return reads_input;
+}
+
+}  // namespace
+
+bool computes_small_values(OpKind op) {
+  switch (op) {
+    case OpKind::Identity:
+    case OpKind::Cast:
+    case OpKind::Reshape:
+    case OpKind::Flatten:
+    case OpKind::Squeeze:
+    case OpKind::Unsqueeze:
+    case OpKind::Neg:
+    case OpKind::Abs:
+    case OpKind::Floor:
+    case OpKind::Ceil:
+    case OpKind::Not:
+    case OpKind::Add:
+    case OpKind::Sub:
+    case OpKind::Mul:
+    case OpKind::Div:
+    case OpKind::Max:
+    case OpKind::Min:
+    case OpKind::Equal:
+    case OpKind::Less:
+    case OpKind::LessOrEqual:
+    case OpKind::Greater:
+    case OpKind::GreaterOrEqual:
+    case OpKind::And:
+    case OpKind::Or:
+    case OpKind::Where:
+    case OpKind::Concat:
+    case OpKind::Gather:
+    case OpKind::Slice:
+    case OpKind::Split:
+    case OpKind::Expand:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_runtime_value(const graph::Value* v) {
+  if (v == nullptr) return false;
+  std::set<const graph::Value*> seen;
+  return computed_from_inputs(v, seen);
 }
 
 graph::Dim value_dim(const graph::Node& n, int output, int axis) {
@@ -39,7 +106,7 @@ bool has_value_axes(const graph::Node& n) {
     case OpKind::ReduceSumSquare:
     case OpKind::ReduceLogSum:
     case OpKind::ReduceLogSumExp:
-      return n.inputs.size() > 1 && is_runtime_input(n.inputs[1]);
+      return n.inputs.size() > 1 && is_runtime_value(n.inputs[1]);
     default:
       return false;
   }
@@ -54,7 +121,7 @@ int value_shape_slot(const graph::Node& n) {
   int slot = -1;
   if (n.op == OpKind::Range) {  // any of start, limit, delta
     for (int i = 0; i < 3 && i < int(n.inputs.size()); ++i)
-      if (is_runtime_input(n.inputs[size_t(i)])) return i;
+      if (is_runtime_value(n.inputs[size_t(i)])) return i;
     return -1;
   }
   switch (n.op) {
@@ -78,7 +145,7 @@ int value_shape_slot(const graph::Node& n) {
     default:
       return -1;
   }
-  return slot < int(n.inputs.size()) && is_runtime_input(n.inputs[size_t(slot)]) ? slot : -1;
+  return slot < int(n.inputs.size()) && is_runtime_value(n.inputs[size_t(slot)]) ? slot : -1;
 }
 
 bool has_data_dependent_size(const graph::Node& n) {
@@ -87,10 +154,17 @@ bool has_data_dependent_size(const graph::Node& n) {
 }
 
 bool pad_reads_values(const graph::Node& n) {
-  if (n.op == OpKind::CenterCropPad) return n.inputs.size() > 1 && is_runtime_input(n.inputs[1]);
+  if (n.op == OpKind::CenterCropPad) return n.inputs.size() > 1 && is_runtime_value(n.inputs[1]);
   if (n.op != OpKind::Pad) return false;
   for (size_t slot : {size_t(1), size_t(3)})
-    if (slot < n.inputs.size() && is_runtime_input(n.inputs[slot])) return true;
+    if (slot < n.inputs.size() && is_runtime_value(n.inputs[slot])) return true;
+  return false;
+}
+
+bool resize_reads_values(const graph::Node& n) {
+  if (n.op != OpKind::Resize) return false;
+  for (size_t slot = 1; slot <= 3 && slot < n.inputs.size(); ++slot)
+    if (is_runtime_value(n.inputs[slot])) return true;
   return false;
 }
 
@@ -102,7 +176,7 @@ std::string pad_begin(const graph::Node& n, int axis) {
 bool slice_reads_values(const graph::Node& n) {
   if (n.op != OpKind::Slice) return false;
   for (size_t slot = 1; slot <= 4 && slot < n.inputs.size(); ++slot)
-    if (is_runtime_input(n.inputs[slot])) return true;
+    if (is_runtime_value(n.inputs[slot])) return true;
   return false;
 }
 
@@ -144,7 +218,9 @@ std::vector<std::string> value_symbols_of(const graph::Node& n) {
     }
     return out;
   }
-  if (value_shape_slot(n) < 0 && !has_value_axes(n) && !has_data_dependent_size(n)) return out;
+  if (value_shape_slot(n) < 0 && !has_value_axes(n) && !has_data_dependent_size(n) &&
+      !resize_reads_values(n))
+    return out;
   if (has_value_axes(n))
     for (int d = 0; d < n.inputs[0]->type.rank(); ++d) out.push_back(kept_extent(n, d));
   for (size_t o = 0; o < n.outputs.size(); ++o)  // the output dims that are value symbols
@@ -186,6 +262,9 @@ std::optional<graph::SymExpr> value_symbol_bound(const graph::Node& n, const std
       return n.inputs[0]->type.shape[size_t(axis)].sym();
     return detail::dim_product(n.inputs[0]->type.shape).sym();
   }
+  if (resize_reads_values(n))  // scales and sizes are any size
+    return value_symbol_axis(n, 0, symbol) >= 0 ? std::optional(graph::SymExpr(int64_t(1) << 31))
+                                                : std::nullopt;
   if (value_shape_slot(n) < 0) return std::nullopt;
   if (n.op == OpKind::Split) {  // a part is at most the dim it splits
     for (size_t o = 0; o < n.outputs.size(); ++o)

@@ -11,11 +11,20 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "ops/op_kind.h"
 
 namespace ingot::ops {
 
-// A graph input (a run-time value), not a constant or a computed value.
-bool is_runtime_input(const graph::Value* v);
+// A value the artifact reads at run time to decide shapes: a graph input (not a constant or a
+// computed value), or a small static tensor computed from such values, constants and shape
+// values through the ops `computes_small_values` names (the value function evaluates them
+// element by element: lower/value_elements.h). The expanded forms of ops compute their sizes so.
+bool is_runtime_value(const graph::Value* v);
+
+// Elementwise, comparison and index-moving ops the value function evaluates (see above), and
+// the most elements such a computed value may have.
+bool computes_small_values(OpKind op);
+constexpr int64_t kMaxSmallValueElements = 64;
 
 // The value symbol of dim `axis` of output `output` of `n`.
 graph::Dim value_dim(const graph::Node& n, int output, int axis);
@@ -42,14 +51,19 @@ bool slice_reads_values(const graph::Node& n);
 std::string slice_start(const graph::Node& n, int axis);
 std::string slice_step(const graph::Node& n, int axis);
 
-// NonZero, Compress, Unique and NonMaxSuppression: an output dim that the input *data* decides, counted by the kernel
-// during the run (the value function sets it to its bound before the run, for the plan).
+// NonZero, Compress, Unique and NonMaxSuppression: an output dim that the input *data* decides,
+// counted by the kernel during the run (the value function sets it to its bound before the run, for
+// the plan).
 bool has_data_dependent_size(const graph::Node& n);
 
 // A Pad whose pads or axes the caller gives (opset 11+), or a CenterCropPad whose shape the
 // caller gives; the value symbol of the pads it puts before dim `axis` (negative: a crop).
 bool pad_reads_values(const graph::Node& n);
 std::string pad_begin(const graph::Node& n, int axis);
+
+// A Resize (or Upsample) whose roi, scales or sizes the caller gives: the dims its `axes` name
+// are value symbols, and the kernel reads the values (lower/compute/resize_params.h).
+bool resize_reads_values(const graph::Node& n);
 
 // The input of `n` whose run-time values decide its output's dims (Reshape's shape, Squeeze's
 // and Unsqueeze's axes, Expand's shape, ConstantOfShape's input), or -1.

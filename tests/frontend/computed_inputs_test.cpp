@@ -54,8 +54,9 @@ TEST(ComputedInputs, PadPadsAndAxesFromShape) {
   EXPECT_EQ(pad->outputs[0]->type.str(), "float32[2,3,3]");
 }
 
-TEST(ComputedInputs, RunTimeValueIsAnErrorAtInference) {
-  // axes = Add(Shape(x)[1:2], a graph input): known only at run time.
+TEST(ComputedInputs, RunTimeValueThroughNodesIsReadAtRunTime) {
+  // axes = Add(Shape(x)[1:2], a graph input): known only at run time; the value function
+  // computes it from k and the shape value, so the kept extents are value symbols.
   ModelBuilder b(13);
   b.input("x", {2, 1, 3});
   b.input("k", {1}, onnx::TensorProto::INT64);
@@ -63,6 +64,20 @@ TEST(ComputedInputs, RunTimeValueIsAnErrorAtInference) {
   set_attr(s, "start", int64_t(1));
   set_attr(s, "end", int64_t(2));
   b.node("Add", {"s", "k"}, {"ax"}, "add");
+  b.node("ReduceSum", {"x", "ax"}, {"y"}, "rs");
+  b.output("y");
+  auto g = b.import();
+  graph::infer_types(*g);
+  EXPECT_EQ(g->outputs[0]->type.str(), "float32[y.v0,y.v1,y.v2]");
+}
+
+TEST(ComputedInputs, RunTimeValueThroughAnOpTheValueFunctionCannotComputeIsAnError) {
+  // axes = CumSum(k): CumSum is not among the ops the value function evaluates.
+  ModelBuilder b(13);
+  b.input("x", {2, 1, 3});
+  b.input("k", {1}, onnx::TensorProto::INT64);
+  b.init(i64_tensor("zero", {}, {0}));
+  b.node("CumSum", {"k", "zero"}, {"ax"}, "cumsum");
   b.node("ReduceSum", {"x", "ax"}, {"y"}, "rs");
   b.output("y");
   auto g = b.import();

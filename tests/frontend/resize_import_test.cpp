@@ -2,6 +2,7 @@
 // constant roi / scales / sizes become attributes, empty tensors count as absent, the legacy forms
 // get asymmetric coordinates with floor rounding, run-time shape inputs are errors.
 #include <gtest/gtest.h>
+#include "graph/transforms/infer_types.h"
 
 #include "onnx_builder.h"
 
@@ -80,15 +81,26 @@ TEST(OnnxResize, Opset18AxesAndErrors) {
   EXPECT_EQ(n->attrs.get_string("keep_aspect_ratio_policy", ""), "not_smaller");
   EXPECT_EQ(n->attrs.get_int("antialias", 0), 1);
 
-  ModelBuilder rt(13);  // sizes fed at run time
+  ModelBuilder rt(13);  // sizes fed at run time: the resized dims are value symbols
   rt.input("x", {1, 1, 4, 4});
   rt.input("sz", {4}, onnx::TensorProto::INT64);
   rt.node("Resize", {"x", "", "", "sz"}, {"y"}, "rs");
   rt.output("y");
-  EXPECT_EQ(user_error([&] { rt.import(); }),
-            "node 'rs' (Resize): input 'sizes' must be a compile-time constant, but it is the "
-            "graph input 'sz' (a run-time value would make the output shape data-dependent; "
-            "freeze it into an initializer, or specialise it with --specialize-inputs)");
+  auto rg = rt.import();
+  const graph::Node* rn = find_node(*rg, "rs");
+  ASSERT_EQ(rn->inputs.size(), 4u);
+  EXPECT_EQ(rn->inputs[3]->name, "sz");
+  graph::infer_types(*rg);
+  EXPECT_EQ(rn->outputs[0]->type.str(), "float32[y.v0,y.v1,y.v2,y.v3]");
+
+  ModelBuilder short_sizes(13);  // a run-time sizes of the wrong length
+  short_sizes.input("x", {1, 1, 4, 4});
+  short_sizes.input("sz", {3}, onnx::TensorProto::INT64);
+  short_sizes.node("Resize", {"x", "", "", "sz"}, {"y"}, "rs");
+  short_sizes.output("y");
+  EXPECT_EQ(user_error([&] { graph::infer_types(*short_sizes.import()); }),
+            "node 'rs' (Resize): input 'sizes' must be a 1-D int64 tensor of 4 values, got "
+            "int64[3]");
 
   ModelBuilder both(13);
   both.input("x", {1, 1, 4, 4});

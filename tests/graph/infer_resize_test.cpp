@@ -79,13 +79,26 @@ TEST(InferResize, SizesComputedFromTheInputShape) {
   EXPECT_EQ(g.outputs[0]->type, F32({1, 2, 6, 12}));
 }
 
-TEST(InferResize, RunTimeScalesAreAnError) {
+TEST(InferResize, RunTimeScalesThroughNodesAreValueDims) {
+  // scales = Neg(s) for a graph input s: the value function computes it (value_elements.h).
   Graph g;
   Value* x = g.add_value("x", F32({1, 2, 3, 4}));
   Value* s = g.add_value("s", F32({4}));
   g.inputs = {x, s};
   Node* neg = g.add_node(OpKind::Neg, "neg", {s}, {"scales"});
   Node* rs = g.add_node(OpKind::Resize, "rs", {x, nullptr, neg->outputs[0]}, {"y"});
+  g.outputs = rs->outputs;
+  infer_types(g);
+  EXPECT_EQ(g.outputs[0]->type.str(), "float32[y.v0,y.v1,y.v2,y.v3]");
+}
+
+TEST(InferResize, ScalesThroughAnOpTheValueFunctionCannotComputeAreAnError) {
+  Graph g;
+  Value* x = g.add_value("x", F32({1, 2, 3, 4}));
+  Value* s = g.add_value("s", F32({4}));
+  g.inputs = {x, s};
+  Node* exp = g.add_node(OpKind::Exp, "exp", {s}, {"scales"});
+  Node* rs = g.add_node(OpKind::Resize, "rs", {x, nullptr, exp->outputs[0]}, {"y"});
   g.outputs = rs->outputs;
   EXPECT_EQ(user_error([&] { infer_types(g); }),
             "node 'rs' (Resize): input 'scales' must be a compile-time constant (it is computed "

@@ -118,7 +118,8 @@ TEST(InferSlice, StartsFromAShapeComputationAndValuePropagation) {
   EXPECT_EQ(g.outputs[0]->constant->get_i64(1), 4);
 }
 
-TEST(InferSlice, RunTimeStartsAreAnError) {
+TEST(InferSlice, RunTimeStartsThroughNodes) {
+  // starts = Neg(k): computed from a graph input, read at run time.
   Graph g;
   Value* x = g.add_value("x", F32({4}));
   Value* k = g.add_value("k", T(DType::kI64, {1}));
@@ -126,6 +127,21 @@ TEST(InferSlice, RunTimeStartsAreAnError) {
   Node* neg = g.add_node(OpKind::Neg, "neg", {k}, {"st"});
   Value* ends = g.add_constant("ends", testing::i64_vector({3}));
   Node* slice = g.add_node(OpKind::Slice, "slice", {x, neg->outputs[0], ends}, {"y"});
+  g.outputs = slice->outputs;
+  infer_types(g);
+  EXPECT_EQ(g.outputs[0]->type.str(), "float32[y.v0]");
+}
+
+TEST(InferSlice, StartsThroughAnOpTheValueFunctionCannotComputeAreAnError) {
+  // starts = Mod(k, 2): Mod is not among the ops the value function evaluates.
+  Graph g;
+  Value* x = g.add_value("x", F32({4}));
+  Value* k = g.add_value("k", T(DType::kI64, {1}));
+  g.inputs = {x, k};
+  Value* two = g.add_constant("two", testing::i64_vector({2}));
+  Node* mod = g.add_node(OpKind::Mod, "mod", {k, two}, {"st"});
+  Value* ends = g.add_constant("ends", testing::i64_vector({3}));
+  Node* slice = g.add_node(OpKind::Slice, "slice", {x, mod->outputs[0], ends}, {"y"});
   g.outputs = slice->outputs;
   EXPECT_EQ(user_error([&] { infer_types(g); }),
             "node 'slice' (Slice): input 'starts' must be a compile-time constant (it is computed "

@@ -2,7 +2,8 @@
 // become one Resize node: the interpolation attributes as given (opset 10 Resize and Upsample
 // get the asymmetric transform with floor rounding they were defined with), and roi / scales /
 // sizes as attributes when constant at import, else as node inputs 1 / 2 / 3 until type
-// inference resolves them (an empty tensor means "not given").
+// inference resolves them or, given by the caller, for the kernel to read at run time (an empty
+// tensor means "not given").
 #include "frontend/onnx/converter.h"
 #include "frontend/onnx/importer.h"
 
@@ -13,11 +14,12 @@ using ops::OpKind;
 constexpr int kMax = kMaxOnnxOpset;
 
 // ONNX input `onnx_slot` (named `what`) -> attribute `attr`, or node input `slot` when other
-// nodes compute it.
+// nodes compute it or the caller gives it (read at run time; an empty graph input is "not
+// given").
 void const_input(NodeConverter& c, int onnx_slot, int slot, const char* what, const char* attr,
                  bool is_float, graph::Attrs& attrs, std::vector<graph::Value*>& inputs) {
   graph::Value* deferred = nullptr;
-  if (graph::TensorPtr t = c.static_input(onnx_slot, what, &deferred)) {
+  if (graph::TensorPtr t = c.value_input(onnx_slot, what, &deferred)) {
     if (t->num_elements() == 0) return;
     if (is_float) {
       std::vector<double> v;
@@ -28,6 +30,8 @@ void const_input(NodeConverter& c, int onnx_slot, int slot, const char* what, co
     }
   }
   if (!deferred) return;
+  if (!deferred->producer && deferred->type.is_static() && deferred->type.num_elements() == 0)
+    return;
   inputs.resize(size_t(slot), nullptr);
   inputs.push_back(deferred);
 }

@@ -87,8 +87,9 @@ std::vector<LoopRV> contiguous_innermost(Schedule& s, BlockRV b, std::vector<Loo
 // The loops to vectorize for the loop `loop` of block `b`: the loop itself, or, when the
 // accesses are contiguous along it only in runs (a channel-blocked read X[.., c / B, .., c % B]),
 // the inner loop of a split into runs of 16 lanes (else one vector) and the tail past the last
-// whole run (a partition), so each strip is one vector access.
+// whole run (a partition), so each strip is one vector access. A symbolic extent is never split.
 std::vector<LoopRV> vector_strips(Schedule& s, BlockRV b, LoopRV loop, const CpuVectorIsa& isa) {
+  if (any_symbolic_extent(s, {loop})) return {loop};  // (a lane loop over a symbolic extent)
   auto info = find_block(s.func().body, s.name_of(b), nullptr);
   const Block* blk = info->block;
   int64_t extent = loop_extent_of(s, loop);

@@ -166,6 +166,14 @@ Expr Cast::make(DataType dtype, Expr value) {
 Expr Call::make(Intrinsic op, std::vector<Expr> args) {
   INGOT_ICHECK(int(args.size()) == intrinsic_arity(op), "{} takes {} arguments, got {}",
                intrinsic_name(op), intrinsic_arity(op), args.size());
+  // prefetch(load): asks the cache for the element `load` addresses, reading nothing; its value
+  // is 0 (an Evaluate statement's). The load is a scalar of any dtype.
+  if (op == Intrinsic::prefetch) {
+    INGOT_ICHECK(args[0].defined() && args[0].as<BufferLoad>() && args[0].dtype().lanes == 1,
+                 "prefetch takes one scalar buffer load");
+    DataType d = args[0].dtype();
+    return Expr(std::make_shared<const Call>(d, op, std::move(args)));
+  }
   // warp_shuffle_down(value, lanes): the value of the lane `lanes` above in the warp (GPU only).
   const bool shuffle = op == Intrinsic::warp_shuffle_down;
   for (size_t i = 0; i < args.size(); ++i) {

@@ -50,6 +50,25 @@ TEST(Kernels, ParallelVectorAddSerialAndThreaded) {
   }
 }
 
+// A prefetch of the element 16 ahead (clamped to the buffer's end) in a copy loop: LLVM gets an
+// llvm.prefetch, and the values are the loop's alone (a prefetch reads nothing).
+TEST(Kernels, PrefetchIsAHintThatChangesNoValue) {
+  const int64_t n = 100;
+  Buffer x = make_buffer("X", DataType::f32(), {n});
+  Buffer y = make_buffer("Y", DataType::f32(), {n});
+  Var i("i");
+  Stmt hint = Evaluate::make(call(Intrinsic::prefetch, {x(min(i + i64(16), i64(n - 1)))}));
+  Stmt body = For::make(i, i64(0), i64(n), ForKind::kSerial,
+                        SeqStmt::make({hint, BufferStore::make(y, x(i) + 1.0f, {i})}));
+  IRModule mod = single_kernel_module("prefetched_copy", {x, y}, body, 1);
+  EXPECT_NE(emit_llvm_ir(mod, Target::host()).find("@llvm.prefetch"), std::string::npos);
+  LoadedArtifact art(mod);
+  auto xs = iota_floats(size_t(n), 0.5f, -3.0f);
+  std::vector<float> ys(size_t(n), 0.0f);
+  ASSERT_EQ(art.run({xs.data()}, {ys.data()}, nullptr, false), 0);
+  for (int64_t k = 0; k < n; ++k) ASSERT_EQ(ys[size_t(k)], xs[size_t(k)] + 1.0f) << k;
+}
+
 TEST(Kernels, ParallelLoopWithMoreIterationsThanTasks) {
   const int64_t n = 1000;
   Buffer x = make_buffer("X", DataType::f32(), {n});

@@ -225,6 +225,7 @@ TirInterpreter::Scalar TirInterpreter::ev(const Expr& e) {
     }
     case NodeTag::Call: {
       auto* n = e.as<Call>();
+      if (n->op == Intrinsic::prefetch) return Scalar{};  // a cache hint: reads nothing
       double x = ev(n->args[0]).f;
       double y = n->args.size() > 1 ? ev(n->args[1]).f : 0;
       double v = 0;
@@ -271,6 +272,7 @@ TirInterpreter::Scalar TirInterpreter::ev(const Expr& e) {
         case Intrinsic::fmod:
           v = std::fmod(x, y);
           break;
+        case Intrinsic::prefetch:  // (returned above)
         case Intrinsic::warp_shuffle_down:
           fail("warp_shuffle_down needs the threads of a GPU warp");
       }

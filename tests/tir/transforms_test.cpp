@@ -117,6 +117,25 @@ TEST(UnrollLoops, ShortUnrolledLoopsBecomeCopies) {
   EXPECT_TRUE(unroll_loops(serial, 8).same_as(serial));
 }
 
+TEST(VectorizeLoops, FloorDivAndModOfValuesAreVectorOps) {
+  // for l in vectorized(0, 16): Z[i, l] = float32(int32(Q[i, l]) % 16 + int32(Q[i, l]) // 16):
+  // the nibbles of an int4 weight's byte, on vectors.
+  Buffer q = Buffer::make("Q", DataType::u8(), std::vector<int64_t>{4, 16});
+  Buffer z = buf("Z", {4, 16});
+  Var i("i"), l("l");
+  auto nibbles = [&](Expr at) {
+    Expr byte = cast(DataType::i32().with_lanes(at.dtype().lanes), q(i, at));
+    Expr sixteen = make_const(byte.dtype(), 16);
+    return cast(DataType::f32().with_lanes(at.dtype().lanes),
+                floormod(byte, sixteen) + floordiv(byte, sixteen));
+  };
+  Stmt s =
+      For::make(l, i64(0), i64(16), ForKind::kVectorized, BufferStore::make(z, nibbles(l), {i, l}));
+  Expr r0 = Ramp::make(i64(0), i64(1), 16);
+  Stmt want = BufferStore::make(z, nibbles(r0), {i, r0});
+  EXPECT_TRUE(structural_equal(vectorize_loops(s), want)) << to_string(vectorize_loops(s));
+}
+
 TEST(VectorizeLoops, StraightLineStoresBecomeVectorStores) {
   // for l in vectorized(0, 16): Y[i, l + 16] = select(c, Y[i, l + 16] + X[i, l] * W[l], Y[...])
   // and Z[i, l] = 0.5 (a broadcast): the contiguous run of l is a Ramp in the last index.

@@ -332,6 +332,7 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
     return "((" + type_of(e) + ")" + v + ")";
   }
   std::string visit_Call(const Call* op, const Expr&) override {
+    if (op->op == Intrinsic::prefetch) return "0";  // a hint C99 has no word for
     std::vector<std::string> a;
     for (const Expr& x : op->args) a.push_back(visit_expr(x));
     if (!op->dtype.is_float())

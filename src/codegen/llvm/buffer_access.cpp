@@ -126,6 +126,21 @@ llvm::Value* KernelLowering::load(const BufferLoad& op) {
   return v;
 }
 
+llvm::Value* KernelLowering::prefetch(const BufferLoad& op) {
+  const BufferNode& buf = *op.buffer;
+  auto it = buffers_.find(&buf);
+  INGOT_ICHECK(it != buffers_.end(), "codegen: buffer '{}' is not bound in kernel '{}'", buf.name,
+               kernel_name_);
+  auto lower = [this](const Expr& e) { return to_i64(e); };
+  FlatIndex f = flatten(buf, op.indices, lower, b_);
+  llvm::Type* elem = storage_type_of(buf.dtype);
+  llvm::Value* ptr = b_.CreateGEP(elem, it->second, f.base);
+  // llvm.prefetch(address, read, locality 3 (keep in all levels), data cache)
+  b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr->getType()},
+                     {ptr, b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
+  return llvm::Constant::getNullValue(type_of(op.dtype));
+}
+
 void KernelLowering::store(const BufferStore& op) {
   const BufferNode& buf = *op.buffer;
   auto it = buffers_.find(&buf);

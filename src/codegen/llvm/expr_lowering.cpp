@@ -52,6 +52,7 @@ llvm::Value* KernelLowering::expr(const Expr& e) {
     }
     case NodeTag::Call: {
       auto* n = e.as<Call>();
+      if (n->op == Intrinsic::prefetch) return prefetch(*n->args[0].as<BufferLoad>());
       std::vector<llvm::Value*> args;
       for (const Expr& a : n->args) args.push_back(expr(a));
       return lower_intrinsic(b_, module_, n->op, args);

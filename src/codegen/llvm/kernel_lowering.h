@@ -68,6 +68,8 @@ class KernelLowering {
 
   // Buffer access (buffer_access.cpp).
   llvm::Value* load(const tir::BufferLoad& op);
+  // A prefetch of the element `op` addresses (tir prefetch intrinsic); its value is 0.
+  llvm::Value* prefetch(const tir::BufferLoad& op);
   void store(const tir::BufferStore& op);
 
   // Outlined loops (loop_outlining.cpp): parallel loops, and serial loops that the schedule

@@ -159,6 +159,8 @@ Value* lower_float(llvm::IRBuilderBase& b, llvm::Module& m, tir::Intrinsic op,
       return b.CreateFRem(a[0], a[1]);
     case I::warp_shuffle_down:
       fail_internal("codegen: warp_shuffle_down on a CPU target");
+    case I::prefetch:
+      fail_internal("codegen: prefetch is lowered with its address, not its value");
     case I::tanh:
       return f32 ? tanh_f32(b, a[0]) : call_libm(b, m, "tanh", a[0]);
     case I::erf:

@@ -78,6 +78,14 @@ Stmt symbolic_product(const Buffer& y, const SymbolicProduct& p) {
               return SeqStmt::make(seq);
             });
           };
+          auto with_prefetch = [&](Expr k, Expr block, Stmt body) {
+            if (!p.prefetch_at) return body;
+            std::vector<Stmt> seq;
+            for (const Expr& load : p.prefetch_at(k, block))
+              seq.push_back(Evaluate::make(call(Intrinsic::prefetch, {load})));
+            seq.push_back(body);
+            return SeqStmt::make(seq);
+          };
           Stmt init = over_rows([&](int r, Expr j) {
             return rows[size_t(r)].store(j, make_const(rows[size_t(r)].dtype, 0));
           });
@@ -101,14 +109,19 @@ Stmt symbolic_product(const Buffer& y, const SymbolicProduct& p) {
               // k's parity known, so each byte is loaded once and no select remains.
               Stmt sum = serial_loop("kk", i64(0), i64(p.group / 2), [&](Expr kk) {
                 Expr k0 = g * i64(p.group) + kk * i64(2), k1 = k0 + i64(1);
-                return over_rows(
-                    [&](int r, Expr j) {
-                      Expr i = is[size_t(r)];
-                      Expr prod = p.a_at(batch, i, k0) * p.b_block_at(k0, o[0], j) +
-                                  p.a_at(batch, i, k1) * p.b_block_at(k1, o[0], j);
-                      return BufferStore::make(part, part.load({i64(r), j}) + prod, {i64(r), j});
-                    },
-                    whole);
+                return with_prefetch(
+                    k0, o[0],
+                    over_rows(
+                        [&](int r, Expr j) {
+                          Expr i = is[size_t(r)];
+                          // (part + a0 * b0) + a1 * b1: two fused
+                          // multiply-adds, no separate add
+                          Expr sum = part.load({i64(r), j}) +
+                                     p.a_at(batch, i, k0) * p.b_block_at(k0, o[0], j);
+                          sum = sum + p.a_at(batch, i, k1) * p.b_block_at(k1, o[0], j);
+                          return BufferStore::make(part, sum, {i64(r), j});
+                        },
+                        whole));
               });
               Stmt scaled = over_rows([&](int r, Expr j) {
                 const RowAccum& row = rows[size_t(r)];
@@ -118,12 +131,13 @@ Stmt symbolic_product(const Buffer& y, const SymbolicProduct& p) {
             });
           } else {
             update = serial_loop("k", i64(0), p.depth, [&](Expr k) {
-              return over_rows([&](int r, Expr j) {
-                const RowAccum& row = rows[size_t(r)];
-                Expr bv = p.b_block_at ? p.b_block_at(k, o[0], j) : p.b_at(batch, k, base + j);
-                Expr prod = widen(p.a_at(batch, is[size_t(r)], k)) * widen(bv);
-                return row.store(j, row.load(j) + prod);
-              });
+              return with_prefetch(k, o[0], over_rows([&](int r, Expr j) {
+                                     const RowAccum& row = rows[size_t(r)];
+                                     Expr bv = p.b_block_at ? p.b_block_at(k, o[0], j)
+                                                            : p.b_at(batch, k, base + j);
+                                     Expr prod = widen(p.a_at(batch, is[size_t(r)], k)) * widen(bv);
+                                     return row.store(j, row.load(j) + prod);
+                                   }));
             });
           }
           std::vector<Stmt> seq = {init, update};
@@ -146,6 +160,19 @@ Stmt symbolic_product(const Buffer& y, const SymbolicProduct& p) {
       {nest(full, kRowTile, [](Expr t, int r) { return t * i64(kRowTile) + i64(r); }),
        nest(floormod(p.rows, i64(kRowTile)), 1,
             [&](Expr t, int) { return full * i64(kRowTile) + t; })});
+}
+
+std::vector<Expr> prefetch_ahead(const Buffer& b, Expr block, Expr row, int64_t rows) {
+  const std::vector<int64_t> shape = const_shape(b);
+  const int64_t bytes = b->dtype.bytes(), row_bytes = shape.at(2) * bytes;
+  const int64_t last = shape[0] * shape[1] * shape[2] - 1;
+  Expr start = (block * i64(shape[1]) + row) * i64(shape[2]);  // elements
+  std::vector<Expr> loads;
+  for (int64_t line = 0; line * 64 < rows * row_bytes; ++line) {
+    Expr at = min(start + i64((kPrefetchBytes + line * 64) / bytes), i64(last));
+    loads.push_back(b.load({i64(0), i64(0), at}));  // (a flat offset in the last index)
+  }
+  return loads;
 }
 
 SymbolicProduct vector_rows_product(const Buffer& a, const Buffer& y) {

@@ -37,7 +37,21 @@ struct SymbolicProduct {
   // sums run over whole blocks (a constant vector) even in the last, partial one.
   int64_t group = 0;
   std::function<tir::Expr(tir::Expr, tir::Expr, tir::Expr)> b_block_at = {}, scale_at = {};
+  // Column-block form: the loads to prefetch (prefetch_ahead) at the step that reads row k of
+  // B's block `block` (the group form steps k by 2). One task streams one block, a stream the
+  // hardware prefetchers of some machines (VMs among them) do not run ahead of far enough: at
+  // one row the product is memory-bound, and a quantized block has 4-8x fewer bytes per step.
+  std::function<std::vector<tir::Expr>(tir::Expr, tir::Expr)> prefetch_at = {};
 };
+
+// Bytes ahead of the read that prefetch_ahead asks for (about 16 cache lines: measured best on
+// the 2-vCPU guest of docs/perf.md between 512 and 2048).
+inline constexpr int64_t kPrefetchBytes = 4096;
+
+// Loads for tir's prefetch intrinsic: the cache lines kPrefetchBytes past `rows` rows starting at
+// `row` of block `block` of the blocked buffer `b` ([blocks, R, 64]), clamped to its end.
+std::vector<tir::Expr> prefetch_ahead(const tir::Buffer& b, tir::Expr block, tir::Expr row,
+                                      int64_t rows);
 
 // A [..., K] times a 2-D B into Y [..., N] (the leading dims batch, the one before the last the
 // rows when Y has rank >= 2): batch, rows, cols, depth, a_at and y_at filled; b_at / b_block_at

@@ -53,6 +53,11 @@ Stmt compute_wq_matmul(const graph::Node& node, const std::vector<Buffer>& input
     return integer_weight(node, wq, k, block, lane);
   };
   grouped.scale_at = [&](Expr g, Expr block, Expr lane) { return scales.load({block, g, lane}); };
+  const bool int8 = node.attrs.get_int("bits", 8) == 8;  // int4: one packed row per k pair
+  grouped.prefetch_at = [&](Expr k, Expr block) {
+    return int8 ? prefetch_ahead(wq, block, k, 2)
+                : prefetch_ahead(wq, block, floordiv(k, i64(2)), 1);
+  };
   if (Stmt s = symbolic_product(y, grouped); s.defined()) return s;
   // Few columns: a dot product per output element (the same nest with B read along k).
   p.b_along_k = true;

@@ -71,6 +71,7 @@ std::optional<std::vector<NodeKernel>> lower_blocked_symbolic_product(
   k.args.push_back(y);
   SymbolicProduct p = vector_rows_product(ab, yb);
   p.b_block_at = [&](Expr kk, Expr blk, Expr lane) { return bb.load({blk, kk, lane}); };
+  p.prefetch_at = [&](Expr kk, Expr blk) { return prefetch_ahead(bb, blk, kk, 1); };
   if (cb.defined()) p.finish = [&](Expr v, const Index&, Expr, Expr j) { return v + cb.load({j}); };
   k.func.body = symbolic_product(yb, p);
   if (!k.func.body.defined()) return std::nullopt;

@@ -159,6 +159,7 @@ double call_value(Intrinsic op, double x, double y) {
     case Intrinsic::fmod:
       return std::fmod(x, y);
     case Intrinsic::warp_shuffle_down:  // another lane's value: never folded
+    case Intrinsic::prefetch:           // an effect, not a value
       return NAN;
   }
   return NAN;
@@ -209,7 +210,7 @@ class Folder : public ExprFunctor<Expr(const Expr&)> {
     return Expr();
   }
   Expr visit_Call(const Call* op, const Expr&) override {
-    if (op->op == Intrinsic::warp_shuffle_down) return Expr();
+    if (op->op == Intrinsic::warp_shuffle_down || op->op == Intrinsic::prefetch) return Expr();
     std::vector<double> v;
     for (const Expr& a : op->args) {
       auto* f = a.as<FloatImm>();

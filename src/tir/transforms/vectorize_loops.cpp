@@ -104,6 +104,8 @@ class Vectorizer {
       INGOT_ARITH(Div)
       INGOT_ARITH(Min)
       INGOT_ARITH(Max)
+      INGOT_ARITH(FloorDiv)  // (of values: an int4 weight's nibbles)
+      INGOT_ARITH(FloorMod)
 #undef INGOT_ARITH
       default:
         return std::nullopt;

@@ -100,27 +100,32 @@ static llvm::Value* lane_pointers(llvm::IRBuilderBase& b, llvm::Type* elem, llvm
   return b.CreateGEP(elem, base_ptr, idx);
 }
 
-llvm::Value* KernelLowering::load(const BufferLoad& op) {
-  const BufferNode& buf = *op.buffer;
+llvm::Value* KernelLowering::base_of(const BufferNode& buf) const {
   auto it = buffers_.find(&buf);
   INGOT_ICHECK(it != buffers_.end(), "codegen: buffer '{}' is not bound in kernel '{}'", buf.name,
                kernel_name_);
+  return it->second;
+}
+
+llvm::Value* KernelLowering::load(const BufferLoad& op) {
+  const BufferNode& buf = *op.buffer;
+  llvm::Value* base = base_of(buf);
   auto lower = [this](const Expr& e) { return to_i64(e); };
   FlatIndex f = flatten(buf, op.indices, lower, b_);
   llvm::Type* elem = storage_type_of(buf.dtype);
   llvm::Align align(buf.dtype.bytes());
   llvm::Value* v;
   if (f.lanes == 1) {
-    v = b_.CreateAlignedLoad(elem, b_.CreateGEP(elem, it->second, f.base), align);
+    v = b_.CreateAlignedLoad(elem, b_.CreateGEP(elem, base, f.base), align);
   } else if (!f.vec && is_const(f.stride, 1)) {
     auto* vt = llvm::FixedVectorType::get(elem, f.lanes);
-    v = b_.CreateAlignedLoad(vt, b_.CreateGEP(elem, it->second, f.base), align);
+    v = b_.CreateAlignedLoad(vt, b_.CreateGEP(elem, base, f.base), align);
   } else if (!f.vec && is_const(f.stride, 0)) {
-    v = b_.CreateAlignedLoad(elem, b_.CreateGEP(elem, it->second, f.base), align);
+    v = b_.CreateAlignedLoad(elem, b_.CreateGEP(elem, base, f.base), align);
     v = b_.CreateVectorSplat(f.lanes, v);
   } else {
     auto* vt = llvm::FixedVectorType::get(elem, f.lanes);
-    v = b_.CreateMaskedGather(vt, lane_pointers(b_, elem, it->second, f), align);
+    v = b_.CreateMaskedGather(vt, lane_pointers(b_, elem, base, f), align);
   }
   if (buf.dtype.is_bool()) v = b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
   return v;
@@ -128,13 +133,11 @@ llvm::Value* KernelLowering::load(const BufferLoad& op) {
 
 llvm::Value* KernelLowering::prefetch(const BufferLoad& op) {
   const BufferNode& buf = *op.buffer;
-  auto it = buffers_.find(&buf);
-  INGOT_ICHECK(it != buffers_.end(), "codegen: buffer '{}' is not bound in kernel '{}'", buf.name,
-               kernel_name_);
+  llvm::Value* base = base_of(buf);
   auto lower = [this](const Expr& e) { return to_i64(e); };
   FlatIndex f = flatten(buf, op.indices, lower, b_);
   llvm::Type* elem = storage_type_of(buf.dtype);
-  llvm::Value* ptr = b_.CreateGEP(elem, it->second, f.base);
+  llvm::Value* ptr = b_.CreateGEP(elem, base, f.base);
   // llvm.prefetch(address, read, locality 3 (keep in all levels), data cache)
   b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr->getType()},
                      {ptr, b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
@@ -143,9 +146,7 @@ llvm::Value* KernelLowering::prefetch(const BufferLoad& op) {
 
 void KernelLowering::store(const BufferStore& op) {
   const BufferNode& buf = *op.buffer;
-  auto it = buffers_.find(&buf);
-  INGOT_ICHECK(it != buffers_.end(), "codegen: buffer '{}' is not bound in kernel '{}'", buf.name,
-               kernel_name_);
+  llvm::Value* base = base_of(buf);
   llvm::Value* value = expr(op.value);
   if (buf.dtype.is_bool()) value = b_.CreateZExt(value, storage_type_of(op.value.dtype()));
   auto lower = [this](const Expr& e) { return to_i64(e); };
@@ -161,14 +162,14 @@ void KernelLowering::store(const BufferStore& op) {
                lanes, f.lanes, buf.name);
   // A vector value at a scalar index is stored contiguously from there.
   if (f.lanes == 1 || (!f.vec && is_const(f.stride, 1))) {
-    b_.CreateAlignedStore(value, b_.CreateGEP(elem, it->second, f.base), align);
+    b_.CreateAlignedStore(value, b_.CreateGEP(elem, base, f.base), align);
   } else {
     if (!f.vec && is_const(f.stride, 0)) {  // every lane to one place: the last lane wins
       value = b_.CreateExtractElement(value, uint64_t(lanes - 1));
-      b_.CreateAlignedStore(value, b_.CreateGEP(elem, it->second, f.base), align);
+      b_.CreateAlignedStore(value, b_.CreateGEP(elem, base, f.base), align);
       return;
     }
-    b_.CreateMaskedScatter(value, lane_pointers(b_, elem, it->second, f), align);
+    b_.CreateMaskedScatter(value, lane_pointers(b_, elem, base, f), align);
   }
 }
 

@@ -66,7 +66,8 @@ class KernelLowering {
   llvm::Value* cast(tir::DataType from, tir::DataType to, llvm::Value* v);
   llvm::Value* to_i64(const tir::Expr& e);  // scalar integer expression widened to i64
 
-  // Buffer access (buffer_access.cpp).
+  // Buffer access (buffer_access.cpp): a bound buffer's base pointer, loads, prefetches, stores.
+  llvm::Value* base_of(const tir::BufferNode& buf) const;
   llvm::Value* load(const tir::BufferLoad& op);
   // A prefetch of the element `op` addresses (tir prefetch intrinsic); its value is 0.
   llvm::Value* prefetch(const tir::BufferLoad& op);

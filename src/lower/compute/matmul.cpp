@@ -107,27 +107,51 @@ Stmt symbolic_product(const Buffer& y, const SymbolicProduct& p) {
                   whole);
               // k in pairs (the group is even): both nibbles of an int4 byte in one step, with
               // k's parity known, so each byte is loaded once and no select remains.
+              // With a zero point z the stored integers are summed as they are, and z times the
+              // group's sum of A is taken off once: one subtraction per row and group instead of
+              // one per weight.
+              Buffer asum = Buffer::make("asum", DataType::f32(), std::vector<int64_t>{per},
+                                         StorageScope::kLocal);
+              std::vector<Stmt> zeros = {zero};
+              if (p.zero_point != 0)
+                for (int r = 0; r < per; ++r)
+                  zeros.push_back(
+                      BufferStore::make(asum, make_const(DataType::f32(), 0), {i64(r)}));
               Stmt sum = serial_loop("kk", i64(0), i64(p.group / 2), [&](Expr kk) {
                 Expr k0 = g * i64(p.group) + kk * i64(2), k1 = k0 + i64(1);
-                return with_prefetch(
-                    k0, o[0],
-                    over_rows(
-                        [&](int r, Expr j) {
-                          Expr i = is[size_t(r)];
-                          // (part + a0 * b0) + a1 * b1: two fused
-                          // multiply-adds, no separate add
-                          Expr sum = part.load({i64(r), j}) +
-                                     p.a_at(batch, i, k0) * p.b_block_at(k0, o[0], j);
-                          sum = sum + p.a_at(batch, i, k1) * p.b_block_at(k1, o[0], j);
-                          return BufferStore::make(part, sum, {i64(r), j});
-                        },
-                        whole));
+                std::vector<Stmt> sums;
+                if (p.zero_point != 0)
+                  for (int r = 0; r < per; ++r) {
+                    Expr i = is[size_t(r)];
+                    sums.push_back(BufferStore::make(
+                        asum, asum.load({i64(r)}) + p.a_at(batch, i, k0) + p.a_at(batch, i, k1),
+                        {i64(r)}));
+                  }
+                sums.push_back(over_rows(
+                    [&](int r, Expr j) {
+                      Expr i = is[size_t(r)];
+                      // (part + a0 * b0) + a1 * b1: two fused
+                      // multiply-adds, no separate add
+                      Expr sum =
+                          part.load({i64(r), j}) + p.a_at(batch, i, k0) * p.b_block_at(k0, o[0], j);
+                      sum = sum + p.a_at(batch, i, k1) * p.b_block_at(k1, o[0], j);
+                      return BufferStore::make(part, sum, {i64(r), j});
+                    },
+                    whole));
+                return with_prefetch(k0, o[0], SeqStmt::make(sums));
               });
               Stmt scaled = over_rows([&](int r, Expr j) {
                 const RowAccum& row = rows[size_t(r)];
-                return row.store(j, row.load(j) + part.load({i64(r), j}) * p.scale_at(g, o[0], j));
+                Expr partial = part.load({i64(r), j});
+                if (p.zero_point != 0)
+                  partial = partial -
+                            make_const(DataType::f32(), double(p.zero_point)) * asum.load({i64(r)});
+                return row.store(j, row.load(j) + partial * p.scale_at(g, o[0], j));
               });
-              return Allocate::make(part, SeqStmt::make({zero, sum, scaled}));
+              zeros.push_back(sum);
+              zeros.push_back(scaled);
+              Stmt group = Allocate::make(part, SeqStmt::make(zeros));
+              return p.zero_point != 0 ? Allocate::make(asum, group) : group;
             });
           } else {
             update = serial_loop("k", i64(0), p.depth, [&](Expr k) {

@@ -37,6 +37,9 @@ struct SymbolicProduct {
   // sums run over whole blocks (a constant vector) even in the last, partial one.
   int64_t group = 0;
   std::function<tir::Expr(tir::Expr, tir::Expr, tir::Expr)> b_block_at = {}, scale_at = {};
+  // Group form: B(k, j) = (b_block_at(...) - zero_point) * scale_at(...) (int4's stored
+  // nibbles are the weight plus 8), the zero point taken off each group's partial sums once.
+  int64_t zero_point = 0;
   // Column-block form: the loads to prefetch (prefetch_ahead) at the step that reads row k of
   // B's block `block` (the group form steps k by 2). One task streams one block, a stream the
   // hardware prefetchers of some machines (VMs among them) do not run ahead of far enough: at

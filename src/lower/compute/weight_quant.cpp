@@ -14,15 +14,27 @@ using namespace tir;
 
 namespace {
 
-// The integer weight element (k, j = block * 64 + lane) as float32 (int4: its nibble minus 8),
-// from the blocked layout [blocks, K (int4: K/2), 64].
-Expr integer_weight(const graph::Node& node, const Buffer& wq, Expr k, Expr block, Expr lane) {
+// The stored integer of weight element (k, j = block * 64 + lane) as float32 (int4: its nibble,
+// the weight plus kInt4ZeroPoint), from the blocked layout [blocks, K (int4: K/2), 64].
+constexpr int64_t kInt4ZeroPoint = 8;
+Expr stored_weight(const graph::Node& node, const Buffer& wq, Expr k, Expr block, Expr lane) {
   if (node.attrs.get_int("bits", 8) == 8) return cast(DataType::f32(), wq.load({block, k, lane}));
   Expr byte = cast(DataType::i32(), wq.load({block, floordiv(k, i64(2)), lane}));
   Expr sixteen = make_const(DataType::i32(), 16);
   Expr nibble =
       select(floormod(k, i64(2)) == i64(0), floormod(byte, sixteen), floordiv(byte, sixteen));
-  return cast(DataType::f32(), nibble - make_const(DataType::i32(), 8));
+  return cast(DataType::f32(), nibble);
+}
+
+int64_t zero_point(const graph::Node& node) {
+  return node.attrs.get_int("bits", 8) == 8 ? 0 : kInt4ZeroPoint;
+}
+
+// The integer weight element (k, j) as float32.
+Expr integer_weight(const graph::Node& node, const Buffer& wq, Expr k, Expr block, Expr lane) {
+  Expr stored = stored_weight(node, wq, k, block, lane);
+  return zero_point(node) == 0 ? stored
+                               : stored - make_const(DataType::f32(), double(zero_point(node)));
 }
 
 // The dequantized weight element (k, j) as float32.
@@ -50,8 +62,9 @@ Stmt compute_wq_matmul(const graph::Node& node, const std::vector<Buffer>& input
   SymbolicProduct grouped = p;
   grouped.group = node.attrs.get_int("group_size", 1);
   grouped.b_block_at = [&](Expr k, Expr block, Expr lane) {
-    return integer_weight(node, wq, k, block, lane);
+    return stored_weight(node, wq, k, block, lane);
   };
+  grouped.zero_point = zero_point(node);
   grouped.scale_at = [&](Expr g, Expr block, Expr lane) { return scales.load({block, g, lane}); };
   const bool int8 = node.attrs.get_int("bits", 8) == 8;  // int4: one packed row per k pair
   grouped.prefetch_at = [&](Expr k, Expr block) {

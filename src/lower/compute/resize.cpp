@@ -239,7 +239,8 @@ Stmt compute_resize(const graph::Node& node, const std::vector<Buffer>& inputs,
           ax.frac = rv;
           if (ext.defined()) outside = outside.defined() ? (outside || ext) : ext;
         }
-        // (an identity axis reads the output's own index; its source coordinate is that exactly)
+        // (Unrolled, an axis the run-time values leave alone needs no special case: its source
+        // coordinate is the output index exactly, so its taps weigh 1 and 0.)
         auto tap_index = [&](const Axis& ax, Expr k) {
           return clamp_index(ax.floor_i + k + first_tap(ax), ax.in);
         };

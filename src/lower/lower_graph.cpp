@@ -424,6 +424,9 @@ class Lowering : public ValueFactory, public LoweringHost {
         begins.push_back(symbols_.expr(graph::SymExpr::symbol(ops::pad_begin(node, d))));
       return compute_pad_values(node, ins, outs, begins);
     }
+    if (ops::dft_reads_axis(node))
+      return compute_dft_value_axis(node, ins, outs,
+                                    symbols_.expr(graph::SymExpr::symbol(ops::dft_axis(node))));
     if (ops::has_value_axes(node)) {
       std::vector<tir::Expr> kept;
       for (int d = 0; d < node.inputs[0]->type.rank(); ++d)

@@ -441,7 +441,33 @@ Definition resize_dim(const graph::Node& n, const std::string& name, Context& c)
   fail_internal("{} has no value symbol '{}'", n.describe(), name);
 }
 
+// DFT with its axis given at run time: the axis made non-negative, valid in [-r, -2] or
+// [0, r - 2]; dim d of the output is the transformed length where the axis is d, else x's.
+Definition dft_dim(const graph::Node& n, const std::string& name, Context& c) {
+  const graph::Value* x = n.inputs[0];
+  const int64_t r = x->type.rank();
+  const Expr a = c.load(n.inputs[2], 0);
+  Expr valid =
+      (a >= tir::i64(-r) && a <= tir::i64(-2)) || (a >= tir::i64(0) && a <= tir::i64(r - 2));
+  const Expr axis = tir::select(a < tir::i64(0), a + tir::i64(r), a);
+  if (name == ops::dft_axis(n)) return {axis, valid};
+  const bool inverse = n.attrs.get_int("inverse", 0) != 0;
+  const bool onesided = n.attrs.get_int("onesided", 0) != 0;
+  for (int64_t d = 0; d + 1 < r; ++d) {
+    if (ops::value_symbol_axis(n, 0, name) != d) continue;
+    const Expr in = c.dim(x->type.shape[size_t(d)]);
+    Expr len = n.attrs.has("dft_length") ? tir::i64(n.attrs.get_int("dft_length", 1))
+               : inverse && onesided     ? tir::i64(2) * (in - tir::i64(1))
+                                         : in;
+    Expr out = onesided && !inverse ? tir::floordiv(len, tir::i64(2)) + tir::i64(1) : len;
+    return {tir::select(axis == tir::i64(d), out, in),
+            valid && (axis != tir::i64(d) || len >= tir::i64(1))};
+  }
+  fail_internal("{} has no value symbol '{}'", n.describe(), name);
+}
+
 Definition define(const graph::Node& n, const std::string& name, Context& c) {
+  if (ops::dft_reads_axis(n)) return dft_dim(n, name, c);
   if (ops::resize_reads_values(n)) return resize_dim(n, name, c);
   if (n.op == ops::OpKind::CenterCropPad) return center_crop_pad_dim(n, name, c);
   if (ops::pad_reads_values(n)) return pad_dim(n, name, c);

@@ -91,12 +91,37 @@ double window_flops(const Node& n) {
 
 // ---- DFT ----
 
+// DFT whose axis the caller gives (opset 20): the normalised axis is a value symbol the kernel
+// reads; when the transform changes its dim's length (onesided, or a dft_length), every dim it
+// may run along is a value symbol too.
+std::vector<TensorType> infer_dft_value_axis(Node& n) {
+  const TensorType& x = n.inputs[0]->type;
+  const TensorType& a = n.inputs[2]->type;
+  if ((a.dtype != DType::kI64 && a.dtype != DType::kI32) || !a.is_static() || a.num_elements() != 1)
+    fail_user("{}: input 'axis' must be one int32 or int64 value, got {}", n.describe(), a.str());
+  if (!x.is_static())
+    fail_user("{}: a run-time 'axis' needs a static input shape, got {}", n.describe(), x.str());
+  require_flag(n, "inverse", 0);
+  require_flag(n, "onesided", 0);
+  const bool inverse = n.attrs.get_int("inverse", 0) != 0;
+  const bool onesided = n.attrs.get_int("onesided", 0) != 0;
+  if (n.attrs.has("dft_length") && n.attrs.get_int("dft_length", 0) < 1)
+    fail_user("{}: 'dft_length' must be at least 1, got {}", n.describe(),
+              n.attrs.get_int("dft_length", 0));
+  TensorType out = x;
+  out.shape.back() = Dim::fixed(inverse && onesided ? 1 : 2);
+  if (onesided || n.attrs.has("dft_length"))
+    for (int d = 0; d + 1 < x.rank(); ++d) out.shape[size_t(d)] = value_dim(n, 0, d);
+  return {out};
+}
+
 std::vector<TensorType> infer_dft(Node& n) {
   const TensorType& x = input_type(n, 0, "input");
   require_float(n, x, "input");
   require_rank_at_least(n, x, 2, "input");
   complex_dim(n, x, "input");
   int r = x.rank();
+  if (dft_reads_axis(n)) return infer_dft_value_axis(n);
   int64_t axis = n.attrs.get_int("axis", 1);
   if (axis < -r || axis > r - 2 || (axis < 0 && axis > -2))
     fail_user("{}: 'axis' = {} is out of range for input {} (the last dim holds the complex parts)",
@@ -221,7 +246,8 @@ void add_signal_ops(std::vector<OpInfo>& t) {
               {"dft_length", AttrType::kInt}}};
   dft.min_inputs = 1;
   dft.max_inputs = 3;  // input, dft_length?, axis? (until inferred)
-  dft.const_inputs = {{1, "dft_length", "dft_length"}, {2, "axis", "axis"}};
+  dft.const_inputs = {{1, "dft_length", "dft_length"},
+                      {2, "axis", "axis", false, /*runtime=*/true}};
   dft.infer_fn = infer_dft;
   dft.flops_fn = dft_flops;
   t.push_back(dft);

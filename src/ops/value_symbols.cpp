@@ -168,6 +168,15 @@ bool resize_reads_values(const graph::Node& n) {
   return false;
 }
 
+bool dft_reads_axis(const graph::Node& n) {
+  return n.op == OpKind::DFT && n.inputs.size() > 2 && is_runtime_value(n.inputs[2]);
+}
+
+std::string dft_axis(const graph::Node& n) {
+  const graph::Value* out = n.outputs.at(0);
+  return fmt::format("{}.a", out != nullptr ? out->name : n.name);
+}
+
 std::string pad_begin(const graph::Node& n, int axis) {
   const graph::Value* out = n.outputs.at(0);
   return fmt::format("{}.b{}", out != nullptr ? out->name : n.name, axis);
@@ -218,8 +227,9 @@ std::vector<std::string> value_symbols_of(const graph::Node& n) {
     }
     return out;
   }
+  if (dft_reads_axis(n)) out.push_back(dft_axis(n));
   if (value_shape_slot(n) < 0 && !has_value_axes(n) && !has_data_dependent_size(n) &&
-      !resize_reads_values(n))
+      !resize_reads_values(n) && !dft_reads_axis(n))
     return out;
   if (has_value_axes(n))
     for (int d = 0; d < n.inputs[0]->type.rank(); ++d) out.push_back(kept_extent(n, d));
@@ -261,6 +271,11 @@ std::optional<graph::SymExpr> value_symbol_bound(const graph::Node& n, const std
     if (n.op != OpKind::NonZero && n.attrs.has("axis"))
       return n.inputs[0]->type.shape[size_t(axis)].sym();
     return detail::dim_product(n.inputs[0]->type.shape).sym();
+  }
+  if (dft_reads_axis(n)) {  // the axis is below the rank; a length is any size
+    if (symbol == dft_axis(n)) return graph::SymExpr(int64_t(n.inputs[0]->type.rank()));
+    return value_symbol_axis(n, 0, symbol) >= 0 ? std::optional(graph::SymExpr(int64_t(1) << 31))
+                                                : std::nullopt;
   }
   if (resize_reads_values(n))  // scales and sizes are any size
     return value_symbol_axis(n, 0, symbol) >= 0 ? std::optional(graph::SymExpr(int64_t(1) << 31))

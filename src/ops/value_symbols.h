@@ -65,6 +65,10 @@ std::string pad_begin(const graph::Node& n, int axis);
 // are value symbols, and the kernel reads the values (lower/compute/resize_params.h).
 bool resize_reads_values(const graph::Node& n);
 
+// A DFT whose axis the caller gives (opset 20): the value symbol of the axis, made non-negative.
+bool dft_reads_axis(const graph::Node& n);
+std::string dft_axis(const graph::Node& n);
+
 // The input of `n` whose run-time values decide its output's dims (Reshape's shape, Squeeze's
 // and Unsqueeze's axes, Expand's shape, ConstantOfShape's input), or -1.
 int value_shape_slot(const graph::Node& n);

@@ -4,6 +4,7 @@
 // attributes, the rest stay inputs).
 #include <gtest/gtest.h>
 
+#include "graph/transforms/infer_types.h"
 #include "onnx_builder.h"
 
 namespace ingot::frontend::testing {
@@ -64,15 +65,21 @@ TEST(OnnxSignal, DftAxisAttributeAndInput) {
   EXPECT_EQ(n20->attrs.get_int("inverse", 0), 1);
   EXPECT_EQ(find_node(*g20, "d2")->attrs.get_int("axis", 0), -2);
 
-  ModelBuilder rt(20);
-  rt.input("x", {1, 10, 10, 2});
-  rt.input("axis", {}, onnx::TensorProto::INT64);
-  rt.node("DFT", {"x", "", "axis"}, {"y"}, "d");
-  rt.output("y");
-  EXPECT_EQ(user_error([&] { rt.import(); }),
-            "node 'd' (DFT): input 'axis' must be a compile-time constant, but it is the graph "
-            "input 'axis' (a run-time value would make the output shape data-dependent; freeze it "
-            "into an initializer, or specialise it with --specialize-inputs)");
+  // The axis given at run time: kept as input 2; a complex transform keeps every dim, a
+  // one-sided one makes each dim it may run along a value symbol.
+  for (int onesided : {0, 1}) {
+    ModelBuilder rt(20);
+    rt.input("x", {1, 10, 10, 2});
+    rt.input("axis", {}, onnx::TensorProto::INT64);
+    auto* d = rt.node("DFT", {"x", "", "axis"}, {"y"}, "d");
+    set_attr(d, "onesided", int64_t(onesided));
+    rt.output("y");
+    auto g = rt.import();
+    ASSERT_EQ(find_node(*g, "d")->inputs.size(), 3u);
+    graph::infer_types(*g);
+    EXPECT_EQ(g->outputs[0]->type.str(),
+              onesided ? "float32[y.v0,y.v1,y.v2,2]" : "float32[1,10,10,2]");
+  }
 }
 
 TEST(OnnxSignal, StftAndMelWeightMatrix) {

@@ -40,7 +40,7 @@ void convert_dft(NodeConverter& c) {
     attrs.set("axis", c.attr_int("axis").value_or(1));
   } else {
     attrs.set("axis", int64_t(-2));
-    static_scalar_input(c, 2, "axis", "axis", false, attrs, inputs);
+    static_scalar_input(c, 2, "axis", "axis", false, attrs, inputs, /*runtime=*/true);
   }
   attrs.set("inverse", c.attr_int("inverse").value_or(0));
   attrs.set("onesided", c.attr_int("onesided").value_or(0));

@@ -232,6 +232,9 @@ tir::Stmt compute_deform_conv(const graph::Node& node, const std::vector<tir::Bu
 // MelWeightMatrix.
 tir::Stmt compute_window(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                          const std::vector<tir::Buffer>& outputs);
+// DFT with its axis given at run time: `axis` is the value symbol of the non-negative axis.
+tir::Stmt compute_dft_value_axis(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                                 const std::vector<tir::Buffer>& outputs, tir::Expr axis);
 tir::Stmt compute_dft(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                       const std::vector<tir::Buffer>& outputs);
 tir::Stmt compute_stft(const graph::Node& node, const std::vector<tir::Buffer>& inputs,

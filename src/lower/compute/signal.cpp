@@ -45,7 +45,7 @@ Index with_part(Index o, int64_t c) {
 // real / imaginary pair, then stores scale * (re, im) into y[o, 0] and (when y has two parts)
 // y[o, 1]. term(n, re, im) returns the two updates.
 using TermFn = std::function<std::pair<Expr, Expr>(Expr n)>;
-Stmt transform_bin(const Buffer& y, const Index& o, int64_t len, double scale, const TermFn& term) {
+Stmt transform_bin(const Buffer& y, const Index& o, Expr len, Expr scale, const TermFn& term) {
   Accumulator re("re", DataType::f64()), im("im", DataType::f64());
   Stmt loop = serial_loop("n", i64(0), len, [&](Expr n) {
     auto [dre, dim] = term(n);
@@ -53,15 +53,74 @@ Stmt transform_bin(const Buffer& y, const Index& o, int64_t len, double scale, c
   });
   std::vector<Stmt> body = {
       re.set(f64(0)), im.set(f64(0)), loop,
-      BufferStore::make(y, cast(y->dtype, re.get() * f64(scale)), with_part(o, 0))};
-  if (const_shape(y).back() == 2)
-    body.push_back(BufferStore::make(y, cast(y->dtype, im.get() * f64(scale)), with_part(o, 1)));
+      BufferStore::make(y, cast(y->dtype, re.get() * scale), with_part(o, 0))};
+  int64_t parts = 0;
+  if (is_const_int(y->shape.back(), &parts) && parts == 2)
+    body.push_back(BufferStore::make(y, cast(y->dtype, im.get() * scale), with_part(o, 1)));
   return re.scope(im.scope(SeqStmt::make(body)));
 }
 
-// The angle 2*pi*((k*n) mod N)/N of the twiddle factor.
-Expr twiddle_angle(Expr k, Expr n, int64_t big_n) {
-  return as_f64(floormod(k * n, i64(big_n))) * f64(2 * kPi / double(big_n));
+// The twiddle angle 2 pi (k n mod N) / N.
+Expr twiddle_angle(Expr k, Expr n, Expr big_n) {
+  return as_f64(floormod(k * n, big_n)) * (f64(2 * kPi) / as_f64(big_n));
+}
+
+// values[axis] for an axis that may be known only at run time (values over dims 0 .. r-2).
+Expr along(const Expr& axis, const std::vector<Expr>& values) {
+  int64_t a = 0;
+  if (is_const_int(axis, &a)) return values.at(size_t(a));
+  Expr v = values.back();
+  for (size_t d = values.size() - 1; d-- > 0;) v = select(axis == i64(int64_t(d)), values[d], v);
+  return v;
+}
+
+// DFT along `axis` (a constant, or a value symbol the caller's input decides).
+Stmt dft_nest(const graph::Node& node, const Buffer& x, const Buffer& y, const Expr& axis) {
+  std::vector<int64_t> xs = const_shape(x);
+  const size_t r = xs.size();
+  const bool inverse = node.attrs.get_int("inverse", 0) != 0;
+  const bool onesided = node.attrs.get_int("onesided", 0) != 0;
+  const bool irfft = inverse && onesided;
+  std::vector<Expr> lengths;
+  for (size_t d = 0; d + 1 < r; ++d) lengths.push_back(i64(xs[d]));
+  const Expr in_len = along(axis, lengths);
+  const Expr big_n = node.attrs.has("dft_length") ? i64(node.attrs.get_int("dft_length", 1))
+                     : irfft                      ? i64(2) * (in_len - i64(1))
+                                                  : in_len;
+  const bool complex_in = xs.back() == 2;
+  // Input samples (or, for the inverse real transform, one-sided bins) that take part: the rest
+  // is cut off, and missing ones are zero padding.
+  const Expr used = min(in_len, irfft ? floordiv(big_n, i64(2)) + i64(1) : big_n);
+  const Expr scale = inverse ? f64(1) / as_f64(big_n) : f64(1);
+  std::vector<Expr> rows(y->shape.begin(), y->shape.end() - 1);
+  return loop_nest(
+      Extents(rows), "i",
+      [&](const Index& o) {
+        const Expr k = along(axis, std::vector<Expr>(o.begin(), o.end()));
+        return transform_bin(y, o, used, scale, [&](Expr n) -> std::pair<Expr, Expr> {
+          Index xi = o;
+          int64_t a = 0;
+          if (is_const_int(axis, &a)) {
+            xi[size_t(a)] = n;
+          } else {
+            for (size_t d = 0; d + 1 < r; ++d) xi[d] = select(axis == i64(int64_t(d)), n, o[d]);
+          }
+          Expr xr = as_f64(x.load(with_part(xi, 0)));
+          Expr xim = complex_in ? as_f64(x.load(with_part(xi, 1))) : f64(0);
+          Expr th = twiddle_angle(k, n, big_n);
+          Expr c = cosine(th), s = sine(th);
+          if (irfft) {
+            // Hermitian extension: bins 1 .. N/2 (exclusive of N/2 for even N) count twice.
+            Expr twice =
+                n > i64(0) && (floormod(big_n, i64(2)) != i64(0) || n != floordiv(big_n, i64(2)));
+            Expr w = select(twice, f64(2), f64(1));
+            return {w * (xr * c - xim * s), f64(0)};
+          }
+          if (inverse) return {xr * c - xim * s, xim * c + xr * s};
+          return {xr * c + xim * s, xim * c - xr * s};
+        });
+      },
+      kParallelRows);
 }
 
 }  // namespace
@@ -103,45 +162,16 @@ Stmt compute_window(const graph::Node& node, const std::vector<Buffer>& inputs,
 Stmt compute_dft(const graph::Node& node, const std::vector<Buffer>& inputs,
                  const std::vector<Buffer>& outputs) {
   const Buffer& x = inputs.at(0);
-  const Buffer& y = outputs.at(0);
   check_dtype(node, x, DTypeClass::kFloat);
-  std::vector<int64_t> xs = const_shape(x), ys = const_shape(y);
-  int axis = node_axis(node, 1, int(xs.size()));
-  bool inverse = node.attrs.get_int("inverse", 0) != 0;
-  bool onesided = node.attrs.get_int("onesided", 0) != 0;
-  bool irfft = inverse && onesided;
-  int64_t in_len = xs[size_t(axis)];
-  int64_t big_n = node.attrs.get_int("dft_length", irfft ? 2 * (in_len - 1) : in_len);
-  INGOT_ICHECK(big_n >= 1, "{}: dft_length {}", node_label(node), big_n);
-  bool complex_in = xs.back() == 2;
-  // Input samples (or, for the inverse real transform, one-sided bins) that take part: the rest
-  // is cut off, and missing ones are zero padding.
-  int64_t used = std::min(in_len, irfft ? big_n / 2 + 1 : big_n);
-  double scale = inverse ? 1.0 / double(big_n) : 1.0;
-  std::vector<int64_t> rows(ys.begin(), ys.end() - 1);
-  return loop_nest(
-      rows, "i",
-      [&](const Index& o) {
-        Expr k = o[size_t(axis)];
-        return transform_bin(y, o, used, scale, [&](Expr n) -> std::pair<Expr, Expr> {
-          Index xi = o;
-          xi[size_t(axis)] = n;
-          Expr xr = as_f64(x.load(with_part(xi, 0)));
-          Expr xim = complex_in ? as_f64(x.load(with_part(xi, 1))) : f64(0);
-          Expr th = twiddle_angle(k, n, big_n);
-          Expr c = cosine(th), s = sine(th);
-          if (irfft) {
-            // Hermitian extension: bins 1 .. N/2 (exclusive of N/2 for even N) count twice.
-            Expr twice = n > i64(0);
-            if (big_n % 2 == 0) twice = twice && n != i64(big_n / 2);
-            Expr w = select(twice, f64(2), f64(1));
-            return {w * (xr * c - xim * s), f64(0)};
-          }
-          if (inverse) return {xr * c - xim * s, xim * c + xr * s};
-          return {xr * c + xim * s, xim * c - xr * s};
-        });
-      },
-      kParallelRows);
+  const int axis = node_axis(node, 1, x.ndim());
+  return dft_nest(node, x, outputs.at(0), i64(axis));
+}
+
+Stmt compute_dft_value_axis(const graph::Node& node, const std::vector<Buffer>& inputs,
+                            const std::vector<Buffer>& outputs, Expr axis) {
+  const Buffer& x = inputs.at(0);
+  check_dtype(node, x, DTypeClass::kFloat);
+  return dft_nest(node, x, outputs.at(0), axis);
 }
 
 Stmt compute_stft(const graph::Node& node, const std::vector<Buffer>& inputs,
@@ -158,12 +188,12 @@ Stmt compute_stft(const graph::Node& node, const std::vector<Buffer>& inputs,
   return loop_nest(
       rows, "i",
       [&](const Index& o) {
-        return transform_bin(y, o, len, 1.0, [&](Expr n) -> std::pair<Expr, Expr> {
+        return transform_bin(y, o, i64(len), f64(1), [&](Expr n) -> std::pair<Expr, Expr> {
           Index xi = {o[0], o[1] * i64(step) + n};
           Expr w = window.defined() ? as_f64(window.load({n})) : f64(1);
           Expr xr = as_f64(x.load(with_part(xi, 0))) * w;
           Expr xim = complex_in ? as_f64(x.load(with_part(xi, 1))) * w : f64(0);
-          Expr th = twiddle_angle(o[2], n, len);
+          Expr th = twiddle_angle(o[2], n, i64(len));
           Expr c = cosine(th), s = sine(th);
           return {xr * c + xim * s, xim * c - xr * s};
         });

@@ -424,6 +424,10 @@ class Lowering : public ValueFactory, public LoweringHost {
         begins.push_back(symbols_.expr(graph::SymExpr::symbol(ops::pad_begin(node, d))));
       return compute_pad_values(node, ins, outs, begins);
     }
+    if (ops::stft_reads_values(node))
+      return compute_stft_values(node, ins, outs,
+                                 symbols_.expr(graph::SymExpr::symbol(ops::stft_step(node))),
+                                 symbols_.expr(graph::SymExpr::symbol(ops::stft_frame(node))));
     if (ops::dft_reads_axis(node))
       return compute_dft_value_axis(node, ins, outs,
                                     symbols_.expr(graph::SymExpr::symbol(ops::dft_axis(node))));

@@ -466,7 +466,32 @@ Definition dft_dim(const graph::Node& n, const std::string& name, Context& c) {
   fail_internal("{} has no value symbol '{}'", n.describe(), name);
 }
 
+// STFT with its frame_step or frame_length given at run time: the step (at least 1), the frame
+// length (in [1, the signal's length], the window's when there is one), the frame count
+// (length - frame) / step + 1 and the bin count (frame / 2 + 1 one-sided).
+Definition stft_dim(const graph::Node& n, const std::string& name, Context& c) {
+  auto given = [&](size_t slot) { return slot < n.inputs.size() && n.inputs[slot] != nullptr; };
+  const Expr length = c.dim(n.inputs[0]->type.shape[1]);
+  const Expr step = given(1) ? c.load(n.inputs[1], 0) : tir::i64(n.attrs.get_int("frame_step", 1));
+  Expr frame = given(3)                      ? c.load(n.inputs[3], 0)
+               : n.attrs.has("frame_length") ? tir::i64(n.attrs.get_int("frame_length", 1))
+               : given(2)                    ? c.dim(n.inputs[2]->type.shape[0])
+                                             : length;
+  Expr valid = step >= tir::i64(1) && frame >= tir::i64(1) && frame <= length;
+  if (given(2)) valid = valid && frame == c.dim(n.inputs[2]->type.shape[0]);
+  if (name == ops::stft_step(n)) return {step, valid};
+  if (name == ops::stft_frame(n)) return {frame, valid};
+  if (ops::value_symbol_axis(n, 0, name) == 1)
+    return {tir::floordiv(length - frame, tir::max(step, tir::i64(1))) + tir::i64(1), valid};
+  if (ops::value_symbol_axis(n, 0, name) == 2)
+    return {n.attrs.get_int("onesided", 1) != 0 ? tir::floordiv(frame, tir::i64(2)) + tir::i64(1)
+                                                : frame,
+            valid};
+  fail_internal("{} has no value symbol '{}'", n.describe(), name);
+}
+
 Definition define(const graph::Node& n, const std::string& name, Context& c) {
+  if (ops::stft_reads_values(n)) return stft_dim(n, name, c);
   if (ops::dft_reads_axis(n)) return dft_dim(n, name, c);
   if (ops::resize_reads_values(n)) return resize_dim(n, name, c);
   if (n.op == ops::OpKind::CenterCropPad) return center_crop_pad_dim(n, name, c);

@@ -167,6 +167,34 @@ std::vector<TensorType> infer_stft(Node& n) {
               x.str());
   complex_dim(n, x, "signal");
   int64_t length = static_dim(n, x, 1, "signal");
+  if (stft_reads_values(n)) {  // the caller's step or frame length: frames (and bins) at run time
+    for (size_t slot : {size_t(1), size_t(3)}) {
+      if (slot >= n.inputs.size() || n.inputs[slot] == nullptr) continue;
+      const TensorType& t = n.inputs[slot]->type;
+      if ((t.dtype != DType::kI64 && t.dtype != DType::kI32) || !t.is_static() ||
+          t.num_elements() != 1)
+        fail_user("{}: input '{}' must be one int32 or int64 value, got {}", n.describe(),
+                  slot == 1 ? "frame_step" : "frame_length", t.str());
+    }
+    if (has_input(n, 2)) {
+      const TensorType& w = input_type(n, 2, "window");
+      require_same_dtype(n, x, w, "signal", "window");
+      if (w.rank() != 1) fail_user("{}: input 'window' {} must be 1-D", n.describe(), w.str());
+      static_dim(n, w, 0, "window");
+    }
+    require_flag(n, "onesided", 1);
+    const bool frame_at_run_time = n.inputs.size() > 3 && n.inputs[3] != nullptr;
+    TensorType out{x.dtype, {x.shape[0], value_dim(n, 0, 1), Dim::fixed(1), Dim::fixed(2)}};
+    if (frame_at_run_time) {
+      out.shape[2] = value_dim(n, 0, 2);
+    } else {
+      const int64_t frame = n.attrs.has("frame_length") ? n.attrs.get_int("frame_length", 0)
+                            : has_input(n, 2)           ? n.inputs[2]->type.shape[0].value
+                                                        : length;
+      out.shape[2] = Dim::fixed(n.attrs.get_int("onesided", 1) != 0 ? frame / 2 + 1 : frame);
+    }
+    return {out};
+  }
   int64_t step = required_int(n, "frame_step", "frame_step");
   if (step < 1) fail_user("{}: 'frame_step' must be at least 1, got {}", n.describe(), step);
   int64_t window = -1;
@@ -260,7 +288,8 @@ void add_signal_ops(std::vector<OpInfo>& t) {
                {"onesided", AttrType::kInt}}};
   stft.min_inputs = 1;
   stft.max_inputs = 4;  // signal, frame_step (until inferred), window?, frame_length?
-  stft.const_inputs = {{1, "frame_step", "frame_step"}, {3, "frame_length", "frame_length"}};
+  stft.const_inputs = {{1, "frame_step", "frame_step", false, /*runtime=*/true},
+                       {3, "frame_length", "frame_length", false, /*runtime=*/true}};
   stft.infer_fn = infer_stft;
   stft.flops_fn = stft_flops;
   t.push_back(stft);

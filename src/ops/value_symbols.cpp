@@ -177,6 +177,23 @@ std::string dft_axis(const graph::Node& n) {
   return fmt::format("{}.a", out != nullptr ? out->name : n.name);
 }
 
+bool stft_reads_values(const graph::Node& n) {
+  if (n.op != OpKind::STFT) return false;
+  for (size_t slot : {size_t(1), size_t(3)})
+    if (slot < n.inputs.size() && is_runtime_value(n.inputs[slot])) return true;
+  return false;
+}
+
+std::string stft_step(const graph::Node& n) {
+  const graph::Value* out = n.outputs.at(0);
+  return fmt::format("{}.s", out != nullptr ? out->name : n.name);
+}
+
+std::string stft_frame(const graph::Node& n) {
+  const graph::Value* out = n.outputs.at(0);
+  return fmt::format("{}.f", out != nullptr ? out->name : n.name);
+}
+
 std::string pad_begin(const graph::Node& n, int axis) {
   const graph::Value* out = n.outputs.at(0);
   return fmt::format("{}.b{}", out != nullptr ? out->name : n.name, axis);
@@ -228,8 +245,12 @@ std::vector<std::string> value_symbols_of(const graph::Node& n) {
     return out;
   }
   if (dft_reads_axis(n)) out.push_back(dft_axis(n));
+  if (stft_reads_values(n)) {
+    out.push_back(stft_step(n));
+    out.push_back(stft_frame(n));
+  }
   if (value_shape_slot(n) < 0 && !has_value_axes(n) && !has_data_dependent_size(n) &&
-      !resize_reads_values(n) && !dft_reads_axis(n))
+      !resize_reads_values(n) && !dft_reads_axis(n) && !stft_reads_values(n))
     return out;
   if (has_value_axes(n))
     for (int d = 0; d < n.inputs[0]->type.rank(); ++d) out.push_back(kept_extent(n, d));
@@ -276,6 +297,12 @@ std::optional<graph::SymExpr> value_symbol_bound(const graph::Node& n, const std
     if (symbol == dft_axis(n)) return graph::SymExpr(int64_t(n.inputs[0]->type.rank()));
     return value_symbol_axis(n, 0, symbol) >= 0 ? std::optional(graph::SymExpr(int64_t(1) << 31))
                                                 : std::nullopt;
+  }
+  if (stft_reads_values(n)) {  // a frame count, frame length or bin count is at most the length
+    if (symbol == stft_step(n)) return graph::SymExpr(int64_t(1) << 31);
+    if (symbol == stft_frame(n) || value_symbol_axis(n, 0, symbol) >= 0)
+      return n.inputs[0]->type.shape[1].sym();
+    return std::nullopt;
   }
   if (resize_reads_values(n))  // scales and sizes are any size
     return value_symbol_axis(n, 0, symbol) >= 0 ? std::optional(graph::SymExpr(int64_t(1) << 31))

@@ -69,6 +69,13 @@ bool resize_reads_values(const graph::Node& n);
 bool dft_reads_axis(const graph::Node& n);
 std::string dft_axis(const graph::Node& n);
 
+// An STFT whose frame_step or frame_length the caller gives: the value symbols of the step and
+// the frame length it reads (its frame count, and with a run-time length its bin count, are its
+// output's value dims).
+bool stft_reads_values(const graph::Node& n);
+std::string stft_step(const graph::Node& n);
+std::string stft_frame(const graph::Node& n);
+
 // The input of `n` whose run-time values decide its output's dims (Reshape's shape, Squeeze's
 // and Unsqueeze's axes, Expand's shape, ConstantOfShape's input), or -1.
 int value_shape_slot(const graph::Node& n);

@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
-"""ctest wrapper: DFT with its axis given at run time (opset 20; issue 17) against ONNX Runtime.
+"""ctest wrapper: DFT with its axis, and STFT with its frame_step and frame_length, given at run
+time (issue 17) against ONNX Runtime.
 
 One artifact per form (complex to complex, real to one-sided, inverse, inverse one-sided, a fixed
 dft_length) is run along every axis the input allows, negative ones included: the artifact reads
 the axis before each run (a value symbol), and where the transform changes its dim's length
 (one-sided, dft_length) every dim it may run along is a value symbol. An axis out of range, or
 the last dim (the real/imaginary parts), is refused at run time with one line.
+
+STFT with a run-time frame_step and frame_length (the frame and bin counts value symbols), and
+with a window and a run-time step, several values on one artifact; a step of 0 and a frame
+longer than the signal are refused.
 
 Prints one line per check and `N passed, N failed`; exits 1 on a failure.
 """
@@ -33,6 +38,51 @@ def dft_model(x_shape, attrs, dft_length=None):
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)])
     m.ir_version = 9
     return m
+
+
+def stft_model(window):
+    inputs = ["signal", "step", "window" if window else "", "" if window else "frame"]
+    while inputs[-1] == "":
+        inputs.pop()
+    graph_inputs = [helper.make_tensor_value_info("signal", TensorProto.FLOAT, [2, 64, 1]),
+                    helper.make_tensor_value_info("step", TensorProto.INT64, [])]
+    if window:
+        graph_inputs.append(helper.make_tensor_value_info("window", TensorProto.FLOAT, [16]))
+    else:
+        graph_inputs.append(helper.make_tensor_value_info("frame", TensorProto.INT64, []))
+    g = helper.make_graph([helper.make_node("STFT", inputs, ["y"])], "g", graph_inputs,
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    return m
+
+
+def check_stft(exe, tmp, rng):
+    signal = rng.standard_normal((2, 64, 1)).astype(np.float32)
+    for window in (False, True):
+        m = stft_model(window)
+        what = "window, step at run time" if window else "step and frame length at run time"
+        art = compile_model(exe, m, os.path.join(tmp, f"stft{int(window)}.onnx"), f"STFT ({what})")
+        if art is None:
+            continue
+        if window:
+            w = np.hanning(16).astype(np.float32)
+            feeds = [{"signal": signal, "step": np.array(s, np.int64), "window": w}
+                     for s in (8, 1, 5, 48)]
+        else:
+            feeds = [{"signal": signal, "step": np.array(s, np.int64),
+                      "frame": np.array(f, np.int64)}
+                     for s, f in ((8, 16), (1, 7), (16, 64), (3, 10), (100, 2))]
+        bad = mismatches(exe, art, session(m), feeds, tmp,
+                         lambda f: ", ".join(f"{k} {int(v)}" for k, v in f.items() if v.size == 1),
+                         rtol=1e-4, atol=1e-4)
+        record(f"STFT ({what}): {len(feeds)} value sets on one artifact match ONNX Runtime",
+               not bad, "; ".join(bad))
+        if not window:
+            for s, f, why in ((0, 16, "a step of 0"), (8, 65, "a frame longer than the signal")):
+                ok, err = refused(exe, art, {"signal": signal, "step": np.array(s, np.int64),
+                                             "frame": np.array(f, np.int64)}, tmp, "'y.")
+                record(f"STFT with {why} refused with one line", ok, err)
 
 
 def session(m):
@@ -71,6 +121,7 @@ def main():
                     ok, err = refused(exe, art, {"x": x, "axis": np.array(a, np.int64)}, tmp,
                                       "'y.a'")
                     record(f"DFT axis {a} refused with one line", ok, err)
+        check_stft(exe, tmp, rng)
     return summary()
 
 

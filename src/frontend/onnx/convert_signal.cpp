@@ -51,12 +51,13 @@ void convert_stft(NodeConverter& c) {
   graph::Attrs attrs;
   std::vector<graph::Value*> inputs{c.input(0, "signal")};
   c.input(1, "frame_step");
-  static_scalar_input(c, 1, "frame_step", "frame_step", false, attrs, inputs);
+  static_scalar_input(c, 1, "frame_step", "frame_step", false, attrs, inputs, /*runtime=*/true);
   if (graph::Value* w = c.optional_input(2)) {
     inputs.resize(2, nullptr);
     inputs.push_back(w);
   }
-  static_scalar_input(c, 3, "frame_length", "frame_length", false, attrs, inputs);
+  static_scalar_input(c, 3, "frame_length", "frame_length", false, attrs, inputs,
+                      /*runtime=*/true);
   attrs.set("onesided", c.attr_int("onesided").value_or(1));
   c.emit(OpKind::STFT, inputs, attrs);
 }

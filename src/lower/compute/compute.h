@@ -232,6 +232,10 @@ tir::Stmt compute_deform_conv(const graph::Node& node, const std::vector<tir::Bu
 // MelWeightMatrix.
 tir::Stmt compute_window(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                          const std::vector<tir::Buffer>& outputs);
+// STFT with its frame_step or frame_length given at run time: the value symbols of both.
+tir::Stmt compute_stft_values(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                              const std::vector<tir::Buffer>& outputs, tir::Expr step,
+                              tir::Expr frame);
 // DFT with its axis given at run time: `axis` is the value symbol of the non-negative axis.
 tir::Stmt compute_dft_value_axis(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                                  const std::vector<tir::Buffer>& outputs, tir::Expr axis);

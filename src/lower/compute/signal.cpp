@@ -174,31 +174,34 @@ Stmt compute_dft_value_axis(const graph::Node& node, const std::vector<Buffer>& 
   return dft_nest(node, x, outputs.at(0), axis);
 }
 
-Stmt compute_stft(const graph::Node& node, const std::vector<Buffer>& inputs,
-                  const std::vector<Buffer>& outputs) {
+Stmt compute_stft_values(const graph::Node& node, const std::vector<Buffer>& inputs,
+                         const std::vector<Buffer>& outputs, Expr step, Expr frame) {
   const Buffer& x = inputs.at(0);
   const Buffer& y = outputs.at(0);
   check_dtype(node, x, DTypeClass::kFloat);
   Buffer window = inputs.size() > 2 ? inputs[2] : Buffer();
-  std::vector<int64_t> xs = const_shape(x), ys = const_shape(y);
-  int64_t step = node.attrs.get_int("frame_step", 1);
-  int64_t len = node.attrs.get_int("frame_length", 1);
-  bool complex_in = xs.back() == 2;
-  std::vector<int64_t> rows(ys.begin(), ys.end() - 1);  // batch, frame, bin
+  bool complex_in = const_shape(x).back() == 2;
+  std::vector<Expr> rows(y->shape.begin(), y->shape.end() - 1);  // batch, frame, bin
   return loop_nest(
-      rows, "i",
+      Extents(rows), "i",
       [&](const Index& o) {
-        return transform_bin(y, o, i64(len), f64(1), [&](Expr n) -> std::pair<Expr, Expr> {
-          Index xi = {o[0], o[1] * i64(step) + n};
+        return transform_bin(y, o, frame, f64(1), [&](Expr n) -> std::pair<Expr, Expr> {
+          Index xi = {o[0], o[1] * step + n};
           Expr w = window.defined() ? as_f64(window.load({n})) : f64(1);
           Expr xr = as_f64(x.load(with_part(xi, 0))) * w;
           Expr xim = complex_in ? as_f64(x.load(with_part(xi, 1))) * w : f64(0);
-          Expr th = twiddle_angle(o[2], n, i64(len));
+          Expr th = twiddle_angle(o[2], n, frame);
           Expr c = cosine(th), s = sine(th);
           return {xr * c + xim * s, xim * c - xr * s};
         });
       },
       kParallelRows);
+}
+
+Stmt compute_stft(const graph::Node& node, const std::vector<Buffer>& inputs,
+                  const std::vector<Buffer>& outputs) {
+  return compute_stft_values(node, inputs, outputs, i64(node.attrs.get_int("frame_step", 1)),
+                             i64(node.attrs.get_int("frame_length", 1)));
 }
 
 Stmt compute_mel_weight_matrix(const graph::Node& node, const std::vector<Buffer>& inputs,

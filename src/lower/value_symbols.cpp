@@ -490,7 +490,22 @@ Definition stft_dim(const graph::Node& n, const std::string& name, Context& c) {
   fail_internal("{} has no value symbol '{}'", n.describe(), name);
 }
 
+// MelWeightMatrix with its num_mel_bins or dft_length given at run time: [dft_length / 2 + 1,
+// num_mel_bins], both at least 1.
+Definition mel_dim(const graph::Node& n, const std::string& name, Context& c) {
+  auto value = [&](size_t slot, const char* attr) {
+    return n.inputs[slot] != nullptr ? c.load(n.inputs[slot], 0)
+                                     : tir::i64(n.attrs.get_int(attr, 1));
+  };
+  const Expr bins = value(0, "num_mel_bins"), len = value(1, "dft_length");
+  const Expr valid = bins >= tir::i64(1) && len >= tir::i64(1);
+  const int axis = ops::value_symbol_axis(n, 0, name);
+  INGOT_ICHECK(axis >= 0, "{}: no value symbol '{}'", n.describe(), name);
+  return {axis == 0 ? tir::floordiv(len, tir::i64(2)) + tir::i64(1) : bins, valid};
+}
+
 Definition define(const graph::Node& n, const std::string& name, Context& c) {
+  if (ops::mel_reads_values(n)) return mel_dim(n, name, c);
   if (ops::stft_reads_values(n)) return stft_dim(n, name, c);
   if (ops::dft_reads_axis(n)) return dft_dim(n, name, c);
   if (ops::resize_reads_values(n)) return resize_dim(n, name, c);

@@ -229,6 +229,27 @@ double stft_flops(const Node& n) {
 // ---- MelWeightMatrix ----
 
 std::vector<TensorType> infer_mel(Node& n) {
+  if (mel_reads_values(n)) {  // the caller's bin count or DFT length: value dims
+    for (size_t slot : {size_t(0), size_t(1)}) {
+      if (n.inputs[slot] == nullptr) continue;
+      const TensorType& t = n.inputs[slot]->type;
+      if ((t.dtype != DType::kI64 && t.dtype != DType::kI32) || !t.is_static() ||
+          t.num_elements() != 1)
+        fail_user("{}: input '{}' must be one int32 or int64 value, got {}", n.describe(),
+                  slot == 0 ? "num_mel_bins" : "dft_length", t.str());
+    }
+    require_int_scalar(n, 2, "sample_rate");
+    require_float_scalar(n, 3, "lower_edge_hertz");
+    require_float_scalar(n, 4, "upper_edge_hertz");
+    DType dt = DType(n.attrs.get_int("dtype", int64_t(DType::kF32)));
+    n.attrs.set("dtype", int64_t(dt));
+    TensorType out{dt, {value_dim(n, 0, 0), value_dim(n, 0, 1)}};
+    if (n.inputs[1] == nullptr)
+      out.shape[0] = Dim::fixed(required_int(n, "dft_length", "dft_length") / 2 + 1);
+    if (n.inputs[0] == nullptr)
+      out.shape[1] = Dim::fixed(required_int(n, "num_mel_bins", "num_mel_bins"));
+    return {out};
+  }
   int64_t bins = required_int(n, "num_mel_bins", "num_mel_bins");
   int64_t len = required_int(n, "dft_length", "dft_length");
   if (bins < 1) fail_user("{}: 'num_mel_bins' must be at least 1, got {}", n.describe(), bins);
@@ -302,7 +323,8 @@ void add_signal_ops(std::vector<OpInfo>& t) {
               {"dtype", AttrType::kInt}}};
   mel.min_inputs = mel.max_inputs = 5;  // num_mel_bins, dft_length (nullptr once resolved),
                                         // sample_rate, lower_edge_hertz, upper_edge_hertz
-  mel.const_inputs = {{0, "num_mel_bins", "num_mel_bins"}, {1, "dft_length", "dft_length"}};
+  mel.const_inputs = {{0, "num_mel_bins", "num_mel_bins", false, /*runtime=*/true},
+                      {1, "dft_length", "dft_length", false, /*runtime=*/true}};
   mel.infer_fn = infer_mel;
   mel.flops_fn = mel_flops;
   t.push_back(mel);

@@ -194,6 +194,11 @@ std::string stft_frame(const graph::Node& n) {
   return fmt::format("{}.f", out != nullptr ? out->name : n.name);
 }
 
+bool mel_reads_values(const graph::Node& n) {
+  return n.op == OpKind::MelWeightMatrix && n.inputs.size() > 1 &&
+         (is_runtime_value(n.inputs[0]) || is_runtime_value(n.inputs[1]));
+}
+
 std::string pad_begin(const graph::Node& n, int axis) {
   const graph::Value* out = n.outputs.at(0);
   return fmt::format("{}.b{}", out != nullptr ? out->name : n.name, axis);
@@ -250,7 +255,8 @@ std::vector<std::string> value_symbols_of(const graph::Node& n) {
     out.push_back(stft_frame(n));
   }
   if (value_shape_slot(n) < 0 && !has_value_axes(n) && !has_data_dependent_size(n) &&
-      !resize_reads_values(n) && !dft_reads_axis(n) && !stft_reads_values(n))
+      !resize_reads_values(n) && !dft_reads_axis(n) && !stft_reads_values(n) &&
+      !mel_reads_values(n))
     return out;
   if (has_value_axes(n))
     for (int d = 0; d < n.inputs[0]->type.rank(); ++d) out.push_back(kept_extent(n, d));
@@ -304,7 +310,7 @@ std::optional<graph::SymExpr> value_symbol_bound(const graph::Node& n, const std
       return n.inputs[0]->type.shape[1].sym();
     return std::nullopt;
   }
-  if (resize_reads_values(n))  // scales and sizes are any size
+  if (resize_reads_values(n) || mel_reads_values(n))  // the caller's sizes are any size
     return value_symbol_axis(n, 0, symbol) >= 0 ? std::optional(graph::SymExpr(int64_t(1) << 31))
                                                 : std::nullopt;
   if (value_shape_slot(n) < 0) return std::nullopt;

@@ -76,6 +76,10 @@ bool stft_reads_values(const graph::Node& n);
 std::string stft_step(const graph::Node& n);
 std::string stft_frame(const graph::Node& n);
 
+// A MelWeightMatrix whose num_mel_bins or dft_length the caller gives: its output dims are value
+// symbols (the kernel reads the DFT length from the input).
+bool mel_reads_values(const graph::Node& n);
+
 // The input of `n` whose run-time values decide its output's dims (Reshape's shape, Squeeze's
 // and Unsqueeze's axes, Expand's shape, ConstantOfShape's input), or -1.
 int value_shape_slot(const graph::Node& n);

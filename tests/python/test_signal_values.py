@@ -12,6 +12,9 @@ STFT with a run-time frame_step and frame_length (the frame and bin counts value
 with a window and a run-time step, several values on one artifact; a step of 0 and a frame
 longer than the signal are refused.
 
+MelWeightMatrix with every input given at run time: several bin counts, DFT lengths, rates and
+band edges on one artifact; a bin count of 0 is refused.
+
 Prints one line per check and `N passed, N failed`; exits 1 on a failure.
 """
 import argparse
@@ -85,6 +88,34 @@ def check_stft(exe, tmp, rng):
                 record(f"STFT with {why} refused with one line", ok, err)
 
 
+def check_mel(exe, tmp):
+    names = ["bins", "length", "rate", "lo", "hi"]
+    types = [TensorProto.INT64, TensorProto.INT64, TensorProto.INT64, TensorProto.FLOAT,
+             TensorProto.FLOAT]
+    g = helper.make_graph([helper.make_node("MelWeightMatrix", names, ["y"])], "g",
+                          [helper.make_tensor_value_info(n, t, []) for n, t in zip(names, types)],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    art = compile_model(exe, m, os.path.join(tmp, "mel.onnx"),
+                        "MelWeightMatrix (every input at run time)")
+    if art is None:
+        return
+
+    def feed(bins, length, rate, lo, hi):
+        return {"bins": np.array(bins, np.int64), "length": np.array(length, np.int64),
+                "rate": np.array(rate, np.int64), "lo": np.array(lo, np.float32),
+                "hi": np.array(hi, np.float32)}
+    feeds = [feed(8, 16, 8192, 0, 4096), feed(4, 64, 16000, 20, 8000), feed(1, 2, 100, 0, 50),
+             feed(13, 33, 22050, 100, 9000)]
+    bad = mismatches(exe, art, session(m), feeds, tmp,
+                     lambda f: f"bins {int(f['bins'])} length {int(f['length'])}")
+    record(f"MelWeightMatrix: {len(feeds)} value sets on one artifact match ONNX Runtime", not bad,
+           "; ".join(bad))
+    ok, err = refused(exe, art, feed(0, 16, 8192, 0, 4096), tmp, "'y.v")
+    record("MelWeightMatrix with 0 bins refused with one line", ok, err)
+
+
 def session(m):
     import onnxruntime as ort
     return ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
@@ -122,6 +153,7 @@ def main():
                                       "'y.a'")
                     record(f"DFT axis {a} refused with one line", ok, err)
         check_stft(exe, tmp, rng)
+        check_mel(exe, tmp)
     return summary()
 
 

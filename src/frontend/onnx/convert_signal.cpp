@@ -67,8 +67,9 @@ void convert_mel_weight_matrix(NodeConverter& c) {
   std::vector<graph::Value*> inputs;
   c.input(0, "num_mel_bins");
   c.input(1, "dft_length");
-  static_scalar_input(c, 0, "num_mel_bins", "num_mel_bins", false, attrs, inputs);
-  static_scalar_input(c, 1, "dft_length", "dft_length", false, attrs, inputs);
+  static_scalar_input(c, 0, "num_mel_bins", "num_mel_bins", false, attrs, inputs,
+                      /*runtime=*/true);
+  static_scalar_input(c, 1, "dft_length", "dft_length", false, attrs, inputs, /*runtime=*/true);
   inputs.resize(2, nullptr);
   inputs.push_back(c.input(2, "sample_rate"));
   inputs.push_back(c.input(3, "lower_edge_hertz"));

@@ -207,8 +207,11 @@ Stmt compute_stft(const graph::Node& node, const std::vector<Buffer>& inputs,
 Stmt compute_mel_weight_matrix(const graph::Node& node, const std::vector<Buffer>& inputs,
                                const std::vector<Buffer>& outputs) {
   const Buffer& y = outputs.at(0);
-  int64_t bins = node.attrs.get_int("num_mel_bins", 1);
-  int64_t len = node.attrs.get_int("dft_length", 1);
+  // The bin count is the output's; a DFT length the caller gives is read from its input.
+  const Expr bins = y->shape.at(1);
+  const Expr len = inputs.at(1).defined()
+                       ? cast(DataType::i64(), inputs[1].load(scalar_index(inputs[1])))
+                       : i64(node.attrs.get_int("dft_length", 1));
   Expr rate = as_f64(inputs.at(2).load(scalar_index(inputs[2])));
   Expr lo = as_f64(inputs.at(3).load(scalar_index(inputs[3])));
   Expr hi = as_f64(inputs.at(4).load(scalar_index(inputs[4])));
@@ -218,14 +221,14 @@ Stmt compute_mel_weight_matrix(const graph::Node& node, const std::vector<Buffer
   double ln10 = std::log(10.0);
   auto mel = [&](Expr f) { return f64(2595) * log(f64(1) + f / f64(700)) / f64(ln10); };
   Expr lo_mel = mel(lo);
-  Expr mel_step = (mel(hi) - lo_mel) / f64(double(bins + 2));
+  Expr mel_step = (mel(hi) - lo_mel) / as_f64(bins + i64(2));
   auto edge = [&](Expr t) {
     Expr m = as_f64(t) * mel_step + lo_mel;
     Expr hz = f64(700) * (exp(m / f64(2595) * f64(ln10)) - f64(1));
-    return cast(DataType::i64(), call(Intrinsic::floor, {f64(double(len + 1)) * hz / rate}));
+    return cast(DataType::i64(), call(Intrinsic::floor, {as_f64(len + i64(1)) * hz / rate}));
   };
   return loop_nest(
-      const_shape(y), "i",
+      Extents(y->shape), "i",
       [&](const Index& o) {
         Expr j = o[0], i = o[1];
         Expr left = edge(i), center = edge(i + i64(1)), right = edge(i + i64(2));

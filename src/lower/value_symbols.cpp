@@ -504,6 +504,26 @@ Definition mel_dim(const graph::Node& n, const std::string& name, Context& c) {
   return {axis == 0 ? tir::floordiv(len, tir::i64(2)) + tir::i64(1) : bins, valid};
 }
 
+// MaxUnpool(X, I, output_shape) with the output_shape given at run time: dim d is
+// output_shape[d]; the batch and channels must be X's (as ONNX Runtime requires), a spatial dim
+// at least the unpooled size the indices refer to.
+Definition max_unpool_dim(const graph::Node& n, int axis, Context& c) {
+  const Expr v = c.load(n.inputs[2], axis);
+  const graph::TensorType& x = n.inputs[0]->type;
+  Expr least;
+  if (axis >= 2) {
+    const size_t k = size_t(x.rank() - 2), d = size_t(axis - 2);
+    const std::vector<int64_t> kernel = n.attrs.get_ints("kernel_shape");
+    const std::vector<int64_t> strides = n.attrs.get_ints("strides");
+    const std::vector<int64_t> pads = n.attrs.get_ints("pads");
+    least = (c.dim(x.shape[size_t(axis)]) - tir::i64(1)) * tir::i64(strides.at(d)) -
+            tir::i64(pads.at(d) + pads.at(k + d)) + tir::i64(kernel.at(d));
+  } else {
+    return {v, v == c.dim(x.shape[size_t(axis)])};
+  }
+  return {v, v >= least};
+}
+
 Definition define(const graph::Node& n, const std::string& name, Context& c) {
   if (ops::mel_reads_values(n)) return mel_dim(n, name, c);
   if (ops::stft_reads_values(n)) return stft_dim(n, name, c);
@@ -529,6 +549,8 @@ Definition define(const graph::Node& n, const std::string& name, Context& c) {
       return constant_of_shape_dim(n, axis, c);
     case ops::OpKind::AffineGrid:
       return affine_grid_dim(n, axis, c);
+    case ops::OpKind::MaxUnpool:
+      return max_unpool_dim(n, axis, c);
     case ops::OpKind::TopK:
       return topk_k(n, axis, c);
     case ops::OpKind::Tile:

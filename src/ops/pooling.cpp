@@ -3,6 +3,7 @@
 // inverse; output_shape from a constant input).
 #include "ops/conv_geometry.h"
 #include "ops/op_families.h"
+#include "ops/value_symbols.h"
 #include "support/error.h"
 
 namespace ingot::ops::detail {
@@ -103,6 +104,14 @@ std::vector<TensorType> infer_max_unpool(Node& n) {
                 v, in.value);
     out.shape.push_back(Dim::fixed(v));
   }
+  if (value_shape_slot(n) == 2) {  // the caller's output_shape: value dims, checked at run time
+    const TensorType& s = n.inputs[2]->type;
+    if (s.dtype != DType::kI64 || s.rank() != 1 || !s.is_static() || s.shape[0].value != x.rank())
+      fail_user("{}: input 'output_shape' must be a 1-D int64 tensor of {} values, got {}",
+                n.describe(), x.rank(), s.str());
+    for (int d = 0; d < x.rank(); ++d) out.shape[size_t(d)] = value_dim(n, 0, d);
+    return {out};
+  }
   if (n.attrs.has("output_shape")) {
     std::vector<int64_t> shape = n.attrs.get_ints("output_shape");
     if (int(shape.size()) != x.rank())
@@ -164,7 +173,7 @@ void add_pooling_ops(std::vector<OpInfo>& t) {
                  {"output_shape", AttrType::kInts}}};
   unpool.min_inputs = 2;
   unpool.max_inputs = 3;
-  unpool.const_inputs = {{2, "output_shape", "output_shape"}};
+  unpool.const_inputs = {{2, "output_shape", "output_shape", false, /*runtime=*/true}};
   unpool.infer_fn = infer_max_unpool;
   unpool.flops_fn = no_flops;
   t.push_back(unpool);

@@ -136,6 +136,9 @@ int value_shape_slot(const graph::Node& n) {
     case OpKind::AffineGrid:
       slot = 1;
       break;
+    case OpKind::MaxUnpool:
+      slot = 2;
+      break;
     case OpKind::ConstantOfShape:
     case OpKind::HannWindow:
     case OpKind::HammingWindow:

@@ -24,6 +24,10 @@ Slice with its starts, ends, axes and steps (or only its ends) given at run time
 steps, negative axes, ends beyond the dim and empty slices against ONNX Runtime; a step of 0 is
 refused.
 
+MaxUnpool with its output_shape given at run time, padded shapes among them, against ONNX
+Runtime where it agrees with the ONNX reference (no padding) and the reference evaluator
+elsewhere; an output_shape below the unpooled size or of other channels is refused.
+
 Prints one line per check and `N passed, N failed`; exits 1 on a failure.
 """
 import argparse
@@ -34,6 +38,8 @@ import tempfile
 
 import numpy as np
 import onnx
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from onnx import TensorProto, helper, numpy_helper
 
 results = []
@@ -500,6 +506,57 @@ def check_affine_grid(exe, tmp, rng):
                    res.stderr.strip())
 
 
+def check_max_unpool(exe, tmp, rng):
+    """MaxUnpool with its output_shape given at run time: the unpooled 4x4 padded to several
+    shapes on one artifact; a shape below the unpooled size, or of other channels, is refused."""
+    import onnxruntime as ort
+    from ort_check import compile_model, mismatches, refused
+    g = helper.make_graph(
+        [helper.make_node("MaxUnpool", ["x", "i", "shape"], ["y"], kernel_shape=[2, 2],
+                          strides=[2, 2])], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 2, 2]),
+         helper.make_tensor_value_info("i", TensorProto.INT64, [1, 2, 2, 2]),
+         helper.make_tensor_value_info("shape", TensorProto.INT64, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 11)])
+    m.ir_version = 8
+    art = compile_model(exe, m, os.path.join(tmp, "unpool.onnx"),
+                        "MaxUnpool (output_shape at run time)")
+    if art is None:
+        return
+    x = rng.standard_normal((1, 2, 2, 2)).astype(np.float32)
+    i = np.array([0, 3, 9, 14, 17, 18, 28, 31], np.int64).reshape(1, 2, 2, 2)
+    feeds = [{"x": x, "i": i, "shape": np.array(s, np.int64)}
+             for s in ([1, 2, 4, 4], [1, 2, 5, 5], [1, 2, 4, 7], [1, 2, 6, 4])]
+    # Padded shapes: ONNX Runtime reads the indices as offsets into the padded output, the ONNX
+    # reference (whose node-test data ingot matches) into the unpooled one, so the reference
+    # evaluator is the peer there; ONNX Runtime where the two agree (no padding).
+    from onnx.reference import ReferenceEvaluator
+
+    class Reference:
+        def __init__(self, model):
+            self.ev = ReferenceEvaluator(model)
+
+        def get_outputs(self):
+            return sess.get_outputs()
+
+        def run(self, _names, feed):
+            return self.ev.run(None, feed)
+
+    sess = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+    bad = mismatches(exe, art, sess, feeds[:1], tmp, lambda f: f"shape {f['shape'].tolist()}")
+    bad += mismatches(exe, art, Reference(m), feeds[1:], tmp,
+                      lambda f: f"shape {f['shape'].tolist()}")
+    record(f"MaxUnpool: {len(feeds)} output shapes on one artifact match ONNX Runtime (unpadded) "
+           "and the ONNX reference (padded)", not bad, "; ".join(bad))
+    ok, err = refused(exe, art, {"x": x, "i": i, "shape": np.array([1, 2, 3, 4], np.int64)}, tmp,
+                      "'y.v2'")
+    record("MaxUnpool with an output_shape below the unpooled size refused with one line", ok, err)
+    ok, err = refused(exe, art, {"x": x, "i": i, "shape": np.array([1, 3, 4, 4], np.int64)}, tmp,
+                      "'y.v1'")
+    record("MaxUnpool with an output_shape of other channels refused with one line", ok, err)
+
+
 def main():
     import onnxruntime as ort
     ap = argparse.ArgumentParser()
@@ -561,6 +618,7 @@ def main():
         check_static_pad_crops(exe, tmp, rng)
         check_center_crop_pad(exe, tmp, rng)
         check_affine_grid(exe, tmp, rng)
+        check_max_unpool(exe, tmp, rng)
     failed = results.count(False)
     print(f"{len(results) - failed} passed, {failed} failed")
     return 1 if failed else 0

@@ -48,7 +48,7 @@ void convert_max_unpool(NodeConverter& c) {
   for (const char* name : {"kernel_shape", "strides", "pads"}) c.copy_attr(name, attrs);
   std::vector<graph::Value*> inputs{c.input(0, "X"), c.input(1, "I")};
   graph::Value* deferred = nullptr;
-  if (graph::TensorPtr t = c.static_input(2, "output_shape", &deferred))
+  if (graph::TensorPtr t = c.value_input(2, "output_shape", &deferred))
     attrs.set("output_shape", tensor_to_i64s(*t));
   if (deferred) inputs.push_back(deferred);
   c.emit(OpKind::MaxUnpool, inputs, attrs);

@@ -156,7 +156,7 @@ Stmt compute_max_unpool(const graph::Node& node, const std::vector<Buffer>& inpu
   const Buffer& idx = inputs.at(1);
   const Buffer& y = outputs.at(0);
   check_dtype(node, x, DTypeClass::kFloat);
-  std::vector<int64_t> xs = const_shape(x), ys = const_shape(y);
+  std::vector<int64_t> xs = const_shape(x);  // (the output's dims may be the caller's: symbolic)
   size_t k = xs.size() - 2;
   std::vector<int64_t> kernel = node.attrs.get_ints("kernel_shape");
   std::vector<int64_t> strides = node.attrs.get_ints("strides", std::vector<int64_t>(k, 1));
@@ -167,13 +167,17 @@ Stmt compute_max_unpool(const graph::Node& node, const std::vector<Buffer>& inpu
   std::vector<int64_t> unpooled = {xs[0], xs[1]};
   for (size_t d = 0; d < k; ++d)
     unpooled.push_back((xs[2 + d] - 1) * strides[d] - (pads[d] + pads[k + d]) + kernel[d]);
-  for (size_t d = 0; d < ys.size(); ++d)
-    INGOT_ICHECK(unpooled[d] <= ys[d], "{}: output dim {} ({}) is below the unpooled size {}",
-                 node_label(node), d, ys[d], unpooled[d]);
+  for (size_t d = 0; d < unpooled.size(); ++d) {
+    int64_t yd = 0;
+    INGOT_ICHECK(!is_const_int(y->shape[d], &yd) || unpooled[d] <= yd,
+                 "{}: output dim {} ({}) is below the unpooled size {}", node_label(node), d, yd,
+                 unpooled[d]);
+  }
   std::vector<int64_t> ustr = row_major_strides(unpooled);
   int64_t total = num_elements(unpooled);
-  Stmt zero = loop_nest(
-      ys, "z", [&](const Index& o) { return BufferStore::make(y, make_const(y->dtype, 0), o); });
+  Stmt zero = loop_nest(Extents(y->shape), "z", [&](const Index& o) {
+    return BufferStore::make(y, make_const(y->dtype, 0), o);
+  });
   Stmt scatter = loop_nest(
       xs, "i",
       [&](const Index& i) {

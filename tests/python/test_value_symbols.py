@@ -39,15 +39,10 @@ import tempfile
 import numpy as np
 import onnx
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from onnx import TensorProto, helper, numpy_helper
 
-results = []
-
-
-def record(name, ok, detail=""):
-    results.append(ok)
-    print(f"{'PASS' if ok else 'FAIL'} {name}{': ' + detail if detail else ''}", flush=True)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ort_check import compile_model, mismatches, record, refused, summary  # noqa: E402
 
 
 def model(batch):
@@ -414,42 +409,24 @@ def check_center_crop_pad(exe, tmp, rng):
             [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)])
         m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
         m.ir_version = 8
-        path = os.path.join(tmp, f"ccp_{axes is None}.onnx")
-        onnx.save(m, path)
-        art = path.replace(".onnx", ".so")
-        r = subprocess.run([exe, "compile", path, "-o", art], capture_output=True, text=True)
         what = "all dims" if axes is None else f"axes {axes}"
-        record(f"CenterCropPad ({what}, shape at run time) compiles", r.returncode == 0,
-               r.stderr.strip()[-300:])
-        if r.returncode != 0:
+        art = compile_model(exe, m, os.path.join(tmp, f"ccp_{axes is None}.onnx"),
+                            f"CenterCropPad ({what}, shape at run time)")
+        if art is None:
             continue
-        sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+        sess = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
         cases = ([[3, 2, 9], [1, 8, 1], [3, 5, 6], [4, 0, 3]] if axes is None else
                  [[3, 8], [9, 2], [6, 5], [1, 1]])
         x = rng.standard_normal((3, 5, 6)).astype(np.float32)
-        bad = []
-        for shape in cases:
-            feeds = {"x": x, "shape": np.array(shape, np.int64)}
-            inp, outp = os.path.join(tmp, "in.npz"), os.path.join(tmp, "out.npz")
-            np.savez(inp, **feeds)
-            r = subprocess.run([exe, "run", art, "--inputs", inp, "--outputs", outp],
-                               capture_output=True, text=True)
-            if r.returncode != 0:
-                bad.append(f"{shape}: {r.stderr.strip()}")
-                continue
-            got, want = np.load(outp)["z"], sess.run(None, feeds)[0]
-            if got.shape != want.shape or not np.allclose(got, want):
-                bad.append(f"{shape}: {got.shape} vs {want.shape}")
+        feeds = [{"x": x, "shape": np.array(shape, np.int64)} for shape in cases]
+        bad = mismatches(exe, art, sess, feeds, tmp, lambda f: f"{f['shape'].tolist()}",
+                         rtol=1e-5, atol=1e-8)
         record(f"CenterCropPad ({what}): {len(cases)} shapes on one artifact match ONNX Runtime",
                not bad, "; ".join(bad))
         if axes is None:
-            inp = os.path.join(tmp, "bad.npz")
-            np.savez(inp, x=x, shape=np.array([3, -1, 6], np.int64))
-            r = subprocess.run([exe, "run", art, "--inputs", inp], capture_output=True, text=True)
-            lines = r.stderr.strip().splitlines()
-            record("CenterCropPad with a negative size refused with one line",
-                   r.returncode != 0 and len(lines) == 1 and "'y.v1'" in lines[0],
-                   r.stderr.strip())
+            ok, err = refused(exe, art, {"x": x, "shape": np.array([3, -1, 6], np.int64)}, tmp,
+                              "'y.v1'")
+            record("CenterCropPad with a negative size refused with one line", ok, err)
 
 
 def check_affine_grid(exe, tmp, rng):
@@ -466,51 +443,32 @@ def check_affine_grid(exe, tmp, rng):
             [helper.make_tensor_value_info("grid", TensorProto.FLOAT, None)])
         m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)])
         m.ir_version = 9
-        path = os.path.join(tmp, f"affine_{r}_{align}.onnx")
-        onnx.save(m, path)
-        art = path.replace(".onnx", ".so")
-        r_ = subprocess.run([exe, "compile", path, "-o", art], capture_output=True, text=True)
-        record(f"AffineGrid ({r}-D, align_corners {align}, size at run time) compiles",
-               r_.returncode == 0, r_.stderr.strip()[-300:])
-        if r_.returncode != 0:
+        art = compile_model(exe, m, os.path.join(tmp, f"affine_{r}_{align}.onnx"),
+                            f"AffineGrid ({r}-D, align_corners {align}, size at run time)")
+        if art is None:
             continue
-        sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+        sess = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
         theta = rng.standard_normal((2, r, r + 1)).astype(np.float32)
         sizes = ([[2, 3, 4, 5], [2, 1, 1, 7], [2, 3, 6, 1]] if r == 2 else
                  [[2, 1, 3, 4, 5], [2, 2, 1, 2, 3]])
         if align:
             sizes = [sz for sz in sizes if min(sz[2:]) > 1] + [[2] * (r + 2)]
-        bad = []
-        for size in sizes:
-            feeds = {"theta": theta, "size": np.array(size, np.int64)}
-            inp, outp = os.path.join(tmp, "in.npz"), os.path.join(tmp, "out.npz")
-            np.savez(inp, **feeds)
-            res = subprocess.run([exe, "run", art, "--inputs", inp, "--outputs", outp],
-                                 capture_output=True, text=True)
-            if res.returncode != 0:
-                bad.append(f"{size}: {res.stderr.strip()}")
-                continue
-            got, want = np.load(outp)["grid"], sess.run(None, feeds)[0]
-            if got.shape != want.shape or not np.allclose(got, want, atol=1e-5):
-                bad.append(f"{size}: {got.shape} vs {want.shape}")
+        feeds = [{"theta": theta, "size": np.array(size, np.int64)} for size in sizes]
+        bad = mismatches(exe, art, sess, feeds, tmp, lambda f: f"{f['size'].tolist()}",
+                         rtol=1e-5, atol=1e-5)
         record(f"AffineGrid ({r}-D, align_corners {align}): {len(sizes)} sizes on one artifact "
                "match ONNX Runtime", not bad, "; ".join(bad))
         if r == 2 and align == 0:
-            inp = os.path.join(tmp, "bad.npz")
-            np.savez(inp, theta=theta, size=np.array([3, 3, 4, 5], np.int64))
-            res = subprocess.run([exe, "run", art, "--inputs", inp], capture_output=True,
-                                 text=True)
-            lines = res.stderr.strip().splitlines()
-            record("AffineGrid with size[0] other than theta's batch refused with one line",
-                   res.returncode != 0 and len(lines) == 1 and "invalid" in lines[0],
-                   res.stderr.strip())
+            ok, err = refused(exe, art, {"theta": theta, "size": np.array([3, 3, 4, 5], np.int64)},
+                              tmp, "invalid")
+            record("AffineGrid with size[0] other than theta's batch refused with one line", ok,
+                   err)
 
 
 def check_max_unpool(exe, tmp, rng):
     """MaxUnpool with its output_shape given at run time: the unpooled 4x4 padded to several
     shapes on one artifact; a shape below the unpooled size, or of other channels, is refused."""
     import onnxruntime as ort
-    from ort_check import compile_model, mismatches, refused
     g = helper.make_graph(
         [helper.make_node("MaxUnpool", ["x", "i", "shape"], ["y"], kernel_shape=[2, 2],
                           strides=[2, 2])], "g",
@@ -619,9 +577,7 @@ def main():
         check_center_crop_pad(exe, tmp, rng)
         check_affine_grid(exe, tmp, rng)
         check_max_unpool(exe, tmp, rng)
-    failed = results.count(False)
-    print(f"{len(results) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":

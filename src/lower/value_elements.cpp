@@ -41,11 +41,6 @@ int64_t broadcast_flat(const std::vector<int64_t>& idx, const std::vector<int64_
   return flatten(j, in);
 }
 
-Expr cast_to(tir::DataType to, Expr x) {
-  if (to.is_bool() && !x.dtype().is_bool()) return x != tir::make_const(x.dtype(), 0);
-  return tir::cast(to, x);
-}
-
 }  // namespace
 
 Expr ValueElements::element(const graph::Value* v, int64_t i) {
@@ -55,7 +50,7 @@ Expr ValueElements::element(const graph::Value* v, int64_t i) {
     return tir::make_const(dt, double(v->constant->get_i64(i)));
   }
   if (!v->symbolic_value.empty())
-    return cast_to(dt, symbols_.expr(v->symbolic_value.at(size_t(i))));
+    return onnx_cast(dt, symbols_.expr(v->symbolic_value.at(size_t(i))));
   if (v->producer == nullptr) return load_(v, i);
   auto key = std::make_pair(v, i);
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
@@ -91,7 +86,7 @@ Expr ValueElements::compute(const graph::Node& n, const graph::Value* v, int64_t
     case OpKind::Unsqueeze:
       return element(n.inputs.at(0), i);
     case OpKind::Cast:
-      return cast_to(dt, element(n.inputs.at(0), i));
+      return onnx_cast(dt, element(n.inputs.at(0), i));
     case OpKind::Expand:
       return operand(0);
     case OpKind::Neg:

@@ -272,7 +272,8 @@ TirInterpreter::Scalar TirInterpreter::ev(const Expr& e) {
         case Intrinsic::fmod:
           v = std::fmod(x, y);
           break;
-        case Intrinsic::prefetch:  // (returned above)
+        case Intrinsic::prefetch:
+          fail("prefetch has no value (handled above)");
         case Intrinsic::warp_shuffle_down:
           fail("warp_shuffle_down needs the threads of a GPU warp");
       }

@@ -320,6 +320,11 @@ Stmt RowAccum::wrap(Stmt body) const {
   return Allocate::make(local, SeqStmt::make({std::move(body), flush}));
 }
 
+Expr onnx_cast(DataType to, Expr x) {
+  if (to.is_bool() && !x.dtype().is_bool()) return x != make_const(x.dtype(), 0);
+  return cast(to, x);
+}
+
 Expr trunc_div(Expr a, Expr b) {
   Expr zero = make_const(a.dtype(), 0);
   Expr q = floordiv(a, b);

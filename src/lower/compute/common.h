@@ -144,5 +144,7 @@ tir::Stmt conv_rows(const graph::Node& node, const tir::Buffer& x, const tir::Bu
 
 // ONNX integer division (truncates toward zero) built from floordiv/floormod.
 tir::Expr trunc_div(tir::Expr a, tir::Expr b);
+// ONNX Cast of one value: to bool tests for non-zero, otherwise a plain conversion.
+tir::Expr onnx_cast(tir::DataType to, tir::Expr x);
 
 }  // namespace ingot::lower

@@ -47,11 +47,6 @@ Expr clip(const std::vector<Buffer>& in, Expr x) {
   return x;
 }
 
-Expr cast_to(DataType to, Expr x) {
-  if (to.is_bool() && !x.dtype().is_bool()) return x != make_const(x.dtype(), 0);
-  return cast(to, x);
-}
-
 Expr apply(const graph::Node& node, const std::vector<Buffer>& in, DataType out_dtype, Expr x) {
   DataType d = x.dtype();
   switch (node.op) {
@@ -80,7 +75,7 @@ Expr apply(const graph::Node& node, const std::vector<Buffer>& in, DataType out_
     case OpKind::Gelu:
       return gelu(node, x);
     case OpKind::Cast:
-      return cast_to(out_dtype, x);
+      return onnx_cast(out_dtype, x);
     default:
       fail_internal("{} is not an elementwise unary op", node_label(node));
   }

@@ -62,6 +62,12 @@ struct IngotSession {
   int64_t* symbols;
   int64_t* output_dims;
   size_t* output_capacity;
+  /* States (ABI 9): their buffers are outputs[num_outputs + k] (the entry takes them after the
+   * outputs); the shared length, and per state the shape and strides of ingot_session_state's
+   * view. */
+  int64_t state_length;
+  int64_t** state_view_shapes;
+  int64_t** state_view_strides;
   IngotServices services;
   /* set_error may be called from pool threads during a run; first message wins. */
   pthread_mutex_t error_lock;
@@ -112,6 +118,15 @@ ingot_status ingot_update_output_shapes(IngotSession* s);
 ingot_status ingot_read_output_shapes(IngotSession* s);
 /* Grows the session's workspace to what the bound symbols need (IngotArtifact.workspace_fn). */
 ingot_status ingot_size_workspace(IngotSession* s);
+
+/* state.c (ABI 9): whether symbol k is the states' length; the state table checked at load; the
+ * length bound into the symbols before a run (within its bounds); a run that would pass a
+ * state's capacity refused; the length moved on after a successful run. */
+int ingot_is_state_symbol(const IngotArtifact* a, int32_t k);
+ingot_status ingot_check_states(const char* path, const IngotArtifact* a);
+ingot_status ingot_bind_state_length(IngotSession* s);
+ingot_status ingot_check_state_room(const IngotSession* s);
+void ingot_advance_states(IngotSession* s);
 
 /* guard.c: checks every specialised input's bound data against the value the artifact was
  * compiled for; on a difference fails naming the input and both values. */

@@ -8,8 +8,8 @@
 #include "artifact_checksum.h"
 #include "internal.h"
 
-/* Size of the IngotArtifact record of ABI version 6 (fields up to and including `shape_fn`). */
-#define INGOT_ARTIFACT_MIN_SIZE (offsetof(IngotArtifact, value_fn) + sizeof(IngotValueFn))
+/* Size of the IngotArtifact record of this ABI version (fields up to and including `states`). */
+#define INGOT_ARTIFACT_MIN_SIZE (offsetof(IngotArtifact, states) + sizeof(void*))
 
 static ingot_status check_tensor_table(const char* path, const IngotArtifact* a, const char* what,
                                        int32_t count, const IngotTensorInfo* infos, size_t* bytes) {
@@ -188,6 +188,7 @@ INGOT_API ingot_status ingot_model_load_ex(const char* path, uint32_t flags, Ing
   }
   if (status == INGOT_OK) {
     status = ingot_check_symbols(path, a);
+    if (status == INGOT_OK) status = ingot_check_states(path, a);
     if (status == INGOT_OK) ingot_mark_value_symbols(a, m->value_symbol);
   }
   if (status == INGOT_OK) {

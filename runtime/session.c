@@ -84,10 +84,13 @@ INGOT_API ingot_status ingot_session_create(const IngotModel* model, IngotSessio
   s->model = model;
   pthread_mutex_init(&s->error_lock, NULL);
   size_t nin = (size_t)a->num_inputs + 1, nout = (size_t)a->num_outputs + 1;
+  size_t nstate = (size_t)a->num_states + 1;
   size_t nk = (size_t)a->num_kernels + 1;
   s->inputs = calloc(nin, sizeof(void*));
   s->input_copies = calloc(nin, sizeof(void*));
-  s->outputs = calloc(nout, sizeof(void*));
+  s->outputs = calloc(nout + nstate, sizeof(void*)); /* the outputs, then the states */
+  s->state_view_shapes = calloc(nstate, sizeof(int64_t*));
+  s->state_view_strides = calloc(nstate, sizeof(int64_t*));
   s->output_shapes = calloc(nout, sizeof(int64_t*));
   s->kernel_start = calloc(nk, sizeof(double));
   s->kernel_total = calloc(nk, sizeof(double));
@@ -107,7 +110,8 @@ INGOT_API ingot_status ingot_session_create(const IngotModel* model, IngotSessio
   }
   int ok = s->inputs && s->input_copies && s->outputs && s->output_shapes && s->kernel_start &&
            s->kernel_total && s->kernel_calls && (on_device || sized_per_run || s->workspace) &&
-           s->input_shapes && s->symbols && s->output_dims && s->output_capacity;
+           s->input_shapes && s->symbols && s->output_dims && s->output_capacity &&
+           s->state_view_shapes && s->state_view_strides;
   for (int32_t i = 0; ok && i < a->num_inputs; ++i) {
     s->input_shapes[i] = calloc((size_t)a->inputs[i].ndim + 1, sizeof(int64_t));
     ok = s->input_shapes[i] != NULL;
@@ -120,6 +124,13 @@ INGOT_API ingot_status ingot_session_create(const IngotModel* model, IngotSessio
     ok = s->outputs[i] && s->output_shapes[i];
     if (ok && info->ndim > 0)
       memcpy(s->output_shapes[i], info->shape, sizeof(int64_t) * info->ndim);
+  }
+  for (int32_t k = 0; ok && k < a->num_states; ++k) {
+    const IngotTensorInfo* info = &a->states[k].info;
+    s->outputs[a->num_outputs + k] = ingot_aligned_alloc(ingot_tensor_bytes(info));
+    s->state_view_shapes[k] = calloc((size_t)info->ndim, sizeof(int64_t));
+    s->state_view_strides[k] = calloc((size_t)info->ndim, sizeof(int64_t));
+    ok = s->outputs[a->num_outputs + k] && s->state_view_shapes[k] && s->state_view_strides[k];
   }
   if (!ok) {
     ingot_session_free(s);
@@ -153,6 +164,13 @@ INGOT_API void ingot_session_free(IngotSession* s) {
     if (s->outputs) ingot_aligned_free(s->outputs[i]);
     if (s->output_shapes) free(s->output_shapes[i]);
   }
+  for (int32_t k = 0; k < a->num_states; ++k) {
+    if (s->outputs) ingot_aligned_free(s->outputs[a->num_outputs + k]);
+    if (s->state_view_shapes) free(s->state_view_shapes[k]);
+    if (s->state_view_strides) free(s->state_view_strides[k]);
+  }
+  free(s->state_view_shapes);
+  free(s->state_view_strides);
   for (int32_t i = 0; s->input_shapes && i < a->num_inputs; ++i) free(s->input_shapes[i]);
   free(s->input_shapes);
   free(s->symbols);
@@ -244,6 +262,7 @@ static ingot_status session_run_unguarded(IngotSession* s) {
   if (st != INGOT_OK) return st;
   if (a->num_symbols > 0) {
     st = ingot_bind_symbols(s);
+    if (st == INGOT_OK) st = ingot_check_state_room(s);
     if (st == INGOT_OK) st = ingot_update_output_shapes(s);
     if (st == INGOT_OK && a->workspace_fn != NULL) st = ingot_size_workspace(s);
     if (st != INGOT_OK) return st;
@@ -256,8 +275,10 @@ static ingot_status session_run_unguarded(IngotSession* s) {
     return s->model->device_ops->session_run(s, s->services.kernel_begin, s->services.kernel_end);
   int32_t rc = a->entry(&s->services, (void* const*)s->inputs, (void* const*)s->outputs,
                         s->workspace, a->num_symbols > 0 ? s->symbols : NULL);
-  if (rc == 0 && !s->has_run_error)
+  if (rc == 0 && !s->has_run_error) {
+    ingot_advance_states(s);
     return a->value_fn != NULL ? ingot_read_output_shapes(s) : INGOT_OK;
+  }
   const char* name = a->model_name ? a->model_name : "";
   if (s->has_run_error) {
     return ingot_fail(INGOT_ERR_RUN, "model '%s' failed: %s", name, s->run_error);

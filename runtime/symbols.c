@@ -29,7 +29,7 @@ static int is_input_symbol(const IngotArtifact* a, int32_t k) {
 
 void ingot_mark_value_symbols(const IngotArtifact* a, uint8_t* value_symbol) {
   for (int32_t k = 0; k < a->num_symbols; ++k)
-    value_symbol[k] = a->value_fn != NULL && !is_input_symbol(a, k);
+    value_symbol[k] = a->value_fn != NULL && !is_input_symbol(a, k) && !ingot_is_state_symbol(a, k);
 }
 
 ingot_status ingot_check_symbols(const char* path, const IngotArtifact* a) {
@@ -138,6 +138,8 @@ ingot_status ingot_bind_symbols(IngotSession* s) {
       s->symbols[k] = v;
     }
   }
+  ingot_status bound = ingot_bind_state_length(s);
+  if (bound != INGOT_OK) return bound;
   if (a->value_fn != NULL) {
     int32_t status = a->value_fn((void* const*)s->inputs, s->symbols);
     if (status > 0 && status <= a->num_symbols)

@@ -4,7 +4,9 @@
 // past_value_<i> [1, heads, past, head_dim]; outputs logits [1, seq, vocab] and the presents
 // [1, heads, past + seq, head_dim]. It runs the prompt in one call (prefill, past = 0), then
 // one token per call (decode), feeding each call's presents back as the next pasts; greedy or
-// top-p sampling. Prints the tokens, then prefill and decode tokens/s, the peak resident
+// top-p sampling. An artifact compiled with --kv-cache N keeps the caches in the session instead
+// (states: its only input is input_ids and its only output the logits), so nothing is copied
+// between calls. Prints the tokens, then prefill and decode tokens/s, the peak resident
 // memory and the artifact's size (docs/dynamic-shapes.md).
 //
 //   ingot_generate model.so --prompt 464,3290,318 [--tokens 64] [--top-p 0.9]
@@ -193,6 +195,11 @@ int main(int argc, char** argv) {
       Tensor t{{}, {}, {kDLFloat, 32, 1}};
       for (int d = 0; d < info.ndim; ++d) t.shape.push_back(info.shape[d] < 0 ? 0 : info.shape[d]);
       pasts.push_back(std::move(t));
+    }
+    if (model.num_states() > 0) {
+      const IngotStateInfo& st = model.state_info(0);
+      std::printf("kv cache: %d states in the session, %lld entries each\n", model.num_states(),
+                  static_cast<long long>(st.info.shape[st.axis]));
     }
     Tensor ids{{1, int64_t(o.prompt.size())}, {}, {kDLInt, 64, 1}};
     ids.bytes.resize(o.prompt.size() * sizeof(int64_t));

@@ -21,8 +21,11 @@ extern "C" {
  *    the bound symbols, and a symbolic dim's `shape` entry is -1 (docs/abi.md).
  * 7: IngotArtifact gained `workspace_fn`: the workspace a symbolic model needs for the bound
  *    symbols (its memory plan is a function of them), and `value_fn`: symbols that the values of
- *    shape-deciding inputs decide. */
-#define INGOT_ABI_VERSION 8u
+ *    shape-deciding inputs decide.
+ * 8: data-dependent sizes: the entry writes them into its `symbols` (no longer const).
+ * 9: IngotArtifact gained `num_states` and `states`: buffers a session keeps between runs (a
+ *    key/value cache, `ingot compile --kv-cache`), passed to the entry after the outputs. */
+#define INGOT_ABI_VERSION 9u
 /* The one exported symbol of an artifact: `const IngotArtifact ingot_artifact_v1;` */
 #define INGOT_ARTIFACT_SYMBOL "ingot_artifact_v1"
 
@@ -123,6 +126,7 @@ typedef struct IngotDeviceCode {
 } IngotDeviceCode;
 
 /* Runs the model. inputs/outputs: one data pointer per IngotArtifact input/output, in order,
+ * then (ABI 9) one per state after the outputs,
  * dense row-major, at least 64-byte aligned is best but any alignment of the element is valid.
  * workspace: workspace_bytes, 64-byte aligned. symbols: the value of each of the artifact's
  * symbols, in order, within its bounds (NULL when it has none). A data-dependent size (NonZero's
@@ -153,6 +157,23 @@ typedef int32_t (*IngotWorkspaceFn)(const int64_t* symbols, uint64_t* workspace_
  * bound, writes the value symbols into `symbols`, and returns 0, or 1 + the index of the first
  * symbol whose input values are invalid (sizes that do not multiply out). */
 typedef int32_t (*IngotValueFn)(void* const* inputs, int64_t* symbols);
+
+/* A state (ABI 9): a buffer the session owns and keeps between runs, replacing a model input
+ * `past` and the output `present = Concat(past, new, axis)` that a caller would otherwise copy
+ * back (a decoder's key/value cache). `info` names the input it replaces, with the shape at its
+ * capacity (every dim static). The entries [0, length) along `axis` are valid; a run reads them
+ * as `past`, writes the new entries [length, length + step) in place and sees the whole
+ * [0, length + step) as `present`. The runtime binds symbol `length_symbol` to the length
+ * before the run and adds the step after it: symbol `step_symbol`'s value, or `step` when it
+ * is -1. Every state of an artifact shares one length. */
+typedef struct IngotStateInfo {
+  IngotTensorInfo info;
+  int32_t axis;
+  int32_t length_symbol;
+  int32_t step_symbol;
+  int32_t reserved;
+  int64_t step;
+} IngotStateInfo;
 
 typedef struct IngotArtifact {
   uint64_t magic;       /* INGOT_ARTIFACT_MAGIC */
@@ -186,6 +207,10 @@ typedef struct IngotArtifact {
   IngotWorkspaceFn workspace_fn;
   /* Version 7: the value symbols' function; NULL when every symbol is an input dim. */
   IngotValueFn value_fn;
+  /* Version 9: the states (0 and NULL for none); the entry takes their buffers after the
+   * outputs'. */
+  int32_t num_states;
+  const IngotStateInfo* states;
 } IngotArtifact;
 
 /* The last bytes of every artifact file (after the ELF image; the loader ignores them): a

@@ -88,6 +88,30 @@ INGOT_API ingot_status ingot_session_run(IngotSession* session);
 INGOT_API ingot_status ingot_session_output(const IngotSession* session, int32_t index,
                                             DLTensor* out_view);
 
+/* ---- states (a key/value cache kept in the session; `ingot compile --kv-cache`) ---- */
+/* The model's states: each replaces an input `past` and the output `present` that extends it.
+ * A new session's states are empty (length 0). Each run reads the valid entries as `past`,
+ * appends the new ones in place and moves the length on by them; a run that would pass the
+ * capacity fails with one line and changes nothing. */
+INGOT_API int32_t ingot_model_num_states(const IngotModel* model);
+/* The state's name (the input it replaces), dtype and shape at its capacity. */
+INGOT_API const IngotStateInfo* ingot_model_state_info(const IngotModel* model, int32_t index);
+/* The number of valid entries along each state's axis (all states share it). */
+INGOT_API ingot_status ingot_session_state_length(const IngotSession* session, int64_t* length);
+/* Sets the length to `length` in [0, capacity]: 0 starts a new sequence; a smaller length rolls
+ * the cache back (the entries past it are overwritten by the next run). Entries that were never
+ * written read as zeros. */
+INGOT_API ingot_status ingot_session_set_state_length(IngotSession* session, int64_t length);
+/* Copies `tensor` (a CPU tensor of the state's dtype and shape, any length along its axis up to
+ * the capacity) into state `index` as its valid entries, and sets the shared length to that
+ * length. Load every state with the same length. */
+INGOT_API ingot_status ingot_session_set_state(IngotSession* session, int32_t index,
+                                               const DLTensor* tensor);
+/* Fills *view with a strided view of state `index`'s valid entries (owned by the session; the
+ * next run changes it). */
+INGOT_API ingot_status ingot_session_state(const IngotSession* session, int32_t index,
+                                           DLTensor* view);
+
 /* At most n threads of the process-wide pool (the caller included) run this session's parallel
  * loops; 1 runs them on the calling thread only; n <= 0 (the default) allows the whole pool.
  * The pool runs one parallel loop at a time: a run whose loop finds the pool busy with another

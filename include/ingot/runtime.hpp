@@ -66,6 +66,13 @@ class Model {
   int find_output(const std::string& name) const {
     return ingot_model_find_output(model_, name.c_str());
   }
+  // States (a key/value cache kept in the session; ingot compile --kv-cache).
+  int num_states() const { return ingot_model_num_states(model_); }
+  const IngotStateInfo& state_info(int i) const {
+    const IngotStateInfo* info = ingot_model_state_info(model_, i);
+    if (info == nullptr) throw Error(INGOT_ERR_INVALID_ARGUMENT, ingot_last_error());
+    return *info;
+  }
   const IngotArtifact& artifact() const { return *ingot_model_artifact(model_); }
   const IngotModel* get() const { return model_; }
 
@@ -107,6 +114,23 @@ class Session {
   DLTensor output(int index) const {
     DLTensor view;
     check(ingot_session_output(session_, index, &view));
+    return view;
+  }
+  // The states' shared length (entries along their axis); set 0 to start a new sequence.
+  int64_t state_length() const {
+    int64_t n = 0;
+    check(ingot_session_state_length(session_, &n));
+    return n;
+  }
+  void set_state_length(int64_t length) { check(ingot_session_set_state_length(session_, length)); }
+  // Copies `tensor` in as state `index`'s valid entries (and sets the length to its).
+  void set_state(int index, const DLTensor& tensor) {
+    check(ingot_session_set_state(session_, index, &tensor));
+  }
+  // A strided view of state `index`'s valid entries.
+  DLTensor state(int index) const {
+    DLTensor view;
+    check(ingot_session_state(session_, index, &view));
     return view;
   }
   void set_profiling(bool enable) { check(ingot_session_set_profiling(session_, enable ? 1 : 0)); }

@@ -223,6 +223,11 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   for (const graph::Value* v : g->inputs) symbolic = symbolic || !v->type.is_static();
   for (const auto& n : g->nodes())
     for (const graph::Value* v : n->outputs) symbolic = symbolic || (v && !v->type.is_static());
+  if (options.kv_cache_capacity > 0 && (c_target || gpu || options.static_shapes_only))
+    fail_user(
+        "--kv-cache: the {} target compiles static shapes only; a cache needs the llvm "
+        "target and --dim-bounds",
+        c_target ? "c" : options.target);
   if (c_target || gpu || options.static_shapes_only) {
     lower::check_static_shapes(*g);
     if (!options.dim_bounds.empty())
@@ -280,6 +285,7 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   if (cpu_schedules) lower_options.vector_bits = isa.vector_bits;
   lower_options.gpu = gpu;
   lower_options.dim_bounds = options.dim_bounds;
+  lower_options.kv_cache_capacity = options.kv_cache_capacity;
   tir::IRModule mod;
   progress(4);
   timed("lower", [&] { mod = lower::lower_graph(*g, lower_options); });

@@ -41,6 +41,9 @@ struct CompileOptions {
   // Bounds of the symbolic dims left unbound (--dim-bounds); each needs an upper bound, and
   // the llvm target then compiles kernels over symbolic extents (docs/dynamic-shapes.md).
   DimBounds dim_bounds;
+  // > 0 (--kv-cache N): each key/value cache pair (input `past`, output Concat(past, new))
+  // becomes a state of N entries the session keeps between runs (lower/kv_cache_states.h).
+  int64_t kv_cache_capacity = 0;
   // Weight-only quantization (--quantize-weights): "" (none), "int8" or "int4", in groups of
   // group_size along each product's reduced dim (graph/transforms/quantize_weights.h).
   std::string quantize_weights;

@@ -20,6 +20,7 @@
 #include "lower/compute/compute.h"
 #include "lower/fold_constant_loads.h"
 #include "lower/fuse_group.h"
+#include "lower/kv_cache_states.h"
 #include "lower/lower_control_flow.h"
 #include "lower/lower_data_dependent.h"
 #include "lower/memory_plan.h"
@@ -115,18 +116,31 @@ class Lowering : public ValueFactory, public LoweringHost {
     check_symbolic_shapes(g_, symbols_);
     mod_.symbols = symbols_.symbols();
     mod_.model_name = g_.name;
-    for (size_t i = 0; i < g_.inputs.size(); ++i) {
-      place_[g_.inputs[i]] = {ArgRef::kInput, int64_t(i)};
-      mod_.inputs.push_back(describe(g_.inputs[i], symbols_));
+    if (options_.kv_cache_capacity > 0)
+      states_ = find_kv_cache_states(g_, symbols_, options_.kv_cache_capacity);
+    for (const Value* v : g_.inputs) {
+      if (state_index(v) >= 0) continue;
+      place_[v] = {ArgRef::kInput, int64_t(mod_.inputs.size())};
+      mod_.inputs.push_back(describe(v, symbols_));
     }
-    for (size_t i = 0; i < g_.outputs.size(); ++i)
-      mod_.outputs.push_back(describe(g_.outputs[i], symbols_));
+    for (const Value* v : g_.outputs) {
+      output_index_.push_back(state_index(v) >= 0 ? -1 : int64_t(mod_.outputs.size()));
+      if (state_index(v) < 0) mod_.outputs.push_back(describe(v, symbols_));
+    }
+    place_states();
     claim_outputs();
     plan_concat_slices();
     lower_nodes(g_);
     add_output_copies();
     plan_workspace();
     build_value_fn(g_, symbols_, mod_);
+    for (int& k : mod_.value_fn_inputs) {  // graph input index -> artifact input index
+      auto it = place_.find(g_.inputs[size_t(k)]);
+      if (it == place_.end())
+        fail_user("--kv-cache: the cache input '{}' decides a shape by its values",
+                  g_.inputs[size_t(k)]->name);
+      k = int(it->second.value);
+    }
     return std::move(mod_);
   }
 
@@ -152,9 +166,121 @@ class Lowering : public ValueFactory, public LoweringHost {
   void claim_outputs() {
     for (size_t i = 0; i < g_.outputs.size(); ++i) {
       const Value* v = g_.outputs[i];
-      if (v->producer == nullptr || v->is_constant() || place_.count(v)) continue;
-      place_[v] = {ArgRef::kOutput, int64_t(i)};
+      if (v->producer == nullptr || v->is_constant() || place_.count(v) || output_index_[i] < 0)
+        continue;
+      place_[v] = {ArgRef::kOutput, output_index_[i]};
     }
+  }
+
+  // ---- States (--kv-cache, lower/kv_cache_states.h) ----
+  // The state replacing `v` (a cache input or output), or -1.
+  int state_index(const Value* v) const {
+    for (size_t k = 0; k < states_.size(); ++k)
+      if (states_[k].past == v || states_[k].present == v) return int(k);
+    return -1;
+  }
+
+  size_t symbol_position(const std::string& name) const {
+    return size_t(&symbols_.symbol(name) - symbols_.symbols().data());
+  }
+
+  // Each state is a value at its capacity, the artifact's output outputs.size() + k; its past
+  // and present are strided views of it.
+  void place_states() {
+    for (size_t k = 0; k < states_.size(); ++k) {
+      const KvCacheState& s = states_[k];
+      graph::TensorType t{s.past->type.dtype, {}};
+      for (int64_t d : s.capacity_shape) t.shape.push_back(graph::Dim::fixed(d));
+      Value& state = new_value(s.past->name + "_state", t);
+      place_[&state] = {ArgRef::kOutput, int64_t(mod_.outputs.size() + k)};
+      state_values_.push_back(&state);
+      for (const Value* v : {s.past, s.present}) {
+        views_[v] = &state;
+        strided_[v] = state_strides(s);
+      }
+      tir::StateDesc d;
+      d.tensor = describe(&state, symbols_);
+      d.tensor.name = s.past->name;
+      d.axis = s.axis;
+      d.length_symbol = int(symbol_position(s.length_symbol));
+      d.step_symbol = s.step.is_static() ? -1 : int(symbol_position(s.step.sym().symbol_name()));
+      d.step = s.step.is_static() ? s.step.value : 0;
+      mod_.states.push_back(std::move(d));
+    }
+  }
+
+  // The Concat that extends a cache writes only the new entries, at the state's length.
+  bool lower_state_append(const graph::Node& node) {
+    for (size_t k = 0; k < states_.size(); ++k) {
+      const KvCacheState& s = states_[k];
+      if (s.concat != &node) continue;
+      Buffer added = param_buffer(s.added, false);
+      Buffer state = param_buffer(state_values_[k], false);
+      tir::PrimFunc f;
+      f.params = {added, state};
+      f.body = append_to_state(added, state, s.axis,
+                               symbols_.expr(graph::SymExpr::symbol(s.length_symbol)));
+      f.name = unique_name(fmt::format("{}_append", sanitize(node.name)));
+      f.source_ops = {"Concat (appended to the state)"};
+      add_kernel(std::move(f), {s.added, state_values_[k]});
+      return true;
+    }
+    return false;
+  }
+
+  // A Reshape-like node that only inserts or removes dims of extent 1 keeps a state's strided
+  // view a strided view (Llama's Unsqueeze before repeating the key/value heads).
+  bool lower_as_strided_view(const graph::Node& node) {
+    const Value* in = node.inputs.at(0);
+    const Value* out = node.outputs.at(0);
+    if (place_.count(out) || in->type.dtype != out->type.dtype) return false;
+    const std::vector<tir::Expr>& from = strided_.at(in);
+    std::vector<tir::Expr> strides;
+    size_t d = 0;
+    auto skip_units = [&] {
+      while (d < in->type.shape.size() && in->type.shape[d].is_static() &&
+             in->type.shape[d].value == 1)
+        ++d;
+    };
+    for (const graph::Dim& o : out->type.shape) {
+      if (o.is_static() && o.value == 1) {
+        strides.push_back(tir::i64(0));
+        continue;
+      }
+      skip_units();
+      if (d == in->type.shape.size() || in->type.shape[d] != o) return false;
+      strides.push_back(from[d++]);
+    }
+    skip_units();
+    if (d != in->type.shape.size()) return false;
+    views_[out] = storage(in);
+    strided_[out] = std::move(strides);
+    return true;
+  }
+
+  // A row-major copy (Reshape, Squeeze, ...) reads its input flat, so a state's strided view is
+  // first copied into a dense temporary.
+  bool lower_dense_copy_of_state(const graph::Node& node) {
+    if (states_.empty() || !is_row_major_copy(node.op)) return false;
+    graph::Node dense_node = node;
+    bool any = false;
+    for (Value*& v : dense_node.inputs) {
+      if (v == nullptr || !strided_.count(v)) continue;
+      Value& dense = new_value(v->name + "_dense", v->type);
+      Buffer from = param_buffer(v, false), to = param_buffer(&dense, false);
+      tir::PrimFunc f;
+      f.params = {from, to};
+      f.body = loop_nest(Extents{to->shape}, "i", [&](const Index& idx) {
+        return tir::BufferStore::make(to, from.load(idx), idx);
+      });
+      f.name = unique_name(fmt::format("{}_dense", sanitize(v->name)));
+      f.source_ops = {"(dense copy of a state)"};
+      add_kernel(std::move(f), {v, &dense});
+      v = &dense;
+      any = true;
+    }
+    if (any) lower_node(dense_node);
+    return any;
   }
 
   // The bytes of a value at the symbols' upper bounds (its bytes when static).
@@ -243,6 +369,11 @@ class Lowering : public ValueFactory, public LoweringHost {
   // The kernel parameter of a value (flattened to 1-D for row-major copies).
   Buffer param_buffer(const Value* v, bool flat) override {
     std::vector<tir::Expr> shape = symbols_.shape(v->type);
+    if (auto it = strided_.find(v); it != strided_.end()) {  // a view of a state's layout
+      INGOT_ICHECK(!flat, "a flat read of the state view '{}'", v->name);
+      return Buffer::make(sanitize(v->name), to_tir_dtype(v->type.dtype), shape,
+                          tir::StorageScope::kGlobal, it->second);
+    }
     if (flat && shape.size() != 1) shape = {symbols_.expr(elements(v))};
     return Buffer::make(sanitize(v->name), to_tir_dtype(v->type.dtype), shape);
   }
@@ -365,6 +496,7 @@ class Lowering : public ValueFactory, public LoweringHost {
     if (!is_row_major_copy(node.op) || reinterprets_input(node.op)) return false;
     const Value* in = node.inputs.at(0);
     const Value* out = node.outputs.at(0);
+    if (in != nullptr && out != nullptr && strided_.count(in)) return lower_as_strided_view(node);
     if (in == nullptr || out == nullptr || place_.count(out) || in->is_constant() ||
         in->type.dtype != out->type.dtype || elements(in) != elements(out))
       return false;
@@ -469,9 +601,11 @@ class Lowering : public ValueFactory, public LoweringHost {
   }
 
   void lower_node(const graph::Node& node) {
+    if (lower_state_append(node)) return;
     if (lower_control_flow_node(node, *this)) return;
     if (lower_data_dependent_node(node, *this)) return;
     if (lower_as_view(node)) return;
+    if (lower_dense_copy_of_state(node)) return;
     if (lower_symbolic_value(node)) return;
     if (lower_concat_in_place(node)) return;
     if (lower_split_as_slices(node)) return;
@@ -643,16 +777,17 @@ class Lowering : public ValueFactory, public LoweringHost {
   void add_output_copies() {
     for (size_t i = 0; i < g_.outputs.size(); ++i) {
       const Value* v = g_.outputs[i];
+      if (output_index_[i] < 0) continue;  // a state's present
       auto it = place_.find(v);
       if (it != place_.end() && it->second.kind == ArgRef::kOutput &&
-          it->second.value == int64_t(i))
+          it->second.value == output_index_[i])
         continue;
       if (v->is_constant()) constant_ref(v);
       INGOT_ICHECK(place_.count(v), "graph output '{}' has no producer", v->name);
       tir::PrimFunc f = flat_copy(v, sanitize(v->name) + "_out");
       f.name = unique_name(fmt::format("copy_{}", sanitize(v->name)));
       f.source_ops = {"(output copy)"};
-      output_copies_[int(mod_.kernels.size())] = int64_t(i);
+      output_copies_[int(mod_.kernels.size())] = output_index_[i];
       add_kernel(std::move(f), {v, nullptr});
     }
   }
@@ -760,6 +895,12 @@ class Lowering : public ValueFactory, public LoweringHost {
   std::map<const Value*, Slice> slices_;        // a Concat input -> its slice of the output
   std::map<const graph::Node*, ConcatInPlace> in_place_concats_;
   std::map<int, int64_t> output_copies_;  // copy kernel -> output index
+  std::vector<int64_t> output_index_;     // per graph output: the artifact's index (-1: a state)
+  std::vector<KvCacheState> states_;
+  std::vector<const Value*> state_values_;  // per state: the value at its capacity
+  // Views of a state's capacity layout (its past and present, and unit-dim reshapes of them):
+  // their element strides.
+  std::map<const Value*, std::vector<tir::Expr>> strided_;
   std::vector<PendingCall> calls_;
   std::set<std::string> names_;
   int next_label_ = 0;                      // control-flow labels

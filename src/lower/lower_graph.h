@@ -26,6 +26,9 @@ struct LowerOptions {
   // lowers to kernels over symbolic extents (docs/dynamic-shapes.md); each symbol needs an upper
   // bound, which sizes the workspace.
   std::map<std::string, SymbolBounds> dim_bounds = {};
+  // > 0 (--kv-cache): each input `past` whose output Concat(past, new) extends it becomes a state
+  // of this many entries that the session keeps (lower/kv_cache_states.h); 0: none.
+  int64_t kv_cache_capacity = 0;
 };
 
 // `g` must have its types inferred (graph::infer_types). UserError when a symbolic dimension

@@ -33,6 +33,18 @@ struct SymbolDesc {
   Var var;  // the int64 Var that stands for it in shape_exprs and kernels (named `name`)
 };
 
+// A state (ABI 9): a buffer the session keeps between runs at its capacity (a key/value cache),
+// which kernels reach as output outputs.size() + k. Its entries [0, length) along `axis` are
+// valid; a run appends `step` more (symbol `step_symbol`, or the constant when -1). `length_symbol`
+// and `step_symbol` index IRModule::symbols.
+struct StateDesc {
+  TensorDesc tensor;  // named after the input it replaces; static shape at capacity
+  int axis = 0;
+  int length_symbol = 0;
+  int step_symbol = -1;
+  int64_t step = 0;
+};
+
 struct ArgRef {
   // kWorkspaceAt: the workspace at a run-time offset (a plan that is a function of the symbols).
   // kSymbol: the entry's symbols table at one symbol's slot, an int64 that a counting kernel
@@ -64,6 +76,7 @@ struct IRModule {
   std::vector<PrimFunc> kernels;
   std::vector<KernelCall> entry;  // run in order by the entry function
   std::vector<TensorDesc> inputs, outputs;
+  std::vector<StateDesc> states;  // ArgRef::kOutput outputs.size() + k
   // The symbols of symbolic dims, in the order the entry receives their values; a kernel's
   // shape_vars are matched to them by name.
   std::vector<SymbolDesc> symbols;

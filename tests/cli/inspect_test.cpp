@@ -64,7 +64,7 @@ TEST_F(InspectTest, WrongAbiVersion) {
   auto r = ingot("inspect '" + artifact("fake_affine_abi1") + "'");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err, "error: artifact '" + artifact("fake_affine_abi1") +
-                       "' was built for ingot ABI version 1, this runtime supports version 8\n");
+                       "' was built for ingot ABI version 1, this runtime supports version 9\n");
 }
 
 TEST_F(InspectTest, NotAnArtifact) {

@@ -20,7 +20,9 @@ namespace {
 using namespace tir;
 
 // The layout the compiler emits (see module_builder.cpp) is x86_64's C layout of abi.h.
-static_assert(sizeof(IngotArtifact) == 160);
+static_assert(sizeof(IngotArtifact) == 176);
+static_assert(offsetof(IngotArtifact, num_states) == 160 && offsetof(IngotArtifact, states) == 168);
+static_assert(sizeof(IngotStateInfo) == 64 && offsetof(IngotStateInfo, step) == 56);
 static_assert(offsetof(IngotArtifact, value_fn) == 152);
 static_assert(offsetof(IngotArtifact, workspace_fn) == 144);
 static_assert(offsetof(IngotArtifact, num_symbols) == 120);

@@ -10,7 +10,12 @@ config, torch dynamo, `seq` and `past` dynamic). Each is compiled once with
 - greedy generation (prefill of a prompt, then one token per step, each side feeding its own
   presents back as pasts) gives exactly ONNX Runtime's tokens, with the logits within 1e-3 at
   every step;
-- a binding past the bound is refused with one line naming the input.
+- a binding past the bound is refused with one line naming the input;
+- compiled again with `--kv-cache 128` (the caches kept in the session as states): the logits and
+  each cache after the run match ONNX Runtime's logits and presents at several bindings (the
+  pasts loaded as the states' entries), greedy generation through the saved caches and through
+  examples/generate (whose session appends in place) gives ONNX Runtime's tokens, and a run past
+  the capacity is refused with one line naming the state.
 Prints one line per check and `N passed, N failed`; exits 1 on a failure, 77 when torch,
 transformers or onnxscript is missing (the export needs them).
 """
@@ -26,6 +31,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 BOUNDS = "seq:1..64 past:0..127"
+KV_CAPACITY = 128
 results = []
 
 
@@ -147,12 +153,17 @@ def check_model(name, exe, tmp, steps):
         runs = [subprocess.run([gen, art, "--prompt", prompt_arg, "--tokens", "12", "--top-p",
                                 "0.9", "--seed", "5"], capture_output=True, text=True)
                 for _ in range(2)]
-        sampled = [[int(t) for t in r.stdout.splitlines()[0].split()[1:]] for r in runs]
+        sampled = [[int(t) for t in next((ln for ln in r.stdout.splitlines()
+                                          if ln.startswith("tokens:")), "x").split()[1:]]
+                   for r in runs]
         record(f"{name}: ingot_generate top-p reproducible by seed",
                sampled[0] == sampled[1] and len(sampled[0]) == 12 and
                all(0 <= t < cfg["vocab"] for t in sampled[0]), f"{sampled[0]}")
     else:
         print(f"note: {gen} not built (INGOT_BUILD_EXAMPLES=OFF); its checks are skipped")
+
+    check_kv_cache(name, exe, tmp, model, cfg, sess, names, (prompt, steps, want_tokens,
+                                                              want_logits, generate, gen))
 
     # 3. Past the bound: one line naming the input.
     feeds = feeds_for(cfg, rng.integers(0, cfg["vocab"], 65),
@@ -163,6 +174,70 @@ def check_model(name, exe, tmp, steps):
     except RuntimeError as e:
         msg = str(e)
         record(f"{name}: seq=65 refused", "'input_ids'" in msg and "\n" not in msg, msg)
+
+
+def check_kv_cache(name, exe, tmp, model, cfg, sess, names, greedy):
+    """The same model compiled with --kv-cache: the caches are states of the session."""
+    prompt, steps, want_tokens, want_logits, generate, gen = greedy
+    art = os.path.join(tmp, name + "_kv.so")
+    r = subprocess.run([exe, "compile", model, "-o", art, "--dim-bounds", BOUNDS, "--kv-cache",
+                        str(KV_CAPACITY)], capture_output=True, text=True)
+    record(f"{name} --kv-cache: compile", r.returncode == 0, r.stderr.strip())
+    if r.returncode != 0:
+        return
+    kv = Ingot(exe, art, tmp)
+    presents = names[1:]
+    as_past = lambda n: n.replace("present_", "past_")  # noqa: E731
+    rng = np.random.default_rng(11)
+    kv_shape = lambda past: (1, cfg["kv_heads"], past, cfg["head_dim"])  # noqa: E731
+    # a. The logits and every cache after the run (`ingot run` saves a state's entries under its
+    # name) against ONNX Runtime's logits and presents; 64 + 64 fills the capacity.
+    for seq, past in [(8, 0), (1, 8), (5, 3), (1, 63), (17, 30), (64, 64)]:
+        ids = rng.integers(0, cfg["vocab"], seq)
+        pasts = [rng.standard_normal(kv_shape(past)).astype(np.float32)
+                 for _ in range(2 * cfg["layers"])]
+        feeds = feeds_for(cfg, ids, pasts)
+        want = dict(zip(names, sess.run(None, feeds)))
+        try:
+            got = kv.run(feeds)
+        except RuntimeError as e:
+            record(f"{name} --kv-cache: seq={seq} past={past}", False, str(e))
+            continue
+        pairs = [(got["logits"], want["logits"])] + [(got[as_past(n)], want[n]) for n in presents]
+        shapes_ok = all(g.shape == w.shape for g, w in pairs)
+        worst = max(rel_err(g, w) for g, w in pairs) if shapes_ok else float("inf")
+        record(f"{name} --kv-cache: seq={seq} past={past} logits and {len(presents)} caches",
+               worst <= 1e-4, f"max rel err {worst:.2e}")
+    # b. Greedy generation with the caches saved and loaded between runs.
+    def run_kv(feeds):
+        out = kv.run(feeds)
+        return {"logits": out["logits"], **{n: out[as_past(n)] for n in presents}}
+    try:
+        tokens, logits = generate(run_kv)
+        worst = max(rel_err(g, w) for g, w in zip(logits, want_logits))
+        record(f"{name} --kv-cache: greedy {steps} tokens equal ONNX Runtime's, logits within 1e-3",
+               tokens == want_tokens and worst <= 1e-3, f"max rel err {worst:.2e}; {tokens}")
+    except RuntimeError as e:
+        record(f"{name} --kv-cache: greedy generation", False, str(e))
+    # c. examples/generate: one session whose runs append to its caches in place.
+    if os.path.exists(gen):
+        r = subprocess.run([gen, art, "--prompt", ",".join(str(int(t)) for t in prompt),
+                            "--tokens", str(steps)], capture_output=True, text=True)
+        line = next((ln for ln in r.stdout.splitlines() if ln.startswith("tokens:")), "")
+        tokens = [int(t) for t in line.split()[1:]]
+        record(f"{name} --kv-cache: ingot_generate greedy tokens equal ONNX Runtime's",
+               r.returncode == 0 and tokens == want_tokens and "kv cache:" in r.stdout,
+               r.stderr.strip() or ("" if tokens == want_tokens else f"{tokens}"))
+    # d. Past the capacity: 120 cached entries and 10 new ones, refused with one line.
+    feeds = feeds_for(cfg, rng.integers(0, cfg["vocab"], 10),
+                      [np.zeros(kv_shape(120), np.float32)] * (2 * cfg["layers"]))
+    try:
+        kv.run(feeds)
+        record(f"{name} --kv-cache: 120 + 10 entries refused", False, "it ran")
+    except RuntimeError as e:
+        msg = str(e)
+        record(f"{name} --kv-cache: 120 + 10 entries refused",
+               "capacity 128" in msg and "'past_key_0'" in msg and "\n" not in msg, msg)
 
 
 def main():

@@ -107,7 +107,7 @@ TEST(ArtifactIntegrity, OtherVersionIsRefusedBeforeMapping) {
   });
   EXPECT_EQ(load_error(p.string()), "artifact '" + p.string() +
                                         "' was built for ingot ABI version 4, this runtime "
-                                        "supports version 8");
+                                        "supports version 9");
 }
 
 TEST(ArtifactIntegrity, GrownFileIsRefused) {

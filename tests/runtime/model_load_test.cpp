@@ -165,7 +165,7 @@ TEST(ModelLoadError, WrongAbiVersion) {
   std::string p = fake_artifact("fake_affine_abi1");
   EXPECT_EQ(load_error(p), "artifact '" + p +
                                "' was built for ingot ABI version 1, this runtime supports "
-                               "version 8");
+                               "version 9");
 }
 
 TEST(ModelLoadError, IsaFeatureTheRuntimeCannotTest) {

@@ -59,6 +59,11 @@ void add_compile_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--dim-bounds", args->dim_bounds,
                   "bounds of the symbolic dims left unbound, e.g. \"seq:1..1024 past:0..1023\": "
                   "one artifact serves every binding within them (llvm target)");
+  cmd->add_option("--kv-cache", args->options.kv_cache_capacity,
+                  "keep each key/value cache (an input `past` and the output Concat(past, new)) "
+                  "in the session as a state of N entries: runs append in place and nothing is "
+                  "copied back (llvm target, with --dim-bounds)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--quantize-weights", args->options.quantize_weights,
                   "weight-only quantization of the constant weights of MatMul/Gemm (and a tied "
                   "embedding's Gather): int8 or int4, dequantized inside the products");

@@ -152,7 +152,7 @@ int run_artifact(const RunOptions& opts) {
     rt::Model model(artifact.path());
     rt::Session session(model);
     std::vector<NpyArray> inputs = bind_inputs(opts.inputs, opts.fill_mode, model, session);
-    session.run();  // warm-up, and the run whose outputs are reported
+    run_step(session);  // warm-up, and the run whose outputs are reported
     std::optional<CacheFlusher> flusher;
     if (opts.cache_flush) flusher.emplace();
     int number = opts.number;

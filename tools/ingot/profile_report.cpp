@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "support/atomic_file.h"
+#include "tools/ingot/run_session.h"
 
 namespace ingot::cli {
 namespace {
@@ -53,7 +54,7 @@ ProfileReport collect_profile(rt::Session& session, const rt::Model& model, int 
   std::vector<double> total_s(n, 0.0), calls(n, 0.0);
   for (int i = 0; i < runs; ++i) {
     session.set_profiling(true);  // resets the accumulated times
-    session.run();
+    run_step(session);
     std::vector<rt::KernelTime> times = session.kernel_times(model);
     for (size_t k = 0; k < n; ++k) {
       seconds[k].push_back(times[k].total_seconds);

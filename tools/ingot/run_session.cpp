@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <map>
 
 #include "support/error.h"
 
@@ -96,6 +97,20 @@ DLTensor view_of(NpyArray& a) {
   return t;
 }
 
+// Per session: the state length every run starts from (`ingot run` of a --kv-cache artifact
+// repeats one step, not a growing sequence).
+std::map<const IngotSession*, int64_t>& start_lengths() {
+  static std::map<const IngotSession*, int64_t> lengths;
+  return lengths;
+}
+
+// The index of the state named `name`, or -1.
+int find_state(const rt::Model& model, const std::string& name) {
+  for (int k = 0; k < model.num_states(); ++k)
+    if (name == model.state_info(k).info.name) return k;
+  return -1;
+}
+
 std::string input_names(const rt::Model& model) {
   std::string names;
   for (int i = 0; i < model.num_inputs(); ++i) {
@@ -113,7 +128,13 @@ std::vector<NpyArray> bind_inputs(const std::string& inputs, const std::string& 
   std::vector<NpyArray> arrays;
   if (!inputs.empty()) arrays = read_npz(inputs);
   std::vector<bool> bound(static_cast<size_t>(model.num_inputs()), false);
+  int states_given = 0;
   for (NpyArray& a : arrays) {
+    if (int k = find_state(model, a.name); k >= 0) {  // a cache's past: the state's entries
+      session.set_state(k, view_of(a));
+      ++states_given;
+      continue;
+    }
     int index = model.find_input(a.name);
     if (index < 0) {
       fail_user("'{}' has an array '{}' that is not an input of model '{}' (inputs: {})", inputs,
@@ -122,6 +143,12 @@ std::vector<NpyArray> bind_inputs(const std::string& inputs, const std::string& 
     session.set_input(index, view_of(a));  // zero-copy; `arrays` outlives the runs
     bound[static_cast<size_t>(index)] = true;
   }
+  if (states_given > 0 && states_given != model.num_states())
+    fail_user(
+        "'{}' gives {} of the model's {} cache states; give all of them (or none, to start "
+        "from empty caches)",
+        inputs, states_given, model.num_states());
+  if (model.num_states() > 0) start_lengths()[session.get()] = session.state_length();
   std::mt19937 rng(0);
   for (int i = 0; i < model.num_inputs(); ++i) {
     if (bound[static_cast<size_t>(i)]) continue;
@@ -141,6 +168,12 @@ std::vector<NpyArray> bind_inputs(const std::string& inputs, const std::string& 
     session.set_input_copy(i, data.data(), data.size());
   }
   return arrays;
+}
+
+void run_step(rt::Session& session) {
+  auto it = start_lengths().find(session.get());
+  if (it != start_lengths().end()) session.set_state_length(it->second);
+  session.run();
 }
 
 CacheFlusher::CacheFlusher() {
@@ -167,7 +200,7 @@ std::vector<double> time_runs(rt::Session& session, int repeat, int number, Cach
         flusher->flush();
         start = std::chrono::steady_clock::now();
       }
-      session.run();
+      run_step(session);
       if (flusher) elapsed += std::chrono::steady_clock::now() - start;
     }
     if (!flusher) elapsed = std::chrono::steady_clock::now() - start;
@@ -176,7 +209,28 @@ std::vector<double> time_runs(rt::Session& session, int repeat, int number, Cach
   return samples;
 }
 
-// The median of a non-empty sample.
+namespace {
+
+// The elements of a strided CPU view, row-major.
+std::vector<uint8_t> dense_bytes(const DLTensor& view, size_t elem) {
+  int64_t count = 1;
+  for (int d = 0; d < view.ndim; ++d) count *= view.shape[d];
+  std::vector<uint8_t> out(static_cast<size_t>(count) * elem);
+  std::vector<int64_t> idx(static_cast<size_t>(view.ndim), 0);
+  const auto* base = static_cast<const uint8_t*>(view.data);
+  for (int64_t n = 0; n < count; ++n) {
+    int64_t offset = 0;
+    for (int d = 0; d < view.ndim; ++d)
+      offset += idx[size_t(d)] * (view.strides ? view.strides[d] : 1);
+    std::memcpy(out.data() + static_cast<size_t>(n) * elem, base + offset * int64_t(elem), elem);
+    for (int d = view.ndim - 1; d >= 0 && ++idx[size_t(d)] == view.shape[d]; --d)
+      idx[size_t(d)] = 0;
+  }
+  return out;
+}
+
+}  // namespace
+
 void write_outputs(const std::string& path, const rt::Session& session, const rt::Model& model) {
   std::vector<NpyArray> arrays;
   for (int i = 0; i < model.num_outputs(); ++i) {
@@ -193,6 +247,14 @@ void write_outputs(const std::string& path, const rt::Session& session, const rt
     arrays.push_back({info.name, descr, std::vector<int64_t>(view.shape, view.shape + view.ndim),
                       std::vector<uint8_t>(p, p + bytes)});
   }
+  // A cache's entries after the run (the model's present) under the state's name.
+  for (int k = 0; k < model.num_states(); ++k) {
+    const IngotTensorInfo& info = model.state_info(k).info;
+    DLTensor view = session.state(k);
+    arrays.push_back({info.name, npy_descr({info.dtype.code, info.dtype.bits}),
+                      std::vector<int64_t>(view.shape, view.shape + view.ndim),
+                      dense_bytes(view, ingot_dtype_bytes(info.dtype))});
+  }
   write_npz(path, arrays);
 }
 
@@ -205,7 +267,7 @@ int runs_for_min_ms(rt::Session& session, double min_ms, int number, bool cache_
   int runs = 0;
   std::chrono::duration<double, std::milli> elapsed{0};
   do {
-    session.run();
+    run_step(session);
     ++runs;
     elapsed = std::chrono::steady_clock::now() - start;
   } while (elapsed.count() < min_ms);

@@ -19,7 +19,8 @@ size_t tensor_bytes(const IngotTensorInfo& info);
 
 // Binds every input of `session`: from the .npz `inputs` ("" for none) by name, the rest filled
 // per `fill_mode` (zeros, ones, random: uniform [0, 1) from a fixed seed; a specialised input with
-// its compile-time value). Returns the buffers the session reads (keep them alive).
+// its compile-time value). An array named after a state (--kv-cache) is loaded as that cache's
+// entries. Returns the buffers the session reads (keep them alive).
 std::vector<NpyArray> bind_inputs(const std::string& inputs, const std::string& fill_mode,
                                   const rt::Model& model, rt::Session& session);
 
@@ -37,8 +38,13 @@ class CacheFlusher {
   volatile uint64_t sink_ = 0;
 };
 
+// Runs the session once. A model with states (--kv-cache) starts every run from the length that
+// bind_inputs left (the states --inputs gave, or empty), so repeated runs time one step.
+void run_step(rt::Session& session);
+
 // `repeat` samples, each the mean of `number` runs, in milliseconds; with a flusher, each run
 // starts after a flush that is not timed.
+
 std::vector<double> time_runs(rt::Session& session, int repeat, int number, CacheFlusher* flusher);
 
 // --min-repeat-ms (as TVM's time evaluator): runs the model for about `min_ms` as a warm-up

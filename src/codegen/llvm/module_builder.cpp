@@ -46,8 +46,21 @@ class RecordBuilder {
   }
   llvm::StructType* artifact_ty() {
     return llvm::StructType::get(
-        ctx_, {i64(), i32(), i32(), ptr(), ptr(), i32(), i32(), ptr(), i32(), ptr(), i64(),
-               i64(), ptr(), i32(), ptr(), ptr(), ptr(), i32(), ptr(), ptr(), ptr(), ptr()});
+        ctx_, {i64(), i32(), i32(), ptr(), ptr(), i32(), i32(), ptr(), i32(), ptr(), i64(), i64(),
+               ptr(), i32(), ptr(), ptr(), ptr(), i32(), ptr(), ptr(), ptr(), ptr(), i32(), ptr()});
+  }
+  llvm::StructType* state_ty() {
+    return llvm::StructType::get(ctx_, {tensor_ty(), i32(), i32(), i32(), i32(), i64()});
+  }
+  llvm::Constant* states(const std::vector<tir::StateDesc>& sts) {
+    std::vector<llvm::Constant*> items;
+    for (const tir::StateDesc& st : sts)
+      items.push_back(llvm::ConstantStruct::get(
+          state_ty(),
+          {tensor(st.tensor, "states"), ci(i32(), uint64_t(st.axis)),
+           ci(i32(), uint64_t(st.length_symbol)), ci(i32(), uint64_t(int64_t(st.step_symbol))),
+           ci(i32(), 0), ci(i64(), uint64_t(st.step))}));
+    return array(state_ty(), items, "states");
   }
   llvm::StructType* symbol_ty() { return llvm::StructType::get(ctx_, {ptr(), i64(), i64()}); }
 
@@ -86,21 +99,22 @@ class RecordBuilder {
                           name);
   }
 
+  llvm::Constant* tensor(const tir::TensorDesc& t, const std::string& name) {
+    std::vector<llvm::Constant*> dims, names;
+    for (int64_t d : t.shape) dims.push_back(ci(i64(), uint64_t(d)));
+    for (size_t i = 0; i < t.shape.size(); ++i)
+      names.push_back(str(i < t.dim_names.size() ? t.dim_names[i] : ""));
+    uint8_t bits = t.dtype.is_bool() ? 8 : t.dtype.bits;
+    auto* dt = llvm::ConstantStruct::get(
+        dtype_ty(), {ci(i8(), t.dtype.code), ci(i8(), bits), ci(i16(), t.dtype.lanes)});
+    return llvm::ConstantStruct::get(
+        tensor_ty(),
+        {str(t.name), dt, ci(i32(), t.shape.size()), array(i64(), dims, name + ".shape"),
+         array(ptr(), names, name + ".dims"), specialized_value(t, name)});
+  }
   llvm::Constant* tensors(const std::vector<tir::TensorDesc>& ts, const std::string& name) {
     std::vector<llvm::Constant*> items;
-    for (const auto& t : ts) {
-      std::vector<llvm::Constant*> dims, names;
-      for (int64_t d : t.shape) dims.push_back(ci(i64(), uint64_t(d)));
-      for (size_t i = 0; i < t.shape.size(); ++i)
-        names.push_back(str(i < t.dim_names.size() ? t.dim_names[i] : ""));
-      uint8_t bits = t.dtype.is_bool() ? 8 : t.dtype.bits;
-      auto* dt = llvm::ConstantStruct::get(
-          dtype_ty(), {ci(i8(), t.dtype.code), ci(i8(), bits), ci(i16(), t.dtype.lanes)});
-      items.push_back(llvm::ConstantStruct::get(
-          tensor_ty(),
-          {str(t.name), dt, ci(i32(), t.shape.size()), array(i64(), dims, name + ".shape"),
-           array(ptr(), names, name + ".dims"), specialized_value(t, name)}));
-    }
+    for (const auto& t : ts) items.push_back(tensor(t, name));
     return array(tensor_ty(), items, name);
   }
 
@@ -145,8 +159,14 @@ void check_abi_layout(llvm::Module& m, RecordBuilder& r) {
                    a->getElementOffset(18) == offsetof(IngotArtifact, symbols) &&
                    a->getElementOffset(19) == offsetof(IngotArtifact, shape_fn) &&
                    a->getElementOffset(20) == offsetof(IngotArtifact, workspace_fn) &&
-                   a->getElementOffset(21) == offsetof(IngotArtifact, value_fn),
+                   a->getElementOffset(21) == offsetof(IngotArtifact, value_fn) &&
+                   a->getElementOffset(23) == offsetof(IngotArtifact, states),
                "IngotArtifact layout differs from abi.h");
+  const auto* state = dl.getStructLayout(r.state_ty());
+  INGOT_ICHECK(state->getSizeInBytes() == sizeof(IngotStateInfo) &&
+                   state->getElementOffset(2) == offsetof(IngotStateInfo, length_symbol) &&
+                   state->getElementOffset(5) == offsetof(IngotStateInfo, step),
+               "IngotStateInfo layout differs from abi.h");
   const auto* sym = dl.getStructLayout(r.symbol_ty());
   INGOT_ICHECK(sym->getSizeInBytes() == sizeof(IngotSymbolInfo) &&
                    sym->getElementOffset(2) == offsetof(IngotSymbolInfo, max_value),
@@ -483,7 +503,9 @@ void build_record(llvm::Module& m, RecordBuilder& r, const tir::IRModule& mod,
                                                   r.symbols(mod.symbols),
                                                   shape_fn,
                                                   workspace_fn,
-                                                  value_fn});
+                                                  value_fn,
+                                                  r.ci(r.i32(), mod.states.size()),
+                                                  r.states(mod.states)});
   auto* g = new llvm::GlobalVariable(m, r.artifact_ty(), true, llvm::GlobalValue::ExternalLinkage,
                                      record, INGOT_ARTIFACT_SYMBOL);
   g->setAlignment(llvm::Align(8));

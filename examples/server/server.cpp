@@ -426,6 +426,8 @@ void InferenceServer::infer(const httplib::Request& req, httplib::Response& res,
   std::vector<OutputData> outputs;
   rt::Session& session = lease.session();
   try {
+    // Requests are independent: a pooled session's caches (--kv-cache) start empty each time.
+    if (version->model.num_states() > 0) session.set_state_length(0);
     for (const InputData& in : prepared.inputs) {
       session.set_input_copy(in.index, in.bytes.data(), in.bytes.size());
     }

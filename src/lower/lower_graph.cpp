@@ -560,6 +560,12 @@ class Lowering : public ValueFactory, public LoweringHost {
       return compute_stft_values(node, ins, outs,
                                  symbols_.expr(graph::SymExpr::symbol(ops::stft_step(node))),
                                  symbols_.expr(graph::SymExpr::symbol(ops::stft_frame(node))));
+    if (ops::col2im_reads_values(node)) {
+      std::vector<tir::Expr> block;
+      for (int d = 0; d + 2 < node.outputs.at(0)->type.rank(); ++d)
+        block.push_back(symbols_.expr(graph::SymExpr::symbol(ops::col2im_block(node, d))));
+      return compute_col2im_blocks(node, ins, outs, block);
+    }
     if (ops::dft_reads_axis(node))
       return compute_dft_value_axis(node, ins, outs,
                                     symbols_.expr(graph::SymExpr::symbol(ops::dft_axis(node))));

@@ -524,7 +524,41 @@ Definition max_unpool_dim(const graph::Node& n, int axis, Context& c) {
   return {v, v >= least};
 }
 
+// Col2Im with its image_shape or block_shape given at run time: each image and block dim at
+// least 1, the padded image at least the dilated block, the block grid's size x's dim 2 and
+// the block size dividing x's dim 1 (the channels are the quotient).
+Definition col2im_dim(const graph::Node& n, const std::string& name, Context& c) {
+  const graph::TensorType& x = n.inputs[0]->type;
+  auto value = [&](size_t slot, const char* attr, int64_t d) {
+    return n.inputs[slot] != nullptr ? c.load(n.inputs[slot], d)
+                                     : tir::i64(n.attrs.get_ints(attr).at(size_t(d)));
+  };
+  const std::vector<int64_t> dil = n.attrs.get_ints("dilations");
+  const std::vector<int64_t> strides = n.attrs.get_ints("strides");
+  const std::vector<int64_t> pads = n.attrs.get_ints("pads");
+  const int64_t r = int64_t(dil.size());
+  Expr valid, blocks = tir::i64(1), block_size = tir::i64(1);
+  for (int64_t d = 0; d < r; ++d) {
+    const Expr image = value(1, "image_shape", d), block = value(2, "block_shape", d);
+    const Expr span = tir::i64(dil[size_t(d)]) * (block - tir::i64(1)) + tir::i64(1);
+    const Expr padded = image + tir::i64(pads[size_t(d)] + pads[size_t(r + d)]);
+    const Expr ok = image >= tir::i64(1) && block >= tir::i64(1) && padded >= span;
+    valid = valid.defined() ? (valid && ok) : ok;
+    blocks = blocks * (tir::floordiv(padded - span, tir::i64(strides[size_t(d)])) + tir::i64(1));
+    block_size = block_size * block;
+    if (name == ops::col2im_block(n, int(d))) return {block, valid};
+  }
+  const Expr channels = c.dim(x.shape[1]);
+  valid = valid && blocks == c.dim(x.shape[2]) &&
+          tir::floormod(channels, tir::max(block_size, tir::i64(1))) == tir::i64(0);
+  const int axis = ops::value_symbol_axis(n, 0, name);
+  if (axis == 1) return {tir::floordiv(channels, tir::max(block_size, tir::i64(1))), valid};
+  if (axis >= 2) return {value(1, "image_shape", axis - 2), valid};
+  fail_internal("{} has no value symbol '{}'", n.describe(), name);
+}
+
 Definition define(const graph::Node& n, const std::string& name, Context& c) {
+  if (ops::col2im_reads_values(n)) return col2im_dim(n, name, c);
   if (ops::mel_reads_values(n)) return mel_dim(n, name, c);
   if (ops::stft_reads_values(n)) return stft_dim(n, name, c);
   if (ops::dft_reads_axis(n)) return dft_dim(n, name, c);

@@ -5,16 +5,58 @@
 #include "ops/conv_geometry.h"
 #include "ops/op_families.h"
 #include "ops/shape_util.h"
+#include "ops/value_symbols.h"
 #include "support/error.h"
 
 namespace ingot::ops::detail {
 
 namespace {
 
+// The caller's image_shape or block_shape: the image dims (and with a run-time block_shape the
+// channels) are value dims, checked by the value function (lower/value_symbols.cpp).
+std::vector<TensorType> infer_col2im_values(Node& n, const TensorType& x) {
+  auto length = [&](size_t slot, const char* what, const char* attr) -> int64_t {
+    if (n.inputs[slot] == nullptr) return int64_t(n.attrs.get_ints(attr).size());
+    const TensorType& t = n.inputs[slot]->type;
+    if ((t.dtype != DType::kI64 && t.dtype != DType::kI32) || t.rank() != 1 || !t.is_static())
+      fail_user("{}: input '{}' must be a 1-D int64 tensor of static length, got {}", n.describe(),
+                what, t.str());
+    return t.shape[0].value;
+  };
+  const int64_t r = length(1, "image_shape", "image_shape");
+  if (r == 0 || length(2, "block_shape", "block_shape") != r)
+    fail_user("{}: inputs 'image_shape' and 'block_shape' must have the same, non-zero length",
+              n.describe());
+  n.attrs.set("dilations", ints_of_rank(n, "dilations", size_t(r), 1, 1));
+  n.attrs.set("strides", ints_of_rank(n, "strides", size_t(r), 1, 1));
+  std::vector<int64_t> pads = n.attrs.get_ints("pads", std::vector<int64_t>(size_t(2 * r), 0));
+  if (int64_t(pads.size()) != 2 * r)
+    fail_user("{}: attribute 'pads' must have {} values, got {}", n.describe(), 2 * r, pads.size());
+  for (int64_t p : pads)
+    if (p < 0) fail_user("{}: attribute 'pads' values must be non-negative", n.describe());
+  n.attrs.set("pads", pads);
+  if (x.rank() != 3)
+    fail_user("{}: input 'input' {} must have rank 3 [N, C * prod(block_shape), L]", n.describe(),
+              x.str());
+  TensorType out{x.dtype, {x.shape[0], value_dim(n, 0, 1)}};
+  for (int64_t d = 0; d < r; ++d)
+    out.shape.push_back(n.inputs[1] == nullptr
+                            ? Dim::fixed(n.attrs.get_ints("image_shape")[size_t(d)])
+                            : value_dim(n, 0, int(d + 2)));
+  if (n.inputs[2] == nullptr) {  // a constant block_shape decides the channels
+    int64_t block_size = 1;
+    for (int64_t b : n.attrs.get_ints("block_shape")) block_size *= b;
+    std::optional<SymExpr> channels = x.shape[1].sym().divide_exact(SymExpr(block_size));
+    if (channels) out.shape[1] = Dim::of(*channels);
+  }
+  return {out};
+}
+
 std::vector<TensorType> infer_col2im(Node& n) {
   const TensorType& x = input_type(n, 0, "input");
   if (x.dtype == DType::kBool)
     fail_user("{}: input 'input' must be numeric, got bool", n.describe());
+  if (col2im_reads_values(n)) return infer_col2im_values(n, x);
   if (!n.attrs.has("image_shape")) fail_user("{}: input 'image_shape' is missing", n.describe());
   if (!n.attrs.has("block_shape")) fail_user("{}: input 'block_shape' is missing", n.describe());
   std::vector<int64_t> image = n.attrs.get_ints("image_shape");
@@ -83,7 +125,8 @@ void add_col2im_ops(std::vector<OpInfo>& t) {
              {"strides", AttrType::kInts}}};
   ci.min_inputs = 1;
   ci.max_inputs = 3;  // input, then image_shape and block_shape until type inference resolves them
-  ci.const_inputs = {{1, "image_shape", "image_shape"}, {2, "block_shape", "block_shape"}};
+  ci.const_inputs = {{1, "image_shape", "image_shape", false, /*runtime=*/true},
+                     {2, "block_shape", "block_shape", false, /*runtime=*/true}};
   ci.infer_fn = infer_col2im;
   ci.flops_fn = col2im_flops;
   t.push_back(ci);

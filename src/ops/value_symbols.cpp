@@ -202,6 +202,17 @@ bool mel_reads_values(const graph::Node& n) {
          (is_runtime_value(n.inputs[0]) || is_runtime_value(n.inputs[1]));
 }
 
+bool col2im_reads_values(const graph::Node& n) {
+  return n.op == OpKind::Col2Im && n.inputs.size() > 2 &&
+         ((n.inputs[1] != nullptr && is_runtime_value(n.inputs[1])) ||
+          (n.inputs[2] != nullptr && is_runtime_value(n.inputs[2])));
+}
+
+std::string col2im_block(const graph::Node& n, int d) {
+  const graph::Value* out = n.outputs.at(0);
+  return fmt::format("{}.k{}", out != nullptr ? out->name : n.name, d);
+}
+
 std::string pad_begin(const graph::Node& n, int axis) {
   const graph::Value* out = n.outputs.at(0);
   return fmt::format("{}.b{}", out != nullptr ? out->name : n.name, axis);
@@ -257,9 +268,11 @@ std::vector<std::string> value_symbols_of(const graph::Node& n) {
     out.push_back(stft_step(n));
     out.push_back(stft_frame(n));
   }
+  if (col2im_reads_values(n) && n.outputs.at(0) != nullptr)
+    for (int d = 0; d + 2 < n.outputs[0]->type.rank(); ++d) out.push_back(col2im_block(n, d));
   if (value_shape_slot(n) < 0 && !has_value_axes(n) && !has_data_dependent_size(n) &&
       !resize_reads_values(n) && !dft_reads_axis(n) && !stft_reads_values(n) &&
-      !mel_reads_values(n))
+      !mel_reads_values(n) && !col2im_reads_values(n))
     return out;
   if (has_value_axes(n))
     for (int d = 0; d < n.inputs[0]->type.rank(); ++d) out.push_back(kept_extent(n, d));
@@ -312,6 +325,12 @@ std::optional<graph::SymExpr> value_symbol_bound(const graph::Node& n, const std
     if (symbol == stft_frame(n) || value_symbol_axis(n, 0, symbol) >= 0)
       return n.inputs[0]->type.shape[1].sym();
     return std::nullopt;
+  }
+  if (col2im_reads_values(n)) {  // channels at most x's; image dims and blocks any size
+    if (value_symbol_axis(n, 0, symbol) == 1) return n.inputs[0]->type.shape[1].sym();
+    const std::vector<std::string> names = value_symbols_of(n);
+    if (std::find(names.begin(), names.end(), symbol) == names.end()) return std::nullopt;
+    return graph::SymExpr(int64_t(1) << 31);
   }
   if (resize_reads_values(n) || mel_reads_values(n))  // the caller's sizes are any size
     return value_symbol_axis(n, 0, symbol) >= 0 ? std::optional(graph::SymExpr(int64_t(1) << 31))

@@ -80,6 +80,12 @@ std::string stft_frame(const graph::Node& n);
 // symbols (the kernel reads the DFT length from the input).
 bool mel_reads_values(const graph::Node& n);
 
+// A Col2Im whose image_shape or block_shape the caller gives: its image dims, and with a
+// run-time block_shape its channel count, are value dims; `col2im_block` names the block extent
+// of spatial dim d (the kernel's loop extent).
+bool col2im_reads_values(const graph::Node& n);
+std::string col2im_block(const graph::Node& n, int d);
+
 // The input of `n` whose run-time values decide its output's dims (Reshape's shape, Squeeze's
 // and Unsqueeze's axes, Expand's shape, ConstantOfShape's input), or -1.
 int value_shape_slot(const graph::Node& n);

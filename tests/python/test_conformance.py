@@ -25,6 +25,9 @@ Session 27: 1482 passed, 22 failed, 380 skipped (0.9854; the data-dependent outp
 Compress, Unique and NonMaxSuppression, now in scope); without specialisation 1409 passed, rate
 0.9368 (Pad and CenterCropPad read at run time too), then 1413 (0.9395, AffineGrid); the plain
 ratchet raised to 0.93.
+Session 28: without specialisation 1474 (0.9801; Resize, the signal ops, computed shape values);
+plain ratchet 0.975. Session 29: 1479 (0.9834; Col2Im's image_shape and block_shape at run time);
+plain ratchet 0.98.
 Environment: INGOT_CONFORMANCE_MIN_PASS_RATE overrides the ratchet, INGOT_CONFORMANCE_JOBS the
 number of parallel workers (default: all cores), INGOT_CONFORMANCE_SPECIALIZE_INPUTS=0 runs
 without --specialize-inputs (such tests then fail with "must be a compile-time constant").
@@ -35,7 +38,7 @@ import subprocess
 import sys
 
 MIN_PASS_RATE = 0.98
-MIN_PLAIN_PASS_RATE = 0.975
+MIN_PLAIN_PASS_RATE = 0.98
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUNNER = os.path.join(HERE, "..", "..", "scripts", "conformance.py")

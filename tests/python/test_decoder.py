@@ -185,6 +185,10 @@ def check_kv_cache(name, exe, tmp, model, cfg, sess, names, greedy):
     record(f"{name} --kv-cache: compile", r.returncode == 0, r.stderr.strip())
     if r.returncode != 0:
         return
+    r = subprocess.run([exe, "inspect", art], capture_output=True, text=True)
+    n = 2 * cfg["layers"]
+    record(f"{name} --kv-cache: inspect lists {n} states and input_ids alone",
+           f"states ({n}):" in r.stdout and "inputs (1):" in r.stdout, r.stdout.strip())
     kv = Ingot(exe, art, tmp)
     presents = names[1:]
     as_past = lambda n: n.replace("present_", "past_")  # noqa: E731

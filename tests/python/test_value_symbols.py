@@ -28,6 +28,11 @@ MaxUnpool with its output_shape given at run time, padded shapes among them, aga
 Runtime where it agrees with the ONNX reference (no padding) and the reference evaluator
 elsewhere; an output_shape below the unpooled size or of other channels is refused.
 
+Col2Im with its image_shape and block_shape given at run time: 1-D, 2-D and 3-D blocks with
+strides, dilations and pads, several shapes on one artifact each, against ONNX Runtime; a block
+grid that does not give the input's column count, or a block size that does not divide its
+channels, is refused.
+
 Prints one line per check and `N passed, N failed`; exits 1 on a failure.
 """
 import argparse
@@ -515,6 +520,61 @@ def check_max_unpool(exe, tmp, rng):
     record("MaxUnpool with an output_shape of other channels refused with one line", ok, err)
 
 
+def check_col2im(exe, tmp, rng):
+    """Col2Im with its image_shape and block_shape given at run time."""
+    import onnxruntime as ort
+    cases = [  # (rank, attrs, [(channels, image, block)])
+        (2, {}, [(3, [4, 5], [2, 2]), (2, [4, 5], [3, 2]), (6, [4, 5], [1, 1])]),
+        (2, {"strides": [2, 1], "dilations": [1, 2], "pads": [1, 0, 1, 2]},
+         [(2, [5, 3], [2, 2]), (4, [5, 3], [3, 1])]),
+        (1, {"strides": [3]}, [(2, [9], [2]), (2, [6], [3])]),
+        (3, {}, [(2, [3, 4, 3], [2, 2, 2]), (8, [4, 5, 3], [1, 1, 1])]),
+    ]
+
+    def columns(attrs, image, block):  # x's dims: C * prod(block) and the block grid's size
+        r = len(image)
+        pads = attrs.get("pads", [0] * 2 * r)
+        grid = 1
+        for d in range(r):
+            span = attrs.get("dilations", [1] * r)[d] * (block[d] - 1) + 1
+            grid *= (image[d] + pads[d] + pads[r + d] - span) // attrs.get("strides", [1] * r)[d] + 1
+        return int(np.prod(block)), grid
+    for rank, attrs, shapes in cases:
+        g = helper.make_graph(
+            [helper.make_node("Col2Im", ["x", "image", "block"], ["y"], **attrs)], "g",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, "C", "L"]),
+             helper.make_tensor_value_info("image", TensorProto.INT64, [rank]),
+             helper.make_tensor_value_info("block", TensorProto.INT64, [rank])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+        m.ir_version = 8
+        what = f"Col2Im {rank}-D {attrs or ''} (image_shape and block_shape at run time)"
+        art = compile_model(exe, m, os.path.join(tmp, f"col2im{rank}{len(attrs)}.onnx"), what,
+                            ["--dim-bounds", "C:1..64 L:1..64"])
+        if art is None:
+            continue
+        feeds = []
+        for channels, image, block in shapes:
+            size, grid = columns(attrs, image, block)
+            feeds.append({"x": rng.standard_normal((1, channels * size, grid)).astype(np.float32),
+                          "image": np.array(image, np.int64), "block": np.array(block, np.int64)})
+        sess = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+        bad = mismatches(exe, art, sess, feeds, tmp,
+                         lambda f: f"image {f['image'].tolist()} block {f['block'].tolist()}")
+        record(f"{what}: {len(feeds)} shapes on one artifact match ONNX Runtime", not bad,
+               "; ".join(bad))
+        if rank == 2 and not attrs:
+            x = rng.standard_normal((1, 12, 12)).astype(np.float32)
+            ok, err = refused(exe, art, {"x": x, "image": np.array([5, 5], np.int64),
+                                         "block": np.array([2, 2], np.int64)}, tmp, "'y.")
+            record("Col2Im whose block grid is not the column count refused with one line", ok,
+                   err)
+            ok, err = refused(exe, art, {"x": x, "image": np.array([4, 5], np.int64),
+                                         "block": np.array([5, 1], np.int64)}, tmp, "'y.")
+            record("Col2Im whose block size does not divide the channels refused with one line",
+                   ok, err)
+
+
 def main():
     import onnxruntime as ort
     ap = argparse.ArgumentParser()
@@ -577,6 +637,7 @@ def main():
         check_center_crop_pad(exe, tmp, rng)
         check_affine_grid(exe, tmp, rng)
         check_max_unpool(exe, tmp, rng)
+        check_col2im(exe, tmp, rng)
     return summary()
 
 

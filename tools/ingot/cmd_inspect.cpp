@@ -104,11 +104,32 @@ std::string isa_status(const IngotArtifact& a) {
   return "this CPU lacks " + s + ": it cannot run here";
 }
 
+// "past_key_0 float32 [1,12,1024,64], entries along dim 2, length 'past', grows by 'seq'".
+std::string state_line(const IngotArtifact& a, const IngotStateInfo& st) {
+  return fmt::format("{} {} {}, entries along dim {}, length '{}', grows by {}", st.info.name,
+                     dtype_string(st.info.dtype), shape_string(st.info), st.axis,
+                     a.symbols[st.length_symbol].name,
+                     st.step_symbol >= 0 ? fmt::format("'{}'", a.symbols[st.step_symbol].name)
+                                         : std::to_string(st.step));
+}
+
 void print_json(const IngotArtifact& a) {
   nlohmann::json inputs = nlohmann::json::array(), outputs = nlohmann::json::array();
   nlohmann::json kernels = nlohmann::json::array();
   for (int i = 0; i < a.num_inputs; ++i) inputs.push_back(tensor_json(a.inputs[i]));
   for (int i = 0; i < a.num_outputs; ++i) outputs.push_back(tensor_json(a.outputs[i]));
+  nlohmann::json states = nlohmann::json::array();
+  for (int i = 0; i < a.num_states; ++i) {
+    const IngotStateInfo& st = a.states[i];
+    nlohmann::json j = tensor_json(st.info);
+    j["axis"] = st.axis;
+    j["length_symbol"] = a.symbols[st.length_symbol].name;
+    if (st.step_symbol >= 0)
+      j["step_symbol"] = a.symbols[st.step_symbol].name;
+    else
+      j["step"] = st.step;
+    states.push_back(j);
+  }
   for (int i = 0; i < a.num_kernels; ++i) {
     const IngotKernelInfo& k = a.kernels[i];
     kernels.push_back({{"name", k.name ? k.name : ""},
@@ -124,6 +145,7 @@ void print_json(const IngotArtifact& a) {
                       {"abi_version", a.abi_version},
                       {"inputs", inputs},
                       {"outputs", outputs},
+                      {"states", states},
                       {"symbols", symbols_json(a)},
                       {"workspace_bytes", a.workspace_bytes},
                       {"constant_bytes", a.constant_bytes},
@@ -154,12 +176,18 @@ void print_text(const IngotArtifact& a) {
   }
   print_tensors("inputs", a.num_inputs, a.inputs);
   print_tensors("outputs", a.num_outputs, a.outputs);
+  if (a.num_states > 0) {
+    fmt::print("states ({}): key/value caches the session keeps between runs (--kv-cache)\n",
+               a.num_states);
+    for (int i = 0; i < a.num_states; ++i) fmt::print("  {}\n", state_line(a, a.states[i]));
+  }
   if (a.num_symbols > 0) {
     std::string syms;
     for (int i = 0; i < a.num_symbols; ++i)
       syms += fmt::format("{}{} in [{}, {}]", i ? ", " : "", a.symbols[i].name,
                           a.symbols[i].min_value, a.symbols[i].max_value);
-    fmt::print("symbols:    {} (bound by the input shapes of each run)\n", syms);
+    fmt::print("symbols:    {} (bound by the input shapes of each run{})\n", syms,
+               a.num_states > 0 ? "; the cache length by the session" : "");
   }
   fmt::print("workspace:  {} bytes{}\n", a.workspace_bytes,
              a.num_symbols > 0 ? " (at the symbols' largest values)" : "");

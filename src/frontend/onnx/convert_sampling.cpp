@@ -1,7 +1,7 @@
 // Converters for the spatial sampling ops: GridSample (16: bilinear / bicubic, renamed to the
 // opset-20 linear / cubic; 20, 22: N-d), AffineGrid (20; size as an attribute), Col2Im (18;
-// image_shape and block_shape as attributes), RoiAlign (10: output_half_pixel coordinates;
-// 16, 22: coordinate_transformation_mode) and DeformConv (19, 22).
+// image_shape and block_shape as attributes when constant, else read at run time), RoiAlign (10:
+// output_half_pixel coordinates; 16, 22: coordinate_transformation_mode) and DeformConv (19, 22).
 #include "frontend/onnx/converter.h"
 #include "frontend/onnx/importer.h"
 
@@ -12,12 +12,13 @@ using ops::OpKind;
 constexpr int kMax = kMaxOnnxOpset;
 
 // An int64 tensor input `slot` whose canonical place is the ints attribute `attr`: set when
-// constant at import, else passed as node input `slot` for type inference to resolve.
-void static_ints_input(NodeConverter& c, int slot, const char* what, const char* attr,
-                       graph::Attrs& attrs, std::vector<graph::Value*>& inputs) {
+// constant at import, else passed as node input `slot` for type inference to resolve (a graph
+// input's values are read at run time: value symbols).
+void ints_input(NodeConverter& c, int slot, const char* what, const char* attr, graph::Attrs& attrs,
+                std::vector<graph::Value*>& inputs) {
   c.input(slot, what);
   graph::Value* deferred = nullptr;
-  if (graph::TensorPtr t = c.static_input(slot, what, &deferred))
+  if (graph::TensorPtr t = c.value_input(slot, what, &deferred))
     attrs.set(attr, tensor_to_i64s(*t));
   if (!deferred) return;
   inputs.resize(size_t(slot), nullptr);
@@ -57,8 +58,9 @@ void convert_col2im(NodeConverter& c) {
   graph::Attrs attrs;
   for (const char* a : {"dilations", "pads", "strides"}) c.copy_attr(a, attrs);
   std::vector<graph::Value*> inputs{c.input(0, "input")};
-  static_ints_input(c, 1, "image_shape", "image_shape", attrs, inputs);
-  static_ints_input(c, 2, "block_shape", "block_shape", attrs, inputs);
+  ints_input(c, 1, "image_shape", "image_shape", attrs, inputs);
+  ints_input(c, 2, "block_shape", "block_shape", attrs, inputs);
+  if (inputs.size() > 1) inputs.resize(3, nullptr);  // either may be the caller's
   c.emit(OpKind::Col2Im, inputs, attrs);
 }
 

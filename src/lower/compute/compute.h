@@ -224,6 +224,10 @@ tir::Stmt compute_affine_grid(const graph::Node& node, const std::vector<tir::Bu
                               const std::vector<tir::Buffer>& outputs);
 tir::Stmt compute_col2im(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                          const std::vector<tir::Buffer>& outputs);
+// Col2Im with its block extents as expressions (the caller's block_shape: value symbols).
+tir::Stmt compute_col2im_blocks(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                                const std::vector<tir::Buffer>& outputs,
+                                const std::vector<tir::Expr>& block);
 tir::Stmt compute_roi_align(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                             const std::vector<tir::Buffer>& outputs);
 tir::Stmt compute_deform_conv(const graph::Node& node, const std::vector<tir::Buffer>& inputs,

@@ -128,6 +128,7 @@ class Lowering : public ValueFactory, public LoweringHost {
       if (state_index(v) < 0) mod_.outputs.push_back(describe(v, symbols_));
     }
     place_states();
+    plan_tied_weights();
     claim_outputs();
     plan_concat_slices();
     lower_nodes(g_);
@@ -442,13 +443,15 @@ class Lowering : public ValueFactory, public LoweringHost {
     if (options_.vector_bits <= 0) return false;
     std::optional<std::vector<NodeKernel>> kernels;
     if (has_symbolic_values(node)) {  // the packed rules want static shapes
-      // A constant B that nothing else reads (a tied embedding keeps one copy) is blocked.
-      // (The op test first: users() scans the graph.)
+      // A constant B that nothing else reads, or a tied embedding's (whose Gathers read the same
+      // blocks), is blocked. (The op test first: users() scans the graph.)
       if ((node.op != ops::OpKind::MatMul && node.op != ops::OpKind::Gemm) ||
-          node.inputs.size() < 2 || g_.users(node.inputs[1]).size() != 1)
+          node.inputs.size() < 2 ||
+          (g_.users(node.inputs[1]).size() != 1 && !tied_weights_.count(node.inputs[1])))
         return false;
       kernels = lower_blocked_symbolic_product(
-          node, *this, [&](const Value* v) { return param_buffer(v, false); });
+          node, [&](const Value* b, bool trans) { return blocked_weight(b, trans); },
+          [&](const Value* v) { return param_buffer(v, false); });
     }
     if (!kernels && has_symbolic_values(node)) return false;
     if (!kernels) kernels = lower_packed_matmul(node, options_.vector_bits, *this);
@@ -468,6 +471,49 @@ class Lowering : public ValueFactory, public LoweringHost {
         if (v->is_constant()) constant_ref(v);
       k.func.name = unique_name(main ? base : base + "_" + k.func.name);
       if (main) k.func.flops = node_flops(node);
+      add_kernel(std::move(k.func), std::move(k.args));
+    }
+    return true;
+  }
+
+  // ---- Tied embeddings: a constant table read by Gathers along axis 0 and, transposed, by one
+  // symbolic product that blocks it (GPT-2's token embedding and LM head) is stored once, in
+  // the product's blocked layout, which the Gathers read too.
+  void plan_tied_weights() {
+    if (options_.vector_bits <= 0) return;
+    for (const auto& n : g_.nodes()) {
+      std::optional<bool> trans = blocked_product_transposes(*n);
+      if (!trans || !*trans) continue;
+      const Value* w = n->inputs[1];
+      std::vector<graph::Node*> users = g_.users(w);
+      if (users.size() < 2) continue;
+      bool gathers_only = true;
+      for (const graph::Node* u : users)
+        gathers_only = gathers_only &&
+                       (u == n.get() || (u->op == ops::OpKind::Gather && u->inputs.at(0) == w &&
+                                         u->inputs[1] != w && u->attrs.get_int("axis", 0) == 0));
+      if (gathers_only && std::find(g_.outputs.begin(), g_.outputs.end(), w) == g_.outputs.end())
+        tied_weights_.insert(w);
+    }
+  }
+
+  // The blocked constant of B (made once per weight and layout).
+  const Value* blocked_weight(const Value* b, bool trans) {
+    auto [it, fresh] = blocked_weights_.emplace(std::pair{b, trans}, nullptr);
+    if (fresh) it->second = constant(b->name + "_blocked", block_columns(b, trans));
+    return it->second;
+  }
+
+  // A Gather of a tied embedding reads its rows from the product's blocks.
+  bool lower_tied_gather(const graph::Node& node) {
+    if (node.op != ops::OpKind::Gather || !tied_weights_.count(node.inputs.at(0))) return false;
+    const Value* blocked = blocked_weight(node.inputs[0], true);
+    for (NodeKernel& k : lower_blocked_gather(
+             node, blocked, [&](const Value* v) { return param_buffer(v, false); })) {
+      constant_ref(blocked);
+      k.func.name = unique_name(fmt::format("{}_Gather", sanitize(node.name)));
+      k.func.source_ops = source_ops(node);
+      k.func.source_ops.push_back("(rows of the blocked table)");
       add_kernel(std::move(k.func), std::move(k.args));
     }
     return true;
@@ -608,6 +654,7 @@ class Lowering : public ValueFactory, public LoweringHost {
 
   void lower_node(const graph::Node& node) {
     if (lower_state_append(node)) return;
+    if (lower_tied_gather(node)) return;
     if (lower_control_flow_node(node, *this)) return;
     if (lower_data_dependent_node(node, *this)) return;
     if (lower_as_view(node)) return;
@@ -903,6 +950,8 @@ class Lowering : public ValueFactory, public LoweringHost {
   std::map<int, int64_t> output_copies_;  // copy kernel -> output index
   std::vector<int64_t> output_index_;     // per graph output: the artifact's index (-1: a state)
   std::vector<KvCacheState> states_;
+  std::set<const Value*> tied_weights_;  // tables whose Gathers and product share the blocks
+  std::map<std::pair<const Value*, bool>, const Value*> blocked_weights_;
   std::vector<const Value*> state_values_;  // per state: the value at its capacity
   // Views of a state's capacity layout (its past and present, and unit-dim reshapes of them):
   // their element strides.

@@ -292,13 +292,18 @@ Expr widen(Expr e) {
 }
 
 RowAccum::RowAccum(const Buffer& y, Expr len, std::function<Index(Expr)> y_index)
-    : dtype(accum_dtype(y->dtype)), y(y), len(len), y_index(std::move(y_index)) {
+    : dtype(accum_dtype(y->dtype)), y(y), len(len), y_index(std::move(y_index)), flush_len(len) {
   if (dtype != y->dtype)
     local = Buffer::make(y->name + "_acc", dtype, std::vector<Expr>{len}, StorageScope::kLocal);
 }
 RowAccum::RowAccum(const Buffer& y, Expr len, std::function<Index(Expr)> y_index, DataType acc,
                    std::function<Expr(Expr, Expr)> finish)
-    : dtype(acc), finish(std::move(finish)), y(y), len(len), y_index(std::move(y_index)) {
+    : dtype(acc),
+      finish(std::move(finish)),
+      y(y),
+      len(len),
+      y_index(std::move(y_index)),
+      flush_len(len) {
   local = Buffer::make(y->name + "_acc", dtype, std::vector<Expr>{len}, StorageScope::kLocal);
 }
 Expr RowAccum::load(Expr j) const {
@@ -311,7 +316,7 @@ Stmt RowAccum::store(Expr j, Expr v) const {
 Stmt RowAccum::wrap(Stmt body) const {
   if (!local.defined()) return body;
   Stmt flush = serial_loop(
-      "j", i64(0), len,
+      "j", i64(0), flush_len,
       [&](Expr j) {
         Expr v = local.load({j});
         return BufferStore::make(y, finish ? finish(v, j) : cast(y->dtype, v), y_index(j));

@@ -130,6 +130,9 @@ struct RowAccum {
   tir::Buffer y, local;
   tir::Expr len;
   std::function<Index(tir::Expr)> y_index;
+  // The lanes wrap() writes to y (len unless set): a local accumulator over whole vector blocks
+  // of which only the first flush_len are real columns.
+  tir::Expr flush_len;
 };
 
 // conv.cpp: the loop nest of an N-d convolution (NCHW-style; the node's window attributes): per

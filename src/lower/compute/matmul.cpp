@@ -63,16 +63,31 @@ Stmt symbolic_product(const Buffer& y, const SymbolicProduct& p) {
           Index batch(o.begin() + 1, o.end() - 1);
           Expr len = ncols % kColumnBlock == 0 ? i64(kColumnBlock)
                                                : min(i64(kColumnBlock), i64(ncols) - base);
+          // A blocked B is padded to whole blocks: the rows accumulate all kColumnBlock lanes
+          // in registers (a constant vector, even in the last, partial block) and write the
+          // real ones, the epilogue (finish) applied on the way out.
+          const bool padded = bool(p.b_block_at);
+          const Expr whole_lanes = padded ? i64(kColumnBlock) : len;
           std::vector<Expr> is;
           std::vector<RowAccum> rows;
           for (int r = 0; r < per; ++r) {
             is.push_back(row_of(o.back(), r));
             Expr i = is.back();
-            rows.emplace_back(y, len,
-                              [&p, batch, i, base](Expr j) { return p.y_at(batch, i, base + j); });
+            auto y_index = [&p, batch, i, base](Expr j) { return p.y_at(batch, i, base + j); };
+            if (!padded) {
+              rows.emplace_back(y, len, y_index);
+              continue;
+            }
+            std::function<Expr(Expr, Expr)> out;
+            if (p.finish)
+              out = [&p, batch, i, base, &y](Expr v, Expr j) {
+                return cast(y->dtype, p.finish(v, batch, i, base + j));
+              };
+            rows.emplace_back(y, whole_lanes, y_index, acc_dt, out);
+            rows.back().flush_len = len;
           }
           auto over_rows = [&](const std::function<Stmt(int, Expr)>& body, Expr lanes = Expr()) {
-            return lane_loop("j", i64(0), lanes.defined() ? lanes : len, [&](Expr j) {
+            return lane_loop("j", i64(0), lanes.defined() ? lanes : whole_lanes, [&](Expr j) {
               std::vector<Stmt> seq;
               for (int r = 0; r < per; ++r) seq.push_back(body(r, j));
               return SeqStmt::make(seq);
@@ -165,7 +180,7 @@ Stmt symbolic_product(const Buffer& y, const SymbolicProduct& p) {
             });
           }
           std::vector<Stmt> seq = {init, update};
-          if (p.finish)
+          if (p.finish && !padded)
             seq.push_back(over_rows([&](int r, Expr j) {
               const RowAccum& row = rows[size_t(r)];
               return row.store(j, p.finish(row.load(j), batch, is[size_t(r)], base + j));

@@ -8,6 +8,7 @@
 #include <ingot/runtime.hpp>
 
 #include <cmath>
+#include <tuple>
 
 #include "driver/compile.h"
 #include "driver/compiled_model.h"
@@ -93,6 +94,58 @@ TEST(TiedEmbedding, GatherAndPaddedBlockedProductsMatchAReference) {
         ASSERT_NEAR(z[t * kCols + n], want, 1e-4) << "seq " << seq << " t " << t << " n " << n;
       }
     }
+  }
+}
+
+// MatMul + bias row + summand + Relu (fuse_epilogue's form) over a blocked B of 200 columns: the
+// epilogue is applied as each block's rows are written.
+TEST(TiedEmbedding, FusedEpilogueOfABlockedProductMatchesAReference) {
+  std::vector<float> v = random_vector(kWidth * kCols, 4), c = random_vector(kCols, 5);
+  OnnxModelBuilder b(13);
+  b.input("x", {0, kWidth}, onnx::TensorProto::FLOAT, {"seq", ""});
+  b.input("r", {0, kCols}, onnx::TensorProto::FLOAT, {"seq", ""});
+  b.initializer("V", {kWidth, kCols}, v);
+  b.initializer("c", {kCols}, c);
+  b.node("MatMul", {"x", "V"}, {"p"});
+  b.node("Add", {"p", "c"}, {"q"});
+  b.node("Add", {"q", "r"}, {"s"});
+  b.node("Relu", {"s"}, {"y"});
+  b.output("y");
+  std::string dir = temp_dir("tied").string();
+  b.save(dir + "/epilogue.onnx");
+  driver::CompileOptions o;
+  o.dim_bounds = driver::parse_dim_bounds("seq:1..16");
+  std::ostringstream dump;
+  driver::compile_model(dir + "/epilogue.onnx", dir + "/epilogue.so", o, dump);
+  rt::Model model(dir + "/epilogue.so");
+  ASSERT_EQ(model.artifact().num_kernels, 1);
+  EXPECT_STREQ(model.artifact().kernels[0].ops, "MatMul+Add+Add+Relu");
+  // B in 4 blocks of 64 columns (the last padded): the blocked form was taken.
+  EXPECT_GE(model.artifact().constant_bytes, uint64_t(4 * kWidth * 64 * sizeof(float)));
+  rt::Session s(model);
+  for (int64_t seq : {1, 5, 16}) {
+    std::vector<float> x = random_vector(size_t(seq * kWidth), 6),
+                       r = random_vector(size_t(seq * kCols), 7);
+    std::vector<int64_t> xs{seq, kWidth}, rs{seq, kCols};
+    DLTensor xt{}, rt_{};
+    for (auto [t, data, shape] : {std::tuple{&xt, &x, &xs}, std::tuple{&rt_, &r, &rs}}) {
+      t->data = data->data();
+      t->device = {kDLCPU, 0};
+      t->ndim = 2;
+      t->dtype = {kDLFloat, 32, 1};
+      t->shape = shape->data();
+    }
+    s.set_input(0, xt);
+    s.set_input(1, rt_);
+    s.run();
+    const float* y = static_cast<const float*>(s.output(0).data);
+    for (int64_t i = 0; i < seq; ++i)
+      for (int64_t n = 0; n < kCols; ++n) {
+        double want = c[size_t(n)] + r[size_t(i * kCols + n)];
+        for (int64_t k = 0; k < kWidth; ++k)
+          want += double(x[size_t(i * kWidth + k)]) * v[size_t(k * kCols + n)];
+        ASSERT_NEAR(y[i * kCols + n], std::max(want, 0.0), 1e-4) << "seq " << seq << " " << i;
+      }
   }
 }
 

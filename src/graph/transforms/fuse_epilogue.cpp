@@ -14,12 +14,13 @@ bool has(const Node* n, size_t i) {
   return n->inputs.size() > i && n->inputs[i] != nullptr;
 }
 
-// A constant that broadcasts as one row over the last dim of `y`: shape [.., 1, N].
+// A constant that broadcasts as one row over the last dim of `y` (static; the leading dims may be
+// symbolic): shape [.., 1, N].
 bool bias_row(const Value* c, const Value* y) {
   if (c == nullptr || !c->is_constant() ||
       (c->type.dtype != DType::kF32 && c->type.dtype != DType::kF16) ||
       c->type.dtype != y->type.dtype || c->type.rank() > y->type.rank() || c->type.rank() == 0 ||
-      !y->type.is_static())
+      !y->type.shape.back().is_static())
     return false;
   const auto& cs = c->type.shape;
   for (size_t i = 0; i + 1 < cs.size(); ++i)

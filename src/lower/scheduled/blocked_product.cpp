@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "lower/compute/common.h"
+#include "lower/compute/epilogue.h"
 #include "lower/compute/symbolic_product.h"
 #include "lower/scheduled/scheduled.h"
 #include "ops/op.h"
@@ -26,9 +27,15 @@ std::optional<bool> blocked_product_transposes(const graph::Node& node) {
     return std::nullopt;
   bool trans = false;
   if (matmul) {
-    if (node.inputs.size() != 2 || !node.attrs.get_ints("perm_a").empty()) return std::nullopt;
-    for (const char* attr : {"activation", "summand", "bias"})
-      if (node.attrs.has(attr)) return std::nullopt;
+    // The fused epilogue (graph pass fuse_epilogue): a constant bias row (input 2), a summand of
+    // y's type (input 3) and an activation, applied as each block's rows are written.
+    if (node.inputs.size() > 4 || !node.attrs.get_ints("perm_a").empty()) return std::nullopt;
+    const graph::Value* bias = node.inputs.size() > 2 ? node.inputs[2] : nullptr;
+    const graph::Value* z = node.inputs.size() > 3 ? node.inputs[3] : nullptr;
+    if (bias != nullptr &&
+        (!bias->is_constant() || bias->type.rank() != 1 || bias->type.dtype != graph::DType::kF32))
+      return std::nullopt;
+    if (z != nullptr && z->type != y->type) return std::nullopt;
     std::vector<int64_t> perm = node.attrs.get_ints("perm_b");
     if (!perm.empty() && perm != std::vector<int64_t>{1, 0}) return std::nullopt;
     trans = !perm.empty();
@@ -68,8 +75,10 @@ std::optional<std::vector<NodeKernel>> lower_blocked_symbolic_product(
   std::optional<bool> trans = blocked_product_transposes(node);
   if (!trans) return std::nullopt;
   const graph::Value *a = node.inputs[0], *b = node.inputs[1], *y = node.outputs.at(0);
-  const graph::Value* c =
-      node.op == ops::OpKind::Gemm && node.inputs.size() > 2 ? node.inputs[2] : nullptr;
+  const graph::Value* c = node.inputs.size() > 2 ? node.inputs[2] : nullptr;  // the bias row
+  const graph::Value* z = node.op == ops::OpKind::MatMul && node.inputs.size() > 3
+                              ? node.inputs[3]
+                              : nullptr;  // the summand
   const graph::Value* packed = blocked_of(b, *trans);
   NodeKernel k;
   Buffer ab = buffer_of(a), yb = buffer_of(y);
@@ -77,18 +86,24 @@ std::optional<std::vector<NodeKernel>> lower_blocked_symbolic_product(
   for (const graph::Dim& d : packed->type.shape) blocked_shape.push_back(d.value);
   Buffer bb = Buffer::make("b_blocked", DataType::f32(), blocked_shape);
   Buffer cb = c != nullptr ? buffer_of(c) : Buffer();
+  Buffer zb = z != nullptr ? buffer_of(z) : Buffer();
   k.func.params = {ab, bb};
   k.args = {a, packed};
-  if (cb.defined()) {
-    k.func.params.push_back(cb);
-    k.args.push_back(c);
+  for (auto [v, buf] : {std::pair{c, cb}, std::pair{z, zb}}) {
+    if (v == nullptr) continue;
+    k.func.params.push_back(buf);
+    k.args.push_back(v);
   }
   k.func.params.push_back(yb);
   k.args.push_back(y);
   SymbolicProduct p = vector_rows_product(ab, yb);
   p.b_block_at = [&](Expr kk, Expr blk, Expr lane) { return bb.load({blk, kk, lane}); };
   p.prefetch_at = [&](Expr kk, Expr blk) { return prefetch_ahead(bb, blk, kk, 1); };
-  if (cb.defined()) p.finish = [&](Expr v, const Index&, Expr, Expr j) { return v + cb.load({j}); };
+  if (cb.defined() || zb.defined() || has_epilogue(node))
+    p.finish = [&](Expr v, const Index& batch, Expr i, Expr j) {
+      if (cb.defined()) v = v + cb.load({j});
+      return apply_epilogue(node, v, zb.defined() ? zb.load(p.y_at(batch, i, j)) : Expr());
+    };
   k.func.body = symbolic_product(yb, p);
   if (!k.func.body.defined()) return std::nullopt;
   k.main = true;

@@ -16,6 +16,19 @@ namespace ingot::driver {
 
 namespace {
 
+// A CPU view of array `a` of the .npz `npz`.
+DLTensor view_of(NpyArray& a, const std::string& npz) {
+  auto type = npy_element_type(a.dtype);
+  if (!type) fail_user("--accuracy-inputs '{}': array '{}' has an unsupported dtype", npz, a.name);
+  DLTensor t{};
+  t.data = a.data.data();
+  t.device = {kDLCPU, 0};
+  t.ndim = int32_t(a.shape.size());
+  t.dtype = DLDataType{type->code, type->bits, 1};
+  t.shape = a.shape.data();
+  return t;
+}
+
 // One artifact's float32 outputs (by name) on `inputs`.
 std::map<std::string, std::vector<float>> run_artifact(const std::string& path,
                                                        std::vector<NpyArray>& inputs,
@@ -34,18 +47,35 @@ std::map<std::string, std::vector<float>> run_artifact(const std::string& path,
     for (NpyArray& x : inputs)
       if (x.name == info->name) a = &x;
     if (a == nullptr) fail_user("--accuracy-inputs '{}': no array for input '{}'", npz, info->name);
-    auto type = npy_element_type(a->dtype);
-    if (!type)
-      fail_user("--accuracy-inputs '{}': array '{}' has an unsupported dtype", npz, a->name);
-    DLTensor t{};
-    t.data = a->data.data();
-    t.device = {kDLCPU, 0};
-    t.ndim = int32_t(a->shape.size());
-    t.dtype = DLDataType{type->code, type->bits, 1};
-    t.shape = a->shape.data();
+    DLTensor t = view_of(*a, npz);
     if (ingot_session_set_input(session, i, &t) != INGOT_OK)
       fail_user("--accuracy-inputs '{}': {}", npz, ingot_last_error());
   }
+  // A --kv-cache artifact's caches: loaded from the arrays named after them (all of them, of one
+  // length), else empty.
+  int32_t given = 0;
+  int64_t first_length = -1;
+  for (int32_t k = 0; k < ingot_model_num_states(model); ++k) {
+    const IngotStateInfo* st = ingot_model_state_info(model, k);
+    for (NpyArray& x : inputs) {
+      if (x.name != st->info.name) continue;
+      DLTensor t = view_of(x, npz);
+      int64_t length = -1;
+      if (ingot_session_set_state(session, k, &t) != INGOT_OK ||
+          ingot_session_state_length(session, &length) != INGOT_OK)
+        fail_user("--accuracy-inputs '{}': {}", npz, ingot_last_error());
+      if (first_length >= 0 && length != first_length)
+        fail_user(
+            "--accuracy-inputs '{}': cache '{}' has {} entries, another {}; the caches "
+            "share one length",
+            npz, x.name, length, first_length);
+      first_length = length;
+      ++given;
+    }
+  }
+  if (given != 0 && given != ingot_model_num_states(model))
+    fail_user("--accuracy-inputs '{}': it gives {} of the model's {} caches; give all or none", npz,
+              given, ingot_model_num_states(model));
   if (ingot_session_run(session) != INGOT_OK)
     fail_user("--accuracy-inputs '{}': {}", npz, ingot_last_error());
   std::map<std::string, std::vector<float>> out;

@@ -58,6 +58,17 @@ inline std::vector<float> random_vector(size_t n, uint32_t seed) {
   return v;
 }
 
+// A float32 CPU DLTensor over `data` with `shape` (both must outlive its use).
+inline DLTensor f32_tensor(std::vector<float>& data, std::vector<int64_t>& shape) {
+  DLTensor t{};
+  t.data = data.data();
+  t.device = {kDLCPU, 0};
+  t.ndim = int32_t(shape.size());
+  t.dtype = {kDLFloat, 32, 1};
+  t.shape = shape.data();
+  return t;
+}
+
 class CompiledModel {
  public:
   CompiledModel(const std::string& onnx_path, const std::string& so_path,

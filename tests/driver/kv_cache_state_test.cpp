@@ -47,16 +47,6 @@ driver::CompileOptions cache_options(int64_t capacity) {
   return o;
 }
 
-DLTensor view(std::vector<float>& data, std::vector<int64_t>& shape) {
-  DLTensor t{};
-  t.data = data.data();
-  t.device = {kDLCPU, 0};
-  t.ndim = int32_t(shape.size());
-  t.dtype = {kDLFloat, 32, 1};
-  t.shape = shape.data();
-  return t;
-}
-
 class KvCacheState : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -66,7 +56,7 @@ class KvCacheState : public ::testing::Test {
   // Runs x (seq rows of 4) and returns y.
   static std::vector<float> step(rt::Session& s, std::vector<float> x) {
     std::vector<int64_t> shape{int64_t(x.size() / 4), 4};
-    s.set_input(0, view(x, shape));
+    s.set_input(0, f32_tensor(x, shape));
     s.run();
     DLTensor y = s.output(0);
     const float* p = static_cast<const float*>(y.data);
@@ -132,7 +122,7 @@ TEST_F(KvCacheState, LoadsRollsBackAndRefusesARunPastItsCapacity) {
   std::vector<float> past(4 * 4);
   std::iota(past.begin(), past.end(), 1.0f);
   std::vector<int64_t> shape{1, 4, 4};
-  s.set_state(0, view(past, shape));
+  s.set_state(0, f32_tensor(past, shape));
   EXPECT_EQ(s.state_length(), 4);
   std::vector<float> y = step(s, {1, 1, 1, 1});
   EXPECT_FLOAT_EQ(y[0], 1 + 5 + 9 + 13 + 2.0f);
@@ -164,7 +154,7 @@ TEST_F(KvCacheState, LoadsRollsBackAndRefusesARunPastItsCapacity) {
   std::vector<int64_t> wide{1, 4, 5};
   std::vector<float> bad(20);
   try {
-    s.set_state(0, view(bad, wide));
+    s.set_state(0, f32_tensor(bad, wide));
     FAIL() << "a state of the wrong shape was set";
   } catch (const rt::Error& e) {
     EXPECT_NE(std::string(e.what()).find("state 'past': expected shape [1,16,4]"),

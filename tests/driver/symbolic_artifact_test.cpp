@@ -64,16 +64,6 @@ struct Symbolic {
   }
 };
 
-DLTensor tensor_of(std::vector<float>& data, std::vector<int64_t>& shape) {
-  DLTensor t{};
-  t.data = data.data();
-  t.device = {kDLCPU, 0};
-  t.ndim = int32_t(shape.size());
-  t.dtype = {kDLFloat, 32, 1};
-  t.shape = shape.data();
-  return t;
-}
-
 class SymbolicArtifact : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -94,8 +84,8 @@ TEST_F(SymbolicArtifact, EveryBindingRunsWithItsOwnShapes) {
     for (size_t n = 0; n < x.size(); ++n) x[n] = float(n) * 0.5f - 3.0f;
     for (size_t n = 0; n < y.size(); ++n) y[n] = 100.0f + float(n);
     std::vector<int64_t> xs{s, 4}, ys{p, 4};
-    session.set_input(0, tensor_of(x, xs));
-    session.set_input(1, tensor_of(y, ys));
+    session.set_input(0, f32_tensor(x, xs));
+    session.set_input(1, f32_tensor(y, ys));
     session.run();
     DLTensor z = session.output(0), w = session.output(1);
     ASSERT_EQ(z.ndim, 2);
@@ -122,8 +112,8 @@ TEST_F(SymbolicArtifact, BindingsOutsideTheBoundsOrInDisagreementAreRefused) {
   rt::Session session(model);
   std::vector<float> x(65 * 4), y(4 * 4);
   std::vector<int64_t> xs{65, 4}, ys{4, 4};
-  session.set_input(0, tensor_of(x, xs));
-  session.set_input(1, tensor_of(y, ys));
+  session.set_input(0, f32_tensor(x, xs));
+  session.set_input(1, f32_tensor(y, ys));
   try {
     session.run();
     FAIL() << "seq=65 ran";
@@ -134,7 +124,7 @@ TEST_F(SymbolicArtifact, BindingsOutsideTheBoundsOrInDisagreementAreRefused) {
   }
   std::vector<int64_t> bad{3, 5};
   try {
-    session.set_input(0, tensor_of(x, bad));
+    session.set_input(0, f32_tensor(x, bad));
     FAIL() << "a static dim of 5 for 4 was accepted";
   } catch (const rt::Error& e) {
     EXPECT_STREQ(e.what(), "input 'x': expected shape [seq,4], got [3,5]");
@@ -204,15 +194,15 @@ TEST(SymbolicModule, InputsThatDisagreeOnASymbolNameBoth) {
   rt::Session session(model);
   std::vector<float> a(3 * 4, 1.0f), b(2 * 4, 1.0f);
   std::vector<int64_t> as{3, 4}, bs{2, 4};
-  session.set_input(0, tensor_of(a, as));
-  session.set_input(1, tensor_of(b, bs));
+  session.set_input(0, f32_tensor(a, as));
+  session.set_input(1, f32_tensor(b, bs));
   try {
     session.run();
     FAIL() << "seq = 3 and 2 ran";
   } catch (const rt::Error& e) {
     EXPECT_STREQ(e.what(), "input 'x2': dim 0 ('seq') is 2, but input 'x' has 'seq' = 3");
   }
-  session.set_input(1, tensor_of(a, as));
+  session.set_input(1, f32_tensor(a, as));
   session.run();
   EXPECT_EQ(session.output(0).shape[0], 3);
 }

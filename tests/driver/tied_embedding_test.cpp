@@ -8,7 +8,6 @@
 #include <ingot/runtime.hpp>
 
 #include <cmath>
-#include <tuple>
 
 #include "driver/compile.h"
 #include "driver/compiled_model.h"
@@ -127,16 +126,8 @@ TEST(TiedEmbedding, FusedEpilogueOfABlockedProductMatchesAReference) {
     std::vector<float> x = random_vector(size_t(seq * kWidth), 6),
                        r = random_vector(size_t(seq * kCols), 7);
     std::vector<int64_t> xs{seq, kWidth}, rs{seq, kCols};
-    DLTensor xt{}, rt_{};
-    for (auto [t, data, shape] : {std::tuple{&xt, &x, &xs}, std::tuple{&rt_, &r, &rs}}) {
-      t->data = data->data();
-      t->device = {kDLCPU, 0};
-      t->ndim = 2;
-      t->dtype = {kDLFloat, 32, 1};
-      t->shape = shape->data();
-    }
-    s.set_input(0, xt);
-    s.set_input(1, rt_);
+    s.set_input(0, f32_tensor(x, xs));
+    s.set_input(1, f32_tensor(r, rs));
     s.run();
     const float* y = static_cast<const float*>(s.output(0).data);
     for (int64_t i = 0; i < seq; ++i)

@@ -68,6 +68,27 @@ def rel_err(got, want):
     return float(np.max(np.abs(got.astype(np.float64) - want)) / (np.max(np.abs(want)) + 1e-30))
 
 
+def check_bindings(label, run, sess, names, cfg, rng, bindings):
+    """Every output `run(feeds)` gives (by ONNX Runtime's output names) against ONNX Runtime's at
+    each (seq, past) binding, within 1e-4 of the output's largest magnitude."""
+    kv_shape = lambda past: (1, cfg["kv_heads"], past, cfg["head_dim"])  # noqa: E731
+    for seq, past in bindings:
+        ids = rng.integers(0, cfg["vocab"], seq)
+        pasts = [rng.standard_normal(kv_shape(past)).astype(np.float32)
+                 for _ in range(2 * cfg["layers"])]
+        feeds = feeds_for(cfg, ids, pasts)
+        want = dict(zip(names, sess.run(None, feeds)))
+        try:
+            got = run(feeds)
+        except RuntimeError as e:
+            record(f"{label}: seq={seq} past={past}", False, str(e))
+            continue
+        shapes_ok = all(got[n].shape == want[n].shape for n in names)
+        worst = max(rel_err(got[n], want[n]) for n in names) if shapes_ok else float("inf")
+        record(f"{label}: seq={seq} past={past} all {len(names)} outputs", worst <= 1e-4,
+               f"max rel err {worst:.2e}")
+
+
 def check_model(name, exe, tmp, steps):
     import onnxruntime as ort
 
@@ -91,21 +112,8 @@ def check_model(name, exe, tmp, steps):
     kv_shape = lambda past: (1, cfg["kv_heads"], past, cfg["head_dim"])  # noqa: E731
 
     # 1. Every output at several bindings.
-    for seq, past in [(8, 0), (1, 8), (5, 3), (1, 1), (1, 63), (64, 0), (17, 30)]:
-        ids = rng.integers(0, cfg["vocab"], seq)
-        pasts = [rng.standard_normal(kv_shape(past)).astype(np.float32)
-                 for _ in range(2 * cfg["layers"])]
-        feeds = feeds_for(cfg, ids, pasts)
-        want = dict(zip(names, sess.run(None, feeds)))
-        try:
-            got = ingot.run(feeds)
-        except RuntimeError as e:
-            record(f"{name}: seq={seq} past={past}", False, str(e))
-            continue
-        shapes_ok = all(got[n].shape == want[n].shape for n in names)
-        worst = max(rel_err(got[n], want[n]) for n in names) if shapes_ok else float("inf")
-        record(f"{name}: seq={seq} past={past} all {len(names)} outputs", worst <= 1e-4,
-               f"max rel err {worst:.2e}")
+    check_bindings(name, ingot.run, sess, names, cfg, rng,
+                   [(8, 0), (1, 8), (5, 3), (1, 1), (1, 63), (64, 0), (17, 30)])
 
     # 2. Greedy generation, each side on its own presents.
     prompt = list(rng.integers(0, cfg["vocab"], 6))
@@ -194,28 +202,16 @@ def check_kv_cache(name, exe, tmp, model, cfg, sess, names, greedy):
     as_past = lambda n: n.replace("present_", "past_")  # noqa: E731
     rng = np.random.default_rng(11)
     kv_shape = lambda past: (1, cfg["kv_heads"], past, cfg["head_dim"])  # noqa: E731
-    # a. The logits and every cache after the run (`ingot run` saves a state's entries under its
-    # name) against ONNX Runtime's logits and presents; 64 + 64 fills the capacity.
-    for seq, past in [(8, 0), (1, 8), (5, 3), (1, 63), (17, 30), (64, 64)]:
-        ids = rng.integers(0, cfg["vocab"], seq)
-        pasts = [rng.standard_normal(kv_shape(past)).astype(np.float32)
-                 for _ in range(2 * cfg["layers"])]
-        feeds = feeds_for(cfg, ids, pasts)
-        want = dict(zip(names, sess.run(None, feeds)))
-        try:
-            got = kv.run(feeds)
-        except RuntimeError as e:
-            record(f"{name} --kv-cache: seq={seq} past={past}", False, str(e))
-            continue
-        pairs = [(got["logits"], want["logits"])] + [(got[as_past(n)], want[n]) for n in presents]
-        shapes_ok = all(g.shape == w.shape for g, w in pairs)
-        worst = max(rel_err(g, w) for g, w in pairs) if shapes_ok else float("inf")
-        record(f"{name} --kv-cache: seq={seq} past={past} logits and {len(presents)} caches",
-               worst <= 1e-4, f"max rel err {worst:.2e}")
-    # b. Greedy generation with the caches saved and loaded between runs.
-    def run_kv(feeds):
+
+    def run_kv(feeds):  # `ingot run` saves each state's entries (the present) under its name
         out = kv.run(feeds)
         return {"logits": out["logits"], **{n: out[as_past(n)] for n in presents}}
+
+    # a. The logits and every cache after the run against ONNX Runtime's logits and presents;
+    # 64 + 64 fills the capacity.
+    check_bindings(f"{name} --kv-cache", run_kv, sess, names, cfg, rng,
+                   [(8, 0), (1, 8), (5, 3), (1, 63), (17, 30), (64, 64)])
+    # b. Greedy generation with the caches saved and loaded between runs.
     try:
         tokens, logits = generate(run_kv)
         worst = max(rel_err(g, w) for g, w in zip(logits, want_logits))
@@ -242,6 +238,16 @@ def check_kv_cache(name, exe, tmp, model, cfg, sess, names, greedy):
         msg = str(e)
         record(f"{name} --kv-cache: 120 + 10 entries refused",
                "capacity 128" in msg and "'past_key_0'" in msg and "\n" not in msg, msg)
+    # e. Caches of different lengths in one .npz: refused with one line naming them.
+    pasts = [np.zeros(kv_shape(4), np.float32) for _ in range(2 * cfg["layers"])]
+    pasts[1] = np.zeros(kv_shape(3), np.float32)
+    try:
+        kv.run(feeds_for(cfg, [1], pasts))
+        record(f"{name} --kv-cache: caches of different lengths refused", False, "it ran")
+    except RuntimeError as e:
+        msg = str(e)
+        record(f"{name} --kv-cache: caches of different lengths refused",
+               "share one length" in msg and "'past_value_0'" in msg and "\n" not in msg, msg)
 
 
 def main():

@@ -129,9 +129,17 @@ std::vector<NpyArray> bind_inputs(const std::string& inputs, const std::string& 
   if (!inputs.empty()) arrays = read_npz(inputs);
   std::vector<bool> bound(static_cast<size_t>(model.num_inputs()), false);
   int states_given = 0;
+  int64_t first_length = -1;
+  std::string first_state;
   for (NpyArray& a : arrays) {
     if (int k = find_state(model, a.name); k >= 0) {  // a cache's past: the state's entries
       session.set_state(k, view_of(a));
+      const int64_t length = session.state_length();
+      if (first_length >= 0 && length != first_length)
+        fail_user("'{}': cache '{}' has {} entries, but '{}' has {}; the caches share one length",
+                  inputs, a.name, length, first_state, first_length);
+      first_length = length;
+      first_state = a.name;
       ++states_given;
       continue;
     }

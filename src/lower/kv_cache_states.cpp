@@ -106,6 +106,27 @@ std::vector<KvCacheState> find_kv_cache_states(const graph::Graph& g, const Symb
   return states;
 }
 
+graph::TensorType capacity_type(const KvCacheState& s) {
+  graph::TensorType t{s.past->type.dtype, {}};
+  for (int64_t d : s.capacity_shape) t.shape.push_back(graph::Dim::fixed(d));
+  return t;
+}
+
+tir::StateDesc describe_state(const KvCacheState& s, tir::TensorDesc tensor,
+                              const SymbolTable& symbols) {
+  auto position = [&](const std::string& name) {
+    return int(&symbols.symbol(name) - symbols.symbols().data());
+  };
+  tir::StateDesc d;
+  d.tensor = std::move(tensor);
+  d.tensor.name = s.past->name;
+  d.axis = s.axis;
+  d.length_symbol = position(s.length_symbol);
+  d.step_symbol = s.step.is_static() ? -1 : position(s.step.sym().symbol_name());
+  d.step = s.step.is_static() ? s.step.value : 0;
+  return d;
+}
+
 std::vector<tir::Expr> state_strides(const KvCacheState& s) {
   std::vector<tir::Expr> strides(s.capacity_shape.size());
   int64_t stride = 1;
@@ -113,6 +134,28 @@ std::vector<tir::Expr> state_strides(const KvCacheState& s) {
     strides[d] = tir::i64(stride);
     stride *= s.capacity_shape[d];
   }
+  return strides;
+}
+
+std::optional<std::vector<tir::Expr>> unit_reshape_strides(const graph::TensorType& in,
+                                                           const graph::TensorType& out,
+                                                           const std::vector<tir::Expr>& from) {
+  std::vector<tir::Expr> strides;
+  size_t d = 0;
+  auto skip_units = [&] {
+    while (d < in.shape.size() && in.shape[d].is_static() && in.shape[d].value == 1) ++d;
+  };
+  for (const graph::Dim& o : out.shape) {
+    if (o.is_static() && o.value == 1) {
+      strides.push_back(tir::i64(0));
+      continue;
+    }
+    skip_units();
+    if (d == in.shape.size() || in.shape[d] != o) return std::nullopt;
+    strides.push_back(from[d++]);
+  }
+  skip_units();
+  if (d != in.shape.size()) return std::nullopt;
   return strides;
 }
 

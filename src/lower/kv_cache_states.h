@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,8 +33,22 @@ struct KvCacheState {
 std::vector<KvCacheState> find_kv_cache_states(const graph::Graph& g, const SymbolTable& symbols,
                                                int64_t capacity);
 
+// The type of a state's buffer: the cache's dtype at its capacity shape.
+graph::TensorType capacity_type(const KvCacheState& s);
+
+// The artifact's record of a state whose buffer `tensor` describes (renamed after the input it
+// replaces), its symbols placed among `symbols`.
+tir::StateDesc describe_state(const KvCacheState& s, tir::TensorDesc tensor,
+                              const SymbolTable& symbols);
+
 // The element strides of a state's capacity layout (row-major over capacity_shape).
 std::vector<tir::Expr> state_strides(const KvCacheState& s);
+
+// The strides of `out` when it is `in` (a strided view with `strides`) with dims of extent 1
+// inserted or removed, or nullopt when the reshape moves any other dim.
+std::optional<std::vector<tir::Expr>> unit_reshape_strides(const graph::TensorType& in,
+                                                           const graph::TensorType& out,
+                                                           const std::vector<tir::Expr>& strides);
 
 // The append kernel's body: state[..., length + i, ...] = added[..., i, ...] over added's shape.
 tir::Stmt append_to_state(const tir::Buffer& added, const tir::Buffer& state, int axis,

@@ -26,6 +26,7 @@
 #include "lower/memory_plan.h"
 #include "lower/scheduled/scheduled.h"
 #include "lower/symbolic_memory_plan.h"
+#include "lower/value_symbol_nests.h"
 #include "lower/value_symbols.h"
 #include "ops/concat_slices.h"
 #include "ops/op.h"
@@ -181,32 +182,19 @@ class Lowering : public ValueFactory, public LoweringHost {
     return -1;
   }
 
-  size_t symbol_position(const std::string& name) const {
-    return size_t(&symbols_.symbol(name) - symbols_.symbols().data());
-  }
-
   // Each state is a value at its capacity, the artifact's output outputs.size() + k; its past
   // and present are strided views of it.
   void place_states() {
     for (size_t k = 0; k < states_.size(); ++k) {
       const KvCacheState& s = states_[k];
-      graph::TensorType t{s.past->type.dtype, {}};
-      for (int64_t d : s.capacity_shape) t.shape.push_back(graph::Dim::fixed(d));
-      Value& state = new_value(s.past->name + "_state", t);
+      Value& state = new_value(s.past->name + "_state", capacity_type(s));
       place_[&state] = {ArgRef::kOutput, int64_t(mod_.outputs.size() + k)};
       state_values_.push_back(&state);
       for (const Value* v : {s.past, s.present}) {
         views_[v] = &state;
         strided_[v] = state_strides(s);
       }
-      tir::StateDesc d;
-      d.tensor = describe(&state, symbols_);
-      d.tensor.name = s.past->name;
-      d.axis = s.axis;
-      d.length_symbol = int(symbol_position(s.length_symbol));
-      d.step_symbol = s.step.is_static() ? -1 : int(symbol_position(s.step.sym().symbol_name()));
-      d.step = s.step.is_static() ? s.step.value : 0;
-      mod_.states.push_back(std::move(d));
+      mod_.states.push_back(describe_state(s, describe(&state, symbols_), symbols_));
     }
   }
 
@@ -235,27 +223,11 @@ class Lowering : public ValueFactory, public LoweringHost {
     const Value* in = node.inputs.at(0);
     const Value* out = node.outputs.at(0);
     if (place_.count(out) || in->type.dtype != out->type.dtype) return false;
-    const std::vector<tir::Expr>& from = strided_.at(in);
-    std::vector<tir::Expr> strides;
-    size_t d = 0;
-    auto skip_units = [&] {
-      while (d < in->type.shape.size() && in->type.shape[d].is_static() &&
-             in->type.shape[d].value == 1)
-        ++d;
-    };
-    for (const graph::Dim& o : out->type.shape) {
-      if (o.is_static() && o.value == 1) {
-        strides.push_back(tir::i64(0));
-        continue;
-      }
-      skip_units();
-      if (d == in->type.shape.size() || in->type.shape[d] != o) return false;
-      strides.push_back(from[d++]);
-    }
-    skip_units();
-    if (d != in->type.shape.size()) return false;
+    std::optional<std::vector<tir::Expr>> strides =
+        unit_reshape_strides(in->type, out->type, strided_.at(in));
+    if (!strides) return false;
     views_[out] = storage(in);
-    strided_[out] = std::move(strides);
+    strided_[out] = std::move(*strides);
     return true;
   }
 
@@ -480,21 +452,7 @@ class Lowering : public ValueFactory, public LoweringHost {
   // symbolic product that blocks it (GPT-2's token embedding and LM head) is stored once, in
   // the product's blocked layout, which the Gathers read too.
   void plan_tied_weights() {
-    if (options_.vector_bits <= 0) return;
-    for (const auto& n : g_.nodes()) {
-      std::optional<bool> trans = blocked_product_transposes(*n);
-      if (!trans || !*trans) continue;
-      const Value* w = n->inputs[1];
-      std::vector<graph::Node*> users = g_.users(w);
-      if (users.size() < 2) continue;
-      bool gathers_only = true;
-      for (const graph::Node* u : users)
-        gathers_only = gathers_only &&
-                       (u == n.get() || (u->op == ops::OpKind::Gather && u->inputs.at(0) == w &&
-                                         u->inputs[1] != w && u->attrs.get_int("axis", 0) == 0));
-      if (gathers_only && std::find(g_.outputs.begin(), g_.outputs.end(), w) == g_.outputs.end())
-        tied_weights_.insert(w);
-    }
+    if (options_.vector_bits > 0) tied_weights_ = tied_tables(g_);
   }
 
   // The blocked constant of B (made once per weight and layout).
@@ -584,43 +542,7 @@ class Lowering : public ValueFactory, public LoweringHost {
                          const std::vector<Buffer>& outs) const {
     if (options_.gpu)
       if (tir::Stmt s = compute_product_block(node, ins, outs); s.defined()) return s;
-    if (ops::slice_reads_values(node)) {
-      std::vector<tir::Expr> starts, steps;
-      const graph::TensorType& y = node.outputs.at(0)->type;
-      for (int d = 0; d < node.inputs[0]->type.rank(); ++d) {
-        const bool value = y.shape[size_t(d)] == ops::value_dim(node, 0, d);
-        starts.push_back(value ? symbols_.expr(graph::SymExpr::symbol(ops::slice_start(node, d)))
-                               : tir::i64(0));
-        steps.push_back(value ? symbols_.expr(graph::SymExpr::symbol(ops::slice_step(node, d)))
-                              : tir::i64(1));
-      }
-      return compute_slice_values(node, ins, outs, starts, steps);
-    }
-    if (ops::pad_reads_values(node)) {
-      std::vector<tir::Expr> begins;
-      for (int d = 0; d < node.inputs[0]->type.rank(); ++d)
-        begins.push_back(symbols_.expr(graph::SymExpr::symbol(ops::pad_begin(node, d))));
-      return compute_pad_values(node, ins, outs, begins);
-    }
-    if (ops::stft_reads_values(node))
-      return compute_stft_values(node, ins, outs,
-                                 symbols_.expr(graph::SymExpr::symbol(ops::stft_step(node))),
-                                 symbols_.expr(graph::SymExpr::symbol(ops::stft_frame(node))));
-    if (ops::col2im_reads_values(node)) {
-      std::vector<tir::Expr> block;
-      for (int d = 0; d + 2 < node.outputs.at(0)->type.rank(); ++d)
-        block.push_back(symbols_.expr(graph::SymExpr::symbol(ops::col2im_block(node, d))));
-      return compute_col2im_blocks(node, ins, outs, block);
-    }
-    if (ops::dft_reads_axis(node))
-      return compute_dft_value_axis(node, ins, outs,
-                                    symbols_.expr(graph::SymExpr::symbol(ops::dft_axis(node))));
-    if (ops::has_value_axes(node)) {
-      std::vector<tir::Expr> kept;
-      for (int d = 0; d < node.inputs[0]->type.rank(); ++d)
-        kept.push_back(symbols_.expr(graph::SymExpr::symbol(ops::kept_extent(node, d))));
-      return compute_reduce_value_axes(node, ins, outs, kept);
-    }
+    if (tir::Stmt s = value_symbol_nest(node, ins, outs, symbols_); s.defined()) return s;
     return compute_rule(node.op)(node, ins, outs);
   }
 
@@ -964,50 +886,8 @@ class Lowering : public ValueFactory, public LoweringHost {
 
 }  // namespace
 
-void check_symbolic_shapes(const graph::Graph& g, const SymbolTable& symbols) {
-  for (const auto& n : g.nodes()) {
-    for (const Value* v : n->outputs) {
-      if (v == nullptr) continue;
-      for (const graph::Dim& d : v->type.shape)
-        for (const std::string& s : d.sym().symbols())
-          if (!symbols.has(s))
-            fail_user(
-                "{}: output '{}' has type {}, whose dim '{}' depends on the data, not on the "
-                "inputs' shapes; bind the model inputs with --input-shapes (and "
-                "--specialize-inputs for shape-deciding inputs)",
-                node_label(*n), v->name, v->type.str(), d.str());
-    }
-  }
-}
-
 tir::IRModule lower_graph(const graph::Graph& g, const LowerOptions& options) {
   return Lowering(g, options).run();
-}
-
-void check_static_shapes(const graph::Graph& g) {
-  for (const Value* v : g.inputs) {
-    for (const graph::Dim& d : v->type.shape) {
-      if (d.is_static()) continue;
-      std::vector<std::string> hint;
-      for (const graph::Dim& e : v->type.shape) hint.push_back(e.is_static() ? e.str() : "1");
-      fail_user("input '{}' has unbound dimension '{}'; bind it with --input-shapes {}:[{}]",
-                v->name, d.str(), v->name, fmt::join(hint, ","));
-    }
-  }
-  for (const auto& n : g.nodes()) {
-    for (const Value* v : n->outputs) {
-      if (v == nullptr || v->type.is_static()) continue;
-      if (ops::has_data_dependent_size(*n))
-        fail_user(
-            "{}: output '{}' has a size that its input data decide ({}), which only the "
-            "llvm target serves",
-            node_label(*n), v->name, v->type.str());
-      fail_user(
-          "{}: output '{}' has type {} with an unbound dimension; bind the model inputs "
-          "with --input-shapes (and --specialize-inputs for shape-deciding inputs)",
-          node_label(*n), v->name, v->type.str());
-    }
-  }
 }
 
 }  // namespace ingot::lower

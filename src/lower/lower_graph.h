@@ -36,13 +36,4 @@ struct LowerOptions {
 // op/dtype is not supported.
 tir::IRModule lower_graph(const graph::Graph& g, const LowerOptions& options = {});
 
-// UserError naming the input and its symbol (with the --input-shapes to bind it) when a graph
-// input has an unbound dim, or naming the node when an output does: for targets that compile
-// static shapes only (c, GPUs).
-void check_static_shapes(const graph::Graph& g);
-
-// UserError naming the node when an output's dim is not an expression of the inputs' symbols
-// (a data-dependent size, which needs docs/dynamic-shapes.md section 5).
-void check_symbolic_shapes(const graph::Graph& g, const SymbolTable& symbols);
-
 }  // namespace ingot::lower

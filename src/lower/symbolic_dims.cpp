@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <set>
 
+#include "lower/compute/common.h"
 #include "ops/value_symbols.h"
 #include "support/error.h"
 #include "tir/op.h"
@@ -177,6 +178,48 @@ int64_t SymbolTable::max_elements(const graph::TensorType& t) const {
   __int128 n = 1;
   for (const graph::Dim& d : t.shape) n = clamp(n * max_value(d.sym()));
   return int64_t(n);
+}
+
+void check_symbolic_shapes(const graph::Graph& g, const SymbolTable& symbols) {
+  for (const auto& n : g.nodes()) {
+    for (const graph::Value* v : n->outputs) {
+      if (v == nullptr) continue;
+      for (const graph::Dim& d : v->type.shape)
+        for (const std::string& s : d.sym().symbols())
+          if (!symbols.has(s))
+            fail_user(
+                "{}: output '{}' has type {}, whose dim '{}' depends on the data, not on the "
+                "inputs' shapes; bind the model inputs with --input-shapes (and "
+                "--specialize-inputs for shape-deciding inputs)",
+                node_label(*n), v->name, v->type.str(), d.str());
+    }
+  }
+}
+
+void check_static_shapes(const graph::Graph& g) {
+  for (const graph::Value* v : g.inputs) {
+    for (const graph::Dim& d : v->type.shape) {
+      if (d.is_static()) continue;
+      std::vector<std::string> hint;
+      for (const graph::Dim& e : v->type.shape) hint.push_back(e.is_static() ? e.str() : "1");
+      fail_user("input '{}' has unbound dimension '{}'; bind it with --input-shapes {}:[{}]",
+                v->name, d.str(), v->name, fmt::join(hint, ","));
+    }
+  }
+  for (const auto& n : g.nodes()) {
+    for (const graph::Value* v : n->outputs) {
+      if (v == nullptr || v->type.is_static()) continue;
+      if (ops::has_data_dependent_size(*n))
+        fail_user(
+            "{}: output '{}' has a size that its input data decide ({}), which only the "
+            "llvm target serves",
+            node_label(*n), v->name, v->type.str());
+      fail_user(
+          "{}: output '{}' has type {} with an unbound dimension; bind the model inputs "
+          "with --input-shapes (and --specialize-inputs for shape-deciding inputs)",
+          node_label(*n), v->name, v->type.str());
+    }
+  }
 }
 
 }  // namespace ingot::lower

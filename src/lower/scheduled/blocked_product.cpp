@@ -3,6 +3,7 @@
 // each task streams one contiguous block instead of 64 elements from every row of a row-major B
 // (compute/symbolic_product.h). At one row (decoding) this is the whole cost of the product. A
 // tied embedding's Gather reads its rows from the same blocks (one copy of the table).
+#include <algorithm>
 #include <cstring>
 
 #include "lower/compute/common.h"
@@ -108,6 +109,25 @@ std::optional<std::vector<NodeKernel>> lower_blocked_symbolic_product(
   if (!k.func.body.defined()) return std::nullopt;
   k.main = true;
   return std::vector<NodeKernel>{std::move(k)};
+}
+
+std::set<const graph::Value*> tied_tables(const graph::Graph& g) {
+  std::set<const graph::Value*> tied;
+  for (const auto& n : g.nodes()) {
+    std::optional<bool> trans = blocked_product_transposes(*n);
+    if (!trans || !*trans) continue;
+    const graph::Value* w = n->inputs[1];
+    std::vector<graph::Node*> users = g.users(w);
+    if (users.size() < 2) continue;
+    bool gathers_only = true;
+    for (const graph::Node* u : users)
+      gathers_only =
+          gathers_only && (u == n.get() || (u->op == ops::OpKind::Gather && u->inputs.at(0) == w &&
+                                            u->inputs[1] != w && u->attrs.get_int("axis", 0) == 0));
+    if (gathers_only && std::find(g.outputs.begin(), g.outputs.end(), w) == g.outputs.end())
+      tied.insert(w);
+  }
+  return tied;
 }
 
 std::vector<NodeKernel> lower_blocked_gather(

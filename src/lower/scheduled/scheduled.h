@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,10 @@ std::optional<bool> blocked_product_transposes(const graph::Node& node);
 
 // B ([K, N], or [N, K] transposed) in the column blocks [ceil(N / 64), K, 64], zero-padded.
 graph::TensorPtr block_columns(const graph::Value* b, bool transposed);
+
+// The constant tables of `g` read by Gathers along axis 0 and, transposed, by one symbolic
+// product that lower_blocked_symbolic_product takes (a tied embedding): stored once, blocked.
+std::set<const graph::Value*> tied_tables(const graph::Graph& g);
 
 // A Gather along axis 0 of a constant [V, K] table whose transposed blocked layout `blocked`
 // ([ceil(V / 64), K, 64]) a tied product reads: each gathered row read from the blocks, so the

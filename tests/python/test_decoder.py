@@ -44,11 +44,11 @@ class Ingot:
     def __init__(self, exe, artifact, tmp):
         self.exe, self.artifact, self.tmp = exe, artifact, tmp
 
-    def run(self, feeds):
+    def run(self, feeds, extra=()):
         inp, out = os.path.join(self.tmp, "in.npz"), os.path.join(self.tmp, "out.npz")
         np.savez(inp, **feeds)
-        r = subprocess.run([self.exe, "run", self.artifact, "--inputs", inp, "--outputs", out],
-                           capture_output=True, text=True)
+        r = subprocess.run([self.exe, "run", self.artifact, "--inputs", inp, "--outputs", out,
+                            *extra], capture_output=True, text=True)
         if r.returncode != 0:
             raise RuntimeError(r.stderr.strip())
         with np.load(out) as z:
@@ -211,6 +211,19 @@ def check_kv_cache(name, exe, tmp, model, cfg, sess, names, greedy):
     # 64 + 64 fills the capacity.
     check_bindings(f"{name} --kv-cache", run_kv, sess, names, cfg, rng,
                    [(8, 0), (1, 8), (5, 3), (1, 63), (17, 30), (64, 64)])
+    # a2. `ingot run --repeat 3` restarts every run from the loaded caches: the same outputs
+    # and caches as one run (runs that kept appending would grow the caches).
+    feeds = feeds_for(cfg, rng.integers(0, cfg["vocab"], 2),
+                      [rng.standard_normal(kv_shape(5)).astype(np.float32)
+                       for _ in range(2 * cfg["layers"])])
+    try:
+        once, thrice = kv.run(feeds), kv.run(feeds, ["--repeat", "3"])
+        same = all(once[k].shape == thrice[k].shape and np.array_equal(once[k], thrice[k])
+                   for k in once)
+        record(f"{name} --kv-cache: ingot run --repeat 3 gives one run's outputs and caches",
+               same, f"{ {k: thrice[k].shape for k in list(thrice)[:2]} }")
+    except RuntimeError as e:
+        record(f"{name} --kv-cache: ingot run --repeat 3", False, str(e))
     # b. Greedy generation with the caches saved and loaded between runs.
     try:
         tokens, logits = generate(run_kv)

@@ -156,7 +156,11 @@ std::vector<NpyArray> bind_inputs(const std::string& inputs, const std::string& 
         "'{}' gives {} of the model's {} cache states; give all of them (or none, to start "
         "from empty caches)",
         inputs, states_given, model.num_states());
-  if (model.num_states() > 0) start_lengths()[session.get()] = session.state_length();
+  // Set or cleared for every session: a freed session's address may be reused by another.
+  if (model.num_states() > 0)
+    start_lengths()[session.get()] = session.state_length();
+  else
+    start_lengths().erase(session.get());
   std::mt19937 rng(0);
   for (int i = 0; i < model.num_inputs(); ++i) {
     if (bound[static_cast<size_t>(i)]) continue;

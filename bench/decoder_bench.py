@@ -7,8 +7,8 @@ as the median of --repeat runs: ingot through `ingot run --print-time`, ONNX Run
 an InferenceSession with the same thread count. Also prints the decode bound that the weight
 bytes and the measured memory bandwidth set: the bytes a decode step must stream (the artifact's
 constants, from `ingot inspect`, less the float32 tables that only a Gather reads, such as
-position embeddings) over the read bandwidth of all threads that `ingot device-info` measures
-(a NumPy copy of 1 GiB on one thread is printed beside it). ONNX Runtime runs the float32
+position embeddings) over the read bandwidth of all threads that `ingot device-info --refresh`
+measures in the same run (a NumPy copy of 1 GiB on one thread is printed beside it). ONNX Runtime runs the float32
 model.
 
 Usage: decoder_bench.py MODEL.onnx ARTIFACT.so [--ingot PATH] [--threads 2] [--prompt 32]
@@ -67,8 +67,18 @@ def copy_gbs():
 
 
 def read_gbs(exe):
-    r = subprocess.run([exe, "device-info", "--json"], capture_output=True, text=True, check=True)
+    """The read bandwidth of all threads, measured in this run (--refresh: never a cached
+    number from another time, or another machine behind the same CPU name)."""
+    r = subprocess.run([exe, "device-info", "--json", "--refresh"], capture_output=True,
+                       text=True, check=True)
     return float(json.loads(r.stdout)["memory_read_gbs"])
+
+
+def last_level_cache_bytes():
+    try:
+        return max(0, os.sysconf("SC_LEVEL3_CACHE_SIZE"))
+    except (ValueError, OSError):
+        return 0
 
 
 def gather_only_bytes(model):
@@ -134,6 +144,11 @@ def main():
     print(f"memory read bandwidth {bw:.1f} GB/s (ingot device-info, all threads; a NumPy copy "
           f"on one thread: {copy:.1f} GB/s): decode bound {bound_ms:.2f} ms/token; ingot decode "
           f"is {dec / bound_ms:.2f}x the bound")
+    llc = last_level_cache_bytes()
+    if llc >= weights:
+        print(f"note: the {weights / 1e6:.1f} MB streamed per step fit in the {llc / 2**20:.0f} MiB "
+              f"last-level cache this OS reports; between steps part of them can stay there, so "
+              f"a step can beat the DRAM bound")
 
 
 if __name__ == "__main__":

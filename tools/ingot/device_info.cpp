@@ -1,8 +1,8 @@
 // Measuring and caching this machine's roofline limits (see device_info.h). The FMA peak runs
 // the per-ISA register-only kernels of peak_kernels.cpp on every core at once; the bandwidth
 // streams over 4x the last-level cache (at least 256 MiB) with each thread on its own,
-// first-touched slice: a vectorised sum (read) and STREAM's triad. The best of several repeats
-// counts, as STREAM reports.
+// first-touched slice: a sum with the widest ISA's loads (read) and STREAM's triad. The best of
+// several repeats counts, as STREAM reports.
 #include "tools/ingot/device_info.h"
 
 #include <fmt/chrono.h>
@@ -97,8 +97,19 @@ struct Bandwidth {
   double read_gbs = 0, triad_gbs = 0;
 };
 
-Bandwidth measure_bandwidth(int threads) {
-  const size_t n = stream_elements();
+// The portable read kernel, for CPUs without a per-ISA one.
+float portable_sum(const float* data, size_t n) {
+  float acc[16] = {};
+  for (size_t i = 0; i + 16 <= n; i += 16)
+    for (int j = 0; j < 16; ++j) acc[j] += data[i + j];
+  float total = 0;
+  for (float v : acc) total += v;
+  return total;
+}
+
+// `sum`: the read kernel (the widest ISA's, peak_kernels.h).
+Bandwidth measure_bandwidth(int threads, float (*sum)(const float*, size_t)) {
+  const size_t n = stream_elements() / 64 * 64;
   std::vector<float> a(n), b(n), c(n);  // zero pages; each thread touches its slice first
   auto slice = [&](int t) { return std::pair(n * t / threads, n * (t + 1) / threads); };
   run_on_threads(threads, [&](int t) {
@@ -110,12 +121,9 @@ Bandwidth measure_bandwidth(int threads) {
   for (int rep = 0; rep < 4; ++rep) {
     double s = run_on_threads(threads, [&](int t) {
       auto [lo, hi] = slice(t);
-      float acc[16] = {};
-      for (size_t i = lo; i + 16 <= hi; i += 16)
-        for (int j = 0; j < 16; ++j) acc[j] += b[i + j];
-      double total = 0;
-      for (float v : acc) total += v;
-      sums[t] = total;
+      lo = lo / 64 * 64;
+      hi = hi / 64 * 64;
+      sums[t] = sum(b.data() + lo, hi - lo);
     });
     best.read_gbs = std::max(best.read_gbs, double(n) * sizeof(float) / s * 1e-9);
     s = run_on_threads(threads, [&](int t) {
@@ -199,17 +207,19 @@ MachineInfo measure_machine(bool verbose) {
   ingot_set_num_threads(0);
   m.threads = ingot_get_num_threads();
   ingot_set_num_threads(current);
+  float (*sum)(const float*, size_t) = portable_sum;
   for (const PeakKernel& k : peak_kernels_for_this_cpu()) {
+    sum = k.sum;  // narrowest first: the widest one's stays
     if (verbose) fmt::print(stderr, "measuring the {} float32 peak...\n", k.isa);
     IsaPeak p{k.isa, measure_flops(k, 1), 0};
     p.gflops_all = m.threads > 1 ? measure_flops(k, m.threads) : p.gflops_1;
     m.peaks.push_back(p);
   }
   if (verbose) fmt::print(stderr, "measuring the memory bandwidth...\n");
-  Bandwidth all = measure_bandwidth(m.threads);
+  Bandwidth all = measure_bandwidth(m.threads, sum);
   m.read_gbs = all.read_gbs;
   m.triad_gbs = all.triad_gbs;
-  m.read_gbs_1 = m.threads > 1 ? measure_bandwidth(1).read_gbs : all.read_gbs;
+  m.read_gbs_1 = m.threads > 1 ? measure_bandwidth(1, sum).read_gbs : all.read_gbs;
   m.measured_at = utc_now();
   return m;
 }

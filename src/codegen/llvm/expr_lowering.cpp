@@ -48,6 +48,7 @@ llvm::Value* KernelLowering::expr(const Expr& e) {
     }
     case NodeTag::Cast: {
       auto* n = e.as<Cast>();
+      if (llvm::Value* v = nibble_to_float(*n)) return v;
       return cast(n->value.dtype(), t, expr(n->value));
     }
     case NodeTag::Call: {

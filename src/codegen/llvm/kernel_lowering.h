@@ -1,7 +1,7 @@
 // Lowers one tir::PrimFunc to an LLVM function
 // `i32 @name(ptr p0, ..., i64 shape_var0, ..., ptr services)`.
 // Internal to codegen/llvm; split over kernel_lowering.cpp (functions, statements, loops),
-// expr_lowering.cpp, buffer_access.cpp and loop_outlining.cpp.
+// expr_lowering.cpp, nibble_lookup.cpp, buffer_access.cpp and loop_outlining.cpp.
 #pragma once
 
 #include <functional>
@@ -65,6 +65,9 @@ class KernelLowering {
   llvm::Value* compare(tir::NodeTag tag, tir::DataType t, llvm::Value* a, llvm::Value* b);
   llvm::Value* cast(tir::DataType from, tir::DataType to, llvm::Value* v);
   llvm::Value* to_i64(const tir::Expr& e);  // scalar integer expression widened to i64
+  // float32(x mod 16) over int32 lanes as table lookups where the target has them
+  // (nibble_lookup.cpp); nullptr when `op` is not that or the target lacks them.
+  llvm::Value* nibble_to_float(const tir::Cast& op);
 
   // Buffer access (buffer_access.cpp): a bound buffer's base pointer, loads, prefetches, stores.
   llvm::Value* base_of(const tir::BufferNode& buf) const;

@@ -1,0 +1,105 @@
+// work_estimate(): a statement's work as an expression (see work_estimate.h).
+#include "tir/work_estimate.h"
+
+#include <unordered_set>
+
+#include "tir/analysis.h"
+#include "tir/op.h"
+#include "tir/visitor.h"
+
+namespace ingot::tir {
+namespace {
+
+bool is_transcendental(Intrinsic op) {
+  switch (op) {
+    case Intrinsic::exp:
+    case Intrinsic::log:
+    case Intrinsic::tanh:
+    case Intrinsic::erf:
+    case Intrinsic::sigmoid:
+    case Intrinsic::sin:
+    case Intrinsic::cos:
+    case Intrinsic::pow:
+    case Intrinsic::fmod:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The work of one execution of a leaf: its lanes, plus the transcendental calls' lanes.
+class LeafWork : public IRVisitor {
+ public:
+  int64_t units = 0;
+  void visit_Call(const Call* op, const Expr& e) override {
+    if (is_transcendental(op->op)) units += kTranscendentalWork * op->dtype.lanes;
+    IRVisitor::visit_Call(op, e);
+  }
+};
+
+int64_t leaf_work(const Expr& value) {
+  LeafWork w;
+  w.units = value.dtype().lanes;
+  w.visit(value);
+  return w.units;
+}
+
+class WorkEstimator {
+ public:
+  std::optional<Expr> work(const Stmt& s) {
+    if (!s.defined()) return i64(0);
+    switch (s.tag()) {
+      case NodeTag::BufferStore:
+        return i64(leaf_work(s.as<BufferStore>()->value));
+      case NodeTag::Evaluate:
+        return i64(leaf_work(s.as<Evaluate>()->value));
+      case NodeTag::For: {
+        auto* op = s.as<For>();
+        if (binds_any(op->extent)) return std::nullopt;
+        bound_.insert(op->loop_var.node());
+        auto body = work(op->body);
+        if (!body) return std::nullopt;
+        return cast(DataType::i64(), op->extent) * *body;
+      }
+      case NodeTag::SeqStmt: {
+        Expr total = i64(0);
+        for (const Stmt& part : s.as<SeqStmt>()->seq) {
+          auto w = work(part);
+          if (!w) return std::nullopt;
+          total = total + *w;
+        }
+        return total;
+      }
+      case NodeTag::IfThenElse: {
+        auto* op = s.as<IfThenElse>();
+        auto then_work = work(op->then_case);
+        auto else_work = work(op->else_case);
+        if (!then_work || !else_work) return std::nullopt;
+        return *then_work + *else_work;
+      }
+      case NodeTag::LetStmt: {
+        auto* op = s.as<LetStmt>();
+        bound_.insert(op->var.node());
+        return work(op->body);
+      }
+      case NodeTag::Allocate:
+        return work(s.as<Allocate>()->body);
+      default:
+        return std::nullopt;  // block form: not lowered yet
+    }
+  }
+
+ private:
+  bool binds_any(const Expr& e) const {
+    return uses_var(e, [&](const VarNode* v) { return bound_.count(v) > 0; });
+  }
+  std::unordered_set<const VarNode*> bound_;
+};
+
+}  // namespace
+
+std::optional<Expr> work_estimate(const Stmt& s) {
+  return WorkEstimator().work(s);
+}
+
+}  // namespace ingot::tir

@@ -75,10 +75,19 @@ def read_gbs(exe):
 
 
 def last_level_cache_bytes():
-    try:
-        return max(0, os.sysconf("SC_LEVEL3_CACHE_SIZE"))
-    except (ValueError, OSError):
-        return 0
+    """The largest cache of CPU 0 that sysfs lists (0 when it lists none)."""
+    best = 0
+    root = "/sys/devices/system/cpu/cpu0/cache"
+    for entry in os.listdir(root) if os.path.isdir(root) else []:
+        try:
+            size = open(os.path.join(root, entry, "size")).read().strip()
+        except OSError:
+            continue
+        scale = {"K": 1 << 10, "M": 1 << 20}.get(size[-1:], 1)
+        digits = size.rstrip("KM")
+        if digits.isdigit():
+            best = max(best, int(digits) * scale)
+    return best
 
 
 def gather_only_bytes(model):

@@ -106,24 +106,27 @@ std::vector<Expr> conjuncts(const Expr& cond) {
   return terms;
 }
 
+bool is_polynomial_math(Intrinsic op) {
+  switch (op) {
+    case Intrinsic::exp:
+    case Intrinsic::log:
+    case Intrinsic::tanh:
+    case Intrinsic::erf:
+    case Intrinsic::sigmoid:
+    case Intrinsic::sin:
+    case Intrinsic::cos:
+    case Intrinsic::pow:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool uses_polynomial_math(const Stmt& s) {
   struct Finder : IRVisitor {
     bool found = false;
     void visit_Call(const node_type::Call* op, const Expr& e) override {
-      switch (op->op) {
-        case Intrinsic::exp:
-        case Intrinsic::log:
-        case Intrinsic::tanh:
-        case Intrinsic::erf:
-        case Intrinsic::sigmoid:
-        case Intrinsic::sin:
-        case Intrinsic::cos:
-        case Intrinsic::pow:
-          found = true;
-          break;
-        default:
-          break;
-      }
+      found = found || is_polynomial_math(op->op);
       IRVisitor::visit_Call(op, e);
     }
   } f;

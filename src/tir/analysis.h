@@ -43,8 +43,10 @@ ScopeAccesses scope_accesses(const Stmt& s, StorageScope scope);
 // Whether s stores to a buffer what it loads from the same place (a no-op).
 bool is_self_store(const Stmt& s);
 
-// Whether s calls a math intrinsic that codegen expands into a polynomial or a libm call (exp,
+// Whether op is a math intrinsic that codegen expands into a polynomial or a libm call (exp,
 // log, tanh, erf, sigmoid, sin, cos, pow): many constants and instructions per element.
+bool is_polynomial_math(Intrinsic op);
+// Whether s calls one.
 bool uses_polynomial_math(const Stmt& s);
 
 }  // namespace ingot::tir

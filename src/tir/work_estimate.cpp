@@ -10,29 +10,12 @@
 namespace ingot::tir {
 namespace {
 
-bool is_transcendental(Intrinsic op) {
-  switch (op) {
-    case Intrinsic::exp:
-    case Intrinsic::log:
-    case Intrinsic::tanh:
-    case Intrinsic::erf:
-    case Intrinsic::sigmoid:
-    case Intrinsic::sin:
-    case Intrinsic::cos:
-    case Intrinsic::pow:
-    case Intrinsic::fmod:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // The work of one execution of a leaf: its lanes, plus the transcendental calls' lanes.
 class LeafWork : public IRVisitor {
  public:
   int64_t units = 0;
   void visit_Call(const Call* op, const Expr& e) override {
-    if (is_transcendental(op->op)) units += kTranscendentalWork * op->dtype.lanes;
+    if (is_polynomial_math(op->op)) units += kTranscendentalWork * op->dtype.lanes;
     IRVisitor::visit_Call(op, e);
   }
 };

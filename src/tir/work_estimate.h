@@ -9,8 +9,9 @@
 
 namespace ingot::tir {
 
-// Work units of one call of a transcendental intrinsic (exp, tanh, erf, pow, ...) per lane: a
-// vectorized polynomial costs several FMAs where a store of an add costs about one.
+// Work units of one call of a transcendental intrinsic (tir::is_polynomial_math: exp, tanh, erf,
+// pow, ...) per lane: a vectorized polynomial costs several FMAs where a store of an add costs
+// about one.
 inline constexpr int64_t kTranscendentalWork = 8;
 
 // The work of `s`: each execution of a store or an evaluated expression counts its lanes, plus

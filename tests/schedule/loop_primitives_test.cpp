@@ -239,6 +239,25 @@ TEST(LoopKinds, ReductionLoopsCannotBeParallelOrVectorized) {
             "cannot unroll loop \"i\": it is already parallel");
 }
 
+TEST(LoopKinds, ASymbolicReductionLoopMayBeVectorized) {
+  // s[0] += x[k] over k < n, n symbolic: marked for the backend's loop vectorizer (partial sums
+  // in lanes); the same loop over a constant extent stays refused (above).
+  Var n("n", DataType::i64()), k("k"), vk("vk");
+  Buffer x = Buffer::make("x", DataType::f32(), std::vector<Expr>{n});
+  Buffer acc = Buffer::make("s", DataType::f32(), std::vector<int64_t>{1});
+  Stmt blk = make_block("S", {{vk, i64(0), n, IterKind::kReduce}},
+                        BufferStore::make(acc, acc(i64(0)) + x(vk), {i64(0)}),
+                        BufferStore::make(acc, f32(0), {i64(0)}));
+  PrimFunc f{"sum",
+             {x, acc},
+             For::make(k, i64(0), n, ForKind::kSerial, BlockRealize::make({k}, yes(), blk))};
+  f.shape_vars = {n};
+  Schedule s(f);
+  auto l = s.get_loops(s.get_block("S"));
+  s.vectorize(l[0]);
+  EXPECT_NE(to_string(s.func()).find("vectorized(0, n)"), std::string::npos) << to_string(s.func());
+}
+
 TEST(Bind, ThreadAxesAreChecked) {
   Matmul m = make_matmul(4, 8, 3);
   Schedule s(m.func);

@@ -14,7 +14,10 @@ class VectorizeError : public ScheduleError {
 // - the loop is serial (or already vectorized); a symbolic extent (a kernel over symbolic dims)
 //   is vectorized by the backend's loop vectorizer, with its own remainder loop, rather than
 //   into vector IR by vectorize_loops;
-// - no block inside binds a reduction iter var to an expression of the loop variable.
+// - no block inside binds a reduction iter var to an expression of the loop variable, unless the
+//   extent is symbolic: then the backend's loop vectorizer may carry the reduction in vector
+//   lanes (partial sums, combined after the loop, as rfactor does for a constant extent), which
+//   reorders a floating-point sum.
 void Schedule::vectorize(LoopRV loop) {
   LoopInfo li = loop_info(*this, loop);
   std::string name = li.node->loop_var.name();
@@ -22,7 +25,8 @@ void Schedule::vectorize(LoopRV loop) {
   if (li.node->kind != ForKind::kSerial && li.node->kind != ForKind::kVectorized)
     fail_schedule<VectorizeError>("cannot vectorize loop {}: it is already {}", qname(name),
                                   for_kind_name(li.node->kind));
-  if (auto r = reduce_use(li.node->body, li.node->loop_var.node()))
+  if (auto r = reduce_use(li.node->body, li.node->loop_var.node());
+      r && is_const_int(li.node->extent))
     fail_schedule<VectorizeError>("cannot vectorize loop {}: it carries {}", qname(name), *r);
   // 2. Mark it; record.
   set_loop_kind(*this, li, ForKind::kVectorized);

@@ -23,6 +23,7 @@ struct InnerReduction {
   const VarNode* r = nullptr;  // the reduce iter var it binds
   Stmt body;                   // the block's body
   DataType dtype;
+  bool symbolic = false;  // the extent is not a constant (extent is then 0)
 };
 
 std::optional<InnerReduction> inner_reduction(Schedule& s, BlockRV b) {
@@ -31,9 +32,9 @@ std::optional<InnerReduction> inner_reduction(Schedule& s, BlockRV b) {
   if (info->loops.empty() || !is_rfactor_reduction(blk->body)) return std::nullopt;
   const For* inner = info->loops.back().as<For>();
   int64_t extent = 0, min = -1;
-  if (inner->kind != ForKind::kSerial || !is_const_int(inner->extent, &extent) ||
-      !is_const_int(inner->min, &min) || min != 0)
+  if (inner->kind != ForKind::kSerial || !is_const_int(inner->min, &min) || min != 0)
     return std::nullopt;
+  const bool symbolic = !is_const_int(inner->extent, &extent);
   // The loop must bind a reduce iter var, directly.
   const VarNode* r = nullptr;
   for (size_t i = 0; i < blk->iter_vars.size(); ++i) {
@@ -45,8 +46,8 @@ std::optional<InnerReduction> inner_reduction(Schedule& s, BlockRV b) {
   std::vector<LoopRV> loops = s.get_loops(b);
   const auto* seq = blk->body.as<SeqStmt>();
   const Stmt& update = seq != nullptr ? seq->seq.back() : blk->body;
-  return InnerReduction{loops.back(), extent, r, blk->body,
-                        update.as<BufferStore>()->buffer->dtype};
+  return InnerReduction{loops.back(), extent, r, blk->body, update.as<BufferStore>()->buffer->dtype,
+                        symbolic};
 }
 
 // The outermost loop of the run of innermost loops around rfactor's block `b` that each feed
@@ -102,6 +103,10 @@ void schedule_row_reductions(Schedule& s, const std::string& row, const CpuVecto
     BlockRV b = s.get_block(name);
     auto red = inner_reduction(s, b);
     if (!red) continue;
+    if (red->symbolic) {  // left to LLVM's loop vectorizer (vectorize.cpp)
+      s.vectorize(red->loop);
+      continue;
+    }
     int64_t native = std::max<int64_t>(1, isa.vector_bits / red->dtype.bits);
     std::vector<int64_t> lanes = {0};
     for (int64_t l : {native, 2 * native, 4 * native, kDefaultReductionLanes})

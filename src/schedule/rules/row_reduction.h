@@ -10,7 +10,9 @@
 // the accumulator's dtype (from the target's vector width), and 16 (the lanes softmax used before
 // this rule, one AVX-512 or two AVX2 registers of float32). The default is 16 when the innermost
 // loop reads its input contiguously (the last index moves by one per step) and is at least 16
-// long, else no split.
+// long, else no split. A reduction loop over a symbolic extent (a kernel over symbolic dims) is
+// marked vectorized instead, which LLVM's loop vectorizer carries out with partial results in
+// vector lanes and a remainder loop.
 #pragma once
 
 #include <string>

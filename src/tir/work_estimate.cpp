@@ -27,6 +27,29 @@ int64_t leaf_work(const Expr& value) {
   return w.units;
 }
 
+// Whether e divides by a non-constant: evaluated where the parallel loop starts, such an extent
+// could divide by zero where a branch inside guards the loop that has it.
+bool divides_by_variable(const Expr& e) {
+  struct Finder : IRVisitor {
+    bool found = false;
+    void check(const Expr& divisor) { found = found || !is_const_int(divisor); }
+    void visit_Div(const Div* op, const Expr& e) override {
+      check(op->b);
+      IRVisitor::visit_Div(op, e);
+    }
+    void visit_FloorDiv(const FloorDiv* op, const Expr& e) override {
+      check(op->b);
+      IRVisitor::visit_FloorDiv(op, e);
+    }
+    void visit_FloorMod(const FloorMod* op, const Expr& e) override {
+      check(op->b);
+      IRVisitor::visit_FloorMod(op, e);
+    }
+  } f;
+  f.visit(e);
+  return f.found;
+}
+
 class WorkEstimator {
  public:
   std::optional<Expr> work(const Stmt& s) {
@@ -38,7 +61,7 @@ class WorkEstimator {
         return i64(leaf_work(s.as<Evaluate>()->value));
       case NodeTag::For: {
         auto* op = s.as<For>();
-        if (binds_any(op->extent)) return std::nullopt;
+        if (binds_any(op->extent) || divides_by_variable(op->extent)) return std::nullopt;
         bound_.insert(op->loop_var.node());
         auto body = work(op->body);
         if (!body) return std::nullopt;

@@ -18,7 +18,8 @@ inline constexpr int64_t kTranscendentalWork = 8;
 // kTranscendentalWork per lane of each transcendental call in it; a loop multiplies its body's
 // work by its extent, a sequence adds its parts', a branch counts both cases (an upper bound).
 // std::nullopt when an extent depends on a variable that `s` binds itself (a loop or let
-// variable), which the estimate cannot name.
+// variable), which the estimate cannot name, or divides by a non-constant (the estimate is
+// evaluated before any branch in `s` could guard it).
 std::optional<Expr> work_estimate(const Stmt& s);
 
 }  // namespace ingot::tir

@@ -61,6 +61,11 @@ TEST(WorkEstimate, ExtentsOfInnerVariablesCannotBeNamed) {
       t, n * i64(2),
       For::make(j, i64(0), t, ForKind::kSerial, BufferStore::make(y, f32(0), {i64(0), j})));
   EXPECT_FALSE(work_estimate(let).has_value());
+  // An extent that divides by a variable (it could be zero where a branch guards the loop).
+  Var d("d", DataType::i64());
+  Stmt guarded = IfThenElse::make(d > 0, For::make(j, i64(0), floordiv(n, d), ForKind::kSerial,
+                                                   BufferStore::make(y, f32(0), {i64(0), j})));
+  EXPECT_FALSE(work_estimate(guarded).has_value());
   // The same extent free (bound outside the statement) is named.
   Stmt inner = For::make(j, i64(0), i + 1, ForKind::kSerial, BufferStore::make(y, f32(0), {i, j}));
   auto work = work_estimate(inner);

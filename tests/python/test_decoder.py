@@ -40,6 +40,16 @@ def record(name, ok, detail=""):
     print(f"{'PASS' if ok else 'FAIL'} {name}{': ' + detail if detail else ''}", flush=True)
 
 
+def check_refused(label, run, feeds, *needles):
+    """run(feeds) must fail with one line that contains every needle."""
+    try:
+        run(feeds)
+        record(label, False, "it ran")
+    except RuntimeError as e:
+        msg = str(e)
+        record(label, all(n in msg for n in needles) and "\n" not in msg, msg)
+
+
 class Ingot:
     def __init__(self, exe, artifact, tmp):
         self.exe, self.artifact, self.tmp = exe, artifact, tmp
@@ -176,12 +186,7 @@ def check_model(name, exe, tmp, steps):
     # 3. Past the bound: one line naming the input.
     feeds = feeds_for(cfg, rng.integers(0, cfg["vocab"], 65),
                       [np.zeros(kv_shape(0), np.float32)] * (2 * cfg["layers"]))
-    try:
-        ingot.run(feeds)
-        record(f"{name}: seq=65 refused", False, "it ran")
-    except RuntimeError as e:
-        msg = str(e)
-        record(f"{name}: seq=65 refused", "'input_ids'" in msg and "\n" not in msg, msg)
+    check_refused(f"{name}: seq=65 refused", ingot.run, feeds, "'input_ids'")
 
 
 def check_kv_cache(name, exe, tmp, model, cfg, sess, names, greedy):
@@ -244,23 +249,13 @@ def check_kv_cache(name, exe, tmp, model, cfg, sess, names, greedy):
     # d. Past the capacity: 120 cached entries and 10 new ones, refused with one line.
     feeds = feeds_for(cfg, rng.integers(0, cfg["vocab"], 10),
                       [np.zeros(kv_shape(120), np.float32)] * (2 * cfg["layers"]))
-    try:
-        kv.run(feeds)
-        record(f"{name} --kv-cache: 120 + 10 entries refused", False, "it ran")
-    except RuntimeError as e:
-        msg = str(e)
-        record(f"{name} --kv-cache: 120 + 10 entries refused",
-               "capacity 128" in msg and "'past_key_0'" in msg and "\n" not in msg, msg)
+    check_refused(f"{name} --kv-cache: 120 + 10 entries refused", kv.run, feeds, "capacity 128",
+                  "'past_key_0'")
     # e. Caches of different lengths in one .npz: refused with one line naming them.
     pasts = [np.zeros(kv_shape(4), np.float32) for _ in range(2 * cfg["layers"])]
     pasts[1] = np.zeros(kv_shape(3), np.float32)
-    try:
-        kv.run(feeds_for(cfg, [1], pasts))
-        record(f"{name} --kv-cache: caches of different lengths refused", False, "it ran")
-    except RuntimeError as e:
-        msg = str(e)
-        record(f"{name} --kv-cache: caches of different lengths refused",
-               "share one length" in msg and "'past_value_0'" in msg and "\n" not in msg, msg)
+    check_refused(f"{name} --kv-cache: caches of different lengths refused", kv.run,
+                  feeds_for(cfg, [1], pasts), "share one length", "'past_value_0'")
 
 
 def main():

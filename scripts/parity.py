@@ -3,12 +3,14 @@
 
 For each model: build it (cached in --workdir), run ONNX Runtime on seeded random inputs, then
 `ingot compile` + `ingot run --inputs --outputs --print-time`, and compare every output with
-compare_outputs(): ingot must produce exactly ORT's output names, each with ORT's dtype and
-shape; a NaN or Inf in either side's output fails (in ORT's output it means the test input is
-bad, and it is reported as such); float outputs need rel_err = max|ingot - ort| / max|ort|
-<= --tol (default 1e-3), integer and bool outputs must be equal.
+compare_outputs(), the one output checker of the Python tests and benchmarks: ingot must produce
+exactly ORT's output names, each with ORT's dtype and shape; a NaN or Inf in either side's output
+fails (in ORT's output it means the test input is bad, and it is reported as such); every float
+element needs |ingot - ort| <= atol + rtol * |ort| (--tol is rtol, default 1e-3; --atol defaults
+to the same value), integer and bool outputs must be equal.
 
 Usage: parity.py --ingot PATH [--models resnet50,mobilenetv2,bert] [--workdir DIR] [--tol 1e-3]
+                 [--atol A]
                  [--target "llvm -mcpu=x86-64-v3"] [--dtype float16]
 --target compiles for that target instead of the host (its code must run here: e.g. the AVX2
 code and 8-lane channel blocks of x86-64-v3 on an AVX-512 host). --dtype float16 compiles the
@@ -47,61 +49,111 @@ def run(cmd):
     return p, time.time() - t
 
 
-def _nonfinite(a):
-    """Number of NaN/Inf elements of a float array (0 for other dtypes)."""
-    if a.dtype.kind not in "fc":
-        return 0
-    return int(a.size - np.count_nonzero(np.isfinite(a)))
+def _nonfinite_mismatch(name, r, g, ref_name, got_name):
+    """None when r and g hold NaN at the same positions and the same +-Inf at the same
+    positions; else the message naming the first position that differs."""
+    rn, gn = np.isnan(r), np.isnan(g)
+    ri, gi = np.isinf(r), np.isinf(g)
+    bad = (rn != gn) | (ri != gi) | (ri & gi & (np.sign(r) != np.sign(g)))
+    if not bad.any():
+        return None
+    idx = tuple(int(i) for i in np.argwhere(bad)[0])
+    return (f"output '{name}': NaN/Inf differ at {int(bad.sum())} of {r.size} positions, first "
+            f"at {list(idx)}: {got_name} {g[idx]!r}, {ref_name} {r[idx]!r}")
 
 
-def compare_outputs(ref, got, tol):
-    """Checks ingot's outputs against ONNX Runtime's: -> (ok, message).
+def compare_outputs(ref, got, rtol, atol=None, *, int_atol=0, finite_ref=False, stats=None,
+                    ref_name="ONNX Runtime", got_name="ingot"):
+    """The one output checker of the Python tests and benchmarks: -> (ok, message).
 
-    ref, got: {output name: numpy array} from ORT and from ingot. Fails (ok False, the message
-    naming the output) when an output is missing or extra, when dtype or shape differ, when ORT's
-    output holds NaN/Inf (a bad test input: the comparison would prove nothing), when ingot's
-    holds NaN/Inf, when an integer/bool output differs anywhere, or when a float output's
-    rel_err = max|got - ref| / max|ref| exceeds tol. On success the message is
-    "rel_err X (tol T)", X the worst over all outputs.
+    ref, got: {output name: numpy array}, the reference's and the checked side's. Fails (ok
+    False, the message naming the output and the first offending element) when:
+      - an output is missing or extra, or an output's dtype or shape differs;
+      - the positions of NaN, +Inf or -Inf differ between the two (node tests that expect NaN
+        pass when the checked side has NaN in the same places); with finite_ref=True any NaN/Inf
+        in the reference fails too (model parity on random inputs: a reference that overflowed
+        proves nothing);
+      - a float element breaks |got - ref| <= atol + rtol * |ref|, every element on its own;
+        atol defaults to rtol (an absolute floor suited to outputs of order 1: logits, hidden
+        states; pass the output's own scale where it differs);
+      - an integer element differs by more than int_atol (default 0: exact), a bool differs.
+    On success the message is "rel_err R, max |d| D (rtol .., atol ..)": R the largest
+    |got - ref| / max(|ref|, atol / rtol) over all float elements (the relative error, measured
+    against the crossover magnitude atol/rtol for elements smaller than it) and D the largest
+    absolute difference. stats, if a dict, receives {name: {"max_abs", "rel_err",
+    "mismatched"}} for every float or integer output compared.
     """
+    if atol is None:
+        atol = rtol
     if not ref:
-        return False, "ONNX Runtime produced no outputs"
+        return False, f"{ref_name} produced no outputs"
     missing = [n for n in ref if n not in got]
     if missing:
-        return False, (f"output '{missing[0]}' missing from ingot's outputs "
+        return False, (f"output '{missing[0]}' missing from {got_name}'s outputs "
                        f"({sorted(got)})")
     extra = [n for n in got if n not in ref]
     if extra:
-        return False, f"ingot has output '{extra[0]}' that ONNX Runtime does not ({sorted(ref)})"
-    worst = 0.0
+        return False, (f"{got_name} has output '{extra[0]}' that {ref_name} does not "
+                       f"({sorted(ref)})")
+    worst_rel = worst_abs = 0.0
+    floor = atol / rtol if rtol > 0 else np.inf
     for name, r in ref.items():
         g = np.asarray(got[name])
         r = np.asarray(r)
         if g.dtype != r.dtype:
-            return False, f"output '{name}': dtype {g.dtype} from ingot, {r.dtype} from ORT"
+            return False, f"output '{name}': dtype {g.dtype} from {got_name}, {r.dtype} from {ref_name}"
         if g.shape != r.shape:
-            return False, (f"output '{name}': shape {list(g.shape)} from ingot, "
-                           f"{list(r.shape)} from ORT")
-        bad = _nonfinite(r)
-        if bad:
-            return False, (f"output '{name}': ONNX Runtime's reference has {bad} NaN/Inf of "
-                           f"{r.size} values (bad test input; nothing to compare)")
-        bad = _nonfinite(g)
-        if bad:
-            return False, f"output '{name}': ingot's output has {bad} NaN/Inf of {g.size} values"
+            return False, (f"output '{name}': shape {list(g.shape)} from {got_name}, "
+                           f"{list(r.shape)} from {ref_name}")
         if r.size == 0:
             continue
-        if r.dtype.kind not in "fc":
+        if r.dtype.kind == "b" or r.dtype.kind not in "fciu":
             diff = int(np.count_nonzero(g != r))
             if diff:
-                return False, f"output '{name}': {diff} of {r.size} {r.dtype} values differ"
+                idx = tuple(int(i) for i in np.argwhere(g != r)[0])
+                return False, (f"output '{name}': {diff} of {r.size} {r.dtype} values differ, "
+                               f"first at {list(idx)}: {got_name} {g[idx]!r}, {ref_name} {r[idx]!r}")
             continue
-        denom = max(float(np.abs(r).max()), 1e-30)
-        err = float(np.abs(g.astype(np.float64) - r.astype(np.float64)).max()) / denom
-        if not err <= tol:  # also catches a NaN err, should one get through
-            return False, f"output '{name}': rel_err {err:.2e} > tol {tol:g}"
-        worst = max(worst, err)
-    return True, f"rel_err {worst:.2e} (tol {tol:g})"
+        if r.dtype.kind in "iu":
+            d = np.abs(g.astype(np.int64) - r.astype(np.int64))
+            bad = d > int_atol
+            if stats is not None:
+                stats[name] = {"max_abs": float(d.max()), "rel_err": None,
+                               "mismatched": int(bad.sum())}
+            if bad.any():
+                idx = tuple(int(i) for i in np.argwhere(bad)[0])
+                return False, (f"output '{name}': {int(bad.sum())} of {r.size} {r.dtype} values "
+                               f"differ by more than {int_atol}, first at {list(idx)}: "
+                               f"{got_name} {g[idx]!r}, {ref_name} {r[idx]!r}")
+            worst_abs = max(worst_abs, float(d.max()))
+            continue
+        r64 = r.astype(np.complex128 if r.dtype.kind == "c" else np.float64)
+        g64 = g.astype(r64.dtype)
+        finite = np.isfinite(r64)
+        if finite_ref and not finite.all():
+            return False, (f"output '{name}': {ref_name}'s reference has "
+                           f"{int(r.size - finite.sum())} NaN/Inf of {r.size} values (bad test "
+                           "input; nothing to compare)")
+        msg = _nonfinite_mismatch(name, r64, g64, ref_name, got_name)
+        if msg:
+            return False, msg
+        # Only the positions where both are finite remain (the others matched above).
+        with np.errstate(invalid="ignore", over="ignore"):
+            d = np.where(finite, np.abs(np.where(finite, g64, 0) - np.where(finite, r64, 0)), 0.0)
+        mag = np.abs(np.where(finite, r64, 0))
+        bad = ~(d <= atol + rtol * mag)
+        rel = float((d / np.maximum(mag, floor)).max()) if np.isfinite(floor) else float(d.max())
+        if stats is not None:
+            stats[name] = {"max_abs": float(d.max()), "rel_err": rel,
+                           "mismatched": int(bad.sum())}
+        if bad.any():
+            idx = tuple(int(i) for i in np.unravel_index(
+                int(np.argmax(np.where(bad, d - rtol * mag, -np.inf))), r.shape))
+            return False, (f"output '{name}': {int(bad.sum())} of {r.size} values outside "
+                           f"|d| <= {atol:g} + {rtol:g}*|ref| (rel_err {rel:.2e}), worst at "
+                           f"{list(idx)}: {got_name} {g[idx]!r}, {ref_name} {r[idx]!r}")
+        worst_rel, worst_abs = max(worst_rel, rel), max(worst_abs, float(d.max()))
+    return True, f"rel_err {worst_rel:.2e}, max |d| {worst_abs:.2e} (rtol {rtol:g}, atol {atol:g})"
 
 
 def target_tag(target, dtype=None):
@@ -111,9 +163,10 @@ def target_tag(target, dtype=None):
 
 
 def check_model(name, ingot, workdir, tol, threads, path=None, feeds=None, target=None,
-                repeat=3, dtype=None):
+                repeat=3, dtype=None, atol=None):
     """path/feeds default to make_models' NAME.onnx in workdir and make_models.make_inputs;
-    target: compile for that target string (default: the host); dtype: ingot compile --dtype."""
+    target: compile for that target string (default: the host); dtype: ingot compile --dtype;
+    tol, atol: compare_outputs' rtol and atol (atol None: equal to tol)."""
     if path is None:
         path = os.path.join(workdir, f"{name}.onnx")
         if not os.path.exists(path):
@@ -152,7 +205,7 @@ def check_model(name, ingot, workdir, tol, threads, path=None, feeds=None, targe
     timing = f"mean {m.group(1)} ms, median {m.group(2)} ms" if m else "no timing"
     with np.load(outputs_npz) as z:
         got = {k: z[k] for k in z.files}
-    ok, msg = compare_outputs(ref, got, tol)
+    ok, msg = compare_outputs(ref, got, tol, atol, finite_ref=True)
     return ok, f"{msg}; compile {t_compile:.1f} s; ingot {timing}"
 
 
@@ -161,7 +214,10 @@ def main(argv=None):
     ap.add_argument("--ingot", required=True)
     ap.add_argument("--models", default="resnet50,mobilenetv2,bert")
     ap.add_argument("--workdir", default="models")
-    ap.add_argument("--tol", type=float, default=1e-3)
+    ap.add_argument("--tol", "--rtol", dest="tol", type=float, default=1e-3,
+                    help="compare_outputs' rtol (default: %(default)s)")
+    ap.add_argument("--atol", type=float, default=None,
+                    help="compare_outputs' atol (default: equal to --tol)")
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--target", default=None, help="ingot compile --target (default: the host)")
     ap.add_argument("--repeat", type=int, default=3, help="timed runs per model")
@@ -173,7 +229,8 @@ def main(argv=None):
     on += f" [--dtype {args.dtype}]" if args.dtype else ""
     for name in args.models.split(","):
         ok, msg = check_model(name, args.ingot, args.workdir, args.tol, args.threads,
-                              target=args.target, repeat=args.repeat, dtype=args.dtype)
+                              target=args.target, repeat=args.repeat, dtype=args.dtype,
+                              atol=args.atol)
         failed += not ok
         print(f"{'PASS' if ok else 'FAIL'} {name}{on}: {msg}", flush=True)
     n = len(args.models.split(","))

@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """ctest wrapper: the checks of the test scripts fail when they must (issue 11, part 5).
 
-- scripts/parity.py compare_outputs: a NaN in ingot's output, a NaN or Inf in ONNX Runtime's, an
-  Inf in ingot's, a dtype mismatch, a shape mismatch, a missing or extra output, an integer
-  mismatch and an error over the tolerance all fail; a correct case passes.
+- scripts/parity.py compare_outputs, the one output checker (issue 45): a NaN or Inf in ingot's
+  output where the reference has none (one element or all), NaN/Inf at other positions or of
+  another sign, a NaN or Inf in the reference under finite_ref, a dtype mismatch, a shape
+  mismatch, a missing or extra output, an integer mismatch (beyond int_atol), a bool mismatch,
+  one wrong small-magnitude element beside large ones, and an error over the tolerance all
+  fail; a correct case, matching NaN/Inf positions (node tests that expect NaN) and integer
+  outputs within int_atol pass; the reported rel_err is per element.
 - scripts/real_model_parity.py: one model skipped for a missing package gives the SKIP exit
   status (77), never 0, also when the other models pass; a failure gives 1.
 - bench/model_bench.py: a row whose outputs did not match prints FAILED, not a time.
@@ -45,8 +49,8 @@ def ref_outputs():
             "label": np.array([3, 1], np.int64)}
 
 
-def expect_fail(got, *words, ref=None):
-    ok, msg = parity.compare_outputs(ref if ref is not None else ref_outputs(), got, 1e-3)
+def expect_fail(got, *words, ref=None, **kw):
+    ok, msg = parity.compare_outputs(ref if ref is not None else ref_outputs(), got, 1e-3, **kw)
     assert not ok, f"compare_outputs passed: {msg}"
     for w in words:
         assert w in msg, f"'{w}' not in the message: {msg}"
@@ -64,6 +68,70 @@ def correct_outputs_pass():
 
 
 @check
+def small_magnitude_element_checked():
+    """One wrong element of magnitude 1e-3 beside elements of 1e3: a check that divided by the
+    output's largest value (1e3) passed it; per element it is 100% off."""
+    ref = {"y": np.array([1e3, -1e3, 1e-3, 2.0], np.float32)}
+    got = {"y": ref["y"].copy()}
+    got["y"][2] = 2e-3
+    expect_fail(got, "'y'", "1 of 4", "[2]", ref=ref, atol=1e-6)
+    got["y"][2] = 1e-3 * (1 + 1e-5)  # within rtol of itself
+    ok, msg = parity.compare_outputs(ref, got, 1e-3, 1e-6)
+    assert ok, msg
+
+
+@check
+def large_elements_held_relative():
+    """An element of 1e3 off by 0.5 is 5e-4 relative: within rtol 1e-3; off by 5 it is not."""
+    ref = {"y": np.array([1e3, 1.0], np.float32)}
+    ok, msg = parity.compare_outputs(ref, {"y": np.array([1e3 + 0.5, 1.0], np.float32)}, 1e-3)
+    assert ok, msg
+    expect_fail({"y": np.array([1e3 + 5, 1.0], np.float32)}, "'y'", "[0]", ref=ref)
+
+
+@check
+def rel_err_reported_per_element():
+    ref = {"y": np.array([100.0, 1.0], np.float32)}
+    got = {"y": np.array([100.0, 1.0005], np.float32)}
+    stats = {}
+    ok, msg = parity.compare_outputs(ref, got, 1e-3, 1e-6, stats=stats)
+    assert ok, msg
+    # 5e-4 of the element itself, not 5e-6 of the output's largest value.
+    assert abs(stats["y"]["rel_err"] - 5e-4) < 1e-5, stats
+    assert "rel_err 5.0" in msg, msg
+
+
+@check
+def matching_nan_and_inf_pass():
+    """Node tests whose expected output holds NaN and +-Inf pass when ingot agrees."""
+    ref = {"y": np.array([np.nan, np.inf, -np.inf, 1.0], np.float32)}
+    ok, msg = parity.compare_outputs(ref, {"y": ref["y"].copy()}, 1e-3)
+    assert ok, msg
+
+
+@check
+def nonfinite_position_or_sign_differs_fails():
+    ref = {"y": np.array([np.nan, np.inf, 1.0], np.float32)}
+    expect_fail({"y": np.array([1.0, np.inf, np.nan], np.float32)}, "'y'", "NaN/Inf", "[0]",
+                ref=ref)
+    expect_fail({"y": np.array([np.nan, -np.inf, 1.0], np.float32)}, "'y'", "[1]", ref=ref)
+    expect_fail({"y": np.array([np.nan, 5.0, 1.0], np.float32)}, "'y'", "[1]", ref=ref)
+
+
+@check
+def integer_outputs_exact_or_within_int_atol():
+    ref = {"q": np.array([-128, 0, 127, 5], np.int8)}
+    got = {"q": np.array([-127, 0, 127, 5], np.int8)}
+    expect_fail(got, "'q'", "1 of 4", "[0]", ref=ref)
+    ok, msg = parity.compare_outputs(ref, got, 1e-3, int_atol=1)
+    assert ok, msg
+    # int8 wrap-around must not hide a difference: -128 vs 127 is 255 apart, not 1.
+    expect_fail({"q": np.array([127, 0, 127, 5], np.int8)}, "'q'", ref=ref, int_atol=1)
+    ref = {"b": np.array([True, False])}
+    expect_fail({"b": np.array([True, True])}, "'b'", "differ", ref=ref)
+
+
+@check
 def nan_in_ingot_fails():
     got = ref_outputs()
     got["logits"][1, 2] = np.nan
@@ -78,12 +146,13 @@ def all_nan_in_ingot_fails():  # max(worst, nan) used to score this 0
 
 
 @check
-def nan_in_reference_fails():
+def nan_in_reference_fails_under_finite_ref():
     ref = ref_outputs()
     ref["logits"][0, 1] = np.nan
     got = ref_outputs()
     got["logits"][0, 1] = np.nan  # even when ingot agrees
-    expect_fail(got, "'logits'", "ONNX Runtime", "bad test input", ref=ref)
+    expect_fail(got, "'logits'", "ONNX Runtime", "bad test input", ref=ref, finite_ref=True)
+    expect_fail(ref_outputs(), "'logits'", "NaN/Inf", ref=ref)  # and a NaN ingot lacks fails
 
 
 @check
@@ -98,6 +167,7 @@ def inf_in_reference_fails():
     ref = ref_outputs()
     ref["logits"][1, 4] = -np.inf
     expect_fail(ref_outputs(), "'logits'", "ONNX Runtime", ref=ref)
+    expect_fail(ref_outputs(), "'logits'", "bad test input", ref=ref, finite_ref=True)
 
 
 @check

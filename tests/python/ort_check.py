@@ -2,9 +2,13 @@
 run-and-compare over several feeds on one artifact, and the one-line refusal check."""
 import os
 import subprocess
+import sys
 
 import numpy as np
 import onnx
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import parity  # noqa: E402  (compare_outputs, the one output checker)
 
 results = []
 
@@ -43,9 +47,11 @@ def run(exe, art, feeds, tmp):
         return {k: got[k] for k in got.files}, None
 
 
-def mismatches(exe, art, sess, feeds_list, tmp, label, rtol=1e-5, atol=1e-5):
+def mismatches(exe, art, sess, feeds_list, tmp, label, rtol=1e-5, atol=1e-5, int_atol=0):
     """Runs every feed set on the artifact and on the ONNX Runtime session `sess`; returns one
-    line per feed set whose outputs differ in shape, dtype or value (`label(feeds)` names it)."""
+    line per feed set whose outputs differ (`label(feeds)` names it), as scripts/parity.py's
+    compare_outputs judges them: names, dtypes, shapes, NaN/Inf positions, every float element
+    within atol + rtol*|ref|, integer elements within int_atol (default exact)."""
     bad = []
     names = [o.name for o in sess.get_outputs()]
     for feeds in feeds_list:
@@ -53,15 +59,10 @@ def mismatches(exe, art, sess, feeds_list, tmp, label, rtol=1e-5, atol=1e-5):
         if err is not None:
             bad.append(f"{label(feeds)}: {err}")
             continue
-        for name, want in zip(names, sess.run(None, feeds)):
-            g = got[name]
-            if g.shape != want.shape or g.dtype != want.dtype:
-                bad.append(f"{label(feeds)}: {name} {g.dtype}{list(g.shape)} vs "
-                           f"{want.dtype}{list(want.shape)}")
-            elif not np.allclose(g.astype(np.float64), want.astype(np.float64), rtol=rtol,
-                                 atol=atol):
-                err_at = np.abs(g.astype(np.float64) - want).max()
-                bad.append(f"{label(feeds)}: {name} max abs err {err_at:.3g}")
+        want = dict(zip(names, sess.run(None, feeds)))
+        ok, msg = parity.compare_outputs(want, got, rtol, atol, int_atol=int_atol)
+        if not ok:
+            bad.append(f"{label(feeds)}: {msg}")
     return bad
 
 

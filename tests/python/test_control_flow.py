@@ -30,6 +30,9 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import parity  # noqa: E402  (compare_outputs, the one output checker)
+
 results = []
 F = TensorProto.FLOAT
 
@@ -206,14 +209,11 @@ def run_case(exe, tmp, name, m, feeds_list, targets, extra=()):
             if r.returncode != 0:
                 record(f"{name} [{target}] input set {k}", False, r.stderr.strip()[-300:])
                 continue
-            got = np.load(outp)
+            with np.load(outp) as f:
+                got = {o: f[o] for o in f.files}
             want = dict(zip(out_names, sess.run(None, feeds)))
-            bad = []
-            for o in out_names:
-                g, w = got[o], want[o]
-                if g.shape != w.shape or not np.allclose(g, w, rtol=1e-5, atol=1e-5):
-                    bad.append(f"{o}: got {g.ravel()[:6]} want {w.ravel()[:6]}")
-            record(f"{name} [{target}] input set {k}", not bad, "; ".join(bad))
+            ok, msg = parity.compare_outputs(want, got, 1e-5, 1e-5)
+            record(f"{name} [{target}] input set {k}", ok, "" if ok else msg)
 
 
 def expect_error(exe, tmp, name, m, needle, extra=()):

@@ -33,6 +33,9 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import parity  # noqa: E402  (compare_outputs, the one output checker)
+
 results = []
 
 
@@ -118,12 +121,11 @@ def compare_runs(exe, tmp, name, path, art, feed_sets):
         if r.returncode != 0:
             bad.append(f"{shapes}: {r.stderr.strip()}")
             continue
-        got = np.load(outp)
-        for k, want in zip(names, sess.run(None, feeds)):
-            g = got[k]
-            if g.shape != want.shape or g.dtype != want.dtype or not np.allclose(
-                    g, want, rtol=1e-5, atol=1e-5):
-                bad.append(f"{shapes} {k}: {g.shape} {g.dtype} vs {want.shape} {want.dtype}")
+        with np.load(outp) as f:
+            got = {k: f[k] for k in f.files}
+        ok, msg = parity.compare_outputs(dict(zip(names, sess.run(None, feeds))), got, 1e-5, 1e-5)
+        if not ok:
+            bad.append(f"{shapes}: {msg}")
     record(f"{name}: {len(feed_sets)} inputs on one artifact match ONNX Runtime", not bad,
            "; ".join(bad[:3]))
 

@@ -7,7 +7,8 @@ name that implies AVX-512). QEMU's TCG has no AVX-512, so any zmm instruction is
 exactly as on such a VM. Under it, like a newcomer would:
   1. `ingot compile examples/tiny_cnn.onnx` with the default (host) target must give AVX2 code
      (target string with -avx512f, ISA requirement without avx512*);
-  2. `ingot run` must run it, and its output must match ONNX Runtime (run natively) within 1e-4;
+  2. `ingot run` must run it, and its output must match ONNX Runtime (run natively): every
+     element within 1e-5 + 1e-5*|ref| (scripts/parity.py's compare_outputs);
   3. an artifact compiled natively for a real Zen 4 (-mcpu=znver4, AVX-512) must be refused by
      `ingot run` under the VM with one clear error naming avx512f, exit 1, never SIGILL.
 Exits 77 (ctest SKIP) where qemu-x86_64 is missing or the host is not x86-64.
@@ -26,6 +27,8 @@ import onnxruntime as ort
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import parity  # noqa: E402  (compare_outputs, the one output checker)
 VM_CPU = "EPYC-Milan,family=25,model=17"
 
 
@@ -73,12 +76,13 @@ def main():
         check("run under the AVX2 VM", p.returncode == 0, f"rc {p.returncode}: {p.stderr.strip()}")
         if p.returncode == 0:
             sess = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
-            ref = sess.run(None, {"input": x})[0]
-            got = np.load(out)[sess.get_outputs()[0].name]
-            ok = (got.dtype == ref.dtype and got.shape == ref.shape and np.isfinite(got).all()
-                  and np.isfinite(ref).all())
-            err = float(np.max(np.abs(got - ref)) / max(np.max(np.abs(ref)), 1e-30)) if ok else 1.0
-            check("output matches ONNX Runtime", ok and err <= 1e-4, f"rel err {err:g}")
+            ref = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, {"input": x})))
+            with np.load(out) as f:
+                got = {k: f[k] for k in f.files}
+            # tiny_cnn's logits are of order 1 (|ref| up to ~8): atol = rtol. The same model
+            # meets 1e-5 with --target c in test_c_target; measured here about 5e-7.
+            ok, msg = parity.compare_outputs(ref, got, 1e-5, 1e-5, finite_ref=True)
+            check("output matches ONNX Runtime", ok, msg)
 
         zen4 = os.path.join(d, "zen4.so")
         p = run([ingot, "compile", model, "--input-shapes", "input:[1,3,32,32]", "-o", zen4,

@@ -17,13 +17,13 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 import make_models  # noqa: E402
 import parity  # noqa: E402
 import onnx  # noqa: E402
+from work_dirs import work_dir  # noqa: E402
 
 SPILL_BUDGET = 0
 ap = argparse.ArgumentParser()
 ap.add_argument("--ingot", required=True)
 args = ap.parse_args()
-workdir = "cuda_compile_models"
-os.makedirs(workdir, exist_ok=True)
+workdir = work_dir(args.ingot, "cuda_compile_models")
 models = os.environ.get("INGOT_CUDA_COMPILE_MODELS",
                         "tiny_cnn,tiny_mobilenet,tiny_bert,gemm_odd,conv_odd,grouped_convs,"
                         "depthwise_odd,conv3d_odd,inception_tiny,resnet50,mobilenetv2,bert")

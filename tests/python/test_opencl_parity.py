@@ -10,6 +10,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 import parity  # noqa: E402
+from work_dirs import work_dir  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--ingot", required=True)
@@ -19,5 +20,5 @@ models = os.environ.get("INGOT_OPENCL_PARITY_MODELS",
                         "grouped_convs,depthwise_odd,aspp_tiny,se_tiny,conv3d_odd,conv1d_odd,"
                         "inception_tiny,densenet_tiny,squeezenet_tiny,resnet50,mobilenetv2,bert")
 sys.exit(parity.main(["--ingot", args.ingot, "--models", models, "--workdir",
-                      "opencl_parity_models", "--target", "opencl", "--tol", "1e-4",
-                      "--repeat", "1"]))
+                      work_dir(args.ingot, "opencl_parity_models"), "--target", "opencl",
+                      "--tol", "1e-4", "--repeat", "1"]))

@@ -15,10 +15,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 import export_models  # noqa: E402
 import real_model_parity  # noqa: E402
+from work_dirs import work_dir  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--ingot", required=True)
 args = ap.parse_args()
 models = os.environ.get("INGOT_REAL_MODELS", ",".join(export_models.SMALL_MODELS))
 sys.exit(real_model_parity.main(["--ingot", args.ingot, "--models", models,
-                                 "--workdir", "real_models"]))
+                                 "--workdir", work_dir(args.ingot, "real_models")]))

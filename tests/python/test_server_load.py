@@ -49,6 +49,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 import make_models  # noqa: E402
 import parity  # noqa: E402
+from work_dirs import work_dir  # noqa: E402
 
 SKIP = 77
 TIME_LIMIT_S = 600  # the whole test; a hung server is killed and the test fails
@@ -783,7 +784,7 @@ def main():
     ap.add_argument("--ingot", required=True, help="the ingot CLI (BUILD/tools/ingot/ingot)")
     ap.add_argument("--server", default=None,
                     help="ingot_server (default: BUILD/examples/server/ingot_server)")
-    ap.add_argument("--workdir", default="server_load")
+    ap.add_argument("--workdir", default=None, help="default: BUILD/server_load")
     args = ap.parse_args()
     ingot = os.path.abspath(args.ingot)
     build = os.path.dirname(os.path.dirname(os.path.dirname(ingot)))
@@ -796,7 +797,7 @@ def main():
     timer = threading.Timer(TIME_LIMIT_S, abort_on_time_limit)
     timer.daemon = True
     timer.start()
-    workdir = os.path.abspath(args.workdir)
+    workdir = os.path.abspath(args.workdir) if args.workdir else work_dir(ingot, "server_load")
     os.makedirs(workdir, exist_ok=True)
     t_start = time.perf_counter()
 

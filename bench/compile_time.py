@@ -11,6 +11,8 @@ gives the median of each column over the runs:
   lower    lowering, schedules, loop passes ("stage lower" + "stage schedule")
   codegen  LLVM, all kernels                ("stage codegen": wall time, kernels on all threads)
   link     LLD                              ("stage link")
+Every run writes its raw record (machine, commit, command, every compile's columns) to
+docs/perf-runs/compile_time-*.json (bench/perf_record.py; --record-dir, --no-record).
 A column a binary does not report is "-" (builds before the split of codegen and link report
 both in "codegen"; their folding is inside the untimed inference).
 
@@ -37,6 +39,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from bench_models import model_path  # noqa: E402
+import perf_record  # noqa: E402
 
 DEFAULT_MODELS = "resnet50,bert_base,convnext_tiny"
 COLUMNS = ["total", "import", "fold", "lower", "codegen", "link"]
@@ -112,12 +115,14 @@ def main(argv=None):
     ap.add_argument("--markdown", help="also write the table to this file")
     ap.add_argument("--target", help='--target for every compile, e.g. "llvm -mcpu=znver3" '
                     "(AVX2 code on any x86 machine); default: the host")
+    perf_record.add_arguments(ap)
     args = ap.parse_args(argv)
     os.makedirs(args.workdir, exist_ok=True)
     binaries = [("ingot", args.ingot)] + ([("baseline", args.baseline)] if args.baseline else [])
     lines = ["| model | binary | " + " | ".join(f"{c} (s)" for c in COLUMNS) + " | folded |",
              "|---|---|" + "---:|" * len(COLUMNS) + "---|"]
     print(f"{os.cpu_count()} CPUs; median of {args.repeat} compiles per row", flush=True)
+    results = []
     for name in args.models.split(","):
         path = model_path(name, args.workdir)
         if path is None:
@@ -139,12 +144,17 @@ def main(argv=None):
                     f" | {fold_summary(details[label])} |")
             lines.append(line)
             print(line, flush=True)
+            results.append({"model": name, "binary": label, "path": binary,
+                            "median_s": med, "runs_s": runs[label],
+                            "folded": details[label]})
         if os.path.exists(out):
             os.remove(out)
     if args.markdown:
         with open(args.markdown, "w") as f:
             f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
+    perf_record.write(args, "compile_time", args.ingot, results, repeat=args.repeat,
+                      target=args.target or "host")
     return 0
 
 

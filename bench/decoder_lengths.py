@@ -4,9 +4,11 @@ artifact serves every sequence length from 1 to 1024").
 
 For a model from scripts/export_decoder.py (its .config.json beside it) and an artifact compiled
 with --dim-bounds, runs `ingot run` at each (seq, past) binding and compares every output (logits
-and presents) with ONNX Runtime on the same random inputs: shapes equal, and the largest error
-relative to the output's largest magnitude. Exits 1 when a binding fails or an error exceeds
---tolerance.
+and presents) with ONNX Runtime on the same random inputs through scripts/parity.py's
+compare_outputs: names, dtypes and shapes equal, NaN/Inf nowhere in ORT's outputs and in the same
+places in ingot's, every element within atol + rtol * |ref| (rtol = atol = --tolerance).
+Exits 1 when a binding fails. A correctness check, not a benchmark: it times nothing but the
+wall time of each binding's check (no raw record).
 
 Usage: decoder_lengths.py MODEL.onnx ARTIFACT.so [--ingot PATH]
                           [--bindings 1024:0,1:1023,512:511,7:1000] [--tolerance 1e-4]
@@ -20,6 +22,10 @@ import tempfile
 import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "scripts"))
+import parity  # noqa: E402  (compare_outputs)
 
 
 def main():
@@ -55,16 +61,13 @@ def main():
                 print(f"seq={seq} past={past}: FAIL {r.stderr.strip()}")
                 ok = False
                 continue
-            got = np.load(outp)
-            want = sess.run(None, f)
-            shapes = all(got[n].shape == w.shape for n, w in zip(names, want))
-            err = max(float(np.max(np.abs(got[n] - w))) / max(1e-30, float(np.max(np.abs(w))))
-                      for n, w in zip(names, want))
-            good = shapes and err <= a.tolerance
+            with np.load(outp) as z:
+                got = {k: z[k] for k in z.files}
+            want = dict(zip(names, sess.run(None, f)))
+            good, msg = parity.compare_outputs(want, got, a.tolerance, finite_ref=True)
             ok = ok and good
             print(f"seq={seq} past={past}: {'PASS' if good else 'FAIL'} {len(names)} outputs, "
-                  f"shapes equal {shapes}, max rel err {err:.2e} ({time.time() - t:.1f} s)",
-                  flush=True)
+                  f"{msg} ({time.time() - t:.1f} s)", flush=True)
     return 0 if ok else 1
 
 

@@ -20,9 +20,11 @@ takes about --round-s).
           2-vCPU machine of docs/perf.md), negligible next to the models here; no numpy
           conversion of inputs or outputs is timed.
 Before timing, the outputs of `ingot run --outputs` are compared with ORT's (sess.run on the same
-inputs) by scripts/parity.py's compare_outputs (names, dtypes, shapes, no NaN/Inf on either
-side, rel_err <= --tol): a mismatch marks the row FAILED with the reason instead of a time, and
-the exit status is 1.
+inputs) by scripts/parity.py's compare_outputs (names, dtypes, shapes, no NaN/Inf in ORT's,
+the same NaN/Inf positions, every element within atol + rtol * |ref|, rtol = atol = --tol): a
+mismatch marks the row FAILED with the reason instead of a time, and the exit status is 1.
+Every run writes its raw record (machine, commit, command, every round) to
+docs/perf-runs/model_bench-*.json (bench/perf_record.py; --record-dir, --no-record).
 Reported per model and T: the median over rounds of each side's median, and the median over
 rounds of the per-round ratio ingot/ORT (ratio < 1: ingot is faster). For single-op models also
 GFLOP/s and % of the FP32 FMA peak at T threads (T x the per-core peak, from --peak-gflops or from
@@ -63,6 +65,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import make_models  # noqa: E402
 import parity  # noqa: E402  (compare_outputs)
+import perf_record  # noqa: E402
 from bench_models import model_path  # noqa: E402
 
 # --- FLOPs --------------------------------------------------------------------------------
@@ -156,6 +159,24 @@ def input_shapes_arg(model, feeds):
     return " ".join(parts)
 
 
+def parse_time_summary(text):
+    """`ingot run --print-time`'s summary -> {"mean": ms, "median": ms, "max", "min", "std"}.
+
+    The summary is a header line of column names, each "NAME (ms)", then one line of numbers in
+    the same order; the columns are read by name from the header, not by position. Raises
+    ValueError when the text has no such summary."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines[:-1]):
+        names = re.findall(r"(\w+) \(ms\)", line)
+        if "median" not in names:
+            continue
+        values = re.findall(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf", lines[i + 1])
+        if len(values) != len(names):
+            break
+        return {n: float(v) for n, v in zip(names, values)}
+    raise ValueError(f"no time summary in ingot's output:\n{text[-500:]}")
+
+
 def ingot_median_ms(ingot, artifact, inputs_npz, threads, repeat, outputs_npz=None):
     """Median of `repeat` per-call times of Session::run() inside `ingot run` (ms)."""
     cmd = [ingot, "run", artifact, "--inputs", inputs_npz, "--repeat", str(repeat), "--number", "1",
@@ -165,10 +186,10 @@ def ingot_median_ms(ingot, artifact, inputs_npz, threads, repeat, outputs_npz=No
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         raise RuntimeError(f"ingot run failed: {p.stderr.strip()}")
-    m = re.search(r"mean \(ms\).*\n\s*([\d.]+)\s+([\d.]+)", p.stdout)
-    if not m:
-        raise RuntimeError(f"no time summary in ingot's output:\n{p.stdout[-500:]}")
-    return float(m.group(2))
+    try:
+        return parse_time_summary(p.stdout)["median"]
+    except ValueError as e:
+        raise RuntimeError(str(e)) from None
 
 
 def ort_session(path, threads):
@@ -208,6 +229,20 @@ class OrtBound:
         return statistics.median(times)
 
 
+def rotate_rounds(sides, rounds, pause_s):
+    """Times every side once per round for `rounds` rounds, each round starting one side later
+    than the last (A B C, B C A, ...), so no side always runs on a warmer or cooler machine.
+    sides: {name: function() -> ms}. Returns {name: [ms per round]}."""
+    names = list(sides)
+    got = {n: [] for n in names}
+    for r in range(rounds):
+        k = r % len(names)
+        for name in names[k:] + names[:k]:
+            got[name].append(sides[name]())
+            time.sleep(pause_s)  # let ORT's spinning workers go idle
+    return got
+
+
 def alternate_rounds(args, artifact, inputs_npz, bound, threads, probe_i):
     """Times both sides for args.rounds rounds, alternating which goes first.
 
@@ -217,21 +252,11 @@ def alternate_rounds(args, artifact, inputs_npz, bound, threads, probe_i):
     """
     probe_o = bound.median_ms(3)
     rep = max(1, min(args.max_repeat, int(args.round_s * 1e3 / max(probe_i, probe_o, 1e-3))))
-    ing, ref_ms, ratios = [], [], []
-    for r in range(args.rounds):
-        # Alternate which side goes first so neither always runs on a warmer machine.
-        order = ("ingot", "ort") if r % 2 == 0 else ("ort", "ingot")
-        got_ms = {}
-        for side in order:
-            if side == "ingot":
-                got_ms[side] = ingot_median_ms(args.ingot, artifact, inputs_npz, threads, rep)
-            else:
-                got_ms[side] = bound.median_ms(rep)
-            time.sleep(args.pause_s)  # let ORT's spinning workers go idle
-        ing.append(got_ms["ingot"])
-        ref_ms.append(got_ms["ort"])
-        ratios.append(got_ms["ingot"] / got_ms["ort"])
-    return rep, ing, ref_ms, ratios
+    got = rotate_rounds({
+        "ingot": lambda: ingot_median_ms(args.ingot, artifact, inputs_npz, threads, rep),
+        "ort": lambda: bound.median_ms(rep)}, args.rounds, args.pause_s)
+    ratios = [i / o for i, o in zip(got["ingot"], got["ort"])]
+    return rep, got["ingot"], got["ort"], ratios
 
 
 def bench_model(name, args):
@@ -269,7 +294,7 @@ def bench_model(name, args):
         probe_i = ingot_median_ms(args.ingot, artifact, inputs_npz, threads, 1, outputs_npz)
         with np.load(outputs_npz) as z:
             got = {k: z[k] for k in z.files}
-        ok, msg = parity.compare_outputs(ref, got, args.tol)
+        ok, msg = parity.compare_outputs(ref, got, args.tol, finite_ref=True)
         if not ok:
             del sess
             rows.append({"model": os.path.splitext(os.path.basename(name))[0],
@@ -359,7 +384,8 @@ def main(argv=None):
     ap.add_argument("--max-repeat", type=int, default=200,
                     help="cap on runs per round (default: %(default)s)")
     ap.add_argument("--tol", type=float, default=1e-3,
-                    help="output check: max rel_err of ingot vs ORT (default: %(default)s)")
+                    help="output check: rtol = atol of compare_outputs, ingot vs ORT "
+                         "(default: %(default)s)")
     ap.add_argument("--pause-s", type=float, default=0.1,
                     help="pause after each side (default: %(default)s)")
     ap.add_argument("--workdir", default=os.path.join(ROOT, "build", "bench-models"),
@@ -377,6 +403,7 @@ def main(argv=None):
                     "(the same file for every model: records of other models are skipped)")
     ap.add_argument("--markdown", help="also write the markdown table to this file")
     ap.add_argument("--json", help="also write all results (per-round times included) to this file")
+    perf_record.add_arguments(ap)
     args = ap.parse_args(argv)
     args.threads = [int(t) for t in args.threads.split(",")]
     os.makedirs(args.workdir, exist_ok=True)
@@ -405,13 +432,14 @@ def main(argv=None):
     if args.markdown:
         with open(args.markdown, "w") as fh:
             fh.write(table)
+    info = {"ort_version": ort.__version__, "ingot": args.ingot, "target": args.target or "host",
+            "cpu_count": os.cpu_count(), "load_avg_start": load_start,
+            "load_avg_end": os.getloadavg(), "peak_gflops_per_core": args.peak_gflops,
+            "fma_wall_gflops": wall, "time": time.strftime("%Y-%m-%dT%H:%M:%S"), "results": rows}
     if args.json:
-        info = {"ort_version": ort.__version__, "ingot": args.ingot, "target": args.target or "host", "cpu_count": os.cpu_count(),
-                "load_avg_start": load_start, "load_avg_end": os.getloadavg(), "peak_gflops_per_core": args.peak_gflops,
-                "fma_wall_gflops": wall,
-                "time": time.strftime("%Y-%m-%dT%H:%M:%S"), "results": rows}
         with open(args.json, "w") as fh:
             json.dump(info, fh, indent=1)
+    perf_record.write(args, "model_bench", args.ingot, rows, **info)
     return 1 if failed else 0
 
 

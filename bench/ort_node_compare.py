@@ -8,10 +8,14 @@ walking back over the elementwise nodes both fuse into it: BatchNormalization, R
 
 ingot's side is `ingot measure --per-kernel` (single calls with the kernel profile on, each
 kernel's fastest); ORT's is its session profiler (`enable_profiling`), each node's fastest
-`_kernel_time` over the same number of calls. The passes alternate (ORT, ingot, ORT, ..., ORT;
-`--rounds` ingot passes) and each side keeps its fastest call over all of them; ORT's node sum
-per pass is printed, so the host's drift over the run is visible. Kernels that match no ONNX node on one side (layout conversions, padding kernels,
-ORT's Reorder nodes) are summed separately.
+`_kernel_time` over the same number of calls. Both sides run the same thread count (--threads,
+default: this machine's CPU count; ORT with intra_op_num_threads = T, inter_op 1, sequential)
+and the same number of passes: --rounds rounds of one pass each, the side that goes first
+alternating (ORT ingot, ingot ORT, ...); each side keeps its fastest call over all of them.
+Each side's sum per pass is printed, so the host's drift over the run is visible. Kernels that
+match no ONNX node on one side (layout conversions, padding kernels, ORT's Reorder nodes) are
+summed separately. The raw record (every pass of both sides) goes to
+docs/perf-runs/ort_node_compare-*.json (bench/perf_record.py; --record-dir, --no-record).
 
   bench/ort_node_compare.py model.onnx model.so --inputs x.npz [--iters N] [--threads T]
                             [--rounds R] [--min-ms X] [--ingot PATH]
@@ -29,6 +33,8 @@ import onnx
 import onnxruntime as ort
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import perf_record  # noqa: E402
 # Ops that both runtimes fold into the kernel of their producer.
 FOLDED = {"BatchNormalization", "Relu", "Add", "Sum", "Clip", "Sigmoid", "Mul", "LeakyRelu",
           "HardSigmoid", "HardSwish", "Tanh", "Identity"}
@@ -78,7 +84,7 @@ class Graph:
 def ingot_kernels(ingot, artifact, iters, threads):
     with tempfile.TemporaryDirectory() as tmp:
         cmd = [ingot, "measure", artifact, "-o", os.path.join(tmp, "o.npz"), "--repeat",
-               str(iters), "--per-kernel"] + (["--num-threads", str(threads)] if threads else [])
+               str(iters), "--per-kernel", "--num-threads", str(threads)]
         out = subprocess.run(cmd, capture_output=True, text=True)
     lines = [json.loads(l) for l in out.stdout.splitlines() if l.startswith("{")]
     if out.returncode != 0 or len(lines) != 1 or "error" in lines[0]:
@@ -90,8 +96,9 @@ def ort_nodes(model, feeds, iters, threads, tmp):
     opts = ort.SessionOptions()
     opts.enable_profiling = True
     opts.profile_file_prefix = os.path.join(tmp, "ort")
-    if threads:
-        opts.intra_op_num_threads = threads
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     sess = ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])
     for _ in range(iters):
         sess.run(None, feeds)
@@ -107,6 +114,12 @@ def ort_nodes(model, feeds, iters, threads, tmp):
     return fastest, min(runs) if runs else float("nan")
 
 
+def pass_order(rounds):
+    """The passes: one of each side per round, the side that goes first alternating."""
+    return [side for r in range(rounds) for side in (("ort", "ingot") if r % 2 == 0
+                                                     else ("ingot", "ort"))]
+
+
 def ratio(x, y):
     return f"{x / y:6.2f}" if y > 0 else f"{'-':>6s}"
 
@@ -118,29 +131,34 @@ def main():
     p.add_argument("--inputs", required=True, help=".npz with the model's inputs")
     p.add_argument("--iters", type=int, default=30, help="calls on each side (default 30)")
     p.add_argument("--rounds", type=int, default=2,
-                   help="ingot passes, each between two ORT passes (default 2)")
-    p.add_argument("--threads", type=int, default=0, help="threads on both sides (default: theirs)")
+                   help="passes of each side, alternating which goes first (default 2)")
+    p.add_argument("--threads", type=int, default=os.cpu_count(),
+                   help="threads on both sides (default: the CPU count, %(default)s)")
     p.add_argument("--min-ms", type=float, default=0.05,
                    help="list roots whose fastest ingot call takes at least this (default 0.05)")
     p.add_argument("--ingot", default=os.path.join(ROOT, "build/release/tools/ingot/ingot"))
+    perf_record.add_arguments(p)
     args = p.parse_args()
     graph = Graph(args.model)
     feeds = dict(np.load(args.inputs))
-    ort_sums, ort_fast, kernels = [], {}, {}
-    ort_run = ingot_run = float("inf")
+    if args.threads < 1:
+        p.error("--threads must be at least 1 (both sides run the same count)")
+    ort_sums, ingot_sums, ort_runs, ingot_runs, ort_fast, kernels = [], [], [], [], {}, {}
     with tempfile.TemporaryDirectory() as tmp:
-        for r in range(args.rounds + 1):
-            nodes, run = ort_nodes(args.model, feeds, args.iters, args.threads, tmp)
-            ort_sums.append(sum(nodes.values()))
-            ort_run = min(ort_run, run)
-            for k, v in nodes.items():
-                ort_fast[k] = min(v, ort_fast.get(k, v))
-            if r == args.rounds:
-                break
-            ks, run = ingot_kernels(args.ingot, args.artifact, args.iters, args.threads)
-            ingot_run = min(ingot_run, run)
-            for k, v in ks.items():
-                kernels[k] = min(v, kernels.get(k, v))
+        for side in pass_order(args.rounds):
+            if side == "ort":
+                nodes, run = ort_nodes(args.model, feeds, args.iters, args.threads, tmp)
+                ort_sums.append(sum(nodes.values()))
+                ort_runs.append(run)
+                for k, v in nodes.items():
+                    ort_fast[k] = min(v, ort_fast.get(k, v))
+            else:
+                ks, run = ingot_kernels(args.ingot, args.artifact, args.iters, args.threads)
+                ingot_sums.append(sum(ks.values()))
+                ingot_runs.append(run)
+                for k, v in ks.items():
+                    kernels[k] = min(v, kernels.get(k, v))
+    ort_run, ingot_run = min(ort_runs), min(ingot_runs)
 
     def group(times, root_of):
         by_root, other = collections.defaultdict(float), 0.0
@@ -168,7 +186,15 @@ def main():
             ("whole call, fastest", ingot_run, ort_run)]
     for label, x, y in rows:
         print(f"{label:53s} {x:9.4f} {y:9.4f} {ratio(x, y)}")
-    print("ORT's node sums by pass (host drift): " + " ".join(f"{x:.2f}" for x in ort_sums))
+    print("node / kernel sums by pass (host drift): ORT " + " ".join(f"{x:.2f}" for x in ort_sums)
+          + "; ingot " + " ".join(f"{x:.2f}" for x in ingot_sums))
+    perf_record.write(args, "ort_node_compare", args.ingot, {
+        "passes": {"ort_node_sum_ms": ort_sums, "ingot_kernel_sum_ms": ingot_sums,
+                   "ort_run_fastest_ms": ort_runs, "ingot_run_fastest_ms": ingot_runs},
+        "fastest_ms": {"ort_nodes": ort_fast, "ingot_kernels": kernels},
+        "sums_ms": {label: [x, y] for label, x, y in rows}},
+        model=args.model, artifact=args.artifact, iters=args.iters, threads=args.threads,
+        rounds=args.rounds, ort_version=ort.__version__)
 
 
 if __name__ == "__main__":

@@ -7,16 +7,20 @@ downloads), batch 1, exported with today's default exporter,
 when present; each export runs in its own Python process, so torch is never loaded, and never
 spins threads, in the process that times). Per model, in one run:
   * `ingot compile --report` (the per-kernel MFLOP and compulsory MB moved),
-  * parity: every output of `ingot run --outputs` against ONNX Runtime's on the same inputs:
-    max abs error and rel error (max abs error / max |ORT output|); pass when rel <= --tol,
-    with scripts/parity.py's compare_outputs (names, dtypes, shapes, NaN/Inf),
+  * parity: every output of `ingot run --outputs` against ONNX Runtime's on the same inputs with
+    scripts/parity.py's compare_outputs (names, dtypes, shapes, NaN/Inf positions, and every
+    element within atol + rtol * |ref|, rtol = atol = --tol); its max abs error and rel error,
   * latency: bench/model_bench.py's symmetric timing (both sides in-process around one inference
     call, the same N calls per round, rounds alternating which side goes first; ORT with
     intra_op_num_threads=T), the median over rounds of each side and of the ratio ingot/ORT,
   * `ingot run --profile --num-threads T` (--profile-rounds times, per kernel the best round):
     per kernel median ms and GFLOP/s, against the FMA peak of T
     cores (bench/fma_peak; the ymm peak when --target is AVX2 code, as model_bench does).
-A failed export, compile, run or parity check is one line in the table; the bench goes on.
+A failed export, compile, run or parity check is one line in the table, marked FAILED; the bench
+goes on. A failed model counts as failed in the summary: it is named there, the geometric mean
+and the worst ratio (over the models that passed) are marked incomplete, and the goal is not met.
+Each run writes its raw record (machine, commit, command, every round of every model) to
+docs/perf-runs/zoo_bench-*.json (bench/perf_record.py; --record-dir, --no-record).
 
 Profile columns: "<50% peak" is the share of the summed kernel time spent in kernels below 50%
 of the peak, split into GEMM-like kernels (Conv/MatMul/Gemm, FLOPs > 0) and all other kernels
@@ -90,6 +94,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import model_bench  # noqa: E402  (timing, FLOPs, the FMA peak)
 import parity  # noqa: E402  (compare_outputs)
+import perf_record  # noqa: E402
 from bench_models import model_path  # noqa: E402
 
 IMAGE = 224
@@ -303,20 +308,6 @@ def compile_model(path, feeds, artifact, args):
     if p.returncode != 0:
         raise StageError("compile", one_line(p.stderr or p.stdout))
     return time.time() - t, parse_report(p.stdout)
-
-
-def output_errors(ref, got):
-    """{output: {"max_abs", "rel"}}: rel = max abs error / max |ref| (float outputs)."""
-    errs = {}
-    for name, r in ref.items():
-        g = got.get(name)
-        if g is None or g.shape != r.shape or r.dtype.kind not in "fc" or r.size == 0:
-            continue
-        diff = np.abs(g.astype(np.float64) - r.astype(np.float64))
-        max_abs = float(diff.max())
-        errs[name] = {"max_abs": max_abs,
-                      "rel": max_abs / max(float(np.abs(r).max()), 1e-30)}
-    return errs
 
 
 def run_profile(args, artifact, inputs_npz, threads, ingot_ms):
@@ -545,11 +536,12 @@ def measure(row, path, feeds, artifact, inputs_npz, outputs_npz, report, args):
         raise StageError("run", one_line(str(e)))
     with np.load(outputs_npz) as z:
         got = {k: z[k] for k in z.files}
-    ok, msg = parity.compare_outputs(ref, got, args.tol)
-    errs = output_errors(ref, got)
+    errs = {}
+    ok, msg = parity.compare_outputs(ref, got, args.tol, finite_ref=True, stats=errs)
     row["outputs"] = errs
     row["max_abs_err"] = max((e["max_abs"] for e in errs.values()), default=None)
-    row["rel_err"] = max((e["rel"] for e in errs.values()), default=None)
+    row["rel_err"] = max((e["rel_err"] for e in errs.values() if e["rel_err"] is not None),
+                         default=None)
     row["parity"] = "pass" if ok else "FAIL"
     row["parity_msg"] = msg
     bound = model_bench.OrtBound(sess, feeds, ref)
@@ -599,8 +591,8 @@ def markdown(rows, info):
     for r in rows:
         if "ratio" not in r:
             err = r["error"].replace("|", "\\|")
-            lines.append(f"| {r['model']} | {num(r.get('gflop'))} | {r['status']}: {err} "
-                         "| | | | | |")
+            lines.append(f"| {r['model']} | {num(r.get('gflop'))} | FAILED ({r['status']}): "
+                         f"{err} | | | | | |")
             continue
         par = f"{r['parity']} {num(r['rel_err'], '{:.1e}')} / {num(r['max_abs_err'], '{:.1e}')}"
         slow = "-" if r["status"] == "ok" else f"{r['status']}: {r['error']}"
@@ -614,13 +606,7 @@ def markdown(rows, info):
         lines.append(f"| {r['model']} | {num(r['gflop'])} | {r['ingot_ms']:.2f} | "
                      f"{r['ort_ms']:.2f} | {r['ratio']:.2f} ({r['ratio_min']:.2f}.."
                      f"{r['ratio_max']:.2f}) | {par} | {slow} | {nconv} |")
-    g = info["geomean_ratio"]
-    lines += ["", f"geometric mean ingot/ORT over {info['models_timed']} models: {num(g)}; "
-              f"worst {num(info['max_ratio'])} ({info['max_ratio_model']}); conv kernels below "
-              f"50% of peak and neither memory- nor activation-bound: "
-              f"{info['slow_compute_bound_convs']}; issue 12's "
-              "goal (geomean <= 1.1, none > 1.5, no such conv): "
-              f"{'met' if info['goal_met'] else 'not met'}"]
+    lines += ["", summary_line(info)]
     for r in rows:
         if r.get("slow_convs"):
             peak_now = r.get("peak_gflops_now")
@@ -678,6 +664,7 @@ def parse_args(argv):
     ap.add_argument("--compile-timeout", type=int, default=1200, help="seconds per compile")
     ap.add_argument("--json", help="write all results to this file")
     ap.add_argument("--markdown", help="also write the tables to this file")
+    perf_record.add_arguments(ap)
     ap.add_argument("--export-one", help=argparse.SUPPRESS)  # the child process of exported()
     args = ap.parse_args(argv)
     # artifacts of different targets side by side in one workdir
@@ -714,16 +701,39 @@ def machine_info(args):
 
 
 def summarise(rows, info):
-    timed = [r for r in rows if "ratio" in r]
-    worst = max(timed, key=lambda r: r["ratio"], default=None)
-    info.update(models_timed=len(timed), geomean_ratio=geomean([r["ratio"] for r in timed]),
+    """The run's summary into info. The geometric mean and the worst ratio are over the models
+    that passed ("ok"); every other model (failed export, compile, run, ORT or parity) counts
+    as failed: listed in "failed_models", the summary marked incomplete, the goal not met."""
+    ok = [r for r in rows if r.get("status") == "ok" and "ratio" in r]
+    failed = [r for r in rows if not (r.get("status") == "ok" and "ratio" in r)]
+    worst = max(ok, key=lambda r: r["ratio"], default=None)
+    info.update(models=len(rows), models_timed=len(ok), models_failed=len(failed),
+                failed_models=[{"model": r["model"], "status": r.get("status", "failed")}
+                               for r in failed],
+                geomean_ratio=geomean([r["ratio"] for r in ok]),
                 max_ratio=worst["ratio"] if worst else None,
                 max_ratio_model=worst["model"] if worst else "-")
     compute_bound = [c for r in rows for c in r.get("slow_convs", [])
                      if not c["memory_bound"] and not c.get("activation_bound")]
     info["slow_compute_bound_convs"] = len(compute_bound)
-    info["goal_met"] = bool(timed) and all(r.get("status") == "ok" for r in rows) and \
+    info["goal_met"] = bool(ok) and not failed and \
         info["geomean_ratio"] <= 1.1 and info["max_ratio"] <= 1.5 and not compute_bound
+
+
+def summary_line(info):
+    """The summary sentence under the table; failed models named, never left out silently."""
+    def num(v):
+        return f"{v:.2f}" if v is not None else "-"
+    line = (f"geometric mean ingot/ORT over {info['models_timed']} of {info['models']} models: "
+            f"{num(info['geomean_ratio'])}; worst {num(info['max_ratio'])} "
+            f"({info['max_ratio_model']})")
+    if info["models_failed"]:
+        names = ", ".join(f"{f['model']} ({f['status']})" for f in info["failed_models"])
+        line += (f"; FAILED: {info['models_failed']} of {info['models']} models ({names}), so "
+                 "the geometric mean and the worst ratio are incomplete")
+    return (line + f"; conv kernels below 50% of peak and neither memory- nor activation-bound: "
+            f"{info['slow_compute_bound_convs']}; issue 12's goal (every model passes, geomean "
+            f"<= 1.1, none > 1.5, no such conv): {'met' if info['goal_met'] else 'not met'}")
 
 
 def main(argv=None):
@@ -747,6 +757,7 @@ def main(argv=None):
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(dict(info, results=rows), fh, indent=1)
+    perf_record.write(args, "zoo_bench", args.ingot, rows, **info)
     return 0 if all(r.get("status") == "ok" for r in rows) else 1
 
 

@@ -4,8 +4,9 @@
 Runs the bench on make_models' tiny_cnn and on a one-node model with an op ingot does not know,
 with the peak and bandwidth given (nothing measured) and one short round: the tiny_cnn row must
 be timed, pass parity and list its conv kernels with shapes and arithmetic intensity; the other
-row must say "compile failed" with ingot's one-line error, without stopping the bench; the exit
-status is then 1. The real zoo (torch exports) is not run here: exports and compiles take
+row must say "compile failed" with ingot's one-line error, without stopping the bench, and count
+as failed in the summary (named, the geometric mean marked incomplete); the exit status is then
+1, and the run's raw record (bench/perf_record.py) lands in the folder given, with every round. The real zoo (torch exports) is not run here: exports and compiles take
 minutes on 2 cores.
 """
 import argparse
@@ -75,16 +76,32 @@ def main():
         bad = os.path.join(tmp, "unknown_op.onnx")
         unknown_op_model(bad)
         out = os.path.join(tmp, "zoo.json")
+        runs = os.path.join(tmp, "runs")
         p = subprocess.run([sys.executable, BENCH, "--ingot", args.ingot, "--models",
                             f"tiny_cnn,{bad}", "--workdir", tmp, "--peak-gflops", "100",
-                            "--mem-bw-gbs", "10", "--rounds", "1", "--round-s", "0.05",
-                            "--profile-s", "0.05", "--json", out],
+                            "--mem-bw-gbs", "10", "--rounds", "2", "--round-s", "0.05",
+                            "--profile-s", "0.05", "--json", out, "--record-dir", runs],
                            capture_output=True, text=True, timeout=300)
         print(p.stdout)
         print(p.stderr)
         check(p.returncode == 1, f"exit status {p.returncode}, expected 1 (one model fails)")
         with open(out) as fh:
-            rows = {r["model"]: r for r in json.load(fh)["results"]}
+            summary = json.load(fh)
+        rows = {r["model"]: r for r in summary["results"]}
+        check(summary["models"] == 2 and summary["models_failed"] == 1 and
+              summary["failed_models"] == [{"model": "unknown_op", "status": "compile failed"}]
+              and not summary["goal_met"], f"the failed model counts: {summary}")
+        check("FAILED: 1 of 2 models (unknown_op (compile failed))" in p.stdout,
+              "the summary line names the failed model")
+        records = os.listdir(runs) if os.path.isdir(runs) else []
+        check(len(records) == 1 and records[0].startswith("zoo_bench-"), f"raw record: {records}")
+        with open(os.path.join(runs, records[0])) as fh:
+            rec = json.load(fh)
+        rec_rows = {r["model"]: r for r in rec["results"]}
+        check(rec["bench"] == "zoo_bench" and rec["commit"] and "device_info" in rec["machine"]
+              and len(rec_rows["tiny_cnn"]["ingot_ms_rounds"]) == 2
+              and len(rec_rows["tiny_cnn"]["ort_ms_rounds"]) == 2,
+              "the record: commit, machine, every round")
     tiny, failed = rows["tiny_cnn"], rows["unknown_op"]
     check(tiny["status"] == "ok" and tiny["parity"] == "pass", f"tiny_cnn: {tiny}")
     check(tiny["ingot_ms"] > 0 and tiny["ort_ms"] > 0 and tiny["ratio"] > 0, "tiny_cnn times")

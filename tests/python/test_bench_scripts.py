@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""The CPU benchmarks' parts that need no timing (issue 45): nothing here asserts on a time.
+
+  * model_bench.parse_time_summary reads the median column of real `ingot run --print-time`
+    output (a one-node model compiled here), by the header's names, not the mean;
+  * perf_record writes its JSON with the machine (`ingot device-info --json`), the commit, the
+    command and every round, into the folder given (never docs/perf-runs/ from a test);
+  * zoo_bench.summarise counts a failed model as failed: named in the summary, the geometric
+    mean marked incomplete, the goal not met, the row shown FAILED;
+  * artifact_ab sums the kernels of either side; ort_node_compare gives both sides the same
+    number of passes;
+  * decoder_bench's quantized check scales atol by each output's largest |ref| and fails a
+    wrong output; ort_quant.prepare rewrites Gemm and a constant's Transpose into MatMuls of
+    initializers without changing ONNX Runtime's outputs, and make() gives MatMulNBits.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import artifact_ab  # noqa: E402
+import decoder_bench  # noqa: E402
+import model_bench  # noqa: E402
+import ort_node_compare  # noqa: E402
+import ort_quant  # noqa: E402
+import perf_record  # noqa: E402
+import zoo_bench  # noqa: E402
+
+FAILED = []
+
+
+def check(cond, msg):
+    print(f"{'ok  ' if cond else 'FAIL'} {msg}", flush=True)
+    if not cond:
+        FAILED.append(msg)
+
+
+def relu_model(path):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 64])
+    g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "relu", [x], [y])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+
+
+def test_time_summary(ingot, tmp):
+    onnx_path, so = os.path.join(tmp, "relu.onnx"), os.path.join(tmp, "relu.so")
+    relu_model(onnx_path)
+    subprocess.run([ingot, "compile", onnx_path, "-o", so, "-q"], check=True)
+    out = subprocess.run([ingot, "run", so, "--print-time", "--repeat", "7", "--number", "1"],
+                         capture_output=True, text=True, check=True).stdout
+    t = model_bench.parse_time_summary(out)
+    check(set(t) == {"mean", "median", "max", "min", "std"}, f"columns of real output: {t}")
+    check(t["min"] <= t["median"] <= t["max"] and t["min"] <= t["mean"] <= t["max"],
+          f"values in the header's order: {t}")
+    # The real header with distinct values: the median is the second column, not the first.
+    header = next(ln for ln in out.splitlines() if "median (ms)" in ln)
+    fake = f"Execution time summary:\n{header}\n  9.0000  2.0000  11.0000  1.0000  0.5000\n"
+    check(model_bench.parse_time_summary(fake)["median"] == 2.0,
+          "the median column, not the mean that a regex after 'median' used to read")
+    try:
+        model_bench.parse_time_summary("no summary here\n")
+        check(False, "text without a summary raises")
+    except ValueError:
+        check(True, "text without a summary raises")
+
+
+def test_perf_record(ingot, tmp):
+    args = argparse.Namespace(record_dir=os.path.join(tmp, "runs"), no_record=False)
+    rounds = {"ingot": [1.0, 1.1, np.float64(0.9)], "ort": [2.0, 2.1, 1.9]}
+    path = perf_record.write(args, "unit_bench", ingot, [{"model": "m", "ms_rounds": rounds}],
+                             argv=["bench/unit_bench.py", "--rounds", "3"], threads=2,
+                             time="extra fields never replace the record's own")
+    check(path and os.path.dirname(path) == args.record_dir and
+          re.fullmatch(r"unit_bench-\d{8}T\d{6}Z\.json", os.path.basename(path)),
+          f"file name and folder: {path}")
+    rec = json.load(open(path))
+    check(rec["schema"] == 1 and rec["bench"] == "unit_bench", "schema and bench")
+    check(re.fullmatch(r"[0-9a-f]{40}", rec["commit"] or "") is not None and
+          isinstance(rec["dirty"], bool), f"commit {rec['commit']}, dirty {rec['dirty']}")
+    check(rec["command"] == "bench/unit_bench.py --rounds 3", f"command: {rec['command']}")
+    check(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", rec["time"]) is not None,
+          f"UTC time: {rec['time']}")
+    mach = rec["machine"]
+    dev = mach.get("device_info", {})
+    check("cpu" in dev and "features" in dev and "threads" in dev,
+          f"machine from ingot device-info --json: {sorted(dev) or mach.get('device_info_error')}")
+    check(mach["cpu_count"] == os.cpu_count() and len(mach["load_avg"]) == 3, "OS fields")
+    check(rec["threads"] == 2, "extra fields")
+    check(rec["results"][0]["ms_rounds"] == {"ingot": [1.0, 1.1, 0.9], "ort": [2.0, 2.1, 1.9]},
+          "every round, numpy values as plain numbers")
+    none = argparse.Namespace(record_dir=os.path.join(tmp, "none"), no_record=True)
+    check(perf_record.write(none, "x", ingot, []) is None and
+          not os.path.exists(none.record_dir), "--no-record writes nothing")
+
+
+def test_zoo_summary():
+    rows = [{"model": "a", "status": "ok", "ratio": 0.5},
+            {"model": "b", "status": "ok", "ratio": 2.0},
+            {"model": "c", "status": "compile failed", "error": "unknown op"},
+            {"model": "d", "status": "parity FAILED", "ratio": 0.1, "error": "rel_err"}]
+    info = {}
+    zoo_bench.summarise(rows, info)
+    check(info["models"] == 4 and info["models_timed"] == 2 and info["models_failed"] == 2,
+          f"counts: {info['models']} models, {info['models_timed']} ok, "
+          f"{info['models_failed']} failed")
+    check([f["model"] for f in info["failed_models"]] == ["c", "d"], "failed models named")
+    check(abs(info["geomean_ratio"] - 1.0) < 1e-12 and info["max_ratio"] == 2.0,
+          "geomean and worst over the models that passed (d's parity failure is not its 0.1)")
+    check(not info["goal_met"], "a failed model: the goal is not met")
+    line = zoo_bench.summary_line(info)
+    check("FAILED: 2 of 4 models" in line and "c (compile failed)" in line and
+          "incomplete" in line, f"summary line: {line}")
+    ok_only = [r for r in rows if r["model"] in "ab"]
+    info2 = {}
+    zoo_bench.summarise(ok_only, info2)
+    check(info2["models_failed"] == 0 and "FAILED" not in zoo_bench.summary_line(info2),
+          "no failure: no FAILED in the summary")
+    table_info = dict(info, target="host", threads=2, peak_gflops=None, peak_gflops_per_core=None,
+                      peak_isa="-", mem_bw_gbs=None, ridge_flop_per_byte=None,
+                      ort_version=ort.__version__, load_avg_start=(0, 0, 0),
+                      load_avg_end=(0, 0, 0), cpu_count=2)
+    md_rows = [dict(r, gflop=1.0, parity="pass", rel_err=0.0, max_abs_err=0.0, ingot_ms=1.0,
+                    ort_ms=1.0, ratio_min=r.get("ratio"), ratio_max=r.get("ratio"))
+               if "ratio" in r else dict(r, gflop=1.0) for r in rows]
+    md = zoo_bench.markdown(md_rows, table_info)
+    check("| c | 1.00 | FAILED (compile failed): unknown op |" in md, "the failed row in the table")
+
+
+def test_kernel_counts():
+    rows, sums = artifact_ab.compare_kernels({"k1": 1.0, "k2": 2.0}, {"k1": 0.5, "k3": 4.0})
+    check([r[0] for r in rows] == ["k1", "k2", "k3"], "artifact_ab: the kernels of either side")
+    check(sums == {"shared": (1.0, 0.5), "one side only": (2.0, 4.0)},
+          f"artifact_ab sums: {sums}")
+    for rounds in (1, 2, 3):
+        order = ort_node_compare.pass_order(rounds)
+        check(order.count("ort") == order.count("ingot") == rounds,
+              f"ort_node_compare: {rounds} passes each ({order})")
+    check(ort_node_compare.pass_order(2) == ["ort", "ingot", "ingot", "ort"],
+          "ort_node_compare: the side that goes first alternates")
+
+
+def test_decoder_check():
+    rng = np.random.default_rng(0)
+    ref = {"logits": rng.standard_normal((1, 4, 50)).astype(np.float32) * 0.1,
+           "present": rng.standard_normal((1, 2, 8, 4)).astype(np.float32) * 10}
+    # Logits off by 2% of their own scale, the cache by 20% of its: int4's 0.5 passes both,
+    # int8's 0.1 fails the cache (atol = 0.1 x its largest |ref|, not a fixed 0.1).
+    got = {"logits": ref["logits"] + 0.02 * np.float32(np.abs(ref["logits"]).max()),
+           "present": ref["present"] + 0.2 * np.float32(np.abs(ref["present"]).max())}
+    ok, msg, stats = decoder_bench.check(ref, got, "int4", 0.5, "x")
+    check(ok and set(stats) == {"logits", "present"}, f"int4 tolerance: {msg}")
+    ok, msg, _ = decoder_bench.check(ref, got, "int8", 0.1, "x")
+    check(not ok and "present" in msg, f"int8 tolerance fails the 20% output: {msg}")
+    nan = dict(got, logits=np.full_like(ref["logits"], np.nan))
+    ok, msg, _ = decoder_bench.check(ref, nan, "int4", 0.5, "x")
+    check(not ok, f"an all-NaN output fails: {msg}")
+    ok, msg, _ = decoder_bench.check(ref, {"logits": ref["logits"]}, "int8", 0.1, "x")
+    check(not ok and "present" in msg, f"a missing output fails: {msg}")
+    ok, msg, _ = decoder_bench.check(ref, dict(ref), "float32", 1e-4, "x")
+    check(ok, f"float32: identical outputs pass: {msg}")
+
+
+def gemm_model(path):
+    """y = Gemm(x, W, b, transB=1) then z = MatMul(y, Transpose(E)): K = 256 for both."""
+    rng = np.random.default_rng(1)
+    w = numpy_helper.from_array(rng.standard_normal((256, 256)).astype(np.float32), "W")
+    b = numpy_helper.from_array(rng.standard_normal(256).astype(np.float32), "b")
+    e = numpy_helper.from_array(rng.standard_normal((64, 256)).astype(np.float32), "E")
+    nodes = [helper.make_node("Gemm", ["x", "W", "b"], ["y"], transB=1),
+             helper.make_node("Transpose", ["E"], ["Et"], perm=[1, 0]),
+             helper.make_node("MatMul", ["y", "Et"], ["z"])]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                                                     [3, 256])],
+                          [helper.make_tensor_value_info("z", TensorProto.FLOAT, [3, 64])],
+                          [w, b, e])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+
+
+def test_ort_quant(tmp):
+    path = os.path.join(tmp, "gemm.onnx")
+    gemm_model(path)
+    x = {"x": np.random.default_rng(2).standard_normal((3, 256)).astype(np.float32)}
+    want = ort.InferenceSession(path).run(None, x)[0]
+    m = onnx.load(path)
+    check(ort_quant.prepare(m) == 2, "prepare rewrites the Gemm and the transposed MatMul")
+    check([n.op_type for n in m.graph.node].count("Gemm") == 0, "no Gemm left")
+    got = ort.InferenceSession(m.SerializeToString()).run(None, x)[0]
+    check(np.allclose(got, want, rtol=1e-5, atol=1e-4), "the rewritten model computes the same")
+    q = ort_quant.make(path, "nbits4")
+    ops = ort_quant.count_ops(q)
+    check(ops["MatMulNBits"] == 2 and ops["MatMul"] == 0, f"MatMulNBits 4 on both: {ops}")
+    d = ort_quant.count_ops(ort_quant.make(path, "dynamic"))
+    check(d["MatMulInteger"] == 2, f"dynamic quantization on both: {d}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ingot", required=True)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-scripts-") as tmp:
+        test_time_summary(args.ingot, tmp)
+        test_perf_record(args.ingot, tmp)
+        test_zoo_summary()
+        test_kernel_counts()
+        test_decoder_check()
+        test_ort_quant(tmp)
+    if FAILED:
+        print(f"{len(FAILED)} check(s) failed")
+        return 1
+    print("all bench-script checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

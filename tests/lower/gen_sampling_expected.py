@@ -16,10 +16,11 @@ AffineGridRules checks closed forms and needs no generated values.
 
 Usage: python3 tests/lower/gen_sampling_expected.py [--check tests/lower/sampling_rules_test.cpp]
 With --check it also parses the values committed in the test file and exits 1 unless every case
-matches the reference within 1e-6 (relative to max(1, |value|)), so the committed numbers can be
-verified against this script. Needs numpy and onnx (>= 1.15, for DeformConv in onnx.reference).
+matches the reference (scripts/parity.py's compare_outputs: every value within 1e-6 + 1e-6*|ref|,
+NaN/Inf in the same places), so the committed numbers can be verified against this script. Needs numpy and onnx (>= 1.15, for DeformConv in onnx.reference).
 """
 import argparse
+import os
 import re
 import sys
 
@@ -27,6 +28,9 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import parity  # noqa: E402  (compare_outputs, the one output checker)
 
 OPSET = 20  # GridSample with cubic and volumetric inputs (opset 20), AffineGrid, Col2Im, DeformConv
 
@@ -172,21 +176,25 @@ def main(argv=None):
         print(f"check: {len(committed)} expected-value lists in {args.check}, "
               f"{len(generated)} generated", file=sys.stderr)
         return 1
-    bad, worst = 0, 0.0
+    bad, rel = 0, []
     for (test, label, y), want in zip(generated, committed):
-        want = np.array(want)
+        want = np.array(want, np.float64)
         if want.shape != y.shape:
             print(f"check: {test} [{label}]: {want.size} committed values, {y.size} generated",
                   file=sys.stderr)
             bad += 1
             continue
-        err = float(np.max(np.abs(y.astype(np.float64) - want) / np.maximum(1.0, np.abs(want))))
-        worst = max(worst, err)
-        if not err <= 1e-6:
-            print(f"check: {test} [{label}]: max rel err {err:.3g}", file=sys.stderr)
+        # The committed values are the reference's printed with %.7g (5e-8 relative).
+        stats = {}
+        ok, msg = parity.compare_outputs({"y": y.astype(np.float64)}, {"y": want}, 1e-6, 1e-6,
+                                         stats=stats, ref_name="the reference",
+                                         got_name=args.check)
+        rel.append(stats["y"]["rel_err"] if stats else float("inf"))
+        if not ok:
+            print(f"check: {test} [{label}]: {msg}", file=sys.stderr)
             bad += 1
     print(f"check: {len(generated) - bad} of {len(generated)} cases match {args.check} "
-          f"(max rel err {worst:.2g})", file=sys.stderr)
+          f"(rel_err up to {max(rel, default=0.0):.2g})", file=sys.stderr)
     return 1 if bad else 0
 
 

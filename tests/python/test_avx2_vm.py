@@ -37,8 +37,11 @@ def main():
     ap.add_argument("--ingot", required=True)
     args = ap.parse_args()
     qemu = shutil.which("qemu-x86_64")
-    if platform.machine() != "x86_64" or qemu is None:
-        print("SKIP: needs an x86-64 host with qemu-x86_64 (Debian: qemu-user)")
+    if platform.machine() != "x86_64":
+        print(f"SKIP: the AVX2 VM needs an x86-64 host (this is {platform.machine()})")
+        return 77
+    if qemu is None:
+        print("SKIP: no qemu-x86_64 (Debian: qemu-user, scripts/install-deps --with-tests)")
         return 77
     ingot = os.path.abspath(args.ingot)
     vm = [qemu, "-cpu", VM_CPU]

@@ -231,6 +231,46 @@ def print_row(r, cfg):
     print(f"{head}  ingot {r['ms']['ingot']:.2f} ms ({tok:.1f} tok/s)  {others}", flush=True)
 
 
+def check_figure(row, side):
+    """The largest error relative to its output's max |ref| that a side's check reported."""
+    c = row["checks"].get(side)
+    if not c or not c["ok"] or not c.get("outputs"):
+        return "-" if not c else ("pass" if c["ok"] else "FAILED")
+    # float32: compare_outputs' own rel_err; quantized: the figure the message quotes
+    m = re.search(r"max \|ref\|: ([0-9.]+)|rel_err ([0-9.e+-]+)", c["message"])
+    return (m.group(1) or m.group(2)) if m else "pass"
+
+
+def markdown(rows, cfg, variants):
+    """Table 7's rows: one per weight format and ORT side, prefill and decode side by side."""
+    lines = ["| model | weights | ORT side | prefill: ingot / ORT ms | ingot/ORT [min..max] "
+             "| decode: ingot / ORT ms | ingot/ORT [min..max] | ingot decode tok/s "
+             "| ingot decode / bound | check vs ORT float32: ingot / ORT |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---|"]
+    by = {(r["weights"], r["step"]): r for r in rows}
+    for weights in dict.fromkeys(r["weights"] for r in rows):
+        pre, dec = by.get((weights, "prefill")), by.get((weights, "decode"))
+        for kind in ORT_SIDES[weights]:
+            cells = []
+            for r in (pre, dec):
+                if r is None or r["status"] != "ok":
+                    cells += [f"FAILED: {r['error']}" if r else "-", ""]
+                    continue
+                lo, hi = r["ratio_range"][kind]
+                cells += [f"{r['ms']['ingot']:.2f} / {r['ms'][kind]:.2f}",
+                          f"**{r['ratio'][kind]:.2f}** [{lo:.2f}..{hi:.2f}]"]
+            ok = dec is not None and dec["status"] == "ok"
+            tok = f"{1e3 / dec['ms']['ingot']:.0f}" if ok else "-"
+            bound = f"{dec['ingot_over_bound']:.2f}x" if ok else "-"
+            fig = "-"
+            if dec is not None:
+                theirs = "(reference)" if kind == "float32" else check_figure(dec, kind)
+                fig = f"{check_figure(dec, 'ingot')} / {theirs}"
+            lines.append(f"| {cfg['model']} | {weights} | {ORT_LABEL[kind]} | " +
+                         " | ".join(cells) + f" | {tok} | {bound} | {fig} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -262,6 +302,7 @@ def main(argv=None):
                          "path; 0 keeps float32 activations)")
     ap.add_argument("--workdir", default=os.path.join(ROOT, "build", "decoder-bench"),
                     help="artifacts and step inputs (default: %(default)s)")
+    ap.add_argument("--markdown", help="also write Table 7's rows (markdown) to this file")
     perf_record.add_arguments(ap)
     args = ap.parse_args(argv)
     if args.group_size != ort_quant.BLOCK:
@@ -337,6 +378,11 @@ def main(argv=None):
                   f"{r['ms'][k]:>8.2f} {r['ratio'][k]:>9.2f} {b:>12}")
     load_end = os.getloadavg()
     print(f"load average {load_start[0]:.2f} -> {load_end[0]:.2f}")
+    table = markdown(rows, cfg, variants)
+    print(table, end="")
+    if args.markdown:
+        with open(args.markdown, "w") as fh:
+            fh.write(table)
     perf_record.write(args, f"decoder_bench-{cfg['model']}", args.ingot, rows,
                       device_info=dev, ort_version=ort.__version__, model=cfg,
                       threads=args.threads, variants=variants,

@@ -16,24 +16,35 @@ For each test:
      (with --specialize-inputs, graph inputs used where ingot needs compile-time constants are
      specialised to each data set's values: one `ingot compile --specialize-inputs` per data set,
      run feeding all inputs, the specialised ones included; see CONSTANT_POSITIONS);
-  5. compare with the stored outputs as onnx.backend.test.runner does: shape and dtype must match,
-     floats within rtol=1e-3, atol=1e-7 (NaN equals NaN), integers and bools exactly.
+  5. compare with the stored outputs as onnx.backend.test.runner does, with
+     scripts/parity.py:compare_outputs (the one output checker): names, shape and dtype must
+     match, NaN and +-Inf at the same positions, every float element within
+     |got - ref| <= atol + rtol*|ref| (rtol=1e-3, atol=1e-7), integers and bools exactly.
+
+Every `ingot compile` of a run uses --target when given, the plain reruns of
+--specialize-inputs included.
 
 Output: one line per test (`PASS name`, `FAIL name: reason`, `SKIP name: reason`), then the
-summary: `N passed, N failed, N skipped`; the in-scope pass rate (passed / (passed + failed),
-the ratchet's number) next to the pass rate over all node tests (passed / all, skipped tests
-counting as not passed); with --specialize-inputs also how many of the passed tests use
+summary: `N passed, N failed, N skipped`; the headline, the pass rate over ALL node tests of the
+installed onnx (passed / all, skipped tests counting as not passed), next to the in-scope pass
+rate (passed / (passed + failed)); with --specialize-inputs also how many of the passed tests use
 specialised inputs and both rates without specialisation (every test that has specialised
 inputs is also run as plain `ingot compile` + `ingot run`, so the passes that need
 --specialize-inputs are counted, not guessed); then each scope exclusion rule with its count of
 skipped tests and the most common details under it.
-The exit status is 0 even with failures (they are expected while op coverage grows) unless
---expect-min-pass-rate R is given and the in-scope pass rate is below R, or nothing ran.
+--json writes the run: how it was made (date, command, commit, versions, `ingot device-info`),
+the summary, every test's status and message, per-op counts and the failure causes.
+The exit status is 0 even with failures (they are expected while op coverage grows) unless a
+floor is given and broken: --ratchet FILE (a minimum pass count and a minimum pass rate over all
+node tests per target, and the suite's onnx version and size: scripts/conformance_ratchet.py,
+tests/python/conformance_ratchet.json), --expect-min-passed N, --expect-min-pass-rate R (over
+all node tests); with a floor, a run where no in-scope test ran fails too.
 
 Usage:
   conformance.py --ingot build/release/tools/ingot/ingot [-j N] [--filter REGEX] [--timeout S]
-                 [--report ops.json] [--write-ops-md docs/ops.md] [--expect-min-pass-rate 0.5]
-                 [--specialize-inputs]   (alias: --constant-inputs)
+                 [--target opencl|c|...] [--json run.json] [--write-ops-md docs/ops.md]
+                 [--ratchet tests/python/conformance_ratchet.json] [--expect-min-passed N]
+                 [--expect-min-pass-rate 0.75] [--specialize-inputs]   (alias: --constant-inputs)
 """
 import argparse
 import collections
@@ -52,6 +63,10 @@ import time
 import numpy as np
 import onnx
 from onnx import TensorProto, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import conformance_ratchet  # noqa: E402
+import parity  # noqa: E402  (compare_outputs, the one output checker)
 
 RTOL = 1e-3  # onnx.backend.test.case.test_case.TestCase defaults
 ATOL = 1e-7
@@ -353,32 +368,14 @@ def first_line(text):
     return "(no message)"
 
 
-def compare(name, got, ref):
-    """None if equal under the backend-test rules, else the mismatch."""
-    if got.shape != ref.shape:
-        return f"output '{name}': shape {list(got.shape)}, expected {list(ref.shape)}"
-    if got.dtype != ref.dtype:
-        return f"output '{name}': dtype {got.dtype}, expected {ref.dtype}"
-    if got.size == 0:
-        return None
-    if ref.dtype.kind in "biu":
-        bad = got != ref
-        if not bad.any():
-            return None
-        idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        return (f"output '{name}': {int(bad.sum())}/{ref.size} elements differ, first at {idx}: "
-                f"got {got[idx]}, expected {ref[idx]}")
-    g = got.astype(np.float64)
-    r = ref.astype(np.float64)
-    with np.errstate(invalid="ignore", over="ignore"):
-        ok = np.isclose(g, r, rtol=RTOL, atol=ATOL, equal_nan=True)
-        if ok.all():
-            return None
-        err = np.where(ok, 0.0, np.abs(g - r))
-        err = np.where(np.isnan(err), np.inf, err)
-    idx = tuple(int(i) for i in np.unravel_index(int(np.argmax(err)), err.shape))
-    return (f"output '{name}': max abs err {err[idx]:.3g} at {idx} (got {float(got[idx]):.7g}, "
-            f"expected {float(ref[idx]):.7g}), {int((~ok).sum())}/{ref.size} elements mismatched")
+def compare(refs, got):
+    """None if ingot's outputs `got` equal the test data's `refs` ({name: array}) under the
+    backend-test rules, else the first mismatch: parity.compare_outputs, the one output checker
+    (exactly the reference's names, dtypes and shapes; NaN and +-Inf at the same positions; every
+    float element |got - ref| <= ATOL + RTOL*|ref|; integers and bools exact)."""
+    ok, msg = parity.compare_outputs(refs, got, RTOL, ATOL, ref_name="the test data",
+                                     got_name="ingot")
+    return None if ok else msg
 
 
 def run_cmd(cmd, timeout):
@@ -467,14 +464,11 @@ def run_test(test, ingot, timeout, keep_dir, specialize=False, target=None):
                 return "FAIL", f"run: {err}"
             with np.load(out_npz) as z:
                 got = {k2: z[k2] for k2 in z.files}
-            for oname, ref in refs.items():
-                if oname not in got:
-                    return "FAIL", f"output '{oname}' missing from ingot's outputs {sorted(got)}"
-                msg = compare(oname, got[oname], ref)
-                if msg:
-                    if len(datasets) > 1:
-                        msg = f"data set {k}: {msg}"
-                    return "FAIL", msg
+            msg = compare(refs, got)
+            if msg:
+                if len(datasets) > 1:
+                    msg = f"data set {k}: {msg}"
+                return "FAIL", msg
         return "PASS", f"specialised inputs: {', '.join(special)}" if special else ""
     except Exception as e:  # noqa: BLE001 - a runner bug must not stop the suite
         return "FAIL", f"runner error: {type(e).__name__}: {first_line(str(e))}"
@@ -591,7 +585,8 @@ def op_status(e):
     return "partial", f"{p}/{p + f}"
 
 
-def write_ops_md(path, report, summary, command, specialized_passes=None, only_special=None):
+def write_ops_md(path, report, summary, command, specialized_passes=None, only_special=None,
+                 json_path=None):
     ops = report["ops"]
     schemas = {}
     for s in onnx.defs.get_all_schemas_with_history():
@@ -627,17 +622,21 @@ def write_ops_md(path, report, summary, command, specialized_passes=None, only_s
         "# ONNX operator coverage",
         "",
         "Generated by `scripts/conformance.py` from the ONNX backend node tests of the installed",
-        f"`onnx` package (version {onnx.__version__}); do not edit by hand. Regenerate with:",
+        f"`onnx` package (version {onnx.__version__}; scripts/install-deps pins it); do not edit by hand. "
+        "Regenerate with:",
         "",
         "```",
         command,
         "```",
         "",
-        f"Date: {datetime.date.today().isoformat()}. Result: **{p} passed, {f} failed, {s} skipped**; "
-        f"in-scope pass rate {rate:.1%}, pass rate over all {p + f + s} node tests "
-        f"{p / (p + f + s) if p + f + s else 0.0:.1%}.",
+        f"Date: {datetime.date.today().isoformat()}. Result: **{p} passed, {f} failed, {s} skipped**: "
+        f"pass rate over all {p + f + s} node tests **{p / (p + f + s) if p + f + s else 0.0:.1%}** "
+        f"(the headline; skipped tests count as not passed), in-scope pass rate {rate:.1%}.",
         "",
     ]
+    if json_path:
+        lines += [f"The run's raw result (every test's status and message, versions, machine): "
+                  f"[`{json_path}`]({os.path.relpath(json_path, 'docs')}).", ""]
     if specialized_passes is not None:
         only = "" if only_special is None else \
             f" ({only_special} of them pass only with specialised inputs)"
@@ -677,20 +676,84 @@ def write_ops_md(path, report, summary, command, specialized_passes=None, only_s
 
 # ---------------------------------------------------------------------------------------------
 
+def run_record(args, ingot, elapsed):
+    """Where and how this run was made, for --json: date, command, commit, versions, machine."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+    def out(cmd):
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=root)
+            return p.stdout.strip() if p.returncode == 0 else None
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+    machine = out([ingot, "device-info", "--json"])
+    try:
+        machine = json.loads(machine) if machine else None
+    except ValueError:
+        pass
+    try:
+        import onnxruntime
+        ort_version = onnxruntime.__version__
+    except ImportError:
+        ort_version = None
+    return {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "command": " ".join(["scripts/conformance.py"] + sys.argv[1:]),
+            "commit": out(["git", "rev-parse", "HEAD"]),
+            "worktree_modified": bool(out(["git", "status", "--porcelain",
+                                           "--untracked-files=no"])),
+            "ingot_version": out([ingot, "--version"]),
+            "target": args.target or "llvm (host)", "specialize_inputs": args.specialize_inputs,
+            "filter": args.filter, "jobs": args.jobs, "elapsed_s": round(elapsed, 1),
+            "onnx": onnx.__version__, "onnxruntime": ort_version, "numpy": np.__version__,
+            "python": sys.version.split()[0], "machine": machine}
+
+
+def summarise(results, plain_status, specialize):
+    """The counts and rates of a run. The headline is pass_rate: passed over ALL node tests
+    (skipped ones count as not passed); pass_rate_in_scope leaves the skipped ones out."""
+    n = collections.Counter(s for _, s, _ in results)
+    p, f, s = n["PASS"], n["FAIL"], n["SKIP"]
+    total = p + f + s
+    p_plain = sum(1 for st in plain_status.values() if st == "PASS")
+    return {
+        "node_tests": total, "passed": p, "failed": f, "skipped": s,
+        "pass_rate": p / total if total else 0.0,
+        "pass_rate_in_scope": p / (p + f) if p + f else 0.0,
+        "specialize_inputs": specialize,
+        "passed_with_specialized_inputs": sum(1 for _, st, m in results if st == "PASS" and m),
+        "plain": {"passed": p_plain, "pass_rate": p_plain / total if total else 0.0,
+                  "pass_rate_in_scope": p_plain / (p + f) if p + f else 0.0},
+        "pass_only_with_specialization": sum(
+            1 for t, st, _ in results if st == "PASS" and plain_status[t["name"]] != "PASS"),
+        "pass_only_without_specialization": sum(
+            1 for t, st, _ in results if st != "PASS" and plain_status[t["name"]] == "PASS"),
+    }
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ingot", required=True, help="the ingot CLI")
-    ap.add_argument("--target", help="ingot compile --target (default: the host), e.g. opencl")
+    ap.add_argument("--target", help="ingot compile --target (default: the host), e.g. opencl; "
+                    "every compile uses it, the plain reruns of --specialize-inputs included")
     ap.add_argument("--filter", help="run only tests whose name matches this regex (re.search)")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per ingot command")
     ap.add_argument("--data-dir", help="node test directory (default: the onnx package's, "
                     "else a generated cache)")
-    ap.add_argument("--report", help="write per-op pass/fail/skip counts as JSON")
+    ap.add_argument("--json", "--report", dest="json",
+                    help="write the run as JSON: how it was made (date, command, commit, "
+                    "versions, machine), the summary, every test's status and message, per-op "
+                    "counts and failure causes (--report: old name)")
     ap.add_argument("--write-ops-md", help="write the op coverage table (docs/ops.md)")
+    ap.add_argument("--ratchet", metavar="FILE",
+                    help="exit 1 if the run falls below FILE's minimum pass count or pass rate "
+                    "for its target (tests/python/conformance_ratchet.json; see "
+                    "conformance_ratchet.py); needs the whole suite (no --filter)")
     ap.add_argument("--expect-min-pass-rate", type=float,
-                    help="exit 1 if the in-scope pass rate is below this (0..1)")
+                    help="exit 1 if the pass rate over all node tests is below this (0..1)")
+    ap.add_argument("--expect-min-passed", type=int,
+                    help="exit 1 if fewer than this many tests pass")
     ap.add_argument("--keep", help="keep each test's work dir (npz, .so) under this dir")
     ap.add_argument("--quiet-pass", action="store_true", help="do not print PASS lines")
     ap.add_argument("--specialize-inputs", "--constant-inputs", dest="specialize_inputs",
@@ -698,7 +761,8 @@ def main(argv=None):
                     help="compile graph inputs used where ingot needs compile-time constants "
                     "(shapes, axes, pads, ...) specialised to each data set's values (ingot "
                     "compile --specialize-inputs), feeding them at run time as usual; passes "
-                    "that use this are counted separately (--constant-inputs: old name)")
+                    "that use this are counted separately, and tests with such inputs are also "
+                    "run plainly (--constant-inputs: old name)")
     ap.add_argument("--failure-summary", type=int, default=0, metavar="N",
                     help="print the N most common failure causes (grouped messages) at the end")
     args = ap.parse_args(argv)
@@ -707,6 +771,12 @@ def main(argv=None):
     if not os.access(ingot, os.X_OK):
         print(f"error: ingot CLI '{args.ingot}' not found or not executable", file=sys.stderr)
         return 2
+    ratchet = None
+    if args.ratchet:
+        if args.filter:
+            print("error: --ratchet holds the whole suite; drop --filter", file=sys.stderr)
+            return 2
+        ratchet = conformance_ratchet.load(args.ratchet)
     data_dir = find_data_dir(args.data_dir)
     if args.keep:
         os.makedirs(args.keep, exist_ok=True)
@@ -718,7 +788,7 @@ def main(argv=None):
 
     def job(t):
         if t["model"] is None:
-            return "FAIL", t["load_error"]
+            return "FAIL", t["load_error"], "FAIL"
         reason = scope(t["name"], t["model"])
         if reason is None and not t["datasets"]:
             reason = "no data: no test_data_set_*"
@@ -728,7 +798,7 @@ def main(argv=None):
                                args.target)
         plain = status  # a test without specialised inputs runs the same either way
         if args.specialize_inputs and specialized_inputs(t["model"]):
-            plain = run_test(t, ingot, args.timeout, None, False)[0]
+            plain = run_test(t, ingot, args.timeout, None, False, args.target)[0]
         return status, msg, plain
 
     # cheap scope checks first, so only in-scope tests occupy workers
@@ -743,34 +813,29 @@ def main(argv=None):
                     print(f"PASS {t['name']}" + (f" ({msg})" if msg else ""), flush=True)
             else:
                 print(f"{status} {t['name']}: {msg}", flush=True)
+    elapsed = time.time() - t0
 
-    n = collections.Counter(s for _, s, _ in results)
-    p, f, s = n["PASS"], n["FAIL"], n["SKIP"]
-    total = p + f + s
-    rate = p / (p + f) if p + f else 0.0
-    rate_all = p / total if total else 0.0
-    specialized_passes = sum(1 for _, st, m in results if st == "PASS" and m)
-    p_plain = sum(1 for st in plain_status.values() if st == "PASS")
-    only_special = sum(1 for t, st, _ in results
-                       if st == "PASS" and plain_status[t["name"]] != "PASS")
-    only_plain = sum(1 for t, st, _ in results
-                     if st != "PASS" and plain_status[t["name"]] == "PASS")
+    sm = summarise(results, plain_status, args.specialize_inputs)
+    p, f, s, total = sm["passed"], sm["failed"], sm["skipped"], sm["node_tests"]
     print(f"{p} passed, {f} failed, {s} skipped")
+    print(f"pass rate over all {total} node tests (onnx {onnx.__version__}): "
+          f"{sm['pass_rate']:.4f} ({p}/{total}; the {s} out-of-scope tests count as not passed)")
+    print(f"in-scope pass rate: {sm['pass_rate_in_scope']:.4f} ({p}/{p + f}); {elapsed:.0f} s; "
+          f"data {data_dir}")
     if args.specialize_inputs:
-        print(f"{specialized_passes} of the passed tests use specialised inputs "
+        pl = sm["plain"]
+        print(f"{sm['passed_with_specialized_inputs']} of the passed tests use specialised inputs "
               "(ingot compile --specialize-inputs with the data set's values)")
-    print(f"in-scope pass rate: {rate:.4f} ({p}/{p + f}); {time.time() - t0:.0f} s; data {data_dir}")
-    print(f"pass rate over all {total} node tests: {rate_all:.4f} ({p}/{total}; the {s} "
-          "out-of-scope tests count as not passed)")
-    if args.specialize_inputs:
-        print(f"without --specialize-inputs: {p_plain} passed; in-scope pass rate "
-              f"{p_plain / (p + f) if p + f else 0.0:.4f} ({p_plain}/{p + f}), over all tests "
-              f"{p_plain / total if total else 0.0:.4f} ({p_plain}/{total}); {only_special} "
-              f"pass only with specialised inputs, {only_plain} only without")
+        print(f"without --specialize-inputs: {pl['passed']} passed; pass rate over all tests "
+              f"{pl['pass_rate']:.4f} ({pl['passed']}/{total}), in-scope "
+              f"{pl['pass_rate_in_scope']:.4f} ({pl['passed']}/{p + f}); "
+              f"{sm['pass_only_with_specialization']} pass only with specialised inputs, "
+              f"{sm['pass_only_without_specialization']} only without")
     else:
         print("this run is without --specialize-inputs (its rates above are the plain ones); "
               "--specialize-inputs reports both")
     exclusions = scope_exclusions(results)
+    sm["scope_exclusions"] = {r: c for r, c, _ in exclusions}
     print(f"scope exclusions ({s} skipped tests; rule: count, then the most common details):")
     for rule, count, details in exclusions:
         top = details.most_common(4)
@@ -783,17 +848,15 @@ def main(argv=None):
         print(f"most common failure causes (tests | cause | example):")
         for c in report["failure_causes"][:args.failure_summary]:
             print(f"  {c['count']:4d} | {c['cause']} | {c['example']}")
-    if args.report:
-        with open(args.report, "w") as fh:
-            json.dump({"summary": {"passed": p, "failed": f, "skipped": s, "pass_rate": rate,
-                                   "pass_rate_all_tests": rate_all,
-                                   "passed_without_specialization": p_plain,
-                                   "pass_only_with_specialization": only_special,
-                                   "scope_exclusions": {r: c for r, c, _ in exclusions},
-                                   "passed_with_specialized_inputs": specialized_passes,
-                                   "specialize_inputs": args.specialize_inputs,
-                                   "onnx_version": onnx.__version__},
-                       **report}, fh, indent=1, sort_keys=False)
+    if args.json:
+        tests_out = [{"name": t["name"], "op": t["op"], "status": st, "message": msg,
+                      **({"plain_status": plain_status[t["name"]]}
+                         if args.specialize_inputs else {})}
+                     for t, st, msg in results]
+        with open(args.json, "w") as fh:
+            json.dump({"run": run_record(args, ingot, elapsed), "summary": sm,
+                       "tests": tests_out, **report}, fh, indent=1, sort_keys=False)
+            fh.write("\n")
     if args.write_ops_md:
         cmd = "python3 scripts/conformance.py --ingot build/release/tools/ingot/ingot " \
               "--write-ops-md docs/ops.md"
@@ -801,17 +864,36 @@ def main(argv=None):
             cmd += f" --filter '{args.filter}'"
         if args.specialize_inputs:
             cmd += " --specialize-inputs"
+        # the raw result, named relative to the repository when it is written inside it
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        rel = os.path.relpath(os.path.abspath(args.json), root) if args.json else None
+        if rel and not rel.startswith(".."):
+            cmd += f" --json {rel}"
+        else:
+            rel = None
         write_ops_md(args.write_ops_md, report, (p, f, s), cmd,
-                     specialized_passes if args.specialize_inputs else None,
-                     only_special if args.specialize_inputs else None)
+                     sm["passed_with_specialized_inputs"] if args.specialize_inputs else None,
+                     sm["pass_only_with_specialization"] if args.specialize_inputs else None,
+                     rel)
 
-    if args.expect_min_pass_rate is not None and rate < args.expect_min_pass_rate:
-        print(f"error: in-scope pass rate {rate:.4f} is below the expected minimum "
-              f"{args.expect_min_pass_rate:.4f}", file=sys.stderr)
-        return 1
-    if p + f == 0 and args.expect_min_pass_rate is not None:
-        return 1
-    return 0
+    failures = []
+    if p + f == 0:
+        failures.append("no in-scope test ran")
+    if args.expect_min_pass_rate is not None and sm["pass_rate"] < args.expect_min_pass_rate:
+        failures.append(f"pass rate over all node tests {sm['pass_rate']:.4f} is below the "
+                        f"expected minimum {args.expect_min_pass_rate:.4f}")
+    if args.expect_min_passed is not None and p < args.expect_min_passed:
+        failures.append(f"{p} tests passed, fewer than the expected minimum "
+                        f"{args.expect_min_passed}")
+    if ratchet is not None:
+        for line in conformance_ratchet.report(ratchet, args.target, sm):
+            print(line)
+        failures += conformance_ratchet.check(ratchet, args.target, sm, onnx.__version__)
+    for msg in failures:
+        print(f"error: {msg}", flush=True)
+    gated = ratchet is not None or args.expect_min_pass_rate is not None \
+        or args.expect_min_passed is not None
+    return 1 if failures and gated else 0
 
 
 if __name__ == "__main__":

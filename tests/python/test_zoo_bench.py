@@ -2,12 +2,12 @@
 """Smoke test of bench/zoo_bench.py without torch or network (a few seconds).
 
 Runs the bench on make_models' tiny_cnn and on a one-node model with an op ingot does not know,
-with the peak and bandwidth given (nothing measured) and one short round: the tiny_cnn row must
+with the peak and bandwidth given (nothing measured) and two short rounds: the tiny_cnn row must
 be timed, pass parity and list its conv kernels with shapes and arithmetic intensity; the other
 row must say "compile failed" with ingot's one-line error, without stopping the bench, and count
 as failed in the summary (named, the geometric mean marked incomplete); the exit status is then
-1, and the run's raw record (bench/perf_record.py) lands in the folder given, with every round. The real zoo (torch exports) is not run here: exports and compiles take
-minutes on 2 cores.
+1, and the run's raw record (bench/perf_record.py) lands in the folder given, with every round.
+The real zoo (torch exports) is not run here: exports and compiles take minutes on 2 cores.
 """
 import argparse
 import json

@@ -2,7 +2,8 @@
 test_opencl_conformance.py): runs scripts/conformance.py over the whole ONNX node test suite for
 one target with --specialize-inputs and the ratchet (conformance_ratchet.json: a minimum pass
 count and a minimum pass rate over all node tests per target, with and without specialisation),
-writes the full log and the run's JSON into the working directory (the build dir under ctest),
+writes the full log and the run's JSON into the working directory (the build dir under ctest;
+for opencl PoCL's kernel cache too, pocl_cache/, unless POCL_CACHE_DIR is set),
 prints the FAIL lines, the summary and the ratchet lines, and exits with the runner's status
 (1 when a floor is broken)."""
 import os
@@ -24,9 +25,12 @@ def run(ingot, name, target=None, specialize=True, extra=()):
         cmd += ["--target", target]
     if specialize:
         cmd.append("--specialize-inputs")
+    env = dict(os.environ)
+    if target == "opencl":  # PoCL's kernel cache under the working dir, not the home dir
+        env.setdefault("POCL_CACHE_DIR", os.path.abspath("pocl_cache"))
     print(" ".join(cmd), flush=True)
     with open(log_path, "w") as log:
-        p = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, text=True)
+        p = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, text=True, env=env)
     with open(log_path) as log:
         lines = log.read().splitlines()
     start = next((i for i, line in enumerate(lines) if line.endswith(" skipped")

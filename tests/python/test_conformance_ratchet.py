@@ -8,15 +8,21 @@
 - tests/python/conformance_ratchet.json holds a minimum pass count and a minimum pass rate for
   each of llvm, llvm-plain, c and opencl, each rate at most its count over the suite, and counts
   the node tests of the onnx version that scripts/install-deps pins.
-Needs no ingot (--ingot is accepted and ignored). Prints one line per check; exits 1 if any
-failed.
+- end to end, with --ingot: scripts/conformance.py --ratchet over a two-test suite (test_add,
+  test_relu, copied from the node test data; run without --specialize-inputs, so against the
+  "llvm-plain" entry) exits 0 at its floors and 1, naming the floor, with either floor one step
+  above the run (a pass count of 3, a pass rate of 1.01).
+Prints one line per check; exits 1 if any failed.
 """
 import argparse
 import copy
 import json
 import os
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
@@ -71,14 +77,47 @@ def checks():
         yield f"ratchet file: {key} has a count and a rate", ok
 
 
+def end_to_end(ingot):
+    """scripts/conformance.py --ratchet on a two-test suite: (floors, exit status) pairs."""
+    import conformance
+    import onnx
+    src = conformance.find_data_dir(None)
+    with tempfile.TemporaryDirectory(prefix="ingot-ratchet-") as tmp:
+        data = os.path.join(tmp, "node")
+        for name in ("test_add", "test_relu"):
+            shutil.copytree(os.path.join(src, name), os.path.join(data, name))
+        for floors in ((2, 1.0), (3, 1.0), (2, 1.01)):
+            r = {"onnx": onnx.__version__, "node_tests": 2,
+                 "ratchets": {"llvm-plain": {"min_passed": floors[0],
+                                             "min_pass_rate": floors[1]}}}
+            path = os.path.join(tmp, "ratchet.json")
+            with open(path, "w") as fh:
+                json.dump(r, fh)
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "conformance.py"),
+                                "--ingot", ingot, "--data-dir", data, "--ratchet", path, "-j", "2"],
+                               capture_output=True, text=True)
+            yield floors, p.returncode, p.stdout
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ingot")
-    ap.parse_args()
+    args = ap.parse_args()
     failed = 0
     for name, ok in checks():
         print(("PASS " if ok else "FAIL ") + name)
         failed += not ok
+    if args.ingot:
+        for (count, rate), rc, out in end_to_end(args.ingot):
+            want = 0 if (count, rate) == (2, 1.0) else 1
+            ok = rc == want and ("below the minimum" in out) == bool(want)
+            print(("PASS " if ok else "FAIL ") + f"conformance.py --ratchet, floors {count} "
+                  f"passed / rate {rate} on 2 passing tests: exit {rc} (want {want})")
+            if not ok:
+                print(out[-600:])
+            failed += not ok
+    else:
+        print("(no --ingot: the end-to-end checks did not run)")
     print(f"{failed} failed")
     return 1 if failed else 0
 

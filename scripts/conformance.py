@@ -676,8 +676,10 @@ def write_ops_md(path, report, summary, command, specialized_passes=None, only_s
 
 # ---------------------------------------------------------------------------------------------
 
-def run_record(args, ingot, elapsed):
-    """Where and how this run was made, for --json: date, command, commit, versions, machine."""
+def run_record(args, ingot):
+    """Where and how this run was made, for --json, taken when it starts: date, command, the
+    checkout's commit (and whether tracked files differ from it), versions, machine; the caller
+    adds elapsed_s."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
     def out(cmd):
@@ -703,7 +705,7 @@ def run_record(args, ingot, elapsed):
                                            "--untracked-files=no"])),
             "ingot_version": out([ingot, "--version"]),
             "target": args.target or "llvm (host)", "specialize_inputs": args.specialize_inputs,
-            "filter": args.filter, "jobs": args.jobs, "elapsed_s": round(elapsed, 1),
+            "filter": args.filter, "jobs": args.jobs,
             "onnx": onnx.__version__, "onnxruntime": ort_version, "numpy": np.__version__,
             "python": sys.version.split()[0], "machine": machine}
 
@@ -780,6 +782,7 @@ def main(argv=None):
     data_dir = find_data_dir(args.data_dir)
     if args.keep:
         os.makedirs(args.keep, exist_ok=True)
+    record = run_record(args, ingot) if args.json else None
     t0 = time.time()
     tests = collect(data_dir, args.filter)
     if not tests:
@@ -854,7 +857,8 @@ def main(argv=None):
                          if args.specialize_inputs else {})}
                      for t, st, msg in results]
         with open(args.json, "w") as fh:
-            json.dump({"run": run_record(args, ingot, elapsed), "summary": sm,
+            record["elapsed_s"] = round(elapsed, 1)
+            json.dump({"run": record, "summary": sm,
                        "tests": tests_out, **report}, fh, indent=1, sort_keys=False)
             fh.write("\n")
     if args.write_ops_md:

@@ -65,8 +65,8 @@ TEST_F(MeasureTest, PerKernelGivesEachKernelsFastestCall) {
 TEST_F(MeasureTest, ArtifactAbComparesKernelByKernel) {
   const std::string a = artifact("fake_affine");
   std::string cmd = "python3 '" + std::string(INGOT_SOURCE_DIR) + "/bench/artifact_ab.py' '" + a +
-                    "' '" + a + "' --iters 3 --min-ms 0 --ingot '" + cli() + "' > " +
-                    path("ab.txt");
+                    "' '" + a + "' --iters 3 --min-ms 0 --ingot '" + cli() + "' --record-dir '" +
+                    path("runs") + "' > " + path("ab.txt");  // the raw record: not in docs/
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   EXPECT_EQ(
       python("lines = open(d + '/ab.txt').read().splitlines()\n"
@@ -111,8 +111,8 @@ TEST_F(MeasureTest, OrtNodeCompareAttributesKernelsAndNodesToTheirOnnxNode) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string cmd = "python3 '" + std::string(INGOT_SOURCE_DIR) + "/bench/ort_node_compare.py' '" +
                     path("model.onnx") + "' '" + path("m.so") + "' --inputs '" + path("x.npz") +
-                    "' --iters 3 --rounds 1 --min-ms 0 --threads 1 --ingot '" + cli() + "' > " +
-                    path("cmp.txt");
+                    "' --iters 3 --rounds 1 --min-ms 0 --threads 1 --ingot '" + cli() +
+                    "' --record-dir '" + path("runs") + "' > " + path("cmp.txt");
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   EXPECT_EQ(python("lines = open(d + '/cmp.txt').read().splitlines()\n"
                    "assert lines[0].startswith('3 calls each; per ONNX node'), lines[0]\n"

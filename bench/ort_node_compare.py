@@ -186,8 +186,8 @@ def main():
             ("whole call, fastest", ingot_run, ort_run)]
     for label, x, y in rows:
         print(f"{label:53s} {x:9.4f} {y:9.4f} {ratio(x, y)}")
-    print("node / kernel sums by pass (host drift): ORT " + " ".join(f"{x:.2f}" for x in ort_sums)
-          + "; ingot " + " ".join(f"{x:.2f}" for x in ingot_sums))
+    print("ORT's node sums by pass (host drift): " + " ".join(f"{x:.2f}" for x in ort_sums) +
+          "; ingot's kernel sums: " + " ".join(f"{x:.2f}" for x in ingot_sums))
     perf_record.write(args, "ort_node_compare", args.ingot, {
         "passes": {"ort_node_sum_ms": ort_sums, "ingot_kernel_sum_ms": ingot_sums,
                    "ort_run_fastest_ms": ort_runs, "ingot_run_fastest_ms": ingot_runs},

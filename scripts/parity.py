@@ -6,8 +6,9 @@ For each model: build it (cached in --workdir), run ONNX Runtime on seeded rando
 compare_outputs(), the one output checker of the Python tests and benchmarks: ingot must produce
 exactly ORT's output names, each with ORT's dtype and shape; a NaN or Inf in either side's output
 fails (in ORT's output it means the test input is bad, and it is reported as such); every float
-element needs |ingot - ort| <= atol + rtol * |ort| (--tol is rtol, default 1e-3; --atol defaults
-to the same value), integer and bool outputs must be equal.
+element needs |ingot - ort| <= atol + rtol * |ort| (--tol is rtol, default 1e-3; atol defaults to
+--tol times the output's RMS magnitude, the scale of a sum's rounding, or is --atol absolutely),
+integer and bool outputs must be equal.
 
 Usage: parity.py --ingot PATH [--models resnet50,mobilenetv2,bert] [--workdir DIR] [--tol 1e-3]
                  [--atol A]
@@ -62,8 +63,15 @@ def _nonfinite_mismatch(name, r, g, ref_name, got_name):
             f"at {list(idx)}: {got_name} {g[idx]!r}, {ref_name} {r[idx]!r}")
 
 
-def compare_outputs(ref, got, rtol, atol=None, *, int_atol=0, finite_ref=False, stats=None,
-                    ref_name="ONNX Runtime", got_name="ingot"):
+def rms(a):
+    """The root-mean-square magnitude of an array's finite elements (0 when it has none)."""
+    a = np.asarray(a)
+    a = a[np.isfinite(a)].astype(np.float64) if a.dtype.kind in "fc" else a.astype(np.float64)
+    return float(np.sqrt(np.mean(np.abs(a) ** 2))) if a.size else 0.0
+
+
+def compare_outputs(ref, got, rtol, atol=None, *, atol_scale=None, int_atol=0, finite_ref=False,
+                    stats=None, ref_name="ONNX Runtime", got_name="ingot"):
     """The one output checker of the Python tests and benchmarks: -> (ok, message).
 
     ref, got: {output name: numpy array}, the reference's and the checked side's. Fails (ok
@@ -74,8 +82,10 @@ def compare_outputs(ref, got, rtol, atol=None, *, int_atol=0, finite_ref=False, 
         in the reference fails too (model parity on random inputs: a reference that overflowed
         proves nothing);
       - a float element breaks |got - ref| <= atol + rtol * |ref|, every element on its own;
-        atol defaults to rtol (an absolute floor suited to outputs of order 1: logits, hidden
-        states; pass the output's own scale where it differs);
+        atol defaults to rtol (an absolute floor suited to outputs of order 1); with
+        atol_scale="rms" it is atol times each output's own RMS magnitude (rms()), for outputs
+        that are sums of many terms (logits, hidden states, convolutions): an element near zero
+        carries the rounding of its terms, whose scale is the output's, not its own;
       - an integer element differs by more than int_atol (default 0: exact), a bool differs.
     On success the message is "rel_err R, max |d| D (rtol .., atol ..)": R the largest
     |got - ref| / max(|ref|, atol / rtol) over all float elements (the relative error, measured
@@ -85,6 +95,9 @@ def compare_outputs(ref, got, rtol, atol=None, *, int_atol=0, finite_ref=False, 
     """
     if atol is None:
         atol = rtol
+    if atol_scale not in (None, "rms"):
+        raise ValueError(f"compare_outputs: atol_scale {atol_scale!r} is not None or 'rms'")
+    base_atol = atol
     if not ref:
         return False, f"{ref_name} produced no outputs"
     missing = [n for n in ref if n not in got]
@@ -96,7 +109,6 @@ def compare_outputs(ref, got, rtol, atol=None, *, int_atol=0, finite_ref=False, 
         return False, (f"{got_name} has output '{extra[0]}' that {ref_name} does not "
                        f"({sorted(ref)})")
     worst_rel = worst_abs = 0.0
-    floor = atol / rtol if rtol > 0 else np.inf
     for name, r in ref.items():
         g = np.asarray(got[name])
         r = np.asarray(r)
@@ -127,6 +139,8 @@ def compare_outputs(ref, got, rtol, atol=None, *, int_atol=0, finite_ref=False, 
                                f"{got_name} {g[idx]!r}, {ref_name} {r[idx]!r}")
             worst_abs = max(worst_abs, float(d.max()))
             continue
+        atol = base_atol * rms(r) if atol_scale == "rms" else base_atol
+        floor = atol / rtol if rtol > 0 else np.inf
         r64 = r.astype(np.complex128 if r.dtype.kind == "c" else np.float64)
         g64 = g.astype(r64.dtype)
         finite = np.isfinite(r64)
@@ -142,7 +156,9 @@ def compare_outputs(ref, got, rtol, atol=None, *, int_atol=0, finite_ref=False, 
             d = np.where(finite, np.abs(np.where(finite, g64, 0) - np.where(finite, r64, 0)), 0.0)
         mag = np.abs(np.where(finite, r64, 0))
         bad = ~(d <= atol + rtol * mag)
-        rel = float((d / np.maximum(mag, floor)).max()) if np.isfinite(floor) else float(d.max())
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rel_all = d / np.maximum(mag, floor) if np.isfinite(floor) else d
+        rel = float(np.nanmax(np.where(d == 0, 0.0, rel_all)))
         if stats is not None:
             stats[name] = {"max_abs": float(d.max()), "rel_err": rel,
                            "mismatched": int(bad.sum())}
@@ -153,7 +169,9 @@ def compare_outputs(ref, got, rtol, atol=None, *, int_atol=0, finite_ref=False, 
                            f"|d| <= {atol:g} + {rtol:g}*|ref| (rel_err {rel:.2e}), worst at "
                            f"{list(idx)}: {got_name} {g[idx]!r}, {ref_name} {r[idx]!r}")
         worst_rel, worst_abs = max(worst_rel, rel), max(worst_abs, float(d.max()))
-    return True, f"rel_err {worst_rel:.2e}, max |d| {worst_abs:.2e} (rtol {rtol:g}, atol {atol:g})"
+    scale = " x each output's RMS" if atol_scale == "rms" else ""
+    return True, (f"rel_err {worst_rel:.2e}, max |d| {worst_abs:.2e} (rtol {rtol:g}, "
+                  f"atol {base_atol:g}{scale})")
 
 
 def target_tag(target, dtype=None):
@@ -166,7 +184,7 @@ def check_model(name, ingot, workdir, tol, threads, path=None, feeds=None, targe
                 repeat=3, dtype=None, atol=None):
     """path/feeds default to make_models' NAME.onnx in workdir and make_models.make_inputs;
     target: compile for that target string (default: the host); dtype: ingot compile --dtype;
-    tol, atol: compare_outputs' rtol and atol (atol None: equal to tol)."""
+    tol, atol: compare_outputs' rtol and atol (atol None: tol x each output's RMS)."""
     if path is None:
         path = os.path.join(workdir, f"{name}.onnx")
         if not os.path.exists(path):
@@ -205,7 +223,10 @@ def check_model(name, ingot, workdir, tol, threads, path=None, feeds=None, targe
     timing = f"mean {m.group(1)} ms, median {m.group(2)} ms" if m else "no timing"
     with np.load(outputs_npz) as z:
         got = {k: z[k] for k in z.files}
-    ok, msg = compare_outputs(ref, got, tol, atol, finite_ref=True)
+    if atol is None:  # the default: tol x each output's RMS, the scale of its rounding
+        ok, msg = compare_outputs(ref, got, tol, tol, atol_scale="rms", finite_ref=True)
+    else:
+        ok, msg = compare_outputs(ref, got, tol, atol, finite_ref=True)
     return ok, f"{msg}; compile {t_compile:.1f} s; ingot {timing}"
 
 
@@ -217,7 +238,7 @@ def main(argv=None):
     ap.add_argument("--tol", "--rtol", dest="tol", type=float, default=1e-3,
                     help="compare_outputs' rtol (default: %(default)s)")
     ap.add_argument("--atol", type=float, default=None,
-                    help="compare_outputs' atol (default: equal to --tol)")
+                    help="compare_outputs' atol (default: --tol x each output's RMS)")
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--target", default=None, help="ingot compile --target (default: the host)")
     ap.add_argument("--repeat", type=int, default=3, help="timed runs per model")

@@ -4,7 +4,8 @@
 tools/ingot_run_lite are cross-built with cmake/aarch64-linux-gnu.cmake, and each artifact runs
 under qemu-aarch64 user-mode emulation with the matching CPU model (so an instruction the CPU
 lacks faults). Every output must match ONNX Runtime (run on this machine) within --tol
-(parity.compare_outputs: names, dtypes, shapes, no NaN/Inf, max|d| / max|ref|).
+(parity.compare_outputs: names, dtypes, shapes, no NaN/Inf, every element within
+atol + tol*|ref|, atol = tol x the output's RMS).
 
 Needs qemu-aarch64 (Debian qemu-user), aarch64-linux-gnu-gcc (gcc-aarch64-linux-gnu) and the
 AArch64 libc (libc6-dev-arm64-cross); scripts/install-deps --with-tests installs them. Without
@@ -171,7 +172,7 @@ def check(name, cpu, ingot, runner, workdir, tol, ref_cache):
     for line in (io / "out" / "outputs.txt").read_text().splitlines():
         k, out_name = line.split("\t", 1)
         got[out_name] = np.load(io / "out" / f"{k}.npy")
-    ok, msg = parity.compare_outputs(ref, got, tol)
+    ok, msg = parity.compare_outputs(ref, got, tol, tol, atol_scale="rms", finite_ref=True)
     return ok, f"{msg}; compile {t_compile:.1f} s, qemu run {t_run:.1f} s"
 
 

@@ -102,6 +102,24 @@ def rel_err_reported_per_element():
 
 
 @check
+def atol_scaled_by_each_outputs_rms():
+    """atol_scale="rms": the absolute floor is atol x that output's RMS, per output."""
+    ref = {"big": np.array([300.0, -400.0, 0.0], np.float32),   # RMS 288.7
+           "small": np.array([3e-3, -4e-3, 0.0], np.float32)}   # RMS 2.887e-3
+    got = {k: v.copy() for k, v in ref.items()}
+    got["big"][2] = 0.25                                        # < 1e-3 x 288.7
+    ok, msg = parity.compare_outputs(ref, got, 1e-3, 1e-3, atol_scale="rms")
+    assert ok, msg
+    assert "x each output's RMS" in msg, msg
+    got["small"][2] = 0.25 * 1e-3 * 40                          # 1e-5 > 1e-3 x 2.887e-3
+    expect_fail(got, "'small'", "[2]", ref=ref, atol_scale="rms")
+    got["small"][2] = 0.0
+    got["big"][2] = 0.3                                          # > 1e-3 x 288.7
+    expect_fail(got, "'big'", "[2]", ref=ref, atol_scale="rms")
+    assert abs(parity.rms(np.array([3.0, -4.0, np.nan])) - np.sqrt(12.5)) < 1e-12
+
+
+@check
 def matching_nan_and_inf_pass():
     """Node tests whose expected output holds NaN and +-Inf pass when ingot agrees."""
     ref = {"y": np.array([np.nan, np.inf, -np.inf, 1.0], np.float32)}

@@ -69,7 +69,7 @@ def run_model(name, ingot, runner, work, tol):
     for line in (out / "outputs.txt").read_text().splitlines():
         k, out_name = line.split("\t", 1)
         got[out_name] = np.load(out / f"{k}.npy")
-    return parity.compare_outputs(ref, got, tol)
+    return parity.compare_outputs(ref, got, tol, tol, atol_scale="rms", finite_ref=True)
 
 
 def expect_error(runner, args, needle):

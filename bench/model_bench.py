@@ -22,8 +22,8 @@ takes about --round-s).
 Before timing, the outputs of `ingot run --outputs` are compared with ORT's (sess.run on the same
 inputs) by scripts/parity.py's compare_outputs (names, dtypes, shapes, no NaN/Inf in ORT's,
 the same NaN/Inf positions, every element within atol + rtol * |ref| with rtol = --tol and
-atol = --tol x the output's largest |ref|: compare_scaled): a mismatch marks the row FAILED with
-the reason instead of a time, and the exit status is 1.
+atol = --tol x the output's RMS: atol_scale="rms", as parity.check_model): a mismatch marks the
+row FAILED with the reason instead of a time, and the exit status is 1.
 Every run writes its raw record (machine, commit, command, every round) to
 docs/perf-runs/model_bench-*.json (bench/perf_record.py; --record-dir, --no-record).
 Reported per model and T: the median over rounds of each side's median, and the median over
@@ -193,34 +193,6 @@ def ingot_median_ms(ingot, artifact, inputs_npz, threads, repeat, outputs_npz=No
         raise RuntimeError(str(e)) from None
 
 
-def compare_scaled(ref, got, rtol, **kw):
-    """parity.compare_outputs with rtol and, for each output, atol = rtol x that output's largest
-    finite |ref|: every element within rtol * (max |ref| + |ref|), so an output of order 1e8
-    (a random-weight Inception's logits) is held to its own scale, not to an absolute floor
-    of rtol. Names are checked over all outputs first. -> (ok, message, {output: stats})."""
-    stats = {}
-    if set(ref) != set(got):
-        ok, msg = parity.compare_outputs(ref, got, rtol, **kw)
-        return ok, msg, stats
-    worst = None
-    for name, r in ref.items():
-        r = np.asarray(r)
-        finite = np.abs(r[np.isfinite(r)]) if r.dtype.kind in "fc" else np.zeros(0)
-        scale = float(finite.max()) if finite.size else 1.0
-        ok, msg = parity.compare_outputs({name: r}, {name: got[name]}, rtol,
-                                         rtol * max(scale, 1e-30), stats=stats, **kw)
-        if not ok:
-            return ok, msg, stats
-        st = stats.get(name)
-        if st and st["rel_err"] is not None:
-            frac = st["max_abs"] / max(scale, 1e-30)
-            if worst is None or frac > worst[0]:
-                worst = (frac, name)
-    figure = f"; max |d| / max |ref| {worst[0]:.2e} ('{worst[1]}')" if worst else ""
-    return True, (f"{len(ref)} outputs within rtol {rtol:g} x (max |ref| + |ref|) per "
-                  f"element{figure}"), stats
-
-
 def ort_session(path, threads):
     so = ort.SessionOptions()
     so.intra_op_num_threads = threads
@@ -323,7 +295,8 @@ def bench_model(name, args):
         probe_i = ingot_median_ms(args.ingot, artifact, inputs_npz, threads, 1, outputs_npz)
         with np.load(outputs_npz) as z:
             got = {k: z[k] for k in z.files}
-        ok, msg, _ = compare_scaled(ref, got, args.tol, finite_ref=True)
+        ok, msg = parity.compare_outputs(ref, got, args.tol, args.tol, atol_scale="rms",
+                                         finite_ref=True)
         if not ok:
             del sess
             rows.append({"model": os.path.splitext(os.path.basename(name))[0],
@@ -414,7 +387,7 @@ def main(argv=None):
                     help="cap on runs per round (default: %(default)s)")
     ap.add_argument("--tol", type=float, default=1e-3,
                     help="output check, ingot vs ORT: rtol, and atol as a fraction of each "
-                         "output's largest |ref| (default: %(default)s)")
+                         "output's RMS (default: %(default)s)")
     ap.add_argument("--pause-s", type=float, default=0.1,
                     help="pause after each side (default: %(default)s)")
     ap.add_argument("--workdir", default=os.path.join(ROOT, "build", "bench-models"),

@@ -9,9 +9,9 @@ spins threads, in the process that times). Per model, in one run:
   * `ingot compile --report` (the per-kernel MFLOP and compulsory MB moved),
   * parity: every output of `ingot run --outputs` against ONNX Runtime's on the same inputs with
     scripts/parity.py's compare_outputs (names, dtypes, shapes, NaN/Inf positions, and every
-    element within atol + rtol * |ref|, rtol = --tol and atol = --tol x the output's largest
-    |ref|: model_bench.compare_scaled; random-weight Inception-v3's logits are of order 1e8);
-    its max abs error and rel error,
+    element within atol + rtol * |ref|, rtol = --tol and atol = --tol x the output's RMS:
+    atol_scale="rms", as parity.check_model; random-weight Inception-v3's logits are of order
+    1e8); its max abs error and rel error,
   * latency: bench/model_bench.py's symmetric timing (both sides in-process around one inference
     call, the same N calls per round, rounds alternating which side goes first; ORT with
     intra_op_num_threads=T), the median over rounds of each side and of the ratio ingot/ORT,
@@ -95,6 +95,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import model_bench  # noqa: E402  (timing, FLOPs, the FMA peak)
+import parity  # noqa: E402  (compare_outputs)
 import perf_record  # noqa: E402
 from bench_models import model_path  # noqa: E402
 
@@ -537,7 +538,9 @@ def measure(row, path, feeds, artifact, inputs_npz, outputs_npz, report, args):
         raise StageError("run", one_line(str(e)))
     with np.load(outputs_npz) as z:
         got = {k: z[k] for k in z.files}
-    ok, msg, errs = model_bench.compare_scaled(ref, got, args.tol, finite_ref=True)
+    errs = {}
+    ok, msg = parity.compare_outputs(ref, got, args.tol, args.tol, atol_scale="rms",
+                                     finite_ref=True, stats=errs)
     row["outputs"] = errs
     row["max_abs_err"] = max((e["max_abs"] for e in errs.values()), default=None)
     row["rel_err"] = max((e["rel_err"] for e in errs.values() if e["rel_err"] is not None),
@@ -659,7 +662,7 @@ def parse_args(argv):
     ap.add_argument("--profile-rounds", type=int, default=3,
                     help="profile rounds; per kernel the best one counts (default: %(default)s)")
     ap.add_argument("--tol", type=float, default=1e-3,
-                    help="parity: rtol, and atol as a fraction of each output's largest |ref| "
+                    help="parity: rtol, and atol as a fraction of each output's RMS "
                          "(default: %(default)s)")
     ap.add_argument("--export-timeout", type=int, default=1200, help="seconds per export")
     ap.add_argument("--compile-timeout", type=int, default=1200, help="seconds per compile")

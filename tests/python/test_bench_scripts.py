@@ -9,8 +9,8 @@
     mean marked incomplete, the goal not met, the row shown FAILED;
   * artifact_ab sums the kernels of either side; ort_node_compare gives both sides the same
     number of passes;
-  * model_bench.compare_scaled (zoo_bench, model_bench and decoder_bench's quantized rows) holds
-    each output to its own scale and fails NaN; decoder_bench's check fails a wrong output; ort_quant.prepare rewrites Gemm and a constant's Transpose into MatMuls of
+  * zoo_bench's parity check holds an output of order 1e8 to its own scale; decoder_bench's
+    quantized check (atol = tol x each output's largest |ref|) fails a wrong or NaN output; ort_quant.prepare rewrites Gemm and a constant's Transpose into MatMuls of
     initializers without changing ONNX Runtime's outputs, and make() gives MatMulNBits.
 """
 import argparse
@@ -172,20 +172,16 @@ def test_decoder_check():
     check(ok, f"float32: identical outputs pass: {msg}")
 
 
-def test_compare_scaled():
-    # Logits of order 1e8 (a random-weight Inception): an element off by 1.1e-3 of itself is
-    # within rtol 1e-3 of the output's scale; 3e-3 of the scale is not; NaN never is.
+def test_zoo_parity_scale():
+    # Logits of order 1e8 (a random-weight Inception): an element off by 1.1e-3 of itself passes
+    # zoo_bench's check (rtol 1e-3, atol 1e-3 x the output's RMS); 3e-3 of the scale fails.
     ref = {"y": np.array([2.0e8, -1.5e8, 3.0e5], np.float32)}
     near = {"y": ref["y"] * np.float32(1 + 1.1e-3)}
-    ok, msg, stats = model_bench.compare_scaled(ref, near, 1e-3, finite_ref=True)
-    check(ok and stats["y"]["max_abs"] > 0, f"compare_scaled: held to the output's scale: {msg}")
+    ok, msg = zoo_bench.parity.compare_outputs(ref, near, 1e-3, 1e-3, atol_scale="rms")
+    check(ok, f"zoo parity: held to the output's scale: {msg}")
     far = {"y": ref["y"] + np.float32(6e5)}
-    ok, msg, _ = model_bench.compare_scaled(ref, far, 1e-3, finite_ref=True)
-    check(not ok, f"compare_scaled: 3e-3 of the scale fails: {msg}")
-    ok, msg, _ = model_bench.compare_scaled(ref, {"y": np.full(3, np.nan, np.float32)}, 1e-3)
-    check(not ok, f"compare_scaled: NaN fails: {msg}")
-    ok, msg, _ = model_bench.compare_scaled(ref, {"z": ref["y"]}, 1e-3)
-    check(not ok, f"compare_scaled: a wrong name fails: {msg}")
+    ok, msg = zoo_bench.parity.compare_outputs(ref, far, 1e-3, 1e-3, atol_scale="rms")
+    check(not ok, f"zoo parity: 3e-3 of the scale fails: {msg}")
 
 
 def gemm_model(path):
@@ -231,7 +227,7 @@ def main():
         test_zoo_summary()
         test_kernel_counts()
         test_decoder_check()
-        test_compare_scaled()
+        test_zoo_parity_scale()
         test_ort_quant(tmp)
     if FAILED:
         print(f"{len(FAILED)} check(s) failed")

@@ -336,6 +336,9 @@ def main(argv=None):
         artifact, compile_s, quant = compile_artifact(args, weights)
         if quant:
             print(f"ingot {weights}: {quant}", flush=True)
+        if quant.startswith("quantized 0 weights"):
+            print(f"warning: ingot quantized no weight (K not a multiple of {args.group_size}?): "
+                  f"its {weights} rows run float32 weights", flush=True)
         constants = constants_bytes(args.ingot, artifact) or fp32
         streamed = constants - gather_only
         sessions = {}

@@ -13,7 +13,8 @@ MatMulNBits runs at accuracy_level 4 by default (ACCURACY_LEVEL): ORT quantizes 
 to int8 per block and multiplies in integers, its fast CPU path. At level 0 (float32
 activations, as ingot keeps them) ORT 1.32 has no fast 8-bit kernel: a Llama-shaped decode step
 took 390 ms at 8 bits against 17 ms at level 4 (20 and 12 ms at 4 bits) on the 2-vCPU AMD
-EPYC machine of docs/perf.md Table 7 (load average 8). `make(..., accuracy_level=0)` builds the level-0 models.
+EPYC machine of docs/perf.md Table 7 (load average 8). `make(..., accuracy_level=0)` builds the
+level-0 models.
 ORT's quantizers only take a MatMul whose B is an initializer, so the float32 model is first
 rewritten without changing its function (`prepare`): a Gemm with a constant B (alpha = beta = 1,
 transA = 0) becomes MatMul (+ Add of its C), and a MatMul reading Transpose(W) of a constant W

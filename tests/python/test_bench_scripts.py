@@ -10,7 +10,8 @@
   * artifact_ab sums the kernels of either side; ort_node_compare gives both sides the same
     number of passes;
   * zoo_bench's parity check holds an output of order 1e8 to its own scale; decoder_bench's
-    quantized check (atol = tol x each output's largest |ref|) fails a wrong or NaN output; ort_quant.prepare rewrites Gemm and a constant's Transpose into MatMuls of
+    quantized check (atol = tol x each output's largest |ref|) fails a wrong or NaN output;
+    ort_quant.prepare rewrites Gemm and a constant's Transpose into MatMuls of
     initializers without changing ONNX Runtime's outputs, and make() gives MatMulNBits.
 """
 import argparse

@@ -85,7 +85,10 @@ def compare_outputs(ref, got, rtol, atol=None, *, atol_scale=None, int_atol=0, f
         atol defaults to rtol (an absolute floor suited to outputs of order 1); with
         atol_scale="rms" it is atol times each output's own RMS magnitude (rms()), for outputs
         that are sums of many terms (logits, hidden states, convolutions): an element near zero
-        carries the rounding of its terms, whose scale is the output's, not its own;
+        carries the rounding of its terms, whose scale is the output's, not its own; with
+        atol_scale="max" it is atol times each output's largest |ref|, only for an error that
+        follows that magnitude (weight quantization: a fraction of the weights' largest
+        magnitude), never for float rounding;
       - an integer element differs by more than int_atol (default 0: exact), a bool differs.
     On success the message is "rel_err R, max |d| D (rtol .., atol ..)": R the largest
     |got - ref| / max(|ref|, atol / rtol) over all float elements (the relative error, measured
@@ -95,8 +98,11 @@ def compare_outputs(ref, got, rtol, atol=None, *, atol_scale=None, int_atol=0, f
     """
     if atol is None:
         atol = rtol
-    if atol_scale not in (None, "rms"):
-        raise ValueError(f"compare_outputs: atol_scale {atol_scale!r} is not None or 'rms'")
+    scales = {None: lambda r: 1.0, "rms": rms,
+              "max": lambda r: float(np.abs(r[np.isfinite(r)]).max(initial=0.0))}
+    if atol_scale not in scales:
+        raise ValueError(f"compare_outputs: atol_scale {atol_scale!r} is not None, 'rms' or "
+                         "'max'")
     base_atol = atol
     if not ref:
         return False, f"{ref_name} produced no outputs"
@@ -139,7 +145,7 @@ def compare_outputs(ref, got, rtol, atol=None, *, atol_scale=None, int_atol=0, f
                                f"{got_name} {g[idx]!r}, {ref_name} {r[idx]!r}")
             worst_abs = max(worst_abs, float(d.max()))
             continue
-        atol = base_atol * rms(r) if atol_scale == "rms" else base_atol
+        atol = base_atol * scales[atol_scale](r)
         floor = atol / rtol if rtol > 0 else np.inf
         r64 = r.astype(np.complex128 if r.dtype.kind == "c" else np.float64)
         g64 = g.astype(r64.dtype)
@@ -169,7 +175,8 @@ def compare_outputs(ref, got, rtol, atol=None, *, atol_scale=None, int_atol=0, f
                            f"|d| <= {atol:g} + {rtol:g}*|ref| (rel_err {rel:.2e}), worst at "
                            f"{list(idx)}: {got_name} {g[idx]!r}, {ref_name} {r[idx]!r}")
         worst_rel, worst_abs = max(worst_rel, rel), max(worst_abs, float(d.max()))
-    scale = " x each output's RMS" if atol_scale == "rms" else ""
+    scale = {None: "", "rms": " x each output's RMS", "max": " x each output's max |ref|"}[
+        atol_scale]
     return True, (f"rel_err {worst_rel:.2e}, max |d| {worst_abs:.2e} (rtol {rtol:g}, "
                   f"atol {base_atol:g}{scale})")
 

@@ -162,6 +162,9 @@ def test_decoder_check():
            "present": ref["present"] + 0.2 * np.float32(np.abs(ref["present"]).max())}
     ok, msg, stats = decoder_bench.check(ref, got, "int4", 0.5, "x")
     check(ok and set(stats) == {"logits", "present"}, f"int4 tolerance: {msg}")
+    check(abs(stats["logits"]["rel_err"] - 0.02) < 1e-4 and
+          abs(stats["present"]["rel_err"] - 0.2) < 1e-4,
+          f"quantized rel_err is max |d| / max |ref| per output: {stats}")
     ok, msg, _ = decoder_bench.check(ref, got, "int8", 0.1, "x")
     check(not ok and "present" in msg, f"int8 tolerance fails the 20% output: {msg}")
     nan = dict(got, logits=np.full_like(ref["logits"], np.nan))

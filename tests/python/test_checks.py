@@ -120,6 +120,24 @@ def atol_scaled_by_each_outputs_rms():
 
 
 @check
+def atol_scaled_by_each_outputs_max():
+    """atol_scale="max": the absolute floor is atol x that output's largest |ref|."""
+    ref = {"y": np.array([100.0, -50.0, 0.0], np.float32)}
+    ok, msg = parity.compare_outputs(ref, {"y": np.array([100.0, -50.0, 9.0], np.float32)},
+                                     0.1, 0.1, atol_scale="max")
+    assert ok and "max |ref|" in msg, msg
+    ok, msg = parity.compare_outputs(ref, {"y": np.array([100.0, -50.0, 11.0], np.float32)},
+                                     0.1, 0.1, atol_scale="max")  # 11 > 0.1 x 100
+    assert not ok and "'y'" in msg and "[2]" in msg, msg
+    try:
+        parity.compare_outputs(ref, ref, 0.1, atol_scale="mean")
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("an unknown atol_scale was accepted")
+
+
+@check
 def matching_nan_and_inf_pass():
     """Node tests whose expected output holds NaN and +-Inf pass when ingot agrees."""
     ref = {"y": np.array([np.nan, np.inf, -np.inf, 1.0], np.float32)}

@@ -65,8 +65,11 @@ import onnx
 from onnx import TensorProto, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "bench"))
 import conformance_ratchet  # noqa: E402
 import parity  # noqa: E402  (compare_outputs, the one output checker)
+import perf_record  # noqa: E402  (git_commit, machine: as the benchmarks' raw records)
 
 RTOL = 1e-3  # onnx.backend.test.case.test_case.TestCase defaults
 ATOL = 1e-7
@@ -678,36 +681,24 @@ def write_ops_md(path, report, summary, command, specialized_passes=None, only_s
 
 def run_record(args, ingot):
     """Where and how this run was made, for --json, taken when it starts: date, command, the
-    checkout's commit (and whether tracked files differ from it), versions, machine; the caller
-    adds elapsed_s."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-    def out(cmd):
-        try:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=root)
-            return p.stdout.strip() if p.returncode == 0 else None
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-    machine = out([ingot, "device-info", "--json"])
-    try:
-        machine = json.loads(machine) if machine else None
-    except ValueError:
-        pass
+    checkout's commit (and whether tracked files differ from it), versions, and the machine as
+    the benchmarks' raw records give it (bench/perf_record.py: `ingot device-info --json`, the
+    OS's CPU model, core count and load average); the caller adds elapsed_s."""
+    commit = perf_record.git_commit()
     try:
         import onnxruntime
         ort_version = onnxruntime.__version__
     except ImportError:
         ort_version = None
+    version = subprocess.run([ingot, "--version"], capture_output=True, text=True)
     return {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "command": " ".join(["scripts/conformance.py"] + sys.argv[1:]),
-            "commit": out(["git", "rev-parse", "HEAD"]),
-            "worktree_modified": bool(out(["git", "status", "--porcelain",
-                                           "--untracked-files=no"])),
-            "ingot_version": out([ingot, "--version"]),
+            "commit": commit["commit"], "worktree_modified": commit["dirty"],
+            "ingot_version": version.stdout.strip() if version.returncode == 0 else None,
             "target": args.target or "llvm (host)", "specialize_inputs": args.specialize_inputs,
             "filter": args.filter, "jobs": args.jobs,
             "onnx": onnx.__version__, "onnxruntime": ort_version, "numpy": np.__version__,
-            "python": sys.version.split()[0], "machine": machine}
+            "python": sys.version.split()[0], "machine": perf_record.machine(ingot)}
 
 
 def summarise(results, plain_status, specialize):

@@ -9,6 +9,9 @@ Models (all float32):
   bert         BERT-base-shaped encoder, 4 layers, hidden 768, 12 heads, seq 128: Gather
                embeddings, decomposed LayerNorm, erf-GELU, MatMul/Transpose/Reshape/Softmax,
                additive attention mask.
+  bert_base    the same generator at BERT-base's geometry (BERT_BASE): 12 layers, hidden 768,
+               12 heads, FFN 3072, seq 128, batch 1 (vocab 2048, as bert: only the Gather's
+               table is smaller than BERT's 30522; ~87M parameters, ~350 MB).
   tiny_cnn / tiny_mlp / tiny_bert  small versions of the above for quick tests.
   conv3d_odd / conv1d_odd  small 3-D (R3D / R(2+1)D blocks) and 1-D convolution chains.
   depthwise_odd  depthwise convs with strides, dilation, asymmetric pads, 7x7, odd maps.
@@ -160,6 +163,10 @@ def mobilenetv2(image=224, classes=1000, width_mult=1.0, name="mobilenetv2",
     inp = helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, image, image])
     out = helper.make_tensor_value_info(y, TensorProto.FLOAT, [1, classes])
     return b.model([inp], [out], 13)
+
+
+# BERT-base (Devlin et al.): the geometry of make_models' bert_base; bert is the same at 4 layers.
+BERT_BASE = dict(layers=12, hidden=768, heads=12, seq=128, ffn=3072)
 
 
 def bert(layers=4, hidden=768, heads=12, seq=128, ffn=3072, vocab=2048, name="bert"):
@@ -549,7 +556,7 @@ MODELS = {
     "resnet50": lambda: resnet(),
     "mobilenetv2": lambda: mobilenetv2(),
     "bert": lambda: bert(),
-    "bert_base": lambda: bert(layers=12, name="bert_base"),  # BERT-base: 12 layers, seq 128
+    "bert_base": lambda: bert(**BERT_BASE, name="bert_base"),
     "tiny_cnn": lambda: resnet(blocks=(1, 1), width=8, image=32, classes=10, name="tiny_cnn"),
     "tiny_mobilenet": lambda: mobilenetv2(image=32, classes=10, width_mult=0.25, name="tiny_mobilenet",
                                           settings=((1, 16, 1, 1), (6, 24, 2, 2)), last=64),

@@ -13,6 +13,8 @@
     quantized check (atol = tol x each output's largest |ref|) fails a wrong or NaN output;
     ort_quant.prepare rewrites Gemm and a constant's Transpose into MatMuls of
     initializers without changing ONNX Runtime's outputs, and make() gives MatMulNBits.
+  * make_models' bert_base is BERT-base's geometry (12 layers, hidden 768, 12 heads, FFN 3072,
+    seq 128, batch 1), checked on its graph with the weights left out (no 350 MB model built).
 """
 import argparse
 import json
@@ -36,6 +38,7 @@ import decoder_bench  # noqa: E402
 import model_bench  # noqa: E402
 import ort_node_compare  # noqa: E402
 import ort_quant  # noqa: E402
+import make_models  # noqa: E402
 import perf_record  # noqa: E402
 import zoo_bench  # noqa: E402
 
@@ -221,6 +224,36 @@ def test_ort_quant(tmp):
     check(d["MatMulInteger"] == 2, f"dynamic quantization on both: {d}")
 
 
+def test_bert_base_geometry():
+    """bert_base's graph with every weight() an initializer of its shape but no data."""
+    def no_data(self, shape, scale=None, prefix="w"):
+        t = TensorProto(name=self.fresh(prefix), data_type=TensorProto.FLOAT, dims=list(shape))
+        self.inits.append(t)
+        return t.name
+    weight = make_models.Builder.weight
+    make_models.Builder.weight = no_data
+    try:
+        m = make_models.MODELS["bert_base"]()
+    finally:
+        make_models.Builder.weight = weight
+    dims = lambda vi: [d.dim_value for d in vi.type.tensor_type.shape.dim]  # noqa: E731
+    check([dims(i) for i in m.graph.input] == [[1, 128], [1, 128]] and
+          [dims(o) for o in m.graph.output] == [[1, 128, 768]],
+          "bert_base: input_ids and attention_mask [1,128], output [1,128,768]")
+    ops = [n.op_type for n in m.graph.node]
+    shapes = [list(t.dims) for t in m.graph.initializer]
+    check(ops.count("Softmax") == 12 and ops.count("MatMul") == 12 * 8 and ops.count("Erf") == 12,
+          "bert_base: 12 layers (6 projections and 2 attention MatMuls each)")
+    check(shapes.count([768, 3072]) == 12 and shapes.count([3072, 768]) == 12 and
+          shapes.count([768, 768]) == 48, "bert_base: hidden 768, FFN 3072")
+    split = [numpy_helper.to_array(t).tolist() for t in m.graph.initializer
+             if t.name.startswith("shape") and len(t.dims) == 1 and t.dims[0] == 4]
+    check(split == [[1, 128, 12, 64]], f"bert_base: 12 heads of 64: {split}")
+    onnx.shape_inference.infer_shapes(m, strict_mode=True)
+    check(make_models.BERT_BASE == dict(layers=12, hidden=768, heads=12, seq=128, ffn=3072),
+          f"BERT_BASE: {make_models.BERT_BASE}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ingot", required=True)
@@ -233,6 +266,7 @@ def main():
         test_decoder_check()
         test_zoo_parity_scale()
         test_ort_quant(tmp)
+        test_bert_base_geometry()
     if FAILED:
         print(f"{len(FAILED)} check(s) failed")
         return 1

@@ -31,6 +31,19 @@ rounds of the per-round ratio ingot/ORT (ratio < 1: ingot is faster). For single
 GFLOP/s and % of the FP32 FMA peak at T threads (T x the per-core peak, from --peak-gflops or from
 running the fma_peak benchmark).
 
+Before and after in one run (--baseline-ingot PATH, a second ingot CLI: the "before" build): each
+model is compiled by both CLIs (ART.so and ART.baseline.so, the same flags), each artifact runs
+with its own CLI (whose runtime is built in) and both outputs go through the same
+compare_outputs check against ORT (check_side); the rounds then rotate among the three sides
+(ingot, baseline, ORT; each round starts one side later, so --rounds a multiple of 3 lets each
+side go first equally often), with one N for all three. Reported besides: the baseline's median
+and the median over rounds of the per-round ratio ingot/baseline ("after/before", < 1: the new
+build is faster) with its min..max, and a summary line naming every row above 1.03 and every row
+not compared (the baseline failed to compile, run or match ORT: it is then left out of the rounds,
+and the exit status is 1). The raw record adds each baseline round, both CLIs' paths, their
+`--version` and, where a file COMMIT lies next to a binary, its commit. Without --baseline-ingot
+nothing changes.
+
 Models: a path to an .onnx file, or a name from scripts/make_models.py, e.g.
   matmul1024   MatMul [1024,1024] x constant [1024,1024]
   conv3x3_56   Conv 64->64 3x3 pad 1 on 1x64x56x56 (ResNet-50 stage 1)
@@ -48,11 +61,15 @@ Examples:
   bench/model_bench.py --models matmul1024,conv3x3_56 --threads 1,2
   bench/model_bench.py --models resnet50,mobilenetv2,bert --threads 1,2 --rounds 5 \\
       --fma-peak build/bench/bench/fma_peak --markdown perf.md --json perf.json
+  bench/model_bench.py --ingot build/ci/tools/ingot/ingot --baseline-ingot /work/before/ingot \\
+      --models resnet50,mobilenetv2,bert_base --threads 2 --rounds 6      # before/after
 """
 import argparse
 import json
+import math
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -244,20 +261,146 @@ def rotate_rounds(sides, rounds, pause_s):
     return got
 
 
-def alternate_rounds(args, artifact, inputs_npz, bound, threads, probe_i):
-    """Times both sides for args.rounds rounds, alternating which goes first.
+def alternate_rounds(args, artifact, inputs_npz, bound, threads, probe_i, baseline=None):
+    """Times both sides (all three with a baseline) for args.rounds rounds, rotating which goes
+    first (rotate_rounds).
 
-    One N for both sides, so that the slower side's round takes about args.round_s (at least 1,
-    at most args.max_repeat); probe_i is one ingot time (ms) to size N with.
-    Returns (N, ingot medians, ORT medians, per-round ratios ingot/ORT).
+    One N for every side, so that the slowest side's round takes about args.round_s (at least
+    1, at most args.max_repeat); probe_i is one ingot time (ms) to size N with.
+    baseline: (CLI, its artifact, one time of it in ms) of the "before" build, timed as a third
+    side with its own CLI, or None.
+    Returns (N, {"ingot": medians per round, "ort": ..., "baseline": ... with a baseline});
+    timing_fields() turns the rounds into a row's fields.
     """
     probe_o = bound.median_ms(3)
-    rep = max(1, min(args.max_repeat, int(args.round_s * 1e3 / max(probe_i, probe_o, 1e-3))))
-    got = rotate_rounds({
-        "ingot": lambda: ingot_median_ms(args.ingot, artifact, inputs_npz, threads, rep),
-        "ort": lambda: bound.median_ms(rep)}, args.rounds, args.pause_s)
-    ratios = [i / o for i, o in zip(got["ingot"], got["ort"])]
-    return rep, got["ingot"], got["ort"], ratios
+    probes = [probe_i, probe_o] + ([baseline[2]] if baseline else [])
+    rep = max(1, min(args.max_repeat, int(args.round_s * 1e3 / max(*probes, 1e-3))))
+    sides = {"ingot": lambda: ingot_median_ms(args.ingot, artifact, inputs_npz, threads, rep)}
+    if baseline:
+        cli, base_artifact = baseline[0], baseline[1]
+        sides["baseline"] = lambda: ingot_median_ms(cli, base_artifact, inputs_npz, threads, rep)
+    sides["ort"] = lambda: bound.median_ms(rep)
+    return rep, rotate_rounds(sides, args.rounds, args.pause_s)
+
+
+def timing_fields(got):
+    """A row's timing fields from alternate_rounds' rounds: each side's median over rounds, its
+    every round, and the median (min, max) over rounds of the per-round ratio ingot/ORT; with a
+    baseline also baseline/ORT and after/before = ingot/baseline (< 1: the new build is faster)."""
+    def ratios(a, b):  # a time below ingot's printed resolution (0.0000 ms) on both: even
+        return [x / y if y > 0 else (1.0 if x <= 0 else math.inf)
+                for x, y in zip(got[a], got[b])]
+    r = ratios("ingot", "ort")
+    row = {"ingot_ms": statistics.median(got["ingot"]), "ort_ms": statistics.median(got["ort"]),
+           "ratio": statistics.median(r), "ratio_min": min(r), "ratio_max": max(r),
+           "ingot_ms_rounds": got["ingot"], "ort_ms_rounds": got["ort"]}
+    if "baseline" in got:
+        ab = ratios("ingot", "baseline")
+        row.update(baseline_ms=statistics.median(got["baseline"]),
+                   baseline_ms_rounds=got["baseline"],
+                   baseline_ratio=statistics.median(ratios("baseline", "ort")),
+                   after_before=statistics.median(ab), after_before_min=min(ab),
+                   after_before_max=max(ab), after_before_rounds=ab)
+    return row
+
+
+# --- before/after (--baseline-ingot) ---------------------------------------------------------
+
+AFTER_BEFORE_LIMIT = 1.03  # after/before above this is named in the summary line
+
+
+def cli_identity(ingot):
+    """An ingot CLI for the record: its path, its `--version` line and, when a file COMMIT lies
+    next to the binary (e.g. /work/before/COMMIT for a saved "before" build), that commit."""
+    path = shutil.which(ingot) or ingot
+    info = {"path": os.path.abspath(path) if os.path.exists(path) else ingot}
+    try:
+        p = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60)
+        info["version"] = (p.stdout.strip() or p.stderr.strip()) if p.returncode == 0 else None
+        if p.returncode != 0:
+            info["version_error"] = (p.stderr or p.stdout).strip()[-300:]
+    except (OSError, subprocess.TimeoutExpired) as e:
+        info["version"], info["version_error"] = None, f"{type(e).__name__}: {e}"
+    commit = os.path.join(os.path.dirname(os.path.abspath(path)), "COMMIT")
+    if os.path.isfile(commit):
+        with open(commit) as f:
+            info["commit"] = f.read().strip()
+    return info
+
+
+def check_side(cli, artifact, inputs_npz, outputs_npz, threads, ref, tol, stats=None):
+    """One run of `artifact` by `cli` (`ingot run --outputs`), its outputs checked against ORT's
+    `ref` by parity.compare_outputs (rtol = tol, atol = tol x each output's RMS, ORT's finite):
+    the one check both the new build and the baseline go through.
+    Returns (that run's time in ms, ok, message); raises RuntimeError when the run fails."""
+    if os.path.exists(outputs_npz):
+        os.remove(outputs_npz)
+    probe = ingot_median_ms(cli, artifact, inputs_npz, threads, 1, outputs_npz)
+    with np.load(outputs_npz) as z:
+        got = {k: z[k] for k in z.files}
+    ok, msg = parity.compare_outputs(ref, got, tol, tol, atol_scale="rms", finite_ref=True,
+                                     stats=stats)
+    return probe, ok, msg
+
+
+def after_before_summary(rows, limit=AFTER_BEFORE_LIMIT):
+    """The before/after verdict over rows: {"limit", "compared", "geomean", "over": rows above
+    the limit, "not_compared": rows without an after/before ratio, with the reason} and its line.
+    A row is named by its model, and by its T when the rows have several thread counts."""
+    several_t = len({r["threads"] for r in rows if "threads" in r}) > 1
+
+    def label(r):
+        return r["model"] + (f" T={r['threads']}" if several_t and "threads" in r else "")
+    compared = [r for r in rows if "after_before" in r]
+    over = [r for r in compared if r["after_before"] > limit]
+    missing = [r for r in rows if "after_before" not in r]
+
+    def reason(r):
+        return r.get("baseline_error") or r.get("error") or r.get("status") or "not timed"
+    geo = math.exp(sum(math.log(r["after_before"]) for r in compared) / len(compared)) \
+        if compared else None
+    info = {"limit": limit, "compared": len(compared), "rows": len(rows), "geomean": geo,
+            "over": [{"model": r["model"], "threads": r.get("threads"),
+                      "after_before": r["after_before"], "min": r["after_before_min"],
+                      "max": r["after_before_max"]} for r in over],
+            "not_compared": [{"model": r["model"], "threads": r.get("threads"),
+                              "reason": reason(r)} for r in missing]}
+    line = (f"after/before (ingot / baseline, median over rounds; < 1: faster) above {limit:.2f}: "
+            + (", ".join(f"{label(r)} {r['after_before']:.3f} ({r['after_before_min']:.2f}.."
+                         f"{r['after_before_max']:.2f})" for r in over) or "none")
+            + f"; {len(compared)} of {len(rows)} compared"
+            + (f", geometric mean {geo:.3f}" if geo else ""))
+    if compared:
+        worst = max(compared, key=lambda r: r["after_before"])
+        line += f", worst {label(worst)} {worst['after_before']:.3f}"
+    if missing:
+        line += "; NOT COMPARED: " + ", ".join(f"{label(r)} ({one_line_reason(reason(r))})"
+                                               for r in missing)
+    return info, line
+
+
+def one_line_reason(text, limit=160):
+    first = str(text).strip().splitlines()[0] if str(text).strip() else "?"
+    return first if len(first) <= limit else first[:limit] + "..."
+
+
+def compile_artifact(cli, path, artifact, model, feeds, args):
+    """`CLI compile` of the model into artifact with the bench's flags -> seconds.
+    Raises RuntimeError when it fails."""
+    cmd = [cli, "compile", path, "-o", artifact, "-q"]
+    if args.target:
+        cmd += ["--target", args.target]
+    if args.tuning_records:
+        cmd += ["--tuning-records", args.tuning_records]
+    shapes = input_shapes_arg(model, feeds)
+    if shapes:
+        cmd += ["--input-shapes", shapes]
+    t = time.time()
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"{'ingot' if cli == args.ingot else cli} compile failed: "
+                           f"{p.stderr.strip() or f'exit status {p.returncode}'}")
+    return time.time() - t
 
 
 def bench_model(name, args):
@@ -270,52 +413,58 @@ def bench_model(name, args):
     base = os.path.join(args.workdir, os.path.splitext(os.path.basename(path))[0])
     inputs_npz, artifact = base + ".inputs.npz", base + ".so"
     np.savez(inputs_npz, **feeds)
-    cmd = [args.ingot, "compile", path, "-o", artifact, "-q"]
-    if args.target:
-        cmd += ["--target", args.target]
-    if args.tuning_records:
-        cmd += ["--tuning-records", args.tuning_records]
-    shapes = input_shapes_arg(model, feeds)
-    if shapes:
-        cmd += ["--input-shapes", shapes]
-    t = time.time()
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    compile_s = time.time() - t
-    if p.returncode != 0:
-        raise RuntimeError(f"ingot compile failed: {p.stderr.strip()}")
+    compile_s = compile_artifact(args.ingot, path, artifact, model, feeds, args)
+    # The "before" build (--baseline-ingot): its own artifact; a failure leaves the row without
+    # the baseline (named in the after/before summary), never without the ingot/ORT numbers.
+    base_artifact, base_fields, base_error = base + ".baseline.so", {}, None
+    if args.baseline_ingot:
+        try:
+            base_fields["baseline_compile_s"] = compile_artifact(args.baseline_ingot, path,
+                                                                 base_artifact, model, feeds, args)
+        except RuntimeError as e:
+            base_error = f"baseline: {e}"
 
     rows = []
     for threads in args.threads:
         sess = ort_session(path, threads)
         ref = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, feeds)))
-        # Check both outputs first: the probe run of ingot writes its outputs.
-        outputs_npz = base + f".outputs.T{threads}.npz"
-        if os.path.exists(outputs_npz):
-            os.remove(outputs_npz)
-        probe_i = ingot_median_ms(args.ingot, artifact, inputs_npz, threads, 1, outputs_npz)
-        with np.load(outputs_npz) as z:
-            got = {k: z[k] for k in z.files}
-        ok, msg = parity.compare_outputs(ref, got, args.tol, args.tol, atol_scale="rms",
-                                         finite_ref=True)
+        # Check the outputs first: the probe run of ingot writes its outputs.
+        probe_i, ok, msg = check_side(args.ingot, artifact, inputs_npz,
+                                      base + f".outputs.T{threads}.npz", threads, ref, args.tol)
+        baseline, row_base, err = None, dict(base_fields), base_error
+        if args.baseline_ingot and not err:
+            try:
+                probe_b, ok_b, msg_b = check_side(
+                    args.baseline_ingot, base_artifact, inputs_npz,
+                    base + f".baseline.outputs.T{threads}.npz", threads, ref, args.tol)
+                row_base["baseline_check"] = msg_b
+                if ok_b:
+                    baseline = (args.baseline_ingot, base_artifact, probe_b)
+                else:
+                    err = f"baseline: outputs differ from ORT: {msg_b}"
+            except RuntimeError as e:
+                err = f"baseline: {e}"
+        if err:
+            row_base["baseline_error"] = err
+            print(f"# {os.path.splitext(os.path.basename(name))[0]} T={threads}: {err} "
+                  "(not timed; no after/before)", file=sys.stderr, flush=True)
         if not ok:
             del sess
             rows.append({"model": os.path.splitext(os.path.basename(name))[0],
                          "threads": threads, "nodes": n_nodes, "gflop": flops / 1e9,
-                         "compile_s": compile_s, "status": "FAILED", "error": msg})
+                         "compile_s": compile_s, "status": "FAILED", "error": msg,
+                         **row_base})
             print(f"# {rows[-1]['model']} T={threads}: FAILED: {msg}", file=sys.stderr, flush=True)
             continue
         bound = OrtBound(sess, feeds, ref)
-        rep, ing, ref_ms, ratios = alternate_rounds(args, artifact, inputs_npz, bound, threads,
-                                                    probe_i)
+        rep, got = alternate_rounds(args, artifact, inputs_npz, bound, threads, probe_i,
+                                    baseline)
         del bound, sess
         row = {
             "model": os.path.splitext(os.path.basename(name))[0], "threads": threads,
             "nodes": n_nodes, "gflop": flops / 1e9,
             "compile_s": compile_s, "status": "ok", "check": msg, "rounds": args.rounds,
-            "repeat": rep, "ingot_ms": statistics.median(ing),
-            "ort_ms": statistics.median(ref_ms), "ratio": statistics.median(ratios),
-            "ingot_ms_rounds": ing, "ort_ms_rounds": ref_ms,
-            "ratio_min": min(ratios), "ratio_max": max(ratios),
+            "repeat": rep, **timing_fields(got), **row_base,
         }
         # The peak at T threads is T cores' worth: it assumes the clock holds with T cores busy,
         # which fma_peak's wall-clock rate at T threads confirms on a quiet machine.
@@ -328,27 +477,42 @@ def bench_model(name, args):
                 row["ingot_pct_peak"] = 100 * row["ingot_gflops"] / peak
                 row["ort_pct_peak"] = 100 * row["ort_gflops"] / peak
         rows.append(row)
+        ab = "" if "after_before" not in row else (
+            f", baseline {row['baseline_ms']:.3f} ms, after/before {row['after_before']:.3f} "
+            f"[{row['after_before_min']:.2f}..{row['after_before_max']:.2f}]")
         print(f"# {row['model']} T={threads}: ingot {row['ingot_ms']:.3f} ms, "
               f"ORT {row['ort_ms']:.3f} ms, ratio {row['ratio']:.2f} "
-              f"[{row['ratio_min']:.2f}..{row['ratio_max']:.2f}]",
+              f"[{row['ratio_min']:.2f}..{row['ratio_max']:.2f}]{ab}",
               file=sys.stderr, flush=True)
     return rows
 
 
-def markdown(rows):
+def markdown(rows, baseline=False):
+    """The table; with baseline (a --baseline-ingot run) two more columns, the baseline's ms and
+    after/before = ingot/baseline, and the after/before summary line under the table."""
     def f(v, fmt):
         return fmt.format(v) if v is not None else "—"
 
+    def before_cols(r):
+        if not baseline:
+            return ""
+        if "after_before" not in r:
+            why = one_line_reason(r.get("baseline_error", "—")).replace("|", "\\|")
+            return f" {why} | — |"
+        return (f" {r['baseline_ms']:.3f} | {r['after_before']:.3f} ({r['after_before_min']:.2f}.."
+                f"{r['after_before_max']:.2f}) |")
+
     lines = [
-        "| model | T | GFLOP | ingot ms | ORT ms | ingot/ORT (min..max) | ingot GFLOP/s (% peak) "
-        "| ORT GFLOP/s (% peak) |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| model | T | GFLOP | ingot ms | ORT ms | ingot/ORT (min..max) | "
+        + ("baseline ms | after/before (min..max) | " if baseline else "")
+        + "ingot GFLOP/s (% peak) | ORT GFLOP/s (% peak) |",
+        "|---|---:|---:|---:|---:|---:|" + ("---:|---:|" if baseline else "") + "---:|---:|",
     ]
     for r in rows:
         if r.get("status") == "FAILED":
             err = r["error"].replace("|", "\\|")
             lines.append(f"| {r['model']} | {r['threads']} | {f(r['gflop'] or None, '{:.2f}')} "
-                         f"| FAILED: {err} | | | | |")
+                         f"| FAILED: {err} | | |" + (" | |" if baseline else "") + " | |")
             continue
         ig = og = "—"
         if "ingot_gflops" in r:
@@ -358,7 +522,10 @@ def markdown(rows):
         lines.append(
             f"| {r['model']} | {r['threads']} | {f(r['gflop'] or None, '{:.2f}')} "
             f"| {r['ingot_ms']:.3f} | {r['ort_ms']:.3f} "
-            f"| {r['ratio']:.2f} ({r['ratio_min']:.2f}..{r['ratio_max']:.2f}) | {ig} | {og} |")
+            f"| {r['ratio']:.2f} ({r['ratio_min']:.2f}..{r['ratio_max']:.2f}) |{before_cols(r)}"
+            f" {ig} | {og} |")
+    if baseline:
+        lines += ["", after_before_summary(rows)[1]]
     return "\n".join(lines) + "\n"
 
 
@@ -402,7 +569,13 @@ def main(argv=None):
                     "any x86 machine (default: the host). %% peak is then that ISA's FMA peak "
                     "(ymm for AVX2), for both columns, while ORT runs the host's best ISA")
     ap.add_argument("--tuning-records", help="compile ingot's side with these `ingot tune` records "
-                    "(the same file for every model: records of other models are skipped)")
+                    "(the same file for every model: records of other models are skipped; with "
+                    "--baseline-ingot, the baseline's too)")
+    ap.add_argument("--baseline-ingot", metavar="PATH",
+                    help="a second ingot CLI, the \"before\" build: each model is compiled and "
+                         "checked against ORT by both, and timed in the same rotating rounds; "
+                         "adds after/before = ingot/baseline per row and a summary line of the "
+                         f"rows above {AFTER_BEFORE_LIMIT}")
     ap.add_argument("--markdown", help="also write the markdown table to this file")
     ap.add_argument("--json", help="also write all results (per-round times included) to this file")
     perf_record.add_arguments(ap)
@@ -429,7 +602,7 @@ def main(argv=None):
             failed += 1
             print(f"error: {name}: {e}", file=sys.stderr)
 
-    table = markdown(rows)
+    table = markdown(rows, baseline=bool(args.baseline_ingot))
     sys.stdout.write(table)
     if args.markdown:
         with open(args.markdown, "w") as fh:
@@ -438,6 +611,10 @@ def main(argv=None):
             "cpu_count": os.cpu_count(), "load_avg_start": load_start,
             "load_avg_end": os.getloadavg(), "peak_gflops_per_core": args.peak_gflops,
             "fma_wall_gflops": wall, "time": time.strftime("%Y-%m-%dT%H:%M:%S"), "results": rows}
+    if args.baseline_ingot:
+        info.update(ingot_cli=cli_identity(args.ingot), baseline=cli_identity(args.baseline_ingot),
+                    after_before=after_before_summary(rows)[0])
+        failed += any("baseline_error" in r for r in rows)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(info, fh, indent=1)

@@ -24,6 +24,18 @@ and the worst ratio (over the models that passed) are marked incomplete, and the
 Each run writes its raw record (machine, commit, command, every round of every model) to
 docs/perf-runs/zoo_bench-*.json (bench/perf_record.py; --record-dir, --no-record).
 
+Before and after in one run (--baseline-ingot PATH, a second ingot CLI: the "before" build): each
+model is also compiled by it (NAME.baseline.so, the same flags), run by it (its runtime is built
+in) and checked against ORT by the same compare_outputs; when it passes, it is timed as a third
+side in the same rounds (model_bench.alternate_rounds: ingot, baseline, ORT, each round starting
+one side later, so --rounds a multiple of 3 lets each go first equally often; one N for all).
+Per model: the baseline's median ms and after/before = the median over rounds of ingot/baseline
+(< 1: the new build is faster) with its min..max; under the table a line names every model above
+1.03 and every model not compared (the baseline failed to compile, run or match ORT: then not
+timed, and the exit status is 1). The profile and the ORT summary are the new build's alone. The
+raw record adds each baseline round and parity, both CLIs' paths, `--version` and, where a file
+COMMIT lies next to a binary (e.g. /work/before/COMMIT), its commit.
+
 Profile columns: "<50% peak" is the share of the summed kernel time spent in kernels below 50%
 of the peak, split into GEMM-like kernels (Conv/MatMul/Gemm, FLOPs > 0) and all other kernels
 (layout changes, pads, elementwise, pooling, norms, softmax: they never reach 50% of an FMA
@@ -73,14 +85,16 @@ Usage:
   bench/zoo_bench.py --ingot build/release/tools/ingot/ingot \\
       --fma-peak build/release/bench/fma_peak [--target "llvm -mcpu=znver3"] \\
       [--models a,b] [--workdir build/zoo] [--json out.json] [--markdown out.md]
-Exit status: 0 when every model ran and matched ORT, 1 otherwise.
+  bench/zoo_bench.py --ingot build/ci/tools/ingot/ingot --baseline-ingot /work/before/ingot \\
+      --fma-peak build/ci/bench/fma_peak --workdir /work/zoo --rounds 6   # before/after
+Exit status: 0 when every model ran and matched ORT (with --baseline-ingot: the baseline too),
+1 otherwise.
 """
 import argparse
 import json
 import math
 import os
 import re
-import statistics
 import subprocess
 import sys
 import threading
@@ -95,7 +109,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import model_bench  # noqa: E402  (timing, FLOPs, the FMA peak)
-import parity  # noqa: E402  (compare_outputs)
+import parity  # noqa: E402,F401  (compare_outputs: model_bench.check_side uses it)
 import perf_record  # noqa: E402
 from bench_models import model_path  # noqa: E402
 
@@ -293,10 +307,11 @@ def parse_profile(text):
     return rows
 
 
-def compile_model(path, feeds, artifact, args):
-    """`ingot compile --report`; -> (seconds, report kernels). Raises StageError."""
+def compile_model(path, feeds, artifact, args, cli=None):
+    """`ingot compile --report` (by cli, default --ingot); -> (seconds, report kernels).
+    Raises StageError."""
     model = onnx.load(path, load_external_data=False)
-    cmd = [args.ingot, "compile", path, "-o", artifact, "-q", "--report"]
+    cmd = [cli or args.ingot, "compile", path, "-o", artifact, "-q", "--report"]
     if args.target:
         cmd += ["--target", args.target]
     shapes = model_bench.input_shapes_arg(model, feeds)
@@ -509,7 +524,8 @@ def bench_one(name, args):
         inputs_npz, artifact, outputs_npz = base + ".in.npz", base + ".so", base + ".out.npz"
         np.savez(inputs_npz, **feeds)
         row["compile_s"], report = compile_model(path, feeds, artifact, args)
-        measure(row, path, feeds, artifact, inputs_npz, outputs_npz, report, args)
+        base_artifact = compile_baseline(path, feeds, base + ".baseline.so", row, args)
+        measure(row, path, feeds, artifact, inputs_npz, outputs_npz, report, args, base_artifact)
     except StageError as e:
         row.update(status=f"{e.stage} failed", error=e.message)
     except Exception as e:  # noqa: BLE001  (one model never stops the bench)
@@ -517,44 +533,83 @@ def bench_one(name, args):
     row["wall_s"] = time.time() - t0
     row["load_avg_end"] = os.getloadavg()[0]
     note = row.get("error") or f"ratio {row['ratio']:.2f}, {row['parity']}"
+    if args.baseline_ingot:
+        note += (f"; after/before {row['after_before']:.3f}" if "after_before" in row else
+                 f"; no after/before: {row.get('baseline_error', row['status'])}")
     print(f"# {row['model']}: {row['status']}: {note} ({row['wall_s']:.0f} s, load average "
           f"{row['load_avg_start']:.1f} -> {row['load_avg_end']:.1f})", file=sys.stderr, flush=True)
     return row
 
 
-def measure(row, path, feeds, artifact, inputs_npz, outputs_npz, report, args):
-    """Parity, timing and profile of a compiled model, into row."""
+def compile_baseline(path, feeds, artifact, row, args):
+    """The "before" build's artifact (--baseline-ingot, compiled as --ingot's), or None without
+    one. A failure goes into row (baseline_status, baseline_error) and leaves the row's own
+    measurements alone: the model is then named in the after/before summary, not compared."""
+    if not args.baseline_ingot:
+        return None
+    try:
+        row["baseline_compile_s"], _ = compile_model(path, feeds, artifact, args,
+                                                     cli=args.baseline_ingot)
+    except StageError as e:
+        row.update(baseline_status=f"{e.stage} failed",
+                   baseline_error=f"baseline {e.stage} failed: {e.message}")
+        return None
+    return artifact
+
+
+def output_errors(errs):
+    """(max abs error, max rel error) over compare_outputs' per-output stats."""
+    return (max((e["max_abs"] for e in errs.values()), default=None),
+            max((e["rel_err"] for e in errs.values() if e["rel_err"] is not None), default=None))
+
+
+def measure(row, path, feeds, artifact, inputs_npz, outputs_npz, report, args,
+            baseline_artifact=None):
+    """Parity, timing and profile of a compiled model, into row; with baseline_artifact (the
+    --baseline-ingot build's) its parity too, through the same check, and it is timed in the
+    same rounds when it passes."""
     T = args.threads
     try:
         sess = model_bench.ort_session(path, T)
         ref = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, feeds)))
     except Exception as e:  # noqa: BLE001
         raise StageError("ORT", one_line(str(e)))
-    if os.path.exists(outputs_npz):
-        os.remove(outputs_npz)
+    errs = {}
     try:
-        probe_i = model_bench.ingot_median_ms(args.ingot, artifact, inputs_npz, T, 1, outputs_npz)
+        probe_i, ok, msg = model_bench.check_side(args.ingot, artifact, inputs_npz, outputs_npz,
+                                                  T, ref, args.tol, stats=errs)
     except RuntimeError as e:
         raise StageError("run", one_line(str(e)))
-    with np.load(outputs_npz) as z:
-        got = {k: z[k] for k in z.files}
-    errs = {}
-    ok, msg = parity.compare_outputs(ref, got, args.tol, args.tol, atol_scale="rms",
-                                     finite_ref=True, stats=errs)
     row["outputs"] = errs
-    row["max_abs_err"] = max((e["max_abs"] for e in errs.values()), default=None)
-    row["rel_err"] = max((e["rel_err"] for e in errs.values() if e["rel_err"] is not None),
-                         default=None)
+    row["max_abs_err"], row["rel_err"] = output_errors(errs)
     row["parity"] = "pass" if ok else "FAIL"
     row["parity_msg"] = msg
+    baseline = None
+    if baseline_artifact:
+        berrs = {}
+        try:
+            probe_b, ok_b, msg_b = model_bench.check_side(
+                args.baseline_ingot, baseline_artifact, inputs_npz,
+                os.path.splitext(baseline_artifact)[0] + ".out.npz", T, ref, args.tol,
+                stats=berrs)
+            row["baseline_outputs"] = berrs
+            row["baseline_max_abs_err"], row["baseline_rel_err"] = output_errors(berrs)
+            row["baseline_parity"] = "pass" if ok_b else "FAIL"
+            row["baseline_parity_msg"] = msg_b
+            if ok_b:
+                row["baseline_status"] = "ok"
+                baseline = (args.baseline_ingot, baseline_artifact, probe_b)
+            else:
+                row.update(baseline_status="parity FAILED",
+                           baseline_error=f"baseline parity FAILED: {msg_b}")
+        except RuntimeError as e:
+            row.update(baseline_status="run failed",
+                       baseline_error=f"baseline run failed: {one_line(str(e))}")
     bound = model_bench.OrtBound(sess, feeds, ref)
-    rep, ing, ref_ms, ratios = model_bench.alternate_rounds(args, artifact, inputs_npz, bound, T,
-                                                            probe_i)
+    rep, got = model_bench.alternate_rounds(args, artifact, inputs_npz, bound, T, probe_i,
+                                            baseline)
     del bound, sess
-    row.update(repeat=rep, rounds=args.rounds, ingot_ms=statistics.median(ing),
-               ort_ms=statistics.median(ref_ms), ratio=statistics.median(ratios),
-               ratio_min=min(ratios), ratio_max=max(ratios),
-               ingot_ms_rounds=ing, ort_ms_rounds=ref_ms)
+    row.update(repeat=rep, rounds=args.rounds, **model_bench.timing_fields(got))
     row["status"] = "ok" if ok else "parity FAILED"
     if not ok:
         row["error"] = msg
@@ -582,20 +637,33 @@ def markdown(rows, info):
     def num(v, fmt="{:.2f}"):
         return fmt.format(v) if v is not None else "-"
 
+    baseline = "baseline" in info  # a --baseline-ingot run: two more columns, one more line
+
+    def before_cols(r):
+        if not baseline:
+            return ""
+        if "after_before" not in r:
+            why = model_bench.one_line_reason(r.get("baseline_error", "-")).replace("|", "\\|")
+            return f" {why} | - |"
+        return (f" {r['baseline_ms']:.2f} | {r['after_before']:.3f} ({r['after_before_min']:.2f}.."
+                f"{r['after_before_max']:.2f}) |")
+
     lines = [f"target: {info['target']}, T={info['threads']}, peak {num(info['peak_gflops'], '{:.0f}')}"
              f" GFLOP/s ({num(info['peak_gflops_per_core'], '{:.1f}')}/core, {info['peak_isa']}), "
              f"bandwidth {num(info['mem_bw_gbs'], '{:.1f}')} GB/s, ridge "
              f"{num(info['ridge_flop_per_byte'], '{:.1f}')} FLOP/B, ORT {info['ort_version']}, "
              f"load average {info['load_avg_start'][0]:.1f} -> {info['load_avg_end'][0]:.1f} "
              f"({info['cpu_count']} CPUs)", "",
-             "| model | GFLOP | ingot ms | ORT ms | ingot/ORT (min..max) | parity (rel / max abs) "
+             "| model | GFLOP | ingot ms | ORT ms | ingot/ORT (min..max) | "
+             + ("baseline ms | after/before (min..max) | " if baseline else "")
+             + "parity (rel / max abs) "
              "| <50% peak: all (GEMM-like + other) | slow convs (memory- / activation-bound) |",
-             "|---|---:|---:|---:|---:|---|---:|---:|"]
+             "|---|---:|---:|---:|---:|" + ("---:|---:|" if baseline else "") + "---|---:|---:|"]
     for r in rows:
         if "ratio" not in r:
             err = r["error"].replace("|", "\\|")
             lines.append(f"| {r['model']} | {num(r.get('gflop'))} | FAILED ({r['status']}): "
-                         f"{err} | | | | | |")
+                         f"{err} | | |" + (" | |" if baseline else "") + " | | |")
             continue
         par = f"{r['parity']} {num(r['rel_err'], '{:.1e}')} / {num(r['max_abs_err'], '{:.1e}')}"
         slow = "-" if r["status"] == "ok" else f"{r['status']}: {r['error']}"
@@ -608,8 +676,10 @@ def markdown(rows, info):
             if convs is not None else "-"
         lines.append(f"| {r['model']} | {num(r['gflop'])} | {r['ingot_ms']:.2f} | "
                      f"{r['ort_ms']:.2f} | {r['ratio']:.2f} ({r['ratio_min']:.2f}.."
-                     f"{r['ratio_max']:.2f}) | {par} | {slow} | {nconv} |")
+                     f"{r['ratio_max']:.2f}) |{before_cols(r)} {par} | {slow} | {nconv} |")
     lines += ["", summary_line(info)]
+    if baseline:
+        lines += ["", model_bench.after_before_summary(rows)[1]]
     for r in rows:
         if r.get("slow_convs"):
             peak_now = r.get("peak_gflops_now")
@@ -666,6 +736,11 @@ def parse_args(argv):
                          "(default: %(default)s)")
     ap.add_argument("--export-timeout", type=int, default=1200, help="seconds per export")
     ap.add_argument("--compile-timeout", type=int, default=1200, help="seconds per compile")
+    ap.add_argument("--baseline-ingot", metavar="PATH",
+                    help="a second ingot CLI, the \"before\" build: each model is compiled and "
+                         "checked against ORT by both, and timed in the same rotating rounds; "
+                         "adds after/before = ingot/baseline per model and a summary line of the "
+                         f"models above {model_bench.AFTER_BEFORE_LIMIT}")
     ap.add_argument("--json", help="write all results to this file")
     ap.add_argument("--markdown", help="also write the tables to this file")
     perf_record.add_arguments(ap)
@@ -691,6 +766,9 @@ def machine_info(args):
             "ort_version": ort.__version__, "cpu_count": os.cpu_count(),
             "peak_isa": "ymm (AVX2)" if bits < 512 else "zmm (AVX-512)",
             "load_avg_start": os.getloadavg(), "fma_wall_gflops": {}}
+    if args.baseline_ingot:
+        info.update(ingot_cli=model_bench.cli_identity(args.ingot),
+                    baseline=model_bench.cli_identity(args.baseline_ingot))
     if not args.peak_gflops and args.fma_peak:
         args.peak_gflops, info["fma_wall_gflops"] = model_bench.measure_peak(args.fma_peak, bits)
     if args.peak_gflops and not args.mem_bw_gbs:
@@ -752,6 +830,8 @@ def main(argv=None):
     info.update(load_avg_end=os.getloadavg(), bench_s=time.time() - start,
                 time=time.strftime("%Y-%m-%dT%H:%M:%S"))
     summarise(rows, info)
+    if args.baseline_ingot:
+        info["after_before"] = model_bench.after_before_summary(rows)[0]
     table = markdown(rows, info)
     sys.stdout.write(table)
     print(f"# bench took {info['bench_s']:.0f} s", file=sys.stderr)
@@ -762,7 +842,8 @@ def main(argv=None):
         with open(args.json, "w") as fh:
             json.dump(dict(info, results=rows), fh, indent=1)
     perf_record.write(args, "zoo_bench", args.ingot, rows, **info)
-    return 0 if all(r.get("status") == "ok" for r in rows) else 1
+    return 0 if all(r.get("status") == "ok" and r.get("baseline_status", "ok") == "ok"
+                    for r in rows) else 1
 
 
 if __name__ == "__main__":

@@ -13,6 +13,11 @@
     quantized check (atol = tol x each output's largest |ref|) fails a wrong or NaN output;
     ort_quant.prepare rewrites Gemm and a constant's Transpose into MatMuls of
     initializers without changing ONNX Runtime's outputs, and make() gives MatMulNBits.
+  * before/after (--baseline-ingot): model_bench.timing_fields' after/before = ingot/baseline per
+    round, the summary line naming the rows above 1.03 and the rows not compared, the tables'
+    two extra columns (none without a baseline), cli_identity reading a COMMIT file next to a
+    binary; and model_bench run on tiny_cnn with this CLI as both builds: both checked,
+    all three sides timed in every round, the baseline's rounds, path, version in the record;
   * make_models' bert_base is BERT-base's geometry (12 layers, hidden 768, 12 heads, FFN 3072,
     seq 128, batch 1), checked on its graph with the weights left out (no 350 MB model built).
 """
@@ -224,6 +229,94 @@ def test_ort_quant(tmp):
     check(d["MatMulInteger"] == 2, f"dynamic quantization on both: {d}")
 
 
+def test_after_before_summary(tmp):
+    got = {"ingot": [1.0, 2.0, 1.1], "baseline": [1.0, 1.6, 1.0], "ort": [2.0, 2.0, 2.0]}
+    f = model_bench.timing_fields(got)
+    check(f["after_before_rounds"] == [1.0, 1.25, 1.1] and f["after_before"] == 1.1 and
+          f["after_before_min"] == 1.0 and f["after_before_max"] == 1.25 and
+          f["baseline_ms_rounds"] == got["baseline"] and f["baseline_ms"] == 1.0 and
+          f["ratio"] == 0.55, f"after/before = ingot/baseline per round, median: {f}")
+    check("after_before" not in model_bench.timing_fields({"ingot": [1.0], "ort": [2.0]}),
+          "no baseline: no after/before fields")
+    rows = [dict(model="a", threads=2, status="ok", **f),
+            dict(model="b", threads=2, status="ok",
+                 **model_bench.timing_fields({"ingot": [1.0], "baseline": [1.0], "ort": [1.0]})),
+            {"model": "c", "threads": 2, "status": "ok", "baseline_error": "baseline: boom\nmore",
+             **model_bench.timing_fields({"ingot": [1.0], "ort": [1.0]})},
+            {"model": "d", "threads": 2, "status": "FAILED", "error": "output 'y' differs"}]
+    for r in rows:
+        r["gflop"] = 0.5
+    info, line = model_bench.after_before_summary(rows)
+    check([o["model"] for o in info["over"]] == ["a"] and info["compared"] == 2 and
+          [n["model"] for n in info["not_compared"]] == ["c", "d"],
+          f"rows above {model_bench.AFTER_BEFORE_LIMIT} and rows not compared: {info}")
+    check("above 1.03: a 1.100" in line and "NOT COMPARED: c (baseline: boom), d (output 'y'"
+          in line and "T=" not in line, f"the summary line: {line}")
+    check("above 1.03: none" in model_bench.after_before_summary(rows[1:2])[1],
+          "nothing above the limit: none")
+    plain = model_bench.markdown([r for r in rows if r["model"] != "c"])
+    check("baseline" not in plain and "after/before" not in plain,
+          "without a baseline the table is as before")
+    table = model_bench.markdown(rows, baseline=True)
+    cells = [ln.count("|") for ln in table.splitlines() if ln.startswith("|")]
+    check(len(set(cells)) == 1 and "| 1.100 (1.00..1.25) |" in table and
+          "| baseline: boom | — |" in table and "above 1.03: a" in table,
+          f"the before/after table: {table}")
+    zoo_info = dict(baseline={}, target="host", threads=2, peak_gflops=None,
+                    peak_gflops_per_core=None, peak_isa="-", mem_bw_gbs=None,
+                    ridge_flop_per_byte=None, ort_version="x", load_avg_start=(0, 0, 0),
+                    load_avg_end=(0, 0, 0), cpu_count=2)
+    zoo_rows = [dict(r, gflop=1.0, parity="pass", rel_err=0.0, max_abs_err=0.0) for r in rows[:3]]
+    zoo_rows.append({"model": "d", "status": "compile failed", "error": "unknown op"})
+    zoo_bench.summarise(zoo_rows, zoo_info)
+    zmd = zoo_bench.markdown(zoo_rows, zoo_info)
+    zcells = [ln.count("|") for ln in zmd.splitlines() if ln.startswith("| ") or
+              ln.startswith("|---")][:6]
+    check(len(set(zcells)) == 1 and "| 1.100 (1.00..1.25) |" in zmd and "above 1.03: a 1.100"
+          in zmd, f"zoo_bench's before/after table: {zmd}")
+    # A saved "before" build: its COMMIT file is read; the real CLI's --version is recorded.
+    saved = os.path.join(tmp, "before")
+    os.makedirs(saved)
+    fake = os.path.join(saved, "ingot")
+    with open(fake, "w") as fh:
+        fh.write("#!/bin/sh\necho 'ingot 0.0.1 (artifact ABI 1)'\n")
+    os.chmod(fake, 0o755)
+    with open(os.path.join(saved, "COMMIT"), "w") as fh:
+        fh.write("0123abc\n")
+    ident = model_bench.cli_identity(fake)
+    check(ident == {"path": fake, "version": "ingot 0.0.1 (artifact ABI 1)", "commit": "0123abc"},
+          f"cli_identity of a saved build: {ident}")
+
+
+def test_model_bench_baseline(ingot, tmp):
+    """model_bench with --baseline-ingot (this CLI as both builds) on make_models' tiny_cnn."""
+    runs, out = os.path.join(tmp, "ab_runs"), os.path.join(tmp, "ab.json")
+    rc = model_bench.main(["--ingot", ingot, "--baseline-ingot", ingot, "--models", "tiny_cnn",
+                           "--threads", "1", "--rounds", "3", "--round-s", "0.005",
+                           "--pause-s", "0", "--workdir", os.path.join(tmp, "ab"),
+                           "--json", out, "--record-dir", runs])
+    check(rc == 0, f"model_bench --baseline-ingot: exit status {rc}")
+    records = os.listdir(runs) if os.path.isdir(runs) else []
+    check(len(records) == 1, f"one raw record: {records}")
+    if rc != 0 or len(records) != 1:
+        return
+    rec = json.load(open(os.path.join(runs, records[0])))
+    r = rec["results"][0]
+    check(r["status"] == "ok" and "rtol" in r["check"] and "rtol" in r["baseline_check"],
+          f"both builds checked by compare_outputs: {r.get('check')} / {r.get('baseline_check')}")
+    check(all(len(r[k]) == 3 for k in ("ingot_ms_rounds", "baseline_ms_rounds", "ort_ms_rounds",
+                                       "after_before_rounds")) and r["after_before"] > 0,
+          "three sides timed in every round")
+    check(os.path.exists(os.path.join(tmp, "ab", "tiny_cnn.baseline.so")),
+          "the baseline compiled its own artifact")
+    b = rec.get("baseline", {})
+    check(b.get("path") == os.path.abspath(ingot) and (b.get("version") or "").startswith("ingot")
+          and rec["ingot_cli"]["path"] == os.path.abspath(ingot),
+          f"the baseline's path and version in the record: {b}")
+    check(rec["after_before"]["compared"] == 1 and rec["after_before"]["limit"] == 1.03,
+          f"the after/before summary in the record: {rec['after_before']}")
+
+
 def test_bert_base_geometry():
     """bert_base's graph with every weight() an initializer of its shape but no data."""
     def no_data(self, shape, scale=None, prefix="w"):
@@ -266,6 +359,8 @@ def main():
         test_decoder_check()
         test_zoo_parity_scale()
         test_ort_quant(tmp)
+        test_after_before_summary(tmp)
+        test_model_bench_baseline(args.ingot, tmp)
         test_bert_base_geometry()
     if FAILED:
         print(f"{len(FAILED)} check(s) failed")

@@ -7,6 +7,10 @@ be timed, pass parity and list its conv kernels with shapes and arithmetic inten
 row must say "compile failed" with ingot's one-line error, without stopping the bench, and count
 as failed in the summary (named, the geometric mean marked incomplete); the exit status is then
 1, and the run's raw record (bench/perf_record.py) lands in the folder given, with every round.
+A second run gives this CLI as --baseline-ingot too (the before/after plumbing, on tiny_cnn
+alone, three rounds): both artifacts checked against ORT, the three sides timed in every round,
+after/before in the table, the summary line and the record (the baseline's rounds, path and
+version).
 The real zoo (torch exports) is not run here: exports and compiles take minutes on 2 cores.
 """
 import argparse
@@ -62,6 +66,38 @@ def check_activation_bound(ingot):
               f"a conv part of 15 ms is 67% of peak: {bound}")
 
 
+def check_baseline(ingot):
+    """--baseline-ingot with this CLI as the "before" build too."""
+    with tempfile.TemporaryDirectory() as tmp:
+        runs = os.path.join(tmp, "runs")
+        p = subprocess.run([sys.executable, BENCH, "--ingot", ingot, "--baseline-ingot", ingot,
+                            "--models", "tiny_cnn", "--workdir", tmp, "--peak-gflops", "100",
+                            "--mem-bw-gbs", "10", "--rounds", "3", "--round-s", "0.02",
+                            "--pause-s", "0", "--profile-s", "0.02", "--profile-rounds", "1",
+                            "--record-dir", runs], capture_output=True, text=True, timeout=300)
+        print(p.stdout)
+        print(p.stderr)
+        check(p.returncode == 0, f"--baseline-ingot: exit status {p.returncode}, expected 0")
+        check("| baseline ms | after/before (min..max) |" in p.stdout and
+              "after/before (ingot / baseline" in p.stdout and "1 of 1 compared" in p.stdout,
+              "the before/after columns and summary line")
+        check(os.path.exists(os.path.join(tmp, "tiny_cnn.baseline.so")),
+              "the baseline's own artifact")
+        records = os.listdir(runs) if os.path.isdir(runs) else []
+        check(len(records) == 1, f"raw record: {records}")
+        with open(os.path.join(runs, records[0])) as fh:
+            rec = json.load(fh)
+    r = rec["results"][0]
+    check(r["status"] == "ok" and r["parity"] == "pass" and r["baseline_parity"] == "pass"
+          and r["baseline_status"] == "ok", f"both builds pass parity: {r}")
+    check(all(len(r[k]) == 3 for k in ("ingot_ms_rounds", "baseline_ms_rounds", "ort_ms_rounds",
+                                       "after_before_rounds")) and r["after_before"] > 0,
+          "three sides timed in every round")
+    check(rec["baseline"]["path"] == os.path.abspath(ingot) and
+          rec["baseline"]["version"].startswith("ingot") and
+          rec["after_before"]["compared"] == 1, f"the record: {rec['baseline']}")
+
+
 def check(cond, msg):
     if not cond:
         print(f"FAIL: {msg}")
@@ -114,6 +150,7 @@ def main():
     check(failed["status"] == "compile failed" and "\n" not in failed["error"]
           and failed["error"], f"unknown_op: {failed}")
     check("| unknown_op |" in p.stdout and "| tiny_cnn |" in p.stdout, "markdown rows")
+    check_baseline(args.ingot)
     check_activation_bound(args.ingot)
     print("ok")
     return 0

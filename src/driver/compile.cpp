@@ -34,6 +34,7 @@
 #include "graph/transforms/quantize_weights.h"
 #include "graph/verifier.h"
 #include "lower/lower_graph.h"
+#include "tir/transforms/apply_param_layouts.h"
 #include "schedule/rules/default_rules.h"
 #include "support/error.h"
 #include "support/npz.h"
@@ -289,6 +290,8 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   tir::IRModule mod;
   progress(4);
   timed("lower", [&] { mod = lower::lower_graph(*g, lower_options); });
+  // Kernels a rule takes by their pattern get its name now (task keys, reports, records).
+  schedule::assign_schedule_rules(mod, rule_target(target).kind);
   record_specialized_inputs(mod, specialized);
   if (!options.model_name.empty()) mod.model_name = options.model_name;
   if (options.after_lower && !options.after_lower(mod)) return CompileReport{};
@@ -318,6 +321,8 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
       schedule::apply_default_schedules(mod, rule_target(target));
     }
   });
+  // The layouts the schedules gave constants, and their scratch buffers, reach the module.
+  tir::apply_param_layouts(mod);
   after_tir("schedule");
   if (contains(options.dump, "traces")) dump << schedule::schedule_traces_to_python(mod);
   for (const LoopPass& p : loop_passes())

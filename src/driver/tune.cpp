@@ -1,6 +1,7 @@
 // `ingot tune` (see tune.h): tasks of the lowered model, a one-kernel artifact per candidate,
 // measurement in a child process, records appended per trial.
 #include "driver/tune.h"
+#include "tir/transforms/apply_param_layouts.h"
 
 #include <fmt/format.h>
 #include <stdlib.h>
@@ -211,6 +212,7 @@ std::string build(const Search& s, const TaskState& t, const tir::PrimFunc& c,
   try {
     tir::IRModule m = t.harness;
     m.kernels = {c};
+    tir::apply_param_layouts(m);
     run_loop_passes(m, s.target.is_gpu());
     codegen::BuildOptions bo;
     bo.threads = 1;

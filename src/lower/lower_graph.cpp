@@ -18,6 +18,7 @@
 #include "lower/block_names.h"
 #include "lower/compute/common.h"
 #include "lower/compute/compute.h"
+#include "lower/compute/matmul_operand.h"
 #include "lower/fold_constant_loads.h"
 #include "lower/fuse_group.h"
 #include "lower/kv_cache_states.h"
@@ -382,6 +383,8 @@ class Lowering : public ValueFactory, public LoweringHost {
         for (const tir::Expr& e : b->shape) used = used || tir::uses_var(e, sym.var);
       if (used) f.shape_vars.push_back(sym.var);
     }
+    for (size_t p = 0; p < values.size(); ++p)
+      if (values[p] != nullptr && values[p]->is_constant()) f.constant_params.push_back(int(p));
     int index = int(mod_.kernels.size());
     for (const Value*& v : values) {
       if (v != nullptr) v = storage(v);
@@ -540,10 +543,15 @@ class Lowering : public ValueFactory, public LoweringHost {
   // The node's nest: its compute rule's, or on GPU targets the block form of a product.
   tir::Stmt compute_nest(const graph::Node& node, const std::vector<Buffer>& ins,
                          const std::vector<Buffer>& outs) const {
-    if (options_.gpu)
+    if (options_.gpu || dense_product(node))
       if (tir::Stmt s = compute_product_block(node, ins, outs); s.defined()) return s;
     if (tir::Stmt s = value_symbol_nest(node, ins, outs, symbols_); s.defined()) return s;
     return compute_rule(node.op)(node, ins, outs);
+  }
+
+  // A dense product on a CPU target with schedules (compute/matmul_operand.h).
+  bool dense_product(const graph::Node& node) const {
+    return options_.vector_bits > 0 && is_dense_product(node);
   }
 
   // A node whose outputs are all shape values known as expressions of the symbols (Shape, and
@@ -606,6 +614,22 @@ class Lowering : public ValueFactory, public LoweringHost {
       Buffer b = param_buffer(node.inputs.at(0), flat);
       declared[node.inputs[0]] =
           Buffer::make(b->name, to_tir_dtype(node.outputs.at(0)->type.dtype), b->shape);
+    }
+    if (dense_product(node) && node.inputs[0]->type.rank() > 2) {
+      // The dense product's rows: A's leading dims (A as [M, K], Y as [M, N]).
+      const Value* a = node.inputs[0];
+      const Value* y = node.outputs[0];
+      const int64_t k = a->type.static_shape().back(), n = y->type.static_shape().back();
+      declared[a] = Buffer::make(sanitize(a->name), to_tir_dtype(a->type.dtype),
+                                 std::vector<int64_t>{a->type.num_elements() / k, k});
+      declared[y] = Buffer::make(sanitize(y->name), to_tir_dtype(y->type.dtype),
+                                 std::vector<int64_t>{y->type.num_elements() / n, n});
+      // A fused summand of Y's shape (FusedConv's Z, input 3) is read as Y is.
+      if (node.inputs.size() > 3 && node.inputs[3] != nullptr &&
+          node.inputs[3]->type.shape == y->type.shape)
+        declared[node.inputs[3]] = Buffer::make(sanitize(node.inputs[3]->name),
+                                                to_tir_dtype(node.inputs[3]->type.dtype),
+                                                std::vector<int64_t>{y->type.num_elements() / n, n});
     }
     for (const Value* v : node.inputs) ins.push_back(v ? buffer_of(v) : Buffer());
     for (const Value* v : node.outputs) outs.push_back(v ? buffer_of(v) : Buffer());

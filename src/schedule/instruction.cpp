@@ -238,6 +238,29 @@ std::vector<InstructionKind> make_kinds() {
   k.push_back(block_op("reverse_compute_inline", &Schedule::reverse_compute_inline));
   k.push_back(block_at_loop("compute_at", &Schedule::compute_at));
   k.push_back(block_at_loop("reverse_compute_at", &Schedule::reverse_compute_at));
+  k.push_back({"transform_layout",
+               {{"", K::kBlock}},
+               {{"buffer_index", A::kInt}, {"splits", A::kInts}, {"perm", A::kInts}},
+               DecisionKind::kNone,
+               false,
+               [](Schedule& s, const Inputs& v, const Instruction& i) {
+                 s.transform_layout(in<BlockRV>(v, 0), attr<int>(i, "buffer_index"),
+                                    attr<std::vector<int64_t>>(i, "splits"),
+                                    attr<std::vector<int64_t>>(i, "perm"));
+                 return none();
+               }});
+  k.push_back({"split_block_iter",
+               {{"", K::kBlock}, {"", K::kLoop}},
+               {{"factor", A::kInt}},
+               DecisionKind::kNone,
+               false,
+               [](Schedule& s, const Inputs& v, const Instruction& i) {
+                 std::vector<int> out;
+                 for (LoopRV l : s.split_block_iter(in<BlockRV>(v, 0), in<LoopRV>(v, 1),
+                                                    attr<int64_t>(i, "factor")))
+                   out.push_back(l.id);
+                 return out;
+               }});
   k.push_back(
       {"storage_align",
        {{"", K::kBlock}},

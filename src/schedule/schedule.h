@@ -121,7 +121,7 @@ class Schedule {
 
   // --- block transformations ---
   BlockRV decompose_reduction(BlockRV block, LoopRV loop);
-  // scope: "local" or "shared".
+  // scope: "local", "shared" or (cache_read) "global": a scratch parameter of the kernel.
   BlockRV cache_read(BlockRV block, int read_buffer_index, const std::string& scope);
   BlockRV cache_write(BlockRV block, int write_buffer_index, const std::string& scope);
   // The reduction under `loop` split into partial results per iteration of the loop: a new
@@ -132,6 +132,13 @@ class Schedule {
   void reverse_compute_inline(BlockRV block);
   void compute_at(BlockRV block, LoopRV loop);
   void reverse_compute_at(BlockRV block, LoopRV loop);
+  // A buffer the block reads (a constant parameter, or a global cache) gets a tiled layout:
+  // (axis, factor) splits, then the permutation perm (tir/param_layout.h).
+  void transform_layout(BlockRV block, int read_buffer_index, std::vector<int64_t> splits,
+                        std::vector<int64_t> perm);
+  // The loop (bound to one iter var of the block) and that iter var split by factor: returns
+  // the outer and inner loop (primitives/split_block_iter.cpp).
+  std::vector<LoopRV> split_block_iter(BlockRV block, LoopRV loop, int64_t factor);
   void storage_align(BlockRV block, int buffer_index, int axis, int factor, int offset);
   // The loops from `loop` down to the one block under them become a new tile block
   // "<block>_o" (returned) around the block.

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tir/buffer.h"
+#include "tir/param_layout.h"
 #include "tir/stmt.h"
 
 namespace ingot::tir {
@@ -27,6 +28,19 @@ struct PrimFunc {
   // int64 scalars after the buffers: the symbols this kernel's shapes and loops use (the entry
   // passes the values bound at run time; IRModule::symbols by name).
   std::vector<Var> shape_vars = {};
+  // Parameters (indices) bound to constants at every call (set by lowering): a schedule may give
+  // them another layout (layouts), which the module's constants then take after scheduling
+  // (tir/transforms/apply_param_layouts.h).
+  std::vector<int> constant_params = {};
+  struct ParamLayout {
+    int param = -1;
+    std::vector<int64_t> shape;  // the parameter's shape before
+    TiledLayout layout;
+  };
+  std::vector<ParamLayout> layouts = {};
+  // Parameters the schedule added (cache_read into "global"): scratch memory for one call,
+  // which the module binds to a workspace region after scheduling.
+  std::vector<int> scratch_params = {};
 };
 
 }  // namespace ingot::tir

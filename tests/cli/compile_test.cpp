@@ -66,8 +66,9 @@ TEST_F(CompileTest, DumpsAndPrintIrAfter) {
   r = ingot("compile " + path("model.onnx") + " -o " + path("m.so") +
             " --input-shapes x:[2,5] --dump traces");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("# kernel mm_MatMul: rule packed_matmul\n"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(" = sch.get_block(\"C\")\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("# kernel mm_MatMul: rule dense_matmul\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" = sch.get_block(\"matmul\")\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("sch.transform_layout(b"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("sch.tensorize(b"), std::string::npos) << r.out;
   r = ingot("compile " + path("model.onnx") + " -o " + path("y.so") + " --dump loops");
   EXPECT_NE(r.exit_code, 0);

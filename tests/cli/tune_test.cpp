@@ -122,7 +122,7 @@ TEST_F(TuneTest, TrialsBecomeRecordsThatCompileApplies) {
                    "tasks = {r['task'] for r in rs}\n"
                    "assert len(tasks) == 6, tasks\n"
                    "assert {r['rule'] for r in rs} == {'blocked_conv2d', 'depthwise_conv_nchwc',\n"
-                   "                                   'packed_matmul', 'injective'}\n"
+                   "                                   'dense_matmul', 'injective'}\n"
                    "for t in tasks:\n"
                    "  first = [r for r in rs if r['task'] == t][0]\n"
                    "  assert first.get('seconds', 0) > 0, first.get('error')\n"

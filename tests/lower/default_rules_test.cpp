@@ -1,7 +1,7 @@
 // The default-schedule stage on lowered models: every rule is found in the registry by its name
 // and target kind, each scheduled kernel keeps its trace, and that trace replayed on the
 // unscheduled kernel gives the same function (the property tuning records rely on), for the
-// blocked conv, depthwise conv, packed matmul and injective (layout conversion) rules on both x86
+// blocked conv, depthwise conv, dense matmul and injective (layout conversion) rules on both x86
 // vector widths.
 #include <gtest/gtest.h>
 
@@ -23,6 +23,7 @@ TEST(DefaultRules, EveryKernelsTraceReplaysToItsSchedule) {
   for (int bits : {512, 256}) {
     SCOPED_TRACE(bits);
     tir::IRModule before = lowered(bits);
+    schedule::assign_schedule_rules(before, "llvm");  // the pattern rules (dense_matmul)
     tir::IRModule after = before;
     schedule::apply_default_schedules(after, bits);
     std::set<std::string> rules;
@@ -42,7 +43,7 @@ TEST(DefaultRules, EveryKernelsTraceReplaysToItsSchedule) {
     }
     // (injective: the layout conversions into and out of channel blocks)
     EXPECT_EQ(rules, (std::set<std::string>{"blocked_conv2d", "depthwise_conv_nchwc", "injective",
-                                            "packed_matmul"}));
+                                            "dense_matmul"}));
     // Scheduling twice changes nothing: kernels with a trace are left alone.
     tir::IRModule again = after;
     schedule::apply_default_schedules(again, bits);
@@ -56,6 +57,7 @@ TEST(DefaultRules, EveryKernelsTraceReplaysToItsSchedule) {
 
 TEST(DefaultRules, RulesAreKeyedByNameAndTargetKind) {
   EXPECT_NE(schedule::find_schedule_rule("packed_matmul", "llvm"), nullptr);
+  EXPECT_NE(schedule::find_schedule_rule("dense_matmul", "llvm"), nullptr);
   EXPECT_NE(schedule::find_schedule_rule("blocked_conv2d", "llvm"), nullptr);
   EXPECT_NE(schedule::find_schedule_rule("depthwise_conv_nchwc", "llvm"), nullptr);
   EXPECT_EQ(schedule::find_schedule_rule("packed_matmul", "cuda"), nullptr);

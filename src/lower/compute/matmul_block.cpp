@@ -26,9 +26,21 @@ bool accumulates_in_own_dtype(const Buffer& y) {
   return accum_dtype(y->dtype) == y->dtype;
 }
 
-// y[index] = 0; y[index] += a * b as the product block.
-Stmt product_block(ProductNest& nest, const Buffer& y, const Index& y_index, Expr a, Expr b) {
-  Stmt init = BufferStore::make(y, make_const(y->dtype, 0), y_index);
+// Whether `bias` is one row added to every row of a [.., N] product (shape [N], [1, N], [1] or
+// []): the product's init then, instead of a pass after it.
+bool is_row(const Buffer& bias, int64_t n) {
+  if (!bias.defined()) return false;
+  std::vector<int64_t> bs = const_shape(bias);
+  int64_t elems = 1;
+  for (int64_t d : bs) elems *= d;
+  return elems == 1 || (elems == n && bs.back() == n);
+}
+
+// y[index] = init (zero when undefined); y[index] += a * b as the product block.
+Stmt product_block(ProductNest& nest, const Buffer& y, const Index& y_index, Expr a, Expr b,
+                   Expr init_value = Expr()) {
+  Stmt init = BufferStore::make(
+      y, init_value.defined() ? cast(y->dtype, init_value) : make_const(y->dtype, 0), y_index);
   Stmt update = BufferStore::make(y, y.load(y_index) + a * b, y_index);
   return nest.make(update, init);
 }
@@ -68,9 +80,15 @@ Stmt matmul_block(const graph::Node& node, const std::vector<Buffer>& inputs,
     bi.push_back(j);
   }
   const Buffer acc = accumulator_of(y);
-  Stmt product = product_block(nest, acc, yi, widen(a.load(ai)), widen(b.load(bi)));
   Buffer bias = inputs.size() > 2 ? inputs[2] : Buffer();
   Buffer z = inputs.size() > 3 ? inputs[3] : Buffer();
+  // A fused bias row is the product's init (each output starts from its column's bias).
+  Expr init;
+  if (acc.same_as(y) && !b_vec && is_row(bias, bs.back())) {
+    init = bias.load(broadcast_index(bias, {i64(0), j}));
+    bias = Buffer();
+  }
+  Stmt product = product_block(nest, acc, yi, widen(a.load(ai)), widen(b.load(bi)), init);
   if (!acc.same_as(y)) return widened_kernel(acc, product, epilogue_pass(node, y, bias, z, acc));
   if (!bias.defined() && !has_epilogue(node)) return product;
   return SeqStmt::make({product, epilogue_pass(node, y, bias, z)});
@@ -95,8 +113,16 @@ Stmt gemm_block(const graph::Node& node, const std::vector<Buffer>& inputs,
   Expr av = g.trans_a ? a.load({k, i}) : a.load({i, k});
   Expr bv = g.trans_b ? b.load({j, k}) : b.load({k, j});
   const Buffer acc = accumulator_of(y);
+  // alpha = 1 and C one row: beta * C is the product's init.
+  if (g.alpha == 1.0 && acc.same_as(y) && (!has_c || is_row(c, ys[1]))) {
+    Expr init;
+    if (has_c) {
+      init = c.load(broadcast_index(c, {i64(0), j}));
+      if (g.beta != 1.0) init = init * make_const(init.dtype(), g.beta);
+    }
+    return product_block(nest, acc, {i, j}, widen(av), widen(bv), init);
+  }
   Stmt product = product_block(nest, acc, {i, j}, widen(av), widen(bv));
-  if (g.alpha == 1.0 && !has_c && acc.same_as(y)) return product;
   Stmt scale = loop_nest(ys, "e", [&](const Index& o) {
     Expr cv = has_c ? widen(c.load(broadcast_index(c, o))) : Expr();
     return BufferStore::make(y, cast(y->dtype, g.scaled(acc.load(o), cv)), o);

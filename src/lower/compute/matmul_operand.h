@@ -76,4 +76,29 @@ struct GemmAttrs {
   }
 };
 
+// A product of float32 A (no transposed view) and a constant float32 2-D B (no view; Gemm:
+// transA = 0, alpha = 1): the dense product. Lowering describes it on 2-D views of A and Y
+// (A's leading dims are rows) as one reduction block (compute_product_block), which a CPU
+// schedule rule packs and tiles (schedule/rules/matmul.h).
+inline bool is_dense_product(const graph::Node& node) {
+  const bool gemm = node.op == ops::OpKind::Gemm;
+  if ((node.op != ops::OpKind::MatMul && !gemm) || node.inputs.size() < 2) return false;
+  const graph::Value* a = node.inputs[0];
+  const graph::Value* b = node.inputs[1];
+  const graph::Value* y = node.outputs.at(0);
+  auto f32 = [](const graph::Value* v) {
+    return v != nullptr && v->type.dtype == graph::DType::kF32 && v->type.is_static();
+  };
+  if (!f32(a) || !f32(b) || !f32(y) || !b->is_constant() || b->type.rank() != 2 ||
+      a->type.rank() < 2)
+    return false;
+  if (!node.attrs.get_ints("perm_a").empty() || !node.attrs.get_ints("perm_b").empty())
+    return false;
+  if (gemm) {
+    GemmAttrs g(node);
+    if (g.trans_a || g.alpha != 1.0) return false;
+  }
+  return true;
+}
+
 }  // namespace ingot::lower

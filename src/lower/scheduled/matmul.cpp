@@ -6,6 +6,7 @@
 
 #include "lower/compute/common.h"
 #include "lower/compute/epilogue.h"
+#include "lower/compute/matmul_operand.h"
 #include "lower/scheduled/layout_kernels.h"
 #include "lower/scheduled/scheduled.h"
 #include "schedule/rules/default_rules.h"
@@ -38,6 +39,8 @@ std::optional<std::vector<NodeKernel>> lower_packed_matmul(const graph::Node& no
                                                            ValueFactory& values) {
   bool gemm = node.op == ops::OpKind::Gemm;
   if (node.op != ops::OpKind::MatMul && !gemm) return std::nullopt;
+  // A dense product is a compute-rule block that the packed matmul rule matches.
+  if (is_dense_product(node)) return std::nullopt;
   const graph::Value* a = node.inputs.at(0);
   const graph::Value* b = node.inputs.at(1);
   // Gemm's C or a fused MatMul's bias row (input 2).

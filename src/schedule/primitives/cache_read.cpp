@@ -1,6 +1,9 @@
 // Primitive cache_read: a new block "<buffer>_<scope>" copies a buffer the block reads into a
 // new buffer of the given scope, and the block reads the copy. The copy block covers the whole
-// buffer and is placed after the buffer's producer (or first); compute_at narrows it.
+// buffer and is placed after the buffer's producer (or first); compute_at narrows it. A
+// "global" cache is a new scratch parameter (PrimFunc::scratch_params; the module binds it to
+// workspace after scheduling): a CPU kernel's packed operand, too large for the stack, which
+// transform_layout may give panels.
 #include "schedule/primitives/common.h"
 #include "tir/op.h"
 #include "tir/region_analysis.h"
@@ -51,7 +54,8 @@ BlockRV Schedule::cache_read(BlockRV block, int read_buffer_index, const std::st
   if (read_buffer_index < 0 || size_t(read_buffer_index) >= b->reads.size())
     fail_schedule<CacheReadError>("cannot {}: read index {} is out of range (it reads {} buffers)",
                                   what, read_buffer_index, b->reads.size());
-  StorageScope sc = cache_scope(scope, what);
+  const bool global = scope == "global";
+  StorageScope sc = global ? StorageScope::kGlobal : cache_scope(scope, what);
   Buffer src = b->reads[size_t(read_buffer_index)].buffer;
   for (const Expr& d : src->shape)
     if (!is_const_int(d))
@@ -75,7 +79,13 @@ BlockRV Schedule::cache_read(BlockRV block, int read_buffer_index, const std::st
         if (w.buffer.same_as(src)) at = k + 1;
   }
   seq.insert(seq.begin() + long(at), copy);
-  set_body(rebuild_root(func_.body, seq, {dst}));
+  if (global) {
+    func_.scratch_params.push_back(int(func_.params.size()));
+    func_.params.push_back(dst);
+    set_body(rebuild_root(func_.body, seq));
+  } else {
+    set_body(rebuild_root(func_.body, seq, {dst}));
+  }
   // 5. Record.
   BlockRV out = new_block_rv(name);
   record({"cache_read",

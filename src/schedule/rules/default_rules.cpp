@@ -8,11 +8,23 @@
 #include "schedule/rules/matmul.h"
 #include "schedule/rules/nest_utils.h"
 #include "support/error.h"
+#include "tir/transforms/apply_param_layouts.h"
 
 namespace ingot::schedule {
 
 const std::vector<ScheduleRule>& schedule_rules() {
   static const std::vector<ScheduleRule> rules = {
+      {kDenseMatmulRule, "llvm",
+       [](Schedule& s, const RuleTarget& t) {
+         MatmulConfig cfg;
+         cfg.vector_bits = t.isa.vector_bits;
+         cfg.arch = t.isa.arch;
+         // The epilogue pass after the product first (the product block has a reduce iter
+         // var, which the injective rule leaves).
+         schedule_injective(s, t.isa);
+         schedule_dense_matmul(s, cfg);
+       },
+       is_dense_matmul},
       {kPackedMatmulRule, "llvm",
        [](Schedule& s, const RuleTarget& t) {
          MatmulConfig cfg;
@@ -46,6 +58,17 @@ const ScheduleRule* find_schedule_rule(std::string_view name, std::string_view t
   return nullptr;
 }
 
+void assign_schedule_rules(tir::IRModule& mod, std::string_view target_kind) {
+  for (tir::PrimFunc& f : mod.kernels) {
+    if (f.schedule_rule.empty() || !f.schedule_trace.empty()) continue;
+    for (const ScheduleRule& r : schedule_rules())
+      if (r.target_kind == target_kind && r.matches && r.matches(f)) {
+        f.schedule_rule = r.name;
+        break;
+      }
+  }
+}
+
 void apply_default_schedules(tir::IRModule& mod, int vector_bits) {
   apply_default_schedules(mod, CpuVectorIsa::x86(vector_bits));
 }
@@ -55,6 +78,7 @@ void apply_default_schedules(tir::IRModule& mod, const CpuVectorIsa& isa) {
 }
 
 void apply_default_schedules(tir::IRModule& mod, const RuleTarget& target) {
+  assign_schedule_rules(mod, target.kind);
   for (tir::PrimFunc& f : mod.kernels) {
     if (f.schedule_rule.empty() || !f.schedule_trace.empty()) continue;  // none, or scheduled
     const ScheduleRule* rule = find_schedule_rule(f.schedule_rule, target.kind);
@@ -64,6 +88,7 @@ void apply_default_schedules(tir::IRModule& mod, const RuleTarget& target) {
     rule->apply(s, target);
     f = scheduled_kernel(f, s);
   }
+  tir::apply_param_layouts(mod);
 }
 
 tir::PrimFunc scheduled_kernel(const tir::PrimFunc& original, const Schedule& s) {

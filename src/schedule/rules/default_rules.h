@@ -20,6 +20,7 @@
 namespace ingot::schedule {
 
 inline constexpr const char* kPackedMatmulRule = "packed_matmul";    // block "C" (rules/matmul.h)
+inline constexpr const char* kDenseMatmulRule = "dense_matmul";  // is_dense_matmul (matmul.h)
 inline constexpr const char* kBlockedConv2dRule = "blocked_conv2d";  // block "conv" (conv2d.h)
 // kDepthwiseConvRule: rules/depthwise_conv_nchwc.h; kInjectiveRule: rules/injective.h.
 
@@ -37,12 +38,19 @@ struct ScheduleRule {
   std::string name;         // the PrimFunc::schedule_rule it serves
   std::string target_kind;  // "llvm"
   std::function<void(Schedule&, const RuleTarget&)> apply;
+  // A rule chosen by the kernel's pattern (assign_schedule_rules) rather than by the name
+  // lowering gave it: whether it takes this kernel. Empty: chosen by name only.
+  std::function<bool(const tir::PrimFunc&)> matches = {};
 };
 
 // Every registered rule, in a fixed order.
 const std::vector<ScheduleRule>& schedule_rules();
 // The rule of that name for that target kind, or nullptr.
 const ScheduleRule* find_schedule_rule(std::string_view name, std::string_view target_kind);
+
+// Gives each block-form kernel (one that names a rule) the first pattern rule of the target kind
+// that matches it; run after lowering, before tuning or scheduling.
+void assign_schedule_rules(tir::IRModule& mod, std::string_view target_kind);
 
 // Schedules every kernel that names a rule; an unknown rule for the kind is an internal error.
 void apply_default_schedules(tir::IRModule& mod, const RuleTarget& target);

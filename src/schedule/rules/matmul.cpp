@@ -220,12 +220,13 @@ int matmul_panel_width(const MatmulConfig& cfg) {
   return default_fma_tile(cfg.isa(), int(cfg.kc)).nr;
 }
 
-void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulConfig& cfg) {
+void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulConfig& cfg,
+                            const std::string& a_pack) {
   BlockRV c = s.get_block(block);
   std::vector<LoopRV> l = s.get_loops(c);  // (b,) i, jb, jr, k  or  (b,) ib, jb, ir, jr, k
   const Block* blk = find_block(s.func().body, block, nullptr)->block;
   size_t c_rank = blk->writes.at(0).region.size();
-  std::optional<BlockInfo> pack = find_block(s.func().body, "A_pack", nullptr);
+  std::optional<BlockInfo> pack = find_block(s.func().body, a_pack, nullptr);
   bool packed_a = pack.has_value();
   bool batched = c_rank == 3;
   size_t o = batched ? 1 : 0;
@@ -267,7 +268,7 @@ void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulC
     // A column tail (N not a multiple of NR) cuts tiles; A and B are packed in whole panels.
     s.tensorize(s.blockize(l[o + 2]), fma_tile_name(spec), PartialTile::kScratch);
     LoopRV par = batched ? l[0] : jb;
-    for (const char* pack : {"A_pack", "B_pack"}) {
+    for (const std::string& pack : {a_pack, std::string("B_pack")}) {
       if (!find_block(s.func().body, pack, nullptr).has_value()) continue;
       BlockRV pb = s.get_block(pack);
       if (batched) {
@@ -334,7 +335,7 @@ void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulC
   s.tensorize(tile, fma_tile_name(spec), partial);
   // 5. A's MR-row panels are packed per (row block, K slice), just before the tiles that read
   //    them, while they are in cache.
-  if (packed_a) s.compute_at(s.get_block("A_pack"), k[0]);
+  if (packed_a) s.compute_at(s.get_block(a_pack), k[0]);
   // 6. Row blocks in parallel (fused with the batch); a single row block (a matrix-vector
   //    product) runs its column blocks in parallel instead.
   LoopRV par = batched ? s.fuse({l[0], outer}) : outer;
@@ -351,6 +352,159 @@ void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulC
       s.parallel(s.get_loops(bpack)[0]);
     }
   }
+}
+
+namespace {
+
+// The dense product block of a kernel: "matmul" at the root over its own loops i, j, reduce k,
+// C[i, j] = C[i, j] + A[i, k] * B[k, j] (or B[j, k]), all float32, B a constant parameter, an
+// init of zero or of one bias row (a load indexed by j or constants only).
+struct DenseProduct {
+  const Block* block = nullptr;
+  int a_read = -1, b_read = -1, bias_read = -1;
+  bool b_transposed = false;
+  int bias_axis = -1;  // the bias dim indexed by j (-1: none)
+};
+
+const VarNode* var_of(const Expr& e) {
+  return e.as<VarNode>();
+}
+
+std::optional<DenseProduct> match_dense(const PrimFunc& f) {
+  int count = 0;
+  std::optional<BlockInfo> info = find_block(f.body, "matmul", &count);
+  // At the root (the function's body before a schedule wraps it in the root block).
+  if (!info || count != 1 || (info->parent != nullptr && info->parent->name_hint != "root"))
+    return std::nullopt;
+  const Block* b = info->block;
+  if (b->iter_vars.size() != 3 || info->loops.size() != 3 ||
+      b->iter_vars[0].kind != IterKind::kSpatial || b->iter_vars[1].kind != IterKind::kSpatial ||
+      b->iter_vars[2].kind != IterKind::kReduce || !b->init.defined())
+    return std::nullopt;
+  for (size_t d = 0; d < 3; ++d) {
+    auto* loop = info->loops[d].as<For>();
+    if (loop == nullptr || info->br->iter_values[d].as<VarNode>() != loop->loop_var.node() ||
+        !is_const_int(loop->extent) || loop->kind != ForKind::kSerial)
+      return std::nullopt;
+  }
+  const VarNode* vi = b->iter_vars[0].var.node();
+  const VarNode* vj = b->iter_vars[1].var.node();
+  const VarNode* vk = b->iter_vars[2].var.node();
+  auto* st = b->body.as<BufferStore>();
+  if (st == nullptr || st->buffer->dtype != DataType::f32() || st->indices.size() != 2 ||
+      var_of(st->indices[0]) != vi || var_of(st->indices[1]) != vj)
+    return std::nullopt;
+  auto* add = st->value.as<Add>();
+  auto* self = add ? add->a.as<BufferLoad>() : nullptr;
+  auto* mul = add ? add->b.as<Mul>() : nullptr;
+  auto* la = mul ? mul->a.as<BufferLoad>() : nullptr;
+  auto* lb = mul ? mul->b.as<BufferLoad>() : nullptr;
+  if (!self || self->buffer.get() != st->buffer.get() || !la || !lb ||
+      la->buffer->dtype != DataType::f32() || lb->buffer->dtype != DataType::f32() ||
+      la->indices.size() != 2 || lb->indices.size() != 2 || var_of(la->indices[0]) != vi ||
+      var_of(la->indices[1]) != vk)
+    return std::nullopt;
+  DenseProduct d;
+  d.block = b;
+  if (var_of(lb->indices[0]) == vk && var_of(lb->indices[1]) == vj) {
+    d.b_transposed = false;
+  } else if (var_of(lb->indices[0]) == vj && var_of(lb->indices[1]) == vk) {
+    d.b_transposed = true;
+  } else {
+    return std::nullopt;
+  }
+  auto param = [&](const BufferNode* buf) {
+    for (size_t p = 0; p < f.params.size(); ++p)
+      if (f.params[p].get() == buf) return int(p);
+    return -1;
+  };
+  auto is_constant = [&](int p) {
+    return p >= 0 && std::find(f.constant_params.begin(), f.constant_params.end(), p) !=
+                         f.constant_params.end();
+  };
+  if (!is_constant(param(lb->buffer.get()))) return std::nullopt;
+  auto read_of = [&](const BufferNode* buf) {
+    for (size_t r = 0; r < b->reads.size(); ++r)
+      if (b->reads[r].buffer.get() == buf) return int(r);
+    return -1;
+  };
+  d.a_read = read_of(la->buffer.get());
+  d.b_read = read_of(lb->buffer.get());
+  // The init: zero, or a (cast) load of a bias row.
+  auto* init = b->init.as<BufferStore>();
+  if (init == nullptr) return std::nullopt;
+  Expr iv = init->value;
+  if (auto* c = iv.as<Cast>()) iv = c->value;
+  if (auto* bias = iv.as<BufferLoad>()) {
+    for (size_t x = 0; x < bias->indices.size(); ++x) {
+      if (var_of(bias->indices[x]) == vj) {
+        d.bias_axis = int(x);
+      } else if (!is_const_int(bias->indices[x])) {
+        return std::nullopt;
+      }
+    }
+    if (is_constant(param(bias->buffer.get()))) d.bias_read = read_of(bias->buffer.get());
+  } else if (!is_const_int(iv) && !iv.as<FloatImm>()) {
+    return std::nullopt;
+  }
+  return d;
+}
+
+}  // namespace
+
+bool is_dense_matmul(const PrimFunc& f) {
+  return match_dense(f).has_value();
+}
+
+void schedule_dense_matmul(Schedule& s, const MatmulConfig& cfg) {
+  std::optional<DenseProduct> d = match_dense(s.func());
+  INGOT_ICHECK(d.has_value(), "dense matmul rule: no dense product block in {}", s.func().name);
+  const Buffer a = d->block->reads[size_t(d->a_read)].buffer;
+  const Buffer b = d->block->reads[size_t(d->b_read)].buffer;
+  const Buffer bias = d->bias_read >= 0 ? d->block->reads[size_t(d->bias_read)].buffer : Buffer();
+  BlockRV c = s.get_block("matmul");
+  std::vector<LoopRV> l = s.get_loops(c);  // i, j, k
+  auto extent = [&](LoopRV r) {
+    int64_t e = 0;
+    is_const_int(find_loop(s.func().body, s.loop_var(r).node())->node->extent, &e);
+    return e;
+  };
+  const int64_t M = extent(l[0]);
+  const int nr = matmul_panel_width(cfg);
+  const int mr = matmul_row_tile(cfg);
+  auto read_index = [&](const Buffer& buf) {
+    const Block* blk = find_block(s.func().body, "matmul", nullptr)->block;
+    for (size_t r = 0; r < blk->reads.size(); ++r)
+      if (blk->reads[r].buffer.same_as(buf)) return int(r);
+    INGOT_ICHECK(false, "dense matmul rule: block matmul no longer reads {}", buf->name);
+    return -1;
+  };
+  // 1. B in NR-wide column panels, Bp[ceil(N / NR), K, NR] (zero padded): the layout the
+  //    micro-kernel streams, made from the constant at compile time. The bias row padded to
+  //    whole panels too.
+  auto j = s.split_block_iter(c, l[1], nr);
+  if (d->b_transposed) {
+    s.transform_layout(c, read_index(b), {0, nr}, {0, 2, 1});  // [N, K] -> [NB, K, NR]
+  } else {
+    s.transform_layout(c, read_index(b), {1, nr}, {1, 0, 2});  // [K, N] -> [NB, K, NR]
+  }
+  if (bias.defined() && d->bias_axis >= 0) s.transform_layout(c, read_index(bias), {d->bias_axis, nr}, {});
+  // 2. With more than one register tile of rows, A packed in MR-row panels into a scratch
+  //    buffer, Ap[ceil(M / MR), K, MR] (zero padded), so the micro-kernel's broadcasts read one
+  //    stream; the rule packs each panel block right before the tiles that read it.
+  std::string a_pack = "A_pack";
+  if (M > mr) {
+    BlockRV pack = s.cache_read(c, read_index(a), "global");
+    a_pack = s.name_of(pack);
+    const Block* blk = find_block(s.func().body, "matmul", nullptr)->block;
+    int cached = -1;
+    for (size_t r = 0; r < blk->reads.size(); ++r)
+      if (blk->reads[r].buffer->name == a->name + "_global") cached = int(r);
+    s.transform_layout(c, cached, {0, mr}, {0, 2, 1});  // [M, K] -> [MB, K, MR]
+    auto i = s.split_block_iter(c, l[0], mr);
+    s.reorder({i[0], j[0], i[1], j[1], l[2]});
+  }
+  schedule_packed_matmul(s, "matmul", cfg, a_pack);
 }
 
 }  // namespace ingot::schedule

@@ -34,11 +34,11 @@
 #include "graph/transforms/quantize_weights.h"
 #include "graph/verifier.h"
 #include "lower/lower_graph.h"
-#include "tir/transforms/apply_param_layouts.h"
 #include "schedule/rules/default_rules.h"
 #include "support/error.h"
 #include "support/npz.h"
 #include "tir/printer.h"
+#include "tir/transforms/apply_param_layouts.h"
 #include "tune/records.h"
 
 namespace ingot::driver {

@@ -627,9 +627,9 @@ class Lowering : public ValueFactory, public LoweringHost {
       // A fused summand of Y's shape (FusedConv's Z, input 3) is read as Y is.
       if (node.inputs.size() > 3 && node.inputs[3] != nullptr &&
           node.inputs[3]->type.shape == y->type.shape)
-        declared[node.inputs[3]] = Buffer::make(sanitize(node.inputs[3]->name),
-                                                to_tir_dtype(node.inputs[3]->type.dtype),
-                                                std::vector<int64_t>{y->type.num_elements() / n, n});
+        declared[node.inputs[3]] =
+            Buffer::make(sanitize(node.inputs[3]->name), to_tir_dtype(node.inputs[3]->type.dtype),
+                         std::vector<int64_t>{y->type.num_elements() / n, n});
     }
     for (const Value* v : node.inputs) ins.push_back(v ? buffer_of(v) : Buffer());
     for (const Value* v : node.outputs) outs.push_back(v ? buffer_of(v) : Buffer());

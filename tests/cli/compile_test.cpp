@@ -39,8 +39,9 @@ TEST_F(CompileTest, CompileThenRunMatchesNumpy) {
   auto r =
       ingot("compile " + path("model.onnx") + " -o " + path("m.so") + " --input-shapes 'x:[3,5]'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  // MatMul + bias Add + Relu fuse into one MatMul: the packed kernel and its epilogue pass.
-  EXPECT_NE(r.out.find("2 kernels"), std::string::npos) << r.out;
+  // MatMul + bias Add + Relu fuse into one MatMul: one kernel, the bias row the product's init
+  // and the Relu a pass after it.
+  EXPECT_NE(r.out.find("1 kernels"), std::string::npos) << r.out;
   r = ingot("run " + path("m.so") + " --inputs " + path("x.npz") + " --outputs " + path("y.npz"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(python("y = np.load(d + '/y.npz')['y']\n"
@@ -88,13 +89,13 @@ TEST_F(CompileTest, BadTuningRecordsAreRefusedWithoutOutput) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("bad.jsonl:2: not a tuning record"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(path("m.so")));
-  // An empty records file: every kernel keeps its default schedule (the MLP's matmul and its
-  // epilogue pass, an injective kernel), and the summary says so.
+  // An empty records file: every kernel keeps its default schedule (the MLP's matmul with its
+  // epilogue pass), and the summary says so.
   std::ofstream(path("empty.jsonl")) << "";
   r = ingot("compile " + path("model.onnx") + " -o " + path("m.so") + " --input-shapes x:[2,5]" +
             " --tuning-records " + path("empty.jsonl"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("tuning records: 0 kernels (0 tasks) from records, 2 with the default "
+  EXPECT_NE(r.out.find("tuning records: 0 kernels (0 tasks) from records, 1 with the default "
                        "schedule, 0 records skipped"),
             std::string::npos)
       << r.out;
@@ -109,11 +110,11 @@ TEST_F(CompileTest, PrintsEachLoopStageAndHonoursScheduleNaive) {
   for (const char* stage :
        {"lower", "schedule", "lower_blocks", "unroll_loops", "flatten_buffers", "simplify"})
     EXPECT_NE(r.out.find(std::string("// IR after ") + stage + "\n"), std::string::npos) << stage;
-  // The MatMul with a constant weight gets the packed-matmul rule: a block before scheduling,
+  // The MatMul with a constant weight gets the dense matmul rule: a block before scheduling,
   // the tensorized tile after, plain loops once blocks are lowered.
   size_t sched = r.out.find("// IR after schedule"),
          lowered = r.out.find("// IR after lower_blocks");
-  EXPECT_NE(r.out.substr(0, sched).find("block(\"C\")"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.substr(0, sched).find("block(\"matmul\")"), std::string::npos) << r.out;
   EXPECT_NE(r.out.substr(sched, lowered - sched).find("\"tensorized\""), std::string::npos);
   EXPECT_EQ(r.out.substr(lowered).find("block("), std::string::npos);
   // --schedule naive keeps every op's plain loop nest.

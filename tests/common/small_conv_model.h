@@ -11,6 +11,7 @@
 #include "graph/transforms/layout_nchwc.h"
 #include "graph/transforms/rewrite_util.h"
 #include "lower/lower_graph.h"
+#include "schedule/rules/default_rules.h"
 
 namespace ingot::testing {
 
@@ -47,7 +48,9 @@ inline tir::IRModule lowered_small_conv_model(int vector_bits, bool second_conv 
   graph::infer_types(g);
   graph::convert_layout_nchwc(g, vector_bits);
   graph::infer_types(g);
-  return lower::lower_graph(g, {.vector_bits = vector_bits});
+  tir::IRModule mod = lower::lower_graph(g, {.vector_bits = vector_bits});
+  schedule::assign_schedule_rules(mod, "llvm");  // as compile_model does after lowering
+  return mod;
 }
 
 }  // namespace ingot::testing

@@ -210,12 +210,12 @@ TEST(GpuMatmulRule, LongOneRowProductsSplitKAcrossRowsOfThreads) {
   EXPECT_EQ(codegen::constant_elements(*fns[0].shared[0].get()), 32 * 8);
   EXPECT_EQ(fns[0].sync_before.size(), 4u);  // three folds (8 -> 1) and the read
   // The write-back and the in-place epilogue only on the first row of threads: with every row,
-  // a row could add the bias again to what another wrote. (PoCL runs a work-group's work-items
+  // a row could apply the epilogue again to what another wrote (the bias is the product's init). (PoCL runs a work-group's work-items
   // one after another, so a run would not show that race: the structure is checked here.)
   std::string cl = codegen::print_opencl(fns);
   size_t first_row = cl.find("if ((ty < 1))");
   ASSERT_NE(first_row, std::string::npos) << cl;
-  EXPECT_NE(cl.find("ingot_maxf((y[", first_row), std::string::npos) << cl;  // the Relu under it
+  EXPECT_NE(cl.find("ingot_maxf(y[", first_row), std::string::npos) << cl;  // the Relu under it
 }
 
 // The default and random points of one-row products (a batch of 3 rows, k of 300) with the

@@ -23,7 +23,6 @@ TEST(DefaultRules, EveryKernelsTraceReplaysToItsSchedule) {
   for (int bits : {512, 256}) {
     SCOPED_TRACE(bits);
     tir::IRModule before = lowered(bits);
-    schedule::assign_schedule_rules(before, "llvm");  // the pattern rules (dense_matmul)
     tir::IRModule after = before;
     schedule::apply_default_schedules(after, bits);
     std::set<std::string> rules;
@@ -39,7 +38,9 @@ TEST(DefaultRules, EveryKernelsTraceReplaysToItsSchedule) {
       ASSERT_FALSE(s.schedule_trace.empty()) << s.name;
       schedule::Trace t = schedule::Trace::from_json(nlohmann::json::parse(s.schedule_trace));
       schedule::Schedule r = t.replay(f);
-      EXPECT_TRUE(tir::structural_equal(r.func().body, s.body)) << s.name;
+      // (Functions, not bodies: the buffers a schedule made, a global cache or a constant's new
+      // layout, are parameters, matched by position.)
+      EXPECT_TRUE(tir::structural_equal(r.func(), s)) << s.name;
     }
     // (injective: the layout conversions into and out of channel blocks)
     EXPECT_EQ(rules, (std::set<std::string>{"blocked_conv2d", "depthwise_conv_nchwc", "injective",

@@ -16,7 +16,8 @@ std::vector<double> panels(const std::vector<double>& b, int64_t K, int64_t N, i
   int64_t nb = (N + nr - 1) / nr;
   std::vector<double> out(size_t(nb * K * nr), 0.0);
   for (int64_t k = 0; k < K; ++k)
-    for (int64_t n = 0; n < N; ++n) out[size_t(((n / nr) * K + k) * nr + n % nr)] = b[size_t(k * N + n)];
+    for (int64_t n = 0; n < N; ++n)
+      out[size_t(((n / nr) * K + k) * nr + n % nr)] = b[size_t(k * N + n)];
   return out;
 }
 
@@ -185,7 +186,8 @@ TEST(ApplyParamLayouts, RelaysConstantsAndBindsScratch) {
   std::vector<uint8_t> got(mod.constants.begin() + wa.value, mod.constants.begin() + wa.value + 32);
   EXPECT_EQ(as_doubles(got), panels(wv, 2, 3, 2));  // [[1, 2], [4, 5]], [[3, 0], [6, 0]]
   const ArgRef& va = mod.entry[1].args[0];
-  std::vector<uint8_t> vgot(mod.constants.begin() + va.value, mod.constants.begin() + va.value + 16);
+  std::vector<uint8_t> vgot(mod.constants.begin() + va.value,
+                            mod.constants.begin() + va.value + 16);
   EXPECT_EQ(as_doubles(vgot), vv);
   EXPECT_EQ(mod.constants.size(), 64u + 32u);  // W's original left the blob
   EXPECT_EQ(mod.entry[0].args[1].kind, ArgRef::kWorkspace);

@@ -36,8 +36,10 @@ class ValueFactory {
                                         const std::vector<int64_t>& shape) = 0;
 };
 
-// MatMul (A of rank >= 2 times a constant 2-D B) and Gemm (transA = 0, constant B, constant
-// bias broadcast along rows or none): the packed-B matmul (rule packed_matmul).
+// The products a dense product block does not describe (compute/matmul_operand.h
+// is_dense_product: those lower through compute_product_block and the dense_matmul rule packs
+// them): a run-time B (packed in the kernel, per batch), a transposed view of A, Gemm's alpha
+// != 1 (folded into B here): the packed-B matmul (rule packed_matmul).
 std::optional<std::vector<NodeKernel>> lower_packed_matmul(const graph::Node& node, int vector_bits,
                                                            ValueFactory& values);
 

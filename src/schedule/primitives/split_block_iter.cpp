@@ -58,8 +58,8 @@ std::vector<LoopRV> Schedule::split_block_iter(BlockRV block, LoopRV loop, int64
   LoopInfo li = loop_info(*this, loop);
   const Block* b = bi.block;
   const For* f = li.node;
-  std::string what = "split_block_iter block " + qname(b->name_hint) + " at loop " +
-                     qname(f->loop_var.name());
+  std::string what =
+      "split_block_iter block " + qname(b->name_hint) + " at loop " + qname(f->loop_var.name());
   int64_t extent = 0, start = -1;
   if (!is_const_int(f->extent, &extent) || !is_const_int(f->min, &start) || start != 0 ||
       f->kind != ForKind::kSerial)
@@ -90,8 +90,8 @@ std::vector<LoopRV> Schedule::split_block_iter(BlockRV block, LoopRV loop, int64
   int64_t imin = -1, iext = 0;
   if (!is_const_int(iv.min, &imin) || imin != 0 || !is_const_int(iv.extent, &iext) ||
       iext != extent)
-    fail_schedule<SplitBlockIterError>("cannot {}: iter var {} does not range over the loop",
-                                       what, qname(iv.var.name()));
+    fail_schedule<SplitBlockIterError>("cannot {}: iter var {} does not range over the loop", what,
+                                       qname(iv.var.name()));
   // 1. The new loops and iter vars.
   const int64_t outer = (extent + factor - 1) / factor;
   DataType dt = f->loop_var.dtype();

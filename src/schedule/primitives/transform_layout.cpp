@@ -118,7 +118,8 @@ Stmt padded_copy(const std::string& name, const BufferStore* store, const Block*
     src.push_back(at);
   }
   VarMap to_src;
-  for (size_t d = 0; d < copy->iter_vars.size(); ++d) to_src[copy->iter_vars[d].var.node()] = src[d];
+  for (size_t d = 0; d < copy->iter_vars.size(); ++d)
+    to_src[copy->iter_vars[d].var.node()] = src[d];
   Expr v = substitute(store->value, to_src);
   if (inside.defined()) v = select(inside, v, make_const(v.dtype(), 0));
   Stmt st = BlockRealize::make(values, IntImm::make(DataType::boolean(), 1),

@@ -488,7 +488,8 @@ void schedule_dense_matmul(Schedule& s, const MatmulConfig& cfg) {
   } else {
     s.transform_layout(c, read_index(b), {1, nr}, {1, 0, 2});  // [K, N] -> [NB, K, NR]
   }
-  if (bias.defined() && d->bias_axis >= 0) s.transform_layout(c, read_index(bias), {d->bias_axis, nr}, {});
+  if (bias.defined() && d->bias_axis >= 0)
+    s.transform_layout(c, read_index(bias), {d->bias_axis, nr}, {});
   // 2. With more than one register tile of rows, A packed in MR-row panels into a scratch
   //    buffer, Ap[ceil(M / MR), K, MR] (zero padded), so the micro-kernel's broadcasts read one
   //    stream; the rule packs each panel block right before the tiles that read it.

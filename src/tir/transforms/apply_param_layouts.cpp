@@ -124,7 +124,8 @@ void apply_param_layouts(IRModule& mod) {
     const bool symbolic = mod.workspace_size.defined();
     const int64_t base = align_up(int64_t(mod.workspace_bytes));
     int slot = 0;
-    for (const IRModule::WorkspaceOffset& w : mod.workspace_offsets) slot = std::max(slot, w.slot + 1);
+    for (const IRModule::WorkspaceOffset& w : mod.workspace_offsets)
+      slot = std::max(slot, w.slot + 1);
     Expr sym_base;
     if (symbolic)
       sym_base = floordiv(mod.workspace_size + i64(kAlign - 1), i64(kAlign)) * i64(kAlign);

@@ -554,6 +554,46 @@ class Lowering : public ValueFactory, public LoweringHost {
     return options_.vector_bits > 0 && is_dense_product(node);
   }
 
+  // The views a dense product is described on: with a 2-D B, A's leading dims are rows (A as
+  // [M, K], Y and a fused summand of Y's shape as [M, N]); batched, A, B and Y (and the summand)
+  // with their batch dims flattened into one. Row-major reshapes: the same bytes.
+  void declare_product_views(const graph::Node& node, std::map<const Value*, Buffer>& declared) {
+    const Value* a = node.inputs[0];
+    const Value* b = node.inputs[1];
+    const Value* y = node.outputs[0];
+    const Value* z = node.inputs.size() > 3 ? node.inputs[3] : nullptr;
+    if (z != nullptr && z->type.shape != y->type.shape) z = nullptr;
+    auto view = [&](const Value* v, std::vector<int64_t> shape) {
+      declared[v] = Buffer::make(sanitize(v->name), to_tir_dtype(v->type.dtype), shape);
+    };
+    // The last `keep` dims kept, the others flattened into one (dropped when `rows`: into the
+    // first kept dim).
+    auto flattened = [](const Value* v, size_t keep, bool rows) {
+      std::vector<int64_t> s = v->type.static_shape();
+      int64_t lead = 1;
+      for (size_t d = 0; d + keep < s.size(); ++d) lead *= s[d];
+      std::vector<int64_t> out(s.end() - int64_t(keep), s.end());
+      if (rows) {
+        out[0] *= lead;
+      } else {
+        out.insert(out.begin(), lead);
+      }
+      return out;
+    };
+    if (b->type.rank() == 2) {
+      if (a->type.rank() <= 2) return;
+      view(a, flattened(a, 2, true));
+      view(y, flattened(y, 2, true));
+      if (z) view(z, flattened(z, 2, true));
+      return;
+    }
+    if (a->type.rank() <= 3) return;
+    const bool a_flat = keeps_batch_dims(node.attrs.get_ints("perm_a")),
+               b_flat = keeps_batch_dims(node.attrs.get_ints("perm_b"));
+    for (const Value* v : {a_flat ? a : nullptr, b_flat ? b : nullptr, y, z})
+      if (v) view(v, flattened(v, 2, false));
+  }
+
   // A node whose outputs are all shape values known as expressions of the symbols (Shape, and
   // the Gather/Concat/Unsqueeze of shape computations) needs none of its inputs: one kernel
   // stores the expressions, evaluated on the bound symbols.
@@ -615,22 +655,7 @@ class Lowering : public ValueFactory, public LoweringHost {
       declared[node.inputs[0]] =
           Buffer::make(b->name, to_tir_dtype(node.outputs.at(0)->type.dtype), b->shape);
     }
-    if (dense_product(node) && node.inputs[0]->type.rank() > 2) {
-      // The dense product's rows: A's leading dims (A as [M, K], Y as [M, N]).
-      const Value* a = node.inputs[0];
-      const Value* y = node.outputs[0];
-      const int64_t k = a->type.static_shape().back(), n = y->type.static_shape().back();
-      declared[a] = Buffer::make(sanitize(a->name), to_tir_dtype(a->type.dtype),
-                                 std::vector<int64_t>{a->type.num_elements() / k, k});
-      declared[y] = Buffer::make(sanitize(y->name), to_tir_dtype(y->type.dtype),
-                                 std::vector<int64_t>{y->type.num_elements() / n, n});
-      // A fused summand of Y's shape (FusedConv's Z, input 3) is read as Y is.
-      if (node.inputs.size() > 3 && node.inputs[3] != nullptr &&
-          node.inputs[3]->type.shape == y->type.shape)
-        declared[node.inputs[3]] =
-            Buffer::make(sanitize(node.inputs[3]->name), to_tir_dtype(node.inputs[3]->type.dtype),
-                         std::vector<int64_t>{y->type.num_elements() / n, n});
-    }
+    if (dense_product(node)) declare_product_views(node, declared);
     for (const Value* v : node.inputs) ins.push_back(v ? buffer_of(v) : Buffer());
     for (const Value* v : node.outputs) outs.push_back(v ? buffer_of(v) : Buffer());
     f.body = fold_constant_loads(compute_nest(node, ins, outs), small_constants(bufs));

@@ -321,8 +321,9 @@ TEST(LowerGraph, ScheduledGemmFoldsAlphaTransposeAndBias) {
   expect_near_all(out.values(), want);
 }
 
-TEST(LowerGraph, RunTimeBatchedBIsPackedInTheKernel) {
-  // Attention-like: y[2,3,10,7] = a[2,3,10,4] x b[2,3,4,7], both run-time values.
+TEST(LowerGraph, RunTimeBatchedProductIsOneBlockOverFlattenedBatches) {
+  // Attention-like: y[2,3,10,7] = a[2,3,10,4] x b[2,3,4,7], both run-time values: one product
+  // block over [6, .., ..] views, which the dense matmul rule packs (B and A into scratch).
   graph::Graph g;
   graph::Value* a = g.add_value("a", f32_type({2, 3, 10, 4}));
   graph::Value* b = g.add_value("b", f32_type({2, 3, 4, 7}));
@@ -330,9 +331,11 @@ TEST(LowerGraph, RunTimeBatchedBIsPackedInTheKernel) {
   g.outputs = {g.add_node(OpKind::MatMul, "mm", {a, b}, {"y"})->outputs[0]};
   graph::infer_types(g);
   tir::IRModule m = lower::lower_graph(g, {.vector_bits = 512});
+  schedule::assign_schedule_rules(m, "llvm");
   ASSERT_EQ(m.kernels.size(), 1u);
-  EXPECT_EQ(m.kernels[0].schedule_rule, "packed_matmul");
-  EXPECT_EQ(m.kernels[0].params.size(), 5u);  // A, Ap, B, Bp, C
+  EXPECT_EQ(m.kernels[0].schedule_rule, "dense_matmul");
+  ASSERT_EQ(m.kernels[0].params.size(), 3u);  // A, B, C as [6, .., ..]
+  EXPECT_EQ(m.kernels[0].params[1]->shape.size(), 3u);
   HostTensor ta(DataType::f32(), {2, 3, 10, 4}, random_values(240, -1, 1, 3));
   HostTensor tb(DataType::f32(), {2, 3, 4, 7}, random_values(168, -1, 1, 4));
   HostTensor out(DataType::f32(), {2, 3, 10, 7});

@@ -47,8 +47,9 @@ Stmt product_block(ProductNest& nest, const Buffer& y, const Index& y_index, Exp
 
 Stmt matmul_block(const graph::Node& node, const std::vector<Buffer>& inputs,
                   const std::vector<Buffer>& outputs) {
-  const OperandView a{inputs.at(0), node.attrs.get_ints("perm_a")};
-  const OperandView b{inputs.at(1), node.attrs.get_ints("perm_b")};
+  // (Lowering may pass views with the batch dims flattened: the permutations follow.)
+  const OperandView a{inputs.at(0), view_perm(node.attrs.get_ints("perm_a"), inputs[0].ndim())};
+  const OperandView b{inputs.at(1), view_perm(node.attrs.get_ints("perm_b"), inputs[1].ndim())};
   const Buffer& y = outputs.at(0);
   check_dtype(node, a.buf, DTypeClass::kNumeric);
   check_dtype(node, b.buf, DTypeClass::kNumeric);

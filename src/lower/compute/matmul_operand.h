@@ -76,10 +76,35 @@ struct GemmAttrs {
   }
 };
 
-// A product of float32 A (no transposed view) and a constant float32 2-D B (no view; Gemm:
-// transA = 0, alpha = 1): the dense product. Lowering describes it on 2-D views of A and Y
-// (A's leading dims are rows) as one reduction block (compute_product_block), which a CPU
-// schedule rule packs and tiles (schedule/rules/matmul.h).
+// A transposed view `perm` of a tensor as the product reads it through a buffer of `rank` dims
+// whose leading (batch) dims are the tensor's flattened (lowering's views of a dense product):
+// the view's last `rank` dims, the leading ones of the permutation dropped (they must keep their
+// place). Empty stays empty.
+inline std::vector<int64_t> view_perm(const std::vector<int64_t>& perm, size_t rank) {
+  if (perm.size() <= rank) return perm;
+  const int64_t drop = int64_t(perm.size() - rank);
+  std::vector<int64_t> out;
+  for (size_t d = size_t(drop); d < perm.size(); ++d) out.push_back(perm[d] - drop);
+  return out;
+}
+
+// Whether a transposed view keeps the batch dims (all but the last two) in place.
+inline bool keeps_batch_dims(const std::vector<int64_t>& perm) {
+  for (size_t d = 0; d + 2 < perm.size(); ++d)
+    if (perm[d] != int64_t(d)) return false;
+  return true;
+}
+
+// A float32 product the CPU schedule rule packs (schedule/rules/matmul.h, dense_matmul):
+// MatMul, or Gemm with transA = 0 and alpha = 1, static shapes, either
+// - B 2-D (constant or not, its transpose allowed), A's leading dims the rows (no view of A
+//   unless A is 2-D), or
+// - A and B of one rank > 2 with the same batch dims (the batched product of attention: Q K^T,
+//   then P V), read through views that keep the batch dims in place, or with one batch dim of
+//   extent > 1 at most.
+// Lowering describes it on views whose batch dims are flattened into one (rows: A as [M, K]
+// and Y as [M, N]; batched: [batch, .., ..], an operand whose view moves batch dims as it is)
+// as one reduction block (compute_product_block).
 inline bool is_dense_product(const graph::Node& node) {
   const bool gemm = node.op == ops::OpKind::Gemm;
   if ((node.op != ops::OpKind::MatMul && !gemm) || node.inputs.size() < 2) return false;
@@ -89,14 +114,29 @@ inline bool is_dense_product(const graph::Node& node) {
   auto f32 = [](const graph::Value* v) {
     return v != nullptr && v->type.dtype == graph::DType::kF32 && v->type.is_static();
   };
-  if (!f32(a) || !f32(b) || !f32(y) || !b->is_constant() || b->type.rank() != 2 ||
-      a->type.rank() < 2)
-    return false;
-  if (!node.attrs.get_ints("perm_a").empty() || !node.attrs.get_ints("perm_b").empty())
+  if (!f32(a) || !f32(b) || !f32(y) || a->type.rank() < 2 || b->type.rank() < 2 || a == b)
     return false;
   if (gemm) {
     GemmAttrs g(node);
-    if (g.trans_a || g.alpha != 1.0) return false;
+    return !g.trans_a && g.alpha == 1.0;
+  }
+  const std::vector<int64_t> pa = node.attrs.get_ints("perm_a"), pb = node.attrs.get_ints("perm_b");
+  if (b->type.rank() == 2) return pa.empty() || a->type.rank() == 2;
+  if (b->is_constant() || a->type.rank() != b->type.rank()) return false;
+  auto view = [](std::vector<int64_t> shape, const std::vector<int64_t>& perm) {
+    if (perm.empty()) return shape;
+    std::vector<int64_t> v;
+    for (int64_t p : perm) v.push_back(shape[size_t(p)]);
+    return v;
+  };
+  std::vector<int64_t> as = view(a->type.static_shape(), pa), bs = view(b->type.static_shape(), pb);
+  if (!std::equal(as.begin(), as.end() - 2, bs.begin())) return false;
+  // A view that moves batch dims (attention's heads split off a [.., seq, heads, dim] tensor)
+  // cannot be flattened: the block then has one batch dim of extent > 1 at most.
+  if (!keeps_batch_dims(pa) || !keeps_batch_dims(pb)) {
+    int wide = 0;
+    for (size_t d = 0; d + 2 < as.size(); ++d) wide += as[d] > 1 ? 1 : 0;
+    if (wide > 1) return false;
   }
   return true;
 }

@@ -221,7 +221,7 @@ int matmul_panel_width(const MatmulConfig& cfg) {
 }
 
 void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulConfig& cfg,
-                            const std::string& a_pack) {
+                            const std::string& a_pack, const std::string& b_pack) {
   BlockRV c = s.get_block(block);
   std::vector<LoopRV> l = s.get_loops(c);  // (b,) i, jb, jr, k  or  (b,) ib, jb, ir, jr, k
   const Block* blk = find_block(s.func().body, block, nullptr)->block;
@@ -268,7 +268,7 @@ void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulC
     // A column tail (N not a multiple of NR) cuts tiles; A and B are packed in whole panels.
     s.tensorize(s.blockize(l[o + 2]), fma_tile_name(spec), PartialTile::kScratch);
     LoopRV par = batched ? l[0] : jb;
-    for (const std::string& pack : {a_pack, std::string("B_pack")}) {
+    for (const std::string& pack : {a_pack, b_pack}) {
       if (!find_block(s.func().body, pack, nullptr).has_value()) continue;
       BlockRV pb = s.get_block(pack);
       if (batched) {
@@ -344,8 +344,8 @@ void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulC
   // 7. A run-time B is packed per batch inside the parallel loop (each row block of a batch
   //    packs it again: B is small where it is a run-time value, e.g. attention); unbatched, once
   //    up front, its panels in parallel.
-  if (find_block(s.func().body, "B_pack", nullptr).has_value()) {
-    BlockRV bpack = s.get_block("B_pack");
+  if (find_block(s.func().body, b_pack, nullptr).has_value()) {
+    BlockRV bpack = s.get_block(b_pack);
     if (batched) {
       s.compute_at(bpack, par);
     } else if (cfg.parallel) {
@@ -356,18 +356,42 @@ void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulC
 
 namespace {
 
-// The dense product block of a kernel: "matmul" at the root over its own loops i, j, reduce k,
-// C[i, j] = C[i, j] + A[i, k] * B[k, j] (or B[j, k]), all float32, B a constant parameter, an
-// init of zero or of one bias row (a load indexed by j or constants only).
+// The dense product block of a kernel: "matmul" at the root over its own loops [b,] i, j and a
+// reduce k, C[[b,] i, j] = C[..] + A[[b,] i, k] * B[[b,] k, j], all float32, A and B each
+// possibly read transposed (A[[b,] k, i], B[[b,] j, k]), B batched only when the block is; the
+// init zero or one bias row (a load indexed by j or by constants only, maybe scaled).
 struct DenseProduct {
   const Block* block = nullptr;
-  int a_read = -1, b_read = -1, bias_read = -1;
-  bool b_transposed = false;
-  int bias_axis = -1;  // the bias dim indexed by j (-1: none)
+  bool batched = false;
+  std::string a, b, bias;  // buffer names ("" bias: none to lay out)
+  // Per operand, the dims of its buffer that the block's row (A) or column (B) and the depth k
+  // index (any other dim is the batch or a constant 0).
+  int a_rows = -1, a_depth = -1, b_cols = -1, b_depth = -1;
+  bool b_constant = false;
+  int bias_axis = -1;  // the bias dim indexed by j
 };
 
 const VarNode* var_of(const Expr& e) {
   return e.as<VarNode>();
+}
+
+// The dims of `idx` holding p and q (each exactly once, as plain vars), when every other dim is
+// the batch var `vb` (once, and only when given) or a constant.
+std::optional<std::pair<int, int>> dims_of(const std::vector<Expr>& idx, const VarNode* vb,
+                                           const VarNode* p, const VarNode* q) {
+  int at_p = -1, at_q = -1, at_b = -1;
+  for (size_t d = 0; d < idx.size(); ++d) {
+    const VarNode* v = var_of(idx[d]);
+    int* slot = v == p ? &at_p : v == q ? &at_q : (v != nullptr && v == vb) ? &at_b : nullptr;
+    if (slot == nullptr) {
+      if (!is_const_int(idx[d])) return std::nullopt;
+      continue;
+    }
+    if (*slot >= 0) return std::nullopt;
+    *slot = int(d);
+  }
+  if (at_p < 0 || at_q < 0 || (vb != nullptr && at_b < 0)) return std::nullopt;
+  return std::pair{at_p, at_q};
 }
 
 std::optional<DenseProduct> match_dense(const PrimFunc& f) {
@@ -376,23 +400,30 @@ std::optional<DenseProduct> match_dense(const PrimFunc& f) {
   // At the root (the function's body before a schedule wraps it in the root block).
   if (!info || count != 1 || (info->parent != nullptr && info->parent->name_hint != "root"))
     return std::nullopt;
-  const Block* b = info->block;
-  if (b->iter_vars.size() != 3 || info->loops.size() != 3 ||
-      b->iter_vars[0].kind != IterKind::kSpatial || b->iter_vars[1].kind != IterKind::kSpatial ||
-      b->iter_vars[2].kind != IterKind::kReduce || !b->init.defined())
-    return std::nullopt;
-  for (size_t d = 0; d < 3; ++d) {
+  const Block* blk = info->block;
+  const size_t n = blk->iter_vars.size();
+  if ((n != 3 && n != 4) || info->loops.size() != n || !blk->init.defined()) return std::nullopt;
+  for (size_t d = 0; d < n; ++d) {
     auto* loop = info->loops[d].as<For>();
-    if (loop == nullptr || info->br->iter_values[d].as<VarNode>() != loop->loop_var.node() ||
+    IterKind want = d + 1 == n ? IterKind::kReduce : IterKind::kSpatial;
+    if (blk->iter_vars[d].kind != want || loop == nullptr ||
+        info->br->iter_values[d].as<VarNode>() != loop->loop_var.node() ||
         !is_const_int(loop->extent) || loop->kind != ForKind::kSerial)
       return std::nullopt;
   }
-  const VarNode* vi = b->iter_vars[0].var.node();
-  const VarNode* vj = b->iter_vars[1].var.node();
-  const VarNode* vk = b->iter_vars[2].var.node();
-  auto* st = b->body.as<BufferStore>();
-  if (st == nullptr || st->buffer->dtype != DataType::f32() || st->indices.size() != 2 ||
-      var_of(st->indices[0]) != vi || var_of(st->indices[1]) != vj)
+  DenseProduct d;
+  d.block = blk;
+  d.batched = n == 4;
+  const size_t o = d.batched ? 1 : 0;
+  const VarNode* vb = d.batched ? blk->iter_vars[0].var.node() : nullptr;
+  const VarNode* vi = blk->iter_vars[o].var.node();
+  const VarNode* vj = blk->iter_vars[o + 1].var.node();
+  const VarNode* vk = blk->iter_vars[o + 2].var.node();
+  // C is [b,] i, j exactly (the rule's loops and tiles follow its dims).
+  auto* st = blk->body.as<BufferStore>();
+  if (st == nullptr || st->buffer->dtype != DataType::f32() || st->indices.size() != o + 2 ||
+      (d.batched && var_of(st->indices[0]) != vb) || var_of(st->indices[o]) != vi ||
+      var_of(st->indices[o + 1]) != vj)
     return std::nullopt;
   auto* add = st->value.as<Add>();
   auto* self = add ? add->a.as<BufferLoad>() : nullptr;
@@ -401,40 +432,28 @@ std::optional<DenseProduct> match_dense(const PrimFunc& f) {
   auto* lb = mul ? mul->b.as<BufferLoad>() : nullptr;
   if (!self || self->buffer.get() != st->buffer.get() || !la || !lb ||
       la->buffer->dtype != DataType::f32() || lb->buffer->dtype != DataType::f32() ||
-      la->indices.size() != 2 || lb->indices.size() != 2 || var_of(la->indices[0]) != vi ||
-      var_of(la->indices[1]) != vk)
+      la->buffer.get() == lb->buffer.get())
     return std::nullopt;
-  DenseProduct d;
-  d.block = b;
-  if (var_of(lb->indices[0]) == vk && var_of(lb->indices[1]) == vj) {
-    d.b_transposed = false;
-  } else if (var_of(lb->indices[0]) == vj && var_of(lb->indices[1]) == vk) {
-    d.b_transposed = true;
-  } else {
-    return std::nullopt;
-  }
-  auto param = [&](const BufferNode* buf) {
-    for (size_t p = 0; p < f.params.size(); ++p)
-      if (f.params[p].get() == buf) return int(p);
-    return -1;
+  auto ad = dims_of(la->indices, vb, vi, vk);
+  // B: batched with the block, or shared by every batch (a 2-D B).
+  auto bd = dims_of(lb->indices, vb, vk, vj);
+  if (!bd && d.batched) bd = dims_of(lb->indices, nullptr, vk, vj);
+  if (!ad || !bd) return std::nullopt;
+  d.a = la->buffer->name, d.b = lb->buffer->name;
+  d.a_rows = ad->first, d.a_depth = ad->second;
+  d.b_depth = bd->first, d.b_cols = bd->second;
+  auto is_constant = [&](const BufferNode* buf) {
+    for (int p : f.constant_params)
+      if (f.params.at(size_t(p)).get() == buf) return true;
+    return false;
   };
-  auto is_constant = [&](int p) {
-    return p >= 0 && std::find(f.constant_params.begin(), f.constant_params.end(), p) !=
-                         f.constant_params.end();
-  };
-  if (!is_constant(param(lb->buffer.get()))) return std::nullopt;
-  auto read_of = [&](const BufferNode* buf) {
-    for (size_t r = 0; r < b->reads.size(); ++r)
-      if (b->reads[r].buffer.get() == buf) return int(r);
-    return -1;
-  };
-  d.a_read = read_of(la->buffer.get());
-  d.b_read = read_of(lb->buffer.get());
+  d.b_constant = is_constant(lb->buffer.get());
   // The init: zero, or a (cast) load of a bias row.
-  auto* init = b->init.as<BufferStore>();
+  auto* init = blk->init.as<BufferStore>();
   if (init == nullptr) return std::nullopt;
   Expr iv = init->value;
   if (auto* c = iv.as<Cast>()) iv = c->value;
+  if (auto* m = iv.as<Mul>(); m && m->b.as<FloatImm>()) iv = m->a;  // Gemm's beta * C
   if (auto* bias = iv.as<BufferLoad>()) {
     for (size_t x = 0; x < bias->indices.size(); ++x) {
       if (var_of(bias->indices[x]) == vj) {
@@ -443,11 +462,39 @@ std::optional<DenseProduct> match_dense(const PrimFunc& f) {
         return std::nullopt;
       }
     }
-    if (is_constant(param(bias->buffer.get()))) d.bias_read = read_of(bias->buffer.get());
+    if (is_constant(bias->buffer.get()) && d.bias_axis >= 0) d.bias = bias->buffer->name;
   } else if (!is_const_int(iv) && !iv.as<FloatImm>()) {
     return std::nullopt;
   }
   return d;
+}
+
+// The read index of the buffer named `name` in block "matmul".
+int read_index(const Schedule& s, const std::string& name) {
+  const Block* blk = find_block(s.func().body, "matmul", nullptr)->block;
+  for (size_t r = 0; r < blk->reads.size(); ++r)
+    if (blk->reads[r].buffer->name == name) return int(r);
+  INGOT_ICHECK(false, "dense matmul rule: block matmul does not read {}", name);
+  return -1;
+}
+
+// A matrix operand in panels of `width` along its dim `split` (the rows of A, the columns of
+// B), the depth dim `depth` between: [its other dims in order (the batch), panels, depth,
+// width]. Its buffer has `rank` dims.
+void panel_layout(Schedule& s, BlockRV c, const std::string& name, int rank, int split, int depth,
+                  int width) {
+  // Dims after the split: split -> (split, split + 1), later dims one further.
+  auto moved = [&](int d) { return int64_t(d > split ? d + 1 : d); };
+  std::vector<int64_t> perm;
+  for (int d = 0; d < rank; ++d)
+    if (d != split && d != depth) perm.push_back(moved(d));
+  perm.insert(perm.end(), {moved(split), moved(depth), moved(split) + 1});
+  s.transform_layout(c, read_index(s, name), {split, width}, perm);
+}
+
+int rank_of(const Schedule& s, const std::string& name) {
+  const Block* blk = find_block(s.func().body, "matmul", nullptr)->block;
+  return int(blk->reads.at(size_t(read_index(s, name))).buffer.ndim());
 }
 
 }  // namespace
@@ -459,53 +506,44 @@ bool is_dense_matmul(const PrimFunc& f) {
 void schedule_dense_matmul(Schedule& s, const MatmulConfig& cfg) {
   std::optional<DenseProduct> d = match_dense(s.func());
   INGOT_ICHECK(d.has_value(), "dense matmul rule: no dense product block in {}", s.func().name);
-  const Buffer a = d->block->reads[size_t(d->a_read)].buffer;
-  const Buffer b = d->block->reads[size_t(d->b_read)].buffer;
-  const Buffer bias = d->bias_read >= 0 ? d->block->reads[size_t(d->bias_read)].buffer : Buffer();
   BlockRV c = s.get_block("matmul");
-  std::vector<LoopRV> l = s.get_loops(c);  // i, j, k
+  std::vector<LoopRV> l = s.get_loops(c);  // [b,] i, j, k
+  const size_t o = d->batched ? 1 : 0;
   auto extent = [&](LoopRV r) {
     int64_t e = 0;
     is_const_int(find_loop(s.func().body, s.loop_var(r).node())->node->extent, &e);
     return e;
   };
-  const int64_t M = extent(l[0]);
+  const int64_t M = extent(l[o]);
   const int nr = matmul_panel_width(cfg);
   const int mr = matmul_row_tile(cfg);
-  auto read_index = [&](const Buffer& buf) {
-    const Block* blk = find_block(s.func().body, "matmul", nullptr)->block;
-    for (size_t r = 0; r < blk->reads.size(); ++r)
-      if (blk->reads[r].buffer.same_as(buf)) return int(r);
-    INGOT_ICHECK(false, "dense matmul rule: block matmul no longer reads {}", buf->name);
-    return -1;
-  };
-  // 1. B in NR-wide column panels, Bp[ceil(N / NR), K, NR] (zero padded): the layout the
-  //    micro-kernel streams, made from the constant at compile time. The bias row padded to
-  //    whole panels too.
-  auto j = s.split_block_iter(c, l[1], nr);
-  if (d->b_transposed) {
-    s.transform_layout(c, read_index(b), {0, nr}, {0, 2, 1});  // [N, K] -> [NB, K, NR]
-  } else {
-    s.transform_layout(c, read_index(b), {1, nr}, {1, 0, 2});  // [K, N] -> [NB, K, NR]
+  // 1. B in NR-wide column panels, Bp[[b,] ceil(N / NR), K, NR] (zero padded): the layout the
+  //    micro-kernel streams. A constant B is re-laid out at compile time (the bias row padded to
+  //    whole panels too); a run-time B is packed in the kernel, into a global scratch.
+  auto j = s.split_block_iter(c, l[o + 1], nr);
+  std::string b_pack = "B_pack";
+  std::string b = d->b;
+  if (!d->b_constant) {
+    b_pack = s.name_of(s.cache_read(c, read_index(s, b), "global"));
+    b += "_global";
   }
-  if (bias.defined() && d->bias_axis >= 0)
-    s.transform_layout(c, read_index(bias), {d->bias_axis, nr}, {});
-  // 2. With more than one register tile of rows, A packed in MR-row panels into a scratch
-  //    buffer, Ap[ceil(M / MR), K, MR] (zero padded), so the micro-kernel's broadcasts read one
-  //    stream; the rule packs each panel block right before the tiles that read it.
+  panel_layout(s, c, b, rank_of(s, b), d->b_cols, d->b_depth, nr);
+  if (!d->bias.empty()) s.transform_layout(c, read_index(s, d->bias), {d->bias_axis, nr}, {});
+  // 2. With more than one register tile of rows (or A read transposed), A packed in MR-row
+  //    panels, Ap[[b,] ceil(M / MR), K, MR] (zero padded), so the micro-kernel's broadcasts read
+  //    one stream; the rule packs each panel block right before the tiles that read it.
   std::string a_pack = "A_pack";
-  if (M > mr) {
-    BlockRV pack = s.cache_read(c, read_index(a), "global");
-    a_pack = s.name_of(pack);
-    const Block* blk = find_block(s.func().body, "matmul", nullptr)->block;
-    int cached = -1;
-    for (size_t r = 0; r < blk->reads.size(); ++r)
-      if (blk->reads[r].buffer->name == a->name + "_global") cached = int(r);
-    s.transform_layout(c, cached, {0, mr}, {0, 2, 1});  // [M, K] -> [MB, K, MR]
-    auto i = s.split_block_iter(c, l[0], mr);
-    s.reorder({i[0], j[0], i[1], j[1], l[2]});
+  std::vector<LoopRV> order;
+  if (d->batched) order.push_back(l[0]);
+  if (M > mr || d->a_rows > d->a_depth) {
+    a_pack = s.name_of(s.cache_read(c, read_index(s, d->a), "global"));
+    const std::string a = d->a + "_global";
+    panel_layout(s, c, a, rank_of(s, a), d->a_rows, d->a_depth, mr);
+    auto i = s.split_block_iter(c, l[o], mr);
+    order.insert(order.end(), {i[0], j[0], i[1], j[1], l[o + 2]});
+    s.reorder(order);
   }
-  schedule_packed_matmul(s, "matmul", cfg, a_pack);
+  schedule_packed_matmul(s, "matmul", cfg, a_pack, b_pack);
 }
 
 }  // namespace ingot::schedule

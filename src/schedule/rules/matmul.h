@@ -108,17 +108,20 @@ int matmul_row_tile(const MatmulConfig& cfg);
 // Applies the default schedule to block `block` (as built by make_packed_matmul, or brought to
 // that form by schedule_dense_matmul; its A-packing block is `a_pack`).
 void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulConfig& cfg,
-                            const std::string& a_pack = "A_pack");
+                            const std::string& a_pack = "A_pack",
+                            const std::string& b_pack = "B_pack");
 
 // The dense product as lowering describes it (lower/compute/matmul_block.cpp): block "matmul" at
-// the root, C[i, j] (init 0 or a bias row) += A[i, k] * B[k, j] or B[j, k], float32, with B a
-// constant parameter. The rule (kDenseMatmulRule) matches kernels of this form.
+// the root, C[[b,] i, j] (init 0 or a bias row) += A[[b,] i, k] (or A[[b,] k, i]) * B[[b,] k, j]
+// (or B[[b,] j, k]), float32, B constant or not (not both batched and constant). The rule
+// (kDenseMatmulRule) matches kernels of this form.
 bool is_dense_matmul(const tir::PrimFunc& f);
-// Its schedule: the layouts (B in NR panels, transform_layout; the bias padded to panels), A
-// packed in MR-row panels when it has more than MR rows (cache_read into a global scratch plus
-// transform_layout), the block's columns and rows split to match (split_block_iter), then
-// schedule_packed_matmul. Other blocks of the kernel (an epilogue pass after the product) are
-// scheduled by the injective rule first.
+// Its schedule: the layouts (B in NR panels: a constant by transform_layout, re-laid out at
+// compile time, a run-time B packed in the kernel by cache_read into a global scratch plus
+// transform_layout; the bias padded to panels), A packed in MR-row panels when it has more than
+// MR rows or is read transposed (cache_read + transform_layout), the block's columns and rows
+// split to match (split_block_iter), then schedule_packed_matmul. Other blocks of the kernel (an
+// epilogue pass after the product) are scheduled by the injective rule first.
 void schedule_dense_matmul(Schedule& s, const MatmulConfig& cfg);
 
 }  // namespace ingot::schedule

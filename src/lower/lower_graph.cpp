@@ -588,8 +588,14 @@ class Lowering : public ValueFactory, public LoweringHost {
       return;
     }
     if (a->type.rank() <= 3) return;
-    const bool a_flat = keeps_batch_dims(node.attrs.get_ints("perm_a")),
-               b_flat = keeps_batch_dims(node.attrs.get_ints("perm_b"));
+    bool a_flat = keeps_batch_dims(node.attrs.get_ints("perm_a")),
+         b_flat = keeps_batch_dims(node.attrs.get_ints("perm_b"));
+    // An operand read as it is has its own batch dims: the block one var per batch dim of
+    // extent > 1, which the others can share only if there is one.
+    if (!a_flat || !b_flat) {
+      std::vector<int64_t> ys = y->type.static_shape();
+      if (std::count_if(ys.begin(), ys.end() - 2, [](int64_t e) { return e > 1; }) > 1) return;
+    }
     for (const Value* v : {a_flat ? a : nullptr, b_flat ? b : nullptr, y, z})
       if (v) view(v, flattened(v, 2, false));
   }

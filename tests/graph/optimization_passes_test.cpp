@@ -8,6 +8,7 @@
 
 #include "graph/transforms/cse.h"
 #include "graph/transforms/fold_batch_norm.h"
+#include "graph/transforms/fold_gemm_alpha.h"
 #include "graph/transforms/fuse_epilogue.h"
 #include "graph/transforms/fuse_gelu.h"
 #include "graph/transforms/fuse_layer_norm.h"
@@ -121,6 +122,29 @@ TEST(FoldBatchNorm, OtherBatchNormsBecomePerChannelMulAndAdd) {
     EXPECT_NEAR(bv[c], shift[c] - mean[c] * s, 1e-6);
   }
   EXPECT_EQ(g.outputs[0]->type, F32({1, 2, 3, 3}));
+}
+
+// Gemm's alpha goes into a constant B (B' = alpha * B, alpha = 1); a run-time B keeps it.
+TEST(FoldGemmAlpha, ScalesAConstantWeightOnly) {
+  Graph g;
+  Value* x = g.add_value("x", F32({2, 3}));
+  Value* r = g.add_value("r", F32({3, 2}));
+  g.inputs = {x, r};
+  Attrs a;
+  a.set("alpha", 0.5);
+  Node* folded =
+      g.add_node(OpKind::Gemm, "g1",
+                 {x, g.add_constant("w", f32_constant({3, 2}, {1, 2, 3, 4, 5, 6}))}, {"y1"}, a);
+  Node* kept = g.add_node(OpKind::Gemm, "g2", {x, r}, {"y2"}, a);
+  g.outputs = {folded->outputs[0], kept->outputs[0]};
+  infer_types(g);
+  fold_gemm_alpha(g);
+  EXPECT_EQ(folded->attrs.get_float("alpha", 0.0), 1.0);
+  ASSERT_TRUE(folded->inputs[1]->is_constant());
+  const float* w = folded->inputs[1]->constant->data_as<float>();
+  EXPECT_EQ(std::vector<float>(w, w + 6), (std::vector<float>{0.5f, 1, 1.5f, 2, 2.5f, 3}));
+  EXPECT_EQ(kept->attrs.get_float("alpha", 0.0), 0.5);
+  EXPECT_EQ(kept->inputs[1], r);
 }
 
 TEST(FuseEpilogue, AbsorbsResidualAddAndRelu) {
@@ -348,12 +372,13 @@ TEST(PassManager, LevelsDisabledPassesTimesAndErrors) {
     EXPECT_NE(log.str().find("// IR after fold_batch_norm"), std::string::npos);
     EXPECT_EQ(log.str().find("pass fuse_epilogue"), std::string::npos);
   }
-  EXPECT_EQ(user_error([] { check_pass_names({"fold_bn"}, "--disabled-pass"); }),
-            "--disabled-pass: unknown pass 'fold_bn' (valid: fold_constants, remove_identity, cse, "
-            "collapse_reshape_transpose, fuse_qdq, fold_batch_norm, trim_conv_taps, separate_resize, "
-            "fuse_layer_norm, fuse_gelu, "
-            "fuse_softmax, fuse_swish, fold_transpose_matmul, fuse_epilogue, convert_float16, "
-            "layout_nchwc, dead_code, fuse_ops)");
+  EXPECT_EQ(
+      user_error([] { check_pass_names({"fold_bn"}, "--disabled-pass"); }),
+      "--disabled-pass: unknown pass 'fold_bn' (valid: fold_constants, remove_identity, cse, "
+      "collapse_reshape_transpose, fuse_qdq, fold_batch_norm, trim_conv_taps, separate_resize, "
+      "fuse_layer_norm, fuse_gelu, "
+      "fuse_softmax, fuse_swish, fold_transpose_matmul, fuse_epilogue, convert_float16, "
+      "layout_nchwc, dead_code, fuse_ops)");
 }
 
 }  // namespace

@@ -8,13 +8,14 @@ into the product) at shapes with tails: rows past the register tile (M = 13), co
 panel width (N = 70), K not a multiple of anything. Cases:
 - MatMul, constant B, A of rank 3 (its leading dims are the rows), + bias + Relu;
 - Gemm transB = 1 with a bias row (the transposed constant B in panels);
-- Gemm beta = 0.5 with a bias row;
+- Gemm beta = 0.5 with a bias row; Gemm alpha = 0.5 (fold_gemm_alpha scales B);
 - MatMul with a run-time 2-D B (packed in the kernel);
 - batched MatMul, both run-time, rank 4 (batch dims flattened), and with B read through a
   Transpose that fold_transpose_matmul folds into the product (Q K^T);
 - a batched product with A read through a Transpose (A packed from its transposed view);
 - attention's views that move the heads dim ([1, seq, heads, dim] read as [1, heads, seq, dim])
-  for B and for A (not flattened: one batch dim of extent > 1);
+  for B and for A (not flattened), with batch 1 and with batch 2 (two batch dims of extent > 1,
+  which the rule fuses into one loop);
 - one row (M = 1: no A packing).
 For each: the compile must report the rule dense_matmul for the product's kernel (`--dump
 traces`), and every output must match ORT per element (scripts/parity.py compare_outputs,
@@ -73,6 +74,9 @@ def cases():
     out.append(("gemm beta 0.5",
                 [helper.make_node("Gemm", ["a", "w", "c"], ["y"], beta=0.5)],
                 {"a": f32(13, 37)}, {"w": f32(37, 70), "c": f32(1, 70)}, [13, 70]))
+    out.append(("gemm alpha 0.5 (folded into the constant B)",
+                [helper.make_node("Gemm", ["a", "w", "c"], ["y"], alpha=0.5, transB=1)],
+                {"a": f32(13, 37)}, {"w": f32(70, 37), "c": f32(70)}, [13, 70]))
     out.append(("matmul run-time 2-D B",
                 [helper.make_node("MatMul", ["a", "b"], ["y"])],
                 {"a": f32(2, 13, 37), "b": f32(37, 70)}, {}, [2, 13, 70]))
@@ -95,6 +99,10 @@ def cases():
                 [helper.make_node("Transpose", ["q"], ["qt"], perm=[0, 2, 1, 3]),
                  helper.make_node("MatMul", ["qt", "k"], ["y"])],
                 {"q": f32(1, 13, 3, 37), "k": f32(1, 3, 37, 70)}, {}, [1, 3, 13, 70]))
+    out.append(("batch 2, B a view that moves the heads (two batch dims, fused)",
+                [helper.make_node("Transpose", ["v"], ["vt"], perm=[0, 2, 1, 3]),
+                 helper.make_node("MatMul", ["p", "vt"], ["y"])],
+                {"p": f32(2, 3, 13, 37), "v": f32(2, 37, 3, 70)}, {}, [2, 3, 13, 70]))
     out.append(("one row",
                 [helper.make_node("MatMul", ["a", "w"], ["y"])],
                 {"a": f32(1, 300)}, {"w": f32(300, 45)}, [1, 45]))

@@ -13,6 +13,7 @@
 #include "graph/transforms/cse.h"
 #include "graph/transforms/dead_code.h"
 #include "graph/transforms/fold_batch_norm.h"
+#include "graph/transforms/fold_gemm_alpha.h"
 #include "graph/transforms/fold_transpose_matmul.h"
 #include "graph/transforms/fuse_epilogue.h"
 #include "graph/transforms/fuse_gelu.h"
@@ -56,6 +57,9 @@ const std::vector<GraphPass>& optimization_passes() {
        "run QuantizeLinear(Conv / MatMul / Gemm(DequantizeLinear ...)) as integer kernels (QConv, "
        "QMatMul) and fold the remaining dequantized constants",
        plain(fuse_qdq)},
+      {"fold_gemm_alpha", 1,
+       "fold Gemm's alpha into its constant B (the product is then a plain dense product)",
+       plain(fold_gemm_alpha)},
       {"fold_batch_norm", 2, "fold BatchNormalization into the preceding Conv's weights and bias",
        plain(fold_batch_norm)},
       {"trim_conv_taps", 2,

@@ -100,10 +100,10 @@ inline bool keeps_batch_dims(const std::vector<int64_t>& perm) {
 // - B 2-D (constant or not, its transpose allowed), A's leading dims the rows (no view of A
 //   unless A is 2-D), or
 // - A and B of one rank > 2 with the same batch dims (the batched product of attention: Q K^T,
-//   then P V), read through views that keep the batch dims in place, or with one batch dim of
-//   extent > 1 at most.
-// Lowering describes it on views whose batch dims are flattened into one (rows: A as [M, K]
-// and Y as [M, N]; batched: [batch, .., ..], an operand whose view moves batch dims as it is)
+//   then P V), read through any views.
+// Lowering describes it on views whose batch dims are flattened into one where that is a
+// reshape (rows: A as [M, K] and Y as [M, N]; batched: [batch, .., ..]; an operand whose view
+// moves batch dims as it is, and with more than one batch dim of extent > 1, every operand)
 // as one reduction block (compute_product_block).
 inline bool is_dense_product(const graph::Node& node) {
   const bool gemm = node.op == ops::OpKind::Gemm;
@@ -130,15 +130,7 @@ inline bool is_dense_product(const graph::Node& node) {
     return v;
   };
   std::vector<int64_t> as = view(a->type.static_shape(), pa), bs = view(b->type.static_shape(), pb);
-  if (!std::equal(as.begin(), as.end() - 2, bs.begin())) return false;
-  // A view that moves batch dims (attention's heads split off a [.., seq, heads, dim] tensor)
-  // cannot be flattened: the block then has one batch dim of extent > 1 at most.
-  if (!keeps_batch_dims(pa) || !keeps_batch_dims(pb)) {
-    int wide = 0;
-    for (size_t d = 0; d + 2 < as.size(); ++d) wide += as[d] > 1 ? 1 : 0;
-    if (wide > 1) return false;
-  }
-  return true;
+  return std::equal(as.begin(), as.end() - 2, bs.begin());
 }
 
 }  // namespace ingot::lower

@@ -225,10 +225,10 @@ void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulC
   BlockRV c = s.get_block(block);
   std::vector<LoopRV> l = s.get_loops(c);  // (b,) i, jb, jr, k  or  (b,) ib, jb, ir, jr, k
   const Block* blk = find_block(s.func().body, block, nullptr)->block;
-  size_t c_rank = blk->writes.at(0).region.size();
+  (void)blk;
   std::optional<BlockInfo> pack = find_block(s.func().body, a_pack, nullptr);
   bool packed_a = pack.has_value();
-  bool batched = c_rank == 3;
+  bool batched = l.size() == (packed_a ? 6u : 5u);
   size_t o = batched ? 1 : 0;
   auto extent = [&](LoopRV r) {
     int64_t e = 0;
@@ -356,10 +356,11 @@ void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulC
 
 namespace {
 
-// The dense product block of a kernel: "matmul" at the root over its own loops [b,] i, j and a
-// reduce k, C[[b,] i, j] = C[..] + A[[b,] i, k] * B[[b,] k, j], all float32, A and B each
-// possibly read transposed (A[[b,] k, i], B[[b,] j, k]), B batched only when the block is; the
-// init zero or one bias row (a load indexed by j or by constants only, maybe scaled).
+// The dense product block of a kernel: "matmul" at the root over its own loops [batch,] i, j and
+// a reduce k (any number of batch loops), C[[b,] i, j] = C[..] + A[[b,] i, k] * B[[b,] k, j], all
+// float32, A and B each possibly read transposed (A[[b,] k, i], B[[b,] j, k]), B batched only when
+// the block is; the init zero or one bias row (a load indexed by j or by constants only, maybe
+// scaled).
 struct DenseProduct {
   const Block* block = nullptr;
   bool batched = false;
@@ -376,13 +377,17 @@ const VarNode* var_of(const Expr& e) {
 }
 
 // The dims of `idx` holding p and q (each exactly once, as plain vars), when every other dim is
-// the batch var `vb` (once, and only when given) or a constant.
-std::optional<std::pair<int, int>> dims_of(const std::vector<Expr>& idx, const VarNode* vb,
+// one of the batch vars `batch` (each once) or a constant.
+std::optional<std::pair<int, int>> dims_of(const std::vector<Expr>& idx,
+                                           const std::vector<const VarNode*>& batch,
                                            const VarNode* p, const VarNode* q) {
-  int at_p = -1, at_q = -1, at_b = -1;
+  int at_p = -1, at_q = -1;
+  std::vector<int> at_b(batch.size(), -1);
   for (size_t d = 0; d < idx.size(); ++d) {
     const VarNode* v = var_of(idx[d]);
-    int* slot = v == p ? &at_p : v == q ? &at_q : (v != nullptr && v == vb) ? &at_b : nullptr;
+    int* slot = v == p ? &at_p : v == q ? &at_q : nullptr;
+    for (size_t b = 0; b < batch.size() && slot == nullptr; ++b)
+      if (v == batch[b]) slot = &at_b[b];
     if (slot == nullptr) {
       if (!is_const_int(idx[d])) return std::nullopt;
       continue;
@@ -390,7 +395,9 @@ std::optional<std::pair<int, int>> dims_of(const std::vector<Expr>& idx, const V
     if (*slot >= 0) return std::nullopt;
     *slot = int(d);
   }
-  if (at_p < 0 || at_q < 0 || (vb != nullptr && at_b < 0)) return std::nullopt;
+  if (at_p < 0 || at_q < 0) return std::nullopt;
+  for (int b : at_b)
+    if (b < 0) return std::nullopt;
   return std::pair{at_p, at_q};
 }
 
@@ -402,7 +409,7 @@ std::optional<DenseProduct> match_dense(const PrimFunc& f) {
     return std::nullopt;
   const Block* blk = info->block;
   const size_t n = blk->iter_vars.size();
-  if ((n != 3 && n != 4) || info->loops.size() != n || !blk->init.defined()) return std::nullopt;
+  if (n < 3 || info->loops.size() != n || !blk->init.defined()) return std::nullopt;
   for (size_t d = 0; d < n; ++d) {
     auto* loop = info->loops[d].as<For>();
     IterKind want = d + 1 == n ? IterKind::kReduce : IterKind::kSpatial;
@@ -413,17 +420,18 @@ std::optional<DenseProduct> match_dense(const PrimFunc& f) {
   }
   DenseProduct d;
   d.block = blk;
-  d.batched = n == 4;
-  const size_t o = d.batched ? 1 : 0;
-  const VarNode* vb = d.batched ? blk->iter_vars[0].var.node() : nullptr;
+  const size_t o = n - 3;  // batch vars (the rule fuses them into one loop)
+  d.batched = o > 0;
+  std::vector<const VarNode*> vb;
+  for (size_t x = 0; x < o; ++x) vb.push_back(blk->iter_vars[x].var.node());
   const VarNode* vi = blk->iter_vars[o].var.node();
   const VarNode* vj = blk->iter_vars[o + 1].var.node();
   const VarNode* vk = blk->iter_vars[o + 2].var.node();
-  // C is [b,] i, j exactly (the rule's loops and tiles follow its dims).
+  // C is [batch dims,] i, j: its last two dims i and j (the rule's tiles follow them).
   auto* st = blk->body.as<BufferStore>();
-  if (st == nullptr || st->buffer->dtype != DataType::f32() || st->indices.size() != o + 2 ||
-      (d.batched && var_of(st->indices[0]) != vb) || var_of(st->indices[o]) != vi ||
-      var_of(st->indices[o + 1]) != vj)
+  if (st == nullptr || st->buffer->dtype != DataType::f32() || st->indices.size() < 2 ||
+      var_of(st->indices[st->indices.size() - 2]) != vi || var_of(st->indices.back()) != vj ||
+      !dims_of(st->indices, vb, vi, vj))
     return std::nullopt;
   auto* add = st->value.as<Add>();
   auto* self = add ? add->a.as<BufferLoad>() : nullptr;
@@ -437,7 +445,7 @@ std::optional<DenseProduct> match_dense(const PrimFunc& f) {
   auto ad = dims_of(la->indices, vb, vi, vk);
   // B: batched with the block, or shared by every batch (a 2-D B).
   auto bd = dims_of(lb->indices, vb, vk, vj);
-  if (!bd && d.batched) bd = dims_of(lb->indices, nullptr, vk, vj);
+  if (!bd && d.batched) bd = dims_of(lb->indices, {}, vk, vj);
   if (!ad || !bd) return std::nullopt;
   d.a = la->buffer->name, d.b = lb->buffer->name;
   d.a_rows = ad->first, d.a_depth = ad->second;
@@ -507,7 +515,11 @@ void schedule_dense_matmul(Schedule& s, const MatmulConfig& cfg) {
   std::optional<DenseProduct> d = match_dense(s.func());
   INGOT_ICHECK(d.has_value(), "dense matmul rule: no dense product block in {}", s.func().name);
   BlockRV c = s.get_block("matmul");
-  std::vector<LoopRV> l = s.get_loops(c);  // [b,] i, j, k
+  std::vector<LoopRV> l = s.get_loops(c);  // [batch loops,] i, j, k
+  if (l.size() > 4) {  // several batch dims: one batch loop (their indices outer offsets)
+    LoopRV b = s.fuse(std::vector<LoopRV>(l.begin(), l.end() - 3));
+    l = {b, l[l.size() - 3], l[l.size() - 2], l.back()};
+  }
   const size_t o = d->batched ? 1 : 0;
   auto extent = [&](LoopRV r) {
     int64_t e = 0;

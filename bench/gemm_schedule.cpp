@@ -25,6 +25,7 @@
 
 #include "codegen/build.h"
 #include "codegen/target.h"
+#include "common/packed_matmul.h"  // the packed block form (a test fixture)
 #include "ingot/runtime.h"
 #include "schedule/rules/matmul.h"
 #include "tir/op.h"

@@ -429,7 +429,6 @@ class Lowering : public ValueFactory, public LoweringHost {
           [&](const Value* v) { return param_buffer(v, false); });
     }
     if (!kernels && has_symbolic_values(node)) return false;
-    if (!kernels) kernels = lower_packed_matmul(node, options_.vector_bits, *this);
     if (!kernels) kernels = lower_blocked_conv2d(node, options_.vector_bits, *this);
     if (!kernels) kernels = lower_depthwise_conv2d(node, *this);
     if (!kernels) kernels = lower_conv_nchwc(node, options_.vector_bits, *this);
@@ -581,7 +580,8 @@ class Lowering : public ValueFactory, public LoweringHost {
       return out;
     };
     if (b->type.rank() == 2) {
-      if (a->type.rank() <= 2) return;
+      // (A read through a view: its leading dims stay batch dims, B shared by them.)
+      if (a->type.rank() <= 2 || !node.attrs.get_ints("perm_a").empty()) return;
       view(a, flattened(a, 2, true));
       view(y, flattened(y, 2, true));
       if (z) view(z, flattened(z, 2, true));
@@ -663,6 +663,13 @@ class Lowering : public ValueFactory, public LoweringHost {
     }
     if (dense_product(node)) declare_product_views(node, declared);
     for (const Value* v : node.inputs) ins.push_back(v ? buffer_of(v) : Buffer());
+    if (dense_product(node) && node.inputs[0] == node.inputs[1]) {
+      // x x^T: B its own parameter over the same storage (read only, both), so the schedule
+      // lays out and packs A and B each its own way.
+      ins[1] = Buffer::make(ins[1]->name + "_b", ins[1]->dtype, ins[1]->shape);
+      f.params.push_back(ins[1]);
+      values.push_back(node.inputs[1]);
+    }
     for (const Value* v : node.outputs) outs.push_back(v ? buffer_of(v) : Buffer());
     f.body = fold_constant_loads(compute_nest(node, ins, outs), small_constants(bufs));
     f.name = unique_name(fmt::format("{}_{}", sanitize(node.name), ops::op_name(node.op)));

@@ -12,6 +12,7 @@
 
 #include "artifact_util.h"
 #include "codegen/llvm/codegen_llvm.h"
+#include "common/packed_matmul.h"
 #include "elf_reader.h"
 #include "schedule/rules/matmul.h"
 

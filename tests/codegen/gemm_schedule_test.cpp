@@ -6,6 +6,7 @@
 
 #include "artifact_util.h"
 #include "codegen/llvm/codegen_llvm.h"
+#include "common/packed_matmul.h"
 #include "schedule/rules/matmul.h"
 #include "schedule/schedule.h"
 #include "tir/printer.h"

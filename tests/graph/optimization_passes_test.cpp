@@ -372,13 +372,13 @@ TEST(PassManager, LevelsDisabledPassesTimesAndErrors) {
     EXPECT_NE(log.str().find("// IR after fold_batch_norm"), std::string::npos);
     EXPECT_EQ(log.str().find("pass fuse_epilogue"), std::string::npos);
   }
-  EXPECT_EQ(
-      user_error([] { check_pass_names({"fold_bn"}, "--disabled-pass"); }),
-      "--disabled-pass: unknown pass 'fold_bn' (valid: fold_constants, remove_identity, cse, "
-      "collapse_reshape_transpose, fuse_qdq, fold_batch_norm, trim_conv_taps, separate_resize, "
-      "fuse_layer_norm, fuse_gelu, "
-      "fuse_softmax, fuse_swish, fold_transpose_matmul, fuse_epilogue, convert_float16, "
-      "layout_nchwc, dead_code, fuse_ops)");
+  EXPECT_EQ(user_error([] { check_pass_names({"fold_bn"}, "--disabled-pass"); }),
+            "--disabled-pass: unknown pass 'fold_bn' (valid: fold_constants, remove_identity, cse, "
+            "collapse_reshape_transpose, fuse_qdq, fold_gemm_alpha, fold_batch_norm, "
+            "trim_conv_taps, separate_resize, "
+            "fuse_layer_norm, fuse_gelu, "
+            "fuse_softmax, fuse_swish, fold_transpose_matmul, fuse_epilogue, convert_float16, "
+            "layout_nchwc, dead_code, fuse_ops)");
 }
 
 }  // namespace

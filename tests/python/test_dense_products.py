@@ -16,6 +16,8 @@ panel width (N = 70), K not a multiple of anything. Cases:
 - attention's views that move the heads dim ([1, seq, heads, dim] read as [1, heads, seq, dim])
   for B and for A (not flattened), with batch 1 and with batch 2 (two batch dims of extent > 1,
   which the rule fuses into one loop);
+- A read through a Transpose with a constant 2-D B (its leading dims batches sharing B);
+- x x^T, one tensor as both operands;
 - one row (M = 1: no A packing).
 For each: the compile must report the rule dense_matmul for the product's kernel (`--dump
 traces`), and every output must match ORT per element (scripts/parity.py compare_outputs,
@@ -103,6 +105,14 @@ def cases():
                 [helper.make_node("Transpose", ["v"], ["vt"], perm=[0, 2, 1, 3]),
                  helper.make_node("MatMul", ["p", "vt"], ["y"])],
                 {"p": f32(2, 3, 13, 37), "v": f32(2, 37, 3, 70)}, {}, [2, 3, 13, 70]))
+    out.append(("A through a transpose, constant 2-D B (batches share B)",
+                [helper.make_node("Transpose", ["a"], ["at"], perm=[1, 0, 2]),
+                 helper.make_node("MatMul", ["at", "w"], ["y"])],
+                {"a": f32(13, 2, 37)}, {"w": f32(37, 70)}, [2, 13, 70]))
+    out.append(("x x^T (one tensor as both operands)",
+                [helper.make_node("Transpose", ["x"], ["xt"], perm=[1, 0]),
+                 helper.make_node("MatMul", ["x", "xt"], ["y"])],
+                {"x": f32(13, 37)}, {}, [13, 13]))
     out.append(("one row",
                 [helper.make_node("MatMul", ["a", "w"], ["y"])],
                 {"a": f32(1, 300)}, {"w": f32(300, 45)}, [1, 45]))

@@ -97,8 +97,8 @@ inline bool keeps_batch_dims(const std::vector<int64_t>& perm) {
 
 // A float32 product the CPU schedule rule packs (schedule/rules/matmul.h, dense_matmul):
 // MatMul, or Gemm with transA = 0 and alpha = 1, static shapes, either
-// - B 2-D (constant or not, its transpose allowed), A's leading dims the rows (no view of A
-//   unless A is 2-D), or
+// - B 2-D (constant or not, its transpose allowed), A's leading dims the rows (read through a
+//   view of A, they are batch dims sharing B), or
 // - A and B of one rank > 2 with the same batch dims (the batched product of attention: Q K^T,
 //   then P V), read through any views.
 // Lowering describes it on views whose batch dims are flattened into one where that is a
@@ -114,14 +114,15 @@ inline bool is_dense_product(const graph::Node& node) {
   auto f32 = [](const graph::Value* v) {
     return v != nullptr && v->type.dtype == graph::DType::kF32 && v->type.is_static();
   };
-  if (!f32(a) || !f32(b) || !f32(y) || a->type.rank() < 2 || b->type.rank() < 2 || a == b)
-    return false;
+  if (!f32(a) || !f32(b) || !f32(y) || a->type.rank() < 2 || b->type.rank() < 2) return false;
+  // One 2-D tensor as both operands (x x^T): lowering gives B a parameter of its own.
+  if (a == b && a->type.rank() != 2) return false;
   if (gemm) {
     GemmAttrs g(node);
     return !g.trans_a && g.alpha == 1.0;
   }
   const std::vector<int64_t> pa = node.attrs.get_ints("perm_a"), pb = node.attrs.get_ints("perm_b");
-  if (b->type.rank() == 2) return pa.empty() || a->type.rank() == 2;
+  if (b->type.rank() == 2) return true;
   if (b->is_constant() || a->type.rank() != b->type.rank()) return false;
   auto view = [](std::vector<int64_t> shape, const std::vector<int64_t>& perm) {
     if (perm.empty()) return shape;

@@ -36,13 +36,6 @@ class ValueFactory {
                                         const std::vector<int64_t>& shape) = 0;
 };
 
-// The products a dense product block does not describe (compute/matmul_operand.h
-// is_dense_product: those lower through compute_product_block and the dense_matmul rule packs
-// them): a run-time B (packed in the kernel, per batch), a transposed view of A, Gemm's alpha
-// != 1 (folded into B here): the packed-B matmul (rule packed_matmul).
-std::optional<std::vector<NodeKernel>> lower_packed_matmul(const graph::Node& node, int vector_bits,
-                                                           ValueFactory& values);
-
 // 2-D Conv with groups = 1 and constant weights (and bias): [pad] -> blocked direct
 // convolution (rule blocked_conv2d) -> blocked-to-NCHW copy.
 std::optional<std::vector<NodeKernel>> lower_blocked_conv2d(const graph::Node& node,

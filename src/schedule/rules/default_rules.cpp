@@ -25,13 +25,6 @@ const std::vector<ScheduleRule>& schedule_rules() {
          schedule_dense_matmul(s, cfg);
        },
        is_dense_matmul},
-      {kPackedMatmulRule, "llvm",
-       [](Schedule& s, const RuleTarget& t) {
-         MatmulConfig cfg;
-         cfg.vector_bits = t.isa.vector_bits;
-         cfg.arch = t.isa.arch;
-         schedule_packed_matmul(s, "C", cfg);
-       }},
       {kBlockedConv2dRule, "llvm",
        [](Schedule& s, const RuleTarget& t) { schedule_blocked_conv2d(s, "conv", t.isa); }},
       {kDepthwiseConvRule, "llvm",

@@ -19,7 +19,6 @@
 
 namespace ingot::schedule {
 
-inline constexpr const char* kPackedMatmulRule = "packed_matmul";    // block "C" (rules/matmul.h)
 inline constexpr const char* kDenseMatmulRule = "dense_matmul";      // is_dense_matmul (matmul.h)
 inline constexpr const char* kBlockedConv2dRule = "blocked_conv2d";  // block "conv" (conv2d.h)
 // kDepthwiseConvRule: rules/depthwise_conv_nchwc.h; kInjectiveRule: rules/injective.h.

@@ -99,29 +99,73 @@ std::vector<int64_t> TiledLayout::inverse_index(const std::vector<int64_t>& new_
 
 std::vector<uint8_t> TiledLayout::relayout(const uint8_t* data, const std::vector<int64_t>& shape,
                                            int64_t elem_bytes) const {
-  std::vector<int64_t> out_shape = apply_shape(shape);
-  INGOT_ICHECK(split_rank(factors_of(*this, shape.size())) == out_shape.size(),
-               "tiled layout: rank mismatch");
-  int64_t n = 1;
-  for (int64_t d : out_shape) n *= d;
-  std::vector<uint8_t> out(size_t(n * elem_bytes), 0);
-  std::vector<int64_t> idx(out_shape.size(), 0);
-  for (int64_t flat = 0; flat < n; ++flat) {
-    std::vector<int64_t> src = inverse_index(idx);
-    bool inside = true;
-    int64_t off = 0;
-    for (size_t d = 0; d < shape.size(); ++d) {
-      inside = inside && src[d] < shape[d];
-      off = off * shape[d] + src[d];
-    }
-    if (inside)
-      std::memcpy(out.data() + flat * elem_bytes, data + off * elem_bytes, size_t(elem_bytes));
-    for (size_t d = out_shape.size(); d-- > 0;) {  // next index, row-major
-      if (++idx[d] < out_shape[d]) break;
-      idx[d] = 0;
+  int64_t n_out = elem_bytes;
+  for (int64_t d : apply_shape(shape)) n_out *= d;
+  std::vector<uint8_t> out(size_t(n_out), 0);  // the padding stays zero
+  relayout_into(data, shape, elem_bytes, out.data());
+  return out;
+}
+
+void TiledLayout::relayout_into(const uint8_t* data, const std::vector<int64_t>& shape,
+                                int64_t elem_bytes, uint8_t* out) const {
+  const std::vector<int64_t> out_shape = apply_shape(shape);
+  const std::vector<int64_t> f = factors_of(*this, shape.size());
+  INGOT_ICHECK(split_rank(f) == out_shape.size(), "tiled layout: rank mismatch");
+  if (shape.empty()) {  // a scalar
+    std::memcpy(out, data, size_t(elem_bytes));
+    return;
+  }
+  // Element strides of the new layout, per split dim (before the permutation).
+  std::vector<int64_t> new_stride(out_shape.size(), 1);
+  for (size_t d = out_shape.size() - 1; d-- > 0;)
+    new_stride[d] = new_stride[d + 1] * out_shape[d + 1];
+  std::vector<int64_t> split_stride(out_shape.size());
+  for (size_t d = 0; d < out_shape.size(); ++d)
+    split_stride[perm.empty() ? d : size_t(perm[d])] = new_stride[d];
+  // Per original dim and index: its part of the element's new offset.
+  std::vector<std::vector<int64_t>> part(shape.size());
+  size_t s = 0;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    part[d].resize(size_t(shape[d]));
+    for (int64_t i = 0; i < shape[d]; ++i)
+      part[d][size_t(i)] = f[d] == 0
+                               ? i * split_stride[s]
+                               : (i / f[d]) * split_stride[s] + (i % f[d]) * split_stride[s + 1];
+    s += f[d] == 0 ? 1 : 2;
+  }
+  int64_t n_in = 1;
+  for (int64_t d : shape) n_in *= d;
+  if (n_in == 0) return;
+  // The source in row-major order, an odometer over its dims.
+  std::vector<int64_t> idx(shape.size(), 0);
+  int64_t base = 0;  // the new offset of idx without its last dim's part
+  for (size_t d = 0; d + 1 < shape.size(); ++d) base += part[d][0];
+  const size_t last = shape.size() - 1;
+  // A source row in runs that stay contiguous in the new layout (a panel's width, or the whole
+  // row when the last dim keeps its place), each one copy.
+  const std::vector<int64_t>& inner = part[last];
+  std::vector<std::pair<int64_t, int64_t>> runs;  // (first index, length)
+  for (int64_t i = 0; i < shape[last]; ++i) {
+    if (!runs.empty() && inner[size_t(i)] == inner[size_t(i - 1)] + 1) {
+      ++runs.back().second;
+    } else {
+      runs.push_back({i, 1});
     }
   }
-  return out;
+  for (int64_t flat = 0; flat < n_in; flat += shape[last]) {
+    for (auto [i, len] : runs)
+      std::memcpy(out + (base + inner[size_t(i)]) * elem_bytes, data + (flat + i) * elem_bytes,
+                  size_t(len * elem_bytes));
+    for (size_t d = last; d-- > 0;) {  // next row
+      base -= part[d][size_t(idx[d])];
+      if (++idx[d] < shape[d]) {
+        base += part[d][size_t(idx[d])];
+        break;
+      }
+      idx[d] = 0;
+      base += part[d][0];
+    }
+  }
 }
 
 }  // namespace ingot::tir

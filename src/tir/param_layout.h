@@ -29,6 +29,9 @@ struct TiledLayout {
   // the padding zero bytes.
   std::vector<uint8_t> relayout(const uint8_t* data, const std::vector<int64_t>& shape,
                                 int64_t elem_bytes) const;
+  // The same into `out`, which holds the new layout's bytes and is zero where the padding is.
+  void relayout_into(const uint8_t* data, const std::vector<int64_t>& shape, int64_t elem_bytes,
+                     uint8_t* out) const;
   bool empty() const { return splits.empty() && perm.empty(); }
 };
 

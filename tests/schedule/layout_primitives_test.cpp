@@ -59,6 +59,12 @@ TEST(TiledLayout, PanelsMatchTheClosedForm) {
   // Blocking in place (NCHW -> NCHWc: C split by 4, the inner block last).
   TiledLayout c{{1, 4}, {0, 1, 3, 4, 2}};
   EXPECT_EQ(c.apply_shape({1, 6, 2, 3}), (std::vector<int64_t>{1, 2, 2, 3, 4}));
+  std::vector<double> x = random_values(36, 6), want(1 * 2 * 2 * 3 * 4, 0.0);
+  for (int64_t ch = 0; ch < 6; ++ch)  // [1, C, H, W] -> [1, C/4, H, W, 4], zero past C
+    for (int64_t h = 0; h < 2; ++h)
+      for (int64_t w = 0; w < 3; ++w)
+        want[size_t((((ch / 4) * 2 + h) * 3 + w) * 4 + ch % 4)] = x[size_t((ch * 2 + h) * 3 + w)];
+  EXPECT_EQ(as_doubles(c.relayout(as_bytes(x).data(), {1, 6, 2, 3}, 4)), want);
 }
 
 // B, a constant parameter, in NR-wide panels after the block's columns are split by NR: the

@@ -39,19 +39,29 @@ std::string layout_key(int64_t offset, const PrimFunc::ParamLayout& l) {
   return k;
 }
 
-// Rebuilds the constant blob from the ranges the calls still read (each kept once, in order).
-void compact_constants(IRModule& mod) {
+// A constant in a new layout: made once per (constant, layout), from the old blob.
+struct Relaid {
+  int64_t from = 0;  // offset in the old blob
+  const PrimFunc::ParamLayout* layout = nullptr;
+  int64_t elem = 0, bytes = 0;  // element size, size in the new layout
+};
+
+// The new blob: the ranges of the old one that arguments without a layout still read (ranges
+// that overlap, a view into a constant, kept as one run), then each relaid constant, written
+// straight into its place. Every constant argument is moved to its new offset.
+void rebuild_constants(IRModule& mod, const std::vector<Relaid>& relaid,
+                       const std::map<std::pair<size_t, size_t>, size_t>& relaid_arg) {
   std::map<int64_t, int64_t> used;  // offset -> bytes (the largest read)
-  for (const KernelCall& c : mod.entry) {
-    if (!c.is_call()) continue;
-    const PrimFunc& f = mod.kernels[size_t(c.kernel)];
-    for (size_t p = 0; p < c.args.size() && p < f.params.size(); ++p)
-      if (c.args[p].kind == ArgRef::kConstant) {
-        int64_t& n = used[c.args[p].value];
+  for (size_t c = 0; c < mod.entry.size(); ++c) {
+    const KernelCall& call = mod.entry[c];
+    if (!call.is_call()) continue;
+    const PrimFunc& f = mod.kernels[size_t(call.kernel)];
+    for (size_t p = 0; p < call.args.size() && p < f.params.size(); ++p)
+      if (call.args[p].kind == ArgRef::kConstant && !relaid_arg.count({c, p})) {
+        int64_t& n = used[call.args[p].value];
         n = std::max(n, param_bytes(f, p));
       }
   }
-  // Overlapping ranges (a view into a constant) form one run, kept whole.
   std::vector<std::pair<int64_t, int64_t>> runs;  // [start, end)
   for (auto [off, n] : used) {
     if (!runs.empty() && off < runs.back().second) {
@@ -60,7 +70,11 @@ void compact_constants(IRModule& mod) {
       runs.push_back({off, off + n});
     }
   }
+  int64_t total = 0;
+  for (auto [start, end] : runs) total = align_up(total) + (end - start);
+  for (const Relaid& r : relaid) total = align_up(total) + r.bytes;
   std::vector<uint8_t> blob;
+  blob.reserve(size_t(total));
   std::map<int64_t, int64_t> run_at;  // run start -> its new offset
   for (auto [start, end] : runs) {
     int64_t at = align_up(int64_t(blob.size()));
@@ -68,14 +82,28 @@ void compact_constants(IRModule& mod) {
     blob.insert(blob.end(), mod.constants.begin() + start, mod.constants.begin() + end);
     run_at[start] = at;
   }
-  std::map<int64_t, int64_t> moved;
-  for (auto [off, n] : used) {
-    auto run = std::prev(run_at.upper_bound(off));
-    moved[off] = run->second + (off - run->first);
+  std::vector<int64_t> relaid_at;
+  for (const Relaid& r : relaid) {
+    int64_t at = align_up(int64_t(blob.size()));
+    blob.resize(size_t(at + r.bytes), 0);  // the padding stays zero
+    r.layout->layout.relayout_into(mod.constants.data() + r.from, r.layout->shape, r.elem,
+                                   blob.data() + at);
+    relaid_at.push_back(at);
   }
-  for (KernelCall& c : mod.entry)
-    for (ArgRef& a : c.args)
-      if (c.is_call() && a.kind == ArgRef::kConstant) a.value = moved.at(a.value);
+  for (size_t c = 0; c < mod.entry.size(); ++c) {
+    KernelCall& call = mod.entry[c];
+    if (!call.is_call()) continue;
+    for (size_t p = 0; p < call.args.size(); ++p) {
+      ArgRef& a = call.args[p];
+      if (a.kind != ArgRef::kConstant) continue;
+      if (auto it = relaid_arg.find({c, p}); it != relaid_arg.end()) {
+        a.value = relaid_at[it->second];
+        continue;
+      }
+      auto run = std::prev(run_at.upper_bound(a.value));
+      a.value = run->second + (a.value - run->first);
+    }
+  }
   mod.constants = std::move(blob);
 }
 
@@ -96,28 +124,28 @@ void apply_param_layouts(IRModule& mod) {
     scratch_bytes = std::max(scratch_bytes, at);
   }
   if (!any_layout && scratch.empty()) return;
-  // 1. Constants in their new layouts.
-  std::map<std::string, int64_t> relaid;
-  for (KernelCall& c : mod.entry) {
-    if (!c.is_call()) continue;
-    const PrimFunc& f = mod.kernels[size_t(c.kernel)];
-    for (const PrimFunc::ParamLayout& l : f.layouts) {
-      ArgRef& a = c.args.at(size_t(l.param));
-      INGOT_ICHECK(a.kind == ArgRef::kConstant,
-                   "kernel {}: parameter {} has a layout but is not bound to a constant", f.name,
-                   f.params[size_t(l.param)]->name);
-      auto [it, fresh] = relaid.emplace(layout_key(a.value, l), 0);
-      if (fresh) {
-        int64_t elem = f.params[size_t(l.param)]->dtype.bytes();
-        std::vector<uint8_t> data =
-            l.layout.relayout(mod.constants.data() + a.value, l.shape, elem);
-        int64_t off = align_up(int64_t(mod.constants.size()));
-        mod.constants.resize(size_t(off));
-        mod.constants.insert(mod.constants.end(), data.begin(), data.end());
-        it->second = off;
+  // 1. Constants in their new layouts: one per (constant, layout), the blob rebuilt around them.
+  if (any_layout) {
+    std::vector<Relaid> relaid;
+    std::map<std::string, size_t> by_key;
+    std::map<std::pair<size_t, size_t>, size_t> relaid_arg;  // (call, param) -> relaid
+    for (size_t c = 0; c < mod.entry.size(); ++c) {
+      const KernelCall& call = mod.entry[c];
+      if (!call.is_call()) continue;
+      const PrimFunc& f = mod.kernels[size_t(call.kernel)];
+      for (const PrimFunc::ParamLayout& l : f.layouts) {
+        const ArgRef& a = call.args.at(size_t(l.param));
+        INGOT_ICHECK(a.kind == ArgRef::kConstant,
+                     "kernel {}: parameter {} has a layout but is not bound to a constant", f.name,
+                     f.params[size_t(l.param)]->name);
+        auto [it, fresh] = by_key.emplace(layout_key(a.value, l), relaid.size());
+        if (fresh)
+          relaid.push_back({a.value, &l, f.params[size_t(l.param)]->dtype.bytes(),
+                            param_bytes(f, size_t(l.param))});
+        relaid_arg[{c, size_t(l.param)}] = it->second;
       }
-      a.value = it->second;
     }
+    rebuild_constants(mod, relaid, relaid_arg);
   }
   // 2. Scratch past the arena.
   if (!scratch.empty()) {
@@ -154,7 +182,6 @@ void apply_param_layouts(IRModule& mod) {
     f.layouts.clear();
     f.scratch_params.clear();
   }
-  if (any_layout) compact_constants(mod);
 }
 
 }  // namespace ingot::tir

@@ -21,10 +21,12 @@
 #include "lower/compute/matmul_operand.h"
 #include "lower/fold_constant_loads.h"
 #include "lower/fuse_group.h"
+#include "lower/graph_values.h"
 #include "lower/kv_cache_states.h"
 #include "lower/lower_control_flow.h"
 #include "lower/lower_data_dependent.h"
 #include "lower/memory_plan.h"
+#include "lower/product_views.h"
 #include "lower/scheduled/scheduled.h"
 #include "lower/symbolic_memory_plan.h"
 #include "lower/value_symbol_nests.h"
@@ -44,54 +46,6 @@ using tir::ArgRef;
 using tir::Buffer;
 
 namespace {
-
-std::string sanitize(const std::string& name) {
-  std::string s;
-  for (char c : name) s.push_back(std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s.insert(0, "_");
-  return s;
-}
-
-tir::TensorDesc describe(const Value* v, const SymbolTable& symbols) {
-  tir::TensorDesc d;
-  d.name = v->name;
-  d.dtype = to_tir_dtype(v->type.dtype);
-  for (const graph::Dim& dim : v->type.shape) d.shape.push_back(dim.is_static() ? dim.value : -1);
-  if (v->declared_symbols.size() == v->type.shape.size()) {
-    d.dim_names = v->declared_symbols;
-  } else {
-    for (const graph::Dim& dim : v->type.shape)
-      d.dim_names.push_back(dim.is_static() ? "" : dim.expr.str());
-  }
-  if (!v->type.is_static()) d.shape_exprs = symbols.shape(v->type);
-  return d;
-}
-
-// The element count as an expression of the symbols.
-graph::SymExpr elements(const Value* v) {
-  graph::SymExpr n = 1;
-  for (const graph::Dim& d : v->type.shape) n = n * d.sym();
-  return n;
-}
-
-// Whether a node reads or writes a tensor with a symbolic dim.
-bool has_symbolic_values(const graph::Node& node) {
-  for (const auto* list : {&node.inputs, &node.outputs})
-    for (const Value* v : *list)
-      if (v != nullptr && !v->type.is_static()) return true;
-  return false;
-}
-
-// FLOPs of a node; 0 (unknown) for one over symbolic shapes, whose count depends on the binding.
-double node_flops(const graph::Node& node) {
-  return has_symbolic_values(node) ? 0.0 : ops::op_info(node.op).flops(node);
-}
-
-std::vector<std::string> source_ops(const graph::Node& node) {
-  std::vector<std::string> ops = {ops::op_name(node.op)};
-  ops.insert(ops.end(), node.fused.begin(), node.fused.end());
-  return ops;
-}
 
 // Builds the module; kept as a class so the placement tables are shared by the steps.
 class Lowering : public ValueFactory, public LoweringHost {
@@ -553,53 +507,6 @@ class Lowering : public ValueFactory, public LoweringHost {
     return options_.vector_bits > 0 && is_dense_product(node);
   }
 
-  // The views a dense product is described on: with a 2-D B, A's leading dims are rows (A as
-  // [M, K], Y and a fused summand of Y's shape as [M, N]); batched, A, B and Y (and the summand)
-  // with their batch dims flattened into one. Row-major reshapes: the same bytes.
-  void declare_product_views(const graph::Node& node, std::map<const Value*, Buffer>& declared) {
-    const Value* a = node.inputs[0];
-    const Value* b = node.inputs[1];
-    const Value* y = node.outputs[0];
-    const Value* z = node.inputs.size() > 3 ? node.inputs[3] : nullptr;
-    if (z != nullptr && z->type.shape != y->type.shape) z = nullptr;
-    auto view = [&](const Value* v, std::vector<int64_t> shape) {
-      declared[v] = Buffer::make(sanitize(v->name), to_tir_dtype(v->type.dtype), shape);
-    };
-    // The last `keep` dims kept, the others flattened into one (dropped when `rows`: into the
-    // first kept dim).
-    auto flattened = [](const Value* v, size_t keep, bool rows) {
-      std::vector<int64_t> s = v->type.static_shape();
-      int64_t lead = 1;
-      for (size_t d = 0; d + keep < s.size(); ++d) lead *= s[d];
-      std::vector<int64_t> out(s.end() - int64_t(keep), s.end());
-      if (rows) {
-        out[0] *= lead;
-      } else {
-        out.insert(out.begin(), lead);
-      }
-      return out;
-    };
-    if (b->type.rank() == 2) {
-      // (A read through a view: its leading dims stay batch dims, B shared by them.)
-      if (a->type.rank() <= 2 || !node.attrs.get_ints("perm_a").empty()) return;
-      view(a, flattened(a, 2, true));
-      view(y, flattened(y, 2, true));
-      if (z) view(z, flattened(z, 2, true));
-      return;
-    }
-    if (a->type.rank() <= 3) return;
-    bool a_flat = keeps_batch_dims(node.attrs.get_ints("perm_a")),
-         b_flat = keeps_batch_dims(node.attrs.get_ints("perm_b"));
-    // An operand read as it is has its own batch dims: the block one var per batch dim of
-    // extent > 1, which the others can share only if there is one.
-    if (!a_flat || !b_flat) {
-      std::vector<int64_t> ys = y->type.static_shape();
-      if (std::count_if(ys.begin(), ys.end() - 2, [](int64_t e) { return e > 1; }) > 1) return;
-    }
-    for (const Value* v : {a_flat ? a : nullptr, b_flat ? b : nullptr, y, z})
-      if (v) view(v, flattened(v, 2, false));
-  }
-
   // A node whose outputs are all shape values known as expressions of the symbols (Shape, and
   // the Gather/Concat/Unsqueeze of shape computations) needs none of its inputs: one kernel
   // stores the expressions, evaluated on the bound symbols.
@@ -661,7 +568,9 @@ class Lowering : public ValueFactory, public LoweringHost {
       declared[node.inputs[0]] =
           Buffer::make(b->name, to_tir_dtype(node.outputs.at(0)->type.dtype), b->shape);
     }
-    if (dense_product(node)) declare_product_views(node, declared);
+    if (dense_product(node))
+      for (const auto& [v, shape] : product_view_shapes(node))
+        declared[v] = Buffer::make(sanitize(v->name), to_tir_dtype(v->type.dtype), shape);
     for (const Value* v : node.inputs) ins.push_back(v ? buffer_of(v) : Buffer());
     if (dense_product(node) && node.inputs[0] == node.inputs[1]) {
       // x x^T: B its own parameter over the same storage (read only, both), so the schedule

@@ -42,8 +42,6 @@ void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulC
                             const std::string& a_pack, const std::string& b_pack) {
   BlockRV c = s.get_block(block);
   std::vector<LoopRV> l = s.get_loops(c);  // (b,) i, jb, jr, k  or  (b,) ib, jb, ir, jr, k
-  const Block* blk = find_block(s.func().body, block, nullptr)->block;
-  (void)blk;
   std::optional<BlockInfo> pack = find_block(s.func().body, a_pack, nullptr);
   bool packed_a = pack.has_value();
   bool batched = l.size() == (packed_a ? 6u : 5u);
@@ -180,7 +178,6 @@ namespace {
 // the block is; the init zero or one bias row (a load indexed by j or by constants only, maybe
 // scaled).
 struct DenseProduct {
-  const Block* block = nullptr;
   bool batched = false;
   std::string a, b, bias;  // buffer names ("" bias: none to lay out)
   // Per operand, the dims of its buffer that the block's row (A) or column (B) and the depth k
@@ -237,7 +234,6 @@ std::optional<DenseProduct> match_dense(const PrimFunc& f) {
       return std::nullopt;
   }
   DenseProduct d;
-  d.block = blk;
   const size_t o = n - 3;  // batch vars (the rule fuses them into one loop)
   d.batched = o > 0;
   std::vector<const VarNode*> vb;

@@ -76,7 +76,8 @@ struct Compiled {
     g.outputs = {g.add_node(ops::OpKind::Conv, "conv", {x, wv}, {"y"}, a)->outputs[0]};
     graph::infer_types(g);
     codegen::Target target = codegen::Target::host();
-    tir::IRModule mod = lower::lower_graph(g, {.vector_bits = target.vector_bits});
+    tir::IRModule mod =
+        lower::lower_graph(g, {.cpu_blocks = vector_channel_blocks(target.vector_bits)});
     schedule::apply_default_schedules(mod, target.vector_bits);
     for (size_t k = 0; k < mod.kernels.size(); ++k)
       if (mod.kernels[k].name == "conv_Conv") conv_kernel = int(k);

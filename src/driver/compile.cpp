@@ -34,6 +34,7 @@
 #include "graph/transforms/quantize_weights.h"
 #include "graph/verifier.h"
 #include "lower/lower_graph.h"
+#include "schedule/rules/conv2d.h"
 #include "schedule/rules/default_rules.h"
 #include "support/error.h"
 #include "support/npz.h"
@@ -243,12 +244,13 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
     lower::SymbolTable(*g, options.dim_bounds);  // names the symbols that do not exist
   }
   int nodes_imported = int(g->nodes().size());
-  graph::PassOptions pass_options{options.opt_level,
-                                  options.disabled_passes,
-                                  options.print_ir_after,
-                                  options.print_pass_times,
-                                  cpu_schedules ? isa.vector_bits : 0,
-                                  options.dtype == "float16"};
+  graph::PassOptions pass_options{
+      options.opt_level,
+      options.disabled_passes,
+      options.print_ir_after,
+      options.print_pass_times,
+      cpu_schedules ? std::optional(schedule::conv_channel_blocks(isa)) : std::nullopt,
+      options.dtype == "float16"};
   progress(3);
   Clock::time_point t_passes = Clock::now();
   graph::run_optimization_passes(*g, pass_options, dump);
@@ -283,7 +285,7 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
     if (options.print_pass_times) dump << fmt::format("stage {:<23} {:9.3f} ms\n", stage, ms);
   };
   lower::LowerOptions lower_options;
-  if (cpu_schedules) lower_options.vector_bits = isa.vector_bits;
+  if (cpu_schedules) lower_options.cpu_blocks = schedule::conv_channel_blocks(isa);
   lower_options.gpu = gpu;
   lower_options.dim_bounds = options.dim_bounds;
   lower_options.kv_cache_capacity = options.kv_cache_capacity;

@@ -369,7 +369,7 @@ class Lowering : public ValueFactory, public LoweringHost {
 
   // The kernels of a node that has a default schedule rule, or false.
   bool lower_scheduled(const graph::Node& node) {
-    if (options_.vector_bits <= 0) return false;
+    if (!options_.cpu_blocks) return false;
     std::optional<std::vector<NodeKernel>> kernels;
     if (has_symbolic_values(node)) {  // the packed rules want static shapes
       // A constant B that nothing else reads, or a tied embedding's (whose Gathers read the same
@@ -383,9 +383,9 @@ class Lowering : public ValueFactory, public LoweringHost {
           [&](const Value* v) { return param_buffer(v, false); });
     }
     if (!kernels && has_symbolic_values(node)) return false;
-    if (!kernels) kernels = lower_blocked_conv2d(node, options_.vector_bits, *this);
+    if (!kernels) kernels = lower_blocked_conv2d(node, *options_.cpu_blocks, *this);
     if (!kernels) kernels = lower_depthwise_conv2d(node, *this);
-    if (!kernels) kernels = lower_conv_nchwc(node, options_.vector_bits, *this);
+    if (!kernels) kernels = lower_conv_nchwc(node, *this);
     if (!kernels) return false;
     std::string base = fmt::format("{}_{}", sanitize(node.name), ops::op_name(node.op));
     for (NodeKernel& k : *kernels) {
@@ -408,7 +408,7 @@ class Lowering : public ValueFactory, public LoweringHost {
   // symbolic product that blocks it (GPT-2's token embedding and LM head) is stored once, in
   // the product's blocked layout, which the Gathers read too.
   void plan_tied_weights() {
-    if (options_.vector_bits > 0) tied_weights_ = tied_tables(g_);
+    if (options_.cpu_blocks) tied_weights_ = tied_tables(g_);
   }
 
   // The blocked constant of B (made once per weight and layout).
@@ -504,7 +504,7 @@ class Lowering : public ValueFactory, public LoweringHost {
 
   // A dense product on a CPU target with schedules (compute/matmul_operand.h).
   bool dense_product(const graph::Node& node) const {
-    return options_.vector_bits > 0 && is_dense_product(node);
+    return options_.cpu_blocks && is_dense_product(node);
   }
 
   // A node whose outputs are all shape values known as expressions of the symbols (Shape, and

@@ -5,22 +5,25 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "graph/graph.h"
 #include "lower/symbolic_dims.h"
+#include "support/channel_block.h"
 #include "tir/module.h"
 
 namespace ingot::lower {
 
 struct LowerOptions {
-  // > 0: the target's widest vector register in bits. The ops with a default schedule rule
-  // (MatMul/Gemm with constant weights, 2-D Conv) become block-form kernels tagged with the rule,
-  // their weights packed for that vector width (lower/scheduled/). 0: every node gets the loop
-  // nest of its compute rule.
-  int vector_bits = 0;
+  // CPU targets with default schedules: the channel blocks their convolution rules tile by (the
+  // schedule layer's, schedule/rules/conv2d.h: conv_channel_blocks). The ops with a default
+  // schedule rule (the dense products, blocked convolutions) become the block-form computes the
+  // rules match (lower/compute/, lower/scheduled/). Unset: every node gets the loop nest of its
+  // compute rule.
+  std::optional<ChannelBlockPolicy> cpu_blocks = std::nullopt;
   // GPU targets: MatMul and Gemm become one reduction block each (compute_product_block), which
-  // the GPU matmul rule tiles; vector_bits is then 0.
+  // the GPU matmul rule tiles; cpu_blocks is then unset.
   bool gpu = false;
   // Bounds of the inputs' symbolic dims (--dim-bounds). A graph whose inputs keep symbolic dims
   // lowers to kernels over symbolic extents (docs/dynamic-shapes.md); each symbol needs an upper

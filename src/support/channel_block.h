@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 
 namespace ingot {
@@ -54,10 +55,10 @@ inline int channel_block(int64_t channels, int vector_bits) {
 // Which input blocks an output block of a blocked convolution reads. Output block ob (NR
 // channels) of a conv with `groups` groups reads input blocks (IB channels each)
 // [(ob / out_per_step) * in_per_step, ... + count): all of them when groups = 1; its group's
-// when the group is at least NR wide (group outputs a multiple of NR, group inputs of IB); the
-// inputs of the NR / group-width groups it spans when the group is narrower (then the packed
-// weights are block diagonal, zero across groups; the last block may end in padding lanes).
-// Empty when the inputs are not whole blocks.
+// when the group is at least NR wide (group outputs a multiple of NR, group inputs of IB); when
+// the group is narrower, the input block of the same channels (lane groups: input and output
+// channels equal, IB = NR; each lane reads its own group's). Empty otherwise (the conv stays in
+// NCHW).
 // Depthwise convolutions, and 2-D ones whose groups are narrower than a one-vector block, have
 // their own kernels (lower/scheduled/) and are not described here.
 struct ConvInputBlocks {
@@ -72,12 +73,10 @@ inline std::optional<ConvInputBlocks> conv_input_blocks(int64_t ic, int64_t oc, 
     if (icg % ib) return std::nullopt;
     return ConvInputBlocks{icg / ib, ocg / nr, icg / ib};
   }
-  if (nr % ocg || (nr / ocg * icg) % ib) return std::nullopt;
-  // The last output block may hold padding lanes past the last group (104 channels in 16-lane
-  // blocks); its input blocks must exist (they hold the input's padding lanes there).
-  int64_t span = nr / ocg * icg / ib;
-  if (((oc + nr - 1) / nr) * span > (ic + ib - 1) / ib) return std::nullopt;
-  return ConvInputBlocks{span, 1, span};
+  // Narrower groups: lane groups, an output block over the same channels' input block (equal
+  // channels and blocks; each lane sums its own group's inputs).
+  if (nr % ocg || ic != oc || ib != nr) return std::nullopt;
+  return ConvInputBlocks{1, 1, 1};
 }
 
 // The (input block, output block) of a grouped convolution (1 < groups, not depthwise) in the
@@ -98,6 +97,36 @@ inline std::optional<ConvBlocks> grouped_conv_blocks(int64_t ic, int64_t oc, int
       if (ib > 0 && conv_input_blocks(ic, oc, groups, ib, nr)) return ConvBlocks{ib, nr};
   }
   return std::nullopt;
+}
+
+// The channel blocks a target's convolution rules tile by: what the graph pass layout_nchwc lays
+// tensors out in and what lowering blocks an NCHW conv's output by. The schedule layer gives it
+// (schedule/rules/conv2d.h: conv_channel_blocks), so neither the graph passes nor lowering read
+// the vector width (TVM's AlterOpLayout asks the op's strategy the same way).
+struct ChannelBlockPolicy {
+  // The output block of a groups = 1 conv with `channels` outputs: the register tile's NR.
+  std::function<int64_t(int64_t channels)> conv_output;
+  // The block of a tensor blocked for a reader that asks for none (an image's 3 channels: 3).
+  std::function<int64_t(int64_t channels)> tensor;
+  // (input, output) blocks of a grouped conv, keeping `input_block` (0: none) when it fits.
+  std::function<std::optional<ConvBlocks>(int64_t ic, int64_t oc, int64_t groups,
+                                          int64_t input_block)>
+      grouped;
+};
+
+// The blocks above for `vector_bits`-wide vectors: channel_block, fewer channels than lanes as
+// one block of them, grouped_conv_blocks.
+inline ChannelBlockPolicy vector_channel_blocks(int vector_bits) {
+  ChannelBlockPolicy p;
+  p.conv_output = [vector_bits](int64_t c) { return int64_t(channel_block(c, vector_bits)); };
+  p.tensor = [vector_bits](int64_t c) {
+    int64_t lanes = vector_bits >= 512 ? 16 : 8;
+    return c < lanes ? c : int64_t(channel_block(c, vector_bits));
+  };
+  p.grouped = [vector_bits](int64_t ic, int64_t oc, int64_t groups, int64_t input_block) {
+    return grouped_conv_blocks(ic, oc, groups, vector_bits, input_block);
+  };
+  return p;
 }
 
 }  // namespace ingot

@@ -10,7 +10,8 @@
 #include <random>
 
 #include "artifact_util.h"
-#include "schedule/rules/conv_nchwc.h"
+#include "common/packed_conv.h"
+#include "schedule/rules/conv2d.h"
 #include "tir/op.h"
 #include "tir/printer.h"
 #include "tir/structural_equal.h"

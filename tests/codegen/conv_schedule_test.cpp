@@ -5,6 +5,7 @@
 #include <random>
 
 #include "artifact_util.h"
+#include "common/packed_conv.h"
 #include "schedule/rules/conv2d.h"
 
 namespace ingot::codegen::test {

@@ -1,5 +1,8 @@
-// The depthwise convolution on channel-blocked tensors (schedule/rules/depthwise_conv_nchwc.h),
-// scheduled by its rule, compiled, loaded and run against a direct sum in double precision:
+// The depthwise convolution on channel-blocked tensors as lowering describes it
+// (lower/compute/blocked_conv.h, the node's [C, 1, KH, KW] weights), scheduled by its rule
+// (schedule/rules/depthwise_conv_nchwc.h: the weights laid out by transform_layout, re-laid out
+// here as the compiler does after scheduling), compiled, loaded and run against a direct sum in
+// double precision:
 // padding on every side (border rows one by one and as runs, border columns, a map with no
 // interior at all), strides, dilations, one- and two-vector channel blocks, padding lanes, the
 // in-place epilogue, and both x86 ISAs.
@@ -7,6 +10,7 @@
 #include <cstdint>
 
 #include "artifact_util.h"
+#include "lower/compute/blocked_conv.h"
 #include "schedule/rules/depthwise_conv_nchwc.h"
 #include "support/channel_block.h"
 #include "tir/op.h"
@@ -14,8 +18,13 @@
 namespace ingot::codegen::test {
 namespace {
 
+std::vector<uint8_t> as_bytes(const std::vector<float>& v) {
+  const auto* p = reinterpret_cast<const uint8_t*>(v.data());
+  return {p, p + v.size() * sizeof(float)};
+}
+
 using namespace tir;
-using schedule::DepthwiseConvShape;
+using lower::DepthwiseConvShape;
 
 DepthwiseConvShape shape(int64_t channels, int64_t blk, int64_t ih, int64_t iw, int64_t k,
                          int64_t stride, int64_t dil, int64_t top, int64_t left, int64_t bottom,
@@ -32,34 +41,41 @@ DepthwiseConvShape shape(int64_t channels, int64_t blk, int64_t ih, int64_t iw, 
 // seed > 0: the rule's tile widths drawn at random from that seed (a tuner's candidate).
 void expect_depthwise(const DepthwiseConvShape& s, bool relu, const Target& target, int vector_bits,
                       uint64_t seed = 0) {
-  schedule::ConvEpilogue epi;
+  lower::ConvEpilogue epi;
   if (relu)
     epi = [](const Expr& v, const std::vector<Expr>&) {
       return max(v, make_const(DataType::f32(), 0));
     };
-  PrimFunc f = schedule::make_depthwise_conv_nchwc(s, epi);
+  PrimFunc f = lower::depthwise_conv_compute(s, true, epi);
+  f.constant_params = {1, 2};
+  ASSERT_TRUE(schedule::is_depthwise_conv_nchwc(f));
   schedule::Schedule sch(f, seed);
   if (seed > 0) sch.set_sampling_policy({.ignore_given = true});
   schedule::schedule_depthwise_conv_nchwc(sch, CpuVectorIsa::x86(vector_bits));
   int64_t lanes = s.blocks * s.blk;
   std::vector<float> x = random_floats(s.n * s.blocks * s.ih * s.iw * s.blk, 1);
-  std::vector<float> w = random_floats(s.blocks * s.kh * s.kw * s.blk, 2);
-  std::vector<float> bias = random_floats(lanes, 3);
+  std::vector<float> w = random_floats(s.channels * s.kh * s.kw, 2);
+  std::vector<float> bias = random_floats(s.channels, 3);
   std::vector<float> y(size_t(s.n * s.blocks * s.oh * s.ow * s.blk), -7.0f);
-  LoadedArtifact art(single_kernel_module("dw", f.params, sch.func().body, 3), target);
-  ASSERT_EQ(art.run({x.data(), w.data(), bias.data()}, {y.data()}, nullptr, true), 0);
+  // The weights (and, with padding lanes, the bias) in the layouts the rule chose.
+  std::vector<std::vector<uint8_t>> laid = {as_bytes(w), as_bytes(bias)};
+  ASSERT_EQ(sch.func().layouts.size(), s.channels % s.blk ? 2u : 1u);
+  for (const PrimFunc::ParamLayout& l : sch.func().layouts)
+    laid[size_t(l.param - 1)] = l.layout.relayout(laid[size_t(l.param - 1)].data(), l.shape, 4);
+  LoadedArtifact art(single_kernel_module("dw", sch.func().params, sch.func().body, 3), target);
+  ASSERT_EQ(art.run({x.data(), laid[0].data(), laid[1].data()}, {y.data()}, nullptr, true), 0);
   for (int64_t n = 0; n < s.n; ++n)
     for (int64_t c = 0; c < lanes; ++c) {
       int64_t b = c / s.blk, l = c % s.blk;
       for (int64_t oh = 0; oh < s.oh; ++oh)
         for (int64_t ow = 0; ow < s.ow; ++ow) {
-          double want = bias[size_t(c)];
+          double want = c < s.channels ? bias[size_t(c)] : 0.0;  // padding lanes: zero
           for (int64_t a = 0; a < s.kh; ++a)
             for (int64_t e = 0; e < s.kw; ++e) {
               int64_t r = oh * s.sh + a * s.dh - s.top, q = ow * s.sw + e * s.dw - s.left;
-              if (r < 0 || r >= s.ih || q < 0 || q >= s.iw) continue;
+              if (r < 0 || r >= s.ih || q < 0 || q >= s.iw || c >= s.channels) continue;
               want += double(x[size_t((((n * s.blocks + b) * s.ih + r) * s.iw + q) * s.blk + l)]) *
-                      double(w[size_t(((b * s.kh + a) * s.kw + e) * s.blk + l)]);
+                      double(w[size_t((c * s.kh + a) * s.kw + e)]);
             }
           if (relu) want = std::max(want, 0.0);
           float got = y[size_t((((n * s.blocks + b) * s.oh + oh) * s.ow + ow) * s.blk + l)];

@@ -46,9 +46,9 @@ inline tir::IRModule lowered_small_conv_model(int vector_bits, bool second_conv 
           ->outputs[0];
   g.outputs = {y};
   graph::infer_types(g);
-  graph::convert_layout_nchwc(g, vector_bits);
+  graph::convert_layout_nchwc(g, vector_channel_blocks(vector_bits));
   graph::infer_types(g);
-  tir::IRModule mod = lower::lower_graph(g, {.vector_bits = vector_bits});
+  tir::IRModule mod = lower::lower_graph(g, {.cpu_blocks = vector_channel_blocks(vector_bits)});
   schedule::assign_schedule_rules(mod, "llvm");  // as compile_model does after lowering
   return mod;
 }

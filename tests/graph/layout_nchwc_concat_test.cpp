@@ -73,7 +73,7 @@ struct Inception {
 
 TEST(LayoutNchwcConcat, InceptionBranchesPoolsAndConcatStayBlocked) {
   Inception c;
-  convert_layout_nchwc(c.g, 512);
+  convert_layout_nchwc(c.g, vector_channel_blocks(512));
   remove_dead_code(c.g);
   verify_graph(c.g);
   EXPECT_EQ(count_ops(c.g, OpKind::LayoutToBlocked), 1);    // x
@@ -102,7 +102,7 @@ TEST(LayoutNchwcConcat, CeilModePoolKeepsItsOutputShape) {
   Inception c(64, 2);
   TensorType before = node_named(c.g, "down")->outputs[0]->type;
   EXPECT_EQ(before, F32({1, 32, 5, 5}));  // ceil((9 - 2) / 2) + 1 (floor: 4)
-  convert_layout_nchwc(c.g, 512);
+  convert_layout_nchwc(c.g, vector_channel_blocks(512));
   remove_dead_code(c.g);
   verify_graph(c.g);
   const Node* down = node_named(c.g, "down");
@@ -113,7 +113,7 @@ TEST(LayoutNchwcConcat, CeilModePoolKeepsItsOutputShape) {
 
 TEST(LayoutNchwcConcat, AvxTwoBlocks) {
   Inception c;
-  convert_layout_nchwc(c.g, 256);  // 16-lane blocks for 32 and 64 channels
+  convert_layout_nchwc(c.g, vector_channel_blocks(256));  // 16-lane blocks for 32 and 64 channels
   remove_dead_code(c.g);
   verify_graph(c.g);
   EXPECT_EQ(node_named(c.g, "cat")->outputs[0]->type, F32({1, 10, 9, 9, 16}));
@@ -122,7 +122,7 @@ TEST(LayoutNchwcConcat, AvxTwoBlocks) {
 
 TEST(LayoutNchwcConcat, ChannelsNotAMultipleOfTheBlockKeepTheNchwConcat) {
   Inception c(24);  // 24 channels: a 32-lane block with padding lanes
-  convert_layout_nchwc(c.g, 512);
+  convert_layout_nchwc(c.g, vector_channel_blocks(512));
   remove_dead_code(c.g);
   verify_graph(c.g);
   const Node* cat = node_named(c.g, "cat");
@@ -145,7 +145,7 @@ TEST(LayoutNchwcConcat, OtherBlocksAndNchwInputsAreConvertedToTheConcatsBlock) {
   Value* cat = concat(g, "cat", {a, b, z});
   g.outputs = {conv(g, "head", cat, 128, 32, 1)};
   infer_types(g);
-  convert_layout_nchwc(g, 512);
+  convert_layout_nchwc(g, vector_channel_blocks(512));
   remove_dead_code(g);
   verify_graph(g);
   const Node* c = node_named(g, "cat");
@@ -173,7 +173,7 @@ TEST(LayoutNchwcConcat, UnblockablePoolsAndConcatsStayNchw) {
   Value* plain = concat(g, "plain", {x, x});
   g.outputs = {big, with_idx->outputs[0], with_idx->outputs[1], h, plain};
   infer_types(g);
-  convert_layout_nchwc(g, 512);
+  convert_layout_nchwc(g, vector_channel_blocks(512));
   remove_dead_code(g);
   verify_graph(g);
   EXPECT_EQ(node_named(g, "big")->op, OpKind::AveragePool);

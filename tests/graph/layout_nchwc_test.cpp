@@ -6,8 +6,11 @@
 // and conv1d_odd models against ONNX Runtime in tests/python/test_parity.py.)
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "graph/transforms/dead_code.h"
 #include "graph/transforms/layout_nchwc.h"
+#include "graph/transforms/pass_manager.h"
 #include "graph/transforms/rewrite_util.h"
 #include "graph/verifier.h"
 #include "graph_test_util.h"
@@ -29,7 +32,7 @@ Value* weight(Graph& g, const std::string& name, std::vector<int64_t> shape) {
 
 // The pass, then dead-code removal and the verifier, as the pass manager runs them.
 void run_layout_pass(Graph& g, int vector_bits) {
-  convert_layout_nchwc(g, vector_bits);
+  convert_layout_nchwc(g, vector_channel_blocks(vector_bits));
   remove_dead_code(g);
   verify_graph(g);
 }
@@ -149,8 +152,8 @@ TEST(LayoutNchwc, BlockFollowsTheVectorWidth) {
 
 TEST(LayoutNchwc, NoDefaultSchedulesNoChange) {
   Chain c;
-  convert_layout_nchwc(c.g, 0);
-  EXPECT_EQ(count_ops(c.g, OpKind::Conv), 3);
+  std::ostringstream dump;
+  run_optimization_passes(c.g, PassOptions{}, dump);  // no channel blocks: no default schedules
   EXPECT_EQ(count_ops(c.g, OpKind::ConvNCHWc), 0);
   EXPECT_EQ(count_ops(c.g, OpKind::LayoutToBlocked), 0);
 }

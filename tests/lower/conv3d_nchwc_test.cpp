@@ -16,6 +16,7 @@
 #include "graph/verifier.h"
 #include "lower/lower_graph.h"
 #include "rule_test_util.h"
+#include "schedule/rules/default_rules.h"
 #include "tir/transforms/lower_blocks.h"
 
 namespace ingot::testing {
@@ -118,7 +119,7 @@ void expect_blocked_conv3d(int vector_bits) {
   g.outputs = {y, p};
   graph::infer_types(g);
   graph::fuse_epilogue(g);
-  graph::convert_layout_nchwc(g, vector_bits);
+  graph::convert_layout_nchwc(g, vector_channel_blocks(vector_bits));
   graph::remove_dead_code(g);
   graph::verify_graph(g);
   EXPECT_EQ(count_ops(g, OpKind::Conv), 0);
@@ -131,7 +132,8 @@ void expect_blocked_conv3d(int vector_bits) {
       EXPECT_EQ(n->attrs.get_ints("axes"), (std::vector<int64_t>{2, 3, 4}));
     }
 
-  tir::IRModule m = lower::lower_graph(g, {.vector_bits = vector_bits});
+  tir::IRModule m = lower::lower_graph(g, {.cpu_blocks = vector_channel_blocks(vector_bits)});
+  schedule::assign_schedule_rules(m, "llvm");
   int pads = 0, convs = 0;
   for (tir::PrimFunc& f : m.kernels) {
     if (f.name.find("_pad") != std::string::npos) ++pads;

@@ -81,7 +81,7 @@ struct Model {
 void expect_fused_numbers(int vector_bits) {
   Model m;
   ASSERT_EQ(m.g.nodes().size(), 1u);  // one fused Conv
-  tir::IRModule mod = lower::lower_graph(m.g, {.vector_bits = vector_bits});
+  tir::IRModule mod = lower::lower_graph(m.g, {.cpu_blocks = vector_channel_blocks(vector_bits)});
   for (tir::PrimFunc& f : mod.kernels)
     if (!f.schedule_rule.empty()) f = tir::lower_blocks(f);
   HostTensor in(DataType::f32(), {1, C, H, W}, std::vector<double>(m.x.begin(), m.x.end()));
@@ -121,7 +121,7 @@ void expect_fused_matmul(int vector_bits) {
   graph::infer_types(g);
   graph::fuse_epilogue(g);
   ASSERT_EQ(g.nodes().size(), 1u);
-  tir::IRModule mod = lower::lower_graph(g, {.vector_bits = vector_bits});
+  tir::IRModule mod = lower::lower_graph(g, {.cpu_blocks = vector_channel_blocks(vector_bits)});
   for (tir::PrimFunc& f : mod.kernels)
     if (!f.schedule_rule.empty()) f = tir::lower_blocks(f);
   HostTensor in(DataType::f32(), {M, K}, std::vector<double>(xv.begin(), xv.end()));
@@ -165,7 +165,7 @@ TEST(DepthwiseConv, StridedPaddedWithBiasAndClip) {
   graph::infer_types(g);
   graph::fuse_epilogue(g);
   ASSERT_EQ(g.nodes().size(), 1u);
-  tir::IRModule mod = lower::lower_graph(g, {.vector_bits = 512});
+  tir::IRModule mod = lower::lower_graph(g, {.cpu_blocks = vector_channel_blocks(512)});
   ASSERT_EQ(mod.kernels.size(), 2u);
   EXPECT_EQ(mod.kernels[1].name, "dw_Conv");
   EXPECT_GT(mod.kernels[1].flops, 0.0);
@@ -216,7 +216,7 @@ void expect_fused_activation(OpKind act, graph::Attrs attrs, double (*f)(double)
   graph::infer_types(g);
   graph::fuse_epilogue(g);
   ASSERT_EQ(g.nodes().size(), 1u);
-  tir::IRModule mod = lower::lower_graph(g, {.vector_bits = bits});
+  tir::IRModule mod = lower::lower_graph(g, {.cpu_blocks = vector_channel_blocks(bits)});
   for (tir::PrimFunc& k : mod.kernels)
     if (!k.schedule_rule.empty()) k = tir::lower_blocks(k);
   HostTensor in(DataType::f32(), {1, C, H, W}, std::vector<double>(xv.begin(), xv.end()));

@@ -229,7 +229,7 @@ tir::IRModule run_blocks(tir::IRModule m) {
   return m;
 }
 
-TEST(LowerGraph, ScheduledConvPadsPacksAndUnblocks) {
+TEST(LowerGraph, ScheduledConvPadsDescribesAndUnblocks) {
   // x[1,3,4,5] -> Conv(w[5,3,3,3], b[5], pads 1, stride 1) -> y[1,5,4,5]
   graph::Graph g;
   graph::Value* x = g.add_value("x", f32_type({1, 3, 4, 5}));
@@ -245,15 +245,18 @@ TEST(LowerGraph, ScheduledConvPadsPacksAndUnblocks) {
   graph::Value* y = g.add_node(OpKind::Conv, "conv", {x, w, b}, {"y"}, ca)->outputs[0];
   g.outputs = {y};
   graph::infer_types(g);
-  tir::IRModule m = lower::lower_graph(g, {.vector_bits = 512});
+  tir::IRModule m = lower::lower_graph(g, {.cpu_blocks = vector_channel_blocks(512)});
+  schedule::assign_schedule_rules(m, "llvm");
   ASSERT_EQ(m.kernels.size(), 3u);
   EXPECT_EQ(m.kernels[0].name, "conv_Conv_pad");
   EXPECT_EQ(m.kernels[1].name, "conv_Conv");
   EXPECT_EQ(m.kernels[1].schedule_rule, "blocked_conv2d");
   EXPECT_EQ(m.kernels[1].flops, 2.0 * 5 * 4 * 5 * 27 + 100);  // MACs and the bias add
   EXPECT_EQ(m.kernels[2].name, "conv_Conv_unblock");
-  // Packed weights [1, 3, 3, 3, 16] and the padded bias row; the raw weights are not stored.
-  EXPECT_EQ(m.constants.size(), size_t(27 * 16 * 4 + 64));
+  // Lowering describes the conv over the node's own weights and bias (the rule lays them out).
+  // (The weights' 540 bytes rounded up to the constants' 64-byte alignment, then the bias.)
+  EXPECT_EQ(m.constants.size(), size_t((540 + 63) / 64 * 64 + 5 * 4));
+  EXPECT_EQ(m.kernels[1].constant_params, (std::vector<int>{1, 2}));
   HostTensor in(DataType::f32(), {1, 3, 4, 5}, std::vector<double>(xv.begin(), xv.end()));
   HostTensor out(DataType::f32(), {1, 5, 4, 5});
   run_module(run_blocks(m), {&in}, {&out});
@@ -298,7 +301,7 @@ TEST(LowerGraph, ScheduledGemmFoldsAlphaTransposeAndBias) {
           ->outputs[0];
   g.outputs = {z};
   graph::infer_types(g);
-  tir::IRModule m = lower::lower_graph(g, {.vector_bits = 512});
+  tir::IRModule m = lower::lower_graph(g, {.cpu_blocks = vector_channel_blocks(512)});
   schedule::assign_schedule_rules(m, "llvm");
   ASSERT_EQ(m.kernels.size(), 2u);
   // Gemm with alpha != 1 (graph passes not run here: fold_gemm_alpha would make it a plain
@@ -331,7 +334,7 @@ TEST(LowerGraph, RunTimeBatchedProductIsOneBlockOverFlattenedBatches) {
   g.inputs = {a, b};
   g.outputs = {g.add_node(OpKind::MatMul, "mm", {a, b}, {"y"})->outputs[0]};
   graph::infer_types(g);
-  tir::IRModule m = lower::lower_graph(g, {.vector_bits = 512});
+  tir::IRModule m = lower::lower_graph(g, {.cpu_blocks = vector_channel_blocks(512)});
   schedule::assign_schedule_rules(m, "llvm");
   ASSERT_EQ(m.kernels.size(), 1u);
   EXPECT_EQ(m.kernels[0].schedule_rule, "dense_matmul");
@@ -359,7 +362,7 @@ TEST(LowerGraph, BroadcastBatchKeepsTheComputeRule) {
   g.inputs = {a, b};
   g.outputs = {g.add_node(OpKind::MatMul, "mm", {a, b}, {"y"})->outputs[0]};
   graph::infer_types(g);
-  tir::IRModule m = lower::lower_graph(g, {.vector_bits = 512});
+  tir::IRModule m = lower::lower_graph(g, {.cpu_blocks = vector_channel_blocks(512)});
   ASSERT_EQ(m.kernels.size(), 1u);
   // Not the packed matmul: the compute rule's nest of rows, which the injective rule schedules.
   EXPECT_EQ(m.kernels[0].schedule_rule, "injective");

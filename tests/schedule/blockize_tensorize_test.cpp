@@ -1,6 +1,7 @@
 // blockize and tensorize: the tile block's shape, the matched intrinsic's implementation in
 // place, trace round trips and the errors. Numbers of tensorized code (vector IR, which the
 // interpreter does not run) are checked through codegen in tests/codegen/gemm_schedule_test.cpp.
+#include "common/packed_conv.h"
 #include "common/packed_matmul.h"
 #include "sched_test_util.h"
 #include "schedule/intrin/x86_fma.h"

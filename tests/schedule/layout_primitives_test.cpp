@@ -132,6 +132,64 @@ TEST(TransformLayout, GlobalCacheOfRowPanelsIsPadded) {
   EXPECT_TRUE(replays(s, m.func));
 }
 
+// Y[ob, r] (init 0) += X[c] * (o < OC ? W[min(o, OC - 1), c] : 0), o = ob * 4 + r: output
+// channels in blocks of 4 past OC = 6, the guarded (and clamped) read of the node's weights a
+// blocked convolution's compute makes (lower/compute/blocked_conv.h); `bound` is the guard's.
+PrimFunc guarded_channel_blocks(int64_t bound) {
+  Buffer x = Buffer::make("X", DataType::f32(), std::vector<int64_t>{3});
+  Buffer w = Buffer::make("W", DataType::f32(), {6, 3});
+  Buffer y = Buffer::make("Y", DataType::f32(), {2, 4});
+  Var vb("vob"), vr("vr"), vc("vc"), b("ob"), r("r"), c("c");
+  Expr o = Expr(vb) * int64_t(4) + vr;
+  Expr wv = select(o < i64(bound), w.load({min(o, i64(5)), vc}), f32(0));
+  Stmt body = BufferStore::make(y, y(vb, vr) + x(vc) * wv, {vb, vr});
+  Stmt blk = make_block("C",
+                        {{vb, i64(0), i64(2), IterKind::kSpatial},
+                         {vr, i64(0), i64(4), IterKind::kSpatial},
+                         {vc, i64(0), i64(3), IterKind::kReduce}},
+                        body, BufferStore::make(y, f32(0), {vb, vr}));
+  PrimFunc f;
+  f.name = "guarded";
+  f.params = {x, w, y};
+  f.body = nest({{b, 2}, {r, 4}, {c, 3}}, BlockRealize::make({b, r, c}, yes(), blk));
+  f.constant_params = {1};
+  return f;
+}
+
+// The zero padding of W's layout holds what the guard gave past OC: the guarded, clamped read
+// becomes the plain read of the padded weights, and the numbers stay the guarded compute's.
+TEST(TransformLayout, ZeroPaddingDropsTheGuardItMakesRedundant) {
+  PrimFunc f = guarded_channel_blocks(6);
+  HostTensor x(DataType::f32(), std::vector<int64_t>{3}, random_values(3, 1));
+  std::vector<double> wv = random_values(18, 2);
+  HostTensor w(DataType::f32(), {6, 3}, wv), want(DataType::f32(), {2, 4});
+  run(f, {&x, &w, &want});  // the guarded compute, unscheduled
+  for (int64_t o = 6; o < 8; ++o) EXPECT_EQ(want.get(o), 0.0);
+  Schedule s(f);
+  BlockRV blk = s.get_block("C");
+  s.transform_layout(blk, 2, {0, 4}, {0, 2, 1});  // reads are Y, X, W: W[6, 3] -> [2, 3, 4]
+  auto info = find_block(s.func().body, "C", nullptr);
+  std::string printed = to_string(info->block->body);
+  EXPECT_EQ(printed.find("select"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("W[vob, vc, vr]"), std::string::npos) << printed;
+  HostTensor laid(
+      DataType::f32(), {2, 3, 4},
+      as_doubles(s.func().layouts.at(0).layout.relayout(as_bytes(wv).data(), {6, 3}, 4)));
+  HostTensor got(DataType::f32(), {2, 4});
+  run(s.func(), {&x, &laid, &got});
+  for (int64_t i = 0; i < 8; ++i) EXPECT_EQ(got.get(i), want.get(i)) << i;
+  EXPECT_TRUE(replays(s, f));
+}
+
+// A guard the padding does not imply (o < 5 leaves channel 5 out, which the padded layout
+// holds) stays.
+TEST(TransformLayout, KeepsAGuardThePaddingDoesNotImply) {
+  Schedule s(guarded_channel_blocks(5));
+  s.transform_layout(s.get_block("C"), 2, {0, 4}, {0, 2, 1});
+  auto info = find_block(s.func().body, "C", nullptr);
+  EXPECT_NE(to_string(info->block->body).find("select"), std::string::npos);
+}
+
 TEST(TransformLayout, RefusesARunTimeParameter) {
   Matmul m = make_matmul(4, 4, 4);
   Schedule s(m.func);

@@ -3,6 +3,7 @@
 // from the ISA rather than from the vector width alone.
 #include <gtest/gtest.h>
 
+#include "common/packed_conv.h"
 #include "common/packed_matmul.h"
 #include "sched_test_util.h"
 #include "schedule/intrin/intrin.h"

@@ -46,6 +46,16 @@ TEST(ConvInputBlocks, NarrowGroupsMayEndInPaddingLanes) {
   EXPECT_FALSE(conv_input_blocks(8, 8, 2, 8, 16));  // two 8-lane input blocks, only one exists
 }
 
+TEST(ConvInputBlocks, NarrowGroupsAreLaneGroupsOnly) {
+  // Groups narrower than the output block must read the same channels' input block (lane
+  // groups); 4 -> 8 channels per group would need block-diagonal weights, which no tiled layout
+  // of W expresses: refused (the conv stays in NCHW).
+  EXPECT_TRUE(conv_input_blocks(64, 64, 16, 16, 16));
+  EXPECT_FALSE(conv_input_blocks(64, 128, 16, 8, 16));
+  EXPECT_FALSE(conv_input_blocks(64, 64, 16, 8, 16));  // input blocks narrower than the output's
+  EXPECT_FALSE(grouped_conv_blocks(64, 128, 16, 512, 0));
+}
+
 TEST(ConvInputBlocks, RefusesGroupsThatSplitABlock) {
   EXPECT_FALSE(conv_input_blocks(24, 24, 8, 8, 8));    // 3 per group
   EXPECT_FALSE(conv_input_blocks(24, 40, 8, 16, 16));  // 3 -> 5 per group: no whole blocks

@@ -37,7 +37,7 @@ bool depthwise(const Node& n) {
 // A 1-D to 3-D f32 Conv the blocked kernels implement: constant weights / bias, groups = 1,
 // (2-D only) depthwise (one output channel per input channel) or grouped in whole blocks,
 // non-negative pads, static shapes.
-bool convertible(const Node& n, int vector_bits) {
+bool convertible(const Node& n, const ChannelBlockPolicy& blocks) {
   if (n.op != ops::OpKind::Conv || n.outputs.size() != 1) return false;
   const Value* x = n.inputs[0];
   const Value* w = n.inputs[1];
@@ -51,8 +51,7 @@ bool convertible(const Node& n, int vector_bits) {
   int64_t group = n.attrs.get_int("group", 1);
   if (group == 1) return true;
   if (depthwise(n)) return x->type.rank() == 4;
-  return grouped_conv_blocks(x->type.shape[1].value, w->type.shape[0].value, group, vector_bits, 0)
-      .has_value();
+  return blocks.grouped(x->type.shape[1].value, w->type.shape[0].value, group, 0).has_value();
 }
 
 // Elementwise ops that run on blocked tensors between convolutions: finite at 0, so the zero
@@ -80,13 +79,13 @@ bool blockable_elementwise(const Node& n) {
 
 class LayoutRewriter {
  public:
-  LayoutRewriter(Graph& g, int vector_bits) : g_(g), vector_bits_(vector_bits) {}
+  LayoutRewriter(Graph& g, const ChannelBlockPolicy& blocks) : g_(g), blocks_(blocks) {}
 
   void run() {
     std::vector<Node*> nodes;
     for (const auto& n : g_.nodes()) nodes.push_back(n.get());
     for (Node* n : nodes) {  // graph order: producers first
-      if (convertible(*n, vector_bits_)) {
+      if (convertible(*n, blocks_)) {
         convert(*n);
       } else if (blockable_elementwise(*n)) {
         convert_elementwise(*n);
@@ -121,8 +120,7 @@ class LayoutRewriter {
       if (want == 0 || block_of(vb) == want) return vb;
     }
     int64_t c = v->type.shape[1].value;
-    int lanes = vector_bits_ >= 512 ? 16 : 8;
-    int64_t block = want ? want : c < lanes ? c : channel_block(c, vector_bits_);
+    int64_t block = want ? want : blocks_.tensor(c);
     auto it = to_blocked_.find({v, block});
     if (it != to_blocked_.end()) return it->second;
     Attrs attrs;
@@ -261,15 +259,13 @@ class LayoutRewriter {
     int64_t group = n.attrs.get_int("group", 1), block = 0;
     if (group == 1 || depthwise(n)) {
       n.inputs[0] = blocked(n.inputs[0], 0, n);
-      block = group == 1 ? int64_t(channel_block(y->type.shape[1].value, vector_bits_))
-                         : block_of(n.inputs[0]);
+      block = group == 1 ? blocks_.conv_output(y->type.shape[1].value) : block_of(n.inputs[0]);
     } else {
       Value* x = n.inputs[0];
       int64_t have = 0;
       if (x->producer && x->producer->op == ops::OpKind::LayoutFromBlocked)
         have = block_of(x->producer->inputs[0]);
-      auto blocks = grouped_conv_blocks(x->type.shape[1].value, y->type.shape[1].value, group,
-                                        vector_bits_, have);
+      auto blocks = blocks_.grouped(x->type.shape[1].value, y->type.shape[1].value, group, have);
       INGOT_ICHECK(blocks.has_value(), "{}: grouped conv has no blocks", n.describe());
       n.inputs[0] = blocked(x, blocks->ib, n);
       block = blocks->nr;
@@ -281,15 +277,14 @@ class LayoutRewriter {
   }
 
   Graph& g_;
-  int vector_bits_;
+  const ChannelBlockPolicy& blocks_;
   std::map<std::pair<Value*, int64_t>, Value*> to_blocked_;
 };
 
 }  // namespace
 
-void convert_layout_nchwc(Graph& g, int vector_bits) {
-  if (vector_bits <= 0) return;
-  LayoutRewriter(g, vector_bits).run();
+void convert_layout_nchwc(Graph& g, const ChannelBlockPolicy& blocks) {
+  LayoutRewriter(g, blocks).run();
 }
 
 }  // namespace ingot::graph

@@ -1,5 +1,7 @@
 // layout_nchwc: CPU convolutions on channel-blocked tensors (NCHW[c]c, TVM's and oneDNN's
-// NCHWc), with the block chosen from the vector width (support/channel_block.h). Every 1-D to
+// NCHWc), in the blocks the target's convolution rules tile by (support/channel_block.h:
+// ChannelBlockPolicy, which the schedule layer gives; the pass never reads the vector width).
+// Every 1-D to
 // 3-D float32 Conv with constant weights (and bias) and groups = 1, grouped in whole blocks
 // (support/channel_block.h: grouped_conv_blocks), or 2-D depthwise, becomes ConvNCHWc reading
 // and writing blocked tensors (its fused summand blocked too); a LayoutToBlocked is inserted
@@ -16,18 +18,19 @@
 // when every input's channel count is a multiple of one block c that at least one blocked input
 // has (the others are converted to it), so Inception / SqueezeNet / DenseNet branches need no
 // conversions. Blocked padding lanes hold finite values (zeros); the packed weights are zero
-// there. A no-op when vector_bits is 0 (no default schedules: ConvNCHWc has no loop-nest rule).
+// there. It runs only with default schedules (ConvNCHWc has no loop-nest rule).
 #pragma once
 
 #include <cstdint>
 
 #include "graph/graph.h"
+#include "support/channel_block.h"
 
 namespace ingot::graph {
 
 // The largest window (kernel height x width) pooled blocked: the blocked rule unrolls its taps.
 inline constexpr int64_t kMaxBlockedPoolTaps = 64;
 
-void convert_layout_nchwc(Graph& g, int vector_bits);
+void convert_layout_nchwc(Graph& g, const ChannelBlockPolicy& blocks);
 
 }  // namespace ingot::graph

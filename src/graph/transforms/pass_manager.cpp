@@ -89,7 +89,9 @@ const std::vector<GraphPass>& optimization_passes() {
       {"layout_nchwc", 2,
        "run 1-3-D convolutions, pooling and Concat on channel-blocked (NCHWc) tensors, "
        "converting only at the boundaries",
-       [](Graph& g, const PassOptions& o) { convert_layout_nchwc(g, o.vector_bits); }},
+       [](Graph& g, const PassOptions& o) {
+         if (o.channel_blocks) convert_layout_nchwc(g, *o.channel_blocks);
+       }},
       {"dead_code", 0, "remove nodes that do not reach an output", plain(remove_dead_code)},
       {"fuse_ops", 2,
        "group injective chains, injective prologues into reductions and elementwise epilogues "

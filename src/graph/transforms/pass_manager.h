@@ -5,10 +5,12 @@
 
 #include <functional>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "graph/graph.h"
+#include "support/channel_block.h"
 
 namespace ingot::graph {
 
@@ -17,9 +19,9 @@ struct PassOptions {
   std::vector<std::string> disabled = {};        // pass names
   std::vector<std::string> print_ir_after = {};  // pass names (others are ignored here)
   bool print_times = false;
-  // The target's widest vector register in bits when default schedules are on, else 0
-  // (target-dependent passes such as layout_nchwc then do nothing).
-  int vector_bits = 0;
+  // CPU targets with default schedules: the channel blocks their convolution rules tile by
+  // (schedule/rules/conv2d.h: conv_channel_blocks). Unset: layout_nchwc does nothing.
+  std::optional<ChannelBlockPolicy> channel_blocks = std::nullopt;
   // --dtype float16: convert_float16 runs (after the fusions, which match float32 patterns).
   bool float16 = false;
 };

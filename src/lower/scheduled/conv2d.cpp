@@ -1,16 +1,16 @@
-// Blocked direct-convolution kernels for 2-D Conv with constant weights (see scheduled.h and
-// schedule/rules/conv2d.h): a zero-padding kernel when the conv pads, the blocked convolution
-// (weights and bias packed at compile time) into a channel-blocked temporary, and a copy back to
-// NCHW that also applies the fused epilogue (summand, activation). (The graph layout pass will
-// keep chains of convolutions blocked and drop the copies.)
+// Blocked direct-convolution kernels for 2-D Conv with constant weights outside the layout pass's
+// chains (see scheduled.h): a zero-padding kernel when the conv pads, the blocked convolution
+// over the node's weights (lower/compute/blocked_conv.h; rule blocked_conv2d lays them out) into
+// a channel-blocked temporary, and a copy back to NCHW that also applies the fused epilogue
+// (summand, activation).
 #include <cstring>
 
+#include "lower/compute/blocked_conv.h"
 #include "lower/compute/common.h"
 #include "lower/compute/epilogue.h"
 #include "lower/scheduled/layout_kernels.h"
 #include "lower/scheduled/scheduled.h"
-#include "schedule/rules/conv2d.h"
-#include "schedule/rules/default_rules.h"
+#include "support/channel_block.h"
 
 namespace ingot::lower {
 
@@ -48,7 +48,8 @@ PrimFunc unblock_kernel(const std::vector<int64_t>& bs, const std::vector<int64_
 }  // namespace
 
 std::optional<std::vector<NodeKernel>> lower_blocked_conv2d(const graph::Node& node,
-                                                            int vector_bits, ValueFactory& values) {
+                                                            const ChannelBlockPolicy& blocks,
+                                                            ValueFactory& values) {
   if (node.op != ops::OpKind::Conv) return std::nullopt;
   const graph::Value* x = node.inputs.at(0);
   const graph::Value* w = node.inputs.at(1);
@@ -67,36 +68,32 @@ std::optional<std::vector<NodeKernel>> lower_blocked_conv2d(const graph::Node& n
   for (int64_t p : pads)
     if (p < 0) return std::nullopt;
 
-  schedule::Conv2dShape s;
-  s.n = xs[0], s.ic = xs[1], s.ih = xs[2] + pads[0] + pads[2], s.iw = xs[3] + pads[1] + pads[3];
-  s.oc = ys[1], s.oh = ys[2], s.ow = ys[3], s.kh = ws[2], s.kw = ws[3];
-  s.sh = strides[0], s.sw = strides[1], s.dh = dil[0], s.dw = dil[1];
-  int nr = schedule::conv2d_channel_block(s, vector_bits);
-  int64_t ocb = (s.oc + nr - 1) / nr;
+  const int64_t ic = xs[1], ih = xs[2] + pads[0] + pads[2], iw = xs[3] + pads[1] + pads[3];
+  const int64_t nr = blocks.conv_output(ys[1]);
+  const int64_t ocb = (ys[1] + nr - 1) / nr;
   std::vector<NodeKernel> kernels;
   std::string base = node.outputs[0]->name;
   // 1. Zero padding.
   const graph::Value* input = x;
   if (pads[0] || pads[1] || pads[2] || pads[3]) {
-    std::vector<int64_t> ps = {s.n, s.ic, s.ih, s.iw};
+    std::vector<int64_t> ps = {xs[0], ic, ih, iw};
     input = values.temporary(base + "_padded_input", graph::DType::kF32, ps);
     PrimFunc pad = pad_kernel(xs, ps, pads[0], pads[1]);
     pad.name = "pad";
     kernels.push_back({pad, {x, input}});
   }
-  // 2. The blocked convolution with packed weights and bias.
-  std::vector<float> wp = schedule::pack_conv2d_weights(w->constant->data_as<float>(), s, nr);
-  std::vector<float> bp =
-      schedule::pack_conv2d_bias(bias ? bias->constant->data_as<float>() : nullptr, s, nr);
-  const graph::Value* wv =
-      values.constant(w->name + "_blocked", f32_tensor({ocb, s.ic, s.kh, s.kw, nr}, wp));
-  const graph::Value* bv =
-      values.constant((bias ? bias->name : base) + "_blocked_bias", f32_tensor({ocb * nr}, bp));
-  std::vector<int64_t> blocked = {s.n, ocb, s.oh, s.ow, nr};
+  // 2. The blocked convolution over the node's weights (the rule lays them out).
+  BlockedConvShape s;
+  s.n = xs[0], s.ic = ic, s.oc = ys[1], s.blocked_input = false, s.nr = nr;
+  s.in = {ih, iw}, s.out = {ys[2], ys[3]}, s.kernel = {ws[2], ws[3]};
+  s.strides = strides, s.dilations = dil;
+  std::vector<int64_t> blocked = {xs[0], ocb, ys[2], ys[3], nr};
   const graph::Value* yb = values.temporary(base + "_blocked", graph::DType::kF32, blocked);
-  schedule::BlockedConv2d conv = schedule::make_blocked_conv2d(s, nr);
-  conv.func.schedule_rule = schedule::kBlockedConv2dRule;
-  kernels.push_back({conv.func, {input, wv, bv, yb}});
+  NodeKernel conv{blocked_conv_compute(s, bias != nullptr), {input, w}};
+  if (bias) conv.args.push_back(bias);
+  conv.args.push_back(yb);
+  conv.main = true;
+  kernels.push_back(std::move(conv));
   // 3. Back to NCHW.
   const graph::Value* z = node.inputs.size() > 3 ? node.inputs[3] : nullptr;
   PrimFunc unblock = unblock_kernel(blocked, ys, nr, node, z != nullptr);

@@ -1,20 +1,18 @@
 // ConvNCHWc kernels (graph pass layout_nchwc): convolutions whose input, summand and output stay
 // channel-blocked, so chains of convolutions need no layout copies between them.
 // - groups = 1 or grouped (1 to 3 spatial dims): [zero padding of the blocked input] then the
-//   blocked direct convolution (rule blocked_conv2d, weights packed
-//   [OCb, ICb, [KD,] [KH,] KW, IB, NR]; with groups, ICb is the input blocks of the output
-//   block's groups; groups narrower than a vector are lane groups, [OCb, 1, k..., width, NR])
-//   with the fused summand and activation applied per output strip right after the register
-//   tile; a pointwise conv runs as one row of all its pixels;
+//   blocked direct convolution over the node's weights (lower/compute/blocked_conv.h; rule
+//   blocked_conv2d lays them out and applies the fused summand and activation per output strip
+//   right after the register tile); a pointwise conv is described over one row of all its
+//   pixels;
 // - depthwise (2-D): depthwise_nchwc.cpp.
 #include <algorithm>
 
+#include "lower/compute/blocked_conv.h"
 #include "lower/compute/epilogue.h"
 #include "lower/scheduled/conv_nchwc_geometry.h"
 #include "lower/scheduled/layout_kernels.h"
 #include "lower/scheduled/scheduled.h"
-#include "schedule/rules/conv_nchwc.h"
-#include "schedule/rules/default_rules.h"
 #include "support/error.h"
 #include "tir/op.h"
 
@@ -52,35 +50,29 @@ const graph::Value* pad_blocked_input(const graph::Node& node, const ConvNchwcGe
 
 namespace {
 
-std::vector<NodeKernel> lower_grouped(const graph::Node& node, int vector_bits,
-                                      ValueFactory& values) {
+std::vector<NodeKernel> lower_grouped(const graph::Node& node, ValueFactory& values) {
   ConvNchwcGeometry g = conv_nchwc_geometry(node);
   const graph::Value* w = node.inputs[1];
   const graph::Value* bias = optional_input(node, 2);
   const graph::Value* z = optional_input(node, 3);
   const graph::Value* y = node.outputs[0];
-  int lanes = vector_bits >= 512 ? 16 : 8;
   size_t sp = g.spatial;
-  int ib = int(g.xs.back()), nr = int(g.ys.back());
-  INGOT_ICHECK(nr % lanes == 0 && nr <= 2 * lanes, "{}: output block {} does not fit the tile",
-               node.describe(), nr);
-  schedule::ConvNchwcShape s;
+  BlockedConvShape s;
   s.groups = node.attrs.get_int("group", 1);
   s.n = g.xs[0], s.ic = g.ws[1] * s.groups, s.oc = g.ws[0];
+  s.ib = g.xs.back(), s.nr = g.ys.back();
   for (size_t d = 0; d < sp; ++d) {
     s.in.push_back(g.xs[2 + d] + g.pads[d] + g.pads[sp + d]);
     s.out.push_back(g.ys[2 + d]);
     s.kernel.push_back(g.ws[2 + d]);
   }
   s.strides = g.strides, s.dilations = g.dil;
-  // Groups narrower than a vector with equal blocks on both sides (ResNeXt's 4 and 8 channels,
-  // RegNet's 8): each lane sums its own group's inputs, instead of a block-diagonal packing that
-  // would execute lanes / width times the FLOPs.
-  int64_t width = s.ic / s.groups;
-  s.lane_groups = s.groups > 1 && s.oc == s.ic && width < lanes && nr % width == 0 && ib == nr &&
-                  g.ys[1] == g.xs[1];
-  // A pointwise conv (1x1, stride 1, no padding) is a GEMM over all pixels: the kernel sees one
-  // row of all of them, so register strips do not restart (and leave a tail) at every row.
+  // Groups narrower than the block with equal blocks on both sides (ResNeXt's 4 and 8 channels,
+  // RegNet's 8): each lane sums its own group's inputs (support/channel_block.h).
+  s.lane_groups = s.groups > 1 && s.oc / s.groups < s.nr;
+  // A pointwise conv (1x1, stride 1, no padding) is a product over all pixels: it is described
+  // over the row-major view of them as one row, so register strips do not restart (and leave a
+  // tail) at every row.
   auto ones = [](const std::vector<int64_t>& v) {
     return std::all_of(v.begin(), v.end(), [](int64_t e) { return e == 1; });
   };
@@ -93,24 +85,10 @@ std::vector<NodeKernel> lower_grouped(const graph::Node& node, int vector_bits,
     ys = {ys[0], ys[1], out, ys.back()};
   }
   std::vector<NodeKernel> kernels;
-  std::string base = y->name;
   // 1. Zero padding.
   const graph::Value* input = pad_blocked_input(node, g, values, kernels);
-  // 2. The convolution with its epilogue.
-  int64_t ocb = g.ys[1];
-  std::vector<float> wp =
-      schedule::pack_conv_weights_nchwc(w->constant->data_as<float>(), s, ib, nr);
-  int64_t ici = s.lane_groups ? width : ib;
-  std::vector<int64_t> wshape = {ocb, int64_t(wp.size()) / (ocb * ici * nr)};
-  for (int64_t k : s.kernel) wshape[1] /= k;
-  wshape.insert(wshape.end(), s.kernel.begin(), s.kernel.end());
-  wshape.push_back(ici);
-  wshape.push_back(nr);
-  const graph::Value* wv = values.constant(w->name + "_nchwc", f32_tensor(wshape, wp));
-  const graph::Value* bv =
-      values.constant((bias ? bias->name : base) + "_nchwc_bias",
-                      f32_tensor({ocb * nr}, padded_bias(bias, s.oc, ocb * nr)));
-  schedule::ConvEpilogue epilogue;
+  // 2. The convolution over the node's weights (the rule lays them out) with its epilogue.
+  ConvEpilogue epilogue;
   std::vector<Buffer> extra;
   Buffer zb = f32_buffer("Z", ys);
   if (z) extra.push_back(zb);
@@ -118,25 +96,25 @@ std::vector<NodeKernel> lower_grouped(const graph::Node& node, int vector_bits,
     epilogue = [&node, z, zb](const Expr& v, const std::vector<Expr>& idx) {
       return apply_epilogue(node, v, z ? zb.load(idx) : Expr());
     };
-  schedule::BlockedConv2d conv = schedule::make_blocked_conv_nchwc(s, ib, nr, epilogue, extra);
-  conv.func.schedule_rule = schedule::kBlockedConv2dRule;
-  NodeKernel k{conv.func, {input, wv, bv}};
+  NodeKernel k{blocked_conv_compute(s, bias != nullptr, epilogue, extra), {input, w}};
+  if (bias) k.args.push_back(bias);
   if (z) k.args.push_back(z);
   k.args.push_back(y);
+  k.main = true;
   kernels.push_back(std::move(k));
   return kernels;
 }
 
 }  // namespace
 
-std::optional<std::vector<NodeKernel>> lower_conv_nchwc(const graph::Node& node, int vector_bits,
+std::optional<std::vector<NodeKernel>> lower_conv_nchwc(const graph::Node& node,
                                                         ValueFactory& values) {
   if (node.op != ops::OpKind::ConvNCHWc) return std::nullopt;
   int64_t group = node.attrs.get_int("group", 1);
   const auto& ws = node.inputs.at(1)->type.shape;
   bool depthwise = group > 1 && ws[1].value == 1 && ws[0].value == group;
-  if (depthwise) return lower_depthwise_nchwc(node, vector_bits, values);
-  return lower_grouped(node, vector_bits, values);
+  if (depthwise) return lower_depthwise_nchwc(node);
+  return lower_grouped(node, values);
 }
 
 }  // namespace ingot::lower

@@ -1,7 +1,7 @@
 // Kernels for the ops that have a default schedule rule (schedule/rules/): instead of a loop
-// nest from the op's compute rule, the node becomes one block-form kernel tagged with its rule,
-// with its constant weights packed at compile time into the layout the rule's micro-kernel
-// streams, plus any layout kernels around it (padding, blocked-to-NCHW). Each builder returns
+// nest from the op's compute rule, the node becomes one block-form kernel that the rule's
+// pattern matches, plus any layout kernels around it (padding, blocked-to-NCHW). (The symbolic
+// products below still pack their constant B here.) Each builder returns
 // nullopt when the node does not qualify (non-constant weights, other dtypes, groups, ...);
 // the node then falls back to its compute rule.
 #pragma once
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "support/channel_block.h"
 #include "tir/prim_func.h"
 
 namespace ingot::lower {
@@ -39,23 +40,24 @@ class ValueFactory {
 // 2-D Conv with groups = 1 and constant weights (and bias): [pad] -> blocked direct
 // convolution (rule blocked_conv2d) -> blocked-to-NCHW copy.
 std::optional<std::vector<NodeKernel>> lower_blocked_conv2d(const graph::Node& node,
-                                                            int vector_bits, ValueFactory& values);
+                                                            const ChannelBlockPolicy& blocks,
+                                                            ValueFactory& values);
 
 // Depthwise 2-D Conv (groups = channels, one output channel each, constant weights): [pad] ->
 // a loop nest scheduled by construction (planes in parallel, columns vectorized, taps unrolled).
 std::optional<std::vector<NodeKernel>> lower_depthwise_conv2d(const graph::Node& node,
                                                               ValueFactory& values);
 
-// ConvNCHWc (graph pass layout_nchwc; blocked input, summand and output): groups = 1 (1 to 3
-// spatial dims) -> [pad] -> blocked direct convolution with the epilogue fused per strip (rule
-// blocked_conv2d); depthwise (2-D) -> lower_depthwise_nchwc.
-std::optional<std::vector<NodeKernel>> lower_conv_nchwc(const graph::Node& node, int vector_bits,
+// ConvNCHWc (graph pass layout_nchwc; blocked input, summand and output): groups = 1 or grouped
+// (1 to 3 spatial dims) -> [pad] -> the blocked direct convolution over the node's weights with
+// its epilogue (lower/compute/blocked_conv.h; rule blocked_conv2d); depthwise (2-D) ->
+// lower_depthwise_nchwc.
+std::optional<std::vector<NodeKernel>> lower_conv_nchwc(const graph::Node& node,
                                                         ValueFactory& values);
 
 // Depthwise 2-D ConvNCHWc: the block-form compute on the unpadded input scheduled by rule
 // depthwise_conv_nchwc (depthwise_nchwc.cpp).
-std::vector<NodeKernel> lower_depthwise_nchwc(const graph::Node& node, int vector_bits,
-                                              ValueFactory& values);
+std::vector<NodeKernel> lower_depthwise_nchwc(const graph::Node& node);
 
 // MatMul / Gemm with a symbolic output and a constant float32 B: B stored in the symbolic
 // product's column blocks (blocked_product.cpp). `buffer_of` gives the kernel parameter of a

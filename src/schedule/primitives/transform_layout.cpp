@@ -5,6 +5,12 @@
 //   constant is re-laid out after scheduling (tir/transforms/apply_param_layouts.h);
 // - a scratch parameter that cache_read("global") made: its copy block is rebuilt over the new
 //   (padded) domain, the padding written as zeros, so the reader may run whole tiles over it.
+// A read that the compute guards against the buffer's end, `select(i < E, B[.., i, ..], 0)` on an
+// axis the layout zero pads (E not a multiple of the factor; the index may be clamped,
+// `min(i, E - 1)`), becomes the plain read B[.., i, ..] of the padded buffer: the padding holds the
+// zero the guard gave (TVM's transform_layout pad_value). So a compute can describe a product over
+// whole channel blocks of a weight with fewer channels, and after its layout the micro-kernel reads
+// it unguarded.
 #include <algorithm>
 
 #include "schedule/primitives/common.h"
@@ -12,6 +18,7 @@
 #include "tir/mutator.h"
 #include "tir/op.h"
 #include "tir/region_analysis.h"
+#include "tir/structural_equal.h"
 #include "tir/substitute.h"
 
 namespace ingot::schedule {
@@ -32,8 +39,18 @@ bool contains(const std::vector<int>& v, int x) {
 // the iter domains of the blocks around it.
 class LayoutRewriter : public IRMutator {
  public:
-  LayoutRewriter(const Buffer& from, const Buffer& to, const TiledLayout& layout)
-      : from_(from), to_(to), layout_(layout) {}
+  LayoutRewriter(const Buffer& from, const Buffer& to, const TiledLayout& layout,
+                 std::vector<int64_t> shape)
+      : from_(from), to_(to), layout_(layout), shape_(std::move(shape)) {}
+
+  Expr visit_Select(const Select* op, const Expr& e) override {
+    if (auto* l = op->true_value.as<BufferLoad>();
+        l != nullptr && l->buffer.get() == from_.get() && is_zero(op->false_value)) {
+      std::vector<Expr> index = l->indices;
+      if (padding_guard(op->condition, index)) return mutate(from_.load(index));
+    }
+    return IRMutator::visit_Select(op, e);
+  }
 
   Expr visit_BufferLoad(const BufferLoad* op, const Expr& e) override {
     Expr x = IRMutator::visit_BufferLoad(op, e);
@@ -67,6 +84,34 @@ class LayoutRewriter : public IRMutator {
   }
 
  private:
+  static bool is_zero(const Expr& e) {
+    if (auto* f = e.as<FloatImm>()) return f->value == 0.0;
+    int64_t v = 1;
+    return is_const_int(e, &v) && v == 0;
+  }
+  // Whether every conjunct of `cond` is `i < E` for the index of an axis d of extent E that the
+  // layout pads with zeros, i provably below the padded extent; the index is `i`, or `i`
+  // clamped into the buffer as `min(i, E - 1)` (so that the guarded compute never reads past
+  // it), which `index` then gets unclamped.
+  bool padding_guard(const Expr& cond, std::vector<Expr>& index) {
+    if (auto* a = cond.as<And>()) return padding_guard(a->a, index) && padding_guard(a->b, index);
+    auto* lt = cond.as<LT>();
+    int64_t bound = 0;
+    if (lt == nullptr || !is_const_int(lt->b, &bound)) return false;
+    for (size_t k = 0; k + 1 < layout_.splits.size(); k += 2) {
+      size_t d = size_t(layout_.splits[k]);
+      int64_t f = layout_.splits[k + 1], padded = (shape_[d] + f - 1) / f * f, last = -1;
+      if (d >= index.size() || bound != shape_[d] || shape_[d] % f == 0) continue;
+      Expr i = index[d];
+      if (auto* m = i.as<Min>(); m != nullptr && is_const_int(m->b, &last) && last == bound - 1)
+        i = m->a;
+      if (structural_equal(lt->a, i) && ana_.can_prove(i < i64(padded))) {
+        index[d] = i;
+        return true;
+      }
+    }
+    return false;
+  }
   std::vector<Expr> indices(const std::vector<Expr>& old) {
     std::vector<Expr> out;
     for (const Expr& e : layout_.apply_index(old)) out.push_back(ana_.simplify(e));
@@ -74,6 +119,7 @@ class LayoutRewriter : public IRMutator {
   }
   Buffer from_, to_;
   TiledLayout layout_;
+  std::vector<int64_t> shape_;  // from_'s
   arith::Analyzer ana_;
 };
 
@@ -212,7 +258,7 @@ void Schedule::transform_layout(BlockRV block, int read_buffer_index, std::vecto
           qname(src->name));
     copies[writer->get()] = padded_copy(copy->name_hint, store, copy, dst, shape, layout);
   }
-  Stmt body = LayoutRewriter(src, dst, layout).mutate(replace_stmts(func_.body, copies));
+  Stmt body = LayoutRewriter(src, dst, layout, shape).mutate(replace_stmts(func_.body, copies));
   // The rebuilt copy already writes dst; the rewriter leaves it (its indices are the new ones).
   set_body(body);
   func_.params[size_t(p)] = dst;

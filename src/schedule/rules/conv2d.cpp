@@ -7,6 +7,7 @@
 #include "schedule/intrin/x86_fma.h"
 #include "schedule/ir_utils.h"
 #include "schedule/rules/choice.h"
+#include "schedule/rules/conv_weight_layout.h"
 #include "schedule/rules/fma_strip.h"
 #include "support/channel_block.h"
 #include "support/error.h"
@@ -20,10 +21,6 @@ namespace ingot::schedule {
 using namespace tir;
 
 namespace {
-
-int64_t ceil_div(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
 
 // Parallel tasks the rule aims for at least (threads times a few, for balance).
 constexpr int64_t kParallelTasks = 64;
@@ -111,56 +108,8 @@ int lane_group(const Expr& index, const Var& r) {
 
 }  // namespace
 
-int conv2d_channel_block(const Conv2dShape& s, int vector_bits) {
-  return channel_block(s.oc, vector_bits);
-}
-
-BlockedConv2d make_blocked_conv2d(const Conv2dShape& s, int nr) {
-  BlockedConv2d c;
-  c.nr = nr;
-  int64_t ocb = ceil_div(s.oc, nr);
-  DataType f = DataType::f32();
-  c.X = Buffer::make("X", f, std::vector<int64_t>{s.n, s.ic, s.ih, s.iw});
-  c.Wp = Buffer::make("Wp", f, std::vector<int64_t>{ocb, s.ic, s.kh, s.kw, nr});
-  c.bias = Buffer::make("bias", f, std::vector<int64_t>{ocb * nr});
-  c.Y = Buffer::make("Y", f, std::vector<int64_t>{s.n, ocb, s.oh, s.ow, nr});
-  Var vn("vn"), vb("vb"), vh("vh"), vw("vw"), vr("vr"), vc("vc"), vkh("vkh"), vkw("vkw");
-  std::vector<Expr> yi = {vn, vb, vh, vw, vr};
-  Expr x = c.X(vn, vc, Expr(vh) * s.sh + Expr(vkh) * s.dh, Expr(vw) * s.sw + Expr(vkw) * s.dw);
-  Stmt body = BufferStore::make(c.Y, c.Y.load(yi) + x * c.Wp(vb, vc, vkh, vkw, vr), yi);
-  Stmt init = BufferStore::make(c.Y, c.bias(Expr(vb) * int64_t(nr) + vr), yi);
-  std::vector<IterVar> ivs = {
-      {vn, i64(0), i64(s.n), IterKind::kSpatial},  {vb, i64(0), i64(ocb), IterKind::kSpatial},
-      {vh, i64(0), i64(s.oh), IterKind::kSpatial}, {vw, i64(0), i64(s.ow), IterKind::kSpatial},
-      {vr, i64(0), i64(nr), IterKind::kSpatial},   {vc, i64(0), i64(s.ic), IterKind::kReduce},
-      {vkh, i64(0), i64(s.kh), IterKind::kReduce}, {vkw, i64(0), i64(s.kw), IterKind::kReduce}};
-  Stmt blk = make_block("conv", ivs, body, init);
-  std::vector<Var> loops = {Var("n"), Var("ocb"), Var("oh"), Var("ow"),
-                            Var("r"), Var("ic"),  Var("kh"), Var("kw")};
-  std::vector<Expr> values(loops.begin(), loops.end());
-  Stmt st = BlockRealize::make(values, IntImm::make(DataType::boolean(), 1), blk);
-  for (size_t l = loops.size(); l-- > 0;)
-    st = For::make(loops[l], i64(0), ivs[l].extent, ForKind::kSerial, st);
-  c.func = PrimFunc{"conv2d_blocked", {c.X, c.Wp, c.bias, c.Y}, st};
-  c.func.flops = 2.0 * double(s.n * s.oc * s.oh * s.ow) * double(s.ic * s.kh * s.kw);
-  return c;
-}
-
-std::vector<float> pack_conv2d_weights(const float* w, const Conv2dShape& s, int nr) {
-  int64_t ocb = ceil_div(s.oc, nr), taps = s.kh * s.kw;
-  std::vector<float> out(size_t(ocb * s.ic * taps * nr), 0.0f);
-  for (int64_t o = 0; o < s.oc; ++o)
-    for (int64_t c = 0; c < s.ic; ++c)
-      for (int64_t t = 0; t < taps; ++t)
-        out[size_t((((o / nr) * s.ic + c) * taps + t) * nr + o % nr)] =
-            w[(o * s.ic + c) * taps + t];
-  return out;
-}
-
-std::vector<float> pack_conv2d_bias(const float* bias, const Conv2dShape& s, int nr) {
-  std::vector<float> out(size_t(ceil_div(s.oc, nr) * nr), 0.0f);
-  if (bias) std::copy(bias, bias + s.oc, out.begin());
-  return out;
+ChannelBlockPolicy conv_channel_blocks(const CpuVectorIsa& isa) {
+  return vector_channel_blocks(isa.vector_bits);
 }
 
 void schedule_blocked_conv2d(Schedule& s, const std::string& block, int vector_bits) {
@@ -168,12 +117,17 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, int vector_b
 }
 
 void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVectorIsa& isa) {
+  // 0. The weights (and a bias read past OC) in the layout the micro-kernel streams.
+  lay_out_conv_weights(s, block);
+  // The function as laid out, kept: the block and loads read below stay alive while the
+  // primitives rewrite the body.
+  const PrimFunc laid_out = s.func();
   BlockRV conv = s.get_block(block);
   // n, ocb, the output's spatial loops (od, oh, ow; innermost ow), r, then the reduction loops:
   // ic, kh, kw (NCHW input) or icb, [kd,] [kh,] kw, ici (blocked input, 1 to 3 spatial dims).
   std::vector<LoopRV> l = s.get_loops(conv);
   size_t spatial = 0;  // iter vars n .. r
-  for (const IterVar& iv : find_block(s.func().body, block, nullptr)->block->iter_vars)
+  for (const IterVar& iv : find_block(laid_out.body, block, nullptr)->block->iter_vars)
     spatial += iv.kind == IterKind::kSpatial;
   INGOT_ICHECK(spatial >= 4 && l.size() > spatial, "conv2d rule: block {} has {} loops", block,
                l.size());
@@ -181,7 +135,7 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   int64_t ow = loop_extent(s, l[lw]), nr = loop_extent(s, l[lr]);
   // Lane groups: the input's lane index is floor(r / g) * g + ici (a grouped conv narrower than
   // a vector; see conv_nchwc.h), each input vector shuffled per group.
-  const Block* b = find_block(s.func().body, block, nullptr)->block;
+  const Block* b = find_block(laid_out.body, block, nullptr)->block;
   std::optional<FmaUpdate> u = fma_update(b);
   INGOT_ICHECK(u && b->iter_vars.size() == l.size(),
                "conv2d rule: block {} is not the blocked conv", block);

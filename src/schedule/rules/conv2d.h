@@ -1,13 +1,13 @@
-// Default schedule for 2-D convolution (groups = 1, FP32) as a direct convolution on a blocked
-// output layout, the NCHWc form TVM and oneDNN use on CPUs:
-//   Y[n, ocb, oh, ow, r] = bias[ocb * NR + r]
-//                        + sum over ic, kh, kw of X[n, ic, oh*sh + kh*dh, ow*sw + kw*dw]
-//                                                 * Wp[ocb, ic, kh, kw, r]
-// X is the (already padded) NCHW input, Wp the weights packed at compile time in NR-wide output
-// channel blocks (zero padded), Y the output with channels blocked by NR (NR = the micro-kernel's
-// column count, a multiple of the vector width).
+// Default schedule of the blocked direct convolution (rule blocked_conv2d), the NCHWc form TVM
+// and oneDNN use on CPUs, as lowering describes it (lower/compute/blocked_conv.h):
+//   Y[n, ob, o..., r] = bias[ob * NR + r] + sum over the input channels and the window of
+//                       X[n, <input block>, o * s + k * d ..., <lane>] * W[ob * NR + r, c, k...]
+// on a channel-blocked (ConvNCHWc) or NCHW input, Y with channels blocked by NR (a multiple of
+// the vector width). The rule first gives the constant weights the layout its micro-kernel
+// streams, Wp[ceil(OC / NR), ICb, k..., IB, NR] (conv_weight_layout.h: transform_layout, zero
+// padded, re-laid out at compile time).
 //
-// The schedule: parallel over (n, ocb, oh); output columns in MR-pixel strips; the MR x NR tile
+// The schedule: parallel over (n, ob, oh); output columns in MR-pixel strips; the MR x NR tile
 // with all of its reduction (ic, kh, kw) is one block computed by the FMA register-tile
 // micro-kernel, which broadcasts input pixels and streams the packed weights; the init (bias)
 // is vectorized before it.
@@ -28,36 +28,16 @@
 
 namespace ingot::schedule {
 
-struct Conv2dShape {
-  int64_t n = 1, ic = 0, ih = 0, iw = 0;  // the padded input
-  int64_t oc = 0, oh = 0, ow = 0;
-  int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
-};
+// The channel blocks this rule tiles by on that ISA (its register tile's NR; the graph pass
+// layout_nchwc lays tensors out in them, lowering blocks an NCHW conv's output by them).
+ChannelBlockPolicy conv_channel_blocks(const CpuVectorIsa& isa);
 
-struct BlockedConv2d {
-  tir::Buffer X, Wp, bias, Y;  // X[n, ic, ih, iw], Wp[ocb, ic, kh, kw, nr], bias[ocb * nr],
-                               // Y[n, ocb, oh, ow, nr]
-  int nr = 0;
-  tir::PrimFunc func;  // params X, Wp, bias, Y; one block "conv"
-};
-
-// The output channel block (the tile's columns): 32 (two zmm) when OC allows, else 16, else OC
-// rounded up to the vector width; for AVX2 and 128-bit targets (NEON: 4 or 2 q registers) 16 / 8.
-int conv2d_channel_block(const Conv2dShape& s, int vector_bits);
-
-BlockedConv2d make_blocked_conv2d(const Conv2dShape& s, int nr);
-
-// The same convolution on a channel-blocked input, for 1 to 3 spatial dims: conv_nchwc.h.
-
-// Host packing: W[OC, IC, KH, KW] -> Wp[ceil(OC / nr), IC, KH, KW, nr] (zero padded), and a
-// bias (or zeros) -> [ceil(OC / nr) * nr].
-std::vector<float> pack_conv2d_weights(const float* w, const Conv2dShape& s, int nr);
-std::vector<float> pack_conv2d_bias(const float* bias, const Conv2dShape& s, int nr);
-
-// Applies the default schedule to block `block` of a make_blocked_conv2d or
-// make_blocked_conv_nchwc function (any number of spatial dims: strips run along the innermost
-// output dim, the outer ones join the parallel loop): the FMA micro-kernel of the ISA, with
-// output strips of at most fma_max_tile_rows(isa, NR) pixels.
+// Applies the default schedule to block `block` of a blocked convolution
+// (lower/compute/blocked_conv.h; any number of spatial dims: strips run along the innermost
+// output dim, the outer ones join the parallel loop): first the weights' layout
+// (conv_weight_layout.h), then the FMA micro-kernel of the ISA, with output strips of at most
+// fma_max_tile_rows(isa, NR) pixels. A kernel whose weights come packed (the tests' fixture,
+// tests/common/packed_conv.h) is scheduled as it is.
 void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVectorIsa& isa);
 // The same for x86 with that vector width.
 void schedule_blocked_conv2d(Schedule& s, const std::string& block, int vector_bits);

@@ -2,6 +2,7 @@
 #include "schedule/rules/default_rules.h"
 
 #include "schedule/rules/conv2d.h"
+#include "schedule/rules/conv_weight_layout.h"
 #include "schedule/rules/depthwise_conv_nchwc.h"
 #include "schedule/rules/gpu_injective.h"
 #include "schedule/rules/injective.h"
@@ -26,9 +27,11 @@ const std::vector<ScheduleRule>& schedule_rules() {
        },
        is_dense_matmul},
       {kBlockedConv2dRule, "llvm",
-       [](Schedule& s, const RuleTarget& t) { schedule_blocked_conv2d(s, "conv", t.isa); }},
+       [](Schedule& s, const RuleTarget& t) { schedule_blocked_conv2d(s, "conv", t.isa); },
+       is_blocked_conv},
       {kDepthwiseConvRule, "llvm",
-       [](Schedule& s, const RuleTarget& t) { schedule_depthwise_conv_nchwc(s, t.isa); }},
+       [](Schedule& s, const RuleTarget& t) { schedule_depthwise_conv_nchwc(s, t.isa); },
+       is_depthwise_conv_nchwc},
       {kInjectiveRule, "llvm",
        [](Schedule& s, const RuleTarget& t) { schedule_injective(s, t.isa); }},
       // The c target: the elementwise members of a fused kernel inlined into their readers,

@@ -8,6 +8,7 @@
 #include "schedule/intrin/x86_fma.h"
 #include "schedule/ir_utils.h"
 #include "schedule/rules/choice.h"
+#include "schedule/rules/conv_weight_layout.h"
 #include "schedule/rules/fma_strip.h"
 #include "support/error.h"
 #include "tir/analysis.h"
@@ -19,39 +20,6 @@
 namespace ingot::schedule {
 
 using namespace tir;
-
-PrimFunc make_depthwise_conv_nchwc(const DepthwiseConvShape& s, const ConvEpilogue& epilogue,
-                                   const std::vector<Buffer>& epilogue_params) {
-  DataType f = DataType::f32();
-  Buffer X = Buffer::make("X", f, std::vector<int64_t>{s.n, s.blocks, s.ih, s.iw, s.blk});
-  Buffer W = Buffer::make("W", f, std::vector<int64_t>{s.blocks, s.kh, s.kw, s.blk});
-  Buffer bias = Buffer::make("bias", f, std::vector<int64_t>{s.blocks * s.blk});
-  Buffer Y = Buffer::make("Y", f, std::vector<int64_t>{s.n, s.blocks, s.oh, s.ow, s.blk});
-  Var vn("vn"), vb("vb"), vh("vh"), vw("vw"), vl("vl"), vkh("vkh"), vkw("vkw");
-  Expr r = Expr(vh) * s.sh + Expr(vkh) * s.dh - s.top;
-  Expr q = Expr(vw) * s.sw + Expr(vkw) * s.dw - s.left;
-  Expr inside = r >= i64(0) && r < i64(s.ih) && q >= i64(0) && q < i64(s.iw);
-  Expr x =
-      X.load({vn, vb, max(min(r, i64(s.ih - 1)), i64(0)), max(min(q, i64(s.iw - 1)), i64(0)), vl});
-  std::vector<Expr> yi = {vn, vb, vh, vw, vl};
-  Expr y = Y.load(yi);
-  Stmt body = BufferStore::make(Y, select(inside, y + x * W.load({vb, vkh, vkw, vl}), y), yi);
-  Stmt init = BufferStore::make(Y, bias(Expr(vb) * s.blk + vl), yi);
-  std::vector<IterVar> ivs = {
-      {vn, i64(0), i64(s.n), IterKind::kSpatial},   {vb, i64(0), i64(s.blocks), IterKind::kSpatial},
-      {vh, i64(0), i64(s.oh), IterKind::kSpatial},  {vw, i64(0), i64(s.ow), IterKind::kSpatial},
-      {vl, i64(0), i64(s.blk), IterKind::kSpatial}, {vkh, i64(0), i64(s.kh), IterKind::kReduce},
-      {vkw, i64(0), i64(s.kw), IterKind::kReduce}};
-  std::vector<Var> loops = {Var("n"), Var("cb"), Var("oh"), Var("ow"),
-                            Var("l"), Var("kh"), Var("kw")};
-  PrimFunc fn{"depthwise_conv2d_nchwc",
-              {X, W, bias},
-              block_loop_nest(loops, ivs, make_block("conv", ivs, body, init))};
-  if (epilogue) append_conv_epilogue(fn, Y, loops, ivs, 5, epilogue, epilogue_params);
-  fn.params.push_back(Y);
-  fn.flops = 2.0 * double(s.n * s.channels * s.oh * s.ow * s.kh * s.kw);
-  return fn;
-}
 
 namespace {
 
@@ -239,7 +207,20 @@ void unrolled_columns_run(Schedule& s, LoopRV cols, int64_t n, int64_t strip,
 
 }  // namespace
 
+bool is_depthwise_conv_nchwc(const PrimFunc& f) {
+  std::optional<BlockInfo> found = find_block(f.body, "conv", nullptr);
+  if (!found || found->block->iter_vars.size() != 7) return false;
+  auto* store = found->block->body.as<BufferStore>();
+  auto* sel = store ? store->value.as<Select>() : nullptr;
+  auto* keep = sel ? sel->false_value.as<BufferLoad>() : nullptr;
+  auto* add = sel ? sel->true_value.as<Add>() : nullptr;
+  return keep != nullptr && keep->buffer.get() == store->buffer.get() && add != nullptr &&
+         add->b.as<Mul>() != nullptr && store->buffer->dtype == DataType::f32();
+}
+
 void schedule_depthwise_conv_nchwc(Schedule& s, const CpuVectorIsa& isa) {
+  // 0. The weights [C, 1, KH, KW] as [ceil(C / BLK), 1, KH, KW, BLK] (a bias past C padded).
+  lay_out_conv_weights(s, "conv");
   BlockRV conv = s.get_block("conv");
   std::vector<LoopRV> l = s.get_loops(conv);  // n, cb, oh, ow, l, kh, kw
   INGOT_ICHECK(l.size() == 7, "depthwise rule: block conv has {} loops", l.size());

@@ -1,15 +1,16 @@
 // Depthwise 2-D convolution on channel-blocked tensors (ConvNCHWc with groups = channels; the
-// MobileNet / EfficientNet / ConvNeXt layers) as a block-form compute and its default schedule
-// (rule depthwise_conv_nchwc):
+// MobileNet / EfficientNet / ConvNeXt layers): the default schedule (rule depthwise_conv_nchwc)
+// of the block-form compute lowering describes (lower/compute/blocked_conv.h):
 //   Y[n, b, oh, ow, l] = bias[b * BLK + l] + sum over kh, kw of
-//       (r, q inside the input ? X[n, b, r, q, l] * W[b, kh, kw, l] : 0)
+//       (r, q inside the input ? X[n, b, r, q, l] * W[b * BLK + l, 0, kh, kw] : 0)
 //   with r = oh * sh + kh * dh - top, q = ow * sw + kw * dw - left
 // on the unpadded input: the padding is a guard (the load's indices are clamped, so no guard is
 // ever needed for memory safety), not a padded copy, which would cost a depthwise conv (a few
 // FLOPs per byte) another pass over its input. With `epilogue`, a second block "epilogue"
 // updates Y in place (the fused summand and activation).
 //
-// The schedule partitions the guard away instead of evaluating it: the output rows (as branches
+// The schedule lays the weights out as [ceil(C / BLK), 1, KH, KW, BLK] (conv_weight_layout.h),
+// then partitions the guard away instead of evaluating it: the output rows (as branches
 // of the one row loop, which stays parallel with the channel blocks) into the interior rows and
 // each border row alone, each border row's kernel rows to those inside the input, and each
 // row's columns into left border, interior and right border. Interior columns run as register
@@ -25,24 +26,17 @@
 #include <cstdint>
 #include <vector>
 
-#include "schedule/rules/conv_nchwc.h"
+#include "schedule/schedule.h"
+#include "support/channel_block.h"
+#include "tir/prim_func.h"
 
 namespace ingot::schedule {
 
 inline constexpr const char* kDepthwiseConvRule = "depthwise_conv_nchwc";  // block "conv"
 
-struct DepthwiseConvShape {
-  int64_t n = 1, blocks = 1, blk = 16;  // channel blocks of blk lanes
-  int64_t ih = 1, iw = 1, oh = 1, ow = 1, kh = 1, kw = 1;
-  int64_t sh = 1, sw = 1, dh = 1, dw = 1, top = 0, left = 0;
-  int64_t channels = 0;  // the real channels (FLOPs)
-};
-
-// Params X[n, blocks, ih, iw, blk], W[blocks, kh, kw, blk], bias[blocks * blk],
-// [epilogue_params], Y[n, blocks, oh, ow, blk]; blocks "conv" and [epilogue].
-tir::PrimFunc make_depthwise_conv_nchwc(const DepthwiseConvShape& s,
-                                        const ConvEpilogue& epilogue = {},
-                                        const std::vector<tir::Buffer>& epilogue_params = {});
+// Whether `f` has a block "conv" of that form (its body Y = select(inside, Y + X * W, Y) over
+// n, b, oh, ow, l and the window): the rule's pattern.
+bool is_depthwise_conv_nchwc(const tir::PrimFunc& f);
 
 // The default schedule of block "conv" of such a function (see above).
 void schedule_depthwise_conv_nchwc(Schedule& s, const CpuVectorIsa& isa);

@@ -1,0 +1,67 @@
+// The block-form computes of the CPU's convolutions on channel-blocked outputs: what is computed,
+// over the tensors and weights as the graph has them. Every layout of the weights (output-channel
+// panels, input blocks, the order the micro-kernel streams them) is the rule's decision
+// (schedule/rules/conv2d.h: transform_layout on the constant), so the weights here are the
+// node's own, W[OC, IC / groups, k...], read with guards where a block runs past OC or IC (the
+// rule's zero-padded layout makes the guards redundant and drops them).
+//
+//   Y[n, ob, o..., r] = bias[ob * NR + r]     (0 without a bias or past OC)
+//       + sum over the reduction of X[n, <input block>, o * s + k * d ..., <lane>]
+//                                   * W[ob * NR + r, <input channel in the group>, k...]
+//
+// X is the spatially padded input: channel-blocked [n, ceil(IC / IB), in..., IB] (graph op
+// ConvNCHWc; the reduction runs over input blocks cb, the window k..., then lanes ci) or NCHW
+// [n, IC, in...] (a Conv outside the layout pass's chains; the reduction is c, then k...). Y is
+// [n, ceil(OC / NR), out..., NR]; its padding lanes come out zero. With groups, an output block
+// reads its group's input blocks (support/channel_block.h: conv_input_blocks); groups narrower
+// than the block are lane groups (each lane sums its own group's `width` inputs). With an
+// epilogue a second block "epilogue" updates Y in place (the fused summand and activation).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "tir/prim_func.h"
+
+namespace ingot::lower {
+
+struct BlockedConvShape {
+  int64_t n = 1, ic = 0, oc = 0;  // ic: all input channels, of every group
+  int64_t groups = 1;
+  bool blocked_input = true;  // X channel-blocked by ib (else NCHW)
+  int64_t ib = 1, nr = 16;    // input and output channel blocks
+  // Groups narrower than the (equal) input and output blocks: lane r reads its group's inputs,
+  // X[.., floor(r / width) * width + ci] for ci < width = ic / groups.
+  bool lane_groups = false;
+  // Per spatial dim, outermost first (D, H, W): the padded input, the output, the kernel.
+  std::vector<int64_t> in, out, kernel, strides, dilations;
+};
+
+using ConvEpilogue =
+    std::function<tir::Expr(const tir::Expr& y, const std::vector<tir::Expr>& index)>;
+
+// Params X, W, [bias], [epilogue_params], Y; block "conv", then "epilogue".
+tir::PrimFunc blocked_conv_compute(const BlockedConvShape& s, bool has_bias,
+                                   const ConvEpilogue& epilogue = {},
+                                   const std::vector<tir::Buffer>& epilogue_params = {});
+
+// Depthwise 2-D convolution on channel-blocked tensors (ConvNCHWc with groups = channels):
+//   Y[n, b, oh, ow, l] = bias[b * BLK + l] + sum over kh, kw of
+//       (r, q inside the input ? X[n, b, r, q, l] * W[b * BLK + l, 0, kh, kw] : 0)
+//   with r = oh * sh + kh * dh - top, q = ow * sw + kw * dw - left
+// on the unpadded input (the padding a guard, the load's indices clamped into the input), W the
+// node's [C, 1, KH, KW] read with a guard past C (rule depthwise_conv_nchwc lays it out).
+struct DepthwiseConvShape {
+  int64_t n = 1, blocks = 1, blk = 16;  // channel blocks of blk lanes
+  int64_t ih = 1, iw = 1, oh = 1, ow = 1, kh = 1, kw = 1;
+  int64_t sh = 1, sw = 1, dh = 1, dw = 1, top = 0, left = 0;
+  int64_t channels = 0;  // the real channels
+};
+
+// Params X, W, [bias], [epilogue_params], Y; blocks "conv" and [epilogue].
+tir::PrimFunc depthwise_conv_compute(const DepthwiseConvShape& s, bool has_bias,
+                                     const ConvEpilogue& epilogue = {},
+                                     const std::vector<tir::Buffer>& epilogue_params = {});
+
+}  // namespace ingot::lower

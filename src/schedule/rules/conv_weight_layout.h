@@ -1,0 +1,26 @@
+// The weight layouts of the CPU convolution rules (conv2d.h, depthwise_conv_nchwc.h): lowering
+// describes a convolution over the node's own weights, W[OC, IC / groups, k...] read at
+// [ob * NR + r, (cb * IB +) ci, k...] (lower/compute/blocked_conv.h); the rule gives the constant
+// the layout its micro-kernel streams, by transform_layout (re-laid out once at compile time):
+// every dim read as `outer * f + inner` split by f (zero padded, so the compute's guards past
+// OC and IC go), then the dims ordered as the block iterates them with the output channel in
+// the block (r) innermost: [ob, cb, k..., ci, r], the NCHWc packing of TVM and oneDNN. A bias
+// read past OC is padded to whole blocks too.
+#pragma once
+
+#include <string>
+
+#include "schedule/schedule.h"
+
+namespace ingot::schedule {
+
+// Lays out the constant weights (and bias) block `block` reads, when they are still in the
+// node's layout (a weight whose rank is the output's less one); otherwise leaves them.
+void lay_out_conv_weights(Schedule& s, const std::string& block);
+
+// Whether `f` has a block "conv" computing a blocked direct convolution (the form of
+// lower/compute/blocked_conv.h: a spatial output [n, ob, o..., r] reduced over the input and
+// window, a float32 multiply-accumulate), whose weights are a constant parameter.
+bool is_blocked_conv(const tir::PrimFunc& f);
+
+}  // namespace ingot::schedule

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <thread>
 
+#include "driver/compile_stages.h"
 #include "driver/compiled_model.h"
 #include "driver/onnx_model_builder.h"
 
@@ -105,6 +106,25 @@ TEST(CompileProgress, CountsStayMonotonicWithKernelsOnSeveralThreads) {
   std::vector<Call> calls = compile_recording(3, &r);
   EXPECT_EQ(r.codegen_threads, 3);
   check_monotonic(calls, r.num_kernels);
+}
+
+// The pipeline is one list of named stages; the ones that start a progress step start steps
+// 1 to 4 in order (codegen reports 5 and 6 itself), each step a stage of the same name.
+TEST(CompileStages, OneListInOrderStartingTheProgressSteps) {
+  std::vector<std::string> names;
+  std::vector<int> steps;
+  for (const driver::CompileStage& s : driver::compile_stages()) {
+    names.push_back(s.name);
+    if (s.step > 0) {
+      steps.push_back(s.step);
+      EXPECT_EQ(driver::compile_steps()[size_t(s.step - 1)], s.name);
+    }
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"import", "infer_types", "check_shapes",
+                                             "graph_passes", "quantize_weights", "verify_graph",
+                                             "lower", "schedule", "loop_passes", "codegen",
+                                             "report", "accuracy"}));
+  EXPECT_EQ(steps, (std::vector<int>{1, 2, 3, 4}));
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
 // What the convolution kernel builders (conv_nchwc.cpp, depthwise_nchwc.cpp, depthwise.cpp)
 // share: a ConvNCHWc node's blocked shapes, strides, dilations and pads, optional inputs, the
-// bias padded to whole channel blocks, the zero-padded copy of the input, and the main kernel's
-// parameter binding.
+// zero-padded copy of the input, and the main kernel's parameter binding.
 #pragma once
 
 #include <algorithm>
@@ -38,16 +37,6 @@ inline ConvNchwcGeometry conv_nchwc_geometry(const graph::Node& node) {
 
 inline const graph::Value* optional_input(const graph::Node& node, size_t i) {
   return node.inputs.size() > i ? node.inputs[i] : nullptr;
-}
-
-// bias (or zeros) padded to `padded` channels.
-inline std::vector<float> padded_bias(const graph::Value* bias, int64_t channels, int64_t padded) {
-  std::vector<float> out(size_t(padded), 0.0f);
-  if (bias) {
-    const float* b = bias->constant->data_as<float>();
-    std::copy(b, b + channels, out.begin());
-  }
-  return out;
 }
 
 // The main kernel of a convolution built as one loop nest: params X, W, B, [Z], Y (Z: the fused

@@ -229,6 +229,45 @@ tir::IRModule run_blocks(tir::IRModule m) {
   return m;
 }
 
+// An NCHW depthwise Conv without a bias (-O0 / -O1: outside the layout pass): the taps written
+// out per pixel from 0, no zero bias made up as a constant.
+TEST(LowerGraph, DepthwiseWithoutBiasStartsFromZero) {
+  graph::Graph g;
+  graph::Value* x = g.add_value("x", f32_type({1, 3, 4, 5}));
+  g.inputs = {x};
+  std::vector<float> wv(3 * 9), xv(60);
+  for (size_t i = 0; i < wv.size(); ++i) wv[i] = float(int(i % 5) - 2) * 0.5f;
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = float(int(i % 7) - 3) * 0.25f;
+  graph::Value* w = g.add_constant("w", f32_tensor({3, 1, 3, 3}, wv));
+  graph::Attrs ca;
+  ca.set("kernel_shape", std::vector<int64_t>{3, 3});
+  ca.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  ca.set("group", int64_t(3));
+  graph::Value* y = g.add_node(OpKind::Conv, "dw", {x, w}, {"y"}, ca)->outputs[0];
+  g.outputs = {y};
+  graph::infer_types(g);
+  tir::IRModule m = lower::lower_graph(g, {.cpu_blocks = vector_channel_blocks(512)});
+  EXPECT_EQ(m.constants.size(), wv.size() * 4);  // the weights alone
+  HostTensor in(DataType::f32(), {1, 3, 4, 5}, std::vector<double>(xv.begin(), xv.end()));
+  HostTensor out(DataType::f32(), {1, 3, 4, 5});
+  run_module(run_blocks(m), {&in}, {&out});
+  std::vector<double> want;
+  for (int c = 0; c < 3; ++c)
+    for (int h = 0; h < 4; ++h)
+      for (int q = 0; q < 5; ++q) {
+        double acc = 0;
+        for (int r = 0; r < 3; ++r)
+          for (int t = 0; t < 3; ++t) {
+            int ih = h + r - 1, iw = q + t - 1;
+            if (ih < 0 || ih >= 4 || iw < 0 || iw >= 5) continue;
+            acc +=
+                double(xv[size_t((c * 4 + ih) * 5 + iw)]) * double(wv[size_t((c * 3 + r) * 3 + t)]);
+          }
+        want.push_back(acc);
+      }
+  expect_near_all(out.values(), want);
+}
+
 TEST(LowerGraph, ScheduledConvPadsDescribesAndUnblocks) {
   // x[1,3,4,5] -> Conv(w[5,3,3,3], b[5], pads 1, stride 1) -> y[1,5,4,5]
   graph::Graph g;

@@ -1,6 +1,6 @@
-// What the convolution kernel builders (conv_nchwc.cpp, depthwise_nchwc.cpp, depthwise.cpp)
+// What the ConvNCHWc kernel builders (conv_nchwc.cpp, depthwise_nchwc.cpp)
 // share: a ConvNCHWc node's blocked shapes, strides, dilations and pads, optional inputs, the
-// zero-padded copy of the input, and the main kernel's parameter binding.
+// zero-padded copy of the input.
 #pragma once
 
 #include <algorithm>
@@ -37,25 +37,6 @@ inline ConvNchwcGeometry conv_nchwc_geometry(const graph::Node& node) {
 
 inline const graph::Value* optional_input(const graph::Node& node, size_t i) {
   return node.inputs.size() > i ? node.inputs[i] : nullptr;
-}
-
-// The main kernel of a convolution built as one loop nest: params X, W, B, [Z], Y (Z: the fused
-// summand, when `z` is set) bound to x, w, b, [z], y.
-inline NodeKernel conv_loop_kernel(std::string name, tir::Stmt body,
-                                   const std::vector<tir::Buffer>& xwb_z_y,
-                                   const std::vector<const graph::Value*>& xwb,
-                                   const graph::Value* z, const graph::Value* y) {
-  tir::PrimFunc f;
-  f.name = std::move(name);
-  f.params = {xwb_z_y[0], xwb_z_y[1], xwb_z_y[2]};
-  if (z) f.params.push_back(xwb_z_y[3]);
-  f.params.push_back(xwb_z_y[4]);
-  f.body = std::move(body);
-  NodeKernel k{f, xwb};
-  if (z) k.args.push_back(z);
-  k.args.push_back(y);
-  k.main = true;
-  return k;
 }
 
 // The blocked input zero padded spatially by a kernel appended to `kernels` (the input itself

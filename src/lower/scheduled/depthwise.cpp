@@ -1,11 +1,11 @@
-// Depthwise 2-D convolution (groups = C = OC, constant weights; MobileNet's 3x3 layers) as a
-// loop nest scheduled by construction: [zero padding kernel] then, per (n, c) plane in parallel
-// and per output row, the output columns vectorized with the KH x KW taps unrolled into one
-// expression, so each output vector is computed in registers from KH*KW input vectors and
-// stored once, with the bias and the fused epilogue (summand, activation) applied.
+// Depthwise 2-D convolution on NCHW tensors (groups = C = OC, constant weights; MobileNet's 3x3
+// layers outside the layout pass's chains: -O0, -O1): [zero padding kernel] then one store per
+// output pixel with the KH x KW taps written out in one expression (the bias, or 0, plus the
+// taps, with the fused epilogue), a spatial block whose loop kinds the injective rule sets (by
+// default the (n, channel) planes in parallel and the columns vectorized, so each output vector
+// is computed in registers and stored once).
 #include "lower/compute/common.h"
 #include "lower/compute/epilogue.h"
-#include "lower/scheduled/conv_nchwc_geometry.h"
 #include "lower/scheduled/layout_kernels.h"
 #include "lower/scheduled/scheduled.h"
 #include "tir/op.h"
@@ -48,17 +48,14 @@ std::optional<std::vector<NodeKernel>> lower_depthwise_conv2d(const graph::Node&
     pad.name = "pad";
     kernels.push_back({pad, {x, input}});
   }
-  // 2. The convolution, taps unrolled, columns vectorized.
-  std::vector<float> zeros(size_t(c), 0.0f);
-  const graph::Value* b =
-      bias ? bias : values.constant(y->name + "_zero_bias", f32_tensor({c}, zeros));
+  // 2. The convolution, its taps written out.
   Buffer xb = f32_buffer("X", ps), wb = f32_buffer("W", ws), bb = f32_buffer("B", {c}),
          zb = f32_buffer("Z", ys), yb = f32_buffer("Y", ys);
   // One store per output pixel, a block whose loop kinds the injective rule sets (by default
   // the (n, channel) loop parallel and the columns vectorized).
   auto pixel = [&](const Index& i) {
     Expr n = floordiv(i[0], i64(c)), ch = floormod(i[0], i64(c)), oh = i[1], ow = i[2];
-    Expr acc = bb.load({ch});
+    Expr acc = bias ? bb.load({ch}) : make_const(DataType::f32(), 0);
     for (int64_t kh = 0; kh < ws[2]; ++kh)
       for (int64_t kw = 0; kw < ws[3]; ++kw)
         acc = acc + xb.load({n, ch, oh * strides[0] + kh * dil[0], ow * strides[1] + kw * dil[1]}) *
@@ -66,9 +63,20 @@ std::optional<std::vector<NodeKernel>> lower_depthwise_conv2d(const graph::Node&
     std::vector<Expr> yi = {n, ch, oh, ow};
     return BufferStore::make(yb, apply_epilogue(node, acc, z ? zb.load(yi) : Expr()), yi);
   };
-  kernels.push_back(conv_loop_kernel("depthwise_conv2d",
-                                     loop_nest({ys[0] * c, ys[2], ys[3]}, "nc", pixel),
-                                     {xb, wb, bb, zb, yb}, {input, w, b}, z, y));
+  NodeKernel k;
+  k.func.name = "depthwise_conv2d";
+  k.func.body = loop_nest({ys[0] * c, ys[2], ys[3]}, "nc", pixel);
+  k.func.params = {xb, wb};
+  k.args = {input, w};
+  for (auto [value, buffer] : {std::pair{bias, bb}, std::pair{z, zb}})
+    if (value != nullptr) {
+      k.func.params.push_back(buffer);
+      k.args.push_back(value);
+    }
+  k.func.params.push_back(yb);
+  k.args.push_back(y);
+  k.main = true;
+  kernels.push_back(std::move(k));
   return kernels;
 }
 

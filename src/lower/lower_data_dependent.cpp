@@ -18,7 +18,7 @@ using tir::Buffer;
 using tir::Expr;
 using tir::Stmt;
 
-const NestOptions kSerial{.parallel_outer = false, .vectorize_inner = false};
+const NestOptions kSerial{.block = false, .lanes = false};
 
 Expr is_true(const Expr& v) {
   return v != tir::make_const(v.dtype(), 0);

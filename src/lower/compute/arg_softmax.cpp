@@ -26,28 +26,25 @@ Stmt compute_arg_reduce(const graph::Node& node, const std::vector<Buffer>& inpu
   outer[axis] = 1;
   DataType dt = x->dtype;
 
-  return loop_nest(
-      outer, "o",
-      [&](const Index& o) {
-        Accumulator best("best", dt), arg("arg", DataType::i64());
-        Stmt scan = serial_loop("k", i64(0), xs[axis], [&](Expr k) {
-          Index xi = o;
-          xi[axis] = k;
-          Expr v = x.load(xi);
-          Expr better = is_max ? (last ? v >= best.get() : v > best.get())
-                               : (last ? v <= best.get() : v < best.get());
-          return IfThenElse::make(better, SeqStmt::make({best.set(v), arg.set(k)}), Stmt());
-        });
-        Index yi;
-        for (int d = 0; d < rank; ++d)
-          if (keepdims || d != axis) yi.push_back(o[d]);
-        Index first = o;
-        first[axis] = i64(0);
-        Stmt body = SeqStmt::make(
-            {best.set(x.load(first)), arg.set(i64(0)), scan, BufferStore::make(y, arg.get(), yi)});
-        return best.scope(arg.scope(body));
-      },
-      {.parallel_outer = true, .vectorize_inner = false});
+  return loop_nest(outer, "o", [&](const Index& o) {
+    Accumulator best("best", dt), arg("arg", DataType::i64());
+    Stmt scan = serial_loop("k", i64(0), xs[axis], [&](Expr k) {
+      Index xi = o;
+      xi[axis] = k;
+      Expr v = x.load(xi);
+      Expr better = is_max ? (last ? v >= best.get() : v > best.get())
+                           : (last ? v <= best.get() : v < best.get());
+      return IfThenElse::make(better, SeqStmt::make({best.set(v), arg.set(k)}), Stmt());
+    });
+    Index yi;
+    for (int d = 0; d < rank; ++d)
+      if (keepdims || d != axis) yi.push_back(o[d]);
+    Index first = o;
+    first[axis] = i64(0);
+    Stmt body = SeqStmt::make(
+        {best.set(x.load(first)), arg.set(i64(0)), scan, BufferStore::make(y, arg.get(), yi)});
+    return best.scope(arg.scope(body));
+  });
 }
 
 Stmt compute_softmax_variant(const graph::Node& node, const std::vector<Buffer>& inputs,
@@ -63,42 +60,38 @@ Stmt compute_softmax_variant(const graph::Node& node, const std::vector<Buffer>&
   int64_t len = xs[axis];
   bool hardmax = node.op == OpKind::Hardmax;
 
-  return loop_nest(
-      outer, "o",
-      [&](const Index& o) {
-        auto at = [&](Expr k) {
-          Index idx = o;
-          idx[axis] = k;
-          return idx;
-        };
-        Accumulator mx("max", dt), sum("sum", dt), arg("arg", DataType::i64());
-        if (hardmax) {
-          // The first index of the maximum gets 1, every other element 0.
-          Stmt scan = serial_loop("k", i64(0), len, [&](Expr k) {
-            Expr v = x.load(at(k));
-            return IfThenElse::make(v > mx.get(), SeqStmt::make({mx.set(v), arg.set(k)}), Stmt());
-          });
-          Stmt write = serial_loop("k", i64(0), len, [&](Expr k) {
-            return BufferStore::make(
-                y, select(k == arg.get(), make_const(dt, 1), make_const(dt, 0)), at(k));
-          });
-          Stmt body = SeqStmt::make({mx.set(x.load(at(i64(0)))), arg.set(i64(0)), scan, write});
-          return mx.scope(arg.scope(body));
-        }
-        Stmt find_max =
-            mx.reduce({len}, "k", [&](const Index& k) { return max(mx.get(), x.load(at(k[0]))); });
-        Stmt sum_exp = sum.reduce({len}, "k", [&](const Index& k) {
-          return sum.get() + exp(x.load(at(k[0])) - mx.get());
-        });
-        Stmt write = serial_loop("k", i64(0), len, [&](Expr k) {
-          return BufferStore::make(y, x.load(at(k)) - sum.get(), at(k));
-        });
-        // sum becomes the total shift max + log(sum) before the write loop.
-        Stmt body = SeqStmt::make({mx.set(min_value(dt)), find_max, sum.set(make_const(dt, 0)),
-                                   sum_exp, sum.set(mx.get() + log(sum.get())), write});
-        return mx.scope(sum.scope(body));
-      },
-      {.parallel_outer = true, .vectorize_inner = false});
+  return loop_nest(outer, "o", [&](const Index& o) {
+    auto at = [&](Expr k) {
+      Index idx = o;
+      idx[axis] = k;
+      return idx;
+    };
+    Accumulator mx("max", dt), sum("sum", dt), arg("arg", DataType::i64());
+    if (hardmax) {
+      // The first index of the maximum gets 1, every other element 0.
+      Stmt scan = serial_loop("k", i64(0), len, [&](Expr k) {
+        Expr v = x.load(at(k));
+        return IfThenElse::make(v > mx.get(), SeqStmt::make({mx.set(v), arg.set(k)}), Stmt());
+      });
+      Stmt write = serial_loop("k", i64(0), len, [&](Expr k) {
+        return BufferStore::make(y, select(k == arg.get(), make_const(dt, 1), make_const(dt, 0)),
+                                 at(k));
+      });
+      Stmt body = SeqStmt::make({mx.set(x.load(at(i64(0)))), arg.set(i64(0)), scan, write});
+      return mx.scope(arg.scope(body));
+    }
+    Stmt find_max =
+        mx.reduce({len}, "k", [&](const Index& k) { return max(mx.get(), x.load(at(k[0]))); });
+    Stmt sum_exp = sum.reduce(
+        {len}, "k", [&](const Index& k) { return sum.get() + exp(x.load(at(k[0])) - mx.get()); });
+    Stmt write = serial_loop("k", i64(0), len, [&](Expr k) {
+      return BufferStore::make(y, x.load(at(k)) - sum.get(), at(k));
+    });
+    // sum becomes the total shift max + log(sum) before the write loop.
+    Stmt body = SeqStmt::make({mx.set(min_value(dt)), find_max, sum.set(make_const(dt, 0)), sum_exp,
+                               sum.set(mx.get() + log(sum.get())), write});
+    return mx.scope(sum.scope(body));
+  });
 }
 
 }  // namespace ingot::lower

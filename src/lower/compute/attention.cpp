@@ -102,92 +102,87 @@ Stmt compute_attention(const graph::Node& node, const std::vector<Buffer>& input
   std::vector<int64_t> mask_shape = mask.defined() ? const_shape(mask) : std::vector<int64_t>{};
   int64_t mask_len = mask.defined() ? mask_shape.back() : 0;
 
-  Stmt rows = loop_nest(
-      {s.batch, s.q_heads, s.q_seq}, "q",
-      [&](const Index& o) {
-        Expr b = o[0], h = o[1], i = o[2];
-        Expr hk = group == 1 ? h : floordiv(h, i64(group));
-        // Keys precede the query block by `offset`: the past length, or with a non-padded key
-        // count n (external cache) n - q_seq.
-        Expr offset = i64(s.past_len);
-        if (nonpad.defined()) offset = cast(DataType::i64(), nonpad.load({b})) - s.q_seq;
-        Buffer row = Buffer::make("row", acc, std::vector<int64_t>{s.total}, StorageScope::kLocal);
-        Accumulator dot("dot", acc), xmax("xmax", acc), bmax("bmax", acc), sum("sum", acc);
+  Stmt rows = loop_nest({s.batch, s.q_heads, s.q_seq}, "q", [&](const Index& o) {
+    Expr b = o[0], h = o[1], i = o[2];
+    Expr hk = group == 1 ? h : floordiv(h, i64(group));
+    // Keys precede the query block by `offset`: the past length, or with a non-padded key
+    // count n (external cache) n - q_seq.
+    Expr offset = i64(s.past_len);
+    if (nonpad.defined()) offset = cast(DataType::i64(), nonpad.load({b})) - s.q_seq;
+    Buffer row = Buffer::make("row", acc, std::vector<int64_t>{s.total}, StorageScope::kLocal);
+    Accumulator dot("dot", acc), xmax("xmax", acc), bmax("bmax", acc), sum("sum", acc);
 
-        auto bias_at = [&](Expr j) {
-          Expr allowed = Expr();
-          auto both = [&](Expr c) { allowed = allowed.defined() ? (allowed && c) : c; };
-          Expr add = zero;
-          if (mask.defined()) {
-            Index full = {b, h, i, min(j, i64(mask_len - 1))};
-            Index mi(full.end() - mask.ndim(), full.end());
-            for (int d = 0; d + 1 < mask.ndim(); ++d)
-              if (mask_shape[size_t(d)] == 1) mi[size_t(d)] = i64(0);
-            Expr m = mask.load(mi);
-            if (mask_len < s.total) both(j < i64(mask_len));  // padded keys are masked
-            if (m.dtype().is_bool())
-              both(m != make_const(m.dtype(), 0));
-            else
-              add = cast(acc, m);
-          }
-          if (causal) both(j <= i + offset);
-          if (left >= 0) both(i + offset - j <= i64(left));
-          if (right >= 0) both(j - (i + offset) <= i64(right));
-          if (nonpad.defined()) both(j < cast(DataType::i64(), nonpad.load({b})));
-          return allowed.defined() ? select(allowed, add, neg_inf) : add;
-        };
+    auto bias_at = [&](Expr j) {
+      Expr allowed = Expr();
+      auto both = [&](Expr c) { allowed = allowed.defined() ? (allowed && c) : c; };
+      Expr add = zero;
+      if (mask.defined()) {
+        Index full = {b, h, i, min(j, i64(mask_len - 1))};
+        Index mi(full.end() - mask.ndim(), full.end());
+        for (int d = 0; d + 1 < mask.ndim(); ++d)
+          if (mask_shape[size_t(d)] == 1) mi[size_t(d)] = i64(0);
+        Expr m = mask.load(mi);
+        if (mask_len < s.total) both(j < i64(mask_len));  // padded keys are masked
+        if (m.dtype().is_bool())
+          both(m != make_const(m.dtype(), 0));
+        else
+          add = cast(acc, m);
+      }
+      if (causal) both(j <= i + offset);
+      if (left >= 0) both(i + offset - j <= i64(left));
+      if (right >= 0) both(j - (i + offset) <= i64(right));
+      if (nonpad.defined()) both(j < cast(DataType::i64(), nonpad.load({b})));
+      return allowed.defined() ? select(allowed, add, neg_inf) : add;
+    };
 
-        Stmt scores = serial_loop("j", i64(0), s.total, [&](Expr j) {
-          Stmt dots = serial_loop("d", i64(0), s.dk, [&](Expr d) {
-            Expr qv = cast(acc, s.q.load(b, h, i, d)) * sqrt_scale;
-            Expr kv = cast(acc, s.k.load(b, hk, j, d)) * sqrt_scale;
-            return dot.set(dot.get() + qv * kv);
-          });
-          Expr score = dot.get();
-          if (softcap > 0)
-            score = tanh(score / make_const(acc, softcap)) * make_const(acc, softcap);
-          Expr bias = bias_at(j);
-          std::vector<Stmt> seq = {dot.set(zero),
-                                   dots,
-                                   dot.set(score),
-                                   BufferStore::make(row, dot.get() + bias, {j}),
-                                   bmax.set(max(bmax.get(), bias)),
-                                   xmax.set(max(xmax.get(), row.load({j})))};
-          if (qk_out.defined() && mode < 3) {
-            Expr v = mode == 2 ? row.load({j}) : dot.get();
-            seq.push_back(BufferStore::make(qk_out, cast(s.dt, v), {b, h, i, j}));
-          }
-          return SeqStmt::make(seq);
-        });
-        // exp(x - max) with a fully masked row's max (-inf) taken as 0.
-        Expr safe_max = select(xmax.get() == neg_inf, zero, xmax.get());
-        Stmt exps = serial_loop("j", i64(0), s.total, [&](Expr j) {
-          return SeqStmt::make({BufferStore::make(row, exp(row.load({j}) - safe_max), {j}),
-                                sum.set(sum.get() + row.load({j}))});
-        });
-        // Probabilities; a row whose bias is -inf everywhere attends nothing and gives zeros.
-        Expr masked = bmax.get() == neg_inf;
-        Expr inv = make_const(acc, 1) / select(sum.get() == zero, make_const(acc, 1), sum.get());
-        Stmt probs = serial_loop("j", i64(0), s.total, [&](Expr j) {
-          Stmt st = BufferStore::make(row, select(masked, zero, row.load({j}) * inv), {j});
-          if (qk_out.defined() && mode == 3)
-            st = SeqStmt::make(
-                {st, BufferStore::make(qk_out, cast(s.dt, row.load({j})), {b, h, i, j})});
-          return st;
-        });
-        Stmt weighted = serial_loop("e", i64(0), s.dv, [&](Expr e) {
-          Stmt acc_v = serial_loop("j", i64(0), s.total, [&](Expr j) {
-            return dot.set(dot.get() + row.load({j}) * cast(acc, s.v.load(b, hk, j, e)));
-          });
-          Index yi = y.ndim() == 4 ? Index{b, h, i, e} : Index{b, i, h * s.dv + e};
-          return SeqStmt::make(
-              {dot.set(zero), acc_v, BufferStore::make(y, cast(s.dt, dot.get()), yi)});
-        });
-        Stmt body = SeqStmt::make(
-            {xmax.set(neg_inf), bmax.set(neg_inf), scores, sum.set(zero), exps, probs, weighted});
-        return Allocate::make(row, dot.scope(xmax.scope(bmax.scope(sum.scope(body)))));
-      },
-      {.parallel_outer = true, .vectorize_inner = false});
+    Stmt scores = serial_loop("j", i64(0), s.total, [&](Expr j) {
+      Stmt dots = serial_loop("d", i64(0), s.dk, [&](Expr d) {
+        Expr qv = cast(acc, s.q.load(b, h, i, d)) * sqrt_scale;
+        Expr kv = cast(acc, s.k.load(b, hk, j, d)) * sqrt_scale;
+        return dot.set(dot.get() + qv * kv);
+      });
+      Expr score = dot.get();
+      if (softcap > 0) score = tanh(score / make_const(acc, softcap)) * make_const(acc, softcap);
+      Expr bias = bias_at(j);
+      std::vector<Stmt> seq = {dot.set(zero),
+                               dots,
+                               dot.set(score),
+                               BufferStore::make(row, dot.get() + bias, {j}),
+                               bmax.set(max(bmax.get(), bias)),
+                               xmax.set(max(xmax.get(), row.load({j})))};
+      if (qk_out.defined() && mode < 3) {
+        Expr v = mode == 2 ? row.load({j}) : dot.get();
+        seq.push_back(BufferStore::make(qk_out, cast(s.dt, v), {b, h, i, j}));
+      }
+      return SeqStmt::make(seq);
+    });
+    // exp(x - max) with a fully masked row's max (-inf) taken as 0.
+    Expr safe_max = select(xmax.get() == neg_inf, zero, xmax.get());
+    Stmt exps = serial_loop("j", i64(0), s.total, [&](Expr j) {
+      return SeqStmt::make({BufferStore::make(row, exp(row.load({j}) - safe_max), {j}),
+                            sum.set(sum.get() + row.load({j}))});
+    });
+    // Probabilities; a row whose bias is -inf everywhere attends nothing and gives zeros.
+    Expr masked = bmax.get() == neg_inf;
+    Expr inv = make_const(acc, 1) / select(sum.get() == zero, make_const(acc, 1), sum.get());
+    Stmt probs = serial_loop("j", i64(0), s.total, [&](Expr j) {
+      Stmt st = BufferStore::make(row, select(masked, zero, row.load({j}) * inv), {j});
+      if (qk_out.defined() && mode == 3)
+        st =
+            SeqStmt::make({st, BufferStore::make(qk_out, cast(s.dt, row.load({j})), {b, h, i, j})});
+      return st;
+    });
+    Stmt weighted = serial_loop("e", i64(0), s.dv, [&](Expr e) {
+      Stmt acc_v = serial_loop("j", i64(0), s.total, [&](Expr j) {
+        return dot.set(dot.get() + row.load({j}) * cast(acc, s.v.load(b, hk, j, e)));
+      });
+      Index yi = y.ndim() == 4 ? Index{b, h, i, e} : Index{b, i, h * s.dv + e};
+      return SeqStmt::make({dot.set(zero), acc_v, BufferStore::make(y, cast(s.dt, dot.get()), yi)});
+    });
+    Stmt body = SeqStmt::make(
+        {xmax.set(neg_inf), bmax.set(neg_inf), scores, sum.set(zero), exps, probs, weighted});
+    return Allocate::make(row, dot.scope(xmax.scope(bmax.scope(sum.scope(body)))));
+  });
 
   std::vector<Stmt> all = {rows};
   if (out(1).defined()) all.push_back(write_present(out(1), s.k));

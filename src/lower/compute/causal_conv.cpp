@@ -31,21 +31,17 @@ Stmt compute_causal_conv(const graph::Node& node, const std::vector<Buffer>& inp
     return select(p < i64(k - 1), before, now);
   };
 
-  Stmt conv = loop_nest(
-      xs, "o",
-      [&](const Index& o) {
-        Expr b = o[0], c = o[1], l = o[2];
-        Accumulator sum("sum", acc);
-        Stmt taps = serial_loop("j", i64(0), k, [&](Expr j) {
-          return sum.set(sum.get() + widen(w.load({c, i64(0), j})) * widen(padded(b, c, l + j)));
-        });
-        Expr init = bias.defined() ? widen(bias.load({c})) : make_const(acc, 0);
-        Expr v = widen(cast(dt, sum.get()));
-        if (silu) v = v * sigmoid(v);
-        return sum.scope(
-            SeqStmt::make({sum.set(init), taps, BufferStore::make(y, cast(dt, v), o)}));
-      },
-      {.parallel_outer = true, .vectorize_inner = false});
+  Stmt conv = loop_nest(xs, "o", [&](const Index& o) {
+    Expr b = o[0], c = o[1], l = o[2];
+    Accumulator sum("sum", acc);
+    Stmt taps = serial_loop("j", i64(0), k, [&](Expr j) {
+      return sum.set(sum.get() + widen(w.load({c, i64(0), j})) * widen(padded(b, c, l + j)));
+    });
+    Expr init = bias.defined() ? widen(bias.load({c})) : make_const(acc, 0);
+    Expr v = widen(cast(dt, sum.get()));
+    if (silu) v = v * sigmoid(v);
+    return sum.scope(SeqStmt::make({sum.set(init), taps, BufferStore::make(y, cast(dt, v), o)}));
+  });
   if (k == 1 || outputs.size() < 2 || !outputs[1].defined()) return conv;
 
   const Buffer& state = outputs[1];

@@ -96,10 +96,10 @@ std::vector<Expr> to_exprs(const std::vector<int64_t>& shape) {
   return out;
 }
 
-// Loops of the given kinds (innermost last) around `s`.
-Stmt wrap_loops(Stmt s, const std::vector<Var>& vars, const std::vector<Expr>& extents,
-                const std::vector<ForKind>& kinds) {
-  for (size_t n = vars.size(); n-- > 0;) s = For::make(vars[n], i64(0), extents[n], kinds[n], s);
+// Serial loops (innermost last) around `s`.
+Stmt wrap_loops(Stmt s, const std::vector<Var>& vars, const std::vector<Expr>& extents) {
+  for (size_t n = vars.size(); n-- > 0;)
+    s = For::make(vars[n], i64(0), extents[n], ForKind::kSerial, s);
   return s;
 }
 
@@ -160,13 +160,13 @@ Stmt loop_nest(const std::vector<int64_t>& shape, const std::string& prefix, con
 Stmt loop_nest(const Extents& extents_of, const std::string& prefix, const BodyFn& body,
                NestOptions opts) {
   const std::vector<Expr>& shape = extents_of.dims;
-  // With a parallel outer loop, the body is built on block iter vars and, when it is one store
-  // (with the default options) or anything but one store (parallel rows, not vectorized), it
-  // becomes a block whose spatial iter vars are bound to serial loops, and the injective rule
-  // (schedule/rules/injective.h) sets the loop kinds. Otherwise the options set them here.
-  auto [idx, iters, loop_vars, extents] =
-      nest_vars(shape, prefix, opts.parallel_outer, IterKind::kSpatial);
-  if (!opts.parallel_outer && opts.vectorize_inner && !loop_vars.empty()) {
+  // With a parallel outer loop, the body is built on block iter vars and becomes a block (one
+  // store: "compute"; anything else, a row: "rows") whose spatial iter vars are bound to serial
+  // loops; the schedule rules set the loop kinds (schedule/rules/injective.h). Lowering never
+  // does: a nest without one is serial loops (inside a row), its innermost a lane loop when
+  // asked for.
+  auto [idx, iters, loop_vars, extents] = nest_vars(shape, prefix, opts.block, IterKind::kSpatial);
+  if (!opts.block && opts.lanes && !loop_vars.empty()) {
     // A serial nest inside a row: its innermost loop is a lane loop (a block the injective
     // rule vectorizes).
     size_t inner = shape.size();
@@ -183,46 +183,31 @@ Stmt loop_nest(const Extents& extents_of, const std::string& prefix, const BodyF
                                           return body(i);
                                         });
                      },
-                     {.parallel_outer = false, .vectorize_inner = false});
+                     {.block = false, .lanes = false});
   }
   Stmt s = body(idx);
-  if (opts.parallel_outer) {
-    auto* store = s.as<BufferStore>();
-    if ((store != nullptr) == opts.vectorize_inner) {
-      std::vector<Expr> values(loop_vars.begin(), loop_vars.end());
-      // Names independent of the tensors, so equal computations are equal kernels (one
-      // tuning task, one trace for all).
-      std::string name = store != nullptr ? "compute" : "rows";
-      Stmt realize = BlockRealize::make(values, make_const(DataType::boolean(), 1),
-                                        make_block(name, iters, s));
-      return wrap_loops(realize, loop_vars, extents,
-                        std::vector<ForKind>(loop_vars.size(), ForKind::kSerial));
-    }
-    VarMap to_loops;
-    for (size_t n = 0; n < iters.size(); ++n) to_loops[iters[n].var.node()] = loop_vars[n];
-    s = substitute(s, to_loops);
+  if (opts.block) {
+    std::vector<Expr> values(loop_vars.begin(), loop_vars.end());
+    // Names independent of the tensors, so equal computations are equal kernels (one tuning
+    // task, one trace for all).
+    std::string name = s.as<BufferStore>() != nullptr ? "compute" : "rows";
+    Stmt realize =
+        BlockRealize::make(values, make_const(DataType::boolean(), 1), make_block(name, iters, s));
+    return wrap_loops(realize, loop_vars, extents);
   }
-  std::vector<ForKind> kinds(loop_vars.size(), ForKind::kSerial);
-  for (size_t n = 0; n < kinds.size(); ++n) {
-    if (n + 1 == kinds.size() && opts.vectorize_inner) {
-      kinds[n] = ForKind::kVectorized;
-    } else if (n == 0 && opts.parallel_outer) {
-      kinds[n] = ForKind::kParallel;
-    }
-  }
-  return wrap_loops(s, loop_vars, extents, kinds);
+  return wrap_loops(s, loop_vars, extents);
 }
 
 Stmt serial_loop(const std::string& name, Expr min, int64_t extent,
-                 const std::function<Stmt(Expr)>& body, ForKind kind) {
-  return serial_loop(name, std::move(min), i64(extent), body, kind);
+                 const std::function<Stmt(Expr)>& body) {
+  return serial_loop(name, std::move(min), i64(extent), body);
 }
 
 Stmt serial_loop(const std::string& name, Expr min, Expr extent,
-                 const std::function<Stmt(Expr)>& body, ForKind kind) {
+                 const std::function<Stmt(Expr)>& body) {
   if (is_one(extent)) return body(min);
   Var v(name);
-  return For::make(v, min, extent, kind, body(v));
+  return For::make(v, min, extent, ForKind::kSerial, body(v));
 }
 
 Stmt lane_loop(const std::string& name, Expr min, int64_t extent,
@@ -280,8 +265,7 @@ Stmt Accumulator::reduce(const Extents& shape, const std::string& prefix,
   std::vector<Expr> values(loop_vars.begin(), loop_vars.end());
   Stmt realize = BlockRealize::make(values, make_const(DataType::boolean(), 1),
                                     make_block(buf->name, iters, update));
-  return wrap_loops(realize, loop_vars, extents,
-                    std::vector<ForKind>(loop_vars.size(), ForKind::kSerial));
+  return wrap_loops(realize, loop_vars, extents);
 }
 
 DataType accum_dtype(DataType d) {
@@ -315,13 +299,11 @@ Stmt RowAccum::store(Expr j, Expr v) const {
 }
 Stmt RowAccum::wrap(Stmt body) const {
   if (!local.defined()) return body;
-  Stmt flush = serial_loop(
-      "j", i64(0), flush_len,
-      [&](Expr j) {
-        Expr v = local.load({j});
-        return BufferStore::make(y, finish ? finish(v, j) : cast(y->dtype, v), y_index(j));
-      },
-      ForKind::kVectorized);
+  // The flush is a lane loop: a block the rules vectorize.
+  Stmt flush = lane_loop("j", i64(0), flush_len, [&](Expr j) {
+    Expr v = local.load({j});
+    return BufferStore::make(y, finish ? finish(v, j) : cast(y->dtype, v), y_index(j));
+  });
   return Allocate::make(local, SeqStmt::make({std::move(body), flush}));
 }
 

@@ -43,17 +43,16 @@ enum class DTypeClass { kFloat, kNumeric, kAny };
 void check_dtype(const graph::Node& node, const tir::Buffer& b, DTypeClass accepted);
 
 struct NestOptions {
-  bool parallel_outer = true;   // outermost non-trivial loop runs on the thread pool
-  bool vectorize_inner = true;  // innermost non-trivial loop is vectorized
+  // A block nest (the default): one spatial block over the output's indices, a store
+  // ("compute") or a row ("rows"), whose loops the schedule rules give their kinds (parallel,
+  // vectorized; schedule/rules/injective.h). false: plain serial loops, inside a row.
+  bool block = true;
+  // A serial nest's innermost loop as a lane loop (lane_loop below: a block the rules vectorize).
+  bool lanes = true;
 };
 // Loop nest over `shape` (outermost first); body(idx) builds the innermost statement. Dims of
-// extent 1 get the constant index 0 and no loop. With no non-trivial dim, body runs once.
-// With a parallel outer loop the nest is emitted in block form when the body is one store and
-// the inner loop is vectorized (the default options), or when the body is anything else and
-// it is not (a row per output index): serial loops around a spatial block ("compute" or
-// "rows"), whose loop kinds the injective schedule rule sets (schedule/rules/injective.h).
-// A serial nest with a vectorized inner loop (inside a row) has its innermost loop as a lane
-// loop (lane_loop below). Otherwise the options set the kinds here.
+// extent 1 get the constant index 0 and no loop. With no non-trivial dim, body runs once. Lowering
+// describes the nest; every loop kind is the schedule's.
 tir::Stmt loop_nest(const std::vector<int64_t>& shape, const std::string& prefix,
                     const BodyFn& body, NestOptions opts = {});
 // Extents that may be symbolic (a buffer's shape): its own type, so a braced list of integers
@@ -66,16 +65,14 @@ tir::Stmt loop_nest(const Extents& shape, const std::string& prefix, const BodyF
                     NestOptions opts = {});
 // A plain serial loop over [min, min + extent) (none when extent is 1: body(min)).
 tir::Stmt serial_loop(const std::string& name, tir::Expr min, int64_t extent,
-                      const std::function<tir::Stmt(tir::Expr)>& body,
-                      tir::ForKind kind = tir::ForKind::kSerial);
+                      const std::function<tir::Stmt(tir::Expr)>& body);
 tir::Stmt serial_loop(const std::string& name, tir::Expr min, tir::Expr extent,
-                      const std::function<tir::Stmt(tir::Expr)>& body,
-                      tir::ForKind kind = tir::ForKind::kSerial);
+                      const std::function<tir::Stmt(tir::Expr)>& body);
 
-// Inside a row (a loop_nest body with a parallel outer loop and no vectorized inner loop): a
-// loop over [min, min + extent) whose iterations are independent stores along a contiguous
-// run (a row's init, update or write pass). It is a spatial block "lanes" bound to a serial
-// loop, which the injective rule vectorizes; body(min) alone when extent is 1.
+// Inside a row (the body of a block nest that is not one store): a loop over [min, min + extent)
+// whose iterations are independent stores along a contiguous run (a row's init, update or write
+// pass). It is a spatial block "lanes" bound to a serial loop, which the injective rule vectorizes;
+// body(min) alone when extent is 1.
 tir::Stmt lane_loop(const std::string& name, tir::Expr min, int64_t extent,
                     const std::function<tir::Stmt(tir::Expr)>& body);
 tir::Stmt lane_loop(const std::string& name, tir::Expr min, tir::Expr extent,

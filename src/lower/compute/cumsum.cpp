@@ -18,21 +18,19 @@ Stmt scan_along(const Buffer& x, const Buffer& y, int axis, bool exclusive, bool
   std::vector<int64_t> rows = xs;
   rows[size_t(axis)] = 1;
   DataType dt = y->dtype;
-  return loop_nest(rows, "o",
-                   [&](const Index& o) {
-                     Accumulator acc("acc", dt);
-                     Stmt scan = serial_loop("t", i64(0), n, [&](Expr t) {
-                       Index xi = o;
-                       xi[size_t(axis)] = reverse ? i64(n - 1) - t : t;
-                       Expr v = x.load(xi);
-                       Stmt add = acc.set(product ? acc.get() * v : acc.get() + v);
-                       Stmt store = BufferStore::make(y, acc.get(), xi);
-                       return exclusive ? SeqStmt::make({store, add}) : SeqStmt::make({add, store});
-                     });
-                     Expr init = make_const(dt, product ? 1 : 0);
-                     return acc.scope(SeqStmt::make({acc.set(init), scan}));
-                   },
-                   {.parallel_outer = true, .vectorize_inner = false});
+  return loop_nest(rows, "o", [&](const Index& o) {
+    Accumulator acc("acc", dt);
+    Stmt scan = serial_loop("t", i64(0), n, [&](Expr t) {
+      Index xi = o;
+      xi[size_t(axis)] = reverse ? i64(n - 1) - t : t;
+      Expr v = x.load(xi);
+      Stmt add = acc.set(product ? acc.get() * v : acc.get() + v);
+      Stmt store = BufferStore::make(y, acc.get(), xi);
+      return exclusive ? SeqStmt::make({store, add}) : SeqStmt::make({add, store});
+    });
+    Expr init = make_const(dt, product ? 1 : 0);
+    return acc.scope(SeqStmt::make({acc.set(init), scan}));
+  });
 }
 
 }  // namespace

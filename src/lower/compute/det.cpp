@@ -29,60 +29,56 @@ Stmt compute_det(const graph::Node& node, const std::vector<Buffer>& inputs,
               kMaxOrder, kMaxOrder, m, m);
   std::vector<int64_t> batch(xs.begin(), xs.end() - 2);
   DataType f = DataType::f64();
-  NestOptions serial{.parallel_outer = false, .vectorize_inner = false};
-  return loop_nest(
-      batch, "b",
-      [&](const Index& b) {
-        if (m == 0) return BufferStore::make(y, make_const(y->dtype, 1.0), b);
-        Buffer a = Buffer::make("a", f, std::vector<int64_t>{m, m}, StorageScope::kLocal);
-        Accumulator det("det", f), best("best", f), tmp("tmp", f), factor("factor", f);
-        Accumulator piv("piv", DataType::i64());
-        auto at = [&](Expr i, Expr j) {
-          Index xi = b;
-          xi.push_back(i);
-          xi.push_back(j);
-          return xi;
-        };
-        Stmt copy = loop_nest(
-            {m, m}, "c",
-            [&](const Index& ij) {
-              return BufferStore::make(a, cast(f, x.load(at(ij[0], ij[1]))), {ij[0], ij[1]});
-            },
-            serial);
-        Stmt eliminate = serial_loop("k", i64(0), m, [&](Expr k) {
-          // The pivot: the row i >= k with the largest |a[i, k]| (the first one on ties).
-          Stmt find = serial_loop("i", i64(0), m, [&](Expr i) {
-            Expr v = fabs(a(i, k));
-            return IfThenElse::make(i > k && v > best.get(),
-                                    SeqStmt::make({best.set(v), piv.set(i)}));
-          });
-          Stmt swap = IfThenElse::make(
-              piv.get() != k,
-              SeqStmt::make({serial_loop("j", i64(0), m,
-                                         [&](Expr j) {
-                                           return SeqStmt::make(
-                                               {tmp.set(a(k, j)),
-                                                BufferStore::make(a, a(piv.get(), j), {k, j}),
-                                                BufferStore::make(a, tmp.get(), {piv.get(), j})});
-                                         }),
-                             det.set(-det.get())}));
-          Stmt reduce = serial_loop("i", i64(0), m, [&](Expr i) {
-            Stmt row = serial_loop("j", i64(0), m, [&](Expr j) {
-              return IfThenElse::make(
-                  j > k, BufferStore::make(a, a(i, j) - factor.get() * a(k, j), {i, j}));
-            });
-            return IfThenElse::make(i > k, SeqStmt::make({factor.set(a(i, k) / a(k, k)), row}));
-          });
-          return SeqStmt::make({best.set(fabs(a(k, k))), piv.set(k), find, swap,
-                                det.set(det.get() * a(k, k)),
-                                IfThenElse::make(a(k, k) != make_const(f, 0.0), reduce)});
+  NestOptions serial{.block = false, .lanes = false};
+  return loop_nest(batch, "b", [&](const Index& b) {
+    if (m == 0) return BufferStore::make(y, make_const(y->dtype, 1.0), b);
+    Buffer a = Buffer::make("a", f, std::vector<int64_t>{m, m}, StorageScope::kLocal);
+    Accumulator det("det", f), best("best", f), tmp("tmp", f), factor("factor", f);
+    Accumulator piv("piv", DataType::i64());
+    auto at = [&](Expr i, Expr j) {
+      Index xi = b;
+      xi.push_back(i);
+      xi.push_back(j);
+      return xi;
+    };
+    Stmt copy = loop_nest(
+        {m, m}, "c",
+        [&](const Index& ij) {
+          return BufferStore::make(a, cast(f, x.load(at(ij[0], ij[1]))), {ij[0], ij[1]});
+        },
+        serial);
+    Stmt eliminate = serial_loop("k", i64(0), m, [&](Expr k) {
+      // The pivot: the row i >= k with the largest |a[i, k]| (the first one on ties).
+      Stmt find = serial_loop("i", i64(0), m, [&](Expr i) {
+        Expr v = fabs(a(i, k));
+        return IfThenElse::make(i > k && v > best.get(), SeqStmt::make({best.set(v), piv.set(i)}));
+      });
+      Stmt swap = IfThenElse::make(
+          piv.get() != k,
+          SeqStmt::make({serial_loop("j", i64(0), m,
+                                     [&](Expr j) {
+                                       return SeqStmt::make(
+                                           {tmp.set(a(k, j)),
+                                            BufferStore::make(a, a(piv.get(), j), {k, j}),
+                                            BufferStore::make(a, tmp.get(), {piv.get(), j})});
+                                     }),
+                         det.set(-det.get())}));
+      Stmt reduce = serial_loop("i", i64(0), m, [&](Expr i) {
+        Stmt row = serial_loop("j", i64(0), m, [&](Expr j) {
+          return IfThenElse::make(j > k,
+                                  BufferStore::make(a, a(i, j) - factor.get() * a(k, j), {i, j}));
         });
-        Stmt body = SeqStmt::make({copy, det.set(make_const(f, 1.0)), eliminate,
-                                   BufferStore::make(y, cast(y->dtype, det.get()), b)});
-        for (const Accumulator* s : {&det, &best, &tmp, &factor, &piv}) body = s->scope(body);
-        return Allocate::make(a, body);
-      },
-      {.parallel_outer = true, .vectorize_inner = false});
+        return IfThenElse::make(i > k, SeqStmt::make({factor.set(a(i, k) / a(k, k)), row}));
+      });
+      return SeqStmt::make({best.set(fabs(a(k, k))), piv.set(k), find, swap,
+                            det.set(det.get() * a(k, k)),
+                            IfThenElse::make(a(k, k) != make_const(f, 0.0), reduce)});
+    });
+    Stmt body = SeqStmt::make({copy, det.set(make_const(f, 1.0)), eliminate,
+                               BufferStore::make(y, cast(y->dtype, det.get()), b)});
+    for (const Accumulator* s : {&det, &best, &tmp, &factor, &piv}) body = s->scope(body);
+    return Allocate::make(a, body);
+  });
 }
 
 }  // namespace ingot::lower

@@ -67,21 +67,18 @@ Stmt compute_einsum(const graph::Node& node, const std::vector<Buffer>& inputs,
       bind(spec->output, o);
       return BufferStore::make(y, cast(dt, product()), o);
     });
-  return loop_nest(
-      ys, "o",
-      [&](const Index& o) {
-        bind(spec->output, o);
-        Accumulator acc("acc", acc_dt);
-        Stmt sum = loop_nest(sum_shape, "r",
-                             [&](const Index& r) {
-                               bind(summed, r);
-                               return acc.set(acc.get() + product());
-                             },
-                             {.parallel_outer = false, .vectorize_inner = false});
-        return acc.scope(SeqStmt::make(
-            {acc.set(make_const(acc_dt, 0)), sum, BufferStore::make(y, cast(dt, acc.get()), o)}));
-      },
-      {.parallel_outer = true, .vectorize_inner = false});
+  return loop_nest(ys, "o", [&](const Index& o) {
+    bind(spec->output, o);
+    Accumulator acc("acc", acc_dt);
+    Stmt sum = loop_nest(sum_shape, "r",
+                         [&](const Index& r) {
+                           bind(summed, r);
+                           return acc.set(acc.get() + product());
+                         },
+                         {.block = false, .lanes = false});
+    return acc.scope(SeqStmt::make(
+        {acc.set(make_const(acc_dt, 0)), sum, BufferStore::make(y, cast(dt, acc.get()), o)}));
+  });
 }
 
 }  // namespace ingot::lower

@@ -131,32 +131,28 @@ Stmt bitwise_binary(const graph::Node& node, const Buffer& a, const Buffer& b, c
   int n = std::min<int>(d.bits, 63);
   Expr two = i64(2), zero = i64(0);
   OpKind op = node.op;
-  return loop_nest(
-      const_shape(y), "i",
-      [&](const Index& idx) {
-        Accumulator x("x", l), z("z", l), r("r", l);
-        Stmt bits = serial_loop("bit", i64(0), n, [&](Expr bit) {
-          Expr bx = floormod(x.get(), two), bz = floormod(z.get(), two);
-          Expr v = op == OpKind::BitwiseAnd  ? bx * bz
-                   : op == OpKind::BitwiseOr ? bx + bz - bx * bz
-                                             : (bx - bz) * (bx - bz);
-          Expr w = cast(l, call(Intrinsic::pow,
-                                {make_const(DataType::f64(), 2), cast(DataType::f64(), bit)}));
-          return SeqStmt::make({r.set(r.get() + v * w), x.set(floordiv(x.get(), two)),
-                                z.set(floordiv(z.get(), two))});
-        });
-        Expr sx = x.get() < zero, sz = z.get() < zero;
-        Expr top = op == OpKind::BitwiseAnd  ? (sx && sz)
-                   : op == OpKind::BitwiseOr ? (sx || sz)
-                                             : (sx != sz);
-        Expr res =
-            r.get() + select(top, make_const(l, n == 63 ? INT64_MIN : -(int64_t(1) << n)), zero);
-        Stmt body = SeqStmt::make({x.set(cast(l, a.load(broadcast_index(a, idx)))),
-                                   z.set(cast(l, b.load(broadcast_index(b, idx)))), r.set(zero),
-                                   bits, BufferStore::make(y, cast(d, res), idx)});
-        return x.scope(z.scope(r.scope(body)));
-      },
-      {.parallel_outer = true, .vectorize_inner = false});
+  return loop_nest(const_shape(y), "i", [&](const Index& idx) {
+    Accumulator x("x", l), z("z", l), r("r", l);
+    Stmt bits = serial_loop("bit", i64(0), n, [&](Expr bit) {
+      Expr bx = floormod(x.get(), two), bz = floormod(z.get(), two);
+      Expr v = op == OpKind::BitwiseAnd  ? bx * bz
+               : op == OpKind::BitwiseOr ? bx + bz - bx * bz
+                                         : (bx - bz) * (bx - bz);
+      Expr w = cast(
+          l, call(Intrinsic::pow, {make_const(DataType::f64(), 2), cast(DataType::f64(), bit)}));
+      return SeqStmt::make(
+          {r.set(r.get() + v * w), x.set(floordiv(x.get(), two)), z.set(floordiv(z.get(), two))});
+    });
+    Expr sx = x.get() < zero, sz = z.get() < zero;
+    Expr top = op == OpKind::BitwiseAnd  ? (sx && sz)
+               : op == OpKind::BitwiseOr ? (sx || sz)
+                                         : (sx != sz);
+    Expr res = r.get() + select(top, make_const(l, n == 63 ? INT64_MIN : -(int64_t(1) << n)), zero);
+    Stmt body = SeqStmt::make({x.set(cast(l, a.load(broadcast_index(a, idx)))),
+                               z.set(cast(l, b.load(broadcast_index(b, idx)))), r.set(zero), bits,
+                               BufferStore::make(y, cast(d, res), idx)});
+    return x.scope(z.scope(r.scope(body)));
+  });
 }
 
 Expr apply_op(const graph::Node& node, const std::vector<Expr>& v) {

@@ -83,102 +83,99 @@ Stmt compute_grid_sample(const graph::Node& node, const std::vector<Buffer>& inp
   const DataType wt = x->dtype == DataType::f64() ? DataType::f64() : DataType::f32();
   const int64_t taps = nearest ? 1 : cubic ? 4 : 2;
 
-  return loop_nest(
-      ys, "o",
-      [&](const Index& o) {
-        std::vector<SpatialDim> dims(static_cast<size_t>(r));
-        std::vector<std::pair<Var, Expr>> lets;
-        for (int d = 0; d < r; ++d) {
-          SpatialDim& dm = dims[size_t(d)];
-          dm.len = xs[size_t(2 + d)];
-          double len = double(dm.len);
-          dm.lo = align ? 0 : -0.5;
-          dm.hi = align ? len - 1 : len - 0.5;
-          // grid's last axis lists the coordinates innermost dim first (x, y, z).
-          Index gi{o[0]};
-          for (int k = 0; k < r; ++k) gi.push_back(o[size_t(2 + k)]);
-          gi.push_back(i64(r - 1 - d));
-          Expr g = cast(ct, grid.load(gi));
-          Expr c = align ? (g + f32(1)) / f32(2) * f32(len - 1)
-                         : ((g + f32(1)) * f32(len) - f32(1)) / f32(2);
-          if (nearest) c = call(Intrinsic::round, {c});
-          if (padding == "border") {
-            Expr outside = c < f32(dm.lo) || c > f32(dm.hi);
-            c = select(outside, max(min(c, f32(len - 1)), f32(0)), c);
-          } else if (padding == "reflection") {
-            c = cast(ct, reflect(cast(DataType::f64(), c), dm.lo, dm.hi));
-          } else {
-            // Far outside every tap reads a zero; keep the index conversion in range.
-            c = max(min(c, f32(len + 2)), f32(-4));
-          }
-          std::string s = std::to_string(d);
-          Var cv("x" + s, ct), fv("floor" + s, DataType::i64());
-          lets.push_back({cv, c});
-          dm.coord = cv;
-          if (nearest) {
-            dm.floor_i = cast(DataType::i64(), Expr(cv));  // integral already: truncation
-          } else {
-            Var tv("frac" + s, wt);
-            lets.push_back({fv, cast(DataType::i64(), call(Intrinsic::floor, {Expr(cv)}))});
-            lets.push_back({tv, cast(wt, Expr(cv) - cast(ct, Expr(fv)))});
-            dm.floor_i = fv;
-            dm.frac = tv;
-          }
-        }
-        // The input index of tap index i along a dim, and whether it reads a zero.
-        auto tap_index = [&](const SpatialDim& dm, Expr i, Expr* valid) {
-          if (zeros) {
-            Expr v = i >= i64(0) && i < i64(dm.len);
-            *valid = valid->defined() ? (*valid && v) : v;
-            return clamp_i(i, dm.len);
-          }
-          if (padding == "reflection")
-            i = cast(DataType::i64(), reflect(cast(DataType::f64(), i), dm.lo, dm.hi));
-          return clamp_i(i, dm.len);
-        };
-        DataType yt = y->dtype;
-        Stmt body;
-        if (nearest) {
-          Index xi{o[0], o[1]};
-          Expr valid;
-          for (const SpatialDim& dm : dims) xi.push_back(tap_index(dm, dm.floor_i, &valid));
-          Expr v = x.load(xi);
-          if (valid.defined()) v = select(valid, v, make_const(yt, 0));
-          body = BufferStore::make(y, v, o);
-        } else {
-          Accumulator acc("acc", wt);
-          Stmt sum = loop_nest(
-              std::vector<int64_t>(size_t(r), taps), "k",
-              [&](const Index& k) {
-                Index xi{o[0], o[1]};
-                Expr valid, w;
-                for (int d = 0; d < r; ++d) {
-                  const SpatialDim& dm = dims[size_t(d)];
-                  Expr kd = k[size_t(d)];
-                  xi.push_back(tap_index(dm, dm.floor_i + kd - i64(cubic ? 1 : 0), &valid));
-                  Expr wd;
-                  if (cubic) {
-                    // distance from tap floor - 1 + k to the coordinate
-                    Expr dist = dm.frac + make_const(wt, 1) - cast(wt, kd);
-                    wd = cubic_weight(select(dist < make_const(wt, 0), -dist, dist));
-                  } else {
-                    wd = select(kd == i64(0), make_const(wt, 1) - dm.frac, dm.frac);
-                  }
-                  w = w.defined() ? w * wd : wd;
-                }
-                Expr v = cast(wt, x.load(xi));
-                if (valid.defined()) v = select(valid, v, make_const(wt, 0));
-                return acc.set(acc.get() + w * v);
-              },
-              {.parallel_outer = false, .vectorize_inner = false});
-          body = acc.scope(SeqStmt::make(
-              {acc.set(make_const(wt, 0)), sum, BufferStore::make(y, cast(yt, acc.get()), o)}));
-        }
-        for (auto it = lets.rbegin(); it != lets.rend(); ++it)
-          body = LetStmt::make(it->first, it->second, body);
-        return body;
-      },
-      {.parallel_outer = true, .vectorize_inner = false});
+  return loop_nest(ys, "o", [&](const Index& o) {
+    std::vector<SpatialDim> dims(static_cast<size_t>(r));
+    std::vector<std::pair<Var, Expr>> lets;
+    for (int d = 0; d < r; ++d) {
+      SpatialDim& dm = dims[size_t(d)];
+      dm.len = xs[size_t(2 + d)];
+      double len = double(dm.len);
+      dm.lo = align ? 0 : -0.5;
+      dm.hi = align ? len - 1 : len - 0.5;
+      // grid's last axis lists the coordinates innermost dim first (x, y, z).
+      Index gi{o[0]};
+      for (int k = 0; k < r; ++k) gi.push_back(o[size_t(2 + k)]);
+      gi.push_back(i64(r - 1 - d));
+      Expr g = cast(ct, grid.load(gi));
+      Expr c = align ? (g + f32(1)) / f32(2) * f32(len - 1)
+                     : ((g + f32(1)) * f32(len) - f32(1)) / f32(2);
+      if (nearest) c = call(Intrinsic::round, {c});
+      if (padding == "border") {
+        Expr outside = c < f32(dm.lo) || c > f32(dm.hi);
+        c = select(outside, max(min(c, f32(len - 1)), f32(0)), c);
+      } else if (padding == "reflection") {
+        c = cast(ct, reflect(cast(DataType::f64(), c), dm.lo, dm.hi));
+      } else {
+        // Far outside every tap reads a zero; keep the index conversion in range.
+        c = max(min(c, f32(len + 2)), f32(-4));
+      }
+      std::string s = std::to_string(d);
+      Var cv("x" + s, ct), fv("floor" + s, DataType::i64());
+      lets.push_back({cv, c});
+      dm.coord = cv;
+      if (nearest) {
+        dm.floor_i = cast(DataType::i64(), Expr(cv));  // integral already: truncation
+      } else {
+        Var tv("frac" + s, wt);
+        lets.push_back({fv, cast(DataType::i64(), call(Intrinsic::floor, {Expr(cv)}))});
+        lets.push_back({tv, cast(wt, Expr(cv) - cast(ct, Expr(fv)))});
+        dm.floor_i = fv;
+        dm.frac = tv;
+      }
+    }
+    // The input index of tap index i along a dim, and whether it reads a zero.
+    auto tap_index = [&](const SpatialDim& dm, Expr i, Expr* valid) {
+      if (zeros) {
+        Expr v = i >= i64(0) && i < i64(dm.len);
+        *valid = valid->defined() ? (*valid && v) : v;
+        return clamp_i(i, dm.len);
+      }
+      if (padding == "reflection")
+        i = cast(DataType::i64(), reflect(cast(DataType::f64(), i), dm.lo, dm.hi));
+      return clamp_i(i, dm.len);
+    };
+    DataType yt = y->dtype;
+    Stmt body;
+    if (nearest) {
+      Index xi{o[0], o[1]};
+      Expr valid;
+      for (const SpatialDim& dm : dims) xi.push_back(tap_index(dm, dm.floor_i, &valid));
+      Expr v = x.load(xi);
+      if (valid.defined()) v = select(valid, v, make_const(yt, 0));
+      body = BufferStore::make(y, v, o);
+    } else {
+      Accumulator acc("acc", wt);
+      Stmt sum =
+          loop_nest(std::vector<int64_t>(size_t(r), taps), "k",
+                    [&](const Index& k) {
+                      Index xi{o[0], o[1]};
+                      Expr valid, w;
+                      for (int d = 0; d < r; ++d) {
+                        const SpatialDim& dm = dims[size_t(d)];
+                        Expr kd = k[size_t(d)];
+                        xi.push_back(tap_index(dm, dm.floor_i + kd - i64(cubic ? 1 : 0), &valid));
+                        Expr wd;
+                        if (cubic) {
+                          // distance from tap floor - 1 + k to the coordinate
+                          Expr dist = dm.frac + make_const(wt, 1) - cast(wt, kd);
+                          wd = cubic_weight(select(dist < make_const(wt, 0), -dist, dist));
+                        } else {
+                          wd = select(kd == i64(0), make_const(wt, 1) - dm.frac, dm.frac);
+                        }
+                        w = w.defined() ? w * wd : wd;
+                      }
+                      Expr v = cast(wt, x.load(xi));
+                      if (valid.defined()) v = select(valid, v, make_const(wt, 0));
+                      return acc.set(acc.get() + w * v);
+                    },
+                    {.block = false, .lanes = false});
+      body = acc.scope(SeqStmt::make(
+          {acc.set(make_const(wt, 0)), sum, BufferStore::make(y, cast(yt, acc.get()), o)}));
+    }
+    for (auto it = lets.rbegin(); it != lets.rend(); ++it)
+      body = LetStmt::make(it->first, it->second, body);
+    return body;
+  });
 }
 
 Stmt compute_affine_grid(const graph::Node& node, const std::vector<Buffer>& inputs,
@@ -189,28 +186,25 @@ Stmt compute_affine_grid(const graph::Node& node, const std::vector<Buffer>& inp
   const std::vector<Expr>& ys = y->shape;  // spatial dims symbolic when the caller gives size
   int r = int(ys.size()) - 2;
   bool align = node.attrs.get_int("align_corners", 0) != 0;
-  return loop_nest(Extents(ys), "o",
-                   [&](const Index& o) {
-                     Expr j = o[size_t(r + 1)];
-                     // theta[n, j, r] + sum over k of theta[n, j, k] * base_k (k = 0: x, the last
-                     // dim)
-                     Expr sum;
-                     for (int k = 0; k < r; ++k) {
-                       int s = r - k;  // output index of that spatial dim
-                       const Expr len = cast(DataType::f64(), ys[size_t(s)]);
-                       Expr i = cast(DataType::f64(), o[size_t(s)]);
-                       // (A length of 1 never divides: the select's other side is not taken.)
-                       Expr base =
-                           align ? select(len == f64c(1), f64c(-1),
-                                          f64c(-1) + i * (f64c(2) / max(len - f64c(1), f64c(1))))
-                                 : f64c(-1) + f64c(1) / len + i * (f64c(2) / len);
-                       Expr t = cast(DataType::f64(), theta.load({o[0], j, i64(k)})) * base;
-                       sum = sum.defined() ? sum + t : t;
-                     }
-                     sum = sum + cast(DataType::f64(), theta.load({o[0], j, i64(r)}));
-                     return BufferStore::make(y, cast(y->dtype, sum), o);
-                   },
-                   {.parallel_outer = true, .vectorize_inner = false});
+  return loop_nest(Extents(ys), "o", [&](const Index& o) {
+    Expr j = o[size_t(r + 1)];
+    // theta[n, j, r] + sum over k of theta[n, j, k] * base_k (k = 0: x, the last
+    // dim)
+    Expr sum;
+    for (int k = 0; k < r; ++k) {
+      int s = r - k;  // output index of that spatial dim
+      const Expr len = cast(DataType::f64(), ys[size_t(s)]);
+      Expr i = cast(DataType::f64(), o[size_t(s)]);
+      // (A length of 1 never divides: the select's other side is not taken.)
+      Expr base = align ? select(len == f64c(1), f64c(-1),
+                                 f64c(-1) + i * (f64c(2) / max(len - f64c(1), f64c(1))))
+                        : f64c(-1) + f64c(1) / len + i * (f64c(2) / len);
+      Expr t = cast(DataType::f64(), theta.load({o[0], j, i64(k)})) * base;
+      sum = sum.defined() ? sum + t : t;
+    }
+    sum = sum + cast(DataType::f64(), theta.load({o[0], j, i64(r)}));
+    return BufferStore::make(y, cast(y->dtype, sum), o);
+  });
 }
 
 }  // namespace ingot::lower

@@ -39,70 +39,65 @@ Stmt compute_linear_attention(const graph::Node& node, const std::vector<Buffer>
   Expr scale = make_const(acc, node.attrs.get_float("scale", 1.0));
   Expr zero = make_const(acc, 0);
 
-  return loop_nest(
-      {batch, hkv}, "bh",
-      [&](const Index& o) {
-        Expr b = o[0], h = o[1];
-        Buffer st = Buffer::make("state", acc, std::vector<int64_t>{dk, dv}, StorageScope::kLocal);
-        Buffer row = Buffer::make("write", acc, std::vector<int64_t>{dv}, StorageScope::kLocal);
-        Accumulator dot("dot", acc);
-        auto each = [&](const std::function<Stmt(Expr, Expr)>& body) {
-          return serial_loop("d", i64(0), dk, [&](Expr d) {
-            return serial_loop("m", i64(0), dv, [&](Expr m) { return body(d, m); });
+  return loop_nest({batch, hkv}, "bh", [&](const Index& o) {
+    Expr b = o[0], h = o[1];
+    Buffer st = Buffer::make("state", acc, std::vector<int64_t>{dk, dv}, StorageScope::kLocal);
+    Buffer row = Buffer::make("write", acc, std::vector<int64_t>{dv}, StorageScope::kLocal);
+    Accumulator dot("dot", acc);
+    auto each = [&](const std::function<Stmt(Expr, Expr)>& body) {
+      return serial_loop("d", i64(0), dk, [&](Expr d) {
+        return serial_loop("m", i64(0), dv, [&](Expr m) { return body(d, m); });
+      });
+    };
+    Stmt init = each([&](Expr d, Expr m) {
+      Expr s0 = past.defined() ? cast(acc, past.load({b, h, d, m})) : zero;
+      return BufferStore::make(st, s0, {d, m});
+    });
+    Stmt steps = serial_loop("t", i64(0), seq, [&](Expr t) {
+      auto key = [&](Expr d) { return cast(acc, k.load({b, t, h * dk + d})); };
+      std::vector<Stmt> step;
+      if (gated) {
+        step.push_back(serial_loop("d", i64(0), dk, [&](Expr d) {
+          Expr g = decay.load({b, t, decay_per_head ? h : h * dk + d});
+          Expr f = exp(cast(acc, g));
+          return serial_loop("m", i64(0), dv, [&](Expr m) {
+            return BufferStore::make(st, st.load({d, m}) * f, {d, m});
           });
-        };
-        Stmt init = each([&](Expr d, Expr m) {
-          Expr s0 = past.defined() ? cast(acc, past.load({b, h, d, m})) : zero;
-          return BufferStore::make(st, s0, {d, m});
+        }));
+      }
+      // The row written into the state: v, or beta * (v - S^T k) for the delta rules.
+      step.push_back(serial_loop("m", i64(0), dv, [&](Expr m) {
+        Expr val = cast(acc, v.load({b, t, h * dv + m}));
+        if (!delta) return BufferStore::make(row, val, {m});
+        Stmt retrieve = serial_loop("d", i64(0), dk, [&](Expr d) {
+          return dot.set(dot.get() + st.load({d, m}) * key(d));
         });
-        Stmt steps = serial_loop("t", i64(0), seq, [&](Expr t) {
-          auto key = [&](Expr d) { return cast(acc, k.load({b, t, h * dk + d})); };
-          std::vector<Stmt> step;
-          if (gated) {
-            step.push_back(serial_loop("d", i64(0), dk, [&](Expr d) {
-              Expr g = decay.load({b, t, decay_per_head ? h : h * dk + d});
-              Expr f = exp(cast(acc, g));
-              return serial_loop("m", i64(0), dv, [&](Expr m) {
-                return BufferStore::make(st, st.load({d, m}) * f, {d, m});
-              });
-            }));
-          }
-          // The row written into the state: v, or beta * (v - S^T k) for the delta rules.
-          step.push_back(serial_loop("m", i64(0), dv, [&](Expr m) {
-            Expr val = cast(acc, v.load({b, t, h * dv + m}));
-            if (!delta) return BufferStore::make(row, val, {m});
-            Stmt retrieve = serial_loop("d", i64(0), dk, [&](Expr d) {
-              return dot.set(dot.get() + st.load({d, m}) * key(d));
-            });
-            Expr bt = cast(acc, beta.load({b, t, beta_shared ? i64(0) : h}));
-            return SeqStmt::make(
-                {dot.set(zero), retrieve, BufferStore::make(row, bt * (val - dot.get()), {m})});
-          }));
-          step.push_back(each([&](Expr d, Expr m) {
-            return BufferStore::make(st, st.load({d, m}) + key(d) * row.load({m}), {d, m});
-          }));
-          // Read for each query head of the group.
-          step.push_back(serial_loop("g", i64(0), group, [&](Expr g) {
-            Expr qh = h * group + g;
-            return serial_loop("m", i64(0), dv, [&](Expr m) {
-              Stmt read = serial_loop("d", i64(0), dk, [&](Expr d) {
-                return dot.set(dot.get() +
-                               cast(acc, q.load({b, t, qh * dk + d})) * st.load({d, m}));
-              });
-              return SeqStmt::make(
-                  {dot.set(zero), read,
-                   BufferStore::make(y, cast(dt, scale * dot.get()), {b, t, qh * dv + m})});
-            });
-          }));
-          return SeqStmt::make(step);
+        Expr bt = cast(acc, beta.load({b, t, beta_shared ? i64(0) : h}));
+        return SeqStmt::make(
+            {dot.set(zero), retrieve, BufferStore::make(row, bt * (val - dot.get()), {m})});
+      }));
+      step.push_back(each([&](Expr d, Expr m) {
+        return BufferStore::make(st, st.load({d, m}) + key(d) * row.load({m}), {d, m});
+      }));
+      // Read for each query head of the group.
+      step.push_back(serial_loop("g", i64(0), group, [&](Expr g) {
+        Expr qh = h * group + g;
+        return serial_loop("m", i64(0), dv, [&](Expr m) {
+          Stmt read = serial_loop("d", i64(0), dk, [&](Expr d) {
+            return dot.set(dot.get() + cast(acc, q.load({b, t, qh * dk + d})) * st.load({d, m}));
+          });
+          return SeqStmt::make(
+              {dot.set(zero), read,
+               BufferStore::make(y, cast(dt, scale * dot.get()), {b, t, qh * dv + m})});
         });
-        Stmt save = each([&](Expr d, Expr m) {
-          return BufferStore::make(present, cast(present->dtype, st.load({d, m})), {b, h, d, m});
-        });
-        return Allocate::make(st,
-                              Allocate::make(row, dot.scope(SeqStmt::make({init, steps, save}))));
-      },
-      {.parallel_outer = true, .vectorize_inner = false});
+      }));
+      return SeqStmt::make(step);
+    });
+    Stmt save = each([&](Expr d, Expr m) {
+      return BufferStore::make(present, cast(present->dtype, st.load({d, m})), {b, h, d, m});
+    });
+    return Allocate::make(st, Allocate::make(row, dot.scope(SeqStmt::make({init, steps, save}))));
+  });
 }
 
 }  // namespace ingot::lower

@@ -30,21 +30,18 @@ Stmt symbolic_product(const Buffer& y, const SymbolicProduct& p) {
     std::vector<Expr> outer = p.batch;
     outer.push_back(p.cols);
     outer.push_back(p.rows);
-    return loop_nest(
-        Extents(outer), "b",
-        [&](const Index& o) {
-          Index batch(o.begin(), o.end() - 2);
-          Expr j = o[o.size() - 2], i = o.back();
-          Accumulator acc("dot", acc_dt);
-          Stmt sum = acc.reduce(Extents({p.depth}), "k", [&](const Index& k) {
-            return acc.get() + widen(p.a_at(batch, i, k[0])) * widen(p.b_at(batch, k[0], j));
-          });
-          return acc.scope(
-              SeqStmt::make({acc.set(make_const(acc_dt, 0)), sum,
-                             BufferStore::make(y, cast(y->dtype, done(acc.get(), batch, i, j)),
-                                               p.y_at(batch, i, j))}));
-        },
-        {.parallel_outer = true, .vectorize_inner = false});
+    return loop_nest(Extents(outer), "b", [&](const Index& o) {
+      Index batch(o.begin(), o.end() - 2);
+      Expr j = o[o.size() - 2], i = o.back();
+      Accumulator acc("dot", acc_dt);
+      Stmt sum = acc.reduce(Extents({p.depth}), "k", [&](const Index& k) {
+        return acc.get() + widen(p.a_at(batch, i, k[0])) * widen(p.b_at(batch, k[0], j));
+      });
+      return acc.scope(
+          SeqStmt::make({acc.set(make_const(acc_dt, 0)), sum,
+                         BufferStore::make(y, cast(y->dtype, done(acc.get(), batch, i, j)),
+                                           p.y_at(batch, i, j))}));
+    });
   }
   int64_t ncols = 0;
   if (!is_const_int(p.cols, &ncols) || ncols < 2 * kColumnBlock ||
@@ -190,18 +187,15 @@ Stmt symbolic_product(const Buffer& y, const SymbolicProduct& p) {
   Expr full = floordiv(p.rows, i64(kRowTile));
   std::vector<Expr> outer = {i64(blocks)};
   outer.insert(outer.end(), p.batch.begin(), p.batch.end());
-  return loop_nest(
-      Extents(outer), "b",
-      [&](const Index& o) {
-        Stmt tiles = serial_loop("t", i64(0), full, [&](Expr t) {
-          return tile_of(o, t, kRowTile, [](Expr t, int r) { return t * i64(kRowTile) + i64(r); });
-        });
-        Stmt tail = serial_loop("t1", i64(0), floormod(p.rows, i64(kRowTile)), [&](Expr t) {
-          return tile_of(o, t, 1, [&](Expr t, int) { return full * i64(kRowTile) + t; });
-        });
-        return SeqStmt::make({tiles, tail});
-      },
-      {.parallel_outer = true, .vectorize_inner = false});
+  return loop_nest(Extents(outer), "b", [&](const Index& o) {
+    Stmt tiles = serial_loop("t", i64(0), full, [&](Expr t) {
+      return tile_of(o, t, kRowTile, [](Expr t, int r) { return t * i64(kRowTile) + i64(r); });
+    });
+    Stmt tail = serial_loop("t1", i64(0), floormod(p.rows, i64(kRowTile)), [&](Expr t) {
+      return tile_of(o, t, 1, [&](Expr t, int) { return full * i64(kRowTile) + t; });
+    });
+    return SeqStmt::make({tiles, tail});
+  });
 }
 
 std::vector<Expr> prefetch_ahead(const Buffer& b, Expr block, Expr row, int64_t rows) {
@@ -279,30 +273,27 @@ Stmt compute_gemm(const graph::Node& node, const std::vector<Buffer>& inputs,
 
   // A row per output row (block "rows", scheduled by the injective rule: the rows in parallel,
   // the lane loops vectorized).
-  return loop_nest(Extents({rows}), "i",
-                   [&](const Index& o) {
-                     Expr i = o[0];
-                     RowAccum row(y, cols, [&](Expr j) { return Index{i, j}; });
-                     Expr zero = make_const(row.dtype, 0);
-                     Stmt init =
-                         lane_loop("j", i64(0), cols, [&](Expr j) { return row.store(j, zero); });
-                     Stmt update = serial_loop("k", i64(0), depth, [&](Expr k) {
-                       return lane_loop("j", i64(0), cols, [&](Expr j) {
-                         Expr av = widen(trans_a ? a.load({k, i}) : a.load({i, k}));
-                         Expr bv = widen(trans_b ? b.load({j, k}) : b.load({k, j}));
-                         return row.store(j, row.load(j) + av * bv);
-                       });
-                     });
-                     std::vector<Stmt> seq = {init, update};
-                     if (g.alpha != 1.0 || has_c) {
-                       seq.push_back(lane_loop("j", i64(0), cols, [&](Expr j) {
-                         Expr cv = has_c ? widen(c.load(broadcast_index(c, {i, j}))) : Expr();
-                         return row.store(j, g.scaled(row.load(j), cv));
-                       }));
-                     }
-                     return row.wrap(SeqStmt::make(seq));
-                   },
-                   {.parallel_outer = true, .vectorize_inner = false});
+  return loop_nest(Extents({rows}), "i", [&](const Index& o) {
+    Expr i = o[0];
+    RowAccum row(y, cols, [&](Expr j) { return Index{i, j}; });
+    Expr zero = make_const(row.dtype, 0);
+    Stmt init = lane_loop("j", i64(0), cols, [&](Expr j) { return row.store(j, zero); });
+    Stmt update = serial_loop("k", i64(0), depth, [&](Expr k) {
+      return lane_loop("j", i64(0), cols, [&](Expr j) {
+        Expr av = widen(trans_a ? a.load({k, i}) : a.load({i, k}));
+        Expr bv = widen(trans_b ? b.load({j, k}) : b.load({k, j}));
+        return row.store(j, row.load(j) + av * bv);
+      });
+    });
+    std::vector<Stmt> seq = {init, update};
+    if (g.alpha != 1.0 || has_c) {
+      seq.push_back(lane_loop("j", i64(0), cols, [&](Expr j) {
+        Expr cv = has_c ? widen(c.load(broadcast_index(c, {i, j}))) : Expr();
+        return row.store(j, g.scaled(row.load(j), cv));
+      }));
+    }
+    return row.wrap(SeqStmt::make(seq));
+  });
 }
 
 Stmt compute_matmul(const graph::Node& node, const std::vector<Buffer>& inputs,
@@ -365,38 +356,35 @@ Stmt compute_matmul(const graph::Node& node, const std::vector<Buffer>& inputs,
   }
 
   if (!product.defined())
-    product = loop_nest(
-        outer, "b",
-        [&](const Index& o) {
-          Index batch(o.begin(), o.end() - 1);
-          Expr i = o.back();
-          auto y_index = [&](Expr j) {
-            Index idx = batch;
-            if (!a_vec) idx.push_back(i);
-            if (!b_vec) idx.push_back(j);
-            return idx;
-          };
-          RowAccum row(y, cols, y_index);
-          Expr zero = make_const(row.dtype, 0);
-          Stmt init = lane_loop("j", i64(0), cols, [&](Expr j) { return row.store(j, zero); });
-          Stmt update = serial_loop("k", i64(0), depth, [&](Expr k) {
-            return lane_loop("j", i64(0), cols, [&](Expr j) {
-              Index ai = a_vec ? Index{k} : batch_index(as, 2, batch);
-              if (!a_vec) {
-                ai.push_back(i);
-                ai.push_back(k);
-              }
-              Index bi = b_vec ? Index{k} : batch_index(bs, 2, batch);
-              if (!b_vec) {
-                bi.push_back(k);
-                bi.push_back(j);
-              }
-              return row.store(j, row.load(j) + widen(a.load(ai)) * widen(b.load(bi)));
-            });
-          });
-          return row.wrap(SeqStmt::make({init, update}));
-        },
-        {.parallel_outer = true, .vectorize_inner = false});
+    product = loop_nest(outer, "b", [&](const Index& o) {
+      Index batch(o.begin(), o.end() - 1);
+      Expr i = o.back();
+      auto y_index = [&](Expr j) {
+        Index idx = batch;
+        if (!a_vec) idx.push_back(i);
+        if (!b_vec) idx.push_back(j);
+        return idx;
+      };
+      RowAccum row(y, cols, y_index);
+      Expr zero = make_const(row.dtype, 0);
+      Stmt init = lane_loop("j", i64(0), cols, [&](Expr j) { return row.store(j, zero); });
+      Stmt update = serial_loop("k", i64(0), depth, [&](Expr k) {
+        return lane_loop("j", i64(0), cols, [&](Expr j) {
+          Index ai = a_vec ? Index{k} : batch_index(as, 2, batch);
+          if (!a_vec) {
+            ai.push_back(i);
+            ai.push_back(k);
+          }
+          Index bi = b_vec ? Index{k} : batch_index(bs, 2, batch);
+          if (!b_vec) {
+            bi.push_back(k);
+            bi.push_back(j);
+          }
+          return row.store(j, row.load(j) + widen(a.load(ai)) * widen(b.load(bi)));
+        });
+      });
+      return row.wrap(SeqStmt::make({init, update}));
+    });
   // The fused epilogue (bias row, summand, activation), a second pass over the output.
   Buffer bias = inputs.size() > 2 ? inputs[2] : Buffer();
   Buffer z = inputs.size() > 3 ? inputs[3] : Buffer();

@@ -55,39 +55,36 @@ Stmt normalize_regions(const graph::Node& node, const Buffer& x, const std::vect
   Expr count = is_const_int(elems, &n) ? make_const(dt, double(n)) : cast(dt, elems);
   Expr eps = make_const(dt, epsilon);
 
-  return loop_nest(
-      outer, "o",
-      [&](const Index& o) {
-        auto full = [&](const Index& r) { return place(o, r); };
-        Accumulator mean("mean", dt), var("var", dt);
-        auto centred = [&](Expr v) { return center ? v - mean.get() : v; };
-        Stmt sum =
-            mean.reduce(inner, "r", [&](const Index& r) { return mean.get() + x.load(full(r)); });
-        Stmt sq = var.reduce(inner, "r", [&](const Index& r) {
-          Expr d = centred(x.load(full(r)));
-          return var.get() + d * d;
-        });
-        Stmt write = loop_nest(inner, "r",
-                               [&](const Index& r) {
-                                 Expr v = affine(centred(x.load(full(r))) * var.get(), o, r);
-                                 return BufferStore::make(y, v, full(r));
-                               },
-                               {.parallel_outer = false, .vectorize_inner = true});
-        std::vector<Stmt> seq;
-        if (center) seq = {mean.set(make_const(dt, 0)), sum, mean.set(mean.get() / count)};
-        seq.insert(seq.end(), {var.set(make_const(dt, 0)), sq,
-                               // var now holds 1/stddev
-                               var.set(make_const(dt, 1) / sqrt(var.get() / count + eps)), write});
-        Index stat_idx = o;
-        stat_idx.resize(rank, i64(0));
-        if (outputs.size() > 1 && outputs[1].defined())
-          seq.push_back(BufferStore::make(outputs[1], mean.get(), stat_idx));
-        if (outputs.size() > 2 && outputs[2].defined())
-          seq.push_back(BufferStore::make(outputs[2], var.get(), stat_idx));
-        Stmt body = SeqStmt::make(seq);
-        return mean.scope(var.scope(body));
-      },
-      {.parallel_outer = true, .vectorize_inner = false});
+  return loop_nest(outer, "o", [&](const Index& o) {
+    auto full = [&](const Index& r) { return place(o, r); };
+    Accumulator mean("mean", dt), var("var", dt);
+    auto centred = [&](Expr v) { return center ? v - mean.get() : v; };
+    Stmt sum =
+        mean.reduce(inner, "r", [&](const Index& r) { return mean.get() + x.load(full(r)); });
+    Stmt sq = var.reduce(inner, "r", [&](const Index& r) {
+      Expr d = centred(x.load(full(r)));
+      return var.get() + d * d;
+    });
+    Stmt write = loop_nest(inner, "r",
+                           [&](const Index& r) {
+                             Expr v = affine(centred(x.load(full(r))) * var.get(), o, r);
+                             return BufferStore::make(y, v, full(r));
+                           },
+                           {.block = false});
+    std::vector<Stmt> seq;
+    if (center) seq = {mean.set(make_const(dt, 0)), sum, mean.set(mean.get() / count)};
+    seq.insert(seq.end(), {var.set(make_const(dt, 0)), sq,
+                           // var now holds 1/stddev
+                           var.set(make_const(dt, 1) / sqrt(var.get() / count + eps)), write});
+    Index stat_idx = o;
+    stat_idx.resize(rank, i64(0));
+    if (outputs.size() > 1 && outputs[1].defined())
+      seq.push_back(BufferStore::make(outputs[1], mean.get(), stat_idx));
+    if (outputs.size() > 2 && outputs[2].defined())
+      seq.push_back(BufferStore::make(outputs[2], var.get(), stat_idx));
+    Stmt body = SeqStmt::make(seq);
+    return mean.scope(var.scope(body));
+  });
 }
 
 // Regions over the trailing dims of x from `axis`, per index of the leading dims.
@@ -212,30 +209,28 @@ Stmt compute_lp_norm(const graph::Node& node, const std::vector<Buffer>& inputs,
   DataType dt = y->dtype;
   std::vector<int64_t> outer = xs;
   outer[size_t(axis)] = 1;
-  return loop_nest(outer, "o",
-                   [&](const Index& o) {
-                     auto at = [&](Expr k) {
-                       Index idx = o;
-                       idx[size_t(axis)] = k;
-                       return idx;
-                     };
-                     Accumulator norm("norm", dt);
-                     Stmt sum = serial_loop("k", i64(0), xs[size_t(axis)], [&](Expr k) {
-                       Expr v = x.load(at(k));
-                       return norm.set(norm.get() + (l1 ? fabs(v) : v * v));
-                     });
-                     Stmt write = serial_loop("k", i64(0), xs[size_t(axis)], [&](Expr k) {
-                       Expr zero = make_const(dt, 0);
-                       Expr v = select(norm.get() == zero, zero, x.load(at(k)) / norm.get());
-                       return BufferStore::make(y, v, at(k));
-                     });
-                     std::vector<Stmt> seq = {norm.set(make_const(dt, 0)), sum};
-                     if (!l1) seq.push_back(norm.set(sqrt(norm.get())));
-                     seq.push_back(write);
-                     Stmt body = SeqStmt::make(seq);
-                     return norm.scope(body);
-                   },
-                   {.parallel_outer = true, .vectorize_inner = false});
+  return loop_nest(outer, "o", [&](const Index& o) {
+    auto at = [&](Expr k) {
+      Index idx = o;
+      idx[size_t(axis)] = k;
+      return idx;
+    };
+    Accumulator norm("norm", dt);
+    Stmt sum = serial_loop("k", i64(0), xs[size_t(axis)], [&](Expr k) {
+      Expr v = x.load(at(k));
+      return norm.set(norm.get() + (l1 ? fabs(v) : v * v));
+    });
+    Stmt write = serial_loop("k", i64(0), xs[size_t(axis)], [&](Expr k) {
+      Expr zero = make_const(dt, 0);
+      Expr v = select(norm.get() == zero, zero, x.load(at(k)) / norm.get());
+      return BufferStore::make(y, v, at(k));
+    });
+    std::vector<Stmt> seq = {norm.set(make_const(dt, 0)), sum};
+    if (!l1) seq.push_back(norm.set(sqrt(norm.get())));
+    seq.push_back(write);
+    Stmt body = SeqStmt::make(seq);
+    return norm.scope(body);
+  });
 }
 
 // y = x / (bias + alpha / size * (sum of x^2 over channels c - floor((size-1)/2) ..
@@ -253,22 +248,19 @@ Stmt compute_lrn(const graph::Node& node, const std::vector<Buffer>& inputs,
   Expr scale = make_const(adt, node.attrs.get_float("alpha", 1e-4) / double(size));
   Expr bias = make_const(adt, node.attrs.get_float("bias", 1.0));
   Expr beta = make_const(adt, node.attrs.get_float("beta", 0.75));
-  return loop_nest(
-      xs, "i",
-      [&](const Index& idx) {
-        Accumulator sq("sq", adt);
-        Stmt sum = serial_loop("w", i64(0), size, [&](Expr w) {
-          Expr ch = idx[1] + (w - i64(before));
-          Index xi = idx;
-          xi[1] = ch;
-          Expr v = widen(x.load(xi));
-          return IfThenElse::make(ch >= i64(0) && ch < i64(channels), sq.set(sq.get() + v * v));
-        });
-        Expr out = widen(x.load(idx)) / pow(bias + scale * sq.get(), beta);
-        return sq.scope(SeqStmt::make(
-            {sq.set(make_const(adt, 0)), sum, BufferStore::make(y, cast(y->dtype, out), idx)}));
-      },
-      {.parallel_outer = true, .vectorize_inner = false});
+  return loop_nest(xs, "i", [&](const Index& idx) {
+    Accumulator sq("sq", adt);
+    Stmt sum = serial_loop("w", i64(0), size, [&](Expr w) {
+      Expr ch = idx[1] + (w - i64(before));
+      Index xi = idx;
+      xi[1] = ch;
+      Expr v = widen(x.load(xi));
+      return IfThenElse::make(ch >= i64(0) && ch < i64(channels), sq.set(sq.get() + v * v));
+    });
+    Expr out = widen(x.load(idx)) / pow(bias + scale * sq.get(), beta);
+    return sq.scope(SeqStmt::make(
+        {sq.set(make_const(adt, 0)), sum, BufferStore::make(y, cast(y->dtype, out), idx)}));
+  });
 }
 
 }  // namespace ingot::lower

@@ -96,17 +96,14 @@ Stmt compute_pool_nchwc(const graph::Node& node, const std::vector<Buffer>& inpu
     return SeqStmt::make(parts);
   };
   auto [row_lo, row_hi] = win.interior(0);
-  return loop_nest(
-      {ys[0] * blocks * oh}, "t",
-      [&](const Index& t) {
-        n = floordiv(t[0], i64(blocks * oh)), cb = floormod(floordiv(t[0], i64(oh)), i64(blocks)),
-        row = floormod(t[0], i64(oh));
-        Stmt body = row_body(true);
-        if (row_hi > row_lo)
-          body = IfThenElse::make(row >= i64(row_lo) && row < i64(row_hi), row_body(false), body);
-        return body;
-      },
-      {.parallel_outer = true, .vectorize_inner = false});
+  return loop_nest({ys[0] * blocks * oh}, "t", [&](const Index& t) {
+    n = floordiv(t[0], i64(blocks * oh)), cb = floormod(floordiv(t[0], i64(oh)), i64(blocks)),
+    row = floormod(t[0], i64(oh));
+    Stmt body = row_body(true);
+    if (row_hi > row_lo)
+      body = IfThenElse::make(row >= i64(row_lo) && row < i64(row_hi), row_body(false), body);
+    return body;
+  });
 }
 
 }  // namespace ingot::lower

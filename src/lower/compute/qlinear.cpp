@@ -73,32 +73,27 @@ Stmt compute_qmatmul(const graph::Node& node, const std::vector<Buffer>& inputs,
   std::vector<int64_t> ys = const_shape(y);
   const int64_t n = ys.back(), k = const_shape(a).back();
   std::vector<int64_t> outer(ys.begin(), ys.end() - 1);
-  return loop_nest(outer, "o",
-                   [&](const Index& o) {
-                     RowAccum row(
-                         y, i64(n),
-                         [o](Expr j) {
-                           Index idx = o;
-                           idx.push_back(j);
-                           return idx;
-                         },
-                         DataType::i32(),
-                         [&](Expr acc, Expr j) {
-                           return requantize(node, acc, multiplier.load({j}), y->dtype);
-                         });
-                     Stmt init = lane_loop("j", i64(0), n,
-                                           [&](Expr j) { return row.store(j, bias.load({j})); });
-                     Stmt accumulate = serial_loop("r", i64(0), k, [&](Expr r) {
-                       Index ai = o;
-                       ai.push_back(r);
-                       Expr av = centred(a.load(ai), a_zp);
-                       return lane_loop("j", i64(0), n, [&](Expr j) {
-                         return row.store(j, row.load(j) + av * centred(b.load({r, j}), b_zp));
-                       });
-                     });
-                     return row.wrap(SeqStmt::make({init, accumulate}));
-                   },
-                   {.parallel_outer = true, .vectorize_inner = false});
+  return loop_nest(outer, "o", [&](const Index& o) {
+    RowAccum row(
+        y, i64(n),
+        [o](Expr j) {
+          Index idx = o;
+          idx.push_back(j);
+          return idx;
+        },
+        DataType::i32(),
+        [&](Expr acc, Expr j) { return requantize(node, acc, multiplier.load({j}), y->dtype); });
+    Stmt init = lane_loop("j", i64(0), n, [&](Expr j) { return row.store(j, bias.load({j})); });
+    Stmt accumulate = serial_loop("r", i64(0), k, [&](Expr r) {
+      Index ai = o;
+      ai.push_back(r);
+      Expr av = centred(a.load(ai), a_zp);
+      return lane_loop("j", i64(0), n, [&](Expr j) {
+        return row.store(j, row.load(j) + av * centred(b.load({r, j}), b_zp));
+      });
+    });
+    return row.wrap(SeqStmt::make({init, accumulate}));
+  });
 }
 
 }  // namespace ingot::lower

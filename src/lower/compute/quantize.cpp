@@ -93,7 +93,7 @@ Stmt compute_dynamic_quantize_linear(const graph::Node& node, const std::vector<
   auto fc = [&](double v) { return make_const(f, v); };
   Accumulator hi("max", f), lo("min", f), sc("scale", f), zpa("zero_point", f);
   std::vector<int64_t> shape = const_shape(x);
-  NestOptions serial{.parallel_outer = false, .vectorize_inner = false};
+  NestOptions serial{.block = false, .lanes = false};
   Stmt range = loop_nest(
       shape, "r",
       [&](const Index& idx) {

@@ -74,7 +74,7 @@ Stmt compute_recurrent(const graph::Node& node, const std::vector<Buffer>& input
                    per_dir * size_t(dirs) == names.size(),
                "{}: recurrent attributes not canonical", node_label(node));
   const DataType dt = accum_dtype(x->dtype);
-  const NestOptions serial{.parallel_outer = false, .vectorize_inner = false};
+  const NestOptions serial{.block = false, .lanes = false};
 
   auto x_at = [&](Expr t, Expr b, Expr i) {
     return widen(batch_major ? x.load({b, t, i}) : x.load({t, b, i}));

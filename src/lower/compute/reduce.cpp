@@ -136,49 +136,46 @@ Stmt reduce_lanes_inner(const graph::Node& node, const Buffer& x, const Buffer& 
     }
   DataType dt = as_byte.acc_dtype(y->dtype);
   OpKind op = node.op;
-  NestOptions serial = {.parallel_outer = false, .vectorize_inner = false};
-  return loop_nest(
-      outer_shape, "o",
-      [&](const Index& o) {
-        Buffer acc = Buffer::make("acc", dt, std::vector<int64_t>{chunk}, StorageScope::kLocal);
-        Expr base = chunks == 1 ? Expr(i64(0)) : o[rank - 1] * i64(chunk);
-        // Lanes of this chunk, guarded when the last chunk is partial.
-        auto over_lanes = [&](const std::function<Stmt(Expr, Expr)>& body) {
-          return lane_loop("l", i64(0), chunk, [&](Expr l) {
-            Expr j = chunks == 1 ? l : base + l;
-            Stmt s = body(l, j);
-            if (len % chunk != 0) s = IfThenElse::make(j < i64(len), s);
-            return s;
+  NestOptions serial = {.block = false, .lanes = false};
+  return loop_nest(outer_shape, "o", [&](const Index& o) {
+    Buffer acc = Buffer::make("acc", dt, std::vector<int64_t>{chunk}, StorageScope::kLocal);
+    Expr base = chunks == 1 ? Expr(i64(0)) : o[rank - 1] * i64(chunk);
+    // Lanes of this chunk, guarded when the last chunk is partial.
+    auto over_lanes = [&](const std::function<Stmt(Expr, Expr)>& body) {
+      return lane_loop("l", i64(0), chunk, [&](Expr l) {
+        Expr j = chunks == 1 ? l : base + l;
+        Stmt s = body(l, j);
+        if (len % chunk != 0) s = IfThenElse::make(j < i64(len), s);
+        return s;
+      });
+    };
+    std::vector<Stmt> seq;
+    seq.push_back(
+        over_lanes([&](Expr l, Expr) { return BufferStore::make(acc, init_value(op, dt), {l}); }));
+    seq.push_back(loop_nest(
+        red_shape, "r",
+        [&](const Index& r) {
+          return over_lanes([&](Expr l, Expr j) {
+            Index xi = o;
+            int n = 0;
+            for (int d = 0; d < rank - 1; ++d)
+              if (reduced[d]) xi[d] = r[n++];
+            xi[rank - 1] = j;
+            return BufferStore::make(acc, update(op, acc.load({l}), as_byte.load(x, xi), Expr()),
+                                     {l});
           });
-        };
-        std::vector<Stmt> seq;
-        seq.push_back(over_lanes(
-            [&](Expr l, Expr) { return BufferStore::make(acc, init_value(op, dt), {l}); }));
-        seq.push_back(loop_nest(
-            red_shape, "r",
-            [&](const Index& r) {
-              return over_lanes([&](Expr l, Expr j) {
-                Index xi = o;
-                int n = 0;
-                for (int d = 0; d < rank - 1; ++d)
-                  if (reduced[d]) xi[d] = r[n++];
-                xi[rank - 1] = j;
-                return BufferStore::make(
-                    acc, update(op, acc.load({l}), as_byte.load(x, xi), Expr()), {l});
-              });
-            },
-            serial));
-        seq.push_back(over_lanes([&](Expr l, Expr j) {
-          Index yi;
-          for (int d = 0; d < rank - 1; ++d)
-            if (keepdims || !reduced[d]) yi.push_back(o[d]);
-          yi.push_back(j);
-          return BufferStore::make(
-              y, as_byte.store_value(finish(op, acc.load({l}), i64(count), Expr())), yi);
-        }));
-        return Allocate::make(acc, SeqStmt::make(seq));
-      },
-      {.parallel_outer = true, .vectorize_inner = false});
+        },
+        serial));
+    seq.push_back(over_lanes([&](Expr l, Expr j) {
+      Index yi;
+      for (int d = 0; d < rank - 1; ++d)
+        if (keepdims || !reduced[d]) yi.push_back(o[d]);
+      yi.push_back(j);
+      return BufferStore::make(
+          y, as_byte.store_value(finish(op, acc.load({l}), i64(count), Expr())), yi);
+    }));
+    return Allocate::make(acc, SeqStmt::make(seq));
+  });
 }
 
 }  // namespace
@@ -218,21 +215,19 @@ Stmt compute_reduce(const graph::Node& node, const std::vector<Buffer>& inputs,
       is_const_int(count, &n) && op != OpKind::ReduceLogSumExp)
     return reduce_lanes_inner(node, x, y, reduced, keepdims, n, as_byte);
 
-  return loop_nest(Extents(kept_shape), "o",
-                   [&](const Index& o) {
-                     auto x_at = [&](const Index& r) {
-                       Index xi = o;
-                       int n = 0;
-                       for (int d = 0; d < rank; ++d)
-                         if (reduced[d]) xi[d] = r[n++];
-                       return as_byte.load(x, xi);
-                     };
-                     Index yi;
-                     for (int d = 0; d < rank; ++d)
-                       if (keepdims || !reduced[d]) yi.push_back(o[d]);
-                     return reduce_one(op, as_byte, dt, x_at, red_shape, count, y, yi);
-                   },
-                   {.parallel_outer = true, .vectorize_inner = false});
+  return loop_nest(Extents(kept_shape), "o", [&](const Index& o) {
+    auto x_at = [&](const Index& r) {
+      Index xi = o;
+      int n = 0;
+      for (int d = 0; d < rank; ++d)
+        if (reduced[d]) xi[d] = r[n++];
+      return as_byte.load(x, xi);
+    };
+    Index yi;
+    for (int d = 0; d < rank; ++d)
+      if (keepdims || !reduced[d]) yi.push_back(o[d]);
+    return reduce_one(op, as_byte, dt, x_at, red_shape, count, y, yi);
+  });
 }
 
 Stmt compute_reduce_value_axes(const graph::Node& node, const std::vector<Buffer>& inputs,
@@ -252,28 +247,26 @@ Stmt compute_reduce_value_axes(const graph::Node& node, const std::vector<Buffer
   const Expr count = product(red);
   const bool keepdims = node.attrs.get_int("keepdims", 1) != 0;
   DataType dt = as_byte.acc_dtype(y->dtype);
-  return loop_nest(Extents(kept), "o",
-                   [&](const Index& o) {
-                     auto x_at = [&](const Index& r) {
-                       Index xi;
-                       for (size_t d = 0; d < rank; ++d) xi.push_back(o[d] + r[d]);
-                       return as_byte.load(x, xi);
-                     };
-                     Index yi = o;
-                     if (!keepdims) {  // the kept dims, flat, unravelled over y's dims
-                       Expr flat = i64(0);
-                       for (size_t d = 0; d < rank; ++d) flat = flat * kept[d] + o[d];
-                       yi.clear();
-                       Expr inner = i64(1);
-                       for (size_t j = y->shape.size(); j-- > 0;) {
-                         Expr q = floordiv(flat, inner);
-                         yi.insert(yi.begin(), j == 0 ? q : floormod(q, y->shape[j]));
-                         inner = inner * y->shape[j];
-                       }
-                     }
-                     return reduce_one(op, as_byte, dt, x_at, red, count, y, yi);
-                   },
-                   {.parallel_outer = true, .vectorize_inner = false});
+  return loop_nest(Extents(kept), "o", [&](const Index& o) {
+    auto x_at = [&](const Index& r) {
+      Index xi;
+      for (size_t d = 0; d < rank; ++d) xi.push_back(o[d] + r[d]);
+      return as_byte.load(x, xi);
+    };
+    Index yi = o;
+    if (!keepdims) {  // the kept dims, flat, unravelled over y's dims
+      Expr flat = i64(0);
+      for (size_t d = 0; d < rank; ++d) flat = flat * kept[d] + o[d];
+      yi.clear();
+      Expr inner = i64(1);
+      for (size_t j = y->shape.size(); j-- > 0;) {
+        Expr q = floordiv(flat, inner);
+        yi.insert(yi.begin(), j == 0 ? q : floormod(q, y->shape[j]));
+        inner = inner * y->shape[j];
+      }
+    }
+    return reduce_one(op, as_byte, dt, x_at, red, count, y, yi);
+  });
 }
 
 }  // namespace ingot::lower

@@ -14,6 +14,7 @@
 #include "lower/compute/resize_params.h"
 #include "support/error.h"
 #include "tir/arith/analyzer.h"
+#include "tir/substitute.h"
 
 namespace ingot::lower {
 
@@ -221,106 +222,109 @@ Stmt compute_resize(const graph::Node& node, const std::vector<Buffer>& inputs,
   for (const Axis& ax : axes) tap_count *= std::max<int64_t>(ax.static_taps, 1);
   bool unrolled_taps = !nearest && !m.antialias && !m.exclude && tap_count <= 16;
 
-  return loop_nest(
-      Extents(y->shape), "o",
-      [&](const Index& o) {
-        std::vector<std::pair<Var, Expr>> lets;
-        Expr outside;
-        for (Axis& ax : axes) {
-          Expr ext;
-          Expr coord = source_coordinate(m.ctm, o[size_t(ax.dim)], ax, &ext);
-          std::string s = std::to_string(ax.dim);
-          Var xv("x" + s, DataType::f64()), fv("floor" + s, DataType::i64()),
-              rv("frac" + s, DataType::f64());
-          lets.push_back({xv, coord});
-          lets.push_back({fv, cast(DataType::i64(), call(Intrinsic::floor, {xv}))});
-          lets.push_back({rv, xv - to_f64(Expr(fv))});
-          ax.floor_i = fv;
-          ax.frac = rv;
-          if (ext.defined()) outside = outside.defined() ? (outside || ext) : ext;
+  return loop_nest(Extents(y->shape), "o", [&](const Index& o) {
+    std::vector<std::pair<Var, Expr>> lets;
+    Expr outside;
+    for (Axis& ax : axes) {
+      Expr ext;
+      Expr coord = source_coordinate(m.ctm, o[size_t(ax.dim)], ax, &ext);
+      std::string s = std::to_string(ax.dim);
+      Var xv("x" + s, DataType::f64()), fv("floor" + s, DataType::i64()),
+          rv("frac" + s, DataType::f64());
+      lets.push_back({xv, coord});
+      lets.push_back({fv, cast(DataType::i64(), call(Intrinsic::floor, {xv}))});
+      lets.push_back({rv, xv - to_f64(Expr(fv))});
+      ax.floor_i = fv;
+      ax.frac = rv;
+      if (ext.defined()) outside = outside.defined() ? (outside || ext) : ext;
+    }
+    // (Unrolled, an axis the run-time values leave alone needs no special case: its source
+    // coordinate is the output index exactly, so its taps weigh 1 and 0.)
+    auto tap_index = [&](const Axis& ax, Expr k) {
+      return clamp_index(ax.floor_i + k + first_tap(ax), ax.in);
+    };
+    Stmt body;
+    if (nearest) {
+      Index xi = o;
+      for (const Axis& ax : axes) xi[size_t(ax.dim)] = nearest_index(m.nearest, ax);
+      Expr v = x.load(xi);
+      if (outside.defined()) v = select(outside, to_output(extrap_value, dt), v);
+      body = BufferStore::make(y, v, o);
+    } else if (unrolled_taps) {
+      // Few taps (linear: 2 per axis, cubic: 4), no normalisation: one expression, so the
+      // output's innermost loop is straight-line code LLVM vectorizes (gathering the taps).
+      std::vector<int64_t> k(axes.size(), 0);
+      Expr v;
+      for (;;) {
+        Index xi = o;
+        Expr w;
+        for (size_t i = 0; i < axes.size(); ++i) {
+          const Axis& ax = axes[i];
+          xi[size_t(ax.dim)] = tap_index(ax, i64(k[i]));
+          Expr wi = tap_weight(m, ax, i64(k[i]));
+          w = w.defined() ? w * wi : wi;
         }
-        // (Unrolled, an axis the run-time values leave alone needs no special case: its source
-        // coordinate is the output index exactly, so its taps weigh 1 and 0.)
-        auto tap_index = [&](const Axis& ax, Expr k) {
-          return clamp_index(ax.floor_i + k + first_tap(ax), ax.in);
-        };
-        Stmt body;
-        if (nearest) {
-          Index xi = o;
-          for (const Axis& ax : axes) xi[size_t(ax.dim)] = nearest_index(m.nearest, ax);
-          Expr v = x.load(xi);
-          if (outside.defined()) v = select(outside, to_output(extrap_value, dt), v);
-          body = BufferStore::make(y, v, o);
-        } else if (unrolled_taps) {
-          // Few taps (linear: 2 per axis, cubic: 4), no normalisation: one expression, so the
-          // output's innermost loop is straight-line code LLVM vectorizes (gathering the taps).
-          std::vector<int64_t> k(axes.size(), 0);
-          Expr v;
-          for (;;) {
-            Index xi = o;
-            Expr w;
-            for (size_t i = 0; i < axes.size(); ++i) {
-              const Axis& ax = axes[i];
-              xi[size_t(ax.dim)] = tap_index(ax, i64(k[i]));
-              Expr wi = tap_weight(m, ax, i64(k[i]));
-              w = w.defined() ? w * wi : wi;
-            }
-            if (!w.defined()) w = f64c(1);
-            Expr term = cast(acc_t, w) * cast(acc_t, x.load(xi));
-            v = v.defined() ? v + term : term;
-            size_t i = axes.size();
-            while (i > 0 && ++k[i - 1] == axes[i - 1].static_taps) k[--i] = 0;
-            if (i == 0) break;
-          }
-          if (!v.defined()) v = cast(acc_t, x.load(o));
-          if (outside.defined()) v = select(outside, extrap_value, v);
-          body = BufferStore::make(y, to_output(v, dt), o);
-        } else {
-          // A tap loop per axis; an axis the run-time values leave alone takes one tap, its
-          // own index, at weight 1.
-          bool normalise = m.antialias || m.exclude;
-          Accumulator acc("acc", acc_t), wsum("wsum", DataType::f64());
-          std::vector<Expr> tap_shape;
-          for (const Axis& ax : axes)
-            tap_shape.push_back(ax.identity.defined() ? select(ax.identity, i64(1), ax.taps)
-                                                      : ax.taps);
-          Stmt taps =
-              loop_nest(Extents(tap_shape), "k",
-                        [&](const Index& k) {
-                          Index xi = o;
-                          Expr w;
-                          for (size_t i = 0; i < axes.size(); ++i) {
-                            const Axis& ax = axes[i];
-                            Expr index = tap_index(ax, k[i]);
-                            Expr wi = tap_weight(m, ax, k[i]);
-                            if (ax.identity.defined()) {
-                              index = select(ax.identity, o[size_t(ax.dim)], index);
-                              wi = select(ax.identity, f64c(1), wi);
-                            }
-                            xi[size_t(ax.dim)] = index;
-                            w = w.defined() ? w * wi : wi;
-                          }
-                          if (!w.defined()) w = f64c(1);
-                          Stmt add = acc.set(acc.get() + cast(acc_t, w) * cast(acc_t, x.load(xi)));
-                          return normalise ? SeqStmt::make({add, wsum.set(wsum.get() + w)}) : add;
-                        },
-                        {.parallel_outer = false, .vectorize_inner = false});
-          Expr v = acc.get();
-          if (normalise)
-            v = select(wsum.get() == f64c(0), make_const(acc_t, 0), v / cast(acc_t, wsum.get()));
-          if (outside.defined()) v = select(outside, extrap_value, v);
-          std::vector<Stmt> seq{acc.set(make_const(acc_t, 0))};
-          if (normalise) seq.push_back(wsum.set(f64c(0)));
-          seq.push_back(taps);
-          seq.push_back(BufferStore::make(y, to_output(v, dt), o));
-          body = acc.scope(SeqStmt::make(seq));
-          if (normalise) body = wsum.scope(body);
-        }
-        for (auto it = lets.rbegin(); it != lets.rend(); ++it)
-          body = LetStmt::make(it->first, it->second, body);
-        return body;
-      },
-      {.parallel_outer = true, .vectorize_inner = unrolled_taps});
+        if (!w.defined()) w = f64c(1);
+        Expr term = cast(acc_t, w) * cast(acc_t, x.load(xi));
+        v = v.defined() ? v + term : term;
+        size_t i = axes.size();
+        while (i > 0 && ++k[i - 1] == axes[i - 1].static_taps) k[--i] = 0;
+        if (i == 0) break;
+      }
+      if (!v.defined()) v = cast(acc_t, x.load(o));
+      if (outside.defined()) v = select(outside, extrap_value, v);
+      body = BufferStore::make(y, to_output(v, dt), o);
+    } else {
+      // A tap loop per axis; an axis the run-time values leave alone takes one tap, its
+      // own index, at weight 1.
+      bool normalise = m.antialias || m.exclude;
+      Accumulator acc("acc", acc_t), wsum("wsum", DataType::f64());
+      std::vector<Expr> tap_shape;
+      for (const Axis& ax : axes)
+        tap_shape.push_back(ax.identity.defined() ? select(ax.identity, i64(1), ax.taps) : ax.taps);
+      Stmt taps =
+          loop_nest(Extents(tap_shape), "k",
+                    [&](const Index& k) {
+                      Index xi = o;
+                      Expr w;
+                      for (size_t i = 0; i < axes.size(); ++i) {
+                        const Axis& ax = axes[i];
+                        Expr index = tap_index(ax, k[i]);
+                        Expr wi = tap_weight(m, ax, k[i]);
+                        if (ax.identity.defined()) {
+                          index = select(ax.identity, o[size_t(ax.dim)], index);
+                          wi = select(ax.identity, f64c(1), wi);
+                        }
+                        xi[size_t(ax.dim)] = index;
+                        w = w.defined() ? w * wi : wi;
+                      }
+                      if (!w.defined()) w = f64c(1);
+                      Stmt add = acc.set(acc.get() + cast(acc_t, w) * cast(acc_t, x.load(xi)));
+                      return normalise ? SeqStmt::make({add, wsum.set(wsum.get() + w)}) : add;
+                    },
+                    {.block = false, .lanes = false});
+      Expr v = acc.get();
+      if (normalise)
+        v = select(wsum.get() == f64c(0), make_const(acc_t, 0), v / cast(acc_t, wsum.get()));
+      if (outside.defined()) v = select(outside, extrap_value, v);
+      std::vector<Stmt> seq{acc.set(make_const(acc_t, 0))};
+      if (normalise) seq.push_back(wsum.set(f64c(0)));
+      seq.push_back(taps);
+      seq.push_back(BufferStore::make(y, to_output(v, dt), o));
+      body = acc.scope(SeqStmt::make(seq));
+      if (normalise) body = wsum.scope(body);
+    }
+    if (unrolled_taps) {
+      // One store, its coordinates written into it: a block the injective rule vectorizes
+      // (LLVM computes each coordinate once).
+      VarMap values;
+      for (const auto& [var, value] : lets) values[var.node()] = substitute(value, values);
+      return substitute(body, values);
+    }
+    for (auto it = lets.rbegin(); it != lets.rend(); ++it)
+      body = LetStmt::make(it->first, it->second, body);
+    return body;
+  });
 }
 
 }  // namespace ingot::lower

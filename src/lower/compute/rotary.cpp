@@ -27,29 +27,26 @@ Stmt compute_rotary(const graph::Node& node, const std::vector<Buffer>& inputs,
   int64_t half = rot / 2;
   bool interleaved = node.attrs.get_int("interleaved", 0) != 0;
 
-  return loop_nest(
-      {xs[0], heads, seq}, "r",
-      [&](const Index& o) {
-        Expr b = o[0], h = o[1], s = o[2];
-        auto at = [&](Expr d) { return rank4 ? Index{b, h, s, d} : Index{b, s, h * size + d}; };
-        auto cache = [&](const Buffer& c, Expr k) {
-          if (ids.defined()) return c.load({ids.load({b, s}), k});
-          return c.load({b, s, k});
-        };
-        Stmt rotate = serial_loop("k", i64(0), half, [&](Expr k) {
-          Expr i1 = interleaved ? k * 2 : k;
-          Expr i2 = interleaved ? k * 2 + 1 : k + half;
-          Expr x1 = x.load(at(i1)), x2 = x.load(at(i2));
-          Expr c = cache(cos_cache, k), sn = cache(sin_cache, k);
-          return SeqStmt::make({BufferStore::make(y, c * x1 - sn * x2, at(i1)),
-                                BufferStore::make(y, sn * x1 + c * x2, at(i2))});
-        });
-        if (rot == size) return rotate;
-        Stmt copy = serial_loop("d", i64(rot), size - rot,
-                                [&](Expr d) { return BufferStore::make(y, x.load(at(d)), at(d)); });
-        return SeqStmt::make({rotate, copy});
-      },
-      {.parallel_outer = true, .vectorize_inner = false});
+  return loop_nest({xs[0], heads, seq}, "r", [&](const Index& o) {
+    Expr b = o[0], h = o[1], s = o[2];
+    auto at = [&](Expr d) { return rank4 ? Index{b, h, s, d} : Index{b, s, h * size + d}; };
+    auto cache = [&](const Buffer& c, Expr k) {
+      if (ids.defined()) return c.load({ids.load({b, s}), k});
+      return c.load({b, s, k});
+    };
+    Stmt rotate = serial_loop("k", i64(0), half, [&](Expr k) {
+      Expr i1 = interleaved ? k * 2 : k;
+      Expr i2 = interleaved ? k * 2 + 1 : k + half;
+      Expr x1 = x.load(at(i1)), x2 = x.load(at(i2));
+      Expr c = cache(cos_cache, k), sn = cache(sin_cache, k);
+      return SeqStmt::make({BufferStore::make(y, c * x1 - sn * x2, at(i1)),
+                            BufferStore::make(y, sn * x1 + c * x2, at(i2))});
+    });
+    if (rot == size) return rotate;
+    Stmt copy = serial_loop("d", i64(rot), size - rot,
+                            [&](Expr d) { return BufferStore::make(y, x.load(at(d)), at(d)); });
+    return SeqStmt::make({rotate, copy});
+  });
 }
 
 }  // namespace ingot::lower

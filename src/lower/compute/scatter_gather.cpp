@@ -92,7 +92,7 @@ Stmt compute_scatter_nd(const graph::Node& node, const std::vector<Buffer>& inpu
                              return BufferStore::make(
                                  y, combine(reduction, y.load(target), updates.load(u)), target);
                            },
-                           {.parallel_outer = false, .vectorize_inner = false});
+                           {.block = false, .lanes = false});
   return SeqStmt::make({copy_data(data, y), scatter});
 }
 
@@ -114,7 +114,7 @@ Stmt compute_scatter_elements(const graph::Node& node, const std::vector<Buffer>
                              return BufferStore::make(
                                  y, combine(reduction, y.load(target), updates.load(u)), target);
                            },
-                           {.parallel_outer = false, .vectorize_inner = false});
+                           {.block = false, .lanes = false});
   return SeqStmt::make({copy_data(data, y), scatter});
 }
 

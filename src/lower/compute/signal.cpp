@@ -33,8 +33,6 @@ Expr sine(Expr x) {
   return call(Intrinsic::sin, {std::move(x)});
 }
 
-const NestOptions kParallelRows = {.parallel_outer = true, .vectorize_inner = false};
-
 // Index `o` with the trailing real/imaginary index `c` appended.
 Index with_part(Index o, int64_t c) {
   o.push_back(i64(c));
@@ -93,34 +91,31 @@ Stmt dft_nest(const graph::Node& node, const Buffer& x, const Buffer& y, const E
   const Expr used = min(in_len, irfft ? floordiv(big_n, i64(2)) + i64(1) : big_n);
   const Expr scale = inverse ? f64(1) / as_f64(big_n) : f64(1);
   std::vector<Expr> rows(y->shape.begin(), y->shape.end() - 1);
-  return loop_nest(
-      Extents(rows), "i",
-      [&](const Index& o) {
-        const Expr k = along(axis, std::vector<Expr>(o.begin(), o.end()));
-        return transform_bin(y, o, used, scale, [&](Expr n) -> std::pair<Expr, Expr> {
-          Index xi = o;
-          int64_t a = 0;
-          if (is_const_int(axis, &a)) {
-            xi[size_t(a)] = n;
-          } else {
-            for (size_t d = 0; d + 1 < r; ++d) xi[d] = select(axis == i64(int64_t(d)), n, o[d]);
-          }
-          Expr xr = as_f64(x.load(with_part(xi, 0)));
-          Expr xim = complex_in ? as_f64(x.load(with_part(xi, 1))) : f64(0);
-          Expr th = twiddle_angle(k, n, big_n);
-          Expr c = cosine(th), s = sine(th);
-          if (irfft) {
-            // Hermitian extension: bins 1 .. N/2 (exclusive of N/2 for even N) count twice.
-            Expr twice =
-                n > i64(0) && (floormod(big_n, i64(2)) != i64(0) || n != floordiv(big_n, i64(2)));
-            Expr w = select(twice, f64(2), f64(1));
-            return {w * (xr * c - xim * s), f64(0)};
-          }
-          if (inverse) return {xr * c - xim * s, xim * c + xr * s};
-          return {xr * c + xim * s, xim * c - xr * s};
-        });
-      },
-      kParallelRows);
+  return loop_nest(Extents(rows), "i", [&](const Index& o) {
+    const Expr k = along(axis, std::vector<Expr>(o.begin(), o.end()));
+    return transform_bin(y, o, used, scale, [&](Expr n) -> std::pair<Expr, Expr> {
+      Index xi = o;
+      int64_t a = 0;
+      if (is_const_int(axis, &a)) {
+        xi[size_t(a)] = n;
+      } else {
+        for (size_t d = 0; d + 1 < r; ++d) xi[d] = select(axis == i64(int64_t(d)), n, o[d]);
+      }
+      Expr xr = as_f64(x.load(with_part(xi, 0)));
+      Expr xim = complex_in ? as_f64(x.load(with_part(xi, 1))) : f64(0);
+      Expr th = twiddle_angle(k, n, big_n);
+      Expr c = cosine(th), s = sine(th);
+      if (irfft) {
+        // Hermitian extension: bins 1 .. N/2 (exclusive of N/2 for even N) count twice.
+        Expr twice =
+            n > i64(0) && (floormod(big_n, i64(2)) != i64(0) || n != floordiv(big_n, i64(2)));
+        Expr w = select(twice, f64(2), f64(1));
+        return {w * (xr * c - xim * s), f64(0)};
+      }
+      if (inverse) return {xr * c - xim * s, xim * c + xr * s};
+      return {xr * c + xim * s, xim * c - xr * s};
+    });
+  });
 }
 
 }  // namespace
@@ -156,7 +151,7 @@ Stmt compute_window(const graph::Node& node, const std::vector<Buffer>& inputs,
                      }
                      return BufferStore::make(y, cast(y->dtype, w), o);
                    },
-                   {.parallel_outer = false, .vectorize_inner = false});
+                   {.block = false, .lanes = false});
 }
 
 Stmt compute_dft(const graph::Node& node, const std::vector<Buffer>& inputs,
@@ -182,20 +177,17 @@ Stmt compute_stft_values(const graph::Node& node, const std::vector<Buffer>& inp
   Buffer window = inputs.size() > 2 ? inputs[2] : Buffer();
   bool complex_in = const_shape(x).back() == 2;
   std::vector<Expr> rows(y->shape.begin(), y->shape.end() - 1);  // batch, frame, bin
-  return loop_nest(
-      Extents(rows), "i",
-      [&](const Index& o) {
-        return transform_bin(y, o, frame, f64(1), [&](Expr n) -> std::pair<Expr, Expr> {
-          Index xi = {o[0], o[1] * step + n};
-          Expr w = window.defined() ? as_f64(window.load({n})) : f64(1);
-          Expr xr = as_f64(x.load(with_part(xi, 0))) * w;
-          Expr xim = complex_in ? as_f64(x.load(with_part(xi, 1))) * w : f64(0);
-          Expr th = twiddle_angle(o[2], n, frame);
-          Expr c = cosine(th), s = sine(th);
-          return {xr * c + xim * s, xim * c - xr * s};
-        });
-      },
-      kParallelRows);
+  return loop_nest(Extents(rows), "i", [&](const Index& o) {
+    return transform_bin(y, o, frame, f64(1), [&](Expr n) -> std::pair<Expr, Expr> {
+      Index xi = {o[0], o[1] * step + n};
+      Expr w = window.defined() ? as_f64(window.load({n})) : f64(1);
+      Expr xr = as_f64(x.load(with_part(xi, 0))) * w;
+      Expr xim = complex_in ? as_f64(x.load(with_part(xi, 1))) * w : f64(0);
+      Expr th = twiddle_angle(o[2], n, frame);
+      Expr c = cosine(th), s = sine(th);
+      return {xr * c + xim * s, xim * c - xr * s};
+    });
+  });
 }
 
 Stmt compute_stft(const graph::Node& node, const std::vector<Buffer>& inputs,
@@ -227,21 +219,18 @@ Stmt compute_mel_weight_matrix(const graph::Node& node, const std::vector<Buffer
     Expr hz = f64(700) * (exp(m / f64(2595) * f64(ln10)) - f64(1));
     return cast(DataType::i64(), call(Intrinsic::floor, {as_f64(len + i64(1)) * hz / rate}));
   };
-  return loop_nest(
-      Extents(y->shape), "i",
-      [&](const Index& o) {
-        Expr j = o[0], i = o[1];
-        Expr left = edge(i), center = edge(i + i64(1)), right = edge(i + i64(2));
-        // Rising edge left..center (a single 1 at the center when they coincide), then the
-        // falling edge center..right, which wins at the center.
-        Expr rise = select(
-            center == left, select(j == center, f64(1), f64(0)),
-            select(j >= left && j <= center, as_f64(j - left) / as_f64(center - left), f64(0)));
-        Expr fall = as_f64(right - j) / as_f64(right - center);
-        Expr w = select(right > center && j >= center && j < right, fall, rise);
-        return BufferStore::make(y, cast(y->dtype, w), o);
-      },
-      kParallelRows);
+  return loop_nest(Extents(y->shape), "i", [&](const Index& o) {
+    Expr j = o[0], i = o[1];
+    Expr left = edge(i), center = edge(i + i64(1)), right = edge(i + i64(2));
+    // Rising edge left..center (a single 1 at the center when they coincide), then the
+    // falling edge center..right, which wins at the center.
+    Expr rise =
+        select(center == left, select(j == center, f64(1), f64(0)),
+               select(j >= left && j <= center, as_f64(j - left) / as_f64(center - left), f64(0)));
+    Expr fall = as_f64(right - j) / as_f64(right - center);
+    Expr w = select(right > center && j >= center && j < right, fall, rise);
+    return BufferStore::make(y, cast(y->dtype, w), o);
+  });
 }
 
 }  // namespace ingot::lower

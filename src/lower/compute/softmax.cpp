@@ -25,33 +25,28 @@ Stmt compute_softmax(const graph::Node& node, const std::vector<Buffer>& inputs,
   // Over the last axis the scaling pass is contiguous: a lane loop (vectorized).
   bool last_axis = axis + 1 == int(xs.size());
 
-  return loop_nest(
-      outer, "o",
-      [&](const Index& o) {
-        auto at = [&](Expr k) {
-          Index idx = o;
-          idx[axis] = k;
-          return idx;
-        };
-        Accumulator mx("max", dt), sum("sum", dt);
-        Stmt find_max = mx.reduce(Extents({len}), "k",
-                                  [&](const Index& k) { return max(mx.get(), x.load(at(k[0]))); });
-        // y = exp(x - max), summed in the same pass.
-        Stmt exps = sum.reduce(
-            Extents({len}), "k", [&](const Index& k) { return sum.get() + y.load(at(k[0])); },
-            [&](const Index& k) {
-              return BufferStore::make(y, exp(x.load(at(k[0])) - mx.get()), at(k[0]));
-            });
-        auto scale_at = [&](Expr k) {
-          return BufferStore::make(y, y.load(at(k)) * sum.get(), at(k));
-        };
-        Stmt scale = last_axis ? lane_loop("k", i64(0), len, scale_at)
-                               : serial_loop("k", i64(0), len, scale_at);
-        Stmt body = SeqStmt::make({mx.set(min_value(dt)), find_max, sum.set(make_const(dt, 0)),
-                                   exps, sum.set(make_const(dt, 1) / sum.get()), scale});
-        return mx.scope(sum.scope(body));
-      },
-      {.parallel_outer = true, .vectorize_inner = false});
+  return loop_nest(outer, "o", [&](const Index& o) {
+    auto at = [&](Expr k) {
+      Index idx = o;
+      idx[axis] = k;
+      return idx;
+    };
+    Accumulator mx("max", dt), sum("sum", dt);
+    Stmt find_max = mx.reduce(Extents({len}), "k",
+                              [&](const Index& k) { return max(mx.get(), x.load(at(k[0]))); });
+    // y = exp(x - max), summed in the same pass.
+    Stmt exps = sum.reduce(
+        Extents({len}), "k", [&](const Index& k) { return sum.get() + y.load(at(k[0])); },
+        [&](const Index& k) {
+          return BufferStore::make(y, exp(x.load(at(k[0])) - mx.get()), at(k[0]));
+        });
+    auto scale_at = [&](Expr k) { return BufferStore::make(y, y.load(at(k)) * sum.get(), at(k)); };
+    Stmt scale =
+        last_axis ? lane_loop("k", i64(0), len, scale_at) : serial_loop("k", i64(0), len, scale_at);
+    Stmt body = SeqStmt::make({mx.set(min_value(dt)), find_max, sum.set(make_const(dt, 0)), exps,
+                               sum.set(make_const(dt, 1) / sum.get()), scale});
+    return mx.scope(sum.scope(body));
+  });
 }
 
 }  // namespace ingot::lower

@@ -40,8 +40,7 @@ PrimFunc unblock_kernel(const std::vector<int64_t>& bs, const std::vector<int64_
   f.params = {yb};
   if (has_z) f.params.push_back(z);
   f.params.push_back(y);
-  f.body = loop_nest({bs[0] * bs[1], ys[2], nr}, "nb", row,
-                     {.parallel_outer = true, .vectorize_inner = false});
+  f.body = loop_nest({bs[0] * bs[1], ys[2], nr}, "nb", row);
   return f;
 }
 

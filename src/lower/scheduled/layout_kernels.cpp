@@ -74,8 +74,7 @@ PrimFunc pad_kernel(const std::vector<int64_t>& xs, const std::vector<int64_t>& 
   };
   PrimFunc f;
   f.params = {x, xp};
-  f.body = loop_nest({extent, ps[rank - 2]}, "nc", row,
-                     {.parallel_outer = true, .vectorize_inner = false});
+  f.body = loop_nest({extent, ps[rank - 2]}, "nc", row);
   return f;
 }
 

@@ -16,6 +16,7 @@
 #include "schedule/rules/conv2d.h"
 #include "support/channel_block.h"
 #include "support/error.h"
+#include "tir/block_nest.h"
 #include "tir/op.h"
 #include "tir/region_analysis.h"
 
@@ -117,36 +118,6 @@ struct ConvNchwcShape {
 using ConvEpilogue =
     std::function<tir::Expr(const tir::Expr& y, const std::vector<tir::Expr>& index)>;
 
-inline tir::Stmt block_loop_nest(const std::vector<tir::Var>& loops,
-                                 const std::vector<tir::IterVar>& ivs, tir::Stmt blk) {
-  using namespace tir;
-  std::vector<Expr> values(loops.begin(), loops.end());
-  Stmt st = BlockRealize::make(values, IntImm::make(DataType::boolean(), 1), std::move(blk));
-  for (size_t l = loops.size(); l-- > 0;)
-    st = For::make(loops[l], i64(0), ivs[l].extent, ForKind::kSerial, st);
-  return st;
-}
-
-inline void append_conv_epilogue(tir::PrimFunc& f, const tir::Buffer& y,
-                                 const std::vector<tir::Var>& loops,
-                                 const std::vector<tir::IterVar>& ivs, size_t spatial,
-                                 const ConvEpilogue& epilogue,
-                                 const std::vector<tir::Buffer>& params) {
-  using namespace tir;
-  std::vector<IterVar> eivs(ivs.begin(), ivs.begin() + std::ptrdiff_t(spatial));
-  std::vector<Var> eloops(loops.begin(), loops.begin() + std::ptrdiff_t(spatial));
-  std::vector<Expr> idx;
-  for (size_t k = 0; k < eivs.size(); ++k) {
-    eivs[k].var = Var("e" + loops[k].name());
-    eloops[k] = Var(loops[k].name());
-    idx.push_back(eivs[k].var);
-  }
-  Stmt upd = BufferStore::make(y, epilogue(y.load(idx), idx), idx);
-  Stmt est = block_loop_nest(eloops, eivs, make_block("epilogue", eivs, upd));
-  f.body = SeqStmt::make({f.body, est});
-  for (const Buffer& b : params) f.params.push_back(b);
-}
-
 inline BlockedConv2d make_blocked_conv_nchwc(const ConvNchwcShape& s, int ib, int nr,
                                              const ConvEpilogue& epilogue = {},
                                              const std::vector<tir::Buffer>& epilogue_params = {}) {
@@ -225,7 +196,8 @@ inline BlockedConv2d make_blocked_conv_nchwc(const ConvNchwcShape& s, int ib, in
   Stmt st = block_loop_nest(loops, ivs, make_block("conv", ivs, body, init));
   c.func = PrimFunc{"conv" + std::to_string(sp) + "d_nchwc", {c.X, c.Wp, c.bias}, st};
   if (epilogue)
-    append_conv_epilogue(c.func, c.Y, loops, ivs, spatial_iters, epilogue, epilogue_params);
+    append_in_place_block(c.func, "epilogue", c.Y, loops, ivs, spatial_iters, epilogue,
+                          epilogue_params);
   c.func.params.push_back(c.Y);
   c.func.flops = 2.0 * double(s.n * s.oc * packed_conv_detail::product(s.out)) *
                  double(s.ic / s.groups * packed_conv_detail::product(s.kernel));

@@ -6,6 +6,7 @@
 
 #include "support/channel_block.h"
 #include "support/error.h"
+#include "tir/block_nest.h"
 #include "tir/op.h"
 #include "tir/region_analysis.h"
 
@@ -30,34 +31,6 @@ std::vector<int64_t> concat(std::vector<int64_t> head, const std::vector<int64_t
   head.insert(head.end(), mid.begin(), mid.end());
   head.insert(head.end(), tail.begin(), tail.end());
   return head;
-}
-
-// The serial loop nest (one loop per iter var, in order) around a block.
-Stmt block_loop_nest(const std::vector<Var>& loops, const std::vector<IterVar>& ivs, Stmt blk) {
-  std::vector<Expr> values(loops.begin(), loops.end());
-  Stmt st = BlockRealize::make(values, IntImm::make(DataType::boolean(), 1), std::move(blk));
-  for (size_t l = loops.size(); l-- > 0;)
-    st = For::make(loops[l], i64(0), ivs[l].extent, ForKind::kSerial, st);
-  return st;
-}
-
-// The in-place epilogue block "epilogue" over the first `spatial` iter vars, after the body;
-// its buffers appended to f's params.
-void append_epilogue(PrimFunc& f, const Buffer& y, const std::vector<Var>& loops,
-                     const std::vector<IterVar>& ivs, size_t spatial, const ConvEpilogue& epilogue,
-                     const std::vector<Buffer>& params) {
-  std::vector<IterVar> eivs(ivs.begin(), ivs.begin() + std::ptrdiff_t(spatial));
-  std::vector<Var> eloops(loops.begin(), loops.begin() + std::ptrdiff_t(spatial));
-  std::vector<Expr> idx;
-  for (size_t k = 0; k < eivs.size(); ++k) {
-    eivs[k].var = Var("e" + loops[k].name());
-    eloops[k] = Var(loops[k].name());
-    idx.push_back(eivs[k].var);
-  }
-  Stmt upd = BufferStore::make(y, epilogue(y.load(idx), idx), idx);
-  Stmt est = block_loop_nest(eloops, eivs, make_block("epilogue", eivs, upd));
-  f.body = SeqStmt::make({f.body, est});
-  for (const Buffer& b : params) f.params.push_back(b);
 }
 
 // `value` where `inside` holds (when defined), else 0.
@@ -174,7 +147,8 @@ PrimFunc blocked_conv_compute(const BlockedConvShape& s, bool has_bias,
               {X, W},
               block_loop_nest(loops, ivs, make_block("conv", ivs, body, init))};
   if (has_bias) fn.params.push_back(bias);
-  if (epilogue) append_epilogue(fn, Y, loops, ivs, spatial_iters, epilogue, epilogue_params);
+  if (epilogue)
+    append_in_place_block(fn, "epilogue", Y, loops, ivs, spatial_iters, epilogue, epilogue_params);
   fn.params.push_back(Y);
   fn.flops = 2.0 * double(s.n * s.oc * product(s.out)) * double(icg * product(s.kernel));
   return fn;
@@ -214,7 +188,7 @@ PrimFunc depthwise_conv_compute(const DepthwiseConvShape& s, bool has_bias,
               {X, W},
               block_loop_nest(loops, ivs, make_block("conv", ivs, body, init))};
   if (has_bias) fn.params.push_back(bias);
-  if (epilogue) append_epilogue(fn, Y, loops, ivs, 5, epilogue, epilogue_params);
+  if (epilogue) append_in_place_block(fn, "epilogue", Y, loops, ivs, 5, epilogue, epilogue_params);
   fn.params.push_back(Y);
   fn.flops = 2.0 * double(s.n * s.channels * s.oh * s.ow * s.kh * s.kw);
   return fn;

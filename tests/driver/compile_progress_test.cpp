@@ -120,10 +120,10 @@ TEST(CompileStages, OneListInOrderStartingTheProgressSteps) {
       EXPECT_EQ(driver::compile_steps()[size_t(s.step - 1)], s.name);
     }
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"import", "infer_types", "check_shapes",
-                                             "graph_passes", "quantize_weights", "verify_graph",
-                                             "lower", "schedule", "loop_passes", "codegen",
-                                             "report", "accuracy"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"import", "infer_types", "check_shapes", "graph_passes",
+                                      "quantize_weights", "verify_graph", "lower", "schedule",
+                                      "loop_passes", "codegen", "report", "accuracy"}));
   EXPECT_EQ(steps, (std::vector<int>{1, 2, 3, 4}));
 }
 

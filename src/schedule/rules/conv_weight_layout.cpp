@@ -64,7 +64,7 @@ int read_index_of(const Block* b, const BufferNode* buffer) {
   return -1;
 }
 
-// Block `name`'s store: the body's (through an in-place select) or nullptr.
+// The block's body as one store (its value may be an in-place select), or nullptr.
 const BufferStore* body_store(const Block* b) {
   return b == nullptr ? nullptr : b->body.as<BufferStore>();
 }

@@ -35,7 +35,8 @@ struct Measurement {
   bool ok() const { return error.empty(); }
 };
 
-// Runs `artifact` in a child process; `outputs` is where its outputs go.
+// Times `artifact` in a child process (`ingot measure`, its fastest sample at full precision);
+// `outputs` is where its outputs go.
 Measurement measure_artifact(const std::string& artifact, const std::string& outputs,
                              const MeasureOptions& o);
 

@@ -236,6 +236,26 @@ TEST_F(TuneTest, FailedMeasurementsAreRecordedAndTheTunerGoesOn) {
       << r.out;
 }
 
+// A kernel faster than `ingot run --print-time`'s resolution (4 decimals of a millisecond: a
+// 4-element Relu takes a few ns) is measured, not recorded as "no time in the run's output":
+// the tuner reads `ingot measure`'s full-precision time.
+TEST_F(TuneTest, KernelsUnderTheRunSummarysResolutionAreMeasured) {
+  ASSERT_EQ(
+      python("import onnx\nfrom onnx import helper, TensorProto\n"
+             "x = helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, 4])\n"
+             "y = helper.make_tensor_value_info('y', TensorProto.FLOAT, [1, 4])\n"
+             "g = helper.make_graph([helper.make_node('Relu', ['x'], ['y'])], 'g', [x], [y])\n"
+             "m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)])\n"
+             "onnx.save(m, d + '/tiny.onnx')\n"),
+      0);
+  auto r = ingot("tune " + path("tiny.onnx") + " -o " + path("r.jsonl") + " --trials 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(
+      python("rs = [json.loads(l) for l in open(d + '/r.jsonl')]\n"
+             "assert rs and all('error' not in r and 0 < r['seconds'] < 1e-3 for r in rs), rs\n"),
+      0);
+}
+
 // A free TCP port on the loopback interface (bound and released: a small race, fine for a test).
 int free_port() {
   int fd = socket(AF_INET, SOCK_STREAM, 0);

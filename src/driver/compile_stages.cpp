@@ -68,7 +68,6 @@ void run_infer_types(CompileRun& r) {
   graph::ConstantEvaluator fold;
   if (r.options.opt_level >= 1 && !contains(r.options.disabled_passes, graph::kFoldConstantsPass))
     fold = r.folder->evaluator();
-  r.folding = bool(fold);
   graph::infer_types(*r.graph, fold, &r.infer_stats);
   r.print_time("infer_types", ms_since(t0));
   const FoldStats& folded = r.folder->stats();

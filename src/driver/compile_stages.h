@@ -58,7 +58,6 @@ struct CompileRun {
   SpecializedInputs specialized;
   std::unique_ptr<ConstantFolder> folder;
   graph::InferTypesStats infer_stats;
-  bool folding = false;
   int nodes_imported = 0;
   std::string quantization_summary;
   tir::IRModule mod;

@@ -18,8 +18,6 @@ using tir::Buffer;
 using tir::Expr;
 using tir::Stmt;
 
-const NestOptions kSerial{.block = false, .lanes = false};
-
 Expr is_true(const Expr& v) {
   return v != tir::make_const(v.dtype(), 0);
 }
@@ -112,15 +110,12 @@ void lower_compress(const graph::Node& node, LoweringHost& host) {
                     if (!has_axis) return tir::BufferStore::make(yb, xb.load({i}), {j});
                     std::vector<Expr> rest = xb->shape;  // the slice: every other dim
                     rest[size_t(axis)] = tir::i64(1);
-                    return loop_nest(
-                        Extents(rest), "k",
-                        [&](const Index& o) {
-                          Index src = o, dst = o;
-                          src[size_t(axis)] = i;
-                          dst[size_t(axis)] = j;
-                          return tir::BufferStore::make(yb, xb.load(src), dst);
-                        },
-                        kSerial);
+                    return serial_nest(Extents(rest), "k", [&](const Index& o) {
+                      Index src = o, dst = o;
+                      src[size_t(axis)] = i;
+                      dst[size_t(axis)] = j;
+                      return tir::BufferStore::make(yb, xb.load(src), dst);
+                    });
                   });
 }
 

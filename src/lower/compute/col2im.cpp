@@ -36,23 +36,20 @@ Stmt compute_col2im_blocks(const graph::Node& node, const std::vector<Buffer>& i
   DataType at = accum_dtype(y->dtype);
   return loop_nest(Extents{y->shape}, "o", [&](const Index& o) {
     Accumulator acc("acc", at);
-    Stmt taps = loop_nest(
-        Extents{block}, "k",
-        [&](const Index& k) {
-          Expr valid, col, kflat;
-          for (size_t d = 0; d < r; ++d) {
-            Expr t = o[2 + d] + i64(pads[d]) - k[d] * i64(dil[d]);
-            Expr b = floordiv(t, i64(strides[d]));
-            Expr ok = t >= i64(0) && b < cols[d];
-            if (strides[d] != 1) ok = ok && floormod(t, i64(strides[d])) == i64(0);
-            valid = valid.defined() ? (valid && ok) : ok;
-            col = col.defined() ? col * cols[d] + b : b;
-            kflat = kflat.defined() ? kflat * block[d] + k[d] : k[d];
-          }
-          Expr ch = o[1] * kernel_size + kflat;
-          return IfThenElse::make(valid, acc.set(acc.get() + cast(at, x.load({o[0], ch, col}))));
-        },
-        {.block = false, .lanes = false});
+    Stmt taps = serial_nest(Extents{block}, "k", [&](const Index& k) {
+      Expr valid, col, kflat;
+      for (size_t d = 0; d < r; ++d) {
+        Expr t = o[2 + d] + i64(pads[d]) - k[d] * i64(dil[d]);
+        Expr b = floordiv(t, i64(strides[d]));
+        Expr ok = t >= i64(0) && b < cols[d];
+        if (strides[d] != 1) ok = ok && floormod(t, i64(strides[d])) == i64(0);
+        valid = valid.defined() ? (valid && ok) : ok;
+        col = col.defined() ? col * cols[d] + b : b;
+        kflat = kflat.defined() ? kflat * block[d] + k[d] : k[d];
+      }
+      Expr ch = o[1] * kernel_size + kflat;
+      return IfThenElse::make(valid, acc.set(acc.get() + cast(at, x.load({o[0], ch, col}))));
+    });
     return acc.scope(SeqStmt::make(
         {acc.set(make_const(at, 0)), taps, BufferStore::make(y, cast(y->dtype, acc.get()), o)}));
   });

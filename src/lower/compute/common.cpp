@@ -152,50 +152,51 @@ std::vector<Expr> exprs(const std::vector<int64_t>& dims) {
   return to_exprs(dims);
 }
 
-Stmt loop_nest(const std::vector<int64_t>& shape, const std::string& prefix, const BodyFn& body,
-               NestOptions opts) {
-  return loop_nest(to_exprs(shape), prefix, body, opts);
+Stmt loop_nest(const std::vector<int64_t>& shape, const std::string& prefix, const BodyFn& body) {
+  return loop_nest(to_exprs(shape), prefix, body);
 }
 
-Stmt loop_nest(const Extents& extents_of, const std::string& prefix, const BodyFn& body,
-               NestOptions opts) {
-  const std::vector<Expr>& shape = extents_of.dims;
-  // With a parallel outer loop, the body is built on block iter vars and becomes a block (one
-  // store: "compute"; anything else, a row: "rows") whose spatial iter vars are bound to serial
-  // loops; the schedule rules set the loop kinds (schedule/rules/injective.h). Lowering never
-  // does: a nest without one is serial loops (inside a row), its innermost a lane loop when
-  // asked for.
-  auto [idx, iters, loop_vars, extents] = nest_vars(shape, prefix, opts.block, IterKind::kSpatial);
-  if (!opts.block && opts.lanes && !loop_vars.empty()) {
-    // A serial nest inside a row: its innermost loop is a lane loop (a block the injective
-    // rule vectorizes).
-    size_t inner = shape.size();
-    while (is_one(shape[--inner])) {
-    }
-    std::vector<Expr> outer = shape;
-    outer[inner] = i64(1);
-    return loop_nest(Extents(outer), prefix,
-                     [&](const Index& o) {
-                       return lane_loop(fmt::format("{}{}", prefix, inner), i64(0), shape[inner],
-                                        [&](Expr v) {
-                                          Index i = o;
-                                          i[inner] = v;
-                                          return body(i);
-                                        });
-                     },
-                     {.block = false, .lanes = false});
-  }
+Stmt loop_nest(const Extents& extents_of, const std::string& prefix, const BodyFn& body) {
+  // The body is built on block iter vars and becomes a block (one store: "compute"; anything
+  // else, a row: "rows") whose spatial iter vars are bound to serial loops; the schedule rules
+  // give the loops their kinds (schedule/rules/injective.h).
+  auto [idx, iters, loop_vars, extents] =
+      nest_vars(extents_of.dims, prefix, true, IterKind::kSpatial);
   Stmt s = body(idx);
-  if (opts.block) {
-    std::vector<Expr> values(loop_vars.begin(), loop_vars.end());
-    // Names independent of the tensors, so equal computations are equal kernels (one tuning
-    // task, one trace for all).
-    std::string name = s.as<BufferStore>() != nullptr ? "compute" : "rows";
-    Stmt realize =
-        BlockRealize::make(values, make_const(DataType::boolean(), 1), make_block(name, iters, s));
-    return wrap_loops(realize, loop_vars, extents);
-  }
-  return wrap_loops(s, loop_vars, extents);
+  std::vector<Expr> values(loop_vars.begin(), loop_vars.end());
+  // Names independent of the tensors, so equal computations are equal kernels (one tuning
+  // task, one trace for all).
+  std::string name = s.as<BufferStore>() != nullptr ? "compute" : "rows";
+  Stmt realize =
+      BlockRealize::make(values, make_const(DataType::boolean(), 1), make_block(name, iters, s));
+  return wrap_loops(realize, loop_vars, extents);
+}
+
+Stmt serial_nest(const std::vector<int64_t>& shape, const std::string& prefix, const BodyFn& body) {
+  return serial_nest(to_exprs(shape), prefix, body);
+}
+
+Stmt serial_nest(const Extents& extents_of, const std::string& prefix, const BodyFn& body) {
+  auto [idx, iters, loop_vars, extents] =
+      nest_vars(extents_of.dims, prefix, false, IterKind::kSpatial);
+  return wrap_loops(body(idx), loop_vars, extents);
+}
+
+Stmt lane_nest(const Extents& extents_of, const std::string& prefix, const BodyFn& body) {
+  const std::vector<Expr>& shape = extents_of.dims;
+  size_t inner = shape.size();
+  while (inner > 0 && is_one(shape[inner - 1])) --inner;
+  if (inner == 0) return serial_nest(extents_of, prefix, body);
+  --inner;
+  std::vector<Expr> outer = shape;
+  outer[inner] = i64(1);
+  return serial_nest(Extents(outer), prefix, [&](const Index& o) {
+    return lane_loop(fmt::format("{}{}", prefix, inner), i64(0), shape[inner], [&](Expr v) {
+      Index i = o;
+      i[inner] = v;
+      return body(i);
+    });
+  });
 }
 
 Stmt serial_loop(const std::string& name, Expr min, int64_t extent,

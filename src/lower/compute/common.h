@@ -42,27 +42,26 @@ std::vector<int64_t> row_major_strides(const std::vector<int64_t>& shape);
 enum class DTypeClass { kFloat, kNumeric, kAny };
 void check_dtype(const graph::Node& node, const tir::Buffer& b, DTypeClass accepted);
 
-struct NestOptions {
-  // A block nest (the default): one spatial block over the output's indices, a store
-  // ("compute") or a row ("rows"), whose loops the schedule rules give their kinds (parallel,
-  // vectorized; schedule/rules/injective.h). false: plain serial loops, inside a row.
-  bool block = true;
-  // A serial nest's innermost loop as a lane loop (lane_loop below: a block the rules vectorize).
-  bool lanes = true;
-};
 // Loop nest over `shape` (outermost first); body(idx) builds the innermost statement. Dims of
-// extent 1 get the constant index 0 and no loop. With no non-trivial dim, body runs once. Lowering
-// describes the nest; every loop kind is the schedule's.
+// extent 1 get the constant index 0 and no loop. With no non-trivial dim, body runs once.
+// loop_nest is a block nest: one spatial block over the output's indices, a store ("compute")
+// or a row ("rows"), whose loops the schedule rules give their kinds (parallel, vectorized;
+// schedule/rules/injective.h). Inside a row, serial_nest is plain serial loops and lane_nest
+// the same with its innermost loop a lane loop (lane_loop below). Lowering describes the
+// loops; every loop kind is the schedule's.
 tir::Stmt loop_nest(const std::vector<int64_t>& shape, const std::string& prefix,
-                    const BodyFn& body, NestOptions opts = {});
+                    const BodyFn& body);
 // Extents that may be symbolic (a buffer's shape): its own type, so a braced list of integers
 // still picks the int64 overloads.
 struct Extents {
   Extents(std::vector<tir::Expr> d) : dims(std::move(d)) {}  // NOLINT(google-explicit-constructor)
   std::vector<tir::Expr> dims;
 };
-tir::Stmt loop_nest(const Extents& shape, const std::string& prefix, const BodyFn& body,
-                    NestOptions opts = {});
+tir::Stmt loop_nest(const Extents& shape, const std::string& prefix, const BodyFn& body);
+tir::Stmt serial_nest(const std::vector<int64_t>& shape, const std::string& prefix,
+                      const BodyFn& body);
+tir::Stmt serial_nest(const Extents& shape, const std::string& prefix, const BodyFn& body);
+tir::Stmt lane_nest(const Extents& shape, const std::string& prefix, const BodyFn& body);
 // A plain serial loop over [min, min + extent) (none when extent is 1: body(min)).
 tir::Stmt serial_loop(const std::string& name, tir::Expr min, int64_t extent,
                       const std::function<tir::Stmt(tir::Expr)>& body);

@@ -65,43 +65,40 @@ Stmt conv_rows(const graph::Node& node, const Buffer& x, const Buffer& w, const 
     // Reduction over (c, kernel offsets of the non-width dims).
     std::vector<int64_t> red_shape = {cin_per_group};
     red_shape.insert(red_shape.end(), ws.begin() + 2, ws.end() - 1);
-    Stmt accumulate = loop_nest(
-        red_shape, "r",
-        [&](const Index& r) {
-          Expr c = r[0];
-          Expr cin = groups == 1 ? c : floordiv(m, i64(m_per_group)) * i64(cin_per_group) + c;
-          Index x_outer = {n, cin};
-          Expr valid;
-          for (int d = 0; d < k - 1; ++d) {
-            Expr ih = o[2 + d] * i64(geo.strides[d]) - i64(geo.pads[d]) +
-                      r[1 + d] * i64(geo.dilations[d]);
-            x_outer.push_back(ih);
-            int64_t max_ih =
-                (ys[2 + d] - 1) * geo.strides[d] - geo.pads[d] + (ws[2 + d] - 1) * geo.dilations[d];
-            if (geo.pads[d] > 0) valid = valid.defined() ? (valid && ih >= i64(0)) : ih >= i64(0);
-            if (max_ih >= xs[2 + d])
-              valid = valid.defined() ? (valid && ih < i64(xs[2 + d])) : ih < i64(xs[2 + d]);
-          }
-          std::vector<Stmt> columns;
-          for (int64_t kw = 0; kw < kernel_w; ++kw) {
-            int64_t s = geo.strides[kw_dim], p = geo.pads[kw_dim], dil = geo.dilations[kw_dim];
-            int64_t lo = std::max<int64_t>(0, floor_div(p - kw * dil + s - 1, s));
-            int64_t hi = std::min<int64_t>(out_w, floor_div(in_w - 1 + p - kw * dil, s) + 1);
-            if (hi <= lo) continue;
-            columns.push_back(lane_loop("ow", i64(lo), hi - lo, [&](Expr ow) {
-              Index xi = x_outer;
-              xi.push_back(ow * i64(s) + i64(kw * dil - p));
-              Index wi = {m, c};
-              wi.insert(wi.end(), r.begin() + 1, r.end());
-              wi.push_back(i64(kw));
-              return row.store(ow, row.load(ow) + term(x.load(xi), w.load(wi)));
-            }));
-          }
-          if (columns.empty()) return Evaluate::make(i64(0));
-          Stmt body = SeqStmt::make(columns);
-          return valid.defined() ? IfThenElse::make(valid, body) : body;
-        },
-        {.block = false, .lanes = false});
+    Stmt accumulate = serial_nest(red_shape, "r", [&](const Index& r) {
+      Expr c = r[0];
+      Expr cin = groups == 1 ? c : floordiv(m, i64(m_per_group)) * i64(cin_per_group) + c;
+      Index x_outer = {n, cin};
+      Expr valid;
+      for (int d = 0; d < k - 1; ++d) {
+        Expr ih =
+            o[2 + d] * i64(geo.strides[d]) - i64(geo.pads[d]) + r[1 + d] * i64(geo.dilations[d]);
+        x_outer.push_back(ih);
+        int64_t max_ih =
+            (ys[2 + d] - 1) * geo.strides[d] - geo.pads[d] + (ws[2 + d] - 1) * geo.dilations[d];
+        if (geo.pads[d] > 0) valid = valid.defined() ? (valid && ih >= i64(0)) : ih >= i64(0);
+        if (max_ih >= xs[2 + d])
+          valid = valid.defined() ? (valid && ih < i64(xs[2 + d])) : ih < i64(xs[2 + d]);
+      }
+      std::vector<Stmt> columns;
+      for (int64_t kw = 0; kw < kernel_w; ++kw) {
+        int64_t s = geo.strides[kw_dim], p = geo.pads[kw_dim], dil = geo.dilations[kw_dim];
+        int64_t lo = std::max<int64_t>(0, floor_div(p - kw * dil + s - 1, s));
+        int64_t hi = std::min<int64_t>(out_w, floor_div(in_w - 1 + p - kw * dil, s) + 1);
+        if (hi <= lo) continue;
+        columns.push_back(lane_loop("ow", i64(lo), hi - lo, [&](Expr ow) {
+          Index xi = x_outer;
+          xi.push_back(ow * i64(s) + i64(kw * dil - p));
+          Index wi = {m, c};
+          wi.insert(wi.end(), r.begin() + 1, r.end());
+          wi.push_back(i64(kw));
+          return row.store(ow, row.load(ow) + term(x.load(xi), w.load(wi)));
+        }));
+      }
+      if (columns.empty()) return Evaluate::make(i64(0));
+      Stmt body = SeqStmt::make(columns);
+      return valid.defined() ? IfThenElse::make(valid, body) : body;
+    });
     return row.wrap(SeqStmt::make({init_row, accumulate}));
   });
 }

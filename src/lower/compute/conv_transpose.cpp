@@ -71,45 +71,42 @@ Stmt compute_conv_transpose(const graph::Node& node, const std::vector<Buffer>& 
     // Reduction over (c, kernel offsets of the non-width dims).
     std::vector<int64_t> red_shape = {cin_per_group};
     red_shape.insert(red_shape.end(), ws.begin() + 2, ws.end() - 1);
-    Stmt accumulate = loop_nest(
-        red_shape, "r",
-        [&](const Index& r) {
-          Expr c = r[0];
-          Expr cin = groups == 1 ? c : g * i64(cin_per_group) + c;
-          Index x_outer = {n, cin};
-          Expr valid;
-          for (int d = 0; d < k - 1; ++d) {
-            int64_t s = strides[d], p = pads[d], dil = dilations[d];
-            // t = i * s: the input position scaled by the stride.
-            Expr t = o[2 + d] + i64(p) - r[1 + d] * i64(dil);
-            if (p - (ws[2 + d] - 1) * dil < 0) valid = and_also(valid, t >= i64(0));
-            if (s > 1) valid = and_also(valid, floormod(t, i64(s)) == i64(0));
-            if (floor_div(ys[2 + d] - 1 + p, s) >= xs[2 + d])
-              valid = and_also(valid, t < i64(xs[2 + d] * s));
-            x_outer.push_back(s == 1 ? t : floordiv(t, i64(s)));
-          }
-          std::vector<Stmt> columns;
-          for (int64_t kw = 0; kw < kernel_w; ++kw) {
-            int64_t s = strides[wd], p = pads[wd], dil = dilations[wd];
-            // ow = iw * s - p + kw * dil must lie in [0, out_w).
-            int64_t lo = std::max<int64_t>(0, ceil_div(p - kw * dil, s));
-            int64_t hi = std::min<int64_t>(in_w, floor_div(out_w - 1 + p - kw * dil, s) + 1);
-            if (hi <= lo) continue;
-            columns.push_back(serial_loop("iw", i64(lo), hi - lo, [&](Expr iw) {
-              Index xi = x_outer;
-              xi.push_back(iw);
-              Index wi = {cin, mm};
-              wi.insert(wi.end(), r.begin() + 1, r.end());
-              wi.push_back(i64(kw));
-              Expr ow = iw * i64(s) + i64(kw * dil - p);
-              return row.store(ow, row.load(ow) + widen(x.load(xi)) * widen(w.load(wi)));
-            }));
-          }
-          if (columns.empty()) return Evaluate::make(i64(0));
-          Stmt body = SeqStmt::make(columns);
-          return valid.defined() ? IfThenElse::make(valid, body) : body;
-        },
-        {.block = false, .lanes = false});
+    Stmt accumulate = serial_nest(red_shape, "r", [&](const Index& r) {
+      Expr c = r[0];
+      Expr cin = groups == 1 ? c : g * i64(cin_per_group) + c;
+      Index x_outer = {n, cin};
+      Expr valid;
+      for (int d = 0; d < k - 1; ++d) {
+        int64_t s = strides[d], p = pads[d], dil = dilations[d];
+        // t = i * s: the input position scaled by the stride.
+        Expr t = o[2 + d] + i64(p) - r[1 + d] * i64(dil);
+        if (p - (ws[2 + d] - 1) * dil < 0) valid = and_also(valid, t >= i64(0));
+        if (s > 1) valid = and_also(valid, floormod(t, i64(s)) == i64(0));
+        if (floor_div(ys[2 + d] - 1 + p, s) >= xs[2 + d])
+          valid = and_also(valid, t < i64(xs[2 + d] * s));
+        x_outer.push_back(s == 1 ? t : floordiv(t, i64(s)));
+      }
+      std::vector<Stmt> columns;
+      for (int64_t kw = 0; kw < kernel_w; ++kw) {
+        int64_t s = strides[wd], p = pads[wd], dil = dilations[wd];
+        // ow = iw * s - p + kw * dil must lie in [0, out_w).
+        int64_t lo = std::max<int64_t>(0, ceil_div(p - kw * dil, s));
+        int64_t hi = std::min<int64_t>(in_w, floor_div(out_w - 1 + p - kw * dil, s) + 1);
+        if (hi <= lo) continue;
+        columns.push_back(serial_loop("iw", i64(lo), hi - lo, [&](Expr iw) {
+          Index xi = x_outer;
+          xi.push_back(iw);
+          Index wi = {cin, mm};
+          wi.insert(wi.end(), r.begin() + 1, r.end());
+          wi.push_back(i64(kw));
+          Expr ow = iw * i64(s) + i64(kw * dil - p);
+          return row.store(ow, row.load(ow) + widen(x.load(xi)) * widen(w.load(wi)));
+        }));
+      }
+      if (columns.empty()) return Evaluate::make(i64(0));
+      Stmt body = SeqStmt::make(columns);
+      return valid.defined() ? IfThenElse::make(valid, body) : body;
+    });
     return row.wrap(SeqStmt::make({init_row, accumulate}));
   });
 }

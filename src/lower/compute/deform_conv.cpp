@@ -40,60 +40,57 @@ Stmt compute_deform_conv(const graph::Node& node, const std::vector<Buffer>& inp
     Stmt sum = serial_loop("ci", i64(0), cg, [&](Expr ci) {
       Expr ch = g * i64(cg) + ci;         // input channel
       Expr ogi = floordiv(ch, i64(cog));  // its offset group
-      return loop_nest(
-          kernel, "k",
-          [&](const Index& k) {
-            Expr kflat;
-            for (size_t d = 0; d < r; ++d)
-              kflat = kflat.defined() ? kflat * i64(kernel[d]) + k[d] : k[d];
-            // Sampling position per dim, its floor and fraction.
-            std::vector<std::pair<Var, Expr>> lets;
-            std::vector<Expr> lo(r), frac(r);
-            for (size_t d = 0; d < r; ++d) {
-              Index oi{o[0], (ogi * i64(taps) + kflat) * i64(int64_t(r)) + i64(int64_t(d))};
-              for (size_t e = 0; e < r; ++e) oi.push_back(o[2 + e]);
-              Expr base = o[2 + d] * i64(strides[d]) - i64(pads[d]) + k[d] * i64(dil[d]);
-              Expr p = cast(ct, base) + cast(ct, offset.load(oi));
-              // Far outside, every tap reads a zero; keep the index conversion in range.
-              p = max(min(p, c(double(xs[2 + d] + 1))), c(-2));
-              std::string s = std::to_string(d);
-              Var pv("p" + s, ct), fv("p_floor" + s, DataType::i64());
-              lets.push_back({pv, p});
-              lets.push_back({fv, cast(DataType::i64(), call(Intrinsic::floor, {Expr(pv)}))});
-              lo[d] = fv;
-              frac[d] = Expr(pv) - cast(ct, Expr(fv));
-            }
-            // The 2^r corners, weighted.
-            Expr sample;
-            for (int64_t corner = 0; corner < (int64_t(1) << r); ++corner) {
-              Index xi{o[0], ch};
-              Expr valid, wt;
-              for (size_t d = 0; d < r; ++d) {
-                bool up = (corner >> (r - 1 - d)) & 1;
-                Expr i = up ? lo[d] + i64(1) : lo[d];
-                Expr ok = i >= i64(0) && i < i64(xs[2 + d]);
-                valid = valid.defined() ? (valid && ok) : ok;
-                xi.push_back(max(min(i, i64(xs[2 + d] - 1)), i64(0)));
-                Expr wd = up ? frac[d] : c(1) - frac[d];
-                wt = wt.defined() ? wt * wd : wd;
-              }
-              Expr v = select(valid, cast(ct, x.load(xi)), c(0));
-              sample = sample.defined() ? sample + wt * v : wt * v;
-            }
-            Index wi{o[1], ci};
-            wi.insert(wi.end(), k.begin(), k.end());
-            Expr term = cast(ct, w.load(wi)) * sample;
-            if (mask.defined()) {
-              Index mi{o[0], ogi * i64(taps) + kflat};
-              for (size_t e = 0; e < r; ++e) mi.push_back(o[2 + e]);
-              term = term * cast(ct, mask.load(mi));
-            }
-            Stmt s = acc.set(acc.get() + term);
-            for (auto it = lets.rbegin(); it != lets.rend(); ++it)
-              s = LetStmt::make(it->first, it->second, s);
-            return s;
-          },
-          {.block = false, .lanes = false});
+      return serial_nest(kernel, "k", [&](const Index& k) {
+        Expr kflat;
+        for (size_t d = 0; d < r; ++d)
+          kflat = kflat.defined() ? kflat * i64(kernel[d]) + k[d] : k[d];
+        // Sampling position per dim, its floor and fraction.
+        std::vector<std::pair<Var, Expr>> lets;
+        std::vector<Expr> lo(r), frac(r);
+        for (size_t d = 0; d < r; ++d) {
+          Index oi{o[0], (ogi * i64(taps) + kflat) * i64(int64_t(r)) + i64(int64_t(d))};
+          for (size_t e = 0; e < r; ++e) oi.push_back(o[2 + e]);
+          Expr base = o[2 + d] * i64(strides[d]) - i64(pads[d]) + k[d] * i64(dil[d]);
+          Expr p = cast(ct, base) + cast(ct, offset.load(oi));
+          // Far outside, every tap reads a zero; keep the index conversion in range.
+          p = max(min(p, c(double(xs[2 + d] + 1))), c(-2));
+          std::string s = std::to_string(d);
+          Var pv("p" + s, ct), fv("p_floor" + s, DataType::i64());
+          lets.push_back({pv, p});
+          lets.push_back({fv, cast(DataType::i64(), call(Intrinsic::floor, {Expr(pv)}))});
+          lo[d] = fv;
+          frac[d] = Expr(pv) - cast(ct, Expr(fv));
+        }
+        // The 2^r corners, weighted.
+        Expr sample;
+        for (int64_t corner = 0; corner < (int64_t(1) << r); ++corner) {
+          Index xi{o[0], ch};
+          Expr valid, wt;
+          for (size_t d = 0; d < r; ++d) {
+            bool up = (corner >> (r - 1 - d)) & 1;
+            Expr i = up ? lo[d] + i64(1) : lo[d];
+            Expr ok = i >= i64(0) && i < i64(xs[2 + d]);
+            valid = valid.defined() ? (valid && ok) : ok;
+            xi.push_back(max(min(i, i64(xs[2 + d] - 1)), i64(0)));
+            Expr wd = up ? frac[d] : c(1) - frac[d];
+            wt = wt.defined() ? wt * wd : wd;
+          }
+          Expr v = select(valid, cast(ct, x.load(xi)), c(0));
+          sample = sample.defined() ? sample + wt * v : wt * v;
+        }
+        Index wi{o[1], ci};
+        wi.insert(wi.end(), k.begin(), k.end());
+        Expr term = cast(ct, w.load(wi)) * sample;
+        if (mask.defined()) {
+          Index mi{o[0], ogi * i64(taps) + kflat};
+          for (size_t e = 0; e < r; ++e) mi.push_back(o[2 + e]);
+          term = term * cast(ct, mask.load(mi));
+        }
+        Stmt s = acc.set(acc.get() + term);
+        for (auto it = lets.rbegin(); it != lets.rend(); ++it)
+          s = LetStmt::make(it->first, it->second, s);
+        return s;
+      });
     });
     Expr init = bias.defined() ? cast(ct, bias.load({o[1]})) : c(0);
     return acc.scope(

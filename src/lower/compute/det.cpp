@@ -29,7 +29,6 @@ Stmt compute_det(const graph::Node& node, const std::vector<Buffer>& inputs,
               kMaxOrder, kMaxOrder, m, m);
   std::vector<int64_t> batch(xs.begin(), xs.end() - 2);
   DataType f = DataType::f64();
-  NestOptions serial{.block = false, .lanes = false};
   return loop_nest(batch, "b", [&](const Index& b) {
     if (m == 0) return BufferStore::make(y, make_const(y->dtype, 1.0), b);
     Buffer a = Buffer::make("a", f, std::vector<int64_t>{m, m}, StorageScope::kLocal);
@@ -41,12 +40,9 @@ Stmt compute_det(const graph::Node& node, const std::vector<Buffer>& inputs,
       xi.push_back(j);
       return xi;
     };
-    Stmt copy = loop_nest(
-        {m, m}, "c",
-        [&](const Index& ij) {
-          return BufferStore::make(a, cast(f, x.load(at(ij[0], ij[1]))), {ij[0], ij[1]});
-        },
-        serial);
+    Stmt copy = serial_nest({m, m}, "c", [&](const Index& ij) {
+      return BufferStore::make(a, cast(f, x.load(at(ij[0], ij[1]))), {ij[0], ij[1]});
+    });
     Stmt eliminate = serial_loop("k", i64(0), m, [&](Expr k) {
       // The pivot: the row i >= k with the largest |a[i, k]| (the first one on ties).
       Stmt find = serial_loop("i", i64(0), m, [&](Expr i) {

@@ -70,12 +70,10 @@ Stmt compute_einsum(const graph::Node& node, const std::vector<Buffer>& inputs,
   return loop_nest(ys, "o", [&](const Index& o) {
     bind(spec->output, o);
     Accumulator acc("acc", acc_dt);
-    Stmt sum = loop_nest(sum_shape, "r",
-                         [&](const Index& r) {
-                           bind(summed, r);
-                           return acc.set(acc.get() + product());
-                         },
-                         {.block = false, .lanes = false});
+    Stmt sum = serial_nest(sum_shape, "r", [&](const Index& r) {
+      bind(summed, r);
+      return acc.set(acc.get() + product());
+    });
     return acc.scope(SeqStmt::make(
         {acc.set(make_const(acc_dt, 0)), sum, BufferStore::make(y, cast(dt, acc.get()), o)}));
   });

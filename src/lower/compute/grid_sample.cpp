@@ -145,30 +145,27 @@ Stmt compute_grid_sample(const graph::Node& node, const std::vector<Buffer>& inp
       body = BufferStore::make(y, v, o);
     } else {
       Accumulator acc("acc", wt);
-      Stmt sum =
-          loop_nest(std::vector<int64_t>(size_t(r), taps), "k",
-                    [&](const Index& k) {
-                      Index xi{o[0], o[1]};
-                      Expr valid, w;
-                      for (int d = 0; d < r; ++d) {
-                        const SpatialDim& dm = dims[size_t(d)];
-                        Expr kd = k[size_t(d)];
-                        xi.push_back(tap_index(dm, dm.floor_i + kd - i64(cubic ? 1 : 0), &valid));
-                        Expr wd;
-                        if (cubic) {
-                          // distance from tap floor - 1 + k to the coordinate
-                          Expr dist = dm.frac + make_const(wt, 1) - cast(wt, kd);
-                          wd = cubic_weight(select(dist < make_const(wt, 0), -dist, dist));
-                        } else {
-                          wd = select(kd == i64(0), make_const(wt, 1) - dm.frac, dm.frac);
-                        }
-                        w = w.defined() ? w * wd : wd;
-                      }
-                      Expr v = cast(wt, x.load(xi));
-                      if (valid.defined()) v = select(valid, v, make_const(wt, 0));
-                      return acc.set(acc.get() + w * v);
-                    },
-                    {.block = false, .lanes = false});
+      Stmt sum = serial_nest(std::vector<int64_t>(size_t(r), taps), "k", [&](const Index& k) {
+        Index xi{o[0], o[1]};
+        Expr valid, w;
+        for (int d = 0; d < r; ++d) {
+          const SpatialDim& dm = dims[size_t(d)];
+          Expr kd = k[size_t(d)];
+          xi.push_back(tap_index(dm, dm.floor_i + kd - i64(cubic ? 1 : 0), &valid));
+          Expr wd;
+          if (cubic) {
+            // distance from tap floor - 1 + k to the coordinate
+            Expr dist = dm.frac + make_const(wt, 1) - cast(wt, kd);
+            wd = cubic_weight(select(dist < make_const(wt, 0), -dist, dist));
+          } else {
+            wd = select(kd == i64(0), make_const(wt, 1) - dm.frac, dm.frac);
+          }
+          w = w.defined() ? w * wd : wd;
+        }
+        Expr v = cast(wt, x.load(xi));
+        if (valid.defined()) v = select(valid, v, make_const(wt, 0));
+        return acc.set(acc.get() + w * v);
+      });
       body = acc.scope(SeqStmt::make(
           {acc.set(make_const(wt, 0)), sum, BufferStore::make(y, cast(yt, acc.get()), o)}));
     }

@@ -65,12 +65,10 @@ Stmt normalize_regions(const graph::Node& node, const Buffer& x, const std::vect
       Expr d = centred(x.load(full(r)));
       return var.get() + d * d;
     });
-    Stmt write = loop_nest(inner, "r",
-                           [&](const Index& r) {
-                             Expr v = affine(centred(x.load(full(r))) * var.get(), o, r);
-                             return BufferStore::make(y, v, full(r));
-                           },
-                           {.block = false});
+    Stmt write = lane_nest(inner, "r", [&](const Index& r) {
+      Expr v = affine(centred(x.load(full(r))) * var.get(), o, r);
+      return BufferStore::make(y, v, full(r));
+    });
     std::vector<Stmt> seq;
     if (center) seq = {mean.set(make_const(dt, 0)), sum, mean.set(mean.get() / count)};
     seq.insert(seq.end(), {var.set(make_const(dt, 0)), sq,

@@ -49,44 +49,41 @@ Stmt compute_pool(const graph::Node& node, const std::vector<Buffer>& inputs,
 
   return loop_nest(ys, "o", [&](const Index& o) {
     Accumulator acc("acc", dt), count("count", dt), arg("arg", DataType::i64());
-    Stmt window = loop_nest(
-        kernel, "w",
-        [&](const Index& w) {
-          Index xi = {o[0], o[1]};
-          Expr valid, in_padded;
-          for (int d = 0; d < k; ++d) {
-            PoolWindow::Tap t = win.tap(d, o[2 + d], w[d]);
-            xi.push_back(t.index);
-            if (t.valid.defined()) valid = conj(valid, t.valid);
-            if (t.in_padded.defined()) in_padded = conj(in_padded, t.in_padded);
-          }
-          Stmt update;
-          if (is_max && indices.defined()) {
-            // The first maximum wins (a later equal value does not replace it).
-            Expr v = x.load(xi);
-            Expr flat = (o[0] * i64(xs[1]) + o[1]) * i64(plane);
-            for (int d = 0; d < k; ++d) flat = flat + xi[size_t(2 + d)] * i64(index_strides[d]);
-            update = IfThenElse::make(arg.get() < i64(0) || v > acc.get(),
-                                      SeqStmt::make({acc.set(v), arg.set(flat)}));
-          } else if (is_max) {
-            update = acc.set(max(acc.get(), x.load(xi)));
-          } else if (is_lp) {
-            Expr v = x.load(xi);
-            Expr term = p == 1 ? fabs(v) : p == 2 ? v * v : pow(fabs(v), make_const(dt, double(p)));
-            update = acc.set(acc.get() + term);
-          } else {
-            update = acc.set(acc.get() + x.load(xi));
-            if (!include_pad) update = SeqStmt::make({update, count.set(count.get() + 1.0)});
-          }
-          if (valid.defined()) update = IfThenElse::make(valid, update);
-          if (!is_max && include_pad) {
-            Stmt c = count.set(count.get() + 1.0);
-            if (in_padded.defined()) c = IfThenElse::make(in_padded, c);
-            update = SeqStmt::make({update, c});
-          }
-          return update;
-        },
-        {.block = false, .lanes = false});
+    Stmt window = serial_nest(kernel, "w", [&](const Index& w) {
+      Index xi = {o[0], o[1]};
+      Expr valid, in_padded;
+      for (int d = 0; d < k; ++d) {
+        PoolWindow::Tap t = win.tap(d, o[2 + d], w[d]);
+        xi.push_back(t.index);
+        if (t.valid.defined()) valid = conj(valid, t.valid);
+        if (t.in_padded.defined()) in_padded = conj(in_padded, t.in_padded);
+      }
+      Stmt update;
+      if (is_max && indices.defined()) {
+        // The first maximum wins (a later equal value does not replace it).
+        Expr v = x.load(xi);
+        Expr flat = (o[0] * i64(xs[1]) + o[1]) * i64(plane);
+        for (int d = 0; d < k; ++d) flat = flat + xi[size_t(2 + d)] * i64(index_strides[d]);
+        update = IfThenElse::make(arg.get() < i64(0) || v > acc.get(),
+                                  SeqStmt::make({acc.set(v), arg.set(flat)}));
+      } else if (is_max) {
+        update = acc.set(max(acc.get(), x.load(xi)));
+      } else if (is_lp) {
+        Expr v = x.load(xi);
+        Expr term = p == 1 ? fabs(v) : p == 2 ? v * v : pow(fabs(v), make_const(dt, double(p)));
+        update = acc.set(acc.get() + term);
+      } else {
+        update = acc.set(acc.get() + x.load(xi));
+        if (!include_pad) update = SeqStmt::make({update, count.set(count.get() + 1.0)});
+      }
+      if (valid.defined()) update = IfThenElse::make(valid, update);
+      if (!is_max && include_pad) {
+        Stmt c = count.set(count.get() + 1.0);
+        if (in_padded.defined()) c = IfThenElse::make(in_padded, c);
+        update = SeqStmt::make({update, c});
+      }
+      return update;
+    });
     if (is_max && indices.defined()) {
       Stmt body = SeqStmt::make({acc.set(min_value(dt)), arg.set(i64(-1)), window,
                                  BufferStore::make(y, acc.get(), o),
@@ -124,14 +121,12 @@ Stmt compute_global_pool(const graph::Node& node, const std::vector<Buffer>& inp
   Expr count = is_max ? Expr() : make_const(dt, double(num_elements(spatial)));
   return loop_nest({xs[0], xs[1]}, "o", [&](const Index& o) {
     Accumulator acc("acc", dt);
-    Stmt sum = loop_nest(spatial, "r",
-                         [&](const Index& r) {
-                           Index xi = o;
-                           xi.insert(xi.end(), r.begin(), r.end());
-                           Expr v = x.load(xi);
-                           return acc.set(is_max ? max(acc.get(), v) : acc.get() + v);
-                         },
-                         {.block = false, .lanes = false});
+    Stmt sum = serial_nest(spatial, "r", [&](const Index& r) {
+      Index xi = o;
+      xi.insert(xi.end(), r.begin(), r.end());
+      Expr v = x.load(xi);
+      return acc.set(is_max ? max(acc.get(), v) : acc.get() + v);
+    });
     Index yi = o;
     yi.resize(xs.size(), i64(0));
     Expr init = is_max ? min_value(dt) : make_const(dt, 0);
@@ -168,18 +163,15 @@ Stmt compute_max_unpool(const graph::Node& node, const std::vector<Buffer>& inpu
   Stmt zero = loop_nest(Extents(y->shape), "z", [&](const Index& o) {
     return BufferStore::make(y, make_const(y->dtype, 0), o);
   });
-  Stmt scatter = loop_nest(xs, "i",
-                           [&](const Index& i) {
-                             Expr f = cast(DataType::i64(), idx.load(i));
-                             Index yi;
-                             for (size_t d = 0; d < unpooled.size(); ++d) {
-                               Expr q = ustr[d] == 1 ? f : floordiv(f, i64(ustr[d]));
-                               yi.push_back(d == 0 ? q : floormod(q, i64(unpooled[d])));
-                             }
-                             return IfThenElse::make(f >= i64(0) && f < i64(total),
-                                                     BufferStore::make(y, x.load(i), yi));
-                           },
-                           {.block = false, .lanes = false});  // later duplicates win, in order
+  Stmt scatter = serial_nest(xs, "i", [&](const Index& i) {
+    Expr f = cast(DataType::i64(), idx.load(i));
+    Index yi;
+    for (size_t d = 0; d < unpooled.size(); ++d) {
+      Expr q = ustr[d] == 1 ? f : floordiv(f, i64(ustr[d]));
+      yi.push_back(d == 0 ? q : floormod(q, i64(unpooled[d])));
+    }
+    return IfThenElse::make(f >= i64(0) && f < i64(total), BufferStore::make(y, x.load(i), yi));
+  });  // later duplicates win, in order
   return SeqStmt::make({zero, scatter});
 }
 

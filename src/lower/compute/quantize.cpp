@@ -93,14 +93,10 @@ Stmt compute_dynamic_quantize_linear(const graph::Node& node, const std::vector<
   auto fc = [&](double v) { return make_const(f, v); };
   Accumulator hi("max", f), lo("min", f), sc("scale", f), zpa("zero_point", f);
   std::vector<int64_t> shape = const_shape(x);
-  NestOptions serial{.block = false, .lanes = false};
-  Stmt range = loop_nest(
-      shape, "r",
-      [&](const Index& idx) {
-        Expr v = cast(f, x.load(idx));
-        return SeqStmt::make({hi.set(max(hi.get(), v)), lo.set(min(lo.get(), v))});
-      },
-      serial);
+  Stmt range = serial_nest(shape, "r", [&](const Index& idx) {
+    Expr v = cast(f, x.load(idx));
+    return SeqStmt::make({hi.set(max(hi.get(), v)), lo.set(min(lo.get(), v))});
+  });
   Expr width = select(hi.get() == lo.get(), fc(1), hi.get() - lo.get());
   Stmt params = SeqStmt::make({
       sc.set(width / fc(255)),
@@ -108,13 +104,10 @@ Stmt compute_dynamic_quantize_linear(const graph::Node& node, const std::vector<
       BufferStore::make(y_scale, cast(y_scale->dtype, sc.get()), scalar_index(y_scale)),
       BufferStore::make(y_zp, cast(y_zp->dtype, zpa.get()), scalar_index(y_zp)),
   });
-  Stmt quantize = loop_nest(
-      shape, "i",
-      [&](const Index& idx) {
-        Expr q = round_even(cast(f, x.load(idx)) / sc.get()) + zpa.get();
-        return BufferStore::make(y, saturate(q, y->dtype), idx);
-      },
-      serial);
+  Stmt quantize = serial_nest(shape, "i", [&](const Index& idx) {
+    Expr q = round_even(cast(f, x.load(idx)) / sc.get()) + zpa.get();
+    return BufferStore::make(y, saturate(q, y->dtype), idx);
+  });
   Stmt body = SeqStmt::make({hi.set(fc(0)), lo.set(fc(0)), range, params, quantize});
   return hi.scope(lo.scope(sc.scope(zpa.scope(body))));
 }

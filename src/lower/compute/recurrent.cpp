@@ -74,7 +74,6 @@ Stmt compute_recurrent(const graph::Node& node, const std::vector<Buffer>& input
                    per_dir * size_t(dirs) == names.size(),
                "{}: recurrent attributes not canonical", node_label(node));
   const DataType dt = accum_dtype(x->dtype);
-  const NestOptions serial{.block = false, .lanes = false};
 
   auto x_at = [&](Expr t, Expr b, Expr i) {
     return widen(batch_major ? x.load({b, t, i}) : x.load({t, b, i}));
@@ -109,24 +108,19 @@ Stmt compute_recurrent(const graph::Node& node, const std::vector<Buffer>& input
 
     std::vector<Stmt> body;
     // Initial state.
-    body.push_back(loop_nest(
-        {batch, hs}, "i",
-        [&](const Index& bj) {
-          std::vector<Stmt> s;
-          s.push_back(BufferStore::make(h,
-                                        init_h.defined()
-                                            ? widen(init_h.load(state_index(d, bj[0], bj[1])))
-                                            : make_const(dt, 0),
-                                        bj));
-          if (lstm)
-            s.push_back(BufferStore::make(c,
-                                          init_c.defined()
-                                              ? widen(init_c.load(state_index(d, bj[0], bj[1])))
-                                              : make_const(dt, 0),
-                                          bj));
-          return SeqStmt::make(s);
-        },
-        serial));
+    body.push_back(serial_nest({batch, hs}, "i", [&](const Index& bj) {
+      std::vector<Stmt> s;
+      s.push_back(BufferStore::make(
+          h,
+          init_h.defined() ? widen(init_h.load(state_index(d, bj[0], bj[1]))) : make_const(dt, 0),
+          bj));
+      if (lstm)
+        s.push_back(BufferStore::make(
+            c,
+            init_c.defined() ? widen(init_c.load(state_index(d, bj[0], bj[1]))) : make_const(dt, 0),
+            bj));
+      return SeqStmt::make(s);
+    }));
 
     Stmt steps = serial_loop("s", i64(0), seq, [&](Expr s) {
       Expr t = reverse ? i64(seq - 1) - s : s;
@@ -134,116 +128,103 @@ Stmt compute_recurrent(const graph::Node& node, const std::vector<Buffer>& input
       // Gate rows [offset, offset + rows): X_t W^T + Wb (+ H R^T + Rb when with_r); stored raw,
       // or through activation 0 when `activate`.
       auto gate_pass = [&](int64_t offset, int64_t rows, bool with_r, bool activate) {
-        return loop_nest(
-            {batch, rows}, "g",
-            [&](const Index& bj) {
-              Expr b = bj[0], j = bj[1] + i64(offset);
-              Accumulator acc("acc", dt);
-              Expr init = make_const(dt, 0);
-              if (bias.defined()) {
-                init = widen(bias.load({i64(d), j}));
-                if (with_r) init = init + widen(bias.load({i64(d), j + i64(gates * hs)}));
-              }
-              std::vector<Stmt> s = {acc.set(init)};
-              s.push_back(serial_loop("k", i64(0), in_size, [&](Expr k) {
-                return acc.set(acc.get() + x_at(t, b, k) * widen(w.load({i64(d), j, k})));
-              }));
-              if (with_r)
-                s.push_back(serial_loop("k", i64(0), hs, [&](Expr k) {
-                  return acc.set(acc.get() + h.load({b, k}) * widen(r.load({i64(d), j, k})));
-                }));
-              s.push_back(BufferStore::make(g, activate ? act(0, acc.get()) : acc.get(), {b, j}));
-              return acc.scope(SeqStmt::make(s));
-            },
-            serial);
+        return serial_nest({batch, rows}, "g", [&](const Index& bj) {
+          Expr b = bj[0], j = bj[1] + i64(offset);
+          Accumulator acc("acc", dt);
+          Expr init = make_const(dt, 0);
+          if (bias.defined()) {
+            init = widen(bias.load({i64(d), j}));
+            if (with_r) init = init + widen(bias.load({i64(d), j + i64(gates * hs)}));
+          }
+          std::vector<Stmt> s = {acc.set(init)};
+          s.push_back(serial_loop("k", i64(0), in_size, [&](Expr k) {
+            return acc.set(acc.get() + x_at(t, b, k) * widen(w.load({i64(d), j, k})));
+          }));
+          if (with_r)
+            s.push_back(serial_loop("k", i64(0), hs, [&](Expr k) {
+              return acc.set(acc.get() + h.load({b, k}) * widen(r.load({i64(d), j, k})));
+            }));
+          s.push_back(BufferStore::make(g, activate ? act(0, acc.get()) : acc.get(), {b, j}));
+          return acc.scope(SeqStmt::make(s));
+        });
       };
       if (gru) {
         step.push_back(gate_pass(0, 2 * hs, true, true));     // z and r, activated
         step.push_back(gate_pass(2 * hs, hs, false, false));  // X part of the hidden gate
         // The recurrent part of the hidden gate: (r . H) Rh^T + Rbh, or r . (H Rh^T + Rbh).
-        step.push_back(loop_nest(
-            {batch, hs}, "j",
-            [&](const Index& bj) {
-              Expr b = bj[0], j = bj[1];
-              Accumulator acc("acc", dt);
-              Expr init =
-                  bias.defined() ? widen(bias.load({i64(d), j + i64(5 * hs)})) : make_const(dt, 0);
-              Stmt sum = serial_loop("k", i64(0), hs, [&](Expr k) {
-                Expr hk = h.load({b, k});
-                if (!lbr) hk = g.load({b, k + i64(hs)}) * hk;
-                return acc.set(acc.get() + hk * widen(r.load({i64(d), j + i64(2 * hs), k})));
-              });
-              Expr v = lbr ? acc.get() * g.load({b, j + i64(hs)}) : acc.get();
-              return acc.scope(
-                  SeqStmt::make({acc.set(init), sum, BufferStore::make(hr, v, {b, j})}));
-            },
-            serial));
+        step.push_back(serial_nest({batch, hs}, "j", [&](const Index& bj) {
+          Expr b = bj[0], j = bj[1];
+          Accumulator acc("acc", dt);
+          Expr init =
+              bias.defined() ? widen(bias.load({i64(d), j + i64(5 * hs)})) : make_const(dt, 0);
+          Stmt sum = serial_loop("k", i64(0), hs, [&](Expr k) {
+            Expr hk = h.load({b, k});
+            if (!lbr) hk = g.load({b, k + i64(hs)}) * hk;
+            return acc.set(acc.get() + hk * widen(r.load({i64(d), j + i64(2 * hs), k})));
+          });
+          Expr v = lbr ? acc.get() * g.load({b, j + i64(hs)}) : acc.get();
+          return acc.scope(SeqStmt::make({acc.set(init), sum, BufferStore::make(hr, v, {b, j})}));
+        }));
       } else {
         step.push_back(gate_pass(0, gates * hs, true, false));
       }
       // Elementwise state update and the step's row of Y.
-      step.push_back(loop_nest(
-          {batch, hs}, "u",
-          [&](const Index& bj) {
-            Expr b = bj[0], j = bj[1];
-            auto gate = [&](int64_t k) { return g.load({b, j + i64(k * hs)}); };
-            Expr h_old = h.load({b, j});
-            Expr h_new, c_new;
-            if (gru) {
-              Expr z = gate(0);
-              Expr cand = act(1, gate(2) + hr.load({b, j}));
-              h_new = (make_const(dt, 1) - z) * cand + z * h_old;
-            } else if (lstm) {
-              Expr c_old = c.load({b, j});
-              auto peephole = [&](int64_t k, Expr cell) {
-                return peep.defined() ? widen(peep.load({i64(d), j + i64(k * hs)})) * cell
-                                      : make_const(dt, 0);
-              };
-              Expr i_gate = act(0, gate(0) + peephole(0, c_old));
-              Expr f_gate = act(0, gate(2) + peephole(2, c_old));
-              c_new = f_gate * c_old + i_gate * act(1, gate(3));
-              Expr o_gate = act(0, gate(1) + peephole(1, c_new));
-              h_new = o_gate * act(2, c_new, false);
-            } else {
-              h_new = act(0, gate(0));
-            }
-            Expr valid;
-            if (seq_lens.defined()) {
-              valid = t < cast(DataType::i64(), seq_lens.load({b}));
-              h_new = select(valid, h_new, h_old);
-              if (lstm) c_new = select(valid, c_new, c.load({b, j}));
-            }
-            // h first: h_new reads the old cell state.
-            std::vector<Stmt> s = {BufferStore::make(h, h_new, {b, j})};
-            if (lstm) s.push_back(BufferStore::make(c, c_new, {b, j}));
-            if (y.defined()) {
-              Expr v = h.load({b, j});
-              if (valid.defined()) v = select(valid, v, make_const(dt, 0));
-              Index yi = batch_major ? Index{b, t, i64(d), j} : Index{t, i64(d), b, j};
-              s.push_back(BufferStore::make(y, cast(y->dtype, v), yi));
-            }
-            return SeqStmt::make(s);
-          },
-          serial));
+      step.push_back(serial_nest({batch, hs}, "u", [&](const Index& bj) {
+        Expr b = bj[0], j = bj[1];
+        auto gate = [&](int64_t k) { return g.load({b, j + i64(k * hs)}); };
+        Expr h_old = h.load({b, j});
+        Expr h_new, c_new;
+        if (gru) {
+          Expr z = gate(0);
+          Expr cand = act(1, gate(2) + hr.load({b, j}));
+          h_new = (make_const(dt, 1) - z) * cand + z * h_old;
+        } else if (lstm) {
+          Expr c_old = c.load({b, j});
+          auto peephole = [&](int64_t k, Expr cell) {
+            return peep.defined() ? widen(peep.load({i64(d), j + i64(k * hs)})) * cell
+                                  : make_const(dt, 0);
+          };
+          Expr i_gate = act(0, gate(0) + peephole(0, c_old));
+          Expr f_gate = act(0, gate(2) + peephole(2, c_old));
+          c_new = f_gate * c_old + i_gate * act(1, gate(3));
+          Expr o_gate = act(0, gate(1) + peephole(1, c_new));
+          h_new = o_gate * act(2, c_new, false);
+        } else {
+          h_new = act(0, gate(0));
+        }
+        Expr valid;
+        if (seq_lens.defined()) {
+          valid = t < cast(DataType::i64(), seq_lens.load({b}));
+          h_new = select(valid, h_new, h_old);
+          if (lstm) c_new = select(valid, c_new, c.load({b, j}));
+        }
+        // h first: h_new reads the old cell state.
+        std::vector<Stmt> s = {BufferStore::make(h, h_new, {b, j})};
+        if (lstm) s.push_back(BufferStore::make(c, c_new, {b, j}));
+        if (y.defined()) {
+          Expr v = h.load({b, j});
+          if (valid.defined()) v = select(valid, v, make_const(dt, 0));
+          Index yi = batch_major ? Index{b, t, i64(d), j} : Index{t, i64(d), b, j};
+          s.push_back(BufferStore::make(y, cast(y->dtype, v), yi));
+        }
+        return SeqStmt::make(s);
+      }));
       return SeqStmt::make(step);
     });
     body.push_back(steps);
 
     // Final states.
     if (y_h.defined() || y_c.defined())
-      body.push_back(loop_nest(
-          {batch, hs}, "f",
-          [&](const Index& bj) {
-            std::vector<Stmt> s;
-            if (y_h.defined())
-              s.push_back(BufferStore::make(y_h, cast(y_h->dtype, h.load(bj)),
-                                            state_index(d, bj[0], bj[1])));
-            if (y_c.defined())
-              s.push_back(BufferStore::make(y_c, cast(y_c->dtype, c.load(bj)),
-                                            state_index(d, bj[0], bj[1])));
-            return SeqStmt::make(s);
-          },
-          serial));
+      body.push_back(serial_nest({batch, hs}, "f", [&](const Index& bj) {
+        std::vector<Stmt> s;
+        if (y_h.defined())
+          s.push_back(
+              BufferStore::make(y_h, cast(y_h->dtype, h.load(bj)), state_index(d, bj[0], bj[1])));
+        if (y_c.defined())
+          s.push_back(
+              BufferStore::make(y_c, cast(y_c->dtype, c.load(bj)), state_index(d, bj[0], bj[1])));
+        return SeqStmt::make(s);
+      }));
 
     Stmt all = SeqStmt::make(body);
     if (hr.defined()) all = Allocate::make(hr, all);

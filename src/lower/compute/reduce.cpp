@@ -136,7 +136,6 @@ Stmt reduce_lanes_inner(const graph::Node& node, const Buffer& x, const Buffer& 
     }
   DataType dt = as_byte.acc_dtype(y->dtype);
   OpKind op = node.op;
-  NestOptions serial = {.block = false, .lanes = false};
   return loop_nest(outer_shape, "o", [&](const Index& o) {
     Buffer acc = Buffer::make("acc", dt, std::vector<int64_t>{chunk}, StorageScope::kLocal);
     Expr base = chunks == 1 ? Expr(i64(0)) : o[rank - 1] * i64(chunk);
@@ -152,20 +151,16 @@ Stmt reduce_lanes_inner(const graph::Node& node, const Buffer& x, const Buffer& 
     std::vector<Stmt> seq;
     seq.push_back(
         over_lanes([&](Expr l, Expr) { return BufferStore::make(acc, init_value(op, dt), {l}); }));
-    seq.push_back(loop_nest(
-        red_shape, "r",
-        [&](const Index& r) {
-          return over_lanes([&](Expr l, Expr j) {
-            Index xi = o;
-            int n = 0;
-            for (int d = 0; d < rank - 1; ++d)
-              if (reduced[d]) xi[d] = r[n++];
-            xi[rank - 1] = j;
-            return BufferStore::make(acc, update(op, acc.load({l}), as_byte.load(x, xi), Expr()),
-                                     {l});
-          });
-        },
-        serial));
+    seq.push_back(serial_nest(red_shape, "r", [&](const Index& r) {
+      return over_lanes([&](Expr l, Expr j) {
+        Index xi = o;
+        int n = 0;
+        for (int d = 0; d < rank - 1; ++d)
+          if (reduced[d]) xi[d] = r[n++];
+        xi[rank - 1] = j;
+        return BufferStore::make(acc, update(op, acc.load({l}), as_byte.load(x, xi), Expr()), {l});
+      });
+    }));
     seq.push_back(over_lanes([&](Expr l, Expr j) {
       Index yi;
       for (int d = 0; d < rank - 1; ++d)

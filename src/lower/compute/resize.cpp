@@ -282,27 +282,24 @@ Stmt compute_resize(const graph::Node& node, const std::vector<Buffer>& inputs,
       std::vector<Expr> tap_shape;
       for (const Axis& ax : axes)
         tap_shape.push_back(ax.identity.defined() ? select(ax.identity, i64(1), ax.taps) : ax.taps);
-      Stmt taps =
-          loop_nest(Extents(tap_shape), "k",
-                    [&](const Index& k) {
-                      Index xi = o;
-                      Expr w;
-                      for (size_t i = 0; i < axes.size(); ++i) {
-                        const Axis& ax = axes[i];
-                        Expr index = tap_index(ax, k[i]);
-                        Expr wi = tap_weight(m, ax, k[i]);
-                        if (ax.identity.defined()) {
-                          index = select(ax.identity, o[size_t(ax.dim)], index);
-                          wi = select(ax.identity, f64c(1), wi);
-                        }
-                        xi[size_t(ax.dim)] = index;
-                        w = w.defined() ? w * wi : wi;
-                      }
-                      if (!w.defined()) w = f64c(1);
-                      Stmt add = acc.set(acc.get() + cast(acc_t, w) * cast(acc_t, x.load(xi)));
-                      return normalise ? SeqStmt::make({add, wsum.set(wsum.get() + w)}) : add;
-                    },
-                    {.block = false, .lanes = false});
+      Stmt taps = serial_nest(Extents(tap_shape), "k", [&](const Index& k) {
+        Index xi = o;
+        Expr w;
+        for (size_t i = 0; i < axes.size(); ++i) {
+          const Axis& ax = axes[i];
+          Expr index = tap_index(ax, k[i]);
+          Expr wi = tap_weight(m, ax, k[i]);
+          if (ax.identity.defined()) {
+            index = select(ax.identity, o[size_t(ax.dim)], index);
+            wi = select(ax.identity, f64c(1), wi);
+          }
+          xi[size_t(ax.dim)] = index;
+          w = w.defined() ? w * wi : wi;
+        }
+        if (!w.defined()) w = f64c(1);
+        Stmt add = acc.set(acc.get() + cast(acc_t, w) * cast(acc_t, x.load(xi)));
+        return normalise ? SeqStmt::make({add, wsum.set(wsum.get() + w)}) : add;
+      });
       Expr v = acc.get();
       if (normalise)
         v = select(wsum.get() == f64c(0), make_const(acc_t, 0), v / cast(acc_t, wsum.get()));

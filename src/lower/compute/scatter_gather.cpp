@@ -80,19 +80,16 @@ Stmt compute_scatter_nd(const graph::Node& node, const std::vector<Buffer>& inpu
   std::vector<int64_t> ds = const_shape(data), is = const_shape(indices);
   int q = int(is.size()), k = int(is.back());
   std::string reduction = node.attrs.get_string("reduction", "none");
-  Stmt scatter = loop_nest(updates->shape, "u",
-                           [&](const Index& u) {
-                             Index ii(u.begin(), u.begin() + q - 1), target;
-                             ii.push_back(i64(0));
-                             for (int j = 0; j < k; ++j) {
-                               ii.back() = i64(j);
-                               target.push_back(wrap_index(indices.load(ii), ds[size_t(j)]));
-                             }
-                             target.insert(target.end(), u.begin() + q - 1, u.end());
-                             return BufferStore::make(
-                                 y, combine(reduction, y.load(target), updates.load(u)), target);
-                           },
-                           {.block = false, .lanes = false});
+  Stmt scatter = serial_nest(updates->shape, "u", [&](const Index& u) {
+    Index ii(u.begin(), u.begin() + q - 1), target;
+    ii.push_back(i64(0));
+    for (int j = 0; j < k; ++j) {
+      ii.back() = i64(j);
+      target.push_back(wrap_index(indices.load(ii), ds[size_t(j)]));
+    }
+    target.insert(target.end(), u.begin() + q - 1, u.end());
+    return BufferStore::make(y, combine(reduction, y.load(target), updates.load(u)), target);
+  });
   return SeqStmt::make({copy_data(data, y), scatter});
 }
 
@@ -107,14 +104,11 @@ Stmt compute_scatter_elements(const graph::Node& node, const std::vector<Buffer>
   int axis = node_axis(node, 0, data.ndim());
   int64_t len = const_shape(data)[size_t(axis)];
   std::string reduction = node.attrs.get_string("reduction", "none");
-  Stmt scatter = loop_nest(indices->shape, "u",
-                           [&](const Index& u) {
-                             Index target = u;
-                             target[size_t(axis)] = wrap_index(indices.load(u), len);
-                             return BufferStore::make(
-                                 y, combine(reduction, y.load(target), updates.load(u)), target);
-                           },
-                           {.block = false, .lanes = false});
+  Stmt scatter = serial_nest(indices->shape, "u", [&](const Index& u) {
+    Index target = u;
+    target[size_t(axis)] = wrap_index(indices.load(u), len);
+    return BufferStore::make(y, combine(reduction, y.load(target), updates.load(u)), target);
+  });
   return SeqStmt::make({copy_data(data, y), scatter});
 }
 

@@ -135,23 +135,20 @@ Stmt compute_window(const graph::Node& node, const std::vector<Buffer>& inputs,
     step = f64(2 * kPi) / as_f64(max(periodic ? n : n - i64(1), i64(1)));
   }
   ops::OpKind kind = node.op;
-  return loop_nest(y->shape, "i",
-                   [&](const Index& o) {
-                     Expr a = as_f64(o[0]) * step;
-                     Expr w;
-                     if (kind == ops::OpKind::HannWindow) {
-                       Expr s = sine(a * f64(0.5));
-                       w = s * s;
-                     } else if (kind == ops::OpKind::HammingWindow) {
-                       w = f64(25.0 / 46.0) - f64(21.0 / 46.0) * cosine(a);
-                     } else {
-                       INGOT_ICHECK(kind == ops::OpKind::BlackmanWindow, "{}: not a window op",
-                                    node_label(node));
-                       w = f64(0.42) - f64(0.5) * cosine(a) + f64(0.08) * cosine(a * f64(2));
-                     }
-                     return BufferStore::make(y, cast(y->dtype, w), o);
-                   },
-                   {.block = false, .lanes = false});
+  return serial_nest(y->shape, "i", [&](const Index& o) {
+    Expr a = as_f64(o[0]) * step;
+    Expr w;
+    if (kind == ops::OpKind::HannWindow) {
+      Expr s = sine(a * f64(0.5));
+      w = s * s;
+    } else if (kind == ops::OpKind::HammingWindow) {
+      w = f64(25.0 / 46.0) - f64(21.0 / 46.0) * cosine(a);
+    } else {
+      INGOT_ICHECK(kind == ops::OpKind::BlackmanWindow, "{}: not a window op", node_label(node));
+      w = f64(0.42) - f64(0.5) * cosine(a) + f64(0.08) * cosine(a * f64(2));
+    }
+    return BufferStore::make(y, cast(y->dtype, w), o);
+  });
 }
 
 Stmt compute_dft(const graph::Node& node, const std::vector<Buffer>& inputs,

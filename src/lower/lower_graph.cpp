@@ -38,6 +38,7 @@
 #include "schedule/rules/injective.h"
 #include "support/error.h"
 #include "tir/analysis.h"
+#include "tir/arith/analyzer.h"
 
 namespace ingot::lower {
 
@@ -84,7 +85,6 @@ class Lowering : public ValueFactory, public LoweringHost {
       if (state_index(v) < 0) mod_.outputs.push_back(describe(v, symbols_));
     }
     place_states();
-    plan_tied_weights();
     claim_outputs();
     plan_concat_slices();
     lower_nodes(g_);
@@ -369,21 +369,10 @@ class Lowering : public ValueFactory, public LoweringHost {
 
   // The kernels of a node that has a default schedule rule, or false.
   bool lower_scheduled(const graph::Node& node) {
-    if (!options_.cpu_blocks) return false;
-    std::optional<std::vector<NodeKernel>> kernels;
-    if (has_symbolic_values(node)) {  // the packed rules want static shapes
-      // A constant B that nothing else reads, or a tied embedding's (whose Gathers read the same
-      // blocks), is blocked. (The op test first: users() scans the graph.)
-      if ((node.op != ops::OpKind::MatMul && node.op != ops::OpKind::Gemm) ||
-          node.inputs.size() < 2 ||
-          (g_.users(node.inputs[1]).size() != 1 && !tied_weights_.count(node.inputs[1])))
-        return false;
-      kernels = lower_blocked_symbolic_product(
-          node, [&](const Value* b, bool trans) { return blocked_weight(b, trans); },
-          [&](const Value* v) { return param_buffer(v, false); });
-    }
-    if (!kernels && has_symbolic_values(node)) return false;
-    if (!kernels) kernels = lower_blocked_conv2d(node, *options_.cpu_blocks, *this);
+    // The convolution kernels want static shapes.
+    if (!options_.cpu_blocks || has_symbolic_values(node)) return false;
+    std::optional<std::vector<NodeKernel>> kernels =
+        lower_blocked_conv2d(node, *options_.cpu_blocks, *this);
     if (!kernels) kernels = lower_depthwise_conv2d(node, *this);
     if (!kernels) kernels = lower_conv_nchwc(node, *this);
     if (!kernels) return false;
@@ -399,35 +388,6 @@ class Lowering : public ValueFactory, public LoweringHost {
         if (v->is_constant()) constant_ref(v);
       k.func.name = unique_name(main ? base : base + "_" + k.func.name);
       if (main) k.func.flops = node_flops(node);
-      add_kernel(std::move(k.func), std::move(k.args));
-    }
-    return true;
-  }
-
-  // ---- Tied embeddings: a constant table read by Gathers along axis 0 and, transposed, by one
-  // symbolic product that blocks it (GPT-2's token embedding and LM head) is stored once, in
-  // the product's blocked layout, which the Gathers read too.
-  void plan_tied_weights() {
-    if (options_.cpu_blocks) tied_weights_ = tied_tables(g_);
-  }
-
-  // The blocked constant of B (made once per weight and layout).
-  const Value* blocked_weight(const Value* b, bool trans) {
-    auto [it, fresh] = blocked_weights_.emplace(std::pair{b, trans}, nullptr);
-    if (fresh) it->second = constant(b->name + "_blocked", block_columns(b, trans));
-    return it->second;
-  }
-
-  // A Gather of a tied embedding reads its rows from the product's blocks.
-  bool lower_tied_gather(const graph::Node& node) {
-    if (node.op != ops::OpKind::Gather || !tied_weights_.count(node.inputs.at(0))) return false;
-    const Value* blocked = blocked_weight(node.inputs[0], true);
-    for (NodeKernel& k : lower_blocked_gather(
-             node, blocked, [&](const Value* v) { return param_buffer(v, false); })) {
-      constant_ref(blocked);
-      k.func.name = unique_name(fmt::format("{}_Gather", sanitize(node.name)));
-      k.func.source_ops = source_ops(node);
-      k.func.source_ops.push_back("(rows of the blocked table)");
       add_kernel(std::move(k.func), std::move(k.args));
     }
     return true;
@@ -498,6 +458,7 @@ class Lowering : public ValueFactory, public LoweringHost {
                          const std::vector<Buffer>& outs) const {
     if (options_.gpu || dense_product(node))
       if (tir::Stmt s = compute_product_block(node, ins, outs); s.defined()) return s;
+    if (symbolic_rows_product(node)) return compute_symbolic_rows_block(node, ins, outs);
     if (tir::Stmt s = value_symbol_nest(node, ins, outs, symbols_); s.defined()) return s;
     return compute_rule(node.op)(node, ins, outs);
   }
@@ -505,6 +466,20 @@ class Lowering : public ValueFactory, public LoweringHost {
   // A dense product on a CPU target with schedules (compute/matmul_operand.h).
   bool dense_product(const graph::Node& node) const {
     return options_.cpu_blocks && is_dense_product(node);
+  }
+  // A product over symbolic rows on such a target (compute/matmul_operand.h).
+  bool symbolic_rows_product(const graph::Node& node) const {
+    if (!options_.cpu_blocks || !is_symbolic_rows_product(node)) return false;
+    for (const Value* v : {node.inputs[0], node.outputs[0]})  // row-major, to be viewed as rows
+      if (strided_.count(v)) return false;
+    return node.inputs.size() <= 3 || !strided_.count(node.inputs[3]);
+  }
+
+  // A row-major [d0, .., dn-1, K] buffer as [d0 * .. * dn-1, K].
+  static Buffer rows_view(const Buffer& b) {
+    tir::Expr rows = tir::i64(1);
+    for (size_t d = 0; d + 1 < b->shape.size(); ++d) rows = rows * b->shape[d];
+    return Buffer::make(b->name, b->dtype, {tir::arith::simplify(rows), b->shape.back()});
   }
 
   // A node whose outputs are all shape values known as expressions of the symbols (Shape, and
@@ -537,7 +512,6 @@ class Lowering : public ValueFactory, public LoweringHost {
 
   void lower_node(const graph::Node& node) {
     if (lower_state_append(node)) return;
-    if (lower_tied_gather(node)) return;
     if (lower_control_flow_node(node, *this)) return;
     if (lower_data_dependent_node(node, *this)) return;
     if (lower_as_view(node)) return;
@@ -571,6 +545,10 @@ class Lowering : public ValueFactory, public LoweringHost {
     if (dense_product(node))
       for (const auto& [v, shape] : product_view_shapes(node))
         declared[v] = Buffer::make(sanitize(v->name), to_tir_dtype(v->type.dtype), shape);
+    if (symbolic_rows_product(node))  // A, Y and the summand as [rows, last dim]
+      for (const Value* v :
+           {node.inputs[0], node.outputs[0], node.inputs.size() > 3 ? node.inputs[3] : nullptr})
+        if (v != nullptr) declared[v] = rows_view(param_buffer(v, false));
     for (const Value* v : node.inputs) ins.push_back(v ? buffer_of(v) : Buffer());
     if (dense_product(node) && node.inputs[0] == node.inputs[1]) {
       // x x^T: B its own parameter over the same storage (read only, both), so the schedule
@@ -843,8 +821,6 @@ class Lowering : public ValueFactory, public LoweringHost {
   std::map<int, int64_t> output_copies_;  // copy kernel -> output index
   std::vector<int64_t> output_index_;     // per graph output: the artifact's index (-1: a state)
   std::vector<KvCacheState> states_;
-  std::set<const Value*> tied_weights_;  // tables whose Gathers and product share the blocks
-  std::map<std::pair<const Value*, bool>, const Value*> blocked_weights_;
   std::vector<const Value*> state_values_;  // per state: the value at its capacity
   // Views of a state's capacity layout (its past and present, and unit-dim reshapes of them):
   // their element strides.

@@ -93,6 +93,7 @@ PartialTile partial_tile(const Instruction& i) {
   if (p == "loops") return PartialTile::kLoops;
   if (p == "scratch") return PartialTile::kScratch;
   if (p == "tail") return PartialTile::kTail;
+  if (p == "tail_rows") return PartialTile::kTailRows;
   fail_schedule<TraceSchemaError>("trace instruction tensorize: unknown partial tile mode \"{}\"",
                                   p);
 }
@@ -283,13 +284,14 @@ std::vector<InstructionKind> make_kinds() {
          PartialTile partial = partial_tile(i);
          BlockRV b = in<BlockRV>(v, 0);
          std::string intrin = attr<std::string>(i, "intrin");
-         if (partial != PartialTile::kTail) {
+         if (partial != PartialTile::kTail && partial != PartialTile::kTailRows) {
            s.tensorize(b, intrin, partial);
          } else {
            if (!i.attrs.contains("tail_intrin"))
              fail_schedule<TraceSchemaError>(
-                 "trace instruction tensorize: partial \"tail\" needs tail_intrin");
-           s.tensorize(b, intrin, attr<std::string>(i, "tail_intrin"));
+                 "trace instruction tensorize: partial \"{}\" needs tail_intrin",
+                 attr<std::string>(i, "partial"));
+           s.tensorize(b, intrin, attr<std::string>(i, "tail_intrin"), partial);
          }
          return none();
        }});

@@ -41,12 +41,15 @@ struct Factor {
 
 // How tensorize computes a partial tile (one a tail mask cuts).
 enum class PartialTile {
-  kLoops,    // the block's original loops: always correct, scalar speed
-  kScratch,  // the intrinsic on a local copy of the output tile, copied in and out under the
-             // mask; the caller asserts that every other operand the tile reads is padded to
-             // whole tiles (packed panels), so the intrinsic's reads stay in bounds
-  kTail,     // a second intrinsic whose description is the tile's with one loop shorter (the
-             // remainder a split leaves), on the tile's own buffers: no copies, no masks
+  kLoops,     // the block's original loops: always correct, scalar speed
+  kScratch,   // the intrinsic on a local copy of the output tile, copied in and out under the
+              // mask; the caller asserts that every other operand the tile reads is padded to
+              // whole tiles (packed panels), so the intrinsic's reads stay in bounds
+  kTail,      // a second intrinsic whose description is the tile's with one loop shorter (the
+              // remainder a split leaves), on the tile's own buffers: no copies, no masks
+  kTailRows,  // a second intrinsic whose description is the tile's with one loop of extent 1,
+              // run for each iteration of that loop inside the mask: a mask of any bound (the
+              // rows past a symbolic row count), no copies
 };
 
 // How sampling instructions decide. A rule passes the decision of its default schedule (the
@@ -149,8 +152,11 @@ class Schedule {
   void tensorize(BlockRV block, const std::string& intrin,
                  PartialTile partial = PartialTile::kLoops);
   // The same, with the partial tile (one loop cut to its first t iterations by a tail mask on
-  // that loop alone) computed by `tail_intrin`, whose description has extent t on that loop.
-  void tensorize(BlockRV block, const std::string& intrin, const std::string& tail_intrin);
+  // that loop alone) computed by `tail_intrin`, whose description has extent t on that loop;
+  // with kTailRows, each iteration of the masked loop inside the mask by `tail_intrin`, whose
+  // description has extent 1 on that loop.
+  void tensorize(BlockRV block, const std::string& intrin, const std::string& tail_intrin,
+                 PartialTile partial = PartialTile::kTail);
   // Not yet here: loop annotations (annotate takes blocks only).
 
   // --- for primitive implementations and replay ---

@@ -311,6 +311,30 @@ TEST(FmaIntrin, GeneralSpecNamesRoundTrip) {
   EXPECT_FALSE(parse_fma_tile_spec("x86_avx512_fma_f32_7x24_kx_a_b_c").has_value());
 }
 
+// A prefetch: the name ends in _p<bytes> and parses back; each step of the implementation
+// prefetches one line per 64 bytes of its B row, that many bytes ahead; the distance must be a
+// whole number of lines.
+TEST(FmaIntrin, PrefetchSpecsRoundTripAndPrefetchEachStep) {
+  FmaTileSpec s = gemm_tile_spec({16, 4, 32, 96});
+  s.prefetch = 2048;
+  std::string name = fma_tile_name(s);
+  EXPECT_EQ(name, "x86_avx512_fma_f32_4x32_k96_a1.0.0,0.0.1_b0.0.0,0.0.1,0.1.0_c1.0.0,0.1.0_p2048");
+  auto back = parse_fma_tile_spec(name);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->prefetch, 2048);
+  EXPECT_EQ(fma_tile_name(*back), name);
+  std::string impl = to_string(make_fma_tile_intrin(s).impl);
+  size_t count = 0;
+  for (size_t at = impl.find("prefetch("); at != std::string::npos;
+       at = impl.find("prefetch(", at + 1))
+    ++count;
+  EXPECT_EQ(count, 2u) << impl;  // 128 bytes per B row: two lines
+  EXPECT_NE(impl.find("prefetch(B[0, k, 0 + 512])"), std::string::npos) << impl;  // 2048 bytes
+  s.prefetch = 100;
+  EXPECT_THROW(make_fma_tile_intrin(s), InternalError);
+  EXPECT_FALSE(parse_fma_tile_spec(name.substr(0, name.size() - 4) + "100").has_value());
+}
+
 // Column blocks: a further variable jb after the reduction variables, which B and C use outside
 // their last dimension (a conv tile over two output blocks of 16 channels: Y[0, jb, i, j],
 // Wp[jb, k, j]); the name ends in _j<blocks> and parses back; A may not use jb, jb may not be in

@@ -53,6 +53,36 @@ TEST(Split, NonDivisibleFactorsAddAPredicate) {
   EXPECT_TRUE(replays(s, m.func));
 }
 
+// A loop over a symbolic extent n (a sequence length): the inferred factor is ceil(n / 4) and the
+// mask is always there; every factor given is refused.
+TEST(Split, SymbolicExtentInfersTheCeilingAndMasks) {
+  Var n("n"), i("i"), vi("vi");
+  Buffer a = Buffer::make("A", DataType::f32(), {Expr(n)});
+  Stmt store = BufferStore::make(a, a.load({vi}) * f32(2), {vi});
+  Stmt blk =
+      BlockRealize::make({i}, yes(), make_block("S", {{vi, i64(0), n, IterKind::kSpatial}}, store));
+  PrimFunc f;
+  f.name = "scale";
+  f.params = {a};
+  f.body = For::make(i, i64(0), n, ForKind::kSerial, blk);
+  Schedule s(f);
+  auto loops = s.get_loops(s.get_block("S"));
+  EXPECT_EQ(schedule_error([&] {
+              s.split(loops[0], {2, 4});
+            }),
+            "cannot split loop \"i\": its extent n is symbolic, so one factor must be None");
+  auto parts = s.split(loops[0], {std::nullopt, 4});
+  ASSERT_EQ(parts.size(), 2u);
+  Var i0("i_0"), i1("i_1");
+  Expr iv = i0 * i64(4) + i1;
+  Stmt want_blk = BlockRealize::make({iv}, iv < n,
+                                     make_block("S", {{vi, i64(0), n, IterKind::kSpatial}}, store));
+  Stmt want = For::make(i0, i64(0), floordiv(Expr(n) + i64(3), i64(4)), ForKind::kSerial,
+                        For::make(i1, i64(0), i64(4), ForKind::kSerial, want_blk));
+  EXPECT_TRUE(same_ir(s.func(), with_body(f, root(want))));
+  EXPECT_TRUE(replays(s, f));
+}
+
 TEST(Split, Errors) {
   Matmul m = make_matmul(10, 8, 4);
   Schedule s(m.func);

@@ -46,6 +46,12 @@ tir::Stmt compute_recurrent(const graph::Node& node, const std::vector<tir::Buff
 // matmul_block.cpp: MatMul and Gemm as one reduction block "matmul", and 2-D Conv as one block
 // "conv" (conv_block), the GPU targets' forms; an undefined Stmt for other ops and for
 // float16 / bfloat16 or mixed-dtype products, grouped or other-rank convs.
+// MatMul / Gemm over symbolic rows and a constant 2-D B (is_symbolic_rows_product,
+// matmul_operand.h) on their views A [M, K], Y [M, N]: block "matmul" over i (extent M), j, k,
+// its init the bias row; the rest of a fused epilogue a pass after it.
+tir::Stmt compute_symbolic_rows_block(const graph::Node& node,
+                                      const std::vector<tir::Buffer>& inputs,
+                                      const std::vector<tir::Buffer>& outputs);
 tir::Stmt compute_product_block(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                                 const std::vector<tir::Buffer>& outputs);
 // conv_block.cpp: the "conv" block of compute_product_block.

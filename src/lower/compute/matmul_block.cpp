@@ -13,6 +13,7 @@
 #include "lower/compute/epilogue.h"
 #include "lower/compute/matmul_operand.h"
 #include "lower/compute/product_nest.h"
+#include "support/error.h"
 #include "tir/op.h"
 #include "tir/region_analysis.h"
 
@@ -133,6 +134,46 @@ Stmt gemm_block(const graph::Node& node, const std::vector<Buffer>& inputs,
 }
 
 }  // namespace
+
+Stmt compute_symbolic_rows_block(const graph::Node& node, const std::vector<Buffer>& inputs,
+                                 const std::vector<Buffer>& outputs) {
+  // Views: A [M, K], Y [M, N] (and the summand [M, N]); B [K, N] or [N, K].
+  const Buffer& a = inputs.at(0);
+  const Buffer& b = inputs.at(1);
+  const Buffer& y = outputs.at(0);
+  const bool gemm = node.op == ops::OpKind::Gemm;
+  const bool trans_b = gemm ? GemmAttrs(node).trans_b : !node.attrs.get_ints("perm_b").empty();
+  INGOT_ICHECK(a.ndim() == 2 && y.ndim() == 2 && b.ndim() == 2,
+               "{}: the symbolic-rows product takes 2-D views", node_label(node));
+  const int64_t n = const_shape(b)[trans_b ? 0 : 1];
+  ProductNest nest;
+  Var i = nest.add("i", y->shape[0], IterKind::kSpatial);
+  Var j = nest.add("j", n, IterKind::kSpatial);
+  Var k = nest.add("k", a->shape[1], IterKind::kReduce);
+  Expr bv = trans_b ? b.load({j, k}) : b.load({k, j});
+  // The bias row (MatMul's fused input 2, Gemm's C when one row, times beta) is the init.
+  Buffer bias = inputs.size() > 2 ? inputs[2] : Buffer();
+  Buffer z = !gemm && inputs.size() > 3 ? inputs[3] : Buffer();
+  Expr init;
+  if (bias.defined() && is_row(bias, n)) {
+    init = bias.load(broadcast_index(bias, {i64(0), j}));
+    if (gemm && GemmAttrs(node).beta != 1.0)
+      init = init * make_const(init.dtype(), GemmAttrs(node).beta);
+    bias = Buffer();
+  }
+  Stmt product = product_block(nest, y, {i, j}, a.load({i, k}), bv, init);
+  if (gemm) {
+    if (!bias.defined()) return product;
+    // A C of more than one row: beta * C added by a pass after the product.
+    const GemmAttrs g(node);
+    Stmt add = loop_nest(y->shape, "e", [&](const Index& o) {
+      return BufferStore::make(y, g.scaled(y.load(o), bias.load(broadcast_index(bias, o))), o);
+    });
+    return SeqStmt::make({product, add});
+  }
+  if (!bias.defined() && !has_epilogue(node)) return product;
+  return SeqStmt::make({product, epilogue_pass(node, y, bias, z)});
+}
 
 Stmt compute_product_block(const graph::Node& node, const std::vector<Buffer>& inputs,
                            const std::vector<Buffer>& outputs) {

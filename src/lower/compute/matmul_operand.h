@@ -3,6 +3,7 @@
 // (matmul.cpp) and the block form (matmul_block.cpp) of the products.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -132,6 +133,39 @@ inline bool is_dense_product(const graph::Node& node) {
   };
   std::vector<int64_t> as = view(a->type.static_shape(), pa), bs = view(b->type.static_shape(), pb);
   return std::equal(as.begin(), as.end() - 2, bs.begin());
+}
+
+// MatMul or Gemm whose rows are symbolic (a sequence length) over one constant 2-D float32 B:
+// A [.., K] float32 read as it is (its leading dims the rows; MatMul's perm_b may transpose B,
+// Gemm's transB), Y float32; MatMul's fused bias row must be constant and its summand of Y's
+// type; Gemm without transA and with alpha 1. Lowering describes it on row-major views A [M, K]
+// and Y [M, N] (M the product of the leading dims) as one reduction block
+// (compute_symbolic_rows_block), scheduled by rule symbolic_rows_matmul.
+inline bool is_symbolic_rows_product(const graph::Node& node) {
+  const bool gemm = node.op == ops::OpKind::Gemm;
+  if ((node.op != ops::OpKind::MatMul && !gemm) || node.inputs.size() < 2) return false;
+  const graph::Value *a = node.inputs[0], *b = node.inputs[1], *y = node.outputs.at(0);
+  auto f32 = [](const graph::Value* v) {
+    return v != nullptr && v->type.dtype == graph::DType::kF32;
+  };
+  if (!f32(a) || !f32(b) || !f32(y) || a == b || !b->is_constant() || b->type.rank() != 2 ||
+      a->type.rank() < 2 || y->type.is_static() || y->type.rank() != a->type.rank() ||
+      !std::all_of(a->type.shape.end() - 1, a->type.shape.end(),
+                   [](const graph::Dim& d) { return d.is_static(); }))
+    return false;
+  if (gemm) {
+    const GemmAttrs g(node);
+    const graph::Value* c = node.inputs.size() > 2 ? node.inputs[2] : nullptr;
+    return !g.trans_a && g.alpha == 1.0 && (c == nullptr || (c->is_constant() && f32(c)));
+  }
+  if (node.inputs.size() > 4 || !node.attrs.get_ints("perm_a").empty()) return false;
+  const std::vector<int64_t> pb = node.attrs.get_ints("perm_b");
+  if (!pb.empty() && pb != std::vector<int64_t>{1, 0}) return false;
+  const graph::Value* bias = node.inputs.size() > 2 ? node.inputs[2] : nullptr;
+  const graph::Value* z = node.inputs.size() > 3 ? node.inputs[3] : nullptr;
+  if (bias != nullptr && (!bias->is_constant() || bias->type.rank() != 1 || !f32(bias)))
+    return false;
+  return z == nullptr || z->type == y->type;
 }
 
 }  // namespace ingot::lower

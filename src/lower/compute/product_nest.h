@@ -20,11 +20,15 @@ namespace ingot::lower {
 struct ProductNest {
   std::vector<tir::Var> loops;
   std::vector<tir::IterVar> iters;
-  std::vector<int64_t> extents;
+  std::vector<tir::Expr> extents;
   tir::Var add(const std::string& name, int64_t extent, tir::IterKind kind) {
+    return add(name, tir::i64(extent), kind);
+  }
+  // A symbolic extent (the rows of a sequence) too.
+  tir::Var add(const std::string& name, tir::Expr extent, tir::IterKind kind) {
     tir::Var v("v" + name);
     loops.push_back(tir::Var(name));
-    iters.push_back({v, tir::i64(0), tir::i64(extent), kind});
+    iters.push_back({v, tir::i64(0), extent, kind});
     extents.push_back(extent);
     return v;
   }
@@ -36,7 +40,7 @@ struct ProductNest {
         values, tir::make_const(tir::DataType::boolean(), 1),
         tir::make_block(name, iters, std::move(body), std::move(init), {}, std::move(annotations)));
     for (size_t d = loops.size(); d-- > 0;)
-      s = tir::For::make(loops[d], tir::i64(0), tir::i64(extents[d]), tir::ForKind::kSerial, s);
+      s = tir::For::make(loops[d], tir::i64(0), extents[d], tir::ForKind::kSerial, s);
     return s;
   }
 };

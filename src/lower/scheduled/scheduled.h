@@ -1,14 +1,11 @@
 // Kernels for the ops that have a default schedule rule (schedule/rules/): instead of a loop
 // nest from the op's compute rule, the node becomes one block-form kernel that the rule's
-// pattern matches, plus any layout kernels around it (padding, blocked-to-NCHW). (The symbolic
-// products below still pack their constant B here.) Each builder returns
-// nullopt when the node does not qualify (non-constant weights, other dtypes, groups, ...);
-// the node then falls back to its compute rule.
+// pattern matches, plus any layout kernels around it (padding, blocked-to-NCHW). Each builder
+// returns nullopt when the node does not qualify (non-constant weights, other dtypes, groups,
+// ...); the node then falls back to its compute rule.
 #pragma once
 
-#include <functional>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -58,32 +55,5 @@ std::optional<std::vector<NodeKernel>> lower_conv_nchwc(const graph::Node& node,
 // Depthwise 2-D ConvNCHWc: the block-form compute on the unpadded input scheduled by rule
 // depthwise_conv_nchwc (depthwise_nchwc.cpp).
 std::vector<NodeKernel> lower_depthwise_nchwc(const graph::Node& node);
-
-// MatMul / Gemm with a symbolic output and a constant float32 B: B stored in the symbolic
-// product's column blocks (blocked_product.cpp). `buffer_of` gives the kernel parameter of a
-// graph value (with its symbolic shape); `blocked_of(b, transposed)` the blocked constant of B
-// (made once per weight: a tied embedding's Gather reads the same one).
-using BlockedWeightFn = std::function<const graph::Value*(const graph::Value*, bool)>;
-std::optional<std::vector<NodeKernel>> lower_blocked_symbolic_product(
-    const graph::Node& node, const BlockedWeightFn& blocked_of,
-    const std::function<tir::Buffer(const graph::Value*)>& buffer_of);
-
-// Whether lower_blocked_symbolic_product takes `node` (whatever else reads its B), and then
-// whether it reads B transposed (perm_b / transB).
-std::optional<bool> blocked_product_transposes(const graph::Node& node);
-
-// B ([K, N], or [N, K] transposed) in the column blocks [ceil(N / 64), K, 64], zero-padded.
-graph::TensorPtr block_columns(const graph::Value* b, bool transposed);
-
-// The constant tables of `g` read by Gathers along axis 0 and, transposed, by one symbolic
-// product that lower_blocked_symbolic_product takes (a tied embedding): stored once, blocked.
-std::set<const graph::Value*> tied_tables(const graph::Graph& g);
-
-// A Gather along axis 0 of a constant [V, K] table whose transposed blocked layout `blocked`
-// ([ceil(V / 64), K, 64]) a tied product reads: each gathered row read from the blocks, so the
-// table is stored once (GPT-2's token embedding and LM head).
-std::vector<NodeKernel> lower_blocked_gather(
-    const graph::Node& node, const graph::Value* blocked,
-    const std::function<tir::Buffer(const graph::Value*)>& buffer_of);
 
 }  // namespace ingot::lower

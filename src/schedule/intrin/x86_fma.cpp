@@ -92,6 +92,8 @@ std::string spec_problem(const FmaTileSpec& s) {
   if (s.col_blocks < 1 || s.col_blocks * ((s.nr + s.lanes - 1) / s.lanes) > 4)
     return "column blocks out of range";
   if (s.k.empty()) return "no reduction loop";
+  if (s.prefetch < 0 || s.prefetch % 64 != 0 || (s.prefetch > 0 && blocks))
+    return "prefetch out of range";
   for (int64_t e : s.k)
     if (e < 1) return "empty reduction loop";
   // uses_j: the operand may use j (then in its last dimension with coefficient 1);
@@ -192,7 +194,8 @@ std::string fma_tile_name(const FmaTileShape& s) {
 }
 
 std::string fma_tile_name(const FmaTileSpec& s) {
-  if (s.k.size() == 1 && s.nr % s.lanes == 0 && s.a_group == 0 && s.col_blocks == 1) {
+  if (s.k.size() == 1 && s.nr % s.lanes == 0 && s.a_group == 0 && s.col_blocks == 1 &&
+      s.prefetch == 0) {
     FmaTileShape g{s.lanes, s.mr, s.nr, int(s.k[0]), s.arch};
     FmaTileSpec std_layout = gemm_tile_spec(g);
     if (s.a.dims == std_layout.a.dims && s.b.dims == std_layout.b.dims &&
@@ -204,6 +207,7 @@ std::string fma_tile_name(const FmaTileSpec& s) {
                   fmt::join(s.k, "x"), dims_str(s.a), dims_str(s.b), dims_str(s.c));
   if (s.a_group) name += fmt::format("_g{}", s.a_group);
   if (s.col_blocks > 1) name += fmt::format("_j{}", s.col_blocks);
+  if (s.prefetch > 0) name += fmt::format("_p{}", s.prefetch);
   return name;
 }
 
@@ -226,10 +230,10 @@ std::optional<FmaTileSpec> parse_fma_tile_spec(const std::string& name) {
   if (auto g = parse_fma_tile_name(name)) return gemm_tile_spec(*g);
   // <arch>_<isa>_fma_f32_<mr>x<nr>_k<k...>_a<dims>_b<dims>_c<dims>
   std::vector<std::string> parts = split_on(name, '_');
-  if (parts.size() < 9 || parts.size() > 11 || parts[2] != "fma" || parts[3] != "f32")
+  if (parts.size() < 9 || parts.size() > 12 || parts[2] != "fma" || parts[3] != "f32")
     return std::nullopt;
   FmaTileSpec s;
-  // Suffixes: _g<width>, then _j<blocks> (the name check below rejects other orders).
+  // Suffixes: _g<width>, _j<blocks>, _p<bytes> (the name check below rejects other orders).
   for (size_t p = 9; p < parts.size(); ++p) {
     int64_t v = 0;
     if (parts[p].size() < 2 || !parse_int(parts[p].substr(1), &v) || v < 1) return std::nullopt;
@@ -237,6 +241,8 @@ std::optional<FmaTileSpec> parse_fma_tile_spec(const std::string& name) {
       s.a_group = int(v);
     } else if (parts[p][0] == 'j' && v > 1) {
       s.col_blocks = int(v);
+    } else if (parts[p][0] == 'p') {
+      s.prefetch = int(v);
     } else {
       return std::nullopt;
     }
@@ -386,6 +392,15 @@ TensorIntrin make_fma_tile_intrin(const FmaTileSpec& s) {
           cells.push_back(own_a ? Cell{inner, jb, outer} : Cell{outer, jb, inner});
     // One step at reduction values `kvals` (loop variables or unrolled constants).
     auto add_step = [&](const std::vector<Expr>& kvals, bool with_io) {
+      // The B row `prefetch` bytes ahead, one cache line per 64 bytes of the row: the last
+      // index moved along B's flat stream (past the dim's extent is an address, not a read).
+      for (int line = 0; s.prefetch > 0 && line * 64 < s.nr * 4; ++line) {
+        std::vector<Expr> vars = {i64(0), i64(0)};
+        vars.insert(vars.end(), kvals.begin(), kvals.end());
+        std::vector<Expr> bi = operand_index(s.b, vars);
+        bi.back() = bi.back() + i64((s.prefetch + line * 64) / 4);
+        step.push_back(Evaluate::make(call(Intrinsic::prefetch, {B.load(bi)})));
+      }
       for (auto [r, jb, v0] : cells) {
         std::vector<Expr> vars = {i64(r), i64(0)};
         vars.insert(vars.end(), kvals.begin(), kvals.end());

@@ -68,6 +68,12 @@ struct FmaTileSpec {
   // Each row's broadcast A element then feeds col_blocks * ceil(nr / lanes) accumulators. Not
   // with lane groups or an A that uses j.
   int col_blocks = 1;
+  // > 0: each reduction step first prefetches the B row this many bytes ahead of the one it
+  // reads (a multiple of 64, one cache line per 64 bytes of the row), along B's flat stream: for
+  // a matrix-vector product over B's panels, memory-bound, whose stream the hardware prefetchers
+  // of some machines (VMs among them) do not run ahead of far enough. A prefetch never faults,
+  // so the lines past B's end need no clamp. Not with column blocks.
+  int prefetch = 0;
 };
 
 // The spec of the matmul layout.
@@ -77,7 +83,8 @@ FmaTileSpec gemm_tile_spec(const FmaTileShape& s);
 // "aarch64_neon_fma_f32_6x16x256" for the matmul layout;
 // "x86_avx512_fma_f32_7x32_k3x3x64_a<dims>_b<dims>_c<dims>" in general, where <dims> lists each
 // dimension's coefficients joined by '.', dimensions joined by ',', and "_g<width>" after them
-// with lane groups (a_group), "_j<blocks>" with column blocks (col_blocks). The prefix is the ISA's
+// with lane groups (a_group), "_j<blocks>" with column blocks (col_blocks), "_p<bytes>" with a
+// prefetch. The prefix is the ISA's
 // (CpuVectorIsa::kernel_prefix): x86 by lanes (16 avx512, 8 avx2), AArch64 "aarch64_neon".
 std::string fma_tile_name(const FmaTileShape& s);
 std::string fma_tile_name(const FmaTileSpec& s);

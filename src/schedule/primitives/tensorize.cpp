@@ -187,7 +187,13 @@ class Instantiate : public IRMutator {
 
 // The predicate with every tile loop at its last iteration: true exactly when the whole tile is
 // inside the predicate, provided each conjunct is `e < c` with e a sum of products of loop
-// variables and positive constants (what split's tail masks are). Undefined otherwise.
+// variables and positive constants and c free of the tile's loops (what split's tail masks are:
+// c a constant, or a symbolic extent). Undefined otherwise.
+bool uses_any(const Expr& e, const std::vector<const For*>& loops) {
+  for (const For* f : loops)
+    if (uses_var(e, f->loop_var)) return true;
+  return false;
+}
 bool monotone(const Expr& e) {
   if (e.as<VarNode>() || e.as<IntImm>()) {
     int64_t v = 0;
@@ -205,7 +211,7 @@ Expr full_tile_condition(const Expr& pred, const std::vector<const For*>& loops)
     if (auto* a = c.as<And>()) {
       stack.push_back(a->a);
       stack.push_back(a->b);
-    } else if (auto* lt = c.as<LT>(); !(lt && monotone(lt->a) && is_const_int(lt->b))) {
+    } else if (auto* lt = c.as<LT>(); !(lt && monotone(lt->a) && !uses_any(lt->b, loops))) {
       return Expr();
     }
   }
@@ -285,7 +291,8 @@ Stmt scratch_partial_tile(const BlockRealize* br, const Stmt& bound_body,
 //   being the description's plus an offset that does not depend on the tile's loops;
 // - the inner predicate is true, or made of `e < c` tail masks (then a partial tile runs the
 //   original loops, or with PartialTile::kScratch the implementation on a scratch copy of its
-//   output tile, and a full one the implementation).
+//   output tile, with kTail / kTailRows a second intrinsic, and a full one the
+//   implementation).
 namespace {
 
 // An intrinsic's implementation instantiated on a tile: the tile's inner block (iter vars bound
@@ -382,15 +389,82 @@ Stmt tail_partial_tile(const BlockRealize* br, const std::vector<const For*>& lo
   return IfThenElse::make(exact, instantiate(tail, loops, extents, bound_body, what).body);
 }
 
+// A partial tile run one iteration of its masked loop at a time by `one`, whose description is
+// the tile's with that loop of extent 1: each iteration inside the mask runs it, so a mask of any
+// bound (a symbolic row count) is covered with no copies. The mask's conjuncts on other tile
+// loops must hold over the whole tile for that (checked at run time: a tile they cut keeps its
+// loops, `loops_body`). Undefined when the intrinsic is not the tile's with one loop of
+// extent 1.
+Stmt rows_partial_tile(const BlockRealize* br, const std::vector<const For*>& loops,
+                       const TensorIntrin& one, const Stmt& bound_body, const Stmt& loops_body,
+                       const std::string& what) {
+  std::vector<const For*> tloops;
+  if (!loop_chain(one.desc.body, &tloops) || tloops.size() != loops.size()) return Stmt();
+  std::vector<int64_t> extents;
+  int cut = -1;
+  for (size_t k = 0; k < loops.size(); ++k) {
+    int64_t e = 0, t = 0;
+    if (!is_const_int(loops[k]->extent, &e) || !is_const_int(tloops[k]->extent, &t)) return Stmt();
+    if (t != e) {
+      if (cut >= 0 || t != 1) return Stmt();
+      cut = int(k);
+    }
+    extents.push_back(t);
+  }
+  if (cut < 0) return Stmt();
+  const For* cut_loop = loops[size_t(cut)];
+  const Var& v = cut_loop->loop_var;
+  // The conjuncts on the cut loop (the rows' mask) and the others (whole over the tile, or the
+  // tile keeps its loops).
+  Expr rows_mask = make_const(DataType::boolean(), 1), others = rows_mask;
+  std::vector<Expr> stack{br->predicate};
+  while (!stack.empty()) {
+    Expr c = stack.back();
+    stack.pop_back();
+    if (auto* a = c.as<And>()) {
+      stack.push_back(a->a);
+      stack.push_back(a->b);
+    } else if (uses_var(c, v)) {
+      rows_mask = rows_mask && c;
+    } else {
+      others = others && c;
+    }
+  }
+  for (size_t k = 0; k < loops.size(); ++k)
+    if (int(k) != cut && uses_var(rows_mask, loops[k]->loop_var)) return Stmt();
+  // The cut loop v becomes r + v1: r the iteration (an offset to the intrinsic), v1 its loop of
+  // extent 1.
+  Var r(v.name() + "_row", v.dtype()), v1(v.name() + "_1", v.dtype());
+  Stmt unit = For::make(v1, make_const(v.dtype(), 0), make_const(v.dtype(), 1), ForKind::kSerial,
+                        Evaluate::make(make_const(v.dtype(), 0)));
+  std::vector<const For*> unit_loops = loops;
+  unit_loops[size_t(cut)] = unit.as<For>();
+  Stmt body = substitute(bound_body, v, Expr(r) + v1);
+  Stmt run = instantiate(one, unit_loops, extents, body, what).body;
+  Expr inside = arith::simplify(substitute(rows_mask, v, cut_loop->min + r));
+  Stmt rows = For::make(r, cut_loop->min, cut_loop->extent, ForKind::kSerial,
+                        IfThenElse::make(inside, run));
+  Expr whole = arith::simplify(others);
+  int64_t always = 0;
+  if (is_const_int(whole, &always) && always != 0) return rows;
+  Expr whole_tile = full_tile_condition(whole, loops);
+  if (!whole_tile.defined()) return Stmt();
+  return IfThenElse::make(whole_tile, rows, loops_body);
+}
+
 }  // namespace
 
 void Schedule::tensorize(BlockRV block, const std::string& intrin, PartialTile partial) {
-  INGOT_ICHECK(partial != PartialTile::kTail, "tensorize: a tail tile needs its intrinsic's name");
+  INGOT_ICHECK(partial != PartialTile::kTail && partial != PartialTile::kTailRows,
+               "tensorize: a tail tile needs its intrinsic's name");
   tensorize_tile(block, intrin, partial, "");
 }
 
-void Schedule::tensorize(BlockRV block, const std::string& intrin, const std::string& tail_intrin) {
-  tensorize_tile(block, intrin, PartialTile::kTail, tail_intrin);
+void Schedule::tensorize(BlockRV block, const std::string& intrin, const std::string& tail_intrin,
+                         PartialTile partial) {
+  INGOT_ICHECK(partial == PartialTile::kTail || partial == PartialTile::kTailRows,
+               "tensorize: a tail intrinsic serves the tail modes only");
+  tensorize_tile(block, intrin, partial, tail_intrin);
 }
 
 void Schedule::tensorize_tile(BlockRV block, const std::string& intrin, PartialTile partial,
@@ -452,6 +526,14 @@ void Schedule::tensorize_tile(BlockRV block, const std::string& intrin, PartialT
       // Any other partial tile (none in a split's last strip) keeps the loops.
       auto* guarded = tail_tile.as<IfThenElse>();
       partial_tile = IfThenElse::make(guarded->condition, guarded->then_case, b->body);
+    } else if (partial == PartialTile::kTailRows) {
+      std::shared_ptr<const TensorIntrin> held_one = intrin_named(tail_intrin, b);
+      partial_tile = rows_partial_tile(br, loops, *held_one, bound_body, b->body, what);
+      if (!partial_tile.defined())
+        fail_schedule<TensorizeError>(
+            "cannot {}: its mask {} does not cut the one loop the intrinsic {} runs one "
+            "iteration of",
+            what, to_string(br->predicate), qname(tail_intrin));
     }
     body = IfThenElse::make(full, body, partial_tile.defined() ? partial_tile : b->body);
   }
@@ -466,8 +548,8 @@ void Schedule::tensorize_tile(BlockRV block, const std::string& intrin, PartialT
   // 4. Record.
   nlohmann::json attrs = {{"intrin", intrin}};
   if (partial == PartialTile::kScratch) attrs["partial"] = "scratch";
-  if (partial == PartialTile::kTail) {
-    attrs["partial"] = "tail";
+  if (partial == PartialTile::kTail || partial == PartialTile::kTailRows) {
+    attrs["partial"] = partial == PartialTile::kTail ? "tail" : "tail_rows";
     attrs["tail_intrin"] = tail_intrin;
   }
   record({"tensorize", {rv_name(block)}, attrs, {}, {}});

@@ -7,7 +7,9 @@
 #include "schedule/rules/gpu_injective.h"
 #include "schedule/rules/injective.h"
 #include "schedule/rules/matmul.h"
+#include "schedule/rules/matmul_symbolic_rows.h"
 #include "schedule/rules/nest_utils.h"
+#include "schedule/rules/shared_constant_layouts.h"
 #include "support/error.h"
 #include "tir/transforms/apply_param_layouts.h"
 
@@ -26,6 +28,15 @@ const std::vector<ScheduleRule>& schedule_rules() {
          schedule_dense_matmul(s, cfg);
        },
        is_dense_matmul},
+      {kSymbolicRowsMatmulRule, "llvm",
+       [](Schedule& s, const RuleTarget& t) {
+         MatmulConfig cfg;
+         cfg.vector_bits = t.isa.vector_bits;
+         cfg.arch = t.isa.arch;
+         schedule_injective(s, t.isa);  // the epilogue pass after the product first
+         schedule_symbolic_rows_matmul(s, cfg);
+       },
+       is_symbolic_rows_matmul},
       {kBlockedConv2dRule, "llvm",
        [](Schedule& s, const RuleTarget& t) { schedule_blocked_conv2d(s, "conv", t.isa); },
        is_blocked_conv},
@@ -75,7 +86,10 @@ void apply_default_schedules(tir::IRModule& mod, const CpuVectorIsa& isa) {
 
 void apply_default_schedules(tir::IRModule& mod, const RuleTarget& target) {
   assign_schedule_rules(mod, target.kind);
-  for (tir::PrimFunc& f : mod.kernels) {
+  const std::vector<tir::PrimFunc> unscheduled = mod.kernels;
+  std::vector<bool> by_default(mod.kernels.size(), false);
+  for (size_t k = 0; k < mod.kernels.size(); ++k) {
+    tir::PrimFunc& f = mod.kernels[k];
     if (f.schedule_rule.empty() || !f.schedule_trace.empty()) continue;  // none, or scheduled
     const ScheduleRule* rule = find_schedule_rule(f.schedule_rule, target.kind);
     INGOT_ICHECK(rule != nullptr, "kernel {}: no schedule rule '{}' for target kind {}", f.name,
@@ -83,7 +97,9 @@ void apply_default_schedules(tir::IRModule& mod, const RuleTarget& target) {
     Schedule s(f);
     rule->apply(s, target);
     f = scheduled_kernel(f, s);
+    by_default[k] = true;
   }
+  share_constant_layouts(mod, unscheduled, by_default, target);
   tir::apply_param_layouts(mod);
 }
 

@@ -6,6 +6,7 @@
 #include "schedule/intrin/x86_fma.h"
 #include "schedule/ir_utils.h"
 #include "schedule/rules/choice.h"
+#include "schedule/rules/dense_product.h"
 #include "support/error.h"
 #include "tir/op.h"
 #include "tir/region_analysis.h"
@@ -170,163 +171,12 @@ void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulC
   }
 }
 
-namespace {
-
-// The dense product block of a kernel: "matmul" at the root over its own loops [batch,] i, j and
-// a reduce k (any number of batch loops), C[[b,] i, j] = C[..] + A[[b,] i, k] * B[[b,] k, j], all
-// float32, A and B each possibly read transposed (A[[b,] k, i], B[[b,] j, k]), B batched only when
-// the block is; the init zero or one bias row (a load indexed by j or by constants only, maybe
-// scaled).
-struct DenseProduct {
-  bool batched = false;
-  std::string a, b, bias;  // buffer names ("" bias: none to lay out)
-  // Per operand, the dims of its buffer that the block's row (A) or column (B) and the depth k
-  // index (any other dim is the batch or a constant 0).
-  int a_rows = -1, a_depth = -1, b_cols = -1, b_depth = -1;
-  bool b_constant = false;
-  int bias_axis = -1;  // the bias dim indexed by j
-};
-
-const VarNode* var_of(const Expr& e) {
-  return e.as<VarNode>();
-}
-
-// The dims of `idx` holding p and q (each exactly once, as plain vars), when every other dim is
-// one of the batch vars `batch` (each once) or a constant.
-std::optional<std::pair<int, int>> dims_of(const std::vector<Expr>& idx,
-                                           const std::vector<const VarNode*>& batch,
-                                           const VarNode* p, const VarNode* q) {
-  int at_p = -1, at_q = -1;
-  std::vector<int> at_b(batch.size(), -1);
-  for (size_t d = 0; d < idx.size(); ++d) {
-    const VarNode* v = var_of(idx[d]);
-    int* slot = v == p ? &at_p : v == q ? &at_q : nullptr;
-    for (size_t b = 0; b < batch.size() && slot == nullptr; ++b)
-      if (v == batch[b]) slot = &at_b[b];
-    if (slot == nullptr) {
-      if (!is_const_int(idx[d])) return std::nullopt;
-      continue;
-    }
-    if (*slot >= 0) return std::nullopt;
-    *slot = int(d);
-  }
-  if (at_p < 0 || at_q < 0) return std::nullopt;
-  for (int b : at_b)
-    if (b < 0) return std::nullopt;
-  return std::pair{at_p, at_q};
-}
-
-std::optional<DenseProduct> match_dense(const PrimFunc& f) {
-  int count = 0;
-  std::optional<BlockInfo> info = find_block(f.body, "matmul", &count);
-  // At the root (the function's body before a schedule wraps it in the root block).
-  if (!info || count != 1 || (info->parent != nullptr && info->parent->name_hint != "root"))
-    return std::nullopt;
-  const Block* blk = info->block;
-  const size_t n = blk->iter_vars.size();
-  if (n < 3 || info->loops.size() != n || !blk->init.defined()) return std::nullopt;
-  for (size_t d = 0; d < n; ++d) {
-    auto* loop = info->loops[d].as<For>();
-    IterKind want = d + 1 == n ? IterKind::kReduce : IterKind::kSpatial;
-    if (blk->iter_vars[d].kind != want || loop == nullptr ||
-        info->br->iter_values[d].as<VarNode>() != loop->loop_var.node() ||
-        !is_const_int(loop->extent) || loop->kind != ForKind::kSerial)
-      return std::nullopt;
-  }
-  DenseProduct d;
-  const size_t o = n - 3;  // batch vars (the rule fuses them into one loop)
-  d.batched = o > 0;
-  std::vector<const VarNode*> vb;
-  for (size_t x = 0; x < o; ++x) vb.push_back(blk->iter_vars[x].var.node());
-  const VarNode* vi = blk->iter_vars[o].var.node();
-  const VarNode* vj = blk->iter_vars[o + 1].var.node();
-  const VarNode* vk = blk->iter_vars[o + 2].var.node();
-  // C is [batch dims,] i, j: its last two dims i and j (the rule's tiles follow them).
-  auto* st = blk->body.as<BufferStore>();
-  if (st == nullptr || st->buffer->dtype != DataType::f32() || st->indices.size() < 2 ||
-      var_of(st->indices[st->indices.size() - 2]) != vi || var_of(st->indices.back()) != vj ||
-      !dims_of(st->indices, vb, vi, vj))
-    return std::nullopt;
-  auto* add = st->value.as<Add>();
-  auto* self = add ? add->a.as<BufferLoad>() : nullptr;
-  auto* mul = add ? add->b.as<Mul>() : nullptr;
-  auto* la = mul ? mul->a.as<BufferLoad>() : nullptr;
-  auto* lb = mul ? mul->b.as<BufferLoad>() : nullptr;
-  if (!self || self->buffer.get() != st->buffer.get() || !la || !lb ||
-      la->buffer->dtype != DataType::f32() || lb->buffer->dtype != DataType::f32() ||
-      la->buffer.get() == lb->buffer.get())
-    return std::nullopt;
-  auto ad = dims_of(la->indices, vb, vi, vk);
-  // B: batched with the block, or shared by every batch (a 2-D B).
-  auto bd = dims_of(lb->indices, vb, vk, vj);
-  if (!bd && d.batched) bd = dims_of(lb->indices, {}, vk, vj);
-  if (!ad || !bd) return std::nullopt;
-  d.a = la->buffer->name, d.b = lb->buffer->name;
-  d.a_rows = ad->first, d.a_depth = ad->second;
-  d.b_depth = bd->first, d.b_cols = bd->second;
-  auto is_constant = [&](const BufferNode* buf) {
-    for (int p : f.constant_params)
-      if (f.params.at(size_t(p)).get() == buf) return true;
-    return false;
-  };
-  d.b_constant = is_constant(lb->buffer.get());
-  // The init: zero, or a (cast) load of a bias row.
-  auto* init = blk->init.as<BufferStore>();
-  if (init == nullptr) return std::nullopt;
-  Expr iv = init->value;
-  if (auto* c = iv.as<Cast>()) iv = c->value;
-  if (auto* m = iv.as<Mul>(); m && m->b.as<FloatImm>()) iv = m->a;  // Gemm's beta * C
-  if (auto* bias = iv.as<BufferLoad>()) {
-    for (size_t x = 0; x < bias->indices.size(); ++x) {
-      if (var_of(bias->indices[x]) == vj) {
-        d.bias_axis = int(x);
-      } else if (!is_const_int(bias->indices[x])) {
-        return std::nullopt;
-      }
-    }
-    if (is_constant(bias->buffer.get()) && d.bias_axis >= 0) d.bias = bias->buffer->name;
-  } else if (!is_const_int(iv) && !iv.as<FloatImm>()) {
-    return std::nullopt;
-  }
-  return d;
-}
-
-// The read index of the buffer named `name` in block "matmul".
-int read_index(const Schedule& s, const std::string& name) {
-  const Block* blk = find_block(s.func().body, "matmul", nullptr)->block;
-  for (size_t r = 0; r < blk->reads.size(); ++r)
-    if (blk->reads[r].buffer->name == name) return int(r);
-  INGOT_ICHECK(false, "dense matmul rule: block matmul does not read {}", name);
-  return -1;
-}
-
-// A matrix operand in panels of `width` along its dim `split` (the rows of A, the columns of
-// B), the depth dim `depth` between: [its other dims in order (the batch), panels, depth,
-// width]. Its buffer has `rank` dims.
-void panel_layout(Schedule& s, BlockRV c, const std::string& name, int rank, int split, int depth,
-                  int width) {
-  // Dims after the split: split -> (split, split + 1), later dims one further.
-  auto moved = [&](int d) { return int64_t(d > split ? d + 1 : d); };
-  std::vector<int64_t> perm;
-  for (int d = 0; d < rank; ++d)
-    if (d != split && d != depth) perm.push_back(moved(d));
-  perm.insert(perm.end(), {moved(split), moved(depth), moved(split) + 1});
-  s.transform_layout(c, read_index(s, name), {split, width}, perm);
-}
-
-int rank_of(const Schedule& s, const std::string& name) {
-  const Block* blk = find_block(s.func().body, "matmul", nullptr)->block;
-  return int(blk->reads.at(size_t(read_index(s, name))).buffer.ndim());
-}
-
-}  // namespace
-
 bool is_dense_matmul(const PrimFunc& f) {
-  return match_dense(f).has_value();
+  return match_dense(f, false).has_value();
 }
 
 void schedule_dense_matmul(Schedule& s, const MatmulConfig& cfg) {
-  std::optional<DenseProduct> d = match_dense(s.func());
+  std::optional<DenseProduct> d = match_dense(s.func(), false);
   INGOT_ICHECK(d.has_value(), "dense matmul rule: no dense product block in {}", s.func().name);
   BlockRV c = s.get_block("matmul");
   std::vector<LoopRV> l = s.get_loops(c);  // [batch loops,] i, j, k

@@ -1,0 +1,72 @@
+// Default schedule of a dense product over symbolic rows (see matmul_symbolic_rows.h).
+#include "schedule/rules/matmul_symbolic_rows.h"
+
+#include <algorithm>
+
+#include "schedule/intrin/x86_fma.h"
+#include "schedule/ir_utils.h"
+#include "schedule/rules/choice.h"
+#include "schedule/rules/dense_product.h"
+#include "support/error.h"
+#include "tir/op.h"
+
+namespace ingot::schedule {
+
+using namespace tir;
+
+namespace {
+
+// The column panels one parallel task computes by default: 64 columns' worth, so a one-row
+// product over a 768-wide B runs 12 tasks (enough to balance the threads) of one contiguous
+// stream each.
+constexpr int64_t kColumnsPerTask = 64;
+
+}  // namespace
+
+bool is_symbolic_rows_matmul(const PrimFunc& f) {
+  return match_dense(f, true).has_value();
+}
+
+void schedule_symbolic_rows_matmul(Schedule& s, const MatmulConfig& cfg) {
+  std::optional<DenseProduct> d = match_dense(s.func(), true);
+  INGOT_ICHECK(d.has_value(), "symbolic-rows matmul rule: no such product in {}", s.func().name);
+  BlockRV c = s.get_block("matmul");
+  std::vector<LoopRV> l = s.get_loops(c);  // i, j, k
+  auto extent = [&](LoopRV r) {
+    int64_t e = 0;
+    is_const_int(find_loop(s.func().body, s.loop_var(r).node())->node->extent, &e);
+    return e;
+  };
+  const int64_t K = extent(l[2]);
+  FmaTileShape t = default_fma_tile(cfg.isa(), int(K));
+  // 1. B in NR-wide panels, re-laid out at compile time; the bias row padded to whole panels.
+  std::vector<LoopRV> j = s.split_block_iter(c, l[1], t.nr);
+  panel_layout(s, c, d->b, 2, d->b_cols, d->b_depth, t.nr);
+  if (!d->bias.empty()) s.transform_layout(c, read_index(s, d->bias), {d->bias_axis, t.nr}, {});
+  // 2. The choices: panels per parallel task, the tile's rows, the prefetch distance.
+  const int64_t panels = extent(j[0]);
+  ExprRV per_task = sample_choice(s, powers_of_two_upto(panels, panels),
+                                  std::clamp<int64_t>(kColumnsPerTask / t.nr, 1, panels));
+  const int max_rows = fma_max_tile_rows(cfg.isa(), t.nr);
+  std::vector<int64_t> heights;
+  for (int r = 1; r <= max_rows; ++r) heights.push_back(r);
+  t.mr = int(s.value(sample_choice(s, heights, std::min(t.mr, max_rows))));
+  ExprRV prefetch = sample_choice(s, {0, 1024, 2048, 4096}, 4096);
+  // 3. jo | io | jn | ir, jr, k; C's init before the tile, vectorized.
+  std::vector<LoopRV> jt = s.split(j[0], {std::nullopt, per_task});
+  std::vector<LoopRV> it = s.split(l[0], {std::nullopt, int64_t(t.mr)});
+  s.reorder({jt[0], it[0], jt[1], it[1], j[1], l[2]});
+  BlockRV init = s.decompose_reduction(c, it[1]);
+  s.vectorize(s.get_loops(init).back());
+  // 4. The tile by the micro-kernel; the rows past the last whole tile one at a time.
+  FmaTileSpec spec = gemm_tile_spec(t);
+  spec.prefetch = int(s.value(prefetch));
+  FmaTileSpec one = spec;
+  one.mr = 1;
+  register_tensor_intrin(make_fma_tile_intrin(spec));
+  register_tensor_intrin(make_fma_tile_intrin(one));
+  s.tensorize(s.blockize(it[1]), fma_tile_name(spec), fma_tile_name(one), PartialTile::kTailRows);
+  if (cfg.parallel) s.parallel(jt[0]);
+}
+
+}  // namespace ingot::schedule

@@ -1,0 +1,37 @@
+// Default schedule for a dense product whose row count is symbolic (a sequence length: the
+// projections of a decoder, one row per token while decoding) over one constant 2-D B:
+// C[i, j] = bias[j] or 0, += A[i, k] * B[k, j] (or B[j, k]), i in [0, M) with M known at run
+// time only (lower/compute/matmul_block.cpp describes it so).
+//
+// At one row the product streams B once and is bound by memory; the threads must split the
+// columns, not the rows. The schedule:
+// - B re-laid out at compile time in NR-wide column panels, Bp[ceil(N / NR), K, NR] (zero
+//   padded; transform_layout), the bias row padded to whole panels, so a task streams contiguous
+//   panels;
+// - jo | io | jn | [ir, jr, k]: parallel over blocks of column panels (jo), then the row tiles
+//   (io, ceil(M / MR) of them, the symbolic split masking the rows past M), the block's panels
+//   (jn), and the MR x NR x K register tile computed by the FMA micro-kernel, which prefetches
+//   B's stream ahead of its reads; C starts from its init before the tile;
+// - the rows past the last whole tile run one at a time through the 1 x NR micro-kernel
+//   (PartialTile::kTailRows), each reading the panel from cache: decoding's single row is such
+//   a tile.
+// Its choices (sampling instructions, rules/choice.h; defaults in brackets): the column panels
+// per parallel task [64 columns' worth], the tile's rows MR [the ISA's default tile] and the
+// prefetch distance in bytes [4096: measured best on the 2-vCPU guest of docs/perf.md, whose
+// hardware prefetchers do not run far enough ahead of one stream].
+#pragma once
+
+#include "schedule/rules/matmul.h"
+#include "schedule/schedule.h"
+#include "tir/prim_func.h"
+
+namespace ingot::schedule {
+
+// Rule kSymbolicRowsMatmulRule's pattern: block "matmul" at the root over i (symbolic extent),
+// j, k, float32, B a 2-D constant parameter (rules/dense_product.h).
+bool is_symbolic_rows_matmul(const tir::PrimFunc& f);
+
+// Its schedule (above); cfg gives the ISA and whether to run in parallel.
+void schedule_symbolic_rows_matmul(Schedule& s, const MatmulConfig& cfg);
+
+}  // namespace ingot::schedule

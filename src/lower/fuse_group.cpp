@@ -87,19 +87,6 @@ class OwnIndexLoadReplacer : public IRMutator {
   Expr value_;
 };
 
-class StoreReplacer : public IRMutator {
- public:
-  StoreReplacer(const BufferStore* target, Stmt replacement)
-      : target_(target), replacement_(std::move(replacement)) {}
-  Stmt visit_BufferStore(const BufferStore* op, const Stmt& s) override {
-    return op == target_ ? replacement_ : IRMutator::visit_BufferStore(op, s);
-  }
-
- private:
-  const BufferStore* target_;
-  Stmt replacement_;
-};
-
 }  // namespace
 
 std::optional<ElementwiseStore> match_elementwise_store(const Stmt& s, const Buffer& buf) {
@@ -196,22 +183,26 @@ Expr inline_loads(const Expr& e, const Buffer& buf, const ElementwiseStore& stor
   return LoadInliner(buf.get(), store).mutate(e);
 }
 
-std::optional<Stmt> inline_into_final_store(const Stmt& producer, const Buffer& buf,
-                                            const Stmt& reader, const Buffer& out) {
-  auto r = match_elementwise_store(reader, out);
-  if (!r || out->shape.size() != buf->shape.size()) return std::nullopt;
-  for (size_t k = 0; k < out->shape.size(); ++k)
-    if (!structural_equal(out->shape[k], buf->shape[k])) return std::nullopt;
+bool stores_once(const Stmt& producer, const Buffer& buf) {
+  Stmt cur = producer;
+  while (auto* f = cur.as<For>()) cur = f->body;
+  auto* realize = cur.as<BlockRealize>();
+  if (realize == nullptr || realize->block_node()->init.defined()) return false;
   AccessCounter access(buf.get());
-  access.visit(producer);
-  if (access.stores != 1 || access.loads != 0) return std::nullopt;
-  const BufferStore* final_store = access.store;
-  OwnIndexLoadReplacer replace(buf.get(), r->indices, final_store->value);
-  Expr value = replace.mutate(r->value);
-  if (replace.mismatch) return std::nullopt;
-  value = substitute(value, bind_indices(r->indices, final_store->indices));
-  Stmt store = BufferStore::make(out, value, final_store->indices);
-  return StoreReplacer(final_store, store).mutate(producer);
+  access.visit(realize->block_node()->body);
+  return access.stores == 1 && access.loads == 0;
+}
+
+bool reads_at_own_index(const Stmt& reader, const Buffer& buf, const Buffer& out) {
+  if (!is_inlinable_block_nest(reader, out) || out->shape.size() != buf->shape.size()) return false;
+  for (size_t k = 0; k < out->shape.size(); ++k)
+    if (!structural_equal(out->shape[k], buf->shape[k])) return false;
+  Stmt cur = reader;
+  while (auto* f = cur.as<For>()) cur = f->body;
+  auto* store = cur.as<BlockRealize>()->block_node()->body.as<BufferStore>();
+  OwnIndexLoadReplacer own(buf.get(), store->indices, make_const(buf->dtype, 0));
+  own.mutate(store->value);
+  return !own.mismatch;
 }
 
 }  // namespace ingot::lower

@@ -1,12 +1,17 @@
-// Loop-level realisation of a fused group (graph::fuse_ops): the members' compute-rule nests
-// are merged into one kernel body by inlining each intermediate tensor into its readers.
-//  - forward: a producer that is a single elementwise store (`for i.. : T[i..] = f(i..)`) is
-//    removed and every load T[j..] in later nests becomes f(j..);
-//  - reverse: a producer that stores T exactly once (a reduction's final store) and whose only
-//    reader is such an elementwise nest over T's shape reading T at its own index takes over
-//    the reader: its store becomes the reader's store of g(value).
+// Fused groups (graph::fuse_ops): which intermediate tensors of a group the schedule computes
+// where they are used, so lowering makes them the kernel's own (allocated at its root) instead of
+// tensors in the workspace. The schedule does the inlining (schedule/rules/nest_utils.h
+// inline_intermediates):
+//  - compute_inline: a producer that is a single elementwise store (`for i.. : T[i..] = f(i..)`)
+//    is removed and every load T[j..] in later blocks becomes f(j..);
+//  - reverse_compute_inline: a producer that stores T exactly once (a reduction's final store)
+//    and whose only reader is the group's anchor, an elementwise block over T's shape reading T
+//    at its own index (directly, or through elementwise intermediates that compute_inline moves
+//    into it): its store becomes the anchor's store of g(value).
 // A producer that fits neither is kept as a nest writing its tensor (the caller makes that
 // tensor a kernel parameter). Inlining recomputes a producer once per load of its output.
+// Also here: the helpers that evaluate an activation's compute rule on one value
+// (compute/epilogue.cpp).
 #pragma once
 
 #include <optional>
@@ -42,9 +47,11 @@ bool reads_buffer(const tir::Stmt& s, const tir::Buffer& buf);
 tir::Stmt inline_loads(const tir::Stmt& s, const tir::Buffer& buf, const ElementwiseStore& store);
 tir::Expr inline_loads(const tir::Expr& e, const tir::Buffer& buf, const ElementwiseStore& store);
 
-// Reverse inlining of `reader` (an elementwise nest writing `out`) into `producer` (which
-// stores `buf` once and never reads it); nullopt when the forms do not fit.
-std::optional<tir::Stmt> inline_into_final_store(const tir::Stmt& producer, const tir::Buffer& buf,
-                                                 const tir::Stmt& reader, const tir::Buffer& out);
+// The two sides of the schedule's reverse_compute_inline: `producer` is a block nest without
+// init that stores `buf` exactly once and never reads it (a reduction's final store);
+// `reader` is a single elementwise store of `out` (of `buf`'s shape) loading `buf` only at its
+// own index.
+bool stores_once(const tir::Stmt& producer, const tir::Buffer& buf);
+bool reads_at_own_index(const tir::Stmt& reader, const tir::Buffer& buf, const tir::Buffer& out);
 
 }  // namespace ingot::lower

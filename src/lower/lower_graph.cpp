@@ -586,7 +586,9 @@ class Lowering : public ValueFactory, public LoweringHost {
     }
     std::set<const Value*> stored;  // tensors the kernel writes
     for (const Value* v : anchor.outputs) stored.insert(v);
-    std::vector<Buffer> inlined;  // intermediates the schedule inlines (compute_inline)
+    // Intermediates the schedule inlines (compute_inline, reverse_compute_inline).
+    std::vector<Buffer> inlined;
+    std::vector<const Value*> reverse;  // reverse-inline candidates
     for (size_t i = 0; i + 1 < members.size(); ++i) {
       const Value* t = members[i]->outputs.at(0);
       const Buffer& tb = bufs.at(t);
@@ -594,26 +596,22 @@ class Lowering : public ValueFactory, public LoweringHost {
         inlined.push_back(tb);
         continue;
       }
-      if (auto store = match_elementwise_store(nests[i], tb)) {
-        for (size_t j = i + 1; j < nests.size(); ++j)
-          if (nests[j].defined()) nests[j] = inline_loads(nests[j], tb, *store);
-        nests[i] = tir::Stmt();
+      // A reduction's result read by the anchor alone, elementwise at its own index (directly
+      // or through a chain of elementwise intermediates, each with one reader, that the
+      // injective rule inlines into it first): it reverse-inlines the anchor into the result's
+      // one store.
+      if (stores_once(nests[i], tb) && reaches_anchor_at_own_index(nests, members, bufs, i)) {
+        reverse.push_back(t);
         continue;
       }
-      std::vector<size_t> readers;
-      for (size_t j = i + 1; j < nests.size(); ++j)
-        if (nests[j].defined() && reads_buffer(nests[j], tb)) readers.push_back(j);
-      if (readers.size() == 1) {
-        const graph::Node* r = members[readers[0]];
-        auto merged =
-            inline_into_final_store(nests[i], tb, nests[readers[0]], bufs.at(r->outputs.at(0)));
-        if (merged) {
-          nests[readers[0]] = *merged;
-          nests[i] = tir::Stmt();
-          continue;
-        }
-      }
       stored.insert(t);
+    }
+    // The anchor takes one reverse inline, and only when it then reads no other tensor the
+    // kernel writes (reverse_compute_inline's condition); otherwise those are stored too.
+    if (reverse.size() == 1 && stored.size() == anchor.outputs.size()) {
+      inlined.push_back(bufs.at(reverse[0]));
+    } else {
+      stored.insert(reverse.begin(), reverse.end());
     }
     tir::PrimFunc f;
     std::vector<const Value*> values;
@@ -651,6 +649,23 @@ class Lowering : public ValueFactory, public LoweringHost {
       f.flops += node_flops(*m);
     }
     add_kernel(std::move(f), std::move(values));
+  }
+
+  // Whether member i's output is read by one later member only, at its own index, and that
+  // reader is the anchor or (an elementwise intermediate that compute_inline moves into its
+  // reader) itself such a member.
+  static bool reaches_anchor_at_own_index(const std::vector<tir::Stmt>& nests,
+                                          const std::vector<const graph::Node*>& members,
+                                          const std::map<const Value*, Buffer>& bufs, size_t i) {
+    const Buffer& tb = bufs.at(members[i]->outputs.at(0));
+    std::vector<size_t> readers;
+    for (size_t j = i + 1; j < nests.size(); ++j)
+      if (reads_buffer(nests[j], tb)) readers.push_back(j);
+    if (readers.size() != 1) return false;
+    const size_t j = readers[0];
+    const Buffer& out = bufs.at(members[j]->outputs.at(0));
+    if (!reads_at_own_index(nests[j], tb, out)) return false;
+    return j + 1 == nests.size() || reaches_anchor_at_own_index(nests, members, bufs, j);
   }
 
   // ---- Control flow (lower/lower_control_flow.h): the host side. A branch, jump or label; a

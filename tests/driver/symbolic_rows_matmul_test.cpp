@@ -4,7 +4,8 @@
 // random points of its design space (column panels per task, the tile's rows, the prefetch
 // distance) are compiled, run at several lengths of one artifact (whole row tiles, partial ones,
 // a single row) and checked against products computed here in double precision. The traces
-// replay to the same kernels.
+// replay to the same kernels. A tied table's Gather takes the product's layout
+// (share_constant_layouts), so the module stores the table once.
 #include <gtest/gtest.h>
 
 #include <ingot/runtime.h>
@@ -17,7 +18,9 @@
 #include "driver/dim_bounds.h"
 #include "driver/loop_passes.h"
 #include "driver/onnx_model_builder.h"
+#include "graph/transforms/pass_manager.h"
 #include "schedule/rules/default_rules.h"
+#include "schedule/rules/injective.h"
 #include "schedule/rules/matmul_symbolic_rows.h"
 #include "schedule/trace.h"
 #include "tir/structural_equal.h"
@@ -154,6 +157,49 @@ TEST(SymbolicRowsMatmul, RandomPointsOfItsDesignSpaceMatchAReferenceAndReplay) {
     expect_products(so, w);
   }
   EXPECT_GE(traces.size(), 6u);  // two kernels per seed, points that differ
+}
+
+// A tied table: ids [seq] -> e = Gather(W, ids) [seq, 32]; logits = MatMul(e, W^T) [seq, 96]. The
+// LM head's rule lays W out in column panels; share_constant_layouts schedules the Gather again
+// with that layout first, so the module stores W once, and both traces replay.
+TEST(SymbolicRowsMatmul, ATiedTablesGatherReadsTheProductsPanelsAndReplays) {
+  constexpr int64_t kVocab = 96, kWidth = 32;
+  std::vector<float> w = random_vector(kVocab * kWidth, 9);
+  OnnxModelBuilder b(13);
+  b.input("ids", {0}, onnx::TensorProto::INT64, {"seq"});
+  b.initializer("W", {kVocab, kWidth}, w);
+  b.node("Gather", {"W", "ids"}, {"e"});
+  OnnxModelBuilder::attr_ints(b.node("Transpose", {"W"}, {"wt"}), "perm", {1, 0});
+  b.node("MatMul", {"e", "wt"}, {"logits"});
+  b.output("logits");
+  const std::filesystem::path dir = temp_dir("symrows_tied");
+  b.save((dir / "tied.onnx").string());
+  driver::CompileOptions o;
+  o.dim_bounds = driver::parse_dim_bounds("seq:1..8");
+  o.disabled_passes = {graph::kFoldConstantsPass};  // keep the Transpose a view of W
+  tir::IRModule mod;
+  o.after_lower = [&](const tir::IRModule& m) {
+    mod = m;
+    return false;
+  };
+  std::ostringstream dump;
+  driver::compile_model((dir / "tied.onnx").string(), (dir / "unused.so").string(), o, dump);
+  ASSERT_EQ(mod.constants.size(), size_t(kVocab * kWidth * sizeof(float)));  // W alone
+  const tir::IRModule unscheduled = mod;
+  schedule::apply_default_schedules(mod, driver::rule_target(codegen::Target::host()));
+  // W once, in the panels (96 rows: whole panels of 16 or 32, no padding).
+  EXPECT_EQ(mod.constants.size(), size_t(kVocab * kWidth * sizeof(float)));
+  int gathers = 0;
+  for (size_t k = 0; k < mod.kernels.size(); ++k) {
+    const tir::PrimFunc& f = mod.kernels[k];
+    ASSERT_FALSE(f.schedule_trace.empty()) << f.name;
+    schedule::Trace t = schedule::Trace::from_json(nlohmann::json::parse(f.schedule_trace));
+    EXPECT_TRUE(tir::structural_equal(t.replay(unscheduled.kernels[k]).func(), f)) << f.name;
+    if (f.schedule_rule != schedule::kInjectiveRule) continue;
+    ++gathers;
+    EXPECT_EQ(t.instructions.at(1).kind, "transform_layout") << f.name;
+  }
+  EXPECT_EQ(gathers, 1);
 }
 
 }  // namespace

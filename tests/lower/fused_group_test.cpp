@@ -16,6 +16,8 @@
 #include "rule_test_util.h"
 #include "schedule/rules/default_rules.h"
 #include "tir/op.h"
+#include "tir/region_analysis.h"
+#include "tir/substitute.h"
 
 namespace ingot::testing {
 namespace {
@@ -115,6 +117,34 @@ TEST(FusedGroup, ReductionWithProloguesAndEpilogue) {
   expect_near_all(out.values(), want, 1e-6);
 }
 
+// A reduction over an outer axis (its row form accumulates lane blocks: the result is written
+// inside a nested block) read by the anchor: the anchor is reverse-inlined into that store, the
+// nested block's regions re-inferred (LogSoftmax's expanded form, axis 0; a regression).
+TEST(FusedGroup, ReductionOverAnOuterAxisIntoItsReader) {
+  Net n;
+  Value* x = n.input("x", {3, 4, 5});
+  Value* e = n.op(OpKind::Exp, "exp", {x});
+  Attrs ra;
+  ra.set("axes", std::vector<int64_t>{0});
+  Value* sum = n.op(OpKind::ReduceSum, "sum", {e}, ra);
+  Value* y = n.op(OpKind::Log, "log", {sum});
+  tir::IRModule m = n.lower({y});
+  ASSERT_EQ(m.kernels.size(), 1u);
+  EXPECT_EQ(m.workspace_bytes, 0u);
+  schedule::apply_default_schedules(m, CpuVectorIsa::x86(512));  // the inlining is the rule's
+  EXPECT_NE(m.kernels[0].schedule_trace.find("reverse_compute_inline"), std::string::npos);
+  HostTensor in = random_f32({3, 4, 5}, 7);
+  HostTensor out(DataType::f32(), {1, 4, 5});
+  run_module(m, {&in}, {&out});
+  std::vector<double> want;
+  for (int j = 0; j < 20; ++j) {
+    double s = 0;
+    for (int i = 0; i < 3; ++i) s += std::exp(double(in.get(i * 20 + j)));
+    want.push_back(std::log(s));
+  }
+  expect_near_all(out.values(), want, 1e-6);
+}
+
 TEST(FusedGroup, ProloguesIntoSoftmax) {
   Net n;
   Value* x = n.input("x", {2, 20});
@@ -187,13 +217,26 @@ TEST(FusedGroup, MatchAndInlineHelpers) {
   Stmt inl = lower::inline_loads(cons, t, *store);
   EXPECT_FALSE(lower::reads_buffer(inl, t));
   EXPECT_TRUE(lower::reads_buffer(inl, x));
-  // Reverse: a reader at another index than its own does not fit.
-  Stmt sum_into_s = BufferStore::make(s, x.load({i64(0), i64(0)}), {i64(0)});
+  // Reverse: a producer block storing s once, a reader block storing o at its own index.
+  auto nest = [](const std::string& name, const Buffer& out, std::function<Expr(Expr)> value) {
+    Var v("v"), l("l");
+    Stmt st = BufferStore::make(out, value(v), {Expr(v)});
+    return For::make(
+        l, i64(0), i64(1), ForKind::kSerial,
+        BlockRealize::make({l}, make_const(DataType::boolean(), 1),
+                           make_block(name, {{v, i64(0), i64(1), IterKind::kSpatial}}, st)));
+  };
   Buffer o = Buffer::make("o", DataType::f32(), std::vector<int64_t>{1});
-  Stmt reader_ok = BufferStore::make(o, s.load({i64(0)}) + 1.0, {i64(0)});
-  EXPECT_TRUE(lower::inline_into_final_store(sum_into_s, s, reader_ok, o).has_value());
-  Stmt reader_twice_stored = SeqStmt::make({sum_into_s, sum_into_s});
-  EXPECT_FALSE(lower::inline_into_final_store(reader_twice_stored, s, reader_ok, o).has_value());
+  Stmt sum_into_s = nest("sum", s, [&](Expr) { return x.load({i64(0), i64(0)}); });
+  Stmt reader_ok = nest("reader", o, [&](Expr v) { return s.load({v}) + 1.0; });
+  EXPECT_TRUE(lower::stores_once(sum_into_s, s));
+  EXPECT_TRUE(lower::reads_at_own_index(reader_ok, s, o));
+  // A producer that stores s twice, or a reader of s at another index, does not fit.
+  Stmt twice = SeqStmt::make({sum_into_s, sum_into_s});
+  EXPECT_FALSE(lower::stores_once(twice, s));
+  EXPECT_FALSE(lower::stores_once(reader_ok, s));  // it loads s
+  Stmt reader_elsewhere = nest("elsewhere", o, [&](Expr v) { return s.load({v * 0}) + 1.0; });
+  EXPECT_FALSE(lower::reads_at_own_index(reader_elsewhere, s, o));
 }
 
 }  // namespace

@@ -163,8 +163,7 @@ Stmt symbolic_product(const Buffer& y, const SymbolicProduct& p) {
       update = serial_loop("k", i64(0), p.depth, [&](Expr k) {
         return with_prefetch(k, o[0], over_rows([&](int r, Expr j) {
                                const RowAccum& row = rows[size_t(r)];
-                               Expr bv = p.b_block_at ? p.b_block_at(k, o[0], j)
-                                                      : p.b_at(batch, k, base + j);
+                               Expr bv = p.b_at(batch, k, base + j);
                                Expr prod = widen(p.a_at(batch, is[size_t(r)], k)) * widen(bv);
                                return row.store(j, row.load(j) + prod);
                              }));

@@ -1,6 +1,7 @@
-// Products whose output has symbolic dims (docs/dynamic-shapes.md), in forms that keep the
-// threads busy when there is one row (decoding): shared by MatMul/Gemm (matmul.cpp) and the
-// weight-only quantized WQMatMul (weight_quant.cpp), whose B is dequantized where it is read.
+// Products whose output has symbolic dims (docs/dynamic-shapes.md) that no schedule rule takes
+// yet, in forms that keep the threads busy when there is one row (decoding): MatMul/Gemm over a
+// run-time B (matmul.cpp; a constant 2-D B is rule symbolic_rows_matmul's) and the weight-only
+// quantized WQMatMul (weight_quant.cpp), whose B is dequantized where it is read.
 #pragma once
 
 #include <functional>
@@ -28,9 +29,7 @@ struct SymbolicProduct {
   std::function<Index(const Index&, tir::Expr, tir::Expr)> y_at;            // (batch, i, j)
   std::function<tir::Expr(tir::Expr, const Index&, tir::Expr, tir::Expr)> finish;  // may be null
   bool b_along_k = false;
-  // b_block_at set, group 0: B(k, j) = b_block_at(k, block, lane) (a constant B stored in
-  // column blocks at compile time, so each parallel task streams one contiguous block).
-  // > 0 (column-block form, float32): B(k, j) = b_block_at(k, block, lane) *
+  // group > 0 (column-block form, float32): B(k, j) = b_block_at(k, block, lane) *
   // scale_at(k / group, block, lane) for j = block * kProductColumnBlock + lane, the scale
   // applied once per group of k to partial sums (weight-only quantized weights in their blocked
   // layout: b_block_at reads the integer). That layout is padded to whole blocks, so the partial

@@ -1,5 +1,7 @@
 // Primitive reverse_compute_inline: an elementwise consumer block is removed and folded into the
-// producer of the buffer it reads: the producer stores the consumer's result directly.
+// producer of the buffer it reads: the producer stores the consumer's result directly. The
+// producer may be more than one store (a row reduction's block: an accumulator, its loop, then
+// the one store of the result): its one store of the buffer becomes the consumer's store.
 #include <unordered_set>
 
 #include "schedule/primitives/common.h"
@@ -7,6 +9,7 @@
 #include "tir/op.h"
 #include "tir/region_analysis.h"
 #include "tir/substitute.h"
+#include "tir/visitor.h"
 
 namespace ingot::schedule {
 
@@ -37,7 +40,7 @@ bool stores_at_constant(const Block& producer, const Expr& index, int64_t c) {
 // - it reads exactly one buffer written by another block (the producer), every load of it at
 //   the same indices, which are the consumer's iter vars, each once (or constants where the
 //   producer stores at the same constants);
-// - the producer's body is one BufferStore of that buffer, with no init;
+// - the producer's body stores that buffer exactly once and never loads it, with no init;
 // - the buffer is not a function parameter and the consumer is its only reader.
 void Schedule::reverse_compute_inline(BlockRV block) {
   BlockInfo bi = block_info(*this, block);
@@ -56,12 +59,17 @@ void Schedule::reverse_compute_inline(BlockRV block) {
   std::optional<BlockInfo> producer;
   Buffer buf;
   for (const BufferRegion& r : c->reads) {
+    // The outermost blocks writing it (a block nested in one, a row's lane block, is part of
+    // it).
     struct W : IRVisitor {
       const BufferNode* buf;
       std::vector<Stmt> found;
       void visit_BlockRealize(const BlockRealize* op, const Stmt& s) override {
         for (const BufferRegion& w : op->block_node()->writes)
-          if (w.buffer.get() == buf && op->block_node()->name_hint != "root") found.push_back(s);
+          if (w.buffer.get() == buf && op->block_node()->name_hint != "root") {
+            found.push_back(s);
+            return;
+          }
         IRVisitor::visit_BlockRealize(op, s);
       }
     } w;
@@ -79,11 +87,26 @@ void Schedule::reverse_compute_inline(BlockRV block) {
     fail_schedule<ReverseComputeInlineError>(
         "cannot reverse-inline block {}: no block produces what it reads", name);
   const Block* p = producer->block;
-  auto* pstore = p->body.as<BufferStore>();
-  if (!pstore || p->init.defined() || pstore->buffer != buf.ptr())
+  struct Access : IRVisitor {
+    const BufferNode* buf;
+    int loads = 0;
+    std::vector<const BufferStore*> stores;
+    void visit_BufferLoad(const BufferLoad* op, const Expr& e) override {
+      loads += op->buffer.get() == buf;
+      IRVisitor::visit_BufferLoad(op, e);
+    }
+    void visit_BufferStore(const BufferStore* op, const Stmt& s) override {
+      if (op->buffer.get() == buf) stores.push_back(op);
+      IRVisitor::visit_BufferStore(op, s);
+    }
+  } access;
+  access.buf = buf.get();
+  access.visit(p->body);
+  if (p->init.defined() || access.stores.size() != 1 || access.loads != 0)
     fail_schedule<ReverseComputeInlineError>(
-        "cannot reverse-inline block {}: its producer {} is not a single store of {}", name,
+        "cannot reverse-inline block {}: its producer {} does not store {} exactly once", name,
         qname(p->name_hint), qname(buf->name));
+  const BufferStore* pstore = access.stores[0];
   if (is_param(func_.params, buf.get()))
     fail_schedule<ReverseComputeInlineError>(
         "cannot reverse-inline block {}: {} is a function parameter", name, qname(buf->name));
@@ -147,8 +170,23 @@ void Schedule::reverse_compute_inline(BlockRV block) {
   std::vector<Expr> out_idx;
   for (const Expr& i : store->indices) out_idx.push_back(substitute(i, m));
   Stmt nstore = BufferStore::make(Buffer(store->buffer), value, out_idx);
-  Stmt nb =
-      make_block(p->name_hint, p->iter_vars, nstore, Stmt(), p->alloc_buffers, p->annotations);
+  // (A block nested in the producer around the store, a lane block, writes the consumer's
+  // buffer now: its regions are inferred again.)
+  struct Replace : IRMutator {
+    const BufferStore* target;
+    Stmt with;
+    Stmt visit_BufferStore(const BufferStore* op, const Stmt& s) override {
+      return op == target ? with : IRMutator::visit_BufferStore(op, s);
+    }
+    Stmt visit_Block(const Block* op, const Stmt& s) override {
+      Stmt r = IRMutator::visit_Block(op, s);
+      return r.same_as(s) ? r : reinfer_block_regions(r.as<Block>());
+    }
+  } replace;
+  replace.target = pstore;
+  replace.with = nstore;
+  Stmt nb = make_block(p->name_hint, p->iter_vars, replace.mutate(p->body), Stmt(),
+                       p->alloc_buffers, p->annotations);
   Stmt nr = BlockRealize::make(producer->br->iter_values, producer->br->predicate, nb);
   // 5. Replace the producer, remove the consumer and the dead buffer.
   Stmt body =

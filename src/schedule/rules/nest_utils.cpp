@@ -62,22 +62,47 @@ std::vector<std::string> top_level_block_names(const Schedule& s) {
 }
 
 // Fusion's intermediates (buffers the root allocates) stored by a single elementwise block are
-// inlined into their readers, in order: the fused kernel computes them where they are read.
+// inlined into their readers, in order: the fused kernel computes them where they are read. One
+// that another block stores (a row reduction's result) is computed where it is stored: its one
+// elementwise reader is reverse-inlined into that store.
 void inline_intermediates(Schedule& s) {
   const Block* root = root_block(s.func().body);
   if (root == nullptr || root->alloc_buffers.empty()) return;
   std::vector<const BufferNode*> intermediates;
   for (const Buffer& b : root->alloc_buffers) intermediates.push_back(b.get());
+  auto is_intermediate = [&](const BufferNode* b) {
+    return std::count(intermediates.begin(), intermediates.end(), b) > 0;
+  };
+  auto is_elementwise = [](const Block* b) {
+    bool elementwise = !b->init.defined();
+    for (const IterVar& iv : b->iter_vars)
+      elementwise = elementwise && iv.kind == IterKind::kSpatial;
+    return elementwise;
+  };
+  std::vector<const BufferNode*> left;  // stored by something else than one elementwise store
   for (const std::string& name : top_level_block_names(s)) {
     auto info = find_block(s.func().body, name, nullptr);
     auto* store = info->block->body.as<BufferStore>();
     // (Not a reduction: a float16 product's float32 accumulator is the matmul rule's.)
-    bool elementwise = !info->block->init.defined();
-    for (const IterVar& iv : info->block->iter_vars)
-      elementwise = elementwise && iv.kind == IterKind::kSpatial;
-    if (store != nullptr && elementwise &&
-        std::count(intermediates.begin(), intermediates.end(), store->buffer.get()) > 0)
+    if (store != nullptr && is_elementwise(info->block) && is_intermediate(store->buffer.get())) {
       s.compute_inline(s.get_block(name));
+      continue;
+    }
+    for (const BufferRegion& w : info->block->writes)
+      if (is_intermediate(w.buffer.get()) && info->block->init.defined() == false)
+        left.push_back(w.buffer.get());
+  }
+  for (const BufferNode* buf : left) {
+    std::vector<std::string> readers;
+    for (const std::string& name : top_level_block_names(s)) {
+      auto info = find_block(s.func().body, name, nullptr);
+      for (const BufferRegion& r : info->block->reads)
+        if (r.buffer.get() == buf) readers.push_back(name);
+    }
+    if (readers.size() != 1) continue;
+    auto info = find_block(s.func().body, readers[0], nullptr);
+    if (info->block->body.as<BufferStore>() && is_elementwise(info->block))
+      s.reverse_compute_inline(s.get_block(readers[0]));
   }
 }
 

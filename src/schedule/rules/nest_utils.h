@@ -28,7 +28,10 @@ bool any_symbolic_extent(Schedule& s, const std::vector<LoopRV>& loops);
 std::vector<std::string> top_level_block_names(const Schedule& s);
 
 // Fusion's intermediates (buffers the root allocates) stored by a single elementwise block are
-// inlined into their readers, in order: the fused kernel computes them where they are read.
+// inlined into their readers, in order: the fused kernel computes them where they are read. One
+// that another block stores (a row reduction's result) is computed where it is stored: its one
+// elementwise reader is reverse-inlined into that store (lowering makes an intermediate the
+// kernel's own only where one of the two fits: lower/fuse_group.h).
 void inline_intermediates(Schedule& s);
 
 }  // namespace ingot::schedule

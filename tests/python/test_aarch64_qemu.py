@@ -13,6 +13,8 @@ them the test prints why and exits 77 (ctest: skipped).
 
 Usage: test_aarch64_qemu.py --ingot PATH [--models a,b] [--cpus neoverse-n1,cortex-a72,apple-m1]
        [--tol 1e-4] [--workdir DIR] [--build-dir DIR]
+Also one artifact over a symbolic row count (the products of rule symbolic_rows_matmul on the NEON
+micro-kernel), run at several lengths on the first CPU.
 Prints one PASS/FAIL line per (model, CPU) and a closing "N passed, N failed".
 """
 import argparse
@@ -176,6 +178,71 @@ def check(name, cpu, ingot, runner, workdir, tol, ref_cache):
     return ok, f"{msg}; compile {t_compile:.1f} s, qemu run {t_run:.1f} s"
 
 
+def symbolic_rows_model(path):
+    """x [seq, 37] -> Relu(MatMul(x, w1 [37, 200]) + b1); Gemm(x, w2 [70, 37], b2, transB): the
+    products over a symbolic row count (rule symbolic_rows_matmul), a column tail in each."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(5)
+
+    def w(name, shape):
+        return numpy_helper.from_array((rng.standard_normal(shape) * 0.2).astype(np.float32), name)
+    inits = [w("w1", [37, 200]), w("b1", [200]), w("w2", [70, 37]), w("b2", [70])]
+    nodes = [helper.make_node("MatMul", ["x", "w1"], ["h"]),
+             helper.make_node("Add", ["h", "b1"], ["hb"]),
+             helper.make_node("Relu", ["hb"], ["y"]),
+             helper.make_node("Gemm", ["x", "w2", "b2"], ["z"], transB=1)]
+    g = helper.make_graph(nodes, "symbolic_rows",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["seq", 37])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["seq", 200]),
+                           helper.make_tensor_value_info("z", TensorProto.FLOAT, ["seq", 70])],
+                          inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    onnx.save(m, path)
+
+
+def symbolic_rows(ingot, runner, workdir, cpu, tol):
+    """One artifact over symbolic rows run at several lengths under qemu, against ORT."""
+    import numpy as np
+    import onnxruntime as ort
+    import parity
+    path = workdir / "symbolic_rows.onnx"
+    symbolic_rows_model(str(path))
+    art = workdir / f"symbolic_rows.{cpu}.so"
+    p, _ = run([ingot, "compile", str(path), "-o", str(art), "--dim-bounds", "seq:1..16",
+                "--target", f"llvm -mtriple={TRIPLE} -mcpu={cpu}", "--print-ir-after", "schedule"])
+    if p.returncode != 0:
+        return False, f"compile failed: {p.stderr.strip()[-2000:]}"
+    if "aarch64_neon_fma_f32_" not in p.stdout + p.stderr:
+        return False, "no aarch64_neon_fma_f32_* micro-kernel over the symbolic rows"
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    msgs = []
+    for seq in (1, 5, 13):
+        x = np.random.default_rng(seq).standard_normal((seq, 37)).astype(np.float32)
+        ref = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, {"x": x})))
+        io = workdir / f"symbolic_rows.{cpu}.{seq}.io"
+        shutil.rmtree(io, ignore_errors=True)
+        (io / "out").mkdir(parents=True)
+        np.save(io / "x.npy", x)
+        q, _ = run(["qemu-aarch64", "-L", str(SYSROOT), "-cpu", QEMU_CPU.get(cpu, "max"),
+                    str(runner), str(art), "-o", str(io / "out"), "--threads", "2",
+                    "-i", f"x={io / 'x.npy'}"])
+        if q.returncode != 0:
+            return False, f"seq {seq}: run under qemu failed (exit {q.returncode}): {q.stderr[-2000:]}"
+        got = {}
+        for line in (io / "out" / "outputs.txt").read_text().splitlines():
+            k, out_name = line.split("\t", 1)
+            got[out_name] = np.load(io / "out" / f"{k}.npy")
+        ok, msg = parity.compare_outputs(ref, got, tol, tol, atol_scale="rms", finite_ref=True)
+        if not ok:
+            return False, f"seq {seq}: {msg}"
+        msgs.append(f"seq {seq}: {msg}")
+    return True, "; ".join(msgs)
+
+
 def schedules_use_neon(ingot, workdir):
     """The driver hands the AArch64 ISA to the schedules: the matmul tile is the NEON kernel."""
     path = model_path("tiny_mlp", workdir)
@@ -222,6 +289,10 @@ def main(argv=None):
         return 1
     ok, msg = schedules_use_neon(args.ingot, workdir)
     print(f"{'PASS' if ok else 'FAIL'} neon schedule: {msg}", flush=True)
+    passed, failed = passed + ok, failed + (not ok)
+    cpu = args.cpus.split(",")[0]
+    ok, msg = symbolic_rows(args.ingot, runner, workdir, cpu, args.tol)
+    print(f"{'PASS' if ok else 'FAIL'} symbolic rows -mcpu={cpu}: {msg}", flush=True)
     passed, failed = passed + ok, failed + (not ok)
     ref_cache = {}
     for name in args.models.split(","):

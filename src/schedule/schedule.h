@@ -49,7 +49,9 @@ enum class PartialTile {
               // remainder a split leaves), on the tile's own buffers: no copies, no masks
   kTailRows,  // a second intrinsic whose description is the tile's with one loop of extent 1,
               // run for each iteration of that loop inside the mask: a mask of any bound (the
-              // rows past a symbolic row count), no copies
+              // rows past a symbolic row count), no copies; a row that a mask on the output's
+              // other loops cuts (a column tail) runs it on a scratch copy of its output tile,
+              // as kScratch (the other operands padded to whole tiles)
 };
 
 // How sampling instructions decide. A rule passes the decision of its default schedule (the

@@ -391,10 +391,12 @@ Stmt tail_partial_tile(const BlockRealize* br, const std::vector<const For*>& lo
 
 // A partial tile run one iteration of its masked loop at a time by `one`, whose description is
 // the tile's with that loop of extent 1: each iteration inside the mask runs it, so a mask of any
-// bound (a symbolic row count) is covered with no copies. The mask's conjuncts on other tile
-// loops must hold over the whole tile for that (checked at run time: a tile they cut keeps its
-// loops, `loops_body`). Undefined when the intrinsic is not the tile's with one loop of
-// extent 1.
+// bound (a symbolic row count) is covered with no copies. Where the mask's conjuncts on other
+// tile loops cut the tile too (a column tail), each row runs `one` on a scratch copy of its
+// output tile (checked at run time; the caller asserts, as with kScratch, that the other
+// operands are padded to whole tiles), or, when those conjuncts constrain a loop that indexes no
+// output, the tile keeps its loops (`loops_body`). Undefined when the intrinsic is not the
+// tile's with one loop of extent 1.
 Stmt rows_partial_tile(const BlockRealize* br, const std::vector<const For*>& loops,
                        const TensorIntrin& one, const Stmt& bound_body, const Stmt& loops_body,
                        const std::string& what) {
@@ -440,16 +442,33 @@ Stmt rows_partial_tile(const BlockRealize* br, const std::vector<const For*>& lo
   std::vector<const For*> unit_loops = loops;
   unit_loops[size_t(cut)] = unit.as<For>();
   Stmt body = substitute(bound_body, v, Expr(r) + v1);
-  Stmt run = instantiate(one, unit_loops, extents, body, what).body;
+  Instance row = instantiate(one, unit_loops, extents, body, what);
   Expr inside = arith::simplify(substitute(rows_mask, v, cut_loop->min + r));
-  Stmt rows = For::make(r, cut_loop->min, cut_loop->extent, ForKind::kSerial,
-                        IfThenElse::make(inside, run));
+  auto over_rows = [&](Stmt run) {
+    return For::make(r, cut_loop->min, cut_loop->extent, ForKind::kSerial,
+                     IfThenElse::make(inside, run));
+  };
   Expr whole = arith::simplify(others);
   int64_t always = 0;
-  if (is_const_int(whole, &always) && always != 0) return rows;
+  if (is_const_int(whole, &always) && always != 0) return over_rows(row.body);
   Expr whole_tile = full_tile_condition(whole, loops);
   if (!whole_tile.defined()) return Stmt();
-  return IfThenElse::make(whole_tile, rows, loops_body);
+  // A row the other conjuncts cut (a column tail): the intrinsic on a scratch copy of the row's
+  // output tile, as PartialTile::kScratch (the caller asserts the other operands are padded to
+  // whole tiles: packed panels); a mask on a loop that indexes no output keeps the loops.
+  std::vector<const For*> dloops;
+  const Block* db = loop_chain(one.desc.body, &dloops)->block_node();
+  auto* dstore = db->body.as<BufferStore>();
+  Stmt scratch;
+  for (size_t p = 0; dstore && p < one.desc.params.size(); ++p) {
+    if (one.desc.params[p].get() != dstore->buffer.get()) continue;
+    Stmt cut_cols = BlockRealize::make(br->iter_values, whole, br->block);
+    scratch = scratch_partial_tile(
+        cut_cols.as<BlockRealize>(), body, unit_loops, one.desc.params[p], one.impl.params[p],
+        row.desc_placed.at(dstore->buffer.get()), one.impl.body, row.impl_placed);
+  }
+  if (!scratch.defined()) return IfThenElse::make(whole_tile, over_rows(row.body), loops_body);
+  return over_rows(IfThenElse::make(whole_tile, row.body, scratch));
 }
 
 }  // namespace

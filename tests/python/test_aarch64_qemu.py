@@ -92,28 +92,34 @@ def elf_machine(path):
     return int.from_bytes(head[18:20], "little")
 
 
-def tiny_mlp(path):
-    """MatMul + bias + Relu, Gemm (transB) + Softmax on 13 rows: M, N and K all off the tile."""
+def save_model(path, name, seed, weights, nodes, inputs, outputs):
+    """An opset-13 model of `nodes` over random float32 initializers {name: shape}."""
     import numpy as np
     import onnx
     from onnx import TensorProto, helper, numpy_helper
-    rng = np.random.default_rng(3)
+    rng = np.random.default_rng(seed)
+    inits = [numpy_helper.from_array((rng.standard_normal(shape) * 0.2).astype(np.float32), w)
+             for w, shape in weights.items()]
+    g = helper.make_graph(
+        nodes, name,
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape) for n, shape in inputs],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape) for n, shape in outputs], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    onnx.save(m, path)
 
-    def w(name, shape):
-        return numpy_helper.from_array((rng.standard_normal(shape) * 0.2).astype(np.float32), name)
-    inits = [w("w1", [37, 70]), w("b1", [70]), w("w2", [19, 70]), w("b2", [19])]
+
+def tiny_mlp(path):
+    """MatMul + bias + Relu, Gemm (transB) + Softmax on 13 rows: M, N and K all off the tile."""
+    from onnx import helper
     nodes = [helper.make_node("MatMul", ["x", "w1"], ["h"]),
              helper.make_node("Add", ["h", "b1"], ["hb"]),
              helper.make_node("Relu", ["hb"], ["r"]),
              helper.make_node("Gemm", ["r", "w2", "b2"], ["logits"], transB=1),
              helper.make_node("Softmax", ["logits"], ["y"], axis=1)]
-    g = helper.make_graph(nodes, "tiny_mlp",
-                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [13, 37])],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [13, 19])], inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
-    m.ir_version = 8
-    onnx.checker.check_model(m)
-    onnx.save(m, path)
+    save_model(path, "tiny_mlp", 3, {"w1": [37, 70], "b1": [70], "w2": [19, 70], "b2": [19]},
+               nodes, [("x", [13, 37])], [("y", [13, 19])])
 
 
 def model_path(name, workdir):
@@ -159,6 +165,16 @@ def check(name, cpu, ingot, runner, workdir, tol, ref_cache):
     if elf_machine(art) != EM_AARCH64:
         return False, f"{art} is not an AArch64 shared library (e_machine {elf_machine(art)})"
     io = workdir / f"{name}.{cpu}.io"
+    got, err, t_run = run_under_qemu(runner, art, cpu, io, feeds)
+    if err:
+        return False, err
+    ok, msg = parity.compare_outputs(ref, got, tol, tol, atol_scale="rms", finite_ref=True)
+    return ok, f"{msg}; compile {t_compile:.1f} s, qemu run {t_run:.1f} s"
+
+
+def run_under_qemu(runner, art, cpu, io, feeds):
+    """The artifact on `feeds` under qemu-aarch64 (files in `io`): -> (outputs, error, seconds)."""
+    import numpy as np
     shutil.rmtree(io, ignore_errors=True)
     (io / "out").mkdir(parents=True)
     qcmd = ["qemu-aarch64", "-L", str(SYSROOT), "-cpu", QEMU_CPU.get(cpu, "max"), str(runner),
@@ -169,39 +185,24 @@ def check(name, cpu, ingot, runner, workdir, tol, ref_cache):
         qcmd += ["-i", f"{k}={f}"]
     p, t_run = run(qcmd)
     if p.returncode != 0:
-        return False, f"run under qemu failed (exit {p.returncode}): {p.stderr.strip()[-2000:]}"
+        return None, f"run under qemu failed (exit {p.returncode}): {p.stderr.strip()[-2000:]}", t_run
     got = {}
     for line in (io / "out" / "outputs.txt").read_text().splitlines():
         k, out_name = line.split("\t", 1)
         got[out_name] = np.load(io / "out" / f"{k}.npy")
-    ok, msg = parity.compare_outputs(ref, got, tol, tol, atol_scale="rms", finite_ref=True)
-    return ok, f"{msg}; compile {t_compile:.1f} s, qemu run {t_run:.1f} s"
+    return got, None, t_run
 
 
 def symbolic_rows_model(path):
     """x [seq, 37] -> Relu(MatMul(x, w1 [37, 200]) + b1); Gemm(x, w2 [70, 37], b2, transB): the
     products over a symbolic row count (rule symbolic_rows_matmul), a column tail in each."""
-    import numpy as np
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
-    rng = np.random.default_rng(5)
-
-    def w(name, shape):
-        return numpy_helper.from_array((rng.standard_normal(shape) * 0.2).astype(np.float32), name)
-    inits = [w("w1", [37, 200]), w("b1", [200]), w("w2", [70, 37]), w("b2", [70])]
+    from onnx import helper
     nodes = [helper.make_node("MatMul", ["x", "w1"], ["h"]),
              helper.make_node("Add", ["h", "b1"], ["hb"]),
              helper.make_node("Relu", ["hb"], ["y"]),
              helper.make_node("Gemm", ["x", "w2", "b2"], ["z"], transB=1)]
-    g = helper.make_graph(nodes, "symbolic_rows",
-                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["seq", 37])],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["seq", 200]),
-                           helper.make_tensor_value_info("z", TensorProto.FLOAT, ["seq", 70])],
-                          inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
-    m.ir_version = 8
-    onnx.checker.check_model(m)
-    onnx.save(m, path)
+    save_model(path, "symbolic_rows", 5, {"w1": [37, 200], "b1": [200], "w2": [70, 37], "b2": [70]},
+               nodes, [("x", ["seq", 37])], [("y", ["seq", 200]), ("z", ["seq", 70])])
 
 
 def symbolic_rows(ingot, runner, workdir, cpu, tol):
@@ -223,19 +224,10 @@ def symbolic_rows(ingot, runner, workdir, cpu, tol):
     for seq in (1, 5, 13):
         x = np.random.default_rng(seq).standard_normal((seq, 37)).astype(np.float32)
         ref = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, {"x": x})))
-        io = workdir / f"symbolic_rows.{cpu}.{seq}.io"
-        shutil.rmtree(io, ignore_errors=True)
-        (io / "out").mkdir(parents=True)
-        np.save(io / "x.npy", x)
-        q, _ = run(["qemu-aarch64", "-L", str(SYSROOT), "-cpu", QEMU_CPU.get(cpu, "max"),
-                    str(runner), str(art), "-o", str(io / "out"), "--threads", "2",
-                    "-i", f"x={io / 'x.npy'}"])
-        if q.returncode != 0:
-            return False, f"seq {seq}: run under qemu failed (exit {q.returncode}): {q.stderr[-2000:]}"
-        got = {}
-        for line in (io / "out" / "outputs.txt").read_text().splitlines():
-            k, out_name = line.split("\t", 1)
-            got[out_name] = np.load(io / "out" / f"{k}.npy")
+        got, err, _ = run_under_qemu(runner, art, cpu, workdir / f"symbolic_rows.{cpu}.{seq}.io",
+                                     {"x": x})
+        if err:
+            return False, f"seq {seq}: {err}"
         ok, msg = parity.compare_outputs(ref, got, tol, tol, atol_scale="rms", finite_ref=True)
         if not ok:
             return False, f"seq {seq}: {msg}"

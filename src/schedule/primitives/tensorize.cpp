@@ -204,17 +204,8 @@ bool monotone(const Expr& e) {
   return false;
 }
 Expr full_tile_condition(const Expr& pred, const std::vector<const For*>& loops) {
-  std::vector<Expr> stack{pred};
-  while (!stack.empty()) {
-    Expr c = stack.back();
-    stack.pop_back();
-    if (auto* a = c.as<And>()) {
-      stack.push_back(a->a);
-      stack.push_back(a->b);
-    } else if (auto* lt = c.as<LT>(); !(lt && monotone(lt->a) && !uses_any(lt->b, loops))) {
-      return Expr();
-    }
-  }
+  for (const Expr& c : conjuncts(pred))
+    if (auto* lt = c.as<LT>(); !(lt && monotone(lt->a) && !uses_any(lt->b, loops))) return Expr();
   VarMap last;
   for (const For* f : loops) last[f->loop_var.node()] = f->min + f->extent - 1;
   return arith::simplify(substitute(pred, last));
@@ -361,24 +352,33 @@ std::shared_ptr<const TensorIntrin> intrin_named(const std::string& name, const 
   return ti;
 }
 
+// The one tile loop that `other`'s description shortens (to extent 1 with `to_one`, else to any
+// extent from 1 up), with the description's extents; -1 when it is not the tile's with exactly
+// one loop shorter.
+int shortened_loop(const std::vector<const For*>& loops, const TensorIntrin& other, bool to_one,
+                   std::vector<int64_t>* extents) {
+  std::vector<const For*> tloops;
+  if (!loop_chain(other.desc.body, &tloops) || tloops.size() != loops.size()) return -1;
+  int cut = -1;
+  for (size_t k = 0; k < loops.size(); ++k) {
+    int64_t e = 0, t = 0;
+    if (!is_const_int(loops[k]->extent, &e) || !is_const_int(tloops[k]->extent, &t)) return -1;
+    if (t != e) {
+      if (cut >= 0 || t > e || t < 1 || (to_one && t != 1)) return -1;
+      cut = int(k);
+    }
+    extents->push_back(t);
+  }
+  return cut;
+}
+
 // A partial tile run by `tail`, whose description is the tile's with one loop shorter (extent
 // t): valid when the mask uses that loop alone, and only when exactly its first t iterations
 // are inside the mask (checked at run time: rows t - 1 in, row t out); otherwise undefined.
 Stmt tail_partial_tile(const BlockRealize* br, const std::vector<const For*>& loops,
                        const TensorIntrin& tail, const Stmt& bound_body, const std::string& what) {
-  std::vector<const For*> tloops;
-  if (!loop_chain(tail.desc.body, &tloops) || tloops.size() != loops.size()) return Stmt();
   std::vector<int64_t> extents;
-  int cut = -1;
-  for (size_t k = 0; k < loops.size(); ++k) {
-    int64_t e = 0, t = 0;
-    if (!is_const_int(loops[k]->extent, &e) || !is_const_int(tloops[k]->extent, &t)) return Stmt();
-    if (t != e) {
-      if (cut >= 0 || t > e || t < 1) return Stmt();
-      cut = int(k);
-    }
-    extents.push_back(t);
-  }
+  const int cut = shortened_loop(loops, tail, false, &extents);
   if (cut < 0) return Stmt();
   for (size_t k = 0; k < loops.size(); ++k)
     if (int(k) != cut && uses_var(br->predicate, loops[k]->loop_var)) return Stmt();
@@ -400,37 +400,17 @@ Stmt tail_partial_tile(const BlockRealize* br, const std::vector<const For*>& lo
 Stmt rows_partial_tile(const BlockRealize* br, const std::vector<const For*>& loops,
                        const TensorIntrin& one, const Stmt& bound_body, const Stmt& loops_body,
                        const std::string& what) {
-  std::vector<const For*> tloops;
-  if (!loop_chain(one.desc.body, &tloops) || tloops.size() != loops.size()) return Stmt();
   std::vector<int64_t> extents;
-  int cut = -1;
-  for (size_t k = 0; k < loops.size(); ++k) {
-    int64_t e = 0, t = 0;
-    if (!is_const_int(loops[k]->extent, &e) || !is_const_int(tloops[k]->extent, &t)) return Stmt();
-    if (t != e) {
-      if (cut >= 0 || t != 1) return Stmt();
-      cut = int(k);
-    }
-    extents.push_back(t);
-  }
+  const int cut = shortened_loop(loops, one, true, &extents);
   if (cut < 0) return Stmt();
   const For* cut_loop = loops[size_t(cut)];
   const Var& v = cut_loop->loop_var;
   // The conjuncts on the cut loop (the rows' mask) and the others (whole over the tile, or the
   // tile keeps its loops).
   Expr rows_mask = make_const(DataType::boolean(), 1), others = rows_mask;
-  std::vector<Expr> stack{br->predicate};
-  while (!stack.empty()) {
-    Expr c = stack.back();
-    stack.pop_back();
-    if (auto* a = c.as<And>()) {
-      stack.push_back(a->a);
-      stack.push_back(a->b);
-    } else if (uses_var(c, v)) {
-      rows_mask = rows_mask && c;
-    } else {
-      others = others && c;
-    }
+  for (const Expr& c : conjuncts(br->predicate)) {
+    Expr& side = uses_var(c, v) ? rows_mask : others;
+    side = side && c;
   }
   for (size_t k = 0; k < loops.size(); ++k)
     if (int(k) != cut && uses_var(rows_mask, loops[k]->loop_var)) return Stmt();

@@ -458,7 +458,9 @@ class Lowering : public ValueFactory, public LoweringHost {
                          const std::vector<Buffer>& outs) const {
     if (options_.gpu || dense_product(node))
       if (tir::Stmt s = compute_product_block(node, ins, outs); s.defined()) return s;
-    if (symbolic_rows_product(node)) return compute_symbolic_rows_block(node, ins, outs);
+    // (On its row views: lower_node declares them; a fused group's member keeps the row form.)
+    if (symbolic_rows_product(node) && ins[0].ndim() == 2 && outs[0].ndim() == 2)
+      return compute_symbolic_rows_block(node, ins, outs);
     if (tir::Stmt s = value_symbol_nest(node, ins, outs, symbols_); s.defined()) return s;
     return compute_rule(node.op)(node, ins, outs);
   }

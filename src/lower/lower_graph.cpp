@@ -458,7 +458,8 @@ class Lowering : public ValueFactory, public LoweringHost {
                          const std::vector<Buffer>& outs) const {
     if (options_.gpu || dense_product(node))
       if (tir::Stmt s = compute_product_block(node, ins, outs); s.defined()) return s;
-    // (On its row views: lower_node declares them; a fused group's member keeps the row form.)
+    // (On its row views, which lower_node declares; a product described elsewhere, as a fused
+    // group's member, keeps the row form.)
     if (symbolic_rows_product(node) && ins[0].ndim() == 2 && outs[0].ndim() == 2)
       return compute_symbolic_rows_block(node, ins, outs);
     if (tir::Stmt s = value_symbol_nest(node, ins, outs, symbols_); s.defined()) return s;

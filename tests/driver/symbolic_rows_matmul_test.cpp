@@ -169,6 +169,48 @@ TEST(SymbolicRowsMatmul, RandomPointsOfItsDesignSpaceMatchAReferenceAndReplay) {
   EXPECT_GE(traces.size(), 6u);  // two kernels per seed, points that differ
 }
 
+// A product over symbolic rows of a rank-3 A ([1, seq, 48], viewed as [seq, 48]) whose reader
+// Tanh the graph folds into its epilogue: the epilogue pass follows the rule's tiles and the
+// numbers match the reference at a single row and at a partial tile.
+TEST(SymbolicRowsMatmul, ARank3ProductWithATanhEpilogueMatchesAReference) {
+  std::vector<float> w = random_vector(kDepth * kCols, 11);
+  OnnxModelBuilder b(13);
+  b.input("x", {1, 0, kDepth}, onnx::TensorProto::FLOAT, {"", "seq", ""});
+  b.initializer("B", {kDepth, kCols}, w);
+  b.node("MatMul", {"x", "B"}, {"p"});
+  b.node("Tanh", {"p"}, {"y"});
+  b.output("y");
+  const std::filesystem::path dir = temp_dir("symrows_fused");
+  b.save((dir / "fused.onnx").string());
+  driver::CompileOptions o;
+  o.dim_bounds = driver::parse_dim_bounds("seq:1..8");
+  std::ostringstream dump;
+  driver::compile_model((dir / "fused.onnx").string(), (dir / "fused.so").string(), o, dump);
+  IngotModel* model = nullptr;
+  IngotSession* session = nullptr;
+  ASSERT_EQ(ingot_model_load((dir / "fused.so").c_str(), &model), INGOT_OK) << ingot_last_error();
+  ASSERT_EQ(ingot_session_create(model, &session), INGOT_OK) << ingot_last_error();
+  for (int64_t seq : {1, 5}) {
+    std::vector<float> x = random_vector(size_t(seq * kDepth), uint32_t(20 + seq));
+    std::vector<int64_t> xs{1, seq, kDepth};
+    DLTensor xt = f32_tensor(x, xs);
+    ASSERT_EQ(ingot_session_set_input(session, 0, &xt), INGOT_OK) << ingot_last_error();
+    ASSERT_EQ(ingot_session_run(session), INGOT_OK) << ingot_last_error();
+    DLTensor y;
+    ASSERT_EQ(ingot_session_output(session, 0, &y), INGOT_OK);
+    auto* yp = static_cast<const float*>(y.data);
+    for (int64_t i = 0; i < seq; ++i)
+      for (int64_t j = 0; j < kCols; ++j) {
+        double want = 0;
+        for (int64_t k = 0; k < kDepth; ++k)
+          want += double(x[size_t(i * kDepth + k)]) * w[size_t(k * kCols + j)];
+        ASSERT_NEAR(yp[i * kCols + j], std::tanh(want), 1e-5) << i << ", " << j;
+      }
+  }
+  ingot_session_free(session);
+  ingot_model_free(model);
+}
+
 // A tied table: ids [seq] -> e = Gather(W, ids) [seq, 32]; logits = MatMul(e, W^T) [seq, 96]. The
 // LM head's rule lays W out in column panels; share_constant_layouts schedules the Gather again
 // with that layout first, so the module stores W once, and both traces replay.

@@ -16,7 +16,7 @@
 //   (PartialTile::kTailRows), each reading the panel from cache: decoding's single row is such
 //   a tile.
 // Its choices (sampling instructions, rules/choice.h; defaults in brackets): the column panels
-// per parallel task [64 columns' worth], the tile's rows MR [the ISA's default tile] and the
+// per parallel task [64 columns' worth], the tile's rows MR [4: short prompts' tails] and the
 // prefetch distance in bytes [4096: measured best on the 2-vCPU guest of docs/perf.md, whose
 // hardware prefetchers do not run far enough ahead of one stream].
 #pragma once

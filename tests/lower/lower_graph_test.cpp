@@ -344,8 +344,8 @@ TEST(LowerGraph, ScheduledGemmFoldsAlphaTransposeAndBias) {
   schedule::assign_schedule_rules(m, "llvm");
   ASSERT_EQ(m.kernels.size(), 2u);
   // Gemm with alpha != 1 (graph passes not run here: fold_gemm_alpha would make it a plain
-  // product) keeps its compute rule's rows; the MatMul is the dense product block.
-  EXPECT_EQ(m.kernels[0].schedule_rule, "injective");
+  // product) is the dense product block and a scaling pass; the MatMul is the dense block.
+  EXPECT_EQ(m.kernels[0].schedule_rule, "dense_matmul");
   EXPECT_EQ(m.kernels[1].schedule_rule, "dense_matmul");
   HostTensor in(DataType::f32(), {3, 4}, std::vector<double>(xv.begin(), xv.end()));
   HostTensor out(DataType::f32(), {3, 2});
@@ -391,6 +391,40 @@ TEST(LowerGraph, RunTimeBatchedProductIsOneBlockOverFlattenedBatches) {
         for (int k = 0; k < 4; ++k) acc += ta.get(t * 40 + i * 4 + k) * tb.get(t * 28 + k * 7 + j);
         want.push_back(acc);
       }
+  expect_near_all(out.values(), want, 1e-5);
+}
+
+TEST(LowerGraph, GemmWithAlphaIsTheDenseBlockAndAScalingPass) {
+  // y[10,7] = 0.5 * a[10,4] x b[4,7] + 2 * c[7], b a run-time value (fold_gemm_alpha folds alpha
+  // into a constant B only; at -O0 not even that): the product block, which the dense matmul
+  // rule packs, then a pass applying alpha and beta * C.
+  graph::Graph g;
+  graph::Value* a = g.add_value("a", f32_type({10, 4}));
+  graph::Value* b = g.add_value("b", f32_type({4, 7}));
+  std::vector<float> c(7);
+  for (int j = 0; j < 7; ++j) c[size_t(j)] = 0.25f * float(j) - 1.0f;
+  graph::Value* cv = g.add_constant("c", f32_tensor({7}, c));
+  g.inputs = {a, b};
+  graph::Attrs attrs;
+  attrs.set("alpha", 0.5);
+  attrs.set("beta", 2.0);
+  g.outputs = {g.add_node(OpKind::Gemm, "gemm", {a, b, cv}, {"y"}, attrs)->outputs[0]};
+  graph::infer_types(g);
+  tir::IRModule m = lower::lower_graph(g, {.cpu_blocks = vector_channel_blocks(512)});
+  schedule::assign_schedule_rules(m, "llvm");
+  ASSERT_EQ(m.kernels.size(), 1u);
+  EXPECT_EQ(m.kernels[0].schedule_rule, "dense_matmul");
+  HostTensor ta(DataType::f32(), {10, 4}, random_values(40, -1, 1, 5));
+  HostTensor tb(DataType::f32(), {4, 7}, random_values(28, -1, 1, 6));
+  HostTensor out(DataType::f32(), {10, 7});
+  run_module(run_blocks(m), {&ta, &tb}, {&out});
+  std::vector<double> want;
+  for (int i = 0; i < 10; ++i)
+    for (int j = 0; j < 7; ++j) {
+      double acc = 0;
+      for (int k = 0; k < 4; ++k) acc += ta.get(i * 4 + k) * tb.get(k * 7 + j);
+      want.push_back(0.5 * acc + 2.0 * c[size_t(j)]);
+    }
   expect_near_all(out.values(), want, 1e-5);
 }
 

@@ -97,7 +97,8 @@ inline bool keeps_batch_dims(const std::vector<int64_t>& perm) {
 }
 
 // A float32 product the CPU schedule rule packs (schedule/rules/matmul.h, dense_matmul):
-// MatMul, or Gemm with transA = 0 and alpha = 1, static shapes, either
+// MatMul, or Gemm with transA = 0 (alpha other than 1: a scaling pass after the product, whose
+// init is then 0), static shapes, either
 // - B 2-D (constant or not, its transpose allowed), A's leading dims the rows (read through a
 //   view of A, they are batch dims sharing B), or
 // - A and B of one rank > 2 with the same batch dims (the batched product of attention: Q K^T,
@@ -120,7 +121,7 @@ inline bool is_dense_product(const graph::Node& node) {
   if (a == b && a->type.rank() != 2) return false;
   if (gemm) {
     GemmAttrs g(node);
-    return !g.trans_a && g.alpha == 1.0;
+    return !g.trans_a;
   }
   const std::vector<int64_t> pa = node.attrs.get_ints("perm_a"), pb = node.attrs.get_ints("perm_b");
   if (b->type.rank() == 2) return true;

@@ -7,6 +7,7 @@
 #include "schedule/ir_utils.h"
 #include "schedule/rules/choice.h"
 #include "schedule/rules/dense_product.h"
+#include "schedule/rules/nest_utils.h"
 #include "support/error.h"
 #include "tir/op.h"
 
@@ -38,19 +39,14 @@ void schedule_symbolic_rows_matmul(Schedule& s, const MatmulConfig& cfg) {
   INGOT_ICHECK(d.has_value(), "symbolic-rows matmul rule: no such product in {}", s.func().name);
   BlockRV c = s.get_block("matmul");
   std::vector<LoopRV> l = s.get_loops(c);  // i, j, k
-  auto extent = [&](LoopRV r) {
-    int64_t e = 0;
-    is_const_int(find_loop(s.func().body, s.loop_var(r).node())->node->extent, &e);
-    return e;
-  };
-  const int64_t K = extent(l[2]);
+  const int64_t K = loop_extent_of(s, l[2]);
   FmaTileShape t = default_fma_tile(cfg.isa(), int(K));
   // 1. B in NR-wide panels, re-laid out at compile time; the bias row padded to whole panels.
   std::vector<LoopRV> j = s.split_block_iter(c, l[1], t.nr);
   panel_layout(s, c, d->b, 2, d->b_cols, d->b_depth, t.nr);
   if (!d->bias.empty()) s.transform_layout(c, read_index(s, d->bias), {d->bias_axis, t.nr}, {});
   // 2. The choices: panels per parallel task, the tile's rows, the prefetch distance.
-  const int64_t panels = extent(j[0]);
+  const int64_t panels = loop_extent_of(s, j[0]);
   ExprRV per_task = sample_choice(s, powers_of_two_upto(panels, panels),
                                   std::clamp<int64_t>(kColumnsPerTask / t.nr, 1, panels));
   const int max_rows = fma_max_tile_rows(cfg.isa(), t.nr);

@@ -89,7 +89,7 @@ void inline_intermediates(Schedule& s) {
       continue;
     }
     for (const BufferRegion& w : info->block->writes)
-      if (is_intermediate(w.buffer.get()) && info->block->init.defined() == false)
+      if (is_intermediate(w.buffer.get()) && !info->block->init.defined())
         left.push_back(w.buffer.get());
   }
   for (const BufferNode* buf : left) {

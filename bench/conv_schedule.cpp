@@ -2,11 +2,12 @@
 // pad 1) and a 1x1 (56x56, 64 -> 256) as one-Conv graphs through the compile path users take
 // (lower with the default rules -> schedule -> LLVM -> .so) and the runtime, at 1 and 2 threads.
 //
-// Counters: GFLOPS / pct_peak for the whole op (padding + blocked convolution + copy back to
-// NCHW; the layout pass will keep chains blocked), conv_GFLOPS / conv_pct_peak for the blocked
-// convolution kernel alone (runtime profiling), cpu_GFLOPS per CPU-second of the process (one
-// core's rate, meaningful when the shared machine deschedules us). pct_peak is against threads x
-// the per-core FMA peak, INGOT_PEAK_GFLOPS (default 173, fma_peak on the dev machine).
+// Counters: GFLOPS / pct_peak for the whole op (conversion to blocks + padding + blocked
+// convolution + copy back to NCHW; in a model the layout pass keeps chains blocked), conv_GFLOPS /
+// conv_pct_peak for the blocked convolution kernel alone (runtime profiling), cpu_GFLOPS per
+// CPU-second of the process (one core's rate, meaningful when the shared machine deschedules us).
+// pct_peak is against threads x the per-core FMA peak, INGOT_PEAK_GFLOPS (default 173, fma_peak on
+// the dev machine).
 #include <benchmark/benchmark.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,6 +24,7 @@
 #include "codegen/target.h"
 #include "graph/graph.h"
 #include "graph/transforms/infer_types.h"
+#include "graph/transforms/layout_nchwc.h"
 #include "ingot/abi.h"
 #include "ingot/runtime.h"
 #include "lower/lower_graph.h"
@@ -76,11 +78,14 @@ struct Compiled {
     g.outputs = {g.add_node(ops::OpKind::Conv, "conv", {x, wv}, {"y"}, a)->outputs[0]};
     graph::infer_types(g);
     codegen::Target target = codegen::Target::host();
-    tir::IRModule mod =
-        lower::lower_graph(g, {.cpu_blocks = vector_channel_blocks(target.vector_bits)});
+    // Blocked as the compiler blocks it (graph pass layout_nchwc): the conv a ConvNCHWc between
+    // layout conversions and an explicit Pad.
+    graph::convert_layout_nchwc(g, vector_channel_blocks(target.vector_bits));
+    graph::infer_types(g);
+    tir::IRModule mod = lower::lower_graph(g, {.cpu_schedules = true});
     schedule::apply_default_schedules(mod, target.vector_bits);
     for (size_t k = 0; k < mod.kernels.size(); ++k)
-      if (mod.kernels[k].name == "conv_Conv") conv_kernel = int(k);
+      if (mod.kernels[k].name == "conv_ConvNCHWc") conv_kernel = int(k);
     flops = 2.0 * double(l.oc * l.c * l.k * l.k * l.hw * l.hw);
     path = (std::filesystem::temp_directory_path() /
             ("ingot_conv_" + std::to_string(::getpid()) + "_" + std::to_string(l.c) + "_" +

@@ -152,7 +152,7 @@ void run_verify_graph(CompileRun& r) {
 void run_lower_graph(CompileRun& r) {
   const Clock::time_point t0 = Clock::now();
   lower::LowerOptions lower_options;
-  lower_options.cpu_blocks = r.t.channel_blocks();
+  lower_options.cpu_schedules = r.t.cpu_schedules;
   lower_options.gpu = r.t.gpu;
   lower_options.dim_bounds = r.options.dim_bounds;
   lower_options.kv_cache_capacity = r.options.kv_cache_capacity;

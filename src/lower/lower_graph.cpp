@@ -16,6 +16,7 @@
 #include <set>
 
 #include "lower/block_names.h"
+#include "lower/compute/blocked_conv.h"
 #include "lower/compute/common.h"
 #include "lower/compute/compute.h"
 #include "lower/compute/matmul_operand.h"
@@ -26,8 +27,8 @@
 #include "lower/lower_control_flow.h"
 #include "lower/lower_data_dependent.h"
 #include "lower/memory_plan.h"
+#include "lower/pad_views.h"
 #include "lower/product_views.h"
-#include "lower/scheduled/scheduled.h"
 #include "lower/symbolic_memory_plan.h"
 #include "lower/value_symbol_nests.h"
 #include "lower/value_symbols.h"
@@ -49,23 +50,10 @@ using tir::Buffer;
 namespace {
 
 // Builds the module; kept as a class so the placement tables are shared by the steps.
-class Lowering : public ValueFactory, public LoweringHost {
+class Lowering : public LoweringHost {
  public:
   Lowering(const graph::Graph& g, const LowerOptions& options) : g_(g), options_(options) {
     for (const auto& v : g.values()) next_id_ = std::max(next_id_, v->id + 1);
-  }
-
-  // ValueFactory: values that exist only in the loop program (packed weights, temporaries).
-  const Value* constant(const std::string& name, graph::TensorPtr data) override {
-    Value& v = new_value(name, data->type());
-    v.constant = std::move(data);
-    return &v;
-  }
-  const Value* temporary(const std::string& name, graph::DType dtype,
-                         const std::vector<int64_t>& shape) override {
-    graph::TensorType t{dtype, {}};
-    for (int64_t d : shape) t.shape.push_back(graph::Dim::fixed(d));
-    return &new_value(name, t);
   }
 
   tir::IRModule run() {
@@ -367,29 +355,23 @@ class Lowering : public ValueFactory, public LoweringHost {
     return v;
   }
 
-  // The kernels of a node that has a default schedule rule, or false.
-  bool lower_scheduled(const graph::Node& node) {
-    // The convolution kernels want static shapes.
-    if (!options_.cpu_blocks || has_symbolic_values(node)) return false;
-    std::optional<std::vector<NodeKernel>> kernels =
-        lower_blocked_conv2d(node, *options_.cpu_blocks, *this);
-    if (!kernels) kernels = lower_depthwise_conv2d(node, *this);
-    if (!kernels) kernels = lower_conv_nchwc(node, *this);
-    if (!kernels) return false;
-    std::string base = fmt::format("{}_{}", sanitize(node.name), ops::op_name(node.op));
-    for (NodeKernel& k : *kernels) {
-      bool main = k.main || !k.func.schedule_rule.empty();
-      if (!main) {
-        k.func.source_ops = {fmt::format("{} ({})", ops::op_name(node.op), k.func.name)};
-      } else {
-        k.func.source_ops = source_ops(node);
-      }
-      for (const Value* v : k.args)
-        if (v->is_constant()) constant_ref(v);
-      k.func.name = unique_name(main ? base : base + "_" + k.func.name);
-      if (main) k.func.flops = node_flops(node);
-      add_kernel(std::move(k.func), std::move(k.args));
-    }
+  // A ConvNCHWc (graph pass layout_nchwc): its block-form compute (lower/compute/blocked_conv.h)
+  // over the node's own weights, which its rule lays out, so they are never folded into loads.
+  bool lower_conv_nchwc(const graph::Node& node) {
+    if (node.op != ops::OpKind::ConvNCHWc) return false;
+    tir::PrimFunc f = conv_nchwc_compute(node);
+    std::vector<const Value*> args;
+    for (const Value* v : node.inputs)
+      if (v != nullptr) args.push_back(v);
+    args.push_back(node.outputs.at(0));
+    INGOT_ICHECK(args.size() == f.params.size(), "{}: {} values for {} parameters", node.describe(),
+                 args.size(), f.params.size());
+    for (const Value* v : args)
+      if (v->is_constant()) constant_ref(v);
+    f.source_ops = source_ops(node);
+    f.name = unique_name(fmt::format("{}_{}", sanitize(node.name), ops::op_name(node.op)));
+    f.flops = node_flops(node);
+    add_kernel(std::move(f), std::move(args));
     return true;
   }
 
@@ -468,11 +450,11 @@ class Lowering : public ValueFactory, public LoweringHost {
 
   // A dense product on a CPU target with schedules (compute/matmul_operand.h).
   bool dense_product(const graph::Node& node) const {
-    return options_.cpu_blocks && is_dense_product(node);
+    return options_.cpu_schedules && is_dense_product(node);
   }
   // A product over symbolic rows on such a target (compute/matmul_operand.h).
   bool symbolic_rows_product(const graph::Node& node) const {
-    if (!options_.cpu_blocks || !is_symbolic_rows_product(node)) return false;
+    if (!options_.cpu_schedules || !is_symbolic_rows_product(node)) return false;
     for (const Value* v : {node.inputs[0], node.outputs[0]})  // row-major, to be viewed as rows
       if (strided_.count(v)) return false;
     return node.inputs.size() <= 3 || !strided_.count(node.inputs[3]);
@@ -522,7 +504,7 @@ class Lowering : public ValueFactory, public LoweringHost {
     if (lower_symbolic_value(node)) return;
     if (lower_concat_in_place(node)) return;
     if (lower_split_as_slices(node)) return;
-    if (lower_scheduled(node)) return;
+    if (lower_conv_nchwc(node)) return;
     bool flat = is_row_major_copy(node.op);
     std::map<const Value*, Buffer> bufs;
     std::vector<const Value*> values;
@@ -548,6 +530,8 @@ class Lowering : public ValueFactory, public LoweringHost {
     if (dense_product(node))
       for (const auto& [v, shape] : product_view_shapes(node))
         declared[v] = Buffer::make(sanitize(v->name), to_tir_dtype(v->type.dtype), shape);
+    for (const auto& [v, shape] : pad_view_shapes(node))
+      declared[v] = Buffer::make(sanitize(v->name), to_tir_dtype(v->type.dtype), shape);
     if (symbolic_rows_product(node))  // A, Y and the summand as [rows, last dim]
       for (const Value* v :
            {node.inputs[0], node.outputs[0], node.inputs.size() > 3 ? node.inputs[3] : nullptr})

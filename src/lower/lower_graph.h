@@ -10,20 +10,18 @@
 
 #include "graph/graph.h"
 #include "lower/symbolic_dims.h"
-#include "support/channel_block.h"
 #include "tir/module.h"
 
 namespace ingot::lower {
 
 struct LowerOptions {
-  // CPU targets with default schedules: the channel blocks their convolution rules tile by (the
-  // schedule layer's, schedule/rules/conv2d.h: conv_channel_blocks). The ops with a default
-  // schedule rule (the dense products, blocked convolutions) become the block-form computes the
-  // rules match (lower/compute/, lower/scheduled/). Unset: every node gets the loop nest of its
-  // compute rule.
-  std::optional<ChannelBlockPolicy> cpu_blocks = std::nullopt;
+  // CPU targets with default schedules: the products those rules schedule (dense, over symbolic
+  // rows) become the block-form computes the rules match (lower/compute/matmul_block.cpp).
+  // Lowering takes no layout or tile from the target: a ConvNCHWc's blocks are its tensors'
+  // (graph pass layout_nchwc). Unset: every node gets the loop nest of its compute rule.
+  bool cpu_schedules = false;
   // GPU targets: MatMul and Gemm become one reduction block each (compute_product_block), which
-  // the GPU matmul rule tiles; cpu_blocks is then unset.
+  // the GPU matmul rule tiles; cpu_schedules is then unset.
   bool gpu = false;
   // Bounds of the inputs' symbolic dims (--dim-bounds). A graph whose inputs keep symbolic dims
   // lowers to kernels over symbolic extents (docs/dynamic-shapes.md); each symbol needs an upper

@@ -60,7 +60,8 @@ inline int channel_block(int64_t channels, int vector_bits) {
 // channels equal, IB = NR; each lane reads its own group's). Empty otherwise (the conv stays in
 // NCHW).
 // Depthwise convolutions, and 2-D ones whose groups are narrower than a one-vector block, have
-// their own kernels (lower/scheduled/) and are not described here.
+// their own computes (lower/compute/blocked_conv.h: depthwise_conv_compute) and are not described
+// here.
 struct ConvInputBlocks {
   int64_t count = 0, out_per_step = 1, in_per_step = 0;
 };

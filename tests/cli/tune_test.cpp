@@ -19,9 +19,9 @@ class TuneTest : public CliTest {
   // d/model.onnx: y = relu(conv3x3(x, W) + b), a depthwise 3x3 conv of y, then z = dw @ M (a
   // conv task, a depthwise task whose rule has no choices, a matmul task, and three injective
   // tasks: the two layout conversions around the blocked convs (x into channel blocks and the
-  // depthwise output back to NCHW for the MatMul) and the conv's zero padding; six in order
-  // x_to_nchwc, conv_pad, conv, dw, e_from_nchwc, mm), d/x.npz and d/want.npy (NumPy closed
-  // form).
+  // depthwise output back to NCHW for the MatMul) and the conv's zero padding (a Pad node); six
+  // in order x_to_nchwc, x_nchwc_padded, conv, dw, e_from_nchwc, mm), d/x.npz and d/want.npy
+  // (NumPy closed form).
   void write_model() {
     ASSERT_EQ(python("import onnx\nfrom onnx import helper, TensorProto, numpy_helper\n"
                      "rng = np.random.default_rng(0)\n"
@@ -93,7 +93,7 @@ TEST_F(TuneTest, TrialsBecomeRecordsThatCompileApplies) {
   EXPECT_NE(r.out.find("task 6/6 "), std::string::npos) << r.out;
   // Sixteen trials: each task's default and at least one more point (the depthwise task and the
   // layout conversions, with the fewest FLOPs or the smallest spaces, are capped at two).
-  for (const char* task : {"task 1/6 x_to_nchwc_LayoutToBlocked", "task 2/6 conv_ConvNCHWc_pad",
+  for (const char* task : {"task 1/6 x_to_nchwc_LayoutToBlocked", "task 2/6 x_nchwc_padded_Pad",
                            "task 3/6 conv_ConvNCHWc", "task 4/6 dw_ConvNCHWc",
                            "task 5/6 e_from_nchwc_LayoutFromBlocked", "task 6/6 mm_MatMul"})
     EXPECT_NE(r.out.find(std::string(task) + " (x1): trial 2/"), std::string::npos) << task;

@@ -48,7 +48,7 @@ inline tir::IRModule lowered_small_conv_model(int vector_bits, bool second_conv 
   graph::infer_types(g);
   graph::convert_layout_nchwc(g, vector_channel_blocks(vector_bits));
   graph::infer_types(g);
-  tir::IRModule mod = lower::lower_graph(g, {.cpu_blocks = vector_channel_blocks(vector_bits)});
+  tir::IRModule mod = lower::lower_graph(g, {.cpu_schedules = true});
   schedule::assign_schedule_rules(mod, "llvm");  // as compile_model does after lowering
   return mod;
 }

@@ -73,10 +73,24 @@ TEST(LayoutNchwc, ChainRunsBlockedBetweenOneConversionEachWay) {
   for (const auto& n : c.g.nodes()) {
     if (n->op != OpKind::ConvNCHWc) continue;
     EXPECT_EQ(n->inputs[0]->type.rank(), 5) << n->name;
-    EXPECT_EQ(n->inputs[0]->producer->op == OpKind::ConvNCHWc ||
-                  n->inputs[0]->producer->op == OpKind::LayoutToBlocked,
-              true);
+    const Node* from = n->inputs[0]->producer;
+    if (n->name == "c1") {
+      // The direct conv reads its input through an explicit zero Pad of the spatial dims and
+      // has no padding of its own.
+      ASSERT_EQ(from->op, OpKind::Pad);
+      EXPECT_EQ(from->attrs.get_ints("pads"), (std::vector<int64_t>{0, 0, 1, 1, 0, 0, 0, 1, 1, 0}));
+      EXPECT_EQ(from->attrs.get_string("mode", ""), "constant");
+      EXPECT_EQ(from->outputs[0]->type, F32({1, 1, 12, 12, 8}));
+      EXPECT_EQ(n->attrs.get_ints("pads"), (std::vector<int64_t>{0, 0, 0, 0}));
+      from = from->inputs[0]->producer;
+    }
+    if (n->name == "dw") {  // the depthwise conv keeps its pads (its rule guards the border)
+      EXPECT_EQ(n->attrs.get_ints("pads"), (std::vector<int64_t>{1, 1, 1, 1}));
+    }
+    EXPECT_EQ(from->op == OpKind::ConvNCHWc || from->op == OpKind::LayoutToBlocked, true)
+        << n->name;
   }
+  EXPECT_EQ(count_ops(c.g, OpKind::Pad), 1);
   // Outputs keep names and NCHW types; 24 channels sit in one 32-lane block on AVX-512.
   ASSERT_EQ(c.g.outputs.size(), 2u);
   EXPECT_EQ(c.g.outputs[0]->name, "c2");
@@ -176,7 +190,9 @@ TEST(LayoutNchwc, GroupedConvsTakeBlocksTheirGroupsFit) {
     Node* wide = g.outputs[0]->producer->inputs[0]->producer;
     ASSERT_EQ(wide->op, OpKind::ConvNCHWc);
     EXPECT_EQ(wide->attrs.get_int("block", 0), 16) << bits;
-    Node* narrow = wide->inputs[0]->producer;
+    Node* pad = wide->inputs[0]->producer;  // the explicit padding of the wide conv's input
+    ASSERT_EQ(pad->op, OpKind::Pad);
+    Node* narrow = pad->inputs[0]->producer;
     ASSERT_EQ(narrow->op, OpKind::ConvNCHWc);
     EXPECT_EQ(narrow->attrs.get_int("block", 0), lanes) << bits;
     EXPECT_EQ(narrow->inputs[0]->type.shape.back().value, lanes) << bits;

@@ -132,7 +132,7 @@ void expect_blocked_conv3d(int vector_bits) {
       EXPECT_EQ(n->attrs.get_ints("axes"), (std::vector<int64_t>{2, 3, 4}));
     }
 
-  tir::IRModule m = lower::lower_graph(g, {.cpu_blocks = vector_channel_blocks(vector_bits)});
+  tir::IRModule m = lower::lower_graph(g, {.cpu_schedules = true});
   schedule::assign_schedule_rules(m, "llvm");
   int pads = 0, convs = 0;
   for (tir::PrimFunc& f : m.kernels) {

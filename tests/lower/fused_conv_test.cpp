@@ -1,20 +1,23 @@
 // Fused epilogues through lowering. Conv -> BatchNormalization -> Add(residual) -> Relu after
 // fold_batch_norm and fuse_epilogue is
-// one Conv node; lowered as the blocked convolution (its copy-out applies the epilogue) and as
-// the loop-nest rule (a second pass), both run through the interpreter and compared with the
-// unfused closed form computed here.
+// one Conv node; lowered as the blocked convolution (layout_nchwc; its epilogue block applies
+// it) and as the loop-nest rule (a second pass), both run through the interpreter and compared with
+// the unfused closed form computed here.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
+#include "graph/transforms/dead_code.h"
 #include "graph/transforms/fold_batch_norm.h"
 #include "graph/transforms/fuse_epilogue.h"
 #include "graph/transforms/infer_types.h"
+#include "graph/transforms/layout_nchwc.h"
 #include "graph/transforms/rewrite_util.h"
 #include "lower/lower_graph.h"
 #include "rule_test_util.h"
+#include "schedule/rules/default_rules.h"
 #include "tir/transforms/lower_blocks.h"
 
 namespace ingot::testing {
@@ -26,6 +29,12 @@ using ops::OpKind;
 using tir::DataType;
 
 constexpr int C = 3, O = 3, H = 5, W = 6;
+
+int count_ops(const graph::Graph& g, OpKind op) {
+  int n = 0;
+  for (const auto& node : g.nodes()) n += node->op == op;
+  return n;
+}
 
 struct Model {
   graph::Graph g;
@@ -78,10 +87,25 @@ struct Model {
   }
 };
 
+// vector_bits > 0: blocked by layout_nchwc for that width (an explicit Pad, then a ConvNCHWc
+// whose epilogue block applies the summand and Relu), else the loop nest of Conv's compute rule.
 void expect_fused_numbers(int vector_bits) {
   Model m;
   ASSERT_EQ(m.g.nodes().size(), 1u);  // one fused Conv
-  tir::IRModule mod = lower::lower_graph(m.g, {.cpu_blocks = vector_channel_blocks(vector_bits)});
+  if (vector_bits > 0) {
+    graph::convert_layout_nchwc(m.g, vector_channel_blocks(vector_bits));
+    graph::remove_dead_code(m.g);
+    graph::infer_types(m.g);
+    EXPECT_EQ(count_ops(m.g, OpKind::ConvNCHWc), 1);
+    EXPECT_EQ(count_ops(m.g, OpKind::Pad), 1);
+  }
+  tir::IRModule mod = lower::lower_graph(m.g, {.cpu_schedules = vector_bits > 0});
+  schedule::assign_schedule_rules(mod, "llvm");
+  if (vector_bits > 0) {
+    int blocked = 0;
+    for (const tir::PrimFunc& f : mod.kernels) blocked += f.schedule_rule == "blocked_conv2d";
+    EXPECT_EQ(blocked, 1);
+  }
   for (tir::PrimFunc& f : mod.kernels)
     if (!f.schedule_rule.empty()) f = tir::lower_blocks(f);
   HostTensor in(DataType::f32(), {1, C, H, W}, std::vector<double>(m.x.begin(), m.x.end()));
@@ -90,7 +114,7 @@ void expect_fused_numbers(int vector_bits) {
   expect_near_all(out.values(), m.reference(), 1e-4);
 }
 
-TEST(FusedConv, BlockedConvolutionAppliesTheEpilogueOnCopyOut) {
+TEST(FusedConv, BlockedConvolutionAppliesTheEpilogueInItsKernel) {
   expect_fused_numbers(512);
 }
 
@@ -121,7 +145,7 @@ void expect_fused_matmul(int vector_bits) {
   graph::infer_types(g);
   graph::fuse_epilogue(g);
   ASSERT_EQ(g.nodes().size(), 1u);
-  tir::IRModule mod = lower::lower_graph(g, {.cpu_blocks = vector_channel_blocks(vector_bits)});
+  tir::IRModule mod = lower::lower_graph(g, {.cpu_schedules = true});
   for (tir::PrimFunc& f : mod.kernels)
     if (!f.schedule_rule.empty()) f = tir::lower_blocks(f);
   HostTensor in(DataType::f32(), {M, K}, std::vector<double>(xv.begin(), xv.end()));
@@ -138,8 +162,9 @@ void expect_fused_matmul(int vector_bits) {
   expect_near_all(out.values(), want, 1e-4);
 }
 
-// Depthwise 3x3, stride 2, pads 1, bias, fused Clip(0, 6): the depthwise kernel (taps unrolled,
-// columns vectorized) after the padding kernel, against the direct formula.
+// Depthwise 3x3, stride 2, pads 1, bias, fused Clip(0, 6), blocked by layout_nchwc: one
+// ConvNCHWc kernel on the unpadded input (the padding a guard; no Pad node) between the layout
+// conversions, its block-form compute run against the direct formula.
 TEST(DepthwiseConv, StridedPaddedWithBiasAndClip) {
   const int C = 4, H = 7, W = 9, OH = 4, OW = 5;
   graph::Graph g;
@@ -165,10 +190,18 @@ TEST(DepthwiseConv, StridedPaddedWithBiasAndClip) {
   graph::infer_types(g);
   graph::fuse_epilogue(g);
   ASSERT_EQ(g.nodes().size(), 1u);
-  tir::IRModule mod = lower::lower_graph(g, {.cpu_blocks = vector_channel_blocks(512)});
-  ASSERT_EQ(mod.kernels.size(), 2u);
-  EXPECT_EQ(mod.kernels[1].name, "dw_Conv");
+  graph::convert_layout_nchwc(g, vector_channel_blocks(512));
+  graph::remove_dead_code(g);
+  graph::infer_types(g);
+  EXPECT_EQ(count_ops(g, OpKind::Pad), 0);
+  tir::IRModule mod = lower::lower_graph(g, {.cpu_schedules = true});
+  schedule::assign_schedule_rules(mod, "llvm");
+  ASSERT_EQ(mod.kernels.size(), 3u);  // to blocks, the conv, back to NCHW
+  EXPECT_EQ(mod.kernels[1].name, "dw_ConvNCHWc");
+  EXPECT_EQ(mod.kernels[1].schedule_rule, "depthwise_conv_nchwc");
   EXPECT_GT(mod.kernels[1].flops, 0.0);
+  for (tir::PrimFunc& f : mod.kernels)
+    if (!f.schedule_rule.empty()) f = tir::lower_blocks(f);
   HostTensor in(DataType::f32(), {1, C, H, W}, std::vector<double>(xv.begin(), xv.end()));
   HostTensor out(DataType::f32(), {1, C, OH, OW});
   run_module(mod, {&in}, {&out});
@@ -216,7 +249,7 @@ void expect_fused_activation(OpKind act, graph::Attrs attrs, double (*f)(double)
   graph::infer_types(g);
   graph::fuse_epilogue(g);
   ASSERT_EQ(g.nodes().size(), 1u);
-  tir::IRModule mod = lower::lower_graph(g, {.cpu_blocks = vector_channel_blocks(bits)});
+  tir::IRModule mod = lower::lower_graph(g, {.cpu_schedules = true});
   for (tir::PrimFunc& k : mod.kernels)
     if (!k.schedule_rule.empty()) k = tir::lower_blocks(k);
   HostTensor in(DataType::f32(), {1, C, H, W}, std::vector<double>(xv.begin(), xv.end()));

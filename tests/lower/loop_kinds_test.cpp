@@ -75,7 +75,7 @@ TEST(LoopKinds, LoweringLeavesEveryLoopSerial) {
   for (bool cpu : {false, true}) {
     SCOPED_TRACE(cpu);
     lower::LowerOptions o;
-    if (cpu) o.cpu_blocks = vector_channel_blocks(512);
+    if (cpu) o.cpu_schedules = true;
     LoopKinds k = kinds_of(lower::lower_graph(n.g, o));
     EXPECT_TRUE(k.not_serial.empty()) << k.not_serial.front();
     EXPECT_TRUE(has(k.blocks, "compute"));  // the Resize: one store per output element

@@ -9,7 +9,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "graph/transforms/dead_code.h"
 #include "graph/transforms/infer_types.h"
+#include "graph/transforms/layout_nchwc.h"
 #include "rule_test_util.h"
 #include "schedule/rules/default_rules.h"
 #include "support/error.h"
@@ -229,8 +231,8 @@ tir::IRModule run_blocks(tir::IRModule m) {
   return m;
 }
 
-// An NCHW depthwise Conv without a bias (-O0 / -O1: outside the layout pass): the taps written
-// out per pixel from 0, no zero bias made up as a constant.
+// An NCHW depthwise Conv without a bias (-O0 / -O1: outside the layout pass, so Conv's own
+// compute rule): the rows start from 0, no zero bias made up as a constant.
 TEST(LowerGraph, DepthwiseWithoutBiasStartsFromZero) {
   graph::Graph g;
   graph::Value* x = g.add_value("x", f32_type({1, 3, 4, 5}));
@@ -246,7 +248,7 @@ TEST(LowerGraph, DepthwiseWithoutBiasStartsFromZero) {
   graph::Value* y = g.add_node(OpKind::Conv, "dw", {x, w}, {"y"}, ca)->outputs[0];
   g.outputs = {y};
   graph::infer_types(g);
-  tir::IRModule m = lower::lower_graph(g, {.cpu_blocks = vector_channel_blocks(512)});
+  tir::IRModule m = lower::lower_graph(g, {.cpu_schedules = true});
   EXPECT_EQ(m.constants.size(), wv.size() * 4);  // the weights alone
   HostTensor in(DataType::f32(), {1, 3, 4, 5}, std::vector<double>(xv.begin(), xv.end()));
   HostTensor out(DataType::f32(), {1, 3, 4, 5});
@@ -268,7 +270,52 @@ TEST(LowerGraph, DepthwiseWithoutBiasStartsFromZero) {
   expect_near_all(out.values(), want);
 }
 
-TEST(LowerGraph, ScheduledConvPadsDescribesAndUnblocks) {
+// A constant Pad of a channel-blocked tensor [1, 2, 3, 4, 3] (spatial pads only, value 0.5):
+// described on the views that merge the lanes into the columns ([1, 2, 3, 12] -> [1, 2, 6, 21]),
+// whole rows of the value outside the input and a contiguous copy inside, against the closed
+// form; a Pad that crops keeps the per-element nest on the tensors' own shapes.
+TEST(LowerGraph, ConstantPadRunsOnRowsWithTheLanesMerged) {
+  for (bool crop : {false, true}) {
+    graph::Graph g;
+    graph::Value* x = g.add_value("x", f32_type({1, 2, 3, 4, 3}));
+    g.inputs = {x};
+    graph::Attrs a;
+    a.set("mode", std::string("constant"));
+    const int64_t right = crop ? -1 : 1;
+    a.set("pads", std::vector<int64_t>{0, 0, 1, 2, 0, 0, 0, 2, right, 0});
+    a.set("value", 0.5);
+    graph::Value* y = g.add_node(OpKind::Pad, "pad", {x}, {"y"}, a)->outputs[0];
+    g.outputs = {y};
+    graph::infer_types(g);
+    const int64_t ow = 4 + 2 + right;
+    ASSERT_EQ(y->type.static_shape(), (std::vector<int64_t>{1, 2, 6, ow, 3}));
+    tir::IRModule m = lower::lower_graph(g, {.cpu_schedules = true});
+    ASSERT_EQ(m.kernels.size(), 1u);
+    const tir::PrimFunc& f = m.kernels[0];
+    ASSERT_EQ(f.params.size(), 2u);
+    EXPECT_EQ(f.params[0].ndim(), crop ? 5 : 4);
+    EXPECT_EQ(f.params[1].ndim(), crop ? 5 : 4);
+    std::vector<double> xv(72);
+    for (size_t i = 0; i < xv.size(); ++i) xv[i] = double(int(i % 13) - 6) * 0.25;
+    HostTensor in(DataType::f32(), {1, 2, 3, 4, 3}, xv);
+    HostTensor out(DataType::f32(), {1, 2, 6, ow, 3});
+    run_module(m, {&in}, {&out});
+    std::vector<double> want;
+    for (int c = 0; c < 2; ++c)
+      for (int h = 0; h < 6; ++h)
+        for (int w = 0; w < ow; ++w)
+          for (int l = 0; l < 3; ++l) {
+            int ih = h - 1, iw = w - 2;
+            bool inside = ih >= 0 && ih < 3 && iw >= 0 && iw < 4;
+            want.push_back(inside ? xv[size_t(((c * 3 + ih) * 4 + iw) * 3 + l)] : 0.5);
+          }
+    expect_near_all(out.values(), want);
+  }
+}
+
+// Blocked by layout_nchwc: the conv reads an explicit Pad of its blocked input and describes the
+// product over the node's own weights and bias, which its rule lays out.
+TEST(LowerGraph, BlockedConvReadsAnExplicitPadAndItsOwnWeights) {
   // x[1,3,4,5] -> Conv(w[5,3,3,3], b[5], pads 1, stride 1) -> y[1,5,4,5]
   graph::Graph g;
   graph::Value* x = g.add_value("x", f32_type({1, 3, 4, 5}));
@@ -284,18 +331,22 @@ TEST(LowerGraph, ScheduledConvPadsDescribesAndUnblocks) {
   graph::Value* y = g.add_node(OpKind::Conv, "conv", {x, w, b}, {"y"}, ca)->outputs[0];
   g.outputs = {y};
   graph::infer_types(g);
-  tir::IRModule m = lower::lower_graph(g, {.cpu_blocks = vector_channel_blocks(512)});
+  graph::convert_layout_nchwc(g, vector_channel_blocks(512));
+  graph::remove_dead_code(g);
+  graph::infer_types(g);
+  tir::IRModule m = lower::lower_graph(g, {.cpu_schedules = true});
   schedule::assign_schedule_rules(m, "llvm");
-  ASSERT_EQ(m.kernels.size(), 3u);
-  EXPECT_EQ(m.kernels[0].name, "conv_Conv_pad");
-  EXPECT_EQ(m.kernels[1].name, "conv_Conv");
-  EXPECT_EQ(m.kernels[1].schedule_rule, "blocked_conv2d");
-  EXPECT_EQ(m.kernels[1].flops, 2.0 * 5 * 4 * 5 * 27 + 100);  // MACs and the bias add
-  EXPECT_EQ(m.kernels[2].name, "conv_Conv_unblock");
+  ASSERT_EQ(m.kernels.size(), 4u);
+  EXPECT_EQ(m.kernels[0].name, "x_to_nchwc_LayoutToBlocked");
+  EXPECT_EQ(m.kernels[1].name, "x_nchwc_padded_Pad");  // [1, 1, 6, 7, 3]
+  EXPECT_EQ(m.kernels[2].name, "conv_ConvNCHWc");
+  EXPECT_EQ(m.kernels[2].schedule_rule, "blocked_conv2d");
+  EXPECT_EQ(m.kernels[2].flops, 2.0 * 5 * 4 * 5 * 27 + 100);  // MACs and the bias add
+  EXPECT_EQ(m.kernels[3].name, "y_from_nchwc_LayoutFromBlocked");
   // Lowering describes the conv over the node's own weights and bias (the rule lays them out).
   // (The weights' 540 bytes rounded up to the constants' 64-byte alignment, then the bias.)
   EXPECT_EQ(m.constants.size(), size_t((540 + 63) / 64 * 64 + 5 * 4));
-  EXPECT_EQ(m.kernels[1].constant_params, (std::vector<int>{1, 2}));
+  EXPECT_EQ(m.kernels[2].constant_params, (std::vector<int>{1, 2}));
   HostTensor in(DataType::f32(), {1, 3, 4, 5}, std::vector<double>(xv.begin(), xv.end()));
   HostTensor out(DataType::f32(), {1, 5, 4, 5});
   run_module(run_blocks(m), {&in}, {&out});
@@ -340,7 +391,7 @@ TEST(LowerGraph, ScheduledGemmFoldsAlphaTransposeAndBias) {
           ->outputs[0];
   g.outputs = {z};
   graph::infer_types(g);
-  tir::IRModule m = lower::lower_graph(g, {.cpu_blocks = vector_channel_blocks(512)});
+  tir::IRModule m = lower::lower_graph(g, {.cpu_schedules = true});
   schedule::assign_schedule_rules(m, "llvm");
   ASSERT_EQ(m.kernels.size(), 2u);
   // Gemm with alpha != 1 (graph passes not run here: fold_gemm_alpha would make it a plain
@@ -373,7 +424,7 @@ TEST(LowerGraph, RunTimeBatchedProductIsOneBlockOverFlattenedBatches) {
   g.inputs = {a, b};
   g.outputs = {g.add_node(OpKind::MatMul, "mm", {a, b}, {"y"})->outputs[0]};
   graph::infer_types(g);
-  tir::IRModule m = lower::lower_graph(g, {.cpu_blocks = vector_channel_blocks(512)});
+  tir::IRModule m = lower::lower_graph(g, {.cpu_schedules = true});
   schedule::assign_schedule_rules(m, "llvm");
   ASSERT_EQ(m.kernels.size(), 1u);
   EXPECT_EQ(m.kernels[0].schedule_rule, "dense_matmul");
@@ -410,7 +461,7 @@ TEST(LowerGraph, GemmWithAlphaIsTheDenseBlockAndAScalingPass) {
   attrs.set("beta", 2.0);
   g.outputs = {g.add_node(OpKind::Gemm, "gemm", {a, b, cv}, {"y"}, attrs)->outputs[0]};
   graph::infer_types(g);
-  tir::IRModule m = lower::lower_graph(g, {.cpu_blocks = vector_channel_blocks(512)});
+  tir::IRModule m = lower::lower_graph(g, {.cpu_schedules = true});
   schedule::assign_schedule_rules(m, "llvm");
   ASSERT_EQ(m.kernels.size(), 1u);
   EXPECT_EQ(m.kernels[0].schedule_rule, "dense_matmul");
@@ -435,7 +486,7 @@ TEST(LowerGraph, BroadcastBatchKeepsTheComputeRule) {
   g.inputs = {a, b};
   g.outputs = {g.add_node(OpKind::MatMul, "mm", {a, b}, {"y"})->outputs[0]};
   graph::infer_types(g);
-  tir::IRModule m = lower::lower_graph(g, {.cpu_blocks = vector_channel_blocks(512)});
+  tir::IRModule m = lower::lower_graph(g, {.cpu_schedules = true});
   ASSERT_EQ(m.kernels.size(), 1u);
   // Not the packed matmul: the compute rule's nest of rows, which the injective rule schedules.
   EXPECT_EQ(m.kernels[0].schedule_rule, "injective");

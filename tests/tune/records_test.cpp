@@ -52,7 +52,7 @@ TEST(TuneTasks, KeysFollowTheComputationAndTarget) {
   tir::IRModule m = lowered_small_conv_model(512, /*second_conv=*/true);
   std::vector<tune::Task> tasks = tune::extract_tasks(m, kTarget);
   // dense 16->32, depthwise, dense2 32->32, matmul: four computations; and four injective-rule
-  // kernels (blocks): x into channel blocks, the zero padding before each dense conv (16 and 32
+  // kernels (blocks): x into channel blocks, the zero Pad before each dense conv (16 and 32
   // input channels: two computations), and the three convs' [1, 32, 12, 12] outputs back to
   // NCHW, one computation of weight 3.
   ASSERT_EQ(tasks.size(), 8u);
@@ -65,6 +65,7 @@ TEST(TuneTasks, KeysFollowTheComputationAndTarget) {
     }
     EXPECT_EQ(t.weight(), 1);
   }
+  std::sort(layout_weights.begin(), layout_weights.end());  // (in order of first appearance)
   EXPECT_EQ(layout_weights, (std::vector<int>{1, 1, 1, 3}));
   // The same conv under another name and with other weights is the same task.
   size_t dense =

@@ -257,7 +257,8 @@ class LayoutRewriter {
     // block of its input; a grouped conv takes blocks its groups fit (grouped_conv_blocks). The
     // summand has the output's block.
     int64_t group = n.attrs.get_int("group", 1), block = 0;
-    if (group == 1 || depthwise(n)) {
+    const bool is_depthwise = depthwise(n);  // (read on the NCHW input)
+    if (group == 1 || is_depthwise) {
       n.inputs[0] = blocked(n.inputs[0], 0, n);
       block = group == 1 ? blocks_.conv_output(y->type.shape[1].value) : block_of(n.inputs[0]);
     } else {
@@ -271,14 +272,46 @@ class LayoutRewriter {
       block = blocks->nr;
     }
     if (n.inputs.size() > 3 && n.inputs[3]) n.inputs[3] = blocked(n.inputs[3], block, n);
+    if (!is_depthwise) pad_explicitly(n);
     n.op = ops::OpKind::ConvNCHWc;
     n.attrs.set("block", block);
     take_blocked_output(n);
   }
 
+  // A direct convolution reads its blocked input through an explicit zero Pad of the spatial
+  // dims (memoised per value and pads), so the conv itself has no padding: its register tiles
+  // read whole windows with no bounds tests. (A depthwise conv keeps its pads: its rule
+  // partitions the border away.)
+  void pad_explicitly(Node& n) {
+    std::vector<int64_t> pads = n.attrs.get_ints("pads", {});
+    if (std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; })) return;
+    Value* x = n.inputs[0];
+    const size_t rank = size_t(x->type.rank()), spatial = pads.size() / 2;
+    std::vector<int64_t> full(2 * rank, 0);  // [N, C/c, spatial..., c]: begins, then ends
+    for (size_t d = 0; d < spatial; ++d) {
+      full[2 + d] = pads[d];
+      full[rank + 2 + d] = pads[spatial + d];
+    }
+    auto [it, fresh] = padded_.try_emplace({x, full}, nullptr);
+    if (fresh) {
+      Attrs attrs;
+      attrs.set("mode", std::string("constant"));
+      attrs.set("pads", full);
+      attrs.set("value", 0.0);
+      Node* pad =
+          g_.add_node(ops::OpKind::Pad, x->name + "_padded", {x}, {x->name + "_padded"}, attrs);
+      pad->opset = n.opset;
+      set_types(*pad);
+      it->second = pad->outputs[0];
+    }
+    n.inputs[0] = it->second;
+    n.attrs.set("pads", std::vector<int64_t>(pads.size(), 0));
+  }
+
   Graph& g_;
   const ChannelBlockPolicy& blocks_;
   std::map<std::pair<Value*, int64_t>, Value*> to_blocked_;
+  std::map<std::pair<Value*, std::vector<int64_t>>, Value*> padded_;
 };
 
 }  // namespace

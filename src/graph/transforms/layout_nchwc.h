@@ -1,12 +1,12 @@
 // layout_nchwc: CPU convolutions on channel-blocked tensors (NCHW[c]c, TVM's and oneDNN's
 // NCHWc), in the blocks the target's convolution rules tile by (support/channel_block.h:
 // ChannelBlockPolicy, which the schedule layer gives; the pass never reads the vector width).
-// Every 1-D to
-// 3-D float32 Conv with constant weights (and bias) and groups = 1, grouped in whole blocks
-// (support/channel_block.h: grouped_conv_blocks), or 2-D depthwise, becomes ConvNCHWc reading
-// and writing blocked tensors (its fused summand blocked too); a LayoutToBlocked is inserted
-// where a blocked operand comes from an NCHW producer and a LayoutFromBlocked where an NCHW
-// consumer (any other op, a graph output) reads a blocked result. Conversions cancel: a conv
+// Every 1-D to 3-D float32 Conv with constant weights (and bias) and groups = 1, grouped in
+// whole blocks (support/channel_block.h: grouped_conv_blocks), or 2-D depthwise, becomes
+// ConvNCHWc reading and writing blocked tensors (its fused summand blocked too; a direct conv's
+// padding becomes an explicit zero Pad of the blocked input's spatial dims, a depthwise conv
+// keeps its pads); a LayoutToBlocked is inserted where a blocked operand comes from an NCHW
+// producer and a LayoutFromBlocked where an NCHW consumer (any other op, a graph output) reads a blocked result. Conversions cancel: a conv
 // reading another conv's output takes the blocked value directly, so a chain of convs (ResNet,
 // MobileNet, R3D) runs blocked from its first to its last conv, and the unused LayoutFromBlocked
 // nodes are left for dead_code. Elementwise ops finite at 0 (Add, Mul, Relu, Clip, the epilogue

@@ -57,21 +57,15 @@ PrimFunc blocked_conv_compute(const BlockedConvShape& s, bool has_bias,
   INGOT_ICHECK(sp >= 1 && sp <= 3 && s.out.size() == sp && s.kernel.size() == sp &&
                    s.strides.size() == sp && s.dilations.size() == sp,
                "blocked conv: {} spatial dims", sp);
-  INGOT_ICHECK(s.blocked_input || (s.groups == 1 && !s.lane_groups),
-               "blocked conv: an NCHW input with groups");
   const int64_t ocb = ceil_div(s.oc, s.nr), icg = s.ic / s.groups;
-  std::optional<ConvInputBlocks> in =
-      s.blocked_input ? conv_input_blocks(s.ic, s.oc, s.groups, s.ib, s.nr)
-                      : std::optional<ConvInputBlocks>(ConvInputBlocks{1, 1, 0});
+  std::optional<ConvInputBlocks> in = conv_input_blocks(s.ic, s.oc, s.groups, s.ib, s.nr);
   INGOT_ICHECK(in.has_value(),
                "blocked conv: {} groups of {} -> {} channels do not fit blocks {}/{}", s.groups,
                s.ic, s.oc, s.ib, s.nr);
   INGOT_ICHECK(!s.lane_groups || (s.ib == s.nr && s.nr % icg == 0 && in->count == 1),
                "blocked conv: lane groups of {} in blocks {}/{}", icg, s.ib, s.nr);
   DataType f = DataType::f32();
-  Buffer X = Buffer::make("X", f,
-                          s.blocked_input ? concat({s.n, ceil_div(s.ic, s.ib)}, s.in, {s.ib})
-                                          : concat({s.n, s.ic}, s.in, {}));
+  Buffer X = Buffer::make("X", f, concat({s.n, ceil_div(s.ic, s.ib)}, s.in, {s.ib}));
   Buffer W = Buffer::make("W", f, concat({s.oc, icg}, s.kernel, {}));
   Buffer bias = Buffer::make("bias", f, std::vector<int64_t>{s.oc});
   Buffer Y = Buffer::make("Y", f, concat({s.n, ocb}, s.out, {s.nr}));
@@ -85,14 +79,11 @@ PrimFunc blocked_conv_compute(const BlockedConvShape& s, bool has_bias,
   // The output channel, and the guard of reads past OC in its last block.
   Expr o = Expr(vb) * s.nr + vr;
   Expr past_oc = s.oc % s.nr != 0 ? Expr(o < i64(s.oc)) : Expr();
-  // The input: block and lane (blocked), or channel (NCHW); the weight's input channel within
-  // the group, and the guard of the lanes past IC in the last input block.
+  // The input: block and lane; the weight's input channel within the group, and the guard of
+  // the lanes past IC in the last input block.
   std::vector<Expr> xi = {vn}, wi = {clamped(o, past_oc, s.oc)};
   Expr past_ic;
-  if (!s.blocked_input) {
-    xi.push_back(vc);
-    wi.push_back(vc);
-  } else {
+  {
     Expr first = in->in_per_step == 0    ? i64(0)
                  : in->out_per_step == 1 ? Expr(vb) * in->in_per_step
                                          : floordiv(vb, i64(in->out_per_step)) * in->in_per_step;
@@ -105,8 +96,7 @@ PrimFunc blocked_conv_compute(const BlockedConvShape& s, bool has_bias,
     xi.push_back(Expr(vo[d]) * s.strides[d] + Expr(vk[d]) * s.dilations[d]);
     wi.push_back(vk[d]);
   }
-  if (s.blocked_input)
-    xi.push_back(s.lane_groups ? floordiv(Expr(vr), i64(icg)) * icg + vi : Expr(vi));
+  xi.push_back(s.lane_groups ? floordiv(Expr(vr), i64(icg)) * icg + vi : Expr(vi));
   std::vector<Expr> yi = {vn, vb};
   yi.insert(yi.end(), vo.begin(), vo.end());
   yi.push_back(vr);
@@ -115,7 +105,7 @@ PrimFunc blocked_conv_compute(const BlockedConvShape& s, bool has_bias,
   Stmt init = BufferStore::make(
       Y, has_bias ? guarded(past_oc, bias.load({clamped(o, past_oc, s.oc)})) : make_const(f, 0),
       yi);
-  // Iteration order n, ob, o..., r | the reduction: cb, k..., ci (blocked) or c, k... (NCHW).
+  // Iteration order n, ob, o..., r | the reduction: cb, k..., ci.
   std::vector<IterVar> ivs = {{vn, i64(0), i64(s.n), IterKind::kSpatial},
                               {vb, i64(0), i64(ocb), IterKind::kSpatial}};
   std::vector<Var> loops = {Var("n"), Var("ocb")};
@@ -126,23 +116,16 @@ PrimFunc blocked_conv_compute(const BlockedConvShape& s, bool has_bias,
   ivs.push_back({vr, i64(0), i64(s.nr), IterKind::kSpatial});
   loops.push_back(Var("r"));
   const size_t spatial_iters = ivs.size();
-  if (s.blocked_input) {
-    ivs.push_back({vc, i64(0), i64(in->count), IterKind::kReduce});
-    loops.push_back(Var("icb"));
-  } else {
-    ivs.push_back({vc, i64(0), i64(s.ic), IterKind::kReduce});
-    loops.push_back(Var("ic"));
-  }
+  ivs.push_back({vc, i64(0), i64(in->count), IterKind::kReduce});
+  loops.push_back(Var("icb"));
   for (size_t d = 0; d < sp; ++d) {
     ivs.push_back({vk[d], i64(0), i64(s.kernel[d]), IterKind::kReduce});
     loops.push_back(Var(std::string("k") + names[d]));
   }
-  if (s.blocked_input) {
-    // One input block: only its real lanes; lane groups: the group's width.
-    int64_t lanes = s.lane_groups ? icg : in->count == 1 && s.groups == 1 ? s.ic : s.ib;
-    ivs.push_back({vi, i64(0), i64(lanes), IterKind::kReduce});
-    loops.push_back(Var("ici"));
-  }
+  // One input block: only its real lanes; lane groups: the group's width.
+  int64_t lanes = s.lane_groups ? icg : in->count == 1 && s.groups == 1 ? s.ic : s.ib;
+  ivs.push_back({vi, i64(0), i64(lanes), IterKind::kReduce});
+  loops.push_back(Var("ici"));
   PrimFunc fn{"conv" + std::to_string(sp) + "d_blocked",
               {X, W},
               block_loop_nest(loops, ivs, make_block("conv", ivs, body, init))};

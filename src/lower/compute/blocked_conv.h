@@ -9,10 +9,10 @@
 //       + sum over the reduction of X[n, <input block>, o * s + k * d ..., <lane>]
 //                                   * W[ob * NR + r, <input channel in the group>, k...]
 //
-// X is the spatially padded input: channel-blocked [n, ceil(IC / IB), in..., IB] (graph op
-// ConvNCHWc; the reduction runs over input blocks cb, the window k..., then lanes ci) or NCHW
-// [n, IC, in...] (a Conv outside the layout pass's chains; the reduction is c, then k...). Y is
-// [n, ceil(OC / NR), out..., NR]; its padding lanes come out zero. With groups, an output block
+// X is the channel-blocked input [n, ceil(IC / IB), in..., IB] (graph op ConvNCHWc, padded
+// spatially by the Pad node layout_nchwc puts before it; the reduction runs over input blocks cb,
+// the window k..., then lanes ci). Y is [n, ceil(OC / NR), out..., NR]; its padding lanes come
+// out zero. With groups, an output block
 // reads its group's input blocks (support/channel_block.h: conv_input_blocks); groups narrower
 // than the block are lane groups (each lane sums its own group's `width` inputs). With an
 // epilogue a second block "epilogue" updates Y in place (the fused summand and activation).
@@ -22,6 +22,7 @@
 #include <functional>
 #include <vector>
 
+#include "graph/graph.h"
 #include "tir/prim_func.h"
 
 namespace ingot::lower {
@@ -29,8 +30,7 @@ namespace ingot::lower {
 struct BlockedConvShape {
   int64_t n = 1, ic = 0, oc = 0;  // ic: all input channels, of every group
   int64_t groups = 1;
-  bool blocked_input = true;  // X channel-blocked by ib (else NCHW)
-  int64_t ib = 1, nr = 16;    // input and output channel blocks
+  int64_t ib = 1, nr = 16;  // input and output channel blocks
   // Groups narrower than the (equal) input and output blocks: lane r reads its group's inputs,
   // X[.., floor(r / width) * width + ci] for ci < width = ic / groups.
   bool lane_groups = false;
@@ -63,5 +63,12 @@ struct DepthwiseConvShape {
 tir::PrimFunc depthwise_conv_compute(const DepthwiseConvShape& s, bool has_bias,
                                      const ConvEpilogue& epilogue = {},
                                      const std::vector<tir::Buffer>& epilogue_params = {});
+
+// The compute of a ConvNCHWc node (conv_nchwc.cpp): a depthwise one (2-D) the depthwise compute
+// on its unpadded input, any other the blocked direct convolution over its already padded input
+// (a pointwise conv over the row-major view of all its pixels as one row, so that register
+// strips run along all of them); the node's fused summand and activation the epilogue block.
+// Params X, W, [bias], [Z], Y: the node's inputs, then its output.
+tir::PrimFunc conv_nchwc_compute(const graph::Node& node);
 
 }  // namespace ingot::lower

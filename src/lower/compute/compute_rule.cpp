@@ -253,7 +253,7 @@ ComputeRule compute_rule(ops::OpKind op) {
     case OpKind::LayoutToBlocked:
     case OpKind::LayoutFromBlocked:
       return compute_layout;
-    case OpKind::ConvNCHWc:  // lowered by lower/scheduled only (default schedules)
+    case OpKind::ConvNCHWc:  // lowered by lower_graph from conv_nchwc_compute (blocked_conv.h)
     case OpKind::If:         // control flow: entry steps around the bodies (lower_graph)
     case OpKind::Loop:
     case OpKind::Scan:

@@ -1,0 +1,113 @@
+// The compute of a ConvNCHWc node (graph pass layout_nchwc; blocked input, summand and output):
+// its shapes, strides, dilations and pads read from the node, then the block-form computes of
+// blocked_conv.h with the node's fused epilogue. Scheduled by rules blocked_conv2d and
+// depthwise_conv_nchwc, which lay the weights out.
+#include <algorithm>
+
+#include "lower/compute/blocked_conv.h"
+#include "lower/compute/epilogue.h"
+#include "support/error.h"
+
+namespace ingot::lower {
+
+using namespace tir;
+
+namespace {
+
+struct ConvNchwcGeometry {
+  std::vector<int64_t> xs, ws, ys, strides, dil, pads;
+  size_t spatial = 0;
+};
+
+ConvNchwcGeometry conv_nchwc_geometry(const graph::Node& node) {
+  ConvNchwcGeometry g;
+  g.xs = node.inputs.at(0)->type.static_shape();
+  g.ws = node.inputs.at(1)->type.static_shape();
+  g.ys = node.outputs.at(0)->type.static_shape();
+  g.spatial = g.ws.size() - 2;
+  g.strides = node.attrs.get_ints("strides", std::vector<int64_t>(g.spatial, 1));
+  g.dil = node.attrs.get_ints("dilations", std::vector<int64_t>(g.spatial, 1));
+  g.pads = node.attrs.get_ints("pads", std::vector<int64_t>(2 * g.spatial, 0));
+  INGOT_ICHECK(g.spatial >= 1 && g.spatial <= 3 && g.xs.size() == g.spatial + 3 &&
+                   g.ys.size() == g.spatial + 3 && g.pads.size() == 2 * g.spatial,
+               "{}: not a 1-D to 3-D blocked convolution", node.describe());
+  INGOT_ICHECK(node.inputs[1]->is_constant() &&
+                   (node.inputs.size() < 3 || !node.inputs[2] || node.inputs[2]->is_constant()),
+               "{}: blocked convolution needs constant weights and bias", node.describe());
+  return g;
+}
+
+const graph::Value* optional_input(const graph::Node& node, size_t i) {
+  return node.inputs.size() > i ? node.inputs[i] : nullptr;
+}
+
+bool all_ones(const std::vector<int64_t>& v) {
+  return std::all_of(v.begin(), v.end(), [](int64_t e) { return e == 1; });
+}
+
+// The node's fused summand and activation as the compute's epilogue (none without them); `zb`
+// the summand's buffer, appended to `extra` when the node has one.
+ConvEpilogue node_epilogue(const graph::Node& node, const Buffer& zb, std::vector<Buffer>& extra) {
+  const bool has_z = optional_input(node, 3) != nullptr;
+  if (has_z) extra.push_back(zb);
+  if (!has_epilogue(node)) return {};
+  return [&node, has_z, zb](const Expr& v, const std::vector<Expr>& idx) {
+    return apply_epilogue(node, v, has_z ? zb.load(idx) : Expr());
+  };
+}
+
+PrimFunc depthwise(const graph::Node& node, const ConvNchwcGeometry& g) {
+  INGOT_ICHECK(g.spatial == 2, "{}: depthwise blocked convolution is 2-D only", node.describe());
+  DepthwiseConvShape s;
+  s.n = g.xs[0], s.blocks = g.xs[1], s.blk = g.xs[4], s.channels = g.ws[0];
+  s.ih = g.xs[2], s.iw = g.xs[3], s.oh = g.ys[2], s.ow = g.ys[3], s.kh = g.ws[2], s.kw = g.ws[3];
+  s.sh = g.strides[0], s.sw = g.strides[1], s.dh = g.dil[0], s.dw = g.dil[1];
+  s.top = g.pads[0], s.left = g.pads[1];
+  INGOT_ICHECK(g.ys[4] == s.blk && g.ys[1] == s.blocks, "{}: depthwise blocks differ",
+               node.describe());
+  std::vector<Buffer> extra;
+  ConvEpilogue epilogue = node_epilogue(node, Buffer::make("Z", DataType::f32(), g.ys), extra);
+  return depthwise_conv_compute(s, optional_input(node, 2) != nullptr, epilogue, extra);
+}
+
+PrimFunc direct(const graph::Node& node, const ConvNchwcGeometry& g) {
+  INGOT_ICHECK(std::all_of(g.pads.begin(), g.pads.end(), [](int64_t p) { return p == 0; }),
+               "{}: a blocked direct convolution reads an explicitly padded input",
+               node.describe());
+  const size_t sp = g.spatial;
+  BlockedConvShape s;
+  s.groups = node.attrs.get_int("group", 1);
+  s.n = g.xs[0], s.ic = g.ws[1] * s.groups, s.oc = g.ws[0];
+  s.ib = g.xs.back(), s.nr = g.ys.back();
+  for (size_t d = 0; d < sp; ++d) {
+    s.in.push_back(g.xs[2 + d]);
+    s.out.push_back(g.ys[2 + d]);
+    s.kernel.push_back(g.ws[2 + d]);
+  }
+  s.strides = g.strides, s.dilations = g.dil;
+  // Groups narrower than the block with equal blocks on both sides (ResNeXt's 4 and 8 channels,
+  // RegNet's 8): each lane sums its own group's inputs (support/channel_block.h).
+  s.lane_groups = s.groups > 1 && s.oc / s.groups < s.nr;
+  std::vector<int64_t> ys = g.ys;
+  if (sp > 1 && all_ones(s.kernel) && all_ones(s.strides)) {  // pointwise: all pixels one row
+    int64_t in = 1, out = 1;
+    for (size_t d = 0; d < sp; ++d) in *= s.in[d], out *= s.out[d];
+    s.in = {in}, s.out = {out}, s.kernel = {1}, s.strides = {1}, s.dilations = {1};
+    ys = {ys[0], ys[1], out, ys.back()};
+  }
+  std::vector<Buffer> extra;
+  ConvEpilogue epilogue = node_epilogue(node, Buffer::make("Z", DataType::f32(), ys), extra);
+  return blocked_conv_compute(s, optional_input(node, 2) != nullptr, epilogue, extra);
+}
+
+}  // namespace
+
+PrimFunc conv_nchwc_compute(const graph::Node& node) {
+  INGOT_ICHECK(node.op == ops::OpKind::ConvNCHWc, "{}: not a ConvNCHWc", node.describe());
+  ConvNchwcGeometry g = conv_nchwc_geometry(node);
+  const int64_t group = node.attrs.get_int("group", 1);
+  const bool is_depthwise = group > 1 && g.ws[1] == 1 && g.ws[0] == group;
+  return is_depthwise ? depthwise(node, g) : direct(node, g);
+}
+
+}  // namespace ingot::lower

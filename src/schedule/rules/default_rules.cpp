@@ -22,10 +22,7 @@ const std::vector<ScheduleRule>& schedule_rules() {
          MatmulConfig cfg;
          cfg.vector_bits = t.isa.vector_bits;
          cfg.arch = t.isa.arch;
-         // The epilogue pass after the product first (the product block has a reduce iter
-         // var, which the injective rule leaves).
-         schedule_injective(s, t.isa);
-         schedule_dense_matmul(s, cfg);
+         schedule_dense_matmul(s, cfg);  // (its epilogue and other blocks too)
        },
        is_dense_matmul},
       {kSymbolicRowsMatmulRule, "llvm",

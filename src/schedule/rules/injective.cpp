@@ -165,29 +165,27 @@ void schedule_symbolic(Schedule& s, const std::string& name, const std::vector<L
   schedule_row_reductions(s, name, isa);
 }
 
+void schedule_injective_block(Schedule& s, const std::string& name, const CpuVectorIsa& isa) {
+  BlockRV b = s.get_block(name);
+  auto loops = own_loops(s, b);
+  if (!loops) return;
+  bool one_store = find_block(s.func().body, name, nullptr)->block->body.as<BufferStore>();
+  if (any_symbolic_extent(s, *loops)) {
+    schedule_symbolic(s, name, *loops, one_store, isa);
+  } else if (!one_store) {
+    if (!loops->empty()) parallelize_outer(s, *loops, int(loops->size()), 1);
+    vectorize_lanes(s, name, isa);
+    schedule_row_reductions(s, name, isa);
+  } else if (loops->size() == 1) {
+    schedule_flat(s, loops->front());
+  } else if (loops->size() > 1) {
+    schedule_nest(s, b, *loops, isa);
+  }
+}
+
 void schedule_injective(Schedule& s, const CpuVectorIsa& isa) {
   inline_intermediates(s);
-  for (const std::string& name : top_level_block_names(s)) {
-    BlockRV b = s.get_block(name);
-    auto loops = own_loops(s, b);
-    if (!loops) continue;
-    bool one_store = find_block(s.func().body, name, nullptr)->block->body.as<BufferStore>();
-    if (any_symbolic_extent(s, *loops)) {
-      schedule_symbolic(s, name, *loops, one_store, isa);
-      continue;
-    }
-    if (!one_store) {
-      if (!loops->empty()) parallelize_outer(s, *loops, int(loops->size()), 1);
-      vectorize_lanes(s, name, isa);
-      schedule_row_reductions(s, name, isa);
-    } else if (loops->empty()) {
-      continue;
-    } else if (loops->size() == 1) {
-      schedule_flat(s, loops->front());
-    } else {
-      schedule_nest(s, b, *loops, isa);
-    }
-  }
+  for (const std::string& name : top_level_block_names(s)) schedule_injective_block(s, name, isa);
 }
 
 }  // namespace ingot::schedule

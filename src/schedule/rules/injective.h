@@ -31,4 +31,8 @@ inline constexpr const char* kInjectiveRule = "injective";  // every spatial blo
 
 void schedule_injective(Schedule& s, const CpuVectorIsa& isa);
 
+// The rule's schedule of one top-level block `name` (fusion's intermediates already inlined):
+// nothing when its loops are not its own (a reduction, a block another rule placed).
+void schedule_injective_block(Schedule& s, const std::string& name, const CpuVectorIsa& isa);
+
 }  // namespace ingot::schedule

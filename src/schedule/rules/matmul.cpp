@@ -7,10 +7,14 @@
 #include "schedule/ir_utils.h"
 #include "schedule/rules/choice.h"
 #include "schedule/rules/dense_product.h"
+#include "schedule/rules/fma_strip.h"
+#include "schedule/rules/injective.h"
+#include "schedule/rules/nest_utils.h"
 #include "support/error.h"
 #include "tir/op.h"
 #include "tir/region_analysis.h"
 #include "tir/substitute.h"
+#include "tir/visitor.h"
 
 namespace ingot::schedule {
 
@@ -20,6 +24,43 @@ namespace {
 
 int64_t ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
+}
+
+// The in-place epilogue pass after the product (compute/epilogue.h epilogue_pass: C[i] =
+// f(C[i], ..), a fused bias, summand, activation) when it is the one block among `others` that
+// reads C, alone in its nest and unpredicated, reading C only where it stores; else "".
+std::string product_epilogue(const Schedule& s, const std::vector<std::string>& others) {
+  std::optional<BlockInfo> product = find_block(s.func().body, "matmul", nullptr);
+  if (!product || product->block->writes.size() != 1) return "";
+  const Buffer& c = product->block->writes[0].buffer;
+  std::string found;
+  for (const std::string& name : others) {
+    std::optional<BlockInfo> b = find_block(s.func().body, name, nullptr);
+    bool reads_c = false;
+    for (const BufferRegion& r : b->block->reads) reads_c = reads_c || r.buffer.same_as(c);
+    if (!reads_c) continue;
+    if (!found.empty()) return "";  // two readers of C: neither is placed
+    const auto* store = b->block->body.as<BufferStore>();
+    int64_t one = 0;
+    if (store == nullptr || store->buffer.get() != c.get() ||
+        !is_const_int(b->br->predicate, &one) || one != 1 || b->block->writes.size() != 1)
+      return "";
+    struct OwnIndex : IRVisitor {  // every read of C at the stored index
+      const BufferStore* store = nullptr;
+      bool ok = true;
+      void visit_BufferLoad(const BufferLoad* op, const Expr& e) override {
+        if (op->buffer == store->buffer)
+          for (size_t k = 0; k < op->indices.size(); ++k)
+            ok = ok && op->indices[k].same_as(store->indices[k]);
+        IRVisitor::visit_BufferLoad(op, e);
+      }
+    } own;
+    own.store = store;
+    own.visit(store->value);
+    if (!own.ok) return "";
+    found = name;
+  }
+  return found;
 }
 
 }  // namespace
@@ -39,8 +80,9 @@ int matmul_panel_width(const MatmulConfig& cfg) {
   return default_fma_tile(cfg.isa(), int(cfg.kc)).nr;
 }
 
-void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulConfig& cfg,
-                            const std::string& a_pack, const std::string& b_pack) {
+std::optional<LoopRV> schedule_packed_matmul(Schedule& s, const std::string& block,
+                                             const MatmulConfig& cfg, const std::string& a_pack,
+                                             const std::string& b_pack) {
   BlockRV c = s.get_block(block);
   std::vector<LoopRV> l = s.get_loops(c);  // (b,) i, jb, jr, k  or  (b,) ib, jb, ir, jr, k
   std::optional<BlockInfo> pack = find_block(s.func().body, a_pack, nullptr);
@@ -96,7 +138,7 @@ void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulC
       s.vectorize(s.get_loops(pb).back());
     }
     if (cfg.parallel) s.parallel(par);
-    return;
+    return std::nullopt;  // column tasks (see the header)
   }
   // Column panels per block of B (tunable; default nc / NR).
   ExprRV ncb = sample_choice(s, powers_of_two_upto(NB, NB),
@@ -156,7 +198,8 @@ void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulC
   // 6. Row blocks in parallel (fused with the batch); a single row block (a matrix-vector
   //    product) runs its column blocks in parallel instead.
   LoopRV par = batched ? s.fuse({l[0], outer}) : outer;
-  if (!batched && extent(outer) == 1 && extent(j[0]) > 1) par = j[0];
+  bool column_tasks = false;
+  if (!batched && extent(outer) == 1 && extent(j[0]) > 1) par = j[0], column_tasks = true;
   if (cfg.parallel) s.parallel(par);
   // 7. A run-time B is packed per batch inside the parallel loop (each row block of a batch
   //    packs it again: B is small where it is a run-time value, e.g. attention); unbatched, once
@@ -169,6 +212,8 @@ void schedule_packed_matmul(Schedule& s, const std::string& block, const MatmulC
       s.parallel(s.get_loops(bpack)[0]);
     }
   }
+  if (column_tasks || extent(par) == 1) return std::nullopt;  // (one task: the pass is parallel)
+  return par;
 }
 
 bool is_dense_matmul(const PrimFunc& f) {
@@ -178,6 +223,12 @@ bool is_dense_matmul(const PrimFunc& f) {
 void schedule_dense_matmul(Schedule& s, const MatmulConfig& cfg) {
   std::optional<DenseProduct> d = match_dense(s.func(), false);
   INGOT_ICHECK(d.has_value(), "dense matmul rule: no dense product block in {}", s.func().name);
+  // The kernel's other blocks: fusion's intermediates inlined, the epilogue pass found.
+  inline_intermediates(s);
+  std::vector<std::string> others;
+  for (const std::string& name : top_level_block_names(s))
+    if (name != "matmul") others.push_back(name);
+  const std::string epilogue = product_epilogue(s, others);
   BlockRV c = s.get_block("matmul");
   std::vector<LoopRV> l = s.get_loops(c);  // [batch loops,] i, j, k
   if (l.size() > 4) {  // several batch dims: one batch loop (their indices outer offsets)
@@ -219,7 +270,14 @@ void schedule_dense_matmul(Schedule& s, const MatmulConfig& cfg) {
     order.insert(order.end(), {i[0], j[0], i[1], j[1], l[o + 2]});
     s.reorder(order);
   }
-  schedule_packed_matmul(s, "matmul", cfg, a_pack, b_pack);
+  std::optional<LoopRV> task = schedule_packed_matmul(s, "matmul", cfg, a_pack, b_pack);
+  // 3. The epilogue pass runs in each row task right after its rows of the product, while they
+  //    are in cache; the other blocks by the injective rule.
+  if (task && !epilogue.empty()) {
+    schedule_tile_epilogue(s, s.get_block(epilogue), *task);
+    others.erase(std::find(others.begin(), others.end(), epilogue));
+  }
+  for (const std::string& name : others) schedule_injective_block(s, name, cfg.isa());
 }
 
 }  // namespace ingot::schedule

@@ -1,0 +1,121 @@
+// The dense matmul rule places the product's epilogue pass (a fused bias, residual summand and
+// activation: one in-place block) in each parallel task right after its part of the product
+// (reverse_compute_at), the way the convolution rules place theirs. Relu(MatMul(x, B) + c + r)
+// fused by the graph passes is compiled whole. With more rows than one task's block (300: tasks
+// of rows) the epilogue block sits under the product's parallel loop; with fewer (70: tasks of
+// columns) and at one register tile (4) it stays a pass of its own, in row tasks. The default
+// traces replay to the same kernels, and the artifact's output matches a double-precision
+// reference in each case, with a column tail (200 columns are not whole panels).
+#include <gtest/gtest.h>
+
+#include <ingot/runtime.h>
+
+#include <cmath>
+
+#include "compiled_model.h"
+#include "driver/onnx_model_builder.h"
+#include "schedule/ir_utils.h"
+#include "schedule/rules/default_rules.h"
+#include "schedule/rules/matmul.h"
+#include "schedule/trace.h"
+#include "tir/structural_equal.h"
+
+namespace ingot::testing {
+namespace {
+
+constexpr int64_t kDepth = 96, kCols = 200;
+
+struct Case {
+  int64_t rows;
+  std::vector<float> b = random_vector(kDepth * kCols, 1), c = random_vector(kCols, 2);
+  std::filesystem::path dir;
+  std::string onnx;
+  explicit Case(int64_t m) : rows(m), dir(temp_dir("dense_epilogue_" + std::to_string(m))) {
+    OnnxModelBuilder mb(13);
+    mb.input("x", {rows, kDepth}, onnx::TensorProto::FLOAT);
+    mb.input("r", {rows, kCols}, onnx::TensorProto::FLOAT);
+    mb.initializer("B", {kDepth, kCols}, b);
+    mb.initializer("c", {kCols}, c);
+    mb.node("MatMul", {"x", "B"}, {"p"});
+    mb.node("Add", {"p", "c"}, {"q"});
+    mb.node("Add", {"q", "r"}, {"s"});
+    mb.node("Relu", {"s"}, {"y"});
+    mb.output("y");
+    onnx = (dir / "model.onnx").string();
+    mb.save(onnx);
+  }
+};
+
+// The lowered module (the compile stops after lowering), rules assigned.
+tir::IRModule lowered(const Case& c) {
+  driver::CompileOptions o;
+  tir::IRModule mod;
+  o.after_lower = [&](const tir::IRModule& m) {
+    mod = m;
+    return false;
+  };
+  std::ostringstream dump;
+  driver::compile_model(c.onnx, (c.dir / "unused.so").string(), o, dump);
+  schedule::assign_schedule_rules(mod, "llvm");
+  return mod;
+}
+
+void expect_reference(const Case& c) {
+  std::string so = (c.dir / "model.so").string();
+  driver::CompileOptions o;
+  std::ostringstream dump;
+  driver::compile_model(c.onnx, so, o, dump);
+  IngotModel* model = nullptr;
+  IngotSession* session = nullptr;
+  ASSERT_EQ(ingot_model_load(so.c_str(), &model), INGOT_OK) << ingot_last_error();
+  ASSERT_EQ(ingot_session_create(model, &session), INGOT_OK) << ingot_last_error();
+  std::vector<float> x = random_vector(size_t(c.rows * kDepth), 3);
+  std::vector<float> r = random_vector(size_t(c.rows * kCols), 4);
+  std::vector<int64_t> xs{c.rows, kDepth}, rs{c.rows, kCols};
+  DLTensor xt = f32_tensor(x, xs), rt = f32_tensor(r, rs);
+  ASSERT_EQ(ingot_session_set_input(session, 0, &xt), INGOT_OK) << ingot_last_error();
+  ASSERT_EQ(ingot_session_set_input(session, 1, &rt), INGOT_OK) << ingot_last_error();
+  ASSERT_EQ(ingot_session_run(session), INGOT_OK) << ingot_last_error();
+  DLTensor y;
+  ASSERT_EQ(ingot_session_output(session, 0, &y), INGOT_OK);
+  auto* yp = static_cast<const float*>(y.data);
+  for (int64_t i = 0; i < c.rows; ++i)
+    for (int64_t j = 0; j < kCols; ++j) {
+      double want = double(c.c[size_t(j)]) + r[size_t(i * kCols + j)];
+      for (int64_t k = 0; k < kDepth; ++k)
+        want += double(x[size_t(i * kDepth + k)]) * c.b[size_t(k * kCols + j)];
+      ASSERT_NEAR(yp[i * kCols + j], std::max(want, 0.0), 1e-4) << i << ", " << j;
+    }
+  ingot_session_free(session);
+  ingot_model_free(model);
+}
+
+TEST(DenseEpilogue, RunsInTheProductsParallelTasksAndMatchesAReference) {
+  for (int64_t rows : {300, 70, 4}) {
+    SCOPED_TRACE("rows " + std::to_string(rows));
+    Case c(rows);
+    tir::IRModule mod = lowered(c);
+    ASSERT_EQ(mod.kernels.size(), 1u);  // the product with its fused epilogue
+    tir::PrimFunc f = mod.kernels[0];
+    ASSERT_EQ(f.schedule_rule, schedule::kDenseMatmulRule);
+    const schedule::RuleTarget target{"llvm", CpuVectorIsa::x86(512)};
+    schedule::Schedule s(f);
+    schedule::find_schedule_rule(f.schedule_rule, "llvm")->apply(s, target);
+    // The epilogue block's outermost loop is parallel: the product's task loop, or its own.
+    std::vector<schedule::LoopRV> loops = s.get_loops(s.get_block("compute"));
+    ASSERT_GE(loops.size(), 1u);
+    auto task = schedule::find_loop(s.func().body, s.loop_var(loops[0]).node());
+    ASSERT_TRUE(task.has_value());
+    EXPECT_EQ(task->node->kind, tir::ForKind::kParallel);
+    bool under_product = false;
+    for (schedule::BlockRV b : s.get_child_blocks(loops[0]))
+      under_product = under_product || s.name_of(b).starts_with("matmul");
+    EXPECT_EQ(under_product, rows > 128);
+    schedule::Schedule again = schedule::Trace::from_json(s.trace().to_json()).replay(f);
+    EXPECT_TRUE(tir::structural_equal(again.func(), s.func()));
+    expect_reference(c);
+  }
+}
+
+}  // namespace
+}  // namespace ingot::testing

@@ -357,6 +357,16 @@ TEST(PassManager, LevelsDisabledPassesTimesAndErrors) {
     run_optimization_passes(cb.g, {.opt_level = 0}, log);
     EXPECT_EQ(count_ops(cb.g, OpKind::BatchNormalization), 1);
   }
+  // The channel-blocked layout is the only place convolutions get their blocks: it runs from
+  // -O1 (with the schedule layer's blocks), not at -O0 (the plain NCHW loop nest).
+  for (int level : {0, 1}) {
+    ConvBlock cb;
+    std::ostringstream log;
+    run_optimization_passes(
+        cb.g, {.opt_level = level, .channel_blocks = vector_channel_blocks(512)}, log);
+    EXPECT_EQ(count_ops(cb.g, OpKind::ConvNCHWc), level) << level;
+    EXPECT_EQ(count_ops(cb.g, OpKind::BatchNormalization), 1) << level;  // (folded from -O2)
+  }
   {
     ConvBlock cb;
     std::ostringstream log;

@@ -86,7 +86,7 @@ const std::vector<GraphPass>& optimization_passes() {
          convert_float16(g);
          infer_types(g);
        }},
-      {"layout_nchwc", 2,
+      {"layout_nchwc", 1,
        "run 1-3-D convolutions, pooling and Concat on channel-blocked (NCHWc) tensors, "
        "converting only at the boundaries",
        [](Graph& g, const PassOptions& o) {

@@ -6,6 +6,9 @@
 #include "lower/compute/common.h"
 #include "lower/compute/compute.h"
 #include "support/error.h"
+#include "tir/arith/analyzer.h"
+#include "tir/block_nest.h"
+#include "tir/region_analysis.h"
 
 namespace ingot::lower {
 
@@ -114,63 +117,52 @@ Stmt reduce_one(OpKind op, const BoolAsByte& as_byte, DataType dt,
 }
 
 // Reduction over outer axes with the innermost axis kept (a blocked tensor's spatial dims, a
-// column sum): the kept innermost dim runs innermost, in chunks of up to kChunk lanes held in
-// a local accumulator row, so each reduction step is one contiguous, vectorized row update and
-// the input is read once in memory order.
-constexpr int64_t kChunk = 64;
-
-Stmt reduce_lanes_inner(const graph::Node& node, const Buffer& x, const Buffer& y,
-                        const std::vector<bool>& reduced, bool keepdims, int64_t count,
-                        const BoolAsByte& as_byte) {
-  std::vector<int64_t> xs = const_shape(x);
-  int rank = int(xs.size());
-  int64_t len = xs[rank - 1];
-  int64_t chunk = len <= 4 * kChunk ? len : kChunk;
-  int64_t chunks = (len + chunk - 1) / chunk;
-  std::vector<int64_t> outer_shape = xs, red_shape;
-  outer_shape.back() = chunks;
-  for (int d = 0; d < rank - 1; ++d)
-    if (reduced[d]) {
-      outer_shape[d] = 1;
-      red_shape.push_back(xs[d]);
+// column sum): one block "reduce", Y[kept..., j] = init, then Y[kept..., j] = update(Y, X[...])
+// over the reduced dims, its loops in iteration order (kept dims, j, reduced dims; dims of
+// extent 1 take index 0). How it runs (j in vector chunks innermost, inside the reduction, held
+// in Y) is the schedule's: rules/lanes_reduction.h. The ops with a finish (Mean, L2, LogSum)
+// then update Y in place in a second block. Undefined when nothing is reduced, or an empty set.
+Stmt reduce_lanes_inner(OpKind op, const Buffer& x, const Buffer& y,
+                        const std::vector<bool>& reduced, bool keepdims, int64_t count) {
+  const std::vector<int64_t> xs = const_shape(x);
+  const int rank = int(xs.size());
+  const DataType dt = y->dtype;
+  std::vector<IterVar> spatial, reduce;
+  std::vector<Var> spatial_loops, reduce_loops;
+  Index xi(size_t(rank), i64(0));
+  auto iter = [&](int d, bool red) {
+    if (xs[size_t(d)] == 1) return;
+    Var v((red ? "r" : "v") + std::to_string(d));
+    (red ? reduce : spatial)
+        .push_back({v, i64(0), i64(xs[size_t(d)]), red ? IterKind::kReduce : IterKind::kSpatial});
+    (red ? reduce_loops : spatial_loops).push_back(Var((red ? "k" : "i") + std::to_string(d)));
+    xi[size_t(d)] = v;
+  };
+  for (int d = 0; d < rank; ++d)
+    if (!reduced[size_t(d)]) iter(d, false);
+  for (int d = 0; d < rank; ++d)
+    if (reduced[size_t(d)]) iter(d, true);
+  // (An empty reduction keeps the row form: a block's init runs inside its reduce loops.)
+  if (reduce.empty() || count == 0) return Stmt();
+  Index yi;
+  for (int d = 0; d < rank; ++d)
+    if (!reduced[size_t(d)]) {
+      yi.push_back(xi[size_t(d)]);
+    } else if (keepdims) {
+      yi.push_back(i64(0));
     }
-  DataType dt = as_byte.acc_dtype(y->dtype);
-  OpKind op = node.op;
-  return loop_nest(outer_shape, "o", [&](const Index& o) {
-    Buffer acc = Buffer::make("acc", dt, std::vector<int64_t>{chunk}, StorageScope::kLocal);
-    Expr base = chunks == 1 ? Expr(i64(0)) : o[rank - 1] * i64(chunk);
-    // Lanes of this chunk, guarded when the last chunk is partial.
-    auto over_lanes = [&](const std::function<Stmt(Expr, Expr)>& body) {
-      return lane_loop("l", i64(0), chunk, [&](Expr l) {
-        Expr j = chunks == 1 ? l : base + l;
-        Stmt s = body(l, j);
-        if (len % chunk != 0) s = IfThenElse::make(j < i64(len), s);
-        return s;
-      });
-    };
-    std::vector<Stmt> seq;
-    seq.push_back(
-        over_lanes([&](Expr l, Expr) { return BufferStore::make(acc, init_value(op, dt), {l}); }));
-    seq.push_back(serial_nest(red_shape, "r", [&](const Index& r) {
-      return over_lanes([&](Expr l, Expr j) {
-        Index xi = o;
-        int n = 0;
-        for (int d = 0; d < rank - 1; ++d)
-          if (reduced[d]) xi[d] = r[n++];
-        xi[rank - 1] = j;
-        return BufferStore::make(acc, update(op, acc.load({l}), as_byte.load(x, xi), Expr()), {l});
-      });
-    }));
-    seq.push_back(over_lanes([&](Expr l, Expr j) {
-      Index yi;
-      for (int d = 0; d < rank - 1; ++d)
-        if (keepdims || !reduced[d]) yi.push_back(o[d]);
-      yi.push_back(j);
-      return BufferStore::make(
-          y, as_byte.store_value(finish(op, acc.load({l}), i64(count), Expr())), yi);
-    }));
-    return Allocate::make(acc, SeqStmt::make(seq));
+  std::vector<IterVar> ivs = spatial;
+  ivs.insert(ivs.end(), reduce.begin(), reduce.end());
+  std::vector<Var> loops = spatial_loops;
+  loops.insert(loops.end(), reduce_loops.begin(), reduce_loops.end());
+  Stmt body = BufferStore::make(y, update(op, y.load(yi), x.load(xi), Expr()), yi);
+  Stmt init = BufferStore::make(y, init_value(op, dt), yi);
+  Stmt nest = block_loop_nest(loops, ivs, make_block("reduce", ivs, body, init));
+  if (op != OpKind::ReduceMean && op != OpKind::ReduceL2 && op != OpKind::ReduceLogSum) return nest;
+  Stmt finished = loop_nest(y->shape, "f", [&](const Index& i) {
+    return BufferStore::make(y, finish(op, y.load(i), i64(count), Expr()), i);
   });
+  return SeqStmt::make({nest, finished});
 }
 
 }  // namespace
@@ -202,13 +194,13 @@ Stmt compute_reduce(const graph::Node& node, const std::vector<Buffer>& inputs,
     kept_shape[d] = i64(1);
     red_shape.push_back(xs[d]);
   }
-  const Expr count = product(red_shape);
+  const Expr count = arith::simplify(product(red_shape));
   DataType dt = as_byte.acc_dtype(y->dtype);
   int64_t inner = 0, n = 0;
   // The lane form needs static shapes; a symbolic reduction takes the row form below.
   if (!reduced[rank - 1] && is_const_int(xs[rank - 1], &inner) && inner > 1 && !is_symbolic(x) &&
-      is_const_int(count, &n) && op != OpKind::ReduceLogSumExp)
-    return reduce_lanes_inner(node, x, y, reduced, keepdims, n, as_byte);
+      is_const_int(count, &n) && op != OpKind::ReduceLogSumExp && !as_byte.on)
+    if (Stmt s = reduce_lanes_inner(op, x, y, reduced, keepdims, n); s.defined()) return s;
 
   return loop_nest(Extents(kept_shape), "o", [&](const Index& o) {
     auto x_at = [&](const Index& r) {

@@ -19,14 +19,20 @@ constexpr int64_t kMinBlocks = 64;
 
 }  // namespace
 
-// Every top-level spatial nest not bound yet: fused, split into blocks of threads, bound.
+// Every top-level spatial nest not bound yet (and the spatial loops of a reduction whose
+// reduce loops are innermost): fused, split into blocks of threads, bound.
 static void bind_spatial_nests(Schedule& s, int max_threads) {
   for (const std::string& name : top_level_block_names(s)) {
     BlockRV b = s.get_block(name);
     auto loops = own_loops(s, b);
-    // Only nests whose own loops are all of their loops: a loop bound inside a serial one (a
-    // scan's running axis) would launch once per iteration of it.
-    if (!loops || loops->empty() || loops->size() != s.get_loops(b).size()) continue;
+    // A reduction over [spatial..., reduce...] (compute/reduce.cpp's kept innermost dim): a
+    // thread per output element, its reduction serial in the thread.
+    if (!loops)
+      if (auto r = reduction_loops(s, b)) loops = r->first;
+    // Only nests whose own loops are all of their loops, but a reduction's: a loop bound inside
+    // a serial one (a scan's running axis) would launch once per iteration of it.
+    if (!loops || loops->empty()) continue;
+    if (loops->size() != s.get_loops(b).size() && !reduction_loops(s, b)) continue;
     LoopRV fused = loops->size() == 1 ? loops->front() : s.fuse(*loops);
     int64_t extent = loop_extent_of(s, fused);
     std::vector<int64_t> counts;

@@ -6,7 +6,9 @@
 // blocks of `max_threads` threads (the last block masked), bound to blockIdx.x and threadIdx.x:
 // one thread per element of an elementwise nest, one per output row of a row (softmax,
 // normalisation, reduction rows and the naive matmul and conv rows keep their inner loops serial
-// in the thread). Blocks with other loops stay serial and become single-thread launches. The
+// in the thread); a reduction over [spatial..., reduce...] (compute/reduce.cpp's kept innermost
+// dim) gets its spatial loops bound the same way, its reduction serial in each thread. Blocks
+// with other loops stay serial and become single-thread launches. The
 // threads per block are a sampling instruction (32 to max_threads, default: the largest that
 // still gives each of `kMinBlocks` blocks a full complement, else max_threads), so the tuner can
 // search them.

@@ -9,6 +9,7 @@
 #include "schedule/ir_utils.h"
 #include "schedule/rules/choice.h"
 #include "schedule/rules/contiguity.h"
+#include "schedule/rules/lanes_reduction.h"
 #include "schedule/rules/nest_utils.h"
 #include "schedule/rules/row_reduction.h"
 #include "tir/analysis.h"
@@ -40,16 +41,6 @@ void schedule_flat(Schedule& s, LoopRV loop) {
   std::vector<LoopRV> parts = s.split(loop, {std::nullopt, chunk});
   s.parallel(parts[0]);
   s.vectorize(parts[1]);
-}
-
-// Outer loops fused into the parallel loop: 0 (none) to 3, `def` by default.
-void parallelize_outer(Schedule& s, const std::vector<LoopRV>& loops, int limit, int def) {
-  std::vector<int64_t> outer;
-  for (int k = 0; k <= std::min(limit, kMaxFusedLoops); ++k) outer.push_back(k);
-  int par = int(s.value(sample_choice(s, outer, def)));
-  if (par == 0) return;
-  std::vector<LoopRV> fused(loops.begin(), loops.begin() + par);
-  s.parallel(par == 1 ? fused[0] : s.fuse(fused));
 }
 
 // A single-store nest runs along its most contiguous loop: the loop whose variable makes the
@@ -168,7 +159,10 @@ void schedule_symbolic(Schedule& s, const std::string& name, const std::vector<L
 void schedule_injective_block(Schedule& s, const std::string& name, const CpuVectorIsa& isa) {
   BlockRV b = s.get_block(name);
   auto loops = own_loops(s, b);
-  if (!loops) return;
+  if (!loops) {
+    schedule_lanes_reduction(s, name);  // (when it is one)
+    return;
+  }
   bool one_store = find_block(s.func().body, name, nullptr)->block->body.as<BufferStore>();
   if (any_symbolic_extent(s, *loops)) {
     schedule_symbolic(s, name, *loops, one_store, isa);

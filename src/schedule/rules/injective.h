@@ -17,9 +17,11 @@
 //  - a row: how many of the outer loops are fused into the parallel loop (0 to 3; default 1);
 //    its lane loops (compute/common.h lane_loop) vectorized; then the reductions inside it
 //    (rules/row_reduction.h: lanes of partial results).
+//  - a reduction that keeps its input's innermost dim (block "reduce" of compute/reduce.cpp):
+//    rules/lanes_reduction.h (the chunk of that dim held in the output, the parallel loops).
 // The default point is the loop kinds loop_nest set before this rule existed (the outermost
-// loop parallel, the innermost vectorized for a store), so untuned code is unchanged. Blocks
-// with a reduce iter var, or whose loops are not their own, are left as they are.
+// loop parallel, the innermost vectorized for a store), so untuned code is unchanged. Other
+// blocks with a reduce iter var, or whose loops are not their own, are left as they are.
 #pragma once
 
 #include "schedule/schedule.h"

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "schedule/ir_utils.h"
+#include "schedule/rules/choice.h"
 #include "tir/analysis.h"
 #include "tir/op.h"
 
@@ -37,6 +38,30 @@ std::optional<std::vector<LoopRV>> own_loops(Schedule& s, BlockRV b) {
   return own;
 }
 
+std::optional<std::pair<std::vector<LoopRV>, std::vector<LoopRV>>> reduction_loops(Schedule& s,
+                                                                                   BlockRV b) {
+  auto info = find_block(s.func().body, s.name_of(b), nullptr);
+  if (!info) return std::nullopt;
+  const Block* blk = info->block;
+  std::vector<LoopRV> loops = s.get_loops(b);
+  const size_t n = blk->iter_vars.size();
+  if (loops.size() != n || info->loops.size() != n) return std::nullopt;
+  std::vector<LoopRV> spatial, reduce;
+  for (size_t i = 0; i < n; ++i) {
+    const IterVar& iv = blk->iter_vars[i];
+    const For* f = info->loops[i].as<For>();
+    int64_t lo = -1;
+    if (f->kind != ForKind::kSerial || !info->br->iter_values[i].same_as(f->loop_var) ||
+        !is_const_int(iv.min, &lo) || lo != 0 || !is_const_int(iv.extent))
+      return std::nullopt;
+    const bool red = iv.kind == IterKind::kReduce;
+    if (!red && !reduce.empty()) return std::nullopt;  // a spatial var after a reduce one
+    (red ? reduce : spatial).push_back(loops[i]);
+  }
+  if (spatial.empty() || reduce.empty()) return std::nullopt;
+  return std::make_pair(spatial, reduce);
+}
+
 int64_t loop_extent_of(Schedule& s, LoopRV l) {
   auto info = find_loop(s.func().body, s.loop_var(l).node());
   int64_t e = 0;
@@ -51,6 +76,16 @@ bool any_symbolic_extent(Schedule& s, const std::vector<LoopRV>& loops) {
     if (info && !is_const_int(info->node->extent)) return true;
   }
   return false;
+}
+
+void parallelize_outer(Schedule& s, const std::vector<LoopRV>& loops, int limit, int def) {
+  constexpr int kMaxFusedLoops = 3;
+  std::vector<int64_t> outer;
+  for (int k = 0; k <= std::min(limit, kMaxFusedLoops); ++k) outer.push_back(k);
+  int par = int(s.value(sample_choice(s, outer, def)));
+  if (par == 0) return;
+  std::vector<LoopRV> fused(loops.begin(), loops.begin() + par);
+  s.parallel(par == 1 ? fused[0] : s.fuse(fused));
 }
 
 // The names of the top-level blocks, in order.

@@ -19,10 +19,20 @@ namespace ingot::schedule {
 // some binding.
 std::optional<std::vector<LoopRV>> own_loops(Schedule& s, BlockRV b);
 
+// The loops of a reduction block whose iter vars are [spatial..., reduce...], each bound to its
+// own serial loop in that order, these being all the loops around it: [spatial, reduce]; or
+// nullopt.
+std::optional<std::pair<std::vector<LoopRV>, std::vector<LoopRV>>> reduction_loops(Schedule& s,
+                                                                                   BlockRV b);
+
 // The constant extent of a loop (an internal error when it is not constant).
 int64_t loop_extent_of(Schedule& s, LoopRV l);
 // Whether any of the loops has a symbolic extent (a kernel over symbolic dims).
 bool any_symbolic_extent(Schedule& s, const std::vector<LoopRV>& loops);
+
+// Loops fused into one parallel loop, the first `par` of `loops`, where `par` is a sampling
+// instruction over 0 (none) to min(limit, 3), `def` by default.
+void parallelize_outer(Schedule& s, const std::vector<LoopRV>& loops, int limit, int def);
 
 // The names of the top-level blocks, in order.
 std::vector<std::string> top_level_block_names(const Schedule& s);

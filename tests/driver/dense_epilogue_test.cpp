@@ -18,6 +18,7 @@
 #include "schedule/rules/default_rules.h"
 #include "schedule/rules/matmul.h"
 #include "schedule/trace.h"
+#include "schedule_points.h"
 #include "tir/structural_equal.h"
 
 namespace ingot::testing {
@@ -48,16 +49,7 @@ struct Case {
 
 // The lowered module (the compile stops after lowering), rules assigned.
 tir::IRModule lowered(const Case& c) {
-  driver::CompileOptions o;
-  tir::IRModule mod;
-  o.after_lower = [&](const tir::IRModule& m) {
-    mod = m;
-    return false;
-  };
-  std::ostringstream dump;
-  driver::compile_model(c.onnx, (c.dir / "unused.so").string(), o, dump);
-  schedule::assign_schedule_rules(mod, "llvm");
-  return mod;
+  return lowered_module(c.onnx, c.dir);
 }
 
 void expect_reference(const Case& c) {

@@ -12,13 +12,11 @@
 #include <cmath>
 #include <set>
 
-#include "codegen/build.h"
 #include "compiled_model.h"
-#include "driver/loop_passes.h"
 #include "onnx_model_builder.h"
 #include "schedule/rules/default_rules.h"
 #include "schedule/rules/injective.h"
-#include "schedule/trace.h"
+#include "schedule_points.h"
 #include "tir/structural_equal.h"
 
 namespace ingot::testing {
@@ -112,24 +110,12 @@ void expect_reductions(const std::string& so) {
   ingot_model_free(model);
 }
 
-tir::IRModule lowered(const std::string& onnx, const std::filesystem::path& dir) {
-  driver::CompileOptions o;
-  tir::IRModule mod;
-  o.after_lower = [&](const tir::IRModule& m) {
-    mod = m;
-    return false;
-  };
-  std::ostringstream dump;
-  driver::compile_model(onnx, (dir / "unused.so").string(), o, dump);
-  return mod;
-}
-
 TEST(LanesReduction, DefaultAndRandomPointsMatchAReferenceAndReplay) {
   const std::filesystem::path dir = temp_dir("lanes_reduction");
   const std::string onnx = model_file(dir);
   // The default schedule, through the whole compile: each reduction's init decomposed.
   {
-    tir::IRModule mod = lowered(onnx, dir);
+    tir::IRModule mod = lowered_module(onnx, dir);
     schedule::apply_default_schedules(mod, driver::rule_target(codegen::Target::host()));
     int decomposed = 0;
     for (const tir::PrimFunc& f : mod.kernels)
@@ -141,28 +127,12 @@ TEST(LanesReduction, DefaultAndRandomPointsMatchAReferenceAndReplay) {
     driver::compile_model(onnx, so, o, dump);
     expect_reductions(so);
   }
-  const tir::IRModule unscheduled = lowered(onnx, dir);
-  const schedule::ScheduleRule* rule =
-      schedule::find_schedule_rule(schedule::kInjectiveRule, "llvm");
-  const schedule::RuleTarget target = driver::rule_target(codegen::Target::host());
+  const tir::IRModule unscheduled = lowered_module(onnx, dir);
   std::set<std::string> traces;
   for (uint64_t seed = 1; seed <= 4; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
-    tir::IRModule mod = unscheduled;
-    for (tir::PrimFunc& f : mod.kernels) {
-      if (f.schedule_rule != schedule::kInjectiveRule) continue;
-      schedule::Schedule s(f, seed);
-      s.set_sampling_policy({.ignore_given = true});
-      rule->apply(s, target);
-      traces.insert(s.trace().to_python_script());
-      schedule::Schedule again = schedule::Trace::from_json(s.trace().to_json()).replay(f);
-      EXPECT_TRUE(tir::structural_equal(again.func(), s.func()));
-      f = schedule::scheduled_kernel(f, s);
-    }
-    schedule::apply_default_schedules(mod, target);
-    driver::run_loop_passes(mod);
     std::string so = (dir / ("p" + std::to_string(seed) + ".so")).string();
-    codegen::build_shared_library(mod, codegen::Target::host(), so);
+    build_random_point(unscheduled, schedule::kInjectiveRule, seed, so, traces);
     expect_reductions(so);
   }
   EXPECT_GE(traces.size(), 8u);  // four kernels per seed, points that differ

@@ -13,16 +13,15 @@
 #include <cmath>
 #include <set>
 
-#include "codegen/build.h"
 #include "compiled_model.h"
 #include "driver/dim_bounds.h"
-#include "driver/loop_passes.h"
 #include "driver/onnx_model_builder.h"
 #include "graph/transforms/pass_manager.h"
 #include "schedule/rules/default_rules.h"
 #include "schedule/rules/injective.h"
 #include "schedule/rules/matmul_symbolic_rows.h"
 #include "schedule/trace.h"
+#include "schedule_points.h"
 #include "tir/printer.h"
 #include "tir/structural_equal.h"
 
@@ -60,14 +59,7 @@ std::string model_file(const Weights& w, const std::filesystem::path& dir) {
 tir::IRModule lowered(const std::string& onnx, const std::filesystem::path& dir) {
   driver::CompileOptions o;
   o.dim_bounds = driver::parse_dim_bounds("seq:1..16");
-  tir::IRModule mod;
-  o.after_lower = [&](const tir::IRModule& m) {
-    mod = m;
-    return false;
-  };
-  std::ostringstream dump;
-  driver::compile_model(onnx, (dir / "unused.so").string(), o, dump);
-  return mod;
+  return lowered_module(onnx, dir, o);
 }
 
 // Runs the artifact at each length and checks both outputs against double-precision products.
@@ -141,29 +133,11 @@ TEST(SymbolicRowsMatmul, RandomPointsOfItsDesignSpaceMatchAReferenceAndReplay) {
   Weights w;
   const std::filesystem::path dir = temp_dir("symrows_points");
   tir::IRModule unscheduled = lowered(model_file(w, dir), dir);
-  schedule::assign_schedule_rules(unscheduled, "llvm");
-  const schedule::ScheduleRule* rule =
-      schedule::find_schedule_rule(schedule::kSymbolicRowsMatmulRule, "llvm");
-  ASSERT_NE(rule, nullptr);
-  const schedule::RuleTarget target = driver::rule_target(codegen::Target::host());
   std::set<std::string> traces;
   for (uint64_t seed = 1; seed <= 4; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
-    tir::IRModule mod = unscheduled;
-    for (tir::PrimFunc& f : mod.kernels) {
-      if (f.schedule_rule != schedule::kSymbolicRowsMatmulRule) continue;
-      schedule::Schedule s(f, seed);
-      s.set_sampling_policy({.ignore_given = true});
-      rule->apply(s, target);
-      traces.insert(s.trace().to_python_script());
-      schedule::Schedule again = schedule::Trace::from_json(s.trace().to_json()).replay(f);
-      EXPECT_TRUE(tir::structural_equal(again.func(), s.func()));
-      f = schedule::scheduled_kernel(f, s);
-    }
-    schedule::apply_default_schedules(mod, target);
-    driver::run_loop_passes(mod);
     std::string so = (dir / ("p" + std::to_string(seed) + ".so")).string();
-    codegen::build_shared_library(mod, codegen::Target::host(), so);
+    build_random_point(unscheduled, schedule::kSymbolicRowsMatmulRule, seed, so, traces);
     expect_products(so, w);
   }
   EXPECT_GE(traces.size(), 6u);  // two kernels per seed, points that differ

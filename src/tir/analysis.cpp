@@ -144,6 +144,22 @@ bool is_self_store(const Stmt& s) {
   return true;
 }
 
+bool reads_own_buffer_at_store_index(const BufferStore& st) {
+  struct Check : IRVisitor {
+    const BufferStore* st = nullptr;
+    bool ok = true;
+    void visit_BufferLoad(const BufferLoad* op, const Expr& e) override {
+      if (op->buffer.get() == st->buffer.get())
+        for (size_t k = 0; k < op->indices.size(); ++k)
+          ok = ok && structural_equal(op->indices[k], st->indices[k]);
+      IRVisitor::visit_BufferLoad(op, e);
+    }
+  } c;
+  c.st = &st;
+  c.visit(st.value);
+  return c.ok;
+}
+
 bool has_blocks(const Stmt& s) {
   struct Finder : IRVisitor {
     bool found = false;

@@ -43,6 +43,10 @@ ScopeAccesses scope_accesses(const Stmt& s, StorageScope scope);
 // Whether s stores to a buffer what it loads from the same place (a no-op).
 bool is_self_store(const Stmt& s);
 
+// Whether every load of the store's own buffer in its value is at the stored index (an in-place
+// elementwise update: y[i] = f(y[i], ...)).
+bool reads_own_buffer_at_store_index(const BufferStore& st);
+
 // Whether op is a math intrinsic that codegen expands into a polynomial or a libm call (exp,
 // log, tanh, erf, sigmoid, sin, cos, pow): many constants and instructions per element.
 bool is_polynomial_math(Intrinsic op);

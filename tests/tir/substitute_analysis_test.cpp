@@ -1,4 +1,4 @@
-// substitute(), free_vars(), uses_var(), uses_polynomial_math().
+// substitute(), free_vars(), uses_var(), uses_polynomial_math(), reads_own_buffer_at_store_index().
 #include <gtest/gtest.h>
 
 #include "support/error.h"
@@ -57,6 +57,20 @@ TEST(Analysis, FreeVarsExcludeBoundOnes) {
   EXPECT_TRUE(free_vars(Let::make(t, i64(1), t + 1)).empty());
   EXPECT_TRUE(uses_var(n * 2, n));
   EXPECT_FALSE(uses_var(n * 2, m));
+}
+
+// An in-place update reads its own buffer at the stored index only (an equal expression, not
+// the same node, counts); a read elsewhere, or a neighbour's, does not; other buffers are free.
+TEST(Analysis, ReadsOwnBufferAtStoreIndex) {
+  Buffer y = Buffer::make("Y", DataType::f32(), std::vector<int64_t>{4, 8});
+  Buffer z = Buffer::make("Z", DataType::f32(), std::vector<int64_t>{4, 8});
+  Var i("i"), j("j");
+  auto store = [&](Expr v) { return BufferStore::make(y, v, {i, j + 1}); };
+  auto own = [](const Stmt& s) { return reads_own_buffer_at_store_index(*s.as<BufferStore>()); };
+  EXPECT_TRUE(own(store(y(i, j + 1) + z(j, i))));
+  EXPECT_TRUE(own(store(z(i, j) * f32(2))));
+  EXPECT_FALSE(own(store(y(i, j) + f32(1))));
+  EXPECT_FALSE(own(store(y(i, j + 1) + y(i + 1, j + 1))));
 }
 
 }  // namespace

@@ -24,15 +24,15 @@ constexpr int64_t kMinBlocks = 64;
 static void bind_spatial_nests(Schedule& s, int max_threads) {
   for (const std::string& name : top_level_block_names(s)) {
     BlockRV b = s.get_block(name);
+    // Only nests whose own loops are all of their loops: a loop bound inside a serial one (a
+    // scan's running axis) would launch once per iteration of it. A reduction over
+    // [spatial..., reduce...] (compute/reduce.cpp's kept innermost dim) binds its spatial
+    // loops: a thread per output element, its reduction serial in the thread.
     auto loops = own_loops(s, b);
-    // A reduction over [spatial..., reduce...] (compute/reduce.cpp's kept innermost dim): a
-    // thread per output element, its reduction serial in the thread.
+    if (loops && loops->size() != s.get_loops(b).size()) continue;
     if (!loops)
       if (auto r = reduction_loops(s, b)) loops = r->first;
-    // Only nests whose own loops are all of their loops, but a reduction's: a loop bound inside
-    // a serial one (a scan's running axis) would launch once per iteration of it.
     if (!loops || loops->empty()) continue;
-    if (loops->size() != s.get_loops(b).size() && !reduction_loops(s, b)) continue;
     LoopRV fused = loops->size() == 1 ? loops->front() : s.fuse(*loops);
     int64_t extent = loop_extent_of(s, fused);
     std::vector<int64_t> counts;

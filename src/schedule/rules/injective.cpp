@@ -22,7 +22,6 @@ using namespace tir;
 namespace {
 
 constexpr int64_t kMinChunk = 256;  // elements per parallel chunk of a flat nest
-constexpr int kMaxFusedLoops = 3;   // loops fused into the parallel or the vectorized loop
 
 void schedule_flat(Schedule& s, LoopRV loop) {
   int64_t extent = loop_extent_of(s, loop);

@@ -43,12 +43,8 @@ bool schedule_lanes_reduction(Schedule& s, const std::string& name) {
   for (int64_t c = 16; c <= 256 && c < len; c *= 2)
     if (len % c == 0) chunks.push_back(c);
   chunks.push_back(len);
-  int64_t def = len;
-  if (len > 256) {
-    def = chunks.front() == len ? len : chunks[chunks.size() - 2];  // the largest dividing one
-    for (int64_t c : chunks)
-      if (c == 64) def = 64;
-  }
+  int64_t def = len;  // up to 256; beyond, 64 when it divides, else the largest chunk that does
+  if (len > 256) def = len % 64 == 0 ? 64 : chunks.size() > 1 ? chunks[chunks.size() - 2] : len;
   const int64_t chunk = s.value(sample_choice(s, chunks, def));
   LoopRV lanes = j;
   if (chunk < len) {

@@ -11,10 +11,10 @@
 #include "schedule/rules/injective.h"
 #include "schedule/rules/nest_utils.h"
 #include "support/error.h"
+#include "tir/analysis.h"
 #include "tir/op.h"
 #include "tir/region_analysis.h"
 #include "tir/substitute.h"
-#include "tir/visitor.h"
 
 namespace ingot::schedule {
 
@@ -45,19 +45,7 @@ std::string product_epilogue(const Schedule& s, const std::vector<std::string>& 
     if (store == nullptr || store->buffer.get() != c.get() ||
         !is_const_int(b->br->predicate, &one) || one != 1 || b->block->writes.size() != 1)
       return "";
-    struct OwnIndex : IRVisitor {  // every read of C at the stored index
-      const BufferStore* store = nullptr;
-      bool ok = true;
-      void visit_BufferLoad(const BufferLoad* op, const Expr& e) override {
-        if (op->buffer == store->buffer)
-          for (size_t k = 0; k < op->indices.size(); ++k)
-            ok = ok && op->indices[k].same_as(store->indices[k]);
-        IRVisitor::visit_BufferLoad(op, e);
-      }
-    } own;
-    own.store = store;
-    own.visit(store->value);
-    if (!own.ok) return "";
+    if (!reads_own_buffer_at_store_index(*store)) return "";
     found = name;
   }
   return found;

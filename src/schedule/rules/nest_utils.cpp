@@ -79,7 +79,6 @@ bool any_symbolic_extent(Schedule& s, const std::vector<LoopRV>& loops) {
 }
 
 void parallelize_outer(Schedule& s, const std::vector<LoopRV>& loops, int limit, int def) {
-  constexpr int kMaxFusedLoops = 3;
   std::vector<int64_t> outer;
   for (int k = 0; k <= std::min(limit, kMaxFusedLoops); ++k) outer.push_back(k);
   int par = int(s.value(sample_choice(s, outer, def)));

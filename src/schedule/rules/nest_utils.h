@@ -30,8 +30,11 @@ int64_t loop_extent_of(Schedule& s, LoopRV l);
 // Whether any of the loops has a symbolic extent (a kernel over symbolic dims).
 bool any_symbolic_extent(Schedule& s, const std::vector<LoopRV>& loops);
 
+// The most loops a rule fuses into one parallel or one vectorized loop.
+inline constexpr int kMaxFusedLoops = 3;
+
 // Loops fused into one parallel loop, the first `par` of `loops`, where `par` is a sampling
-// instruction over 0 (none) to min(limit, 3), `def` by default.
+// instruction over 0 (none) to min(limit, kMaxFusedLoops), `def` by default.
 void parallelize_outer(Schedule& s, const std::vector<LoopRV>& loops, int limit, int def);
 
 // The names of the top-level blocks, in order.

@@ -536,6 +536,10 @@ class Lowering : public LoweringHost {
       for (const Value* v :
            {node.inputs[0], node.outputs[0], node.inputs.size() > 3 ? node.inputs[3] : nullptr})
         if (v != nullptr) declared[v] = rows_view(param_buffer(v, false));
+    if (node.op == ops::OpKind::WQMatMul && !strided_.count(node.inputs[0]) &&
+        !strided_.count(node.outputs[0]))  // A and Y as [rows, last dim] (any target)
+      for (const Value* v : {node.inputs[0], node.outputs[0]})
+        declared[v] = rows_view(param_buffer(v, false));
     for (const Value* v : node.inputs) ins.push_back(v ? buffer_of(v) : Buffer());
     if (dense_product(node) && node.inputs[0] == node.inputs[1]) {
       // x x^T: B its own parameter over the same storage (read only, both), so the schedule

@@ -1,11 +1,11 @@
 // Internal ops of weight-only quantization (graph pass quantize_weights, --quantize-weights):
 // a constant float32 weight stored as symmetric integers with one float32 scale per group of
 // `group_size` elements along the reduced dim K, dequantized where it is read.
-//   WQMatMul(A, Wq, scales, bias?): A [..., K] float32; B [K, N] stored in column blocks of
-//     64 (padded with zeros to a multiple): Wq [N/64, K, 64] int8 (bits 8) or uint8
-//     [N/64, K/2, 64] (bits 4: k = 2m in the low nibble of byte m, 2m+1 in the high one, each
-//     stored + 8); scales [N/64, K / group_size, 64] float32; bias [N] float32.
-//     Y = A @ dequant(B) (+ bias). Each parallel task of the product reads one block, contiguous.
+//   WQMatMul(A, Wq, scales, bias?): A [..., K] float32; B [K, N] stored row-major as integers:
+//     Wq [K, N] int8 (bits 8) or uint8 [K/2, N] (bits 4: k = 2m in the low nibble of byte m,
+//     2m+1 in the high one, each stored + 8); scales [K / group_size, N] float32; bias [N]
+//     float32. Y = A @ dequant(B) (+ bias). How the integers are laid out for the kernel (column
+//     panels) is the schedule's decision (rules/matmul_dequant.h), not the op's.
 //   WQGather(Wq, scales, indices): rows of B's transpose, as Gather(W, indices) on axis 0 of
 //     the [N, K] matrix a tied embedding reads (output indices.shape + [K]).
 // Attributes: bits (4 or 8), group_size, columns (N).
@@ -27,16 +27,15 @@ std::pair<Dim, Dim> weight_dims(const Node& n, int wq_index) {
   if (group < 2 || group % 2 != 0)
     fail_user("{}: group_size must be an even number >= 2, got {}", n.describe(), group);
   DType want = bits == 8 ? DType::kI8 : DType::kU8;
-  const int64_t blocks = (cols + 63) / 64;
-  if (cols < 1 || wq.dtype != want || wq.rank() != 3 || !wq.is_static() ||
-      wq.shape[0].value != blocks || wq.shape[2].value != 64)
-    fail_user("{}: Wq must be a static {} [{}, K, 64] tensor for {} columns, got {}", n.describe(),
-              dtype_name(want), blocks, cols, wq.str());
-  if (s.dtype != DType::kF32 || s.rank() != 3 || !s.is_static() || s.shape[0].value != blocks ||
-      s.shape[2].value != 64 || s.shape[1].value * group != wq.shape[1].value * (bits == 4 ? 2 : 1))
+  if (cols < 1 || wq.dtype != want || wq.rank() != 2 || !wq.is_static() ||
+      wq.shape[1].value != cols)
+    fail_user("{}: Wq must be a static {} [K{}, {}] tensor, got {}", n.describe(), dtype_name(want),
+              bits == 4 ? "/2" : "", cols, wq.str());
+  if (s.dtype != DType::kF32 || s.rank() != 2 || !s.is_static() || s.shape[1].value != cols ||
+      s.shape[0].value * group != wq.shape[0].value * (bits == 4 ? 2 : 1))
     fail_user("{}: scales {} do not match Wq {} in groups of {}", n.describe(), s.str(), wq.str(),
               group);
-  return {Dim::fixed(s.shape[1].value * group), Dim::fixed(cols)};
+  return {Dim::fixed(s.shape[0].value * group), Dim::fixed(cols)};
 }
 
 std::vector<TensorType> infer_wq_matmul(Node& n) {
@@ -67,7 +66,7 @@ std::vector<TensorType> infer_wq_gather(Node& n) {
 double wq_matmul_ops(const Node& n) {
   const TensorType& s = n.inputs[2]->type;
   return 2 * approx_elements(n.outputs[0]->type) *
-         double(s.shape[1].value * n.attrs.get_int("group_size", 1));
+         double(s.shape[0].value * n.attrs.get_int("group_size", 1));
 }
 
 }  // namespace

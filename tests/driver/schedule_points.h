@@ -1,6 +1,7 @@
 // Test helpers for schedule rules on compiled models: the module a compile lowers (it stops
-// there), and that module built with one rule's kernels at a random point of the rule's design
-// space, every trace checked to replay to the same kernel.
+// there), that module built with one rule's kernels at a random point of the rule's design
+// space, every trace checked to replay to the same kernel, and a tied table's model (a Gather
+// and, transposed, a product of one constant) with the traces of its injective kernels.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -14,7 +15,9 @@
 #include "codegen/target.h"
 #include "driver/compile.h"
 #include "driver/loop_passes.h"
+#include "driver/onnx_model_builder.h"
 #include "schedule/rules/default_rules.h"
+#include "schedule/rules/injective.h"
 #include "schedule/trace.h"
 #include "tir/structural_equal.h"
 
@@ -57,6 +60,38 @@ inline void build_random_point(const tir::IRModule& unscheduled, const std::stri
   schedule::apply_default_schedules(mod, target);
   driver::run_loop_passes(mod);
   codegen::build_shared_library(mod, codegen::Target::host(), so);
+}
+
+// ids [seq] -> e = Gather(W, ids) [seq, width]; logits = MatMul(e, W^T) [seq, vocab], W random
+// [vocab, width] (seed): the model file in `dir`.
+inline std::string tied_table_model(const std::filesystem::path& dir, int64_t vocab, int64_t width,
+                                    const std::vector<float>& w) {
+  OnnxModelBuilder b(13);
+  b.input("ids", {0}, onnx::TensorProto::INT64, {"seq"});
+  b.initializer("W", {vocab, width}, w);
+  b.node("Gather", {"W", "ids"}, {"e"});
+  OnnxModelBuilder::attr_ints(b.node("Transpose", {"W"}, {"wt"}), "perm", {1, 0});
+  b.node("MatMul", {"e", "wt"}, {"logits"});
+  b.output("logits");
+  const std::string path = (dir / "tied.onnx").string();
+  b.save(path);
+  return path;
+}
+
+// Checks that every kernel of the scheduled `mod` has a trace that replays on its unscheduled
+// form to the same kernel; returns the traces of the injective rule's kernels.
+inline std::vector<schedule::Trace> injective_traces_replayed(const tir::IRModule& mod,
+                                                              const tir::IRModule& unscheduled) {
+  std::vector<schedule::Trace> out;
+  for (size_t k = 0; k < mod.kernels.size(); ++k) {
+    const tir::PrimFunc& f = mod.kernels[k];
+    EXPECT_FALSE(f.schedule_trace.empty()) << f.name;
+    if (f.schedule_trace.empty()) continue;
+    schedule::Trace t = schedule::Trace::from_json(nlohmann::json::parse(f.schedule_trace));
+    EXPECT_TRUE(tir::structural_equal(t.replay(unscheduled.kernels[k]).func(), f)) << f.name;
+    if (f.schedule_rule == schedule::kInjectiveRule) out.push_back(t);
+  }
+  return out;
 }
 
 }  // namespace ingot::testing

@@ -190,42 +190,20 @@ TEST(SymbolicRowsMatmul, ARank3ProductWithATanhEpilogueMatchesAReference) {
 // with that layout first, so the module stores W once, and both traces replay.
 TEST(SymbolicRowsMatmul, ATiedTablesGatherReadsTheProductsPanelsAndReplays) {
   constexpr int64_t kVocab = 96, kWidth = 32;
-  std::vector<float> w = random_vector(kVocab * kWidth, 9);
-  OnnxModelBuilder b(13);
-  b.input("ids", {0}, onnx::TensorProto::INT64, {"seq"});
-  b.initializer("W", {kVocab, kWidth}, w);
-  b.node("Gather", {"W", "ids"}, {"e"});
-  OnnxModelBuilder::attr_ints(b.node("Transpose", {"W"}, {"wt"}), "perm", {1, 0});
-  b.node("MatMul", {"e", "wt"}, {"logits"});
-  b.output("logits");
   const std::filesystem::path dir = temp_dir("symrows_tied");
-  b.save((dir / "tied.onnx").string());
+  const std::string onnx = tied_table_model(dir, kVocab, kWidth, random_vector(kVocab * kWidth, 9));
   driver::CompileOptions o;
   o.dim_bounds = driver::parse_dim_bounds("seq:1..8");
   o.disabled_passes = {graph::kFoldConstantsPass};  // keep the Transpose a view of W
-  tir::IRModule mod;
-  o.after_lower = [&](const tir::IRModule& m) {
-    mod = m;
-    return false;
-  };
-  std::ostringstream dump;
-  driver::compile_model((dir / "tied.onnx").string(), (dir / "unused.so").string(), o, dump);
+  tir::IRModule mod = lowered_module(onnx, dir, o);
   ASSERT_EQ(mod.constants.size(), size_t(kVocab * kWidth * sizeof(float)));  // W alone
   const tir::IRModule unscheduled = mod;
   schedule::apply_default_schedules(mod, driver::rule_target(codegen::Target::host()));
   // W once, in the panels (96 rows: whole panels of 16 or 32, no padding).
   EXPECT_EQ(mod.constants.size(), size_t(kVocab * kWidth * sizeof(float)));
-  int gathers = 0;
-  for (size_t k = 0; k < mod.kernels.size(); ++k) {
-    const tir::PrimFunc& f = mod.kernels[k];
-    ASSERT_FALSE(f.schedule_trace.empty()) << f.name;
-    schedule::Trace t = schedule::Trace::from_json(nlohmann::json::parse(f.schedule_trace));
-    EXPECT_TRUE(tir::structural_equal(t.replay(unscheduled.kernels[k]).func(), f)) << f.name;
-    if (f.schedule_rule != schedule::kInjectiveRule) continue;
-    ++gathers;
-    EXPECT_EQ(t.instructions.at(1).kind, "transform_layout") << f.name;
-  }
-  EXPECT_EQ(gathers, 1);
+  std::vector<schedule::Trace> gathers = injective_traces_replayed(mod, unscheduled);
+  ASSERT_EQ(gathers.size(), 1u);
+  EXPECT_EQ(gathers[0].instructions.at(1).kind, "transform_layout");
 }
 
 }  // namespace

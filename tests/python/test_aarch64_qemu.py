@@ -14,7 +14,9 @@ them the test prints why and exits 77 (ctest: skipped).
 Usage: test_aarch64_qemu.py --ingot PATH [--models a,b] [--cpus neoverse-n1,cortex-a72,apple-m1]
        [--tol 1e-4] [--workdir DIR] [--build-dir DIR]
 Also one artifact over a symbolic row count (the products of rule symbolic_rows_matmul on the NEON
-micro-kernel), run at several lengths on the first CPU.
+micro-kernel), and one with int4 weights (rule dequant_matmul, the NEON dequantizing kernel)
+against NumPy's products of the weights quantized by the documented scheme, run at several
+lengths on the first CPU.
 Prints one PASS/FAIL line per (model, CPU) and a closing "N passed, N failed".
 """
 import argparse
@@ -209,7 +211,6 @@ def symbolic_rows(ingot, runner, workdir, cpu, tol):
     """One artifact over symbolic rows run at several lengths under qemu, against ORT."""
     import numpy as np
     import onnxruntime as ort
-    import parity
     path = workdir / "symbolic_rows.onnx"
     symbolic_rows_model(str(path))
     art = workdir / f"symbolic_rows.{cpu}.so"
@@ -220,12 +221,21 @@ def symbolic_rows(ingot, runner, workdir, cpu, tol):
     if "aarch64_neon_fma_f32_" not in p.stdout + p.stderr:
         return False, "no aarch64_neon_fma_f32_* micro-kernel over the symbolic rows"
     sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    msgs = []
-    for seq in (1, 5, 13):
+
+    def case(seq):
         x = np.random.default_rng(seq).standard_normal((seq, 37)).astype(np.float32)
-        ref = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, {"x": x})))
-        got, err, _ = run_under_qemu(runner, art, cpu, workdir / f"symbolic_rows.{cpu}.{seq}.io",
-                                     {"x": x})
+        return {"x": x}, dict(zip([o.name for o in sess.get_outputs()], sess.run(None, {"x": x})))
+    return lengths_under_qemu(runner, art, cpu, workdir, "symbolic_rows", tol, (1, 5, 13), case)
+
+
+def lengths_under_qemu(runner, art, cpu, workdir, name, tol, lengths, case):
+    """Runs `art` under qemu at each length on case(seq) = (feeds, reference outputs), each
+    checked by scripts/parity.py's compare_outputs; (ok, message)."""
+    import parity
+    msgs = []
+    for seq in lengths:
+        feeds, ref = case(seq)
+        got, err, _ = run_under_qemu(runner, art, cpu, workdir / f"{name}.{cpu}.{seq}.io", feeds)
         if err:
             return False, f"seq {seq}: {err}"
         ok, msg = parity.compare_outputs(ref, got, tol, tol, atol_scale="rms", finite_ref=True)
@@ -233,6 +243,51 @@ def symbolic_rows(ingot, runner, workdir, cpu, tol):
             return False, f"seq {seq}: {msg}"
         msgs.append(f"seq {seq}: {msg}")
     return True, "; ".join(msgs)
+
+
+def quantize_dequantize(b, bits, group):
+    """B [K, N] as --quantize-weights stores it, dequantized (docs/dynamic-shapes.md): symmetric,
+    one scale per group of `group` along K, max |b| / 127 (or / 7), rounding half away from zero."""
+    import numpy as np
+    qmax = 127 if bits == 8 else 7
+    k, n = b.shape
+    g = b.reshape(k // group, group, n)
+    amax = np.abs(g).max(axis=1, keepdims=True)
+    scale = np.where(amax > 0, amax / np.float32(qmax), np.float32(1)).astype(np.float32)
+    q = np.clip(np.sign(g / scale) * np.floor(np.abs(g / scale) + 0.5), -qmax, qmax)
+    return (q * scale).reshape(k, n).astype(np.float64)
+
+
+def quantized_rows(ingot, runner, workdir, cpu, tol):
+    """The weight-only quantized products (rule dequant_matmul, the NEON dequantizing kernels) of
+    one int4 artifact over symbolic rows under qemu, against NumPy's products of the weights
+    quantized by the documented scheme: MatMul(x, w1 [64, 200]) and Gemm(x, w2 [70, 64], b2,
+    transB), groups of 32."""
+    import numpy as np
+    import onnx
+    from onnx import helper, numpy_helper
+    path = workdir / "quantized_rows.onnx"
+    nodes = [helper.make_node("MatMul", ["x", "w1"], ["y"]),
+             helper.make_node("Gemm", ["x", "w2", "b2"], ["z"], transB=1)]
+    save_model(str(path), "quantized_rows", 7, {"w1": [64, 200], "w2": [70, 64], "b2": [70]},
+               nodes, [("x", ["seq", 64])], [("y", ["seq", 200]), ("z", ["seq", 70])])
+    inits = {i.name: numpy_helper.to_array(i) for i in onnx.load(str(path)).graph.initializer}
+    w1 = quantize_dequantize(inits["w1"], 4, 32)
+    w2 = quantize_dequantize(inits["w2"].T, 4, 32)
+    art = workdir / f"quantized_rows.{cpu}.so"
+    p, _ = run([ingot, "compile", str(path), "-o", str(art), "--dim-bounds", "seq:1..16",
+                "--quantize-weights", "int4", "--group-size", "32",
+                "--target", f"llvm -mtriple={TRIPLE} -mcpu={cpu}", "--print-ir-after", "schedule"])
+    if p.returncode != 0:
+        return False, f"compile failed: {p.stderr.strip()[-2000:]}"
+    if "aarch64_neon_dequant_i4_" not in p.stdout + p.stderr:
+        return False, "no aarch64_neon_dequant_i4_* micro-kernel"
+
+    def case(seq):
+        x = np.random.default_rng(seq).standard_normal((seq, 64)).astype(np.float32)
+        return {"x": x}, {"y": (x @ w1).astype(np.float32),
+                          "z": (x @ w2 + inits["b2"]).astype(np.float32)}
+    return lengths_under_qemu(runner, art, cpu, workdir, "quantized_rows", tol, (1, 6), case)
 
 
 def schedules_use_neon(ingot, workdir):
@@ -285,6 +340,9 @@ def main(argv=None):
     cpu = args.cpus.split(",")[0]
     ok, msg = symbolic_rows(args.ingot, runner, workdir, cpu, args.tol)
     print(f"{'PASS' if ok else 'FAIL'} symbolic rows -mcpu={cpu}: {msg}", flush=True)
+    passed, failed = passed + ok, failed + (not ok)
+    ok, msg = quantized_rows(args.ingot, runner, workdir, cpu, args.tol)
+    print(f"{'PASS' if ok else 'FAIL'} quantized rows -mcpu={cpu}: {msg}", flush=True)
     passed, failed = passed + ok, failed + (not ok)
     ref_cache = {}
     for name in args.models.split(","):

@@ -14,7 +14,7 @@ The reference is independent of ingot: NumPy quantizes each weight with the docu
 away from zero), the dequantized weights replace the initializers, and ONNX Runtime runs that
 model. ingot's outputs must match it (scripts/parity.py's compare_outputs): every element within
 atol + 1e-5*|ref|, atol = 1e-5 x each output's RMS. The compile's summary
-line must report the quantized weights and the byte reduction their blocked layout implies, and
+line must report the quantized weights and the byte reduction of their integers and scales, and
 with --accuracy-inputs each output's max/mean error against float32 as computed here from ONNX
 Runtime's float32 outputs. Bad option values give one error line and no file. Prints one line per check and
 `N passed, N failed`; exits 1 on a failure.
@@ -86,13 +86,13 @@ def fake_quant(b, bits):
 
 
 def expected_ratio(bits):
-    """float32 bytes over the quantized layout's: column blocks of 64 (padded), one byte (int8)
-    or half a byte (int4) per element, one float32 scale per group per column. For GPT-2 small's
-    columns (multiples of 64, and 50257) and groups of 128 that is 3.88x and 7.53x."""
+    """float32 bytes over the quantized weights': one byte (int8) or half a byte (int4) per
+    element, one float32 scale per group per column (the graph's row-major integers; the
+    schedule's panels pad the last one in the artifact). For GPT-2 small's shapes and groups of
+    128 that is 3.88x and 7.53x."""
     shapes = [(K, 200), (K, 96), (K, V), (96, 40)]  # (K, N) of each product's B
     fp32 = sum(k * n * 4 for k, n in shapes)
-    padded = [(k, -(-n // 64) * 64) for k, n in shapes]
-    quant = sum(k * n * bits // 8 + (k // GROUP) * n * 4 for k, n in padded)
+    quant = sum(k * n * bits // 8 + (k // GROUP) * n * 4 for k, n in shapes)
     return fp32 / quant
 
 

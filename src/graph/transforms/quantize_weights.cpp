@@ -112,32 +112,23 @@ QuantizeWeightsStats quantize_weights(Graph& g, int bits, int group_size) {
       }
     }
     stats.max_rel_error = std::max(stats.max_rel_error, max_abs > 0 ? max_err / max_abs : 0.0);
-    // Column blocks of 64, padded: [blocks, K (int4: K/2), 64] and scales [blocks, groups, 64].
-    const int64_t blocks = (n_dim + 63) / 64;
-    std::vector<float> blocked_scales(size_t(blocks * groups * 64), 0.0f);
-    for (int64_t gi = 0; gi < groups; ++gi)
-      for (int64_t n = 0; n < n_dim; ++n)
-        blocked_scales[size_t(((n / 64) * groups + gi) * 64 + n % 64)] =
-            scales[size_t(gi * n_dim + n)];
+    // Row-major integers [K, N] (int4: [K/2, N], k = 2m in the low nibble of byte m) and
+    // scales [groups, N]; the kernel's layout is its schedule's (rules/matmul_dequant.h).
     TensorPtr wq;
     if (bits == 8) {
-      std::vector<int8_t> blocked(size_t(blocks * k_dim * 64), 0);
-      for (int64_t k = 0; k < k_dim; ++k)
-        for (int64_t n = 0; n < n_dim; ++n)
-          blocked[size_t(((n / 64) * k_dim + k) * 64 + n % 64)] = q[size_t(k * n_dim + n)];
-      wq = tensor(DType::kI8, {blocks, k_dim, 64}, blocked.data(), blocked.size());
+      wq = tensor(DType::kI8, {k_dim, n_dim}, q.data(), q.size());
     } else {
-      std::vector<uint8_t> packed(size_t(blocks * (k_dim / 2) * 64), 0x88);
+      std::vector<uint8_t> packed(size_t((k_dim / 2) * n_dim));
       for (int64_t k = 0; k < k_dim; k += 2)
         for (int64_t n = 0; n < n_dim; ++n)
-          packed[size_t(((n / 64) * (k_dim / 2) + k / 2) * 64 + n % 64)] =
+          packed[size_t((k / 2) * n_dim + n)] =
               uint8_t((q[size_t(k * n_dim + n)] + 8) | ((q[size_t((k + 1) * n_dim + n)] + 8) << 4));
-      wq = tensor(DType::kU8, {blocks, k_dim / 2, 64}, packed.data(), packed.size());
+      wq = tensor(DType::kU8, {k_dim / 2, n_dim}, packed.data(), packed.size());
     }
     Value* wq_value = g.add_constant(w->name + "_q" + std::to_string(bits), wq);
     Value* scale_value = g.add_constant(
-        w->name + "_scales", tensor(DType::kF32, {blocks, groups, 64}, blocked_scales.data(),
-                                    blocked_scales.size() * sizeof(float)));
+        w->name + "_scales",
+        tensor(DType::kF32, {groups, n_dim}, scales.data(), scales.size() * sizeof(float)));
     Attrs attrs;
     attrs.set("bits", int64_t(bits));
     attrs.set("group_size", int64_t(group_size));
@@ -158,7 +149,7 @@ QuantizeWeightsStats quantize_weights(Graph& g, int bits, int group_size) {
     }
     ++stats.quantized;
     stats.float_bytes += w->constant->nbytes();
-    stats.quantized_bytes += wq->nbytes() + int64_t(blocked_scales.size() * sizeof(float));
+    stats.quantized_bytes += wq->nbytes() + int64_t(scales.size() * sizeof(float));
   }
   return stats;
 }

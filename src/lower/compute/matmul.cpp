@@ -15,8 +15,8 @@ namespace ingot::lower {
 using namespace tir;
 
 namespace {
-constexpr int64_t kColumnBlock = kProductColumnBlock;
-constexpr int kRowTile = 4;  // rows per register tile of the column-block form
+constexpr int64_t kColumnBlock = 64;  // output columns per parallel task of the column-block form
+constexpr int kRowTile = 4;           // rows per register tile of the column-block form
 }  // namespace
 
 Stmt symbolic_product(const Buffer& y, const SymbolicProduct& p) {
@@ -56,121 +56,34 @@ Stmt symbolic_product(const Buffer& y, const SymbolicProduct& p) {
     Index batch(o.begin() + 1, o.end());
     Expr len =
         ncols % kColumnBlock == 0 ? i64(kColumnBlock) : min(i64(kColumnBlock), i64(ncols) - base);
-    // A blocked B is padded to whole blocks: the rows accumulate all kColumnBlock lanes
-    // in registers (a constant vector, even in the last, partial block) and write the
-    // real ones, the epilogue (finish) applied on the way out.
-    const bool padded = bool(p.b_block_at);
-    const Expr whole_lanes = padded ? i64(kColumnBlock) : len;
     std::vector<Expr> is;
     std::vector<RowAccum> rows;
     for (int r = 0; r < per; ++r) {
       is.push_back(row_of(tile, r));
       Expr i = is.back();
-      auto y_index = [&p, batch, i, base](Expr j) { return p.y_at(batch, i, base + j); };
-      if (!padded) {
-        rows.emplace_back(y, len, y_index);
-        continue;
-      }
-      std::function<Expr(Expr, Expr)> out;
-      if (p.finish)
-        out = [&p, batch, i, base, &y](Expr v, Expr j) {
-          return cast(y->dtype, p.finish(v, batch, i, base + j));
-        };
-      rows.emplace_back(y, whole_lanes, y_index, acc_dt, out);
-      rows.back().flush_len = len;
+      rows.emplace_back(y, len,
+                        [&p, batch, i, base](Expr j) { return p.y_at(batch, i, base + j); });
     }
-    auto over_rows = [&](const std::function<Stmt(int, Expr)>& body, Expr lanes = Expr()) {
-      return lane_loop("j", i64(0), lanes.defined() ? lanes : whole_lanes, [&](Expr j) {
+    auto over_rows = [&](const std::function<Stmt(int, Expr)>& body) {
+      return lane_loop("j", i64(0), len, [&](Expr j) {
         std::vector<Stmt> seq;
         for (int r = 0; r < per; ++r) seq.push_back(body(r, j));
         return SeqStmt::make(seq);
       });
     };
-    auto with_prefetch = [&](Expr k, Expr block, Stmt body) {
-      if (!p.prefetch_at) return body;
-      std::vector<Stmt> seq;
-      for (const Expr& load : p.prefetch_at(k, block))
-        seq.push_back(Evaluate::make(call(Intrinsic::prefetch, {load})));
-      seq.push_back(body);
-      return SeqStmt::make(seq);
-    };
     Stmt init = over_rows([&](int r, Expr j) {
       return rows[size_t(r)].store(j, make_const(rows[size_t(r)].dtype, 0));
     });
-    Stmt update;
-    if (p.group > 0) {
-      // Per group of k: unscaled partial sums in a local tile, then one scaled update of
-      // the rows (one multiply by the group's scale instead of one per element).
-      Buffer part = Buffer::make("part", DataType::f32(), std::vector<int64_t>{per, kColumnBlock},
-                                 StorageScope::kLocal);
-      update = serial_loop("g", i64(0), floordiv(p.depth, i64(p.group)), [&](Expr g) {
-        // The blocked weights are padded to whole blocks: the partial sums run over all
-        // kColumnBlock lanes (a constant extent, one vector), only the update masks.
-        const Expr whole = i64(kColumnBlock);
-        Stmt zero = over_rows(
-            [&](int r, Expr j) {
-              return BufferStore::make(part, make_const(DataType::f32(), 0), {i64(r), j});
-            },
-            whole);
-        // k in pairs (the group is even): both nibbles of an int4 byte in one step, with
-        // k's parity known, so each byte is loaded once and no select remains.
-        // With a zero point z the stored integers are summed as they are, and z times the
-        // group's sum of A is taken off once: one subtraction per row and group instead of
-        // one per weight.
-        Buffer asum =
-            Buffer::make("asum", DataType::f32(), std::vector<int64_t>{per}, StorageScope::kLocal);
-        std::vector<Stmt> zeros = {zero};
-        if (p.zero_point != 0)
-          for (int r = 0; r < per; ++r)
-            zeros.push_back(BufferStore::make(asum, make_const(DataType::f32(), 0), {i64(r)}));
-        Stmt sum = serial_loop("kk", i64(0), i64(p.group / 2), [&](Expr kk) {
-          Expr k0 = g * i64(p.group) + kk * i64(2), k1 = k0 + i64(1);
-          std::vector<Stmt> sums;
-          if (p.zero_point != 0)
-            for (int r = 0; r < per; ++r) {
-              Expr i = is[size_t(r)];
-              sums.push_back(BufferStore::make(
-                  asum, asum.load({i64(r)}) + p.a_at(batch, i, k0) + p.a_at(batch, i, k1),
-                  {i64(r)}));
-            }
-          sums.push_back(over_rows(
-              [&](int r, Expr j) {
-                Expr i = is[size_t(r)];
-                // (part + a0 * b0) + a1 * b1: two fused
-                // multiply-adds, no separate add
-                Expr sum =
-                    part.load({i64(r), j}) + p.a_at(batch, i, k0) * p.b_block_at(k0, o[0], j);
-                sum = sum + p.a_at(batch, i, k1) * p.b_block_at(k1, o[0], j);
-                return BufferStore::make(part, sum, {i64(r), j});
-              },
-              whole));
-          return with_prefetch(k0, o[0], SeqStmt::make(sums));
-        });
-        Stmt scaled = over_rows([&](int r, Expr j) {
-          const RowAccum& row = rows[size_t(r)];
-          Expr partial = part.load({i64(r), j});
-          if (p.zero_point != 0)
-            partial =
-                partial - make_const(DataType::f32(), double(p.zero_point)) * asum.load({i64(r)});
-          return row.store(j, row.load(j) + partial * p.scale_at(g, o[0], j));
-        });
-        zeros.push_back(sum);
-        zeros.push_back(scaled);
-        Stmt group = Allocate::make(part, SeqStmt::make(zeros));
-        return p.zero_point != 0 ? Allocate::make(asum, group) : group;
+    Stmt update = serial_loop("k", i64(0), p.depth, [&](Expr k) {
+      return over_rows([&](int r, Expr j) {
+        const RowAccum& row = rows[size_t(r)];
+        Expr bv = p.b_at(batch, k, base + j);
+        Expr prod = widen(p.a_at(batch, is[size_t(r)], k)) * widen(bv);
+        return row.store(j, row.load(j) + prod);
       });
-    } else {
-      update = serial_loop("k", i64(0), p.depth, [&](Expr k) {
-        return with_prefetch(k, o[0], over_rows([&](int r, Expr j) {
-                               const RowAccum& row = rows[size_t(r)];
-                               Expr bv = p.b_at(batch, k, base + j);
-                               Expr prod = widen(p.a_at(batch, is[size_t(r)], k)) * widen(bv);
-                               return row.store(j, row.load(j) + prod);
-                             }));
-      });
-    }
+    });
     std::vector<Stmt> seq = {init, update};
-    if (p.finish && !padded)
+    if (p.finish)
       seq.push_back(over_rows([&](int r, Expr j) {
         const RowAccum& row = rows[size_t(r)];
         return row.store(j, p.finish(row.load(j), batch, is[size_t(r)], base + j));
@@ -195,43 +108,6 @@ Stmt symbolic_product(const Buffer& y, const SymbolicProduct& p) {
     });
     return SeqStmt::make({tiles, tail});
   });
-}
-
-std::vector<Expr> prefetch_ahead(const Buffer& b, Expr block, Expr row, int64_t rows) {
-  const std::vector<int64_t> shape = const_shape(b);
-  const int64_t bytes = b->dtype.bytes(), row_bytes = shape.at(2) * bytes;
-  const int64_t last = shape[0] * shape[1] * shape[2] - 1;
-  Expr start = (block * i64(shape[1]) + row) * i64(shape[2]);  // elements
-  std::vector<Expr> loads;
-  for (int64_t line = 0; line * 64 < rows * row_bytes; ++line) {
-    Expr at = min(start + i64((kPrefetchBytes + line * 64) / bytes), i64(last));
-    loads.push_back(b.load({i64(0), i64(0), at}));  // (a flat offset in the last index)
-  }
-  return loads;
-}
-
-SymbolicProduct vector_rows_product(const Buffer& a, const Buffer& y) {
-  const std::vector<Expr>& ys = y->shape;
-  const int rank = int(ys.size());
-  const bool has_rows = rank >= 2;
-  SymbolicProduct p;
-  p.batch.assign(ys.begin(), ys.end() - std::min(rank, 2));
-  p.rows = has_rows ? ys[size_t(rank - 2)] : i64(1);
-  p.cols = ys.back();
-  p.depth = a->shape.back();
-  p.a_at = [a, has_rows](const Index& batch, Expr i, Expr k) {
-    Index idx = batch;
-    if (has_rows) idx.push_back(i);
-    idx.push_back(k);
-    return a.load(idx);
-  };
-  p.y_at = [has_rows](const Index& batch, Expr i, Expr j) {
-    Index idx = batch;
-    if (has_rows) idx.push_back(i);
-    idx.push_back(j);
-    return idx;
-  };
-  return p;
 }
 
 Stmt compute_gemm(const graph::Node& node, const std::vector<Buffer>& inputs,

@@ -1,12 +1,16 @@
 // Compute rules of the weight-only quantized ops (ops/weight_quant.cpp): the weight is
-// dequantized where it is read, element (k, j) = int(Wq) * scales[k / group_size, j] (int4: the
-// nibble of byte k / 2 minus 8), so only the integer bytes stream from memory.
-// WQMatMul takes the symbolic product's column-block form (compute/symbolic_product.h) for
-// static and symbolic rows alike; with fewer than 128 columns, a dot product per output.
+// dequantized where it is read, B(k, j) = (float(Wq(k, j)) - z) * scales[k / group_size, j]
+// (int8: z = 0; int4: the nibble of byte k / 2, stored + 8, z = 8), so only the integers stream
+// from memory.
+// WQMatMul is one reduction block "matmul" over [rows..., j | k] with the bias row as its init:
+// what is computed, on A's and Y's row-major layout (lowering passes the 2-D row views A [M, K],
+// Y [M, N] where it can). How it runs (the column panels of the integers, tiles, the group-wise
+// scaling of partial sums, prefetch) is rule dequant_matmul's (schedule/rules/matmul_dequant.h).
 #include "lower/compute/common.h"
 #include "lower/compute/compute.h"
-#include "lower/compute/symbolic_product.h"
+#include "lower/compute/product_nest.h"
 #include "support/error.h"
+#include "tir/dequantize.h"
 
 namespace ingot::lower {
 
@@ -14,35 +18,10 @@ using namespace tir;
 
 namespace {
 
-// The stored integer of weight element (k, j = block * 64 + lane) as float32 (int4: its nibble,
-// the weight plus kInt4ZeroPoint), from the blocked layout [blocks, K (int4: K/2), 64].
-constexpr int64_t kInt4ZeroPoint = 8;
-Expr stored_weight(const graph::Node& node, const Buffer& wq, Expr k, Expr block, Expr lane) {
-  if (node.attrs.get_int("bits", 8) == 8) return cast(DataType::f32(), wq.load({block, k, lane}));
-  Expr byte = cast(DataType::i32(), wq.load({block, floordiv(k, i64(2)), lane}));
-  Expr sixteen = make_const(DataType::i32(), 16);
-  Expr nibble =
-      select(floormod(k, i64(2)) == i64(0), floormod(byte, sixteen), floordiv(byte, sixteen));
-  return cast(DataType::f32(), nibble);
-}
-
-int64_t zero_point(const graph::Node& node) {
-  return node.attrs.get_int("bits", 8) == 8 ? 0 : kInt4ZeroPoint;
-}
-
-// The integer weight element (k, j) as float32.
-Expr integer_weight(const graph::Node& node, const Buffer& wq, Expr k, Expr block, Expr lane) {
-  Expr stored = stored_weight(node, wq, k, block, lane);
-  return zero_point(node) == 0 ? stored
-                               : stored - make_const(DataType::f32(), double(zero_point(node)));
-}
-
-// The dequantized weight element (k, j) as float32.
+// The dequantized weight element (k, j) as float32 (tir/dequantize.h).
 Expr dequantized(const graph::Node& node, const Buffer& wq, const Buffer& scales, Expr k, Expr j) {
-  const int64_t group = node.attrs.get_int("group_size", 1);
-  Expr block = floordiv(j, i64(kProductColumnBlock)), lane = floormod(j, i64(kProductColumnBlock));
-  return integer_weight(node, wq, k, block, lane) *
-         scales.load({block, floordiv(k, i64(group)), lane});
+  return dequantized_weight(int(node.attrs.get_int("bits", 8)), node.attrs.get_int("group_size", 1),
+                            wq, scales, k, j);
 }
 
 }  // namespace
@@ -54,27 +33,24 @@ Stmt compute_wq_matmul(const graph::Node& node, const std::vector<Buffer>& input
   const Buffer& scales = inputs.at(2);
   Buffer bias = inputs.size() > 3 ? inputs[3] : Buffer();
   const Buffer& y = outputs.at(0);
-  SymbolicProduct p = vector_rows_product(a, y);
-  p.b_at = [&](const Index&, Expr k, Expr j) { return dequantized(node, wq, scales, k, j); };
-  if (bias.defined())
-    p.finish = [&](Expr v, const Index&, Expr, Expr j) { return v + bias.load({j}); };
-  // The column-block form scales each group's partial sums once.
-  SymbolicProduct grouped = p;
-  grouped.group = node.attrs.get_int("group_size", 1);
-  grouped.b_block_at = [&](Expr k, Expr block, Expr lane) {
-    return stored_weight(node, wq, k, block, lane);
-  };
-  grouped.zero_point = zero_point(node);
-  grouped.scale_at = [&](Expr g, Expr block, Expr lane) { return scales.load({block, g, lane}); };
-  const bool int8 = node.attrs.get_int("bits", 8) == 8;  // int4: one packed row per k pair
-  grouped.prefetch_at = [&](Expr k, Expr block) {
-    return int8 ? prefetch_ahead(wq, block, k, 2)
-                : prefetch_ahead(wq, block, floordiv(k, i64(2)), 1);
-  };
-  if (Stmt s = symbolic_product(y, grouped); s.defined()) return s;
-  // Few columns: a dot product per output element (the same nest with B read along k).
-  p.b_along_k = true;
-  return symbolic_product(y, p);
+  INGOT_ICHECK(a.ndim() == y.ndim() && y.ndim() >= 1, "{}: A and Y of different ranks",
+               node_label(node));
+  // Y's leading dims (A's too), then the column j, then the depth k.
+  ProductNest nest;
+  Index rows;
+  for (size_t d = 0; d + 1 < y->shape.size(); ++d)
+    rows.push_back(nest.add(y.ndim() == 2 ? std::string("i") : fmt::format("i{}", d), y->shape[d],
+                            IterKind::kSpatial));
+  Var j = nest.add("j", y->shape.back(), IterKind::kSpatial);
+  Var k = nest.add("k", a->shape.back(), IterKind::kReduce);
+  Index ai = rows, yi = rows;
+  ai.push_back(k);
+  yi.push_back(j);
+  Stmt init =
+      BufferStore::make(y, bias.defined() ? bias.load({j}) : make_const(DataType::f32(), 0), yi);
+  Stmt update =
+      BufferStore::make(y, y.load(yi) + a.load(ai) * dequantized(node, wq, scales, k, j), yi);
+  return nest.make(update, init);
 }
 
 Stmt compute_wq_gather(const graph::Node& node, const std::vector<Buffer>& inputs,

@@ -1,11 +1,13 @@
 // The tensor-intrinsic table: registered intrinsics by name, with the FMA register-tile family
-// (x86 and NEON, x86_fma.h) built on demand from its name.
+// (x86 and NEON, x86_fma.h) and the dequantizing family (dequant_fma.h) built on demand from
+// their names.
 #include "schedule/intrin/intrin.h"
 
 #include <map>
 #include <memory>
 #include <mutex>
 
+#include "schedule/intrin/dequant_fma.h"
 #include "schedule/intrin/x86_fma.h"
 
 namespace ingot::schedule {
@@ -38,9 +40,14 @@ std::shared_ptr<const TensorIntrin> find_tensor_intrin(const std::string& name) 
     auto it = t.by_name.find(name);
     if (it != t.by_name.end()) return it->second;
   }
-  auto spec = parse_fma_tile_spec(name);
-  if (!spec) return nullptr;
-  auto built = std::make_shared<const TensorIntrin>(make_fma_tile_intrin(*spec));
+  std::shared_ptr<const TensorIntrin> built;
+  if (auto spec = parse_fma_tile_spec(name)) {
+    built = std::make_shared<const TensorIntrin>(make_fma_tile_intrin(*spec));
+  } else if (auto dq = parse_dequant_tile_name(name)) {
+    built = std::make_shared<const TensorIntrin>(make_dequant_tile_intrin(*dq));
+  } else {
+    return nullptr;
+  }
   std::lock_guard<std::mutex> lock(t.mu);
   // Another thread may have built it meanwhile: keep the first (they are equal).
   return t.by_name.emplace(name, std::move(built)).first->second;

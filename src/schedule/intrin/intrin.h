@@ -1,7 +1,8 @@
 // Tensor intrinsics for tensorize: a description (what a tile computes, in block form) and an
 // implementation (how the target computes it), looked up by name. The table holds intrinsics
-// registered at run time; names of the FMA micro-kernel family (x86 and NEON, x86_fma.h) are
-// built on first use, so a trace naming one replays in a fresh process.
+// registered at run time; names of the FMA micro-kernel family (x86 and NEON, x86_fma.h) and of
+// the dequantizing one (dequant_fma.h) are built on first use, so a trace naming one replays in a
+// fresh process.
 #pragma once
 
 #include <memory>

@@ -77,6 +77,12 @@ class Matcher {
 #undef INGOT_X
       case NodeTag::Cast:
         return expr(g.as<Cast>()->value, w.as<Cast>()->value);
+      case NodeTag::Select: {
+        auto* x = g.as<Select>();
+        auto* y = w.as<Select>();
+        return expr(x->condition, y->condition) && expr(x->true_value, y->true_value) &&
+               expr(x->false_value, y->false_value);
+      }
       default:
         if (structural_equal(g, w)) return true;
         return fail("expression " + to_string(g) + " does not match " + to_string(w));

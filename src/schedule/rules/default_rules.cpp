@@ -7,6 +7,7 @@
 #include "schedule/rules/gpu_injective.h"
 #include "schedule/rules/injective.h"
 #include "schedule/rules/matmul.h"
+#include "schedule/rules/matmul_dequant.h"
 #include "schedule/rules/matmul_symbolic_rows.h"
 #include "schedule/rules/nest_utils.h"
 #include "schedule/rules/shared_constant_layouts.h"
@@ -34,6 +35,14 @@ const std::vector<ScheduleRule>& schedule_rules() {
          schedule_symbolic_rows_matmul(s, cfg);
        },
        is_symbolic_rows_matmul},
+      {kDequantMatmulRule, "llvm",
+       [](Schedule& s, const RuleTarget& t) {
+         MatmulConfig cfg;
+         cfg.vector_bits = t.isa.vector_bits;
+         cfg.arch = t.isa.arch;
+         schedule_dequant_matmul(s, cfg);
+       },
+       is_dequant_matmul},
       {kBlockedConv2dRule, "llvm",
        [](Schedule& s, const RuleTarget& t) { schedule_blocked_conv2d(s, "conv", t.isa); },
        is_blocked_conv},

@@ -23,6 +23,8 @@ inline constexpr const char* kDenseMatmulRule = "dense_matmul";      // is_dense
 inline constexpr const char* kBlockedConv2dRule = "blocked_conv2d";  // block "conv" (conv2d.h)
 // is_symbolic_rows_matmul (matmul_symbolic_rows.h)
 inline constexpr const char* kSymbolicRowsMatmulRule = "symbolic_rows_matmul";
+// is_dequant_matmul (matmul_dequant.h)
+inline constexpr const char* kDequantMatmulRule = "dequant_matmul";
 // kDepthwiseConvRule: rules/depthwise_conv_nchwc.h; kInjectiveRule: rules/injective.h.
 
 // What a rule reads of the target: its kind and, for CPU kinds, the vector ISA; for GPU kinds

@@ -61,16 +61,22 @@ void share_constant_layouts(IRModule& mod, const std::vector<PrimFunc>& unschedu
   }
   const ScheduleRule* injective = find_schedule_rule(kInjectiveRule, target.kind);
   if (injective == nullptr) return;
+  // 2. Per plain reader, the layouts to take: a kernel may read several laid-out constants
+  //    (a quantized table's integers and scales), all taken in one schedule.
+  struct Taken {
+    int read;
+    std::string block;
+    PrimFunc::ParamLayout layout;
+  };
+  std::map<size_t, std::vector<Taken>> take;
   for (const auto& [offset, readers] : uses) {
-    // 2. A layout some kernel gave it.
     const PrimFunc::ParamLayout* layout = nullptr;
     for (const Use& u : readers)
       for (const PrimFunc::ParamLayout& l : mod.kernels[u.kernel].layouts)
         if (l.param == u.param && layout == nullptr) layout = &l;
     if (layout == nullptr) continue;
-    const PrimFunc::ParamLayout shared = *layout;
-    // 3. Every plain reader scheduled by the injective rule, called once: scheduled again with
-    //    the layout first. (Any other plain reader keeps the original in the module anyway.)
+    // Every plain reader scheduled by the injective rule and called once. (Any other plain
+    // reader keeps the original in the module anyway.)
     std::vector<Use> plain;
     bool all = true;
     for (const Use& u : readers) {
@@ -82,22 +88,39 @@ void share_constant_layouts(IRModule& mod, const std::vector<PrimFunc>& unschedu
           all && by_default[u.kernel] && f.schedule_rule == kInjectiveRule && calls[u.kernel] == 1;
       plain.push_back(u);
     }
-    if (!all || plain.empty()) continue;
+    if (!all) continue;
     for (const Use& u : plain) {
-      const PrimFunc& original = unscheduled[u.kernel];
-      const Buffer& param = original.params.at(size_t(u.param));
-      if (!has_shape(param, shared.shape)) continue;  // read through another view
+      const Buffer& param = unscheduled[u.kernel].params.at(size_t(u.param));
+      if (!has_shape(param, layout->shape)) continue;  // read through another view
       Reader reader(param.get());
-      reader.visit(original.body);
-      if (reader.read < 0) continue;
+      reader.visit(unscheduled[u.kernel].body);
+      if (reader.read >= 0) take[u.kernel].push_back({reader.read, reader.block, *layout});
+    }
+  }
+  // 3. Each such reader scheduled again with its layouts first: all of them, else as many as its
+  //    accesses take (in order).
+  for (const auto& [kernel, layouts] : take) {
+    const PrimFunc& original = unscheduled[kernel];
+    auto schedule_with = [&](const std::vector<Taken>& chosen) {
+      Schedule s(original);
+      for (const Taken& t : chosen)
+        s.transform_layout(s.get_block(t.block), t.read, t.layout.layout.splits,
+                           t.layout.layout.perm);
+      injective->apply(s, target);
+      mod.kernels[kernel] = scheduled_kernel(original, s);
+    };
+    try {
+      schedule_with(layouts);
+      continue;
+    } catch (const ScheduleError&) {
+    }
+    std::vector<Taken> chosen;
+    for (const Taken& t : layouts) {
+      chosen.push_back(t);
       try {
-        Schedule s(original);
-        s.transform_layout(s.get_block(reader.block), reader.read, shared.layout.splits,
-                           shared.layout.perm);
-        injective->apply(s, target);
-        mod.kernels[u.kernel] = scheduled_kernel(original, s);
+        schedule_with(chosen);
       } catch (const ScheduleError&) {
-        // The reader's accesses refuse the layout: it keeps its own schedule (and the original).
+        chosen.pop_back();  // its accesses refuse this layout: the original stays for it
       }
     }
   }

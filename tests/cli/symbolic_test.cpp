@@ -159,14 +159,15 @@ TEST_F(SymbolicTest, TransposedOperandsOverSymbolicRowsAndColumns) {
   }
 }
 
-// Gemm over a symbolic row count with constant weights (the column-block form): 200 columns
-// (three full blocks of 64 and a partial one) and a bias row, at row counts that leave every
-// tail of the 4-row tiles (0 to 3 rows). With alpha = beta = 1 (or B transposed) the weight is
-// stored in column blocks at compile time (lower/scheduled/blocked_product.cpp); with alpha 0.5
-// and beta 2 the nest reads the row-major weight.
-TEST_F(SymbolicTest, GemmColumnBlocksWithPartialBlockAndRowTails) {
-  for (const char* attrs : {"alpha=0.5, beta=2.0", "alpha=1.0, beta=1.0", "transB=1"}) {
+// Gemm over a symbolic row count: 200 columns (not whole panels of 16, 32 or 64) and a bias row,
+// at row counts that leave every tail of the row tiles. With a constant weight rule
+// symbolic_rows_matmul takes it (alpha 0.5 folded into the weight, beta 2 scaling the bias row;
+// or B transposed); with the weight a run-time input ("runtime") the row form, its rows in
+// parallel.
+TEST_F(SymbolicTest, GemmOverSymbolicRowsWithPartialPanelsAndRowTails) {
+  for (const char* attrs : {"alpha=0.5, beta=2.0", "alpha=1.0, beta=1.0", "transB=1", "runtime"}) {
     const std::string a = attrs;
+    const bool runtime = a == "runtime";
     ASSERT_EQ(python("import onnx\nfrom onnx import helper as h, TensorProto as T, numpy_helper "
                      "as nh\n"
                      "rng = np.random.default_rng(4)\n"
@@ -176,13 +177,18 @@ TEST_F(SymbolicTest, GemmColumnBlocksWithPartialBlockAndRowTails) {
                      "t = " +
                      std::string(a == "transB=1" ? "True" : "False") +
                      "\n"
+                     "runtime = " +
+                     std::string(runtime ? "True" : "False") +
+                     "\n"
                      "g = h.make_graph([h.make_node('Gemm', ['x', 'W', 'C'], ['y'], " +
-                     a +
+                     (runtime ? std::string() : a) +
                      ")], "
                      "'g',\n"
-                     "  [h.make_tensor_value_info('x', T.FLOAT, ['rows', 24])],\n"
+                     "  [h.make_tensor_value_info('x', T.FLOAT, ['rows', 24])] +\n"
+                     "  ([h.make_tensor_value_info('W', T.FLOAT, [24, 200])] if runtime else []),\n"
                      "  [h.make_tensor_value_info('y', T.FLOAT, None)],\n"
-                     "  [nh.from_array(W.T.copy() if t else W, 'W'), nh.from_array(C, 'C')])\n"
+                     "  ([] if runtime else [nh.from_array(W.T.copy() if t else W, 'W')]) +\n"
+                     "  [nh.from_array(C, 'C')])\n"
                      "onnx.save(h.make_model(g, opset_imports=[h.make_opsetid('', 17)]), d + "
                      "'/gemm.onnx')\n"),
               0);
@@ -192,8 +198,11 @@ TEST_F(SymbolicTest, GemmColumnBlocksWithPartialBlockAndRowTails) {
     const std::string scale = a.starts_with("alpha=0.5") ? "0.5 * x @ W + 2.0 * C" : "x @ W + C";
     for (int rows : {1, 2, 3, 4, 5, 7, 8, 13, 16}) {
       ASSERT_EQ(python("rng = np.random.default_rng(5)\n"
-                       "np.savez(d + '/x.npz', x=rng.standard_normal((" +
-                       std::to_string(rows) + ", 24)).astype(np.float32))\n"),
+                       "x = rng.standard_normal((" +
+                       std::to_string(rows) +
+                       ", 24)).astype(np.float32)\n"
+                       "np.savez(d + '/x.npz', x=x" +
+                       (runtime ? ", W=np.load(d + '/W.npy')" : "") + ")\n"),
                 0);
       r = ingot("run " + path("gemm.so") + " --inputs " + path("x.npz") + " --outputs " +
                 path("y.npz"));

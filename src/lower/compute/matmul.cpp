@@ -1,8 +1,9 @@
 // Compute rules of Gemm and MatMul (the products the packed matmul rule does not take): a row
 // block per output row, i, k, j loop order with j innermost (lane loops) over a
 // zero-initialised output row, so the inner loop is a contiguous multiply-accumulate. A float16
-// row is accumulated in a float32 scratch row and rounded once. No loop kinds: the injective
-// rule sets them.
+// row is accumulated in a float32 scratch row and rounded once. Over a symbolic output whose B is
+// read along k, a dot product per output element (symbolic_product.h). No loop kinds: the
+// injective rule sets them.
 #include "lower/compute/common.h"
 #include "lower/compute/compute.h"
 #include "lower/compute/epilogue.h"
@@ -14,99 +15,23 @@ namespace ingot::lower {
 
 using namespace tir;
 
-namespace {
-constexpr int64_t kColumnBlock = 64;  // output columns per parallel task of the column-block form
-constexpr int kRowTile = 4;           // rows per register tile of the column-block form
-}  // namespace
-
-Stmt symbolic_product(const Buffer& y, const SymbolicProduct& p) {
+Stmt dot_product_nest(const Buffer& y, const SymbolicProduct& p) {
   const DataType acc_dt = accum_dtype(y->dtype);
-  auto done = [&](Expr v, const Index& batch, Expr i, Expr j) {
-    return p.finish ? p.finish(v, batch, i, j) : v;
-  };
-  if (p.b_along_k) {
-    // Rows innermost among the block's loops: a row of B (one output column) stays in cache
-    // across them.
-    std::vector<Expr> outer = p.batch;
-    outer.push_back(p.cols);
-    outer.push_back(p.rows);
-    return loop_nest(Extents(outer), "b", [&](const Index& o) {
-      Index batch(o.begin(), o.end() - 2);
-      Expr j = o[o.size() - 2], i = o.back();
-      Accumulator acc("dot", acc_dt);
-      Stmt sum = acc.reduce(Extents({p.depth}), "k", [&](const Index& k) {
-        return acc.get() + widen(p.a_at(batch, i, k[0])) * widen(p.b_at(batch, k[0], j));
-      });
-      return acc.scope(
-          SeqStmt::make({acc.set(make_const(acc_dt, 0)), sum,
-                         BufferStore::make(y, cast(y->dtype, done(acc.get(), batch, i, j)),
-                                           p.y_at(batch, i, j))}));
-    });
-  }
-  int64_t ncols = 0;
-  if (!is_const_int(p.cols, &ncols) || ncols < 2 * kColumnBlock ||
-      (acc_dt != y->dtype && ncols % kColumnBlock != 0))
-    return Stmt();
-  const int64_t blocks = (ncols + kColumnBlock - 1) / kColumnBlock;
-  // One tile of `per` rows (row index row_of(tile, r)) of column block o[0] (o: block, batch...):
-  // every k step updates `per` rows from one load of B's block (register tiling over rows).
-  auto tile_of = [&](const Index& o, Expr tile, int per,
-                     const std::function<Expr(Expr, int)>& row_of) {
-    Expr base = o[0] * i64(kColumnBlock);
-    Index batch(o.begin() + 1, o.end());
-    Expr len =
-        ncols % kColumnBlock == 0 ? i64(kColumnBlock) : min(i64(kColumnBlock), i64(ncols) - base);
-    std::vector<Expr> is;
-    std::vector<RowAccum> rows;
-    for (int r = 0; r < per; ++r) {
-      is.push_back(row_of(tile, r));
-      Expr i = is.back();
-      rows.emplace_back(y, len,
-                        [&p, batch, i, base](Expr j) { return p.y_at(batch, i, base + j); });
-    }
-    auto over_rows = [&](const std::function<Stmt(int, Expr)>& body) {
-      return lane_loop("j", i64(0), len, [&](Expr j) {
-        std::vector<Stmt> seq;
-        for (int r = 0; r < per; ++r) seq.push_back(body(r, j));
-        return SeqStmt::make(seq);
-      });
-    };
-    Stmt init = over_rows([&](int r, Expr j) {
-      return rows[size_t(r)].store(j, make_const(rows[size_t(r)].dtype, 0));
-    });
-    Stmt update = serial_loop("k", i64(0), p.depth, [&](Expr k) {
-      return over_rows([&](int r, Expr j) {
-        const RowAccum& row = rows[size_t(r)];
-        Expr bv = p.b_at(batch, k, base + j);
-        Expr prod = widen(p.a_at(batch, is[size_t(r)], k)) * widen(bv);
-        return row.store(j, row.load(j) + prod);
-      });
-    });
-    std::vector<Stmt> seq = {init, update};
-    if (p.finish)
-      seq.push_back(over_rows([&](int r, Expr j) {
-        const RowAccum& row = rows[size_t(r)];
-        return row.store(j, p.finish(row.load(j), batch, is[size_t(r)], base + j));
-      }));
-    Stmt body = SeqStmt::make(seq);
-    for (const RowAccum& row : rows) body = row.wrap(body);
-    return body;
-  };
-  // Loop partitioning over the symbolic rows: full tiles of kRowTile rows, then the rest one by
-  // one, in the same task of each column block, so its block of B streams from memory once and
-  // the remaining rows read it from the cache (as separate nests, a 5-row prompt streamed every
-  // weight twice).
-  Expr full = floordiv(p.rows, i64(kRowTile));
-  std::vector<Expr> outer = {i64(blocks)};
-  outer.insert(outer.end(), p.batch.begin(), p.batch.end());
+  // Rows innermost among the block's loops: a row of B (one output column) stays in cache
+  // across them.
+  std::vector<Expr> outer = p.batch;
+  outer.push_back(p.cols);
+  outer.push_back(p.rows);
   return loop_nest(Extents(outer), "b", [&](const Index& o) {
-    Stmt tiles = serial_loop("t", i64(0), full, [&](Expr t) {
-      return tile_of(o, t, kRowTile, [](Expr t, int r) { return t * i64(kRowTile) + i64(r); });
+    Index batch(o.begin(), o.end() - 2);
+    Expr j = o[o.size() - 2], i = o.back();
+    Accumulator acc("dot", acc_dt);
+    Stmt sum = acc.reduce(Extents({p.depth}), "k", [&](const Index& k) {
+      return acc.get() + widen(p.a_at(batch, i, k[0])) * widen(p.b_at(batch, k[0], j));
     });
-    Stmt tail = serial_loop("t1", i64(0), floormod(p.rows, i64(kRowTile)), [&](Expr t) {
-      return tile_of(o, t, 1, [&](Expr t, int) { return full * i64(kRowTile) + t; });
-    });
-    return SeqStmt::make({tiles, tail});
+    Expr v = p.finish ? p.finish(acc.get(), batch, i, j) : acc.get();
+    return acc.scope(SeqStmt::make({acc.set(make_const(acc_dt, 0)), sum,
+                                    BufferStore::make(y, cast(y->dtype, v), p.y_at(batch, i, j))}));
   });
 }
 
@@ -122,7 +47,7 @@ Stmt compute_gemm(const graph::Node& node, const std::vector<Buffer>& inputs,
   const bool trans_a = g.trans_a, trans_b = g.trans_b, has_c = g.uses_c(c);
   const std::vector<Expr>&as = a->shape, &ys = y->shape;
   Expr rows = ys[0], cols = ys[1], depth = trans_a ? as[0] : as[1];
-  if (is_symbolic(y)) {
+  if (is_symbolic(y) && trans_b) {
     SymbolicProduct p{{},
                       rows,
                       cols,
@@ -136,14 +61,13 @@ Stmt compute_gemm(const graph::Node& node, const std::vector<Buffer>& inputs,
                       [](const Index&, Expr i, Expr j) {
                         return Index{i, j};
                       },
-                      nullptr,
-                      trans_b};
+                      nullptr};
     if (g.alpha != 1.0 || has_c)
       p.finish = [&](Expr v, const Index&, Expr i, Expr j) {
         Expr cv = has_c ? widen(c.load(broadcast_index(c, {i, j}))) : Expr();
         return g.scaled(v, cv);
       };
-    if (Stmt s = symbolic_product(y, p); s.defined()) return s;
+    return dot_product_nest(y, p);
   }
 
   // A row per output row (block "rows", scheduled by the injective rule: the rows in parallel,
@@ -198,7 +122,7 @@ Stmt compute_matmul(const graph::Node& node, const std::vector<Buffer>& inputs,
                          perm_b.back() == int64_t(perm_b.size()) - 2 &&
                          perm_b[perm_b.size() - 2] == int64_t(perm_b.size()) - 1;
   Stmt product;
-  if (is_symbolic(y)) {
+  if (is_symbolic(y) && b_along_k) {
     SymbolicProduct p{std::vector<Expr>(ys.begin(), ys.begin() + batch_rank),
                       rows,
                       cols,
@@ -225,9 +149,8 @@ Stmt compute_matmul(const graph::Node& node, const std::vector<Buffer>& inputs,
                         if (!b_vec) idx.push_back(j);
                         return idx;
                       },
-                      nullptr,
-                      b_along_k};
-    product = symbolic_product(y, p);
+                      nullptr};
+    product = dot_product_nest(y, p);
   }
 
   if (!product.defined())

@@ -1,6 +1,7 @@
 // Rule symbolic_rows_matmul (schedule/rules/matmul_symbolic_rows.h) on lowered products over a
 // symbolic sequence length: lowering describes MatMul + bias + Relu and a Gemm with transB as
-// blocks over the symbolic rows, the rule is chosen by their pattern, and its default point and
+// blocks over the symbolic rows, the rule is chosen by their pattern (and places the Relu
+// epilogue after each tile), and its default point and
 // random points of its design space (column panels per task, the tile's rows, the prefetch
 // distance) are compiled, run at several lengths of one artifact (whole row tiles, partial ones,
 // a single row) and checked against products computed here in double precision. The traces
@@ -115,11 +116,15 @@ TEST(SymbolicRowsMatmul, TheRuleTakesBothProductsByPatternAndMatchesAReference) 
   // kernel on a scratch copy of their output tile, not scalar loops.
   tir::IRModule scheduled = mod;
   schedule::apply_default_schedules(scheduled, driver::rule_target(codegen::Target::host()));
-  int scratch = 0;
+  int scratch = 0, placed = 0;
   for (const tir::PrimFunc& f : scheduled.kernels)
-    if (f.schedule_rule == schedule::kSymbolicRowsMatmulRule)
+    if (f.schedule_rule == schedule::kSymbolicRowsMatmulRule) {
       scratch += tir::to_string(f).find("partial_C") != std::string::npos;
+      // The Relu epilogue runs after each tile (one fusion mechanism), not as a pass after.
+      placed += f.schedule_trace.find("reverse_compute_at") != std::string::npos;
+    }
   EXPECT_GE(scratch, 1);
+  EXPECT_EQ(placed, 1);
   // The default schedule, through the whole compile.
   driver::CompileOptions o;
   o.dim_bounds = driver::parse_dim_bounds("seq:1..16");

@@ -31,8 +31,7 @@ const std::vector<ScheduleRule>& schedule_rules() {
          MatmulConfig cfg;
          cfg.vector_bits = t.isa.vector_bits;
          cfg.arch = t.isa.arch;
-         schedule_injective(s, t.isa);  // the epilogue pass after the product first
-         schedule_symbolic_rows_matmul(s, cfg);
+         schedule_symbolic_rows_matmul(s, cfg);  // (its epilogue and other blocks too)
        },
        is_symbolic_rows_matmul},
       {kDequantMatmulRule, "llvm",

@@ -26,9 +26,8 @@ int64_t ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
 
-// The in-place epilogue pass after the product (compute/epilogue.h epilogue_pass: C[i] =
-// f(C[i], ..), a fused bias, summand, activation) when it is the one block among `others` that
-// reads C, alone in its nest and unpredicated, reading C only where it stores; else "".
+}  // namespace
+
 std::string product_epilogue(const Schedule& s, const std::vector<std::string>& others) {
   std::optional<BlockInfo> product = find_block(s.func().body, "matmul", nullptr);
   if (!product || product->block->writes.size() != 1) return "";
@@ -50,8 +49,6 @@ std::string product_epilogue(const Schedule& s, const std::vector<std::string>& 
   }
   return found;
 }
-
-}  // namespace
 
 int matmul_row_tile(const MatmulConfig& cfg) {
   return default_fma_tile(cfg.isa(), int(cfg.kc)).mr;

@@ -91,4 +91,9 @@ bool is_dense_matmul(const tir::PrimFunc& f);
 // intermediates inlined first, an epilogue left in place) get the injective rule's schedule.
 void schedule_dense_matmul(Schedule& s, const MatmulConfig& cfg);
 
+// The in-place epilogue pass after block "matmul" (compute/epilogue.h epilogue_pass: C[i] =
+// f(C[i], ..), a fused bias, summand, activation) when it is the one block among `others` that
+// reads C, alone in its nest and unpredicated, reading C only where it stores; else "".
+std::string product_epilogue(const Schedule& s, const std::vector<std::string>& others);
+
 }  // namespace ingot::schedule

@@ -7,6 +7,8 @@
 #include "schedule/ir_utils.h"
 #include "schedule/rules/choice.h"
 #include "schedule/rules/dense_product.h"
+#include "schedule/rules/fma_strip.h"
+#include "schedule/rules/injective.h"
 #include "schedule/rules/nest_utils.h"
 #include "support/error.h"
 #include "tir/op.h"
@@ -37,6 +39,12 @@ bool is_symbolic_rows_matmul(const PrimFunc& f) {
 void schedule_symbolic_rows_matmul(Schedule& s, const MatmulConfig& cfg) {
   std::optional<DenseProduct> d = match_dense(s.func(), true);
   INGOT_ICHECK(d.has_value(), "symbolic-rows matmul rule: no such product in {}", s.func().name);
+  // The kernel's other blocks: fusion's intermediates inlined, the epilogue pass found.
+  inline_intermediates(s);
+  std::vector<std::string> others;
+  for (const std::string& name : top_level_block_names(s))
+    if (name != "matmul") others.push_back(name);
+  const std::string epilogue = product_epilogue(s, others);
   BlockRV c = s.get_block("matmul");
   std::vector<LoopRV> l = s.get_loops(c);  // i, j, k
   const int64_t K = loop_extent_of(s, l[2]);
@@ -68,7 +76,15 @@ void schedule_symbolic_rows_matmul(Schedule& s, const MatmulConfig& cfg) {
   register_tensor_intrin(make_fma_tile_intrin(spec));
   register_tensor_intrin(make_fma_tile_intrin(one));
   s.tensorize(s.blockize(it[1]), fma_tile_name(spec), fma_tile_name(one), PartialTile::kTailRows);
+  // 5. The epilogue pass right after each tile of the product, on the tile's rows and columns
+  //    (masked past the rows and the columns) while they are in cache; the other blocks by the
+  //    injective rule.
+  if (!epilogue.empty()) {
+    schedule_tile_epilogue(s, s.get_block(epilogue), jt[1]);
+    others.erase(std::find(others.begin(), others.end(), epilogue));
+  }
   if (cfg.parallel) s.parallel(jt[0]);
+  for (const std::string& name : others) schedule_injective_block(s, name, cfg.isa());
 }
 
 }  // namespace ingot::schedule

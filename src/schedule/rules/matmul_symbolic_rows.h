@@ -14,7 +14,10 @@
 //   B's stream ahead of its reads; C starts from its init before the tile;
 // - the rows past the last whole tile run one at a time through the 1 x NR micro-kernel
 //   (PartialTile::kTailRows), each reading the panel from cache: decoding's single row is such
-//   a tile.
+//   a tile;
+// - the kernel's epilogue pass (a fused summand or activation: product_epilogue) right after
+//   each tile, on its rows and columns (masked past M and N), by reverse_compute_at; other
+//   blocks by the injective rule.
 // Its choices (sampling instructions, rules/choice.h; defaults in brackets): the column panels
 // per parallel task [64 columns' worth], the tile's rows MR [4: short prompts' tails] and the
 // prefetch distance in bytes [4096: measured best on the 2-vCPU guest of docs/perf.md, whose

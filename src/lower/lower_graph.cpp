@@ -435,10 +435,11 @@ class Lowering : public LoweringHost {
     return true;
   }
 
-  // The node's nest: its compute rule's, or on GPU targets the block form of a product.
+  // The node's nest: its compute rule's, or the block form of a product (GPU and c targets,
+  // the dense products of the CPU rules).
   tir::Stmt compute_nest(const graph::Node& node, const std::vector<Buffer>& ins,
                          const std::vector<Buffer>& outs) const {
-    if (options_.gpu || dense_product(node))
+    if (product_block(node))
       if (tir::Stmt s = compute_product_block(node, ins, outs); s.defined()) return s;
     // (On its row views, which lower_node declares; a product described elsewhere, as a fused
     // group's member, keeps the row form.)
@@ -446,6 +447,17 @@ class Lowering : public LoweringHost {
       return compute_symbolic_rows_block(node, ins, outs);
     if (tir::Stmt s = value_symbol_nest(node, ins, outs, symbols_); s.defined()) return s;
     return compute_rule(node.op)(node, ins, outs);
+  }
+
+  // A product described as one block: dense on a CPU target with schedules, any with
+  // product_blocks (a float16 one only with wide accumulators).
+  bool product_block(const graph::Node& node) const {
+    if (dense_product(node)) return true;
+    if (!options_.product_blocks) return false;
+    const Value* y = node.outputs.empty() ? nullptr : node.outputs[0];
+    return options_.wide_accumulators ||
+           (y != nullptr &&
+            accum_dtype(to_tir_dtype(y->type.dtype)) == to_tir_dtype(y->type.dtype));
   }
 
   // A dense product on a CPU target with schedules (compute/matmul_operand.h).

@@ -20,9 +20,15 @@ struct LowerOptions {
   // Lowering takes no layout or tile from the target: a ConvNCHWc's blocks are its tensors'
   // (graph pass layout_nchwc). Unset: every node gets the loop nest of its compute rule.
   bool cpu_schedules = false;
-  // GPU targets: MatMul and Gemm become one reduction block each (compute_product_block), which
-  // the GPU matmul rule tiles; cpu_schedules is then unset.
-  bool gpu = false;
+  // Every MatMul and Gemm that compute_product_block describes (static shapes) becomes that one
+  // reduction block: the GPU targets (the GPU matmul rule tiles it) and the c target (rule
+  // row_product orders its loops); cpu_schedules is then unset. (The llvm target's products
+  // that its dense rule does not take keep the row form, which the injective rule schedules.)
+  bool product_blocks = false;
+  // With product_blocks: a float16 product's block may accumulate in a float32 buffer of the
+  // whole output (the GPU matmul rule folds it into its write-back, so it never reaches
+  // memory). Unset (the c target), such a product keeps the row form, whose scratch is a row.
+  bool wide_accumulators = false;
   // Bounds of the inputs' symbolic dims (--dim-bounds). A graph whose inputs keep symbolic dims
   // lowers to kernels over symbolic extents (docs/dynamic-shapes.md); each symbol needs an upper
   // bound, which sizes the workspace.

@@ -22,7 +22,8 @@ namespace ingot::testing {
 inline tir::IRModule lower_for_gpu(graph::Graph& g) {
   graph::infer_types(g);
   lower::LowerOptions options;
-  options.gpu = true;
+  options.product_blocks = true;
+  options.wide_accumulators = true;
   return lower::lower_graph(g, options);
 }
 

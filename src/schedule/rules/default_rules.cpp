@@ -10,6 +10,7 @@
 #include "schedule/rules/matmul_dequant.h"
 #include "schedule/rules/matmul_symbolic_rows.h"
 #include "schedule/rules/nest_utils.h"
+#include "schedule/rules/row_product.h"
 #include "schedule/rules/shared_constant_layouts.h"
 #include "support/error.h"
 #include "tir/transforms/apply_param_layouts.h"
@@ -50,7 +51,10 @@ const std::vector<ScheduleRule>& schedule_rules() {
        is_depthwise_conv_nchwc},
       {kInjectiveRule, "llvm",
        [](Schedule& s, const RuleTarget& t) { schedule_injective(s, t.isa); }},
-      // The c target: the elementwise members of a fused kernel inlined into their readers,
+      // The c target: a product block in row order (its epilogue after each row);
+      {kRowProductRule, "c", [](Schedule& s, const RuleTarget&) { schedule_row_product(s); },
+       is_block_product},
+      // the elementwise members of a fused kernel inlined into their readers,
       // every loop left serial (the C compiler vectorizes for its -mcpu; a microcontroller has
       // one core).
       {kInjectiveRule, "c", [](Schedule& s, const RuleTarget&) { inline_intermediates(s); }},

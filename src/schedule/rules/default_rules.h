@@ -25,6 +25,8 @@ inline constexpr const char* kBlockedConv2dRule = "blocked_conv2d";  // block "c
 inline constexpr const char* kSymbolicRowsMatmulRule = "symbolic_rows_matmul";
 // is_dequant_matmul (matmul_dequant.h)
 inline constexpr const char* kDequantMatmulRule = "dequant_matmul";
+// is_block_product (row_product.h; the c target)
+inline constexpr const char* kRowProductRule = "row_product";
 // kDepthwiseConvRule: rules/depthwise_conv_nchwc.h; kInjectiveRule: rules/injective.h.
 
 // What a rule reads of the target: its kind and, for CPU kinds, the vector ISA; for GPU kinds

@@ -1,0 +1,24 @@
+// Rule row_product (the c target): a product as lowering describes it on every target
+// (lower/compute/matmul_block.cpp, compute_product_block: block "matmul" at the root over
+// [batch dims..,] i, j and a reduce k, with its init) run in row order, the loop order the C
+// compiler of a small target does best with:
+//   [batch..,] i | init of the row (j) | k | j
+// so the innermost loop is a contiguous multiply-accumulate along the output row and B's row
+// (which the C compiler vectorizes for its -mcpu; a microcontroller runs it as is), and the
+// kernel's epilogue pass (its fused bias, summand, activation) right after each row while it is
+// in cache (reverse_compute_at). Fusion's intermediates are inlined first, as the c target's
+// injective rule does; every loop stays serial (one core).
+#pragma once
+
+#include "schedule/schedule.h"
+#include "tir/prim_func.h"
+
+namespace ingot::schedule {
+
+// Its pattern: block "matmul" at the root, its last iter var the one reduction, each bound to
+// its own loop, with an init.
+bool is_block_product(const tir::PrimFunc& f);
+
+void schedule_row_product(Schedule& s);
+
+}  // namespace ingot::schedule

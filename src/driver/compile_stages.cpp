@@ -153,7 +153,7 @@ void run_lower_graph(CompileRun& r) {
   const Clock::time_point t0 = Clock::now();
   lower::LowerOptions lower_options;
   lower_options.cpu_schedules = r.t.cpu_schedules;
-  lower_options.product_blocks = r.t.gpu || r.t.c;
+  lower_options.product_blocks = r.t.gpu || r.t.c || r.t.cpu_schedules;
   lower_options.wide_accumulators = r.t.gpu;
   lower_options.dim_bounds = r.options.dim_bounds;
   lower_options.kv_cache_capacity = r.options.kv_cache_capacity;

@@ -15,15 +15,15 @@
 namespace ingot::lower {
 
 struct LowerOptions {
-  // CPU targets with default schedules: the products those rules schedule (dense, over symbolic
-  // rows) become the block-form computes the rules match (lower/compute/matmul_block.cpp).
+  // CPU targets with default schedules: the products over symbolic rows become the block-form
+  // compute their rule matches (lower/compute/matmul_block.cpp).
   // Lowering takes no layout or tile from the target: a ConvNCHWc's blocks are its tensors'
   // (graph pass layout_nchwc). Unset: every node gets the loop nest of its compute rule.
   bool cpu_schedules = false;
   // Every MatMul and Gemm that compute_product_block describes (static shapes) becomes that one
-  // reduction block: the GPU targets (the GPU matmul rule tiles it) and the c target (rule
-  // row_product orders its loops); cpu_schedules is then unset. (The llvm target's products
-  // that its dense rule does not take keep the row form, which the injective rule schedules.)
+  // reduction block: on GPU targets the GPU matmul rule tiles it; on CPU targets (c, and llvm
+  // with default schedules) the rules that match its pattern schedule it (dense_matmul,
+  // row_product for the others). Unset (--schedule naive on llvm): only the row form.
   bool product_blocks = false;
   // With product_blocks: a float16 product's block may accumulate in a float32 buffer of the
   // whole output (the GPU matmul rule folds it into its write-back, so it never reaches

@@ -43,6 +43,8 @@ const std::vector<ScheduleRule>& schedule_rules() {
          schedule_dequant_matmul(s, cfg);
        },
        is_dequant_matmul},
+      {kRowProductRule, "llvm",
+       [](Schedule& s, const RuleTarget& t) { schedule_row_product(s, t.isa); }, is_block_product},
       {kBlockedConv2dRule, "llvm",
        [](Schedule& s, const RuleTarget& t) { schedule_blocked_conv2d(s, "conv", t.isa); },
        is_blocked_conv},

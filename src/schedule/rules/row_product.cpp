@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "schedule/ir_utils.h"
+#include "schedule/rules/injective.h"
 #include "schedule/rules/matmul.h"
 #include "schedule/rules/nest_utils.h"
 #include "support/error.h"
@@ -30,7 +31,7 @@ bool is_block_product(const PrimFunc& f) {
   return true;
 }
 
-void schedule_row_product(Schedule& s) {
+void schedule_row_product(Schedule& s, const std::optional<CpuVectorIsa>& isa) {
   INGOT_ICHECK(is_block_product(s.func()), "row product rule: no product block in {}",
                s.func().name);
   inline_intermediates(s);

@@ -453,7 +453,7 @@ class Lowering : public LoweringHost {
   // product_blocks (a float16 one only with wide accumulators).
   bool product_block(const graph::Node& node) const {
     if (dense_product(node)) return true;
-    if (!options_.product_blocks) return false;
+    if (!options_.product_blocks || has_symbolic_values(node)) return false;  // (static shapes)
     const Value* y = node.outputs.empty() ? nullptr : node.outputs[0];
     return options_.wide_accumulators ||
            (y != nullptr &&

@@ -26,8 +26,7 @@ int64_t ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
 
-}  // namespace
-
+// The in-place epilogue pass after block "matmul" among `others` (see ProductKernelBlocks), or "".
 std::string product_epilogue(const Schedule& s, const std::vector<std::string>& others) {
   std::optional<BlockInfo> product = find_block(s.func().body, "matmul", nullptr);
   if (!product || product->block->writes.size() != 1) return "";
@@ -48,6 +47,17 @@ std::string product_epilogue(const Schedule& s, const std::vector<std::string>& 
     found = name;
   }
   return found;
+}
+
+}  // namespace
+
+ProductKernelBlocks product_kernel_blocks(Schedule& s) {
+  inline_intermediates(s);
+  ProductKernelBlocks k;
+  for (const std::string& name : top_level_block_names(s))
+    if (name != "matmul") k.others.push_back(name);
+  k.epilogue = product_epilogue(s, k.others);
+  return k;
 }
 
 int matmul_row_tile(const MatmulConfig& cfg) {
@@ -209,11 +219,7 @@ void schedule_dense_matmul(Schedule& s, const MatmulConfig& cfg) {
   std::optional<DenseProduct> d = match_dense(s.func(), false);
   INGOT_ICHECK(d.has_value(), "dense matmul rule: no dense product block in {}", s.func().name);
   // The kernel's other blocks: fusion's intermediates inlined, the epilogue pass found.
-  inline_intermediates(s);
-  std::vector<std::string> others;
-  for (const std::string& name : top_level_block_names(s))
-    if (name != "matmul") others.push_back(name);
-  const std::string epilogue = product_epilogue(s, others);
+  auto [others, epilogue] = product_kernel_blocks(s);
   BlockRV c = s.get_block("matmul");
   std::vector<LoopRV> l = s.get_loops(c);  // [batch loops,] i, j, k
   if (l.size() > 4) {  // several batch dims: one batch loop (their indices outer offsets)

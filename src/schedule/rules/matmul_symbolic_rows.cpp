@@ -40,11 +40,7 @@ void schedule_symbolic_rows_matmul(Schedule& s, const MatmulConfig& cfg) {
   std::optional<DenseProduct> d = match_dense(s.func(), true);
   INGOT_ICHECK(d.has_value(), "symbolic-rows matmul rule: no such product in {}", s.func().name);
   // The kernel's other blocks: fusion's intermediates inlined, the epilogue pass found.
-  inline_intermediates(s);
-  std::vector<std::string> others;
-  for (const std::string& name : top_level_block_names(s))
-    if (name != "matmul") others.push_back(name);
-  const std::string epilogue = product_epilogue(s, others);
+  auto [others, epilogue] = product_kernel_blocks(s);
   BlockRV c = s.get_block("matmul");
   std::vector<LoopRV> l = s.get_loops(c);  // i, j, k
   const int64_t K = loop_extent_of(s, l[2]);

@@ -15,7 +15,7 @@
 // - the rows past the last whole tile run one at a time through the 1 x NR micro-kernel
 //   (PartialTile::kTailRows), each reading the panel from cache: decoding's single row is such
 //   a tile;
-// - the kernel's epilogue pass (a fused summand or activation: product_epilogue) right after
+// - the kernel's epilogue pass (a fused summand or activation: product_kernel_blocks) right after
 //   each tile, on its rows and columns (masked past M and N), by reverse_compute_at; other
 //   blocks by the injective rule.
 // Its choices (sampling instructions, rules/choice.h; defaults in brackets): the column panels

@@ -34,11 +34,8 @@ bool is_block_product(const PrimFunc& f) {
 void schedule_row_product(Schedule& s, const std::optional<CpuVectorIsa>& isa) {
   INGOT_ICHECK(is_block_product(s.func()), "row product rule: no product block in {}",
                s.func().name);
-  inline_intermediates(s);
-  std::vector<std::string> others;
-  for (const std::string& name : top_level_block_names(s))
-    if (name != "matmul") others.push_back(name);
-  const std::string epilogue = product_epilogue(s, others);
+  // The kernel's other blocks: fusion's intermediates inlined, the epilogue pass found.
+  auto [others, epilogue] = product_kernel_blocks(s);
   BlockRV c = s.get_block("matmul");
   std::vector<LoopRV> l = s.get_loops(c);  // [batch..,] i, j, k
   const size_t n = l.size();

@@ -35,11 +35,11 @@
 #include "ops/concat_slices.h"
 #include "ops/op.h"
 #include "ops/value_symbols.h"
-#include "schedule/ir_utils.h"
 #include "schedule/rules/injective.h"
 #include "support/error.h"
 #include "tir/analysis.h"
 #include "tir/arith/analyzer.h"
+#include "tir/block_nest.h"
 
 namespace ingot::lower {
 
@@ -642,9 +642,9 @@ class Lowering : public LoweringHost {
       std::vector<Buffer> local;
       for (const Buffer& b : inlined) {
         local.push_back(Buffer::make(b->name, b->dtype, b->shape, tir::StorageScope::kLocal));
-        f.body = schedule::replace_buffer(f.body, b, local.back());
+        f.body = tir::replace_buffer(f.body, b, local.back());
       }
-      f.body = schedule::make_root(f.body, local);
+      f.body = tir::make_root(f.body, local);
     }
     f.name = unique_name(fmt::format("{}_{}", sanitize(anchor.name), ops::op_name(anchor.op)));
     for (const graph::Node* m : members) {

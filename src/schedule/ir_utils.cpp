@@ -110,38 +110,6 @@ class PredicateAdder : public IRMutator {
   Expr cond_;
 };
 
-class BufferReplacer : public IRMutator {
- public:
-  BufferReplacer(const Buffer& f, const Buffer& t) : from_(f), to_(t) {}
-  Expr visit_BufferLoad(const BufferLoad* op, const Expr& e) override {
-    Expr r = IRMutator::visit_BufferLoad(op, e);
-    auto* l = r.as<BufferLoad>();
-    return l->buffer == from_.ptr() ? BufferLoad::make(to_, l->indices) : r;
-  }
-  Stmt visit_BufferStore(const BufferStore* op, const Stmt& s) override {
-    Stmt r = IRMutator::visit_BufferStore(op, s);
-    auto* st = r.as<BufferStore>();
-    return st->buffer == from_.ptr() ? BufferStore::make(to_, st->value, st->indices) : r;
-  }
-  Stmt visit_Block(const Block* op, const Stmt& s) override {
-    Stmt r = IRMutator::visit_Block(op, s);
-    auto* b = r.as<Block>();
-    auto fix = [&](std::vector<BufferRegion> v) {
-      for (BufferRegion& x : v)
-        if (x.buffer.same_as(from_)) x.buffer = to_;
-      return v;
-    };
-    std::vector<Buffer> alloc = b->alloc_buffers;
-    for (Buffer& x : alloc)
-      if (x.same_as(from_)) x = to_;
-    return Block::make(b->name_hint, b->iter_vars, fix(b->reads), fix(b->writes), b->body, b->init,
-                       alloc, b->annotations);
-  }
-
- private:
-  Buffer from_, to_;
-};
-
 }  // namespace
 
 std::optional<BlockInfo> find_block(const Stmt& body, const std::string& name, int* count) {
@@ -231,10 +199,6 @@ Stmt add_predicate(const Stmt& s, const Expr& cond) {
   return PredicateAdder(cond).mutate(s);
 }
 
-Stmt replace_buffer(const Stmt& s, const Buffer& from, const Buffer& to) {
-  return BufferReplacer(from, to).mutate(s);
-}
-
 std::optional<std::string> reduce_use(const Stmt& s, const VarNode* var) {
   struct Finder : IRVisitor {
     const VarNode* var;
@@ -253,11 +217,6 @@ std::optional<std::string> reduce_use(const Stmt& s, const VarNode* var) {
   f.var = var;
   f.visit(s);
   return f.found;
-}
-
-Stmt make_root(Stmt body, std::vector<Buffer> alloc) {
-  Stmt block = Block::make("root", {}, {}, {}, std::move(body), Stmt(), std::move(alloc));
-  return BlockRealize::make({}, IntImm::make(DataType::boolean(), 1), block);
 }
 
 bool is_param(const std::vector<Buffer>& params, const BufferNode* b) {

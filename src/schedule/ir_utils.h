@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tir/block_nest.h"
 #include "tir/stmt.h"
 
 namespace ingot::schedule {
@@ -55,15 +56,14 @@ tir::Stmt rebuild_root(const tir::Stmt& body, std::vector<tir::Stmt> seq,
 // ANDs cond into the predicate of every child BlockRealize of s.
 tir::Stmt add_predicate(const tir::Stmt& s, const tir::Expr& cond);
 
-// Replaces every access to `from` (loads, stores, regions, allocations) by `to` within s.
-tir::Stmt replace_buffer(const tir::Stmt& s, const tir::Buffer& from, const tir::Buffer& to);
+// tir/block_nest.h: replace_buffer (every access to a buffer by another) and make_root (the
+// root block around a body).
+using tir::make_root;
+using tir::replace_buffer;
 
 // A block realize under loop (or anywhere in s) binding a reduce iter var to an expression that
 // uses var; returns "iter var of block" text for messages, or nullopt.
 std::optional<std::string> reduce_use(const tir::Stmt& s, const tir::VarNode* var);
-
-// The root wrapper: BlockRealize of block "root" (no iter vars, no regions) around body.
-tir::Stmt make_root(tir::Stmt body, std::vector<tir::Buffer> alloc = {});
 
 // Whether the function parameter list contains b.
 bool is_param(const std::vector<tir::Buffer>& params, const tir::BufferNode* b);

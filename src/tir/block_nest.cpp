@@ -1,6 +1,7 @@
 // Block-form nests (see block_nest.h).
 #include "tir/block_nest.h"
 
+#include "tir/mutator.h"
 #include "tir/op.h"
 #include "tir/region_analysis.h"
 
@@ -30,6 +31,51 @@ void append_in_place_block(PrimFunc& f, const std::string& name, const Buffer& y
   Stmt est = block_loop_nest(eloops, eivs, make_block(name, eivs, upd));
   f.body = SeqStmt::make({f.body, est});
   for (const Buffer& b : params) f.params.push_back(b);
+}
+
+namespace {
+
+class BufferReplacer : public IRMutator {
+ public:
+  BufferReplacer(const Buffer& f, const Buffer& t) : from_(f), to_(t) {}
+  Expr visit_BufferLoad(const BufferLoad* op, const Expr& e) override {
+    Expr r = IRMutator::visit_BufferLoad(op, e);
+    auto* l = r.as<BufferLoad>();
+    return l->buffer == from_.ptr() ? BufferLoad::make(to_, l->indices) : r;
+  }
+  Stmt visit_BufferStore(const BufferStore* op, const Stmt& s) override {
+    Stmt r = IRMutator::visit_BufferStore(op, s);
+    auto* st = r.as<BufferStore>();
+    return st->buffer == from_.ptr() ? BufferStore::make(to_, st->value, st->indices) : r;
+  }
+  Stmt visit_Block(const Block* op, const Stmt& s) override {
+    Stmt r = IRMutator::visit_Block(op, s);
+    auto* b = r.as<Block>();
+    auto fix = [&](std::vector<BufferRegion> v) {
+      for (BufferRegion& x : v)
+        if (x.buffer.same_as(from_)) x.buffer = to_;
+      return v;
+    };
+    std::vector<Buffer> alloc = b->alloc_buffers;
+    for (Buffer& x : alloc)
+      if (x.same_as(from_)) x = to_;
+    return Block::make(b->name_hint, b->iter_vars, fix(b->reads), fix(b->writes), b->body, b->init,
+                       alloc, b->annotations);
+  }
+
+ private:
+  Buffer from_, to_;
+};
+
+}  // namespace
+
+Stmt make_root(Stmt body, std::vector<Buffer> alloc) {
+  Stmt block = Block::make("root", {}, {}, {}, std::move(body), Stmt(), std::move(alloc));
+  return BlockRealize::make({}, IntImm::make(DataType::boolean(), 1), block);
+}
+
+Stmt replace_buffer(const Stmt& s, const Buffer& from, const Buffer& to) {
+  return BufferReplacer(from, to).mutate(s);
 }
 
 }  // namespace ingot::tir

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "lower/compute/common.h"
-#include "schedule/ir_utils.h"
 #include "schedule/rules/gpu_matmul.h"
+#include "tir/block_nest.h"
 #include "tir/op.h"
 #include "tir/region_analysis.h"
 
@@ -55,7 +55,7 @@ inline tir::Buffer accumulator_of(const tir::Buffer& y) {
 // product and the pass rounding it into the output (with the epilogue, in float32); the GPU
 // matmul rule folds that pass into its write-back, so the accumulator never reaches memory.
 inline tir::Stmt widened_kernel(const tir::Buffer& acc, tir::Stmt product, tir::Stmt rounding) {
-  return schedule::make_root(tir::SeqStmt::make({std::move(product), std::move(rounding)}), {acc});
+  return tir::make_root(tir::SeqStmt::make({std::move(product), std::move(rounding)}), {acc});
 }
 
 }  // namespace ingot::lower

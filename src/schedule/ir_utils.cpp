@@ -225,6 +225,12 @@ bool is_param(const std::vector<Buffer>& params, const BufferNode* b) {
   return false;
 }
 
+bool is_constant_param(const PrimFunc& f, const BufferNode* b) {
+  for (int p : f.constant_params)
+    if (f.params.at(size_t(p)).get() == b) return true;
+  return false;
+}
+
 std::string unique_block_name(const Stmt& body, const std::string& base) {
   int n = 0;
   std::string name = base;

@@ -68,6 +68,9 @@ std::optional<std::string> reduce_use(const tir::Stmt& s, const tir::VarNode* va
 // Whether the function parameter list contains b.
 bool is_param(const std::vector<tir::Buffer>& params, const tir::BufferNode* b);
 
+// Whether b is one of f's constant parameters (PrimFunc::constant_params).
+bool is_constant_param(const tir::PrimFunc& f, const tir::BufferNode* b);
+
 // A block name not yet used in body, starting from base.
 std::string unique_block_name(const tir::Stmt& body, const std::string& base);
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "schedule/intrin/x86_fma.h"
 #include "support/error.h"
 #include "tir/dequantize.h"
 #include "tir/op.h"
@@ -64,14 +65,7 @@ std::optional<DequantTileSpec> parse_dequant_tile_name(const std::string& name) 
                   isa, &s.bits, &s.mr, &s.nr, &depth, &group, &used) != 7)
     return std::nullopt;
   s.depth = depth, s.group = group;
-  const std::string a = arch, i = isa;
-  if (a == "x86" && (i == "avx512" || i == "avx2")) {
-    s.arch = CpuVectorIsa::kX86, s.lanes = i == "avx512" ? 16 : 8;
-  } else if (a == "aarch64" && i == "neon") {
-    s.arch = CpuVectorIsa::kAArch64, s.lanes = 4;
-  } else {
-    return std::nullopt;
-  }
+  if (!parse_isa(arch, isa, &s.arch, &s.lanes)) return std::nullopt;
   std::string rest = name.substr(size_t(used));
   if (!rest.empty()) {
     int p = 0, n = 0;

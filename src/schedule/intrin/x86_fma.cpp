@@ -26,19 +26,6 @@ const char* isa_prefix(CpuVectorIsa::Arch arch, int lanes) {
   return lanes == 16 ? "x86_avx512" : "x86_avx2";
 }
 
-// The (arch, lanes) of a name's "<arch>_<isa>" prefix, false if unknown.
-bool parse_isa(const std::string& arch, const std::string& isa, CpuVectorIsa::Arch* a, int* lanes) {
-  if (arch == "x86" && (isa == "avx512" || isa == "avx2")) {
-    *a = CpuVectorIsa::kX86, *lanes = isa == "avx512" ? 16 : 8;
-    return true;
-  }
-  if (arch == "aarch64" && isa == "neon") {
-    *a = CpuVectorIsa::kAArch64, *lanes = kNeonLanes;
-    return true;
-  }
-  return false;
-}
-
 std::string dims_str(const FmaOperand& o) {
   std::vector<std::string> dims;
   for (const auto& d : o.dims) dims.push_back(fmt::format("{}", fmt::join(d, ".")));
@@ -179,6 +166,18 @@ std::vector<int64_t> operand_shape(const FmaOperand& o, const std::vector<int64_
 }
 
 }  // namespace
+
+bool parse_isa(const std::string& arch, const std::string& isa, CpuVectorIsa::Arch* a, int* lanes) {
+  if (arch == "x86" && (isa == "avx512" || isa == "avx2")) {
+    *a = CpuVectorIsa::kX86, *lanes = isa == "avx512" ? 16 : 8;
+    return true;
+  }
+  if (arch == "aarch64" && isa == "neon") {
+    *a = CpuVectorIsa::kAArch64, *lanes = kNeonLanes;
+    return true;
+  }
+  return false;
+}
 
 FmaTileSpec gemm_tile_spec(const FmaTileShape& s) {
   FmaTileSpec g;

@@ -76,6 +76,11 @@ struct FmaTileSpec {
   int prefetch = 0;
 };
 
+// The (arch, lanes) of a kernel name's "<arch>_<isa>" prefix ("x86", "avx512" -> x86, 16;
+// "x86", "avx2" -> 8; "aarch64", "neon" -> 4), false if unknown: shared by the micro-kernel
+// families' name parsers (here and dequant_fma.h).
+bool parse_isa(const std::string& arch, const std::string& isa, CpuVectorIsa::Arch* a, int* lanes);
+
 // The spec of the matmul layout.
 FmaTileSpec gemm_tile_spec(const FmaTileShape& s);
 

@@ -21,8 +21,7 @@ namespace {
 // The loads of constant parameters in `e`, in order.
 void constant_loads(const Expr& e, const PrimFunc& f, std::vector<const BufferLoad*>& out) {
   if (auto* l = e.as<BufferLoad>()) {
-    for (int p : f.constant_params)
-      if (f.params[size_t(p)].get() == l->buffer.get()) out.push_back(l);
+    if (is_constant_param(f, l->buffer.get())) out.push_back(l);
     return;
   }
   if (auto* s = e.as<Select>()) {

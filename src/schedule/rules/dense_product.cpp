@@ -42,10 +42,9 @@ std::optional<std::pair<int, int>> dims_of(const std::vector<Expr>& idx,
 
 }  // namespace
 
-std::optional<DenseProduct> match_dense(const PrimFunc& f, bool symbolic_rows) {
+std::optional<BlockInfo> product_block_info(const PrimFunc& f) {
   int count = 0;
   std::optional<BlockInfo> info = find_block(f.body, "matmul", &count);
-  // At the root (the function's body before a schedule wraps it in the root block).
   if (!info || count != 1 || (info->parent != nullptr && info->parent->name_hint != "root"))
     return std::nullopt;
   const Block* blk = info->block;
@@ -58,10 +57,19 @@ std::optional<DenseProduct> match_dense(const PrimFunc& f, bool symbolic_rows) {
         info->br->iter_values[d].as<VarNode>() != loop->loop_var.node() ||
         loop->kind != ForKind::kSerial)
       return std::nullopt;
-    // Every extent constant, but a symbolic row count's (i: after the batch loops).
-    const bool rows = d + 3 == n;
-    if (is_const_int(loop->extent) == (symbolic_rows && rows)) return std::nullopt;
   }
+  return info;
+}
+
+std::optional<DenseProduct> match_dense(const PrimFunc& f, bool symbolic_rows) {
+  std::optional<BlockInfo> info = product_block_info(f);
+  if (!info) return std::nullopt;
+  const Block* blk = info->block;
+  const size_t n = blk->iter_vars.size();
+  // Every extent constant, but a symbolic row count's (i: after the batch loops).
+  for (size_t d = 0; d < n; ++d)
+    if (is_const_int(info->loops[d].as<For>()->extent) == (symbolic_rows && d + 3 == n))
+      return std::nullopt;
   DenseProduct d;
   const size_t o = n - 3;  // batch vars (the rule fuses them into one loop)
   d.batched = o > 0;
@@ -93,12 +101,7 @@ std::optional<DenseProduct> match_dense(const PrimFunc& f, bool symbolic_rows) {
   d.a = la->buffer->name, d.b = lb->buffer->name;
   d.a_rows = ad->first, d.a_depth = ad->second;
   d.b_depth = bd->first, d.b_cols = bd->second;
-  auto is_constant = [&](const BufferNode* buf) {
-    for (int p : f.constant_params)
-      if (f.params.at(size_t(p)).get() == buf) return true;
-    return false;
-  };
-  d.b_constant = is_constant(lb->buffer.get());
+  d.b_constant = is_constant_param(f, lb->buffer.get());
   // Symbolic rows: the rows of one 2-D constant B (the one form their rule takes).
   if (symbolic_rows && (d.batched || !d.b_constant || lb->indices.size() != 2)) return std::nullopt;
   // The init: zero, or a (cast) load of a bias row.
@@ -115,7 +118,7 @@ std::optional<DenseProduct> match_dense(const PrimFunc& f, bool symbolic_rows) {
         return std::nullopt;
       }
     }
-    if (is_constant(bias->buffer.get()) && d.bias_axis >= 0) d.bias = bias->buffer->name;
+    if (is_constant_param(f, bias->buffer.get()) && d.bias_axis >= 0) d.bias = bias->buffer->name;
   } else if (!is_const_int(iv) && !iv.as<FloatImm>()) {
     return std::nullopt;
   }

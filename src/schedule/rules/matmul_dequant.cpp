@@ -8,6 +8,7 @@
 #include "schedule/ir_utils.h"
 #include "schedule/rules/choice.h"
 #include "schedule/rules/dense_product.h"
+#include "schedule/rules/matmul_symbolic_rows.h"
 #include "schedule/rules/nest_utils.h"
 #include "support/error.h"
 #include "tir/dequantize.h"
@@ -20,17 +21,6 @@ namespace ingot::schedule {
 using namespace tir;
 
 namespace {
-
-// As rule symbolic_rows_matmul's defaults (matmul_symbolic_rows.cpp): 64 columns per task, tiles
-// of 4 rows (a short prompt's rows past the last whole tile each stream the panel again).
-constexpr int64_t kColumnsPerTask = 64;
-constexpr int kDefaultTileRows = 4;
-
-bool is_constant_param(const PrimFunc& f, const BufferNode* b) {
-  for (int p : f.constant_params)
-    if (f.params.at(size_t(p)).get() == b) return true;
-  return false;
-}
 
 // The Q load of a dequantized element: the first load of an integer buffer in it.
 class IntegerLoad : public IRVisitor {
@@ -50,21 +40,12 @@ const BufferLoad* integer_load(const Expr& e) {
 }  // namespace
 
 std::optional<DequantProduct> match_dequant_matmul(const PrimFunc& f) {
-  int count = 0;
-  std::optional<BlockInfo> info = find_block(f.body, "matmul", &count);
-  if (!info || count != 1 || (info->parent != nullptr && info->parent->name_hint != "root"))
-    return std::nullopt;
+  // [i, j | k], j and k constant (i may be symbolic).
+  std::optional<BlockInfo> info = product_block_info(f);
+  if (!info || info->block->iter_vars.size() != 3) return std::nullopt;
   const Block* blk = info->block;
-  if (blk->iter_vars.size() != 3 || info->loops.size() != 3 || !blk->init.defined())
-    return std::nullopt;
-  for (size_t d = 0; d < 3; ++d) {
-    auto* loop = info->loops[d].as<For>();
-    IterKind want = d == 2 ? IterKind::kReduce : IterKind::kSpatial;
-    if (blk->iter_vars[d].kind != want || loop == nullptr || loop->kind != ForKind::kSerial ||
-        info->br->iter_values[d].as<VarNode>() != loop->loop_var.node() ||
-        (d > 0 && !is_const_int(loop->extent)))
-      return std::nullopt;
-  }
+  for (size_t d = 1; d < 3; ++d)
+    if (!is_const_int(info->loops[d].as<For>()->extent)) return std::nullopt;
   const Var vi = blk->iter_vars[0].var, vj = blk->iter_vars[1].var, vk = blk->iter_vars[2].var;
   // C[i, j] = C[i, j] + A[i, k] * dequant(k, j), all float32.
   auto* st = blk->body.as<BufferStore>();
@@ -129,7 +110,7 @@ void schedule_dequant_matmul(Schedule& s, const MatmulConfig& cfg) {
   if (2 * base_nr <= 4 * lanes) widths.push_back(2 * base_nr);
   int64_t default_nr = base_nr;
   for (int64_t w : widths)
-    if (kDefaultTileRows * (w / lanes) <= regs / 2) default_nr = w;
+    if (kRowsRuleTileRows * (w / lanes) <= regs / 2) default_nr = w;
   const int nr = int(s.value(sample_choice(s, widths, default_nr)));
   // 2. The integers and scales in NR-wide panels, re-laid out at compile time; the bias row
   //    padded to whole panels.
@@ -140,12 +121,12 @@ void schedule_dequant_matmul(Schedule& s, const MatmulConfig& cfg) {
   // 3. The other choices: panels per parallel task, the tile's rows, the prefetch distance.
   const int64_t panels = loop_extent_of(s, j[0]);
   ExprRV per_task = sample_choice(s, powers_of_two_upto(panels, panels),
-                                  std::clamp<int64_t>(kColumnsPerTask / nr, 1, panels));
+                                  std::clamp<int64_t>(kRowsRuleColumnsPerTask / nr, 1, panels));
   const int max_rows = fma_max_tile_rows(isa, nr);
   std::vector<int64_t> heights;
   for (int r = 1; r <= max_rows; ++r) heights.push_back(r);
   DequantTileSpec spec{isa.arch, lanes, d->bits, 1, nr, K, d->group, 0};
-  spec.mr = int(s.value(sample_choice(s, heights, std::min(kDefaultTileRows, max_rows))));
+  spec.mr = int(s.value(sample_choice(s, heights, std::min(kRowsRuleTileRows, max_rows))));
   spec.prefetch = int(s.value(sample_choice(s, {0, 1024, 2048, 4096}, 4096)));
   // 4. jo | io | jn | ir, jr, k; C's init before the tile, vectorized.
   std::vector<LoopRV> jt = s.split(j[0], {std::nullopt, per_task});

@@ -17,21 +17,6 @@ namespace ingot::schedule {
 
 using namespace tir;
 
-namespace {
-
-// The column panels one parallel task computes by default: 64 columns' worth, so a one-row
-// product over a 768-wide B runs 12 tasks (enough to balance the threads) of one contiguous
-// stream each.
-constexpr int64_t kColumnsPerTask = 64;
-
-// The tile's rows by default: 4, not the ISA's 8 (AVX-512). The rows past the last whole tile run
-// one at a time, each streaming the panel again, so a short prompt pays for a tall tile: on the
-// 2-vCPU guest a 5-token GPT-2 prefill took 18 ms at 4 rows against 20-23 ms at 8, a 32-token one
-// 44-45 ms against 42-46 ms (docs/perf-runs/symbolic_rows_mr-20261206.txt).
-constexpr int kDefaultTileRows = 4;
-
-}  // namespace
-
 bool is_symbolic_rows_matmul(const PrimFunc& f) {
   return match_dense(f, true).has_value();
 }
@@ -52,11 +37,11 @@ void schedule_symbolic_rows_matmul(Schedule& s, const MatmulConfig& cfg) {
   // 2. The choices: panels per parallel task, the tile's rows, the prefetch distance.
   const int64_t panels = loop_extent_of(s, j[0]);
   ExprRV per_task = sample_choice(s, powers_of_two_upto(panels, panels),
-                                  std::clamp<int64_t>(kColumnsPerTask / t.nr, 1, panels));
+                                  std::clamp<int64_t>(kRowsRuleColumnsPerTask / t.nr, 1, panels));
   const int max_rows = fma_max_tile_rows(cfg.isa(), t.nr);
   std::vector<int64_t> heights;
   for (int r = 1; r <= max_rows; ++r) heights.push_back(r);
-  t.mr = int(s.value(sample_choice(s, heights, std::min<int>(kDefaultTileRows, max_rows))));
+  t.mr = int(s.value(sample_choice(s, heights, std::min<int>(kRowsRuleTileRows, max_rows))));
   ExprRV prefetch = sample_choice(s, {0, 1024, 2048, 4096}, 4096);
   // 3. jo | io | jn | ir, jr, k; C's init before the tile, vectorized.
   std::vector<LoopRV> jt = s.split(j[0], {std::nullopt, per_task});

@@ -30,6 +30,16 @@
 
 namespace ingot::schedule {
 
+// The defaults of the rules over a row count that may be symbolic (this one, dequant_matmul):
+// - the column panels one parallel task computes: 64 columns' worth, so a one-row product over a
+//   768-wide B runs 12 tasks (enough to balance the threads) of one contiguous stream each;
+// - the tile's rows: 4, not the ISA's 8 (AVX-512). The rows past the last whole tile run one at
+//   a time, each streaming the panel again, so a short prompt pays for a tall tile: on the
+//   2-vCPU guest a 5-token GPT-2 prefill took 18 ms at 4 rows against 20-23 ms at 8, a 32-token
+//   one 44-45 ms against 42-46 ms (docs/perf-runs/symbolic_rows_mr-20261206.txt).
+inline constexpr int64_t kRowsRuleColumnsPerTask = 64;
+inline constexpr int kRowsRuleTileRows = 4;
+
 // Rule kSymbolicRowsMatmulRule's pattern: block "matmul" at the root over i (symbolic extent),
 // j, k, float32, B a 2-D constant parameter (rules/dense_product.h).
 bool is_symbolic_rows_matmul(const tir::PrimFunc& f);

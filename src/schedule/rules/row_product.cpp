@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "schedule/ir_utils.h"
+#include "schedule/rules/dense_product.h"
 #include "schedule/rules/injective.h"
 #include "schedule/rules/matmul.h"
 #include "schedule/rules/nest_utils.h"
@@ -14,21 +15,7 @@ namespace ingot::schedule {
 using namespace tir;
 
 bool is_block_product(const PrimFunc& f) {
-  int count = 0;
-  std::optional<BlockInfo> info = find_block(f.body, "matmul", &count);
-  if (!info || count != 1 || (info->parent != nullptr && info->parent->name_hint != "root"))
-    return false;
-  const Block* blk = info->block;
-  const size_t n = blk->iter_vars.size();
-  if (n < 3 || info->loops.size() != n || !blk->init.defined()) return false;
-  for (size_t d = 0; d < n; ++d) {
-    auto* loop = info->loops[d].as<For>();
-    IterKind want = d + 1 == n ? IterKind::kReduce : IterKind::kSpatial;
-    if (blk->iter_vars[d].kind != want || loop == nullptr || loop->kind != ForKind::kSerial ||
-        info->br->iter_values[d].as<VarNode>() != loop->loop_var.node())
-      return false;
-  }
-  return true;
+  return product_block_info(f).has_value();
 }
 
 void schedule_row_product(Schedule& s, const std::optional<CpuVectorIsa>& isa) {

@@ -118,30 +118,20 @@ void schedule_dequant_matmul(Schedule& s, const MatmulConfig& cfg) {
   panel_layout(s, c, d->q, 2, 1, 0, nr);
   panel_layout(s, c, d->scales, 2, 1, 0, nr);
   if (!d->bias.empty()) s.transform_layout(c, read_index(s, d->bias), {0, nr}, {});
-  // 3. The other choices: panels per parallel task, the tile's rows, the prefetch distance.
-  const int64_t panels = loop_extent_of(s, j[0]);
-  ExprRV per_task = sample_choice(s, powers_of_two_upto(panels, panels),
-                                  std::clamp<int64_t>(kRowsRuleColumnsPerTask / nr, 1, panels));
-  const int max_rows = fma_max_tile_rows(isa, nr);
-  std::vector<int64_t> heights;
-  for (int r = 1; r <= max_rows; ++r) heights.push_back(r);
-  DequantTileSpec spec{isa.arch, lanes, d->bits, 1, nr, K, d->group, 0};
-  spec.mr = int(s.value(sample_choice(s, heights, std::min(kRowsRuleTileRows, max_rows))));
-  spec.prefetch = int(s.value(sample_choice(s, {0, 1024, 2048, 4096}, 4096)));
-  // 4. jo | io | jn | ir, jr, k; C's init before the tile, vectorized.
-  std::vector<LoopRV> jt = s.split(j[0], {std::nullopt, per_task});
-  std::vector<LoopRV> it = s.split(l[0], {std::nullopt, int64_t(spec.mr)});
-  s.reorder({jt[0], it[0], jt[1], it[1], j[1], l[2]});
-  BlockRV init = s.decompose_reduction(c, it[1]);
-  s.vectorize(s.get_loops(init).back());
-  // 5. The tile by the micro-kernel; the rows past the last whole tile one at a time.
-  DequantTileSpec one = spec;
-  one.mr = 1;
-  register_tensor_intrin(make_dequant_tile_intrin(spec));
-  register_tensor_intrin(make_dequant_tile_intrin(one));
-  s.tensorize(s.blockize(it[1]), dequant_tile_name(spec), dequant_tile_name(one),
-              PartialTile::kTailRows);
-  if (cfg.parallel) s.parallel(jt[0]);
+  // 3. The row tiles by the dequantizing micro-kernel.
+  const DequantTileSpec base{isa.arch, lanes, d->bits, 1, nr, K, d->group, 0};
+  LoopRV task =
+      schedule_row_tiles(s, c, l[0], j[0], j[1], l[2], nr, fma_max_tile_rows(isa, nr),
+                         [&](int mr, int prefetch) {
+                           DequantTileSpec spec = base, one = base;
+                           spec.mr = mr;
+                           spec.prefetch = one.prefetch = prefetch;
+                           register_tensor_intrin(make_dequant_tile_intrin(spec));
+                           register_tensor_intrin(make_dequant_tile_intrin(one));
+                           return std::pair{dequant_tile_name(spec), dequant_tile_name(one)};
+                         })
+          .first;
+  if (cfg.parallel) s.parallel(task);
 }
 
 }  // namespace ingot::schedule

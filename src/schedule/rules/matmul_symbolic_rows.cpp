@@ -17,6 +17,29 @@ namespace ingot::schedule {
 
 using namespace tir;
 
+std::pair<LoopRV, LoopRV> schedule_row_tiles(Schedule& s, BlockRV c, LoopRV rows, LoopRV panels,
+                                             LoopRV cols, LoopRV k, int nr, int max_rows,
+                                             const RowTileIntrinsics& intrinsics) {
+  // The choices: panels per parallel task, the tile's rows, the prefetch distance.
+  const int64_t n = loop_extent_of(s, panels);
+  ExprRV per_task = sample_choice(s, powers_of_two_upto(n, n),
+                                  std::clamp<int64_t>(kRowsRuleColumnsPerTask / nr, 1, n));
+  std::vector<int64_t> heights;
+  for (int r = 1; r <= max_rows; ++r) heights.push_back(r);
+  const int mr = int(s.value(sample_choice(s, heights, std::min(kRowsRuleTileRows, max_rows))));
+  const int prefetch = int(s.value(sample_choice(s, {0, 1024, 2048, 4096}, 4096)));
+  // jo | io | jn | ir, jr, k; C's init before the tile, vectorized.
+  std::vector<LoopRV> jt = s.split(panels, {std::nullopt, per_task});
+  std::vector<LoopRV> it = s.split(rows, {std::nullopt, int64_t(mr)});
+  s.reorder({jt[0], it[0], jt[1], it[1], cols, k});
+  BlockRV init = s.decompose_reduction(c, it[1]);
+  s.vectorize(s.get_loops(init).back());
+  // The tile by the micro-kernel; the rows past the last whole tile one at a time.
+  auto [tile, one_row] = intrinsics(mr, prefetch);
+  s.tensorize(s.blockize(it[1]), tile, one_row, PartialTile::kTailRows);
+  return {jt[0], jt[1]};
+}
+
 bool is_symbolic_rows_matmul(const PrimFunc& f) {
   return match_dense(f, true).has_value();
 }
@@ -34,37 +57,27 @@ void schedule_symbolic_rows_matmul(Schedule& s, const MatmulConfig& cfg) {
   std::vector<LoopRV> j = s.split_block_iter(c, l[1], t.nr);
   panel_layout(s, c, d->b, 2, d->b_cols, d->b_depth, t.nr);
   if (!d->bias.empty()) s.transform_layout(c, read_index(s, d->bias), {d->bias_axis, t.nr}, {});
-  // 2. The choices: panels per parallel task, the tile's rows, the prefetch distance.
-  const int64_t panels = loop_extent_of(s, j[0]);
-  ExprRV per_task = sample_choice(s, powers_of_two_upto(panels, panels),
-                                  std::clamp<int64_t>(kRowsRuleColumnsPerTask / t.nr, 1, panels));
-  const int max_rows = fma_max_tile_rows(cfg.isa(), t.nr);
-  std::vector<int64_t> heights;
-  for (int r = 1; r <= max_rows; ++r) heights.push_back(r);
-  t.mr = int(s.value(sample_choice(s, heights, std::min<int>(kRowsRuleTileRows, max_rows))));
-  ExprRV prefetch = sample_choice(s, {0, 1024, 2048, 4096}, 4096);
-  // 3. jo | io | jn | ir, jr, k; C's init before the tile, vectorized.
-  std::vector<LoopRV> jt = s.split(j[0], {std::nullopt, per_task});
-  std::vector<LoopRV> it = s.split(l[0], {std::nullopt, int64_t(t.mr)});
-  s.reorder({jt[0], it[0], jt[1], it[1], j[1], l[2]});
-  BlockRV init = s.decompose_reduction(c, it[1]);
-  s.vectorize(s.get_loops(init).back());
-  // 4. The tile by the micro-kernel; the rows past the last whole tile one at a time.
-  FmaTileSpec spec = gemm_tile_spec(t);
-  spec.prefetch = int(s.value(prefetch));
-  FmaTileSpec one = spec;
-  one.mr = 1;
-  register_tensor_intrin(make_fma_tile_intrin(spec));
-  register_tensor_intrin(make_fma_tile_intrin(one));
-  s.tensorize(s.blockize(it[1]), fma_tile_name(spec), fma_tile_name(one), PartialTile::kTailRows);
-  // 5. The epilogue pass right after each tile of the product, on the tile's rows and columns
+  // 2. The row tiles by the FMA micro-kernel, which prefetches B's stream.
+  auto [task, panel] =
+      schedule_row_tiles(s, c, l[0], j[0], j[1], l[2], t.nr, fma_max_tile_rows(cfg.isa(), t.nr),
+                         [&](int mr, int prefetch) {
+                           t.mr = mr;
+                           FmaTileSpec spec = gemm_tile_spec(t);
+                           spec.prefetch = prefetch;
+                           FmaTileSpec one = spec;
+                           one.mr = 1;
+                           register_tensor_intrin(make_fma_tile_intrin(spec));
+                           register_tensor_intrin(make_fma_tile_intrin(one));
+                           return std::pair{fma_tile_name(spec), fma_tile_name(one)};
+                         });
+  // 3. The epilogue pass right after each tile of the product, on the tile's rows and columns
   //    (masked past the rows and the columns) while they are in cache; the other blocks by the
   //    injective rule.
   if (!epilogue.empty()) {
-    schedule_tile_epilogue(s, s.get_block(epilogue), jt[1]);
+    schedule_tile_epilogue(s, s.get_block(epilogue), panel);
     others.erase(std::find(others.begin(), others.end(), epilogue));
   }
-  if (cfg.parallel) s.parallel(jt[0]);
+  if (cfg.parallel) s.parallel(task);
   for (const std::string& name : others) schedule_injective_block(s, name, cfg.isa());
 }
 

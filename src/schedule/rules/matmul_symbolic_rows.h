@@ -24,6 +24,10 @@
 // hardware prefetchers do not run far enough ahead of one stream].
 #pragma once
 
+#include <functional>
+#include <string>
+#include <utility>
+
 #include "schedule/rules/matmul.h"
 #include "schedule/schedule.h"
 #include "tir/prim_func.h"
@@ -39,6 +43,19 @@ namespace ingot::schedule {
 //   one 44-45 ms against 42-46 ms (docs/perf-runs/symbolic_rows_mr-20261206.txt).
 inline constexpr int64_t kRowsRuleColumnsPerTask = 64;
 inline constexpr int kRowsRuleTileRows = 4;
+
+// The loops both rows rules (this one, dequant_matmul) give their product block `c` once its
+// operands are in NR-wide panels: `rows` (i, maybe symbolic), `panels` and `cols` (j split by NR)
+// and `k`. Samples the panels per parallel task [64 columns' worth], the tile's rows (1 to
+// max_rows) [4] and the prefetch distance [4096 bytes]; orders jo | io | jn | [ir, jr, k] with
+// C's init before the tile, vectorized; tensorizes the tile with the intrinsics that
+// `intrinsics(mr, prefetch)` registers (the MR-row one, then the one-row one for the rows past
+// the last whole tile: PartialTile::kTailRows), and returns (jo, jn): the loop to run in
+// parallel and the one after whose iterations a tile is complete.
+using RowTileIntrinsics = std::function<std::pair<std::string, std::string>(int mr, int prefetch)>;
+std::pair<LoopRV, LoopRV> schedule_row_tiles(Schedule& s, BlockRV c, LoopRV rows, LoopRV panels,
+                                             LoopRV cols, LoopRV k, int nr, int max_rows,
+                                             const RowTileIntrinsics& intrinsics);
 
 // Rule kSymbolicRowsMatmulRule's pattern: block "matmul" at the root over i (symbolic extent),
 // j, k, float32, B a 2-D constant parameter (rules/dense_product.h).

@@ -112,9 +112,9 @@ schedule::RuleTarget rule_target(const codegen::Target& target) {
 
 const std::vector<std::string>& pipeline_stage_names() {
   static const std::vector<std::string> names = {
-      "import",          "bind_input_shapes", "infer_types",   "lower",        "schedule",
-      "lower_blocks",    "compact_buffers",   "double_buffer", "unroll_loops", "vectorize_loops",
-      "flatten_buffers", "simplify",          "codegen"};
+      "import",          "bind_input_shapes", "infer_types",     "lower",         "schedule",
+      "lower_blocks",    "hoist_guards",      "compact_buffers", "double_buffer", "unroll_loops",
+      "vectorize_loops", "flatten_buffers",   "simplify",        "codegen"};
   return names;
 }
 

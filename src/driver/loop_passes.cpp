@@ -4,6 +4,7 @@
 #include "tir/transforms/compact_buffers.h"
 #include "tir/transforms/double_buffer.h"
 #include "tir/transforms/flatten_buffers.h"
+#include "tir/transforms/hoist_guards.h"
 #include "tir/transforms/lower_blocks.h"
 #include "tir/transforms/simplify.h"
 #include "tir/transforms/unroll_loops.h"
@@ -14,6 +15,7 @@ namespace ingot::driver {
 const std::vector<LoopPass>& loop_passes() {
   static const std::vector<LoopPass> passes = {
       {"lower_blocks", [](tir::PrimFunc f) { return tir::lower_blocks(std::move(f)); }, true},
+      {"hoist_guards", [](tir::PrimFunc f) { return tir::hoist_guards(std::move(f)); }, false},
       {"compact_buffers", [](tir::PrimFunc f) { return tir::compact_buffers(std::move(f)); }, true,
        false},
       {"double_buffer", [](tir::PrimFunc f) { return tir::double_buffer(std::move(f)); }, true,

@@ -35,7 +35,6 @@
 #include "ops/concat_slices.h"
 #include "ops/op.h"
 #include "ops/value_symbols.h"
-#include "schedule/rules/injective.h"
 #include "support/error.h"
 #include "tir/analysis.h"
 #include "tir/arith/analyzer.h"
@@ -307,11 +306,9 @@ class Lowering : public LoweringHost {
   };
 
   void add_kernel(tir::PrimFunc f, std::vector<const Value*> values) override {
-    // Block-form nests of the compute rules get their schedule from the injective rule.
-    if (f.schedule_rule.empty() && tir::has_blocks(f.body)) {
-      f.body = finish_blocks(f.body);
-      f.schedule_rule = schedule::kInjectiveRule;
-    }
+    // Block-form nests of the compute rules: the schedule stage names their rule
+    // (schedule::assign_schedule_rules).
+    if (f.schedule_rule.empty() && tir::has_blocks(f.body)) f.body = finish_blocks(f.body);
     for (const Buffer& b : f.params) {
       if (is_symbolic(b)) continue;  // depends on the binding
       int64_t bytes = b->dtype.bytes();

@@ -17,7 +17,8 @@ struct PrimFunc {
   double flops = 0;        // floating point operations per call (for profiling/roofline)
   double bytes_moved = 0;  // compulsory bytes read + written per call
   // The default schedule rule that applies to this block-form kernel ("" = none: the body is
-  // already in loop form). Set by lowering, read by schedule::apply_default_schedules.
+  // already in loop form). Set by schedule::assign_schedule_rules after lowering, read by
+  // schedule::apply_default_schedules.
   // The rule keeps its name after scheduling (reports); the trace that rule recorded (JSON
   // text of schedule::Trace, "" when unscheduled): what a tuner starts from and `--dump traces`
   // prints.

@@ -46,7 +46,9 @@ tir::IRModule lowered_model(bool second_relu = false) {
   if (second_relu)
     g.outputs.push_back(g.add_node(ops::OpKind::Relu, "r2", {x}, {"r2"})->outputs[0]);
   graph::infer_types(g);
-  return lower::lower_graph(g);
+  tir::IRModule m = lower::lower_graph(g);
+  schedule::assign_schedule_rules(m, "llvm");  // as compile_model does after lowering
+  return m;
 }
 
 float bias(int64_t w) {

@@ -48,7 +48,9 @@ tir::IRModule lowered_model() {
                g.add_node(ops::OpKind::Softmax, "sm", {x}, {"sm"})->outputs[0],
                g.add_node(ops::OpKind::Softmax, "sm1", {x}, {"sm1"}, axis1)->outputs[0]};
   graph::infer_types(g);
-  return lower::lower_graph(g);
+  tir::IRModule m = lower::lower_graph(g);
+  schedule::assign_schedule_rules(m, "llvm");  // as compile_model does after lowering
+  return m;
 }
 
 float input(int64_t i) {

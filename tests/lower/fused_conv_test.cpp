@@ -18,6 +18,7 @@
 #include "lower/lower_graph.h"
 #include "rule_test_util.h"
 #include "schedule/rules/default_rules.h"
+#include "tir/analysis.h"
 #include "tir/transforms/lower_blocks.h"
 
 namespace ingot::testing {
@@ -107,7 +108,7 @@ void expect_fused_numbers(int vector_bits) {
     EXPECT_EQ(blocked, 1);
   }
   for (tir::PrimFunc& f : mod.kernels)
-    if (!f.schedule_rule.empty()) f = tir::lower_blocks(f);
+    if (tir::has_blocks(f.body)) f = tir::lower_blocks(f);
   HostTensor in(DataType::f32(), {1, C, H, W}, std::vector<double>(m.x.begin(), m.x.end()));
   HostTensor out(DataType::f32(), {1, O, H, W});
   run_module(mod, {&in}, {&out});
@@ -147,7 +148,7 @@ void expect_fused_matmul(int vector_bits) {
   ASSERT_EQ(g.nodes().size(), 1u);
   tir::IRModule mod = lower::lower_graph(g, {.cpu_schedules = true});
   for (tir::PrimFunc& f : mod.kernels)
-    if (!f.schedule_rule.empty()) f = tir::lower_blocks(f);
+    if (tir::has_blocks(f.body)) f = tir::lower_blocks(f);
   HostTensor in(DataType::f32(), {M, K}, std::vector<double>(xv.begin(), xv.end()));
   HostTensor rin(DataType::f32(), {M, N}, std::vector<double>(rv.begin(), rv.end()));
   HostTensor out(DataType::f32(), {M, N});
@@ -201,7 +202,7 @@ TEST(DepthwiseConv, StridedPaddedWithBiasAndClip) {
   EXPECT_EQ(mod.kernels[1].schedule_rule, "depthwise_conv_nchwc");
   EXPECT_GT(mod.kernels[1].flops, 0.0);
   for (tir::PrimFunc& f : mod.kernels)
-    if (!f.schedule_rule.empty()) f = tir::lower_blocks(f);
+    if (tir::has_blocks(f.body)) f = tir::lower_blocks(f);
   HostTensor in(DataType::f32(), {1, C, H, W}, std::vector<double>(xv.begin(), xv.end()));
   HostTensor out(DataType::f32(), {1, C, OH, OW});
   run_module(mod, {&in}, {&out});
@@ -251,7 +252,7 @@ void expect_fused_activation(OpKind act, graph::Attrs attrs, double (*f)(double)
   ASSERT_EQ(g.nodes().size(), 1u);
   tir::IRModule mod = lower::lower_graph(g, {.cpu_schedules = true});
   for (tir::PrimFunc& k : mod.kernels)
-    if (!k.schedule_rule.empty()) k = tir::lower_blocks(k);
+    if (tir::has_blocks(k.body)) k = tir::lower_blocks(k);
   HostTensor in(DataType::f32(), {1, C, H, W}, std::vector<double>(xv.begin(), xv.end()));
   HostTensor out(DataType::f32(), {1, O, H, W});
   run_module(mod, {&in}, {&out});

@@ -1,6 +1,7 @@
 // lower_graph on small graphs built in the test: kernels, names, constants, workspace reuse,
 // output special cases and errors; modules run through the loop-IR interpreter.
 #include "lower/lower_graph.h"
+#include "tir/analysis.h"
 
 #include "lower/fuse_group.h"
 
@@ -222,12 +223,11 @@ TEST(LowerGraph, ReshapeAndConvWithConstantWeights) {
                   {1 + 1 + 2 + 4 + 5, 1 + 2 + 3 + 5 + 6, 1 + 4 + 5 + 7 + 8, 1 + 5 + 6 + 8 + 9});
 }
 
-// With a vector width, Conv and MatMul/Gemm with constant weights become block-form kernels
-// tagged with their schedule rule, their weights packed; run here unscheduled (lower_blocks)
-// through the interpreter against closed-form references.
+// Conv and MatMul/Gemm with constant weights become block-form kernels; run here unscheduled
+// (lower_blocks) through the interpreter against closed-form references.
 tir::IRModule run_blocks(tir::IRModule m) {
   for (tir::PrimFunc& f : m.kernels)
-    if (!f.schedule_rule.empty()) f = tir::lower_blocks(f);
+    if (tir::has_blocks(f.body)) f = tir::lower_blocks(f);
   return m;
 }
 
@@ -487,6 +487,7 @@ TEST(LowerGraph, BroadcastBatchKeepsTheComputeRule) {
   g.outputs = {g.add_node(OpKind::MatMul, "mm", {a, b}, {"y"})->outputs[0]};
   graph::infer_types(g);
   tir::IRModule m = lower::lower_graph(g, {.cpu_schedules = true});
+  schedule::assign_schedule_rules(m, "llvm");
   ASSERT_EQ(m.kernels.size(), 1u);
   // Not the packed matmul: the compute rule's nest of rows, which the injective rule schedules.
   EXPECT_EQ(m.kernels[0].schedule_rule, "injective");

@@ -1,5 +1,5 @@
-// Passes: simplify, flatten_buffers, unroll_loops, vectorize_loops (before/after structural) and
-// verify.
+// Passes: simplify, flatten_buffers, unroll_loops, vectorize_loops, hoist_guards (before/after
+// structural) and verify.
 #include <gtest/gtest.h>
 
 #include "support/error.h"
@@ -8,6 +8,7 @@
 #include "tir/printer.h"
 #include "tir/structural_equal.h"
 #include "tir/transforms/flatten_buffers.h"
+#include "tir/transforms/hoist_guards.h"
 #include "tir/transforms/simplify.h"
 #include "tir/transforms/unroll_loops.h"
 #include "tir/transforms/vectorize_loops.h"
@@ -115,6 +116,52 @@ TEST(UnrollLoops, ShortUnrolledLoopsBecomeCopies) {
   Stmt serial =
       For::make(j, i64(0), i64(3), ForKind::kSerial, BufferStore::make(b, f32(1), {i, j}));
   EXPECT_TRUE(unroll_loops(serial, 8).same_as(serial));
+}
+
+TEST(HoistGuards, AGuardedStoresLoopInvariantTermsBecomeOneIfPerRow) {
+  // for r: for t in 0..3: { for j: Y[j] = select(r + t >= 1 && j + t >= 1, Y[j] + X[j], Y[j]) }
+  // for each of two taps t (a conv's kernel columns, each its own j loop): the row term becomes
+  // one if around both loops (merged), the column term stays in the store.
+  Buffer y = buf("Y", {8}), x = buf("X", {8});
+  Var r("r"), j0("j0"), j1("j1");
+  auto guarded = [&](const Var& j, int64_t t) {
+    Expr cond = r + i64(t) >= i64(1) && j + i64(t) >= i64(1);
+    return For::make(j, i64(0), i64(8), ForKind::kSerial,
+                     BufferStore::make(y, select(cond, y(j) + x(j), y(j)), {j}));
+  };
+  Stmt s = For::make(r, i64(0), i64(4), ForKind::kSerial,
+                     SeqStmt::make({guarded(j0, 1), guarded(j1, 1)}));
+  auto inner = [&](const Var& j) {
+    return For::make(j, i64(0), i64(8), ForKind::kSerial,
+                     BufferStore::make(y, select(j + i64(1) >= i64(1), y(j) + x(j), y(j)), {j}));
+  };
+  Stmt want =
+      For::make(r, i64(0), i64(4), ForKind::kSerial,
+                IfThenElse::make(r + i64(1) >= i64(1), SeqStmt::make({inner(j0), inner(j1)})));
+  Stmt got = hoist_guards(s);
+  EXPECT_TRUE(structural_equal(got, want)) << to_string(got);
+}
+
+TEST(HoistGuards, OnlyGuardedStoresAndLoadFreeInvariantTermsMove) {
+  Buffer y = buf("Y", {8}), x = buf("X", {8}), z = buf("Z", {8});
+  Var a("a"), j("j");
+  auto loop = [&](Expr value) {
+    return For::make(j, i64(0), i64(8), ForKind::kSerial, BufferStore::make(y, value, {j}));
+  };
+  // The false value is not the stored element: skipping the store would change Y.
+  Stmt other = loop(select(a > i64(0), x(j), z(j)));
+  EXPECT_TRUE(hoist_guards(other).same_as(other));
+  // A term that loads a buffer stays (the loop may store what it reads).
+  Stmt loads = loop(select(y(i64(0)) > f32(0), y(j) + x(j), y(j)));
+  EXPECT_TRUE(hoist_guards(loads).same_as(loads));
+  // A vectorized loop keeps its guard (only serial loops are unswitched).
+  Stmt vec = For::make(j, i64(0), i64(8), ForKind::kVectorized,
+                       BufferStore::make(y, select(a > i64(0), y(j) + x(j), y(j)), {j}));
+  EXPECT_TRUE(hoist_guards(vec).same_as(vec));
+  // A whole-invariant guard: the if around a plain store.
+  Stmt whole = loop(select(a > i64(0), y(j) + x(j), y(j)));
+  Stmt want = IfThenElse::make(a > i64(0), loop(y(j) + x(j)));
+  EXPECT_TRUE(structural_equal(hoist_guards(whole), want)) << to_string(hoist_guards(whole));
 }
 
 TEST(VectorizeLoops, FloorDivAndModOfValuesAreVectorOps) {

@@ -1,13 +1,18 @@
 // The block form of a 1-D or 2-D Conv (NCHW-style, float32 or float16, any groups: depthwise has
-// one input channel per group) on GPU targets, instead of the CPU row form: one block "conv" over
-// [n, the output's spatial dims but the last] (dims of extent > 1), i = output channel, j = the
-// last spatial dim (an output column) and one reduce k over (the group's input channel, the kernel
-// window), with the bias (or 0) as its init, so that the GPU matmul rule tiles it like a product
-// (rules/gpu_matmul.h: output channels x columns per thread block, a register tile per thread)
-// and every thread's tile is a box of the output. The input is read through a padding test where
-// the window can leave it (the rule then reads it from global memory rather than staging a box that
-// would leave the tensor); the fused epilogue (summand, activation) is a pass after it. A float16
-// conv accumulates in float32 and rounds once, as a float16 MatMul (product_nest.h).
+// one input channel per group) on every target that describes products as blocks (the GPU
+// targets, the c target, the llvm target's NCHW convs that layout_nchwc leaves), instead of the
+// row form: one block "conv" over [n, the output's spatial dims but the last] (dims of extent
+// > 1), i = output channel, j = the last spatial dim (an output column) and one reduce k over
+// (the group's input channel, the kernel window), with the bias (or 0) as its init. Where the
+// window can leave the input, the padding is a guard on the update,
+//   Y = select(inside, Y + W * X, Y),
+// and X's indices are clamped into the input, so the load is in bounds wherever it is evaluated
+// (a vector select evaluates both sides). The rules decide how it runs: the GPU matmul rule
+// tiles it like a product (rules/gpu_matmul.h: output channels x columns per thread block, k in
+// slabs of whole windows), rule direct_conv (rules/direct_conv.h) splits k into the input
+// channel and the taps and partitions the guard away. The fused epilogue (summand, activation)
+// is a pass after it. A float16 conv accumulates in float32 and rounds once, as a float16 MatMul
+// (product_nest.h).
 #include "lower/compute/compute.h"
 #include "lower/compute/epilogue.h"
 #include "lower/compute/product_nest.h"
@@ -63,22 +68,22 @@ Stmt conv_block(const graph::Node& node, const std::vector<Buffer>& inputs,
               i64(pads[size_t(d)]);
     int64_t last =
         (ys[sd] - 1) * strides[size_t(d)] + (ws[sd] - 1) * dilations[size_t(d)] - pads[size_t(d)];
-    if (pads[size_t(d)] > 0) require(at >= i64(0));
-    if (last >= xs[sd]) require(at < i64(xs[sd]));
-    xi.push_back(at);
+    const bool before = pads[size_t(d)] > 0, past = last >= xs[sd];
+    if (before) require(at >= i64(0));
+    if (past) require(at < i64(xs[sd]));
+    Expr clamped = past ? min(at, i64(xs[sd] - 1)) : at;
+    xi.push_back(before ? max(clamped, i64(0)) : clamped);
     wi.push_back(tap);
   }
-  Expr xv = x.load(xi);
-  if (inside.defined()) xv = select(inside, xv, make_const(y->dtype, 0));
   Index yi = {n, oc};
   yi.insert(yi.end(), out.begin(), out.end());
   const Buffer acc = accumulator_of(y);
   Stmt init = BufferStore::make(
       acc, bias.defined() ? widen(bias.load({oc})) : make_const(acc->dtype, 0), yi);
-  Stmt update = BufferStore::make(acc, acc.load(yi) + widen(w.load(wi)) * widen(xv), yi);
-  // k steps through whole windows of one input channel at a time in the rule's slabs.
-  Stmt product =
-      nest.make(update, init, "conv", {{schedule::kKGroupAnnotation, std::to_string(window)}});
+  Expr sum = acc.load(yi) + widen(w.load(wi)) * widen(x.load(xi));
+  Stmt update =
+      BufferStore::make(acc, inside.defined() ? select(inside, sum, acc.load(yi)) : sum, yi);
+  Stmt product = nest.make(update, init, "conv");
   Buffer z = inputs.size() > 3 ? inputs[3] : Buffer();
   if (!acc.same_as(y))
     return widened_kernel(acc, product, epilogue_pass(node, y, Buffer(), z, acc));

@@ -1,15 +1,13 @@
-// The loop nest of a product block on GPU targets (lower/compute/matmul_block.cpp,
-// conv_block.cpp): spatial batch dims, the rows i and columns j, then one reduce k, each a
-// serial loop around one block, which the GPU matmul rule tiles (rules/gpu_matmul.h; the
-// annotations it reads are declared there); and a float16 product's float32 accumulator.
+// The loop nest of a product block (lower/compute/matmul_block.cpp, conv_block.cpp,
+// weight_quant.cpp): spatial batch dims, the rows i and columns j, then one reduce k, each a
+// serial loop around one block, which the product and conv rules schedule; and a float16
+// product's float32 accumulator.
 #pragma once
 
-#include <map>
 #include <string>
 #include <vector>
 
 #include "lower/compute/common.h"
-#include "schedule/rules/gpu_matmul.h"
 #include "tir/block_nest.h"
 #include "tir/op.h"
 #include "tir/region_analysis.h"
@@ -33,12 +31,11 @@ struct ProductNest {
     return v;
   }
   // The block over `body` (init: `init`) inside its loops.
-  tir::Stmt make(tir::Stmt body, tir::Stmt init, const std::string& name = "matmul",
-                 std::map<std::string, std::string> annotations = {}) const {
+  tir::Stmt make(tir::Stmt body, tir::Stmt init, const std::string& name = "matmul") const {
     std::vector<tir::Expr> values(loops.begin(), loops.end());
-    tir::Stmt s = tir::BlockRealize::make(
-        values, tir::make_const(tir::DataType::boolean(), 1),
-        tir::make_block(name, iters, std::move(body), std::move(init), {}, std::move(annotations)));
+    tir::Stmt s =
+        tir::BlockRealize::make(values, tir::make_const(tir::DataType::boolean(), 1),
+                                tir::make_block(name, iters, std::move(body), std::move(init)));
     for (size_t d = loops.size(); d-- > 0;)
       s = tir::For::make(loops[d], tir::i64(0), extents[d], tir::ForKind::kSerial, s);
     return s;

@@ -63,17 +63,24 @@ class FreshCopy : public IRMutator {
   VarMap map_;
 };
 
-// A select whose condition is a conjunction the analyzer decides: one of its terms disproven
-// (the false value), or all of them proven (the true value).
+// A select whose condition is a conjunction, folded by what the analyzer decides: one of its
+// terms disproven, the false value; all of them proven, the true value; else the select of the
+// terms left (a conv's row terms where the part decided its column terms).
 Expr fold_guard(const Expr& e, const arith::Analyzer& ana) {
   auto* sel = e.as<Select>();
   if (!sel) return e;
-  bool all = true;
+  Expr left;
+  bool proven = false;
   for (const Expr& t : conjuncts(sel->condition)) {
     if (ana.can_prove(!t)) return sel->false_value;
-    all = all && ana.can_prove(t);
+    if (ana.can_prove(t)) {
+      proven = true;
+    } else {
+      left = left.defined() ? (left && t) : t;
+    }
   }
-  return all ? sel->true_value : e;
+  if (!left.defined()) return sel->true_value;
+  return proven ? select(left, sel->true_value, sel->false_value) : e;
 }
 
 // Simplifies every block under s for the loop ranges known to `ana` (each iter var takes the

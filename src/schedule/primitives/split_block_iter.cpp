@@ -6,6 +6,7 @@
 // out in panels of f (transform_layout) is read at affine indices and blockize / tensorize see
 // the tile's rows or columns as a dimension of their own.
 #include "schedule/primitives/common.h"
+#include "tir/analysis.h"
 #include "tir/arith/analyzer.h"
 #include "tir/mutator.h"
 #include "tir/op.h"
@@ -22,10 +23,25 @@ class SplitBlockIterError : public ScheduleError {
 
 namespace {
 
-// Simplifies every buffer index over the analyzer's ranges (and the loops inside).
+// Simplifies every buffer index over the analyzer's ranges (and the loops inside), and each term
+// of a select's condition that uses the split iter var's halves (a conv's padding guard on its
+// taps: floordiv(ko * 9 + ki, 3) % 3 becomes floordiv(ki, 3)).
 class SimplifyIndices : public IRMutator {
  public:
-  explicit SimplifyIndices(arith::Analyzer ana) : ana_(std::move(ana)) {}
+  SimplifyIndices(arith::Analyzer ana, Var vo, Var vi)
+      : ana_(std::move(ana)), vo_(std::move(vo)), vi_(std::move(vi)) {}
+  Expr visit_Select(const Select* op, const Expr&) override {
+    Expr cond = mutate(op->condition);
+    if (uses_var(cond, vo_) || uses_var(cond, vi_)) {
+      Expr terms;
+      for (const Expr& t : conjuncts(cond)) {
+        Expr term = uses_var(t, vo_) || uses_var(t, vi_) ? ana_.simplify(t) : t;
+        terms = terms.defined() ? (terms && term) : term;
+      }
+      cond = terms;
+    }
+    return select(cond, mutate(op->true_value), mutate(op->false_value));
+  }
   Expr visit_BufferLoad(const BufferLoad* op, const Expr&) override {
     return Buffer(op->buffer).load(simplified(op->indices));
   }
@@ -44,6 +60,7 @@ class SimplifyIndices : public IRMutator {
     return out;
   }
   arith::Analyzer ana_;
+  Var vo_, vi_;
 };
 
 }  // namespace
@@ -116,7 +133,7 @@ std::vector<LoopRV> Schedule::split_block_iter(BlockRV block, LoopRV loop, int64
   for (const IterVar& x : ivs) ana.bind(x.var, x.min, x.extent);
   VarMap map;
   map[iv.var.node()] = Expr(vo) * i64(factor) + vi;
-  SimplifyIndices rw(ana);
+  SimplifyIndices rw(ana, vo, vi);
   Stmt body = rw.mutate(substitute(b->body, map));
   Stmt init = b->init.defined() ? rw.mutate(substitute(b->init, map)) : Stmt();
   Stmt nb = reinfer_block_regions(Block::make(b->name_hint, ivs, b->reads, b->writes, body, init,

@@ -4,6 +4,7 @@
 #include "schedule/rules/conv2d.h"
 #include "schedule/rules/conv_weight_layout.h"
 #include "schedule/rules/depthwise_conv_nchwc.h"
+#include "schedule/rules/direct_conv.h"
 #include "schedule/rules/gpu_injective.h"
 #include "schedule/rules/injective.h"
 #include "schedule/rules/matmul.h"
@@ -13,6 +14,7 @@
 #include "schedule/rules/row_product.h"
 #include "schedule/rules/shared_constant_layouts.h"
 #include "support/error.h"
+#include "tir/analysis.h"
 #include "tir/transforms/apply_param_layouts.h"
 
 namespace ingot::schedule {
@@ -51,11 +53,16 @@ const std::vector<ScheduleRule>& schedule_rules() {
       {kDepthwiseConvRule, "llvm",
        [](Schedule& s, const RuleTarget& t) { schedule_depthwise_conv_nchwc(s, t.isa); },
        is_depthwise_conv_nchwc},
+      {kDirectConvRule, "llvm",
+       [](Schedule& s, const RuleTarget& t) { schedule_direct_conv(s, t.isa); }, is_direct_conv},
       {kInjectiveRule, "llvm",
        [](Schedule& s, const RuleTarget& t) { schedule_injective(s, t.isa); }},
       // The c target: a product block in row order (its epilogue after each row);
       {kRowProductRule, "c", [](Schedule& s, const RuleTarget&) { schedule_row_product(s); },
        is_block_product},
+      // a conv block as a direct conv in row order, its padding partitioned away;
+      {kDirectConvRule, "c", [](Schedule& s, const RuleTarget&) { schedule_direct_conv(s); },
+       is_direct_conv},
       // the elementwise members of a fused kernel inlined into their readers,
       // every loop left serial (the C compiler vectorizes for its -mcpu; a microcontroller has
       // one core).
@@ -78,12 +85,15 @@ const ScheduleRule* find_schedule_rule(std::string_view name, std::string_view t
 
 void assign_schedule_rules(tir::IRModule& mod, std::string_view target_kind) {
   for (tir::PrimFunc& f : mod.kernels) {
-    if (f.schedule_rule.empty() || !f.schedule_trace.empty()) continue;
+    // Scheduled already (a tuning record), or in loop form: nothing to name.
+    if (!f.schedule_trace.empty() || (f.schedule_rule.empty() && !tir::has_blocks(f.body)))
+      continue;
     for (const ScheduleRule& r : schedule_rules())
       if (r.target_kind == target_kind && r.matches && r.matches(f)) {
         f.schedule_rule = r.name;
         break;
       }
+    if (f.schedule_rule.empty()) f.schedule_rule = kInjectiveRule;
   }
 }
 

@@ -1,11 +1,11 @@
 // The default-schedule stage and its rule registry. Each block-form kernel of a module names the
-// rule that schedules it (PrimFunc::schedule_rule, set by lowering); a rule is registered per
-// target kind ("llvm" for CPUs; the GPU targets add theirs beside it) and reads the vector
-// widths from the target it is given, so one rule name can have a schedule per kind. The stage
-// applies those rules with no tuning and keeps each kernel's trace (PrimFunc::schedule_trace),
-// the starting point of a tuner and what `--dump traces` prints. Lowering gives every kernel
-// with a block a rule (the injective rule where no other applies); kernels without one are
-// already in loop form and left as they are.
+// rule that schedules it (PrimFunc::schedule_rule, set by assign_schedule_rules after lowering:
+// the first rule whose pattern matches the kernel, else the injective rule); a rule is
+// registered per target kind ("llvm" for CPUs; the GPU targets add theirs beside it) and reads
+// the vector widths from the target it is given, so one rule name can have a schedule per kind.
+// The stage applies those rules with no tuning and keeps each kernel's trace
+// (PrimFunc::schedule_trace), the starting point of a tuner and what `--dump traces` prints.
+// Kernels in loop form (no block) get no rule and are left as they are.
 #pragma once
 
 #include <functional>
@@ -53,8 +53,9 @@ const std::vector<ScheduleRule>& schedule_rules();
 // The rule of that name for that target kind, or nullptr.
 const ScheduleRule* find_schedule_rule(std::string_view name, std::string_view target_kind);
 
-// Gives each block-form kernel (one that names a rule) the first pattern rule of the target kind
-// that matches it; run after lowering, before tuning or scheduling.
+// Gives each block-form kernel without a trace the first pattern rule of the target kind that
+// matches it, else the injective rule (kernels in loop form get none); run after lowering,
+// before tuning or scheduling. Lowering names no rule.
 void assign_schedule_rules(tir::IRModule& mod, std::string_view target_kind);
 
 // Schedules every kernel that names a rule; an unknown rule for the kind is an internal error.

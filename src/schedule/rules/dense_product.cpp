@@ -42,9 +42,9 @@ std::optional<std::pair<int, int>> dims_of(const std::vector<Expr>& idx,
 
 }  // namespace
 
-std::optional<BlockInfo> product_block_info(const PrimFunc& f) {
+std::optional<BlockInfo> product_block_info(const PrimFunc& f, const std::string& name) {
   int count = 0;
-  std::optional<BlockInfo> info = find_block(f.body, "matmul", &count);
+  std::optional<BlockInfo> info = find_block(f.body, name, &count);
   if (!info || count != 1 || (info->parent != nullptr && info->parent->name_hint != "root"))
     return std::nullopt;
   const Block* blk = info->block;

@@ -25,11 +25,13 @@ struct DenseProduct {
   int bias_axis = -1;  // the bias dim indexed by j
 };
 
-// Block "matmul" at the root of `f` (the function's body before a schedule wraps it in the root
-// block), alone of its name, its iter vars [spatial..., one reduce] each bound to its own serial
-// loop in that order, these being all the loops around it, with an init: the shape every
-// product rule's pattern starts from (match_dense, match_dequant_matmul, is_block_product).
-std::optional<BlockInfo> product_block_info(const tir::PrimFunc& f);
+// Block `name` ("matmul", or a conv's "conv") at the root of `f` (the function's body before a
+// schedule wraps it in the root block), alone of its name, its iter vars [spatial..., one
+// reduce] each bound to its own serial loop in that order, these being all the loops around
+// it, with an init: the shape every product rule's pattern starts from (match_dense,
+// match_dequant_matmul, is_block_product, is_direct_conv).
+std::optional<BlockInfo> product_block_info(const tir::PrimFunc& f,
+                                            const std::string& name = "matmul");
 
 // The product of `f`, when it has that form: every loop extent constant, or with
 // `symbolic_rows` the row count symbolic (a sequence length; then B is one 2-D constant and

@@ -8,6 +8,7 @@
 #include "schedule/intrin/x86_fma.h"
 #include "schedule/ir_utils.h"
 #include "schedule/rules/choice.h"
+#include "schedule/rules/conv_guard.h"
 #include "schedule/rules/conv_weight_layout.h"
 #include "schedule/rules/fma_strip.h"
 #include "support/error.h"
@@ -30,36 +31,10 @@ int64_t extent_of(const IterVar& iv) {
   return e;
 }
 
-// A run of output rows or columns: [a, b), all interior (every tap inside the input) or one
-// border row / a run of border columns.
-struct Run {
-  int64_t a = 0, b = 0;
-  bool interior = false;
-};
-
-// The guard of the conv block, split into the terms on rows (oh, kh) and on columns (ow, kw).
-struct Guard {
-  Var oh, ow, kh, kw;
-  int64_t rows = 0, cols = 0, kernel_rows = 0, kernel_cols = 0, blk = 0;
-  std::vector<Expr> row_terms, col_terms;
-
-  static bool holds(const std::vector<Expr>& terms, const Var& o, int64_t at, const Var& k,
-                    int64_t k0, int64_t k1) {
-    arith::Analyzer a;
-    a.bind(o, i64(at), i64(1));
-    a.bind(k, i64(k0), i64(k1 - k0));
-    return std::all_of(terms.begin(), terms.end(), [&](const Expr& t) { return a.can_prove(t); });
-  }
-  bool row_inside(int64_t r) const { return holds(row_terms, oh, r, kh, 0, kernel_rows); }
-  bool col_inside(int64_t c) const { return holds(col_terms, ow, c, kw, 0, kernel_cols); }
-  // The kernel rows [first, end) that read inside the input at output row r.
-  std::pair<int64_t, int64_t> taps(int64_t r) const {
-    int64_t first = 0, end = 0;
-    while (first < kernel_rows && !holds(row_terms, oh, r, kh, first, first + 1)) ++first;
-    end = first;
-    while (end < kernel_rows && holds(row_terms, oh, r, kh, end, end + 1)) ++end;
-    return {first, end};
-  }
+// The conv guard with the channel block's lanes.
+struct Guard : ConvGuard {
+  int64_t blk = 0;
+  Guard(ConvGuard g) : ConvGuard(std::move(g)) {}  // NOLINT(google-explicit-constructor)
 };
 
 Guard guard_of(const Block* b) {
@@ -67,48 +42,12 @@ Guard guard_of(const Block* b) {
   const auto* sel = st ? st->value.as<Select>() : nullptr;
   INGOT_ICHECK(sel != nullptr && b->iter_vars.size() == 7,
                "depthwise rule: block {} is not the guarded depthwise conv", b->name_hint);
-  Guard g;
-  g.oh = b->iter_vars[2].var, g.ow = b->iter_vars[3].var;
-  g.kh = b->iter_vars[5].var, g.kw = b->iter_vars[6].var;
-  g.rows = extent_of(b->iter_vars[2]), g.cols = extent_of(b->iter_vars[3]);
-  g.blk = extent_of(b->iter_vars[4]);
-  g.kernel_rows = extent_of(b->iter_vars[5]), g.kernel_cols = extent_of(b->iter_vars[6]);
-  for (const Expr& t : conjuncts(sel->condition)) {
-    bool rows = uses_var(t, g.oh) || uses_var(t, g.kh),
-         cols = uses_var(t, g.ow) || uses_var(t, g.kw);
-    INGOT_ICHECK(!(rows && cols), "depthwise rule: guard term {} mixes rows and columns",
-                 to_string(t));
-    (rows ? g.row_terms : g.col_terms).push_back(t);
-  }
+  const std::vector<IterVar>& v = b->iter_vars;  // n, b, oh, ow, l, kh, kw
+  Guard g = conv_guard(sel->condition, v[2].var, extent_of(v[2]), v[3].var, extent_of(v[3]),
+                       v[5].var, extent_of(v[5]), v[6].var, extent_of(v[6]));
+  g.blk = extent_of(v[4]);
   return g;
 }
-
-// Runs of `n` positions: each interior stretch whole, border positions one by one
-// (`merge_border`: consecutive border positions as one run).
-std::vector<Run> runs(int64_t n, const std::function<bool(int64_t)>& interior, bool merge_border) {
-  std::vector<Run> out;
-  for (int64_t p = 0; p < n;) {
-    bool in = interior(p);
-    int64_t e = p + 1;
-    if (in || merge_border)
-      while (e < n && interior(e) == in) ++e;
-    out.push_back({p, e, in});
-    p = e;
-  }
-  return out;
-}
-
-// The cut points between runs (every start but the first).
-std::vector<int64_t> cuts_of(const std::vector<Run>& rs) {
-  std::vector<int64_t> cuts;
-  for (size_t k = 1; k < rs.size(); ++k) cuts.push_back(rs[k].a);
-  return cuts;
-}
-
-// Border rows scheduled one by one (a 7x7 kernel's 3 + 3); more, or more than half the interior
-// rows (a 7x7 kernel on a 14x14 map: each branch is a copy of the row's code, which LLVM compiles
-// once more for a small share of the work), are scheduled as runs.
-constexpr int64_t kMaxBorderRows = 6;
 
 // Register-tile columns for `vecs` vectors per pixel: enough independent accumulators to cover
 // the FMA latency (8 on two 4-cycle FMA pipes), within the register file (32 vector registers
@@ -230,11 +169,9 @@ void schedule_depthwise_conv_nchwc(Schedule& s, const CpuVectorIsa& isa) {
   //    border row alone gets its kernel rows cut to those inside the input, so its interior
   //    columns run the register tiles too; a run keeps the row test (a select per kernel row) in
   //    code that is smaller to compile (on a 7x7 map with a 7x7 kernel, every row is a border).
-  auto inside = [&](int64_t r) { return g.row_inside(r); };
-  int64_t border_rows = 0;
-  for (int64_t r = 0; r < g.rows; ++r) border_rows += !inside(r);
-  bool one_by_one = border_rows <= kMaxBorderRows && g.rows - border_rows >= 2 * border_rows;
-  std::vector<Run> rows = runs(g.rows, inside, /*merge_border=*/!one_by_one);
+  std::vector<Run> rows = runs(
+      g.rows, [&](int64_t r) { return g.row_inside(r); },
+      /*merge_border=*/!border_rows_one_by_one(g));
   std::vector<LoopRV> row_parts =
       rows.size() == 1 ? std::vector<LoopRV>{l[3]} : s.partition(l[2], cuts_of(rows), true);
   std::vector<Run> cols = runs(

@@ -10,6 +10,7 @@
 #include "schedule/rules/choice.h"
 #include "schedule/rules/nest_utils.h"
 #include "tir/analysis.h"
+#include "tir/arith/analyzer.h"
 #include "tir/op.h"
 #include "tir/reduction.h"
 #include "tir/visitor.h"
@@ -123,26 +124,60 @@ std::vector<LoopRV> loops_under(Schedule& s, BlockRV block, LoopRV outer) {
   return {};
 }
 
-// Whether the block reads `buffer` under a condition (a conv's padding test): the box of it
-// that the block's tile reads may then leave the tensor, so it is not staged.
-bool read_under_condition(const Block& b, const BufferNode* buffer) {
+// The index with a clamp into the buffer removed (max(min(e, hi), lo), or either alone, as
+// conv_block.cpp clamps its input's): where the block reads without it.
+Expr unclamped(Expr e) {
+  for (;;) {
+    if (auto* m = e.as<Max>(); m != nullptr && is_const_int(m->b)) {
+      e = m->a;
+    } else if (auto* n = e.as<Min>(); n != nullptr && is_const_int(n->b)) {
+      e = n->a;
+    } else {
+      return e;
+    }
+  }
+}
+
+// Whether the block reads `buffer` at an index that, unclamped, may leave it over the block's
+// iteration space (a conv's padding, read under its guard): the box of it that the block's tile
+// reads may then leave the tensor, so it is not staged.
+bool reads_outside(const Block& b, const BufferNode* buffer) {
   struct Finder : IRVisitor {
     const BufferNode* buffer = nullptr;
-    int depth = 0;
+    arith::Analyzer ana;
     bool found = false;
-    void visit_Select(const Select* op, const Expr& e) override {
-      ++depth;
-      IRVisitor::visit_Select(op, e);
-      --depth;
-    }
     void visit_BufferLoad(const BufferLoad* op, const Expr& e) override {
-      found = found || (depth > 0 && op->buffer.get() == buffer);
+      if (op->buffer.get() == buffer)
+        for (size_t d = 0; d < op->indices.size(); ++d) {
+          int64_t extent = 0;
+          arith::ConstIntBound r = ana.bound_of(unclamped(op->indices[d]));
+          found = found || !is_const_int(buffer->shape[d], &extent) || r.min_value < 0 ||
+                  r.max_value >= extent;
+        }
       IRVisitor::visit_BufferLoad(op, e);
     }
   } f;
   f.buffer = buffer;
+  for (const IterVar& iv : b.iter_vars) f.ana.bind(iv.var, iv.min, iv.extent);
   f.visit(b.body);
   return f.found;
+}
+
+// The steps of the reduce iter var `k` in groups that the slabs keep whole: the largest c with
+// floordiv(k, c) in the block's body (a conv's window per input channel), or 1.
+int64_t k_group(const Block& b, const Var& k) {
+  struct Finder : IRVisitor {
+    const VarNode* k = nullptr;
+    int64_t group = 1;
+    void visit_FloorDiv(const FloorDiv* op, const Expr& e) override {
+      int64_t c = 0;
+      if (op->a.get() == k && is_const_int(op->b, &c)) group = std::max(group, c);
+      IRVisitor::visit_FloorDiv(op, e);
+    }
+  } f;
+  f.k = k.node();
+  f.visit(b.body);
+  return f.group;
 }
 
 // The blocks that read the product's output after `last` (its write-back), in order: the
@@ -406,9 +441,7 @@ bool schedule_gpu_matmul(Schedule& s, int max_threads, bool tensor_cores) {
   const std::vector<int64_t> ty_cands = powers_upto(std::max<int64_t>(1, max_threads / 16));
   // k in slabs of whole groups where the block has them (a conv's windows, see
   // lower/compute/product_nest.h), so that a slab's box of the weights is exact.
-  int64_t group = 1;
-  if (auto it = b->annotations.find(kKGroupAnnotation); it != b->annotations.end())
-    group = std::max<int64_t>(1, std::stoll(it->second));
+  const int64_t group = k_group(*b, b->iter_vars.back().var);
   std::vector<int64_t> bk_cands;
   for (int64_t m : {1, 2, 4, 8, 16, 32})
     if (group == 1 || m <= 4) bk_cands.push_back(m * group);
@@ -468,7 +501,7 @@ bool schedule_gpu_matmul(Schedule& s, int max_threads, bool tensor_cores) {
   {
     auto now = find_block(s.func().body, name, nullptr);
     for (const Buffer& op : operands)
-      if (read_under_condition(*now->block, op.get())) guarded.insert(op.get());
+      if (reads_outside(*now->block, op.get())) guarded.insert(op.get());
   }
   BlockRV wb = s.cache_write(mm, 0, "local");
   s.reverse_compute_at(wb, sj[1]);

@@ -15,18 +15,16 @@
 // ks-th step (rfactor), combined across the rows (a reduction across threads, the write-back
 // loop bound to threadIdx.y), the write-back and the in-place epilogue on the first row of
 // threads only (a loop of one bound to threadIdx.y), which gives a 768 x 300 GEMV 10 blocks of
-// 256 threads instead of 2. An operand read under a condition (a conv's padding) is read from
-// global memory, not staged: the box its tile reads may leave the tensor. Returns false (nothing
-// changed) when the kernel has no such block.
+// 256 threads instead of 2. An operand read where its unclamped index can leave it (a conv's
+// padding) is read from global memory, not staged: the box its tile reads may leave the tensor.
+// Returns false (nothing changed) when the kernel has no such block. A conv's k slabs hold whole
+// windows (k's steps come in groups of the window, read from the floordiv(k, window) in its block),
+// so that each slab reads whole input channels.
 #pragma once
 
 #include "schedule/schedule.h"
 
 namespace ingot::schedule {
-
-// A product block's annotation: k's steps come in groups of this many (a conv's window per input
-// channel), which the k slabs keep whole so that each slab reads whole channels.
-inline constexpr const char* kKGroupAnnotation = "k_group";
 
 // `tensor_cores` (CUDA from sm_80): a float16 product of a depth that is a multiple of 16 and at
 // least 16 x 8 (a MatMul, or an unpadded 1x1 conv: output channels x output columns) runs on the

@@ -26,14 +26,15 @@ int64_t ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
 
-// The in-place epilogue pass after block "matmul" among `others` (see ProductKernelBlocks), or "".
-std::string product_epilogue(const Schedule& s, const std::vector<std::string>& others) {
-  std::optional<BlockInfo> product = find_block(s.func().body, "matmul", nullptr);
+// The in-place epilogue pass after block `name` among `others` (see ProductKernelBlocks), or "".
+std::string product_epilogue(const Schedule& s, const std::string& name,
+                             const std::vector<std::string>& others) {
+  std::optional<BlockInfo> product = find_block(s.func().body, name, nullptr);
   if (!product || product->block->writes.size() != 1) return "";
   const Buffer& c = product->block->writes[0].buffer;
   std::string found;
-  for (const std::string& name : others) {
-    std::optional<BlockInfo> b = find_block(s.func().body, name, nullptr);
+  for (const std::string& other : others) {
+    std::optional<BlockInfo> b = find_block(s.func().body, other, nullptr);
     bool reads_c = false;
     for (const BufferRegion& r : b->block->reads) reads_c = reads_c || r.buffer.same_as(c);
     if (!reads_c) continue;
@@ -44,19 +45,19 @@ std::string product_epilogue(const Schedule& s, const std::vector<std::string>& 
         !is_const_int(b->br->predicate, &one) || one != 1 || b->block->writes.size() != 1)
       return "";
     if (!reads_own_buffer_at_store_index(*store)) return "";
-    found = name;
+    found = other;
   }
   return found;
 }
 
 }  // namespace
 
-ProductKernelBlocks product_kernel_blocks(Schedule& s) {
+ProductKernelBlocks product_kernel_blocks(Schedule& s, const std::string& product) {
   inline_intermediates(s);
   ProductKernelBlocks k;
   for (const std::string& name : top_level_block_names(s))
-    if (name != "matmul") k.others.push_back(name);
-  k.epilogue = product_epilogue(s, k.others);
+    if (name != product) k.others.push_back(name);
+  k.epilogue = product_epilogue(s, product, k.others);
   return k;
 }
 

@@ -91,16 +91,16 @@ bool is_dense_matmul(const tir::PrimFunc& f);
 // intermediates inlined first, an epilogue left in place) get the injective rule's schedule.
 void schedule_dense_matmul(Schedule& s, const MatmulConfig& cfg);
 
-// A product kernel's blocks besides block "matmul", after fusion's intermediates are inlined
-// into their readers (inline_intermediates): the other top-level blocks in order, and among them
-// the in-place epilogue pass (compute/epilogue.h epilogue_pass: C[i] = f(C[i], ..), a fused
-// bias, summand, activation) when it is the one that reads C, alone in its nest and
-// unpredicated, reading C only where it stores ("" otherwise), which the product rules place
-// after their tiles or rows (reverse_compute_at).
+// A product kernel's blocks besides its block `product` ("matmul", a conv's "conv"), after fusion's
+// intermediates are inlined into their readers (inline_intermediates): the other top-level blocks
+// in order, and among them the in-place epilogue pass (compute/epilogue.h epilogue_pass: C[i] =
+// f(C[i], ..), a fused bias, summand, activation) when it is the one that reads C, alone in its
+// nest and unpredicated, reading C only where it stores ("" otherwise), which the product rules
+// place after their tiles or rows (reverse_compute_at).
 struct ProductKernelBlocks {
   std::vector<std::string> others;
   std::string epilogue;
 };
-ProductKernelBlocks product_kernel_blocks(Schedule& s);
+ProductKernelBlocks product_kernel_blocks(Schedule& s, const std::string& product = "matmul");
 
 }  // namespace ingot::schedule

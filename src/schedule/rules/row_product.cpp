@@ -29,6 +29,11 @@ void schedule_row_product(Schedule& s, const std::optional<CpuVectorIsa>& isa) {
   s.reorder({l[n - 1], l[n - 2]});     // k outside j
   s.decompose_reduction(c, l[n - 1]);  // the row's init before its k loop
   if (!epilogue.empty()) s.reverse_compute_at(s.get_block(epilogue), l[n - 3]);
+  // On a CPU: the batch dims and rows in parallel (how many of them: a sampling instruction).
+  if (isa) {
+    std::vector<LoopRV> rows(l.begin(), l.end() - 2);
+    parallelize_outer(s, rows, int(rows.size()), int(rows.size()));
+  }
 }
 
 }  // namespace ingot::schedule

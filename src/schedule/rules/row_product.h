@@ -9,8 +9,8 @@
 // kernel's epilogue pass (its fused bias, summand, activation) right after each row while it is
 // in cache (reverse_compute_at). Fusion's intermediates are inlined first, as the c target's
 // injective rule does. On the c target every loop stays serial (one core); given a CPU ISA (the
-// llvm target) the rows (and batch dims) run in parallel, each row's loops along j are
-// vectorized, and the kernel's other blocks get the injective rule.
+// llvm target) the batch dims and rows are fused into one parallel loop (how many of them: a
+// sampling instruction), and LLVM's loop vectorizer takes the contiguous loops along j.
 #pragma once
 
 #include <optional>

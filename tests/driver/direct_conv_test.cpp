@@ -5,16 +5,23 @@
 // partitioned away: on the c target by default the columns (the row test lifted out of the
 // column loops by hoist_guards), on llvm the rows too. No element tests the padding at run
 // time. The traces replay to the same kernels. On the llvm target, random points of the rule
-// (its parallel loops) match convolutions computed here in double precision: a strided,
+// (its parallel loops, its border rows) match convolutions computed here in double precision,
+// with the input placed against an inaccessible page on either side: a strided,
 // dilated, grouped 2-D conv with asymmetric pads and a fused Relu; a 1-D conv with a residual;
-// and a 7x7 kernel on a 7x7 map, whose rows are all border rows (runs keep their row test).
+// and a 7x7 kernel on a 7x7 map, whose rows are all border rows (runs keep their row test); and
+// so does the block unscheduled (its guard a select: the clamped input indices keep its loads
+// in bounds).
 // The c target's numbers are the conformance suite's and the Cortex-M example's.
 #include <gtest/gtest.h>
 
 #include <ingot/runtime.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "compiled_model.h"
 #include "driver/onnx_model_builder.h"
@@ -101,6 +108,32 @@ std::vector<double> reference(const ConvCase& k, const std::vector<float>& x,
   return y;
 }
 
+// A copy of `v` in pages of its own with an inaccessible page on each side, starting right
+// after the first (at_end false) or ending right before the last.
+class GuardedCopy {
+ public:
+  GuardedCopy(const std::vector<float>& v, bool at_end) {
+    const size_t page = size_t(sysconf(_SC_PAGESIZE)), bytes = v.size() * sizeof(float);
+    size_ = ((bytes + page - 1) / page + 2) * page;
+    void* base = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    EXPECT_NE(base, MAP_FAILED);
+    base_ = static_cast<char*>(base);
+    EXPECT_EQ(mprotect(base_, page, PROT_NONE), 0);
+    EXPECT_EQ(mprotect(base_ + size_ - page, page, PROT_NONE), 0);
+    data_ = reinterpret_cast<float*>(at_end ? base_ + size_ - page - bytes : base_ + page);
+    std::memcpy(data_, v.data(), bytes);
+  }
+  GuardedCopy(const GuardedCopy&) = delete;
+  GuardedCopy& operator=(const GuardedCopy&) = delete;
+  ~GuardedCopy() { munmap(base_, size_); }
+  float* data() const { return data_; }
+
+ private:
+  char* base_ = nullptr;
+  size_t size_ = 0;
+  float* data_ = nullptr;
+};
+
 const ConvCase kStridedGrouped{2, 6, 11, 13, 9, 3, 3, 3, {2, 1}, {1, 2}, {1, 2, 0, 1}};
 const ConvCase kOneD{1, 4, 1, 17, 4, 1, 5, 1, {1}, {1}, {2, 2}, true};
 const ConvCase kAllBorderRows{1, 2, 7, 7, 3, 7, 7, 1, {1, 1}, {1, 1}, {3, 3, 3, 3}};
@@ -155,27 +188,42 @@ TEST(DirectConv, TheLlvmTargetsNchwConvsTakeItAndMatchAReference) {
                            size_t(k.oc * (k.c / k.group) * (k.one_d ? 1 : k.kh) * k.kw), 12),
                        bias = random_vector(size_t(k.oc), 7);
     const std::vector<double> want = reference(k, x, w, bias);
-    std::set<std::string> traces;
-    for (uint64_t seed : {1, 2, 3}) {
-      const std::string so = (dir / ("conv" + std::to_string(which) + ".so")).string();
-      build_random_point(mod, schedule::kDirectConvRule, seed, so, traces);
+    // Loads `so` and checks its output with the input against an inaccessible page on either
+    // side (used in place): a load the padding guard should keep inside the input faults.
+    auto check = [&](const std::string& so) {
       IngotModel* model = nullptr;
       IngotSession* session = nullptr;
       ASSERT_EQ(ingot_model_load(so.c_str(), &model), INGOT_OK) << ingot_last_error();
       ASSERT_EQ(ingot_session_create(model, &session), INGOT_OK) << ingot_last_error();
       std::vector<int64_t> xs = k.x_shape(), ws = k.w_shape();
       DLTensor xt = f32_tensor(x, xs), wt = f32_tensor(w, ws);
-      ASSERT_EQ(ingot_session_set_input(session, 0, &xt), INGOT_OK) << ingot_last_error();
       ASSERT_EQ(ingot_session_set_input(session, 1, &wt), INGOT_OK) << ingot_last_error();
-      ASSERT_EQ(ingot_session_run(session), INGOT_OK) << ingot_last_error();
-      DLTensor y;
-      ASSERT_EQ(ingot_session_output(session, 0, &y), INGOT_OK);
-      auto* yp = static_cast<const float*>(y.data);
-      for (size_t e = 0; e < want.size(); ++e)
-        ASSERT_NEAR(yp[e], want[e], 1e-4 * (1 + std::abs(want[e]))) << which << ": " << e;
+      for (bool at_end : {false, true}) {
+        GuardedCopy guarded(x, at_end);
+        xt.data = guarded.data();
+        ASSERT_EQ(ingot_session_set_input(session, 0, &xt), INGOT_OK) << ingot_last_error();
+        ASSERT_EQ(ingot_session_run(session), INGOT_OK) << ingot_last_error();
+        DLTensor y;
+        ASSERT_EQ(ingot_session_output(session, 0, &y), INGOT_OK);
+        auto* yp = static_cast<const float*>(y.data);
+        for (size_t e = 0; e < want.size(); ++e)
+          ASSERT_NEAR(yp[e], want[e], 1e-4 * (1 + std::abs(want[e]))) << which << ": " << e;
+      }
       ingot_session_free(session);
       ingot_model_free(model);
+    };
+    const std::string so = (dir / ("conv" + std::to_string(which) + ".so")).string();
+    std::set<std::string> traces;
+    for (uint64_t seed : {1, 2, 3}) {
+      build_random_point(mod, schedule::kDirectConvRule, seed, so, traces);
+      check(so);
     }
+    // Unscheduled, the guard is a select inside the fused k loop, whose vector form evaluates
+    // the load wherever the guard is false: the clamped indices keep it inside the input.
+    tir::IRModule unscheduled = mod;
+    driver::run_loop_passes(unscheduled);
+    codegen::build_shared_library(unscheduled, codegen::Target::host(), so);
+    check(so);
     ++which;
   }
 }

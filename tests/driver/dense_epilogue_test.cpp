@@ -5,11 +5,13 @@
 // of rows) the epilogue block sits under the product's parallel loop; with fewer (70: tasks of
 // columns) and at one register tile (4) it stays a pass of its own, in row tasks. The default
 // traces replay to the same kernels, and the artifact's output matches a double-precision
-// reference in each case, with a column tail (200 columns are not whole panels).
+// reference in each case, with a column tail (200 columns are not whole panels). The rule's
+// register tile (B's panel width, A's panel height) is a choice: every panel width matches too.
 #include <gtest/gtest.h>
 
 #include <ingot/runtime.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "compiled_model.h"
@@ -52,11 +54,8 @@ tir::IRModule lowered(const Case& c) {
   return lowered_module(c.onnx, c.dir);
 }
 
-void expect_reference(const Case& c) {
-  std::string so = (c.dir / "model.so").string();
-  driver::CompileOptions o;
-  std::ostringstream dump;
-  driver::compile_model(c.onnx, so, o, dump);
+// The artifact `so` of the case's model against the reference.
+void expect_artifact_matches(const Case& c, const std::string& so) {
   IngotModel* model = nullptr;
   IngotSession* session = nullptr;
   ASSERT_EQ(ingot_model_load(so.c_str(), &model), INGOT_OK) << ingot_last_error();
@@ -80,6 +79,15 @@ void expect_reference(const Case& c) {
     }
   ingot_session_free(session);
   ingot_model_free(model);
+}
+
+// The case compiled by default against the reference.
+void expect_reference(const Case& c) {
+  std::string so = (c.dir / "model.so").string();
+  driver::CompileOptions o;
+  std::ostringstream dump;
+  driver::compile_model(c.onnx, so, o, dump);
+  expect_artifact_matches(c, so);
 }
 
 TEST(DenseEpilogue, RunsInTheProductsParallelTasksAndMatchesAReference) {
@@ -106,6 +114,42 @@ TEST(DenseEpilogue, RunsInTheProductsParallelTasksAndMatchesAReference) {
     schedule::Schedule again = schedule::Trace::from_json(s.trace().to_json()).replay(f);
     EXPECT_TRUE(tir::structural_equal(again.func(), s.func()));
     expect_reference(c);
+  }
+}
+
+// The rule's register tile is in its design space: B's panel width (1 to 4 vectors, the first
+// sampling instruction) and, with packed A, the tile's rows. Every panel width, forced, with
+// the other decisions drawn, replays and matches the reference, with packed A (300 rows) and
+// without (4 rows), the bias padded to the panels and 200 columns a tail of every width.
+TEST(DenseMatmulTiles, EveryPanelWidthMatchesAReference) {
+  schedule::MatmulConfig cfg;
+  const schedule::RuleTarget target = driver::rule_target(codegen::Target::host());
+  cfg.vector_bits = target.isa.vector_bits;
+  cfg.arch = target.isa.arch;
+  const std::vector<int64_t> widths = schedule::matmul_panel_widths(cfg);
+  if (target.isa.arch == CpuVectorIsa::kX86) {
+    ASSERT_GE(widths.size(), 3u);
+    EXPECT_NE(std::find(widths.begin(), widths.end(), schedule::matmul_panel_width(cfg)),
+              widths.end());
+  }
+  for (int64_t rows : {300, 4}) {
+    SCOPED_TRACE("rows " + std::to_string(rows));
+    Case c(rows);
+    tir::IRModule mod = lowered(c);
+    std::set<std::string> traces;
+    for (size_t w = 0; w < widths.size(); ++w) {
+      SCOPED_TRACE("panel width " + std::to_string(widths[w]));
+      const std::string so = (c.dir / ("nr" + std::to_string(w) + ".so")).string();
+      build_point(mod, schedule::kDenseMatmulRule, w + 1,
+                  {.ignore_given = true, .forced = {{0, nlohmann::json(w)}}}, so, traces);
+      expect_artifact_matches(c, so);
+      // The micro-kernel's name carries the tile: <MR>x<NR>x<K> or <MR>x<NR>_k...
+      const std::string nr = "x" + std::to_string(widths[w]);
+      EXPECT_TRUE(std::any_of(traces.begin(), traces.end(), [&](const std::string& t) {
+        return t.find(nr + "x") != std::string::npos || t.find(nr + "_k") != std::string::npos;
+      })) << nr;
+    }
+    EXPECT_EQ(traces.size(), widths.size());
   }
 }
 

@@ -37,12 +37,12 @@ inline tir::IRModule lowered_module(const std::string& onnx, const std::filesyst
   return mod;
 }
 
-// `unscheduled` with every kernel of rule `rule` at the random point `seed` of its design space
-// (each trace added to `traces` and checked to replay to the same kernel), the other kernels at
-// their default, built for the host into `so`.
-inline void build_random_point(const tir::IRModule& unscheduled, const std::string& rule,
-                               uint64_t seed, const std::string& so,
-                               std::set<std::string>& traces) {
+// `unscheduled` with every kernel of rule `rule` scheduled under `policy` from `seed` (each trace
+// added to `traces` and checked to replay to the same kernel), the other kernels at their
+// default, built for the host into `so`.
+inline void build_point(const tir::IRModule& unscheduled, const std::string& rule, uint64_t seed,
+                        const schedule::SamplingPolicy& policy, const std::string& so,
+                        std::set<std::string>& traces) {
   const schedule::ScheduleRule* r = schedule::find_schedule_rule(rule, "llvm");
   ASSERT_NE(r, nullptr) << rule;
   const schedule::RuleTarget target = driver::rule_target(codegen::Target::host());
@@ -50,7 +50,7 @@ inline void build_random_point(const tir::IRModule& unscheduled, const std::stri
   for (tir::PrimFunc& f : mod.kernels) {
     if (f.schedule_rule != rule) continue;
     schedule::Schedule s(f, seed);
-    s.set_sampling_policy({.ignore_given = true});
+    s.set_sampling_policy(policy);
     r->apply(s, target);
     traces.insert(s.trace().to_python_script());
     schedule::Schedule again = schedule::Trace::from_json(s.trace().to_json()).replay(f);
@@ -60,6 +60,14 @@ inline void build_random_point(const tir::IRModule& unscheduled, const std::stri
   schedule::apply_default_schedules(mod, target);
   driver::run_loop_passes(mod);
   codegen::build_shared_library(mod, codegen::Target::host(), so);
+}
+
+// `unscheduled` with every kernel of rule `rule` at the random point `seed` of its design space
+// (build_point with every decision drawn).
+inline void build_random_point(const tir::IRModule& unscheduled, const std::string& rule,
+                               uint64_t seed, const std::string& so,
+                               std::set<std::string>& traces) {
+  build_point(unscheduled, rule, seed, {.ignore_given = true}, so, traces);
 }
 
 // ids [seq] -> e = Gather(W, ids) [seq, width]; logits = MatMul(e, W^T) [seq, vocab], W random

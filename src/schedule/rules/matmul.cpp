@@ -76,6 +76,24 @@ int matmul_panel_width(const MatmulConfig& cfg) {
   return default_fma_tile(cfg.isa(), int(cfg.kc)).nr;
 }
 
+std::vector<int64_t> matmul_panel_widths(const MatmulConfig& cfg) {
+  const CpuVectorIsa isa = cfg.isa();
+  if (isa.arch != CpuVectorIsa::kX86) return {matmul_panel_width(cfg)};
+  std::vector<int64_t> widths;
+  for (int vecs = 1; vecs <= 4; ++vecs) {
+    const int nr = vecs * isa.tile_lanes();
+    if (fma_max_tile_rows(isa, nr) >= 4) widths.push_back(nr);
+  }
+  return widths;
+}
+
+std::vector<int64_t> matmul_row_tiles(const MatmulConfig& cfg, int nr) {
+  const int max_rows = fma_max_tile_rows(cfg.isa(), nr);
+  std::vector<int64_t> heights;
+  for (int r = std::max(1, max_rows / 2); r <= max_rows; ++r) heights.push_back(r);
+  return heights;
+}
+
 std::optional<LoopRV> schedule_packed_matmul(Schedule& s, const std::string& block,
                                              const MatmulConfig& cfg, const std::string& a_pack,
                                              const std::string& b_pack) {
@@ -98,9 +116,12 @@ std::optional<LoopRV> schedule_packed_matmul(Schedule& s, const std::string& blo
   std::vector<int64_t> slices;
   for (int64_t c : {64, 128, 192, 256, 384, 512}) slices.push_back(matmul_k_block(K, c));
   ExprRV kc = sample_choice(s, slices, matmul_k_block(K, cfg.kc));
+  // The panel width is the block's (the dense rule samples it, matmul_panel_widths).
   FmaTileShape t = default_fma_tile(cfg.isa(), int(s.value(kc)));
-  INGOT_ICHECK(extent(jr) == t.nr, "matmul rule: block {} has {}-column panels, the {} tile has {}",
-               block, extent(jr), cfg.isa().kernel_prefix(), t.nr);
+  t.nr = int(extent(jr));
+  INGOT_ICHECK(t.nr % cfg.isa().tile_lanes() == 0 || t.nr == default_fma_tile(cfg.isa(), 0).nr,
+               "matmul rule: block {} has {}-column panels, not whole {} vectors", block, t.nr,
+               cfg.isa().kernel_prefix());
   // All rows in one block (M <= mc): the threads split the columns instead (a batched matmul,
   // its batches), and every row tile reuses each B micro-panel while it is in L1. Valid for any
   // M with packed A, so a tunable choice there.
@@ -164,10 +185,8 @@ std::optional<LoopRV> schedule_packed_matmul(Schedule& s, const std::string& blo
     // 2b. (b,) io | jo | ko | jn | im | ii, jr, ki. The register tile's rows are tunable (A is
     //     read in place, so any height the registers hold works): half the limit up to it.
     int64_t M = extent(rows);
-    int max_rows = fma_max_tile_rows(cfg.isa(), t.nr);
-    std::vector<int64_t> heights;
-    for (int r = std::max(1, max_rows / 2); r <= max_rows; ++r) heights.push_back(r);
-    t.mr = int(s.value(sample_choice(s, heights, t.mr)));
+    std::vector<int64_t> heights = matmul_row_tiles(cfg, t.nr);
+    t.mr = int(s.value(sample_choice(s, heights, std::min<int64_t>(t.mr, heights.back()))));
     if (M < t.mr) t.mr = int(M);
     if (M % t.mr != 0) partial = PartialTile::kLoops;  // A's rows past M do not exist
     // Row strips per parallel task (tunable; default mc / MR).
@@ -234,8 +253,10 @@ void schedule_dense_matmul(Schedule& s, const MatmulConfig& cfg) {
     return e;
   };
   const int64_t M = extent(l[o]);
-  const int nr = matmul_panel_width(cfg);
-  const int mr = matmul_row_tile(cfg);
+  // The register tile's columns (B's panel width) and, with packed A, rows (A's panel height):
+  // tunable choices (matmul_panel_widths, matmul_row_tiles), the ISA's default tile by default.
+  const int nr = int(s.value(sample_choice(s, matmul_panel_widths(cfg), matmul_panel_width(cfg))));
+  int mr = matmul_row_tile(cfg);
   // 1. B in NR-wide column panels, Bp[[b,] ceil(N / NR), K, NR] (zero padded): the layout the
   //    micro-kernel streams. A constant B is re-laid out at compile time (the bias row padded to
   //    whole panels too); a run-time B is packed in the kernel, into a global scratch.
@@ -255,6 +276,8 @@ void schedule_dense_matmul(Schedule& s, const MatmulConfig& cfg) {
   std::vector<LoopRV> order;
   if (d->batched) order.push_back(l[0]);
   if (M > mr || d->a_rows > d->a_depth) {
+    const std::vector<int64_t> heights = matmul_row_tiles(cfg, nr);
+    mr = int(s.value(sample_choice(s, heights, std::min<int64_t>(mr, heights.back()))));
     a_pack = s.name_of(s.cache_read(c, read_index(s, d->a), "global"));
     const std::string a = d->a + "_global";
     panel_layout(s, c, a, rank_of(s, a), d->a_rows, d->a_depth, mr);

@@ -2,6 +2,7 @@
 #include "schedule/rules/conv_guard.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "support/error.h"
 #include "tir/analysis.h"
@@ -29,20 +30,25 @@ bool ConvGuard::col_inside(int64_t c) const {
   return holds(col_terms, ow, c, kw, 0, kernel_cols);
 }
 
-std::pair<int64_t, int64_t> ConvGuard::taps(int64_t r) const {
-  int64_t first = 0, end = 0;
-  while (first < kernel_rows && !holds(row_terms, oh, r, kh, first, first + 1)) ++first;
-  end = first;
-  while (end < kernel_rows && holds(row_terms, oh, r, kh, end, end + 1)) ++end;
+namespace {
+
+// The first run [first, end) of positions in [0, n) where `inside` holds (empty: first == n).
+std::pair<int64_t, int64_t> first_run(int64_t n, const std::function<bool(int64_t)>& inside) {
+  int64_t first = 0;
+  while (first < n && !inside(first)) ++first;
+  int64_t end = first;
+  while (end < n && inside(end)) ++end;
   return {first, end};
 }
 
+}  // namespace
+
+std::pair<int64_t, int64_t> ConvGuard::taps(int64_t r) const {
+  return first_run(kernel_rows, [&](int64_t t) { return holds(row_terms, oh, r, kh, t, t + 1); });
+}
+
 std::pair<int64_t, int64_t> ConvGuard::columns_inside(int64_t tap) const {
-  int64_t first = 0, end = 0;
-  while (first < cols && !holds(col_terms, ow, first, kw, tap, tap + 1)) ++first;
-  end = first;
-  while (end < cols && holds(col_terms, ow, end, kw, tap, tap + 1)) ++end;
-  return {first, end};
+  return first_run(cols, [&](int64_t c) { return holds(col_terms, ow, c, kw, tap, tap + 1); });
 }
 
 ConvGuard conv_guard(const Expr& condition, Var oh, int64_t rows, Var ow, int64_t cols, Var kh,

@@ -87,21 +87,16 @@ BlockRV update_under(Schedule& s, LoopRV loop) {
   return BlockRV{};
 }
 
-// The loop of `var`'s iter in the update block under `part` (its loops' vars are the iter vars'
-// bindings), or nullopt.
-std::optional<LoopRV> loop_of(Schedule& s, BlockRV update, const Var& iter) {
+// The loop that the update block's iter var at `position` is bound to (by position: partition
+// gives each copy of the block fresh iter vars and loops).
+LoopRV loop_of_iter(Schedule& s, BlockRV update, size_t position) {
   auto info = find_block(s.func().body, s.name_of(update), nullptr);
-  const Block* b = info->block;
-  for (size_t x = 0; x < b->iter_vars.size(); ++x)
-    if (b->iter_vars[x].var.get() == iter.get())
-      for (LoopRV l : s.get_loops(update))
-        if (info->br->iter_values[x].as<VarNode>() == s.loop_var(l).node()) return l;
-  return std::nullopt;
-}
-
-// The index of the iter var named like `iter` in the update block (partition renames vars).
-Var iter_in(Schedule& s, BlockRV update, size_t position) {
-  return find_block(s.func().body, s.name_of(update), nullptr)->block->iter_vars[position].var;
+  const VarNode* bound = info->br->iter_values.at(position).as<VarNode>();
+  for (LoopRV l : s.get_loops(update))
+    if (s.loop_var(l).node() == bound) return l;
+  INGOT_ICHECK(false, "direct conv rule: iter {} of block {} is not bound to a loop", position,
+               s.name_of(update));
+  return LoopRV{};
 }
 
 // In one row part (`part`, whose row terms are decided or left as a test): every kernel column
@@ -112,7 +107,7 @@ void partition_columns(Schedule& s, LoopRV part, const ConvGuard& g, size_t kw_i
   BlockRV upd = update_under(s, part);
   std::vector<LoopRV> taps;
   if (g.kw.defined()) {
-    LoopRV kw = *loop_of(s, upd, iter_in(s, upd, kw_iter));
+    LoopRV kw = loop_of_iter(s, upd, kw_iter);
     std::vector<int64_t> cuts;
     for (int64_t t = 1; t < g.kernel_cols; ++t) cuts.push_back(t);
     taps = s.partition(kw, cuts);
@@ -122,7 +117,7 @@ void partition_columns(Schedule& s, LoopRV part, const ConvGuard& g, size_t kw_i
     if (first >= end) continue;  // (its guard false all over: the partition removed it)
     if (first == 0 && end == g.cols) continue;
     BlockRV u = update_under(s, taps.empty() ? part : taps[size_t(t)]);
-    LoopRV j = *loop_of(s, u, iter_in(s, u, j_iter));
+    LoopRV j = loop_of_iter(s, u, j_iter);
     std::vector<int64_t> cuts;
     if (first > 0) cuts.push_back(first);
     if (end < g.cols) cuts.push_back(end);
@@ -140,7 +135,7 @@ void cut_kernel_rows(Schedule& s, LoopRV part, const ConvGuard& g, size_t kh_ite
   if (taps.second < g.kernel_rows) cuts.push_back(taps.second);
   if (cuts.empty()) return;
   BlockRV upd = update_under(s, part);
-  s.partition(*loop_of(s, upd, iter_in(s, upd, kh_iter)), cuts);
+  s.partition(loop_of_iter(s, upd, kh_iter), cuts);
 }
 
 }  // namespace

@@ -87,6 +87,10 @@ std::vector<int64_t> matmul_panel_widths(const MatmulConfig& cfg) {
   return widths;
 }
 
+int matmul_row_tile(const MatmulConfig& cfg, int nr) {
+  return std::min(matmul_row_tile(cfg), fma_max_tile_rows(cfg.isa(), nr));
+}
+
 std::vector<int64_t> matmul_row_tiles(const MatmulConfig& cfg, int nr) {
   const int max_rows = fma_max_tile_rows(cfg.isa(), nr);
   std::vector<int64_t> heights;
@@ -119,7 +123,7 @@ std::optional<LoopRV> schedule_packed_matmul(Schedule& s, const std::string& blo
   // The panel width is the block's (the dense rule samples it, matmul_panel_widths).
   FmaTileShape t = default_fma_tile(cfg.isa(), int(s.value(kc)));
   t.nr = int(extent(jr));
-  INGOT_ICHECK(t.nr % cfg.isa().tile_lanes() == 0 || t.nr == default_fma_tile(cfg.isa(), 0).nr,
+  INGOT_ICHECK(t.nr % cfg.isa().tile_lanes() == 0,
                "matmul rule: block {} has {}-column panels, not whole {} vectors", block, t.nr,
                cfg.isa().kernel_prefix());
   // All rows in one block (M <= mc): the threads split the columns instead (a batched matmul,
@@ -185,8 +189,7 @@ std::optional<LoopRV> schedule_packed_matmul(Schedule& s, const std::string& blo
     // 2b. (b,) io | jo | ko | jn | im | ii, jr, ki. The register tile's rows are tunable (A is
     //     read in place, so any height the registers hold works): half the limit up to it.
     int64_t M = extent(rows);
-    std::vector<int64_t> heights = matmul_row_tiles(cfg, t.nr);
-    t.mr = int(s.value(sample_choice(s, heights, std::min<int64_t>(t.mr, heights.back()))));
+    t.mr = int(s.value(sample_choice(s, matmul_row_tiles(cfg, t.nr), matmul_row_tile(cfg, t.nr))));
     if (M < t.mr) t.mr = int(M);
     if (M % t.mr != 0) partial = PartialTile::kLoops;  // A's rows past M do not exist
     // Row strips per parallel task (tunable; default mc / MR).
@@ -276,8 +279,7 @@ void schedule_dense_matmul(Schedule& s, const MatmulConfig& cfg) {
   std::vector<LoopRV> order;
   if (d->batched) order.push_back(l[0]);
   if (M > mr || d->a_rows > d->a_depth) {
-    const std::vector<int64_t> heights = matmul_row_tiles(cfg, nr);
-    mr = int(s.value(sample_choice(s, heights, std::min<int64_t>(mr, heights.back()))));
+    mr = int(s.value(sample_choice(s, matmul_row_tiles(cfg, nr), matmul_row_tile(cfg, nr))));
     a_pack = s.name_of(s.cache_read(c, read_index(s, d->a), "global"));
     const std::string a = d->a + "_global";
     panel_layout(s, c, a, rank_of(s, a), d->a_rows, d->a_depth, mr);

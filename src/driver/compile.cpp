@@ -14,6 +14,7 @@
 
 #include "codegen/target.h"
 #include "graph/transforms/pass_manager.h"
+#include "graph/transforms/winograd_conv.h"
 #include "support/error.h"
 #include "support/npz.h"
 
@@ -60,6 +61,7 @@ void check_options(const CompileOptions& o) {
         o.model_name);
   if (o.dtype != "float32" && o.dtype != "float16")
     fail_user("--dtype: '{}' is not supported (valid: float32, float16)", o.dtype);
+  graph::check_conv_algorithm(o.conv_algorithm);
 }
 
 // The options that depend on the target (and on each other).

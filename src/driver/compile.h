@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,9 @@ struct CompileOptions {
   // schedule rules (tiled, tensorized with the target's FMA micro-kernel, parallel); false keeps
   // every op's plain loop nest (--schedule naive; for debugging and comparison).
   bool default_schedules = true;
+  // --conv-algorithm: "auto" (the default policy of graph pass winograd_conv), "direct",
+  // "winograd_f2" or "winograd_f4" (every 3 x 3 stride-1 blocked conv with that tile).
+  std::string conv_algorithm = "auto";
   int opt_level = 2;                         // -O0..3: which graph passes run
   std::vector<std::string> disabled_passes;  // graph pass names (--disabled-pass)
   bool print_pass_times = false;             // per pass and stage, to the dump stream
@@ -89,6 +93,9 @@ struct CompileOptions {
   // A JSON-lines file from `ingot tune` ("" for none): each kernel whose task has a measured
   // record for this target is scheduled by the best record's trace, the rest by the defaults.
   std::string tuning_records;
+  // Tuned convolution algorithms by conv (`ingot tune` before it writes them to the records):
+  // kernel base name (lower::sanitize of the node's) -> tile, 0 direct; with the records' own.
+  std::map<std::string, int> conv_tiles;
   // Called with the lowered, unscheduled module; returning false ends the compile there (nothing
   // is built or written; the report is empty). `ingot tune` reads its tasks this way.
   std::function<bool(const tir::IRModule&)> after_lower;

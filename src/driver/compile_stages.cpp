@@ -21,6 +21,7 @@
 #include "graph/transforms/pass_manager.h"
 #include "graph/transforms/quantize_weights.h"
 #include "graph/verifier.h"
+#include "lower/graph_values.h"
 #include "lower/lower_graph.h"
 #include "schedule/rules/conv2d.h"
 #include "support/error.h"
@@ -116,7 +117,21 @@ void run_graph_passes(CompileRun& r) {
   const Clock::time_point t0 = Clock::now();
   const CompileOptions& o = r.options;
   graph::PassOptions pass_options{o.opt_level,        o.disabled_passes,    o.print_ir_after,
-                                  o.print_pass_times, r.t.channel_blocks(), o.dtype == "float16"};
+                                  o.print_pass_times, r.t.channel_blocks(), o.dtype == "float16",
+                                  o.conv_algorithm};
+  // Tuned convolution algorithms (`ingot tune`'s decisions in the records) replace the default
+  // policy's choice for the convs they name; an algorithm given on the command line wins.
+  if (o.conv_algorithm == "auto") {
+    std::map<std::string, int> tiles = o.conv_tiles;
+    if (!o.tuning_records.empty())
+      tiles.merge(
+          tune::conv_algorithm_tiles(tune::read_records(o.tuning_records), r.t.target.str()));
+    if (!tiles.empty())
+      pass_options.conv_policy = [tiles](const graph::WinogradConvShape& s) {
+        auto it = tiles.find(lower::sanitize(s.node));
+        return it != tiles.end() ? it->second : graph::default_winograd_tile(s);
+      };
+  }
   graph::run_optimization_passes(*r.graph, pass_options, r.dump);
   r.print_time("graph_passes", ms_since(t0));
 }

@@ -418,8 +418,8 @@ void run_batch(Search& s, TaskState& t, int position, size_t size) {
 // keeps its default. Skipped with --workers (this machine is not the workers').
 void check_in_model(const std::string& model_path, const TuneOptions& options,
                     const std::vector<TaskState>& states, const tir::IRModule& model,
-                    const std::string& target, const std::filesystem::path& dir, TuneReport& report,
-                    std::ostream& log) {
+                    const std::string& target, bool conv_decisions,
+                    const std::filesystem::path& dir, TuneReport& report, std::ostream& log) {
   std::vector<tune::TuningRecord> records = tune::read_records(options.records);
   std::map<std::string, tune::TuningRecord> best = tune::best_records(records);
   std::map<std::string, const tune::TuningRecord*> defaults;
@@ -436,7 +436,7 @@ void check_in_model(const std::string& model_path, const TuneOptions& options,
         decisions_of(b->second.trace) != decisions_of(d->second->trace))
       changed.push_back(&t);
   }
-  if (changed.empty()) {
+  if (changed.empty() && !conv_decisions) {
     log << "in the model: no task to check (none has a best schedule other than its default "
            "that was not checked before)\n";
     return;
@@ -511,6 +511,131 @@ void check_in_model(const std::string& model_path, const TuneOptions& options,
   }
 }
 
+// The algorithm of each 3x3 stride-1 convolution, measured in the whole model (issue 47: an
+// algorithm is an alternative of the design space, like a tile). The model is built three times,
+// every conv graph pass winograd_conv can rewrite run direct, as F(2x2, 3x3) and as F(4x4,
+// 3x3), and the three are timed in one process, alternating single calls with the kernel
+// profile on; each conv takes the choice whose kernels (the direct conv; the input transform,
+// product and output transform) took least, recorded as a decision (tune/records.h,
+// kConvAlgorithmRule, appended by the caller once the options are checked) that compile applies
+// in the graph passes. The direct side's explicit Pad
+// kernel is not counted (the transforms pad themselves), which favours direct slightly. A
+// variant whose outputs differ from the direct model's by more than 1e-3 is not chosen. Runs
+// only with --conv-algorithm auto on a CPU target with default schedules, once per records file
+// (a run on a file that has them keeps them); returns the decisions in effect.
+std::vector<tune::TuningRecord> choose_conv_algorithms(
+    const std::string& model_path, const TuneOptions& options, const codegen::Target& target,
+    const std::filesystem::path& dir, TuneReport& report, bool& fresh, std::ostream& log) {
+  fresh = false;
+  const CompileOptions& base = options.compile;
+  if (base.conv_algorithm != "auto" || !base.default_schedules || target.is_gpu() ||
+      target.kind != codegen::Target::kLLVM)
+    return {};
+  const std::string tstr = target.str();
+  std::vector<tune::TuningRecord> decisions;
+  if (std::filesystem::exists(options.records)) {
+    for (tune::TuningRecord& r : tune::read_records(options.records))
+      if (r.rule == tune::kConvAlgorithmRule && r.target == tstr && r.ok())
+        decisions.push_back(std::move(r));
+    if (!decisions.empty()) {
+      log << fmt::format("conv algorithms: {} from the records\n", decisions.size());
+      report.conv_choices = int(decisions.size());
+      for (const tune::TuningRecord& r : decisions)
+        report.conv_winograd += r.trace.value("tile", 0) != 0;
+      return decisions;
+    }
+  }
+  const std::vector<std::pair<std::string, int>> variants = {
+      {"direct", 0}, {"winograd_f2", 2}, {"winograd_f4", 4}};
+  std::vector<tune::MeasureJob> jobs;
+  std::vector<std::string> convs;  // kernel bases of the eligible convs
+  const std::string out_suffix = "_winograd_output_WinogradOutputTransform";
+  for (const auto& [name, tile] : variants) {
+    CompileOptions co = base;
+    co.conv_algorithm = name;
+    co.tuning_records.clear();
+    co.static_shapes_only = true;
+    std::ostringstream quiet;
+    std::string so = (dir / ("model_" + name + ".so")).string();
+    CompileReport cr = compile_model(model_path, so, co, quiet);
+    if (tile == 4)
+      for (const KernelReport& k : cr.kernels)
+        if (k.name.size() > out_suffix.size() && k.name.ends_with(out_suffix))
+          convs.push_back(k.name.substr(0, k.name.size() - out_suffix.size()));
+    jobs.push_back({so, (dir / ("model_" + name + ".npz")).string()});
+  }
+  if (convs.empty()) {
+    log << "conv algorithms: no 3x3 stride-1 convolution to choose for\n";
+    return {};
+  }
+  tune::MeasureOptions mo = options.measure;
+  mo.per_kernel = true;
+  mo.repeat = std::max(20, 2 * options.measure.repeat);
+  mo.timeout_s = std::max(mo.timeout_s, 60.0);
+  std::vector<tune::Measurement> m = tune::measure_artifacts(jobs, mo);
+  for (const tune::Measurement& x : m)
+    if (!x.ok() || x.kernel_ms.empty()) {
+      log << fmt::format("conv algorithms: not measured ({}): the default policy decides\n",
+                         x.error.empty() ? std::string("no kernel profile") : x.error);
+      return {};
+    }
+  std::vector<bool> usable(variants.size(), true);
+  for (size_t v = 1; v < variants.size(); ++v) {
+    double diff = tune::max_relative_difference(m[v].outputs, m[0].outputs);
+    usable[v] = diff <= 1e-3;
+    if (!usable[v])
+      log << fmt::format(
+          "conv algorithms: {}'s outputs differ from the direct model's ({:.3g}): "
+          "not chosen\n",
+          variants[v].first, diff);
+  }
+  int counts[3] = {0, 0, 0};
+  for (const std::string& conv : convs) {
+    const std::vector<std::vector<std::string>> kernels = {
+        {conv + "_ConvNCHWc"},
+        {conv + "_winograd_input_WinogradInputTransform", conv + "_winograd_product_MatMul",
+         conv + out_suffix}};
+    std::vector<double> ms(variants.size(), -1);
+    for (size_t v = 0; v < variants.size(); ++v) {
+      if (!usable[v]) continue;
+      double sum = 0;
+      bool all = true;
+      for (const std::string& k : kernels[v == 0 ? 0 : 1]) {
+        auto it = m[v].kernel_ms.find(k);
+        all = all && it != m[v].kernel_ms.end();
+        if (all) sum += it->second;
+      }
+      if (all) ms[v] = sum;
+    }
+    size_t pick = 0;
+    for (size_t v = 0; v < variants.size(); ++v)
+      if (ms[v] > 0 && (ms[pick] <= 0 || ms[v] < ms[pick])) pick = v;
+    if (ms[pick] <= 0) continue;  // (not found in the profiles: the default policy decides)
+    ++counts[pick];
+    tune::TuningRecord rec{"conv_algorithm:" + conv,
+                           tstr,
+                           tune::kConvAlgorithmRule,
+                           conv,
+                           nlohmann::json{{"tile", variants[pick].second}},
+                           ms[pick] * 1e-3,
+                           ""};
+    rec.confirmed = true;
+    rec.origin = "in-model";
+    decisions.push_back(rec);
+    auto cell = [&](size_t v) {
+      return ms[v] > 0 ? fmt::format("{:.4f}", ms[v]) : std::string("-");
+    };
+    log << fmt::format("conv {}: direct {} ms, F(2x2) {}, F(4x4) {} in the model -> {}\n", conv,
+                       cell(0), cell(1), cell(2), variants[pick].first);
+  }
+  fresh = !decisions.empty();
+  report.conv_choices = counts[0] + counts[1] + counts[2];
+  report.conv_winograd = counts[1] + counts[2];
+  log << fmt::format("conv algorithms: {} direct, {} F(2x2, 3x3), {} F(4x4, 3x3)\n", counts[0],
+                     counts[1], counts[2]);
+  return decisions;
+}
+
 }  // namespace
 
 TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
@@ -523,24 +648,7 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
     fail_user(
         "ingot tune: the c target has no schedules to search (its kernels are plain loop nests "
         "that the C compiler optimizes); tune an llvm, opencl or cuda target");
-  tir::IRModule model;
-  CompileOptions co = options.compile;
-  co.static_shapes_only = true;
-  co.after_lower = [&model](const tir::IRModule& m) {
-    model = m;
-    return false;
-  };
-  compile_model(model_path, "", co, log);
   codegen::Target target = codegen::Target::parse(options.compile.target);
-  std::string tstr = target.str();
-  const schedule::RuleTarget rt = rule_target(target);
-  std::vector<tune::Task> all = tune::extract_tasks(model, tstr);
-  std::vector<int> chosen = options.tasks;
-  if (chosen.empty())
-    for (size_t t = 0; t < all.size(); ++t) chosen.push_back(int(t));
-  for (int t : chosen)
-    if (t < 0 || t >= int(all.size()))
-      fail_user("--tasks: task {} does not exist (the model has {} tasks)", t, all.size());
   std::filesystem::path dir = options.workdir;
   bool own_dir = dir.empty();
   if (!own_dir) {
@@ -553,6 +661,36 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
     if (!mkdtemp(tmpl.data())) fail_user("cannot create a directory for tuning candidates");
     dir = tmpl;
   }
+  // 0. Graph-level decisions: each 3x3 stride-1 conv's algorithm, measured in the model; the
+  //    tasks are then the kernels of the chosen algorithms.
+  TuneReport report;
+  report.target = target.str();
+  if (options.cost_model != "xgb" && options.cost_model != "none")
+    fail_user("--cost-model: '{}' is not one of xgb, none", options.cost_model);
+  bool new_decisions = false;
+  std::vector<tune::TuningRecord> conv_decisions =
+      choose_conv_algorithms(model_path, options, target, dir, report, new_decisions, log);
+  tir::IRModule model;
+  CompileOptions co = options.compile;
+  co.static_shapes_only = true;
+  co.conv_tiles = tune::conv_algorithm_tiles(conv_decisions, target.str());
+  co.after_lower = [&model](const tir::IRModule& m) {
+    model = m;
+    return false;
+  };
+  compile_model(model_path, "", co, log);
+  std::string tstr = target.str();
+  const schedule::RuleTarget rt = rule_target(target);
+  std::vector<tune::Task> all = tune::extract_tasks(model, tstr);
+  std::vector<int> chosen = options.tasks;
+  if (chosen.empty())
+    for (size_t t = 0; t < all.size(); ++t) chosen.push_back(int(t));
+  for (int t : chosen)
+    if (t < 0 || t >= int(all.size()))
+      fail_user("--tasks: task {} does not exist (the model has {} tasks)", t, all.size());
+  // The options are good: the conv decisions join the records (compile reads them there).
+  if (new_decisions)
+    for (const tune::TuningRecord& r : conv_decisions) tune::append_record(options.records, r);
   // 2. Where candidates are measured: here, one after the other, or on the workers of a Redis
   //    server, a batch at a time.
   std::unique_ptr<tune::RemoteMeasurer> remote;
@@ -562,8 +700,6 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
                                                options.measure, options.worker_wait_s);
   const int batch = options.batch > 0 ? options.batch : 8;
   // The cost model: loaded for a warm start, trained as measurements arrive.
-  if (options.cost_model != "xgb" && options.cost_model != "none")
-    fail_user("--cost-model: '{}' is not one of xgb, none", options.cost_model);
   std::unique_ptr<tune::CostModel> cost_model;
   std::string model_file =
       options.cost_model_file.empty() ? options.records + ".model.json" : options.cost_model_file;
@@ -704,8 +840,6 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
         search.pairs ? fmt::format(" ({:.0f}%)", 100.0 * search.pairs_right / search.pairs)
                      : std::string());
   // 5. Confirmation rounds, and the report.
-  TuneReport report;
-  report.target = tstr;
   for (size_t n = 0; n < states.size(); ++n) {
     TaskState& t = states[n];
     if (!t.finished_before) {
@@ -726,7 +860,9 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
     report.tasks.push_back(t.tt);
   }
   // 6. The tuned kernels inside the whole model (with workers: not this machine's to time).
-  if (!remote) check_in_model(model_path, options, states, model, tstr, dir, report, log);
+  if (!remote)
+    check_in_model(model_path, options, states, model, tstr, !conv_decisions.empty(), dir, report,
+                   log);
   if (own_dir) std::filesystem::remove_all(dir);
   report.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
   return report;

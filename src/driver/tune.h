@@ -75,6 +75,9 @@ struct TuneReport {
   // default because their tuned kernels were slower there.
   double model_default_s = -1, model_tuned_s = -1;
   int model_calls = 0, model_checked = 0, model_kept_default = 0;
+  // The convolutions whose algorithm the run chose in the model (or found in the records), and
+  // how many of them run as Winograd.
+  int conv_choices = 0, conv_winograd = 0;
 };
 
 // Tunes the model's tasks; `log` gets one line per trial.

@@ -75,6 +75,9 @@ void print_tune_report(const TuneReport& r, std::ostream& out) {
                      format_ms(before), format_ms(after),
                      after > 0 ? fmt::format(" ({:.2f}x)", before / after) : "", r.target,
                      r.wall_s);
+  if (r.conv_choices > 0)
+    out << fmt::format("conv algorithms chosen in the model: {} of {} 3x3 convs Winograd\n",
+                       r.conv_winograd, r.conv_choices);
   if (r.model_default_s > 0 && r.model_tuned_s > 0)
     out << fmt::format(
         "in the model, fastest of {} alternating calls: default {}, tuned {} ({:.2f}x); {} of {} "
@@ -106,17 +109,30 @@ void write_tune_html(const TuneReport& r, const std::string& path) {
         "<td>{}</td></tr>\n",
         t.index, t.kernel, t.rule, t.weight, t.trials - t.failed, t.trials, format_ms(t.default_s),
         format_ms(t.best_s), speedup(t));
+  // The whole model, default against tuned (the check in the model), and the conv algorithms.
+  std::string model;
+  if (r.conv_choices > 0)
+    model += fmt::format(
+        "<p>Convolution algorithms chosen in the model: {} of {} 3x3 stride-1 "
+        "convolutions run as Winograd.</p>\n",
+        r.conv_winograd, r.conv_choices);
+  if (r.model_default_s > 0 && r.model_tuned_s > 0)
+    model += fmt::format(
+        "<p>The whole model, fastest of {} alternating calls: default {}, tuned {} "
+        "(<b>{:.2f}x</b>); {} of {} changed tasks slower there keep their default.</p>\n",
+        r.model_calls, format_ms(r.model_default_s), format_ms(r.model_tuned_s),
+        r.model_default_s / r.model_tuned_s, r.model_kept_default, r.model_checked);
   std::string html = fmt::format(
       "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>ingot tune</title>"
       "<style>body{{font-family:sans-serif}} td,th{{padding:2px 8px;text-align:right}}"
       "</style></head><body>\n<h1>ingot tune</h1>\n<p>target <code>{}</code>, {} trials in "
-      "{:.0f} s</p>\n<h2>Tuning curve</h2>\n<p>Estimated speed-up of the tuned kernels "
+      "{:.0f} s</p>\n{}<h2>Tuning curve</h2>\n<p>Estimated speed-up of the tuned kernels "
       "(weighted by calls) over their default schedules after each trial; single "
       "measurements, before the confirmation rounds.</p>\n{}<h2>Tasks</h2>\n<table>\n"
       "<tr><th>task</th><th>kernel</th><th>rule</th><th>weight</th><th>trials</th>"
       "<th>default</th><th>best (confirmed)</th><th>speed-up</th></tr>\n{}</table>\n"
       "</body></html>\n",
-      r.target, curve.size(), r.wall_s, svg, rows);
+      r.target, curve.size(), r.wall_s, model, svg, rows);
   std::ofstream out(path, std::ios::trunc);
   out << html;
   if (!out) fail_user("--report: cannot write '{}'", path);

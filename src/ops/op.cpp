@@ -63,6 +63,7 @@ std::vector<OpInfo> build_table() {
   detail::add_activation_ops(entries);
   detail::add_conv_ops(entries);
   detail::add_layout_ops(entries);
+  detail::add_winograd_ops(entries);
   detail::add_conv_transpose_ops(entries);
   detail::add_recurrent_ops(entries);
   detail::add_matmul_ops(entries);

@@ -19,6 +19,7 @@ void add_elementwise_extra_ops(std::vector<OpInfo>& t);
 void add_activation_ops(std::vector<OpInfo>& t);
 void add_conv_ops(std::vector<OpInfo>& t);
 void add_layout_ops(std::vector<OpInfo>& t);          // layout.cpp
+void add_winograd_ops(std::vector<OpInfo>& t);        // winograd.cpp
 void add_conv_transpose_ops(std::vector<OpInfo>& t);  // conv_transpose.cpp
 void add_recurrent_ops(std::vector<OpInfo>& t);       // recurrent.cpp
 void add_matmul_ops(std::vector<OpInfo>& t);

@@ -93,10 +93,22 @@ std::map<std::string, TuningRecord> best_records(const std::vector<TuningRecord>
   return best;
 }
 
+std::map<std::string, int> conv_algorithm_tiles(const std::vector<TuningRecord>& records,
+                                                const std::string& target) {
+  std::map<std::string, int> tiles;
+  for (const TuningRecord& r : records)
+    if (r.rule == kConvAlgorithmRule && r.target == target && r.ok())
+      tiles[r.kernel] = r.trace.value("tile", 0);
+  return tiles;
+}
+
 RecordsApplied apply_records(tir::IRModule& mod, const std::vector<TuningRecord>& records,
                              const std::string& target) {
   RecordsApplied a;
-  std::map<std::string, TuningRecord> best = best_records(records);
+  std::vector<TuningRecord> schedules;  // (the conv decisions took effect in the graph passes)
+  for (const TuningRecord& r : records)
+    if (r.rule != kConvAlgorithmRule) schedules.push_back(r);
+  std::map<std::string, TuningRecord> best = best_records(schedules);
   std::set<std::string> used, failed;
   for (tir::PrimFunc& f : mod.kernels) {
     if (f.schedule_rule.empty() || !f.schedule_trace.empty()) continue;

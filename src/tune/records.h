@@ -48,6 +48,18 @@ void append_record(const std::string& path, const TuningRecord& r);
 // else among its confirmed records where it has any, else among all.
 std::map<std::string, TuningRecord> best_records(const std::vector<TuningRecord>& records);
 
+// Records of rule kConvAlgorithmRule are graph-level decisions, not schedules: `ingot tune`'s
+// choice of algorithm for one 3x3 stride-1 convolution (graph pass winograd_conv), measured in
+// the whole model. Task "conv_algorithm:<kernel base>" (the conv node's name as kernel names
+// spell it, lower::sanitize), trace {"tile": 0 | 2 | 4} (0: direct), seconds the conv's kernels'
+// time in the model with that choice.
+inline constexpr const char* kConvAlgorithmRule = "conv_algorithm";
+
+// The conv decisions among `records` for `target`: kernel base -> tile (the last record of a
+// conv wins).
+std::map<std::string, int> conv_algorithm_tiles(const std::vector<TuningRecord>& records,
+                                                const std::string& target);
+
 struct RecordsApplied {
   int kernels_from_records = 0;  // kernels whose schedule is a record's trace
   int tasks_from_records = 0;

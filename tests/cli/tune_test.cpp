@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <regex>
+#include <sstream>
 
 #include "cli/cli_test_util.h"
 
@@ -21,7 +22,8 @@ class TuneTest : public CliTest {
   // tasks: the two layout conversions around the blocked convs (x into channel blocks and the
   // depthwise output back to NCHW for the MatMul) and the conv's zero padding (a Pad node); six
   // in order x_to_nchwc, x_nchwc_padded, conv, dw, e_from_nchwc, mm), d/x.npz and d/want.npy
-  // (NumPy closed form).
+  // (NumPy closed form). The schedule-search tests pass --conv-algorithm direct: the conv's
+  // algorithm, which `ingot tune` otherwise chooses by timing, stays fixed, and so do the tasks.
   void write_model() {
     ASSERT_EQ(python("import onnx\nfrom onnx import helper, TensorProto, numpy_helper\n"
                      "rng = np.random.default_rng(0)\n"
@@ -74,7 +76,7 @@ class TuneTest : public CliTest {
 
 TEST_F(TuneTest, TrialsBecomeRecordsThatCompileApplies) {
   write_model();
-  auto r = ingot("tune " + path("model.onnx") + " -o " + path("r.jsonl") +
+  auto r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("r.jsonl") +
                  " --trials 16 --repeat 3 --number 1 --num-threads 1 --seed 3 --report " +
                  path("tune.html"));
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
@@ -147,7 +149,7 @@ TEST_F(TuneTest, TrialsBecomeRecordsThatCompileApplies) {
   EXPECT_EQ(read_text(path("t.so")), read_text(path("again/t.so")));
   expect_closed_form("t.so");
   // --tasks 5: the matmul alone, listed under its task number; records are appended.
-  r = ingot("tune " + path("model.onnx") + " -o " + path("r.jsonl") +
+  r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("r.jsonl") +
             " --trials 2 --tasks 5 --repeat 2 --number 1 --num-threads 1");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("task 1/1 mm_MatMul"), std::string::npos) << r.out;
@@ -158,8 +160,9 @@ TEST_F(TuneTest, TheSameSeedSamplesTheSameCandidates) {
   write_model();
   for (const char* out : {"a.jsonl", "b.jsonl", "c.jsonl"}) {
     std::string seed = std::string(out) == "c.jsonl" ? "9" : "5";
-    auto r = ingot("tune " + path("model.onnx") + " -o " + path(out) + " --tasks 2 --trials 5" +
-                   " --repeat 1 --number 1 --num-threads 1 --seed " + seed);
+    auto r =
+        ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path(out) +
+              " --tasks 2 --trials 5" + " --repeat 1 --number 1 --num-threads 1 --seed " + seed);
     ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   }
   // The default and the warm-up's random points (decisions included) repeat with the seed;
@@ -178,13 +181,15 @@ TEST_F(TuneTest, TheSameSeedSamplesTheSameCandidates) {
 TEST_F(TuneTest, ResumeContinuesWhereAnInterruptedRunStopped) {
   write_model();
   std::string common = " --tasks 2 --trials 6 --repeat 1 --number 1 --num-threads 1 --seed 4";
-  auto r = ingot("tune " + path("model.onnx") + " -o " + path("full.jsonl") + common);
+  auto r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " +
+                 path("full.jsonl") + common);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   // An interruption after three trials: the records hold their lines and nothing else.
   ASSERT_EQ(python("lines = open(d + '/full.jsonl').readlines()\n"
                    "open(d + '/part.jsonl', 'w').writelines(lines[:3])\n"),
             0);
-  r = ingot("tune " + path("model.onnx") + " -o " + path("part.jsonl") + common + " --resume");
+  r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("part.jsonl") +
+            common + " --resume");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   // The cost model learnt from the three recorded trials (their traces replayed) and the three
   // new ones.
@@ -210,7 +215,8 @@ TEST_F(TuneTest, ResumeContinuesWhereAnInterruptedRunStopped) {
       0);
   // Once confirmed, a task is finished: resuming again measures nothing.
   std::string before = read_text(path("part.jsonl"));
-  r = ingot("tune " + path("model.onnx") + " -o " + path("part.jsonl") + common + " --resume");
+  r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("part.jsonl") +
+            common + " --resume");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("finished in the resumed run (6 trials)"), std::string::npos) << r.out;
   EXPECT_EQ(read_text(path("part.jsonl")), before);
@@ -220,7 +226,7 @@ TEST_F(TuneTest, FailedMeasurementsAreRecordedAndTheTunerGoesOn) {
   write_model();
   // Every measurement is killed at its timeout: each task's default fails, is recorded with
   // the error, and the tuner still finishes every task.
-  auto r = ingot("tune " + path("model.onnx") + " -o " + path("r.jsonl") +
+  auto r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("r.jsonl") +
                  " --trials 6 --timeout 0.000001");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("timed out"), std::string::npos) << r.out;
@@ -306,7 +312,7 @@ TEST_F(TuneTest, WorkersOnRedisSurviveOneDyingMidJob) {
   };
   worker("w1", "--die-on-job 2");
   worker("w2", "");
-  auto r = ingot("tune " + path("model.onnx") + " -o " + path("r.jsonl") +
+  auto r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("r.jsonl") +
                  " --trials 8 --repeat 2 --number 1 --num-threads 1 --batch 4 --cache-flush" +
                  " --workers " + url);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
@@ -340,7 +346,8 @@ TEST_F(TuneTest, WorkersOnRedisSurviveOneDyingMidJob) {
 TEST_F(TuneTest, TheCostModelChoosesCandidatesAndIsSavedForAWarmStart) {
   write_model();
   const std::string common = " --trials 24 --repeat 2 --number 1 --min-repeat-ms 0 --seed 5";
-  auto r = ingot("tune " + path("model.onnx") + " -o " + path("r.jsonl") + common);
+  auto r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("r.jsonl") +
+                 common);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   std::smatch m;
   ASSERT_TRUE(std::regex_search(
@@ -362,19 +369,19 @@ TEST_F(TuneTest, TheCostModelChoosesCandidatesAndIsSavedForAWarmStart) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   expect_closed_form("t.so");
   // A warm start from the saved model; a file that is not a model is refused in one line.
-  r = ingot("tune " + path("model.onnx") + " -o " + path("warm.jsonl") + common +
-            " --cost-model-file " + path("r.jsonl.model.json"));
+  r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("warm.jsonl") +
+            common + " --cost-model-file " + path("r.jsonl.model.json"));
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("cost model: loaded " + path("r.jsonl.model.json")), std::string::npos)
       << r.out;
   std::ofstream(path("bad.json")) << "[1, 2]";
-  r = ingot("tune " + path("model.onnx") + " -o " + path("bad.jsonl") + common +
-            " --cost-model-file " + path("bad.json"));
+  r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("bad.jsonl") +
+            common + " --cost-model-file " + path("bad.json"));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find(path("bad.json") + ": not an ingot cost model"), std::string::npos) << r.err;
   // Without the model: random points and mutations, and no model file.
-  r = ingot("tune " + path("model.onnx") + " -o " + path("none.jsonl") + common +
-            " --cost-model none");
+  r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("none.jsonl") +
+            common + " --cost-model none");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_EQ(r.out.find("cost model:"), std::string::npos) << r.out;
   EXPECT_FALSE(std::filesystem::exists(path("none.jsonl.model.json")));
@@ -384,20 +391,118 @@ TEST_F(TuneTest, TheCostModelChoosesCandidatesAndIsSavedForAWarmStart) {
             0);
 }
 
+// Two 3x3 stride-1 convs (32 -> 32 -> 40 channels at 12x12, bias and Relu): `ingot tune` times the
+// model with every such conv direct, F(2x2, 3x3) and F(4x4, 3x3) and records one algorithm per
+// conv (rule conv_algorithm, tile 0 / 2 / 4), which compile --tuning-records applies in the graph
+// (its dump shows each conv's transforms with that tile, or the direct conv), with outputs still
+// the NumPy closed form; the same records compile to the same bytes; a second run on the records
+// file keeps the decisions.
+TEST_F(TuneTest, ConvAlgorithmsAreChosenInTheModelAndCompileApplies) {
+  ASSERT_EQ(python("import onnx\nfrom onnx import helper, TensorProto, numpy_helper\n"
+                   "rng = np.random.default_rng(1)\n"
+                   "W1 = (rng.standard_normal((32, 32, 3, 3)) / 17).astype(np.float32)\n"
+                   "W2 = (rng.standard_normal((40, 32, 3, 3)) / 17).astype(np.float32)\n"
+                   "b1 = rng.standard_normal(32).astype(np.float32)\n"
+                   "b2 = rng.standard_normal(40).astype(np.float32)\n"
+                   "nodes = [helper.make_node('Conv', ['x', 'W1', 'b1'], ['c1'], name='first',\n"
+                   "                          kernel_shape=[3, 3], pads=[1, 1, 1, 1]),\n"
+                   "         helper.make_node('Relu', ['c1'], ['y1']),\n"
+                   "         helper.make_node('Conv', ['y1', 'W2', 'b2'], ['z'], name='second',\n"
+                   "                          kernel_shape=[3, 3], pads=[1, 1, 1, 1])]\n"
+                   "g = helper.make_graph(nodes, 'two',\n"
+                   "  [helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, 32, 12, 12])],\n"
+                   "  [helper.make_tensor_value_info('z', TensorProto.FLOAT, [1, 40, 12, 12])],\n"
+                   "  [numpy_helper.from_array(a, n) for a, n in\n"
+                   "   ((W1, 'W1'), (W2, 'W2'), (b1, 'b1'), (b2, 'b2'))])\n"
+                   "onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]),\n"
+                   "          d + '/model.onnx')\n"
+                   "x = rng.standard_normal((1, 32, 12, 12)).astype(np.float32)\n"
+                   "np.savez(d + '/x.npz', x=x)\n"
+                   "def conv(a, w, b):\n"
+                   "  p = np.pad(a, ((0, 0), (0, 0), (1, 1), (1, 1)))\n"
+                   "  c = np.zeros((1, w.shape[0], 12, 12))\n"
+                   "  for r in range(3):\n"
+                   "    for t in range(3):\n"
+                   "      c += np.einsum('nchw,oc->nohw', p[:, :, r:r + 12, t:t + 12],\n"
+                   "                     w[:, :, r, t].astype(np.float64))\n"
+                   "  return c + b[None, :, None, None]\n"
+                   "y1 = np.maximum(conv(x.astype(np.float64), W1, b1), 0)\n"
+                   "np.save(d + '/want.npy', conv(y1, W2, b2))\n"),
+            0);
+  auto r = ingot("tune " + path("model.onnx") + " -o " + path("r.jsonl") +
+                 " --trials 6 --repeat 3 --number 1 --num-threads 1 --report " + path("tune.html"));
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("conv algorithms chosen in the model: "), std::string::npos) << r.out;
+  EXPECT_NE(read_text(path("tune.html")).find("Convolution algorithms chosen in the model"),
+            std::string::npos);
+  // One decision per conv, each the fastest of the three times the run printed for it.
+  EXPECT_EQ(python("import re\n"
+                   "rs = [json.loads(l) for l in open(d + '/r.jsonl')]\n"
+                   "ds = {r['kernel']: r for r in rs if r['rule'] == 'conv_algorithm'}\n"
+                   "assert sorted(ds) == ['first', 'second'], sorted(ds)\n"
+                   "out = open(d + '/stdout').read()\n"
+                   "for k, r in ds.items():\n"
+                   "  assert r['trace']['tile'] in (0, 2, 4) and r['seconds'] > 0, r\n"
+                   "  line = re.search('conv ' + k + r': direct (\\S+) ms, F\\(2x2\\) (\\S+), '\n"
+                   "                   r'F\\(4x4\\) (\\S+) in the model -> (\\w+)', out)\n"
+                   "  ms = [float(v) for v in line.groups()[:3]]\n"
+                   "  assert line.group(4) == ['direct', 'winograd_f2', 'winograd_f4'][\n"
+                   "      ms.index(min(ms))], line.group(0)\n"
+                   "  assert [0, 2, 4][ms.index(min(ms))] == r['trace']['tile'], r\n"
+                   "open(d + '/tiles.txt', 'w').write(' '.join(\n"
+                   "    str(ds[k]['trace']['tile']) for k in ('first', 'second')))\n"),
+            0);
+  r = ingot("compile " + path("model.onnx") + " -o " + path("t.so") + " --tuning-records " +
+            path("r.jsonl") + " --dump graph");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream tiles(read_text(path("tiles.txt")));
+  for (const char* conv : {"first", "second"}) {
+    int tile = -1;
+    tiles >> tile;
+    const std::string transform =
+        std::string("WinogradOutputTransform(%") + conv + "_winograd_products";
+    if (tile == 0) {
+      EXPECT_EQ(r.out.find(transform), std::string::npos) << conv << "\n" << r.out;
+    } else {
+      size_t at = r.out.find(transform);
+      ASSERT_NE(at, std::string::npos) << conv << "\n" << r.out;
+      EXPECT_NE(r.out.substr(at, r.out.find('\n', at) - at).find("tile=" + std::to_string(tile)),
+                std::string::npos)
+          << conv;
+    }
+  }
+  expect_closed_form("t.so");
+  std::filesystem::create_directories(path("again"));
+  auto again = ingot("compile " + path("model.onnx") + " -o " + path("again/t.so") +
+                     " --tuning-records " + path("r.jsonl"));
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(read_text(path("t.so")), read_text(path("again/t.so")));
+  r = ingot("tune " + path("model.onnx") + " -o " + path("r.jsonl") +
+            " --trials 2 --repeat 2 --number 1 --num-threads 1");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("conv algorithms: 2 from the records"), std::string::npos) << r.out;
+  EXPECT_EQ(python("rs = [json.loads(l) for l in open(d + '/r.jsonl')]\n"
+                   "assert sum(r['rule'] == 'conv_algorithm' for r in rs) == 2\n"),
+            0);
+}
+
 TEST_F(TuneTest, BadOptionsAreRefused) {
   write_model();
-  auto r = ingot("tune " + path("model.onnx") + " -o " + path("r.jsonl") + " --trials 0");
+  auto r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("r.jsonl") +
+                 " --trials 0");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("--trials: 0 is not a positive count"), std::string::npos) << r.err;
-  r = ingot("tune " + path("model.onnx") + " -o " + path("r.jsonl") + " --tasks 7");
+  r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("r.jsonl") +
+            " --tasks 7");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("--tasks: task 7 does not exist (the model has 6 tasks)"), std::string::npos)
       << r.err;
-  r = ingot("tune " + path("model.onnx") + " -o " + path("r.jsonl") + " --cost-model forest");
+  r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("r.jsonl") +
+            " --cost-model forest");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("--cost-model: 'forest' is not one of xgb, none"), std::string::npos)
       << r.err;
-  r = ingot("tune " + path("model.onnx"));
+  r = ingot("tune --conv-algorithm direct " + path("model.onnx"));
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("--output"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(path("r.jsonl")));

@@ -18,6 +18,8 @@
     two extra columns (none without a baseline), cli_identity reading a COMMIT file next to a
     binary; and model_bench run on tiny_cnn with this CLI as both builds: both checked,
     all three sides timed in every round, the baseline's rounds, path, version in the record;
+  * winograd_bench on one small conv: the three ingot sides (direct, F(2x2), F(4x4)) and ORT
+    timed in every round, the default policy's choice read from the graph, one raw record;
   * make_models' bert_base is BERT-base's geometry (12 layers, hidden 768, 12 heads, FFN 3072,
     seq 128, batch 1), checked on its graph with the weights left out (no 350 MB model built).
 """
@@ -45,6 +47,7 @@ import ort_node_compare  # noqa: E402
 import ort_quant  # noqa: E402
 import make_models  # noqa: E402
 import perf_record  # noqa: E402
+import winograd_bench  # noqa: E402
 import zoo_bench  # noqa: E402
 
 FAILED = []
@@ -317,6 +320,24 @@ def test_model_bench_baseline(ingot, tmp):
           f"the after/before summary in the record: {rec['after_before']}")
 
 
+def test_winograd_bench(ingot, tmp):
+    """winograd_bench on one small shape: three ingot sides and ORT timed each round, the
+    policy's choice read from the graph, one raw record."""
+    runs = os.path.join(tmp, "wino_runs")
+    rc = winograd_bench.main(["--ingot", ingot, "--shapes", "32x40@9", "--rounds", "2",
+                              "--repeat", "2", "--workdir", os.path.join(tmp, "wino"),
+                              "--record-dir", runs])
+    check(rc == 0, f"winograd_bench: exit status {rc}")
+    records = os.listdir(runs) if os.path.isdir(runs) else []
+    check(len(records) == 1, f"one raw record: {records}")
+    if rc != 0 or len(records) != 1:
+        return
+    r = json.load(open(os.path.join(runs, records[0])))["results"][0]
+    check(all(len(r["rounds_ms"][k]) == 2 for k in ("direct", "winograd_f2", "winograd_f4", "ort")),
+          f"every side timed in both rounds: {r['rounds_ms']}")
+    check(r["policy"] == "winograd_f4", f"the default policy at 32 -> 40 on 9x9: {r['policy']}")
+
+
 def test_bert_base_geometry():
     """bert_base's graph with every weight() an initializer of its shape but no data."""
     def no_data(self, shape, scale=None, prefix="w"):
@@ -361,6 +382,7 @@ def main():
         test_ort_quant(tmp)
         test_after_before_summary(tmp)
         test_model_bench_baseline(args.ingot, tmp)
+        test_winograd_bench(args.ingot, tmp)
         test_bert_base_geometry()
     if FAILED:
         print(f"{len(FAILED)} check(s) failed")

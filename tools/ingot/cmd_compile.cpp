@@ -90,6 +90,10 @@ void add_compile_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--flash-bytes-limit", args->options.flash_bytes_limit,
                   "--target c: fail (writing nothing) when code + constants are over N bytes")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--conv-algorithm", args->options.conv_algorithm,
+                  "3x3 stride-1 convolutions on CPUs: auto (Winograd F(4x4,3x3) or F(2x2,3x3) "
+                  "where the default policy picks it), direct, winograd_f2, winograd_f4")
+      ->capture_default_str();
   cmd->add_option("--dtype", args->options.dtype,
                   "float16: compute the model in float16 (weights converted at compile time, "
                   "reductions in float32, inputs and outputs still float32)")

@@ -27,6 +27,7 @@
 #include "graph/transforms/remove_identity.h"
 #include "graph/transforms/separate_resize.h"
 #include "graph/transforms/trim_conv_taps.h"
+#include "graph/transforms/winograd_conv.h"
 #include "graph/verifier.h"
 #include "support/error.h"
 
@@ -91,6 +92,14 @@ const std::vector<GraphPass>& optimization_passes() {
        "converting only at the boundaries",
        [](Graph& g, const PassOptions& o) {
          if (o.channel_blocks) convert_layout_nchwc(g, *o.channel_blocks);
+       }},
+      {"winograd_conv", 2,
+       "run 3x3 stride-1 blocked convolutions as Winograd F(4x4, 3x3) or F(2x2, 3x3) where "
+       "--conv-algorithm picks it (input transform, batched product, output transform)",
+       [](Graph& g, const PassOptions& o) {
+         if (o.channel_blocks)
+           convert_winograd_conv(g,
+                                 o.conv_policy ? o.conv_policy : winograd_policy(o.conv_algorithm));
        }},
       {"dead_code", 0, "remove nodes that do not reach an output", plain(remove_dead_code)},
       {"fuse_ops", 2,

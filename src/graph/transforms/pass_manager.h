@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "graph/transforms/winograd_conv.h"
 #include "support/channel_block.h"
 
 namespace ingot::graph {
@@ -24,6 +25,11 @@ struct PassOptions {
   std::optional<ChannelBlockPolicy> channel_blocks = std::nullopt;
   // --dtype float16: convert_float16 runs (after the fusions, which match float32 patterns).
   bool float16 = false;
+  // --conv-algorithm: which 3 x 3 convolutions winograd_conv runs as Winograd (with
+  // channel_blocks set; graph/transforms/winograd_conv.h).
+  std::string conv_algorithm = "auto";
+  // When set, the choice per conv instead (tuned decisions: driver/compile_stages.cpp).
+  std::function<int(const WinogradConvShape&)> conv_policy = nullptr;
 };
 
 struct GraphPass {

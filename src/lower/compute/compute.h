@@ -89,6 +89,11 @@ tir::Stmt compute_rotary(const graph::Node& node, const std::vector<tir::Buffer>
 // layout.cpp: LayoutToBlocked, LayoutFromBlocked (channel-blocked layout conversions).
 tir::Stmt compute_layout(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                          const std::vector<tir::Buffer>& outputs);
+// winograd.cpp: WinogradInputTransform, WinogradOutputTransform (graph pass winograd_conv).
+tir::Stmt compute_winograd_input(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                                 const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_winograd_output(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                                  const std::vector<tir::Buffer>& outputs);
 // softmax.cpp
 tir::Stmt compute_softmax(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                           const std::vector<tir::Buffer>& outputs);

@@ -253,6 +253,10 @@ ComputeRule compute_rule(ops::OpKind op) {
     case OpKind::LayoutToBlocked:
     case OpKind::LayoutFromBlocked:
       return compute_layout;
+    case OpKind::WinogradInputTransform:
+      return compute_winograd_input;
+    case OpKind::WinogradOutputTransform:
+      return compute_winograd_output;
     case OpKind::ConvNCHWc:  // lowered by lower_graph from conv_nchwc_compute (blocked_conv.h)
     case OpKind::If:         // control flow: entry steps around the bodies (lower_graph)
     case OpKind::Loop:

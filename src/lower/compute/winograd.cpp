@@ -1,0 +1,152 @@
+// Compute rules of the Winograd transforms (graph pass winograd_conv; ops/winograd.cpp,
+// support/winograd.h). Both are one spatial block over the tiles and channel blocks, (n, th, tw,
+// cb), each a row whose lane loop over the block's c channels holds the whole transform of one
+// tile, so the injective rule runs the tiles in parallel and each lane loop as vectors:
+//   input:  d[r][s] = X[n, cb, th*m - top + r, tw*m - left + s, l] (0 outside X: a guard on a
+//           clamped load), V[r'*alpha + s', t, cb*c + l] = (B^T d B)[r'][s'];
+//   output: Y[n, ob, th*m + i, tw*m + j, l] = epilogue((A^T M A)[i][j] + bias), stores past the
+//           output cropped by a test on the tile (only where m does not divide OH or OW).
+// Each transform is written as its two 1-D passes, the first pass's sums shared by the second
+// (equal subexpressions, one value each after LLVM's CSE); a coefficient 0 adds nothing and 1 or
+// -1 no multiplication.
+#include <optional>
+
+#include "lower/compute/common.h"
+#include "lower/compute/compute.h"
+#include "lower/compute/epilogue.h"
+#include "support/error.h"
+#include "support/winograd.h"
+#include "tir/op.h"
+
+namespace ingot::lower {
+
+using namespace tir;
+
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+// sum_k coef(k) * term(k) over the nonzero coefficients.
+Expr combination(int n, const std::function<double(int)>& coef,
+                 const std::function<Expr(int)>& term) {
+  Expr sum;
+  for (int k = 0; k < n; ++k) {
+    double c = coef(k);
+    if (c == 0) continue;
+    Expr t = term(k);
+    if (!sum.defined()) {
+      sum = c == 1 ? t : c == -1 ? -t : make_const(t.dtype(), c) * t;
+    } else if (c == 1) {
+      sum = sum + t;
+    } else if (c == -1) {
+      sum = sum - t;
+    } else {
+      sum = sum + make_const(t.dtype(), c) * t;
+    }
+  }
+  INGOT_ICHECK(sum.defined(), "Winograd transform row of zeros");
+  return sum;
+}
+
+int tile_of(const graph::Node& node) {
+  int64_t m = node.attrs.get_int("tile", 0);
+  INGOT_ICHECK(winograd::supported_tile(m), "{}: tile {}", node_label(node), m);
+  return int(m);
+}
+
+}  // namespace
+
+Stmt compute_winograd_input(const graph::Node& node, const std::vector<Buffer>& inputs,
+                            const std::vector<Buffer>& outputs) {
+  const Buffer& x = inputs.at(0);
+  const Buffer& v = outputs.at(0);
+  const int m = tile_of(node), a = winograd::alpha(m);
+  const winograd::Transforms t = winograd::transforms(m);
+  const std::vector<int64_t> xs = const_shape(x), pads = node.attrs.get_ints("pads");
+  const int64_t h = xs[2], w = xs[3], c = xs[4];
+  const int64_t th_n = ceil_div(h + pads[0] + pads[2] - 2, m);
+  const int64_t tw_n = ceil_div(w + pads[1] + pads[3] - 2, m);
+  return loop_nest({xs[0], th_n, tw_n, xs[1]}, "t", [&](const Index& i) {
+    Expr n = i[0], th = i[1], tw = i[2], cb = i[3];
+    Expr tile = (n * th_n + th) * tw_n + tw;
+    return lane_loop("l", i64(0), c, [&](Expr l) {
+      auto d = [&](int r, int s) {
+        Expr hr = th * m + (r - pads[0]), ws = tw * m + (s - pads[1]);
+        Expr load =
+            x.load({n, cb, min(max(hr, i64(0)), i64(h - 1)), min(max(ws, i64(0)), i64(w - 1)), l});
+        Expr inside = hr >= i64(0) && hr < i64(h) && ws >= i64(0) && ws < i64(w);
+        return select(inside, load, make_const(x->dtype, 0));
+      };
+      std::vector<Stmt> stores;
+      for (int r2 = 0; r2 < a; ++r2)
+        for (int s2 = 0; s2 < a; ++s2) {
+          // (B^T d B)[r2][s2] = sum_r BT[r2][r] * sum_s d[r][s] * BT[s2][s]
+          Expr value = combination(
+              a, [&](int r) { return t.b_t(r2, r); },
+              [&](int r) {
+                return combination(
+                    a, [&](int s) { return t.b_t(s2, s); }, [&](int s) { return d(r, s); });
+              });
+          stores.push_back(BufferStore::make(v, value, {i64(r2 * a + s2), tile, cb * c + l}));
+        }
+      return SeqStmt::make(std::move(stores));
+    });
+  });
+}
+
+Stmt compute_winograd_output(const graph::Node& node, const std::vector<Buffer>& inputs,
+                             const std::vector<Buffer>& outputs) {
+  const Buffer& mb = inputs.at(0);
+  const Buffer bias = inputs.size() > 1 ? inputs[1] : Buffer();
+  const Buffer z = inputs.size() > 2 ? inputs[2] : Buffer();
+  const Buffer& y = outputs.at(0);
+  const int m = tile_of(node), a = winograd::alpha(m);
+  const winograd::Transforms t = winograd::transforms(m);
+  const std::vector<int64_t> ys = const_shape(y);
+  const int64_t oh = ys[2], ow = ys[3], c = ys[4];
+  const int64_t th_n = ceil_div(oh, m), tw_n = ceil_div(ow, m);
+  const int64_t channels = bias.defined() ? const_shape(bias).at(0) : 0;
+  return loop_nest({ys[0], th_n, tw_n, ys[1]}, "t", [&](const Index& i) {
+    Expr n = i[0], th = i[1], tw = i[2], ob = i[3];
+    Expr tile = (n * th_n + th) * tw_n + tw;
+    return lane_loop("l", i64(0), c, [&](Expr l) {
+      Expr o = ob * c + l;
+      auto mv = [&](int r, int s) { return mb.load({i64(r * a + s), tile, o}); };
+      Expr b;
+      if (bias.defined()) {
+        b = channels == ys[1] * c
+                ? bias.load({o})
+                : select(o < i64(channels), bias.load({min(o, i64(channels - 1))}),
+                         make_const(y->dtype, 0));
+      }
+      std::vector<Stmt> stores;
+      for (int r = 0; r < m; ++r)
+        for (int s = 0; s < m; ++s) {
+          // (A^T M A)[r][s] = sum_j (sum_i AT[r][i] * M[i][j]) * AT[s][j]
+          Expr value = combination(
+              a, [&](int j) { return t.a_t(s, j); },
+              [&](int j) {
+                return combination(
+                    a, [&](int i2) { return t.a_t(r, i2); }, [&](int i2) { return mv(i2, j); });
+              });
+          if (b.defined()) value = value + b;
+          Index yi = {n, ob, th * m + r, tw * m + s, l};
+          Expr zv = z.defined() ? z.load(yi) : Expr();
+          Stmt store = BufferStore::make(y, apply_epilogue(node, value, zv), yi);
+          // Rows / columns past the output exist only in the last tile of a partial grid.
+          std::optional<Expr> cond;
+          if (oh % m != 0 && r >= oh % m) cond = th * m + r < i64(oh);
+          if (ow % m != 0 && s >= ow % m) {
+            Expr cs = tw * m + s < i64(ow);
+            cond = cond ? *cond && cs : cs;
+          }
+          stores.push_back(cond ? IfThenElse::make(*cond, store) : store);
+        }
+      return SeqStmt::make(std::move(stores));
+    });
+  });
+}
+
+}  // namespace ingot::lower

@@ -219,6 +219,14 @@ TEST_F(CompileTest, BadModelFilesAndOptions) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("--input-shapes"), std::string::npos) << r.err;
 
+  r = ingot("compile " + path("model.onnx") + " -o " + path("m.so") +
+            " --input-shapes x:[3,5] --conv-algorithm fft");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "error: --conv-algorithm: unknown value 'fft' (valid: auto, direct, winograd_f2, "
+            "winograd_f4)\n");
+  EXPECT_FALSE(std::filesystem::exists(path("m.so")));
+
   r = ingot("compile " + path("model.onnx") + " -o /nonexistent/dir/m.so --input-shapes x:[3,5]");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("/nonexistent/dir/m.so"), std::string::npos) << r.err;

@@ -260,6 +260,39 @@ TEST(VectorizeLoops, MathCallsAndInvariantIfs) {
   EXPECT_TRUE(structural_equal(vectorize_loops(s), want)) << to_string(vectorize_loops(s));
 }
 
+TEST(VectorizeLoops, LetsThatVaryWithTheLaneBecomeVectorLets) {
+  // for l in vectorized(0, 16): let a = X[i, l] + X[i, l + 16]; let k = i * 2;
+  //   Z[i, l] = a * a; Z[i, l + 16] = a - float32(k)   (the Winograd transforms' shared sums):
+  // a becomes a 16-lane let both stores read, k (lane-invariant) stays scalar.
+  Buffer x = buf("X", {4, 32}), z = buf("Z", {4, 32});
+  Var i("i"), l("l"), a("a", DataType::f32()), k("k");
+  Expr l16 = Expr(l) + i64(16);
+  Stmt body = LetStmt::make(
+      a, x(i, l) + x(i, l16),
+      LetStmt::make(k, i * 2,
+                    SeqStmt::make({BufferStore::make(z, a * a, {i, l}),
+                                   BufferStore::make(z, a - cast(DataType::f32(), k), {i, l16})})));
+  Stmt got = vectorize_loops(For::make(l, i64(0), i64(16), ForKind::kVectorized, body));
+  auto* outer = got.as<LetStmt>();
+  ASSERT_NE(outer, nullptr) << to_string(got);
+  EXPECT_EQ(outer->var.dtype(), DataType::f32().with_lanes(16));
+  Expr r0 = Ramp::make(i64(0), i64(1), 16), r16 = Ramp::make(i64(16), i64(1), 16);
+  EXPECT_TRUE(structural_equal(outer->value, x(i, r0) + x(i, r16))) << to_string(got);
+  auto* inner = outer->body.as<LetStmt>();
+  ASSERT_NE(inner, nullptr) << to_string(got);
+  EXPECT_TRUE(inner->var.same_as(k));  // lane-invariant: unchanged
+  Expr av = outer->var;
+  Stmt want = SeqStmt::make(
+      {BufferStore::make(z, av * av, {i, r0}),
+       BufferStore::make(z, av - Broadcast::make(cast(DataType::f32(), k), 16), {i, r16})});
+  EXPECT_TRUE(structural_equal(inner->body, want)) << to_string(got);
+  // A let whose value cannot be written on vectors (a strided read) leaves the loop to LLVM.
+  Stmt strided =
+      For::make(l, i64(0), i64(16), ForKind::kVectorized,
+                LetStmt::make(a, x(i, Expr(l) * 2), BufferStore::make(z, Expr(a), {i, l})));
+  EXPECT_TRUE(vectorize_loops(strided).same_as(strided)) << to_string(vectorize_loops(strided));
+}
+
 TEST(Verify, AcceptsWellFormedAndNamesTheOffender) {
   Buffer a = buf("A", {4, 4});
   Var i("i"), j("j"), stray("stray");

@@ -6,9 +6,12 @@
 //           clamped load), V[r'*alpha + s', t, cb*c + l] = (B^T d B)[r'][s'];
 //   output: Y[n, ob, th*m + i, tw*m + j, l] = epilogue((A^T M A)[i][j] + bias), stores past the
 //           output cropped by a test on the tile (only where m does not divide OH or OW).
-// Each transform is written as its two 1-D passes, the first pass's sums shared by the second
-// (equal subexpressions, one value each after LLVM's CSE); a coefficient 0 adds nothing and 1 or
-// -1 no multiplication.
+// Each transform is written as its two 1-D passes, the first pass's values lets that the second
+// pass's stores share (vectorize_loops widens them to vector lets; written out in every store,
+// LLVM took about 200 ms per transform kernel to merge the copies); a coefficient 0 adds
+// nothing and 1 or -1 no multiplication.
+#include <fmt/format.h>
+
 #include <optional>
 
 #include "lower/compute/common.h"
@@ -50,6 +53,12 @@ Expr combination(int n, const std::function<double(int)>& coef,
   return sum;
 }
 
+// `body` under lets of vars[k] = values[k], the first outermost.
+Stmt bind_all(const std::vector<Var>& vars, const std::vector<Expr>& values, Stmt body) {
+  for (size_t k = vars.size(); k-- > 0;) body = LetStmt::make(vars[k], values[k], body);
+  return body;
+}
+
 int tile_of(const graph::Node& node) {
   int64_t m = node.attrs.get_int("tile", 0);
   INGOT_ICHECK(winograd::supported_tile(m), "{}: tile {}", node_label(node), m);
@@ -72,26 +81,36 @@ Stmt compute_winograd_input(const graph::Node& node, const std::vector<Buffer>& 
     Expr n = i[0], th = i[1], tw = i[2], cb = i[3];
     Expr tile = (n * th_n + th) * tw_n + tw;
     return lane_loop("l", i64(0), c, [&](Expr l) {
-      auto d = [&](int r, int s) {
-        Expr hr = th * m + (r - pads[0]), ws = tw * m + (s - pads[1]);
-        Expr load =
-            x.load({n, cb, min(max(hr, i64(0)), i64(h - 1)), min(max(ws, i64(0)), i64(w - 1)), l});
-        Expr inside = hr >= i64(0) && hr < i64(h) && ws >= i64(0) && ws < i64(w);
-        return select(inside, load, make_const(x->dtype, 0));
-      };
+      // d[r][s], then the row pass t[r][s2] = sum_s d[r][s] * BT[s2][s], each a let; the
+      // stores sum the column pass over t.
+      std::vector<Var> d(size_t(a * a)), rows(size_t(a * a));
+      std::vector<Expr> d_value(d.size()), row_value(d.size());
+      for (int r = 0; r < a; ++r)
+        for (int s = 0; s < a; ++s) {
+          Expr hr = th * m + (r - pads[0]), ws = tw * m + (s - pads[1]);
+          Expr load = x.load(
+              {n, cb, min(max(hr, i64(0)), i64(h - 1)), min(max(ws, i64(0)), i64(w - 1)), l});
+          Expr inside = hr >= i64(0) && hr < i64(h) && ws >= i64(0) && ws < i64(w);
+          d[size_t(r * a + s)] = Var(fmt::format("d{}{}", r, s), x->dtype);
+          d_value[size_t(r * a + s)] = select(inside, load, make_const(x->dtype, 0));
+        }
+      for (int r = 0; r < a; ++r)
+        for (int s2 = 0; s2 < a; ++s2) {
+          rows[size_t(r * a + s2)] = Var(fmt::format("t{}{}", r, s2), x->dtype);
+          row_value[size_t(r * a + s2)] = combination(
+              a, [&](int s) { return t.b_t(s2, s); }, [&](int s) { return d[size_t(r * a + s)]; });
+        }
       std::vector<Stmt> stores;
       for (int r2 = 0; r2 < a; ++r2)
         for (int s2 = 0; s2 < a; ++s2) {
-          // (B^T d B)[r2][s2] = sum_r BT[r2][r] * sum_s d[r][s] * BT[s2][s]
           Expr value = combination(
               a, [&](int r) { return t.b_t(r2, r); },
-              [&](int r) {
-                return combination(
-                    a, [&](int s) { return t.b_t(s2, s); }, [&](int s) { return d(r, s); });
-              });
+              [&](int r) { return rows[size_t(r * a + s2)]; });
           stores.push_back(BufferStore::make(v, value, {i64(r2 * a + s2), tile, cb * c + l}));
         }
-      return SeqStmt::make(std::move(stores));
+      Stmt body = SeqStmt::make(std::move(stores));
+      body = bind_all(rows, row_value, body);
+      return bind_all(d, d_value, body);
     });
   });
 }
@@ -113,7 +132,19 @@ Stmt compute_winograd_output(const graph::Node& node, const std::vector<Buffer>&
     Expr tile = (n * th_n + th) * tw_n + tw;
     return lane_loop("l", i64(0), c, [&](Expr l) {
       Expr o = ob * c + l;
-      auto mv = [&](int r, int s) { return mb.load({i64(r * a + s), tile, o}); };
+      // The row pass u[r][j] = sum_i AT[r][i] * M[i][j], each a let; the stores sum the
+      // column pass over u.
+      std::vector<Var> rows(size_t(m * a));
+      std::vector<Expr> row_value(rows.size());
+      for (int r = 0; r < m; ++r)
+        for (int j = 0; j < a; ++j) {
+          rows[size_t(r * a + j)] = Var(fmt::format("u{}{}", r, j), y->dtype);
+          row_value[size_t(r * a + j)] = combination(
+              a, [&](int i2) { return t.a_t(r, i2); },
+              [&](int i2) {
+                return mb.load({i64(i2 * a + j), tile, o});
+              });
+        }
       Expr b;
       if (bias.defined()) {
         b = channels == ys[1] * c
@@ -127,10 +158,7 @@ Stmt compute_winograd_output(const graph::Node& node, const std::vector<Buffer>&
           // (A^T M A)[r][s] = sum_j (sum_i AT[r][i] * M[i][j]) * AT[s][j]
           Expr value = combination(
               a, [&](int j) { return t.a_t(s, j); },
-              [&](int j) {
-                return combination(
-                    a, [&](int i2) { return t.a_t(r, i2); }, [&](int i2) { return mv(i2, j); });
-              });
+              [&](int j) { return rows[size_t(r * a + j)]; });
           if (b.defined()) value = value + b;
           Index yi = {n, ob, th * m + r, tw * m + s, l};
           Expr zv = z.defined() ? z.load(yi) : Expr();
@@ -144,7 +172,7 @@ Stmt compute_winograd_output(const graph::Node& node, const std::vector<Buffer>&
           }
           stores.push_back(cond ? IfThenElse::make(*cond, store) : store);
         }
-      return SeqStmt::make(std::move(stores));
+      return bind_all(rows, row_value, SeqStmt::make(std::move(stores)));
     });
   });
 }

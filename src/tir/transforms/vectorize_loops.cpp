@@ -2,6 +2,7 @@
 // header).
 #include "tir/transforms/vectorize_loops.h"
 
+#include <map>
 #include <optional>
 
 #include "tir/analysis.h"
@@ -31,8 +32,24 @@ class Vectorizer {
     return BufferStore::make(Buffer(st->buffer), widen(*value), *idx);
   }
 
+  // A value bound by a LetStmt inside the loop: over all lanes (a vector variable, which the
+  // let's body reads in place of the scalar one) when it varies with the lane, else as it is.
+  // nullopt when it cannot be written on vectors.
+  std::optional<std::pair<Var, Expr>> let(const Var& var, const Expr& value) {
+    if (!uses(value)) return std::make_pair(var, value);
+    auto x = expr(value);
+    if (!x) return std::nullopt;
+    Expr wide = widen(*x);
+    Var lanes(var.name(), wide.dtype());
+    lets_[var.node()] = lanes;
+    return std::make_pair(lanes, wide);
+  }
+
  private:
-  bool uses(const Expr& e) const { return uses_var(e, v_); }
+  // Whether `e` varies with the lane: it reads the loop variable or a vector let variable.
+  bool uses(const Expr& e) const {
+    return uses_var(e, [&](const VarNode* x) { return x == v_.node() || lets_.count(x) != 0; });
+  }
 
   // Scalars broadcast over the lanes.
   Expr widen(const Expr& e) const {
@@ -65,6 +82,11 @@ class Vectorizer {
 
   std::optional<Expr> expr(const Expr& e) {
     if (!uses(e)) return e;  // loop-invariant: stays scalar
+    if (auto* x = e.as<VarNode>()) {
+      auto it = lets_.find(x);
+      if (it == lets_.end()) return std::nullopt;
+      return Expr(it->second);
+    }
     if (auto* ld = e.as<BufferLoad>()) {
       auto idx = indices(ld->indices);
       if (!idx || !idx->back().as<Ramp>()) return std::nullopt;
@@ -115,6 +137,7 @@ class Vectorizer {
   Var v_;
   int lanes_;
   const arith::Analyzer& analyzer_;
+  std::map<const VarNode*, Var> lets_;  // let variables that vary with the lane -> vectors
 };
 
 class LoopVectorizer : public IRMutator {
@@ -136,8 +159,16 @@ class LoopVectorizer : public IRMutator {
 
  private:
   arith::Analyzer analyzer_;  // ranges of the loops visited
-  // Straight-line scalar stores, under ifs whose conditions do not use the loop variable.
+  // Straight-line scalar stores, under ifs whose conditions do not use the loop variable, and
+  // lets (a value the stores share: the Winograd transforms' partial sums).
   static std::optional<Stmt> body(Vectorizer& vec, const Var& v, const Stmt& s) {
+    if (auto* l = s.as<LetStmt>()) {
+      auto bound = vec.let(l->var, l->value);
+      if (!bound) return std::nullopt;
+      auto b = body(vec, v, l->body);
+      if (!b) return std::nullopt;
+      return LetStmt::make(bound->first, bound->second, *b);
+    }
     if (auto* q = s.as<SeqStmt>()) {
       std::vector<Stmt> out;
       for (const Stmt& x : q->seq) {

@@ -1,0 +1,128 @@
+// The conv algorithm choice of `ingot tune` (see tune_conv_algorithms.h).
+#include "driver/tune_conv_algorithms.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "driver/compile.h"
+#include "tune/measure.h"
+
+namespace ingot::driver {
+
+std::vector<tune::TuningRecord> choose_conv_algorithms(
+    const std::string& model_path, const TuneOptions& options, const codegen::Target& target,
+    const std::filesystem::path& dir, TuneReport& report, bool& fresh, std::ostream& log) {
+  fresh = false;
+  const CompileOptions& base = options.compile;
+  if (base.conv_algorithm != "auto" || !base.default_schedules || target.is_gpu() ||
+      target.kind != codegen::Target::kLLVM)
+    return {};
+  const std::string tstr = target.str();
+  std::vector<tune::TuningRecord> decisions;
+  if (std::filesystem::exists(options.records)) {
+    for (tune::TuningRecord& r : tune::read_records(options.records))
+      if (r.rule == tune::kConvAlgorithmRule && r.target == tstr && r.ok())
+        decisions.push_back(std::move(r));
+    if (!decisions.empty()) {
+      log << fmt::format("conv algorithms: {} from the records\n", decisions.size());
+      report.conv_choices = int(decisions.size());
+      for (const tune::TuningRecord& r : decisions)
+        report.conv_winograd += r.trace.value("tile", 0) != 0;
+      return decisions;
+    }
+  }
+  const std::vector<std::pair<std::string, int>> variants = {
+      {"direct", 0}, {"winograd_f2", 2}, {"winograd_f4", 4}};
+  std::vector<tune::MeasureJob> jobs;
+  std::vector<std::string> convs;  // kernel bases of the eligible convs
+  const std::string out_suffix = "_winograd_output_WinogradOutputTransform";
+  for (const auto& [name, tile] : variants) {
+    CompileOptions co = base;
+    co.conv_algorithm = name;
+    co.tuning_records.clear();
+    co.static_shapes_only = true;
+    std::ostringstream quiet;
+    std::string so = (dir / ("model_" + name + ".so")).string();
+    CompileReport cr = compile_model(model_path, so, co, quiet);
+    if (tile == 4)
+      for (const KernelReport& k : cr.kernels)
+        if (k.name.size() > out_suffix.size() && k.name.ends_with(out_suffix))
+          convs.push_back(k.name.substr(0, k.name.size() - out_suffix.size()));
+    jobs.push_back({so, (dir / ("model_" + name + ".npz")).string()});
+  }
+  if (convs.empty()) {
+    log << "conv algorithms: no 3x3 stride-1 convolution to choose for\n";
+    return {};
+  }
+  tune::MeasureOptions mo = options.measure;
+  mo.per_kernel = true;
+  mo.repeat = std::max(20, 2 * options.measure.repeat);
+  mo.timeout_s = std::max(mo.timeout_s, 60.0);
+  std::vector<tune::Measurement> m = tune::measure_artifacts(jobs, mo);
+  for (const tune::Measurement& x : m)
+    if (!x.ok() || x.kernel_ms.empty()) {
+      log << fmt::format("conv algorithms: not measured ({}): the default policy decides\n",
+                         x.error.empty() ? std::string("no kernel profile") : x.error);
+      return {};
+    }
+  std::vector<bool> usable(variants.size(), true);
+  for (size_t v = 1; v < variants.size(); ++v) {
+    double diff = tune::max_relative_difference(m[v].outputs, m[0].outputs);
+    usable[v] = diff <= 1e-3;
+    if (!usable[v])
+      log << fmt::format(
+          "conv algorithms: {}'s outputs differ from the direct model's ({:.3g}): "
+          "not chosen\n",
+          variants[v].first, diff);
+  }
+  int counts[3] = {0, 0, 0};
+  for (const std::string& conv : convs) {
+    const std::vector<std::vector<std::string>> kernels = {
+        {conv + "_ConvNCHWc"},
+        {conv + "_winograd_input_WinogradInputTransform", conv + "_winograd_product_MatMul",
+         conv + out_suffix}};
+    std::vector<double> ms(variants.size(), -1);
+    for (size_t v = 0; v < variants.size(); ++v) {
+      if (!usable[v]) continue;
+      double sum = 0;
+      bool all = true;
+      for (const std::string& k : kernels[v == 0 ? 0 : 1]) {
+        auto it = m[v].kernel_ms.find(k);
+        all = all && it != m[v].kernel_ms.end();
+        if (all) sum += it->second;
+      }
+      if (all) ms[v] = sum;
+    }
+    size_t pick = 0;
+    for (size_t v = 0; v < variants.size(); ++v)
+      if (ms[v] > 0 && (ms[pick] <= 0 || ms[v] < ms[pick])) pick = v;
+    if (ms[pick] <= 0) continue;  // (not found in the profiles: the default policy decides)
+    ++counts[pick];
+    tune::TuningRecord rec{"conv_algorithm:" + conv,
+                           tstr,
+                           tune::kConvAlgorithmRule,
+                           conv,
+                           nlohmann::json{{"tile", variants[pick].second}},
+                           ms[pick] * 1e-3,
+                           ""};
+    rec.confirmed = true;
+    rec.origin = "in-model";
+    decisions.push_back(rec);
+    auto cell = [&](size_t v) {
+      return ms[v] > 0 ? fmt::format("{:.4f}", ms[v]) : std::string("-");
+    };
+    log << fmt::format("conv {}: direct {} ms, F(2x2) {}, F(4x4) {} in the model -> {}\n", conv,
+                       cell(0), cell(1), cell(2), variants[pick].first);
+  }
+  fresh = !decisions.empty();
+  report.conv_choices = counts[0] + counts[1] + counts[2];
+  report.conv_winograd = counts[1] + counts[2];
+  log << fmt::format("conv algorithms: {} direct, {} F(2x2, 3x3), {} F(4x4, 3x3)\n", counts[0],
+                     counts[1], counts[2]);
+  return decisions;
+}
+
+}  // namespace ingot::driver

@@ -1,6 +1,7 @@
 // The Winograd convolution ops of graph pass winograd_conv (never imported from ONNX), the data
 // and inverse transforms around a batched product (TVM's conv2d_winograd data_pack / bgemm /
-// inverse):
+// inverse), for a `kernel_shape` of 3x3 (default), 1x3 or 3x1 (alpha along a 1-tap axis is 1
+// and its tile 1; below alpha^2 is alpha_h x alpha_w):
 //   WinogradInputTransform  X [N, C/c, H, W, c] -> V [alpha^2, T, C/c * c]: for each m x m output
 //     tile t = (n, th, tw) of the 3 x 3 stride-1 conv of X padded by `pads` (top, left, bottom,
 //     right), its alpha x alpha input tile d transformed, B^T d B (support/winograd.h), one row
@@ -28,6 +29,15 @@ int64_t tile_attr(const Node& n) {
   return m;
 }
 
+// The kernel the transforms are for, [kh, kw] (3x3, 1x3 or 3x1; default 3x3), made explicit.
+std::vector<int64_t> kernel_attr(Node& n) {
+  std::vector<int64_t> k = n.attrs.get_ints("kernel_shape", {3, 3});
+  if (k.size() != 2 || !winograd::supported_kernel(k[0], k[1]))
+    fail_user("{}: attribute 'kernel_shape' must be [3, 3], [1, 3] or [3, 1]", n.describe());
+  n.attrs.set("kernel_shape", k);
+  return k;
+}
+
 void require_static_f32(const Node& n, const TensorType& t, const char* what) {
   for (const Dim& d : t.shape)
     if (!d.is_static()) fail_user("{}: input {} {} must be static", n.describe(), what, t.str());
@@ -41,6 +51,9 @@ std::vector<TensorType> infer_input_transform(Node& n) {
     fail_user("{}: needs a blocked 2-D input [N, C/c, H, W, c], got X {}", n.describe(), x.str());
   require_static_f32(n, x, "X");
   const int64_t m = tile_attr(n);
+  const std::vector<int64_t> k = kernel_attr(n);
+  const winograd::Transforms th = winograd::transforms(int(m), int(k[0]));
+  const winograd::Transforms tw = winograd::transforms(int(m), int(k[1]));
   std::vector<int64_t> pads = n.attrs.get_ints("pads", std::vector<int64_t>(4, 0));
   if (pads.size() != 4)
     fail_user("{}: attribute 'pads' must have 4 values (top, left, bottom, right)", n.describe());
@@ -48,12 +61,13 @@ std::vector<TensorType> infer_input_transform(Node& n) {
     if (p < 0) fail_user("{}: attribute 'pads' must not be negative, got {}", n.describe(), p);
   n.attrs.set("pads", pads);
   std::vector<int64_t> xs = x.static_shape();
-  const int64_t oh = xs[2] + pads[0] + pads[2] - 2, ow = xs[3] + pads[1] + pads[3] - 2;
+  const int64_t oh = xs[2] + pads[0] + pads[2] - k[0] + 1;
+  const int64_t ow = xs[3] + pads[1] + pads[3] - k[1] + 1;
   if (oh < 1 || ow < 1) fail_user("{}: empty output", n.describe());
-  const int64_t a = winograd::alpha(int(m));
-  const int64_t tiles = xs[0] * ceil_div(oh, m) * ceil_div(ow, m);
+  const int64_t tiles = xs[0] * ceil_div(oh, th.m) * ceil_div(ow, tw.m);
   return {
-      TensorType{DType::kF32, {Dim::fixed(a * a), Dim::fixed(tiles), Dim::fixed(xs[1] * xs[4])}}};
+      TensorType{DType::kF32,
+                 {Dim::fixed(int64_t(th.a) * tw.a), Dim::fixed(tiles), Dim::fixed(xs[1] * xs[4])}}};
 }
 
 std::vector<TensorType> infer_output_transform(Node& n) {
@@ -61,17 +75,19 @@ std::vector<TensorType> infer_output_transform(Node& n) {
   if (mt.rank() != 3) fail_user("{}: input M {} must be 3-D", n.describe(), mt.str());
   require_static_f32(n, mt, "M");
   const int64_t m = tile_attr(n);
+  const std::vector<int64_t> k = kernel_attr(n);
+  const winograd::Transforms th = winograd::transforms(int(m), int(k[0]));
+  const winograd::Transforms tw = winograd::transforms(int(m), int(k[1]));
   std::vector<int64_t> ys = n.attrs.get_ints("output_shape", {});
   if (ys.size() != 5)
     fail_user("{}: attribute 'output_shape' must be [N, OC/c, OH, OW, c]", n.describe());
   for (int64_t d : ys)
     if (d < 1) fail_user("{}: attribute 'output_shape' has a dim {}", n.describe(), d);
-  const int64_t a = winograd::alpha(int(m));
   std::vector<int64_t> ms = mt.static_shape();
-  const int64_t tiles = ys[0] * ceil_div(ys[2], m) * ceil_div(ys[3], m);
-  if (ms[0] != a * a || ms[1] != tiles || ms[2] != ys[1] * ys[4])
+  const int64_t tiles = ys[0] * ceil_div(ys[2], th.m) * ceil_div(ys[3], tw.m);
+  if (ms[0] != int64_t(th.a) * tw.a || ms[1] != tiles || ms[2] != ys[1] * ys[4])
     fail_user("{}: input M {} does not hold {} tiles of {} x {} of {} channels", n.describe(),
-              mt.str(), tiles, a, a, ys[1] * ys[4]);
+              mt.str(), tiles, th.a, tw.a, ys[1] * ys[4]);
   TensorType out{DType::kF32, {}};
   for (int64_t d : ys) out.shape.push_back(Dim::fixed(d));
   if (has_input(n, 1)) {
@@ -87,27 +103,32 @@ std::vector<TensorType> infer_output_transform(Node& n) {
   return {out};
 }
 
-// Additions and multiplications of the two 1-D passes, one per nonzero coefficient: per tile
-// and channel, (rows of the second matrix) x (nonzeros of the first) each way.
-double transform_flops(int rows, int cols, const double* mat, double tile_channels, int other) {
+// Additions and multiplications of a 1-D pass, one per nonzero coefficient of its matrix
+// (rows x cols), `other` times per tile and channel.
+double pass_flops(int rows, int cols, const double* mat, double tile_channels, int other) {
   int nonzero = 0;
   for (int k = 0; k < rows * cols; ++k) nonzero += mat[k] != 0;
   return 2.0 * nonzero * other * tile_channels;
 }
 
+std::pair<winograd::Transforms, winograd::Transforms> node_transforms(const Node& n) {
+  const int m = int(n.attrs.get_int("tile", 4));
+  std::vector<int64_t> k = n.attrs.get_ints("kernel_shape", {3, 3});
+  return {winograd::transforms(m, int(k[0])), winograd::transforms(m, int(k[1]))};
+}
+
 double input_transform_flops(const Node& n) {
   std::vector<int64_t> vs = n.outputs[0]->type.static_shape();
-  const int m = int(n.attrs.get_int("tile", 4)), a = winograd::alpha(m);
-  winograd::Transforms t = winograd::transforms(m);
-  return 2 * transform_flops(a, a, t.bt, double(vs[1] * vs[2]), a);
+  auto [th, tw] = node_transforms(n);
+  const double tc = double(vs[1] * vs[2]);
+  return pass_flops(tw.a, tw.a, tw.bt, tc, th.a) + pass_flops(th.a, th.a, th.bt, tc, tw.a);
 }
 
 double output_transform_flops(const Node& n) {
   std::vector<int64_t> ms = n.inputs[0]->type.static_shape();
-  const int m = int(n.attrs.get_int("tile", 4)), a = winograd::alpha(m);
-  winograd::Transforms t = winograd::transforms(m);
-  return transform_flops(m, a, t.at, double(ms[1] * ms[2]), a) +
-         transform_flops(m, a, t.at, double(ms[1] * ms[2]), m);
+  auto [th, tw] = node_transforms(n);
+  const double tc = double(ms[1] * ms[2]);
+  return pass_flops(th.m, th.a, th.at, tc, tw.a) + pass_flops(tw.m, tw.a, tw.at, tc, th.m);
 }
 
 }  // namespace
@@ -116,13 +137,16 @@ void add_winograd_ops(std::vector<OpInfo>& t) {
   OpInfo in{OpKind::WinogradInputTransform,
             "WinogradInputTransform",
             PatternKind::kOpaque,
-            {{"tile", AttrType::kInt, true}, {"pads", AttrType::kInts}}};
+            {{"tile", AttrType::kInt, true},
+             {"pads", AttrType::kInts},
+             {"kernel_shape", AttrType::kInts}}};
   in.infer_fn = infer_input_transform;
   in.flops_fn = input_transform_flops;
   t.push_back(in);
 
   std::vector<AttrSpec> out_attrs = {{"tile", AttrType::kInt, true},
-                                     {"output_shape", AttrType::kInts, true}};
+                                     {"output_shape", AttrType::kInts, true},
+                                     {"kernel_shape", AttrType::kInts}};
   for (AttrSpec& a : epilogue_attr_specs()) out_attrs.push_back(a);
   OpInfo out{OpKind::WinogradOutputTransform, "WinogradOutputTransform", PatternKind::kOpaque,
              out_attrs};

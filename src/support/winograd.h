@@ -1,6 +1,7 @@
 // The Winograd minimal-filtering transforms F(m x m, 3 x 3) (Lavin & Gray, "Fast Algorithms for
 // Convolutional Neural Networks", 2016): an m x m tile of a 3 x 3 stride-1 correlation is
 //   Y = A^T [ (G g G^T) (.) (B^T d B) ] A
+// (a 1x3 or 3x1 kernel: the same along its 3-tap axis, identity along the other, F(1 x m, 1 x 3)).
 // over the alpha x alpha input tile d (alpha = m + 2), (.) elementwise. The graph pass
 // winograd_conv transforms the weights (G g G^T, in double at compile time); lowering's
 // WinogradInputTransform computes B^T d B and WinogradOutputTransform A^T M A. m = 2 (points
@@ -23,16 +24,18 @@ constexpr bool supported_tile(int64_t m) {
   return m == 2 || m == 4;
 }
 
-// B^T (alpha x alpha), G (alpha x 3) and A^T (m x alpha), row-major, for tile m (2 or 4).
+// The transforms along one axis: B^T (alpha x alpha), G (alpha x k) and A^T (m x alpha),
+// row-major, for a kernel of k taps (3, or 1: the other axis of a 1x3 / 3x1 conv, untiled, every
+// matrix [1]) and tile m (2 or 4 for k = 3, 1 for k = 1); alpha = m + k - 1.
 struct Transforms {
-  int m = 0;
+  int m = 0, k = kKernel, a = 0;
   const double* bt = nullptr;
   const double* g = nullptr;
   const double* at = nullptr;
 
-  double b_t(int i, int j) const { return bt[i * alpha(m) + j]; }
-  double g_(int i, int j) const { return g[i * kKernel + j]; }
-  double a_t(int i, int j) const { return at[i * alpha(m) + j]; }
+  double b_t(int i, int j) const { return bt[i * a + j]; }
+  double g_(int i, int j) const { return g[i * k + j]; }
+  double a_t(int i, int j) const { return at[i * a + j]; }
 };
 
 inline constexpr double kBt2[16] = {1, 0,  -1, 0,  //
@@ -57,9 +60,18 @@ inline constexpr double kAt4[24] = {1, 1, 1,  1, 1,  0,  //
                                     0, 1, 1,  4, 4,  0,  //
                                     0, 1, -1, 8, -8, 1};
 
-inline Transforms transforms(int m) {
-  if (m == 2) return {2, kBt2, kG2, kAt2};
-  return {4, kBt4, kG4, kAt4};
+inline constexpr double kOne[1] = {1};
+
+// The transforms of tile m along an axis of a k-tap kernel (k = 1: m is ignored, tile 1).
+inline Transforms transforms(int m, int k = kKernel) {
+  if (k == 1) return {1, 1, 1, kOne, kOne, kOne};
+  if (m == 2) return {2, kKernel, alpha(2), kBt2, kG2, kAt2};
+  return {4, kKernel, alpha(4), kBt4, kG4, kAt4};
+}
+
+// Whether a conv kernel (kh x kw) has transforms: 3x3, 1x3 and 3x1.
+constexpr bool supported_kernel(int64_t kh, int64_t kw) {
+  return (kh == 3 && (kw == 3 || kw == 1)) || (kh == 1 && kw == 3);
 }
 
 }  // namespace ingot::winograd

@@ -133,6 +133,26 @@ TEST(WinogradConv, SummandMovesToTheOutputTransform) {
   EXPECT_EQ(out->inputs[2]->producer->op, OpKind::LayoutToBlocked);  // z, blocked
 }
 
+TEST(WinogradConv, OneByThreeIsTiledAlongItsThreeTapAxis) {
+  // A 1x3 conv (pads 0, 1) on a 5x9 map: tiles of 1 x 4 outputs, 1 x 6 transformed elements.
+  Graph g;
+  Value* x = g.add_value("x", F32({1, 32, 5, 9}));
+  g.inputs = {x};
+  Attrs a;
+  a.set("kernel_shape", std::vector<int64_t>{1, 3});
+  a.set("pads", std::vector<int64_t>{0, 1, 0, 1});
+  Node* c = g.add_node(OpKind::Conv, "c", {x, constant(g, "w", {32, 32, 1, 3})}, {"c"}, a);
+  g.outputs = {c->outputs[0]};
+  run_passes(g, kTile4);
+  const Node* in = only(g, OpKind::WinogradInputTransform);
+  const Node* mm = only(g, OpKind::MatMul);
+  ASSERT_TRUE(in && mm);
+  EXPECT_EQ(in->attrs.get_ints("kernel_shape"), (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(in->attrs.get_ints("pads"), (std::vector<int64_t>{0, 1, 0, 1}));
+  EXPECT_EQ(in->outputs[0]->type.str(), F32({6, 15, 32}).str());  // 5 rows x ceil(9 / 4)
+  EXPECT_EQ(mm->inputs[1]->type.str(), F32({6, 32, 32}).str());
+}
+
 TEST(WinogradConv, OtherConvsStayDirect) {
   // A stride-2 3x3, a 1x1, a depthwise 3x3 and a 3x3 the policy declines (its shape noted).
   Graph g;

@@ -5,7 +5,8 @@
 // faults on any out-of-bounds access, so the guards on clamped loads and the cropped stores
 // are checked too) against a direct convolution computed here in double, for F(2x2, 3x3) and
 // F(4x4, 3x3) on the AVX-512 (one 32-lane block) and AVX2 (three 8-lane blocks) channel
-// blocks; the transforms take the injective rule and the product the dense matmul rule.
+// blocks, and 1x3 / 3x1 kernels (F(1x4, 1x3), F(2x1, 3x1), ...); the transforms take the
+// injective rule and the product the dense matmul rule.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -35,19 +36,20 @@ std::vector<float> floats(size_t n, int mul, int mod, float scale) {
 
 constexpr int64_t kN = 2, kIc = 5, kOc = 20, kH = 7, kW = 9;
 
-void expect_winograd_conv(int tile, int vector_bits) {
+void expect_winograd_conv(int tile, int vector_bits, int64_t kh = 3, int64_t kw = 3) {
+  const int64_t ph = kh / 2, pw = kw / 2;
   std::vector<float> xv = floats(size_t(kN * kIc * kH * kW), 11, 17, 0.25f);
   std::vector<float> zv = floats(size_t(kN * kOc * kH * kW), 7, 19, 0.2f);
-  std::vector<float> wv = floats(size_t(kOc * kIc * 9), 7, 13, 0.05f);
+  std::vector<float> wv = floats(size_t(kOc * kIc * kh * kw), 7, 13, 0.05f);
   std::vector<float> bv = floats(size_t(kOc), 3, 7, 0.1f);
   graph::Graph g;
   graph::Value* x = g.add_value("x", f32_type({kN, kIc, kH, kW}));
   graph::Value* z = g.add_value("z", f32_type({kN, kOc, kH, kW}));
   g.inputs = {x, z};
   graph::Attrs a;
-  a.set("kernel_shape", std::vector<int64_t>{3, 3});
-  a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
-  graph::Value* w = g.add_constant("w", graph::f32_constant({kOc, kIc, 3, 3}, wv));
+  a.set("kernel_shape", std::vector<int64_t>{kh, kw});
+  a.set("pads", std::vector<int64_t>{ph, pw, ph, pw});
+  graph::Value* w = g.add_constant("w", graph::f32_constant({kOc, kIc, kh, kw}, wv));
   graph::Value* b = g.add_constant("b", graph::f32_constant({kOc}, bv));
   graph::Value* c = g.add_node(OpKind::Conv, "c", {x, w, b}, {"c"}, a)->outputs[0];
   graph::Value* s = g.add_node(OpKind::Add, "add", {c, z}, {"s"})->outputs[0];
@@ -86,12 +88,12 @@ void expect_winograd_conv(int tile, int vector_bits) {
         for (int64_t ow = 0; ow < kW; ++ow) {
           double acc = bv[size_t(o)];
           for (int64_t i = 0; i < kIc; ++i)
-            for (int64_t r = 0; r < 3; ++r)
-              for (int64_t t = 0; t < 3; ++t) {
-                int64_t ih = oh + r - 1, iw = ow + t - 1;
+            for (int64_t r = 0; r < kh; ++r)
+              for (int64_t t = 0; t < kw; ++t) {
+                int64_t ih = oh + r - ph, iw = ow + t - pw;
                 if (ih < 0 || ih >= kH || iw < 0 || iw >= kW) continue;
                 acc += double(xv[size_t(((n * kIc + i) * kH + ih) * kW + iw)]) *
-                       double(wv[size_t(((o * kIc + i) * 3 + r) * 3 + t)]);
+                       double(wv[size_t(((o * kIc + i) * kh + r) * kw + t)]);
               }
           acc += zv[size_t(((n * kOc + o) * kH + oh) * kW + ow)];
           want.push_back(std::max(0.0, acc));

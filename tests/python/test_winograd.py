@@ -9,6 +9,7 @@ atol 1e-4 (outputs of order 1; issue 47: F(4x4, 3x3) within rtol 1e-4 of ORT):
 - batch 2, no padding; padding 2 (output larger than the input);
 - channels that do not fill their blocks (20 -> 40, 3 -> 8: few-lane blocks);
 - with a bias, a fused Relu or Clip, and a residual summand (Conv + Add + Relu);
+- 1x3 and 3x1 kernels (Inception's factorized convs), tiled along their 3-tap axis;
 - the AVX2 target x86-64-v3 (8-lane blocks) when the host runs it.
 `--dump graph` must show the transforms with the tile asked for (so a fallback to the direct
 conv cannot pass), and under auto the policy's choice (direct for 16 channels, F(4x4) for 64 at
@@ -51,16 +52,19 @@ def host_runs_avx2():
     return {"avx2", "fma", "bmi1", "bmi2", "f16c", "movbe", "abm"} <= set(flags)
 
 
-def conv_model(n, c, h, w, oc, pad, bias=True, act=None, residual=False):
-    """x [n, c, h, w] -> Conv 3x3 (pads `pad`) [+ Add(z)] [-> act] -> y."""
-    wt = (rng.standard_normal((oc, c, 3, 3)) / np.sqrt(9 * c)).astype(np.float32)
+def conv_model(n, c, h, w, oc, pad, bias=True, act=None, residual=False, kernel=(3, 3)):
+    """x [n, c, h, w] -> Conv kernel (3x3, 1x3 or 3x1; pads `pad` along its 3-tap axes)
+    [+ Add(z)] [-> act] -> y."""
+    kh, kw = kernel
+    ph, pw = (pad if kh == 3 else 0), (pad if kw == 3 else 0)
+    wt = (rng.standard_normal((oc, c, kh, kw)) / np.sqrt(kh * kw * c)).astype(np.float32)
     inits = [numpy_helper.from_array(wt, "W")]
     ins = ["x", "W"]
     if bias:
         inits.append(numpy_helper.from_array(rng.standard_normal(oc).astype(np.float32), "B"))
         ins.append("B")
-    oh, ow = h + 2 * pad - 2, w + 2 * pad - 2
-    nodes = [helper.make_node("Conv", ins, ["c"], kernel_shape=[3, 3], pads=[pad] * 4)]
+    oh, ow = h + 2 * ph - kh + 1, w + 2 * pw - kw + 1
+    nodes = [helper.make_node("Conv", ins, ["c"], kernel_shape=[kh, kw], pads=[ph, pw, ph, pw])]
     inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [n, c, h, w])]
     last = "c"
     if residual:
@@ -128,6 +132,8 @@ def main():
         ("pad2", dict(n=1, c=32, h=6, w=5, oc=32, pad=2, bias=False, act="Clip")),
         ("few_lanes", dict(n=1, c=3, h=13, w=13, oc=8, pad=1, bias=False)),
         ("residual", dict(n=1, c=64, h=14, w=14, oc=64, pad=1, act="Relu", residual=True)),
+        ("one_by_three", dict(n=1, c=24, h=6, w=11, oc=40, pad=1, act="Relu", kernel=(1, 3))),
+        ("three_by_one", dict(n=2, c=32, h=9, w=5, oc=32, pad=1, kernel=(3, 1))),
     ]
     for label, kw in cases:
         model, feeds = conv_model(**kw)

@@ -1,6 +1,7 @@
 // The Winograd F(m, 3) transforms of support/winograd.h against the closed form they implement:
 // for any input d (alpha values) and filter g (3), A^T [(G g) (.) (B^T d)] is the correlation
-// y[i] = sum_k d[i + k] g[k], i < m (1-D; the 2-D transforms are these applied per axis).
+// y[i] = sum_k d[i + k] g[k], i < m (1-D; the 2-D transforms are these applied per axis); a
+// 1-tap axis (1x3 / 3x1 kernels) has the identity.
 #include "support/winograd.h"
 
 #include <gtest/gtest.h>
@@ -37,6 +38,23 @@ TEST(WinogradTransforms, OneDimensionalTransformIsTheCorrelation) {
       }
     }
   }
+}
+
+TEST(WinogradTransforms, AOneTapAxisIsUntiled) {
+  // The other axis of a 1x3 / 3x1 kernel: tile 1, alpha 1, every matrix [1], whatever m.
+  for (int m : {2, 4}) {
+    const Transforms t = transforms(m, 1);
+    EXPECT_EQ(t.m, 1);
+    EXPECT_EQ(t.a, 1);
+    EXPECT_EQ(t.b_t(0, 0), 1.0);
+    EXPECT_EQ(t.g_(0, 0), 1.0);
+    EXPECT_EQ(t.a_t(0, 0), 1.0);
+  }
+  EXPECT_TRUE(supported_kernel(3, 3));
+  EXPECT_TRUE(supported_kernel(1, 3));
+  EXPECT_TRUE(supported_kernel(3, 1));
+  EXPECT_FALSE(supported_kernel(1, 1));
+  EXPECT_FALSE(supported_kernel(5, 5));
 }
 
 TEST(WinogradTransforms, OnlyTwoAndFourAreTiles) {

@@ -28,7 +28,7 @@ bool eligible(const Node& n) {
   const Value* b = n.inputs.size() > 2 ? n.inputs[2] : nullptr;
   if (!w->is_constant() || w->type.rank() != 4 || (b && !b->is_constant())) return false;
   std::vector<int64_t> ws = w->type.static_shape();
-  if (ws[2] != winograd::kKernel || ws[3] != winograd::kKernel) return false;
+  if (!winograd::supported_kernel(ws[2], ws[3])) return false;
   std::vector<int64_t> pads = n.attrs.get_ints("pads", {0, 0, 0, 0});
   return n.inputs[0]->type.rank() == 5 && all_equal(n.attrs.get_ints("strides", {1, 1}), 1) &&
          all_equal(n.attrs.get_ints("dilations", {1, 1}), 1) && pads.size() == 4 &&
@@ -54,29 +54,32 @@ std::pair<Value*, std::vector<int64_t>> unpadded_input(const Node& conv) {
   return {pad->inputs[0], pads};
 }
 
-// U[a * alpha + b, ic, oc] = (G W[oc, ic] G^T)[a, b] for the real channels, 0 in the padding.
+// U[a * alpha_w + b, ic, oc] = (G_h W[oc, ic] G_w^T)[a, b] for the real channels, 0 in the
+// padding (G of a 1-tap axis: [1]).
 TensorPtr transformed_weights(const Tensor& w, int m, int64_t icp, int64_t ocp) {
   const std::vector<int64_t>& ws = w.shape();
-  const int64_t oc = ws[0], ic = ws[1];
-  const int a = winograd::alpha(m);
-  const winograd::Transforms t = winograd::transforms(m);
+  const int64_t oc = ws[0], ic = ws[1], kh = ws[2], kw = ws[3];
+  const winograd::Transforms th = winograd::transforms(m, int(kh));
+  const winograd::Transforms tw = winograd::transforms(m, int(kw));
   const float* wd = w.data_as<float>();
-  std::vector<float> u(size_t(a * a * icp * ocp), 0.0f);
+  std::vector<float> u(size_t(th.a * tw.a * icp * ocp), 0.0f);
+  std::vector<double> gg(size_t(th.a * kw));  // G_h g
   for (int64_t o = 0; o < oc; ++o)
     for (int64_t i = 0; i < ic; ++i) {
-      const float* g = wd + (o * ic + i) * 9;
-      double gg[6][3] = {};  // G g
-      for (int r = 0; r < a; ++r)
-        for (int c = 0; c < 3; ++c)
-          for (int k = 0; k < 3; ++k) gg[r][c] += t.g_(r, k) * double(g[k * 3 + c]);
-      for (int r = 0; r < a; ++r)
-        for (int s = 0; s < a; ++s) {
+      const float* g = wd + (o * ic + i) * kh * kw;
+      std::fill(gg.begin(), gg.end(), 0.0);
+      for (int r = 0; r < th.a; ++r)
+        for (int64_t c = 0; c < kw; ++c)
+          for (int64_t k = 0; k < kh; ++k)
+            gg[size_t(r * kw + c)] += th.g_(r, int(k)) * double(g[k * kw + c]);
+      for (int r = 0; r < th.a; ++r)
+        for (int s = 0; s < tw.a; ++s) {
           double v = 0;
-          for (int k = 0; k < 3; ++k) v += gg[r][k] * t.g_(s, k);
-          u[size_t(((r * a + s) * icp + i) * ocp + o)] = float(v);
+          for (int64_t k = 0; k < kw; ++k) v += gg[size_t(r * kw + k)] * tw.g_(s, int(k));
+          u[size_t(((r * tw.a + s) * icp + i) * ocp + o)] = float(v);
         }
     }
-  return f32_constant({a * a, icp, ocp}, u);
+  return f32_constant({th.a * tw.a, icp, ocp}, u);
 }
 
 void rewrite(Graph& g, Node& conv, int m) {
@@ -86,8 +89,11 @@ void rewrite(Graph& g, Node& conv, int m) {
   const int64_t icp = xs[1] * xs[4], ocp = ys[1] * ys[4];
   const std::string base = conv.name + "_winograd";
 
+  const std::vector<int64_t> ws = conv.inputs[1]->type.static_shape();
+  const std::vector<int64_t> kernel(ws.begin() + 2, ws.end());
   Attrs in_attrs;
   in_attrs.set("tile", int64_t(m));
+  in_attrs.set("kernel_shape", kernel);
   in_attrs.set("pads", pads);
   Node* in = g.add_node(ops::OpKind::WinogradInputTransform, base + "_input", {x},
                         {base + "_tiles"}, in_attrs);
@@ -98,6 +104,7 @@ void rewrite(Graph& g, Node& conv, int m) {
 
   Attrs out_attrs;
   out_attrs.set("tile", int64_t(m));
+  out_attrs.set("kernel_shape", kernel);
   out_attrs.set("output_shape", ys);
   for (const char* a : {"activation", "activation_params", "activation_alpha", "activation_beta",
                         "activation_gamma"})
@@ -137,9 +144,10 @@ int default_winograd_tile(const WinogradConvShape& s) {
   // per weight byte it is bound by that stream (512 -> 512 at 7x7: F(4x4) 1.28x slower than
   // direct, F(2x2) 1.10x faster).
   for (int m : {4, 2}) {
-    const int64_t a = winograd::alpha(m);
-    const int64_t tiles = s.n * ((s.oh + m - 1) / m) * ((s.ow + m - 1) / m);
-    const int64_t weight_bytes = a * a * s.ic * s.oc * int64_t(sizeof(float));
+    const winograd::Transforms th = winograd::transforms(m, int(s.kh));
+    const winograd::Transforms tw = winograd::transforms(m, int(s.kw));
+    const int64_t tiles = s.n * ((s.oh + th.m - 1) / th.m) * ((s.ow + tw.m - 1) / tw.m);
+    const int64_t weight_bytes = int64_t(th.a) * tw.a * s.ic * s.oc * int64_t(sizeof(float));
     if (weight_bytes <= kMaxWeightBytesPerTile * tiles) return m;
   }
   return 0;
@@ -167,7 +175,9 @@ void convert_winograd_conv(Graph& g, const WinogradPolicy& policy) {
   for (Node* conv : convs) {
     const std::vector<int64_t> xs = conv->inputs[0]->type.static_shape();
     const std::vector<int64_t> ys = conv->outputs[0]->type.static_shape();
-    WinogradConvShape s{ys[0], xs[1] * xs[4], ys[1] * ys[4], ys[2], ys[3], conv->name};
+    const std::vector<int64_t> ws = conv->inputs[1]->type.static_shape();
+    WinogradConvShape s{ys[0], xs[1] * xs[4], ys[1] * ys[4], ys[2],
+                        ys[3], conv->name,    ws[2],         ws[3]};
     int m = policy(s);
     if (m == 0) continue;
     INGOT_ICHECK(winograd::supported_tile(m), "Winograd policy chose tile {}", m);

@@ -1,5 +1,6 @@
-// winograd_conv: a blocked 3 x 3 stride-1 convolution (ConvNCHWc, groups = 1, constant weights)
-// becomes Winograd F(m x m, 3 x 3) (support/winograd.h) where the policy picks a tile m:
+// winograd_conv: a blocked 3 x 3 (or 1 x 3, 3 x 1) stride-1 convolution (ConvNCHWc, groups = 1,
+// constant weights) becomes Winograd F(m x m, 3 x 3) (F(1 x m, 1 x 3), F(m x 1, 3 x 1);
+// support/winograd.h) where the policy picks a tile m:
 //   V = WinogradInputTransform(X)           [alpha^2, tiles, IC]   (B^T d B per tile)
 //   M = MatMul(V, U)                        [alpha^2, tiles, OC]   (U = G g G^T, a constant)
 //   Y = WinogradOutputTransform(M, B, Z)    the conv's output, bias and fused epilogue
@@ -21,7 +22,8 @@ namespace ingot::graph {
 // What the policy sees of a candidate conv (channels padded to their blocks).
 struct WinogradConvShape {
   int64_t n = 1, ic = 0, oc = 0, oh = 0, ow = 0;
-  std::string node = {};  // the conv node's name (a tuned choice is per node)
+  std::string node = {};   // the conv node's name (a tuned choice is per node)
+  int64_t kh = 3, kw = 3;  // the kernel: 3x3, 1x3 or 3x1
 };
 
 // The tile m (2 or 4) to run the conv with, or 0 to keep it direct.

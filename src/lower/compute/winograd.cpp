@@ -1,7 +1,8 @@
 // Compute rules of the Winograd transforms (graph pass winograd_conv; ops/winograd.cpp,
-// support/winograd.h). Both are one spatial block over the tiles and channel blocks, (n, th, tw,
-// cb), each a row whose lane loop over the block's c channels holds the whole transform of one
-// tile, so the injective rule runs the tiles in parallel and each lane loop as vectors:
+// support/winograd.h), per axis (a 1x3 / 3x1 kernel's 1-tap axis: alpha 1, tile 1). Both are one
+// spatial block over the tiles and channel blocks, (n, th, tw, cb), each a row whose lane loop over
+// the block's c channels holds the whole transform of one tile, so the injective rule runs the
+// tiles in parallel and each lane loop as vectors:
 //   input:  d[r][s] = X[n, cb, th*m - top + r, tw*m - left + s, l] (0 outside X: a guard on a
 //           clamped load), V[r'*alpha + s', t, cb*c + l] = (B^T d B)[r'][s'];
 //   output: Y[n, ob, th*m + i, tw*m + j, l] = epilogue((A^T M A)[i][j] + bias), stores past the
@@ -59,10 +60,14 @@ Stmt bind_all(const std::vector<Var>& vars, const std::vector<Expr>& values, Stm
   return body;
 }
 
-int tile_of(const graph::Node& node) {
+// The node's transforms along H and W (its tile and kernel_shape: 3x3, 1x3 or 3x1).
+std::pair<winograd::Transforms, winograd::Transforms> node_transforms(const graph::Node& node) {
   int64_t m = node.attrs.get_int("tile", 0);
   INGOT_ICHECK(winograd::supported_tile(m), "{}: tile {}", node_label(node), m);
-  return int(m);
+  std::vector<int64_t> k = node.attrs.get_ints("kernel_shape", {3, 3});
+  INGOT_ICHECK(k.size() == 2 && winograd::supported_kernel(k[0], k[1]), "{}: kernel",
+               node_label(node));
+  return {winograd::transforms(int(m), int(k[0])), winograd::transforms(int(m), int(k[1]))};
 }
 
 }  // namespace
@@ -71,42 +76,43 @@ Stmt compute_winograd_input(const graph::Node& node, const std::vector<Buffer>& 
                             const std::vector<Buffer>& outputs) {
   const Buffer& x = inputs.at(0);
   const Buffer& v = outputs.at(0);
-  const int m = tile_of(node), a = winograd::alpha(m);
-  const winograd::Transforms t = winograd::transforms(m);
+  const auto [th_t, tw_t] = node_transforms(node);
+  const int ah = th_t.a, aw = tw_t.a;
   const std::vector<int64_t> xs = const_shape(x), pads = node.attrs.get_ints("pads");
   const int64_t h = xs[2], w = xs[3], c = xs[4];
-  const int64_t th_n = ceil_div(h + pads[0] + pads[2] - 2, m);
-  const int64_t tw_n = ceil_div(w + pads[1] + pads[3] - 2, m);
+  const int64_t th_n = ceil_div(h + pads[0] + pads[2] - th_t.k + 1, th_t.m);
+  const int64_t tw_n = ceil_div(w + pads[1] + pads[3] - tw_t.k + 1, tw_t.m);
   return loop_nest({xs[0], th_n, tw_n, xs[1]}, "t", [&](const Index& i) {
     Expr n = i[0], th = i[1], tw = i[2], cb = i[3];
     Expr tile = (n * th_n + th) * tw_n + tw;
     return lane_loop("l", i64(0), c, [&](Expr l) {
-      // d[r][s], then the row pass t[r][s2] = sum_s d[r][s] * BT[s2][s], each a let; the
-      // stores sum the column pass over t.
-      std::vector<Var> d(size_t(a * a)), rows(size_t(a * a));
+      // d[r][s], then the row pass t[r][s2] = sum_s d[r][s] * BTw[s2][s], each a let; the
+      // stores sum the column pass over t with BTh.
+      std::vector<Var> d(size_t(ah * aw)), rows(size_t(ah * aw));
       std::vector<Expr> d_value(d.size()), row_value(d.size());
-      for (int r = 0; r < a; ++r)
-        for (int s = 0; s < a; ++s) {
-          Expr hr = th * m + (r - pads[0]), ws = tw * m + (s - pads[1]);
+      for (int r = 0; r < ah; ++r)
+        for (int s = 0; s < aw; ++s) {
+          Expr hr = th * th_t.m + (r - pads[0]), ws = tw * tw_t.m + (s - pads[1]);
           Expr load = x.load(
               {n, cb, min(max(hr, i64(0)), i64(h - 1)), min(max(ws, i64(0)), i64(w - 1)), l});
           Expr inside = hr >= i64(0) && hr < i64(h) && ws >= i64(0) && ws < i64(w);
-          d[size_t(r * a + s)] = Var(fmt::format("d{}{}", r, s), x->dtype);
-          d_value[size_t(r * a + s)] = select(inside, load, make_const(x->dtype, 0));
+          d[size_t(r * aw + s)] = Var(fmt::format("d{}{}", r, s), x->dtype);
+          d_value[size_t(r * aw + s)] = select(inside, load, make_const(x->dtype, 0));
         }
-      for (int r = 0; r < a; ++r)
-        for (int s2 = 0; s2 < a; ++s2) {
-          rows[size_t(r * a + s2)] = Var(fmt::format("t{}{}", r, s2), x->dtype);
-          row_value[size_t(r * a + s2)] = combination(
-              a, [&](int s) { return t.b_t(s2, s); }, [&](int s) { return d[size_t(r * a + s)]; });
+      for (int r = 0; r < ah; ++r)
+        for (int s2 = 0; s2 < aw; ++s2) {
+          rows[size_t(r * aw + s2)] = Var(fmt::format("t{}{}", r, s2), x->dtype);
+          row_value[size_t(r * aw + s2)] = combination(
+              aw, [&](int s) { return tw_t.b_t(s2, s); },
+              [&](int s) { return d[size_t(r * aw + s)]; });
         }
       std::vector<Stmt> stores;
-      for (int r2 = 0; r2 < a; ++r2)
-        for (int s2 = 0; s2 < a; ++s2) {
+      for (int r2 = 0; r2 < ah; ++r2)
+        for (int s2 = 0; s2 < aw; ++s2) {
           Expr value = combination(
-              a, [&](int r) { return t.b_t(r2, r); },
-              [&](int r) { return rows[size_t(r * a + s2)]; });
-          stores.push_back(BufferStore::make(v, value, {i64(r2 * a + s2), tile, cb * c + l}));
+              ah, [&](int r) { return th_t.b_t(r2, r); },
+              [&](int r) { return rows[size_t(r * aw + s2)]; });
+          stores.push_back(BufferStore::make(v, value, {i64(r2 * aw + s2), tile, cb * c + l}));
         }
       Stmt body = SeqStmt::make(std::move(stores));
       body = bind_all(rows, row_value, body);
@@ -121,28 +127,28 @@ Stmt compute_winograd_output(const graph::Node& node, const std::vector<Buffer>&
   const Buffer bias = inputs.size() > 1 ? inputs[1] : Buffer();
   const Buffer z = inputs.size() > 2 ? inputs[2] : Buffer();
   const Buffer& y = outputs.at(0);
-  const int m = tile_of(node), a = winograd::alpha(m);
-  const winograd::Transforms t = winograd::transforms(m);
+  const auto [th_t, tw_t] = node_transforms(node);
+  const int ah = th_t.a, aw = tw_t.a, mh = th_t.m, mw = tw_t.m;
   const std::vector<int64_t> ys = const_shape(y);
   const int64_t oh = ys[2], ow = ys[3], c = ys[4];
-  const int64_t th_n = ceil_div(oh, m), tw_n = ceil_div(ow, m);
+  const int64_t th_n = ceil_div(oh, mh), tw_n = ceil_div(ow, mw);
   const int64_t channels = bias.defined() ? const_shape(bias).at(0) : 0;
   return loop_nest({ys[0], th_n, tw_n, ys[1]}, "t", [&](const Index& i) {
     Expr n = i[0], th = i[1], tw = i[2], ob = i[3];
     Expr tile = (n * th_n + th) * tw_n + tw;
     return lane_loop("l", i64(0), c, [&](Expr l) {
       Expr o = ob * c + l;
-      // The row pass u[r][j] = sum_i AT[r][i] * M[i][j], each a let; the stores sum the
-      // column pass over u.
-      std::vector<Var> rows(size_t(m * a));
+      // The row pass u[r][j] = sum_i ATh[r][i] * M[i][j], each a let; the stores sum the
+      // column pass over u with ATw.
+      std::vector<Var> rows(size_t(mh * aw));
       std::vector<Expr> row_value(rows.size());
-      for (int r = 0; r < m; ++r)
-        for (int j = 0; j < a; ++j) {
-          rows[size_t(r * a + j)] = Var(fmt::format("u{}{}", r, j), y->dtype);
-          row_value[size_t(r * a + j)] = combination(
-              a, [&](int i2) { return t.a_t(r, i2); },
+      for (int r = 0; r < mh; ++r)
+        for (int j = 0; j < aw; ++j) {
+          rows[size_t(r * aw + j)] = Var(fmt::format("u{}{}", r, j), y->dtype);
+          row_value[size_t(r * aw + j)] = combination(
+              ah, [&](int i2) { return th_t.a_t(r, i2); },
               [&](int i2) {
-                return mb.load({i64(i2 * a + j), tile, o});
+                return mb.load({i64(i2 * aw + j), tile, o});
               });
         }
       Expr b;
@@ -153,21 +159,21 @@ Stmt compute_winograd_output(const graph::Node& node, const std::vector<Buffer>&
                          make_const(y->dtype, 0));
       }
       std::vector<Stmt> stores;
-      for (int r = 0; r < m; ++r)
-        for (int s = 0; s < m; ++s) {
-          // (A^T M A)[r][s] = sum_j (sum_i AT[r][i] * M[i][j]) * AT[s][j]
+      for (int r = 0; r < mh; ++r)
+        for (int s = 0; s < mw; ++s) {
+          // (A^T M A)[r][s] = sum_j (sum_i ATh[r][i] * M[i][j]) * ATw[s][j]
           Expr value = combination(
-              a, [&](int j) { return t.a_t(s, j); },
-              [&](int j) { return rows[size_t(r * a + j)]; });
+              aw, [&](int j) { return tw_t.a_t(s, j); },
+              [&](int j) { return rows[size_t(r * aw + j)]; });
           if (b.defined()) value = value + b;
-          Index yi = {n, ob, th * m + r, tw * m + s, l};
+          Index yi = {n, ob, th * mh + r, tw * mw + s, l};
           Expr zv = z.defined() ? z.load(yi) : Expr();
           Stmt store = BufferStore::make(y, apply_epilogue(node, value, zv), yi);
           // Rows / columns past the output exist only in the last tile of a partial grid.
           std::optional<Expr> cond;
-          if (oh % m != 0 && r >= oh % m) cond = th * m + r < i64(oh);
-          if (ow % m != 0 && s >= ow % m) {
-            Expr cs = tw * m + s < i64(ow);
+          if (oh % mh != 0 && r >= oh % mh) cond = th * mh + r < i64(oh);
+          if (ow % mw != 0 && s >= ow % mw) {
+            Expr cs = tw * mw + s < i64(ow);
             cond = cond ? *cond && cs : cs;
           }
           stores.push_back(cond ? IfThenElse::make(*cond, store) : store);

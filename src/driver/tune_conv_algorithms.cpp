@@ -36,10 +36,12 @@ std::vector<tune::TuningRecord> choose_conv_algorithms(
   }
   const std::vector<std::pair<std::string, int>> variants = {
       {"direct", 0}, {"winograd_f2", 2}, {"winograd_f4", 4}};
-  std::vector<tune::MeasureJob> jobs;
+  std::vector<tune::MeasureJob> jobs(variants.size());
   std::vector<std::string> convs;  // kernel bases of the eligible convs
   const std::string out_suffix = "_winograd_output_WinogradOutputTransform";
-  for (const auto& [name, tile] : variants) {
+  // F(4x4) first: its kernels name the eligible convs; without any, nothing else is built.
+  for (size_t v = variants.size(); v-- > 0;) {
+    const auto& [name, tile] = variants[v];
     CompileOptions co = base;
     co.conv_algorithm = name;
     co.tuning_records.clear();
@@ -51,11 +53,11 @@ std::vector<tune::TuningRecord> choose_conv_algorithms(
       for (const KernelReport& k : cr.kernels)
         if (k.name.size() > out_suffix.size() && k.name.ends_with(out_suffix))
           convs.push_back(k.name.substr(0, k.name.size() - out_suffix.size()));
-    jobs.push_back({so, (dir / ("model_" + name + ".npz")).string()});
-  }
-  if (convs.empty()) {
-    log << "conv algorithms: no 3x3 stride-1 convolution to choose for\n";
-    return {};
+    jobs[v] = {so, (dir / ("model_" + name + ".npz")).string()};
+    if (convs.empty()) {
+      log << "conv algorithms: no 3x3, 1x3 or 3x1 stride-1 convolution to choose for\n";
+      return {};
+    }
   }
   tune::MeasureOptions mo = options.measure;
   mo.per_kernel = true;

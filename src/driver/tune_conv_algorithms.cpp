@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -11,6 +12,27 @@
 #include "tune/measure.h"
 
 namespace ingot::driver {
+
+namespace {
+
+// For each kernel that reads its first argument from the workspace, the kernel that last wrote
+// that place before it (its producer) in the entry program's order: kernel name -> producer's.
+std::map<std::string, std::string> first_input_producers(const tir::IRModule& m) {
+  std::map<std::pair<int, int64_t>, std::string> last_writer;  // (kind, offset) -> kernel
+  std::map<std::string, std::string> producers;
+  for (const tir::KernelCall& c : m.entry) {
+    if (!c.is_call() || c.args.empty()) continue;
+    const std::string& name = m.kernels[size_t(c.kernel)].name;
+    const tir::ArgRef& in = c.args.front();
+    auto w = last_writer.find({in.kind, in.value});
+    if (w != last_writer.end()) producers[name] = w->second;
+    const tir::ArgRef& out = c.args.back();  // (single-output kernels: the Pad, the conv)
+    last_writer[{out.kind, out.value}] = name;
+  }
+  return producers;
+}
+
+}  // namespace
 
 std::vector<tune::TuningRecord> choose_conv_algorithms(
     const std::string& model_path, const TuneOptions& options, const codegen::Target& target,
@@ -37,7 +59,8 @@ std::vector<tune::TuningRecord> choose_conv_algorithms(
   const std::vector<std::pair<std::string, int>> variants = {
       {"direct", 0}, {"winograd_f2", 2}, {"winograd_f4", 4}};
   std::vector<tune::MeasureJob> jobs(variants.size());
-  std::vector<std::string> convs;  // kernel bases of the eligible convs
+  std::vector<std::string> convs;                       // kernel bases of the eligible convs
+  std::map<std::string, std::string> direct_producers;  // (first_input_producers)
   const std::string out_suffix = "_winograd_output_WinogradOutputTransform";
   // F(4x4) first: its kernels name the eligible convs; without any, nothing else is built.
   for (size_t v = variants.size(); v-- > 0;) {
@@ -48,6 +71,11 @@ std::vector<tune::TuningRecord> choose_conv_algorithms(
     co.static_shapes_only = true;
     std::ostringstream quiet;
     std::string so = (dir / ("model_" + name + ".so")).string();
+    if (tile == 0)
+      co.after_lower = [&direct_producers](const tir::IRModule& m) {
+        direct_producers = first_input_producers(m);
+        return true;
+      };
     CompileReport cr = compile_model(model_path, so, co, quiet);
     if (tile == 4)
       for (const KernelReport& k : cr.kernels)
@@ -82,8 +110,13 @@ std::vector<tune::TuningRecord> choose_conv_algorithms(
   }
   int counts[3] = {0, 0, 0};
   for (const std::string& conv : convs) {
+    // The direct conv, and the explicit zero Pad before it (the transforms pad themselves).
+    std::vector<std::string> direct = {conv + "_ConvNCHWc"};
+    auto pad = direct_producers.find(direct[0]);
+    if (pad != direct_producers.end() && pad->second.ends_with("_Pad"))
+      direct.push_back(pad->second);
     const std::vector<std::vector<std::string>> kernels = {
-        {conv + "_ConvNCHWc"},
+        direct,
         {conv + "_winograd_input_WinogradInputTransform", conv + "_winograd_product_MatMul",
          conv + out_suffix}};
     std::vector<double> ms(variants.size(), -1);
@@ -116,8 +149,9 @@ std::vector<tune::TuningRecord> choose_conv_algorithms(
     auto cell = [&](size_t v) {
       return ms[v] > 0 ? fmt::format("{:.4f}", ms[v]) : std::string("-");
     };
-    log << fmt::format("conv {}: direct {} ms, F(2x2) {}, F(4x4) {} in the model -> {}\n", conv,
-                       cell(0), cell(1), cell(2), variants[pick].first);
+    log << fmt::format("conv {}: direct {} ms{}, F(2x2) {}, F(4x4) {} in the model -> {}\n", conv,
+                       cell(0), direct.size() > 1 ? " (with its Pad)" : "", cell(1), cell(2),
+                       variants[pick].first);
   }
   fresh = !decisions.empty();
   report.conv_choices = counts[0] + counts[1] + counts[2];

@@ -15,16 +15,16 @@
 
 namespace ingot::driver {
 
-// The algorithm of each 3x3 stride-1 convolution, measured in the whole model (issue 47: an
-// algorithm is an alternative of the design space, like a tile). The model is built three times,
+// The algorithm of each 3x3 (1x3, 3x1) stride-1 convolution, measured in the whole model (issue 47:
+// an algorithm is an alternative of the design space, like a tile). The model is built three times,
 // every conv graph pass winograd_conv can rewrite run direct, as F(2x2, 3x3) and as F(4x4,
 // 3x3), and the three are timed in one process, alternating single calls with the kernel
-// profile on; each conv takes the choice whose kernels (the direct conv; the input transform,
-// product and output transform) took least, recorded as a decision (tune/records.h,
-// kConvAlgorithmRule, appended by the caller once the options are checked) that compile applies
-// in the graph passes. The direct side's explicit Pad
-// kernel is not counted (the transforms pad themselves), which favours direct slightly. A
-// variant whose outputs differ from the direct model's by more than 1e-3 is not chosen. Runs
+// profile on; each conv takes the choice whose kernels (the direct conv and the explicit zero
+// Pad that produces its input, found in the direct build's entry program; the input transform,
+// which pads itself, the product and the output transform) took least, recorded as a decision
+// (tune/records.h, kConvAlgorithmRule, appended by the caller once the options are checked) that
+// compile applies in the graph passes. A variant whose outputs differ from the direct model's by
+// more than 1e-3 is not chosen. Runs
 // only with --conv-algorithm auto on a CPU target with default schedules, once per records file
 // (a run on a file that has them keeps them); returns the decisions in effect.
 std::vector<tune::TuningRecord> choose_conv_algorithms(

@@ -392,7 +392,8 @@ TEST_F(TuneTest, TheCostModelChoosesCandidatesAndIsSavedForAWarmStart) {
 }
 
 // Two 3x3 stride-1 convs (32 -> 32 -> 40 channels at 12x12, bias and Relu): `ingot tune` times the
-// model with every such conv direct, F(2x2, 3x3) and F(4x4, 3x3) and records one algorithm per
+// model with every such conv direct (its time with the explicit Pad before it), F(2x2, 3x3) and
+// F(4x4, 3x3) and records one algorithm per
 // conv (rule conv_algorithm, tile 0 / 2 / 4), which compile --tuning-records applies in the graph
 // (its dump shows each conv's transforms with that tile, or the direct conv), with outputs still
 // the NumPy closed form; the same records compile to the same bytes; a second run on the records
@@ -443,7 +444,8 @@ TEST_F(TuneTest, ConvAlgorithmsAreChosenInTheModelAndCompileApplies) {
                    "out = open(d + '/stdout').read()\n"
                    "for k, r in ds.items():\n"
                    "  assert r['trace']['tile'] in (0, 2, 4) and r['seconds'] > 0, r\n"
-                   "  line = re.search('conv ' + k + r': direct (\\S+) ms, F\\(2x2\\) (\\S+), '\n"
+                   "  line = re.search('conv ' + k + r': direct (\\S+) ms \\(with its Pad\\), '\n"
+                   "                   r'F\\(2x2\\) (\\S+), '\n"
                    "                   r'F\\(4x4\\) (\\S+) in the model -> (\\w+)', out)\n"
                    "  ms = [float(v) for v in line.groups()[:3]]\n"
                    "  assert line.group(4) == ['direct', 'winograd_f2', 'winograd_f4'][\n"

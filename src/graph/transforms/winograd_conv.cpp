@@ -12,7 +12,8 @@ namespace ingot::graph {
 
 namespace {
 
-// default_winograd_tile's thresholds (measured: docs/perf-runs/winograd_convs-20261206.txt).
+// default_winograd_tile's thresholds (measured by bench/winograd_bench.py:
+// docs/perf-runs/winograd_bench-20261206T111549Z.json, and T123729Z.json with AVX2 code).
 constexpr int64_t kMinChannels = 32;
 constexpr int64_t kMaxWeightBytesPerTile = int64_t(4) << 20;
 
@@ -20,8 +21,8 @@ bool all_equal(const std::vector<int64_t>& v, int64_t x) {
   return std::all_of(v.begin(), v.end(), [x](int64_t e) { return e == x; });
 }
 
-// A ConvNCHWc the transforms implement: 2-D, groups = 1, 3 x 3, stride 1, no dilation, constant
-// float32 weights and bias.
+// A ConvNCHWc the transforms implement: 2-D, groups = 1, 3x3, 1x3 or 3x1, stride 1, no
+// dilation, constant float32 weights and bias.
 bool eligible(const Node& n) {
   if (n.op != ops::OpKind::ConvNCHWc || n.attrs.get_int("group", 1) != 1) return false;
   const Value* w = n.inputs[1];

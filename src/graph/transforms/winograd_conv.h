@@ -30,7 +30,7 @@ struct WinogradConvShape {
 using WinogradPolicy = std::function<int(const WinogradConvShape&)>;
 
 // The default choice (docs/architecture.md, "Winograd convolutions"; the measurements in
-// docs/perf-runs/winograd_convs-*.txt).
+// docs/perf-runs/winograd_bench-*.json, bench/winograd_bench.py).
 int default_winograd_tile(const WinogradConvShape& s);
 
 // "auto" (default_winograd_tile), "direct" (none), "winograd_f2" / "winograd_f4" (every

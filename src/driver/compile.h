@@ -94,7 +94,7 @@ struct CompileOptions {
   // record for this target is scheduled by the best record's trace, the rest by the defaults.
   std::string tuning_records;
   // Tuned convolution algorithms by conv (`ingot tune` before it writes them to the records):
-  // kernel base name (lower::sanitize of the node's) -> tile, 0 direct; with the records' own.
+  // conv node name -> tile, 0 direct; with the records' own.
   std::map<std::string, int> conv_tiles;
   // Called with the lowered, unscheduled module; returning false ends the compile there (nothing
   // is built or written; the report is empty). `ingot tune` reads its tasks this way.
@@ -124,7 +124,9 @@ struct CompileReport {
   int fold_modules = 0;
   double fold_ms = 0;
   std::string fold_target;
-  int codegen_threads = 0;     // threads that compiled the kernels
+  int codegen_threads = 0;  // threads that compiled the kernels
+  // The convs graph pass winograd_conv rewrote (node names; `ingot tune` times their kernels).
+  std::vector<std::string> winograd_convs;
   std::string tuning_summary;  // with tuning_records: the one-line summary of what was applied
   // With quantize_weights: one line of what was quantized (weights, bytes before and after,
   // the largest element error).

@@ -21,7 +21,6 @@
 #include "graph/transforms/pass_manager.h"
 #include "graph/transforms/quantize_weights.h"
 #include "graph/verifier.h"
-#include "lower/graph_values.h"
 #include "lower/lower_graph.h"
 #include "schedule/rules/conv2d.h"
 #include "support/error.h"
@@ -120,18 +119,24 @@ void run_graph_passes(CompileRun& r) {
                                   o.print_pass_times, r.t.channel_blocks(), o.dtype == "float16",
                                   o.conv_algorithm};
   // Tuned convolution algorithms (`ingot tune`'s decisions in the records) replace the default
-  // policy's choice for the convs they name; an algorithm given on the command line wins.
+  // policy's choice for the convs they name; an algorithm given on the command line wins. The
+  // report lists the convs that run as Winograd.
+  graph::WinogradPolicy policy = graph::winograd_policy(o.conv_algorithm);
   if (o.conv_algorithm == "auto") {
     std::map<std::string, int> tiles = o.conv_tiles;
     if (!o.tuning_records.empty())
-      tiles.merge(
-          tune::conv_algorithm_tiles(tune::read_records(o.tuning_records), r.t.target.str()));
+      tiles.merge(tune::conv_algorithm_tiles(r.tuning_records(), r.t.target.str()));
     if (!tiles.empty())
-      pass_options.conv_policy = [tiles](const graph::WinogradConvShape& s) {
-        auto it = tiles.find(lower::sanitize(s.node));
+      policy = [tiles](const graph::WinogradConvShape& s) {
+        auto it = tiles.find(s.node);
         return it != tiles.end() ? it->second : graph::default_winograd_tile(s);
       };
   }
+  pass_options.conv_policy = [&r, policy](const graph::WinogradConvShape& s) {
+    int m = policy(s);
+    if (m != 0) r.report.winograd_convs.push_back(s.node);
+    return m;
+  };
   graph::run_optimization_passes(*r.graph, pass_options, r.dump);
   r.print_time("graph_passes", ms_since(t0));
 }
@@ -189,8 +194,7 @@ void run_lower_graph(CompileRun& r) {
 void run_schedule_kernels(CompileRun& r) {
   const Clock::time_point t0 = Clock::now();
   if (!r.options.tuning_records.empty()) {
-    tune::RecordsApplied applied =
-        tune::apply_records(r.mod, tune::read_records(r.options.tuning_records), r.t.target.str());
+    tune::RecordsApplied applied = tune::apply_records(r.mod, r.tuning_records(), r.t.target.str());
     r.tuning_summary = tune::describe(applied);
   }
   // The CPU rules always schedule the llvm target (--schedule naive leaves its kernels in loop
@@ -346,6 +350,11 @@ CompileTarget CompileTarget::of(const CompileOptions& options) {
 std::optional<ChannelBlockPolicy> CompileTarget::channel_blocks() const {
   if (!cpu_schedules) return std::nullopt;
   return schedule::conv_channel_blocks(rules.isa);
+}
+
+const std::vector<tune::TuningRecord>& CompileRun::tuning_records() {
+  if (!records) records = tune::read_records(options.tuning_records);
+  return *records;
 }
 
 void CompileRun::print_time(const char* stage, double ms, const std::string& detail) const {

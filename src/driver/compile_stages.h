@@ -23,6 +23,7 @@
 #include "schedule/rules/default_rules.h"
 #include "support/channel_block.h"
 #include "tir/module.h"
+#include "tune/records.h"
 
 namespace ingot::driver {
 
@@ -66,12 +67,16 @@ struct CompileRun {
   MemoryReport memory;
   CompileReport report;
   bool stop = false;  // options.after_lower ended the compile: nothing is built
+  std::optional<std::vector<tune::TuningRecord>> records;  // (tuning_records())
   const std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
 
   // --print-pass-times: "stage NAME   MS ms  (detail)" on the dump stream.
   void print_time(const char* stage, double ms, const std::string& detail = "") const;
   // CompileOptions::progress at step `step` of compile_steps().
   void progress(int step, int done = 0, int total = 0, const char* unit = "") const;
+  // --tuning-records: the file's records, read once (the graph passes take the conv
+  // algorithms, the schedule stage the schedules).
+  const std::vector<tune::TuningRecord>& tuning_records();
   // --print-ir-after STAGE: the graph, or the module, after it.
   void after_graph(const std::string& stage) const;
   void after_tir(const std::string& stage) const;

@@ -9,27 +9,31 @@
 #include <sstream>
 
 #include "driver/compile.h"
+#include "graph/transforms/winograd_conv.h"
+#include "lower/graph_values.h"
 #include "tune/measure.h"
 
 namespace ingot::driver {
 
 namespace {
 
-// For each kernel that reads its first argument from the workspace, the kernel that last wrote
-// that place before it (its producer) in the entry program's order: kernel name -> producer's.
-std::map<std::string, std::string> first_input_producers(const tir::IRModule& m) {
-  std::map<std::pair<int, int64_t>, std::string> last_writer;  // (kind, offset) -> kernel
-  std::map<std::string, std::string> producers;
+// For each kernel whose first argument a Pad kernel wrote (the explicit zero padding
+// layout_nchwc puts before a direct conv): kernel name -> that Pad kernel's name, the last
+// writer of the place before it in the entry program's order.
+std::map<std::string, std::string> padded_inputs(const tir::IRModule& m) {
+  std::map<std::pair<int, int64_t>, const tir::PrimFunc*> last_writer;  // (kind, offset) ->
+  std::map<std::string, std::string> pads;
   for (const tir::KernelCall& c : m.entry) {
     if (!c.is_call() || c.args.empty()) continue;
-    const std::string& name = m.kernels[size_t(c.kernel)].name;
+    const tir::PrimFunc& f = m.kernels[size_t(c.kernel)];
     const tir::ArgRef& in = c.args.front();
     auto w = last_writer.find({in.kind, in.value});
-    if (w != last_writer.end()) producers[name] = w->second;
+    if (w != last_writer.end() && w->second->source_ops == std::vector<std::string>{"Pad"})
+      pads[f.name] = w->second->name;
     const tir::ArgRef& out = c.args.back();  // (single-output kernels: the Pad, the conv)
-    last_writer[{out.kind, out.value}] = name;
+    last_writer[{out.kind, out.value}] = &f;
   }
-  return producers;
+  return pads;
 }
 
 }  // namespace
@@ -59,10 +63,9 @@ std::vector<tune::TuningRecord> choose_conv_algorithms(
   const std::vector<std::pair<std::string, int>> variants = {
       {"direct", 0}, {"winograd_f2", 2}, {"winograd_f4", 4}};
   std::vector<tune::MeasureJob> jobs(variants.size());
-  std::vector<std::string> convs;                       // kernel bases of the eligible convs
-  std::map<std::string, std::string> direct_producers;  // (first_input_producers)
-  const std::string out_suffix = "_winograd_output_WinogradOutputTransform";
-  // F(4x4) first: its kernels name the eligible convs; without any, nothing else is built.
+  std::vector<std::string> convs;           // the eligible convs' node names
+  std::map<std::string, std::string> pads;  // (padded_inputs of the direct build)
+  // F(4x4) first: it names the eligible convs; without any, nothing else is built.
   for (size_t v = variants.size(); v-- > 0;) {
     const auto& [name, tile] = variants[v];
     CompileOptions co = base;
@@ -72,15 +75,12 @@ std::vector<tune::TuningRecord> choose_conv_algorithms(
     std::ostringstream quiet;
     std::string so = (dir / ("model_" + name + ".so")).string();
     if (tile == 0)
-      co.after_lower = [&direct_producers](const tir::IRModule& m) {
-        direct_producers = first_input_producers(m);
+      co.after_lower = [&pads](const tir::IRModule& m) {
+        pads = padded_inputs(m);
         return true;
       };
     CompileReport cr = compile_model(model_path, so, co, quiet);
-    if (tile == 4)
-      for (const KernelReport& k : cr.kernels)
-        if (k.name.size() > out_suffix.size() && k.name.ends_with(out_suffix))
-          convs.push_back(k.name.substr(0, k.name.size() - out_suffix.size()));
+    if (tile == 4) convs = cr.winograd_convs;
     jobs[v] = {so, (dir / ("model_" + name + ".npz")).string()};
     if (convs.empty()) {
       log << "conv algorithms: no 3x3, 1x3 or 3x1 stride-1 convolution to choose for\n";
@@ -111,14 +111,14 @@ std::vector<tune::TuningRecord> choose_conv_algorithms(
   int counts[3] = {0, 0, 0};
   for (const std::string& conv : convs) {
     // The direct conv, and the explicit zero Pad before it (the transforms pad themselves).
-    std::vector<std::string> direct = {conv + "_ConvNCHWc"};
-    auto pad = direct_producers.find(direct[0]);
-    if (pad != direct_producers.end() && pad->second.ends_with("_Pad"))
-      direct.push_back(pad->second);
+    using ops::OpKind;
+    std::vector<std::string> direct = {lower::kernel_name(conv, OpKind::ConvNCHWc)};
+    if (auto pad = pads.find(direct[0]); pad != pads.end()) direct.push_back(pad->second);
     const std::vector<std::vector<std::string>> kernels = {
         direct,
-        {conv + "_winograd_input_WinogradInputTransform", conv + "_winograd_product_MatMul",
-         conv + out_suffix}};
+        {lower::kernel_name(conv + graph::kWinogradInputSuffix, OpKind::WinogradInputTransform),
+         lower::kernel_name(conv + graph::kWinogradProductSuffix, OpKind::MatMul),
+         lower::kernel_name(conv + graph::kWinogradOutputSuffix, OpKind::WinogradOutputTransform)}};
     std::vector<double> ms(variants.size(), -1);
     for (size_t v = 0; v < variants.size(); ++v) {
       if (!usable[v]) continue;

@@ -15,6 +15,10 @@ std::string sanitize(const std::string& name) {
   return s;
 }
 
+std::string kernel_name(const std::string& node_name, ops::OpKind op) {
+  return sanitize(node_name) + "_" + ops::op_name(op);
+}
+
 tir::TensorDesc describe(const graph::Value* v, const SymbolTable& symbols) {
   tir::TensorDesc d;
   d.name = v->name;

@@ -7,12 +7,16 @@
 
 #include "graph/graph.h"
 #include "lower/symbolic_dims.h"
+#include "ops/op_kind.h"
 #include "tir/module.h"
 
 namespace ingot::lower {
 
 // A valid C identifier from a value or node name (other characters become '_').
 std::string sanitize(const std::string& name);
+// The name of the kernel a node (or a fused group anchored at it) lowers to, "<node>_<Op>"
+// (before any suffix that makes it unique in its module).
+std::string kernel_name(const std::string& node_name, ops::OpKind op);
 // The artifact's description of a graph input or output.
 tir::TensorDesc describe(const graph::Value* v, const SymbolTable& symbols);
 // The element count as an expression of the symbols.

@@ -366,7 +366,7 @@ class Lowering : public LoweringHost {
     for (const Value* v : args)
       if (v->is_constant()) constant_ref(v);
     f.source_ops = source_ops(node);
-    f.name = unique_name(fmt::format("{}_{}", sanitize(node.name), ops::op_name(node.op)));
+    f.name = unique_name(kernel_name(node.name, node.op));
     f.flops = node_flops(node);
     add_kernel(std::move(f), std::move(args));
     return true;
@@ -497,7 +497,7 @@ class Lowering : public LoweringHost {
             b, tir::cast(b->dtype, symbols_.expr(v->symbolic_value[i])), {tir::i64(int64_t(i))}));
     }
     f.body = tir::SeqStmt::make(stores);
-    f.name = unique_name(fmt::format("{}_{}", sanitize(node.name), ops::op_name(node.op)));
+    f.name = unique_name(kernel_name(node.name, node.op));
     f.source_ops = source_ops(node);
     f.source_ops.push_back("(shape value of the symbols)");
     add_kernel(std::move(f), std::move(values));
@@ -559,7 +559,7 @@ class Lowering : public LoweringHost {
     }
     for (const Value* v : node.outputs) outs.push_back(v ? buffer_of(v) : Buffer());
     f.body = fold_constant_loads(compute_nest(node, ins, outs), small_constants(bufs));
-    f.name = unique_name(fmt::format("{}_{}", sanitize(node.name), ops::op_name(node.op)));
+    f.name = unique_name(kernel_name(node.name, node.op));
     f.source_ops = source_ops(node);
     f.flops = node_flops(node);
     add_kernel(std::move(f), std::move(values));
@@ -643,7 +643,7 @@ class Lowering : public LoweringHost {
       }
       f.body = tir::make_root(f.body, local);
     }
-    f.name = unique_name(fmt::format("{}_{}", sanitize(anchor.name), ops::op_name(anchor.op)));
+    f.name = unique_name(kernel_name(anchor.name, anchor.op));
     for (const graph::Node* m : members) {
       for (std::string& op : source_ops(*m)) f.source_ops.push_back(std::move(op));
       f.flops += node_flops(*m);

@@ -18,10 +18,6 @@ namespace ingot::ops::detail {
 
 namespace {
 
-int64_t ceil_div(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
-
 int64_t tile_attr(const Node& n) {
   int64_t m = n.attrs.get_int("tile", 0);
   if (!winograd::supported_tile(m))
@@ -52,8 +48,7 @@ std::vector<TensorType> infer_input_transform(Node& n) {
   require_static_f32(n, x, "X");
   const int64_t m = tile_attr(n);
   const std::vector<int64_t> k = kernel_attr(n);
-  const winograd::Transforms th = winograd::transforms(int(m), int(k[0]));
-  const winograd::Transforms tw = winograd::transforms(int(m), int(k[1]));
+  const winograd::Transforms2d t = winograd::transforms(int(m), k[0], k[1]);
   std::vector<int64_t> pads = n.attrs.get_ints("pads", std::vector<int64_t>(4, 0));
   if (pads.size() != 4)
     fail_user("{}: attribute 'pads' must have 4 values (top, left, bottom, right)", n.describe());
@@ -64,10 +59,10 @@ std::vector<TensorType> infer_input_transform(Node& n) {
   const int64_t oh = xs[2] + pads[0] + pads[2] - k[0] + 1;
   const int64_t ow = xs[3] + pads[1] + pads[3] - k[1] + 1;
   if (oh < 1 || ow < 1) fail_user("{}: empty output", n.describe());
-  const int64_t tiles = xs[0] * ceil_div(oh, th.m) * ceil_div(ow, tw.m);
-  return {
-      TensorType{DType::kF32,
-                 {Dim::fixed(int64_t(th.a) * tw.a), Dim::fixed(tiles), Dim::fixed(xs[1] * xs[4])}}};
+  const int64_t tiles = winograd::tile_count(t, xs[0], oh, ow);
+  return {TensorType{
+      DType::kF32,
+      {Dim::fixed(int64_t(t.h.a) * t.w.a), Dim::fixed(tiles), Dim::fixed(xs[1] * xs[4])}}};
 }
 
 std::vector<TensorType> infer_output_transform(Node& n) {
@@ -76,18 +71,17 @@ std::vector<TensorType> infer_output_transform(Node& n) {
   require_static_f32(n, mt, "M");
   const int64_t m = tile_attr(n);
   const std::vector<int64_t> k = kernel_attr(n);
-  const winograd::Transforms th = winograd::transforms(int(m), int(k[0]));
-  const winograd::Transforms tw = winograd::transforms(int(m), int(k[1]));
+  const winograd::Transforms2d t = winograd::transforms(int(m), k[0], k[1]);
   std::vector<int64_t> ys = n.attrs.get_ints("output_shape", {});
   if (ys.size() != 5)
     fail_user("{}: attribute 'output_shape' must be [N, OC/c, OH, OW, c]", n.describe());
   for (int64_t d : ys)
     if (d < 1) fail_user("{}: attribute 'output_shape' has a dim {}", n.describe(), d);
   std::vector<int64_t> ms = mt.static_shape();
-  const int64_t tiles = ys[0] * ceil_div(ys[2], th.m) * ceil_div(ys[3], tw.m);
-  if (ms[0] != int64_t(th.a) * tw.a || ms[1] != tiles || ms[2] != ys[1] * ys[4])
+  const int64_t tiles = winograd::tile_count(t, ys[0], ys[2], ys[3]);
+  if (ms[0] != int64_t(t.h.a) * t.w.a || ms[1] != tiles || ms[2] != ys[1] * ys[4])
     fail_user("{}: input M {} does not hold {} tiles of {} x {} of {} channels", n.describe(),
-              mt.str(), tiles, th.a, tw.a, ys[1] * ys[4]);
+              mt.str(), tiles, t.h.a, t.w.a, ys[1] * ys[4]);
   TensorType out{DType::kF32, {}};
   for (int64_t d : ys) out.shape.push_back(Dim::fixed(d));
   if (has_input(n, 1)) {
@@ -111,22 +105,21 @@ double pass_flops(int rows, int cols, const double* mat, double tile_channels, i
   return 2.0 * nonzero * other * tile_channels;
 }
 
-std::pair<winograd::Transforms, winograd::Transforms> node_transforms(const Node& n) {
-  const int m = int(n.attrs.get_int("tile", 4));
+winograd::Transforms2d node_transforms(const Node& n) {
   std::vector<int64_t> k = n.attrs.get_ints("kernel_shape", {3, 3});
-  return {winograd::transforms(m, int(k[0])), winograd::transforms(m, int(k[1]))};
+  return winograd::transforms(int(n.attrs.get_int("tile", 4)), k[0], k[1]);
 }
 
 double input_transform_flops(const Node& n) {
   std::vector<int64_t> vs = n.outputs[0]->type.static_shape();
-  auto [th, tw] = node_transforms(n);
+  const auto [th, tw] = node_transforms(n);
   const double tc = double(vs[1] * vs[2]);
   return pass_flops(tw.a, tw.a, tw.bt, tc, th.a) + pass_flops(th.a, th.a, th.bt, tc, tw.a);
 }
 
 double output_transform_flops(const Node& n) {
   std::vector<int64_t> ms = n.inputs[0]->type.static_shape();
-  auto [th, tw] = node_transforms(n);
+  const auto [th, tw] = node_transforms(n);
   const double tc = double(ms[1] * ms[2]);
   return pass_flops(th.m, th.a, th.at, tc, tw.a) + pass_flops(tw.m, tw.a, tw.at, tc, th.m);
 }

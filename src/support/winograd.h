@@ -69,6 +69,23 @@ inline Transforms transforms(int m, int k = kKernel) {
   return {4, kKernel, alpha(4), kBt4, kG4, kAt4};
 }
 
+// The transforms along H and W of a kh x kw kernel with tile m.
+struct Transforms2d {
+  Transforms h, w;
+};
+inline Transforms2d transforms(int m, int64_t kh, int64_t kw) {
+  return {transforms(m, int(kh)), transforms(m, int(kw))};
+}
+
+// Tiles along an axis of `extent` outputs (the last may run past the output), and the tiles of
+// n images of oh x ow outputs.
+inline int64_t tiles_along(int64_t extent, const Transforms& t) {
+  return (extent + t.m - 1) / t.m;
+}
+inline int64_t tile_count(const Transforms2d& t, int64_t n, int64_t oh, int64_t ow) {
+  return n * tiles_along(oh, t.h) * tiles_along(ow, t.w);
+}
+
 // Whether a conv kernel (kh x kw) has transforms: 3x3, 1x3 and 3x1.
 constexpr bool supported_kernel(int64_t kh, int64_t kw) {
   return (kh == 3 && (kw == 3 || kw == 1)) || (kh == 1 && kw == 3);

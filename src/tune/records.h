@@ -50,13 +50,13 @@ std::map<std::string, TuningRecord> best_records(const std::vector<TuningRecord>
 
 // Records of rule kConvAlgorithmRule are graph-level decisions, not schedules: `ingot tune`'s
 // choice of algorithm for one 3x3 stride-1 convolution (graph pass winograd_conv), measured in
-// the whole model. Task "conv_algorithm:<kernel base>" (the conv node's name as kernel names
-// spell it, lower::sanitize), trace {"tile": 0 | 2 | 4} (0: direct), seconds the conv's kernels'
-// time in the model with that choice.
+// the whole model. Task "conv_algorithm:<conv node>", kernel the conv node's name, trace
+// {"tile": 0 | 2 | 4} (0: direct), seconds the conv's kernels' time in the model with that
+// choice.
 inline constexpr const char* kConvAlgorithmRule = "conv_algorithm";
 
-// The conv decisions among `records` for `target`: kernel base -> tile (the last record of a
-// conv wins).
+// The conv decisions among `records` for `target`: conv node name -> tile (the last record of
+// a conv wins).
 std::map<std::string, int> conv_algorithm_tiles(const std::vector<TuningRecord>& records,
                                                 const std::string& target);
 

@@ -462,7 +462,7 @@ TEST_F(TuneTest, ConvAlgorithmsAreChosenInTheModelAndCompileApplies) {
     int tile = -1;
     tiles >> tile;
     const std::string transform =
-        std::string("WinogradOutputTransform(%") + conv + "_winograd_products";
+        std::string("WinogradOutputTransform(%") + conv + "_winograd_product";
     if (tile == 0) {
       EXPECT_EQ(r.out.find(transform), std::string::npos) << conv << "\n" << r.out;
     } else {

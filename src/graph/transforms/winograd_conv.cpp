@@ -60,8 +60,7 @@ std::pair<Value*, std::vector<int64_t>> unpadded_input(const Node& conv) {
 TensorPtr transformed_weights(const Tensor& w, int m, int64_t icp, int64_t ocp) {
   const std::vector<int64_t>& ws = w.shape();
   const int64_t oc = ws[0], ic = ws[1], kh = ws[2], kw = ws[3];
-  const winograd::Transforms th = winograd::transforms(m, int(kh));
-  const winograd::Transforms tw = winograd::transforms(m, int(kw));
+  const auto [th, tw] = winograd::transforms(m, kh, kw);
   const float* wd = w.data_as<float>();
   std::vector<float> u(size_t(th.a * tw.a * icp * ocp), 0.0f);
   std::vector<double> gg(size_t(th.a * kw));  // G_h g
@@ -87,52 +86,42 @@ void rewrite(Graph& g, Node& conv, int m) {
   auto [x, pads] = unpadded_input(conv);
   Value* y = conv.outputs[0];
   const std::vector<int64_t> xs = x->type.static_shape(), ys = y->type.static_shape();
-  const int64_t icp = xs[1] * xs[4], ocp = ys[1] * ys[4];
-  const std::string base = conv.name + "_winograd";
-
   const std::vector<int64_t> ws = conv.inputs[1]->type.static_shape();
   const std::vector<int64_t> kernel(ws.begin() + 2, ws.end());
+  const int64_t icp = xs[1] * xs[4], ocp = ys[1] * ys[4];
+  auto add = [&](ops::OpKind op, const char* suffix, std::vector<Value*> inputs, Attrs attrs) {
+    Node* n = g.add_node(op, conv.name + suffix, std::move(inputs), {conv.name + suffix}, attrs);
+    n->opset = conv.opset;
+    n->outputs[0]->type = ops::op_info(op).infer(*n).at(0);
+    return n;
+  };
+
   Attrs in_attrs;
   in_attrs.set("tile", int64_t(m));
   in_attrs.set("kernel_shape", kernel);
   in_attrs.set("pads", pads);
-  Node* in = g.add_node(ops::OpKind::WinogradInputTransform, base + "_input", {x},
-                        {base + "_tiles"}, in_attrs);
-  Value* u = g.add_constant(base + "_weights",
+  Node* in = add(ops::OpKind::WinogradInputTransform, kWinogradInputSuffix, {x}, in_attrs);
+  Value* u = g.add_constant(conv.name + "_winograd_weights",
                             transformed_weights(*conv.inputs[1]->constant, m, icp, ocp));
-  Node* mm =
-      g.add_node(ops::OpKind::MatMul, base + "_product", {in->outputs[0], u}, {base + "_products"});
+  Node* mm = add(ops::OpKind::MatMul, kWinogradProductSuffix, {in->outputs[0], u}, {});
 
   Attrs out_attrs;
   out_attrs.set("tile", int64_t(m));
   out_attrs.set("kernel_shape", kernel);
   out_attrs.set("output_shape", ys);
-  for (const char* a : {"activation", "activation_params", "activation_alpha", "activation_beta",
-                        "activation_gamma"})
-    if (conv.attrs.has(a)) out_attrs.set(a, conv.attrs.all().at(a));
+  for (const auto& [name, value] : conv.attrs.all())  // the fused epilogue
+    if (name.starts_with("activation")) out_attrs.set(name, value);
   Value* bias = conv.inputs.size() > 2 ? conv.inputs[2] : nullptr;
   Value* z = conv.inputs.size() > 3 ? conv.inputs[3] : nullptr;
   std::vector<Value*> out_inputs = {mm->outputs[0], bias, z};
   while (out_inputs.back() == nullptr) out_inputs.pop_back();
   Node* out =
-      g.add_node(ops::OpKind::WinogradOutputTransform, base + "_output", out_inputs, {}, out_attrs);
-  for (Node* n : {in, mm, out}) n->opset = conv.opset;
-  out->fused = conv.fused;
-  out->fused.insert(out->fused.begin(), "Conv");
-  for (Node* n : {in, mm, out}) {
-    if (n == out) continue;
-    n->outputs[0]->type = ops::op_info(n->op).infer(*n).at(0);
-  }
-  // The output transform takes over the conv's output value; the conv is left dead.
-  Value* dead = g.add_value(y->name + "_direct", y->type);
-  dead->producer = &conv;
-  conv.outputs[0] = dead;
-  out->outputs.push_back(y);
-  y->producer = out;
-  y->output_index = 0;
-  TensorType t = ops::op_info(out->op).infer(*out).at(0);
-  INGOT_ICHECK(t == y->type, "{}: Winograd output {} differs from the conv's {}", conv.describe(),
-               t.str(), y->type.str());
+      add(ops::OpKind::WinogradOutputTransform, kWinogradOutputSuffix, out_inputs, out_attrs);
+  INGOT_ICHECK(out->outputs[0]->type == y->type,
+               "{}: Winograd output {} differs from the conv's {}", conv.describe(),
+               out->outputs[0]->type.str(), y->type.str());
+  // The output transform takes over the conv's output value (its readers, its name).
+  replace_pattern(g, {&conv}, &conv, out);
 }
 
 }  // namespace
@@ -145,10 +134,9 @@ int default_winograd_tile(const WinogradConvShape& s) {
   // per weight byte it is bound by that stream (512 -> 512 at 7x7: F(4x4) 0.81 of the direct
   // time, F(2x2) 0.64).
   for (int m : {4, 2}) {
-    const winograd::Transforms th = winograd::transforms(m, int(s.kh));
-    const winograd::Transforms tw = winograd::transforms(m, int(s.kw));
-    const int64_t tiles = s.n * ((s.oh + th.m - 1) / th.m) * ((s.ow + tw.m - 1) / tw.m);
-    const int64_t weight_bytes = int64_t(th.a) * tw.a * s.ic * s.oc * int64_t(sizeof(float));
+    const winograd::Transforms2d t = winograd::transforms(m, s.kh, s.kw);
+    const int64_t tiles = winograd::tile_count(t, s.n, s.oh, s.ow);
+    const int64_t weight_bytes = int64_t(t.h.a) * t.w.a * s.ic * s.oc * int64_t(sizeof(float));
     if (weight_bytes <= kMaxWeightBytesPerTile * tiles) return m;
   }
   return 0;
@@ -185,10 +173,7 @@ void convert_winograd_conv(Graph& g, const WinogradPolicy& policy) {
     rewrite(g, *conv, m);
     changed = true;
   }
-  if (changed) {
-    g.remove_dead();
-    g.topo_sort();
-  }
+  if (changed) g.remove_dead();  // (a Pad the input transforms now bypass)
 }
 
 }  // namespace ingot::graph

@@ -19,6 +19,12 @@
 
 namespace ingot::graph {
 
+// The nodes a conv `c` becomes are named c + these suffixes (their kernels, lowering's
+// "<node>_<op>": `ingot tune` times each conv's).
+inline constexpr const char* kWinogradInputSuffix = "_winograd_input";
+inline constexpr const char* kWinogradProductSuffix = "_winograd_product";
+inline constexpr const char* kWinogradOutputSuffix = "_winograd_output";
+
 // What the policy sees of a candidate conv (channels padded to their blocks).
 struct WinogradConvShape {
   int64_t n = 1, ic = 0, oc = 0, oh = 0, ow = 0;

@@ -9,7 +9,7 @@
 //           output cropped by a test on the tile (only where m does not divide OH or OW).
 // Each transform is written as its two 1-D passes, the first pass's values lets that the second
 // pass's stores share (vectorize_loops widens them to vector lets; written out in every store,
-// LLVM took about 200 ms per transform kernel to merge the copies); a coefficient 0 adds
+// they left LLVM copies to merge: docs/perf-runs/winograd_cost-20261206.txt); a coefficient 0 adds
 // nothing and 1 or -1 no multiplication.
 #include <fmt/format.h>
 
@@ -27,10 +27,6 @@ namespace ingot::lower {
 using namespace tir;
 
 namespace {
-
-int64_t ceil_div(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
 
 // sum_k coef(k) * term(k) over the nonzero coefficients.
 Expr combination(int n, const std::function<double(int)>& coef,
@@ -61,13 +57,13 @@ Stmt bind_all(const std::vector<Var>& vars, const std::vector<Expr>& values, Stm
 }
 
 // The node's transforms along H and W (its tile and kernel_shape: 3x3, 1x3 or 3x1).
-std::pair<winograd::Transforms, winograd::Transforms> node_transforms(const graph::Node& node) {
+winograd::Transforms2d node_transforms(const graph::Node& node) {
   int64_t m = node.attrs.get_int("tile", 0);
   INGOT_ICHECK(winograd::supported_tile(m), "{}: tile {}", node_label(node), m);
   std::vector<int64_t> k = node.attrs.get_ints("kernel_shape", {3, 3});
   INGOT_ICHECK(k.size() == 2 && winograd::supported_kernel(k[0], k[1]), "{}: kernel",
                node_label(node));
-  return {winograd::transforms(int(m), int(k[0])), winograd::transforms(int(m), int(k[1]))};
+  return winograd::transforms(int(m), k[0], k[1]);
 }
 
 }  // namespace
@@ -80,8 +76,8 @@ Stmt compute_winograd_input(const graph::Node& node, const std::vector<Buffer>& 
   const int ah = th_t.a, aw = tw_t.a;
   const std::vector<int64_t> xs = const_shape(x), pads = node.attrs.get_ints("pads");
   const int64_t h = xs[2], w = xs[3], c = xs[4];
-  const int64_t th_n = ceil_div(h + pads[0] + pads[2] - th_t.k + 1, th_t.m);
-  const int64_t tw_n = ceil_div(w + pads[1] + pads[3] - tw_t.k + 1, tw_t.m);
+  const int64_t th_n = winograd::tiles_along(h + pads[0] + pads[2] - th_t.k + 1, th_t);
+  const int64_t tw_n = winograd::tiles_along(w + pads[1] + pads[3] - tw_t.k + 1, tw_t);
   return loop_nest({xs[0], th_n, tw_n, xs[1]}, "t", [&](const Index& i) {
     Expr n = i[0], th = i[1], tw = i[2], cb = i[3];
     Expr tile = (n * th_n + th) * tw_n + tw;
@@ -131,7 +127,7 @@ Stmt compute_winograd_output(const graph::Node& node, const std::vector<Buffer>&
   const int ah = th_t.a, aw = tw_t.a, mh = th_t.m, mw = tw_t.m;
   const std::vector<int64_t> ys = const_shape(y);
   const int64_t oh = ys[2], ow = ys[3], c = ys[4];
-  const int64_t th_n = ceil_div(oh, mh), tw_n = ceil_div(ow, mw);
+  const int64_t th_n = winograd::tiles_along(oh, th_t), tw_n = winograd::tiles_along(ow, tw_t);
   const int64_t channels = bias.defined() ? const_shape(bias).at(0) : 0;
   return loop_nest({ys[0], th_n, tw_n, ys[1]}, "t", [&](const Index& i) {
     Expr n = i[0], th = i[1], tw = i[2], ob = i[3];

@@ -1,9 +1,10 @@
 // The dense matmul rule places the product's epilogue pass (a fused bias, residual summand and
 // activation: one in-place block) in each parallel task right after its part of the product
 // (reverse_compute_at), the way the convolution rules place theirs. Relu(MatMul(x, B) + c + r)
-// fused by the graph passes is compiled whole. With more rows than one task's block (300: tasks
-// of rows) the epilogue block sits under the product's parallel loop; with fewer (70: tasks of
-// columns) and at one register tile (4) it stays a pass of its own, in row tasks. The default
+// fused by the graph passes is compiled whole. With more rows than one task's block (300, 129:
+// tasks of rows) the epilogue block sits under the product's parallel loop; with fewer (128, 70:
+// tasks of columns, AVX2's padded row panels included) and at one register tile (4) it stays a
+// pass of its own, in row tasks. The default
 // traces replay to the same kernels, and the artifact's output matches a double-precision
 // reference in each case, with a column tail (200 columns are not whole panels). The rule's
 // register tile (B's panel width, A's panel height) is a choice: every panel width matches too.
@@ -91,14 +92,22 @@ void expect_reference(const Case& c) {
 }
 
 TEST(DenseEpilogue, RunsInTheProductsParallelTasksAndMatchesAReference) {
-  for (int64_t rows : {300, 70, 4}) {
-    SCOPED_TRACE("rows " + std::to_string(rows));
+  // Row tasks above 128 rows (MatmulConfig::mc) on both vector widths: the product's rows decide,
+  // not its padded panels' (128 rows are 22 panels of 6 with AVX2, 132 rows; a regression: BERT's
+  // 128-token products ran as row tasks on AVX2, each streaming all of B).
+  for (auto [rows, bits] : {std::pair<int64_t, int>{300, 512},
+                            {129, 256},
+                            {128, 256},
+                            {128, 512},
+                            {70, 512},
+                            {4, 512}}) {
+    SCOPED_TRACE("rows " + std::to_string(rows) + ", " + std::to_string(bits) + " bits");
     Case c(rows);
     tir::IRModule mod = lowered(c);
     ASSERT_EQ(mod.kernels.size(), 1u);  // the product with its fused epilogue
     tir::PrimFunc f = mod.kernels[0];
     ASSERT_EQ(f.schedule_rule, schedule::kDenseMatmulRule);
-    const schedule::RuleTarget target{"llvm", CpuVectorIsa::x86(512)};
+    const schedule::RuleTarget target{"llvm", CpuVectorIsa::x86(bits)};
     schedule::Schedule s(f);
     schedule::find_schedule_rule(f.schedule_rule, "llvm")->apply(s, target);
     // The epilogue block's outermost loop is parallel: the product's task loop, or its own.

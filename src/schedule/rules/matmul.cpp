@@ -100,7 +100,7 @@ std::vector<int64_t> matmul_row_tiles(const MatmulConfig& cfg, int nr) {
 
 std::optional<LoopRV> schedule_packed_matmul(Schedule& s, const std::string& block,
                                              const MatmulConfig& cfg, const std::string& a_pack,
-                                             const std::string& b_pack) {
+                                             const std::string& b_pack, int64_t product_rows) {
   BlockRV c = s.get_block(block);
   std::vector<LoopRV> l = s.get_loops(c);  // (b,) i, jb, jr, k  or  (b,) ib, jb, ir, jr, k
   std::optional<BlockInfo> pack = find_block(s.func().body, a_pack, nullptr);
@@ -128,11 +128,15 @@ std::optional<LoopRV> schedule_packed_matmul(Schedule& s, const std::string& blo
                cfg.isa().kernel_prefix());
   // All rows in one block (M <= mc): the threads split the columns instead (a batched matmul,
   // its batches), and every row tile reuses each B micro-panel while it is in L1. Valid for any
-  // M with packed A, so a tunable choice there.
+  // M with packed A, so a tunable choice there. M is the product's rows, not its padded panels':
+  // BERT's M = 128 is 22 panels of 6 rows with AVX2, and as row tasks (each streaming all of B)
+  // its 768 x 3072 products ran 4.6-4.8 ms in the model on a Zen 3, 4.1-4.2 ms as column tasks
+  // (B read once from memory; the model 0.90x; docs/perf.md, session 39).
   int64_t batches = batched ? extent(l[0]) : 0;
   bool all_rows = false;
   if (packed_a && cfg.column_parallel) {
-    bool by_default = extent(rows) * extent(l[o + 2]) <= cfg.mc && (!batched || batches >= 4);
+    const int64_t m = product_rows > 0 ? product_rows : extent(rows) * extent(l[o + 2]);
+    bool by_default = m <= cfg.mc && (!batched || batches >= 4);
     all_rows = s.value(sample_choice(s, {0, 1}, by_default ? 1 : 0)) != 0;
   }
   if (all_rows) {
@@ -287,7 +291,7 @@ void schedule_dense_matmul(Schedule& s, const MatmulConfig& cfg) {
     order.insert(order.end(), {i[0], j[0], i[1], j[1], l[o + 2]});
     s.reorder(order);
   }
-  std::optional<LoopRV> task = schedule_packed_matmul(s, "matmul", cfg, a_pack, b_pack);
+  std::optional<LoopRV> task = schedule_packed_matmul(s, "matmul", cfg, a_pack, b_pack, M);
   // 3. The epilogue pass runs in each row task right after its rows of the product, while they
   //    are in cache; the other blocks by the injective rule.
   if (task && !epilogue.empty()) {

@@ -75,11 +75,14 @@ int matmul_row_tile(const MatmulConfig& cfg);
 // epilogue to column blocks, leaving each row of the result split between the cores' caches
 // while the kernels after a product (a LayerNormalization) read it by rows. Measured on BERT
 // (M = 128: column tasks): its epilogue kernels 4-8% faster, its LayerNormalizations 2x slower,
-// the model 1-2% slower; so the pass stays separate there, in row tasks.
+// the model 1-2% slower; so the pass stays separate there, in row tasks. `product_rows`: the
+// product's rows before A's panels pad them (0: the padded rows), which decide the default
+// between row and column tasks.
 std::optional<LoopRV> schedule_packed_matmul(Schedule& s, const std::string& block,
                                              const MatmulConfig& cfg,
                                              const std::string& a_pack = "A_pack",
-                                             const std::string& b_pack = "B_pack");
+                                             const std::string& b_pack = "B_pack",
+                                             int64_t product_rows = 0);
 
 // The dense product as lowering describes it (lower/compute/matmul_block.cpp): block "matmul" at
 // the root, C[[b,] i, j] (init 0 or a bias row) += A[[b,] i, k] (or A[[b,] k, i]) * B[[b,] k, j]

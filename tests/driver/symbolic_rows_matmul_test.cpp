@@ -148,6 +148,22 @@ TEST(SymbolicRowsMatmul, RandomPointsOfItsDesignSpaceMatchAReferenceAndReplay) {
   EXPECT_GE(traces.size(), 6u);  // two kernels per seed, points that differ
 }
 
+// One-row tiles (the tile-rows choice at its first candidate, 1; a random point on an AVX2 host
+// drew it): a split by 1 leaves no row mask, and the last panel's column tail runs the one-row
+// kernel on a scratch tile (before, the tail-rows tensorize found no loop to shorten and threw).
+TEST(SymbolicRowsMatmul, OneRowTilesMatchAReference) {
+  Weights w;
+  const std::filesystem::path dir = temp_dir("symrows_one_row");
+  tir::IRModule unscheduled = lowered(model_file(w, dir), dir);
+  std::set<std::string> traces;
+  std::string so = (dir / "one_row.so").string();
+  // Sampling instructions in order: panels per task, tile rows, prefetch distance.
+  build_point(unscheduled, schedule::kSymbolicRowsMatmulRule, 0, {.forced = {{1, 0}}}, so, traces);
+  ASSERT_EQ(traces.size(), 2u);
+  for (const std::string& t : traces) EXPECT_NE(t.find("_1x"), std::string::npos) << t;
+  expect_products(so, w);
+}
+
 // A product over symbolic rows of a rank-3 A ([1, seq, 48], viewed as [seq, 48]) whose reader
 // Tanh the graph folds into its epilogue: the epilogue pass follows the rule's tiles and the
 // numbers match the reference at a single row and at a partial tile.

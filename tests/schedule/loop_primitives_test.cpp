@@ -54,7 +54,8 @@ TEST(Split, NonDivisibleFactorsAddAPredicate) {
 }
 
 // A loop over a symbolic extent n (a sequence length): the inferred factor is ceil(n / 4) and the
-// mask is always there; every factor given is refused.
+// mask is there unless the other factors are 1 (the inferred factor is then n itself); every
+// factor given is refused.
 TEST(Split, SymbolicExtentInfersTheCeilingAndMasks) {
   Var n("n"), i("i"), vi("vi");
   Buffer a = Buffer::make("A", DataType::f32(), {Expr(n)});
@@ -81,6 +82,17 @@ TEST(Split, SymbolicExtentInfersTheCeilingAndMasks) {
                         For::make(i1, i64(0), i64(4), ForKind::kSerial, want_blk));
   EXPECT_TRUE(same_ir(s.func(), with_body(f, root(want))));
   EXPECT_TRUE(replays(s, f));
+  // Split by 1: (i_1_0 of extent n) * 1 + i_1_1, no mask (one-row tiles of a product over n rows).
+  Schedule by_one(f);
+  auto ones = by_one.split(by_one.get_loops(by_one.get_block("S"))[0], {std::nullopt, 1});
+  ASSERT_EQ(ones.size(), 2u);
+  Expr one_iv = i0 * i64(1) + i1;
+  Stmt one_blk = BlockRealize::make({one_iv}, yes(),
+                                    make_block("S", {{vi, i64(0), n, IterKind::kSpatial}}, store));
+  Stmt want_one = For::make(i0, i64(0), Expr(n), ForKind::kSerial,
+                            For::make(i1, i64(0), i64(1), ForKind::kSerial, one_blk));
+  EXPECT_TRUE(same_ir(by_one.func(), with_body(f, root(want_one))));
+  EXPECT_TRUE(replays(by_one, f));
 }
 
 TEST(Split, Errors) {

@@ -1,7 +1,7 @@
 // Primitive split: one loop becomes a nest of loops whose extents are the factors. A product
 // larger than the extent is allowed: the blocks inside get a predicate masking the tail. A loop of
 // symbolic extent (a sequence length) splits too, with its one inferred factor the ceiling of
-// the extent over the others' product, and always the mask.
+// the extent over the others' product, and the mask unless the others are all 1.
 #include "schedule/primitives/common.h"
 #include "tir/arith/analyzer.h"
 #include "tir/op.h"
@@ -83,8 +83,9 @@ std::vector<LoopRV> Schedule::split(LoopRV loop, std::vector<Factor> factors) {
   int64_t m = 0;
   Expr old_value = is_const_int(f->min, &m) && m == 0 ? fused : f->min + fused;
   Stmt body = substitute(f->body, f->loop_var, old_value);
-  // 3. A tail (product > extent) masks the blocks inside.
-  if (symbolic) {
+  // 3. A tail (product > extent) masks the blocks inside; a symbolic extent split by factors of 1
+  //    (its inferred factor is the extent itself) has none.
+  if (symbolic && known != 1) {
     body = add_predicate(body, fused < f->extent);
   } else if (product > extent) {
     body = add_predicate(body, fused < make_const(dt, double(extent)));

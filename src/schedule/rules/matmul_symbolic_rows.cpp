@@ -34,9 +34,13 @@ std::pair<LoopRV, LoopRV> schedule_row_tiles(Schedule& s, BlockRV c, LoopRV rows
   s.reorder({jt[0], it[0], jt[1], it[1], cols, k});
   BlockRV init = s.decompose_reduction(c, it[1]);
   s.vectorize(s.get_loops(init).back());
-  // The tile by the micro-kernel; the rows past the last whole tile one at a time.
+  // The tile by the micro-kernel; the rows past the last whole tile one at a time. One-row tiles
+  // have no rows past the last (a split by 1 leaves no row mask): a column tail on a scratch tile.
   auto [tile, one_row] = intrinsics(mr, prefetch);
-  s.tensorize(s.blockize(it[1]), tile, one_row, PartialTile::kTailRows);
+  if (mr == 1)
+    s.tensorize(s.blockize(it[1]), tile, PartialTile::kScratch);
+  else
+    s.tensorize(s.blockize(it[1]), tile, one_row, PartialTile::kTailRows);
   return {jt[0], jt[1]};
 }
 

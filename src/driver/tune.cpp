@@ -29,6 +29,7 @@
 #include "schedule/rules/default_rules.h"
 #include "support/channel_block.h"
 #include "support/error.h"
+#include "support/host_caches.h"
 #include "tir/transforms/lower_blocks.h"
 #include "tune/cost_model.h"
 #include "tune/evolve.h"
@@ -454,6 +455,7 @@ void check_in_model(const std::string& model_path, const TuneOptions& options,
   compile_model(model_path, tuned_so, co, quiet);
   tune::MeasureOptions mo = options.measure;
   mo.per_kernel = true;
+  mo.cache_state = "warm";  // the whole model is its own context
   mo.repeat = std::max(20, 2 * options.measure.repeat);
   mo.timeout_s = std::max(mo.timeout_s, 60.0);
   std::vector<tune::Measurement> m =
@@ -515,8 +517,8 @@ void check_in_model(const std::string& model_path, const TuneOptions& options,
 
 }  // namespace
 
-TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
-                      std::ostream& log) {
+TuneReport tune_model(const std::string& model_path, const TuneOptions& given, std::ostream& log) {
+  TuneOptions options = given;  // (its cache state resolved below)
   if (options.trials < 1) fail_user("--trials: {} is not a positive count", options.trials);
   if (options.records.empty()) fail_user("-o: a records file is required");
   Clock::time_point start = Clock::now();
@@ -565,6 +567,19 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& options,
   for (int t : chosen)
     if (t < 0 || t >= int(all.size()))
       fail_user("--tasks: task {} does not exist (the model has {} tasks)", t, all.size());
+  // Where each candidate's timed runs start from: as inside this model (auto: its constants
+  // evicted between runs when the model outgrows the last-level cache, its inputs just written).
+  const uint64_t llc = last_level_cache_bytes();
+  options.measure.cache_state = tune::resolve_cache_state(
+      options.measure.cache_state, model.constants.size() + model.workspace_bytes, llc);
+  report.cache_state = options.measure.cache_state;
+  if (given.measure.cache_state == "auto")
+    log << fmt::format(
+        "candidates timed from a {} cache: the model's constants and workspace take {:.1f} MiB, "
+        "the last-level cache {:.1f} MiB\n",
+        options.measure.cache_state,
+        double(model.constants.size() + model.workspace_bytes) / double(1 << 20),
+        double(llc) / double(1 << 20));
   // The options are good: the conv decisions join the records (compile reads them there).
   if (new_decisions)
     for (const tune::TuningRecord& r : conv_decisions) tune::append_record(options.records, r);

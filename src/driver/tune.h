@@ -78,6 +78,8 @@ struct TuneReport {
   // The convolutions whose algorithm the run chose in the model (or found in the records), and
   // how many of them run as Winograd.
   int conv_choices = 0, conv_winograd = 0;
+  // What the candidates' timed runs started from (MeasureOptions::cache_state, resolved).
+  std::string cache_state;
 };
 
 // Tunes the model's tasks; `log` gets one line per trial.

@@ -89,6 +89,7 @@ std::vector<tune::TuningRecord> choose_conv_algorithms(
   }
   tune::MeasureOptions mo = options.measure;
   mo.per_kernel = true;
+  mo.cache_state = "warm";  // the whole model is its own context
   mo.repeat = std::max(20, 2 * options.measure.repeat);
   mo.timeout_s = std::max(mo.timeout_s, 60.0);
   std::vector<tune::Measurement> m = tune::measure_artifacts(jobs, mo);

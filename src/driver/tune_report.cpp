@@ -71,10 +71,10 @@ void print_tune_report(const TuneReport& r, std::ostream& out) {
     if (t.default_s > 0 && t.best_s > 0)
       before += t.weight * t.default_s, after += t.weight * t.best_s;
   }
-  out << fmt::format("tuned kernels, weighted by calls: {} -> {}{} (target '{}', {:.0f} s)\n",
+  out << fmt::format("tuned kernels, weighted by calls: {} -> {}{} (target '{}', {:.0f} s{})\n",
                      format_ms(before), format_ms(after),
-                     after > 0 ? fmt::format(" ({:.2f}x)", before / after) : "", r.target,
-                     r.wall_s);
+                     after > 0 ? fmt::format(" ({:.2f}x)", before / after) : "", r.target, r.wall_s,
+                     r.cache_state.empty() ? "" : ", timed from a " + r.cache_state + " cache");
   if (r.conv_choices > 0)
     out << fmt::format("conv algorithms chosen in the model: {} of {} 3x3 convs Winograd\n",
                        r.conv_winograd, r.conv_choices);
@@ -126,13 +126,15 @@ void write_tune_html(const TuneReport& r, const std::string& path) {
       "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>ingot tune</title>"
       "<style>body{{font-family:sans-serif}} td,th{{padding:2px 8px;text-align:right}}"
       "</style></head><body>\n<h1>ingot tune</h1>\n<p>target <code>{}</code>, {} trials in "
-      "{:.0f} s</p>\n{}<h2>Tuning curve</h2>\n<p>Estimated speed-up of the tuned kernels "
+      "{:.0f} s, candidates timed from a {} cache</p>\n{}<h2>Tuning curve</h2>\n<p>Estimated "
+      "speed-up of the tuned kernels "
       "(weighted by calls) over their default schedules after each trial; single "
       "measurements, before the confirmation rounds.</p>\n{}<h2>Tasks</h2>\n<table>\n"
       "<tr><th>task</th><th>kernel</th><th>rule</th><th>weight</th><th>trials</th>"
       "<th>default</th><th>best (confirmed)</th><th>speed-up</th></tr>\n{}</table>\n"
       "</body></html>\n",
-      r.target, curve.size(), r.wall_s, model, svg, rows);
+      r.target, curve.size(), r.wall_s, r.cache_state.empty() ? "warm" : r.cache_state, model, svg,
+      rows);
   std::ofstream out(path, std::ios::trunc);
   out << html;
   if (!out) fail_user("--report: cannot write '{}'", path);

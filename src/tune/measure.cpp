@@ -28,7 +28,7 @@ void add_timing_args(std::vector<std::string>& args, const MeasureOptions& o) {
   if (o.threads > 0) args.insert(args.end(), {"--num-threads", std::to_string(o.threads)});
   if (o.min_repeat_ms > 0)
     args.insert(args.end(), {"--min-repeat-ms", fmt::format("{}", o.min_repeat_ms)});
-  if (o.cache_flush) args.push_back("--cache-flush");
+  if (o.cache_state != "warm") args.insert(args.end(), {"--cache-state", o.cache_state});
 }
 // The batch-only options of `ingot measure`.
 void add_batch_args(std::vector<std::string>& args, const MeasureOptions& o) {
@@ -37,6 +37,13 @@ void add_batch_args(std::vector<std::string>& args, const MeasureOptions& o) {
 }
 
 }  // namespace
+
+std::string resolve_cache_state(const std::string& state, uint64_t footprint, uint64_t llc) {
+  if (state == "warm" || state == "cold" || state == "model") return state;
+  if (state != "auto")
+    fail_user("--cache-state: '{}' is not one of auto, warm, cold, model", state);
+  return llc > 0 && footprint > llc ? "model" : "warm";
+}
 
 Measurement measure_artifact(const std::string& artifact, const std::string& outputs,
                              const MeasureOptions& o) {

@@ -7,6 +7,7 @@
 // reported as its error, never the tuner's.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -21,7 +22,10 @@ struct MeasureOptions {
   double min_repeat_ms = 10;
   int threads = 0;  // 0: the runtime's default
   double timeout_s = 20;
-  bool cache_flush = false;  // `ingot run --cache-flush`: each timed run starts cold
+  // `ingot measure --cache-state`: what each timed run starts from, "warm", "cold" or "model"
+  // (flushed, then the inputs read back); `ingot tune` resolves its "auto" per model
+  // (resolve_cache_state).
+  std::string cache_state = "warm";
   // `ingot measure --per-kernel` (batches only): single calls with the kernel profile on, and
   // each kernel's fastest call (Measurement::kernel_ms).
   bool per_kernel = false;
@@ -54,6 +58,13 @@ struct MeasureJob {
 // recorded against the candidate that caused it.
 std::vector<Measurement> measure_artifacts(const std::vector<MeasureJob>& jobs,
                                            const MeasureOptions& o);
+
+// `state` ("auto", "warm", "cold", "model"; a UserError naming --cache-state otherwise) with
+// "auto" resolved for a model whose constants and workspace take `footprint` bytes on a host
+// whose last-level cache holds `llc` (0: unknown): "model" when they exceed it (inside the model a
+// kernel's constants are evicted by the rest of the model's between its runs, while its inputs
+// were just written by the kernels before it), else "warm" (the whole model stays cached).
+std::string resolve_cache_state(const std::string& state, uint64_t footprint, uint64_t llc);
 
 // The largest |a - b| / (1 + |b|) over the float32 arrays of two .npz files with the same
 // members, or +infinity when their members, shapes or dtypes differ.

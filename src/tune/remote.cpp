@@ -107,8 +107,10 @@ std::vector<Measurement> RemoteMeasurer::measure(const std::vector<MeasureJob>& 
                     std::to_string(options_.threads),
                     "timeout",
                     fmt::format("{}", options_.timeout_s),
-                    "flush",
-                    options_.cache_flush ? "1" : "0",
+                    "flush",  // (workers before --cache-state)
+                    options_.cache_state != "warm" ? "1" : "0",
+                    "cache_state",
+                    options_.cache_state,
                     "min_repeat_ms",
                     fmt::format("{}", options_.min_repeat_ms)});
   }
@@ -211,7 +213,9 @@ int run_worker(const RedisAddress& address, const WorkerOptions& o, std::ostream
       m.ingot = o.ingot;
       m.repeat = int(*repeat), m.number = int(*runs), m.threads = int(*threads);
       m.timeout_s = *timeout;
-      m.cache_flush = field(f, "flush") == "1";
+      m.cache_state = field(f, "cache_state");
+      if (m.cache_state != "cold" && m.cache_state != "model")
+        m.cache_state = field(f, "flush") == "1" ? "cold" : "warm";
       m.min_repeat_ms = number(f, "min_repeat_ms").value_or(0);
       std::filesystem::remove(npz);
       Measurement r = measure_artifact(so, npz, m);

@@ -117,6 +117,41 @@ TEST_F(RunTest, CacheFlushTimesColdRunsWithTheSameOutputs) {
             ingot::testing::read_text(path("cold.npz")));
 }
 
+// --cache-state: warm, cold (as --cache-flush) and model (flushed, then the inputs read back) time
+// the same runs: the outputs do not change, filled inputs or given ones. A state that is none of
+// those, or one given with --cache-flush, is a usage error naming the option.
+TEST_F(RunTest, CacheStatesTimeTheSameRuns) {
+  ASSERT_EQ(python(std::string(kSaveInputs) + "np.savez(d + '/in.npz', x=x, bias=b)"), 0);
+  auto warm = ingot("run '" + artifact("fake_affine") +
+                    "' --fill-mode random --repeat 2 --outputs '" + path("warm.npz") + "'");
+  ASSERT_EQ(warm.exit_code, 0) << warm.err;
+  auto given_warm = ingot("run '" + artifact("fake_affine") + "' --inputs '" + path("in.npz") +
+                          "' --repeat 2 --outputs '" + path("given_warm.npz") + "'");
+  ASSERT_EQ(given_warm.exit_code, 0) << given_warm.err;
+  for (const char* state : {"warm", "cold", "model"}) {
+    SCOPED_TRACE(state);
+    auto r = ingot("run '" + artifact("fake_affine") + "' --fill-mode random --cache-state " +
+                   state + " --print-time --repeat 3 --number 2 --outputs '" + path("s.npz") + "'");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("Execution time summary:"), std::string::npos) << r.out;
+    EXPECT_EQ(ingot::testing::read_text(path("warm.npz")),
+              ingot::testing::read_text(path("s.npz")));
+    auto given =
+        ingot("run '" + artifact("fake_affine") + "' --inputs '" + path("in.npz") +
+              "' --cache-state " + state + " --repeat 2 --outputs '" + path("g.npz") + "'");
+    ASSERT_EQ(given.exit_code, 0) << given.err;
+    EXPECT_EQ(ingot::testing::read_text(path("given_warm.npz")),
+              ingot::testing::read_text(path("g.npz")));
+  }
+  auto bad = ingot("run '" + artifact("fake_affine") + "' --cache-state hot");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("--cache-state"), std::string::npos) << bad.err;
+  EXPECT_EQ(bad.err.find("internal error"), std::string::npos) << bad.err;
+  auto both = ingot("run '" + artifact("fake_affine") + "' --cache-state warm --cache-flush");
+  EXPECT_NE(both.exit_code, 0);
+  EXPECT_NE(both.err.find("--cache-flush"), std::string::npos) << both.err;
+}
+
 // Machine numbers given by file: the sse2 peak 100 GFLOP/s, memory 10 GB/s (ridge 10 FLOP/byte).
 constexpr const char* kDeviceInfo =
     R"({"cpu": "test", "features": "", "threads": 1,

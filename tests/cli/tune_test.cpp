@@ -100,6 +100,12 @@ TEST_F(TuneTest, TrialsBecomeRecordsThatCompileApplies) {
                            "task 5/6 e_from_nchwc_LayoutFromBlocked", "task 6/6 mm_MatMul"})
     EXPECT_NE(r.out.find(std::string(task) + " (x1): trial 2/"), std::string::npos) << task;
   EXPECT_NE(r.out.find("tuned kernels, weighted by calls:"), std::string::npos) << r.out;
+  // --cache-state auto: the model's few KB fit any last-level cache, so candidates run warm.
+  EXPECT_NE(r.out.find("candidates timed from a warm cache: the model's constants and workspace "
+                       "take 0.1 MiB, the last-level cache "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("s, timed from a warm cache)"), std::string::npos) << r.out;
   // The tuned kernels checked inside the whole model (alternating with the default model), or
   // nothing to check when every task's best is its default.
   EXPECT_TRUE(r.out.find("in the model, fastest of 20 alternating calls: default ") !=
@@ -313,9 +319,11 @@ TEST_F(TuneTest, WorkersOnRedisSurviveOneDyingMidJob) {
   worker("w1", "--die-on-job 2");
   worker("w2", "");
   auto r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("r.jsonl") +
-                 " --trials 8 --repeat 2 --number 1 --num-threads 1 --batch 4 --cache-flush" +
+                 " --trials 8 --repeat 2 --number 1 --num-threads 1 --batch 4 --cache-state model" +
                  " --workers " + url);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  // The workers time every run from the state asked for: flushed, inputs read back.
+  EXPECT_NE(r.out.find("s, timed from a model cache)"), std::string::npos) << r.out;
   // One record per trial line the tuner printed, none failed, each measured by a worker.
   size_t trials = 0;
   for (size_t at = r.out.find(": trial "); at != std::string::npos;
@@ -504,6 +512,14 @@ TEST_F(TuneTest, BadOptionsAreRefused) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("--cost-model: 'forest' is not one of xgb, none"), std::string::npos)
       << r.err;
+  r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("r.jsonl") +
+            " --cache-state hot");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("--cache-state"), std::string::npos) << r.err;
+  r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("r.jsonl") +
+            " --cache-state warm --cache-flush");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("--cache-flush"), std::string::npos) << r.err;
   r = ingot("tune --conv-algorithm direct " + path("model.onnx"));
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("--output"), std::string::npos) << r.err;

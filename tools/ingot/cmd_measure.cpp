@@ -30,7 +30,8 @@ struct MeasureArgs {
   std::vector<std::string> artifacts, outputs;
   int repeat = 10, number = 1, num_threads = 0;
   double min_repeat_ms = 0;
-  bool cache_flush = false;
+  bool cache_flush = false;  // --cache-flush: --cache-state cold
+  std::string cache_state = "warm";
   bool per_kernel = false;
 };
 
@@ -47,9 +48,9 @@ struct Loaded {
 
 // One call with the profile reset before it (and the caches flushed, with a flusher); the call's
 // time, and each kernel's fastest so far.
-double profiled_call(Loaded& l, CacheFlusher* flusher) {
+double profiled_call(Loaded& l, CacheFlusher* flusher, const std::vector<NpyArray>* read_back) {
   l.session->set_profiling(true);
-  double ms = time_runs(*l.session, 1, 1, flusher)[0];
+  double ms = time_runs(*l.session, 1, 1, flusher, read_back)[0];
   for (const rt::KernelTime& t : l.session->kernel_times(*l.model)) {
     if (t.calls == 0) continue;
     double k = t.total_seconds * 1e3;  // a kernel named twice counts both calls
@@ -86,20 +87,23 @@ int measure(const MeasureArgs& a) {
     }
     if (l.session) write_outputs(a.outputs[k], *l.session, *l.model);
   }
+  const CacheState cache =
+      a.cache_flush ? CacheState::kCold : parse_cache_state(a.cache_state, "--cache-state");
   std::optional<CacheFlusher> flusher;
-  if (a.cache_flush) flusher.emplace();
+  if (cache != CacheState::kWarm) flusher.emplace();
   for (auto& [path, l] : loaded)
     if (l.session && !a.per_kernel)
       l.number = a.min_repeat_ms > 0
-                     ? runs_for_min_ms(*l.session, a.min_repeat_ms, a.number, a.cache_flush)
+                     ? runs_for_min_ms(*l.session, a.min_repeat_ms, a.number, flusher.has_value())
                      : a.number;
   for (int round = 0; round < a.repeat; ++round)
     for (size_t i = 0; i < order.size(); ++i) {
       Loaded& l = *order[round % 2 == 0 ? i : order.size() - 1 - i];
       if (!l.session) continue;
-      l.samples_ms.push_back(
-          a.per_kernel ? profiled_call(l, flusher ? &*flusher : nullptr)
-                       : time_runs(*l.session, 1, l.number, flusher ? &*flusher : nullptr)[0]);
+      CacheFlusher* f = flusher ? &*flusher : nullptr;
+      const std::vector<NpyArray>* read_back = cache == CacheState::kModel ? &l.inputs : nullptr;
+      l.samples_ms.push_back(a.per_kernel ? profiled_call(l, f, read_back)
+                                          : time_runs(*l.session, 1, l.number, f, read_back)[0]);
     }
   for (size_t k = 0; k < a.artifacts.size(); ++k) {
     const Loaded& l = loaded.at(a.artifacts[k]);
@@ -138,7 +142,13 @@ void add_measure_command(CLI::App& app, int& exit_code) {
                   "long")
       ->capture_default_str();
   cmd->add_option("--num-threads", args->num_threads, "runtime threads (default: the runtime's)");
-  cmd->add_flag("--cache-flush", args->cache_flush, "flush the caches before each timed run");
+  CLI::Option* state =
+      cmd->add_option("--cache-state", args->cache_state,
+                      "what each timed run starts from: warm, cold (caches flushed) or model "
+                      "(flushed, then the candidate's inputs read back)")
+          ->check(CLI::IsMember({"warm", "cold", "model"}))
+          ->capture_default_str();
+  cmd->add_flag("--cache-flush", args->cache_flush, "--cache-state cold")->excludes(state);
   cmd->add_flag("--per-kernel", args->per_kernel,
                 "time single calls with the kernel profile on and report each kernel's fastest "
                 "call too (--number and --min-repeat-ms do not apply)");

@@ -41,7 +41,8 @@ struct RunOptions {
   double min_repeat_ms = 0;
   bool print_time = false;
   bool profile = false;
-  bool cache_flush = false;
+  bool cache_flush = false;  // --cache-flush: --cache-state cold
+  std::string cache_state = "warm";
   int num_threads = 0;
   int device = -1;
   std::string check;
@@ -153,16 +154,19 @@ int run_artifact(const RunOptions& opts) {
     rt::Session session(model);
     std::vector<NpyArray> inputs = bind_inputs(opts.inputs, opts.fill_mode, model, session);
     run_step(session);  // warm-up, and the run whose outputs are reported
+    const CacheState cache =
+        opts.cache_flush ? CacheState::kCold : parse_cache_state(opts.cache_state, "--cache-state");
     std::optional<CacheFlusher> flusher;
-    if (opts.cache_flush) flusher.emplace();
+    if (cache != CacheState::kWarm) flusher.emplace();
     int number = opts.number;
     if (opts.min_repeat_ms > 0) {
-      number = runs_for_min_ms(session, opts.min_repeat_ms, number, opts.cache_flush);
+      number = runs_for_min_ms(session, opts.min_repeat_ms, number, flusher.has_value());
       if (opts.print_time)
         fmt::print("Runs per sample: {} (--min-repeat-ms {})\n", number, opts.min_repeat_ms);
     }
     std::vector<double> samples =
-        time_runs(session, opts.repeat, number, flusher ? &*flusher : nullptr);
+        time_runs(session, opts.repeat, number, flusher ? &*flusher : nullptr,
+                  cache == CacheState::kModel ? &inputs : nullptr);
     if (opts.print_time) print_time_summary(samples);
     if (opts.profile || !opts.profile_json.empty() || !opts.report.empty()) {
       ProfileReport report =
@@ -218,8 +222,14 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--device-info", opts->device_info,
                   "roofline limits from this `ingot device-info --json` file instead of this "
                   "machine's");
-  cmd->add_flag("--cache-flush", opts->cache_flush,
-                "flush the caches before each timed run (untimed): cold-cache times");
+  CLI::Option* state =
+      cmd->add_option("--cache-state", opts->cache_state,
+                      "what each timed run starts from: warm (the previous run's caches), cold "
+                      "(every cache flushed, untimed), model (flushed, then the inputs read back: "
+                      "a kernel's state inside a model larger than the cache)")
+          ->check(CLI::IsMember({"warm", "cold", "model"}))
+          ->capture_default_str();
+  cmd->add_flag("--cache-flush", opts->cache_flush, "--cache-state cold")->excludes(state);
   cmd->add_option("--num-threads", opts->num_threads,
                   "threads for parallel loops (default: physical cores)");
   cmd->add_option("--device", opts->device,

@@ -73,8 +73,18 @@ void add_tune_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--num-threads", args->options.measure.threads,
                   "threads of the measured runs (default: the runtime's)");
-  cmd->add_flag("--cache-flush", args->options.measure.cache_flush,
-                "flush the caches before each timed run of a candidate (cold-cache times)");
+  CLI::Option* state =
+      cmd->add_option("--cache-state", args->options.measure.cache_state,
+                      "what each timed run of a candidate starts from: warm (the previous run's "
+                      "caches), cold (flushed), model (flushed, then its inputs read back: as "
+                      "inside a model larger than the cache), auto (model when the model's "
+                      "constants and workspace exceed the last-level cache, else warm)")
+          ->check(CLI::IsMember({"auto", "warm", "cold", "model"}));
+  args->options.measure.cache_state = "auto";
+  cmd->add_flag_callback(
+         "--cache-flush", [args] { args->options.measure.cache_state = "cold"; },
+         "--cache-state cold")
+      ->excludes(state);
   cmd->add_option("--workers", args->options.workers,
                   "redis://HOST:PORT: measure on `ingot tune-worker` processes through that Redis "
                   "server instead of here");

@@ -11,6 +11,7 @@
 #include <map>
 
 #include "support/error.h"
+#include "support/host_caches.h"
 
 namespace ingot::cli {
 
@@ -127,6 +128,7 @@ std::vector<NpyArray> bind_inputs(const std::string& inputs, const std::string& 
                                   const rt::Model& model, rt::Session& session) {
   std::vector<NpyArray> arrays;
   if (!inputs.empty()) arrays = read_npz(inputs);
+  arrays.reserve(arrays.size() + size_t(model.num_inputs()));  // the bound views stay in place
   std::vector<bool> bound(static_cast<size_t>(model.num_inputs()), false);
   int states_given = 0;
   int64_t first_length = -1;
@@ -177,7 +179,18 @@ std::vector<NpyArray> bind_inputs(const std::string& inputs, const std::string& 
             info.name, info.dim_names[d]);
     }
     std::vector<uint8_t> data = fill_input(info, fill_mode, rng);
-    session.set_input_copy(i, data.data(), data.size());
+    std::string descr = npy_descr({info.dtype.code, info.dtype.bits});
+    if (descr.empty()) {  // (no numpy dtype: bfloat16) the session's own copy
+      session.set_input_copy(i, data.data(), data.size());
+      continue;
+    }
+    // Bound in place like an --inputs array, so --cache-state model can read it back.
+    NpyArray& a = arrays.emplace_back();
+    a.name = info.name;
+    a.dtype = descr;
+    a.shape.assign(info.shape, info.shape + info.ndim);
+    a.data = std::move(data);
+    session.set_input(i, view_of(a));
   }
   return arrays;
 }
@@ -188,28 +201,39 @@ void run_step(rt::Session& session) {
   session.run();
 }
 
+CacheState parse_cache_state(const std::string& name, const std::string& option) {
+  if (name == "warm") return CacheState::kWarm;
+  if (name == "cold") return CacheState::kCold;
+  if (name == "model") return CacheState::kModel;
+  fail_user("{}: '{}' is not one of warm, cold, model", option, name);
+}
+
 CacheFlusher::CacheFlusher() {
-  long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  uint64_t llc = last_level_cache_bytes();
   size_t bytes = llc > 0 ? std::min(size_t(llc) * 2, size_t(256) << 20) : size_t(64) << 20;
   buf_.assign(bytes / sizeof(uint64_t), 1);
 }
 
-void CacheFlusher::flush() {
+void CacheFlusher::flush(const std::vector<NpyArray>* read_back) {
   uint64_t sum = 0;
   for (uint64_t& v : buf_) sum += v++;
+  if (read_back != nullptr)
+    for (const NpyArray& a : *read_back)  // a byte per 64-byte line
+      for (size_t k = 0; k < a.data.size(); k += 64) sum += a.data[k];
   sink_ = sum;
 }
 
 // `repeat` samples, each the mean of `number` runs; with a flusher, each run starts after a
 // flush that is not timed.
-std::vector<double> time_runs(rt::Session& session, int repeat, int number, CacheFlusher* flusher) {
+std::vector<double> time_runs(rt::Session& session, int repeat, int number, CacheFlusher* flusher,
+                              const std::vector<NpyArray>* read_back) {
   std::vector<double> samples;
   for (int r = 0; r < repeat; ++r) {
     std::chrono::duration<double, std::milli> elapsed{0};
     auto start = std::chrono::steady_clock::now();
     for (int n = 0; n < number; ++n) {
       if (flusher) {
-        flusher->flush();
+        flusher->flush(read_back);
         start = std::chrono::steady_clock::now();
       }
       run_step(session);

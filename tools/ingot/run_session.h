@@ -24,14 +24,23 @@ size_t tensor_bytes(const IngotTensorInfo& info);
 std::vector<NpyArray> bind_inputs(const std::string& inputs, const std::string& fill_mode,
                                   const rt::Model& model, rt::Session& session);
 
-// Evicts the caches by streaming over twice the last-level cache (64 MiB when the size is not
-// known), so a run starts cold, as a kernel does after a large neighbour in a model. At most
-// 256 MiB: VMs may report the whole host's L3 (384 MiB on the 2-vCPU guest of docs/perf.md),
-// and a flush that size would cost more than most runs it precedes.
+// What each timed run starts from (--cache-state; docs/tune.md, "Measuring in the model's
+// context"): kWarm, the caches the previous run left (repeated runs of one kernel keep its
+// constants cached); kCold, every cache flushed; kModel, flushed and then the inputs read back:
+// the state a kernel finds inside a model larger than the cache, its inputs just written by the
+// kernels before it and its constants evicted by the rest of the model's.
+enum class CacheState { kWarm, kCold, kModel };
+// "warm", "cold" or "model"; a UserError naming `option` otherwise.
+CacheState parse_cache_state(const std::string& name, const std::string& option);
+
+// Evicts the caches by streaming over twice the last-level cache (last_level_cache_bytes; 64 MiB
+// when the size is not known), so a run starts cold, as a kernel does after a large neighbour in
+// a model; then reads `read_back` (CacheState::kModel: the run's inputs) into the cache again. At
+// most 256 MiB: a flush that size would cost more than most runs it precedes.
 class CacheFlusher {
  public:
   CacheFlusher();
-  void flush();
+  void flush(const std::vector<NpyArray>* read_back = nullptr);
 
  private:
   std::vector<uint64_t> buf_;
@@ -43,9 +52,9 @@ class CacheFlusher {
 void run_step(rt::Session& session);
 
 // `repeat` samples, each the mean of `number` runs, in milliseconds; with a flusher, each run
-// starts after a flush that is not timed.
-
-std::vector<double> time_runs(rt::Session& session, int repeat, int number, CacheFlusher* flusher);
+// starts after a flush (and `read_back` read into the cache again) that is not timed.
+std::vector<double> time_runs(rt::Session& session, int repeat, int number, CacheFlusher* flusher,
+                              const std::vector<NpyArray>* read_back = nullptr);
 
 // --min-repeat-ms (as TVM's time evaluator): runs the model for about `min_ms` as a warm-up
 // (threads awake, the clock up, caches and pages warm), and returns how many runs a sample needs

@@ -384,14 +384,17 @@ def one_line_reason(text, limit=160):
     return first if len(first) <= limit else first[:limit] + "..."
 
 
-def compile_artifact(cli, path, artifact, model, feeds, args):
-    """`CLI compile` of the model into artifact with the bench's flags -> seconds.
+def compile_artifact(cli, path, artifact, model, feeds, args, baseline=False):
+    """`CLI compile` of the model into artifact with the bench's flags -> seconds (`baseline`: the
+    --baseline-ingot side, which --ingot-tuning-records leaves untuned).
     Raises RuntimeError when it fails."""
     cmd = [cli, "compile", path, "-o", artifact, "-q"]
     if args.target:
         cmd += ["--target", args.target]
     if args.tuning_records:
         cmd += ["--tuning-records", args.tuning_records]
+    elif args.ingot_tuning_records and not baseline:
+        cmd += ["--tuning-records", args.ingot_tuning_records]
     shapes = input_shapes_arg(model, feeds)
     if shapes:
         cmd += ["--input-shapes", shapes]
@@ -419,8 +422,8 @@ def bench_model(name, args):
     base_artifact, base_fields, base_error = base + ".baseline.so", {}, None
     if args.baseline_ingot:
         try:
-            base_fields["baseline_compile_s"] = compile_artifact(args.baseline_ingot, path,
-                                                                 base_artifact, model, feeds, args)
+            base_fields["baseline_compile_s"] = compile_artifact(
+                args.baseline_ingot, path, base_artifact, model, feeds, args, baseline=True)
         except RuntimeError as e:
             base_error = f"baseline: {e}"
 
@@ -571,6 +574,9 @@ def main(argv=None):
     ap.add_argument("--tuning-records", help="compile ingot's side with these `ingot tune` records "
                     "(the same file for every model: records of other models are skipped; with "
                     "--baseline-ingot, the baseline's too)")
+    ap.add_argument("--ingot-tuning-records", metavar="FILE",
+                    help="compile only ingot's side with these records, the --baseline-ingot side "
+                         "untuned (tuned against untuned in one run: pass the same CLI to both)")
     ap.add_argument("--baseline-ingot", metavar="PATH",
                     help="a second ingot CLI, the \"before\" build: each model is compiled and "
                          "checked against ORT by both, and timed in the same rotating rounds; "
@@ -580,6 +586,9 @@ def main(argv=None):
     ap.add_argument("--json", help="also write all results (per-round times included) to this file")
     perf_record.add_arguments(ap)
     args = ap.parse_args(argv)
+    if args.tuning_records and args.ingot_tuning_records:
+        ap.error("--tuning-records (both sides) and --ingot-tuning-records (ingot's side) exclude "
+                 "each other")
     args.threads = [int(t) for t in args.threads.split(",")]
     os.makedirs(args.workdir, exist_ok=True)
 

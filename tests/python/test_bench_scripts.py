@@ -18,6 +18,7 @@
     two extra columns (none without a baseline), cli_identity reading a COMMIT file next to a
     binary; and model_bench run on tiny_cnn with this CLI as both builds: both checked,
     all three sides timed in every round, the baseline's rounds, path, version in the record;
+  * --ingot-tuning-records tunes ingot's side only (the baseline untuned), --tuning-records both;
   * winograd_bench on one small conv: the three ingot sides (direct, F(2x2), F(4x4)) and ORT
     timed in every round, the default policy's choice read from the graph, one raw record;
   * make_models' bert_base is BERT-base's geometry (12 layers, hidden 768, 12 heads, FFN 3072,
@@ -368,6 +369,32 @@ def test_bert_base_geometry():
           f"BERT_BASE: {make_models.BERT_BASE}")
 
 
+def test_ingot_tuning_records():
+    """--ingot-tuning-records compiles ingot's side with the records and the baseline without;
+    --tuning-records both (the compile commands captured, nothing run)."""
+    cmds = []
+
+    class Done:
+        returncode, stdout, stderr = 0, "", ""
+
+    real_run = model_bench.subprocess.run
+    model_bench.subprocess.run = lambda cmd, **kw: cmds.append(cmd) or Done()
+    try:
+        model = helper.make_model(helper.make_graph([], "g", [], []))
+        for flags in (["--ingot-tuning-records", "r.jsonl"], ["--tuning-records", "r.jsonl"]):
+            args = argparse.Namespace(target=None, tuning_records=None, ingot_tuning_records=None)
+            setattr(args, flags[0][2:].replace("-", "_"), flags[1])
+            cmds.clear()
+            model_bench.compile_artifact("ingot", "m.onnx", "m.so", model, {}, args)
+            model_bench.compile_artifact("base", "m.onnx", "m.base.so", model, {}, args,
+                                         baseline=True)
+            tuned = ["--tuning-records" in c for c in cmds]
+            want = [True, flags[0] == "--tuning-records"]
+            check(tuned == want, f"{flags[0]}: records on (ingot, baseline) = {tuned}, want {want}")
+    finally:
+        model_bench.subprocess.run = real_run
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ingot", required=True)
@@ -382,6 +409,7 @@ def main():
         test_ort_quant(tmp)
         test_after_before_summary(tmp)
         test_model_bench_baseline(args.ingot, tmp)
+        test_ingot_tuning_records()
         test_winograd_bench(args.ingot, tmp)
         test_bert_base_geometry()
     if FAILED:

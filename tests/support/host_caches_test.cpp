@@ -29,8 +29,8 @@ void add_cache(const fs::path& root, int index, int level, const std::string& ty
 }
 
 fs::path fresh_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("ingot_host_caches_" + name + "_" +
-                                            std::to_string(getpid()));
+  fs::path d =
+      fs::temp_directory_path() / ("ingot_host_caches_" + name + "_" + std::to_string(getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d;

@@ -453,11 +453,7 @@ void check_in_model(const std::string& model_path, const TuneOptions& options,
   compile_model(model_path, def_so, co, quiet);
   co.tuning_records = options.records;
   compile_model(model_path, tuned_so, co, quiet);
-  tune::MeasureOptions mo = options.measure;
-  mo.per_kernel = true;
-  mo.cache_state = "warm";  // the whole model is its own context
-  mo.repeat = std::max(20, 2 * options.measure.repeat);
-  mo.timeout_s = std::max(mo.timeout_s, 60.0);
+  const tune::MeasureOptions mo = tune::whole_model_options(options.measure);
   std::vector<tune::Measurement> m =
       tune::measure_artifacts({{def_so, (dir / "model_default.npz").string()},
                                {tuned_so, (dir / "model_tuned.npz").string()}},

@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -87,11 +86,7 @@ std::vector<tune::TuningRecord> choose_conv_algorithms(
       return {};
     }
   }
-  tune::MeasureOptions mo = options.measure;
-  mo.per_kernel = true;
-  mo.cache_state = "warm";  // the whole model is its own context
-  mo.repeat = std::max(20, 2 * options.measure.repeat);
-  mo.timeout_s = std::max(mo.timeout_s, 60.0);
+  const tune::MeasureOptions mo = tune::whole_model_options(options.measure);
   std::vector<tune::Measurement> m = tune::measure_artifacts(jobs, mo);
   for (const tune::Measurement& x : m)
     if (!x.ok() || x.kernel_ms.empty()) {

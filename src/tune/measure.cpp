@@ -1,6 +1,7 @@
 // One candidate measured by a child `ingot run` process (see measure.h).
 #include "tune/measure.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -38,11 +39,26 @@ void add_batch_args(std::vector<std::string>& args, const MeasureOptions& o) {
 
 }  // namespace
 
+CacheState parse_cache_state(const std::string& name) {
+  if (name == "warm") return CacheState::kWarm;
+  if (name == "cold") return CacheState::kCold;
+  if (name == "model") return CacheState::kModel;
+  fail_user("--cache-state: '{}' is not one of warm, cold, model (ingot tune: or auto)", name);
+}
+
 std::string resolve_cache_state(const std::string& state, uint64_t footprint, uint64_t llc) {
-  if (state == "warm" || state == "cold" || state == "model") return state;
-  if (state != "auto")
-    fail_user("--cache-state: '{}' is not one of auto, warm, cold, model", state);
-  return llc > 0 && footprint > llc ? "model" : "warm";
+  if (state == "auto") return llc > 0 && footprint > llc ? "model" : "warm";
+  parse_cache_state(state);  // (checked)
+  return state;
+}
+
+MeasureOptions whole_model_options(const MeasureOptions& o) {
+  MeasureOptions w = o;
+  w.per_kernel = true;
+  w.cache_state = "warm";
+  w.repeat = std::max(20, 2 * o.repeat);
+  w.timeout_s = std::max(o.timeout_s, 60.0);
+  return w;
 }
 
 Measurement measure_artifact(const std::string& artifact, const std::string& outputs,

@@ -59,12 +59,26 @@ struct MeasureJob {
 std::vector<Measurement> measure_artifacts(const std::vector<MeasureJob>& jobs,
                                            const MeasureOptions& o);
 
-// `state` ("auto", "warm", "cold", "model"; a UserError naming --cache-state otherwise) with
-// "auto" resolved for a model whose constants and workspace take `footprint` bytes on a host
-// whose last-level cache holds `llc` (0: unknown): "model" when they exceed it (inside the model a
-// kernel's constants are evicted by the rest of the model's between its runs, while its inputs
-// were just written by the kernels before it), else "warm" (the whole model stays cached).
+// What each timed run starts from (`--cache-state`): kWarm, the caches the previous run left
+// (repeated runs of one kernel keep its constants cached); kCold, every cache flushed; kModel,
+// flushed and then the inputs read back: the state a kernel finds inside a model larger than the
+// cache, its inputs just written by the kernels before it and its constants evicted by the rest
+// of the model's (docs/tune.md, "Candidates timed from the model's cache state").
+enum class CacheState { kWarm, kCold, kModel };
+// The state named "warm", "cold" or "model"; a UserError naming --cache-state otherwise.
+CacheState parse_cache_state(const std::string& name);
+
+// `state` ("auto" or a name parse_cache_state takes) with "auto" resolved for a model whose
+// constants and workspace take `footprint` bytes on a host whose last-level cache holds `llc` (0:
+// unknown): "model" when they exceed it (inside the model a kernel's constants are evicted by the
+// rest of the model's between its runs, while its inputs were just written by the kernels before
+// it), else "warm" (the whole model stays cached).
 std::string resolve_cache_state(const std::string& state, uint64_t footprint, uint64_t llc);
+
+// The options of a whole-model measurement (the conv algorithm choice, the check of tuned kernels
+// in the model): single calls with the kernel profile on, from warm caches (the model is its own
+// context), at least 20 rounds and a 60 s timeout.
+MeasureOptions whole_model_options(const MeasureOptions& o);
 
 // The largest |a - b| / (1 + |b|) over the float32 arrays of two .npz files with the same
 // members, or +infinity when their members, shapes or dtypes differ.

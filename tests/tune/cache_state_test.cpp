@@ -28,7 +28,8 @@ TEST(CacheState, ExplicitStatesStayAndOthersAreRefused) {
     tune::resolve_cache_state("hot", 0, 0);
     FAIL() << "no error";
   } catch (const UserError& e) {
-    EXPECT_EQ(std::string(e.what()), "--cache-state: 'hot' is not one of auto, warm, cold, model");
+    EXPECT_EQ(std::string(e.what()),
+              "--cache-state: 'hot' is not one of warm, cold, model (ingot tune: or auto)");
   }
 }
 

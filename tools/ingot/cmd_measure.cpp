@@ -21,6 +21,7 @@
 #include "support/error.h"
 #include "tools/ingot/commands.h"
 #include "tools/ingot/run_session.h"
+#include "tune/measure.h"
 
 namespace ingot::cli {
 
@@ -87,10 +88,10 @@ int measure(const MeasureArgs& a) {
     }
     if (l.session) write_outputs(a.outputs[k], *l.session, *l.model);
   }
-  const CacheState cache =
-      a.cache_flush ? CacheState::kCold : parse_cache_state(a.cache_state, "--cache-state");
+  const tune::CacheState cache =
+      a.cache_flush ? tune::CacheState::kCold : tune::parse_cache_state(a.cache_state);
   std::optional<CacheFlusher> flusher;
-  if (cache != CacheState::kWarm) flusher.emplace();
+  if (cache != tune::CacheState::kWarm) flusher.emplace();
   for (auto& [path, l] : loaded)
     if (l.session && !a.per_kernel)
       l.number = a.min_repeat_ms > 0
@@ -101,7 +102,8 @@ int measure(const MeasureArgs& a) {
       Loaded& l = *order[round % 2 == 0 ? i : order.size() - 1 - i];
       if (!l.session) continue;
       CacheFlusher* f = flusher ? &*flusher : nullptr;
-      const std::vector<NpyArray>* read_back = cache == CacheState::kModel ? &l.inputs : nullptr;
+      const std::vector<NpyArray>* read_back =
+          cache == tune::CacheState::kModel ? &l.inputs : nullptr;
       l.samples_ms.push_back(a.per_kernel ? profiled_call(l, f, read_back)
                                           : time_runs(*l.session, 1, l.number, f, read_back)[0]);
     }

@@ -27,6 +27,7 @@
 #include "tools/ingot/output_check.h"
 #include "tools/ingot/profile_report.h"
 #include "tools/ingot/run_session.h"
+#include "tune/measure.h"
 
 namespace ingot::cli {
 namespace {
@@ -154,10 +155,10 @@ int run_artifact(const RunOptions& opts) {
     rt::Session session(model);
     std::vector<NpyArray> inputs = bind_inputs(opts.inputs, opts.fill_mode, model, session);
     run_step(session);  // warm-up, and the run whose outputs are reported
-    const CacheState cache =
-        opts.cache_flush ? CacheState::kCold : parse_cache_state(opts.cache_state, "--cache-state");
+    const tune::CacheState cache =
+        opts.cache_flush ? tune::CacheState::kCold : tune::parse_cache_state(opts.cache_state);
     std::optional<CacheFlusher> flusher;
-    if (cache != CacheState::kWarm) flusher.emplace();
+    if (cache != tune::CacheState::kWarm) flusher.emplace();
     int number = opts.number;
     if (opts.min_repeat_ms > 0) {
       number = runs_for_min_ms(session, opts.min_repeat_ms, number, flusher.has_value());
@@ -166,7 +167,7 @@ int run_artifact(const RunOptions& opts) {
     }
     std::vector<double> samples =
         time_runs(session, opts.repeat, number, flusher ? &*flusher : nullptr,
-                  cache == CacheState::kModel ? &inputs : nullptr);
+                  cache == tune::CacheState::kModel ? &inputs : nullptr);
     if (opts.print_time) print_time_summary(samples);
     if (opts.profile || !opts.profile_json.empty() || !opts.report.empty()) {
       ProfileReport report =

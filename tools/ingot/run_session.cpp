@@ -201,13 +201,6 @@ void run_step(rt::Session& session) {
   session.run();
 }
 
-CacheState parse_cache_state(const std::string& name, const std::string& option) {
-  if (name == "warm") return CacheState::kWarm;
-  if (name == "cold") return CacheState::kCold;
-  if (name == "model") return CacheState::kModel;
-  fail_user("{}: '{}' is not one of warm, cold, model", option, name);
-}
-
 CacheFlusher::CacheFlusher() {
   uint64_t llc = last_level_cache_bytes();
   size_t bytes = llc > 0 ? std::min(size_t(llc) * 2, size_t(256) << 20) : size_t(64) << 20;

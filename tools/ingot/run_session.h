@@ -24,19 +24,10 @@ size_t tensor_bytes(const IngotTensorInfo& info);
 std::vector<NpyArray> bind_inputs(const std::string& inputs, const std::string& fill_mode,
                                   const rt::Model& model, rt::Session& session);
 
-// What each timed run starts from (--cache-state; docs/tune.md, "Measuring in the model's
-// context"): kWarm, the caches the previous run left (repeated runs of one kernel keep its
-// constants cached); kCold, every cache flushed; kModel, flushed and then the inputs read back:
-// the state a kernel finds inside a model larger than the cache, its inputs just written by the
-// kernels before it and its constants evicted by the rest of the model's.
-enum class CacheState { kWarm, kCold, kModel };
-// "warm", "cold" or "model"; a UserError naming `option` otherwise.
-CacheState parse_cache_state(const std::string& name, const std::string& option);
-
 // Evicts the caches by streaming over twice the last-level cache (last_level_cache_bytes; 64 MiB
 // when the size is not known), so a run starts cold, as a kernel does after a large neighbour in
-// a model; then reads `read_back` (CacheState::kModel: the run's inputs) into the cache again. At
-// most 256 MiB: a flush that size would cost more than most runs it precedes.
+// a model; then reads `read_back` (tune::CacheState::kModel: the run's inputs) into the cache
+// again. At most 256 MiB: a flush that size would cost more than most runs it precedes.
 class CacheFlusher {
  public:
   CacheFlusher();

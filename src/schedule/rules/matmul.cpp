@@ -130,8 +130,8 @@ std::optional<LoopRV> schedule_packed_matmul(Schedule& s, const std::string& blo
   // its batches), and every row tile reuses each B micro-panel while it is in L1. Valid for any
   // M with packed A, so a tunable choice there. M is the product's rows, not its padded panels':
   // BERT's M = 128 is 22 panels of 6 rows with AVX2, and as row tasks (each streaming all of B)
-  // its 768 x 3072 products ran 4.6-4.8 ms in the model on a Zen 3, 4.1-4.2 ms as column tasks
-  // (B read once from memory; the model 0.90x; docs/perf.md, session 39).
+  // its FFN products ran 5.4-6.2 ms in the model on a Zen 3, 4.2-4.5 ms as column tasks (B read
+  // once from memory; the model 0.914 of its time; docs/perf.md, session 39).
   int64_t batches = batched ? extent(l[0]) : 0;
   bool all_rows = false;
   if (packed_a && cfg.column_parallel) {

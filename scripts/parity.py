@@ -187,6 +187,21 @@ def target_tag(target, dtype=None):
     return tag + ("" if dtype in (None, "float32") else "." + dtype)
 
 
+def reference_session(model, threads=None):
+    """An ONNX Runtime CPU session that computes reference outputs (model: a path or bytes).
+
+    On x86 CPUs without VNNI, ONNX Runtime's default u8s8 integer kernels add pairs of products
+    in saturating int16 (vpmaddubsw), so a quantized model's outputs depend on the host (an AVX2
+    Zen 3 runs them 0.15 away from the exact sums where AVX-512 VNNI hosts are exact).
+    session.x64quantprecision=1 selects its exact kernels: the reference is the model's
+    arithmetic on every host. Float models are unaffected."""
+    so = ort.SessionOptions()
+    so.add_session_config_entry("session.x64quantprecision", "1")
+    if threads:
+        so.intra_op_num_threads = threads
+    return ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
+
+
 def check_model(name, ingot, workdir, tol, threads, path=None, feeds=None, target=None,
                 repeat=3, dtype=None, atol=None):
     """path/feeds default to make_models' NAME.onnx in workdir and make_models.make_inputs;
@@ -199,9 +214,7 @@ def check_model(name, ingot, workdir, tol, threads, path=None, feeds=None, targe
     model = onnx.load(path, load_external_data=False)
     if feeds is None:
         feeds = make_models.make_inputs(model)
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = threads
-    sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    sess = reference_session(path, threads)
     ref = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, feeds)))
 
     tag = target_tag(target, dtype)

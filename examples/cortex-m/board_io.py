@@ -100,8 +100,7 @@ def check(mlf_dir, qemu_log, host_npz, model, inputs_npz, build):
     print(f"{'PASS' if ok else 'FAIL'}: board vs host run of the MLF (bit-exact): {msg}")
     failures += not ok
     try:
-        import onnxruntime as ort
-        sess = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+        sess = parity.reference_session(model)
         with np.load(inputs_npz) as f:
             feeds = {i.name: f[i.name] for i in sess.get_inputs()}
         ref = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, feeds)))

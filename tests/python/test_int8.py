@@ -105,8 +105,7 @@ def output_step(model):
 
 
 def check_model(ingot, work, label, model, shape, expect_int_kernels):
-    import onnxruntime as ort
-    sess = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+    sess = parity.reference_session(model)
     in_name = sess.get_inputs()[0].name
     step = output_step(model)
     for target in ("llvm", "c"):

@@ -4,6 +4,7 @@
 #include <ingot/runtime.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/target.h"
 #include "driver/compile.h"
 
 namespace ingot::testing {
@@ -50,6 +52,15 @@ inline std::string run_command(const std::string& cmd) {
 }
 
 // n floats drawn uniformly from [-1, 1) by a generator seeded with `seed`.
+// Whether this host has every ISA feature `target`'s code requires (so its artifacts load).
+inline bool host_runs(const std::string& target) {
+  codegen::Target t = codegen::Target::parse(target), host = codegen::Target::host();
+  for (const std::string& f : t.isa_features)
+    if (std::find(host.isa_features.begin(), host.isa_features.end(), f) == host.isa_features.end())
+      return false;
+  return true;
+}
+
 inline std::vector<float> random_vector(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> d(-1.f, 1.f);

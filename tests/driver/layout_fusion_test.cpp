@@ -36,15 +36,6 @@ std::string kernel_text(const std::string& tir, const std::string& suffix) {
   return text;
 }
 
-// Whether this host can run code for `target`: every ISA feature the artifact would require.
-bool host_runs(const std::string& target) {
-  codegen::Target t = codegen::Target::parse(target), host = codegen::Target::host();
-  for (const std::string& f : t.isa_features)
-    if (std::find(host.isa_features.begin(), host.isa_features.end(), f) == host.isa_features.end())
-      return false;
-  return true;
-}
-
 // The final loop IR (--dump tir) of dir/m.onnx compiled with `opts`.
 std::string final_tir(const std::filesystem::path& dir, driver::CompileOptions opts) {
   std::ostringstream dump;

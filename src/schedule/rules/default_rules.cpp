@@ -23,10 +23,8 @@ const std::vector<ScheduleRule>& schedule_rules() {
   static const std::vector<ScheduleRule> rules = {
       {kDenseMatmulRule, "llvm",
        [](Schedule& s, const RuleTarget& t) {
-         MatmulConfig cfg;
-         cfg.vector_bits = t.isa.vector_bits;
-         cfg.arch = t.isa.arch;
-         schedule_dense_matmul(s, cfg);  // (its epilogue and other blocks too)
+         schedule_dense_matmul(s,
+                               dense_matmul_config(t.isa));  // (its epilogue and other blocks too)
        },
        is_dense_matmul},
       {kSymbolicRowsMatmulRule, "llvm",

@@ -253,6 +253,26 @@ TEST(ConvNchwcSchedule, TheParallelLoopSharesTheSmallerOperand) {
   expect_conv(wide, 16, 16, Act::kNone, Target::host(), 512);
 }
 
+// The default order streams fewer bytes again from beyond a core's L2, not merely shares the
+// smaller operand: ResNet-50's 1x1 stride-2 512->1024 conv at 28x28 (batch 1; AVX2 tiles of one
+// 16-channel block) reads half of its 1.6 MB input, has 2 MB of weights, and 64 output block
+// groups: blocks outer would read the 0.8 MB again 63 times, pixels outer the weights 13 times.
+// It ran 1.68 -> 1.34 ms in the model pixels outer (docs/perf.md, session 40). The smaller
+// operand (the input) would have been shared: blocks outer. It computes the convolution.
+TEST(ConvNchwcSchedule, TheParallelOrderStreamsFewerBytesAgain) {
+  Target avx2 = Target::parse("llvm -mcpu=haswell");
+  ConvNchwcShape strided = shape(512, 1024, {28, 28}, {1, 1}, {2, 2}, {1, 1});
+  strided.n = 1;
+  schedule::BlockedConv2d c = schedule::make_blocked_conv_nchwc(strided, 16, 16, {});
+  schedule::Schedule sch(c.func);
+  schedule::schedule_blocked_conv2d(sch, "conv", 256);
+  std::string text = to_string(sch.func());
+  size_t at = text.find(" in parallel(");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_EQ(text.substr(text.rfind("for ", at), at - text.rfind("for ", at)), "for n_oh_ocb_fused");
+  expect_conv(strided, 16, 16, Act::kRelu, avx2, 256);
+}
+
 // The rule's tunable choices (strip height, K slices, parallel chunks) drawn at random, as a
 // tuner's candidates: every point computes the convolution, on both ISAs, with a fused epilogue,
 // a masked strip, 3-D windows, and two input blocks (so K slices are among the choices).

@@ -90,6 +90,39 @@ int64_t buffer_bytes(const BufferLoad* load) {
   return n;
 }
 
+// An operand of at most this many bytes stays in a core's L2 while the parallel loop's other
+// side runs over it (half of a 512 KB L2, the smallest of current server cores).
+constexpr int64_t kCachedOperandBytes = 256 * 1024;
+
+// The bytes of the input the conv reads: all of it, less the rows a stride skips (a 1x1
+// stride-2 conv reads every other input row: half the cache lines). The input's row dim is the
+// third from last (.., h, w, lanes) when the output has an oh loop.
+int64_t input_bytes_read(const BufferLoad* x, const std::vector<LoopRV>& l, size_t spatial,
+                         Schedule& s) {
+  const int64_t bytes = buffer_bytes(x);
+  const size_t lw = spatial - 2, rank = x->buffer->shape.size();
+  // A 2-D or 3-D conv: n, ocb, [od,] oh, ow, r; reduction icb, [kd,] kh, kw, ici.
+  if (lw < 3 || rank < 5 || l.size() < spatial + 4) return bytes;
+  int64_t ih = 0;
+  if (!is_const_int(x->buffer->shape[rank - 3], &ih) || ih <= 0) return bytes;
+  const int64_t oh = loop_extent(s, l[lw - 1]), kh = loop_extent(s, l[l.size() - 3]);
+  return oh * kh >= ih ? bytes : bytes * oh * kh / ih;
+}
+
+// Whether pixels outer streams fewer bytes again than output blocks outer: with blocks outer
+// each of the `groups` block groups reads the input again (unless it stays cached), with pixels
+// outer each of the `units` pixel units reads all the weights again (unless they stay cached).
+// Ties (both cached): the smaller operand shared, as before. ResNet-50's 1x1 stride-2 512->1024
+// conv at 14x14 (0.8 MB of input read, 2 MB of weights): 50 MB again blocks outer, 26 MB pixels
+// outer, which ran 1.59 -> 1.25 ms in the model (docs/perf.md, session 39).
+bool pixels_outer_by_default(int64_t input_bytes, int64_t weight_bytes, int64_t groups,
+                             int64_t units) {
+  const int64_t again_blocks = input_bytes <= kCachedOperandBytes ? 0 : input_bytes * (groups - 1);
+  const int64_t again_pixels = weight_bytes <= kCachedOperandBytes ? 0 : weight_bytes * (units - 1);
+  if (again_blocks != again_pixels) return again_pixels < again_blocks;
+  return weight_bytes < input_bytes;
+}
+
 // g when `index` is floor(r / g) * g + (terms without r) (lane groups of width g), else 0.
 int lane_group(const Expr& index, const Var& r) {
   int group = 0;
@@ -290,12 +323,17 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
     // 6. The order of the fused parallel loop, which the thread pool hands out in one
     //    contiguous range per thread: output blocks outer gives each thread its share of the
     //    weights and all of the input, pixels outer its share of the input and all of the
-    //    weights. Tunable; by default the smaller operand is the shared one. ResNet-50's 1x1
-    //    256->64 conv at 56x56 (3.2 MB of input, 64 KB of weights) on two threads: 0.59 ms
-    //    blocks outer, 0.35 ms pixels outer; its 3x3 512->512 convs at 7x7 (9.4 MB of weights)
-    //    keep blocks outer.
+    //    weights. Tunable; by default the order that streams fewer bytes again from beyond a
+    //    core's L2 (pixels_outer_by_default). ResNet-50's 1x1 256->64 conv at 56x56 (3.2 MB of
+    //    input, 64 KB of weights) on two threads: 0.59 ms blocks outer, 0.35 ms pixels outer;
+    //    its 3x3 512->512 convs at 7x7 (9.4 MB of weights) keep blocks outer.
     if (loop_extent(s, l[1]) > 1 && rows_loops.size() > 2) {
-      ExprRV order_rv = sample_choice(s, {0, 1}, buffer_bytes(wt) < buffer_bytes(x) ? 1 : 0);
+      int64_t units = 1;  // the pixel side's parallel units: (n, [od,] [oh][, chunks])
+      for (size_t d = 0; d < rows_loops.size(); ++d)
+        if (d != 1) units *= loop_extent(s, rows_loops[d]);
+      const bool pixels_outer = pixels_outer_by_default(
+          input_bytes_read(x, l, spatial, s), buffer_bytes(wt), loop_extent(s, l[1]), units);
+      ExprRV order_rv = sample_choice(s, {0, 1}, pixels_outer ? 1 : 0);
       if (s.value(order_rv) == 1) {
         std::vector<LoopRV> order(rows_loops.begin() + 2, rows_loops.end());
         order.push_back(l[1]);

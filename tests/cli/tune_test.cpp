@@ -154,6 +154,25 @@ TEST_F(TuneTest, TrialsBecomeRecordsThatCompileApplies) {
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(read_text(path("t.so")), read_text(path("again/t.so")));
   expect_closed_form("t.so");
+  // Every measured record's trace replays to its task's kernel: compiled alone, each one
+  // schedules one task (a trace that did not replay would be skipped, the default used).
+  ASSERT_EQ(python("rs = [l for l in open(d + '/r.jsonl') if 'seconds' in json.loads(l)]\n"
+                   "for i, l in enumerate(rs):\n"
+                   "  open(d + '/one%d.jsonl' % i, 'w').write(l)\n"
+                   "open(d + '/count', 'w').write(str(len(rs)))\n"),
+            0);
+  const int measured = std::stoi(read_text(path("count")));
+  ASSERT_GE(measured, 6);
+  for (int i = 0; i < measured; ++i) {
+    const std::string one = "one" + std::to_string(i) + ".jsonl";
+    auto c = ingot("compile " + path("model.onnx") + " -o " + path("one.so") +
+                   " --tuning-records " + path(one));
+    ASSERT_EQ(c.exit_code, 0) << c.err;
+    EXPECT_NE(c.out.find("tuning records: 1 kernels (1 tasks) from records, 5 with the default "
+                         "schedule, 0 records skipped"),
+              std::string::npos)
+        << one << ": " << c.out;
+  }
   // --tasks 5: the matmul alone, listed under its task number; records are appended.
   r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("r.jsonl") +
             " --trials 2 --tasks 5 --repeat 2 --number 1 --num-threads 1");

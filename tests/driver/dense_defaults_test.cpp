@@ -7,8 +7,6 @@
 // with AVX2 its artifact matches a double-precision reference.
 #include <gtest/gtest.h>
 
-#include <ingot/runtime.h>
-
 #include <cmath>
 
 #include "compiled_model.h"
@@ -110,30 +108,19 @@ TEST(DenseMatmulDefaults, TheAvx2DefaultKernelMatchesAReference) {
   o.target = "llvm -mcpu=x86-64-v3";
   if (!host_runs(o.target)) GTEST_SKIP() << "the host cannot run " << o.target;
   Product p(128, 768, 96);  // 24-column panels, 384-deep slices, 4-row panels
-  const std::string so = (p.dir / "model.so").string();
-  std::ostringstream dump;
-  driver::compile_model(p.onnx, so, o, dump);
-  IngotModel* model = nullptr;
-  IngotSession* session = nullptr;
-  ASSERT_EQ(ingot_model_load(so.c_str(), &model), INGOT_OK) << ingot_last_error();
-  ASSERT_EQ(ingot_session_create(model, &session), INGOT_OK) << ingot_last_error();
+  CompiledModel m(p.onnx, (p.dir / "model.so").string(), o);
   std::vector<float> x = random_vector(size_t(p.m * p.k), 6);
-  std::vector<int64_t> xs{p.m, p.k};
-  DLTensor xt = f32_tensor(x, xs);
-  ASSERT_EQ(ingot_session_set_input(session, 0, &xt), INGOT_OK) << ingot_last_error();
-  ASSERT_EQ(ingot_session_run(session), INGOT_OK) << ingot_last_error();
-  DLTensor y;
-  ASSERT_EQ(ingot_session_output(session, 0, &y), INGOT_OK);
-  auto* yp = static_cast<const float*>(y.data);
+  m.set_input("x", x);
+  m.run();
+  std::vector<float> y = m.output(0);
+  ASSERT_EQ(y.size(), size_t(p.m * p.n));
   for (int64_t i = 0; i < p.m; ++i)
     for (int64_t j = 0; j < p.n; ++j) {
       double want = 0;
       for (int64_t k = 0; k < p.k; ++k)
         want += double(x[size_t(i * p.k + k)]) * p.b[size_t(k * p.n + j)];
-      ASSERT_NEAR(yp[i * p.n + j], want, 1e-3) << i << ", " << j;
+      ASSERT_NEAR(y[size_t(i * p.n + j)], want, 1e-3) << i << ", " << j;
     }
-  ingot_session_free(session);
-  ingot_model_free(model);
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // the register tile is 4 x 24 where N is whole 24-column panels (BERT's 768 and 3072) and
 // 6 x 16 otherwise (1024, 200: no padded columns), the K slice about 512 (384 for K = 768), and
 // a row task's C rows and A slice stay within 256 KB (MatMul 1024^3: 7 panels of 6 rows, not
-// 21); AVX-512 keeps its 8 x 32 tile, 256-deep slices and unbounded row blocks. Read from the
+// 21), and a block of B's column panels divides them; AVX-512 keeps its 8 x 32 tile, 256-deep
+// slices and unbounded row blocks. Read from the
 // default trace's decisions of the lowered product; each default kernel replays, and on a host
 // with AVX2 its artifact matches a double-precision reference.
 #include <gtest/gtest.h>
@@ -83,12 +84,16 @@ TEST(DenseMatmulDefaults, TheTraceHoldsEachIsasTileSliceAndRowBlock) {
     // Sampled: panel width, tile rows, K slice, then column tasks (0 / 1) and, for row tasks,
     // the column panels per block and the row panels per task.
     std::vector<int64_t> head;
-    int64_t row_panels;  // -1: column tasks
+    int64_t row_panels;         // -1: column tasks
+    int64_t column_panels = 0;  // with row tasks, when checked (> 0)
   };
   for (const Expect& e : {Expect{128, 768, 3072, 256, {24, 4, 384, 1}, -1},
                           Expect{128, 768, 3072, 512, {32, 8, 256, 1}, -1},
                           Expect{1024, 1024, 1024, 256, {16, 6, 512, 0}, 7},
-                          Expect{1024, 1024, 1024, 512, {32, 8, 256, 0}, 16}}) {
+                          Expect{1024, 1024, 1024, 512, {32, 8, 256, 0}, 16},
+                          // ConvNeXt's 784x192x768: 32 panels of 24 columns in blocks of 8
+                          // (a divisor; blocks of nc / NR = 10 left a masked block of 2).
+                          Expect{784, 192, 768, 256, {24, 4, 192, 0}, 17, 8}}) {
     SCOPED_TRACE(std::to_string(e.m) + "x" + std::to_string(e.k) + "x" + std::to_string(e.n) +
                  " at " + std::to_string(e.bits) + " bits");
     Product p(e.m, e.k, e.n);
@@ -99,6 +104,9 @@ TEST(DenseMatmulDefaults, TheTraceHoldsEachIsasTileSliceAndRowBlock) {
     if (e.row_panels > 0) {
       ASSERT_EQ(v.size(), e.head.size() + 2);
       EXPECT_EQ(v.back(), e.row_panels);
+      if (e.column_panels > 0) {
+        EXPECT_EQ(v[v.size() - 2], e.column_panels);
+      }
     }
   }
 }

@@ -189,9 +189,13 @@ std::optional<LoopRV> schedule_packed_matmul(Schedule& s, const std::string& blo
     if (cfg.parallel) s.parallel(par);
     return std::nullopt;  // column tasks (see the header)
   }
-  // Column panels per block of B (tunable; default nc / NR).
-  ExprRV ncb = sample_choice(s, powers_of_two_upto(NB, NB),
-                             std::max<int64_t>(1, std::min(cfg.nc / t.nr, NB)));
+  // Column panels per block of B (tunable; default: the largest divisor of the panels up to
+  // nc / NR, so no block is partial: 24-column panels of N = 768 are 32, and blocks of 10 left
+  // a masked block of 2 whose fused GELU epilogue ran ConvNeXt's 784x192x768 product 1.92 ms
+  // from the model state against 1.57 in blocks of 8 or 2 (docs/perf.md, session 40)).
+  int64_t panels_per_block = std::max<int64_t>(1, std::min(cfg.nc / t.nr, NB));
+  while (NB % panels_per_block != 0) --panels_per_block;
+  ExprRV ncb = sample_choice(s, powers_of_two_upto(NB, NB), panels_per_block);
   auto j = s.split(jb, {std::nullopt, ncb});
   auto k = s.split(kl, {std::nullopt, kc});
   FmaTileSpec spec;

@@ -2,6 +2,8 @@
 // required region of one buffer, and the region a set of blocks needs under a loop.
 #include "schedule/primitives/region_nest.h"
 
+#include <algorithm>
+
 #include "tir/op.h"
 #include "tir/substitute.h"
 
@@ -96,7 +98,17 @@ Stmt region_nest(const BlockInfo& bi, const BufferRegion& access,
     Var ax("ax" + std::to_string(i), iv.var.dtype());
     Expr lo = iv.min, ext = iv.extent;
     if (auto it = dim_of.find(iv.var.node()); it != dim_of.end()) {
-      const IntervalSet& r = region[it->second];
+      IntervalSet r = region[it->second];
+      // A constant region past the block's constant domain (the producer's padded tiles or
+      // panels: 40 panels of 24 columns over 768) is clipped to it: the instances past it are
+      // predicated off anyway, and the nest then walks the domain exactly, with no mask.
+      int64_t r_lo = 0, r_hi = 0, d_lo = 0, d_ext = 0;
+      if (is_const_int(arith::simplify(r.min, ana), &r_lo) &&
+          is_const_int(arith::simplify(r.max, ana), &r_hi) && is_const_int(iv.min, &d_lo) &&
+          is_const_int(iv.extent, &d_ext) &&
+          std::max(r_lo, d_lo) <= std::min(r_hi, d_lo + d_ext - 1))
+        r = {make_const(iv.var.dtype(), double(std::max(r_lo, d_lo))),
+             make_const(iv.var.dtype(), double(std::min(r_hi, d_lo + d_ext - 1)))};
       lo = arith::simplify(r.min, ana);
       ext = arith::simplify(r.max - r.min + 1, ana);
       if (!is_const_int(ext)) {

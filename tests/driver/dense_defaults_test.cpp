@@ -69,9 +69,11 @@ TEST(DenseMatmulDefaults, Avx2ConfigSlicesKDeeperAndBoundsRowBlocks) {
   const schedule::MatmulConfig avx2 = schedule::dense_matmul_config(CpuVectorIsa::x86(256));
   EXPECT_EQ(avx2.kc, 512);
   EXPECT_EQ(avx2.row_block_bytes, 256 * 1024);
+  EXPECT_EQ(avx2.wide_panel_vectors, 3);
   const schedule::MatmulConfig avx512 = schedule::dense_matmul_config(CpuVectorIsa::x86(512));
   EXPECT_EQ(avx512.kc, schedule::MatmulConfig{}.kc);
   EXPECT_EQ(avx512.row_block_bytes, 0);
+  EXPECT_EQ(avx512.wide_panel_vectors, 0);
   EXPECT_EQ(schedule::dense_panel_width(avx2, 768), 24);
   EXPECT_EQ(schedule::dense_panel_width(avx2, 1024), 16);
   EXPECT_EQ(schedule::dense_panel_width(avx512, 768), 32);

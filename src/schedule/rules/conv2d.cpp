@@ -6,6 +6,7 @@
 
 #include "schedule/intrin/x86_fma.h"
 #include "schedule/ir_utils.h"
+#include "schedule/rules/cache_budget.h"
 #include "schedule/rules/choice.h"
 #include "schedule/rules/conv_weight_layout.h"
 #include "schedule/rules/fma_strip.h"
@@ -90,10 +91,6 @@ int64_t buffer_bytes(const BufferLoad* load) {
   return n;
 }
 
-// An operand of at most this many bytes stays in a core's L2 while the parallel loop's other
-// side runs over it (half of a 512 KB L2, the smallest of current server cores).
-constexpr int64_t kCachedOperandBytes = 256 * 1024;
-
 // The bytes of the input the conv reads: all of it, less the rows a stride skips (a 1x1
 // stride-2 conv reads every other input row: half the cache lines). The input's row dim is the
 // third from last (.., h, w, lanes) when the output has an oh loop.
@@ -110,15 +107,18 @@ int64_t input_bytes_read(const BufferLoad* x, const std::vector<LoopRV>& l, size
 }
 
 // Whether pixels outer streams fewer bytes again than output blocks outer: with blocks outer
-// each of the `groups` block groups reads the input again (unless it stays cached), with pixels
-// outer each of the `units` pixel units reads all the weights again (unless they stay cached).
+// each of the `groups` block groups reads the input again, with pixels outer each of the
+// `units` pixel units reads all the weights again, unless that operand stays cached (at most
+// kCoreCacheBudgetBytes).
 // Ties (both cached): the smaller operand shared, as before. ResNet-50's 1x1 stride-2 512->1024
 // conv at 14x14 (0.8 MB of input read, 2 MB of weights): 50 MB again blocks outer, 26 MB pixels
 // outer, which ran 1.59 -> 1.25 ms in the model (docs/perf.md, session 39).
 bool pixels_outer_by_default(int64_t input_bytes, int64_t weight_bytes, int64_t groups,
                              int64_t units) {
-  const int64_t again_blocks = input_bytes <= kCachedOperandBytes ? 0 : input_bytes * (groups - 1);
-  const int64_t again_pixels = weight_bytes <= kCachedOperandBytes ? 0 : weight_bytes * (units - 1);
+  const int64_t again_blocks =
+      input_bytes <= kCoreCacheBudgetBytes ? 0 : input_bytes * (groups - 1);
+  const int64_t again_pixels =
+      weight_bytes <= kCoreCacheBudgetBytes ? 0 : weight_bytes * (units - 1);
   if (again_blocks != again_pixels) return again_pixels < again_blocks;
   return weight_bytes < input_bytes;
 }

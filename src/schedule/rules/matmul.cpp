@@ -5,6 +5,7 @@
 
 #include "schedule/intrin/x86_fma.h"
 #include "schedule/ir_utils.h"
+#include "schedule/rules/cache_budget.h"
 #include "schedule/rules/choice.h"
 #include "schedule/rules/dense_product.h"
 #include "schedule/rules/fma_strip.h"
@@ -76,16 +77,9 @@ int matmul_panel_width(const MatmulConfig& cfg) {
   return default_fma_tile(cfg.isa(), int(cfg.kc)).nr;
 }
 
-namespace {
-bool is_avx2(const MatmulConfig& cfg) {
-  const CpuVectorIsa isa = cfg.isa();
-  return isa.arch == CpuVectorIsa::kX86 && isa.vector_bits == 256;
-}
-}  // namespace
-
 int dense_panel_width(const MatmulConfig& cfg, int64_t n) {
-  const int nr = 3 * cfg.isa().tile_lanes();
-  if (is_avx2(cfg) && n % nr == 0) return nr;
+  const int nr = cfg.wide_panel_vectors * cfg.isa().tile_lanes();
+  if (nr > 0 && n % nr == 0) return nr;
   return matmul_panel_width(cfg);
 }
 
@@ -93,9 +87,10 @@ MatmulConfig dense_matmul_config(const CpuVectorIsa& isa) {
   MatmulConfig cfg;
   cfg.vector_bits = isa.vector_bits;
   cfg.arch = isa.arch;
-  if (is_avx2(cfg)) {
+  if (isa.arch == CpuVectorIsa::kX86 && isa.vector_bits == 256) {
     cfg.kc = 512;
-    cfg.row_block_bytes = 256 * 1024;
+    cfg.row_block_bytes = kCoreCacheBudgetBytes;
+    cfg.wide_panel_vectors = 3;
   }
   return cfg;
 }

@@ -41,6 +41,9 @@ struct MatmulConfig {
   // With row tasks and packed A: at most this many bytes of C rows and A slice per task (so C
   // stays in L2 across the K slices); 0: no bound.
   int64_t row_block_bytes = 0;
+  // > 0: B's panels of this many vectors by default where N is whole such panels (else the
+  // ISA's panel width).
+  int wide_panel_vectors = 0;
   bool parallel = true;
   // With all rows in one block (M <= mc, A packed): parallel over column panels (or batches)
   // instead of row blocks.
@@ -59,14 +62,13 @@ int64_t matmul_k_block(int64_t K, int64_t kc);
 // The register tile (MR x NR) the schedule uses for this config; NR is the panel width of B's
 // panels.
 int matmul_panel_width(const MatmulConfig& cfg);
-// The dense rule's defaults where they differ from the ISA's tile (docs/perf.md, session 40): on
-// AVX2 (16 ymm registers) a 4 x 24 register tile (3 B loads and 4 broadcasts per 12 FMAs, where
-// 6 x 16 needs 2 + 6) when N is whole 24-column panels, else the ISA's panel width; and a K
-// slice of about 512 on AVX2 (matmul_k_block of it: 384 for K = 768, 512 for 1024 and 3072).
-// dense_matmul_config: the rule's config for an ISA (kc 512 and row blocks within 256 KB on
-// AVX2, see schedule_packed_matmul; the defaults elsewhere).
-int dense_panel_width(const MatmulConfig& cfg, int64_t n);
+// The dense rule's config for an ISA: the defaults, except on AVX2 (docs/perf.md, session 40)
+// 3-vector panels where N is whole ones (a 4 x 24 register tile: 3 B loads and 4 broadcasts per
+// 12 FMAs, where 6 x 16 needs 2 + 6), K slices of about 512 (matmul_k_block of it: 384 for
+// K = 768, 512 for 1024 and 3072) and row blocks within kCoreCacheBudgetBytes.
 MatmulConfig dense_matmul_config(const CpuVectorIsa& isa);
+// The default panel width for a product of N = `n` columns under `cfg`.
+int dense_panel_width(const MatmulConfig& cfg, int64_t n);
 // The panel widths the dense rule samples: 1 to 4 vectors of the ISA whose tiles hold at least 4
 // rows in its registers (x86; the default alone on AArch64).
 std::vector<int64_t> matmul_panel_widths(const MatmulConfig& cfg);

@@ -13,6 +13,7 @@
 #include "driver/c_artifact.h"
 #include "driver/dim_bounds.h"
 #include "driver/input_shapes.h"
+#include "graph/transforms/layout_plan.h"
 #include "schedule/rules/default_rules.h"
 
 namespace ingot::tir {
@@ -96,6 +97,9 @@ struct CompileOptions {
   // Tuned convolution algorithms by conv (`ingot tune` before it writes them to the records):
   // conv node name -> tile, 0 direct; with the records' own.
   std::map<std::string, int> conv_tiles;
+  // Tuned channel blocks by conv (`ingot tune`'s layout plan before it writes it to the
+  // records): conv node name -> output block; with the records' own.
+  std::map<std::string, int64_t> conv_blocks;
   // Called with the lowered, unscheduled module; returning false ends the compile there (nothing
   // is built or written; the report is empty). `ingot tune` reads its tasks this way.
   std::function<bool(const tir::IRModule&)> after_lower;
@@ -127,6 +131,8 @@ struct CompileReport {
   int codegen_threads = 0;  // threads that compiled the kernels
   // The convs graph pass winograd_conv rewrote (node names; `ingot tune` times their kernels).
   std::vector<std::string> winograd_convs;
+  // The layout classes graph pass layout_nchwc blocked (`ingot tune` chooses a block per class).
+  std::vector<graph::ConvLayoutClass> conv_layout_classes;
   std::string tuning_summary;  // with tuning_records: the one-line summary of what was applied
   // With quantize_weights: one line of what was quantized (weights, bytes before and after,
   // the largest element error).

@@ -132,6 +132,17 @@ void run_graph_passes(CompileRun& r) {
         return it != tiles.end() ? it->second : graph::default_winograd_tile(s);
       };
   }
+  // The tuned layout plan (`ingot tune`'s conv_layout decisions): each conv it names writes
+  // that channel block. The layout classes go to the report (the tuner's choices are per class).
+  if (pass_options.channel_blocks) {
+    std::map<std::string, int64_t> planned = o.conv_blocks;
+    if (!o.tuning_records.empty())
+      planned.merge(tune::conv_layout_blocks(r.tuning_records(), r.t.target.str()));
+    pass_options.channel_blocks->planned = std::move(planned);
+  }
+  pass_options.on_layout_classes = [&r](std::vector<graph::ConvLayoutClass> classes) {
+    r.report.conv_layout_classes = std::move(classes);
+  };
   pass_options.conv_policy = [&r, policy](const graph::WinogradConvShape& s) {
     int m = policy(s);
     if (m != 0) r.report.winograd_convs.push_back(s.node);

@@ -24,6 +24,7 @@
 #include "codegen/target.h"
 #include "driver/loop_passes.h"
 #include "driver/tune_conv_algorithms.h"
+#include "driver/tune_conv_layouts.h"
 #include "driver/tune_harness.h"
 #include "ingot/runtime.h"
 #include "schedule/rules/default_rules.h"
@@ -542,13 +543,21 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& given, s
   report.target = target.str();
   if (options.cost_model != "xgb" && options.cost_model != "none")
     fail_user("--cost-model: '{}' is not one of xgb, none", options.cost_model);
-  bool new_decisions = false;
+  if (options.conv_layout != "auto" && options.conv_layout != "default")
+    fail_user("--conv-layout: '{}' is not one of auto, default", options.conv_layout);
+  bool new_decisions = false, new_layouts = false;
   std::vector<tune::TuningRecord> conv_decisions =
       choose_conv_algorithms(model_path, options, target, dir, report, new_decisions, log);
+  const std::map<std::string, int> conv_tiles =
+      tune::conv_algorithm_tiles(conv_decisions, target.str());
+  // Then the channel block of each class of convolutions, with those algorithms.
+  std::vector<tune::TuningRecord> layout_decisions =
+      choose_conv_layouts(model_path, options, target, conv_tiles, dir, report, new_layouts, log);
   tir::IRModule model;
   CompileOptions co = options.compile;
   co.static_shapes_only = true;
-  co.conv_tiles = tune::conv_algorithm_tiles(conv_decisions, target.str());
+  co.conv_tiles = conv_tiles;
+  co.conv_blocks = tune::conv_layout_blocks(layout_decisions, target.str());
   co.after_lower = [&model](const tir::IRModule& m) {
     model = m;
     return false;
@@ -579,6 +588,8 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& given, s
   // The options are good: the conv decisions join the records (compile reads them there).
   if (new_decisions)
     for (const tune::TuningRecord& r : conv_decisions) tune::append_record(options.records, r);
+  if (new_layouts)
+    for (const tune::TuningRecord& r : layout_decisions) tune::append_record(options.records, r);
   // 2. Where candidates are measured: here, one after the other, or on the workers of a Redis
   //    server, a batch at a time.
   std::unique_ptr<tune::RemoteMeasurer> remote;
@@ -749,8 +760,8 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& given, s
   }
   // 6. The tuned kernels inside the whole model (with workers: not this machine's to time).
   if (!remote)
-    check_in_model(model_path, options, states, model, tstr, !conv_decisions.empty(), dir, report,
-                   log);
+    check_in_model(model_path, options, states, model, tstr,
+                   !conv_decisions.empty() || !layout_decisions.empty(), dir, report, log);
   if (own_dir) std::filesystem::remove_all(dir);
   report.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
   return report;

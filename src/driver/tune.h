@@ -54,6 +54,9 @@ struct TuneOptions {
   std::string cost_model_file;
   double worker_wait_s = 300;  // give up on a batch after this long without any result
   std::string workdir;         // where candidate artifacts go ("": a fresh temporary directory)
+  // "auto": the channel block of each class of convolutions chosen in the model
+  // (driver/tune_conv_layouts.h); "default": the default blocks.
+  std::string conv_layout = "auto";
 };
 
 struct TaskTuning {
@@ -78,6 +81,9 @@ struct TuneReport {
   // The convolutions whose algorithm the run chose in the model (or found in the records), and
   // how many of them run as Winograd.
   int conv_choices = 0, conv_winograd = 0;
+  // The classes of convolutions whose channel block the run chose in the model, and how many of
+  // them take a block other than the default.
+  int layout_classes = 0, layout_changed = 0;
   // What the candidates' timed runs started from (MeasureOptions::cache_state, resolved).
   std::string cache_state;
 };

@@ -78,6 +78,9 @@ void print_tune_report(const TuneReport& r, std::ostream& out) {
   if (r.conv_choices > 0)
     out << fmt::format("conv algorithms chosen in the model: {} of {} 3x3 convs Winograd\n",
                        r.conv_winograd, r.conv_choices);
+  if (r.layout_classes > 0)
+    out << fmt::format("channel blocks chosen in the model: {} of {} classes of convs changed\n",
+                       r.layout_changed, r.layout_classes);
   if (r.model_default_s > 0 && r.model_tuned_s > 0)
     out << fmt::format(
         "in the model, fastest of {} alternating calls: default {}, tuned {} ({:.2f}x); {} of {} "
@@ -116,6 +119,11 @@ void write_tune_html(const TuneReport& r, const std::string& path) {
         "<p>Convolution algorithms chosen in the model: {} of {} 3x3 stride-1 "
         "convolutions run as Winograd.</p>\n",
         r.conv_winograd, r.conv_choices);
+  if (r.layout_classes > 0)
+    model += fmt::format(
+        "<p>Channel blocks chosen in the model: {} of {} classes of convolutions that share a "
+        "block take another than the default.</p>\n",
+        r.layout_changed, r.layout_classes);
   if (r.model_default_s > 0 && r.model_tuned_s > 0)
     model += fmt::format(
         "<p>The whole model, fastest of {} alternating calls: default {}, tuned {} "

@@ -8,7 +8,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace ingot {
 
@@ -50,6 +53,21 @@ inline int channel_block(int64_t channels, int vector_bits) {
     return int(pair);
   if (channels % lanes == 0 || channels > 2 * lanes) return lanes;
   return int((channels + lanes - 1) / lanes * lanes);
+}
+
+// The output blocks a groups = 1 convolution with `channels` outputs may take in a layout plan
+// (`ingot tune`'s choice per chain of convolutions): one, two or three vectors where the
+// channels pad them by at most 1/8 (and fill at least one), and always the default
+// channel_block, which comes first.
+inline std::vector<int64_t> channel_block_options(int64_t channels, int vector_bits) {
+  const int64_t lanes = vector_bits >= 512 ? 16 : 8;
+  std::vector<int64_t> options = {channel_block(channels, vector_bits)};
+  for (int64_t b : {lanes, 2 * lanes, 3 * lanes}) {
+    int64_t padded = (channels + b - 1) / b * b;
+    if (b != options.front() && channels >= b && (padded - channels) * 8 <= channels)
+      options.push_back(b);
+  }
+  return options;
 }
 
 // Which input blocks an output block of a blocked convolution reads. Output block ob (NR
@@ -113,6 +131,12 @@ struct ChannelBlockPolicy {
   std::function<std::optional<ConvBlocks>(int64_t ic, int64_t oc, int64_t groups,
                                           int64_t input_block)>
       grouped;
+  // The output blocks a groups = 1 conv may take instead (channel_block_options; the default
+  // first): what a layout plan chooses among.
+  std::function<std::vector<int64_t>(int64_t channels)> conv_output_options;
+  // A layout plan: conv node name -> output block (`ingot tune`'s conv_layout decisions). A
+  // groups = 1 conv it names takes that block where conv_output_options allows it.
+  std::map<std::string, int64_t> planned = {};
 };
 
 // The blocks above for `vector_bits`-wide vectors: channel_block, fewer channels than lanes as
@@ -126,6 +150,9 @@ inline ChannelBlockPolicy vector_channel_blocks(int vector_bits) {
   };
   p.grouped = [vector_bits](int64_t ic, int64_t oc, int64_t groups, int64_t input_block) {
     return grouped_conv_blocks(ic, oc, groups, vector_bits, input_block);
+  };
+  p.conv_output_options = [vector_bits](int64_t c) {
+    return channel_block_options(c, vector_bits);
   };
   return p;
 }

@@ -102,12 +102,25 @@ std::map<std::string, int> conv_algorithm_tiles(const std::vector<TuningRecord>&
   return tiles;
 }
 
+std::map<std::string, int64_t> conv_layout_blocks(const std::vector<TuningRecord>& records,
+                                                  const std::string& target) {
+  std::map<std::string, int64_t> blocks;
+  for (const TuningRecord& r : records)
+    if (r.rule == kConvLayoutRule && r.target == target && r.ok())
+      blocks[r.kernel] = r.trace.value("block", int64_t(0));
+  return blocks;
+}
+
+bool is_graph_decision(const TuningRecord& r) {
+  return r.rule == kConvAlgorithmRule || r.rule == kConvLayoutRule;
+}
+
 RecordsApplied apply_records(tir::IRModule& mod, const std::vector<TuningRecord>& records,
                              const std::string& target) {
   RecordsApplied a;
-  std::vector<TuningRecord> schedules;  // (the conv decisions took effect in the graph passes)
+  std::vector<TuningRecord> schedules;  // (the graph decisions took effect in the graph passes)
   for (const TuningRecord& r : records)
-    if (r.rule != kConvAlgorithmRule) schedules.push_back(r);
+    if (!is_graph_decision(r)) schedules.push_back(r);
   std::map<std::string, TuningRecord> best = best_records(schedules);
   std::set<std::string> used, failed;
   for (tir::PrimFunc& f : mod.kernels) {

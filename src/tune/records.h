@@ -60,6 +60,21 @@ inline constexpr const char* kConvAlgorithmRule = "conv_algorithm";
 std::map<std::string, int> conv_algorithm_tiles(const std::vector<TuningRecord>& records,
                                                 const std::string& target);
 
+// Records of rule kConvLayoutRule are graph-level decisions too: `ingot tune`'s layout plan,
+// the output channel block of one groups = 1 convolution (graph pass layout_nchwc; every conv
+// of a layout class, graph/transforms/layout_plan.h, gets the class's block), measured in the
+// whole model. Task "conv_layout:<conv node>", kernel the conv node's name, trace
+// {"block": B}, seconds the class's kernels' time in the model with that block.
+inline constexpr const char* kConvLayoutRule = "conv_layout";
+
+// The layout decisions among `records` for `target`: conv node name -> block (the last record
+// of a conv wins).
+std::map<std::string, int64_t> conv_layout_blocks(const std::vector<TuningRecord>& records,
+                                                  const std::string& target);
+
+// Whether a record is a graph-level decision (conv algorithm or layout), not a kernel schedule.
+bool is_graph_decision(const TuningRecord& r);
+
 struct RecordsApplied {
   int kernels_from_records = 0;  // kernels whose schedule is a record's trace
   int tasks_from_records = 0;

@@ -76,7 +76,7 @@ class TuneTest : public CliTest {
 
 TEST_F(TuneTest, TrialsBecomeRecordsThatCompileApplies) {
   write_model();
-  auto r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("r.jsonl") +
+  auto r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path("r.jsonl") +
                  " --trials 16 --repeat 3 --number 1 --num-threads 1 --seed 3 --report " +
                  path("tune.html"));
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
@@ -174,7 +174,7 @@ TEST_F(TuneTest, TrialsBecomeRecordsThatCompileApplies) {
         << one << ": " << c.out;
   }
   // --tasks 5: the matmul alone, listed under its task number; records are appended.
-  r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("r.jsonl") +
+  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path("r.jsonl") +
             " --trials 2 --tasks 5 --repeat 2 --number 1 --num-threads 1");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("task 1/1 mm_MatMul"), std::string::npos) << r.out;
@@ -186,7 +186,7 @@ TEST_F(TuneTest, TheSameSeedSamplesTheSameCandidates) {
   for (const char* out : {"a.jsonl", "b.jsonl", "c.jsonl"}) {
     std::string seed = std::string(out) == "c.jsonl" ? "9" : "5";
     auto r =
-        ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path(out) +
+        ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path(out) +
               " --tasks 2 --trials 5" + " --repeat 1 --number 1 --num-threads 1 --seed " + seed);
     ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   }
@@ -206,14 +206,14 @@ TEST_F(TuneTest, TheSameSeedSamplesTheSameCandidates) {
 TEST_F(TuneTest, ResumeContinuesWhereAnInterruptedRunStopped) {
   write_model();
   std::string common = " --tasks 2 --trials 6 --repeat 1 --number 1 --num-threads 1 --seed 4";
-  auto r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " +
+  auto r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " +
                  path("full.jsonl") + common);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   // An interruption after three trials: the records hold their lines and nothing else.
   ASSERT_EQ(python("lines = open(d + '/full.jsonl').readlines()\n"
                    "open(d + '/part.jsonl', 'w').writelines(lines[:3])\n"),
             0);
-  r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("part.jsonl") +
+  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path("part.jsonl") +
             common + " --resume");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   // The cost model learnt from the three recorded trials (their traces replayed) and the three
@@ -240,7 +240,7 @@ TEST_F(TuneTest, ResumeContinuesWhereAnInterruptedRunStopped) {
       0);
   // Once confirmed, a task is finished: resuming again measures nothing.
   std::string before = read_text(path("part.jsonl"));
-  r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("part.jsonl") +
+  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path("part.jsonl") +
             common + " --resume");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("finished in the resumed run (6 trials)"), std::string::npos) << r.out;
@@ -251,7 +251,7 @@ TEST_F(TuneTest, FailedMeasurementsAreRecordedAndTheTunerGoesOn) {
   write_model();
   // Every measurement is killed at its timeout: each task's default fails, is recorded with
   // the error, and the tuner still finishes every task.
-  auto r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("r.jsonl") +
+  auto r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path("r.jsonl") +
                  " --trials 6 --timeout 0.000001");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("timed out"), std::string::npos) << r.out;
@@ -337,7 +337,7 @@ TEST_F(TuneTest, WorkersOnRedisSurviveOneDyingMidJob) {
   };
   worker("w1", "--die-on-job 2");
   worker("w2", "");
-  auto r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("r.jsonl") +
+  auto r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path("r.jsonl") +
                  " --trials 8 --repeat 2 --number 1 --num-threads 1 --batch 4 --cache-state model" +
                  " --workers " + url);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
@@ -373,7 +373,7 @@ TEST_F(TuneTest, WorkersOnRedisSurviveOneDyingMidJob) {
 TEST_F(TuneTest, TheCostModelChoosesCandidatesAndIsSavedForAWarmStart) {
   write_model();
   const std::string common = " --trials 24 --repeat 2 --number 1 --min-repeat-ms 0 --seed 5";
-  auto r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("r.jsonl") +
+  auto r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path("r.jsonl") +
                  common);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   std::smatch m;
@@ -396,18 +396,18 @@ TEST_F(TuneTest, TheCostModelChoosesCandidatesAndIsSavedForAWarmStart) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   expect_closed_form("t.so");
   // A warm start from the saved model; a file that is not a model is refused in one line.
-  r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("warm.jsonl") +
+  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path("warm.jsonl") +
             common + " --cost-model-file " + path("r.jsonl.model.json"));
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("cost model: loaded " + path("r.jsonl.model.json")), std::string::npos)
       << r.out;
   std::ofstream(path("bad.json")) << "[1, 2]";
-  r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("bad.jsonl") +
+  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path("bad.jsonl") +
             common + " --cost-model-file " + path("bad.json"));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find(path("bad.json") + ": not an ingot cost model"), std::string::npos) << r.err;
   // Without the model: random points and mutations, and no model file.
-  r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("none.jsonl") +
+  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path("none.jsonl") +
             common + " --cost-model none");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_EQ(r.out.find("cost model:"), std::string::npos) << r.out;
@@ -515,31 +515,130 @@ TEST_F(TuneTest, ConvAlgorithmsAreChosenInTheModelAndCompileApplies) {
             0);
 }
 
+// A residual pair of 1x1 convs (8 -> 48 with Relu, 48 -> 48, summed) and a 48 -> 32 conv after
+// them: two layout classes, {a, b} (joined by the Add) and {c}. `ingot tune` times the model
+// with each class's other blocks (AVX2: 8 or 24 besides 16; AVX-512: 48 besides 16) and records
+// each class's block for every conv in it (rule conv_layout): the fastest printed, where it beats
+// the default by 2%, else the default. compile --tuning-records lays the convs out in those
+// blocks (its graph dump shows them), the outputs stay the NumPy closed form, the same records
+// give the same bytes, and a second run keeps the decisions.
+TEST_F(TuneTest, ConvLayoutsAreChosenInTheModelAndCompileApplies) {
+  ASSERT_EQ(python("import onnx\nfrom onnx import helper, TensorProto, numpy_helper\n"
+                   "rng = np.random.default_rng(2)\n"
+                   "Wa = (rng.standard_normal((48, 8, 1, 1)) / 3).astype(np.float32)\n"
+                   "Wb = (rng.standard_normal((48, 48, 1, 1)) / 7).astype(np.float32)\n"
+                   "Wc = (rng.standard_normal((32, 48, 1, 1)) / 7).astype(np.float32)\n"
+                   "ba = rng.standard_normal(48).astype(np.float32)\n"
+                   "nodes = [helper.make_node('Conv', ['x', 'Wa', 'ba'], ['ya'], name='a'),\n"
+                   "         helper.make_node('Relu', ['ya'], ['ra']),\n"
+                   "         helper.make_node('Conv', ['ra', 'Wb'], ['yb'], name='b'),\n"
+                   "         helper.make_node('Add', ['ra', 'yb'], ['s']),\n"
+                   "         helper.make_node('Conv', ['s', 'Wc'], ['z'], name='c')]\n"
+                   "g = helper.make_graph(nodes, 'residual',\n"
+                   "  [helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, 8, 20, 20])],\n"
+                   "  [helper.make_tensor_value_info('z', TensorProto.FLOAT, [1, 32, 20, 20])],\n"
+                   "  [numpy_helper.from_array(a, n) for a, n in\n"
+                   "   ((Wa, 'Wa'), (Wb, 'Wb'), (Wc, 'Wc'), (ba, 'ba'))])\n"
+                   "onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]),\n"
+                   "          d + '/model.onnx')\n"
+                   "x = rng.standard_normal((1, 8, 20, 20)).astype(np.float32)\n"
+                   "np.savez(d + '/x.npz', x=x)\n"
+                   "def conv(a, w):\n"
+                   "  return np.einsum('nchw,oc->nohw', a, w[:, :, 0, 0].astype(np.float64))\n"
+                   "ra = np.maximum(conv(x.astype(np.float64), Wa) + ba[None, :, None, None], 0)\n"
+                   "np.save(d + '/want.npy', conv(ra + conv(ra, Wb), Wc))\n"),
+            0);
+  auto r = ingot("tune " + path("model.onnx") + " -o " + path("r.jsonl") +
+                 " --trials 2 --repeat 3 --number 1 --num-threads 1 --report " + path("tune.html"));
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("channel blocks chosen in the model: "), std::string::npos) << r.out;
+  EXPECT_NE(read_text(path("tune.html")).find("Channel blocks chosen in the model"),
+            std::string::npos);
+  // One decision per conv, one block per class: the fastest printed where it beats the default
+  // (listed first) by 2%.
+  EXPECT_EQ(
+      python("import re\n"
+             "rs = [json.loads(l) for l in open(d + '/r.jsonl')]\n"
+             "ds = {r['kernel']: r['trace']['block'] for r in rs\n"
+             "      if r['rule'] == 'conv_layout'}\n"
+             "assert sorted(ds) == ['a', 'b', 'c'], ds\n"
+             "assert ds['a'] == ds['b'], ds\n"
+             "out = open(d + '/stdout').read()\n"
+             "for conv, n in (('a', 2), ('c', 1)):\n"
+             "  line = re.search('conv layout of ' + conv + r' \\(' + str(n) +\n"
+             "                   r' convs, \\d+ kernels\\): (.*) in the model -> block (\\d+)',\n"
+             "                   out)\n"
+             "  cells = [(int(b), float(t)) for b, t in\n"
+             "           re.findall(r'block (\\d+) ([0-9.]+) ms', line.group(1))]\n"
+             "  assert len(cells) >= 2 and len({b for b, _ in cells}) == len(cells), line\n"
+             "  best = min(cells, key=lambda c: c[1])\n"
+             "  want = best[0] if best[1] <= cells[0][1] * 0.98 else cells[0][0]\n"
+             "  assert int(line.group(2)) == want == ds[conv], (line.group(0), ds)\n"
+             "  assert all(b % 8 == 0 for b, _ in cells), cells\n"
+             "open(d + '/blocks.txt', 'w').write(' '.join(str(ds[k]) for k in 'abc'))\n"),
+      0);
+  r = ingot("compile " + path("model.onnx") + " -o " + path("t.so") + " --tuning-records " +
+            path("r.jsonl") + " --dump graph");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream blocks(read_text(path("blocks.txt")));
+  // (Each conv writes its fused value: a the Relu's, b the sum.)
+  for (const char* value : {"ra", "s", "z"}) {
+    int block = 0;
+    blocks >> block;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(
+        r.out, m,
+        std::regex("%" + std::string(value) +
+                   "_nchwc: float32\\[[0-9,]+\\] = ConvNCHWc\\([^\\n]*block=([0-9]+)")))
+        << value << "\n"
+        << r.out;
+    EXPECT_EQ(std::stoi(m[1]), block) << value;
+  }
+  expect_closed_form("t.so");
+  std::filesystem::create_directories(path("again"));
+  auto again = ingot("compile " + path("model.onnx") + " -o " + path("again/t.so") +
+                     " --tuning-records " + path("r.jsonl"));
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(read_text(path("t.so")), read_text(path("again/t.so")));
+  r = ingot("tune " + path("model.onnx") + " -o " + path("r.jsonl") +
+            " --trials 2 --repeat 2 --number 1 --num-threads 1");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("conv layouts: 3 convs' blocks from the records"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(python("rs = [json.loads(l) for l in open(d + '/r.jsonl')]\n"
+                   "assert sum(r['rule'] == 'conv_layout' for r in rs) == 3\n"),
+            0);
+  r = ingot("tune " + path("model.onnx") + " -o " + path("bad.jsonl") + " --conv-layout wide");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--conv-layout: 'wide' is not one of auto, default"), std::string::npos)
+      << r.err;
+}
+
 TEST_F(TuneTest, BadOptionsAreRefused) {
   write_model();
-  auto r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("r.jsonl") +
+  auto r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path("r.jsonl") +
                  " --trials 0");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("--trials: 0 is not a positive count"), std::string::npos) << r.err;
-  r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("r.jsonl") +
+  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path("r.jsonl") +
             " --tasks 7");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("--tasks: task 7 does not exist (the model has 6 tasks)"), std::string::npos)
       << r.err;
-  r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("r.jsonl") +
+  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path("r.jsonl") +
             " --cost-model forest");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("--cost-model: 'forest' is not one of xgb, none"), std::string::npos)
       << r.err;
-  r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("r.jsonl") +
+  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path("r.jsonl") +
             " --cache-state hot");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("--cache-state"), std::string::npos) << r.err;
-  r = ingot("tune --conv-algorithm direct " + path("model.onnx") + " -o " + path("r.jsonl") +
+  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path("r.jsonl") +
             " --cache-state warm --cache-flush");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("--cache-flush"), std::string::npos) << r.err;
-  r = ingot("tune --conv-algorithm direct " + path("model.onnx"));
+  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx"));
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("--output"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(path("r.jsonl")));

@@ -46,6 +46,10 @@ void add_tune_command(CLI::App& app, int& exit_code) {
                   "3x3 stride-1 convolutions on CPUs: auto (Winograd F(4x4,3x3) or F(2x2,3x3) "
                   "where the default policy picks it), direct, winograd_f2, winograd_f4")
       ->capture_default_str();
+  cmd->add_option("--conv-layout", args->options.conv_layout,
+                  "convolutions' channel blocks on CPUs: auto (one block per class of "
+                  "convolutions that share it, chosen in the model), default")
+      ->capture_default_str();
   cmd->add_option("--dtype", args->options.compile.dtype, "float32 or float16 (as compile)")
       ->capture_default_str();
   cmd->add_option("--trials", args->options.trials,

@@ -27,7 +27,9 @@ bool image_rank(int rank) {
   return rank >= 3 && rank <= 5;
 }
 
-bool depthwise(const Node& n) {
+}  // namespace
+
+bool depthwise_conv(const Node& n) {
   int64_t group = n.attrs.get_int("group", 1);
   const auto& ws = n.inputs[1]->type.shape;
   return group > 1 && n.inputs[0]->type.shape[1].value == group && ws[0].value == group &&
@@ -37,7 +39,7 @@ bool depthwise(const Node& n) {
 // A 1-D to 3-D f32 Conv the blocked kernels implement: constant weights / bias, groups = 1,
 // (2-D only) depthwise (one output channel per input channel) or grouped in whole blocks,
 // non-negative pads, static shapes.
-bool convertible(const Node& n, const ChannelBlockPolicy& blocks) {
+bool blockable_conv(const Node& n, const ChannelBlockPolicy& blocks) {
   if (n.op != ops::OpKind::Conv || n.outputs.size() != 1) return false;
   const Value* x = n.inputs[0];
   const Value* w = n.inputs[1];
@@ -50,7 +52,7 @@ bool convertible(const Node& n, const ChannelBlockPolicy& blocks) {
     if (p < 0) return false;
   int64_t group = n.attrs.get_int("group", 1);
   if (group == 1) return true;
-  if (depthwise(n)) return x->type.rank() == 4;
+  if (depthwise_conv(n)) return x->type.rank() == 4;
   return blocks.grouped(x->type.shape[1].value, w->type.shape[0].value, group, 0).has_value();
 }
 
@@ -77,6 +79,8 @@ bool blockable_elementwise(const Node& n) {
   return true;
 }
 
+namespace {
+
 class LayoutRewriter {
  public:
   LayoutRewriter(Graph& g, const ChannelBlockPolicy& blocks) : g_(g), blocks_(blocks) {}
@@ -85,7 +89,7 @@ class LayoutRewriter {
     std::vector<Node*> nodes;
     for (const auto& n : g_.nodes()) nodes.push_back(n.get());
     for (Node* n : nodes) {  // graph order: producers first
-      if (convertible(*n, blocks_)) {
+      if (blockable_conv(*n, blocks_)) {
         convert(*n);
       } else if (blockable_elementwise(*n)) {
         convert_elementwise(*n);
@@ -257,10 +261,10 @@ class LayoutRewriter {
     // block of its input; a grouped conv takes blocks its groups fit (grouped_conv_blocks). The
     // summand has the output's block.
     int64_t group = n.attrs.get_int("group", 1), block = 0;
-    const bool is_depthwise = depthwise(n);  // (read on the NCHW input)
+    const bool is_depthwise = depthwise_conv(n);  // (read on the NCHW input)
     if (group == 1 || is_depthwise) {
       n.inputs[0] = blocked(n.inputs[0], 0, n);
-      block = group == 1 ? blocks_.conv_output(y->type.shape[1].value) : block_of(n.inputs[0]);
+      block = group == 1 ? output_block(n, y->type.shape[1].value) : block_of(n.inputs[0]);
     } else {
       Value* x = n.inputs[0];
       int64_t have = 0;
@@ -276,6 +280,17 @@ class LayoutRewriter {
     n.op = ops::OpKind::ConvNCHWc;
     n.attrs.set("block", block);
     take_blocked_output(n);
+  }
+
+  // A groups = 1 conv's output block: the layout plan's where it names the conv with a block
+  // the conv may take, else the default.
+  int64_t output_block(const Node& n, int64_t channels) const {
+    auto it = blocks_.planned.find(n.name);
+    if (it != blocks_.planned.end() && blocks_.conv_output_options) {
+      std::vector<int64_t> options = blocks_.conv_output_options(channels);
+      if (std::find(options.begin(), options.end(), it->second) != options.end()) return it->second;
+    }
+    return blocks_.conv_output(channels);
   }
 
   // A direct convolution reads its blocked input through an explicit zero Pad of the spatial

@@ -91,7 +91,9 @@ const std::vector<GraphPass>& optimization_passes() {
        "run 1-3-D convolutions, pooling and Concat on channel-blocked (NCHWc) tensors, "
        "converting only at the boundaries",
        [](Graph& g, const PassOptions& o) {
-         if (o.channel_blocks) convert_layout_nchwc(g, *o.channel_blocks);
+         if (!o.channel_blocks) return;
+         if (o.on_layout_classes) o.on_layout_classes(conv_layout_classes(g, *o.channel_blocks));
+         convert_layout_nchwc(g, *o.channel_blocks);
        }},
       {"winograd_conv", 2,
        "run 3x3 stride-1 blocked convolutions as Winograd F(4x4, 3x3) or F(2x2, 3x3) where "
@@ -138,6 +140,8 @@ void run_optimization_passes(Graph& g, const PassOptions& options, std::ostream&
   PassOptions quiet = options;
   quiet.print_ir_after.clear();
   quiet.print_times = false;
+  quiet.on_layout_classes = nullptr;  // (the layout plan is the main graph's)
+  if (quiet.channel_blocks) quiet.channel_blocks->planned.clear();
   for (const auto& n : g.nodes())
     for (const std::shared_ptr<Graph>& body : n->subgraphs)
       run_optimization_passes(*body, quiet, log);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "graph/transforms/layout_plan.h"
 #include "graph/transforms/winograd_conv.h"
 #include "support/channel_block.h"
 
@@ -30,6 +31,9 @@ struct PassOptions {
   std::string conv_algorithm = "auto";
   // When set, the choice per conv instead (tuned decisions: driver/compile_stages.cpp).
   std::function<int(const WinogradConvShape&)> conv_policy = nullptr;
+  // When set, called by layout_nchwc with the graph's layout classes (layout_plan.h) before it
+  // converts (channel_blocks->planned is the plan it then applies).
+  std::function<void(std::vector<ConvLayoutClass>)> on_layout_classes = nullptr;
 };
 
 struct GraphPass {

@@ -139,7 +139,7 @@ CompileReport compile_model(const std::string& model_path, const std::string& ou
   for (const CompileStage& stage : compile_stages()) {
     if (stage.step > 0) run.progress(stage.step);
     stage.run(run);
-    if (run.stop) return CompileReport{};
+    if (run.stop) return run.report;  // (what the stages before the stop found)
   }
   return run.report;
 }

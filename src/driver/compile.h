@@ -101,7 +101,8 @@ struct CompileOptions {
   // records): conv node name -> output block; with the records' own.
   std::map<std::string, int64_t> conv_blocks;
   // Called with the lowered, unscheduled module; returning false ends the compile there (nothing
-  // is built or written; the report is empty). `ingot tune` reads its tasks this way.
+  // is built or written; the report holds what the graph stages found). `ingot tune` reads its
+  // tasks this way.
   std::function<bool(const tir::IRModule&)> after_lower;
 };
 
@@ -131,6 +132,9 @@ struct CompileReport {
   int codegen_threads = 0;  // threads that compiled the kernels
   // The convs graph pass winograd_conv rewrote (node names; `ingot tune` times their kernels).
   std::vector<std::string> winograd_convs;
+  // The digest of the graph the passes started from (graph/graph_digest.h): the model that
+  // graph-level tuning decisions belong to.
+  std::string graph_digest;
   // The layout classes graph pass layout_nchwc blocked (`ingot tune` chooses a block per class).
   std::vector<graph::ConvLayoutClass> conv_layout_classes;
   std::string tuning_summary;  // with tuning_records: the one-line summary of what was applied

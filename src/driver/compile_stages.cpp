@@ -16,6 +16,7 @@
 #include "driver/loop_passes.h"
 #include "driver/output_accuracy.h"
 #include "frontend/onnx/importer.h"
+#include "graph/graph_digest.h"
 #include "graph/printer.h"
 #include "graph/transforms/bind_input_shapes.h"
 #include "graph/transforms/pass_manager.h"
@@ -121,11 +122,13 @@ void run_graph_passes(CompileRun& r) {
   // Tuned convolution algorithms (`ingot tune`'s decisions in the records) replace the default
   // policy's choice for the convs they name; an algorithm given on the command line wins. The
   // report lists the convs that run as Winograd.
+  r.report.graph_digest = graph::graph_digest(*r.graph);
   graph::WinogradPolicy policy = graph::winograd_policy(o.conv_algorithm);
   if (o.conv_algorithm == "auto") {
     std::map<std::string, int> tiles = o.conv_tiles;
     if (!o.tuning_records.empty())
-      tiles.merge(tune::conv_algorithm_tiles(r.tuning_records(), r.t.target.str()));
+      tiles.merge(
+          tune::conv_algorithm_tiles(r.tuning_records(), r.t.target.str(), r.report.graph_digest));
     if (!tiles.empty())
       policy = [tiles](const graph::WinogradConvShape& s) {
         auto it = tiles.find(s.node);
@@ -137,7 +140,8 @@ void run_graph_passes(CompileRun& r) {
   if (pass_options.channel_blocks) {
     std::map<std::string, int64_t> planned = o.conv_blocks;
     if (!o.tuning_records.empty())
-      planned.merge(tune::conv_layout_blocks(r.tuning_records(), r.t.target.str()));
+      planned.merge(
+          tune::conv_layout_blocks(r.tuning_records(), r.t.target.str(), r.report.graph_digest));
     pass_options.channel_blocks->planned = std::move(planned);
   }
   pass_options.on_layout_classes = [&r](std::vector<graph::ConvLayoutClass> classes) {

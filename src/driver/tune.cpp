@@ -545,19 +545,28 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& given, s
     fail_user("--cost-model: '{}' is not one of xgb, none", options.cost_model);
   if (options.conv_layout != "auto" && options.conv_layout != "default")
     fail_user("--conv-layout: '{}' is not one of auto, default", options.conv_layout);
+  // The decisions name nodes: they belong to this model's graph (its digest, as compile sees it).
+  std::string digest;
+  {
+    CompileOptions probe = options.compile;
+    probe.static_shapes_only = true;
+    probe.after_lower = [](const tir::IRModule&) { return false; };
+    std::ostringstream quiet;
+    digest = compile_model(model_path, "", probe, quiet).graph_digest;
+  }
   bool new_decisions = false, new_layouts = false;
   std::vector<tune::TuningRecord> conv_decisions =
-      choose_conv_algorithms(model_path, options, target, dir, report, new_decisions, log);
+      choose_conv_algorithms(model_path, digest, options, target, dir, report, new_decisions, log);
   const std::map<std::string, int> conv_tiles =
-      tune::conv_algorithm_tiles(conv_decisions, target.str());
+      tune::conv_algorithm_tiles(conv_decisions, target.str(), digest);
   // Then the channel block of each class of convolutions, with those algorithms.
-  std::vector<tune::TuningRecord> layout_decisions =
-      choose_conv_layouts(model_path, options, target, conv_tiles, dir, report, new_layouts, log);
+  std::vector<tune::TuningRecord> layout_decisions = choose_conv_layouts(
+      model_path, digest, options, target, conv_tiles, dir, report, new_layouts, log);
   tir::IRModule model;
   CompileOptions co = options.compile;
   co.static_shapes_only = true;
   co.conv_tiles = conv_tiles;
-  co.conv_blocks = tune::conv_layout_blocks(layout_decisions, target.str());
+  co.conv_blocks = tune::conv_layout_blocks(layout_decisions, target.str(), digest);
   co.after_lower = [&model](const tir::IRModule& m) {
     model = m;
     return false;

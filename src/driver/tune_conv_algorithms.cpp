@@ -38,8 +38,9 @@ std::map<std::string, std::string> padded_inputs(const tir::IRModule& m) {
 }  // namespace
 
 std::vector<tune::TuningRecord> choose_conv_algorithms(
-    const std::string& model_path, const TuneOptions& options, const codegen::Target& target,
-    const std::filesystem::path& dir, TuneReport& report, bool& fresh, std::ostream& log) {
+    const std::string& model_path, const std::string& model_digest, const TuneOptions& options,
+    const codegen::Target& target, const std::filesystem::path& dir, TuneReport& report,
+    bool& fresh, std::ostream& log) {
   fresh = false;
   const CompileOptions& base = options.compile;
   if (base.conv_algorithm != "auto" || !base.default_schedules || target.is_gpu() ||
@@ -49,7 +50,7 @@ std::vector<tune::TuningRecord> choose_conv_algorithms(
   std::vector<tune::TuningRecord> decisions;
   if (std::filesystem::exists(options.records)) {
     for (tune::TuningRecord& r : tune::read_records(options.records))
-      if (r.rule == tune::kConvAlgorithmRule && r.target == tstr && r.ok())
+      if (tune::decision_applies(r, tune::kConvAlgorithmRule, tstr, model_digest))
         decisions.push_back(std::move(r));
     if (!decisions.empty()) {
       log << fmt::format("conv algorithms: {} from the records\n", decisions.size());
@@ -141,6 +142,7 @@ std::vector<tune::TuningRecord> choose_conv_algorithms(
                            ""};
     rec.confirmed = true;
     rec.origin = "in-model";
+    rec.model = model_digest;
     decisions.push_back(rec);
     auto cell = [&](size_t v) {
       return ms[v] > 0 ? fmt::format("{:.4f}", ms[v]) : std::string("-");

@@ -27,8 +27,10 @@ namespace ingot::driver {
 // more than 1e-3 is not chosen. Runs
 // only with --conv-algorithm auto on a CPU target with default schedules, once per records file
 // (a run on a file that has them keeps them); returns the decisions in effect.
+// `model_digest` (graph/graph_digest.h) scopes the decisions to this model.
 std::vector<tune::TuningRecord> choose_conv_algorithms(
-    const std::string& model_path, const TuneOptions& options, const codegen::Target& target,
-    const std::filesystem::path& dir, TuneReport& report, bool& fresh, std::ostream& log);
+    const std::string& model_path, const std::string& model_digest, const TuneOptions& options,
+    const codegen::Target& target, const std::filesystem::path& dir, TuneReport& report,
+    bool& fresh, std::ostream& log);
 
 }  // namespace ingot::driver

@@ -45,9 +45,9 @@ double class_ms(const graph::ConvLayoutClass& c, const tune::Measurement& m) {
 }  // namespace
 
 std::vector<tune::TuningRecord> choose_conv_layouts(
-    const std::string& model_path, const TuneOptions& options, const codegen::Target& target,
-    const std::map<std::string, int>& conv_tiles, const std::filesystem::path& dir,
-    TuneReport& report, bool& fresh, std::ostream& log) {
+    const std::string& model_path, const std::string& model_digest, const TuneOptions& options,
+    const codegen::Target& target, const std::map<std::string, int>& conv_tiles,
+    const std::filesystem::path& dir, TuneReport& report, bool& fresh, std::ostream& log) {
   fresh = false;
   const CompileOptions& base = options.compile;
   if (options.conv_layout != "auto" || !base.default_schedules || target.is_gpu() ||
@@ -57,7 +57,7 @@ std::vector<tune::TuningRecord> choose_conv_layouts(
   std::vector<tune::TuningRecord> decisions;
   if (std::filesystem::exists(options.records)) {
     for (tune::TuningRecord& r : tune::read_records(options.records))
-      if (r.rule == tune::kConvLayoutRule && r.target == tstr && r.ok())
+      if (tune::decision_applies(r, tune::kConvLayoutRule, tstr, model_digest))
         decisions.push_back(std::move(r));
     if (!decisions.empty()) {
       log << fmt::format("conv layouts: {} convs' blocks from the records\n", decisions.size());
@@ -173,6 +173,7 @@ std::vector<tune::TuningRecord> choose_conv_layouts(
                              ""};
       rec.confirmed = true;
       rec.origin = "in-model";
+      rec.model = model_digest;
       decisions.push_back(rec);
     }
     std::string cells;

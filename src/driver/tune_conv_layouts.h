@@ -30,9 +30,9 @@ namespace ingot::driver {
 // records file (a run on a file that has decisions keeps them); returns the decisions in
 // effect.
 std::vector<tune::TuningRecord> choose_conv_layouts(
-    const std::string& model_path, const TuneOptions& options, const codegen::Target& target,
-    const std::map<std::string, int>& conv_tiles, const std::filesystem::path& dir,
-    TuneReport& report, bool& fresh, std::ostream& log);
+    const std::string& model_path, const std::string& model_digest, const TuneOptions& options,
+    const codegen::Target& target, const std::map<std::string, int>& conv_tiles,
+    const std::filesystem::path& dir, TuneReport& report, bool& fresh, std::ostream& log);
 
 // The kernels of a layout class among a kernel profile's names: those named after one of its
 // nodes or values ("<name>_..."; the pass names blocked values' Pad and conversion nodes after

@@ -29,6 +29,7 @@ json record_to_json(const TuningRecord& r) {
   if (r.confirmed) j["confirmed"] = true;
   if (!r.worker.empty()) j["worker"] = r.worker;
   if (!r.origin.empty()) j["origin"] = r.origin;
+  if (!r.model.empty()) j["model"] = r.model;
   return j;
 }
 
@@ -45,6 +46,7 @@ TuningRecord record_from_json(const json& j, const std::string& where) {
     r.confirmed = j.value("confirmed", false);
     r.worker = j.value("worker", "");
     r.origin = j.value("origin", "");
+    r.model = j.value("model", "");
   } catch (const json::exception& e) {
     fail_user("{}: not a tuning record ({})", where, e.what());
   }
@@ -93,20 +95,27 @@ std::map<std::string, TuningRecord> best_records(const std::vector<TuningRecord>
   return best;
 }
 
+bool decision_applies(const TuningRecord& r, const char* rule, const std::string& target,
+                      const std::string& model) {
+  return r.rule == rule && r.target == target && r.ok() && (r.model.empty() || r.model == model);
+}
+
 std::map<std::string, int> conv_algorithm_tiles(const std::vector<TuningRecord>& records,
-                                                const std::string& target) {
+                                                const std::string& target,
+                                                const std::string& model) {
   std::map<std::string, int> tiles;
   for (const TuningRecord& r : records)
-    if (r.rule == kConvAlgorithmRule && r.target == target && r.ok())
+    if (decision_applies(r, kConvAlgorithmRule, target, model))
       tiles[r.kernel] = r.trace.value("tile", 0);
   return tiles;
 }
 
 std::map<std::string, int64_t> conv_layout_blocks(const std::vector<TuningRecord>& records,
-                                                  const std::string& target) {
+                                                  const std::string& target,
+                                                  const std::string& model) {
   std::map<std::string, int64_t> blocks;
   for (const TuningRecord& r : records)
-    if (r.rule == kConvLayoutRule && r.target == target && r.ok())
+    if (decision_applies(r, kConvLayoutRule, target, model))
       blocks[r.kernel] = r.trace.value("block", int64_t(0));
   return blocks;
 }

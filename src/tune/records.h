@@ -30,6 +30,9 @@ struct TuningRecord {
   // timed inside the whole model: seconds is its kernels' fastest call, averaged over them).
   std::string origin = {};
   std::string worker = {};  // the `ingot tune-worker` that measured it ("" when measured here)
+  // Graph-level decisions (is_graph_decision): the digest of the model graph they were measured
+  // on (graph/graph_digest.h), as they name nodes ("": any model, the records of session 38-40).
+  std::string model = {};
 
   bool ok() const { return error.empty() && seconds > 0; }
   bool in_model() const { return origin == "in-model"; }
@@ -55,10 +58,11 @@ std::map<std::string, TuningRecord> best_records(const std::vector<TuningRecord>
 // choice.
 inline constexpr const char* kConvAlgorithmRule = "conv_algorithm";
 
-// The conv decisions among `records` for `target`: conv node name -> tile (the last record of
-// a conv wins).
+// The conv decisions among `records` for `target` and the model of digest `model`: conv node
+// name -> tile (the last record of a conv wins).
 std::map<std::string, int> conv_algorithm_tiles(const std::vector<TuningRecord>& records,
-                                                const std::string& target);
+                                                const std::string& target,
+                                                const std::string& model);
 
 // Records of rule kConvLayoutRule are graph-level decisions too: `ingot tune`'s layout plan,
 // the output channel block of one groups = 1 convolution (graph pass layout_nchwc; every conv
@@ -67,10 +71,15 @@ std::map<std::string, int> conv_algorithm_tiles(const std::vector<TuningRecord>&
 // {"block": B}, seconds the class's kernels' time in the model with that block.
 inline constexpr const char* kConvLayoutRule = "conv_layout";
 
-// The layout decisions among `records` for `target`: conv node name -> block (the last record
-// of a conv wins).
+// The layout decisions among `records` for `target` and the model of digest `model`: conv
+// node name -> block (the last record of a conv wins).
 std::map<std::string, int64_t> conv_layout_blocks(const std::vector<TuningRecord>& records,
-                                                  const std::string& target);
+                                                  const std::string& target,
+                                                  const std::string& model);
+
+// Whether a graph-level decision is one for `target` and the model of digest `model`.
+bool decision_applies(const TuningRecord& r, const char* rule, const std::string& target,
+                      const std::string& model);
 
 // Whether a record is a graph-level decision (conv algorithm or layout), not a kernel schedule.
 bool is_graph_decision(const TuningRecord& r);

@@ -7,6 +7,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <regex>
 #include <sstream>
 
@@ -76,7 +79,8 @@ class TuneTest : public CliTest {
 
 TEST_F(TuneTest, TrialsBecomeRecordsThatCompileApplies) {
   write_model();
-  auto r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path("r.jsonl") +
+  auto r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") +
+                 " -o " + path("r.jsonl") +
                  " --trials 16 --repeat 3 --number 1 --num-threads 1 --seed 3 --report " +
                  path("tune.html"));
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
@@ -174,8 +178,8 @@ TEST_F(TuneTest, TrialsBecomeRecordsThatCompileApplies) {
         << one << ": " << c.out;
   }
   // --tasks 5: the matmul alone, listed under its task number; records are appended.
-  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path("r.jsonl") +
-            " --trials 2 --tasks 5 --repeat 2 --number 1 --num-threads 1");
+  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " +
+            path("r.jsonl") + " --trials 2 --tasks 5 --repeat 2 --number 1 --num-threads 1");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("task 1/1 mm_MatMul"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\n5    mm_MatMul "), std::string::npos) << r.out;
@@ -185,9 +189,9 @@ TEST_F(TuneTest, TheSameSeedSamplesTheSameCandidates) {
   write_model();
   for (const char* out : {"a.jsonl", "b.jsonl", "c.jsonl"}) {
     std::string seed = std::string(out) == "c.jsonl" ? "9" : "5";
-    auto r =
-        ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path(out) +
-              " --tasks 2 --trials 5" + " --repeat 1 --number 1 --num-threads 1 --seed " + seed);
+    auto r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") +
+                   " -o " + path(out) + " --tasks 2 --trials 5" +
+                   " --repeat 1 --number 1 --num-threads 1 --seed " + seed);
     ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   }
   // The default and the warm-up's random points (decisions included) repeat with the seed;
@@ -206,15 +210,15 @@ TEST_F(TuneTest, TheSameSeedSamplesTheSameCandidates) {
 TEST_F(TuneTest, ResumeContinuesWhereAnInterruptedRunStopped) {
   write_model();
   std::string common = " --tasks 2 --trials 6 --repeat 1 --number 1 --num-threads 1 --seed 4";
-  auto r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " +
-                 path("full.jsonl") + common);
+  auto r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") +
+                 " -o " + path("full.jsonl") + common);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   // An interruption after three trials: the records hold their lines and nothing else.
   ASSERT_EQ(python("lines = open(d + '/full.jsonl').readlines()\n"
                    "open(d + '/part.jsonl', 'w').writelines(lines[:3])\n"),
             0);
-  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path("part.jsonl") +
-            common + " --resume");
+  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " +
+            path("part.jsonl") + common + " --resume");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   // The cost model learnt from the three recorded trials (their traces replayed) and the three
   // new ones.
@@ -240,8 +244,8 @@ TEST_F(TuneTest, ResumeContinuesWhereAnInterruptedRunStopped) {
       0);
   // Once confirmed, a task is finished: resuming again measures nothing.
   std::string before = read_text(path("part.jsonl"));
-  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path("part.jsonl") +
-            common + " --resume");
+  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " +
+            path("part.jsonl") + common + " --resume");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("finished in the resumed run (6 trials)"), std::string::npos) << r.out;
   EXPECT_EQ(read_text(path("part.jsonl")), before);
@@ -251,8 +255,8 @@ TEST_F(TuneTest, FailedMeasurementsAreRecordedAndTheTunerGoesOn) {
   write_model();
   // Every measurement is killed at its timeout: each task's default fails, is recorded with
   // the error, and the tuner still finishes every task.
-  auto r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path("r.jsonl") +
-                 " --trials 6 --timeout 0.000001");
+  auto r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") +
+                 " -o " + path("r.jsonl") + " --trials 6 --timeout 0.000001");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("timed out"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("task 6/6 "), std::string::npos) << r.out;
@@ -337,7 +341,8 @@ TEST_F(TuneTest, WorkersOnRedisSurviveOneDyingMidJob) {
   };
   worker("w1", "--die-on-job 2");
   worker("w2", "");
-  auto r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path("r.jsonl") +
+  auto r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") +
+                 " -o " + path("r.jsonl") +
                  " --trials 8 --repeat 2 --number 1 --num-threads 1 --batch 4 --cache-state model" +
                  " --workers " + url);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
@@ -373,8 +378,8 @@ TEST_F(TuneTest, WorkersOnRedisSurviveOneDyingMidJob) {
 TEST_F(TuneTest, TheCostModelChoosesCandidatesAndIsSavedForAWarmStart) {
   write_model();
   const std::string common = " --trials 24 --repeat 2 --number 1 --min-repeat-ms 0 --seed 5";
-  auto r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path("r.jsonl") +
-                 common);
+  auto r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") +
+                 " -o " + path("r.jsonl") + common);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   std::smatch m;
   ASSERT_TRUE(std::regex_search(
@@ -396,19 +401,19 @@ TEST_F(TuneTest, TheCostModelChoosesCandidatesAndIsSavedForAWarmStart) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   expect_closed_form("t.so");
   // A warm start from the saved model; a file that is not a model is refused in one line.
-  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path("warm.jsonl") +
-            common + " --cost-model-file " + path("r.jsonl.model.json"));
+  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " +
+            path("warm.jsonl") + common + " --cost-model-file " + path("r.jsonl.model.json"));
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("cost model: loaded " + path("r.jsonl.model.json")), std::string::npos)
       << r.out;
   std::ofstream(path("bad.json")) << "[1, 2]";
-  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path("bad.jsonl") +
-            common + " --cost-model-file " + path("bad.json"));
+  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " +
+            path("bad.jsonl") + common + " --cost-model-file " + path("bad.json"));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find(path("bad.json") + ": not an ingot cost model"), std::string::npos) << r.err;
   // Without the model: random points and mutations, and no model file.
-  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path("none.jsonl") +
-            common + " --cost-model none");
+  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " +
+            path("none.jsonl") + common + " --cost-model none");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_EQ(r.out.find("cost model:"), std::string::npos) << r.out;
   EXPECT_FALSE(std::filesystem::exists(path("none.jsonl.model.json")));
@@ -608,6 +613,64 @@ TEST_F(TuneTest, ConvLayoutsAreChosenInTheModelAndCompileApplies) {
   EXPECT_EQ(python("rs = [json.loads(l) for l in open(d + '/r.jsonl')]\n"
                    "assert sum(r['rule'] == 'conv_layout' for r in rs) == 3\n"),
             0);
+  // The decisions name nodes, so they belong to their model (its graph's digest): another model
+  // with the same node names (a 12 x 12 input) tuned into the same file gets its own, and
+  // decisions of the first model that change its blocks (each conv's other one-vector-multiple
+  // block, written into first.jsonl) leave the other model's defaults.
+  auto blocks_of = [](const std::string& dump) {
+    std::string blocks;
+    for (const char* value : {"ra", "s", "z"}) {
+      std::smatch m;
+      if (std::regex_search(dump, m,
+                            std::regex("%" + std::string(value) +
+                                       "_nchwc: float32\\[[0-9,]+\\] = "
+                                       "ConvNCHWc\\([^\\n]*block=([0-9]+)")))
+        blocks += std::string(m[1]) + " ";
+    }
+    return blocks;
+  };
+  r = ingot("compile " + path("model.onnx") + " -o " + path("d.so") + " --dump graph");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string defaults = blocks_of(r.out);
+  ASSERT_EQ(std::count(defaults.begin(), defaults.end(), ' '), 3) << r.out;
+  // AVX2 (z in 16): 8 for all three; AVX-512 (z in 32): 16 for all three.
+  const int other_block = defaults.ends_with("16 ") ? 8 : 16;
+  ASSERT_EQ(
+      python("import onnx\n"
+             "m = onnx.load(d + '/model.onnx')\n"
+             "for v in (m.graph.input[0], m.graph.output[0]):\n"
+             "  for i in (2, 3):\n"
+             "    v.type.tensor_type.shape.dim[i].dim_value = 12\n"
+             "onnx.save(m, d + '/other.onnx')\n"
+             "rs = [json.loads(l) for l in open(d + '/r.jsonl')]\n"
+             "rs = [r for r in rs if r['rule'] == 'conv_layout']\n"
+             "for r in rs:\n"
+             "  r['trace']['block'] = " +
+             std::to_string(other_block) +
+             "\n"
+             "open(d + '/first.jsonl', 'w').write(''.join(json.dumps(r) + '\\n' for r in rs))\n"),
+      0);
+  r = ingot("compile " + path("model.onnx") + " -o " + path("first.so") + " --tuning-records " +
+            path("first.jsonl") + " --dump graph");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string want = fmt::format("{0} {0} {0} ", other_block);
+  EXPECT_EQ(blocks_of(r.out), want);
+  r = ingot("compile " + path("other.onnx") + " -o " + path("other.so") + " --dump graph");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string other_defaults = blocks_of(r.out);
+  EXPECT_EQ(other_defaults, defaults);
+  r = ingot("compile " + path("other.onnx") + " -o " + path("other.so") + " --tuning-records " +
+            path("first.jsonl") + " --dump graph");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(blocks_of(r.out), other_defaults);
+  r = ingot("tune " + path("other.onnx") + " -o " + path("r.jsonl") +
+            " --trials 2 --repeat 2 --number 1 --num-threads 1");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(r.out.find("from the records"), std::string::npos) << r.out;
+  EXPECT_EQ(python("rs = [json.loads(l) for l in open(d + '/r.jsonl')]\n"
+                   "ds = [r for r in rs if r['rule'] == 'conv_layout']\n"
+                   "assert len(ds) == 6 and len({r['model'] for r in ds}) == 2, ds\n"),
+            0);
   r = ingot("tune " + path("model.onnx") + " -o " + path("bad.jsonl") + " --conv-layout wide");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("--conv-layout: 'wide' is not one of auto, default"), std::string::npos)
@@ -616,26 +679,26 @@ TEST_F(TuneTest, ConvLayoutsAreChosenInTheModelAndCompileApplies) {
 
 TEST_F(TuneTest, BadOptionsAreRefused) {
   write_model();
-  auto r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path("r.jsonl") +
-                 " --trials 0");
+  auto r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") +
+                 " -o " + path("r.jsonl") + " --trials 0");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("--trials: 0 is not a positive count"), std::string::npos) << r.err;
-  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path("r.jsonl") +
-            " --tasks 7");
+  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " +
+            path("r.jsonl") + " --tasks 7");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("--tasks: task 7 does not exist (the model has 6 tasks)"), std::string::npos)
       << r.err;
-  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path("r.jsonl") +
-            " --cost-model forest");
+  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " +
+            path("r.jsonl") + " --cost-model forest");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("--cost-model: 'forest' is not one of xgb, none"), std::string::npos)
       << r.err;
-  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path("r.jsonl") +
-            " --cache-state hot");
+  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " +
+            path("r.jsonl") + " --cache-state hot");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("--cache-state"), std::string::npos) << r.err;
-  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " + path("r.jsonl") +
-            " --cache-state warm --cache-flush");
+  r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx") + " -o " +
+            path("r.jsonl") + " --cache-state warm --cache-flush");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("--cache-flush"), std::string::npos) << r.err;
   r = ingot("tune --conv-algorithm direct --conv-layout default " + path("model.onnx"));

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "driver/compile.h"
+#include "driver/tune_model_variants.h"
 #include "graph/transforms/winograd_conv.h"
 #include "lower/graph_values.h"
 #include "tune/measure.h"
@@ -87,24 +88,13 @@ std::vector<tune::TuningRecord> choose_conv_algorithms(
       return {};
     }
   }
-  const tune::MeasureOptions mo = tune::whole_model_options(options.measure);
-  std::vector<tune::Measurement> m = tune::measure_artifacts(jobs, mo);
-  for (const tune::Measurement& x : m)
-    if (!x.ok() || x.kernel_ms.empty()) {
-      log << fmt::format("conv algorithms: not measured ({}): the default policy decides\n",
-                         x.error.empty() ? std::string("no kernel profile") : x.error);
-      return {};
-    }
-  std::vector<bool> usable(variants.size(), true);
-  for (size_t v = 1; v < variants.size(); ++v) {
-    double diff = tune::max_relative_difference(m[v].outputs, m[0].outputs);
-    usable[v] = diff <= 1e-3;
-    if (!usable[v])
-      log << fmt::format(
-          "conv algorithms: {}'s outputs differ from the direct model's ({:.3g}): "
-          "not chosen\n",
-          variants[v].first, diff);
-  }
+  std::vector<std::string> names;
+  for (const auto& [name, tile] : variants) names.push_back(name);
+  std::optional<VariantTimes> times = time_model_variants(
+      jobs, names, options.measure, "conv algorithms", "the default policy", log);
+  if (!times) return {};
+  const std::vector<tune::Measurement>& m = times->runs;
+  const std::vector<bool>& usable = times->usable;
   int counts[3] = {0, 0, 0};
   for (const std::string& conv : convs) {
     // The direct conv, and the explicit zero Pad before it (the transforms pad themselves).

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "driver/compile.h"
+#include "driver/tune_model_variants.h"
 #include "tune/measure.h"
 
 namespace ingot::driver {
@@ -121,24 +122,14 @@ std::vector<tune::TuningRecord> choose_conv_layouts(
       compile_model(model_path, jobs.back().artifact, co, quiet);
       variants.push_back({k, b});
     }
-  const tune::MeasureOptions mo = tune::whole_model_options(options.measure);
-  std::vector<tune::Measurement> m = tune::measure_artifacts(jobs, mo);
-  for (const tune::Measurement& x : m)
-    if (!x.ok() || x.kernel_ms.empty()) {
-      log << fmt::format("conv layouts: not measured ({}): the default blocks stay\n",
-                         x.error.empty() ? std::string("no kernel profile") : x.error);
-      return {};
-    }
-  std::vector<bool> usable(variants.size(), true);
-  for (size_t v = 1; v < variants.size(); ++v) {
-    double diff = tune::max_relative_difference(m[v].outputs, m[0].outputs);
-    usable[v] = diff <= 1e-3;
-    if (!usable[v])
-      log << fmt::format(
-          "conv layouts: the outputs with blocks of {} differ from the default's ({:.3g}): "
-          "not chosen\n",
-          variants[v].block, diff);
-  }
+  std::vector<std::string> names = {"default blocks"};
+  for (size_t v = 1; v < variants.size(); ++v)
+    names.push_back(fmt::format("blocks of {} (colour {})", variants[v].block, variants[v].colour));
+  std::optional<VariantTimes> times =
+      time_model_variants(jobs, names, options.measure, "conv layouts", "the default", log);
+  if (!times) return {};
+  const std::vector<tune::Measurement>& m = times->runs;
+  const std::vector<bool>& usable = times->usable;
   int changed = 0;
   for (size_t i = 0; i < classes.size(); ++i) {
     const graph::ConvLayoutClass& c = classes[i];

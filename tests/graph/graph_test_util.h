@@ -48,6 +48,13 @@ inline TensorPtr f32_tensor(std::vector<int64_t> shape, const std::vector<float>
 inline TensorPtr i64_vector(const std::vector<int64_t>& vals) {
   return i64_tensor({int64_t(vals.size())}, vals);
 }
+// A float32 constant of `shape` with every element `value` (convolution weights of pass tests).
+inline Value* filled_constant(Graph& g, const std::string& name, std::vector<int64_t> shape,
+                              float value) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return g.add_constant(name, f32_tensor(std::move(shape), std::vector<float>(size_t(n), value)));
+}
 
 // A graph with the given typed inputs, one node of `op`, and its outputs as graph outputs.
 struct OneNode {

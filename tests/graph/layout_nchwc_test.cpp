@@ -25,9 +25,7 @@ using testing::F32;
 using testing::user_error;
 
 Value* weight(Graph& g, const std::string& name, std::vector<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return g.add_constant(name, f32_constant(shape, std::vector<float>(size_t(n), 0.5f)));
+  return testing::filled_constant(g, name, std::move(shape), 0.5f);
 }
 
 // The pass, then dead-code removal and the verifier, as the pass manager runs them.

@@ -5,7 +5,6 @@
 #include "graph/transforms/dead_code.h"
 #include "graph/transforms/layout_nchwc.h"
 #include "graph/transforms/layout_plan.h"
-#include "graph/transforms/rewrite_util.h"
 #include "graph/verifier.h"
 #include "graph_test_util.h"
 #include "ops/op.h"
@@ -18,9 +17,7 @@ using testing::count_ops;
 using testing::F32;
 
 Value* weight(Graph& g, const std::string& name, std::vector<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return g.add_constant(name, f32_constant(shape, std::vector<float>(size_t(n), 0.25f)));
+  return testing::filled_constant(g, name, std::move(shape), 0.25f);
 }
 
 Value* conv1x1(Graph& g, const std::string& name, Value* x, int64_t in, int64_t out) {

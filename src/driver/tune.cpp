@@ -26,6 +26,7 @@
 #include "driver/tune_conv_algorithms.h"
 #include "driver/tune_conv_layouts.h"
 #include "driver/tune_harness.h"
+#include "driver/tune_in_model.h"
 #include "ingot/runtime.h"
 #include "schedule/rules/default_rules.h"
 #include "support/channel_block.h"
@@ -48,12 +49,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // A trace's sampling decisions as one string (the identity of a point of the design space).
-std::string decisions_of(const nlohmann::json& trace) {
-  std::string out;
-  for (const nlohmann::json& i : trace.at("instructions"))
-    if (!i.at("decision").is_null()) out += i.at("decision").dump() + " ";
-  return out;
-}
 
 // The task's rule run on kernel f: the default point, or (seeded) fresh decisions. nullopt with
 // `error` set when the rule refuses the point.
@@ -78,7 +73,7 @@ std::optional<tir::PrimFunc> candidate(const tir::PrimFunc& f, const schedule::S
     *error = std::string("rule failed: ") + e.what();
     return std::nullopt;
   }
-  *decisions = decisions_of(s.trace().to_json());
+  *decisions = tune::trace_decisions(s.trace().to_json());
   return schedule::scheduled_kernel(f, s);
 }
 
@@ -131,10 +126,10 @@ void confirm(std::vector<Finalist> measured, const tune::Task& task, const std::
   std::vector<Finalist> finalists = {measured[0]};
   std::sort(measured.begin() + 1, measured.end(),
             [](const Finalist& a, const Finalist& b) { return a.seconds < b.seconds; });
-  std::set<std::string> points = {decisions_of(measured[0].trace)};
+  std::set<std::string> points = {tune::trace_decisions(measured[0].trace)};
   for (size_t k = 1; k < measured.size() && finalists.size() <= kFinalists; ++k) {
     Finalist fin = measured[k];
-    if (!points.insert(decisions_of(fin.trace)).second) continue;
+    if (!points.insert(tune::trace_decisions(fin.trace)).second) continue;
     if (fin.artifact.empty())
       fin.artifact = rebuild(fin.trace, (dir / fmt::format("resumed_{}", k)).string());
     if (!fin.artifact.empty()) finalists.push_back(fin);
@@ -411,107 +406,6 @@ void run_batch(Search& s, TaskState& t, int position, size_t size) {
   if (t.attempt >= 4 * t.cap) t.active = false;  // the space is (nearly) exhausted
 }
 
-// The tuned kernels inside the whole model. A kernel timed alone, on inputs that stay in its
-// caches, is not the kernel the model runs after its producer (docs/perf.md Table 4g: a
-// 400-trial ResNet-50 run whose tuned kernels were 1.04x faster alone ran 0.95x in the model).
-// So the model is built twice, with the default schedules and with the records, and both are
-// timed in one process, alternating single calls with the kernel profile on (`ingot measure
-// --per-kernel`). Every task whose best schedule differs from its default gets two in-model
-// records, the default's and the best's (their kernels' fastest calls, averaged), which compile
-// prefers to any other (tune/records.h): a task whose tuned kernels are slower in the model
-// keeps its default. Skipped with --workers (this machine is not the workers').
-void check_in_model(const std::string& model_path, const TuneOptions& options,
-                    const std::vector<TaskState>& states, const tir::IRModule& model,
-                    const std::string& target, bool conv_decisions,
-                    const std::filesystem::path& dir, TuneReport& report, std::ostream& log) {
-  std::vector<tune::TuningRecord> records = tune::read_records(options.records);
-  std::map<std::string, tune::TuningRecord> best = tune::best_records(records);
-  std::map<std::string, const tune::TuningRecord*> defaults;
-  std::set<std::string> checked;  // by an earlier run (--resume): not again
-  for (const tune::TuningRecord& r : records) {
-    if (r.ok() && r.origin == "default") defaults.try_emplace(r.task, &r);
-    if (r.in_model()) checked.insert(r.task);
-  }
-  std::vector<const TaskState*> changed;
-  for (const TaskState& t : states) {
-    auto b = best.find(t.task->key);
-    auto d = defaults.find(t.task->key);
-    if (b != best.end() && d != defaults.end() && !checked.count(t.task->key) &&
-        decisions_of(b->second.trace) != decisions_of(d->second->trace))
-      changed.push_back(&t);
-  }
-  if (changed.empty() && !conv_decisions) {
-    log << "in the model: no task to check (none has a best schedule other than its default "
-           "that was not checked before)\n";
-    return;
-  }
-  // Both artifacts; the compile's own lines are not the tuner's.
-  std::ostringstream quiet;
-  CompileOptions co = options.compile;
-  std::string def_so = (dir / "model_default.so").string();
-  std::string tuned_so = (dir / "model_tuned.so").string();
-  co.tuning_records.clear();
-  compile_model(model_path, def_so, co, quiet);
-  co.tuning_records = options.records;
-  compile_model(model_path, tuned_so, co, quiet);
-  const tune::MeasureOptions mo = tune::whole_model_options(options.measure);
-  std::vector<tune::Measurement> m =
-      tune::measure_artifacts({{def_so, (dir / "model_default.npz").string()},
-                               {tuned_so, (dir / "model_tuned.npz").string()}},
-                              mo);
-  if (!m[0].ok() || !m[1].ok() || m[0].kernel_ms.empty() || m[1].kernel_ms.empty()) {
-    log << fmt::format("in the model: not measured ({})\n", !m[0].error.empty() ? m[0].error
-                                                            : !m[1].error.empty()
-                                                                ? m[1].error
-                                                                : std::string("no kernel profile"));
-    return;
-  }
-  // The tuned model's outputs against the default's: every tuned kernel matched its default
-  // alone, so a difference here keeps every default.
-  double diff = tune::max_relative_difference(m[1].outputs, m[0].outputs);
-  bool outputs_agree = diff <= 1e-3;
-  if (!outputs_agree)
-    log << fmt::format(
-        "in the model: the tuned outputs differ from the default's ({:.3g}): "
-        "every task keeps its default\n",
-        diff);
-  report.model_default_s = m[0].seconds, report.model_tuned_s = m[1].seconds;
-  report.model_calls = mo.repeat;
-  for (const TaskState* t : changed) {
-    double d = 0, tu = 0;
-    int n = 0;
-    for (int k : t->task->kernels) {
-      const std::string& name = model.kernels[size_t(k)].name;
-      auto a = m[0].kernel_ms.find(name), b = m[1].kernel_ms.find(name);
-      if (a == m[0].kernel_ms.end() || b == m[1].kernel_ms.end()) continue;
-      d += a->second, tu += b->second, ++n;
-    }
-    if (n == 0) continue;
-    ++report.model_checked;
-    bool keep_default = !outputs_agree || tu > d;
-    report.model_kept_default += keep_default;
-    for (bool tuned : {false, true}) {
-      const tune::TuningRecord& from = tuned ? best.at(t->task->key) : *defaults.at(t->task->key);
-      tune::TuningRecord rec{t->task->key,
-                             target,
-                             t->task->rule,
-                             t->f->name,
-                             from.trace,
-                             (tuned ? tu : d) / n * 1e-3,
-                             ""};
-      rec.confirmed = true;
-      rec.origin = "in-model";
-      if (tuned && !outputs_agree) rec.error = "the tuned model's outputs differ";
-      tune::append_record(options.records, rec);
-    }
-    if (keep_default)
-      log << fmt::format(
-          "{}: slower in the model than its default ({:.4f} vs {:.4f} ms per call, "
-          "{} kernel(s)): keeps the default\n",
-          t->f->name, tu / n, d / n, n);
-  }
-}
-
 }  // namespace
 
 TuneReport tune_model(const std::string& model_path, const TuneOptions& given, std::ostream& log) {
@@ -666,7 +560,7 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& given, s
         if (r.ok() && (t.tt.best_s < 0 || r.seconds < t.tt.best_s)) t.tt.best_s = r.seconds;
         continue;
       }
-      t.seen.insert(decisions_of(r.trace));
+      t.seen.insert(tune::trace_decisions(r.trace));
       ++t.tt.trials;
       if (!r.ok()) ++t.tt.failed;
       if (r.ok()) t.earlier.push_back({r.seconds, r.trace, "", false});
@@ -768,9 +662,12 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& given, s
     report.tasks.push_back(t.tt);
   }
   // 6. The tuned kernels inside the whole model (with workers: not this machine's to time).
-  if (!remote)
-    check_in_model(model_path, options, states, model, tstr,
+  if (!remote) {
+    std::vector<const tune::Task*> tasks;
+    for (const TaskState& t : states) tasks.push_back(t.task);
+    check_in_model(model_path, options, tasks, model, tstr,
                    !conv_decisions.empty() || !layout_decisions.empty(), dir, report, log);
+  }
   if (own_dir) std::filesystem::remove_all(dir);
   report.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
   return report;

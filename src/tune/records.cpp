@@ -120,6 +120,13 @@ std::map<std::string, int64_t> conv_layout_blocks(const std::vector<TuningRecord
   return blocks;
 }
 
+std::string trace_decisions(const nlohmann::json& trace) {
+  std::string out;
+  for (const nlohmann::json& i : trace.at("instructions"))
+    if (!i.at("decision").is_null()) out += i.at("decision").dump() + " ";
+  return out;
+}
+
 bool is_graph_decision(const TuningRecord& r) {
   return r.rule == kConvAlgorithmRule || r.rule == kConvLayoutRule;
 }

@@ -81,6 +81,10 @@ std::map<std::string, int64_t> conv_layout_blocks(const std::vector<TuningRecord
 bool decision_applies(const TuningRecord& r, const char* rule, const std::string& target,
                       const std::string& model);
 
+// The decisions of a trace (schedule::Trace::to_json) as one comparable string: the sampled
+// values in order (two traces with equal decisions schedule a kernel alike).
+std::string trace_decisions(const nlohmann::json& trace);
+
 // Whether a record is a graph-level decision (conv algorithm or layout), not a kernel schedule.
 bool is_graph_decision(const TuningRecord& r);
 

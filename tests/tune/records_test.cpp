@@ -202,5 +202,40 @@ TEST(TuneRecords, InModelRecordsOutrankConfirmedOnes) {
   EXPECT_EQ(best.begin()->second.trace, def.trace);
 }
 
+// Graph-level decisions (conv algorithms, layouts) name nodes: they apply to the model whose
+// graph digest they carry, or to any when they carry none (records before session 41); their
+// model survives the JSON round trip, and compile's schedules skip them.
+TEST(TuneRecords, GraphDecisionsApplyToTheirModelOnly) {
+  auto decision = [](const char* rule, const char* conv, int64_t value, const char* model) {
+    tune::TuningRecord r{
+        std::string(rule) + ":" + conv,
+        "llvm",
+        rule,
+        conv,
+        nlohmann::json{{rule == std::string(tune::kConvLayoutRule) ? "block" : "tile", value}},
+        1e-3,
+        ""};
+    r.model = model;
+    return r;
+  };
+  std::vector<tune::TuningRecord> rs = {
+      decision(tune::kConvLayoutRule, "a", 8, "0123456789abcdef"),
+      decision(tune::kConvLayoutRule, "b", 24, ""),
+      decision(tune::kConvLayoutRule, "c", 8, "fedcba9876543210"),
+      decision(tune::kConvAlgorithmRule, "a", 4, "0123456789abcdef"),
+      decision(tune::kConvAlgorithmRule, "c", 2, "fedcba9876543210")};
+  EXPECT_EQ(tune::conv_layout_blocks(rs, "llvm", "0123456789abcdef"),
+            (std::map<std::string, int64_t>{{"a", 8}, {"b", 24}}));
+  EXPECT_EQ(tune::conv_layout_blocks(rs, "llvm", "fedcba9876543210"),
+            (std::map<std::string, int64_t>{{"b", 24}, {"c", 8}}));
+  EXPECT_TRUE(tune::conv_layout_blocks(rs, "llvm -mcpu=znver3", "0123456789abcdef").count("b") ==
+              0);  // another target
+  EXPECT_EQ(tune::conv_algorithm_tiles(rs, "llvm", "0123456789abcdef"),
+            (std::map<std::string, int>{{"a", 4}}));
+  EXPECT_EQ(tune::record_from_json(tune::record_to_json(rs[0]), "x").model, "0123456789abcdef");
+  EXPECT_FALSE(tune::record_to_json(rs[1]).contains("model"));
+  for (const tune::TuningRecord& r : rs) EXPECT_TRUE(tune::is_graph_decision(r));
+}
+
 }  // namespace
 }  // namespace ingot::testing

@@ -48,18 +48,14 @@ std::vector<tune::TuningRecord> choose_conv_algorithms(
       target.kind != codegen::Target::kLLVM)
     return {};
   const std::string tstr = target.str();
-  std::vector<tune::TuningRecord> decisions;
-  if (std::filesystem::exists(options.records)) {
-    for (tune::TuningRecord& r : tune::read_records(options.records))
-      if (tune::decision_applies(r, tune::kConvAlgorithmRule, tstr, model_digest))
-        decisions.push_back(std::move(r));
-    if (!decisions.empty()) {
-      log << fmt::format("conv algorithms: {} from the records\n", decisions.size());
-      report.conv_choices = int(decisions.size());
-      for (const tune::TuningRecord& r : decisions)
-        report.conv_winograd += r.trace.value("tile", 0) != 0;
-      return decisions;
-    }
+  std::vector<tune::TuningRecord> decisions =
+      tune::recorded_decisions(options.records, tune::kConvAlgorithmRule, tstr, model_digest);
+  if (!decisions.empty()) {
+    log << fmt::format("conv algorithms: {} from the records\n", decisions.size());
+    report.conv_choices = int(decisions.size());
+    for (const tune::TuningRecord& r : decisions)
+      report.conv_winograd += r.trace.value("tile", 0) != 0;
+    return decisions;
   }
   const std::vector<std::pair<std::string, int>> variants = {
       {"direct", 0}, {"winograd_f2", 2}, {"winograd_f4", 4}};

@@ -55,15 +55,11 @@ std::vector<tune::TuningRecord> choose_conv_layouts(
       target.kind != codegen::Target::kLLVM)
     return {};
   const std::string tstr = target.str();
-  std::vector<tune::TuningRecord> decisions;
-  if (std::filesystem::exists(options.records)) {
-    for (tune::TuningRecord& r : tune::read_records(options.records))
-      if (tune::decision_applies(r, tune::kConvLayoutRule, tstr, model_digest))
-        decisions.push_back(std::move(r));
-    if (!decisions.empty()) {
-      log << fmt::format("conv layouts: {} convs' blocks from the records\n", decisions.size());
-      return decisions;
-    }
+  std::vector<tune::TuningRecord> decisions =
+      tune::recorded_decisions(options.records, tune::kConvLayoutRule, tstr, model_digest);
+  if (!decisions.empty()) {
+    log << fmt::format("conv layouts: {} convs' blocks from the records\n", decisions.size());
+    return decisions;
   }
   // The default build names the classes; then one build per other block.
   CompileOptions co = base;

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <set>
 
@@ -98,6 +99,15 @@ std::map<std::string, TuningRecord> best_records(const std::vector<TuningRecord>
 bool decision_applies(const TuningRecord& r, const char* rule, const std::string& target,
                       const std::string& model) {
   return r.rule == rule && r.target == target && r.ok() && (r.model.empty() || r.model == model);
+}
+
+std::vector<TuningRecord> recorded_decisions(const std::string& path, const char* rule,
+                                             const std::string& target, const std::string& model) {
+  std::vector<TuningRecord> decisions;
+  if (!std::filesystem::exists(path)) return decisions;
+  for (TuningRecord& r : read_records(path))
+    if (decision_applies(r, rule, target, model)) decisions.push_back(std::move(r));
+  return decisions;
 }
 
 std::map<std::string, int> conv_algorithm_tiles(const std::vector<TuningRecord>& records,

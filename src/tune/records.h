@@ -80,6 +80,10 @@ std::map<std::string, int64_t> conv_layout_blocks(const std::vector<TuningRecord
 // Whether a graph-level decision is one for `target` and the model of digest `model`.
 bool decision_applies(const TuningRecord& r, const char* rule, const std::string& target,
                       const std::string& model);
+// The decisions of `rule` for `target` and `model` in the records file at `path` (none when it
+// does not exist yet).
+std::vector<TuningRecord> recorded_decisions(const std::string& path, const char* rule,
+                                             const std::string& target, const std::string& model);
 
 // The decisions of a trace (schedule::Trace::to_json) as one comparable string: the sampled
 // values in order (two traces with equal decisions schedule a kernel alike).

@@ -166,7 +166,7 @@ std::vector<tune::TuningRecord> choose_conv_layouts(
     std::string cells;
     for (size_t v = 0; v < variants.size(); ++v)
       if (ms[v] > 0)
-        cells += fmt::format("{}block {} {:.4f} ms", cells.empty() ? "" : ", ", block[v], ms[v]);
+        cells += fmt::format("{}block {} {:.6f} ms", cells.empty() ? "" : ", ", block[v], ms[v]);
     log << fmt::format("conv layout of {} ({} convs, {} kernels): {} in the model -> block {}\n",
                        c.convs.front(), c.convs.size(),
                        layout_class_kernels(c, m[0].kernel_ms).size(), cells, block[pick]);

@@ -88,6 +88,27 @@ TEST(LayoutPlan, APlanOfClassesAddsNoConversion) {
     }
 }
 
+// The same plan for AVX-512 code (judged through the policy of a 512-bit target on any host):
+// 48 channels in one three-vector block of 48, the 32-channel conv in one-vector blocks of 16.
+TEST(LayoutPlan, AnAvx512PlanTakesItsOwnBlocks) {
+  Residual m;
+  std::vector<ConvLayoutClass> classes = conv_layout_classes(m.g, vector_channel_blocks(512));
+  ASSERT_EQ(classes.size(), 2u);
+  EXPECT_EQ(classes[0].blocks, (std::vector<int64_t>{16, 48}));
+  EXPECT_EQ(classes[1].blocks, (std::vector<int64_t>{32, 16}));
+  ChannelBlockPolicy policy = vector_channel_blocks(512);
+  policy.planned = {{"a", 48}, {"b", 48}, {"c", 16}};
+  convert_layout_nchwc(m.g, policy);
+  remove_dead_code(m.g);
+  verify_graph(m.g);
+  std::map<std::string, int64_t> blocks;
+  for (const auto& n : m.g.nodes())
+    if (n->op == OpKind::ConvNCHWc) blocks[n->name] = n->attrs.get_int("block", 0);
+  EXPECT_EQ(blocks, (std::map<std::string, int64_t>{{"a", 48}, {"b", 48}, {"c", 16}}));
+  EXPECT_EQ(count_ops(m.g, OpKind::LayoutToBlocked), 1);
+  EXPECT_EQ(count_ops(m.g, OpKind::LayoutFromBlocked), 1);
+}
+
 TEST(LayoutPlan, ABlockAConvMayNotTakeIsIgnored) {
   Residual m;
   ChannelBlockPolicy policy = vector_channel_blocks(256);

@@ -58,24 +58,24 @@ void check_in_model(const std::string& model_path, const TuneOptions& options,
   const std::vector<tune::TuningRecord> records = tune::read_records(options.records);
   std::vector<tune::TuningRecord> decisions;
   std::map<std::string, const tune::TuningRecord*> defaults;
+  std::map<std::string, std::vector<const tune::TuningRecord*>> confirmed;  // per task
   std::set<std::string> checked;  // by an earlier run (--resume): not again
   for (const tune::TuningRecord& r : records) {
     if (tune::is_graph_decision(r)) decisions.push_back(r);
     if (r.ok() && r.origin == "default") defaults.try_emplace(r.task, &r);
     if (r.in_model()) checked.insert(r.task);
+    if (r.confirmed && r.ok() && !r.in_model()) confirmed[r.task].push_back(&r);
   }
   std::vector<Candidates> changed;
   for (const tune::Task* task : tasks) {
     auto d = defaults.find(task->key);
     if (d == defaults.end() || checked.count(task->key)) continue;
-    std::vector<const tune::TuningRecord*> confirmed;
-    for (const tune::TuningRecord& r : records)
-      if (r.task == task->key && r.confirmed && r.ok() && !r.in_model()) confirmed.push_back(&r);
-    std::stable_sort(confirmed.begin(), confirmed.end(),
+    std::vector<const tune::TuningRecord*>& finalists = confirmed[task->key];
+    std::stable_sort(finalists.begin(), finalists.end(),
                      [](const auto* a, const auto* b) { return a->seconds < b->seconds; });
     Candidates c{task, {d->second}};
     std::set<std::string> points = {tune::trace_decisions(d->second->trace)};
-    for (const tune::TuningRecord* r : confirmed)
+    for (const tune::TuningRecord* r : finalists)
       if (c.schedules.size() <= kInModelRanks &&
           points.insert(tune::trace_decisions(r->trace)).second)
         c.schedules.push_back(r);

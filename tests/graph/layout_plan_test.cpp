@@ -43,6 +43,23 @@ struct Residual {
   }
 };
 
+// The pass with `plan` on the residual graph: each ConvNCHWc's block; the graph must keep one
+// conversion each way (x in, z out), none between the convs.
+std::map<std::string, int64_t> planned_blocks(Residual& m, int vector_bits,
+                                              std::map<std::string, int64_t> plan) {
+  ChannelBlockPolicy policy = vector_channel_blocks(vector_bits);
+  policy.planned = std::move(plan);
+  convert_layout_nchwc(m.g, policy);
+  remove_dead_code(m.g);
+  verify_graph(m.g);
+  EXPECT_EQ(count_ops(m.g, OpKind::LayoutToBlocked), 1);
+  EXPECT_EQ(count_ops(m.g, OpKind::LayoutFromBlocked), 1);
+  std::map<std::string, int64_t> blocks;
+  for (const auto& n : m.g.nodes())
+    if (n->op == OpKind::ConvNCHWc) blocks[n->name] = n->attrs.get_int("block", 0);
+  return blocks;
+}
+
 TEST(LayoutPlan, TheBlocksAConvMayTakePadAtMostAnEighth) {
   // AVX2 (8 lanes): the default first, then one to three vectors that pad at most 1/8.
   EXPECT_EQ(channel_block_options(48, 256), (std::vector<int64_t>{16, 8, 24}));
@@ -70,18 +87,9 @@ TEST(LayoutPlan, ConvsJoinedByAnElementwiseOpShareAClass) {
 
 TEST(LayoutPlan, APlanOfClassesAddsNoConversion) {
   Residual m;
-  ChannelBlockPolicy policy = vector_channel_blocks(256);
-  policy.planned = {{"a", 24}, {"b", 24}, {"c", 8}};
-  convert_layout_nchwc(m.g, policy);
-  remove_dead_code(m.g);
-  verify_graph(m.g);
-  std::map<std::string, int64_t> blocks;
-  for (const auto& n : m.g.nodes())
-    if (n->op == OpKind::ConvNCHWc) blocks[n->name] = n->attrs.get_int("block", 0);
-  EXPECT_EQ(blocks, (std::map<std::string, int64_t>{{"a", 24}, {"b", 24}, {"c", 8}}));
-  // x in, y out: no conversion between the convs, the Add on [1, 2, 6, 6, 24] blocks.
-  EXPECT_EQ(count_ops(m.g, OpKind::LayoutToBlocked), 1);
-  EXPECT_EQ(count_ops(m.g, OpKind::LayoutFromBlocked), 1);
+  EXPECT_EQ(planned_blocks(m, 256, {{"a", 24}, {"b", 24}, {"c", 8}}),
+            (std::map<std::string, int64_t>{{"a", 24}, {"b", 24}, {"c", 8}}));
+  // The Add runs on [1, 2, 6, 6, 24] blocks.
   for (const auto& n : m.g.nodes())
     if (n->op == OpKind::Add) {
       EXPECT_EQ(n->outputs[0]->type, F32({1, 2, 6, 6, 24}));
@@ -96,17 +104,8 @@ TEST(LayoutPlan, AnAvx512PlanTakesItsOwnBlocks) {
   ASSERT_EQ(classes.size(), 2u);
   EXPECT_EQ(classes[0].blocks, (std::vector<int64_t>{16, 48}));
   EXPECT_EQ(classes[1].blocks, (std::vector<int64_t>{32, 16}));
-  ChannelBlockPolicy policy = vector_channel_blocks(512);
-  policy.planned = {{"a", 48}, {"b", 48}, {"c", 16}};
-  convert_layout_nchwc(m.g, policy);
-  remove_dead_code(m.g);
-  verify_graph(m.g);
-  std::map<std::string, int64_t> blocks;
-  for (const auto& n : m.g.nodes())
-    if (n->op == OpKind::ConvNCHWc) blocks[n->name] = n->attrs.get_int("block", 0);
-  EXPECT_EQ(blocks, (std::map<std::string, int64_t>{{"a", 48}, {"b", 48}, {"c", 16}}));
-  EXPECT_EQ(count_ops(m.g, OpKind::LayoutToBlocked), 1);
-  EXPECT_EQ(count_ops(m.g, OpKind::LayoutFromBlocked), 1);
+  EXPECT_EQ(planned_blocks(m, 512, {{"a", 48}, {"b", 48}, {"c", 16}}),
+            (std::map<std::string, int64_t>{{"a", 48}, {"b", 48}, {"c", 16}}));
 }
 
 TEST(LayoutPlan, ABlockAConvMayNotTakeIsIgnored) {

@@ -75,6 +75,22 @@ TEST(QuantizeRules, DequantizePerAxisInt32AndFloat16Output) {
   EXPECT_EQ(di.values(), (std::vector<double>{-500000, 1.5, 8388608}));  // float32(2^24 + 1)
 }
 
+// Regression: ONNX Runtime's quantizer writes a per-tensor [1] scale with a scalar zero point
+// (a BatchNormalization bias quantized without pre-processing); indexing the zero point with the
+// scale's index was an internal error ("region of ..._zero_point needs one range per dimension").
+TEST(QuantizeRules, PerTensorScaleAndZeroPointOfDifferentRanks) {
+  HostTensor q(DataType::i8(), {4}, {-60, 37, 0, 127});
+  HostTensor scale(DataType::f32(), {1}, {0.5});
+  HostTensor zp(DataType::i8(), {}, {-2});
+  HostTensor d =
+      run_rule1(quant_node(OpKind::DequantizeLinear), {&q, &scale, &zp}, DataType::f32(), {4});
+  EXPECT_EQ(d.values(), (std::vector<double>{-29, 19.5, 1, 64.5}));
+  HostTensor x(DataType::f32(), {4}, {-29, 19.5, 1, 100});
+  HostTensor y =
+      run_rule1(quant_node(OpKind::QuantizeLinear), {&x, &scale, &zp}, DataType::i8(), {4});
+  EXPECT_EQ(y.values(), (std::vector<double>{-60, 37, 0, 127}));  // 198 saturates
+}
+
 // The ONNX reference of DynamicQuantizeLinear, in float32.
 std::vector<double> dynamic_ref(const std::vector<float>& x, float* scale, float* zp) {
   float hi = 0, lo = 0;

@@ -37,7 +37,7 @@ def record(name, ok, detail=""):
     print(f"{'PASS' if ok else 'FAIL'} {name}{': ' + detail if detail else ''}", flush=True)
 
 
-def small_net(path, gemm):
+def small_net(path, gemm, batch_norm=False):
     rng = np.random.default_rng(11)
     inits, nodes = [], []
 
@@ -50,6 +50,12 @@ def small_net(path, gemm):
         b = const(name + "_b", rng.standard_normal(cout) * 0.1)
         nodes.append(helper.make_node("Conv", [x, w, b], [name], kernel_shape=[k, k],
                                       strides=[stride, stride], pads=[k // 2] * 4, group=group))
+        if batch_norm:  # unfolded, as a model before ONNX Runtime's quant_pre_process
+            bn = [const(f"{name}_bn_{p}", v) for p, v in
+                  (("s", 1 + 0.2 * rng.standard_normal(cout)), ("b", 0.1 * rng.standard_normal(cout)),
+                   ("m", 0.1 * rng.standard_normal(cout)), ("v", 0.5 + rng.random(cout)))]
+            nodes.append(helper.make_node("BatchNormalization", [name] + bn, [name + "_bn"]))
+            name += "_bn"
         nodes.append(helper.make_node("Relu", [name], [name + "_relu"]))
         return name + "_relu"
 
@@ -179,6 +185,17 @@ def main():
         qdq = os.path.join(work, "small_qdq_u8.onnx")
         quantize(small, qdq, (1, 3, 12, 12), "qdq", "QUInt8", "QUInt8", False)
         check_model(args.ingot, work, "small (QDQ, uint8, per-tensor)", qdq, (1, 3, 12, 12), True)
+        # ONNX Runtime's defaults (uint8 activations, int8 per-channel weights) on a model whose
+        # BatchNormalizations were not folded first: the quantizer gives their scale and bias
+        # [1] scales with scalar zero points (once an internal error in ingot, issue 48).
+        small_bn = os.path.join(work, "small_bn.onnx")
+        small_net(small_bn, gemm=True, batch_norm=True)
+        qbn = os.path.join(work, "small_bn_qdq.onnx")
+        quantize(small_bn, qbn, (1, 3, 12, 12), "qdq", "QUInt8", "QInt8", True)
+        record("the unfolded model has BatchNormalization",
+               "BatchNormalization" in {n.op_type for n in onnx.load(qbn).graph.node})
+        check_model(args.ingot, work, "small (QDQ, BatchNormalization, uint8 x int8)", qbn,
+                    (1, 3, 12, 12), False)
         small_mm = os.path.join(work, "small_mm.onnx")
         small_net(small_mm, gemm=False)
         qop = os.path.join(work, "small_qop.onnx")

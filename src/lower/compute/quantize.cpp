@@ -15,9 +15,11 @@ using namespace tir;
 
 namespace {
 
-// Index of the scale / zero point for element `idx` of the (de)quantized tensor.
-Index param_index(const graph::Node& node, const Buffer& scale, const Index& idx) {
-  if (!node.attrs.has("axis")) return scalar_index(scale);
+// Index into `param` (the scale or the zero point) for element `idx` of the (de)quantized tensor.
+// A per-tensor scale and zero point may differ in rank (ONNX Runtime's quantizer writes a [1]
+// scale with a scalar zero point), so each is indexed by its own shape.
+Index param_index(const graph::Node& node, const Buffer& param, const Index& idx) {
+  if (!node.attrs.has("axis")) return scalar_index(param);
   int64_t axis = node.attrs.get_int("axis", 1);
   int64_t block = node.attrs.get_int("block_size", 0);
   if (block == 0) return {idx[axis]};
@@ -56,9 +58,9 @@ Stmt compute_quantize_linear(const graph::Node& node, const std::vector<Buffer>&
                 : x->dtype.bits >= scale->dtype.bits ? x->dtype
                                                      : scale->dtype;
   return loop_nest(y->shape, "i", [&](const Index& idx) {
-    Index pi = param_index(node, scale, idx);
-    Expr v = cast(DataType::f64(), round_even(cast(ct, x.load(idx)) / cast(ct, scale.load(pi))));
-    if (zp.defined()) v = v + cast(DataType::f64(), zp.load(pi));
+    Expr v = cast(DataType::f64(), round_even(cast(ct, x.load(idx)) /
+                                              cast(ct, scale.load(param_index(node, scale, idx)))));
+    if (zp.defined()) v = v + cast(DataType::f64(), zp.load(param_index(node, zp, idx)));
     return BufferStore::make(y, saturate(v, y->dtype), idx);
   });
 }
@@ -73,10 +75,10 @@ Stmt compute_dequantize_linear(const graph::Node& node, const std::vector<Buffer
   check_dtype(node, y, DTypeClass::kFloat);
   DataType ct = scale->dtype.bits == 64 ? DataType::f64() : DataType::f32();
   return loop_nest(y->shape, "i", [&](const Index& idx) {
-    Index pi = param_index(node, scale, idx);
     Expr v = cast(ct, x.load(idx));
-    if (zp.defined()) v = v - cast(ct, zp.load(pi));
-    return BufferStore::make(y, cast(y->dtype, v * cast(ct, scale.load(pi))), idx);
+    if (zp.defined()) v = v - cast(ct, zp.load(param_index(node, zp, idx)));
+    Expr s = cast(ct, scale.load(param_index(node, scale, idx)));
+    return BufferStore::make(y, cast(y->dtype, v * s), idx);
   });
 }
 

@@ -9,6 +9,8 @@ of --weights, on bench/model_bench.py's method:
                                            column, uint8 activations: MatMulInteger) and
                                            ORT's MatMulNBits at 8 bits
   int4     ingot --quantize-weights int4   beside ORT's MatMulNBits at 4 bits
+  ort-nbits8, ort-nbits4   ingot compiling ORT's own MatMulNBits file (the same integers,
+                           block size and symmetry as the ORT side it runs beside)
 ingot's weights are symmetric with one scale per --group-size (128) weights along K; the
 MatMulNBits models use the same block size and symmetry (bench/ort_quant.py makes them) and run
 at --ort-accuracy-level 4, ORT's fast CPU path (activations quantized to int8 per block; ingot
@@ -67,7 +69,8 @@ import ort_quant  # noqa: E402
 import parity  # noqa: E402  (compare_outputs)
 import perf_record  # noqa: E402
 
-ORT_SIDES = {"float32": ["float32"], "int8": ["dynamic", "nbits8"], "int4": ["nbits4"]}
+ORT_SIDES = {"float32": ["float32"], "int8": ["dynamic", "nbits8"], "int4": ["nbits4"],
+             "ort-nbits8": ["nbits8"], "ort-nbits4": ["nbits4"]}
 ORT_LABEL = {"float32": "ORT float32", "dynamic": "ORT int8 dynamic",
              "nbits8": "ORT MatMulNBits 8", "nbits4": "ORT MatMulNBits 4"}
 DIM_BOUNDS = "seq:1..1024 past:0..1023"
@@ -111,11 +114,14 @@ def compile_artifact(args, weights):
     stem = os.path.splitext(os.path.basename(args.model))[0]
     out = os.path.join(args.workdir, f"{stem}.{weights}.so")
     log = out + ".compile.txt"  # ingot compile's stdout, kept for reuse
-    newest = max(os.path.getmtime(args.model), os.path.getmtime(args.ingot))
+    # ort-nbits*: ORT's MatMulNBits file (made by bench/ort_quant.py) is ingot's input.
+    source = (ort_quant.make(args.model, weights[4:], args.ort_accuracy_level)
+              if weights.startswith("ort-") else args.model)
+    newest = max(os.path.getmtime(source), os.path.getmtime(args.ingot))
     seconds = None
     if not (os.path.exists(out) and os.path.exists(log) and os.path.getmtime(out) >= newest):
-        cmd = [args.ingot, "compile", args.model, "-o", out, "--dim-bounds", DIM_BOUNDS]
-        if weights != "float32":
+        cmd = [args.ingot, "compile", source, "-o", out, "--dim-bounds", DIM_BOUNDS]
+        if weights in ("int8", "int4"):
             cmd += ["--quantize-weights", weights, "--group-size", str(args.group_size)]
         t = time.time()
         p = subprocess.run(cmd, capture_output=True, text=True)
@@ -136,7 +142,8 @@ def constants_bytes(exe, artifact):
 
 
 def tolerance(args, weights):
-    return {"float32": args.tol, "int8": args.int8_tol, "int4": args.int4_tol}[weights]
+    return {"float32": args.tol, "int8": args.int8_tol, "int4": args.int4_tol,
+            "ort-nbits8": args.int8_tol, "ort-nbits4": args.int4_tol}[weights]
 
 
 def check(ref, got, weights, tol, got_name):
@@ -264,7 +271,8 @@ def main(argv=None):
     ap.add_argument("model")
     ap.add_argument("--ingot", default=model_bench.default_ingot())
     ap.add_argument("--weights", default="float32,int8,int4",
-                    help="comma-separated: float32, int8, int4 (default: %(default)s)")
+                    help="comma-separated: float32, int8, int4, ort-nbits8, ort-nbits4 "
+                         "(default: %(default)s)")
     ap.add_argument("--group-size", type=int, default=128,
                     help="ingot --group-size and ORT MatMulNBits block_size (default: 128; "
                          "bench/ort_quant.py makes ORT's models with 128)")

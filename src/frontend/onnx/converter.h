@@ -178,6 +178,8 @@ std::span<const ConverterEntry> sequence_state_converters();      // convert_seq
 std::span<const ConverterEntry> signal_converters();              // convert_signal.cpp
 std::span<const ConverterEntry> control_flow_converters();        // convert_control_flow.cpp
 std::span<const ConverterEntry> data_dependent_converters();      // convert_data_dependent.cpp
+// Rows of the com.microsoft domain (ONNX Runtime's contrib ops), by that domain's opset.
+std::span<const ConverterEntry> microsoft_converters();  // convert_matmul_nbits.cpp
 
 // The row handling `op_type` at `opset`, or nullptr. `known_range` receives the opset range over
 // which any row handles the op (nullopt when the op is unknown), for messages.

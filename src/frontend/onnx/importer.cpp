@@ -64,6 +64,9 @@ void parse_model(const std::string& bytes, const std::string& display_name, onnx
   if (!m.has_graph()) fail_user("'{}' is not a valid ONNX model: it has no graph", display_name);
 }
 
+// ONNX Runtime's contrib ops (microsoft_converters: MatMulNBits).
+constexpr const char* kMicrosoftDomain = "com.microsoft";
+
 bool is_default_domain(const std::string& domain) {
   return domain.empty() || domain == "ai.onnx";
 }
@@ -115,6 +118,16 @@ graph::TensorType input_type(const onnx::ValueInfoProto& vi) {
 
 void convert_node(ImportState& state, const onnx::NodeProto& node, const std::string& name) {
   const onnx::ModelProto& m = *state.model;
+  if (node.domain() == kMicrosoftDomain) {
+    const int opset = domain_opset(m, kMicrosoftDomain);
+    for (const detail::ConverterEntry& e : detail::microsoft_converters()) {
+      if (e.op_type != node.op_type() || opset < e.min_opset || opset > e.max_opset) continue;
+      NodeConverter conv(state, node, name);
+      e.fn(conv);
+      conv.check_all_attrs_consumed();
+      return;
+    }
+  }
   if (!is_default_domain(node.domain()))
     fail_user("node '{}' ({}, opset {}): unsupported operator in domain '{}'", name, node.op_type(),
               domain_opset(m, node.domain()), node.domain());

@@ -7,10 +7,25 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
 
+def dynamic_quantized(path, workdir):
+    """`path` quantized by onnxruntime.quantization.quantize_dynamic (int8 weights per output
+    channel, uint8 activations quantized at run time: DynamicQuantizeLinear + MatMulInteger),
+    written once as <stem>.dyn.onnx in workdir."""
+    out = os.path.join(workdir, os.path.splitext(os.path.basename(path))[0] + ".dyn.onnx")
+    if not os.path.exists(out):
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+        quantize_dynamic(path, out, weight_type=QuantType.QInt8, per_channel=True)
+    return out
+
+
 def model_path(name, workdir):
-    """The .onnx for `name` (made or exported into workdir), or None when it cannot be made."""
+    """The .onnx for `name` (made or exported into workdir), or None when it cannot be made.
+    NAME.dyn: that model dynamically quantized (dynamic_quantized)."""
     if name.endswith(".onnx"):
         return name
+    if name.endswith(".dyn"):
+        base = model_path(name[:-4], workdir)
+        return None if base is None else dynamic_quantized(base, workdir)
     path = os.path.join(workdir, f"{name}.onnx")
     if os.path.exists(path):
         return path

@@ -56,6 +56,10 @@ Models: a path to an .onnx file, or a name from scripts/make_models.py, e.g.
                128ch @56x56 (4 per group) (ResNeXt-50 32x4d stages 2 and 1)
   resnet50, mobilenetv2, bert (4 layers), bert_base (BERT-base: 12 layers, hidden 768, 12 heads,
   seq 128, FFN 3072), tiny_cnn, tiny_mobilenet, tiny_bert
+  NAME.dyn     NAME quantized by onnxruntime.quantization.quantize_dynamic (int8 weights per
+               channel, MatMulInteger): both sides run that file; outputs checked against onnx's
+               reference evaluator, not ORT (whose uint8 x int8 sums saturate without VNNI:
+               docs/int8.md), ORT's distance from it in the row (ort_check)
 
 Examples:
   bench/model_bench.py --models matmul1024,conv3x3_56 --threads 1,2
@@ -328,19 +332,43 @@ def cli_identity(ingot):
     return info
 
 
-def check_side(cli, artifact, inputs_npz, outputs_npz, threads, ref, tol, stats=None):
+def check_side(cli, artifact, inputs_npz, outputs_npz, threads, ref, tol, stats=None,
+               atol_scale="rms"):
     """One run of `artifact` by `cli` (`ingot run --outputs`), its outputs checked against ORT's
-    `ref` by parity.compare_outputs (rtol = tol, atol = tol x each output's RMS, ORT's finite):
-    the one check both the new build and the baseline go through.
+    `ref` by parity.compare_outputs (rtol = tol, atol = tol x each output's RMS, or its largest
+    magnitude with atol_scale="max"; the reference finite): the one check both the new build and
+    the baseline go through.
     Returns (that run's time in ms, ok, message); raises RuntimeError when the run fails."""
     if os.path.exists(outputs_npz):
         os.remove(outputs_npz)
     probe = ingot_median_ms(cli, artifact, inputs_npz, threads, 1, outputs_npz)
     with np.load(outputs_npz) as z:
         got = {k: z[k] for k in z.files}
-    ok, msg = parity.compare_outputs(ref, got, tol, tol, atol_scale="rms", finite_ref=True,
+    ok, msg = parity.compare_outputs(ref, got, tol, tol, atol_scale=atol_scale, finite_ref=True,
                                      stats=stats)
     return probe, ok, msg
+
+
+def dynamic_reference(path, feeds):
+    """The outputs of the dynamically quantized model at `path` by onnx's reference evaluator
+    (integers exact; its DequantizeLinear has no opset-13 form, so one is given here)."""
+    from onnx.reference import ReferenceEvaluator
+    from onnx.reference.op_run import OpRun
+
+    class DequantizeLinear(OpRun):
+        op_domain = ""
+
+        def _run(self, x, scale, zero_point=None, axis=None, block_size=None, output_dtype=None):
+            along = [1] * x.ndim
+            if scale.size > 1:
+                along[1 if axis is None else axis] = -1
+            shaped = (lambda v: v.astype(np.float32).reshape(along if v.size > 1 else []))
+            v = x.astype(np.float32) - (0 if zero_point is None else shaped(zero_point))
+            return ((v * shaped(scale)).astype(np.float32),)
+
+    model = onnx.load(path)
+    ev = ReferenceEvaluator(model, new_ops=[DequantizeLinear])
+    return dict(zip([o.name for o in model.graph.output], ev.run(None, feeds)))
 
 
 def after_before_summary(rows, limit=AFTER_BEFORE_LIMIT):
@@ -407,11 +435,15 @@ def compile_artifact(cli, path, artifact, model, feeds, args, baseline=False):
 
 
 def bench_model(name, args):
+    # The row's name: the model's file stem, a quantized variant's NAME.dyn as given.
+    label = name if name.endswith(".dyn") else os.path.splitext(os.path.basename(name))[0]
     path = model_path(name, args.workdir)
     if path is None:
         return []  # an exported model whose packages are missing (said as SKIP)
     model = onnx.load(path)
-    feeds = make_models.make_inputs(model)
+    # (A quantized variant takes its float model's inputs: the quantizer renames the tables.)
+    feeds = make_models.make_inputs(
+        onnx.load(model_path(name[:-4], args.workdir)) if name.endswith(".dyn") else model)
     flops, n_nodes = count_flops(model)
     base = os.path.join(args.workdir, os.path.splitext(os.path.basename(path))[0])
     inputs_npz, artifact = base + ".inputs.npz", base + ".so"
@@ -427,19 +459,36 @@ def bench_model(name, args):
         except RuntimeError as e:
             base_error = f"baseline: {e}"
 
+    # A dynamically quantized model (NAME.dyn) is checked against onnx's reference evaluator,
+    # exact in its integers: ORT's uint8 x int8 products saturate on x86 without VNNI
+    # (docs/int8.md), so its outputs are timed but are not the reference; how far they are from
+    # it goes into the row (ort_check).
+    exact = dynamic_reference(path, feeds) if name.endswith(".dyn") else None
+    # Its tolerance: --int8-tol of each output's largest magnitude (one quantization step of an
+    # activation that float rounding flips changes the next product by a step of its scale).
+    tol, scale = (args.int8_tol, "max") if exact is not None else (args.tol, "rms")
     rows = []
     for threads in args.threads:
         sess = ort_session(path, threads)
         ref = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, feeds)))
+        ort_check = None
+        if exact is not None:
+            ort_check = parity.compare_outputs(exact, ref, tol, tol, atol_scale="max",
+                                               ref_name="onnx reference", got_name="ORT")[1]
+            print(f"# {name} T={threads}: ORT against onnx's reference: {ort_check}",
+                  file=sys.stderr, flush=True)
+            ref = exact
         # Check the outputs first: the probe run of ingot writes its outputs.
         probe_i, ok, msg = check_side(args.ingot, artifact, inputs_npz,
-                                      base + f".outputs.T{threads}.npz", threads, ref, args.tol)
+                                      base + f".outputs.T{threads}.npz", threads, ref, tol,
+                                      atol_scale=scale)
         baseline, row_base, err = None, dict(base_fields), base_error
         if args.baseline_ingot and not err:
             try:
                 probe_b, ok_b, msg_b = check_side(
                     args.baseline_ingot, base_artifact, inputs_npz,
-                    base + f".baseline.outputs.T{threads}.npz", threads, ref, args.tol)
+                    base + f".baseline.outputs.T{threads}.npz", threads, ref, tol,
+                    atol_scale=scale)
                 row_base["baseline_check"] = msg_b
                 if ok_b:
                     baseline = (args.baseline_ingot, base_artifact, probe_b)
@@ -449,11 +498,11 @@ def bench_model(name, args):
                 err = f"baseline: {e}"
         if err:
             row_base["baseline_error"] = err
-            print(f"# {os.path.splitext(os.path.basename(name))[0]} T={threads}: {err} "
+            print(f"# {label} T={threads}: {err} "
                   "(not timed; no after/before)", file=sys.stderr, flush=True)
         if not ok:
             del sess
-            rows.append({"model": os.path.splitext(os.path.basename(name))[0],
+            rows.append({"model": label,
                          "threads": threads, "nodes": n_nodes, "gflop": flops / 1e9,
                          "compile_s": compile_s, "status": "FAILED", "error": msg,
                          **row_base})
@@ -464,11 +513,14 @@ def bench_model(name, args):
                                     baseline)
         del bound, sess
         row = {
-            "model": os.path.splitext(os.path.basename(name))[0], "threads": threads,
+            "model": label, "threads": threads,
             "nodes": n_nodes, "gflop": flops / 1e9,
             "compile_s": compile_s, "status": "ok", "check": msg, "rounds": args.rounds,
             "repeat": rep, **timing_fields(got), **row_base,
         }
+        if ort_check is not None:
+            row["check_reference"] = "onnx reference evaluator"
+            row["ort_check"] = ort_check
         # The peak at T threads is T cores' worth: it assumes the clock holds with T cores busy,
         # which fma_peak's wall-clock rate at T threads confirms on a quiet machine.
         peak = args.peak_gflops * threads if args.peak_gflops else None
@@ -558,6 +610,10 @@ def main(argv=None):
     ap.add_argument("--tol", type=float, default=1e-3,
                     help="output check, ingot vs ORT: rtol, and atol as a fraction of each "
                          "output's RMS (default: %(default)s)")
+    ap.add_argument("--int8-tol", type=float, default=0.05,
+                    help="output check of a NAME.dyn model against onnx's reference evaluator: "
+                         "rtol, and atol as a fraction of each output's largest magnitude "
+                         "(default: %(default)s)")
     ap.add_argument("--pause-s", type=float, default=0.1,
                     help="pause after each side (default: %(default)s)")
     ap.add_argument("--workdir", default=os.path.join(ROOT, "build", "bench-models"),

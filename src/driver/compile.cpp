@@ -108,8 +108,17 @@ schedule::RuleTarget rule_target(const codegen::Target& target) {
     return {target.kind == codegen::Target::kCUDA ? "cuda" : "opencl", CpuVectorIsa::x86(0),
             target.max_num_threads,
             target.kind == codegen::Target::kCUDA && target.sm_version() >= 80};
-  return {"llvm", target.is_aarch64() ? CpuVectorIsa::aarch64_neon()
-                                      : CpuVectorIsa::x86(target.vector_bits)};
+  schedule::RuleTarget t{"llvm", target.is_aarch64() ? CpuVectorIsa::aarch64_neon()
+                                                     : CpuVectorIsa::x86(target.vector_bits)};
+  auto has = [&](const char* f) {
+    return std::find(target.isa_features.begin(), target.isa_features.end(), f) !=
+           target.isa_features.end();
+  };
+  t.int8_quads =
+      target.is_x86() &&
+      (target.vector_bits >= 512 ? has("avx512vnni")
+                                 : has("avxvnni") || (has("avx512vnni") && has("avx512vl")));
+  return t;
 }
 
 const std::vector<std::string>& pipeline_stage_names() {

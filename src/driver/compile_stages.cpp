@@ -214,9 +214,7 @@ void run_schedule_kernels(CompileRun& r) {
   }
   // The CPU rules always schedule the llvm target (--schedule naive leaves its kernels in loop
   // form: no block-form kernel reaches them); the c and GPU targets only with default schedules.
-  if (!r.t.gpu && !r.t.c)
-    schedule::apply_default_schedules(r.mod, r.t.rules.isa);
-  else if (r.options.default_schedules)
+  if ((!r.t.gpu && !r.t.c) || r.options.default_schedules)
     schedule::apply_default_schedules(r.mod, r.t.rules);
   r.print_time("schedule", ms_since(t0));
   tir::apply_param_layouts(r.mod);

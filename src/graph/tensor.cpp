@@ -130,4 +130,11 @@ TensorType Tensor::type() const {
   return t;
 }
 
+TensorPtr tensor_from_bytes(DType dtype, std::vector<int64_t> shape, const void* data,
+                            size_t bytes) {
+  std::vector<uint8_t> b(bytes);
+  if (bytes > 0) std::memcpy(b.data(), data, bytes);
+  return std::make_shared<Tensor>(dtype, std::move(shape), std::move(b));
+}
+
 }  // namespace ingot::graph

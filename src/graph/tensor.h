@@ -44,4 +44,8 @@ class Tensor {
 
 using TensorPtr = std::shared_ptr<const Tensor>;
 
+// A tensor holding a copy of `bytes` bytes at `data` (row-major elements of `dtype`).
+TensorPtr tensor_from_bytes(DType dtype, std::vector<int64_t> shape, const void* data,
+                            size_t bytes);
+
 }  // namespace ingot::graph

@@ -442,6 +442,8 @@ class Lowering : public LoweringHost {
     // group's member, keeps the row form.)
     if (symbolic_rows_product(node) && ins[0].ndim() == 2 && outs[0].ndim() == 2)
       return compute_symbolic_rows_block(node, ins, outs);
+    if (int8_product(node) && ins[0].ndim() == 2 && outs[0].ndim() == 2)
+      return compute_int_matmul_block(node, ins, outs);
     if (tir::Stmt s = value_symbol_nest(node, ins, outs, symbols_); s.defined()) return s;
     return compute_rule(node.op)(node, ins, outs);
   }
@@ -460,6 +462,13 @@ class Lowering : public LoweringHost {
   // A dense product on a CPU target with schedules (compute/matmul_operand.h).
   bool dense_product(const graph::Node& node) const {
     return options_.cpu_schedules && is_dense_product(node);
+  }
+  // An 8-bit product rule int8_matmul takes, on a CPU target with schedules: IntMatMul with a
+  // constant B of whole groups of 4 along K (its rows may be symbolic).
+  bool int8_product(const graph::Node& node) const {
+    if (!options_.cpu_schedules || node.op != ops::OpKind::IntMatMul) return false;
+    const Value* b = node.inputs[1];
+    return b->is_constant() && b->type.is_static() && b->type.shape[0].value % 4 == 0;
   }
   // A product over symbolic rows on such a target (compute/matmul_operand.h).
   bool symbolic_rows_product(const graph::Node& node) const {
@@ -545,7 +554,8 @@ class Lowering : public LoweringHost {
       for (const Value* v :
            {node.inputs[0], node.outputs[0], node.inputs.size() > 3 ? node.inputs[3] : nullptr})
         if (v != nullptr) declared[v] = rows_view(param_buffer(v, false));
-    if (node.op == ops::OpKind::WQMatMul && !strided_.count(node.inputs[0]) &&
+    if ((node.op == ops::OpKind::WQMatMul || int8_product(node)) &&
+        !strided_.count(node.inputs[0]) &&
         !strided_.count(node.outputs[0]))  // A and Y as [rows, last dim] (any target)
       for (const Value* v : {node.inputs[0], node.outputs[0]})
         declared[v] = rows_view(param_buffer(v, false));

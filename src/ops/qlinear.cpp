@@ -9,6 +9,12 @@
 //   QMatMul(A, B, bias, multiplier): A [..., K], B [K, N] constant, bias and multiplier [N].
 // Attributes of both: x_zero_point (A's), w_zero_point (B's), y_zero_point, shift, qmin, qmax,
 // `to` (the output dtype).
+// The same product in two steps, where the weights' zero point is 0 (fuse_qdq; and
+// MatMulInteger's form, fuse_integer_matmul), so the 8-bit kernels (rules/int8_matmul.h) take it:
+//   IntMatMul(A, B[, bias]): A [..., K] uint8 / int8, B [K, N] int8, bias [N] int32 (A's zero
+//     point folded into it); Y [..., N] int32 = bias + A @ B, exact.
+//   Requantize(acc, multiplier): acc int32 [..., N], multiplier int32 [N]; QMatMul's output
+//     arithmetic per element (shift, y_zero_point, qmin, qmax, `to`).
 #include "ops/conv_geometry.h"
 #include "ops/op_families.h"
 #include "ops/shape_util.h"
@@ -96,6 +102,39 @@ double qmatmul_ops(const Node& n) {
          double(std::max<int64_t>(1, n.inputs[1]->type.shape[0].value));
 }
 
+std::vector<TensorType> infer_int_matmul(Node& n) {
+  const TensorType& a = input_type(n, 0, "A");
+  const TensorType& b = input_type(n, 1, "B");
+  if (!is_int8_family(a.dtype) || b.dtype != DType::kI8 || a.rank() < 1 || b.rank() != 2)
+    fail_user("{}: A {} must be uint8 / int8 of rank >= 1 and B {} int8 of rank 2", n.describe(),
+              a.str(), b.str());
+  if (!(a.shape.back() == b.shape[0]))
+    fail_user("{}: A {} and B {} disagree on the reduced dim", n.describe(), a.str(), b.str());
+  if (has_input(n, 2)) {
+    const TensorType& bias = input_type(n, 2, "bias");
+    if (bias.dtype != DType::kI32 || bias.rank() != 1 || !(bias.shape[0] == b.shape[1]))
+      fail_user("{}: bias must be int32 [{}], got {}", n.describe(), b.shape[1].str(), bias.str());
+  }
+  TensorType out{DType::kI32, a.shape};
+  out.shape.back() = b.shape[1];
+  return {out};
+}
+
+std::vector<TensorType> infer_requantize(Node& n) {
+  const TensorType& acc = input_type(n, 0, "acc");
+  const TensorType& m = input_type(n, 1, "multiplier");
+  if (acc.dtype != DType::kI32 || acc.rank() < 1 || m.dtype != DType::kI32 || m.rank() != 1 ||
+      !(m.shape[0] == acc.shape.back()))
+    fail_user("{}: acc {} must be int32 and multiplier {} int32 [its last dim]", n.describe(),
+              acc.str(), m.str());
+  int64_t shift = n.attrs.get_int("shift", 0);
+  if (shift < 1 || shift > 62)
+    fail_user("{}: attribute 'shift' must be 1..62, got {}", n.describe(), shift);
+  if (n.attrs.get_int("qmin", 0) > n.attrs.get_int("qmax", 0))
+    fail_user("{}: qmin is above qmax", n.describe());
+  return {TensorType{output_dtype(n), acc.shape}};
+}
+
 std::vector<AttrSpec> requant_attrs(std::vector<AttrSpec> extra) {
   for (const char* a :
        {"x_zero_point", "w_zero_point", "y_zero_point", "shift", "qmin", "qmax", "to"})
@@ -118,6 +157,25 @@ void add_qlinear_ops(std::vector<OpInfo>& t) {
   mm.infer_fn = infer_qmatmul;
   mm.flops_fn = qmatmul_ops;
   t.push_back(mm);
+  OpInfo imm{OpKind::IntMatMul, "IntMatMul", PatternKind::kOpaque, {}};
+  imm.min_inputs = 2;
+  imm.max_inputs = 3;
+  imm.infer_fn = infer_int_matmul;
+  imm.flops_fn = qmatmul_ops;
+  t.push_back(imm);
+  OpInfo rq{OpKind::Requantize,
+            "Requantize",
+            PatternKind::kBroadcast,
+            {{"y_zero_point", AttrType::kInt},
+             {"shift", AttrType::kInt},
+             {"qmin", AttrType::kInt},
+             {"qmax", AttrType::kInt},
+             {"to", AttrType::kInt}}};
+  rq.min_inputs = 2;
+  rq.max_inputs = 2;
+  rq.infer_fn = infer_requantize;
+  rq.flops_fn = [](const Node& n) { return 4 * approx_elements(n.outputs[0]->type); };
+  t.push_back(rq);
 }
 
 }  // namespace ingot::ops::detail

@@ -16,6 +16,7 @@ struct DataType {
   static DataType f16(int lanes = 1) { return {kFloat, 16, uint16_t(lanes)}; }
   static DataType f64(int lanes = 1) { return {kFloat, 64, uint16_t(lanes)}; }
   static DataType i8(int lanes = 1) { return {kInt, 8, uint16_t(lanes)}; }
+  static DataType i16(int lanes = 1) { return {kInt, 16, uint16_t(lanes)}; }
   static DataType i32(int lanes = 1) { return {kInt, 32, uint16_t(lanes)}; }
   static DataType i64(int lanes = 1) { return {kInt, 64, uint16_t(lanes)}; }
   static DataType u8(int lanes = 1) { return {kUInt, 8, uint16_t(lanes)}; }

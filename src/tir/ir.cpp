@@ -174,6 +174,25 @@ Expr Call::make(Intrinsic op, std::vector<Expr> args) {
     DataType d = args[0].dtype();
     return Expr(std::make_shared<const Call>(d, op, std::move(args)));
   }
+  // dot_i32(acc, a, b): acc int32 x L; a and b integer vectors of L * G lanes (G = 2 or 4) of
+  // 8 or 16 bits each: lane l of the result is acc[l] + sum over t < G of
+  // a[l * G + t] * b[l * G + t], each widened by its own signedness, in int32 (VPDPBUSD with
+  // uint8 a and int8 b, G = 4; VPMADDWD plus an add with int16 a and b, G = 2; codegen/llvm).
+  if (op == Intrinsic::dot_i32) {
+    const DataType acc = args[0].defined() ? args[0].dtype() : DataType();
+    bool ok = acc.is_int() && acc.bits == 32 && acc.lanes > 1;
+    for (int i = 1; ok && i < 3; ++i) {
+      const DataType d = args[i].defined() ? args[i].dtype() : DataType();
+      const int g = acc.lanes > 0 ? d.lanes / acc.lanes : 0;
+      ok = d.is_integer() && (d.bits == 8 || d.bits == 16) && d.lanes == g * acc.lanes &&
+           (g == 2 || g == 4) && d.lanes == args[1].dtype().lanes;
+    }
+    INGOT_ICHECK(ok,
+                 "dot_i32 takes an int32 vector and two 8/16-bit vectors of 2 or 4 times its "
+                 "lanes, got {}, {}, {}",
+                 args[0].dtype().str(), args[1].dtype().str(), args[2].dtype().str());
+    return Expr(std::make_shared<const Call>(acc, op, std::move(args)));
+  }
   // warp_shuffle_down(value, lanes): the value of the lane `lanes` above in the warp (GPU only).
   const bool shuffle = op == Intrinsic::warp_shuffle_down;
   for (size_t i = 0; i < args.size(); ++i) {

@@ -181,6 +181,45 @@ TEST(FuseQdq, GemmWithTransposedWeightsBecomesQMatMul) {
   EXPECT_EQ(q.inputs[2]->constant->get_i64(1), -15);
 }
 
+// ONNX Runtime's default: uint8 activations (zero point 128) x symmetric int8 weights. The
+// product becomes IntMatMul with the activation's zero point folded into the int32 bias
+// (bias - 128 * column sum of B) and Requantize after it.
+TEST(FuseQdq, SymmetricInt8WeightsSplitIntoIntMatMulAndRequantize) {
+  Graph g;
+  Value* aq = g.add_value("aq", T(DType::kU8, {2, 4}));
+  g.inputs = {aq};
+  Value* a =
+      dequantize(g, "dqa", aq, scalar_f32(0.1f), bytes_tensor(DType::kU8, {}, {uint8_t(128)}));
+  // B [K=4, N=2] int8, zero point 0: columns (1, -2, 3, 4) and (-5, 6, 7, -8).
+  Value* bq = g.add_constant("bq", bytes_tensor(DType::kI8, {4, 2},
+                                                {1, uint8_t(int8_t(-5)), uint8_t(int8_t(-2)), 6, 3,
+                                                 7, 4, uint8_t(int8_t(-8))}));
+  Value* b = dequantize(g, "dqb", bq, scalar_f32(0.2f), scalar_i8(0));
+  Value* y = g.add_node(OpKind::MatMul, "mm", {a, b}, {"y"})->outputs[0];
+  Value* out = g.add_node(OpKind::QuantizeLinear, "qy",
+                          {y, g.add_constant("ys", scalar_f32(0.05f)),
+                           g.add_constant("yz", bytes_tensor(DType::kU8, {}, {10}))},
+                          {"q"})
+                   ->outputs[0];
+  g.outputs = {out};
+  infer_types(g);
+  fuse_qdq(g);
+  verify_graph(g);
+  ASSERT_EQ(count_ops(g, OpKind::IntMatMul), 1);
+  ASSERT_EQ(count_ops(g, OpKind::QMatMul), 0);
+  const Node& rq = *g.outputs[0]->producer;
+  ASSERT_EQ(rq.op, OpKind::Requantize);
+  EXPECT_EQ(rq.attrs.get_int("y_zero_point", 0), 10);
+  EXPECT_FALSE(rq.attrs.has("x_zero_point"));
+  const Node& p = *rq.inputs[0]->producer;
+  ASSERT_EQ(p.op, OpKind::IntMatMul);
+  EXPECT_EQ(p.inputs[0], aq);
+  // Column sums 6 and 0: bias 0 - 128 * 6 and 0.
+  EXPECT_EQ(p.inputs[2]->constant->get_i64(0), -768);
+  EXPECT_EQ(p.inputs[2]->constant->get_i64(1), 0);
+  EXPECT_EQ(p.outputs[0]->type.str(), "int32[2,2]");
+}
+
 TEST(FixedPointMultipliers, OneShiftFullPrecisionForTheLargest) {
   auto f = fixed_point_multipliers({0.75, 0.001, 3e-7});
   ASSERT_TRUE(f);

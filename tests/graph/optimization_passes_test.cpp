@@ -384,7 +384,8 @@ TEST(PassManager, LevelsDisabledPassesTimesAndErrors) {
   }
   EXPECT_EQ(user_error([] { check_pass_names({"fold_bn"}, "--disabled-pass"); }),
             "--disabled-pass: unknown pass 'fold_bn' (valid: fold_constants, remove_identity, cse, "
-            "collapse_reshape_transpose, fuse_qdq, fold_gemm_alpha, fold_batch_norm, "
+            "collapse_reshape_transpose, fuse_qdq, fuse_integer_matmul, fold_gemm_alpha, "
+            "fold_batch_norm, "
             "trim_conv_taps, separate_resize, "
             "fuse_layer_norm, fuse_gelu, "
             "fuse_softmax, fuse_swish, fold_transpose_matmul, fuse_epilogue, convert_float16, "

@@ -123,9 +123,9 @@ def check_model(ingot, work, label, model, shape, expect_int_kernels):
             continue
         kernels = r.stdout
         if expect_int_kernels:
-            record(f"{label} [{target}] runs integer kernels",
-                   "QConv" in kernels or "QMatMul" in kernels,
-                   f"{kernels.count('QConv')} QConv, {kernels.count('QMatMul')} QMatMul")
+            names = ("QConv", "QMatMul", "IntMatMul")
+            record(f"{label} [{target}] runs integer kernels", any(n in kernels for n in names),
+                   ", ".join(f"{kernels.count(n)} {n}" for n in names))
         rng = np.random.default_rng(21)
         # The outputs are dequantized: every element within one quantization step of ONNX
         # Runtime's, absolutely (rtol 0; the 1.0001 absorbs the float rounding of k * step).
@@ -194,8 +194,10 @@ def main():
         quantize(small_bn, qbn, (1, 3, 12, 12), "qdq", "QUInt8", "QInt8", True)
         record("the unfolded model has BatchNormalization",
                "BatchNormalization" in {n.op_type for n in onnx.load(qbn).graph.node})
+        # (Its convs keep float arithmetic: QConv takes one 8-bit family; its Gemm, with
+        # symmetric int8 weights, runs the 8-bit product IntMatMul.)
         check_model(args.ingot, work, "small (QDQ, BatchNormalization, uint8 x int8)", qbn,
-                    (1, 3, 12, 12), False)
+                    (1, 3, 12, 12), True)
         small_mm = os.path.join(work, "small_mm.onnx")
         small_net(small_mm, gemm=False)
         qop = os.path.join(work, "small_qop.onnx")

@@ -344,6 +344,8 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
         return fmt::format("ingot_sigmoid{}({})", f64 ? "d" : "f", a[0]);
       case Intrinsic::round:
         return "rint(" + a[0] + ")";
+      case Intrinsic::dot_i32:
+        unsupported("integer dot products (a CPU micro-kernel's)");
       case Intrinsic::warp_shuffle_down:
         if (dialect_ != Dialect::kCUDA) unsupported("warp shuffles");
         return fmt::format("__shfl_down_sync(0xffffffffu, {}, (int){})", a[0], a[1]);

@@ -54,6 +54,7 @@ llvm::Value* KernelLowering::expr(const Expr& e) {
     case NodeTag::Call: {
       auto* n = e.as<Call>();
       if (n->op == Intrinsic::prefetch) return prefetch(*n->args[0].as<BufferLoad>());
+      if (n->op == Intrinsic::dot_i32) return dot_i32(*n);
       std::vector<llvm::Value*> args;
       for (const Expr& a : n->args) args.push_back(expr(a));
       return lower_intrinsic(b_, module_, n->op, args);

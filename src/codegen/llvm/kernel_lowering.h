@@ -72,6 +72,10 @@ class KernelLowering {
   // Buffer access (buffer_access.cpp): a bound buffer's base pointer, loads, prefetches, stores.
   llvm::Value* base_of(const tir::BufferNode& buf) const;
   llvm::Value* load(const tir::BufferLoad& op);
+  // The integer dot product dot_i32 (tir/ir.cpp Call::make): VPDPBUSD where the target has a
+  // VNNI extension and the operands are uint8 x int8 in groups of 4, VPMADDWD plus an add for
+  // int16 pairs on AVX2 / AVX-512BW, else a portable widening sequence (int_dot.cpp).
+  llvm::Value* dot_i32(const tir::Call& op);
   // A prefetch of the element `op` addresses (tir prefetch intrinsic); its value is 0.
   llvm::Value* prefetch(const tir::BufferLoad& op);
   void store(const tir::BufferStore& op);

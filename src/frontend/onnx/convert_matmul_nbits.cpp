@@ -30,13 +30,6 @@ namespace {
 using graph::DType;
 using ops::OpKind;
 
-graph::TensorPtr tensor_of(DType dtype, std::vector<int64_t> shape, const void* data,
-                           size_t bytes) {
-  std::vector<uint8_t> b(bytes);
-  std::memcpy(b.data(), data, bytes);
-  return std::make_shared<graph::Tensor>(dtype, std::move(shape), std::move(b));
-}
-
 struct NBitsWeights {
   int64_t k = 0, n = 0, bits = 0, block = 0, blocks = 0;
   graph::TensorPtr q, scales, zero_points;  // as in the file
@@ -132,7 +125,7 @@ graph::TensorPtr dequantized_b(const NBitsWeights& w) {
       b[size_t(kk * w.n + col)] =
           float((double(w.quant(col, kk)) - w.zero_point(col, g)) * w.scale(col, g));
     }
-  return tensor_of(DType::kF32, {w.k, w.n}, b.data(), b.size() * sizeof(float));
+  return graph::tensor_from_bytes(DType::kF32, {w.k, w.n}, b.data(), b.size() * sizeof(float));
 }
 
 // WQMatMul's integers [K, N] int8 (bits 8) or [K/2, N] uint8 (bits 4), both as q - c.
@@ -142,13 +135,13 @@ graph::TensorPtr wq_integers(const NBitsWeights& w) {
     for (int64_t col = 0; col < w.n; ++col)
       for (int64_t kk = 0; kk < w.k; ++kk)
         q[size_t(kk * w.n + col)] = int8_t(w.quant(col, kk) - 128);
-    return tensor_of(DType::kI8, {w.k, w.n}, q.data(), q.size());
+    return graph::tensor_from_bytes(DType::kI8, {w.k, w.n}, q.data(), q.size());
   }
   std::vector<uint8_t> q(size_t(w.k / 2 * w.n));
   for (int64_t col = 0; col < w.n; ++col)
     for (int64_t kk = 0; kk < w.k; kk += 2)
       q[size_t(kk / 2 * w.n + col)] = uint8_t(w.quant(col, kk) | (w.quant(col, kk + 1) << 4));
-  return tensor_of(DType::kU8, {w.k / 2, w.n}, q.data(), q.size());
+  return graph::tensor_from_bytes(DType::kU8, {w.k / 2, w.n}, q.data(), q.size());
 }
 
 // A [rows, N] float32 matrix of f(g, n).
@@ -157,7 +150,7 @@ graph::TensorPtr per_block_matrix(const NBitsWeights& w, F f) {
   std::vector<float> m(size_t(w.blocks * w.n));
   for (int64_t g = 0; g < w.blocks; ++g)
     for (int64_t col = 0; col < w.n; ++col) m[size_t(g * w.n + col)] = float(f(g, col));
-  return tensor_of(DType::kF32, {w.blocks, w.n}, m.data(), m.size() * sizeof(float));
+  return graph::tensor_from_bytes(DType::kF32, {w.blocks, w.n}, m.data(), m.size() * sizeof(float));
 }
 
 graph::Value* cast_to(NodeConverter& c, graph::Value* v, DType d, const std::string& suffix) {

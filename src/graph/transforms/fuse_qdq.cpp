@@ -150,10 +150,7 @@ std::optional<Output> quantized_output(const Graph& g, const Node& op) {
 }
 
 TensorPtr int32_tensor(const std::vector<int32_t>& v) {
-  std::vector<uint8_t> bytes(v.size() * 4);
-  std::memcpy(bytes.data(), v.data(), bytes.size());
-  return std::make_shared<Tensor>(DType::kI32, std::vector<int64_t>{int64_t(v.size())},
-                                  std::move(bytes));
+  return tensor_from_bytes(DType::kI32, {int64_t(v.size())}, v.data(), v.size() * 4);
 }
 
 // The requantization attributes and the bias / multiplier constants of a fused node, or false
@@ -192,6 +189,45 @@ void finish_fusion(Graph& g, Node* op, const Output& out, Node* fused) {
   matched.push_back(out.quantize);
   fused->outputs[0]->type = out.quantize->outputs[0]->type;
   replace_pattern(g, matched, out.quantize, fused);
+}
+
+// The product with symmetric int8 weights `weights` [K, N] as IntMatMul (A's zero point folded
+// into the int32 bias: sum (a - za) w = sum a w - za * sum w) and Requantize, or false when the
+// folded bias leaves int32 (then nothing changes).
+bool split_product(Graph& g, Node* mm, const Activation& x, const Weights& w, Value* weights,
+                   const std::vector<double>& bias, const Output& out) {
+  Node* product = g.add_node(OpKind::IntMatMul, mm->name + "_int8", {x.q, weights},
+                             {mm->outputs[0]->name + "_acc"});
+  Node* requant = g.add_node(OpKind::Requantize, mm->name + "_requantize", {product->outputs[0]},
+                             {mm->outputs[0]->name + "_int8"});
+  product->opset = requant->opset = mm->opset;
+  product->outputs[0]->type = TensorType{DType::kI32, mm->outputs[0]->type.shape};
+  auto undo = [&] {
+    g.remove_node(requant);
+    g.remove_node(product);
+    return false;
+  };
+  // (add_requantization fills the requantization's attributes and its bias and multiplier
+  // inputs; the bias moves to the product, folded.)
+  if (!add_requantization(g, requant, x, w, bias, out)) return undo();
+  const Tensor& q = *weights->constant;
+  const int64_t k = q.shape()[0], n = q.shape()[1];
+  const Tensor& qbias = *requant->inputs[1]->constant;
+  std::vector<int32_t> folded(static_cast<size_t>(n));
+  for (int64_t j = 0; j < n; ++j) {
+    int64_t sum = 0;
+    for (int64_t r = 0; r < k; ++r) sum += q.get_i64(r * n + j);
+    const int64_t v = qbias.get_i64(j) - x.zero_point * sum;
+    if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
+      return undo();
+    folded[size_t(j)] = int32_t(v);
+  }
+  product->inputs.push_back(
+      g.add_constant(requant->inputs[1]->name + "_folded", int32_tensor(folded)));
+  requant->inputs.erase(requant->inputs.begin() + 1);  // (the bias) -> acc, multiplier
+  for (const char* a : {"x_zero_point", "w_zero_point"}) requant->attrs.erase(a);
+  finish_fusion(g, mm, out, requant);
+  return true;
 }
 
 bool try_fuse_conv(Graph& g, Node* conv) {
@@ -234,7 +270,10 @@ bool try_fuse_matmul(Graph& g, Node* mm) {
   std::optional<std::vector<double>> bias =
       bias_values(gemm && mm->inputs.size() > 2 ? mm->inputs[2] : nullptr, n);
   std::optional<Output> out = quantized_output(g, *mm);
-  if (!b || !bias || !out || a->q->type.dtype != b->q->type.dtype) return false;
+  // Symmetric int8 weights (ONNX Runtime's default) with uint8 or int8 activations take the
+  // 8-bit kernels' form (try_split_product); other forms need one 8-bit family.
+  const bool symmetric_i8 = b && b->zero_point == 0 && b->q->type.dtype == DType::kI8;
+  if (!b || !bias || !out || (a->q->type.dtype != b->q->type.dtype && !symmetric_i8)) return false;
   Value* weights = const_cast<Value*>(b->q);
   if (trans_b) {  // [N, K] -> [K, N]
     const uint8_t* src = b->q->constant->data();
@@ -245,6 +284,8 @@ bool try_fuse_matmul(Graph& g, Node* mm) {
         b->q->name + "_kn",
         std::make_shared<Tensor>(b->q->type.dtype, std::vector<int64_t>{k, n}, std::move(t)));
   }
+  if (symmetric_i8 && k % 4 == 0) return split_product(g, mm, *a, *b, weights, *bias, *out);
+  if (a->q->type.dtype != b->q->type.dtype) return false;
   Node* fused = g.add_node(OpKind::QMatMul, mm->name + "_int8", {a->q, weights},
                            {mm->outputs[0]->name + "_int8"});
   fused->opset = mm->opset;

@@ -17,6 +17,7 @@
 #include "graph/transforms/fold_transpose_matmul.h"
 #include "graph/transforms/fuse_epilogue.h"
 #include "graph/transforms/fuse_gelu.h"
+#include "graph/transforms/fuse_integer_matmul.h"
 #include "graph/transforms/fuse_layer_norm.h"
 #include "graph/transforms/fuse_ops.h"
 #include "graph/transforms/fuse_qdq.h"
@@ -58,6 +59,10 @@ const std::vector<GraphPass>& optimization_passes() {
        "run QuantizeLinear(Conv / MatMul / Gemm(DequantizeLinear ...)) as integer kernels (QConv, "
        "QMatMul) and fold the remaining dequantized constants",
        plain(fuse_qdq)},
+      {"fuse_integer_matmul", 1,
+       "run MatMulInteger's int32 product over int8 weights as the 8-bit product IntMatMul (its "
+       "activation's zero point subtracted after)",
+       plain(fuse_integer_matmul)},
       {"fold_gemm_alpha", 1,
        "fold Gemm's alpha into its constant B (the product is then a plain dense product)",
        plain(fold_gemm_alpha)},

@@ -44,9 +44,7 @@ Use use_of(const Node* n, const Value* w) {
 }
 
 TensorPtr tensor(DType dtype, std::vector<int64_t> shape, const void* data, size_t bytes) {
-  std::vector<uint8_t> b(bytes);
-  std::memcpy(b.data(), data, bytes);
-  return std::make_shared<Tensor>(dtype, std::move(shape), std::move(b));
+  return tensor_from_bytes(dtype, std::move(shape), data, bytes);
 }
 
 }  // namespace

@@ -212,6 +212,13 @@ tir::Stmt compute_wq_gather(const graph::Node& node, const std::vector<tir::Buff
 // qlinear.cpp: QConv and QMatMul (int32 accumulation, fixed-point requantization).
 tir::Stmt compute_qconv(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                         const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_int_matmul(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                             const std::vector<tir::Buffer>& outputs);
+// IntMatMul as one block "matmul" over its row views (rule int8_matmul).
+tir::Stmt compute_int_matmul_block(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                                   const std::vector<tir::Buffer>& outputs);
+tir::Stmt compute_requantize(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
+                             const std::vector<tir::Buffer>& outputs);
 tir::Stmt compute_qmatmul(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                           const std::vector<tir::Buffer>& outputs);
 // quantize.cpp: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear.

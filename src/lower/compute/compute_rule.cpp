@@ -196,6 +196,10 @@ ComputeRule compute_rule(ops::OpKind op) {
       return compute_qconv;
     case OpKind::QMatMul:
       return compute_qmatmul;
+    case OpKind::IntMatMul:
+      return compute_int_matmul;
+    case OpKind::Requantize:
+      return compute_requantize;
     case OpKind::WQMatMul:
       return compute_wq_matmul;
     case OpKind::WQGather:

@@ -4,8 +4,13 @@
 // int32 multiplier in int64, plus 2^(shift-1), floor-divided by 2^shift (rounding half up), plus
 // y_zero_point, saturated to [qmin, qmax]. A 32-bit core does the product as one 32x32->64
 // multiply and the division as a shift.
+// IntMatMul (A's zero point already in its bias, B's zero) is that accumulator alone, and
+// Requantize the output arithmetic alone, per element: the two steps of a QMatMul whose weights
+// are symmetric. On a CPU target with schedules IntMatMul is one block "matmul" over its row views
+// (rows, j | k), int32(A) * int32(B) on the bias row, which rule int8_matmul schedules.
 #include "lower/compute/common.h"
 #include "lower/compute/compute.h"
+#include "lower/compute/product_nest.h"
 #include "support/error.h"
 
 namespace ingot::lower {
@@ -93,6 +98,66 @@ Stmt compute_qmatmul(const graph::Node& node, const std::vector<Buffer>& inputs,
       });
     });
     return row.wrap(SeqStmt::make({init, accumulate}));
+  });
+}
+
+Stmt compute_int_matmul(const graph::Node& node, const std::vector<Buffer>& inputs,
+                        const std::vector<Buffer>& outputs) {
+  const Buffer& a = inputs.at(0);
+  const Buffer& b = inputs.at(1);
+  Buffer bias = inputs.size() > 2 ? inputs[2] : Buffer();
+  const Buffer& y = outputs.at(0);
+  std::vector<int64_t> ys = const_shape(y);
+  const int64_t n = ys.back(), k = const_shape(a).back();
+  std::vector<int64_t> outer(ys.begin(), ys.end() - 1);
+  const DataType i32 = DataType::i32();
+  return loop_nest(outer, "o", [&](const Index& o) {
+    auto at = [&](Expr last) {
+      Index idx = o;
+      idx.push_back(last);
+      return idx;
+    };
+    Stmt init = lane_loop("j", i64(0), n, [&](Expr j) {
+      return BufferStore::make(y, bias.defined() ? bias.load({j}) : make_const(i32, 0), at(j));
+    });
+    Stmt accumulate = serial_loop("r", i64(0), k, [&](Expr r) {
+      Expr av = cast(i32, a.load(at(r)));
+      return lane_loop("j", i64(0), n, [&](Expr j) {
+        return BufferStore::make(y, y.load(at(j)) + av * cast(i32, b.load({r, j})), at(j));
+      });
+    });
+    return SeqStmt::make({init, accumulate});
+  });
+}
+
+Stmt compute_int_matmul_block(const graph::Node& node, const std::vector<Buffer>& inputs,
+                              const std::vector<Buffer>& outputs) {
+  // Views: A [rows, K], Y [rows, N]; B [K, N].
+  const Buffer& a = inputs.at(0);
+  const Buffer& b = inputs.at(1);
+  Buffer bias = inputs.size() > 2 ? inputs[2] : Buffer();
+  const Buffer& y = outputs.at(0);
+  INGOT_ICHECK(a.ndim() == 2 && y.ndim() == 2, "{}: the block form takes 2-D row views",
+               node_label(node));
+  const DataType i32 = DataType::i32();
+  ProductNest nest;
+  Var i = nest.add("i", y->shape[0], IterKind::kSpatial);
+  Var j = nest.add("j", const_shape(b)[1], IterKind::kSpatial);
+  Var k = nest.add("k", const_shape(b)[0], IterKind::kReduce);
+  Stmt init = BufferStore::make(y, bias.defined() ? bias.load({j}) : make_const(i32, 0), {i, j});
+  Stmt update = BufferStore::make(
+      y, y.load({i, j}) + cast(i32, a.load({i, k})) * cast(i32, b.load({k, j})), {i, j});
+  return nest.make(update, init);
+}
+
+Stmt compute_requantize(const graph::Node& node, const std::vector<Buffer>& inputs,
+                        const std::vector<Buffer>& outputs) {
+  const Buffer& acc = inputs.at(0);
+  const Buffer& multiplier = inputs.at(1);
+  const Buffer& y = outputs.at(0);
+  return loop_nest(y->shape, "i", [&](const Index& idx) {
+    return BufferStore::make(
+        y, requantize(node, acc.load(idx), multiplier.load({idx.back()}), y->dtype), idx);
   });
 }
 

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "schedule/intrin/dequant_fma.h"
+#include "schedule/intrin/int8_dot.h"
 #include "schedule/intrin/x86_fma.h"
 
 namespace ingot::schedule {
@@ -45,6 +46,8 @@ std::shared_ptr<const TensorIntrin> find_tensor_intrin(const std::string& name) 
     built = std::make_shared<const TensorIntrin>(make_fma_tile_intrin(*spec));
   } else if (auto dq = parse_dequant_tile_name(name)) {
     built = std::make_shared<const TensorIntrin>(make_dequant_tile_intrin(*dq));
+  } else if (auto i8 = parse_int8_tile_name(name)) {
+    built = std::make_shared<const TensorIntrin>(make_int8_tile_intrin(*i8));
   } else {
     return nullptr;
   }

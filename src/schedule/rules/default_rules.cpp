@@ -7,6 +7,7 @@
 #include "schedule/rules/direct_conv.h"
 #include "schedule/rules/gpu_injective.h"
 #include "schedule/rules/injective.h"
+#include "schedule/rules/int8_matmul.h"
 #include "schedule/rules/matmul.h"
 #include "schedule/rules/matmul_dequant.h"
 #include "schedule/rules/matmul_symbolic_rows.h"
@@ -27,6 +28,7 @@ const std::vector<ScheduleRule>& schedule_rules() {
                                dense_matmul_config(t.isa));  // (its epilogue and other blocks too)
        },
        is_dense_matmul},
+      {kInt8MatmulRule, "llvm", schedule_int8_matmul, is_int8_matmul},
       {kSymbolicRowsMatmulRule, "llvm",
        [](Schedule& s, const RuleTarget& t) {
          MatmulConfig cfg;

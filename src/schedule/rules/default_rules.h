@@ -25,6 +25,8 @@ inline constexpr const char* kBlockedConv2dRule = "blocked_conv2d";  // block "c
 inline constexpr const char* kSymbolicRowsMatmulRule = "symbolic_rows_matmul";
 // is_dequant_matmul (matmul_dequant.h)
 inline constexpr const char* kDequantMatmulRule = "dequant_matmul";
+// is_int8_matmul (int8_matmul.h)
+inline constexpr const char* kInt8MatmulRule = "int8_matmul";
 // is_block_product (row_product.h; the c target)
 inline constexpr const char* kRowProductRule = "row_product";
 // kDepthwiseConvRule: rules/depthwise_conv_nchwc.h; kInjectiveRule: rules/injective.h.
@@ -37,6 +39,10 @@ struct RuleTarget {
   int max_threads = 256;
   // CUDA from sm_80: float16 products may use the m16n8k16 tensor-core instruction.
   bool tensor_cores = false;
+  // CPU kinds: the vectors multiply uint8 x int8 in groups of four into int32 lanes at the
+  // vector width (x86 AVX-VNNI, or AVX512-VNNI with the 512-bit width or AVX512VL): the int8
+  // rule's group (rules/int8_matmul.h).
+  bool int8_quads = false;
 };
 
 struct ScheduleRule {

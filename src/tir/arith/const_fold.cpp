@@ -160,6 +160,7 @@ double call_value(Intrinsic op, double x, double y) {
       return std::fmod(x, y);
     case Intrinsic::warp_shuffle_down:  // another lane's value: never folded
     case Intrinsic::prefetch:           // an effect, not a value
+    case Intrinsic::dot_i32:            // vectors of integers
       return NAN;
   }
   return NAN;
@@ -210,7 +211,9 @@ class Folder : public ExprFunctor<Expr(const Expr&)> {
     return Expr();
   }
   Expr visit_Call(const Call* op, const Expr&) override {
-    if (op->op == Intrinsic::warp_shuffle_down || op->op == Intrinsic::prefetch) return Expr();
+    if (op->op == Intrinsic::warp_shuffle_down || op->op == Intrinsic::prefetch ||
+        op->op == Intrinsic::dot_i32)
+      return Expr();
     std::vector<double> v;
     for (const Expr& a : op->args) {
       auto* f = a.as<FloatImm>();

@@ -1,0 +1,71 @@
+// Lowering of the integer dot product dot_i32(acc, a, b) (tir/ir.cpp): lane l of the result is
+// acc[l] + sum over t < G of a[l*G + t] * b[l*G + t], each operand widened by its signedness,
+// exact in int32. Chosen by the target's features (Target::isa_features), so the schedule's
+// tile says what is computed and this file how:
+// - uint8 a x int8 b, G = 4: VPDPBUSD (the non-saturating form) where the target has AVX-VNNI
+//   (256 bits) or AVX512-VNNI (512 bits; 256 with AVX512VL);
+// - int16 a and b, G = 2: VPMADDWD (AVX2 256 bits, AVX512BW 512 bits) and an add; exact, since
+//   one pair's sum overflows only for (-32768)^2 * 2, which 8-bit operands widened never reach;
+// - otherwise each operand widened to int32, multiplied, and the G products of a lane summed by
+//   shuffles (any target: AArch64, a narrower x86).
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/IntrinsicsX86.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "codegen/llvm/kernel_lowering.h"
+#include "support/error.h"
+
+namespace ingot::codegen {
+
+using namespace tir;
+
+namespace {
+
+bool has(const Target& t, const char* feature) {
+  return std::find(t.isa_features.begin(), t.isa_features.end(), feature) != t.isa_features.end();
+}
+
+}  // namespace
+
+llvm::Value* KernelLowering::dot_i32(const Call& op) {
+  const DataType acc_t = op.args[0].dtype(), a_t = op.args[1].dtype(), b_t = op.args[2].dtype();
+  const int lanes = acc_t.lanes, group = a_t.lanes / lanes;
+  llvm::Value* acc = expr(op.args[0]);
+  llvm::Value* a = expr(op.args[1]);
+  llvm::Value* b = expr(op.args[2]);
+  llvm::Type* words = acc->getType();  // <lanes x i32>
+  if (target_.is_x86()) {
+    // uint8 x int8 in groups of 4: one VPDPBUSD.
+    const bool u8s8 = group == 4 && a_t.is_uint() && a_t.bits == 8 && b_t.is_int() && b_t.bits == 8;
+    if (u8s8 && lanes == 8 &&
+        (has(target_, "avxvnni") || (has(target_, "avx512vnni") && has(target_, "avx512vl"))))
+      return b_.CreateIntrinsic(llvm::Intrinsic::x86_avx512_vpdpbusd_256, {},
+                                {acc, b_.CreateBitCast(a, words), b_.CreateBitCast(b, words)});
+    if (u8s8 && lanes == 16 && has(target_, "avx512vnni"))
+      return b_.CreateIntrinsic(llvm::Intrinsic::x86_avx512_vpdpbusd_512, {},
+                                {acc, b_.CreateBitCast(a, words), b_.CreateBitCast(b, words)});
+    // int16 pairs: VPMADDWD, then the add.
+    const bool i16 = group == 2 && a_t.is_int() && a_t.bits == 16 && b_t.is_int() && b_t.bits == 16;
+    if (i16 && lanes == 8 && has(target_, "avx2"))
+      return b_.CreateAdd(acc, b_.CreateIntrinsic(llvm::Intrinsic::x86_avx2_pmadd_wd, {}, {a, b}));
+    if (i16 && lanes == 16 && has(target_, "avx512bw"))
+      return b_.CreateAdd(acc,
+                          b_.CreateIntrinsic(llvm::Intrinsic::x86_avx512_pmaddw_d_512, {}, {a, b}));
+  }
+  // Portable: widen, multiply, add each lane's G products.
+  auto* wide = llvm::FixedVectorType::get(b_.getInt32Ty(), unsigned(lanes * group));
+  llvm::Value* wa = a_t.is_uint() ? b_.CreateZExt(a, wide) : b_.CreateSExt(a, wide);
+  llvm::Value* wb = b_t.is_uint() ? b_.CreateZExt(b, wide) : b_.CreateSExt(b, wide);
+  llvm::Value* products = b_.CreateMul(wa, wb);
+  llvm::Value* sum = acc;
+  for (int t = 0; t < group; ++t) {
+    std::vector<int> pick(static_cast<size_t>(lanes));
+    for (int l = 0; l < lanes; ++l) pick[size_t(l)] = l * group + t;
+    sum = b_.CreateAdd(sum, b_.CreateShuffleVector(products, pick));
+  }
+  return sum;
+}
+
+}  // namespace ingot::codegen

@@ -1,0 +1,143 @@
+// Integer register-tile micro-kernels: names, description and implementation (see int8_dot.h).
+#include "schedule/intrin/int8_dot.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "support/error.h"
+#include "tir/op.h"
+#include "tir/region_analysis.h"
+
+namespace ingot::schedule {
+
+using namespace tir;
+
+namespace {
+
+const char* prefix(const Int8TileSpec& s) {
+  return (s.arch == CpuVectorIsa::kAArch64 ? CpuVectorIsa::aarch64_neon()
+                                           : CpuVectorIsa::x86(s.lanes == 16 ? 512 : 256))
+      .kernel_prefix();
+}
+
+// Why a spec cannot be built, or "".
+std::string spec_problem(const Int8TileSpec& s) {
+  if (s.arch == CpuVectorIsa::kAArch64 ? s.lanes != 4 : s.lanes != 16 && s.lanes != 8)
+    return "lanes do not match the ISA";
+  if (s.group != 2 && s.group != 4) return "the group must be 2 or 4";
+  if (s.mr < 1 || s.mr > 16 || s.nr < s.lanes || s.nr % s.lanes != 0 || s.nr > 4 * s.lanes)
+    return "tile size out of range";
+  if (s.steps < 1) return "no depth";
+  return "";
+}
+
+}  // namespace
+
+std::string int8_tile_name(const Int8TileSpec& s) {
+  return fmt::format("{}_dot_{}i8_g{}_{}x{}_k{}", prefix(s), s.a_signed ? "i8" : "u8", s.group,
+                     s.mr, s.nr, s.steps);
+}
+
+std::optional<Int8TileSpec> parse_int8_tile_name(const std::string& name) {
+  char arch[16] = {}, isa[16] = {}, a[4] = {};
+  Int8TileSpec s;
+  long long steps = 0;
+  int used = 0;
+  if (std::sscanf(name.c_str(), "%15[a-z0-9]_%15[a-z0-9]_dot_%2[ui8]i8_g%d_%dx%d_k%lld%n", arch,
+                  isa, a, &s.group, &s.mr, &s.nr, &steps, &used) != 7 ||
+      size_t(used) != name.size())
+    return std::nullopt;
+  const std::string isa_name = std::string(arch) + "_" + isa;
+  if (isa_name == "x86_avx512") {
+    s.lanes = 16;
+  } else if (isa_name == "x86_avx2") {
+    s.lanes = 8;
+  } else if (isa_name == "aarch64_neon") {
+    s.arch = CpuVectorIsa::kAArch64, s.lanes = 4;
+  } else {
+    return std::nullopt;
+  }
+  s.a_signed = std::string(a) == "i8";
+  s.steps = steps;
+  if (!spec_problem(s).empty() || int8_tile_name(s) != name) return std::nullopt;
+  return s;
+}
+
+int int8_max_tile_rows(int lanes, int nr) {
+  const int vecs = std::max(1, nr / lanes), regs = lanes == 16 ? 32 : 16;
+  return std::clamp((regs - vecs - 1) / vecs, 1, 8);
+}
+
+TensorIntrin make_int8_tile_intrin(const Int8TileSpec& s) {
+  const std::string problem = spec_problem(s);
+  INGOT_ICHECK(problem.empty(), "int8 tile spec {}: {}", int8_tile_name(s), problem);
+  const int g = s.group;
+  const DataType a_t = s.a_signed ? DataType::i8() : DataType::u8(), i32 = DataType::i32();
+  Buffer A = Buffer::make("A", a_t, std::vector<int64_t>{s.mr, s.steps * g});
+  Buffer B = Buffer::make("Bp", DataType::i8(), std::vector<int64_t>{1, s.steps, s.nr, g});
+  Buffer C = Buffer::make("C", i32, std::vector<int64_t>{s.mr, s.nr});
+  TensorIntrin in;
+  in.name = int8_tile_name(s);
+  // 1. Description: for i, j, k, g: C[i, j] += int32(A[i, k * G + g]) * int32(Bp[0, k, j, g]).
+  {
+    Var vi("vi"), vj("vj"), vk("vk"), vg("vg"), li("i"), lj("j"), lk("k"), lg("g");
+    Stmt body = BufferStore::make(C,
+                                  C.load({vi, vj}) + cast(i32, A.load({vi, vk * g + vg})) *
+                                                         cast(i32, B.load({i64(0), vk, vj, vg})),
+                                  {vi, vj});
+    std::vector<IterVar> ivs = {{vi, i64(0), i64(s.mr), IterKind::kSpatial},
+                                {vj, i64(0), i64(s.nr), IterKind::kSpatial},
+                                {vk, i64(0), i64(s.steps), IterKind::kReduce},
+                                {vg, i64(0), i64(g), IterKind::kReduce}};
+    Stmt st = BlockRealize::make({li, lj, lk, lg}, IntImm::make(DataType::boolean(), 1),
+                                 make_block("int8_tile", ivs, body));
+    st = For::make(lg, i64(0), i64(g), ForKind::kSerial, st);
+    st = For::make(lk, i64(0), i64(s.steps), ForKind::kSerial, st);
+    st = For::make(lj, i64(0), i64(s.nr), ForKind::kSerial, st);
+    st = For::make(li, i64(0), i64(s.mr), ForKind::kSerial, st);
+    in.desc = PrimFunc{in.name + "_desc", {A, B, C}, st};
+  }
+  // 2. Implementation: acc = C; for k: per row, A's G bytes broadcast over the vector (as int16
+  //    pairs when G = 2), per column vector acc = dot_i32(acc, a, the panel's bytes); C = acc.
+  //    Rows and vectors are written out so every accumulator access has a constant offset (SROA
+  //    keeps the tile in registers).
+  {
+    const int wide = s.lanes * g;  // operand lanes of one dot_i32
+    const DataType operand = g == 2 ? DataType::i16() : a_t;
+    Buffer acc = Buffer::make("acc", i32, std::vector<int64_t>{s.mr, s.nr}, StorageScope::kLocal);
+    Var k("k");
+    std::vector<Stmt> load, step, store;
+    std::vector<int> spread;  // lane t of a dot operand takes byte t % G of the row's group
+    for (int t = 0; t < wide; ++t) spread.push_back(t % g);
+    std::vector<Expr> rows;
+    for (int r = 0; r < s.mr; ++r) {
+      // (Spread first, widened after: a 16-bit broadcast and one zero-extension on AVX2, where
+      // widening the two bytes first took a scalar load, a move, an extension and a broadcast.)
+      Expr spread_bytes = Shuffle::make(A.load({i64(r), Ramp::make(k * g, i64(1), g)}), spread);
+      rows.push_back(g == 2 ? cast(operand.with_lanes(wide), spread_bytes) : spread_bytes);
+    }
+    for (int v0 = 0; v0 < s.nr; v0 += s.lanes) {
+      // The panel's lanes x G bytes of columns v0.. at step k: contiguous, so one ramp along
+      // the group's dim covers them (flattened: (k * NR + v0) * G + t).
+      Expr b = B.load({i64(0), k, i64(v0), Ramp::make(i64(0), i64(1), wide)});
+      if (g == 2) b = cast(operand.with_lanes(wide), b);
+      for (int r = 0; r < s.mr; ++r) {
+        std::vector<Expr> ai = {i64(r), Ramp::make(i64(v0), i64(1), s.lanes)};
+        step.push_back(BufferStore::make(
+            acc, call(Intrinsic::dot_i32, {acc.load(ai), rows[size_t(r)], b}), ai));
+        load.push_back(BufferStore::make(acc, C.load(ai), ai));
+        store.push_back(BufferStore::make(C, acc.load(ai), ai));
+      }
+    }
+    Stmt loop = For::make(k, i64(0), i64(s.steps), ForKind::kSerial, SeqStmt::make(step));
+    in.impl = PrimFunc{
+        in.name + "_impl",
+        {A, B, C},
+        Allocate::make(acc, SeqStmt::make({SeqStmt::make(load), loop, SeqStmt::make(store)}))};
+  }
+  return in;
+}
+
+}  // namespace ingot::schedule

@@ -1,0 +1,137 @@
+// Default schedule of an 8-bit integer product (see int8_matmul.h).
+#include "schedule/rules/int8_matmul.h"
+
+#include <algorithm>
+
+#include "schedule/intrin/int8_dot.h"
+#include "schedule/ir_utils.h"
+#include "schedule/rules/choice.h"
+#include "schedule/rules/dense_product.h"
+#include "schedule/rules/fma_strip.h"
+#include "schedule/rules/injective.h"
+#include "schedule/rules/matmul.h"
+#include "schedule/rules/nest_utils.h"
+#include "support/error.h"
+#include "tir/op.h"
+
+namespace ingot::schedule {
+
+using namespace tir;
+
+namespace {
+
+// The 8-bit buffer a widening cast loads at indices (p, q) (each a plain var), or null.
+const BufferLoad* widened_load(const Expr& e, const Var& p, const Var& q) {
+  auto* c = e.as<Cast>();
+  auto* l = c ? c->value.as<BufferLoad>() : nullptr;
+  if (c == nullptr || c->dtype != DataType::i32() || l == nullptr || l->buffer->dtype.bits != 8 ||
+      l->indices.size() != 2 || l->indices[0].as<VarNode>() != p.node() ||
+      l->indices[1].as<VarNode>() != q.node())
+    return nullptr;
+  return l;
+}
+
+}  // namespace
+
+std::optional<Int8Product> match_int8_matmul(const PrimFunc& f) {
+  // [i, j | k], j and k constant (i may be symbolic), K whole groups of 4.
+  std::optional<BlockInfo> info = product_block_info(f);
+  if (!info || info->block->iter_vars.size() != 3) return std::nullopt;
+  const Block* blk = info->block;
+  int64_t k_extent = 0;
+  if (!is_const_int(info->loops[1].as<For>()->extent) ||
+      !is_const_int(info->loops[2].as<For>()->extent, &k_extent) || k_extent % 4 != 0)
+    return std::nullopt;
+  const Var vi = blk->iter_vars[0].var, vj = blk->iter_vars[1].var, vk = blk->iter_vars[2].var;
+  // C[i, j] = C[i, j] + int32(A[i, k]) * int32(B[k, j]), C int32.
+  auto* st = blk->body.as<BufferStore>();
+  if (st == nullptr || st->buffer->dtype != DataType::i32() || st->indices.size() != 2 ||
+      st->indices[0].as<VarNode>() != vi.node() || st->indices[1].as<VarNode>() != vj.node())
+    return std::nullopt;
+  auto* add = st->value.as<Add>();
+  auto* self = add ? add->a.as<BufferLoad>() : nullptr;
+  auto* mul = add ? add->b.as<Mul>() : nullptr;
+  if (!self || self->buffer.get() != st->buffer.get() || !mul) return std::nullopt;
+  const BufferLoad* la = widened_load(mul->a, vi, vk);
+  const BufferLoad* lb = widened_load(mul->b, vk, vj);
+  if (!la || !lb || lb->buffer->dtype != DataType::i8() || !is_constant_param(f, lb->buffer.get()))
+    return std::nullopt;
+  Int8Product p;
+  p.a = la->buffer->name, p.b = lb->buffer->name;
+  p.a_signed = la->buffer->dtype.is_int();
+  // The init: zero or the constant bias row bias[j].
+  auto* init = blk->init.as<BufferStore>();
+  if (init == nullptr) return std::nullopt;
+  if (auto* bias = init->value.as<BufferLoad>()) {
+    if (bias->buffer->dtype != DataType::i32() || bias->indices.size() != 1 ||
+        bias->indices[0].as<VarNode>() != vj.node() || !is_constant_param(f, bias->buffer.get()))
+      return std::nullopt;
+    p.bias = bias->buffer->name;
+  } else if (!is_const_int(init->value)) {
+    return std::nullopt;
+  }
+  return p;
+}
+
+bool is_int8_matmul(const PrimFunc& f) {
+  return match_int8_matmul(f).has_value();
+}
+
+void schedule_int8_matmul(Schedule& s, const RuleTarget& t) {
+  std::optional<Int8Product> p = match_int8_matmul(s.func());
+  INGOT_ICHECK(p.has_value(), "int8 matmul rule: no such product in {}", s.func().name);
+  auto [others, epilogue] = product_kernel_blocks(s);
+  BlockRV c = s.get_block("matmul");
+  std::vector<LoopRV> l = s.get_loops(c);  // i, j, k
+  const int lanes = t.isa.tile_lanes();
+  const int group = t.int8_quads && !p->a_signed ? 4 : 2;
+  const int64_t K = loop_extent_of(s, l[2]), N = loop_extent_of(s, l[1]);
+  // 1. The panel width [2 vectors], then B and the bias in panels (re-laid out at compile time).
+  std::vector<int64_t> widths = {lanes};
+  for (int v = 2; v <= 3; ++v)
+    if (N > (v - 1) * lanes && int8_max_tile_rows(lanes, v * lanes) >= 4)
+      widths.push_back(v * lanes);
+  // (AVX2: three vectors where N is whole such panels, as the float rule: each row's broadcast
+  // feeds more products.)
+  int64_t default_nr = std::min<int64_t>(widths.back(), 2 * lanes);
+  if (widths.back() == 3 * lanes && N % (3 * lanes) == 0) default_nr = 3 * lanes;
+  const int nr = int(s.value(sample_choice(s, widths, default_nr)));
+  std::vector<LoopRV> j = s.split_block_iter(c, l[1], nr);
+  std::vector<LoopRV> k = s.split_block_iter(c, l[2], group);
+  // [K, N] -> splits (K by G, N by NR) [K/G, G, N/NR, NR] -> [N/NR, K/G, NR, G].
+  s.transform_layout(c, read_index(s, p->b), {0, group, 1, nr}, {2, 0, 3, 1});
+  if (!p->bias.empty()) s.transform_layout(c, read_index(s, p->bias), {0, nr}, {});
+  // 2. jo | io | jn | ir, jr, ko, ki: the panels per parallel task, the tile's rows.
+  const int64_t panels = loop_extent_of(s, j[0]);
+  ExprRV per_task =
+      sample_choice(s, powers_of_two_upto(panels, panels), std::clamp<int64_t>(64 / nr, 1, panels));
+  const int max_rows = int8_max_tile_rows(lanes, nr);
+  std::vector<int64_t> heights;
+  for (int r = 1; r <= max_rows; ++r) heights.push_back(r);
+  const int mr = int(s.value(sample_choice(s, heights, std::min(4, max_rows))));
+  std::vector<LoopRV> jt = s.split(j[0], {std::nullopt, per_task});
+  std::vector<LoopRV> it = s.split(l[0], {std::nullopt, int64_t(mr)});
+  s.reorder({jt[0], it[0], jt[1], it[1], j[1], k[0], k[1]});
+  BlockRV init = s.decompose_reduction(c, it[1]);
+  s.vectorize(s.get_loops(init).back());
+  // 3. The tile by the micro-kernel; rows past the last whole tile one at a time.
+  Int8TileSpec spec{t.isa.arch, lanes, mr, nr, K / group, group, p->a_signed};
+  Int8TileSpec one = spec;
+  one.mr = 1;
+  register_tensor_intrin(make_int8_tile_intrin(spec));
+  register_tensor_intrin(make_int8_tile_intrin(one));
+  if (mr == 1)
+    s.tensorize(s.blockize(it[1]), int8_tile_name(spec), PartialTile::kScratch);
+  else
+    s.tensorize(s.blockize(it[1]), int8_tile_name(spec), int8_tile_name(one),
+                PartialTile::kTailRows);
+  // 4. The epilogue after each tile; the other blocks by the injective rule.
+  if (!epilogue.empty()) {
+    schedule_tile_epilogue(s, s.get_block(epilogue), jt[1]);
+    others.erase(std::find(others.begin(), others.end(), epilogue));
+  }
+  s.parallel(jt[0]);
+  for (const std::string& name : others) schedule_injective_block(s, name, t.isa);
+}
+
+}  // namespace ingot::schedule

@@ -80,8 +80,10 @@ std::string resolve_cache_state(const std::string& state, uint64_t footprint, ui
 // context), at least 20 rounds and a 60 s timeout.
 MeasureOptions whole_model_options(const MeasureOptions& o);
 
-// The largest |a - b| / (1 + |b|) over the float32 arrays of two .npz files with the same
-// members, or +infinity when their members, shapes or dtypes differ.
+// The largest |a - b| / (1 + |b|) over the arrays of two .npz files with the same members
+// (float16/32/64, integers and bool), or +infinity when their members, shapes or dtypes differ,
+// a dtype is not numeric, or an integer element differs at all (a schedule of exact integer
+// arithmetic changes no bit).
 double max_relative_difference(const std::string& a_npz, const std::string& b_npz);
 
 }  // namespace ingot::tune

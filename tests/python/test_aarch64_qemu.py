@@ -245,6 +245,39 @@ def lengths_under_qemu(runner, art, cpu, workdir, name, tol, lengths, case):
     return True, "; ".join(msgs)
 
 
+def int8_product(ingot, runner, workdir, cpu):
+    """MatMulInteger (uint8 [seq, 96] x int8 [96, 40], scalar zero point) over symbolic rows:
+    rule int8_matmul's NEON tile (the portable dot_i32 lowering), exact against numpy's int64
+    product at several lengths (not ORT: docs/int8.md)."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+    import onnx
+    rng = np.random.default_rng(9)
+    b = rng.integers(-128, 128, (96, 40)).astype(np.int8)
+    g = helper.make_graph(
+        [helper.make_node("MatMulInteger", ["a", "b", "az"], ["y"])], "int8_product",
+        [helper.make_tensor_value_info("a", TensorProto.UINT8, ["seq", 96])],
+        [helper.make_tensor_value_info("y", TensorProto.INT32, ["seq", 40])],
+        [numpy_helper.from_array(b, "b"), numpy_helper.from_array(np.array(77, np.uint8), "az")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    path = workdir / "int8_product.onnx"
+    onnx.save(m, str(path))
+    art = workdir / f"int8_product.{cpu}.so"
+    p, _ = run([ingot, "compile", str(path), "-o", str(art), "--dim-bounds", "seq:1..16",
+                "--target", f"llvm -mtriple={TRIPLE} -mcpu={cpu}", "--dump", "traces"])
+    if p.returncode != 0:
+        return False, f"compile failed: {p.stderr.strip()[-2000:]}"
+    if "aarch64_neon_dot_u8i8_" not in p.stdout:
+        return False, "no aarch64_neon_dot_u8i8_* micro-kernel"
+
+    def case(seq):
+        a = rng.integers(0, 256, (seq, 96)).astype(np.uint8)
+        a[0, :] = 255
+        return {"a": a}, {"y": ((a.astype(np.int64) - 77) @ b.astype(np.int64)).astype(np.int32)}
+    return lengths_under_qemu(runner, art, cpu, workdir, "int8_product", 0, (1, 5, 13), case)
+
+
 def quantize_dequantize(b, bits, group):
     """B [K, N] as --quantize-weights stores it, dequantized (docs/dynamic-shapes.md): symmetric,
     one scale per group of `group` along K, max |b| / 127 (or / 7), rounding half away from zero."""
@@ -343,6 +376,9 @@ def main(argv=None):
     passed, failed = passed + ok, failed + (not ok)
     ok, msg = quantized_rows(args.ingot, runner, workdir, cpu, args.tol)
     print(f"{'PASS' if ok else 'FAIL'} quantized rows -mcpu={cpu}: {msg}", flush=True)
+    passed, failed = passed + ok, failed + (not ok)
+    ok, msg = int8_product(args.ingot, runner, workdir, cpu)
+    print(f"{'PASS' if ok else 'FAIL'} int8 product -mcpu={cpu}: {msg}", flush=True)
     passed, failed = passed + ok, failed + (not ok)
     ref_cache = {}
     for name in args.models.split(","):

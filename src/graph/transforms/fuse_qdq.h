@@ -6,14 +6,15 @@
 // with an optional Relu between the op and the QuantizeLinear (then the output saturates at the
 // zero point). A MatMul / Gemm whose weights are symmetric int8 (zero point 0, ONNX Runtime's
 // default), with uint8 or int8 activations, becomes IntMatMul (A's zero point folded into its
-// int32 bias) and Requantize instead: the form the 8-bit kernels take (rules/int8_matmul.h). Conditions: x, y per-tensor with constant scales and zero points; W constant,
-// per-tensor or per output channel scales, one zero point; uint8 / int8; the bias a float
-// constant or a dequantized int32 constant; Gemm with alpha = beta = 1 and no transA. Each output
-// channel's real multiplier x_scale * w_scale[c] / y_scale becomes multiplier[c] / 2^shift with
-// one shift for all channels (the largest multiplier just under 2^31); the bias becomes
-// round(b[c] / (x_scale * w_scale[c])) in int32 (exactly the quantizer's int32 bias).
-// Then every DequantizeLinear whose inputs are all constants (weights of patterns that did not
-// fuse) is evaluated here into a float constant (infer_types leaves those to this pass).
+// int32 bias) and Requantize instead: the form the 8-bit kernels take (rules/int8_matmul.h).
+// Conditions: x, y per-tensor with constant scales and zero points; W constant, per-tensor or per
+// output channel scales, one zero point; uint8 / int8; the bias a float constant or a dequantized
+// int32 constant; Gemm with alpha = beta = 1 and no transA. Each output channel's real multiplier
+// x_scale * w_scale[c] / y_scale becomes multiplier[c] / 2^shift with one shift for all channels
+// (the largest multiplier just under 2^31); the bias becomes round(b[c] / (x_scale * w_scale[c]))
+// in int32 (exactly the quantizer's int32 bias). Then every DequantizeLinear whose inputs are all
+// constants (weights of patterns that did not fuse) is evaluated here into a float constant
+// (infer_types leaves those to this pass).
 #pragma once
 
 #include "graph/graph.h"

@@ -10,9 +10,9 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 def dynamic_quantized(path, workdir):
     """`path` quantized by onnxruntime.quantization.quantize_dynamic (int8 weights per output
     channel, uint8 activations quantized at run time: DynamicQuantizeLinear + MatMulInteger),
-    written once as <stem>.dyn.onnx in workdir."""
+    written as <stem>.dyn.onnx in workdir (again when the float model is newer)."""
     out = os.path.join(workdir, os.path.splitext(os.path.basename(path))[0] + ".dyn.onnx")
-    if not os.path.exists(out):
+    if not os.path.exists(out) or os.path.getmtime(out) < os.path.getmtime(path):
         from onnxruntime.quantization import QuantType, quantize_dynamic
         quantize_dynamic(path, out, weight_type=QuantType.QInt8, per_channel=True)
     return out

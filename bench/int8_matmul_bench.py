@@ -3,7 +3,8 @@
 BERT-base's products: ingot's 8-bit product (IntMatMul, rule int8_matmul; docs/int8.md) against
 ONNX Runtime on the same file. 2 threads; --rounds alternating rounds of 30 calls per side (ingot
 `run --print-time` median, ORT's median per round). Outputs: ingot checked against numpy's int64
-product at rtol = atol = 0; ORT's largest distance from it printed (its uint8 x int8 sums
+product at rtol = atol = 0 by scripts/parity.py's compare_outputs; ORT's largest distance from it
+printed (its uint8 x int8 sums
 saturate without VNNI). Writes the record to docs/perf-runs/int8_matmulinteger_<isa>-<date>.txt.
 
 Usage: bench/int8_matmul_bench.py [--ingot PATH] [--rounds 5] [--workdir DIR]
@@ -21,6 +22,10 @@ import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import parity  # noqa: E402  (compare_outputs, the one output checker)
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import model_bench  # noqa: E402  (default_ingot)
 
 
 def make(workdir, name, m, k, n):
@@ -51,8 +56,7 @@ def ingot_median(ingot, so, inputs):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--ingot", default=os.path.join(ROOT, "build", "release", "tools", "ingot",
-                                                    "ingot"))
+    ap.add_argument("--ingot", default=model_bench.default_ingot())
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--workdir", default="/tmp/ingot-int8-bench")
     args = ap.parse_args()
@@ -66,9 +70,12 @@ def main():
         so = base + ".so"
         subprocess.run([args.ingot, "compile", base + ".onnx", "-o", so], check=True,
                        capture_output=True)
-        check = subprocess.run([args.ingot, "run", so, "--inputs", base + ".in.npz", "--check",
-                                base + ".ref.npz", "--rtol", "0", "--atol", "0"],
-                               capture_output=True, text=True).stdout.strip().splitlines()[-1]
+        subprocess.run([args.ingot, "run", so, "--inputs", base + ".in.npz", "--outputs",
+                        base + ".out.npz"], check=True, capture_output=True)
+        with np.load(base + ".out.npz") as got, np.load(base + ".ref.npz") as want:
+            ok, msg = parity.compare_outputs({"y": want["y"]}, {"y": got["y"]}, 0, 0,
+                                             ref_name="numpy (int64)")
+        check = f"check {'ok' if ok else 'FAILED'}: {msg}"
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = 2
         sess = ort.InferenceSession(base + ".onnx", opts, providers=["CPUExecutionProvider"])

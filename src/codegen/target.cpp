@@ -171,6 +171,17 @@ bool Target::is_gpu() const {
   return kind == kCUDA || kind == kOpenCL;
 }
 
+bool Target::has_feature(const std::string& feature) const {
+  return std::find(isa_features.begin(), isa_features.end(), feature) != isa_features.end();
+}
+
+bool Target::int8_dot_quads(int lanes) const {
+  if (!is_x86()) return false;
+  if (lanes == 16) return has_feature("avx512vnni");
+  return lanes == 8 &&
+         (has_feature("avxvnni") || (has_feature("avx512vnni") && has_feature("avx512vl")));
+}
+
 bool Target::is_x86() const {
   return kind == kLLVM && (triple.rfind("x86_64", 0) == 0 || triple.rfind("i686", 0) == 0);
 }

@@ -40,6 +40,12 @@ struct Target {
   bool is_gpu() const;  // cuda, opencl
   bool is_x86() const;
   bool is_aarch64() const;
+  // Whether the code may use this runtime-checkable feature (one of isa_features, "avx512vnni").
+  bool has_feature(const std::string& feature) const;
+  // x86: whether `lanes` int32 lanes (8: 256-bit, 16: 512-bit) multiply uint8 x int8 in groups
+  // of four (VPDPBUSD): AVX-VNNI or AVX512-VNNI (with AVX512VL at 256 bits). The int8 rule's
+  // group and the codegen's instruction both follow it (rules/int8_matmul.h, llvm/int_dot.cpp).
+  bool int8_dot_quads(int lanes) const;
   // cuda: the compute capability of -arch as a number (sm_90: 90); 0 for other kinds.
   int sm_version() const;
   // Canonical spec; Target::parse(t.str()) describes the same target on any host.

@@ -110,14 +110,7 @@ schedule::RuleTarget rule_target(const codegen::Target& target) {
             target.kind == codegen::Target::kCUDA && target.sm_version() >= 80};
   schedule::RuleTarget t{"llvm", target.is_aarch64() ? CpuVectorIsa::aarch64_neon()
                                                      : CpuVectorIsa::x86(target.vector_bits)};
-  auto has = [&](const char* f) {
-    return std::find(target.isa_features.begin(), target.isa_features.end(), f) !=
-           target.isa_features.end();
-  };
-  t.int8_quads =
-      target.is_x86() &&
-      (target.vector_bits >= 512 ? has("avx512vnni")
-                                 : has("avxvnni") || (has("avx512vnni") && has("avx512vl")));
+  t.int8_quads = target.int8_dot_quads(t.isa.tile_lanes());
   return t;
 }
 

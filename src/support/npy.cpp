@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "support/error.h"
+#include "support/half.h"
 
 namespace ingot {
 namespace {
@@ -174,6 +175,28 @@ std::string npy_descr(NpyElementType type) {
 size_t npy_item_size(const std::string& descr) {
   const DescrEntry* e = find_descr(descr);
   return e ? static_cast<size_t>(e->bytes) : 0;
+}
+
+std::optional<double> npy_element(NpyElementType type, const uint8_t* data, int64_t k) {
+  const uint8_t code = type.code, bits = type.bits;
+  const uint8_t* p = data + static_cast<size_t>(k) * (bits / 8);
+  auto get = [p](auto v) {
+    std::memcpy(&v, p, sizeof(v));
+    return static_cast<double>(v);
+  };
+  if (code == 2 && bits == 32) return get(float{});
+  if (code == 2 && bits == 64) return get(double{});
+  if (code == 2 && bits == 16) return half_bits_to_double(static_cast<uint16_t>(get(uint16_t{})));
+  if (code == 0 && bits == 8) return get(int8_t{});
+  if (code == 0 && bits == 16) return get(int16_t{});
+  if (code == 0 && bits == 32) return get(int32_t{});
+  if (code == 0 && bits == 64) return get(int64_t{});
+  if (code == 1 && bits == 8) return get(uint8_t{});
+  if (code == 1 && bits == 16) return get(uint16_t{});
+  if (code == 1 && bits == 32) return get(uint32_t{});
+  if (code == 1 && bits == 64) return get(uint64_t{});
+  if (code == 6 && bits == 8) return p[0] != 0 ? 1.0 : 0.0;
+  return std::nullopt;
 }
 
 std::string npy_dtype_name(const std::string& descr) {

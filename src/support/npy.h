@@ -35,6 +35,9 @@ std::string npy_descr(NpyElementType type);
 size_t npy_item_size(const std::string& descr);
 // numpy's name of a descr for messages: "float32", "int64", "bool".
 std::string npy_dtype_name(const std::string& descr);
+// Element `k` of dense little-endian data of this element type as a double (bool 0 / 1), or
+// nullopt for a type not compared as numbers.
+std::optional<double> npy_element(NpyElementType type, const uint8_t* data, int64_t k);
 
 // Parses a complete .npy file image. `where` names it in errors, e.g. "member 'x.npy' of 'in.npz'".
 // Throws UserError on bad magic, unsupported version/dtype, fortran_order True, or a size mismatch.

@@ -3,10 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -16,7 +16,6 @@
 #include <nlohmann/json.hpp>
 
 #include "support/error.h"
-#include "support/half.h"
 #include "support/npz.h"
 #include "support/subprocess.h"
 
@@ -128,72 +127,22 @@ std::vector<Measurement> measure_artifacts(const std::vector<MeasureJob>& jobs,
   return out;
 }
 
-namespace {
-
-// The elements of a numeric array as doubles; false for a dtype that is not a little-endian (or
-// single-byte) float, signed or unsigned integer, or bool. *integer: not a float.
-bool element_values(const NpyArray& a, std::vector<double>* out, bool* integer) {
-  if (a.dtype.size() < 3 || (a.dtype[0] != '<' && a.dtype[0] != '|')) return false;
-  const char kind = a.dtype[1];
-  const int bytes = std::atoi(a.dtype.c_str() + 2);
-  const size_t n = size_t(a.num_elements());
-  if (bytes < 1 || a.data.size() != n * size_t(bytes)) return false;
-  *integer = kind != 'f';
-  out->resize(n);
-  const uint8_t* p = a.data.data();
-  for (size_t i = 0; i < n; ++i, p += bytes) {
-    auto read = [&](auto t) {
-      std::memcpy(&t, p, sizeof t);
-      return double(t);
-    };
-    double v = 0;
-    if (kind == 'f' && bytes == 4) {
-      v = read(float());
-    } else if (kind == 'f' && bytes == 8) {
-      v = read(double());
-    } else if (kind == 'f' && bytes == 2) {
-      v = half_bits_to_double(uint16_t(read(uint16_t())));
-    } else if (kind == 'i' && bytes == 1) {
-      v = read(int8_t());
-    } else if (kind == 'i' && bytes == 2) {
-      v = read(int16_t());
-    } else if (kind == 'i' && bytes == 4) {
-      v = read(int32_t());
-    } else if (kind == 'i' && bytes == 8) {
-      v = read(int64_t());
-    } else if ((kind == 'u' || kind == 'b') && bytes == 1) {
-      v = read(uint8_t());
-    } else if (kind == 'u' && bytes == 2) {
-      v = read(uint16_t());
-    } else if (kind == 'u' && bytes == 4) {
-      v = read(uint32_t());
-    } else if (kind == 'u' && bytes == 8) {
-      v = read(uint64_t());
-    } else {
-      return false;
-    }
-    (*out)[i] = v;
-  }
-  return true;
-}
-
-}  // namespace
-
 double max_relative_difference(const std::string& a_npz, const std::string& b_npz) {
   constexpr double kMismatch = std::numeric_limits<double>::infinity();
   std::vector<NpyArray> a = read_npz(a_npz), b = read_npz(b_npz);
   if (a.size() != b.size()) return kMismatch;
   double worst = 0;
-  std::vector<double> x, y;
   for (size_t k = 0; k < a.size(); ++k) {
-    bool integer = false, same_kind = false;
-    if (a[k].name != b[k].name || a[k].shape != b[k].shape || a[k].dtype != b[k].dtype ||
-        !element_values(a[k], &x, &integer) || !element_values(b[k], &y, &same_kind))
+    std::optional<NpyElementType> type = npy_element_type(a[k].dtype);
+    if (a[k].name != b[k].name || a[k].shape != b[k].shape || a[k].dtype != b[k].dtype || !type)
       return kMismatch;
-    for (size_t i = 0; i < x.size(); ++i) {
-      // Integers (exact arithmetic whatever the schedule) must be equal.
-      if (integer && x[i] != y[i]) return kMismatch;
-      double d = std::fabs(x[i] - y[i]) / (1.0 + std::fabs(y[i]));
+    // Integers (exact arithmetic whatever the schedule) must be equal.
+    const bool integer = type->code != 2;
+    for (int64_t i = 0; i < a[k].num_elements(); ++i) {
+      std::optional<double> x = npy_element(*type, a[k].data.data(), i),
+                            y = npy_element(*type, b[k].data.data(), i);
+      if (!x || !y || (integer && *x != *y)) return kMismatch;
+      double d = std::fabs(*x - *y) / (1.0 + std::fabs(*y));
       if (!(d <= worst)) worst = std::isnan(d) ? kMismatch : d;
     }
   }

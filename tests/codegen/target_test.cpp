@@ -209,7 +209,8 @@ TEST(Target, Errors) {
   EXPECT_EQ(user_error_of("c -mattr=+x"),
             "unknown option '-mattr' for target 'c' (valid: -mcpu, -march, -mfpu, -mfloat-abi, "
             "-mtune)");
-  EXPECT_EQ(user_error_of("c -mcpu=a$b"), "option '-mcpu' of target 'c': 'a$b' is not a valid value");
+  EXPECT_EQ(user_error_of("c -mcpu=a$b"),
+            "option '-mcpu' of target 'c': 'a$b' is not a valid value");
   EXPECT_EQ(user_error_of("vulkan"), "unknown target kind 'vulkan' (valid: llvm, c, cuda, opencl)");
   EXPECT_EQ(user_error_of(""), "empty target string (valid kinds: llvm, c, cuda, opencl)");
   EXPECT_EQ(user_error_of("opencl -arch=sm_80"),
@@ -225,6 +226,19 @@ TEST(Target, Errors) {
             "-max-num-threads must be a power of two from 1 to 1024, got '2048'");
   EXPECT_EQ(user_error_of("llvm -mcpu"),
             "option '-mcpu' of target 'llvm' needs a value (-mcpu=...)");
+}
+
+// The VNNI condition the int8 rule and the codegen share (Target::int8_dot_quads).
+TEST(Target, Int8DotQuadsFollowTheVnniFeatures) {
+  EXPECT_FALSE(Target::parse("llvm -mcpu=haswell").int8_dot_quads(8));
+  EXPECT_TRUE(Target::parse("llvm -mcpu=haswell -mattr=+avxvnni").int8_dot_quads(8));
+  EXPECT_FALSE(Target::parse("llvm -mcpu=haswell -mattr=+avxvnni").int8_dot_quads(16));
+  const Target icx = Target::parse("llvm -mcpu=icelake-server");
+  EXPECT_TRUE(icx.int8_dot_quads(16));
+  EXPECT_TRUE(icx.int8_dot_quads(8));  // AVX512-VNNI with AVX512VL
+  EXPECT_FALSE(Target::parse("llvm -mcpu=skylake-avx512").int8_dot_quads(16));
+  EXPECT_FALSE(
+      Target::parse("llvm -mtriple=aarch64-linux-gnu -mcpu=neoverse-n1").int8_dot_quads(8));
 }
 
 }  // namespace

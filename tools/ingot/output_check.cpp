@@ -10,34 +10,11 @@
 #include <vector>
 
 #include "support/error.h"
-#include "support/half.h"
 #include "support/npz.h"
 #include "tools/ingot/run_session.h"
 
 namespace ingot::cli {
 namespace {
-
-// Element `k` of dense data of this element type, as a double (nullopt: a type not compared).
-std::optional<double> element(uint8_t code, uint8_t bits, const uint8_t* data, int64_t k) {
-  const uint8_t* p = data + static_cast<size_t>(k) * (bits / 8);
-  auto get = [p](auto v) {
-    std::memcpy(&v, p, sizeof(v));
-    return static_cast<double>(v);
-  };
-  if (code == 2 && bits == 32) return get(float{});
-  if (code == 2 && bits == 64) return get(double{});
-  if (code == 2 && bits == 16) return half_bits_to_double(static_cast<uint16_t>(get(uint16_t{})));
-  if (code == 0 && bits == 8) return get(int8_t{});
-  if (code == 0 && bits == 16) return get(int16_t{});
-  if (code == 0 && bits == 32) return get(int32_t{});
-  if (code == 0 && bits == 64) return get(int64_t{});
-  if (code == 1 && bits == 8) return get(uint8_t{});
-  if (code == 1 && bits == 16) return get(uint16_t{});
-  if (code == 1 && bits == 32) return get(uint32_t{});
-  if (code == 1 && bits == 64) return get(uint64_t{});
-  if (code == 6 && bits == 8) return p[0] != 0 ? 1.0 : 0.0;
-  return std::nullopt;
-}
 
 std::string index_string(int64_t flat, const std::vector<int64_t>& shape) {
   std::vector<int64_t> idx(shape.size());
@@ -63,8 +40,9 @@ bool check_one(const IngotTensorInfo& info, const DLTensor& view, const NpyArray
   int64_t n = want.num_elements(), differing = 0, worst = -1;
   double worst_excess = -1, max_diff = 0;
   for (int64_t k = 0; k < n; ++k) {
-    auto got = element(info.dtype.code, info.dtype.bits, static_cast<const uint8_t*>(view.data), k);
-    auto ref = element(want_type->code, want_type->bits, want.data.data(), k);
+    auto got =
+        npy_element({info.dtype.code, info.dtype.bits}, static_cast<const uint8_t*>(view.data), k);
+    auto ref = npy_element(*want_type, want.data.data(), k);
     if (!got || !ref) {
       fmt::print("check: output '{}' MISMATCH: cannot compare dtype {} with {}\n", info.name,
                  dtype_string(info.dtype), npy_dtype_name(want.dtype));
@@ -87,9 +65,9 @@ bool check_one(const IngotTensorInfo& info, const DLTensor& view, const NpyArray
     fmt::print("check: output '{}' OK: {} elements, max |diff| {:.3g}\n", info.name, n, max_diff);
     return true;
   }
-  double got =
-      *element(info.dtype.code, info.dtype.bits, static_cast<const uint8_t*>(view.data), worst);
-  double ref = *element(want_type->code, want_type->bits, want.data.data(), worst);
+  double got = *npy_element({info.dtype.code, info.dtype.bits},
+                            static_cast<const uint8_t*>(view.data), worst);
+  double ref = *npy_element(*want_type, want.data.data(), worst);
   fmt::print(
       "check: output '{}' MISMATCH: {} of {} elements differ; worst at index {}: got {:.9g}, "
       "expected {:.9g} (|diff| {:.3g}, allowed {:.3g})\n",

@@ -11,23 +11,12 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/IntrinsicsX86.h>
 
-#include <algorithm>
-#include <numeric>
-
 #include "codegen/llvm/kernel_lowering.h"
 #include "support/error.h"
 
 namespace ingot::codegen {
 
 using namespace tir;
-
-namespace {
-
-bool has(const Target& t, const char* feature) {
-  return std::find(t.isa_features.begin(), t.isa_features.end(), feature) != t.isa_features.end();
-}
-
-}  // namespace
 
 llvm::Value* KernelLowering::dot_i32(const Call& op) {
   const DataType acc_t = op.args[0].dtype(), a_t = op.args[1].dtype(), b_t = op.args[2].dtype();
@@ -39,18 +28,15 @@ llvm::Value* KernelLowering::dot_i32(const Call& op) {
   if (target_.is_x86()) {
     // uint8 x int8 in groups of 4: one VPDPBUSD.
     const bool u8s8 = group == 4 && a_t.is_uint() && a_t.bits == 8 && b_t.is_int() && b_t.bits == 8;
-    if (u8s8 && lanes == 8 &&
-        (has(target_, "avxvnni") || (has(target_, "avx512vnni") && has(target_, "avx512vl"))))
-      return b_.CreateIntrinsic(llvm::Intrinsic::x86_avx512_vpdpbusd_256, {},
-                                {acc, b_.CreateBitCast(a, words), b_.CreateBitCast(b, words)});
-    if (u8s8 && lanes == 16 && has(target_, "avx512vnni"))
-      return b_.CreateIntrinsic(llvm::Intrinsic::x86_avx512_vpdpbusd_512, {},
-                                {acc, b_.CreateBitCast(a, words), b_.CreateBitCast(b, words)});
+    if (u8s8 && target_.int8_dot_quads(lanes))
+      return b_.CreateIntrinsic(lanes == 16 ? llvm::Intrinsic::x86_avx512_vpdpbusd_512
+                                            : llvm::Intrinsic::x86_avx512_vpdpbusd_256,
+                                {}, {acc, b_.CreateBitCast(a, words), b_.CreateBitCast(b, words)});
     // int16 pairs: VPMADDWD, then the add.
     const bool i16 = group == 2 && a_t.is_int() && a_t.bits == 16 && b_t.is_int() && b_t.bits == 16;
-    if (i16 && lanes == 8 && has(target_, "avx2"))
+    if (i16 && lanes == 8 && target_.has_feature("avx2"))
       return b_.CreateAdd(acc, b_.CreateIntrinsic(llvm::Intrinsic::x86_avx2_pmadd_wd, {}, {a, b}));
-    if (i16 && lanes == 16 && has(target_, "avx512bw"))
+    if (i16 && lanes == 16 && target_.has_feature("avx512bw"))
       return b_.CreateAdd(acc,
                           b_.CreateIntrinsic(llvm::Intrinsic::x86_avx512_pmaddw_d_512, {}, {a, b}));
   }

@@ -17,9 +17,9 @@
 // blocks, dequantizes B at import into a float32 [K, N] constant and a MatMul (correct; the
 // weights then take float32's memory). accuracy_level only permits ONNX Runtime to compute in
 // lower precision; ingot computes with float32 activations (level 0's numbers).
-#include <cmath>
-#include <cstring>
-#include <limits>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "frontend/onnx/converter.h"
 #include "frontend/onnx/importer.h"

@@ -1,7 +1,6 @@
 // fuse_integer_matmul (see fuse_integer_matmul.h).
 #include "graph/transforms/fuse_integer_matmul.h"
 
-#include <cstring>
 #include <optional>
 
 #include "graph/transforms/rewrite_util.h"

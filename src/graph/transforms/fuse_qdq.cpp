@@ -271,7 +271,7 @@ bool try_fuse_matmul(Graph& g, Node* mm) {
       bias_values(gemm && mm->inputs.size() > 2 ? mm->inputs[2] : nullptr, n);
   std::optional<Output> out = quantized_output(g, *mm);
   // Symmetric int8 weights (ONNX Runtime's default) with uint8 or int8 activations take the
-  // 8-bit kernels' form (try_split_product); other forms need one 8-bit family.
+  // 8-bit kernels' form (split_product); other forms need one 8-bit family.
   const bool symmetric_i8 = b && b->zero_point == 0 && b->q->type.dtype == DType::kI8;
   if (!b || !bias || !out || (a->q->type.dtype != b->q->type.dtype && !symmetric_i8)) return false;
   Value* weights = const_cast<Value*>(b->q);
@@ -284,7 +284,7 @@ bool try_fuse_matmul(Graph& g, Node* mm) {
         b->q->name + "_kn",
         std::make_shared<Tensor>(b->q->type.dtype, std::vector<int64_t>{k, n}, std::move(t)));
   }
-  if (symmetric_i8 && k % 4 == 0) return split_product(g, mm, *a, *b, weights, *bias, *out);
+  if (symmetric_i8) return split_product(g, mm, *a, *b, weights, *bias, *out);
   if (a->q->type.dtype != b->q->type.dtype) return false;
   Node* fused = g.add_node(OpKind::QMatMul, mm->name + "_int8", {a->q, weights},
                            {mm->outputs[0]->name + "_int8"});

@@ -10,6 +10,7 @@
 #include "schedule/rules/fma_strip.h"
 #include "schedule/rules/injective.h"
 #include "schedule/rules/matmul.h"
+#include "schedule/rules/matmul_symbolic_rows.h"
 #include "schedule/rules/nest_utils.h"
 #include "support/error.h"
 #include "tir/op.h"
@@ -101,36 +102,26 @@ void schedule_int8_matmul(Schedule& s, const RuleTarget& t) {
   // [K, N] -> splits (K by G, N by NR) [K/G, G, N/NR, NR] -> [N/NR, K/G, NR, G].
   s.transform_layout(c, read_index(s, p->b), {0, group, 1, nr}, {2, 0, 3, 1});
   if (!p->bias.empty()) s.transform_layout(c, read_index(s, p->bias), {0, nr}, {});
-  // 2. jo | io | jn | ir, jr, ko, ki: the panels per parallel task, the tile's rows.
-  const int64_t panels = loop_extent_of(s, j[0]);
-  ExprRV per_task =
-      sample_choice(s, powers_of_two_upto(panels, panels), std::clamp<int64_t>(64 / nr, 1, panels));
-  const int max_rows = int8_max_tile_rows(lanes, nr);
-  std::vector<int64_t> heights;
-  for (int r = 1; r <= max_rows; ++r) heights.push_back(r);
-  const int mr = int(s.value(sample_choice(s, heights, std::min(4, max_rows))));
-  std::vector<LoopRV> jt = s.split(j[0], {std::nullopt, per_task});
-  std::vector<LoopRV> it = s.split(l[0], {std::nullopt, int64_t(mr)});
-  s.reorder({jt[0], it[0], jt[1], it[1], j[1], k[0], k[1]});
-  BlockRV init = s.decompose_reduction(c, it[1]);
-  s.vectorize(s.get_loops(init).back());
-  // 3. The tile by the micro-kernel; rows past the last whole tile one at a time.
-  Int8TileSpec spec{t.isa.arch, lanes, mr, nr, K / group, group, p->a_signed};
-  Int8TileSpec one = spec;
-  one.mr = 1;
-  register_tensor_intrin(make_int8_tile_intrin(spec));
-  register_tensor_intrin(make_int8_tile_intrin(one));
-  if (mr == 1)
-    s.tensorize(s.blockize(it[1]), int8_tile_name(spec), PartialTile::kScratch);
-  else
-    s.tensorize(s.blockize(it[1]), int8_tile_name(spec), int8_tile_name(one),
-                PartialTile::kTailRows);
-  // 4. The epilogue after each tile; the other blocks by the injective rule.
+  // 2. jo | io | jn | ir, jr, ko, ki by the integer micro-kernel (the rows rules' loops and
+  //    choices: panels per task, tile rows; no prefetch), rows past the last whole tile one at
+  //    a time.
+  auto [task, panel] = schedule_row_tiles(
+      s, c, l[0], j[0], j[1], k[0], nr, int8_max_tile_rows(lanes, nr),
+      [&](int mr, int) {
+        Int8TileSpec spec{t.isa.arch, lanes, mr, nr, K / group, group, p->a_signed};
+        Int8TileSpec one = spec;
+        one.mr = 1;
+        register_tensor_intrin(make_int8_tile_intrin(spec));
+        register_tensor_intrin(make_int8_tile_intrin(one));
+        return std::pair{int8_tile_name(spec), int8_tile_name(one)};
+      },
+      /*prefetch=*/false);
+  // 3. The epilogue after each tile; the other blocks by the injective rule.
   if (!epilogue.empty()) {
-    schedule_tile_epilogue(s, s.get_block(epilogue), jt[1]);
+    schedule_tile_epilogue(s, s.get_block(epilogue), panel);
     others.erase(std::find(others.begin(), others.end(), epilogue));
   }
-  s.parallel(jt[0]);
+  s.parallel(task);
   for (const std::string& name : others) schedule_injective_block(s, name, t.isa);
 }
 

@@ -19,7 +19,8 @@ using namespace tir;
 
 std::pair<LoopRV, LoopRV> schedule_row_tiles(Schedule& s, BlockRV c, LoopRV rows, LoopRV panels,
                                              LoopRV cols, LoopRV k, int nr, int max_rows,
-                                             const RowTileIntrinsics& intrinsics) {
+                                             const RowTileIntrinsics& intrinsics,
+                                             bool prefetch_choice) {
   // The choices: panels per parallel task, the tile's rows, the prefetch distance.
   const int64_t n = loop_extent_of(s, panels);
   ExprRV per_task = sample_choice(s, powers_of_two_upto(n, n),
@@ -27,7 +28,8 @@ std::pair<LoopRV, LoopRV> schedule_row_tiles(Schedule& s, BlockRV c, LoopRV rows
   std::vector<int64_t> heights;
   for (int r = 1; r <= max_rows; ++r) heights.push_back(r);
   const int mr = int(s.value(sample_choice(s, heights, std::min(kRowsRuleTileRows, max_rows))));
-  const int prefetch = int(s.value(sample_choice(s, {0, 1024, 2048, 4096}, 4096)));
+  const int prefetch =
+      prefetch_choice ? int(s.value(sample_choice(s, {0, 1024, 2048, 4096}, 4096))) : 0;
   // jo | io | jn | ir, jr, k; C's init before the tile, vectorized.
   std::vector<LoopRV> jt = s.split(panels, {std::nullopt, per_task});
   std::vector<LoopRV> it = s.split(rows, {std::nullopt, int64_t(mr)});

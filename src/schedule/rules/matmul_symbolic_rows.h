@@ -51,11 +51,14 @@ inline constexpr int kRowsRuleTileRows = 4;
 // C's init before the tile, vectorized; tensorizes the tile with the intrinsics that
 // `intrinsics(mr, prefetch)` registers (the MR-row one, then the one-row one for the rows past
 // the last whole tile: PartialTile::kTailRows), and returns (jo, jn): the loop to run in
-// parallel and the one after whose iterations a tile is complete.
+// parallel and the one after whose iterations a tile is complete. Loops below k (a depth split
+// in groups, rule int8_matmul) stay inside the tile. With `prefetch` false the distance is not a
+// choice (a tile that does not prefetch) and intrinsics() receives 0.
 using RowTileIntrinsics = std::function<std::pair<std::string, std::string>(int mr, int prefetch)>;
 std::pair<LoopRV, LoopRV> schedule_row_tiles(Schedule& s, BlockRV c, LoopRV rows, LoopRV panels,
                                              LoopRV cols, LoopRV k, int nr, int max_rows,
-                                             const RowTileIntrinsics& intrinsics);
+                                             const RowTileIntrinsics& intrinsics,
+                                             bool prefetch = true);
 
 // Rule kSymbolicRowsMatmulRule's pattern: block "matmul" at the root over i (symbolic extent),
 // j, k, float32, B a 2-D constant parameter (rules/dense_product.h).

@@ -2,11 +2,11 @@
  * OpenCL ICD loader, opened with dlopen at the first load of such an artifact, so that neither
  * the runtime nor CPU-only machines need OpenCL. At model load: the first GPU device of any
  * platform (else the first device of any type; $INGOT_OPENCL_DEVICE=N picks the N-th device in
- * platform order), a context, the program built from the source and the constants copied to the
- * device. Per session: a command queue, the kernels (argument state is per kernel object), and
- * device buffers for the workspace, the inputs and the outputs. A run writes the inputs, enqueues
- * the launches in order on the in-order queue, and reads the outputs back into the session's host
- * buffers.
+ * platform order), the device's context (one per device, shared by the process's models), the
+ * program built from the source and the constants copied to the device. Per session: a command
+ * queue, the kernels (argument state is per kernel object), and device buffers for the workspace,
+ * the inputs and the outputs. A run writes the inputs, enqueues the launches in order on the
+ * in-order queue, and reads the outputs back into the session's host buffers.
  *
  * The few OpenCL entry points and constants used are declared here by their Khronos ABI (the
  * ICD loader's stable C interface) instead of including CL/cl.h, so the runtime builds without
@@ -75,7 +75,8 @@ typedef intptr_t cl_context_properties;
   X(clReleaseKernel, cl_int, (cl_kernel))                                                        \
   X(clReleaseProgram, cl_int, (cl_program))                                                      \
   X(clReleaseCommandQueue, cl_int, (cl_command_queue))                                           \
-  X(clReleaseContext, cl_int, (cl_context))
+  X(clReleaseContext, cl_int, (cl_context))                                                      \
+  X(clRetainContext, cl_int, (cl_context))
 
 typedef struct OpenCL {
 #define INGOT_X(name, ret, args) ret(*name) args;
@@ -186,6 +187,39 @@ static ingot_status pick_device(const char* path, cl_device_id* out) {
 typedef struct IngotDeviceModel IngotDeviceModel;
 typedef struct IngotDeviceSession IngotDeviceSession;
 
+/* One context per device for the whole process, shared by every model loaded on it, as TVM's
+ * OpenCL workspace and ONNX Runtime's OpenCL provider keep one: a model takes a reference, the
+ * cache keeps its own for the life of the process. Besides the driver's per-context memory, a
+ * context per model would cost PoCL its compiler's start at every load (it parses its kernel
+ * library, ~0.7 s, once per context). */
+#define INGOT_MAX_CONTEXTS 16
+static struct {
+  cl_device_id device;
+  cl_context context;
+} g_contexts[INGOT_MAX_CONTEXTS];
+static int g_num_contexts;
+
+/* A reference to the device's shared context (created on first use); NULL with *err set. */
+static cl_context shared_context(cl_device_id device, cl_int* err) {
+  cl_context context = NULL;
+  *err = CL_SUCCESS;
+  pthread_mutex_lock(&g_cl_lock);
+  for (int i = 0; i < g_num_contexts && context == NULL; ++i)
+    if (g_contexts[i].device == device) context = g_contexts[i].context;
+  if (context == NULL) {
+    context = g_cl.clCreateContext(NULL, 1, &device, NULL, NULL, err);
+    if (context != NULL && *err == CL_SUCCESS && g_num_contexts < INGOT_MAX_CONTEXTS) {
+      g_contexts[g_num_contexts].device = device;
+      g_contexts[g_num_contexts++].context = context; /* the cache's reference */
+      g_cl.clRetainContext(context);                  /* the caller's */
+    }
+  } else {
+    g_cl.clRetainContext(context);
+  }
+  pthread_mutex_unlock(&g_cl_lock);
+  return *err == CL_SUCCESS ? context : NULL;
+}
+
 static void opencl_model_free(void* model) {
   IngotDeviceModel* d = model;
   if (d == NULL) return;
@@ -235,7 +269,7 @@ ingot_status ingot_opencl_model_init(const char* path, const IngotArtifact* a, v
   }
   g_cl.clGetDeviceInfo(d->device, CL_DEVICE_NAME, sizeof(d->device_name) - 1, d->device_name, NULL);
   cl_int err = 0;
-  d->context = g_cl.clCreateContext(NULL, 1, &d->device, NULL, NULL, &err);
+  d->context = shared_context(d->device, &err);
   if (d->context == NULL || err != CL_SUCCESS) {
     opencl_model_free(d);
     return ingot_fail(INGOT_ERR_LOAD, "artifact '%s': cannot create an OpenCL context on %s (%d)",

@@ -15,7 +15,9 @@ For each test:
   4. `ingot run model.so --inputs in.npz --outputs out.npz` for every test_data_set_*;
      (with --specialize-inputs, graph inputs used where ingot needs compile-time constants are
      specialised to each data set's values: one `ingot compile --specialize-inputs` per data set,
-     run feeding all inputs, the specialised ones included; see CONSTANT_POSITIONS);
+     run feeding all inputs, the specialised ones included; see CONSTANT_POSITIONS); the runs
+     go through one `ingot run --batch -` process per worker thread (scripts/batch_run.py;
+     --no-batch: a process per run), which pays the OpenCL compiler's start once;
   5. compare with the stored outputs as onnx.backend.test.runner does, with
      scripts/parity.py:compare_outputs (the one output checker): names, shape and dtype must
      match, NaN and +-Inf at the same positions, every float element within
@@ -67,6 +69,7 @@ from onnx import TensorProto, numpy_helper
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "bench"))
+import batch_run  # noqa: E402
 import conformance_ratchet  # noqa: E402
 import parity  # noqa: E402  (compare_outputs, the one output checker)
 import perf_record  # noqa: E402  (git_commit, machine: as the benchmarks' raw records)
@@ -394,13 +397,27 @@ def run_cmd(cmd, timeout):
     return p, None
 
 
+def run_artifact(runner, ingot, args, timeout):
+    """`ingot run ARGS`: through the batch runner's worker when there is one, else a process of
+    its own. -> its error message, or None."""
+    if runner is None:
+        return run_cmd([ingot, "run", *args], timeout)[1]
+    status, out = runner.run(args, timeout)
+    if status is None:
+        return f"timed out after {timeout:g} s"
+    if status != 0:
+        msg = first_line(out)
+        return f"killed by signal {-status}; {msg}" if status < 0 else msg
+    return None
+
+
 def shape_str(shape):
     return "[" + ",".join(str(int(s)) for s in shape) + "]"
 
 
-def run_test(test, ingot, timeout, keep_dir, specialize=False, target=None):
+def run_test(test, ingot, timeout, keep_dir, specialize=False, target=None, runner=None):
     """-> (status, message). A PASS with specialised inputs (--specialize-inputs) has message
-    "specialised inputs: a, b"."""
+    "specialised inputs: a, b". runner: a batch_run.BatchRunner for the `ingot run`s, or None."""
     name, tdir, model = test["name"], test["dir"], test["model"]
     inputs = graph_inputs(model)
     special = specialized_inputs(model) if specialize else []
@@ -435,8 +452,8 @@ def run_test(test, ingot, timeout, keep_dir, specialize=False, target=None):
                 parts.append(f"{vi.name}:{shape_str(feeds0[vi.name].shape)}")
         artifact = os.path.join(work, "model.so")
 
-        def compile_model(values_npz=None):
-            cmd = [ingot, "compile", os.path.join(tdir, "model.onnx"), "-o", artifact, "-q"]
+        def compile_model(out, values_npz=None):
+            cmd = [ingot, "compile", os.path.join(tdir, "model.onnx"), "-o", out, "-q"]
             if target:
                 cmd += ["--target", target]
             if parts:
@@ -446,7 +463,7 @@ def run_test(test, ingot, timeout, keep_dir, specialize=False, target=None):
             return run_cmd(cmd, timeout)[1]
 
         if not special:
-            err = compile_model()
+            err = compile_model(artifact)
             if err:
                 return "FAIL", f"compile: {err}"
         elif any(f not in feeds for feeds, _ in datasets for f in special):
@@ -454,15 +471,17 @@ def run_test(test, ingot, timeout, keep_dir, specialize=False, target=None):
         for k, (feeds, refs) in enumerate(datasets):
             if special:  # one artifact per data set: the specialised values may differ
                 values_npz = os.path.join(work, f"specialize{k}.npz")
+                # a name of its own: a batch worker that ran one is not handed it again by path
+                artifact = os.path.join(work, f"model{k}.so")
                 np.savez(values_npz, **{n: feeds[n] for n in special})
-                err = compile_model(values_npz)
+                err = compile_model(artifact, values_npz)
                 if err:
                     return "FAIL", f"compile: {err}"
             in_npz = os.path.join(work, f"in{k}.npz")
             out_npz = os.path.join(work, f"out{k}.npz")
             np.savez(in_npz, **feeds)
-            _, err = run_cmd([ingot, "run", artifact, "--inputs", in_npz, "--outputs", out_npz,
-                              "--num-threads", "1"], timeout)
+            err = run_artifact(runner, ingot, [artifact, "--inputs", in_npz, "--outputs", out_npz,
+                                               "--num-threads", "1"], timeout)
             if err:
                 return "FAIL", f"run: {err}"
             with np.load(out_npz) as z:
@@ -756,6 +775,9 @@ def main(argv=None):
                     "compile --specialize-inputs), feeding them at run time as usual; passes "
                     "that use this are counted separately, and tests with such inputs are also "
                     "run plainly (--constant-inputs: old name)")
+    ap.add_argument("--no-batch", action="store_true",
+                    help="one `ingot run` process per run (default: each worker thread runs its "
+                    "artifacts through one `ingot run --batch -` process, scripts/batch_run.py)")
     ap.add_argument("--failure-summary", type=int, default=0, metavar="N",
                     help="print the N most common failure causes (grouped messages) at the end")
     args = ap.parse_args(argv)
@@ -789,15 +811,16 @@ def main(argv=None):
         if reason:
             return "SKIP", reason, "SKIP"
         status, msg = run_test(t, ingot, args.timeout, args.keep, args.specialize_inputs,
-                               args.target)
+                               args.target, runner)
         plain = status  # a test without specialised inputs runs the same either way
         if args.specialize_inputs and specialized_inputs(t["model"]):
-            plain = run_test(t, ingot, args.timeout, None, False, args.target)[0]
+            plain = run_test(t, ingot, args.timeout, None, False, args.target, runner)[0]
         return status, msg, plain
 
     # cheap scope checks first, so only in-scope tests occupy workers
     results = []
     plain_status = {}  # test name -> its status without --specialize-inputs
+    runner = None if args.no_batch else batch_run.BatchRunner(ingot)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for t, (status, msg, plain) in zip(tests, pool.map(job, tests)):
             results.append((t, status, msg))
@@ -807,6 +830,8 @@ def main(argv=None):
                     print(f"PASS {t['name']}" + (f" ({msg})" if msg else ""), flush=True)
             else:
                 print(f"{status} {t['name']}: {msg}", flush=True)
+    if runner:
+        runner.close()
     elapsed = time.time() - t0
 
     sm = summarise(results, plain_status, args.specialize_inputs)

@@ -13,6 +13,7 @@ std::string c_identifier(const std::string& name) {
 }
 
 std::string CNames::unique(const std::string& base) {
+  if (canonical_) return "n" + std::to_string(count_++);
   const std::string n = c_identifier(base);
   std::string name = n;
   for (int k = 1; !taken_.insert(name).second; ++k) name = n + "_" + std::to_string(k);

@@ -17,7 +17,10 @@ std::string c_identifier(const std::string& name);
 
 class CNames {
  public:
-  explicit CNames(std::set<std::string> reserved) : taken_(std::move(reserved)) {}
+  // canonical: every name is "n" and a count in order of first use, whatever its base (names
+  // that tell alpha-equivalent code apart from the rest, never compiled).
+  explicit CNames(std::set<std::string> reserved, bool canonical = false)
+      : taken_(std::move(reserved)), canonical_(canonical) {}
   // c_identifier(base), with "_1", "_2", ... appended until it is unused; then it is used.
   std::string unique(const std::string& base);
   // The identifier of a variable or buffer: made unique on first use, the same ever after.
@@ -26,6 +29,8 @@ class CNames {
 
  private:
   std::set<std::string> taken_;
+  bool canonical_ = false;
+  int count_ = 0;
   std::map<const tir::VarNode*, std::string> vars_;
   std::map<const tir::BufferNode*, std::string> buffers_;
 };

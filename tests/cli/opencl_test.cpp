@@ -3,6 +3,7 @@
 // OpenCL C is printable; a machine without the ICD loader or without a platform gets one clear
 // error at load. The parity models run through OpenCL in tests/python/test_opencl_parity.py.
 #include <cstdlib>
+#include <fstream>
 
 #include "cli/cli_test_util.h"
 
@@ -55,8 +56,12 @@ class OpenClTest : public CliTest {
     r = ingot("run " + path(name + ".so") + " --inputs " + path("in.npz") + " --outputs " +
               path(name + ".out.npz"));
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_EQ(python("o = np.load(d + '/" + name +
-                     ".out.npz')\n"
+    expect_closed_form_outputs(name + ".out.npz");
+  }
+  // d/OUT (an .npz of the model's outputs) holds the closed forms.
+  void expect_closed_form_outputs(const std::string& out) {
+    EXPECT_EQ(python("o = np.load(d + '/" + out +
+                     "')\n"
                      "y, r = o['y'], o['r']\n"
                      "assert y.dtype == np.float32 and y.shape == (3, 5), (y.dtype, y.shape)\n"
                      "err = np.abs(y - np.load(d + '/want_y.npy')).max()\n"
@@ -82,6 +87,35 @@ TEST_F(OpenClTest, RunsOnTheDeviceAndMatchesClosedForms) {
   r = ingot("run " + path("m.so") + " --inputs " + path("in.npz") + " --device 99");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("INGOT_OPENCL_DEVICE=99: there are only "), std::string::npos) << r.err;
+}
+
+// Models loaded one after another in one process (`ingot run --batch`) share the device's
+// context, the first model's freed before the next loads; each gives the closed forms, a line
+// on a missing device fails alone and the next line is back on the default device.
+TEST_F(OpenClTest, OneProcessRunsModelsOneAfterAnotherOnTheSharedContext) {
+  write_model();
+  for (const char* target : {"opencl", "opencl -max-num-threads=32"}) {
+    auto r = ingot("compile " + path("model.onnx") + " --target \"" + target + "\" -o " +
+                   path(std::string(target) == "opencl" ? "m.so" : "m32.so"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  std::ofstream(path("runs.txt")) << path("m.so") << " --inputs " << path("in.npz") << " --outputs "
+                                  << path("1.npz") << "\n"
+                                  << path("m32.so") << " --inputs " << path("in.npz")
+                                  << " --outputs " << path("2.npz") << "\n"
+                                  << path("m.so") << " --inputs " << path("in.npz")
+                                  << " --device 99\n"
+                                  << path("m.so") << " --inputs " << path("in.npz") << " --outputs "
+                                  << path("3.npz") << "\n";
+  auto r = ingot("run --batch " + path("runs.txt"));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(
+      r.out.find("ingot-batch: 1 exit 0\ningot-batch: 2 exit 0\nerror: INGOT_OPENCL_DEVICE=99: "
+                 "there are only "),
+      std::string::npos)
+      << r.out;
+  EXPECT_TRUE(r.out.ends_with("ingot-batch: 3 exit 1\ningot-batch: 4 exit 0\n")) << r.out;
+  for (const char* out : {"1.npz", "2.npz", "3.npz"}) expect_closed_form_outputs(out);
 }
 
 TEST_F(OpenClTest, ProfileTimesEachKernel) {

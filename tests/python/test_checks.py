@@ -12,6 +12,9 @@
   status (77), never 0, also when the other models pass; a failure gives 1.
 - bench/model_bench.py: a row whose outputs did not match prints FAILED, not a time.
 - scripts/conformance.py: scope exclusions are counted per rule.
+- scripts/batch_run.py (the conformance runner's `ingot run --batch` workers): each run's status
+  and output, a worker killed by a signal mid-run reported with the signal and replaced, a run
+  past its timeout killed and replaced, arguments it cannot pass refused.
 - tests/lower/gen_sampling_expected.py reproduces the values in sampling_rules_test.cpp.
 Needs numpy, onnx and onnxruntime (no torch, no ingot: --ingot is accepted and ignored). Prints
 one line per check and `N passed, N failed`; exits 1 if any check failed.
@@ -313,6 +316,50 @@ def sampling_expected_values_reproduce():
         rc = gen_sampling_expected.main(
             ["--check", os.path.join(ROOT, "tests", "lower", "sampling_rules_test.cpp")])
     assert rc == 0, err.getvalue()
+
+
+# A stand-in for `ingot run --batch -` speaking its protocol: "ok" lines succeed, "fail" lines
+# print an error, "sleep" hangs, "crash" kills the process with SIGSEGV.
+FAKE_BATCH = """import os, signal, sys, time
+for n, line in enumerate(sys.stdin, 1):
+    word = line.split()[0]
+    if word == "sleep":
+        time.sleep(60)
+    if word == "crash":
+        sys.stdout.write("half a line"); sys.stdout.flush()
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if word == "fail":
+        print("error: it failed")
+    print("output of", word)
+    print(f"ingot-batch: {n} exit {1 if word == 'fail' else 0}", flush=True)
+"""
+
+
+@check
+def batch_runner_results_crashes_and_timeouts():
+    import batch_run
+    with tempfile.TemporaryDirectory() as d:
+        fake = os.path.join(d, "ingot")
+        with open(fake, "w") as f:
+            f.write(f"#!{sys.executable}\n" + FAKE_BATCH)
+        os.chmod(fake, 0o755)
+        runner = batch_run.BatchRunner(fake)
+        assert runner.run(["ok"], 10) == (0, "output of ok")
+        assert runner.run(["fail"], 10) == (1, "error: it failed\noutput of fail")
+        first = runner._local.proc
+        status, out = runner.run(["crash"], 10)  # the worker dies: its signal, then a new one
+        assert status == -11 and out == "half a line", (status, out)
+        assert runner.run(["ok"], 10) == (0, "output of ok")
+        assert runner._local.proc is not first
+        status, _ = runner.run(["sleep"], 0.5)  # past the timeout: killed, reported, replaced
+        assert status is None
+        assert runner.run(["ok"], 10) == (0, "output of ok")
+        try:
+            runner.run(["a b"], 10)
+            raise AssertionError("an argument with a space was accepted")
+        except ValueError:
+            pass
+        runner.close()
 
 
 def main():

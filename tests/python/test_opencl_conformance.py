@@ -13,11 +13,12 @@ opencl_conformance.json in the working directory (the build dir under ctest); th
 is committed as docs/conformance/opencl.json.
 Environment: INGOT_CONFORMANCE_JOBS, the number of parallel workers (default: all cores).
 
-Cost (2026-12-05, 2 cores, -j 2, PoCL 3.1; the machine was shared with other jobs, load average
-about 5, so the CPU seconds are the steadier figure): the whole suite with an empty PoCL kernel
-cache 1216 s wall, 1112 CPU s (PoCL compiling the kernels is ~920 of them); with the cache warm
-(a rerun in the same build dir) 288 s wall, 190 CPU s; the 43 families this test ran before,
-cold, 553 s wall, 526 CPU s.
+Cost (2026-12-07, 2 cores, -j 2, PoCL 3.1, an empty PoCL kernel cache, beside a build): 394 s
+wall, 547 CPU s. The runs go through one `ingot run --batch -` process per worker
+(scripts/batch_run.py), and the runtime keeps one OpenCL context per device, so PoCL parses its
+kernel library once per worker instead of once per test. Before that, one process per run cost
+1216 s wall and 1112 CPU s (2026-12-05), PoCL's first build in each process being ~0.7 of each
+test's ~0.9 s.
 
 History: until issue 45 this ratchet covered 43 op families of the suite (a --filter), at an
 in-scope rate: measured 2026-12-03 with onnx 1.23.2 and PoCL 3.1, 605 passed, 1 failed, 213

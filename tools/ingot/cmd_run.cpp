@@ -26,6 +26,7 @@
 #include "tools/ingot/mlf_artifact.h"
 #include "tools/ingot/output_check.h"
 #include "tools/ingot/profile_report.h"
+#include "tools/ingot/run_batch.h"
 #include "tools/ingot/run_session.h"
 #include "tune/measure.h"
 
@@ -190,63 +191,104 @@ int run_artifact(const RunOptions& opts) {
   return 0;
 }
 
-}  // namespace
-
-void add_run_command(CLI::App& app, int& exit_code) {
-  auto opts = std::make_shared<RunOptions>();
-  CLI::App* cmd = app.add_subcommand("run", "Run a compiled artifact (.so, or an MLF .tar)");
-  cmd->add_option("artifact", opts->artifact,
+// The options of one run: `ingot run`'s own, and each line's of `ingot run --batch`.
+void add_run_options(CLI::App* cmd, RunOptions& opts) {
+  cmd->add_option("artifact", opts.artifact,
                   "compiled artifact (.so), or a Model Library Format tarball, built first with "
-                  "the host C compiler")
-      ->required();
-  cmd->add_option("--inputs", opts->inputs, ".npz file with inputs by name");
-  cmd->add_option("--outputs", opts->outputs, ".npz file to write the outputs to");
-  cmd->add_option("--fill-mode", opts->fill_mode,
+                  "the host C compiler");
+  cmd->add_option("--inputs", opts.inputs, ".npz file with inputs by name");
+  cmd->add_option("--outputs", opts.outputs, ".npz file to write the outputs to");
+  cmd->add_option("--fill-mode", opts.fill_mode,
                   "how to fill inputs missing from --inputs (random: uniform [0, 1), fixed seed)")
       ->check(CLI::IsMember({"zeros", "ones", "random"}))
       ->capture_default_str();
-  cmd->add_option("--repeat", opts->repeat, "number of timing samples")->capture_default_str();
-  cmd->add_option("--number", opts->number, "runs averaged into each sample")
-      ->capture_default_str();
-  cmd->add_option("--min-repeat-ms", opts->min_repeat_ms,
+  cmd->add_option("--repeat", opts.repeat, "number of timing samples")->capture_default_str();
+  cmd->add_option("--number", opts.number, "runs averaged into each sample")->capture_default_str();
+  cmd->add_option("--min-repeat-ms", opts.min_repeat_ms,
                   "warm up for this long, then raise --number so that each sample lasts at least "
                   "this long (short models are not timed in fractions of a millisecond)")
       ->capture_default_str();
-  cmd->add_flag("--print-time", opts->print_time, "print the execution time summary");
-  cmd->add_flag("--profile", opts->profile,
+  cmd->add_flag("--print-time", opts.print_time, "print the execution time summary");
+  cmd->add_flag("--profile", opts.profile,
                 "print per-kernel times, each kernel's fused ops, GFLOP/s, GB/s and its place on "
                 "this machine's roofline (peaks from `ingot device-info`, measured on first use)");
-  cmd->add_option("--profile-json", opts->profile_json, "write the per-kernel profile as JSON");
-  cmd->add_option("--report", opts->report,
+  cmd->add_option("--profile-json", opts.profile_json, "write the per-kernel profile as JSON");
+  cmd->add_option("--report", opts.report,
                   "write the profile as a self-contained HTML page (roofline plot, time "
                   "breakdown, sortable table)");
-  cmd->add_option("--device-info", opts->device_info,
+  cmd->add_option("--device-info", opts.device_info,
                   "roofline limits from this `ingot device-info --json` file instead of this "
                   "machine's");
   CLI::Option* state =
-      cmd->add_option("--cache-state", opts->cache_state,
+      cmd->add_option("--cache-state", opts.cache_state,
                       "what each timed run starts from: warm (the previous run's caches), cold "
                       "(every cache flushed, untimed), model (flushed, then the inputs read back: "
                       "a kernel's state inside a model larger than the cache)")
           ->check(CLI::IsMember({"warm", "cold", "model"}))
           ->capture_default_str();
-  cmd->add_flag("--cache-flush", opts->cache_flush, "--cache-state cold")->excludes(state);
-  cmd->add_option("--num-threads", opts->num_threads,
+  cmd->add_flag("--cache-flush", opts.cache_flush, "--cache-state cold")->excludes(state);
+  cmd->add_option("--num-threads", opts.num_threads,
                   "threads for parallel loops (default: physical cores)");
-  cmd->add_option("--device", opts->device,
+  cmd->add_option("--device", opts.device,
                   "OpenCL / CUDA artifacts: run on the machine's N-th device of that kind "
                   "(OpenCL: in platform order; default: the first GPU, else the first device)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--check", opts->check,
+  cmd->add_option("--check", opts.check,
                   "compare the outputs with the arrays of this .npz by name; exit status 3 when "
                   "any element differs by more than atol + rtol * |expected|");
-  cmd->add_option("--rtol", opts->tol.rtol, "--check: relative tolerance")
+  cmd->add_option("--rtol", opts.tol.rtol, "--check: relative tolerance")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  cmd->add_option("--atol", opts->tol.atol, "--check: absolute tolerance")
+  cmd->add_option("--atol", opts.tol.atol, "--check: absolute tolerance")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  cmd->callback([opts, &exit_code] { exit_code = run_artifact(*opts); });
+}
+
+// One line of `ingot run --batch`: its options parsed as `ingot run`'s, then run. The thread
+// count and the device follow each line (a line without them gets the defaults back).
+int run_batch_line(const std::string& line, int& threads_now) {
+  RunOptions opts;
+  CLI::App app{"ingot run --batch line"};
+  app.set_help_flag();
+  add_run_options(&app, opts);
+  app.parse(line, false);
+  if (opts.artifact.empty()) fail_user("--batch: the line '{}' names no artifact", line);
+  if (opts.device < 0) {
+    unsetenv("INGOT_OPENCL_DEVICE");
+    unsetenv("INGOT_CUDA_DEVICE");
+  }
+  if (opts.num_threads != threads_now) {
+    rt::set_num_threads(opts.num_threads);  // 0: the default
+    threads_now = opts.num_threads;
+  }
+  opts.num_threads = 0;  // applied above
+  return run_artifact(opts);
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, int& exit_code) {
+  auto opts = std::make_shared<RunOptions>();
+  auto batch = std::make_shared<std::string>();
+  CLI::App* cmd = app.add_subcommand("run", "Run a compiled artifact (.so, or an MLF .tar)");
+  add_run_options(cmd, *opts);
+  cmd->add_option("--batch", *batch,
+                  "run many artifacts in one process: one `ingot run` command line (an artifact "
+                  "and its options) per line of this file (- for standard input); after each run "
+                  "its output, its error as an \"error: ...\" line, then \"ingot-batch: LINE exit "
+                  "STATUS\", all on stdout");
+  cmd->callback([cmd, opts, batch, &exit_code] {
+    if (batch->empty()) {
+      if (opts->artifact.empty()) fail_user("run: give an artifact (or --batch FILE)");
+      exit_code = run_artifact(*opts);
+      return;
+    }
+    if (cmd->count_all() - cmd->count() != 1)  // --batch's own count only
+      fail_user("--batch takes each run's artifact and options from its lines; give it alone");
+    int threads_now = 0;
+    exit_code = run_batch(
+        *batch, [&](const std::string& line) { return run_batch_line(line, threads_now); });
+  });
 }
 
 }  // namespace ingot::cli

@@ -6,8 +6,8 @@
 
 #include "ingot/abi.h"
 
-#include "support/error.h"
 #include "tools/ingot/commands.h"
+#include "tools/ingot/error_exit.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"ingot: ahead-of-time compiler for ONNX models"};
@@ -26,18 +26,8 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
-  } catch (const ingot::UserError& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
-  } catch (const ingot::InternalError& e) {
-    std::fprintf(stderr, "error: internal error (this is a bug in ingot): %s\n", e.what());
-    return 2;
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "error: out of memory\n");
-    return 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
+  } catch (...) {
+    return ingot::cli::report_error(std::current_exception(), stderr);
   }
   return exit_code;
 }

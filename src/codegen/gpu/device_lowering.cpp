@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 #include <set>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -362,21 +363,32 @@ DeviceCode lower_device_code(const IRModule& mod, const Target& target) {
       all.push_back(f);
     }
   }
+  // Functions that print the same up to their own names are compiled once: `unique` holds the
+  // first of each, `serves[i]` the index in `unique` that runs function i of `all`.
+  const bool cuda = target.kind == Target::kCUDA;
+  std::vector<DeviceFunction> unique;
+  std::vector<int> serves;
+  std::unordered_map<std::string, int> by_text;
+  for (const DeviceFunction& f : all) {
+    auto [it, fresh] = by_text.try_emplace(print_canonical(f, cuda), int(unique.size()));
+    if (fresh) unique.push_back(f);
+    serves.push_back(it->second);
+  }
   DeviceCode code;
-  if (target.kind == Target::kCUDA) {
+  if (cuda) {
     code.format = INGOT_DEVICE_CODE_CUDA;
     code.device_type = 2;  // kDLCUDA
-    compile_for_cuda(code, all, mod.model_name, target);
+    compile_for_cuda(code, unique, mod.model_name, target);
   } else {
     code.format = INGOT_DEVICE_CODE_OPENCL_C;
     code.device_type = 4;  // kDLOpenCL
-    code.source = print_opencl(all);
+    code.source = print_opencl(unique);
     code.code = code.source;
   }
   std::vector<int> first(mod.kernels.size(), 0);
   for (size_t k = 0, n = 0; k < per_kernel.size(); n += per_kernel[k].size(), ++k)
     first[k] = int(n);
-  for (const DeviceFunction& f : all) code.functions.push_back(f.name);
+  for (const DeviceFunction& f : unique) code.functions.push_back(f.name);
   for (const KernelCall& call : mod.entry) {
     if (!call.is_call())
       fail_user(
@@ -386,7 +398,7 @@ DeviceCode lower_device_code(const IRModule& mod, const Target& target) {
     const auto& fns = per_kernel[size_t(call.kernel)];
     for (size_t i = 0; i < fns.size(); ++i) {
       DeviceLaunch l;
-      l.function = first[size_t(call.kernel)] + int(i);
+      l.function = serves[size_t(first[size_t(call.kernel)]) + i];
       l.kernel = call.kernel;
       l.grid = fns[i].grid;
       l.block = fns[i].block;

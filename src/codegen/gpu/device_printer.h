@@ -31,5 +31,10 @@ std::string print_opencl(const std::vector<DeviceFunction>& functions);
 // to 128 registers per thread (without it, ptxas aims at full occupancy and may spill).
 std::string print_cuda(const std::vector<DeviceFunction>& functions, int sm_version = 0,
                        const std::set<std::string>& roomy = {});
+// One function's text in the dialect with the function and every identifier of its own (its
+// buffers and variables) named by order of first use: two functions print the same exactly when
+// one is the other renamed, so one compiled function can serve the launches of both (equal
+// fused ops of equal shapes, as ResNet-50's repeated blocks have).
+std::string print_canonical(const DeviceFunction& f, bool cuda);
 
 }  // namespace ingot::codegen

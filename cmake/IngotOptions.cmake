@@ -46,10 +46,11 @@ endif()
 
 # Precompiled headers: parsing the standard library, fmt and the IR's headers was about half of
 # a small source file's compile time (GCC 12, -O3; more at -O0), and the code is many small
-# files; a header precompiled once per target cut a sample of 12 schedule files from 51 to 32 CPU
-# seconds (docs/architecture.md, "Build"). Off: every file parses its own includes (a check that
-# each file includes what it uses).
-option(INGOT_PCH "Precompile each library's and test executable's common headers" ON)
+# files; a header precompiled once per library cut ingot_tir's 102 files from 433 to 323 CPU s and
+# ingot_lower's 71 from 241 to 166 on cold builds (docs/perf-runs/ci_time-20261207.txt). The test
+# executables take none: their time is code generation, and they gained nothing. Off: every file
+# parses its own includes (a check that each file includes what it uses).
+option(INGOT_PCH "Precompile each library's common headers" ON)
 set(INGOT_PCH_COMMON <algorithm> <cstdint> <functional> <map> <memory> <optional> <set> <string>
     <unordered_map> <unordered_set> <utility> <vector> <fmt/format.h>)
 # ingot_pch(TARGET header...): the target's C++ files include these, precompiled, first.

@@ -1,7 +1,7 @@
 """Runs `ingot run` command lines through persistent `ingot run --batch -` processes, one per
 calling thread, so that a test runner with hundreds of artifacts pays the process start and the
 OpenCL compiler's one-time start (PoCL parses its kernel library at the first build in a process:
-~0.9 s of a ~1 s first build) once per worker instead of once per test.
+~0.7 s of a ~0.9 s first build) once per worker instead of once per test.
 
 The protocol is the CLI's (docs/cli.md, `ingot run --batch`): a line of `ingot run` arguments in;
 the run's output, an "error: ..." line on failure, then "ingot-batch: LINE exit STATUS" out. A

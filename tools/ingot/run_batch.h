@@ -1,7 +1,7 @@
 // `ingot run --batch FILE`: many runs in one process, one per line of FILE ("-": standard input),
 // each line the arguments of one `ingot run` (the artifact and its options). A test runner or CI
 // job that runs hundreds of artifacts pays the process start and, for OpenCL, the device
-// compiler's one-time start (PoCL's kernel library: ~0.9 s of a ~1 s first build) once.
+// compiler's one-time start (PoCL's kernel library: ~0.7 s of a ~0.9 s first build) once.
 #pragma once
 
 #include <functional>

@@ -20,9 +20,12 @@ def dynamic_quantized(path, workdir):
 
 def model_path(name, workdir):
     """The .onnx for `name` (made or exported into workdir), or None when it cannot be made.
-    NAME.dyn: that model dynamically quantized (dynamic_quantized)."""
+    NAME.dyn: that model dynamically quantized (dynamic_quantized); NAME.bf16: NAME itself
+    (compiled with --dtype bfloat16 by model_bench, run by ORT in float32)."""
     if name.endswith(".onnx"):
         return name
+    if name.endswith(".bf16"):
+        return model_path(name[:-5], workdir)
     if name.endswith(".dyn"):
         base = model_path(name[:-4], workdir)
         return None if base is None else dynamic_quantized(base, workdir)

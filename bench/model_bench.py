@@ -60,6 +60,10 @@ Models: a path to an .onnx file, or a name from scripts/make_models.py, e.g.
                channel, MatMulInteger): both sides run that file; outputs checked against onnx's
                reference evaluator, not ORT (whose uint8 x int8 sums saturate without VNNI:
                docs/int8.md), ORT's distance from it in the row (ort_check)
+  NAME.bf16    NAME compiled with --dtype bfloat16 (products by constant weights in bfloat16,
+               float32 accumulation: docs/bfloat16.md) against ORT's float32 run of NAME (ORT
+               has no bfloat16 path on x86); checked at --bf16-tol (rtol, and atol as a fraction
+               of each output's largest magnitude)
 
 Examples:
   bench/model_bench.py --models matmul1024,conv3x3_56 --threads 1,2
@@ -412,11 +416,11 @@ def one_line_reason(text, limit=160):
     return first if len(first) <= limit else first[:limit] + "..."
 
 
-def compile_artifact(cli, path, artifact, model, feeds, args, baseline=False):
-    """`CLI compile` of the model into artifact with the bench's flags -> seconds (`baseline`: the
-    --baseline-ingot side, which --ingot-tuning-records leaves untuned).
+def compile_artifact(cli, path, artifact, model, feeds, args, baseline=False, extra=()):
+    """`CLI compile` of the model into artifact with the bench's flags and `extra` -> seconds
+    (`baseline`: the --baseline-ingot side, which --ingot-tuning-records leaves untuned).
     Raises RuntimeError when it fails."""
-    cmd = [cli, "compile", path, "-o", artifact, "-q"]
+    cmd = [cli, "compile", path, "-o", artifact, "-q", *extra]
     if args.target:
         cmd += ["--target", args.target]
     if args.tuning_records:
@@ -435,8 +439,11 @@ def compile_artifact(cli, path, artifact, model, feeds, args, baseline=False):
 
 
 def bench_model(name, args):
-    # The row's name: the model's file stem, a quantized variant's NAME.dyn as given.
-    label = name if name.endswith(".dyn") else os.path.splitext(os.path.basename(name))[0]
+    # The row's name: the model's file stem, a variant's NAME.dyn / NAME.bf16 as given.
+    bf16 = name.endswith(".bf16")
+    label = (name if name.endswith(".dyn") or bf16
+             else os.path.splitext(os.path.basename(name))[0])
+    extra = ("--dtype", "bfloat16") if bf16 else ()
     path = model_path(name, args.workdir)
     if path is None:
         return []  # an exported model whose packages are missing (said as SKIP)
@@ -445,17 +452,19 @@ def bench_model(name, args):
     feeds = make_models.make_inputs(
         onnx.load(model_path(name[:-4], args.workdir)) if name.endswith(".dyn") else model)
     flops, n_nodes = count_flops(model)
-    base = os.path.join(args.workdir, os.path.splitext(os.path.basename(path))[0])
+    base = os.path.join(args.workdir, os.path.splitext(os.path.basename(path))[0] +
+                        (".bf16" if bf16 else ""))
     inputs_npz, artifact = base + ".inputs.npz", base + ".so"
     np.savez(inputs_npz, **feeds)
-    compile_s = compile_artifact(args.ingot, path, artifact, model, feeds, args)
+    compile_s = compile_artifact(args.ingot, path, artifact, model, feeds, args, extra=extra)
     # The "before" build (--baseline-ingot): its own artifact; a failure leaves the row without
     # the baseline (named in the after/before summary), never without the ingot/ORT numbers.
     base_artifact, base_fields, base_error = base + ".baseline.so", {}, None
     if args.baseline_ingot:
         try:
             base_fields["baseline_compile_s"] = compile_artifact(
-                args.baseline_ingot, path, base_artifact, model, feeds, args, baseline=True)
+                args.baseline_ingot, path, base_artifact, model, feeds, args, baseline=True,
+                extra=extra)
         except RuntimeError as e:
             base_error = f"baseline: {e}"
 
@@ -467,6 +476,8 @@ def bench_model(name, args):
     # Its tolerance: --int8-tol of each output's largest magnitude (one quantization step of an
     # activation that float rounding flips changes the next product by a step of its scale).
     tol, scale = (args.int8_tol, "max") if exact is not None else (args.tol, "rms")
+    if bf16:  # bfloat16 operands against float32: the error follows the output's magnitude
+        tol, scale = args.bf16_tol, "max"
     rows = []
     for threads in args.threads:
         sess = ort_session(path, threads)
@@ -610,6 +621,9 @@ def main(argv=None):
     ap.add_argument("--tol", type=float, default=1e-3,
                     help="output check, ingot vs ORT: rtol, and atol as a fraction of each "
                          "output's RMS (default: %(default)s)")
+    ap.add_argument("--bf16-tol", type=float, default=2e-2,
+                    help="output check of a NAME.bf16 row against ORT's float32: rtol, and atol "
+                         "as a fraction of each output's largest magnitude (issue 48's 2e-2)")
     ap.add_argument("--int8-tol", type=float, default=0.05,
                     help="output check of a NAME.dyn model against onnx's reference evaluator: "
                          "rtol, and atol as a fraction of each output's largest magnitude "

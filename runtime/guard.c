@@ -74,6 +74,16 @@ static int format_element(char* buf, size_t size, IngotDType t, const unsigned c
       if (t.bits == 32) return format_real(buf, size, u.f32, 1);
       if (t.bits == 64) return format_real(buf, size, u.f64, 0);
       break;
+    case 4: /* bfloat: the upper half of a float32 */
+      if (t.bits == 16) {
+        union {
+          uint32_t u;
+          float f;
+        } w;
+        w.u = (uint32_t)u.u16 << 16;
+        return format_real(buf, size, w.f, 1);
+      }
+      break;
     case 6: /* bool */
       return snprintf(buf, size, "%s", u.u8 ? "true" : "false");
     default:

@@ -63,6 +63,24 @@ def _nonfinite_mismatch(name, r, g, ref_name, got_name):
             f"at {list(idx)}: {got_name} {g[idx]!r}, {ref_name} {r[idx]!r}")
 
 
+def bfloat16_dtype():
+    """ml_dtypes' bfloat16 (onnx depends on ml_dtypes and gives bfloat16 tensors in it)."""
+    import ml_dtypes
+    return np.dtype(ml_dtypes.bfloat16)
+
+
+def load_npz(path):
+    """{name: array} of an .npz file, with ingot's bfloat16 members as bfloat16: numpy with
+    ml_dtypes saves bfloat16 as the raw 2-byte descr '<V2', which np.load reads as '|V2'
+    (docs/cli.md)."""
+    with np.load(path) as z:
+        out = {k: z[k] for k in z.files}
+    for k, v in out.items():
+        if v.dtype.kind == "V" and v.dtype.itemsize == 2 and v.dtype.names is None:
+            out[k] = v.view(bfloat16_dtype())
+    return out
+
+
 def rms(a):
     """The root-mean-square magnitude of an array's finite elements (0 when it has none)."""
     a = np.asarray(a)
@@ -125,6 +143,8 @@ def compare_outputs(ref, got, rtol, atol=None, *, atol_scale=None, int_atol=0, f
                            f"{list(r.shape)} from {ref_name}")
         if r.size == 0:
             continue
+        if r.dtype == bfloat16_dtype():  # compared as floats (numpy has no bfloat16 kind)
+            r, g = r.astype(np.float32), g.astype(np.float32)
         if r.dtype.kind == "b" or r.dtype.kind not in "fciu":
             diff = int(np.count_nonzero(g != r))
             if diff:
@@ -241,8 +261,7 @@ def check_model(name, ingot, workdir, tol, threads, path=None, feeds=None, targe
         return False, f"run failed: {p.stderr.strip()}"
     m = re.search(r"mean \(ms\).*\n\s*([\d.]+)\s+([\d.]+)", p.stdout)
     timing = f"mean {m.group(1)} ms, median {m.group(2)} ms" if m else "no timing"
-    with np.load(outputs_npz) as z:
-        got = {k: z[k] for k in z.files}
+    got = load_npz(outputs_npz)
     if atol is None:  # the default: tol x each output's RMS, the scale of its rounding
         ok, msg = compare_outputs(ref, got, tol, tol, atol_scale="rms", finite_ref=True)
     else:

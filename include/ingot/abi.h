@@ -29,7 +29,8 @@ extern "C" {
 /* The one exported symbol of an artifact: `const IngotArtifact ingot_artifact_v1;` */
 #define INGOT_ARTIFACT_SYMBOL "ingot_artifact_v1"
 
-/* Element type codes follow DLPack's DLDataTypeCode: 0 int, 1 uint, 2 float, 6 bool. */
+/* Element type codes follow DLPack's DLDataTypeCode: 0 int, 1 uint, 2 float, 4 bfloat (bfloat16:
+ * the upper 16 bits of a float32), 6 bool. */
 typedef struct IngotDType {
   uint8_t code;
   uint8_t bits;

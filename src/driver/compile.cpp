@@ -59,8 +59,8 @@ void check_options(const CompileOptions& o) {
         "--model-name: '{}' is not a C identifier (letters, digits and '_', not starting "
         "with a digit)",
         o.model_name);
-  if (o.dtype != "float32" && o.dtype != "float16")
-    fail_user("--dtype: '{}' is not supported (valid: float32, float16)", o.dtype);
+  if (o.dtype != "float32" && o.dtype != "float16" && o.dtype != "bfloat16")
+    fail_user("--dtype: '{}' is not supported (valid: float32, float16, bfloat16)", o.dtype);
   graph::check_conv_algorithm(o.conv_algorithm);
 }
 

@@ -72,7 +72,9 @@ struct CompileOptions {
   int64_t workspace_bytes_limit = -1;
   int64_t flash_bytes_limit = -1;
   // "float32": the model's own dtypes; "float16": computed in float16 with float32 reductions
-  // and the model's float32 interface (--dtype; graph/transforms/convert_float16.h).
+  // and the model's float32 interface (--dtype; graph/transforms/convert_float16.h);
+  // "bfloat16": products by constant weights in bfloat16 with float32 accumulation, the rest
+  // float32 (graph/transforms/convert_bfloat16.h).
   std::string dtype = "float32";
   std::vector<std::string> dump;  // any of "graph", "tir", "llvm": printed to the dump stream
   std::vector<std::string> print_ir_after;  // stage names (see pipeline_stage_names())

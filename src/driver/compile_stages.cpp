@@ -116,9 +116,9 @@ void run_check_shapes(CompileRun& r) {
 void run_graph_passes(CompileRun& r) {
   const Clock::time_point t0 = Clock::now();
   const CompileOptions& o = r.options;
-  graph::PassOptions pass_options{o.opt_level,        o.disabled_passes,    o.print_ir_after,
-                                  o.print_pass_times, r.t.channel_blocks(), o.dtype == "float16",
-                                  o.conv_algorithm};
+  graph::PassOptions pass_options{o.opt_level,           o.disabled_passes,    o.print_ir_after,
+                                  o.print_pass_times,    r.t.channel_blocks(), o.dtype == "float16",
+                                  o.dtype == "bfloat16", o.conv_algorithm};
   // Tuned convolution algorithms (`ingot tune`'s decisions in the records) replace the default
   // policy's choice for the convs they name; an algorithm given on the command line wins. The
   // report lists the convs that run as Winograd.

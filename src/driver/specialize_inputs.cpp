@@ -34,6 +34,9 @@ std::optional<graph::DType> graph_dtype(NpyElementType t) {
       if (t.bits == 32) return DType::kF32;
       if (t.bits == 64) return DType::kF64;
       break;
+    case 4:
+      if (t.bits == 16) return DType::kBF16;
+      break;
     case 6:
       return DType::kBool;
     default:

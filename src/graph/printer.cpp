@@ -42,7 +42,7 @@ std::string constant_line(const Value* v) {
   const Tensor& t = *v->constant;
   if (t.num_elements() > kMaxPrintedElements) return s;
   std::vector<std::string> elems;
-  bool is_float = t.dtype() == DType::kF32 || t.dtype() == DType::kF16 || t.dtype() == DType::kF64;
+  bool is_float = is_float_dtype(t.dtype());
   for (int64_t i = 0; i < t.num_elements(); ++i)
     elems.push_back(is_float ? fmt::format("{}", t.get_f64(i)) : std::to_string(t.get_i64(i)));
   return s + fmt::format(" [{}]", fmt::join(elems, ", "));

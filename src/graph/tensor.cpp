@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "support/bfloat16.h"
 #include "support/error.h"
 
 namespace ingot::graph {
@@ -69,6 +70,8 @@ double Tensor::get_f64(int64_t i) const {
       return load<float>(p, i);
     case DType::kF16:
       return half_to_double(load<uint16_t>(p, i));
+    case DType::kBF16:
+      return bfloat16_bits_to_float(load<uint16_t>(p, i));
     case DType::kF64:
       return load<double>(p, i);
     case DType::kI8:
@@ -117,6 +120,7 @@ int64_t Tensor::get_i64(int64_t i) const {
       return load<uint8_t>(p, i) ? 1 : 0;
     case DType::kF32:
     case DType::kF16:
+    case DType::kBF16:
     case DType::kF64:
       return int64_t(get_f64(i));  // truncation toward zero, like a C cast
   }

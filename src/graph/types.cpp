@@ -11,6 +11,8 @@ const char* dtype_name(DType d) {
       return "float32";
     case DType::kF16:
       return "float16";
+    case DType::kBF16:
+      return "bfloat16";
     case DType::kF64:
       return "float64";
     case DType::kI8:
@@ -46,6 +48,7 @@ int dtype_bytes(DType d) {
     case DType::kU32:
       return 4;
     case DType::kF16:
+    case DType::kBF16:
     case DType::kI16:
     case DType::kU16:
       return 2;

@@ -22,10 +22,19 @@ enum class DType : uint8_t {
   kBool,
   kU16,
   kU32,
-  kU64
+  kU64,
+  kBF16  // bfloat16: the upper 16 bits of a float32
 };
 const char* dtype_name(DType d);  // "float32", "int64", "bool", ...
 int dtype_bytes(DType d);         // bool: 1
+// Whether `code` (a DType stored as an attribute: Cast's `to`, EyeLike's `dtype`) names a DType.
+inline bool is_dtype_code(int64_t code) {
+  return code >= 0 && code <= int64_t(DType::kBF16);  // (kBF16 is the last)
+}
+// float32, float16, bfloat16 or float64.
+inline bool is_float_dtype(DType d) {
+  return d == DType::kF32 || d == DType::kF16 || d == DType::kBF16 || d == DType::kF64;
+}
 
 // A dimension: a constant, or a symbolic expression over named symbols ("N", "seq",
 // "past+seq"; graph/sym_expr.h) not yet bound.

@@ -38,7 +38,7 @@ std::vector<FloatAttr> float_attrs(OpKind k) {
 
 std::vector<TensorType> infer_activation(Node& n) {
   const TensorType& x = input_type(n, 0, n.op == OpKind::Shrink ? "input" : "X");
-  bool is_float = x.dtype == DType::kF32 || x.dtype == DType::kF16 || x.dtype == DType::kF64;
+  bool is_float = is_float_dtype(x.dtype);
   if (n.op == OpKind::Shrink) {
     if (x.dtype == DType::kBool)
       fail_user("{}: input 'input' must be numeric, got bool", n.describe());

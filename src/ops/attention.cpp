@@ -59,8 +59,7 @@ std::vector<TensorType> infer_attention(Node& n) {
   if (k.rank() != q.rank() || v.rank() != q.rank())
     fail_user("{}: inputs 'Q' {}, 'K' {} and 'V' {} must have the same rank", n.describe(), q.str(),
               k.str(), v.str());
-  if (q.dtype != DType::kF32 && q.dtype != DType::kF64 && q.dtype != DType::kF16)
-    fail_user("{}: input 'Q' {} must be float", n.describe(), q.str());
+  if (!is_float_dtype(q.dtype)) fail_user("{}: input 'Q' {} must be float", n.describe(), q.str());
   require_same_dtype(n, q, k, "Q", "K");
   require_same_dtype(n, q, v, "Q", "V");
   Heads hq = heads_of(n, q, "Q", "q_num_heads");
@@ -174,8 +173,7 @@ std::vector<TensorType> infer_rotary(Node& n) {
   const TensorType& x = input_type(n, 0, "X");
   if (x.rank() != 3 && x.rank() != 4)
     fail_user("{}: input 'X' {} must be 3-D or 4-D", n.describe(), x.str());
-  if (x.dtype != DType::kF32 && x.dtype != DType::kF64 && x.dtype != DType::kF16)
-    fail_user("{}: input 'X' {} must be float", n.describe(), x.str());
+  if (!is_float_dtype(x.dtype)) fail_user("{}: input 'X' {} must be float", n.describe(), x.str());
   Heads h = heads_of(n, x, "X", "num_heads");
   int64_t rot = n.attrs.get_int("rotary_embedding_dim", 0);
   if (rot == 0) rot = h.size;

@@ -14,7 +14,7 @@ namespace {
 std::vector<TensorType> infer_causal_conv(Node& n) {
   const TensorType& x = input_type(n, 0, "input");
   const TensorType& w = input_type(n, 1, "weight");
-  if (x.dtype != DType::kF32 && x.dtype != DType::kF16 && x.dtype != DType::kF64)
+  if (!is_float_dtype(x.dtype))
     fail_user("{}: input 'input' must be a float tensor, got {}", n.describe(),
               dtype_name(x.dtype));
   if (x.rank() != 3)

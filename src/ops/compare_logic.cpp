@@ -49,7 +49,7 @@ std::vector<TensorType> infer_where(Node& n) {
 
 std::vector<TensorType> infer_float_test(Node& n) {
   const TensorType& x = input_type(n, 0, "X");
-  if (x.dtype != DType::kF32 && x.dtype != DType::kF16 && x.dtype != DType::kF64)
+  if (!is_float_dtype(x.dtype))
     fail_user("{}: input 'X' must be a float tensor, got {}", n.describe(), dtype_name(x.dtype));
   if (n.op == OpKind::IsInf) {
     n.attrs.set("detect_negative", int64_t(n.attrs.get_int("detect_negative", 1) != 0));

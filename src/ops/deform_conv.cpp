@@ -22,7 +22,7 @@ std::vector<TensorType> infer_deform_conv(Node& n) {
   const TensorType& x = input_type(n, 0, "X");
   const TensorType& w = input_type(n, 1, "W");
   const TensorType& off = input_type(n, 2, "offset");
-  if (x.dtype != DType::kF32 && x.dtype != DType::kF16 && x.dtype != DType::kF64)
+  if (!is_float_dtype(x.dtype))
     fail_user("{}: input 'X' {} must be a float tensor", n.describe(), x.str());
   require_same_dtype(n, x, w, "X", "W");
   require_same_dtype(n, x, off, "X", "offset");

@@ -10,7 +10,7 @@ namespace {
 std::vector<TensorType> infer_det(Node& n) {
   const TensorType& x = input_type(n, 0, "X");
   require_rank_at_least(n, x, 2, "X");
-  if (x.dtype != DType::kF32 && x.dtype != DType::kF16 && x.dtype != DType::kF64)
+  if (!is_float_dtype(x.dtype))
     fail_user("{}: input 'X' must be a float tensor, got {}", n.describe(), dtype_name(x.dtype));
   size_t r = size_t(x.rank());
   merge_dims(n, x.shape[r - 2], x.shape[r - 1], "rows and columns of X");

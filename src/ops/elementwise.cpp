@@ -47,7 +47,7 @@ std::vector<TensorType> infer_cast(Node& n) {
   }
   if (!n.attrs.has("to")) fail_user("{}: missing required attribute 'to'", n.describe());
   int64_t to = n.attrs.get_int("to", -1);
-  if (to < 0 || to > int64_t(DType::kBool))
+  if (!graph::is_dtype_code(to))
     fail_user("{}: attribute 'to' = {} is not a valid dtype", n.describe(), to);
   TensorType t = input_type(n, 0, "input");
   t.dtype = DType(to);
@@ -57,7 +57,7 @@ std::vector<TensorType> infer_cast(Node& n) {
 // BitCast: the same bytes read as dtype `to` (a graph::DType) of the same width.
 std::vector<TensorType> infer_bitcast(Node& n) {
   int64_t to = n.attrs.get_int("to", -1);
-  if (to < 0 || to > int64_t(DType::kBool))
+  if (!graph::is_dtype_code(to))
     fail_user("{}: attribute 'to' = {} is not a valid dtype", n.describe(), to);
   TensorType t = input_type(n, 0, "input");
   if (dtype_bytes(t.dtype) != dtype_bytes(DType(to)))
@@ -107,7 +107,7 @@ void add_elementwise_ops(std::vector<OpInfo>& t) {
   UNARY(Identity)
 #undef UNARY
 
-      OpInfo gelu = unary(OpKind::Gelu, "Gelu");
+  OpInfo gelu = unary(OpKind::Gelu, "Gelu");
   gelu.attrs = {{"approximate", AttrType::kString}};
   gelu.infer_fn = infer_gelu;
   t.push_back(gelu);

@@ -15,7 +15,7 @@ double output_elements(const Node& n) {
 }
 
 bool is_float(DType d) {
-  return d == DType::kF32 || d == DType::kF16 || d == DType::kF64;
+  return is_float_dtype(d);
 }
 
 std::vector<TensorType> infer_variadic(Node& n) {

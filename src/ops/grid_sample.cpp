@@ -16,7 +16,7 @@ namespace ingot::ops::detail {
 namespace {
 
 bool is_float(DType d) {
-  return d == DType::kF32 || d == DType::kF16 || d == DType::kF64;
+  return is_float_dtype(d);
 }
 
 void check_choice(const Node& n, const char* attr, const std::string& v,

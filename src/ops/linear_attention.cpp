@@ -16,7 +16,7 @@ namespace ingot::ops::detail {
 namespace {
 
 bool is_float(DType d) {
-  return d == DType::kF32 || d == DType::kF16 || d == DType::kF64;
+  return is_float_dtype(d);
 }
 
 // The static packed size (dim 2) of a 3-D (batch, seq, packed) input divided by `heads`.

@@ -8,6 +8,17 @@ namespace ingot::ops::detail {
 
 namespace {
 
+// The output dtype of a product: its operands', or the attribute `out_dtype` where a graph pass
+// set one (convert_bfloat16: bfloat16 operands accumulated and written in float32).
+DType product_dtype(const Node& n, const TensorType& operands) {
+  if (!n.attrs.has("out_dtype")) return operands.dtype;
+  const auto out = DType(n.attrs.get_int("out_dtype", 0));
+  if (operands.dtype != DType::kBF16 || out != DType::kF32)
+    fail_user("{}: out_dtype {} is only for bfloat16 operands accumulated in float32", n.describe(),
+              dtype_name(out));
+  return out;
+}
+
 std::vector<TensorType> infer_gemm(Node& n) {
   const TensorType& a = input_type(n, 0, "A");
   const TensorType& b = input_type(n, 1, "B");
@@ -22,7 +33,11 @@ std::vector<TensorType> infer_gemm(Node& n) {
   std::vector<Dim> out{m, nn};
   if (has_input(n, 2)) {
     const TensorType& c = n.inputs[2]->type;
-    require_same_dtype(n, a, c, "A", "C");
+    if (!n.attrs.has("out_dtype"))
+      require_same_dtype(n, a, c, "A", "C");
+    else if (c.dtype != product_dtype(n, a))
+      fail_user("{}: input 'C' {} must have the output's dtype {}", n.describe(), c.str(),
+                dtype_name(product_dtype(n, a)));
     if (c.rank() > 2 || broadcast_shapes(n, out, c.shape) != out)
       fail_user("{}: C {} does not broadcast to the output shape {}", n.describe(), c.str(),
                 shape_str(out));
@@ -31,7 +46,7 @@ std::vector<TensorType> infer_gemm(Node& n) {
   n.attrs.set("beta", n.attrs.get_float("beta", 1.0));
   n.attrs.set("transA", int64_t(ta));
   n.attrs.set("transB", int64_t(tb));
-  return {TensorType{a.dtype, out}};
+  return {TensorType{product_dtype(n, a), out}};
 }
 
 double gemm_flops(const Node& n) {
@@ -81,7 +96,7 @@ std::vector<TensorType> infer_matmul(Node& n) {
   std::vector<Dim> out = broadcast_shapes(n, batch_a, batch_b);
   if (!promote_a) out.push_back(sa[sa.size() - 2]);
   if (!promote_b) out.push_back(sb[sb.size() - 1]);
-  TensorType result{a.dtype, out};
+  TensorType result{product_dtype(n, a), out};
   // The fused epilogue (graph pass fuse_epilogue): a bias row [N], a summand Z of the output's
   // type and an activation: y = act(A B + bias + Z).
   if (has_input(n, 2)) {
@@ -115,17 +130,19 @@ void add_matmul_ops(std::vector<OpInfo>& t) {
               {{"alpha", AttrType::kFloat},
                {"beta", AttrType::kFloat},
                {"transA", AttrType::kInt},
-               {"transB", AttrType::kInt}}};
+               {"transB", AttrType::kInt},
+               {"out_dtype", AttrType::kInt}}};
   gemm.min_inputs = 2;
   gemm.max_inputs = 3;
   gemm.infer_fn = infer_gemm;
   gemm.flops_fn = gemm_flops;
   t.push_back(gemm);
 
-  OpInfo mm{OpKind::MatMul,
-            "MatMul",
-            PatternKind::kOutEWiseFusable,
-            {{"perm_a", AttrType::kInts}, {"perm_b", AttrType::kInts}}};
+  OpInfo mm{
+      OpKind::MatMul,
+      "MatMul",
+      PatternKind::kOutEWiseFusable,
+      {{"perm_a", AttrType::kInts}, {"perm_b", AttrType::kInts}, {"out_dtype", AttrType::kInt}}};
   for (AttrSpec& a : epilogue_attr_specs()) mm.attrs.push_back(a);
   mm.min_inputs = 2;
   mm.max_inputs = 4;

@@ -124,7 +124,7 @@ std::vector<TensorType> infer_lpnorm(Node& n) {
 std::vector<TensorType> infer_lrn(Node& n) {
   const TensorType& x = input_type(n, 0, "X");
   require_rank_at_least(n, x, 2, "X");
-  if (x.dtype != DType::kF32 && x.dtype != DType::kF16 && x.dtype != DType::kF64)
+  if (!is_float_dtype(x.dtype))
     fail_user("{}: input 'X' must be a float tensor, got {}", n.describe(), dtype_name(x.dtype));
   int64_t size = n.attrs.get_int("size", 0);
   if (size < 1) fail_user("{}: attribute 'size' must be positive, got {}", n.describe(), size);

@@ -69,7 +69,7 @@ std::vector<TensorType> infer_max_unpool(Node& n) {
   const TensorType& x = input_type(n, 0, "X");
   const TensorType& idx = input_type(n, 1, "I");
   require_rank_at_least(n, x, 3, "X");
-  if (x.dtype != DType::kF32 && x.dtype != DType::kF16 && x.dtype != DType::kF64)
+  if (!is_float_dtype(x.dtype))
     fail_user("{}: input 'X' must be a float tensor, got {}", n.describe(), dtype_name(x.dtype));
   if (idx.dtype != DType::kI64)
     fail_user("{}: input 'I' must be int64, got {}", n.describe(), dtype_name(idx.dtype));

@@ -11,7 +11,7 @@ namespace ingot::ops::detail {
 namespace {
 
 bool is_float(DType d) {
-  return d == DType::kF32 || d == DType::kF16 || d == DType::kF64;
+  return is_float_dtype(d);
 }
 bool is_quantized(DType d) {
   return d == DType::kU8 || d == DType::kI8 || d == DType::kU16 || d == DType::kI16;

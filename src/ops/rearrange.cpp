@@ -72,7 +72,7 @@ std::vector<TensorType> infer_eye_like(Node& n) {
   const TensorType& x = input_type(n, 0, "input");
   if (x.rank() != 2) fail_user("{}: input must be 2-D, got {}", n.describe(), x.str());
   int64_t dtype = n.attrs.get_int("dtype", int64_t(x.dtype));
-  if (dtype < 0 || dtype > int64_t(DType::kBool))
+  if (!graph::is_dtype_code(dtype))
     fail_user("{}: attribute 'dtype' = {} is not a valid dtype", n.describe(), dtype);
   n.attrs.set("dtype", dtype);
   n.attrs.set("k", n.attrs.get_int("k", 0));

@@ -83,7 +83,7 @@ std::vector<TensorType> infer_recurrent(Node& n) {
   const TensorType& r = input_type(n, 2, "R");
   require_same_dtype(n, x, w, "X", "W");
   require_same_dtype(n, x, r, "X", "R");
-  if (x.dtype != DType::kF32 && x.dtype != DType::kF16 && x.dtype != DType::kF64)
+  if (!is_float_dtype(x.dtype))
     fail_user("{}: input X {} must be a float tensor", n.describe(), x.str());
   for (auto [t, what] : {std::pair{&x, "X"}, {&w, "W"}, {&r, "R"}})
     if (t->rank() != 3) fail_user("{}: input '{}' {} must be 3-D", n.describe(), what, t->str());

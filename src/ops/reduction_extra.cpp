@@ -31,7 +31,7 @@ std::vector<TensorType> infer_arg(Node& n) {
 std::vector<TensorType> infer_softmax_like(Node& n) {
   const TensorType& x = input_type(n, 0, "input");
   require_rank_at_least(n, x, 1, "input");
-  if (x.dtype != DType::kF32 && x.dtype != DType::kF16 && x.dtype != DType::kF64)
+  if (!is_float_dtype(x.dtype))
     fail_user("{}: input must be a float tensor, got {}", n.describe(), dtype_name(x.dtype));
   n.attrs.set("axis", normalize_axis(n, n.attrs.get_int("axis", -1), x.rank(), "axis"));
   return {x};

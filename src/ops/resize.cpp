@@ -67,8 +67,7 @@ int64_t static_dim(const Node& n, const TensorType& x, int64_t d, const char* wh
 void check_values_input(const Node& n, const graph::Value* v, const char* what, bool is_float,
                         int64_t want) {
   const DType t = v->type.dtype;
-  const bool dtype_ok =
-      is_float ? (t == DType::kF32 || t == DType::kF16 || t == DType::kF64) : t == DType::kI64;
+  const bool dtype_ok = is_float ? is_float_dtype(t) : t == DType::kI64;
   if (!dtype_ok || v->type.rank() != 1 || !v->type.is_static() || v->type.shape[0].value != want)
     fail_user("{}: input '{}' must be a 1-D {} tensor of {} values, got {}", n.describe(), what,
               is_float ? "float" : "int64", want, v->type.str());

@@ -14,7 +14,7 @@ std::vector<TensorType> infer_roi_align(Node& n) {
   const TensorType& x = input_type(n, 0, "X");
   const TensorType& rois = input_type(n, 1, "rois");
   const TensorType& idx = input_type(n, 2, "batch_indices");
-  if (x.dtype != DType::kF32 && x.dtype != DType::kF16 && x.dtype != DType::kF64)
+  if (!is_float_dtype(x.dtype))
     fail_user("{}: input 'X' {} must be a float tensor", n.describe(), x.str());
   require_same_dtype(n, x, rois, "X", "rois");
   if (idx.dtype != DType::kI64 && idx.dtype != DType::kI32)

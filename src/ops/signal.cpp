@@ -12,7 +12,7 @@ namespace ingot::ops::detail {
 namespace {
 
 bool is_float(DType d) {
-  return d == DType::kF32 || d == DType::kF16 || d == DType::kF64;
+  return is_float_dtype(d);
 }
 
 void require_flag(Node& n, const char* name, int64_t def) {

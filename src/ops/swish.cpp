@@ -9,7 +9,7 @@ namespace ingot::ops::detail {
 namespace {
 
 void require_float(const Node& n, const TensorType& t, const char* what) {
-  if (t.dtype != DType::kF32 && t.dtype != DType::kF16 && t.dtype != DType::kF64)
+  if (!is_float_dtype(t.dtype))
     fail_user("{}: input '{}' must be a float tensor, got {}", n.describe(), what,
               dtype_name(t.dtype));
 }

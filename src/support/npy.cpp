@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstring>
 
+#include "support/bfloat16.h"
 #include "support/error.h"
 #include "support/half.h"
 
@@ -22,10 +23,21 @@ struct DescrEntry {
 };
 
 constexpr DescrEntry kDescrs[] = {
-    {'f', 2, {2, 16}, "float16"}, {'f', 4, {2, 32}, "float32"}, {'f', 8, {2, 64}, "float64"},
-    {'i', 1, {0, 8}, "int8"},     {'i', 2, {0, 16}, "int16"},   {'i', 4, {0, 32}, "int32"},
-    {'i', 8, {0, 64}, "int64"},   {'u', 1, {1, 8}, "uint8"},    {'u', 2, {1, 16}, "uint16"},
-    {'u', 4, {1, 32}, "uint32"},  {'u', 8, {1, 64}, "uint64"},  {'b', 1, {6, 8}, "bool"},
+    {'f', 2, {2, 16}, "float16"},
+    {'f', 4, {2, 32}, "float32"},
+    {'f', 8, {2, 64}, "float64"},
+    {'i', 1, {0, 8}, "int8"},
+    {'i', 2, {0, 16}, "int16"},
+    {'i', 4, {0, 32}, "int32"},
+    {'i', 8, {0, 64}, "int64"},
+    {'u', 1, {1, 8}, "uint8"},
+    {'u', 2, {1, 16}, "uint16"},
+    {'u', 4, {1, 32}, "uint32"},
+    {'u', 8, {1, 64}, "uint64"},
+    {'b', 1, {6, 8}, "bool"},
+    // bfloat16 as numpy with ml_dtypes saves it: its dtype's str, '<V2' (2-byte raw elements;
+    // np.load gives '|V2', which `.view(ml_dtypes.bfloat16)` reads back)
+    {'V', 2, {4, 16}, "bfloat16"},
 };
 
 const DescrEntry* find_descr(const std::string& descr) {
@@ -187,6 +199,8 @@ std::optional<double> npy_element(NpyElementType type, const uint8_t* data, int6
   if (code == 2 && bits == 32) return get(float{});
   if (code == 2 && bits == 64) return get(double{});
   if (code == 2 && bits == 16) return half_bits_to_double(static_cast<uint16_t>(get(uint16_t{})));
+  if (code == 4 && bits == 16)
+    return bfloat16_bits_to_float(static_cast<uint16_t>(get(uint16_t{})));
   if (code == 0 && bits == 8) return get(int8_t{});
   if (code == 0 && bits == 16) return get(int16_t{});
   if (code == 0 && bits == 32) return get(int32_t{});

@@ -19,15 +19,16 @@ struct NpyArray {
   int64_t num_elements() const;
 };
 
-// An element type as DLPack spells it (code: 0 int, 1 uint, 2 float, 6 bool).
+// An element type as DLPack spells it (code: 0 int, 1 uint, 2 float, 4 bfloat, 6 bool).
 struct NpyElementType {
   uint8_t code;
   uint8_t bits;
   bool operator==(const NpyElementType&) const = default;
 };
 
-// The element type of a numpy descr ('<f4', '=i8', '|u1', '|b1', '?'), or nullopt when
-// unsupported (big-endian, structured, complex, strings, ...).
+// The element type of a numpy descr ('<f4', '=i8', '|u1', '|b1', '?'; '<V2' / '|V2' is bfloat16,
+// as numpy with ml_dtypes saves it), or nullopt when unsupported (big-endian, structured,
+// complex, strings, ...).
 std::optional<NpyElementType> npy_element_type(const std::string& descr);
 // The canonical descr of an element type ("<f4"), or "" when numpy has no such type.
 std::string npy_descr(NpyElementType type);

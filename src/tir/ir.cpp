@@ -20,6 +20,9 @@ std::string DataType::str() const {
     case kFloat:
       base = fmt::format("float{}", bits);
       break;
+    case DataType::kBFloat:
+      base = fmt::format("bfloat{}", bits);
+      break;
     case kHandle:
       base = "handle";
       break;

@@ -38,7 +38,7 @@ std::optional<WidenedProduct> match_widened_product(const BufferStore& st) {
     const auto* cast = e.as<Cast>();
     const BufferLoad* ld = cast ? cast->value.as<BufferLoad>() : nullptr;
     const DataType t = ld ? ld->buffer->dtype : DataType::f32();
-    return ld && t.is_float() && t.bits == 16 && t.is_scalar() ? ld : nullptr;
+    return ld && t.is_float16() && t.is_scalar() ? ld : nullptr;
   };
   const BufferLoad* a = half_load(mul->a);
   const BufferLoad* b = half_load(mul->b);

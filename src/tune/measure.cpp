@@ -137,7 +137,7 @@ double max_relative_difference(const std::string& a_npz, const std::string& b_np
     if (a[k].name != b[k].name || a[k].shape != b[k].shape || a[k].dtype != b[k].dtype || !type)
       return kMismatch;
     // Integers (exact arithmetic whatever the schedule) must be equal.
-    const bool integer = type->code != 2;
+    const bool integer = type->code != 2 && type->code != 4;  // not float / bfloat
     for (int64_t i = 0; i < a[k].num_elements(); ++i) {
       std::optional<double> x = npy_element(*type, a[k].data.data(), i),
                             y = npy_element(*type, b[k].data.data(), i);

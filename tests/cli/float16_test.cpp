@@ -130,7 +130,8 @@ TEST_F(Float16Test, DtypeFloat16ComputesAFloat32ModelInFloat16) {
   compare_dtypes_with_ort({"g", "p"});
   auto r = ingot("compile " + path("model.onnx") + " --dtype bfloat8 -o " + path("bad.so"));
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "error: --dtype: 'bfloat8' is not supported (valid: float32, float16)\n");
+  EXPECT_EQ(r.err,
+            "error: --dtype: 'bfloat8' is not supported (valid: float32, float16, bfloat16)\n");
   EXPECT_FALSE(std::filesystem::exists(path("bad.so")));
 }
 

@@ -64,9 +64,10 @@ TEST(OnnxErrors, ConvWithIntegerInput) {
   b.init(f32_tensor("w", {1, 1, 1, 1}, {1.f}));
   b.node("Conv", {"x", "w"}, {"y"}, "c");
   b.output("y");
-  EXPECT_EQ(user_error([&] { b.import(); }),
-            "node 'c' (Conv): input 'X' has dtype int8; only float32, float16 and float64 are "
-            "supported");
+  EXPECT_EQ(
+      user_error([&] { b.import(); }),
+      "node 'c' (Conv): input 'X' has dtype int8; only float32, float16, bfloat16 and float64 "
+      "are supported");
 }
 
 TEST(OnnxErrors, BadAutoPadGeluApproximateAndCastTarget) {

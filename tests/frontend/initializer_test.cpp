@@ -171,9 +171,30 @@ TEST(OnnxInitializers, SizeMismatchesAndUnsupportedDtype) {
             "initializer 'w' is too large (shape [1073741824,1073741824])");
   onnx::TensorProto s;
   s.set_name("w");
-  s.set_data_type(onnx::TensorProto::BFLOAT16);
+  s.set_data_type(onnx::TensorProto::COMPLEX64);
   EXPECT_EQ(user_error([&] { passthrough(s).import(); }),
-            "initializer 'w' has unsupported dtype BFLOAT16");
+            "initializer 'w' has unsupported dtype COMPLEX64");
+}
+
+// bfloat16 initializers: raw bytes, or one element's bits per int32_data entry (as float16).
+TEST(OnnxInitializers, BFloat16FromRawDataAndInt32Data) {
+  onnx::TensorProto raw;
+  raw.set_name("w");
+  raw.set_data_type(onnx::TensorProto::BFLOAT16);
+  raw.add_dims(3);
+  const uint8_t bytes[] = {0x80, 0x3f, 0xc0, 0xbf, 0x80, 0x7f};  // 1, -1.5, +inf
+  raw.set_raw_data(bytes, sizeof(bytes));
+  onnx::TensorProto typed = raw;
+  typed.clear_raw_data();
+  for (int32_t bits : {0x3f80, 0xbfc0, 0x7f80}) typed.add_int32_data(bits);
+  for (const onnx::TensorProto& t : {raw, typed}) {
+    auto g = passthrough(t).import();
+    const graph::Tensor& w = constant_of(*g, "w");
+    EXPECT_EQ(w.dtype(), DType::kBF16);
+    EXPECT_EQ(w.get_f64(0), 1.0);
+    EXPECT_EQ(w.get_f64(1), -1.5);
+    EXPECT_EQ(w.get_f64(2), INFINITY);
+  }
 }
 
 onnx::TensorProto external_tensor(const std::string& location, int64_t offset, int64_t length) {

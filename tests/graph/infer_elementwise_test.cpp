@@ -50,6 +50,12 @@ TEST(InferElementwise, Cast) {
   Attrs a;
   a.set("to", int64_t(DType::kI32));
   EXPECT_EQ(OneNode(OpKind::Cast, {F32({"N", 2})}, a).infer(), T(DType::kI32, {"N", 2}));
+  // Every dtype is a valid target, those declared after bool too (once refused as invalid).
+  for (DType to : {DType::kU16, DType::kU32, DType::kU64, DType::kBF16}) {
+    Attrs late;
+    late.set("to", int64_t(to));
+    EXPECT_EQ(OneNode(OpKind::Cast, {F32({2})}, late).infer(), T(to, {2})) << dtype_name(to);
+  }
   Attrs bad;
   bad.set("to", int64_t(99));
   OneNode t(OpKind::Cast, {F32({2})}, bad);

@@ -389,6 +389,7 @@ TEST(PassManager, LevelsDisabledPassesTimesAndErrors) {
             "trim_conv_taps, separate_resize, "
             "fuse_layer_norm, fuse_gelu, "
             "fuse_softmax, fuse_swish, fold_transpose_matmul, fuse_epilogue, convert_float16, "
+            "convert_bfloat16, "
             "layout_nchwc, winograd_conv, dead_code, fuse_ops)");
 }
 

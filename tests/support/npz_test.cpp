@@ -255,7 +255,12 @@ TEST(NpyDType, DescrMapping) {
   EXPECT_EQ(ingot::npy_descr({2, 64}), "<f8");
   EXPECT_EQ(ingot::npy_descr({0, 8}), "|i1");
   EXPECT_EQ(ingot::npy_descr({6, 8}), "|b1");
-  EXPECT_EQ(ingot::npy_descr({4, 16}), "");  // bfloat16: no numpy type
+  // bfloat16: the raw 2-byte descr numpy with ml_dtypes writes; np.load gives '|V2' back
+  EXPECT_EQ(ingot::npy_descr({4, 16}), "<V2");
+  EXPECT_EQ(ingot::npy_element_type("<V2"), (ingot::NpyElementType{4, 16}));
+  EXPECT_EQ(ingot::npy_element_type("|V2"), (ingot::NpyElementType{4, 16}));
+  EXPECT_FALSE(ingot::npy_element_type("|V4").has_value());
+  EXPECT_EQ(ingot::npy_dtype_name("<V2"), "bfloat16");
   EXPECT_EQ(ingot::npy_dtype_name("<i8"), "int64");
   EXPECT_EQ(ingot::npy_item_size("<f2"), 2u);
 }

@@ -96,7 +96,9 @@ void add_compile_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--dtype", args->options.dtype,
                   "float16: compute the model in float16 (weights converted at compile time, "
-                  "reductions in float32, inputs and outputs still float32)")
+                  "reductions in float32, inputs and outputs still float32); bfloat16: products "
+                  "by constant weights (MatMul, Gemm) in bfloat16 with float32 accumulation, "
+                  "weights stored as bfloat16, the rest float32")
       ->capture_default_str();
   cmd->add_option("--tuning-records", args->options.tuning_records,
                   "JSON-lines records from `ingot tune`: each kernel whose task has a record for "

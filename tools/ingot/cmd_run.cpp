@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "ingot/runtime.hpp"
+#include "support/bfloat16.h"
 #include "support/error.h"
 #include "support/half.h"
 #include "support/npz.h"
@@ -104,6 +105,8 @@ std::string format_value(IngotDType dtype, const uint8_t* p) {
   if (dtype.code == 2 && dtype.bits == 64) return fmt::format("{:g}", get(double{}));
   if (dtype.code == 2 && dtype.bits == 16)
     return fmt::format("{:g}", half_bits_to_double(get(uint16_t{})));
+  if (dtype.code == 4 && dtype.bits == 16)
+    return fmt::format("{:g}", bfloat16_bits_to_float(get(uint16_t{})));
   if (dtype.code == 6) return p[0] ? "True" : "False";
   if (dtype.code == 0 && dtype.bits == 64) return fmt::format("{}", get(int64_t{}));
   if (dtype.code == 0 && dtype.bits == 32) return fmt::format("{}", get(int32_t{}));

@@ -50,7 +50,8 @@ void add_tune_command(CLI::App& app, int& exit_code) {
                   "convolutions' channel blocks on CPUs: auto (one block per class of "
                   "convolutions that share it, chosen in the model), default")
       ->capture_default_str();
-  cmd->add_option("--dtype", args->options.compile.dtype, "float32 or float16 (as compile)")
+  cmd->add_option("--dtype", args->options.compile.dtype,
+                  "float32, float16 or bfloat16 (as compile)")
       ->capture_default_str();
   cmd->add_option("--trials", args->options.trials,
                   "measured candidates over all tasks, each task's default schedule included")

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <map>
 
+#include "support/bfloat16.h"
 #include "support/error.h"
 #include "support/host_caches.h"
 
@@ -57,13 +58,9 @@ void store_element(IngotDType dtype, double value, uint8_t* dst) {
       else if (dtype.bits == 64)
         put(value);
       return;
-    case 4: {  // bfloat16: the upper half of a float32
-      float f = static_cast<float>(value);
-      uint32_t bits;
-      std::memcpy(&bits, &f, 4);
-      put(static_cast<uint16_t>(bits >> 16));
+    case 4:  // bfloat16: the upper half of a float32, rounded to nearest even
+      put(float_to_bfloat16_bits(static_cast<float>(value)));
       return;
-    }
     default: {  // int, uint, bool: truncate like numpy's astype
       auto i = static_cast<int64_t>(value);
       std::memcpy(dst, &i, std::min<size_t>(8, ingot_dtype_bytes(dtype)));
@@ -180,7 +177,7 @@ std::vector<NpyArray> bind_inputs(const std::string& inputs, const std::string& 
     }
     std::vector<uint8_t> data = fill_input(info, fill_mode, rng);
     std::string descr = npy_descr({info.dtype.code, info.dtype.bits});
-    if (descr.empty()) {  // (no numpy dtype: bfloat16) the session's own copy
+    if (descr.empty()) {  // (no .npy form) the session's own copy
       session.set_input_copy(i, data.data(), data.size());
       continue;
     }

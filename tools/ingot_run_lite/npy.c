@@ -19,14 +19,15 @@ static int fail(char* err, size_t size, const char* fmt, ...) {
   return -1;
 }
 
-/* descr ("<f4", "|b1", "<i8", ...) <-> IngotDType (DLPack codes: 0 int, 1 uint, 2 float, 6 bool) */
+/* descr ("<f4", "|b1", "<i8", ...) <-> IngotDType (DLPack codes: 0 int, 1 uint, 2 float, 4 bfloat,
+ * 6 bool); bfloat16 is "<V2" (or "|V2"), as numpy with ml_dtypes saves it (docs/bfloat16.md) */
 static int dtype_of_descr(const char* d, IngotDType* t) {
   size_t n = strlen(d);
   if (n < 3 || (d[0] != '<' && d[0] != '|' && d[0] != '=')) return -1;
   char kind = d[1];
   int bytes = atoi(d + 2);
   if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8) return -1;
-  if (d[0] == '|' && bytes != 1) return -1;
+  if (d[0] == '|' && bytes != 1 && kind != 'V') return -1;
   t->lanes = 1;
   t->bits = (uint8_t)(bytes * 8);
   switch (kind) {
@@ -43,6 +44,10 @@ static int dtype_of_descr(const char* d, IngotDType* t) {
     case 'f':
       if (bytes == 1) return -1;
       t->code = 2;
+      return 0;
+    case 'V':
+      if (bytes != 2) return -1;
+      t->code = 4;
       return 0;
     default:
       return -1;
@@ -63,6 +68,10 @@ static int descr_of_dtype(IngotDType t, char* out, size_t size) {
     case 2:
       if (bytes == 1) return -1;
       kind = 'f';
+      break;
+    case 4:
+      if (bytes != 2) return -1;
+      kind = 'V';
       break;
     case 6:
       kind = 'b';

@@ -95,6 +95,19 @@ static inline uint16_t ingot_f2h(float f) {
   return (uint16_t)(sign | r);
 }
 static inline float ingot_round_f16(float x) { return ingot_h2f(ingot_f2h(x)); }
+/* bfloat16 in memory as its bits (the upper half of a float32), computed in float32. */
+static inline float ingot_bf2f(uint16_t h) {
+  ingot_f32_bits v;
+  v.u = (uint32_t)h << 16;
+  return v.f;
+}
+static inline uint16_t ingot_f2bf(float f) {
+  ingot_f32_bits v;
+  v.f = f;
+  if (f != f) return (uint16_t)(((v.u >> 16) & 0x8000u) | 0x7fc0u); /* NaN: quiet, its sign */
+  return (uint16_t)((v.u + 0x7fffu + ((v.u >> 16) & 1u)) >> 16); /* ties to even */
+}
+static inline float ingot_round_bf16(float x) { return ingot_bf2f(ingot_f2bf(x)); }
 static inline double ingot_sigmoid_f64(double x) { return 1.0 / (1.0 + exp(-x)); }
 )";
 
@@ -176,6 +189,8 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
         if (t.bits == 32 || t.bits == 16) return "float";  // float16 computed in float32
         if (t.bits == 64) return "double";
         break;
+      case DataType::kBFloat:
+        return "float";  // computed in float32
       case DataType::kInt:
         if (t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64)
           return fmt::format("int{}_t", t.bits);
@@ -191,13 +206,16 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
     }
     unsupported("data type " + t.str());
   }
-  // The element type of a buffer in memory: bool is one byte, float16 its bits.
+  // The element type of a buffer in memory: bool is one byte, float16 and bfloat16 their bits.
   std::string storage_type(DataType t) {
     if (t.is_bool()) return "uint8_t";
     if (is_f16(t)) return "uint16_t";
     return scalar_type(t);
   }
+  // A 16-bit float, IEEE or bfloat16: computed in float32, its bits in memory.
   static bool is_f16(DataType t) { return t.is_float() && t.bits == 16; }
+  // The helpers' names of `t`'s 16-bit form ("h": float16, "bf": bfloat16).
+  static std::string half_kind(DataType t) { return t.is_bfloat16() ? "bf" : "h"; }
   // A float16 tensor in memory holds bits; a local float16 array holds floats.
   bool packed(const BufferNode* b) const { return is_f16(b->dtype) && !float_backed_.count(b); }
   // The helpers' suffix for an expression's type ("i32", "f32").
@@ -328,7 +346,9 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
   std::string visit_Cast(const Cast* op, const Expr& e) override {
     std::string v = visit_expr(op->value);
     if (op->dtype.is_bool()) return "(" + v + " != 0)";
-    if (is_f16(op->dtype)) return "ingot_round_f16((float)" + v + ")";
+    if (is_f16(op->dtype))
+      return std::string(op->dtype.is_bfloat16() ? "ingot_round_bf16" : "ingot_round_f16") +
+             "((float)" + v + ")";
     return "((" + type_of(e) + ")" + v + ")";
   }
   std::string visit_Call(const Call* op, const Expr&) override {
@@ -370,7 +390,8 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
   }
   std::string visit_BufferLoad(const BufferLoad* op, const Expr&) override {
     std::string v = buffer_name(op->buffer.get()) + "[" + element(*op->buffer, op->indices) + "]";
-    return packed(op->buffer.get()) ? "ingot_h2f(" + v + ")" : v;
+    if (!packed(op->buffer.get())) return v;
+    return "ingot_" + half_kind(op->buffer->dtype) + "2f(" + v + ")";
   }
   std::string visit_Ramp(const Ramp*, const Expr&) override { return vector_code(); }
   std::string visit_Broadcast(const Broadcast*, const Expr&) override { return vector_code(); }
@@ -407,7 +428,7 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
   void visit_BufferStore(const BufferStore* op, const Stmt&) override {
     std::string v = visit_expr(op->value);
     if (op->buffer->dtype.is_bool()) v = "(uint8_t)(" + v + ")";
-    if (packed(op->buffer.get())) v = "ingot_f2h(" + v + ")";
+    if (packed(op->buffer.get())) v = "ingot_f2" + half_kind(op->buffer->dtype) + "(" + v + ")";
     line(buffer_name(op->buffer.get()) + "[" + element(*op->buffer, op->indices) + "] = " + v +
          ";");
   }

@@ -8,8 +8,8 @@
 // than int wrapped back to its type. An int64 expression is computed in int32_t where it and
 // every int64 value inside it provably fit (codegen/gpu/index_width.h: int32_subexpressions),
 // which a 32-bit microcontroller needs; a signed floor division (modulo) by a power of two is a
-// shift (mask). float16 tensors are stored as their bits and computed in float32 (portable
-// conversions with ties to even; a cast to float16 rounds).
+// shift (mask). float16 and bfloat16 tensors are stored as their bits and computed in float32
+// (portable conversions with ties to even; a cast to either rounds).
 #pragma once
 
 #include <cstdint>

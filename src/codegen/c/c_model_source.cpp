@@ -25,7 +25,7 @@ std::string tensor_c_type(const tir::DataType& t) {
   if (t.is_bool()) return "uint8_t";
   if (t.is_float() && t.bits == 32) return "float";
   if (t.is_float() && t.bits == 64) return "double";
-  if (t.is_float() && t.bits == 16) return "uint16_t";  // float16 bits
+  if (t.is_float() && t.bits == 16) return "uint16_t";  // float16 / bfloat16 bits
   if (t.is_int()) return fmt::format("int{}_t", t.bits);
   if (t.is_uint()) return fmt::format("uint{}_t", t.bits);
   fail_user("the c target cannot pass a tensor of {} across the entry", t.str());

@@ -195,8 +195,7 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
   // float16 is stored as OpenCL's half (read and written with vload_half / vstore_half, which need
   // no cl_khr_fp16) or as CUDA's 16 bits (converted by cvt).
   std::string storage_type(DataType t) {
-    if (t.is_float() && t.bits == 16 && t.is_scalar())
-      return dialect_ == Dialect::kOpenCL ? "half" : "ushort";
+    if (t.is_float16() && t.is_scalar()) return dialect_ == Dialect::kOpenCL ? "half" : "ushort";
     if (t.code == DataType::kInt && t.bits == 64 && t.is_scalar()) return "long";
     return t.is_bool() ? "uchar" : scalar_type(t);
   }
@@ -220,7 +219,7 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
     return false;
   }
 
-  static bool is_f16(DataType t) { return t.is_float() && t.bits == 16; }
+  static bool is_f16(DataType t) { return t.is_float16(); }  // (bfloat16 is unsupported here)
 
   void line(const std::string& s) { out_ += std::string(size_t(indent_) * 2, ' ') + s + "\n"; }
 

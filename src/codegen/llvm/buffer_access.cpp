@@ -128,6 +128,7 @@ llvm::Value* KernelLowering::load(const BufferLoad& op) {
     v = b_.CreateMaskedGather(vt, lane_pointers(b_, elem, base, f), align);
   }
   if (buf.dtype.is_bool()) v = b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
+  if (buf.dtype.is_bfloat16()) v = bfloat16_widen(v);
   return v;
 }
 
@@ -149,6 +150,7 @@ void KernelLowering::store(const BufferStore& op) {
   llvm::Value* base = base_of(buf);
   llvm::Value* value = expr(op.value);
   if (buf.dtype.is_bool()) value = b_.CreateZExt(value, storage_type_of(op.value.dtype()));
+  if (buf.dtype.is_bfloat16()) value = bfloat16_bits(value);
   auto lower = [this](const Expr& e) { return to_i64(e); };
   FlatIndex f = flatten(buf, op.indices, lower, b_);
   llvm::Type* elem = storage_type_of(buf.dtype);

@@ -5,6 +5,7 @@
 
 #include "codegen/llvm/kernel_lowering.h"
 #include "codegen/llvm/math.h"
+#include "support/bfloat16.h"
 #include "support/error.h"
 #include "tir/expr.h"
 
@@ -25,8 +26,10 @@ llvm::Value* KernelLowering::expr(const Expr& e) {
   switch (e.tag()) {
     case NodeTag::IntImm:
       return llvm::ConstantInt::get(type_of(t), uint64_t(e.as<IntImm>()->value), t.is_int());
-    case NodeTag::FloatImm:
-      return llvm::ConstantFP::get(type_of(t), e.as<FloatImm>()->value);
+    case NodeTag::FloatImm: {
+      double v = e.as<FloatImm>()->value;
+      return llvm::ConstantFP::get(type_of(t), t.is_bfloat16() ? round_to_bfloat16(v) : v);
+    }
     case NodeTag::Var: {
       auto it = vars_.find(e.as<VarNode>());
       INGOT_ICHECK(it != vars_.end(), "codegen: variable '{}' is not bound in kernel '{}'",
@@ -190,6 +193,10 @@ llvm::Value* KernelLowering::cast(DataType from, DataType to, llvm::Value* v) {
     llvm::Value* zero = llvm::Constant::getNullValue(v->getType());
     return from.is_float() ? b_.CreateFCmpUNE(v, zero) : b_.CreateICmpNE(v, zero);
   }
+  // bfloat16 values are float32 in registers: from one, a float32 cast; to one, a float32 cast
+  // and the rounding (bfloat16.cpp).
+  if (from.is_bfloat16()) return cast(DataType::f32(from.lanes), to, v);
+  if (to.is_bfloat16()) return bfloat16_round(cast(from, DataType::f32(to.lanes), v));
   if (from.is_float() && to.is_float()) {
     // float16 <-> float64 goes through float32: targets convert those natively (F16C) where
     // a direct conversion would be a compiler-rt call the artifact cannot import.

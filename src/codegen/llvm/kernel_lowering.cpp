@@ -60,6 +60,9 @@ llvm::Type* KernelLowering::type_of(DataType t) {
       else if (t.bits == 64)
         s = llvm::Type::getDoubleTy(ctx_);
       break;
+    case DataType::kBFloat:  // float32 in registers (bfloat16.cpp); its bits in memory
+      s = llvm::Type::getFloatTy(ctx_);
+      break;
   }
   INGOT_ICHECK(s != nullptr, "no LLVM type for {}", t.str());
   return t.lanes > 1 ? llvm::FixedVectorType::get(s, t.lanes) : s;
@@ -67,6 +70,7 @@ llvm::Type* KernelLowering::type_of(DataType t) {
 
 llvm::Type* KernelLowering::storage_type_of(DataType t) {
   if (t.is_bool()) return type_of(DataType{DataType::kUInt, 8, t.lanes});
+  if (t.is_bfloat16()) return type_of(DataType{DataType::kUInt, 16, t.lanes});
   return type_of(t);
 }
 

@@ -69,6 +69,13 @@ class KernelLowering {
   // (nibble_lookup.cpp); nullptr when `op` is not that or the target lacks them.
   llvm::Value* nibble_to_float(const tir::Cast& op);
 
+  // bfloat16 (bfloat16.cpp): its values are float32 in registers and its 16 bits in memory.
+  // The float32 value of bfloat16 bits (i16 lanes); float32 lanes rounded to the nearest
+  // bfloat16 value (ties to even, NaNs kept quiet), still float32; and that rounding's bits.
+  llvm::Value* bfloat16_widen(llvm::Value* bits);
+  llvm::Value* bfloat16_round(llvm::Value* f);
+  llvm::Value* bfloat16_bits(llvm::Value* f);
+
   // Buffer access (buffer_access.cpp): a bound buffer's base pointer, loads, prefetches, stores.
   llvm::Value* base_of(const tir::BufferNode& buf) const;
   llvm::Value* load(const tir::BufferLoad& op);

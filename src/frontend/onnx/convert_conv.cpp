@@ -9,10 +9,9 @@ namespace {
 
 void require_float(NodeConverter& c, const graph::Value* v, const char* what) {
   auto dtype = NodeConverter::known_dtype(v);
-  if (dtype && *dtype != graph::DType::kF32 && *dtype != graph::DType::kF16 &&
-      *dtype != graph::DType::kF64)
-    c.fail("input '{}' has dtype {}; only float32, float16 and float64 are supported", what,
-           graph::dtype_name(*dtype));
+  if (dtype && !graph::is_float_dtype(*dtype))
+    c.fail("input '{}' has dtype {}; only float32, float16, bfloat16 and float64 are supported",
+           what, graph::dtype_name(*dtype));
 }
 
 void convert_conv(NodeConverter& c) {

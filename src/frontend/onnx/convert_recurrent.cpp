@@ -13,9 +13,8 @@ void convert_recurrent(NodeConverter& c) {
   constexpr bool lstm = K == ops::OpKind::LSTM;
   graph::Value* x = c.input(0, "X");
   auto dtype = NodeConverter::known_dtype(x);
-  if (dtype && *dtype != graph::DType::kF32 && *dtype != graph::DType::kF16 &&
-      *dtype != graph::DType::kF64)
-    c.fail("input 'X' has dtype {}; only float32, float16 and float64 are supported",
+  if (dtype && !graph::is_float_dtype(*dtype))
+    c.fail("input 'X' has dtype {}; only float32, float16, bfloat16 and float64 are supported",
            graph::dtype_name(*dtype));
   std::vector<graph::Value*> inputs = {x, c.input(1, "W"), c.input(2, "R")};
   int max_inputs = lstm ? 8 : 6;

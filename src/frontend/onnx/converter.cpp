@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "frontend/onnx/tensor_proto.h"
+#include "support/bfloat16.h"
 
 namespace ingot::frontend::detail {
 
@@ -331,6 +332,9 @@ graph::TensorPtr make_scalar(graph::DType dtype, double value) {
       break;
     case DType::kF16:
       b = scalar_bytes(float_to_half_bits(float(value)));
+      break;
+    case DType::kBF16:
+      b = scalar_bytes(float_to_bfloat16_bits(float(value)));
       break;
     case DType::kI8:
       b = scalar_bytes(int8_t(value));

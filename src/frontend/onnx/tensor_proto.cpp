@@ -53,6 +53,7 @@ std::pair<std::vector<uint8_t>, int64_t> typed_bytes(const onnx::TensorProto& t,
     case DType::kU64:
       return {pack<uint64_t>(t.uint64_data()), t.uint64_data_size()};
     case DType::kF16:
+    case DType::kBF16:  // the bits, one element per int32 (as float16)
       return {pack<uint16_t>(t.int32_data()), t.int32_data_size()};
     case DType::kBool: {
       std::vector<uint8_t> out;
@@ -139,6 +140,8 @@ std::optional<DType> dtype_from_onnx(int32_t code) {
       return DType::kF32;
     case TP::FLOAT16:
       return DType::kF16;
+    case TP::BFLOAT16:
+      return DType::kBF16;
     case TP::DOUBLE:
       return DType::kF64;
     case TP::INT8:

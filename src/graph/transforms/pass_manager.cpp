@@ -9,6 +9,7 @@
 
 #include "graph/printer.h"
 #include "graph/transforms/collapse_reshape_transpose.h"
+#include "graph/transforms/convert_bfloat16.h"
 #include "graph/transforms/convert_float16.h"
 #include "graph/transforms/cse.h"
 #include "graph/transforms/dead_code.h"
@@ -90,6 +91,14 @@ const std::vector<GraphPass>& optimization_passes() {
        [](Graph& g, const PassOptions& o) {
          if (!o.float16) return;
          convert_float16(g);
+         infer_types(g);
+       }},
+      {"convert_bfloat16", 0,
+       "with --dtype bfloat16: products by constant weights read bfloat16 weights and "
+       "activations and accumulate in float32; the rest stays float32",
+       [](Graph& g, const PassOptions& o) {
+         if (!o.bfloat16) return;
+         convert_bfloat16(g);
          infer_types(g);
        }},
       {"layout_nchwc", 1,

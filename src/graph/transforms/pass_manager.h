@@ -26,6 +26,8 @@ struct PassOptions {
   std::optional<ChannelBlockPolicy> channel_blocks = std::nullopt;
   // --dtype float16: convert_float16 runs (after the fusions, which match float32 patterns).
   bool float16 = false;
+  // --dtype bfloat16: convert_bfloat16 runs (where convert_float16 would).
+  bool bfloat16 = false;
   // --conv-algorithm: which 3 x 3 convolutions winograd_conv runs as Winograd (with
   // channel_blocks set; graph/transforms/winograd_conv.h).
   std::string conv_algorithm = "auto";

@@ -29,6 +29,8 @@ DataType to_tir_dtype(graph::DType d) {
       return DataType::f32();
     case graph::DType::kF16:
       return DataType::f16();
+    case graph::DType::kBF16:
+      return DataType::bf16();
     case graph::DType::kF64:
       return DataType::f64();
     case graph::DType::kI8:

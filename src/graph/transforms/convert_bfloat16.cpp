@@ -1,0 +1,81 @@
+// convert_bfloat16 (see convert_bfloat16.h).
+#include "graph/transforms/convert_bfloat16.h"
+
+#include <map>
+#include <string>
+
+#include "graph/tensor.h"
+#include "ops/op.h"
+#include "support/bfloat16.h"
+
+namespace ingot::graph {
+
+namespace {
+
+std::string fresh_name(const Graph& g, const std::string& base) {
+  std::string name = base;
+  for (int k = 1; g.find_value(name) != nullptr; ++k) name = base + "_" + std::to_string(k);
+  return name;
+}
+
+TensorPtr to_bfloat16(const Tensor& t) {
+  const int64_t n = t.num_elements();
+  std::vector<uint8_t> bytes(size_t(n) * 2);
+  for (int64_t i = 0; i < n; ++i) {
+    uint16_t h = float_to_bfloat16_bits(float(t.get_f64(i)));
+    bytes[size_t(2 * i)] = uint8_t(h & 0xff);
+    bytes[size_t(2 * i + 1)] = uint8_t(h >> 8);
+  }
+  return std::make_shared<Tensor>(DType::kBF16, t.shape(), std::move(bytes));
+}
+
+// A float32 MatMul / Gemm of an activation A by a constant weight B.
+bool is_weight_product(const Node& n) {
+  if (n.op != ops::OpKind::MatMul && n.op != ops::OpKind::Gemm) return false;
+  if (n.inputs.size() < 2 || n.inputs[0] == nullptr || n.inputs[1] == nullptr) return false;
+  const Value* a = n.inputs[0];
+  const Value* b = n.inputs[1];
+  return !a->is_constant() && b->is_constant() && a->type.dtype == DType::kF32 &&
+         b->type.dtype == DType::kF32 && n.outputs[0]->type.dtype == DType::kF32;
+}
+
+}  // namespace
+
+BFloat16Stats convert_bfloat16(Graph& g) {
+  BFloat16Stats stats;
+  std::map<const Value*, Value*> weights;      // float32 constant -> its bfloat16 copy
+  std::map<const Value*, Value*> activations;  // float32 activation -> its Cast to bfloat16
+  std::vector<Node*> products;
+  for (const auto& n : g.nodes())
+    if (is_weight_product(*n)) products.push_back(n.get());
+  for (Node* n : products) {
+    Value* b = n->inputs[1];
+    auto w = weights.find(b);
+    if (w == weights.end()) {
+      TensorPtr half = to_bfloat16(*b->constant);
+      stats.constant_bytes_saved += b->constant->nbytes() - half->nbytes();
+      ++stats.constants;
+      // A new value: the float32 constant may have other readers (they keep it; it is dropped
+      // when it has none).
+      w = weights.emplace(b, g.add_constant(fresh_name(g, b->name + "_bfloat16"), half)).first;
+    }
+    n->inputs[1] = w->second;
+    Value* a = n->inputs[0];
+    auto c = activations.find(a);
+    if (c == activations.end()) {
+      Attrs attrs;
+      attrs.set("to", int64_t(DType::kBF16));
+      const std::string name = fresh_name(g, a->name + "_bfloat16");
+      Node* cast = g.add_node(ops::OpKind::Cast, name, {a}, {name}, attrs);
+      c = activations.emplace(a, cast->outputs[0]).first;
+    }
+    n->inputs[0] = c->second;
+    n->attrs.set("out_dtype", int64_t(DType::kF32));
+    ++stats.products;
+  }
+  g.remove_dead();
+  g.topo_sort();
+  return stats;
+}
+
+}  // namespace ingot::graph

@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""ctest wrapper: bfloat16 end to end (issue 48), against references independent of ingot.
+- bfloat16 tensors across the artifact's interface and in kernels, on llvm and c: a model that
+  widens a bfloat16 input, scales it and rounds it back, against ml_dtypes' conversions
+  (round to nearest even) element for element, exactly: NaN, infinities, ties, subnormals,
+  overflow to infinity. Its bfloat16 output comes back in numpy-with-ml_dtypes' .npz form
+  ('<V2', docs/cli.md); tools/ingot_run_lite reads and writes the same .npy form.
+- `--dtype bfloat16` on an MLP (MatMul + Add + Relu, then Gemm with a bias): against a numpy
+  emulation of what the option computes (weights and product inputs rounded to bfloat16 by
+  ml_dtypes, the products in float64), rtol 1e-5 with an absolute floor of 1e-5 of the output's
+  RMS (ingot accumulates in float32); against ONNX Runtime's float32 run at the issue's tolerance
+  (rtol 2e-2, atol 2e-2 of the output's largest magnitude); and it must differ from float32 by
+  more than float32 rounding (the option is applied). The artifact of a 512 x 1024 weight is at
+  least 0.9 MiB smaller than float32's (weights stored as bfloat16).
+- `--dtype bfloat16` with a bad value is one clear error.
+Prints one line per check and `N passed, N failed`.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
+import parity  # noqa: E402  (compare_outputs, the one output checker; load_npz)
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+results = []
+
+
+def record(name, ok, detail=""):
+    results.append(ok)
+    print(f"{'PASS' if ok else 'FAIL'} {name}{': ' + detail if detail else ''}", flush=True)
+
+
+def save(graph, path, opset=17):
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    onnx.save(model, path)
+
+
+def compile_model(ingot, model, so, *extra):
+    r = subprocess.run([ingot, "compile", model, "-o", so, *extra], capture_output=True,
+                       text=True)
+    return r.returncode == 0, r.stderr.strip()
+
+
+def run(ingot, so, work, feeds):
+    inp, outp = os.path.join(work, "in.npz"), os.path.join(work, "out.npz")
+    np.savez(inp, **feeds)
+    r = subprocess.run([ingot, "run", so, "--inputs", inp, "--outputs", outp],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        return None, r.stderr.strip()
+    return parity.load_npz(outp), npz_descrs(outp)
+
+
+def npz_descrs(path):
+    """{member: the 'descr' its .npy header spells} (np.load reads '<V2' back as '|V2')."""
+    out = {}
+    with zipfile.ZipFile(path) as z:
+        for name in z.namelist():
+            head = z.read(name)[:256].decode("latin-1")
+            m = re.search(r"'descr': *'([^']*)'", head)
+            out[name[:-4] if name.endswith(".npy") else name] = m.group(1) if m else None
+    return out
+
+
+def special_values():
+    """float32 values whose bfloat16 rounding is a corner case, then random ones."""
+    one = np.float32(1.0)
+    ulp = np.float32(2.0 ** -7)  # bfloat16's spacing at 1
+    v = [0.0, -0.0, 1.0, -1.0, one + ulp / 2, one + 3 * ulp / 2, one + ulp / 2 + 2.0 ** -20,
+         np.inf, -np.inf, np.nan, 3.0e38, -3.0e38, 1.0e-39, -2.5e-40, 65504.0, 1.0 / 3.0]
+    rng = np.random.default_rng(7)
+    rand = rng.standard_normal(64 - len(v)) * np.exp(rng.uniform(-20, 20, 64 - len(v)))
+    return np.concatenate([np.array(v, np.float32), rand.astype(np.float32)]).reshape(8, 8)
+
+
+def check_interface(ingot, work):
+    # x (bfloat16) -> float32 -> * 3 -> bfloat16 (y); and x widened (w, float32)
+    nodes = [helper.make_node("Cast", ["x"], ["xf"], to=TensorProto.FLOAT),
+             helper.make_node("Mul", ["xf", "three"], ["s"]),
+             helper.make_node("Cast", ["s"], ["y"], to=TensorProto.BFLOAT16),
+             helper.make_node("Identity", ["xf"], ["w"])]
+    g = helper.make_graph(nodes, "bf16_io",
+                          [helper.make_tensor_value_info("x", TensorProto.BFLOAT16, [8, 8])],
+                          [helper.make_tensor_value_info("y", TensorProto.BFLOAT16, [8, 8]),
+                           helper.make_tensor_value_info("w", TensorProto.FLOAT, [8, 8])],
+                          [numpy_helper.from_array(np.array(3.0, np.float32), "three")])
+    path = os.path.join(work, "bf16_io.onnx")
+    save(g, path)
+    # the input: the corner cases rounded to bfloat16 by ml_dtypes (not by ingot)
+    x = special_values().astype(BF16)
+    with np.errstate(over="ignore"):  # 3e38 * 3 overflows to infinity, as it must
+        want = {"y": (x.astype(np.float32) * np.float32(3)).astype(BF16),
+                "w": x.astype(np.float32)}
+    for target in ("llvm", "c"):
+        so = os.path.join(work, f"bf16_io.{target}.so")
+        ok, err = compile_model(ingot, path, so, "--target", target)
+        if not ok:
+            record(f"bfloat16 interface [{target}] compiles", False, err)
+            continue
+        got, descrs = run(ingot, so, work, {"x": x})
+        if got is None:
+            record(f"bfloat16 interface [{target}] runs", False, descrs)
+            continue
+        record(f"bfloat16 interface [{target}] writes its bfloat16 output as '<V2'",
+               descrs.get("y") == "<V2" and descrs.get("w") == "<f4", str(descrs))
+        ok, msg = parity.compare_outputs(want, got, 0.0, 0.0, ref_name="ml_dtypes")
+        record(f"bfloat16 interface [{target}] exact (NaN, inf, ties, subnormals, overflow)",
+               ok, msg)
+        if target == "llvm":
+            check_lite_runner(ingot, so, work, x, want)
+
+
+def check_lite_runner(ingot, so, work, x, want):
+    """tools/ingot_run_lite reads and writes bfloat16 .npy files ('<V2') too."""
+    runner = next((p / "tools" / "ingot_run_lite" / "ingot_run_lite"
+                   for p in Path(ingot).resolve().parents
+                   if (p / "tools" / "ingot_run_lite" / "ingot_run_lite").exists()), None)
+    if runner is None:
+        record("ingot_run_lite found next to the ingot build", False)
+        return
+    xin, out = os.path.join(work, "x.npy"), os.path.join(work, "lite.out")
+    os.makedirs(out, exist_ok=True)
+    np.save(xin, x)
+    r = subprocess.run([str(runner), so, "-i", xin, "-o", out], capture_output=True, text=True)
+    if r.returncode != 0:
+        record("ingot_run_lite runs the bfloat16 interface", False, r.stderr.strip())
+        return
+    got = {}
+    for line in Path(out, "outputs.txt").read_text().splitlines():
+        k, name = line.split("\t", 1)
+        got[name] = np.load(os.path.join(out, f"{k}.npy"))
+        if got[name].dtype.kind == "V":
+            got[name] = got[name].view(BF16)
+    ok, msg = parity.compare_outputs(want, got, 0.0, 0.0, ref_name="ml_dtypes",
+                                     got_name="ingot_run_lite")
+    record("ingot_run_lite reads and writes bfloat16 .npy ('<V2') exactly", ok, msg)
+
+
+def mlp_model(path, k, h, n, rng):
+    w1 = (rng.standard_normal((k, h)) / np.sqrt(k)).astype(np.float32)
+    b1 = (rng.standard_normal(h) * 0.1).astype(np.float32)
+    w2 = (rng.standard_normal((h, n)) / np.sqrt(h)).astype(np.float32)
+    b2 = (rng.standard_normal(n) * 0.1).astype(np.float32)
+    nodes = [helper.make_node("MatMul", ["x", "w1"], ["p"]),
+             helper.make_node("Add", ["p", "b1"], ["q"]),
+             helper.make_node("Relu", ["q"], ["r"]),
+             helper.make_node("Gemm", ["r", "w2", "b2"], ["y"])]
+    g = helper.make_graph(nodes, "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                                                       [4, k])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, n])],
+                          [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(b1, "b1"),
+                           numpy_helper.from_array(w2, "w2"), numpy_helper.from_array(b2, "b2")])
+    save(g, path)
+    return w1, b1, w2, b2
+
+
+def bf(a):
+    """a rounded to bfloat16 by ml_dtypes, as float64."""
+    return np.asarray(a, np.float32).astype(BF16).astype(np.float64)
+
+
+def check_mlp(ingot, work):
+    rng = np.random.default_rng(11)
+    path = os.path.join(work, "mlp.onnx")
+    w1, b1, w2, b2 = mlp_model(path, 256, 192, 40, rng)
+    so = os.path.join(work, "mlp.bf16.so")
+    ok, err = compile_model(ingot, path, so, "--dtype", "bfloat16")
+    record("--dtype bfloat16 MLP compiles", ok, err)
+    if not ok:
+        return
+    sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    for t in range(2):
+        x = (rng.standard_normal((4, 256)) * (1 + t)).astype(np.float32)
+        got, descrs = run(ingot, so, work, {"x": x})
+        if got is None:
+            record(f"--dtype bfloat16 MLP run {t}", False, descrs)
+            continue
+        # the option's arithmetic: products of bfloat16-rounded operands, the rest float
+        h = np.maximum(bf(x) @ bf(w1) + b1, 0)
+        emulated = {"y": (bf(h) @ bf(w2) + b2).astype(np.float32)}
+        ok, msg = parity.compare_outputs(emulated, got, 1e-5, 1e-5, atol_scale="rms",
+                                         finite_ref=True, ref_name="bfloat16 emulation")
+        record(f"--dtype bfloat16 MLP run {t} vs numpy's bfloat16 emulation", ok, msg)
+        f32 = {"y": sess.run(None, {"x": x})[0]}
+        ok, msg = parity.compare_outputs(f32, got, 2e-2, 2e-2, atol_scale="max",
+                                         finite_ref=True, ref_name="ONNX Runtime float32")
+        record(f"--dtype bfloat16 MLP run {t} vs ONNX Runtime float32 (rtol 2e-2)", ok, msg)
+        applied = not parity.compare_outputs(f32, got, 1e-4, 1e-4, atol_scale="rms")[0]
+        record(f"--dtype bfloat16 MLP run {t} is not float32 (the products are bfloat16)",
+               applied)
+
+
+def check_weight_bytes(ingot, work):
+    rng = np.random.default_rng(5)
+    path = os.path.join(work, "wide.onnx")
+    w = rng.standard_normal((512, 1024)).astype(np.float32)
+    g = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "wide",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 512])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 1024])],
+                          [numpy_helper.from_array(w, "w")])
+    save(g, path)
+    sizes = {}
+    for dtype in ("float32", "bfloat16"):
+        so = os.path.join(work, f"wide.{dtype}.so")
+        ok, err = compile_model(ingot, path, so, "--dtype", dtype)
+        if not ok:
+            record(f"512x1024 weight compiles with --dtype {dtype}", False, err)
+            return
+        sizes[dtype] = os.path.getsize(so)
+    saved = sizes["float32"] - sizes["bfloat16"]
+    record("--dtype bfloat16 stores the 2 MiB weight in half (>= 0.9 MiB smaller)",
+           saved >= 0.9 * 2 ** 20, f"float32 {sizes['float32']} B, bfloat16 {sizes['bfloat16']} B")
+
+
+def check_bad_dtype(ingot, work):
+    path = os.path.join(work, "mlp.onnx")
+    so = os.path.join(work, "bad.so")
+    r = subprocess.run([ingot, "compile", path, "-o", so, "--dtype", "bfloat8"],
+                       capture_output=True, text=True)
+    lines = r.stderr.strip().splitlines()
+    record("--dtype bfloat8 is one clear error and no artifact",
+           r.returncode != 0 and len(lines) == 1 and "bfloat16" in lines[0] and
+           "--dtype" in lines[0] and not os.path.exists(so), r.stderr.strip())
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ingot", required=True)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="ingot-bf16-") as work:
+        check_interface(args.ingot, work)
+        check_mlp(args.ingot, work)
+        check_weight_bytes(args.ingot, work)
+        check_bad_dtype(args.ingot, work)
+    passed = sum(results)
+    print(f"{passed} passed, {len(results) - passed} failed")
+    return 0 if passed == len(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -182,6 +182,11 @@ bool Target::int8_dot_quads(int lanes) const {
          (has_feature("avxvnni") || (has_feature("avx512vnni") && has_feature("avx512vl")));
 }
 
+bool Target::bf16_dot_pairs(int lanes) const {
+  if (!is_x86() || !has_feature("avx512bf16")) return false;
+  return lanes == 16 || (lanes == 8 && has_feature("avx512vl"));
+}
+
 bool Target::is_x86() const {
   return kind == kLLVM && (triple.rfind("x86_64", 0) == 0 || triple.rfind("i686", 0) == 0);
 }

@@ -46,6 +46,10 @@ struct Target {
   // of four (VPDPBUSD): AVX-VNNI or AVX512-VNNI (with AVX512VL at 256 bits). The int8 rule's
   // group and the codegen's instruction both follow it (rules/int8_matmul.h, llvm/int_dot.cpp).
   bool int8_dot_quads(int lanes) const;
+  // x86: whether `lanes` float32 lanes (8: 256-bit, 16: 512-bit) take bfloat16 pair products
+  // (VDPBF16PS): AVX512-BF16 (with AVX512VL at 256 bits). The bfloat16 rule's tile and the
+  // codegen's instruction both follow it (rules/bf16_matmul.h, llvm/bf16_dot.cpp).
+  bool bf16_dot_pairs(int lanes) const;
   // cuda: the compute capability of -arch as a number (sm_90: 90); 0 for other kinds.
   int sm_version() const;
   // Canonical spec; Target::parse(t.str()) describes the same target on any host.

@@ -196,6 +196,20 @@ Expr Call::make(Intrinsic op, std::vector<Expr> args) {
                  args[0].dtype().str(), args[1].dtype().str(), args[2].dtype().str());
     return Expr(std::make_shared<const Call>(acc, op, std::move(args)));
   }
+  // dot_bf16(acc, a, b): acc float32 x L; a and b bfloat16 vectors of 2L lanes: lane l of the
+  // result is acc[l] + a[2l] * b[2l] + a[2l + 1] * b[2l + 1] in float32 (VDPBF16PS where the
+  // target has AVX512-BF16; codegen/llvm/bf16_dot.cpp).
+  if (op == Intrinsic::dot_bf16) {
+    const DataType acc = args[0].defined() ? args[0].dtype() : DataType();
+    bool ok = acc.is_float() && !acc.is_bfloat16() && acc.bits == 32 && acc.lanes > 1;
+    for (int i = 1; ok && i < 3; ++i)
+      ok = args[i].defined() && args[i].dtype() == DataType::bf16(2 * acc.lanes);
+    INGOT_ICHECK(ok,
+                 "dot_bf16 takes a float32 vector and two bfloat16 vectors of twice its lanes, "
+                 "got {}, {}, {}",
+                 args[0].dtype().str(), args[1].dtype().str(), args[2].dtype().str());
+    return Expr(std::make_shared<const Call>(acc, op, std::move(args)));
+  }
   // warp_shuffle_down(value, lanes): the value of the lane `lanes` above in the warp (GPU only).
   const bool shuffle = op == Intrinsic::warp_shuffle_down;
   for (size_t i = 0; i < args.size(); ++i) {

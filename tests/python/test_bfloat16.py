@@ -5,7 +5,9 @@
   (round to nearest even) element for element, exactly: NaN, infinities, ties, subnormals,
   overflow to infinity. Its bfloat16 output comes back in numpy-with-ml_dtypes' .npz form
   ('<V2', docs/cli.md); tools/ingot_run_lite reads and writes the same .npy form.
-- `--dtype bfloat16` on an MLP (MatMul + Add + Relu, then Gemm with a bias): against a numpy
+- `--dtype bfloat16` on an MLP (MatMul + Add + Relu, then Gemm with a bias), for the host (its
+  products VDPBF16PS where it has AVX512-BF16) and, on an x86 host with AVX2, for
+  `-mcpu=haswell` (the portable pair product): against a numpy
   emulation of what the option computes (weights and product inputs rounded to bfloat16 by
   ml_dtypes, the products in float64), rtol 1e-5 with an absolute floor of 1e-5 of the output's
   RMS (ingot accumulates in float32); against ONNX Runtime's float32 run at the issue's tolerance
@@ -174,13 +176,17 @@ def bf(a):
     return np.asarray(a, np.float32).astype(BF16).astype(np.float64)
 
 
-def check_mlp(ingot, work):
+def check_mlp(ingot, work, target):
+    """target: None (the host: VDPBF16PS where it has AVX512-BF16) or an AVX2 target (the
+    portable pair product)."""
     rng = np.random.default_rng(11)
     path = os.path.join(work, "mlp.onnx")
     w1, b1, w2, b2 = mlp_model(path, 256, 192, 40, rng)
     so = os.path.join(work, "mlp.bf16.so")
-    ok, err = compile_model(ingot, path, so, "--dtype", "bfloat16")
-    record("--dtype bfloat16 MLP compiles", ok, err)
+    tag = f" [{target or 'host'}]"
+    ok, err = compile_model(ingot, path, so, "--dtype", "bfloat16",
+                            *(["--target", target] if target else []))
+    record("--dtype bfloat16 MLP compiles" + tag, ok, err)
     if not ok:
         return
     sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
@@ -188,21 +194,26 @@ def check_mlp(ingot, work):
         x = (rng.standard_normal((4, 256)) * (1 + t)).astype(np.float32)
         got, descrs = run(ingot, so, work, {"x": x})
         if got is None:
-            record(f"--dtype bfloat16 MLP run {t}", False, descrs)
+            record(f"--dtype bfloat16 MLP run {t}" + tag, False, descrs)
             continue
         # the option's arithmetic: products of bfloat16-rounded operands, the rest float
         h = np.maximum(bf(x) @ bf(w1) + b1, 0)
         emulated = {"y": (bf(h) @ bf(w2) + b2).astype(np.float32)}
         ok, msg = parity.compare_outputs(emulated, got, 1e-5, 1e-5, atol_scale="rms",
                                          finite_ref=True, ref_name="bfloat16 emulation")
-        record(f"--dtype bfloat16 MLP run {t} vs numpy's bfloat16 emulation", ok, msg)
+        record(f"--dtype bfloat16 MLP run {t} vs numpy's bfloat16 emulation" + tag, ok, msg)
         f32 = {"y": sess.run(None, {"x": x})[0]}
         ok, msg = parity.compare_outputs(f32, got, 2e-2, 2e-2, atol_scale="max",
                                          finite_ref=True, ref_name="ONNX Runtime float32")
-        record(f"--dtype bfloat16 MLP run {t} vs ONNX Runtime float32 (rtol 2e-2)", ok, msg)
+        record(f"--dtype bfloat16 MLP run {t} vs ONNX Runtime float32 (rtol 2e-2)" + tag, ok, msg)
         applied = not parity.compare_outputs(f32, got, 1e-4, 1e-4, atol_scale="rms")[0]
-        record(f"--dtype bfloat16 MLP run {t} is not float32 (the products are bfloat16)",
+        record(f"--dtype bfloat16 MLP run {t} is not float32 (the products are bfloat16)" + tag,
                applied)
+
+
+def host_runs_avx2():
+    flags = open("/proc/cpuinfo").read() if os.path.exists("/proc/cpuinfo") else ""
+    return " avx2" in flags and " fma" in flags
 
 
 def check_weight_bytes(ingot, work):
@@ -244,7 +255,9 @@ def main():
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="ingot-bf16-") as work:
         check_interface(args.ingot, work)
-        check_mlp(args.ingot, work)
+        check_mlp(args.ingot, work, None)
+        if host_runs_avx2():
+            check_mlp(args.ingot, work, "llvm -mcpu=haswell")
         check_weight_bytes(args.ingot, work)
         check_bad_dtype(args.ingot, work)
     passed = sum(results)

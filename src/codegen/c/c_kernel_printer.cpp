@@ -366,6 +366,8 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
         return fmt::format("rint{}({})", f, a[0]);
       case Intrinsic::warp_shuffle_down:
         fail_internal("kernel {}: a warp shuffle reached the C backend", f_.name);
+      case Intrinsic::dot_bf16:
+        fail_internal("kernel {}: a bfloat16 micro-kernel reached the C backend", f_.name);
       case Intrinsic::pow:
       case Intrinsic::fmod:
         return fmt::format("{}{}({}, {})", intrinsic_name(op->op), f, a[0], a[1]);

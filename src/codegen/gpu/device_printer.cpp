@@ -346,7 +346,8 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
       case Intrinsic::round:
         return "rint(" + a[0] + ")";
       case Intrinsic::dot_i32:
-        unsupported("integer dot products (a CPU micro-kernel's)");
+      case Intrinsic::dot_bf16:
+        unsupported("dot products (a CPU micro-kernel's)");
       case Intrinsic::warp_shuffle_down:
         if (dialect_ != Dialect::kCUDA) unsupported("warp shuffles");
         return fmt::format("__shfl_down_sync(0xffffffffu, {}, (int){})", a[0], a[1]);

@@ -58,6 +58,7 @@ llvm::Value* KernelLowering::expr(const Expr& e) {
       auto* n = e.as<Call>();
       if (n->op == Intrinsic::prefetch) return prefetch(*n->args[0].as<BufferLoad>());
       if (n->op == Intrinsic::dot_i32) return dot_i32(*n);
+      if (n->op == Intrinsic::dot_bf16) return dot_bf16(*n);
       std::vector<llvm::Value*> args;
       for (const Expr& a : n->args) args.push_back(expr(a));
       return lower_intrinsic(b_, module_, n->op, args);

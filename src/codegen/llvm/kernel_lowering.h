@@ -83,6 +83,12 @@ class KernelLowering {
   // VNNI extension and the operands are uint8 x int8 in groups of 4, VPMADDWD plus an add for
   // int16 pairs on AVX2 / AVX-512BW, else a portable widening sequence (int_dot.cpp).
   llvm::Value* dot_i32(const tir::Call& op);
+  // The bfloat16 pair product dot_bf16 (tir/ir.cpp Call::make): VDPBF16PS where the target has
+  // AVX512-BF16 (256 bits also needing AVX512VL), else widened products and adds (bf16_dot.cpp).
+  llvm::Value* dot_bf16(const tir::Call& op);
+  // The bits (i16 lanes) of a bfloat16 expression: a load's or a shuffle of loads' own bits,
+  // else its float32 value rounded (exact for bfloat16 values).
+  llvm::Value* bfloat16_operand_bits(const tir::Expr& e);
   // A prefetch of the element `op` addresses (tir prefetch intrinsic); its value is 0.
   llvm::Value* prefetch(const tir::BufferLoad& op);
   void store(const tir::BufferStore& op);

@@ -163,6 +163,8 @@ Value* lower_float(llvm::IRBuilderBase& b, llvm::Module& m, tir::Intrinsic op,
       fail_internal("codegen: prefetch is lowered with its address, not its value");
     case I::dot_i32:
       fail_internal("codegen: dot_i32 is lowered by KernelLowering::dot_i32 (int_dot.cpp)");
+    case I::dot_bf16:
+      fail_internal("codegen: dot_bf16 is lowered by KernelLowering::dot_bf16 (bf16_dot.cpp)");
     case I::tanh:
       return f32 ? tanh_f32(b, a[0]) : call_libm(b, m, "tanh", a[0]);
     case I::erf:

@@ -6,6 +6,7 @@
 // allocated at the kernel's root, and a pass (with the epilogue, in float32) rounds it into y;
 // the GPU matmul rule folds that pass into the write-back of its per-thread accumulators, so the
 // float32 buffer never reaches memory. A product of two vectors in float16 keeps the row form.
+// bfloat16 operands under a float32 output (--dtype bfloat16) are widened where they are read.
 #include <fmt/format.h>
 
 #include "lower/compute/common.h"
@@ -25,6 +26,14 @@ namespace {
 
 bool accumulates_in_own_dtype(const Buffer& y) {
   return accum_dtype(y->dtype) == y->dtype;
+}
+
+// Operands of the output's dtype, or both bfloat16 under a float32 output (--dtype bfloat16:
+// widened where they are read, accumulated in float32).
+bool operands_fit(const Buffer& a, const Buffer& b, const Buffer& y) {
+  if (a->dtype == y->dtype && b->dtype == y->dtype) return true;
+  return a->dtype == DataType::bf16() && b->dtype == DataType::bf16() &&
+         y->dtype == DataType::f32();
 }
 
 // Whether `bias` is one row added to every row of a [.., N] product (shape [N], [1, N], [1] or
@@ -54,7 +63,7 @@ Stmt matmul_block(const graph::Node& node, const std::vector<Buffer>& inputs,
   const Buffer& y = outputs.at(0);
   check_dtype(node, a.buf, DTypeClass::kNumeric);
   check_dtype(node, b.buf, DTypeClass::kNumeric);
-  if (a.buf->dtype != y->dtype || b.buf->dtype != y->dtype) return Stmt();
+  if (!operands_fit(a.buf, b.buf, y)) return Stmt();
   std::vector<int64_t> as = a.static_shape(), bs = b.static_shape(), ys = const_shape(y);
   if (!accumulates_in_own_dtype(y) && ys.empty()) return Stmt();
   const bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
@@ -104,7 +113,7 @@ Stmt gemm_block(const graph::Node& node, const std::vector<Buffer>& inputs,
   const Buffer& y = outputs.at(0);
   check_dtype(node, a, DTypeClass::kNumeric);
   check_dtype(node, b, DTypeClass::kNumeric);
-  if (a->dtype != y->dtype || b->dtype != y->dtype) return Stmt();
+  if (!operands_fit(a, b, y)) return Stmt();
   const GemmAttrs g(node);
   const bool has_c = g.uses_c(c);
   std::vector<int64_t> as = const_shape(a), ys = const_shape(y);

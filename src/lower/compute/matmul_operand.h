@@ -96,7 +96,8 @@ inline bool keeps_batch_dims(const std::vector<int64_t>& perm) {
   return true;
 }
 
-// A float32 product the CPU schedule rule packs (schedule/rules/matmul.h, dense_matmul):
+// A float32 product the CPU schedule rule packs (schedule/rules/matmul.h, dense_matmul), its
+// operands float32 or both bfloat16 (--dtype bfloat16):
 // MatMul, or Gemm with transA = 0 (alpha other than 1: a scaling pass after the product, whose
 // init is then 0), static shapes, either
 // - B 2-D (constant or not, its transpose allowed), A's leading dims the rows (read through a
@@ -113,10 +114,15 @@ inline bool is_dense_product(const graph::Node& node) {
   const graph::Value* a = node.inputs[0];
   const graph::Value* b = node.inputs[1];
   const graph::Value* y = node.outputs.at(0);
-  auto f32 = [](const graph::Value* v) {
-    return v != nullptr && v->type.dtype == graph::DType::kF32 && v->type.is_static();
+  auto of = [](const graph::Value* v, graph::DType t) {
+    return v != nullptr && v->type.dtype == t && v->type.is_static();
   };
-  if (!f32(a) || !f32(b) || !f32(y) || a->type.rank() < 2 || b->type.rank() < 2) return false;
+  // float32 operands, or bfloat16 ones (--dtype bfloat16: read widened, summed in float32)
+  const graph::DType operands =
+      of(a, graph::DType::kBF16) ? graph::DType::kBF16 : graph::DType::kF32;
+  if (!of(a, operands) || !of(b, operands) || !of(y, graph::DType::kF32) || a->type.rank() < 2 ||
+      b->type.rank() < 2)
+    return false;
   // One 2-D tensor as both operands (x x^T): lowering gives B a parameter of its own.
   if (a == b && a->type.rank() != 2) return false;
   if (gemm) {

@@ -1,6 +1,7 @@
 // The default-schedule stage: the rule registry and its dispatch (see default_rules.h).
 #include "schedule/rules/default_rules.h"
 
+#include "schedule/rules/bf16_matmul.h"
 #include "schedule/rules/conv2d.h"
 #include "schedule/rules/conv_weight_layout.h"
 #include "schedule/rules/depthwise_conv_nchwc.h"
@@ -29,6 +30,7 @@ const std::vector<ScheduleRule>& schedule_rules() {
        },
        is_dense_matmul},
       {kInt8MatmulRule, "llvm", schedule_int8_matmul, is_int8_matmul},
+      {kBFloat16MatmulRule, "llvm", schedule_bf16_matmul, is_bf16_matmul},
       {kSymbolicRowsMatmulRule, "llvm",
        [](Schedule& s, const RuleTarget& t) {
          MatmulConfig cfg;

@@ -27,6 +27,8 @@ inline constexpr const char* kSymbolicRowsMatmulRule = "symbolic_rows_matmul";
 inline constexpr const char* kDequantMatmulRule = "dequant_matmul";
 // is_int8_matmul (int8_matmul.h)
 inline constexpr const char* kInt8MatmulRule = "int8_matmul";
+// is_bf16_matmul (bf16_matmul.h)
+inline constexpr const char* kBFloat16MatmulRule = "bf16_matmul";
 // is_block_product (row_product.h; the c target)
 inline constexpr const char* kRowProductRule = "row_product";
 // kDepthwiseConvRule: rules/depthwise_conv_nchwc.h; kInjectiveRule: rules/injective.h.

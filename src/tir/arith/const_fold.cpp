@@ -161,6 +161,7 @@ double call_value(Intrinsic op, double x, double y) {
     case Intrinsic::warp_shuffle_down:  // another lane's value: never folded
     case Intrinsic::prefetch:           // an effect, not a value
     case Intrinsic::dot_i32:            // vectors of integers
+    case Intrinsic::dot_bf16:           // vectors
       return NAN;
   }
   return NAN;
@@ -212,7 +213,7 @@ class Folder : public ExprFunctor<Expr(const Expr&)> {
   }
   Expr visit_Call(const Call* op, const Expr&) override {
     if (op->op == Intrinsic::warp_shuffle_down || op->op == Intrinsic::prefetch ||
-        op->op == Intrinsic::dot_i32)
+        op->op == Intrinsic::dot_i32 || op->op == Intrinsic::dot_bf16)
       return Expr();
     std::vector<double> v;
     for (const Expr& a : op->args) {

@@ -1,0 +1,120 @@
+// bfloat16 register-tile micro-kernels: names, description and implementation (see bf16_dot.h).
+#include "schedule/intrin/bf16_dot.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "schedule/intrin/int8_dot.h"
+#include "support/error.h"
+#include "tir/op.h"
+#include "tir/region_analysis.h"
+
+namespace ingot::schedule {
+
+using namespace tir;
+
+namespace {
+
+// Why a spec cannot be built, or "".
+std::string spec_problem(const BFloat16TileSpec& s) {
+  if (s.lanes != 16 && s.lanes != 8) return "lanes must be 8 or 16";
+  if (s.mr < 1 || s.mr > 16 || s.nr < s.lanes || s.nr % s.lanes != 0 || s.nr > 4 * s.lanes)
+    return "tile size out of range";
+  if (s.steps < 1) return "no depth";
+  return "";
+}
+
+}  // namespace
+
+std::string bf16_tile_name(const BFloat16TileSpec& s) {
+  return fmt::format("{}_dot_bf16_{}x{}_k{}",
+                     CpuVectorIsa::x86(s.lanes == 16 ? 512 : 256).kernel_prefix(), s.mr, s.nr,
+                     s.steps);
+}
+
+std::optional<BFloat16TileSpec> parse_bf16_tile_name(const std::string& name) {
+  char isa[16] = {};
+  BFloat16TileSpec s;
+  long long steps = 0;
+  int used = 0;
+  if (std::sscanf(name.c_str(), "x86_%15[a-z0-9]_dot_bf16_%dx%d_k%lld%n", isa, &s.mr, &s.nr, &steps,
+                  &used) != 4 ||
+      size_t(used) != name.size())
+    return std::nullopt;
+  const std::string i = isa;
+  if (i != "avx512" && i != "avx2") return std::nullopt;
+  s.lanes = i == "avx512" ? 16 : 8;
+  s.steps = steps;
+  if (!spec_problem(s).empty() || bf16_tile_name(s) != name) return std::nullopt;
+  return s;
+}
+
+int bf16_max_tile_rows(int lanes, int nr) {
+  return int8_max_tile_rows(lanes, nr);  // the same register budget
+}
+
+TensorIntrin make_bf16_tile_intrin(const BFloat16TileSpec& s) {
+  const std::string problem = spec_problem(s);
+  INGOT_ICHECK(problem.empty(), "bfloat16 tile spec {}: {}", bf16_tile_name(s), problem);
+  const DataType bf16 = DataType::bf16(), f32 = DataType::f32();
+  Buffer A = Buffer::make("A", bf16, std::vector<int64_t>{s.mr, s.steps * 2});
+  Buffer B = Buffer::make("Bp", bf16, std::vector<int64_t>{1, s.steps, s.nr, 2});
+  Buffer C = Buffer::make("C", f32, std::vector<int64_t>{s.mr, s.nr});
+  TensorIntrin in;
+  in.name = bf16_tile_name(s);
+  // 1. Description: for i, j, k, g: C[i, j] += float32(A[i, 2k + g]) * float32(Bp[0, k, j, g]).
+  {
+    Var vi("vi"), vj("vj"), vk("vk"), vg("vg"), li("i"), lj("j"), lk("k"), lg("g");
+    Stmt body = BufferStore::make(C,
+                                  C.load({vi, vj}) + cast(f32, A.load({vi, vk * 2 + vg})) *
+                                                         cast(f32, B.load({i64(0), vk, vj, vg})),
+                                  {vi, vj});
+    std::vector<IterVar> ivs = {{vi, i64(0), i64(s.mr), IterKind::kSpatial},
+                                {vj, i64(0), i64(s.nr), IterKind::kSpatial},
+                                {vk, i64(0), i64(s.steps), IterKind::kReduce},
+                                {vg, i64(0), i64(2), IterKind::kReduce}};
+    Stmt st = BlockRealize::make({li, lj, lk, lg}, IntImm::make(DataType::boolean(), 1),
+                                 make_block("bf16_tile", ivs, body));
+    st = For::make(lg, i64(0), i64(2), ForKind::kSerial, st);
+    st = For::make(lk, i64(0), i64(s.steps), ForKind::kSerial, st);
+    st = For::make(lj, i64(0), i64(s.nr), ForKind::kSerial, st);
+    st = For::make(li, i64(0), i64(s.mr), ForKind::kSerial, st);
+    in.desc = PrimFunc{in.name + "_desc", {A, B, C}, st};
+  }
+  // 2. Implementation: acc = C; for k: per row, A's pair broadcast over the vector, per column
+  //    vector acc = dot_bf16(acc, a, the panel's pairs); C = acc. Rows and vectors are written
+  //    out so every accumulator access has a constant offset (SROA keeps the tile in registers).
+  {
+    const int wide = 2 * s.lanes;  // operand lanes of one dot_bf16
+    Buffer acc = Buffer::make("acc", f32, std::vector<int64_t>{s.mr, s.nr}, StorageScope::kLocal);
+    Var k("k");
+    std::vector<Stmt> load, step, store;
+    std::vector<int> spread;  // lane t of a dot operand takes element t % 2 of the row's pair
+    for (int t = 0; t < wide; ++t) spread.push_back(t % 2);
+    std::vector<Expr> rows;
+    for (int r = 0; r < s.mr; ++r)
+      rows.push_back(Shuffle::make(A.load({i64(r), Ramp::make(k * 2, i64(1), 2)}), spread));
+    for (int v0 = 0; v0 < s.nr; v0 += s.lanes) {
+      // The panel's lanes x 2 values of columns v0.. at step k: contiguous (flattened:
+      // (k * NR + v0) * 2 + t).
+      Expr b = B.load({i64(0), k, i64(v0), Ramp::make(i64(0), i64(1), wide)});
+      for (int r = 0; r < s.mr; ++r) {
+        std::vector<Expr> ai = {i64(r), Ramp::make(i64(v0), i64(1), s.lanes)};
+        step.push_back(BufferStore::make(
+            acc, call(Intrinsic::dot_bf16, {acc.load(ai), rows[size_t(r)], b}), ai));
+        load.push_back(BufferStore::make(acc, C.load(ai), ai));
+        store.push_back(BufferStore::make(C, acc.load(ai), ai));
+      }
+    }
+    Stmt loop = For::make(k, i64(0), i64(s.steps), ForKind::kSerial, SeqStmt::make(step));
+    in.impl = PrimFunc{
+        in.name + "_impl",
+        {A, B, C},
+        Allocate::make(acc, SeqStmt::make({SeqStmt::make(load), loop, SeqStmt::make(store)}))};
+  }
+  return in;
+}
+
+}  // namespace ingot::schedule

@@ -1,0 +1,97 @@
+// The bfloat16 micro-kernels (schedule/intrin/bf16_dot.h) run as kernels against their own
+// description's arithmetic: C[i, j] += A[i, 2k + g] * Bp[0, k, j, g], summed in double here (the
+// products of bfloat16 values are exact; the kernel's float32 sums are held to float32 rounding
+// of the terms' magnitudes). The portable pair product (AVX2; AVX-512 without AVX512-BF16) runs
+// everywhere; VDPBF16PS builds are checked for the instruction in their IR and run where the CPU
+// has AVX512-BF16. Names round-trip through the parser (a trace names its tile).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "artifact_util.h"
+#include "codegen/llvm/codegen_llvm.h"
+#include "ingot/runtime.h"
+#include "schedule/intrin/bf16_dot.h"
+#include "support/bfloat16.h"
+
+namespace ingot::codegen::test {
+namespace {
+
+using namespace tir;
+using schedule::BFloat16TileSpec;
+
+IRModule tile_module(const schedule::TensorIntrin& in) {
+  return single_kernel_module("tile", in.impl.params, in.impl.body, 2);
+}
+
+void expect_tile(const BFloat16TileSpec& s, const Target& target) {
+  const schedule::TensorIntrin in = schedule::make_bf16_tile_intrin(s);
+  const int64_t depth = s.steps * 2;
+  std::mt19937 rng(uint32_t(s.mr * 131 + s.nr));
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<uint16_t> a(size_t(s.mr * depth)), b(size_t(s.steps * s.nr * 2));
+  for (auto& v : a) v = float_to_bfloat16_bits(normal(rng));
+  for (auto& v : b) v = float_to_bfloat16_bits(normal(rng) * 4.0f);
+  std::vector<float> c(size_t(s.mr * s.nr));
+  for (size_t i = 0; i < c.size(); ++i) c[i] = float(int(i % 7) - 3) * 0.25f;
+  std::vector<double> want(c.begin(), c.end()), scale(c.size());
+  for (int i = 0; i < s.mr; ++i)
+    for (int j = 0; j < s.nr; ++j)
+      for (int64_t k = 0; k < s.steps; ++k)
+        for (int g = 0; g < 2; ++g) {
+          const double x = bfloat16_bits_to_float(a[size_t(i * depth + k * 2 + g)]);
+          const double w = bfloat16_bits_to_float(b[size_t((k * s.nr + j) * 2 + g)]);
+          want[size_t(i * s.nr + j)] += x * w;
+          scale[size_t(i * s.nr + j)] += std::fabs(x * w);
+        }
+  LoadedArtifact art(tile_module(in), target);
+  ASSERT_EQ(art.run({a.data(), b.data()}, {c.data()}), 0);
+  for (size_t i = 0; i < c.size(); ++i)
+    ASSERT_NEAR(c[i], want[i], 1e-5 * (scale[i] + 1.0))
+        << schedule::bf16_tile_name(s) << " element " << i;
+}
+
+TEST(BFloat16Tile, PairsMatchTheirDescriptionPortably) {
+  for (auto [mr, nr] : {std::pair{3, 16}, std::pair{1, 24}, std::pair{4, 8}})
+    expect_tile(BFloat16TileSpec{8, mr, nr, 5}, Target::parse("llvm -mcpu=haswell"));
+  // AVX-512 without AVX512-BF16: the same portable pair product at 16 lanes.
+  expect_tile(BFloat16TileSpec{16, 4, 32, 9},
+              Target::parse("llvm -mcpu=skylake-avx512 -mattr=-avx512bf16"));
+}
+
+TEST(BFloat16Tile, Avx512Bf16TargetsUseVdpbf16ps) {
+  BFloat16TileSpec wide{16, 4, 32, 12};
+  BFloat16TileSpec narrow{8, 3, 16, 12};
+  const Target zen4 = Target::parse("llvm -mcpu=znver4");
+  EXPECT_NE(
+      emit_llvm_ir(tile_module(schedule::make_bf16_tile_intrin(wide)), zen4).find("dpbf16ps.512"),
+      std::string::npos);
+  EXPECT_NE(
+      emit_llvm_ir(tile_module(schedule::make_bf16_tile_intrin(narrow)), zen4).find("dpbf16ps.256"),
+      std::string::npos);
+  EXPECT_EQ(emit_llvm_ir(tile_module(schedule::make_bf16_tile_intrin(narrow)),
+                         Target::parse("llvm -mcpu=haswell"))
+                .find("dpbf16ps"),
+            std::string::npos);
+  if (ingot_cpu_supports("avx512bf16") == 1) {
+    expect_tile(wide, zen4);
+    expect_tile(narrow, zen4);
+  }
+}
+
+TEST(BFloat16Tile, NamesRoundTrip) {
+  for (BFloat16TileSpec s : {BFloat16TileSpec{16, 4, 32, 384}, BFloat16TileSpec{8, 1, 24, 7}}) {
+    const std::string name = schedule::bf16_tile_name(s);
+    std::optional<BFloat16TileSpec> back = schedule::parse_bf16_tile_name(name);
+    ASSERT_TRUE(back.has_value()) << name;
+    EXPECT_EQ(schedule::bf16_tile_name(*back), name);
+  }
+  EXPECT_EQ(schedule::bf16_tile_name(BFloat16TileSpec{16, 4, 32, 384}),
+            "x86_avx512_dot_bf16_4x32_k384");
+  EXPECT_FALSE(schedule::parse_bf16_tile_name("x86_avx512_dot_bf16_4x20_k384").has_value());
+  EXPECT_FALSE(schedule::parse_bf16_tile_name("aarch64_neon_dot_bf16_4x16_k8").has_value());
+}
+
+}  // namespace
+}  // namespace ingot::codegen::test

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "graph/tensor.h"
+#include "graph/transforms/rewrite_util.h"
 #include "ops/op.h"
 #include "support/bfloat16.h"
 
@@ -12,21 +13,8 @@ namespace ingot::graph {
 
 namespace {
 
-std::string fresh_name(const Graph& g, const std::string& base) {
-  std::string name = base;
-  for (int k = 1; g.find_value(name) != nullptr; ++k) name = base + "_" + std::to_string(k);
-  return name;
-}
-
-TensorPtr to_bfloat16(const Tensor& t) {
-  const int64_t n = t.num_elements();
-  std::vector<uint8_t> bytes(size_t(n) * 2);
-  for (int64_t i = 0; i < n; ++i) {
-    uint16_t h = float_to_bfloat16_bits(float(t.get_f64(i)));
-    bytes[size_t(2 * i)] = uint8_t(h & 0xff);
-    bytes[size_t(2 * i + 1)] = uint8_t(h >> 8);
-  }
-  return std::make_shared<Tensor>(DType::kBF16, t.shape(), std::move(bytes));
+uint16_t bfloat16_bits(double v) {
+  return float_to_bfloat16_bits(float(v));
 }
 
 // A float32 MatMul / Gemm of an activation A by a constant weight B.
@@ -52,12 +40,13 @@ BFloat16Stats convert_bfloat16(Graph& g) {
     Value* b = n->inputs[1];
     auto w = weights.find(b);
     if (w == weights.end()) {
-      TensorPtr half = to_bfloat16(*b->constant);
+      TensorPtr half = half_width_constant(*b->constant, DType::kBF16, bfloat16_bits);
       stats.constant_bytes_saved += b->constant->nbytes() - half->nbytes();
       ++stats.constants;
       // A new value: the float32 constant may have other readers (they keep it; it is dropped
       // when it has none).
-      w = weights.emplace(b, g.add_constant(fresh_name(g, b->name + "_bfloat16"), half)).first;
+      w = weights.emplace(b, g.add_constant(fresh_value_name(g, b->name + "_bfloat16"), half))
+              .first;
     }
     n->inputs[1] = w->second;
     Value* a = n->inputs[0];
@@ -65,7 +54,7 @@ BFloat16Stats convert_bfloat16(Graph& g) {
     if (c == activations.end()) {
       Attrs attrs;
       attrs.set("to", int64_t(DType::kBF16));
-      const std::string name = fresh_name(g, a->name + "_bfloat16");
+      const std::string name = fresh_value_name(g, a->name + "_bfloat16");
       Node* cast = g.add_node(ops::OpKind::Cast, name, {a}, {name}, attrs);
       c = activations.emplace(a, cast->outputs[0]).first;
     }

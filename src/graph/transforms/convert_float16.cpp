@@ -7,30 +7,13 @@
 #include <vector>
 
 #include "graph/tensor.h"
+#include "graph/transforms/rewrite_util.h"
 #include "ops/op.h"
 #include "support/half.h"
 
 namespace ingot::graph {
 
 namespace {
-
-// A name not yet taken in the graph: base, else base_1, base_2, ...
-std::string fresh_name(const Graph& g, const std::string& base) {
-  std::string name = base;
-  for (int k = 1; g.find_value(name) != nullptr; ++k) name = base + "_" + std::to_string(k);
-  return name;
-}
-
-TensorPtr to_half(const Tensor& t) {
-  const int64_t n = t.num_elements();
-  std::vector<uint8_t> bytes(size_t(n) * 2);
-  for (int64_t i = 0; i < n; ++i) {
-    uint16_t h = double_to_half_bits(t.get_f64(i));
-    bytes[size_t(2 * i)] = uint8_t(h & 0xff);
-    bytes[size_t(2 * i + 1)] = uint8_t(h >> 8);
-  }
-  return std::make_shared<Tensor>(DType::kF16, t.shape(), std::move(bytes));
-}
 
 // Each use of `v` as a node input: (node, input index).
 std::vector<std::pair<Node*, size_t>> uses_of(const Graph& g, const Value* v) {
@@ -44,7 +27,8 @@ std::vector<std::pair<Node*, size_t>> uses_of(const Graph& g, const Value* v) {
 Node* cast_node(Graph& g, Value* from, DType to, const std::string& name) {
   Attrs attrs;
   attrs.set("to", int64_t(to));
-  return g.add_node(ops::OpKind::Cast, fresh_name(g, name), {from}, {fresh_name(g, name)}, attrs);
+  return g.add_node(ops::OpKind::Cast, fresh_value_name(g, name), {from},
+                    {fresh_value_name(g, name)}, attrs);
 }
 
 }  // namespace
@@ -61,7 +45,7 @@ Float16Stats convert_float16(Graph& g) {
           std::count(outputs.begin(), outputs.end(), v) == 0 && seen.insert(v).second)
         constants.push_back(v);
   for (Value* v : constants) {
-    TensorPtr half = to_half(*v->constant);
+    TensorPtr half = half_width_constant(*v->constant, DType::kF16, double_to_half_bits);
     stats.constant_bytes_saved += v->constant->nbytes() - half->nbytes();
     v->constant = half;
     v->type.dtype = DType::kF16;
@@ -90,7 +74,7 @@ Float16Stats convert_float16(Graph& g) {
   for (Value* out : outputs) {
     if (out->type.dtype != DType::kF32 || out->producer == nullptr) continue;
     Node* producer = out->producer;
-    Value* inner = g.add_value(fresh_name(g, out->name + "_float16"), out->type);
+    Value* inner = g.add_value(fresh_value_name(g, out->name + "_float16"), out->type);
     inner->producer = producer;
     inner->output_index = out->output_index;
     producer->outputs[size_t(out->output_index)] = inner;

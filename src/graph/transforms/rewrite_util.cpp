@@ -42,6 +42,23 @@ TensorPtr f32_constant(std::vector<int64_t> shape, const std::vector<float>& val
   return std::make_shared<Tensor>(DType::kF32, std::move(shape), std::move(bytes));
 }
 
+TensorPtr half_width_constant(const Tensor& t, DType dtype, uint16_t (*bits)(double)) {
+  const int64_t n = t.num_elements();
+  std::vector<uint8_t> bytes(size_t(n) * 2);
+  for (int64_t i = 0; i < n; ++i) {
+    const uint16_t h = bits(t.get_f64(i));
+    bytes[size_t(2 * i)] = uint8_t(h & 0xff);
+    bytes[size_t(2 * i + 1)] = uint8_t(h >> 8);
+  }
+  return std::make_shared<Tensor>(dtype, t.shape(), std::move(bytes));
+}
+
+std::string fresh_value_name(const Graph& g, const std::string& base) {
+  std::string name = base;
+  for (int k = 1; g.find_value(name) != nullptr; ++k) name = base + "_" + std::to_string(k);
+  return name;
+}
+
 }  // namespace ingot::graph
 
 namespace ingot::graph {

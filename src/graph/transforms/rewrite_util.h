@@ -17,6 +17,11 @@ void absorb_consumer(Graph& g, Node* producer, Node* consumer);
 
 // A float32 constant tensor.
 TensorPtr f32_constant(std::vector<int64_t> shape, const std::vector<float>& values);
+// `t` converted element by element to a 16-bit float `dtype` (float16, bfloat16): `bits` gives
+// each element's bits from its value (--dtype float16 / bfloat16's weights).
+TensorPtr half_width_constant(const Tensor& t, DType dtype, uint16_t (*bits)(double));
+// A value name not yet taken in the graph: base, else base_1, base_2, ...
+std::string fresh_value_name(const Graph& g, const std::string& base);
 
 }  // namespace ingot::graph
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "schedule/intrin/dot_tile.h"
 #include "schedule/intrin/int8_dot.h"
 #include "support/error.h"
 #include "tir/op.h"
@@ -88,31 +89,20 @@ TensorIntrin make_bf16_tile_intrin(const BFloat16TileSpec& s) {
   //    out so every accumulator access has a constant offset (SROA keeps the tile in registers).
   {
     const int wide = 2 * s.lanes;  // operand lanes of one dot_bf16
-    Buffer acc = Buffer::make("acc", f32, std::vector<int64_t>{s.mr, s.nr}, StorageScope::kLocal);
     Var k("k");
-    std::vector<Stmt> load, step, store;
     std::vector<int> spread;  // lane t of a dot operand takes element t % 2 of the row's pair
     for (int t = 0; t < wide; ++t) spread.push_back(t % 2);
     std::vector<Expr> rows;
     for (int r = 0; r < s.mr; ++r)
       rows.push_back(Shuffle::make(A.load({i64(r), Ramp::make(k * 2, i64(1), 2)}), spread));
-    for (int v0 = 0; v0 < s.nr; v0 += s.lanes) {
-      // The panel's lanes x 2 values of columns v0.. at step k: contiguous (flattened:
-      // (k * NR + v0) * 2 + t).
-      Expr b = B.load({i64(0), k, i64(v0), Ramp::make(i64(0), i64(1), wide)});
-      for (int r = 0; r < s.mr; ++r) {
-        std::vector<Expr> ai = {i64(r), Ramp::make(i64(v0), i64(1), s.lanes)};
-        step.push_back(BufferStore::make(
-            acc, call(Intrinsic::dot_bf16, {acc.load(ai), rows[size_t(r)], b}), ai));
-        load.push_back(BufferStore::make(acc, C.load(ai), ai));
-        store.push_back(BufferStore::make(C, acc.load(ai), ai));
-      }
-    }
-    Stmt loop = For::make(k, i64(0), i64(s.steps), ForKind::kSerial, SeqStmt::make(step));
-    in.impl = PrimFunc{
-        in.name + "_impl",
-        {A, B, C},
-        Allocate::make(acc, SeqStmt::make({SeqStmt::make(load), loop, SeqStmt::make(store)}))};
+    in.impl = dot_tile_impl(
+        in.name, A, B, C, s.lanes, s.steps, k, rows,
+        [&](int v0) {
+          // The panel's lanes x 2 values of columns v0.. at step k: contiguous (flattened:
+          // (k * NR + v0) * 2 + t).
+          return B.load({i64(0), k, i64(v0), Ramp::make(i64(0), i64(1), wide)});
+        },
+        Intrinsic::dot_bf16);
   }
   return in;
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "schedule/intrin/dot_tile.h"
 #include "support/error.h"
 #include "tir/op.h"
 #include "tir/region_analysis.h"
@@ -106,9 +107,7 @@ TensorIntrin make_int8_tile_intrin(const Int8TileSpec& s) {
   {
     const int wide = s.lanes * g;  // operand lanes of one dot_i32
     const DataType operand = g == 2 ? DataType::i16() : a_t;
-    Buffer acc = Buffer::make("acc", i32, std::vector<int64_t>{s.mr, s.nr}, StorageScope::kLocal);
     Var k("k");
-    std::vector<Stmt> load, step, store;
     std::vector<int> spread;  // lane t of a dot operand takes byte t % G of the row's group
     for (int t = 0; t < wide; ++t) spread.push_back(t % g);
     std::vector<Expr> rows;
@@ -118,24 +117,15 @@ TensorIntrin make_int8_tile_intrin(const Int8TileSpec& s) {
       Expr spread_bytes = Shuffle::make(A.load({i64(r), Ramp::make(k * g, i64(1), g)}), spread);
       rows.push_back(g == 2 ? cast(operand.with_lanes(wide), spread_bytes) : spread_bytes);
     }
-    for (int v0 = 0; v0 < s.nr; v0 += s.lanes) {
-      // The panel's lanes x G bytes of columns v0.. at step k: contiguous, so one ramp along
-      // the group's dim covers them (flattened: (k * NR + v0) * G + t).
-      Expr b = B.load({i64(0), k, i64(v0), Ramp::make(i64(0), i64(1), wide)});
-      if (g == 2) b = cast(operand.with_lanes(wide), b);
-      for (int r = 0; r < s.mr; ++r) {
-        std::vector<Expr> ai = {i64(r), Ramp::make(i64(v0), i64(1), s.lanes)};
-        step.push_back(BufferStore::make(
-            acc, call(Intrinsic::dot_i32, {acc.load(ai), rows[size_t(r)], b}), ai));
-        load.push_back(BufferStore::make(acc, C.load(ai), ai));
-        store.push_back(BufferStore::make(C, acc.load(ai), ai));
-      }
-    }
-    Stmt loop = For::make(k, i64(0), i64(s.steps), ForKind::kSerial, SeqStmt::make(step));
-    in.impl = PrimFunc{
-        in.name + "_impl",
-        {A, B, C},
-        Allocate::make(acc, SeqStmt::make({SeqStmt::make(load), loop, SeqStmt::make(store)}))};
+    in.impl = dot_tile_impl(
+        in.name, A, B, C, s.lanes, s.steps, k, rows,
+        [&](int v0) {
+          // The panel's lanes x G bytes of columns v0.. at step k: contiguous, so one ramp along
+          // the group's dim covers them (flattened: (k * NR + v0) * G + t).
+          Expr b = B.load({i64(0), k, i64(v0), Ramp::make(i64(0), i64(1), wide)});
+          return g == 2 ? cast(operand.with_lanes(wide), b) : b;
+        },
+        Intrinsic::dot_i32);
   }
   return in;
 }

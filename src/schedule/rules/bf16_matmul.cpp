@@ -19,57 +19,19 @@ namespace ingot::schedule {
 
 using namespace tir;
 
-namespace {
-
-// The bfloat16 buffer a widening cast loads at indices (p, q) (each a plain var), or null.
-const BufferLoad* widened_load(const Expr& e, const Var& p, const Var& q) {
-  auto* c = e.as<Cast>();
-  auto* l = c ? c->value.as<BufferLoad>() : nullptr;
-  if (c == nullptr || c->dtype != DataType::f32() || l == nullptr ||
-      l->buffer->dtype != DataType::bf16() || l->indices.size() != 2 ||
-      l->indices[0].as<VarNode>() != p.node() || l->indices[1].as<VarNode>() != q.node())
-    return nullptr;
-  return l;
-}
-
-}  // namespace
-
 std::optional<BFloat16Product> match_bf16_matmul(const PrimFunc& f) {
-  // [i, j | k], every extent constant, K even.
-  std::optional<BlockInfo> info = product_block_info(f);
-  if (!info || info->block->iter_vars.size() != 3) return std::nullopt;
-  const Block* blk = info->block;
-  int64_t k_extent = 0;
-  if (!is_const_int(info->loops[0].as<For>()->extent) ||
-      !is_const_int(info->loops[1].as<For>()->extent) ||
-      !is_const_int(info->loops[2].as<For>()->extent, &k_extent) || k_extent % 2 != 0)
-    return std::nullopt;
-  const Var vi = blk->iter_vars[0].var, vj = blk->iter_vars[1].var, vk = blk->iter_vars[2].var;
+  // [i, j | k], every extent constant, K even;
   // C[i, j] = C[i, j] + float32(A[i, k]) * float32(B[k, j]), C float32.
-  auto* st = blk->body.as<BufferStore>();
-  if (st == nullptr || st->buffer->dtype != DataType::f32() || st->indices.size() != 2 ||
-      st->indices[0].as<VarNode>() != vi.node() || st->indices[1].as<VarNode>() != vj.node())
+  std::optional<PanelProductBlock> m = match_panel_product(f, DataType::f32(), 2, true);
+  if (!m) return std::nullopt;
+  const BufferLoad* la = widened_operand(m->product->a, m->i, m->k, DataType::f32());
+  const BufferLoad* lb = widened_operand(m->product->b, m->k, m->j, DataType::f32());
+  if (!la || !lb || la->buffer->dtype != DataType::bf16() ||
+      lb->buffer->dtype != DataType::bf16() || !is_constant_param(f, lb->buffer.get()))
     return std::nullopt;
-  auto* add = st->value.as<Add>();
-  auto* self = add ? add->a.as<BufferLoad>() : nullptr;
-  auto* mul = add ? add->b.as<Mul>() : nullptr;
-  if (!self || self->buffer.get() != st->buffer.get() || !mul) return std::nullopt;
-  const BufferLoad* la = widened_load(mul->a, vi, vk);
-  const BufferLoad* lb = widened_load(mul->b, vk, vj);
-  if (!la || !lb || !is_constant_param(f, lb->buffer.get())) return std::nullopt;
   BFloat16Product p;
   p.a = la->buffer->name, p.b = lb->buffer->name;
-  // The init: zero or the constant bias row bias[j].
-  auto* init = blk->init.as<BufferStore>();
-  if (init == nullptr) return std::nullopt;
-  if (auto* bias = init->value.as<BufferLoad>()) {
-    if (bias->buffer->dtype != DataType::f32() || bias->indices.size() != 1 ||
-        bias->indices[0].as<VarNode>() != vj.node() || !is_constant_param(f, bias->buffer.get()))
-      return std::nullopt;
-    p.bias = bias->buffer->name;
-  } else if (!is_const_int(init->value) && !init->value.as<FloatImm>()) {
-    return std::nullopt;
-  }
+  p.bias = m->bias;
   return p;
 }
 
@@ -81,7 +43,7 @@ void schedule_bf16_matmul(Schedule& s, const RuleTarget& t) {
   std::optional<BFloat16Product> p = match_bf16_matmul(s.func());
   INGOT_ICHECK(p.has_value(), "bfloat16 matmul rule: no such product in {}", s.func().name);
   INGOT_ICHECK(t.isa.arch == CpuVectorIsa::kX86, "bfloat16 matmul rule: x86 only");
-  auto [others, epilogue] = product_kernel_blocks(s);
+  ProductKernelBlocks blocks = product_kernel_blocks(s);
   BlockRV c = s.get_block("matmul");
   std::vector<LoopRV> l = s.get_loops(c);  // i, j, k
   const int lanes = t.isa.tile_lanes();
@@ -112,12 +74,7 @@ void schedule_bf16_matmul(Schedule& s, const RuleTarget& t) {
       },
       /*prefetch=*/false);
   // 3. The epilogue after each tile; the other blocks by the injective rule.
-  if (!epilogue.empty()) {
-    schedule_tile_epilogue(s, s.get_block(epilogue), panel);
-    others.erase(std::find(others.begin(), others.end(), epilogue));
-  }
-  s.parallel(task);
-  for (const std::string& name : others) schedule_injective_block(s, name, t.isa);
+  finish_panel_product(s, std::move(blocks), task, panel, t.isa);
 }
 
 }  // namespace ingot::schedule

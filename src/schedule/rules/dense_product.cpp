@@ -125,6 +125,49 @@ std::optional<DenseProduct> match_dense(const PrimFunc& f, bool symbolic_rows) {
   return d;
 }
 
+std::optional<PanelProductBlock> match_panel_product(const PrimFunc& f, DataType acc,
+                                                     int64_t k_multiple, bool static_rows) {
+  std::optional<BlockInfo> info = product_block_info(f);
+  if (!info || info->block->iter_vars.size() != 3) return std::nullopt;
+  const Block* blk = info->block;
+  int64_t k_extent = 0;
+  if ((static_rows && !is_const_int(info->loops[0].as<For>()->extent)) ||
+      !is_const_int(info->loops[1].as<For>()->extent) ||
+      !is_const_int(info->loops[2].as<For>()->extent, &k_extent) || k_extent % k_multiple != 0)
+    return std::nullopt;
+  PanelProductBlock p;
+  p.i = blk->iter_vars[0].var, p.j = blk->iter_vars[1].var, p.k = blk->iter_vars[2].var;
+  auto* st = blk->body.as<BufferStore>();
+  if (st == nullptr || st->buffer->dtype != acc || st->indices.size() != 2 ||
+      st->indices[0].as<VarNode>() != p.i.node() || st->indices[1].as<VarNode>() != p.j.node())
+    return std::nullopt;
+  auto* add = st->value.as<Add>();
+  auto* self = add ? add->a.as<BufferLoad>() : nullptr;
+  p.product = add ? add->b.as<Mul>() : nullptr;
+  if (!self || self->buffer.get() != st->buffer.get() || !p.product) return std::nullopt;
+  // The init: zero or the constant bias row bias[j].
+  auto* init = blk->init.as<BufferStore>();
+  if (init == nullptr) return std::nullopt;
+  if (auto* bias = init->value.as<BufferLoad>()) {
+    if (bias->buffer->dtype != acc || bias->indices.size() != 1 ||
+        bias->indices[0].as<VarNode>() != p.j.node() || !is_constant_param(f, bias->buffer.get()))
+      return std::nullopt;
+    p.bias = bias->buffer->name;
+  } else if (!is_const_int(init->value) && !init->value.as<FloatImm>()) {
+    return std::nullopt;
+  }
+  return p;
+}
+
+const BufferLoad* widened_operand(const Expr& e, const Var& p, const Var& q, DataType to) {
+  auto* c = e.as<Cast>();
+  auto* l = c ? c->value.as<BufferLoad>() : nullptr;
+  if (c == nullptr || c->dtype != to || l == nullptr || l->indices.size() != 2 ||
+      l->indices[0].as<VarNode>() != p.node() || l->indices[1].as<VarNode>() != q.node())
+    return nullptr;
+  return l;
+}
+
 int read_index(const Schedule& s, const std::string& name) {
   const Block* blk = find_block(s.func().body, "matmul", nullptr)->block;
   for (size_t r = 0; r < blk->reads.size(); ++r)

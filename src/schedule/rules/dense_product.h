@@ -33,6 +33,23 @@ struct DenseProduct {
 std::optional<BlockInfo> product_block_info(const tir::PrimFunc& f,
                                             const std::string& name = "matmul");
 
+// A product block [i, j | k] accumulating C[i, j] = C[i, j] + x * y, C of dtype `acc`, j and k
+// constant, K a multiple of `k_multiple` (i constant too with `static_rows`), its init zero or a
+// constant bias row bias[j] of C's dtype: the iter vars, the product x * y (from which the 8-bit
+// and bfloat16 rules read their operands: widened_operand) and the bias ("" when zero).
+struct PanelProductBlock {
+  tir::Var i, j, k;
+  const tir::Mul* product = nullptr;
+  std::string bias;
+};
+std::optional<PanelProductBlock> match_panel_product(const tir::PrimFunc& f, tir::DataType acc,
+                                                     int64_t k_multiple, bool static_rows);
+
+// The buffer that `e`, a cast to `to` of a load at indices (p, q) (each a plain var), reads, or
+// null.
+const tir::BufferLoad* widened_operand(const tir::Expr& e, const tir::Var& p, const tir::Var& q,
+                                       tir::DataType to);
+
 // The product of `f`, when it has that form: every loop extent constant, or with
 // `symbolic_rows` the row count symbolic (a sequence length; then B is one 2-D constant and
 // nothing is batched) and the others constant.

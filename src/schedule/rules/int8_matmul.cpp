@@ -19,58 +19,20 @@ namespace ingot::schedule {
 
 using namespace tir;
 
-namespace {
-
-// The 8-bit buffer a widening cast loads at indices (p, q) (each a plain var), or null.
-const BufferLoad* widened_load(const Expr& e, const Var& p, const Var& q) {
-  auto* c = e.as<Cast>();
-  auto* l = c ? c->value.as<BufferLoad>() : nullptr;
-  if (c == nullptr || c->dtype != DataType::i32() || l == nullptr || l->buffer->dtype.bits != 8 ||
-      l->indices.size() != 2 || l->indices[0].as<VarNode>() != p.node() ||
-      l->indices[1].as<VarNode>() != q.node())
-    return nullptr;
-  return l;
-}
-
-}  // namespace
-
 std::optional<Int8Product> match_int8_matmul(const PrimFunc& f) {
-  // [i, j | k], j and k constant (i may be symbolic), K whole groups of 4.
-  std::optional<BlockInfo> info = product_block_info(f);
-  if (!info || info->block->iter_vars.size() != 3) return std::nullopt;
-  const Block* blk = info->block;
-  int64_t k_extent = 0;
-  if (!is_const_int(info->loops[1].as<For>()->extent) ||
-      !is_const_int(info->loops[2].as<For>()->extent, &k_extent) || k_extent % 4 != 0)
-    return std::nullopt;
-  const Var vi = blk->iter_vars[0].var, vj = blk->iter_vars[1].var, vk = blk->iter_vars[2].var;
+  // [i, j | k], j and k constant (i may be symbolic), K whole groups of 4;
   // C[i, j] = C[i, j] + int32(A[i, k]) * int32(B[k, j]), C int32.
-  auto* st = blk->body.as<BufferStore>();
-  if (st == nullptr || st->buffer->dtype != DataType::i32() || st->indices.size() != 2 ||
-      st->indices[0].as<VarNode>() != vi.node() || st->indices[1].as<VarNode>() != vj.node())
-    return std::nullopt;
-  auto* add = st->value.as<Add>();
-  auto* self = add ? add->a.as<BufferLoad>() : nullptr;
-  auto* mul = add ? add->b.as<Mul>() : nullptr;
-  if (!self || self->buffer.get() != st->buffer.get() || !mul) return std::nullopt;
-  const BufferLoad* la = widened_load(mul->a, vi, vk);
-  const BufferLoad* lb = widened_load(mul->b, vk, vj);
-  if (!la || !lb || lb->buffer->dtype != DataType::i8() || !is_constant_param(f, lb->buffer.get()))
+  std::optional<PanelProductBlock> m = match_panel_product(f, DataType::i32(), 4, false);
+  if (!m) return std::nullopt;
+  const BufferLoad* la = widened_operand(m->product->a, m->i, m->k, DataType::i32());
+  const BufferLoad* lb = widened_operand(m->product->b, m->k, m->j, DataType::i32());
+  if (!la || !lb || la->buffer->dtype.bits != 8 || lb->buffer->dtype != DataType::i8() ||
+      !is_constant_param(f, lb->buffer.get()))
     return std::nullopt;
   Int8Product p;
   p.a = la->buffer->name, p.b = lb->buffer->name;
   p.a_signed = la->buffer->dtype.is_int();
-  // The init: zero or the constant bias row bias[j].
-  auto* init = blk->init.as<BufferStore>();
-  if (init == nullptr) return std::nullopt;
-  if (auto* bias = init->value.as<BufferLoad>()) {
-    if (bias->buffer->dtype != DataType::i32() || bias->indices.size() != 1 ||
-        bias->indices[0].as<VarNode>() != vj.node() || !is_constant_param(f, bias->buffer.get()))
-      return std::nullopt;
-    p.bias = bias->buffer->name;
-  } else if (!is_const_int(init->value)) {
-    return std::nullopt;
-  }
+  p.bias = m->bias;
   return p;
 }
 
@@ -81,7 +43,7 @@ bool is_int8_matmul(const PrimFunc& f) {
 void schedule_int8_matmul(Schedule& s, const RuleTarget& t) {
   std::optional<Int8Product> p = match_int8_matmul(s.func());
   INGOT_ICHECK(p.has_value(), "int8 matmul rule: no such product in {}", s.func().name);
-  auto [others, epilogue] = product_kernel_blocks(s);
+  ProductKernelBlocks blocks = product_kernel_blocks(s);
   BlockRV c = s.get_block("matmul");
   std::vector<LoopRV> l = s.get_loops(c);  // i, j, k
   const int lanes = t.isa.tile_lanes();
@@ -117,12 +79,7 @@ void schedule_int8_matmul(Schedule& s, const RuleTarget& t) {
       },
       /*prefetch=*/false);
   // 3. The epilogue after each tile; the other blocks by the injective rule.
-  if (!epilogue.empty()) {
-    schedule_tile_epilogue(s, s.get_block(epilogue), panel);
-    others.erase(std::find(others.begin(), others.end(), epilogue));
-  }
-  s.parallel(task);
-  for (const std::string& name : others) schedule_injective_block(s, name, t.isa);
+  finish_panel_product(s, std::move(blocks), task, panel, t.isa);
 }
 
 }  // namespace ingot::schedule

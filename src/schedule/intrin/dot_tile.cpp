@@ -1,0 +1,36 @@
+// The dot-product tiles' shared implementation (see dot_tile.h).
+#include "schedule/intrin/dot_tile.h"
+
+#include "support/error.h"
+#include "tir/op.h"
+
+namespace ingot::schedule {
+
+using namespace tir;
+
+PrimFunc dot_tile_impl(const std::string& name, const Buffer& A, const Buffer& B, const Buffer& C,
+                       int lanes, int64_t steps, const Var& k, const std::vector<Expr>& rows,
+                       const std::function<Expr(int)>& panel, Intrinsic dot) {
+  const int64_t mr = int64_t(rows.size());
+  int64_t nr = 0;
+  INGOT_ICHECK(is_const_int(C->shape.at(1), &nr) && nr % lanes == 0,
+               "dot tile {}: C's columns are not whole vectors", name);
+  Buffer acc = Buffer::make("acc", C->dtype, std::vector<int64_t>{mr, nr}, StorageScope::kLocal);
+  std::vector<Stmt> load, step, store;
+  for (int v0 = 0; v0 < int(nr); v0 += lanes) {
+    const Expr b = panel(v0);
+    for (int64_t r = 0; r < mr; ++r) {
+      std::vector<Expr> ai = {i64(r), Ramp::make(i64(v0), i64(1), lanes)};
+      step.push_back(BufferStore::make(acc, call(dot, {acc.load(ai), rows[size_t(r)], b}), ai));
+      load.push_back(BufferStore::make(acc, C.load(ai), ai));
+      store.push_back(BufferStore::make(C, acc.load(ai), ai));
+    }
+  }
+  Stmt loop = For::make(k, i64(0), i64(steps), ForKind::kSerial, SeqStmt::make(step));
+  return PrimFunc{
+      name + "_impl",
+      {A, B, C},
+      Allocate::make(acc, SeqStmt::make({SeqStmt::make(load), loop, SeqStmt::make(store)}))};
+}
+
+}  // namespace ingot::schedule

@@ -218,5 +218,59 @@ TEST(RowReductionRule, EveryLaneCountIsCorrect) {
   }
 }
 
+// A whole-tensor reduction at a kernel's root (DynamicQuantizeLinear's range: max and min over
+// x[19, 40], 40 = two strips of 16 and a tail of 8): the injective rule splits each into 16 lanes
+// as it does a row's, and the kernel still quantizes as ONNX defines it (closed form below).
+TEST(RowReductionRule, RootReductionsSplitIntoLanesToo) {
+  constexpr int64_t kR = 19, kC = 40;
+  graph::Graph g;
+  graph::Value* x = g.add_value(
+      "x", graph::TensorType{graph::DType::kF32, {graph::Dim::fixed(kR), graph::Dim::fixed(kC)}});
+  g.inputs = {x};
+  graph::Node* dq =
+      g.add_node(ops::OpKind::DynamicQuantizeLinear, "dq", {x}, {"y", "y_scale", "y_zero_point"});
+  g.outputs = dq->outputs;
+  graph::infer_types(g);
+  tir::IRModule mod = lower::lower_graph(g);
+  schedule::assign_schedule_rules(mod, "llvm");
+  int rfactors = 0;
+  for (tir::PrimFunc& f : mod.kernels) {
+    ASSERT_EQ(f.schedule_rule, schedule::kInjectiveRule) << f.name;
+    schedule::Schedule s(f);
+    schedule::schedule_injective(s, CpuVectorIsa::x86(512));
+    for (const schedule::Instruction& inst : s.trace().instructions)
+      rfactors += inst.kind == "rfactor";
+    f = schedule::scheduled_kernel(f, s);
+  }
+  EXPECT_EQ(rfactors, 2);  // max and min
+  driver::run_loop_passes(mod);
+  std::string so = (temp_dir("row_reduction") / "dq.so").string();
+  codegen::build_shared_library(mod, codegen::Target::host(), so);
+  IngotModel* model = nullptr;
+  IngotSession* session = nullptr;
+  ASSERT_EQ(ingot_model_load(so.c_str(), &model), INGOT_OK) << ingot_last_error();
+  ASSERT_EQ(ingot_session_create(model, &session), INGOT_OK) << ingot_last_error();
+  std::vector<float> xs(kR * kC);
+  for (size_t i = 0; i < xs.size(); ++i) xs[i] = input(int64_t(i)) * (i == 613 ? 3.0f : 1.0f);
+  ASSERT_EQ(ingot_session_set_input_copy(session, 0, xs.data(), xs.size() * sizeof(float)),
+            INGOT_OK);
+  ASSERT_EQ(ingot_session_run(session), INGOT_OK) << ingot_last_error();
+  DLTensor out[3];
+  for (int k = 0; k < 3; ++k) ASSERT_EQ(ingot_session_output(session, k, &out[k]), INGOT_OK);
+  // ONNX: the range includes 0; scale = (max - min) / 255; zero point = saturate(round(-min /
+  // scale)); y = saturate(round(x / scale) + zero point), rounding half to even.
+  float hi = 0, lo = 0;
+  for (float v : xs) hi = std::max(hi, v), lo = std::min(lo, v);
+  const float scale = (hi - lo) / 255.0f;
+  const float zp = std::nearbyint(std::clamp(-lo / scale, 0.0f, 255.0f));
+  EXPECT_EQ(*static_cast<const float*>(out[1].data), scale);
+  EXPECT_EQ(float(*static_cast<const uint8_t*>(out[2].data)), zp);
+  auto* y = static_cast<const uint8_t*>(out[0].data);
+  for (size_t i = 0; i < xs.size(); ++i)
+    ASSERT_EQ(float(y[i]), std::clamp(std::nearbyint(xs[i] / scale) + zp, 0.0f, 255.0f)) << i;
+  ingot_session_free(session);
+  ingot_model_free(model);
+}
+
 }  // namespace
 }  // namespace ingot::testing

@@ -95,10 +95,12 @@ Stmt compute_dynamic_quantize_linear(const graph::Node& node, const std::vector<
   auto fc = [&](double v) { return make_const(f, v); };
   Accumulator hi("max", f), lo("min", f), sc("scale", f), zpa("zero_point", f);
   std::vector<int64_t> shape = const_shape(x);
-  Stmt range = serial_nest(shape, "r", [&](const Index& idx) {
-    Expr v = cast(f, x.load(idx));
-    return SeqStmt::make({hi.set(max(hi.get(), v)), lo.set(min(lo.get(), v))});
-  });
+  // The range [min(x, 0), max(x, 0)]: two reduction blocks (the row-reduction rule splits them
+  // into vector partials), then the parameters, then one lane pass that quantizes.
+  Stmt range = SeqStmt::make(
+      {hi.reduce(shape, "r", [&](const Index& idx) { return max(hi.get(), cast(f, x.load(idx))); }),
+       lo.reduce(shape, "s",
+                 [&](const Index& idx) { return min(lo.get(), cast(f, x.load(idx))); })});
   Expr width = select(hi.get() == lo.get(), fc(1), hi.get() - lo.get());
   Stmt params = SeqStmt::make({
       sc.set(width / fc(255)),
@@ -106,7 +108,7 @@ Stmt compute_dynamic_quantize_linear(const graph::Node& node, const std::vector<
       BufferStore::make(y_scale, cast(y_scale->dtype, sc.get()), scalar_index(y_scale)),
       BufferStore::make(y_zp, cast(y_zp->dtype, zpa.get()), scalar_index(y_zp)),
   });
-  Stmt quantize = serial_nest(shape, "i", [&](const Index& idx) {
+  Stmt quantize = lane_nest(Extents(std::vector<Expr>(x->shape)), "i", [&](const Index& idx) {
     Expr q = round_even(cast(f, x.load(idx)) / sc.get()) + zpa.get();
     return BufferStore::make(y, saturate(q, y->dtype), idx);
   });

@@ -155,7 +155,18 @@ void schedule_symbolic(Schedule& s, const std::string& name, const std::vector<L
   schedule_row_reductions(s, name, isa);
 }
 
+// Whether block `name` reduces every one of its iter vars (a whole-tensor reduction to one
+// accumulator at the kernel's root).
+static bool reduces_everything(const Schedule& s, const std::string& name) {
+  const Block* blk = find_block(s.func().body, name, nullptr)->block;
+  if (blk->iter_vars.empty()) return false;
+  for (const IterVar& iv : blk->iter_vars)
+    if (iv.kind != IterKind::kReduce) return false;
+  return true;
+}
+
 void schedule_injective_block(Schedule& s, const std::string& name, const CpuVectorIsa& isa) {
+  if (reduces_everything(s, name) && schedule_reduction_lanes(s, name, isa)) return;
   BlockRV b = s.get_block(name);
   auto loops = own_loops(s, b);
   if (!loops) {

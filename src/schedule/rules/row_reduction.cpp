@@ -96,27 +96,30 @@ int64_t default_lanes(const InnerReduction& red, int64_t native) {
 
 }  // namespace
 
+bool schedule_reduction_lanes(Schedule& s, const std::string& name, const CpuVectorIsa& isa) {
+  BlockRV b = s.get_block(name);
+  auto red = inner_reduction(s, b);
+  if (!red) return false;
+  if (red->symbolic) {  // left to LLVM's loop vectorizer (vectorize.cpp)
+    s.vectorize(red->loop);
+    return true;
+  }
+  int64_t native = std::max<int64_t>(1, isa.vector_bits / red->dtype.bits);
+  std::vector<int64_t> lanes = {0};
+  for (int64_t l : {native, 2 * native, 4 * native, kDefaultReductionLanes})
+    if (l >= 2 && l <= red->extent) lanes.push_back(l);
+  std::sort(lanes.begin(), lanes.end());
+  lanes.erase(std::unique(lanes.begin(), lanes.end()), lanes.end());
+  if (lanes.size() == 1) return true;
+  int64_t pick = s.value(sample_choice(s, lanes, default_lanes(*red, native)));
+  if (pick != 0) split_lanes(s, *red, pick);
+  return true;
+}
+
 void schedule_row_reductions(Schedule& s, const std::string& row, const CpuVectorIsa& isa) {
   std::vector<std::string> names;
   for (BlockRV c : s.get_child_blocks(s.get_block(row))) names.push_back(s.name_of(c));
-  for (const std::string& name : names) {
-    BlockRV b = s.get_block(name);
-    auto red = inner_reduction(s, b);
-    if (!red) continue;
-    if (red->symbolic) {  // left to LLVM's loop vectorizer (vectorize.cpp)
-      s.vectorize(red->loop);
-      continue;
-    }
-    int64_t native = std::max<int64_t>(1, isa.vector_bits / red->dtype.bits);
-    std::vector<int64_t> lanes = {0};
-    for (int64_t l : {native, 2 * native, 4 * native, kDefaultReductionLanes})
-      if (l >= 2 && l <= red->extent) lanes.push_back(l);
-    std::sort(lanes.begin(), lanes.end());
-    lanes.erase(std::unique(lanes.begin(), lanes.end()), lanes.end());
-    if (lanes.size() == 1) continue;
-    int64_t pick = s.value(sample_choice(s, lanes, default_lanes(*red, native)));
-    if (pick != 0) split_lanes(s, *red, pick);
-  }
+  for (const std::string& name : names) schedule_reduction_lanes(s, name, isa);
 }
 
 }  // namespace ingot::schedule

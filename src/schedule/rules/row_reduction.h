@@ -25,6 +25,11 @@ namespace ingot::schedule {
 // Lanes of the default split.
 inline constexpr int64_t kDefaultReductionLanes = 16;
 
+// Splits block `name` as above when it is such a reduction (its innermost loop binds a reduce
+// iter var); false, nothing done, otherwise. The injective rule also applies it to a reduction
+// at a kernel's root (DynamicQuantizeLinear's range: every iter var reduced).
+bool schedule_reduction_lanes(Schedule& s, const std::string& name, const CpuVectorIsa& isa);
+
 // Schedules the reduction blocks directly inside the block named `row`.
 void schedule_row_reductions(Schedule& s, const std::string& row, const CpuVectorIsa& isa);
 

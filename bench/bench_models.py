@@ -18,9 +18,40 @@ def dynamic_quantized(path, workdir):
     return out
 
 
+def static_quantized(path, workdir):
+    """`path` pre-processed (onnxruntime.quantization.quant_pre_process: shapes, batch norm
+    folded) and quantized by quantize_static in the QDQ format (int8 weights per output channel,
+    uint8 activations, scales calibrated on 8 random inputs from make_models.make_inputs),
+    written as <stem>.qdq.onnx in workdir (again when the float model is newer)."""
+    out = os.path.join(workdir, os.path.splitext(os.path.basename(path))[0] + ".qdq.onnx")
+    if os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(path):
+        return out
+    import onnx
+    from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
+                                          quantize_static)
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+    import make_models
+    pre = out[:-len(".qdq.onnx")] + ".pre.onnx"
+    quant_pre_process(path, pre)
+    model = onnx.load(pre)
+
+    class Calibration(CalibrationDataReader):
+        def __init__(self):
+            self.it = iter([make_models.make_inputs(model, seed=s) for s in range(8)])
+
+        def get_next(self):
+            return next(self.it, None)
+
+    quantize_static(pre, out, Calibration(), quant_format=QuantFormat.QDQ,
+                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
+                    per_channel=True)
+    return out
+
+
 def model_path(name, workdir):
     """The .onnx for `name` (made or exported into workdir), or None when it cannot be made.
-    NAME.dyn: that model dynamically quantized (dynamic_quantized); NAME.bf16: NAME itself
+    NAME.dyn: that model dynamically quantized (dynamic_quantized); NAME.qdq: statically, in the
+    QDQ format (static_quantized); NAME.bf16: NAME itself
     (compiled with --dtype bfloat16 by model_bench, run by ORT in float32)."""
     if name.endswith(".onnx"):
         return name
@@ -29,6 +60,9 @@ def model_path(name, workdir):
     if name.endswith(".dyn"):
         base = model_path(name[:-4], workdir)
         return None if base is None else dynamic_quantized(base, workdir)
+    if name.endswith(".qdq"):
+        base = model_path(name[:-4], workdir)
+        return None if base is None else static_quantized(base, workdir)
     path = os.path.join(workdir, f"{name}.onnx")
     if os.path.exists(path):
         return path

@@ -60,6 +60,11 @@ Models: a path to an .onnx file, or a name from scripts/make_models.py, e.g.
                channel, MatMulInteger): both sides run that file; outputs checked against onnx's
                reference evaluator, not ORT (whose uint8 x int8 sums saturate without VNNI:
                docs/int8.md), ORT's distance from it in the row (ort_check)
+  NAME.qdq     NAME quantized by onnxruntime.quantization (quant_pre_process, then quantize_static
+               in the QDQ format: int8 weights per channel, uint8 activations): both sides run
+               that file; the reference is ONNX Runtime with its exact integer kernels
+               (parity.reference_session; its default ones saturate without VNNI), checked at
+               --int8-tol of each output's largest magnitude; ORT's default session is timed
   NAME.bf16    NAME compiled with --dtype bfloat16 (products by constant weights in bfloat16,
                float32 accumulation: docs/bfloat16.md) against ORT's float32 run of NAME (ORT
                has no bfloat16 path on x86); checked at --bf16-tol (rtol, and atol as a fraction
@@ -440,8 +445,8 @@ def compile_artifact(cli, path, artifact, model, feeds, args, baseline=False, ex
 
 def bench_model(name, args):
     # The row's name: the model's file stem, a variant's NAME.dyn / NAME.bf16 as given.
-    bf16 = name.endswith(".bf16")
-    label = (name if name.endswith(".dyn") or bf16
+    bf16, qdq = name.endswith(".bf16"), name.endswith(".qdq")
+    label = (name if name.endswith(".dyn") or bf16 or qdq
              else os.path.splitext(os.path.basename(name))[0])
     extra = ("--dtype", "bfloat16") if bf16 else ()
     path = model_path(name, args.workdir)
@@ -450,7 +455,8 @@ def bench_model(name, args):
     model = onnx.load(path)
     # (A quantized variant takes its float model's inputs: the quantizer renames the tables.)
     feeds = make_models.make_inputs(
-        onnx.load(model_path(name[:-4], args.workdir)) if name.endswith(".dyn") else model)
+        onnx.load(model_path(name[:-4], args.workdir)) if name.endswith((".dyn", ".qdq"))
+        else model)
     flops, n_nodes = count_flops(model)
     base = os.path.join(args.workdir, os.path.splitext(os.path.basename(path))[0] +
                         (".bf16" if bf16 else ""))
@@ -478,11 +484,20 @@ def bench_model(name, args):
     tol, scale = (args.int8_tol, "max") if exact is not None else (args.tol, "rms")
     if bf16:  # bfloat16 operands against float32: the error follows the output's magnitude
         tol, scale = args.bf16_tol, "max"
+    if qdq:  # a quantization step flipped by float rounding moves the output by steps of its scale
+        tol, scale = args.int8_tol, "max"
     rows = []
     for threads in args.threads:
         sess = ort_session(path, threads)
         ref = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, feeds)))
         ort_check = None
+        if qdq:  # ORT's exact integer kernels give the reference; its default session is timed
+            exact_sess = parity.reference_session(path, threads)
+            exact_ref = dict(zip([o.name for o in exact_sess.get_outputs()],
+                                 exact_sess.run(None, feeds)))
+            ort_check = parity.compare_outputs(exact_ref, ref, tol, tol, atol_scale="max",
+                                               ref_name="ORT exact", got_name="ORT")[1]
+            ref = exact_ref
         if exact is not None:
             ort_check = parity.compare_outputs(exact, ref, tol, tol, atol_scale="max",
                                                ref_name="onnx reference", got_name="ORT")[1]
@@ -530,7 +545,8 @@ def bench_model(name, args):
             "repeat": rep, **timing_fields(got), **row_base,
         }
         if ort_check is not None:
-            row["check_reference"] = "onnx reference evaluator"
+            row["check_reference"] = ("ORT session.x64quantprecision=1" if qdq
+                                      else "onnx reference evaluator")
             row["ort_check"] = ort_check
         # The peak at T threads is T cores' worth: it assumes the clock holds with T cores busy,
         # which fma_peak's wall-clock rate at T threads confirms on a quiet machine.

@@ -18,6 +18,9 @@
     two extra columns (none without a baseline), cli_identity reading a COMMIT file next to a
     binary; and model_bench run on tiny_cnn with this CLI as both builds: both checked,
     all three sides timed in every round, the baseline's rounds, path, version in the record;
+  * model_bench's variant rows on tiny models: NAME.qdq (ONNX Runtime's quantize_static, QDQ,
+    checked against ORT's exact integer kernels) and NAME.bf16 (--dtype bfloat16, checked
+    against ORT's float32 at 2e-2);
   * --ingot-tuning-records tunes ingot's side only (the baseline untuned), --tuning-records both;
   * winograd_bench on one small conv: the three ingot sides (direct, F(2x2), F(4x4)) and ORT
     timed in every round, the default policy's choice read from the graph, one raw record;
@@ -321,6 +324,33 @@ def test_model_bench_baseline(ingot, tmp):
           f"the after/before summary in the record: {rec['after_before']}")
 
 
+def test_model_bench_variants(ingot, tmp):
+    """model_bench's NAME.qdq and NAME.bf16 rows on make_models' tiny models: the QDQ file made by
+    ONNX Runtime's quantize_static (QuantizeLinear / DequantizeLinear in the graph) and checked
+    against ORT's exact integer kernels, the bfloat16 row compiled with --dtype bfloat16 and
+    checked against ORT's float32 at --bf16-tol."""
+    runs, work = os.path.join(tmp, "variant_runs"), os.path.join(tmp, "variants")
+    rc = model_bench.main(["--ingot", ingot, "--models", "tiny_cnn.qdq,tiny_bert.bf16",
+                           "--threads", "1", "--rounds", "2", "--round-s", "0.005",
+                           "--pause-s", "0", "--workdir", work, "--record-dir", runs])
+    check(rc == 0, f"model_bench tiny_cnn.qdq,tiny_bert.bf16: exit status {rc}")
+    records = os.listdir(runs) if os.path.isdir(runs) else []
+    if rc != 0 or len(records) != 1:
+        check(False, f"one raw record: {records}")
+        return
+    rows = {r["model"]: r for r in json.load(open(os.path.join(runs, records[0])))["results"]}
+    q, b = rows.get("tiny_cnn.qdq", {}), rows.get("tiny_bert.bf16", {})
+    ops = {n.op_type for n in onnx.load(os.path.join(work, "tiny_cnn.qdq.onnx")).graph.node}
+    check({"QuantizeLinear", "DequantizeLinear"} <= ops, f"tiny_cnn.qdq is a QDQ model: {ops}")
+    check(q.get("status") == "ok" and q.get("check_reference") == "ORT session.x64quantprecision=1"
+          and "x each output's max" in q.get("check", ""),
+          f"the QDQ row checked against ORT's exact kernels: {q}")
+    check(b.get("status") == "ok" and "rtol 0.02" in b.get("check", ""),
+          f"the bfloat16 row checked at 2e-2: {b.get('check')}")
+    check(os.path.exists(os.path.join(work, "tiny_bert.bf16.so")),
+          "the bfloat16 row compiled its own artifact")
+
+
 def test_winograd_bench(ingot, tmp):
     """winograd_bench on one small shape: three ingot sides and ORT timed each round, the
     policy's choice read from the graph, one raw record."""
@@ -409,6 +439,7 @@ def main():
         test_ort_quant(tmp)
         test_after_before_summary(tmp)
         test_model_bench_baseline(args.ingot, tmp)
+        test_model_bench_variants(args.ingot, tmp)
         test_ingot_tuning_records()
         test_winograd_bench(args.ingot, tmp)
         test_bert_base_geometry()

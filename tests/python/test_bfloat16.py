@@ -12,8 +12,10 @@
   ml_dtypes, the products in float64), rtol 1e-5 with an absolute floor of 1e-5 of the output's
   RMS (ingot accumulates in float32); against ONNX Runtime's float32 run at the issue's tolerance
   (rtol 2e-2, atol 2e-2 of the output's largest magnitude); and it must differ from float32 by
-  more than float32 rounding (the option is applied). The artifact of a 512 x 1024 weight is at
-  least 0.9 MiB smaller than float32's (weights stored as bfloat16).
+  more than float32 rounding (the option is applied). Products the bfloat16 rule does not tile
+  (a Gemm with transB over K = 255, a MatMul over K = 129) hold to the same emulation. The
+  artifact of a 512 x 1024 weight is at least 0.9 MiB smaller than float32's (weights stored as
+  bfloat16).
 - `--dtype bfloat16` with a bad value is one clear error.
 Prints one line per check and `N passed, N failed`.
 """
@@ -211,6 +213,43 @@ def check_mlp(ingot, work, target):
                applied)
 
 
+def check_other_product_forms(ingot, work):
+    """Products the bfloat16 rule does not tile (its form: [rows, K] x [K, N], K even) still
+    compute the option's arithmetic: a Gemm with transB (B read as [N, K], ResNet's classifier)
+    over an odd K, and a MatMul over an odd K."""
+    rng = np.random.default_rng(23)
+    cases = {
+        "gemm_transb_k255": (255, lambda x, w, b: bf(x) @ bf(w).T + b, (40, 255),
+                             [helper.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1)]),
+        "matmul_k129": (129, lambda x, w, b: bf(x) @ bf(w) + b, (129, 20),
+                        [helper.make_node("MatMul", ["x", "w"], ["p"]),
+                         helper.make_node("Add", ["p", "b"], ["y"])]),
+    }
+    for label, (k, emulate, wshape, nodes) in cases.items():
+        w = (rng.standard_normal(wshape) / np.sqrt(k)).astype(np.float32)
+        n = wshape[0] if label.startswith("gemm") else wshape[1]
+        b = (rng.standard_normal(n) * 0.1).astype(np.float32)
+        g = helper.make_graph(nodes, label,
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, k])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, n])],
+                              [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")])
+        path, so = os.path.join(work, label + ".onnx"), os.path.join(work, label + ".so")
+        save(g, path)
+        ok, err = compile_model(ingot, path, so, "--dtype", "bfloat16")
+        if not ok:
+            record(f"--dtype bfloat16 {label} compiles", False, err)
+            continue
+        x = rng.standard_normal((3, k)).astype(np.float32)
+        got, descrs = run(ingot, so, work, {"x": x})
+        if got is None:
+            record(f"--dtype bfloat16 {label} runs", False, descrs)
+            continue
+        ok, msg = parity.compare_outputs({"y": emulate(x, w, b).astype(np.float32)}, got, 1e-5,
+                                         1e-5, atol_scale="rms", finite_ref=True,
+                                         ref_name="bfloat16 emulation")
+        record(f"--dtype bfloat16 {label} vs numpy's bfloat16 emulation", ok, msg)
+
+
 def host_runs_avx2():
     flags = open("/proc/cpuinfo").read() if os.path.exists("/proc/cpuinfo") else ""
     return " avx2" in flags and " fma" in flags
@@ -258,6 +297,7 @@ def main():
         check_mlp(args.ingot, work, None)
         if host_runs_avx2():
             check_mlp(args.ingot, work, "llvm -mcpu=haswell")
+        check_other_product_forms(args.ingot, work)
         check_weight_bytes(args.ingot, work)
         check_bad_dtype(args.ingot, work)
     passed = sum(results)

@@ -209,22 +209,24 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
   // The element type of a buffer in memory: bool is one byte, float16 and bfloat16 their bits.
   std::string storage_type(DataType t) {
     if (t.is_bool()) return "uint8_t";
-    if (is_f16(t)) return "uint16_t";
+    if (is_half_width(t)) return "uint16_t";
     return scalar_type(t);
   }
-  // A 16-bit float, IEEE or bfloat16: computed in float32, its bits in memory.
-  static bool is_f16(DataType t) { return t.is_float() && t.bits == 16; }
+  // A 16-bit float, IEEE float16 or bfloat16: computed in float32, its bits in memory.
+  static bool is_half_width(DataType t) { return t.is_float() && t.bits == 16; }
   // The helpers' names of `t`'s 16-bit form ("h": float16, "bf": bfloat16).
   static std::string half_kind(DataType t) { return t.is_bfloat16() ? "bf" : "h"; }
   // A float16 tensor in memory holds bits; a local float16 array holds floats.
-  bool packed(const BufferNode* b) const { return is_f16(b->dtype) && !float_backed_.count(b); }
+  bool packed(const BufferNode* b) const {
+    return is_half_width(b->dtype) && !float_backed_.count(b);
+  }
   // The helpers' suffix for an expression's type ("i32", "f32").
   std::string suffix(const Expr& e) {
     const DataType t = e.dtype();
     if (narrow(e)) return "i32";
     char c = t.is_float() ? 'f' : t.is_uint() ? 'u' : 'i';
     if (t.is_bool()) return "i32";
-    if (is_f16(t)) return "f32";
+    if (is_half_width(t)) return "f32";
     return fmt::format("{}{}", c, t.bits);
   }
 
@@ -346,7 +348,7 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
   std::string visit_Cast(const Cast* op, const Expr& e) override {
     std::string v = visit_expr(op->value);
     if (op->dtype.is_bool()) return "(" + v + " != 0)";
-    if (is_f16(op->dtype))
+    if (is_half_width(op->dtype))
       return std::string(op->dtype.is_bfloat16() ? "ingot_round_bf16" : "ingot_round_f16") +
              "((float)" + v + ")";
     return "((" + type_of(e) + ")" + v + ")";
@@ -477,11 +479,12 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
     }
     if (!b.strides.empty() && count > 0) count = last + 1;
     count = std::max<int64_t>(count, 1);
-    stack_bytes_ += count * (is_f16(b.dtype) ? 4 : b.dtype.bytes());
+    stack_bytes_ += count * (is_half_width(b.dtype) ? 4 : b.dtype.bytes());
     line("{");
     ++indent_;
-    if (is_f16(b.dtype)) float_backed_.insert(&b);
-    line(fmt::format("{} {}[{}];", is_f16(b.dtype) ? std::string("float") : storage_type(b.dtype),
+    if (is_half_width(b.dtype)) float_backed_.insert(&b);
+    line(fmt::format("{} {}[{}];",
+                     is_half_width(b.dtype) ? std::string("float") : storage_type(b.dtype),
                      buffer_name(&b), count));
     visit_stmt(op->body);
     --indent_;

@@ -20,22 +20,10 @@ namespace ingot::codegen {
 using namespace tir;
 
 llvm::Value* KernelLowering::bfloat16_operand_bits(const Expr& e) {
-  if (auto* ld = e.as<BufferLoad>(); ld && ld->buffer->dtype.is_bfloat16()) {
-    // The load without its widening: load() widens at its end, so take the bits back before.
-    llvm::Value* widened = load(*ld);
-    if (auto* cast = llvm::dyn_cast<llvm::BitCastInst>(widened)) {
-      auto* shl = llvm::dyn_cast<llvm::BinaryOperator>(cast->getOperand(0));
-      auto* ext = shl ? llvm::dyn_cast<llvm::ZExtInst>(shl->getOperand(0)) : nullptr;
-      if (ext != nullptr) return ext->getOperand(0);
-    }
-    return bfloat16_bits(widened);
-  }
-  if (auto* sh = e.as<Shuffle>(); sh && e.dtype().is_bfloat16()) {
-    llvm::Value* bits = bfloat16_operand_bits(sh->vector);
-    std::vector<int> mask(sh->indices.begin(), sh->indices.end());
-    if (!bits->getType()->isVectorTy()) bits = b_.CreateVectorSplat(1, bits);
-    return b_.CreateShuffleVector(bits, mask);
-  }
+  if (auto* ld = e.as<BufferLoad>(); ld && ld->buffer->dtype.is_bfloat16())
+    return load_storage(*ld);
+  if (auto* sh = e.as<Shuffle>(); sh && e.dtype().is_bfloat16())
+    return b_.CreateShuffleVector(bfloat16_operand_bits(sh->vector), sh->indices);
   return bfloat16_bits(expr(e));
 }
 

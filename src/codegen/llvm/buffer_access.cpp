@@ -108,6 +108,14 @@ llvm::Value* KernelLowering::base_of(const BufferNode& buf) const {
 }
 
 llvm::Value* KernelLowering::load(const BufferLoad& op) {
+  llvm::Value* v = load_storage(op);
+  if (op.buffer->dtype.is_bool())
+    v = b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
+  if (op.buffer->dtype.is_bfloat16()) v = bfloat16_widen(v);
+  return v;
+}
+
+llvm::Value* KernelLowering::load_storage(const BufferLoad& op) {
   const BufferNode& buf = *op.buffer;
   llvm::Value* base = base_of(buf);
   auto lower = [this](const Expr& e) { return to_i64(e); };
@@ -127,8 +135,6 @@ llvm::Value* KernelLowering::load(const BufferLoad& op) {
     auto* vt = llvm::FixedVectorType::get(elem, f.lanes);
     v = b_.CreateMaskedGather(vt, lane_pointers(b_, elem, base, f), align);
   }
-  if (buf.dtype.is_bool()) v = b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
-  if (buf.dtype.is_bfloat16()) v = bfloat16_widen(v);
   return v;
 }
 

@@ -79,6 +79,8 @@ class KernelLowering {
   // Buffer access (buffer_access.cpp): a bound buffer's base pointer, loads, prefetches, stores.
   llvm::Value* base_of(const tir::BufferNode& buf) const;
   llvm::Value* load(const tir::BufferLoad& op);
+  // The same elements as stored (storage_type_of: bool's bytes, bfloat16's bits), unconverted.
+  llvm::Value* load_storage(const tir::BufferLoad& op);
   // The integer dot product dot_i32 (tir/ir.cpp Call::make): VPDPBUSD where the target has a
   // VNNI extension and the operands are uint8 x int8 in groups of 4, VPMADDWD plus an add for
   // int16 pairs on AVX2 / AVX-512BW, else a portable widening sequence (int_dot.cpp).

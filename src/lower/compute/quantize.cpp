@@ -108,7 +108,7 @@ Stmt compute_dynamic_quantize_linear(const graph::Node& node, const std::vector<
       BufferStore::make(y_scale, cast(y_scale->dtype, sc.get()), scalar_index(y_scale)),
       BufferStore::make(y_zp, cast(y_zp->dtype, zpa.get()), scalar_index(y_zp)),
   });
-  Stmt quantize = lane_nest(Extents(std::vector<Expr>(x->shape)), "i", [&](const Index& idx) {
+  Stmt quantize = lane_nest(x->shape, "i", [&](const Index& idx) {
     Expr q = round_even(cast(f, x.load(idx)) / sc.get()) + zpa.get();
     return BufferStore::make(y, saturate(q, y->dtype), idx);
   });

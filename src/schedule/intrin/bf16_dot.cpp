@@ -3,11 +3,9 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cstdio>
 
 #include "schedule/intrin/dot_tile.h"
-#include "schedule/intrin/int8_dot.h"
 #include "support/error.h"
 #include "tir/op.h"
 #include "tir/region_analysis.h"
@@ -50,10 +48,6 @@ std::optional<BFloat16TileSpec> parse_bf16_tile_name(const std::string& name) {
   s.steps = steps;
   if (!spec_problem(s).empty() || bf16_tile_name(s) != name) return std::nullopt;
   return s;
-}
-
-int bf16_max_tile_rows(int lanes, int nr) {
-  return int8_max_tile_rows(lanes, nr);  // the same register budget
 }
 
 TensorIntrin make_bf16_tile_intrin(const BFloat16TileSpec& s) {

@@ -1,6 +1,6 @@
 // bfloat16 register-tile micro-kernels of the products by bfloat16 weights (rules/bf16_matmul.h):
-//   C[i, j] += float32(A[i, 2k + g]) * float32(Bp[0, k, j, g])  for i < MR, j < NR, k < steps, g <
-//   2
+//   C[i, j] += float32(A[i, 2k + g]) * float32(Bp[0, k, j, g])
+// for i < MR, j < NR, k < steps, g < 2,
 // with A bfloat16 read in place (row-major, the depth contiguous), Bp bfloat16 in panels of NR
 // columns whose depth is in pairs ([N/NR, K/2, NR, 2], one column's pair adjacent) and C float32.
 // The implementation keeps the MR x NR tile in registers across the depth; per step it
@@ -29,9 +29,6 @@ struct BFloat16TileSpec {
 // "x86_avx512_dot_bf16_4x32_k384" (ISA prefix, MR x NR, steps).
 std::string bf16_tile_name(const BFloat16TileSpec& s);
 std::optional<BFloat16TileSpec> parse_bf16_tile_name(const std::string& name);
-// The most rows a tile of nr columns takes: the accumulators, one B vector and the broadcast in
-// the register file (16 registers at 8 lanes, 32 at 16), at most 8.
-int bf16_max_tile_rows(int lanes, int nr);
 // Builds the intrinsic (description + implementation); register it to tensorize with it.
 // InternalError on a spec out of range.
 TensorIntrin make_bf16_tile_intrin(const BFloat16TileSpec& s);

@@ -1,12 +1,19 @@
 // The dot-product tiles' shared implementation (see dot_tile.h).
 #include "schedule/intrin/dot_tile.h"
 
+#include <algorithm>
+
 #include "support/error.h"
 #include "tir/op.h"
 
 namespace ingot::schedule {
 
 using namespace tir;
+
+int dot_tile_max_rows(int lanes, int nr) {
+  const int vecs = std::max(1, nr / lanes), regs = lanes == 16 ? 32 : 16;
+  return std::clamp((regs - vecs - 1) / vecs, 1, 8);
+}
 
 PrimFunc dot_tile_impl(const std::string& name, const Buffer& A, const Buffer& B, const Buffer& C,
                        int lanes, int64_t steps, const Var& k, const std::vector<Expr>& rows,

@@ -12,6 +12,10 @@
 
 namespace ingot::schedule {
 
+// The most rows a dot tile of nr columns takes: the accumulators, one panel vector and the
+// broadcast in the register file (16 registers at 8 lanes, 32 at 16), at most 8.
+int dot_tile_max_rows(int lanes, int nr);
+
 // `rows[r]` is row r's broadcast operand at step `k`; `panel(v0)` the panel's operand of the
 // columns v0 .. v0 + lanes at step `k`; A, B, C the intrinsic's parameters (C MR x NR).
 tir::PrimFunc dot_tile_impl(const std::string& name, const tir::Buffer& A, const tir::Buffer& B,

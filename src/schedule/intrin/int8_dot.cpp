@@ -66,11 +66,6 @@ std::optional<Int8TileSpec> parse_int8_tile_name(const std::string& name) {
   return s;
 }
 
-int int8_max_tile_rows(int lanes, int nr) {
-  const int vecs = std::max(1, nr / lanes), regs = lanes == 16 ? 32 : 16;
-  return std::clamp((regs - vecs - 1) / vecs, 1, 8);
-}
-
 TensorIntrin make_int8_tile_intrin(const Int8TileSpec& s) {
   const std::string problem = spec_problem(s);
   INGOT_ICHECK(problem.empty(), "int8 tile spec {}: {}", int8_tile_name(s), problem);

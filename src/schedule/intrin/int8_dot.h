@@ -35,9 +35,6 @@ struct Int8TileSpec {
 // "x86_avx2_dot_u8i8_g2_4x16_k64" (ISA prefix, A's and B's types, G, MR x NR, steps).
 std::string int8_tile_name(const Int8TileSpec& s);
 std::optional<Int8TileSpec> parse_int8_tile_name(const std::string& name);
-// The most rows a tile of nr columns takes: the accumulators, one B vector and the broadcast in
-// the register file (16 registers at 8 lanes, 32 at 16), at most 8.
-int int8_max_tile_rows(int lanes, int nr);
 // Builds the intrinsic (description + implementation); register it to tensorize with it.
 // InternalError on a spec out of range.
 TensorIntrin make_int8_tile_intrin(const Int8TileSpec& s);

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "schedule/intrin/bf16_dot.h"
+#include "schedule/intrin/dot_tile.h"
 #include "schedule/ir_utils.h"
 #include "schedule/rules/choice.h"
 #include "schedule/rules/dense_product.h"
@@ -51,7 +52,7 @@ void schedule_bf16_matmul(Schedule& s, const RuleTarget& t) {
   // 1. The panel width [2 vectors], then B and the bias in panels (re-laid out at compile time).
   std::vector<int64_t> widths = {lanes};
   for (int v = 2; v <= 3; ++v)
-    if (N > (v - 1) * lanes && bf16_max_tile_rows(lanes, v * lanes) >= 4)
+    if (N > (v - 1) * lanes && dot_tile_max_rows(lanes, v * lanes) >= 4)
       widths.push_back(v * lanes);
   const int64_t default_nr = std::min<int64_t>(widths.back(), 2 * lanes);
   const int nr = int(s.value(sample_choice(s, widths, default_nr)));
@@ -63,7 +64,7 @@ void schedule_bf16_matmul(Schedule& s, const RuleTarget& t) {
   // 2. jo | io | jn | ir, jr, ko, ki by the micro-kernel, rows past the last whole tile one at a
   //    time.
   auto [task, panel] = schedule_row_tiles(
-      s, c, l[0], j[0], j[1], k[0], nr, bf16_max_tile_rows(lanes, nr),
+      s, c, l[0], j[0], j[1], k[0], nr, dot_tile_max_rows(lanes, nr),
       [&](int mr, int) {
         BFloat16TileSpec spec{lanes, mr, nr, K / 2};
         BFloat16TileSpec one = spec;

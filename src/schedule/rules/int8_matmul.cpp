@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "schedule/intrin/dot_tile.h"
 #include "schedule/intrin/int8_dot.h"
 #include "schedule/ir_utils.h"
 #include "schedule/rules/choice.h"
@@ -52,7 +53,7 @@ void schedule_int8_matmul(Schedule& s, const RuleTarget& t) {
   // 1. The panel width [2 vectors], then B and the bias in panels (re-laid out at compile time).
   std::vector<int64_t> widths = {lanes};
   for (int v = 2; v <= 3; ++v)
-    if (N > (v - 1) * lanes && int8_max_tile_rows(lanes, v * lanes) >= 4)
+    if (N > (v - 1) * lanes && dot_tile_max_rows(lanes, v * lanes) >= 4)
       widths.push_back(v * lanes);
   // (AVX2: three vectors where N is whole such panels, as the float rule: each row's broadcast
   // feeds more products.)
@@ -68,7 +69,7 @@ void schedule_int8_matmul(Schedule& s, const RuleTarget& t) {
   //    choices: panels per task, tile rows; no prefetch), rows past the last whole tile one at
   //    a time.
   auto [task, panel] = schedule_row_tiles(
-      s, c, l[0], j[0], j[1], k[0], nr, int8_max_tile_rows(lanes, nr),
+      s, c, l[0], j[0], j[1], k[0], nr, dot_tile_max_rows(lanes, nr),
       [&](int mr, int) {
         Int8TileSpec spec{t.isa.arch, lanes, mr, nr, K / group, group, p->a_signed};
         Int8TileSpec one = spec;

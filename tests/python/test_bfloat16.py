@@ -54,6 +54,23 @@ def save(graph, path, opset=17):
     onnx.save(model, path)
 
 
+def compiled(ingot, model, so, label, *extra):
+    """Compiles `model` into `so`; a failure is recorded as "LABEL compiles" -> whether it did."""
+    ok, err = compile_model(ingot, model, so, *extra)
+    if not ok:
+        record(f"{label} compiles", False, err)
+    return ok
+
+
+def ran(ingot, so, work, feeds, label):
+    """Runs `so` on `feeds` -> (outputs, their .npy descrs), or None, recorded as "LABEL runs"."""
+    got, descrs = run(ingot, so, work, feeds)
+    if got is None:
+        record(f"{label} runs", False, descrs)
+        return None
+    return got, descrs
+
+
 def compile_model(ingot, model, so, *extra):
     r = subprocess.run([ingot, "compile", model, "-o", so, *extra], capture_output=True,
                        text=True)
@@ -111,15 +128,12 @@ def check_interface(ingot, work):
         want = {"y": (x.astype(np.float32) * np.float32(3)).astype(BF16),
                 "w": x.astype(np.float32)}
     for target in ("llvm", "c"):
-        so = os.path.join(work, f"bf16_io.{target}.so")
-        ok, err = compile_model(ingot, path, so, "--target", target)
-        if not ok:
-            record(f"bfloat16 interface [{target}] compiles", False, err)
+        so, label = os.path.join(work, f"bf16_io.{target}.so"), f"bfloat16 interface [{target}]"
+        result = compiled(ingot, path, so, label, "--target", target) and ran(
+            ingot, so, work, {"x": x}, label)
+        if not result:
             continue
-        got, descrs = run(ingot, so, work, {"x": x})
-        if got is None:
-            record(f"bfloat16 interface [{target}] runs", False, descrs)
-            continue
+        got, descrs = result
         record(f"bfloat16 interface [{target}] writes its bfloat16 output as '<V2'",
                descrs.get("y") == "<V2" and descrs.get("w") == "<f4", str(descrs))
         ok, msg = parity.compare_outputs(want, got, 0.0, 0.0, ref_name="ml_dtypes")
@@ -186,18 +200,16 @@ def check_mlp(ingot, work, target):
     w1, b1, w2, b2 = mlp_model(path, 256, 192, 40, rng)
     so = os.path.join(work, "mlp.bf16.so")
     tag = f" [{target or 'host'}]"
-    ok, err = compile_model(ingot, path, so, "--dtype", "bfloat16",
-                            *(["--target", target] if target else []))
-    record("--dtype bfloat16 MLP compiles" + tag, ok, err)
-    if not ok:
+    if not compiled(ingot, path, so, "--dtype bfloat16 MLP" + tag, "--dtype", "bfloat16",
+                    *(["--target", target] if target else [])):
         return
     sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
     for t in range(2):
         x = (rng.standard_normal((4, 256)) * (1 + t)).astype(np.float32)
-        got, descrs = run(ingot, so, work, {"x": x})
-        if got is None:
-            record(f"--dtype bfloat16 MLP run {t}" + tag, False, descrs)
+        result = ran(ingot, so, work, {"x": x}, f"--dtype bfloat16 MLP run {t}" + tag)
+        if not result:
             continue
+        got = result[0]
         # the option's arithmetic: products of bfloat16-rounded operands, the rest float
         h = np.maximum(bf(x) @ bf(w1) + b1, 0)
         emulated = {"y": (bf(h) @ bf(w2) + b2).astype(np.float32)}
@@ -235,15 +247,13 @@ def check_other_product_forms(ingot, work):
                               [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")])
         path, so = os.path.join(work, label + ".onnx"), os.path.join(work, label + ".so")
         save(g, path)
-        ok, err = compile_model(ingot, path, so, "--dtype", "bfloat16")
-        if not ok:
-            record(f"--dtype bfloat16 {label} compiles", False, err)
-            continue
         x = rng.standard_normal((3, k)).astype(np.float32)
-        got, descrs = run(ingot, so, work, {"x": x})
-        if got is None:
-            record(f"--dtype bfloat16 {label} runs", False, descrs)
+        what = f"--dtype bfloat16 {label}"
+        result = (compiled(ingot, path, so, what, "--dtype", "bfloat16") and
+                  ran(ingot, so, work, {"x": x}, what))
+        if not result:
             continue
+        got = result[0]
         ok, msg = parity.compare_outputs({"y": emulate(x, w, b).astype(np.float32)}, got, 1e-5,
                                          1e-5, atol_scale="rms", finite_ref=True,
                                          ref_name="bfloat16 emulation")
@@ -267,9 +277,7 @@ def check_weight_bytes(ingot, work):
     sizes = {}
     for dtype in ("float32", "bfloat16"):
         so = os.path.join(work, f"wide.{dtype}.so")
-        ok, err = compile_model(ingot, path, so, "--dtype", dtype)
-        if not ok:
-            record(f"512x1024 weight compiles with --dtype {dtype}", False, err)
+        if not compiled(ingot, path, so, f"512x1024 weight with --dtype {dtype}", "--dtype", dtype):
             return
         sizes[dtype] = os.path.getsize(so)
     saved = sizes["float32"] - sizes["bfloat16"]

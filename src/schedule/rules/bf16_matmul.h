@@ -2,17 +2,11 @@
 // docs/bfloat16.md): the block lowering gives MatMul and Gemm with bfloat16 operands and a
 // float32 output (lower/compute/matmul_block.cpp)
 //   C[i, j] = bias[j] (or 0);  C[i, j] = C[i, j] + float32(A[i, k]) * float32(B[k, j])
-// with A bfloat16 [rows, K], B a constant bfloat16 [K, N], K even, C float32. The schedule, as the
-// 8-bit rule's (int8_matmul.h) with pairs for its groups:
-// - the depth in pairs and B re-laid out at compile time into NR-column panels with each column's
-//   pair adjacent, [N/NR, K/2, NR, 2] (the layout VDPBF16PS reads); the bias row padded to whole
-//   panels;
-// - tiles of MR rows x NR columns over the whole depth by the bfloat16 micro-kernel
-//   (intrin/bf16_dot.h), the rows past the last whole tile one at a time;
-// - parallel over groups of column panels; the kernel's epilogue pass (bias, activation,
-//   residual) right after each tile; other blocks by the injective rule.
-// x86 only (AArch64 bfloat16 products keep the row form). Choices (sampling instructions, defaults
-// in brackets): the panel width (1 to 3 vectors [2]), the tile's rows and the panels per task.
+// with A bfloat16 [rows, K], B a constant bfloat16 [K, N], K even, C float32. The schedule is
+// the panel products' (rules/panel_product.h) with pairs for its groups: B in [N/NR, K/2, NR, 2]
+// panels (the layout VDPBF16PS reads), the bfloat16 micro-kernel (intrin/bf16_dot.h), the
+// kernel's epilogue (bias, activation, residual) after each tile. x86 only (AArch64 bfloat16
+// products keep the row form).
 #pragma once
 
 #include <optional>

@@ -62,16 +62,6 @@ ProductKernelBlocks product_kernel_blocks(Schedule& s, const std::string& produc
   return k;
 }
 
-void finish_panel_product(Schedule& s, ProductKernelBlocks blocks, LoopRV task, LoopRV panel,
-                          const CpuVectorIsa& isa) {
-  if (!blocks.epilogue.empty()) {
-    schedule_tile_epilogue(s, s.get_block(blocks.epilogue), panel);
-    blocks.others.erase(std::find(blocks.others.begin(), blocks.others.end(), blocks.epilogue));
-  }
-  s.parallel(task);
-  for (const std::string& name : blocks.others) schedule_injective_block(s, name, isa);
-}
-
 int matmul_row_tile(const MatmulConfig& cfg) {
   return default_fma_tile(cfg.isa(), int(cfg.kc)).mr;
 }

@@ -125,10 +125,5 @@ struct ProductKernelBlocks {
   std::string epilogue;
 };
 ProductKernelBlocks product_kernel_blocks(Schedule& s, const std::string& product = "matmul");
-// The end of a rule that tiles its product per column panel (the 8-bit and bfloat16 rules):
-// the blocks' epilogue after each tile of `panel`, `task` parallel, the other blocks by the
-// injective rule.
-void finish_panel_product(Schedule& s, ProductKernelBlocks blocks, LoopRV task, LoopRV panel,
-                          const CpuVectorIsa& isa);
 
 }  // namespace ingot::schedule

@@ -352,17 +352,20 @@ class Lowering : public LoweringHost {
     return v;
   }
 
-  // A ConvNCHWc (graph pass layout_nchwc): its block-form compute (lower/compute/blocked_conv.h)
-  // over the node's own weights, which its rule lays out, so they are never folded into loads.
+  // A ConvNCHWc or QConvNCHWc (graph pass layout_nchwc): its block-form compute
+  // (lower/compute/blocked_conv.h) over the node's own weights, which its rule lays out, so they
+  // are never folded into loads.
   bool lower_conv_nchwc(const graph::Node& node) {
-    if (node.op != ops::OpKind::ConvNCHWc) return false;
+    if (node.op != ops::OpKind::ConvNCHWc && node.op != ops::OpKind::QConvNCHWc) return false;
     tir::PrimFunc f = conv_nchwc_compute(node);
     std::vector<const Value*> args;
     for (const Value* v : node.inputs)
       if (v != nullptr) args.push_back(v);
     args.push_back(node.outputs.at(0));
-    INGOT_ICHECK(args.size() == f.params.size(), "{}: {} values for {} parameters", node.describe(),
-                 args.size(), f.params.size());
+    // (A scratch parameter, the 8-bit conv's accumulator, is bound with the workspace after
+    // scheduling: tir/transforms/apply_param_layouts.h.)
+    INGOT_ICHECK(args.size() + f.scratch_params.size() == f.params.size(),
+                 "{}: {} values for {} parameters", node.describe(), args.size(), f.params.size());
     for (const Value* v : args)
       if (v->is_constant()) constant_ref(v);
     f.source_ops = source_ops(node);

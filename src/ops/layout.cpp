@@ -3,7 +3,11 @@
 // ([N, ceil(C / c), spatial..., c], channel k at block k / c, lane k % c; padding lanes are
 // zero after LayoutToBlocked and unspecified after a blocked op), and ConvNCHWc is a 1-, 2- or
 // 3-D Conv (groups = 1, grouped in whole blocks, or depthwise) whose input X, summand Z and
-// output Y are blocked.
+// output Y are blocked. QConvNCHWc(X, W, bias, multiplier) is its 8-bit form (graph pass
+// layout_nchwc, from a QConv of groups = 1 whose weights are symmetric int8): X uint8 / int8
+// blocked (padded explicitly with its zero point), W int8, bias int32 with X's zero point folded
+// in (bias - x_zero_point * sum of the channel's weights), so the int32 sum is plain
+// X * W; each output channel requantized as QConv's (shift, y_zero_point, qmin, qmax, `to`).
 #include "ops/conv_geometry.h"
 #include "ops/op_families.h"
 #include "ops/shape_util.h"
@@ -53,12 +57,16 @@ std::vector<TensorType> infer_from_blocked(Node& n) {
 std::vector<TensorType> infer_conv_nchwc(Node& n) {
   const TensorType& x = input_type(n, 0, "X");
   const TensorType& w = input_type(n, 1, "W");
-  if (w.rank() < 3 || w.rank() > 5 || x.rank() != w.rank() + 1 || x.dtype != DType::kF32 ||
-      w.dtype != DType::kF32)
+  const bool int8 = n.op == OpKind::QConvNCHWc;
+  const bool types_fit =
+      int8 ? (x.dtype == DType::kU8 || x.dtype == DType::kI8) && w.dtype == DType::kI8
+           : x.dtype == DType::kF32 && w.dtype == DType::kF32;
+  if (w.rank() < 3 || w.rank() > 5 || x.rank() != w.rank() + 1 || !types_fit)
     fail_user(
-        "{}: needs a float32 blocked input with 1 to 3 spatial dims and weights of one "
+        "{}: needs a {} blocked input with 1 to 3 spatial dims and {} weights of one "
         "rank less, got X {} W {}",
-        n.describe(), x.str(), w.str());
+        n.describe(), int8 ? "uint8 / int8" : "float32", int8 ? "int8" : "float32", x.str(),
+        w.str());
   for (const Dim& d : x.shape)
     if (!d.is_static()) fail_user("{}: input X {} must be static", n.describe(), x.str());
   size_t spatial = size_t(w.rank()) - 2;
@@ -78,7 +86,25 @@ std::vector<TensorType> infer_conv_nchwc(Node& n) {
   std::vector<int64_t> pads = n.attrs.get_ints("pads", std::vector<int64_t>(2 * spatial, 0));
   if (strides.size() != spatial || dil.size() != spatial || pads.size() != 2 * spatial)
     fail_user("{}: strides, dilations and pads must be {}-D", n.describe(), spatial);
-  TensorType out{DType::kF32, {x.shape[0], Dim::fixed(ceil_div(oc, block))}};
+  DType out_dtype = DType::kF32;
+  if (int8) {
+    if (group != 1) fail_user("{}: an 8-bit blocked conv takes group = 1", n.describe());
+    for (int i : {2, 3}) {
+      const TensorType& t = input_type(n, i, i == 2 ? "bias" : "multiplier");
+      if (t.dtype != DType::kI32 || t.rank() != 1 || t.num_elements() != oc)
+        fail_user("{}: input {} must be int32 [{}], got {}", n.describe(),
+                  i == 2 ? "bias" : "multiplier", oc, t.str());
+    }
+    out_dtype = DType(n.attrs.get_int("to", int64_t(DType::kU8)));
+    if (out_dtype != DType::kU8 && out_dtype != DType::kI8)
+      fail_user("{}: output dtype {} is not uint8 or int8", n.describe(), dtype_name(out_dtype));
+    const int64_t shift = n.attrs.get_int("shift", 0);
+    if (shift < 1 || shift > 62)
+      fail_user("{}: attribute 'shift' must be 1..62, got {}", n.describe(), shift);
+    if (n.attrs.get_int("qmin", 0) > n.attrs.get_int("qmax", 0))
+      fail_user("{}: qmin is above qmax", n.describe());
+  }
+  TensorType out{out_dtype, {x.shape[0], Dim::fixed(ceil_div(oc, block))}};
   for (size_t d = 0; d < spatial; ++d) {
     int64_t o =
         (xs[2 + d] + pads[d] + pads[spatial + d] - dil[d] * (ws[2 + d] - 1) - 1) / strides[d] + 1;
@@ -86,6 +112,7 @@ std::vector<TensorType> infer_conv_nchwc(Node& n) {
     out.shape.push_back(Dim::fixed(o));
   }
   out.shape.push_back(Dim::fixed(block));
+  if (int8) return {out};
   if (has_input(n, 2) && n.inputs[2]->type.num_elements() != oc)
     fail_user("{}: bias B {} must have {} elements", n.describe(), n.inputs[2]->type.str(), oc);
   if (has_input(n, 3) && n.inputs[3]->type != out)
@@ -119,6 +146,15 @@ void add_layout_ops(std::vector<OpInfo>& t) {
   conv.infer_fn = infer_conv_nchwc;
   conv.flops_fn = conv_nchwc_flops;
   t.push_back(conv);
+  std::vector<AttrSpec> requant = conv_attr_specs({{"block", AttrType::kInt, true}});
+  for (const char* a : {"y_zero_point", "shift", "qmin", "qmax", "to"})
+    requant.push_back({a, AttrType::kInt});
+  OpInfo qconv{OpKind::QConvNCHWc, "QConvNCHWc", PatternKind::kOpaque, requant};
+  qconv.min_inputs = 4;
+  qconv.max_inputs = 4;
+  qconv.infer_fn = infer_conv_nchwc;
+  qconv.flops_fn = conv_nchwc_flops;
+  t.push_back(qconv);
 }
 
 }  // namespace ingot::ops::detail

@@ -5,7 +5,10 @@ targets. ONNX Runtime's static quantizer makes them from float models built here
 - a small net with uint8 activations and per-tensor uint8 weights (asymmetric zero points):
   stride-2 and grouped convs, a Relu the quantizer keeps or folds, a Gemm with transB;
 - the same net in the QOperator form (QLinearConv, QLinearMatMul), which the importer runs in
-  exact float64 arithmetic rather than through fuse_qdq.
+  exact float64 arithmetic rather than through fuse_qdq;
+- a residual net with ONNX Runtime's defaults (uint8 x per-channel int8), whose convs the llvm
+  targets run as 8-bit blocked convs (QConvNCHWc): on the host, as AVX2 int16 pairs
+  (-mcpu=haswell) and, on a VNNI host, as 512-bit VPDPBUSD quads (-mcpu=icelake-server).
 Each runs on 8 random inputs; every output must be within one quantization step of ONNX
 Runtime's (the fixed-point requantization rounds half up where ONNX Runtime rounds half to even
 in float), and the QDQ models' compile reports must show the integer kernels (QConv, QMatMul):
@@ -79,6 +82,55 @@ def small_net(path, gemm, batch_norm=False):
     onnx.save(m, path)
 
 
+def residual_net(path):
+    """ONNX Runtime's default quantization target: uint8 activations x per-channel int8 weights.
+    Channel counts that are not whole vectors (24, 40, 20), a 3-channel stem at stride 2, zero
+    padding (the activation's zero point once quantized), a residual Add and a pooled Gemm."""
+    rng = np.random.default_rng(5)
+    inits, nodes = [], []
+
+    def const(name, a):
+        inits.append(numpy_helper.from_array(a.astype(np.float32), name))
+        return name
+
+    def conv(x, name, cin, cout, k, stride, relu=True):
+        w = const(name + "_w", rng.standard_normal((cout, cin, k, k)) * (1.5 / np.sqrt(cin * k * k)))
+        b = const(name + "_b", rng.standard_normal(cout) * 0.1)
+        nodes.append(helper.make_node("Conv", [x, w, b], [name], kernel_shape=[k, k],
+                                      strides=[stride, stride], pads=[k // 2] * 4))
+        if not relu:
+            return name
+        nodes.append(helper.make_node("Relu", [name], [name + "_relu"]))
+        return name + "_relu"
+
+    x = conv("x", "stem", 3, 24, 3, 2)
+    y = conv(x, "expand", 24, 40, 1, 1)
+    z = conv(y, "body", 40, 40, 3, 1, relu=False)
+    nodes.append(helper.make_node("Add", [y, z], ["sum"]))
+    nodes.append(helper.make_node("Relu", ["sum"], ["sum_relu"]))
+    x = conv("sum_relu", "down", 40, 20, 3, 2)
+    nodes.append(helper.make_node("GlobalAveragePool", [x], ["pool"]))
+    nodes.append(helper.make_node("Flatten", ["pool"], ["flat"], axis=1))
+    nodes.append(helper.make_node("Gemm", ["flat", const("fc_w", rng.standard_normal((10, 20)) * 0.3),
+                                           const("fc_b", rng.standard_normal(10) * 0.1)],
+                                  ["logits"], transB=1))
+    g = helper.make_graph(nodes, "residual_int8",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 20, 20])],
+                          [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, 10])],
+                          inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    onnx.save(m, path)
+
+
+def host_has(flag):
+    try:
+        with open("/proc/cpuinfo") as f:
+            return any(flag in line.split() for line in f if line.startswith("flags"))
+    except OSError:
+        return False
+
+
 def quantize(src, dst, shape, fmt, activation, weight, per_channel):
     from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
                                           quantize_static)
@@ -110,12 +162,15 @@ def output_step(model):
     return None
 
 
-def check_model(ingot, work, label, model, shape, expect_int_kernels):
+def check_model(ingot, work, label, model, shape, expect_int_kernels, targets=("llvm", "c"),
+                blocked_convs=0):
+    """blocked_convs: how many 8-bit blocked convolutions (QConvNCHWc kernels) each llvm
+    target's report must show."""
     sess = parity.reference_session(model)
     in_name = sess.get_inputs()[0].name
     step = output_step(model)
-    for target in ("llvm", "c"):
-        so = os.path.join(work, f"{label}.{target}.so")
+    for target in targets:
+        so = os.path.join(work, f"{label}.{target.replace(' ', '_')}.so")
         r = subprocess.run([ingot, "compile", model, "--target", target, "-o", so, "--report"],
                            capture_output=True, text=True)
         if r.returncode != 0:
@@ -126,6 +181,10 @@ def check_model(ingot, work, label, model, shape, expect_int_kernels):
             names = ("QConv", "QMatMul", "IntMatMul")
             record(f"{label} [{target}] runs integer kernels", any(n in kernels for n in names),
                    ", ".join(f"{kernels.count(n)} {n}" for n in names))
+        if blocked_convs and target.startswith("llvm"):
+            kernel_lines = [l for l in kernels.splitlines() if "_QConvNCHWc " in l]
+            record(f"{label} [{target}] runs {blocked_convs} 8-bit blocked convs",
+                   len(kernel_lines) == blocked_convs, f"{len(kernel_lines)} QConvNCHWc kernels")
         rng = np.random.default_rng(21)
         # The outputs are dequantized: every element within one quantization step of ONNX
         # Runtime's, absolutely (rtol 0; the 1.0001 absorbs the float rounding of k * step).
@@ -194,10 +253,24 @@ def main():
         quantize(small_bn, qbn, (1, 3, 12, 12), "qdq", "QUInt8", "QInt8", True)
         record("the unfolded model has BatchNormalization",
                "BatchNormalization" in {n.op_type for n in onnx.load(qbn).graph.node})
-        # (Its convs keep float arithmetic: QConv takes one 8-bit family; its Gemm, with
-        # symmetric int8 weights, runs the 8-bit product IntMatMul.)
+        # (Its Gemm, with symmetric int8 weights, runs the 8-bit product IntMatMul; on llvm its
+        # groups = 1 convs the 8-bit blocked conv, elsewhere float arithmetic: QConv's plain
+        # loops take one 8-bit family.)
         check_model(args.ingot, work, "small (QDQ, BatchNormalization, uint8 x int8)", qbn,
-                    (1, 3, 12, 12), True)
+                    (1, 3, 12, 12), True, blocked_convs=2)
+        # The 8-bit blocked convs on each dot-product form the host can run: the default
+        # (VPDPBUSD quads on a VNNI host), int16 pairs on AVX2, and VNNI's 512-bit quads.
+        res = os.path.join(work, "residual.onnx")
+        residual_net(res)
+        qres = os.path.join(work, "residual_qdq.onnx")
+        quantize(res, qres, (1, 3, 20, 20), "qdq", "QUInt8", "QInt8", True)
+        targets = ["llvm", "c"]
+        if host_has("avx2") and host_has("fma"):
+            targets.append("llvm -mcpu=haswell")
+        if host_has("avx512_vnni") and host_has("avx512bw") and host_has("avx512vl"):
+            targets.append("llvm -mcpu=icelake-server")
+        check_model(args.ingot, work, "residual (QDQ, uint8 x int8 per-channel)", qres,
+                    (1, 3, 20, 20), True, targets=tuple(targets), blocked_convs=4)
         small_mm = os.path.join(work, "small_mm.onnx")
         small_net(small_mm, gemm=False)
         qop = os.path.join(work, "small_qop.onnx")

@@ -230,7 +230,7 @@ bool split_product(Graph& g, Node* mm, const Activation& x, const Weights& w, Va
   return true;
 }
 
-bool try_fuse_conv(Graph& g, Node* conv) {
+bool try_fuse_conv(Graph& g, Node* conv, bool blocked_int8_convs) {
   if (conv->inputs.size() > 3 || conv->attrs.has("activation")) return false;
   std::optional<Activation> x = dequantized_activation(conv->inputs[0]);
   const Value* wv = conv->inputs[1];
@@ -240,7 +240,11 @@ bool try_fuse_conv(Graph& g, Node* conv) {
   std::optional<std::vector<double>> bias =
       bias_values(conv->inputs.size() > 2 ? conv->inputs[2] : nullptr, channels);
   std::optional<Output> out = quantized_output(g, *conv);
-  if (!w || !bias || !out || x->q->type.dtype != w->q->type.dtype) return false;
+  // Mixed families only where the blocked 8-bit kernels take the conv (fuse_qdq.h).
+  const bool blocked_form = blocked_int8_convs && w && w->zero_point == 0 &&
+                            w->q->type.dtype == DType::kI8 && wv->type.rank() == 4 &&
+                            conv->attrs.get_int("group", 1) == 1;
+  if (!w || !bias || !out || (x->q->type.dtype != w->q->type.dtype && !blocked_form)) return false;
   Node* fused = g.add_node(OpKind::QConv, conv->name + "_int8", {x->q, const_cast<Value*>(w->q)},
                            {conv->outputs[0]->name + "_int8"});
   fused->opset = conv->opset;
@@ -355,8 +359,9 @@ bool keep_for_fuse_qdq(const Graph& g, const Node& n) {
   return true;
 }
 
-void fuse_qdq(Graph& g) {
-  rewrite_to_fixpoint(g, OpKind::Conv, try_fuse_conv);
+void fuse_qdq(Graph& g, bool blocked_int8_convs) {
+  rewrite_to_fixpoint(g, OpKind::Conv,
+                      [&](Graph& gr, Node* n) { return try_fuse_conv(gr, n, blocked_int8_convs); });
   rewrite_to_fixpoint(g, OpKind::MatMul, try_fuse_matmul);
   rewrite_to_fixpoint(g, OpKind::Gemm, try_fuse_matmul);
   g.remove_dead();

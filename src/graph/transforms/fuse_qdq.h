@@ -21,7 +21,12 @@
 
 namespace ingot::graph {
 
-void fuse_qdq(Graph& g);
+// `blocked_int8_convs` (a CPU target whose layout pass runs 8-bit blocked convolutions,
+// layout_nchwc.h: QConvNCHWc): a 2-D Conv of groups = 1 with symmetric int8 weights becomes a
+// QConv whatever its activation's 8-bit family (uint8 x int8, ONNX Runtime's default), not only
+// where both share one; elsewhere such a conv stays float arithmetic, which the other targets'
+// conv kernels run faster than QConv's plain loops.
+void fuse_qdq(Graph& g, bool blocked_int8_convs = false);
 
 // Whether infer_types' constant folding should leave `n` to fuse_qdq: a DequantizeLinear of an
 // integer constant read by a Conv, MatMul or Gemm.

@@ -2,7 +2,10 @@
 #include "graph/transforms/layout_nchwc.h"
 
 #include <algorithm>
+#include <climits>
+#include <cstring>
 #include <map>
+#include <tuple>
 
 #include "ops/op.h"
 #include "support/channel_block.h"
@@ -56,9 +59,44 @@ bool blockable_conv(const Node& n, const ChannelBlockPolicy& blocks) {
   return blocks.grouped(x->type.shape[1].value, w->type.shape[0].value, group, 0).has_value();
 }
 
+// A 2-D QConv (fuse_qdq) the 8-bit blocked conv takes: groups = 1, uint8 / int8 input, constant
+// symmetric int8 weights (zero point 0), constant bias and multipliers, non-negative pads,
+// static shapes.
+bool blockable_qconv(const Node& n) {
+  if (n.op != ops::OpKind::QConv || n.outputs.size() != 1 || n.inputs.size() != 4) return false;
+  const Value* x = n.inputs[0];
+  const Value* w = n.inputs[1];
+  if (x->type.rank() != 4 || (x->type.dtype != DType::kU8 && x->type.dtype != DType::kI8) ||
+      w->type.dtype != DType::kI8 || !w->is_constant() || !n.inputs[2]->is_constant() ||
+      !n.inputs[3]->is_constant() || !static_type(x) || !static_type(n.outputs[0]) ||
+      n.attrs.get_int("group", 1) != 1 || n.attrs.get_int("w_zero_point", 0) != 0)
+    return false;
+  for (int64_t p : n.attrs.get_ints("pads", {}))
+    if (p < 0) return false;
+  return true;
+}
+
+// Per-tensor QuantizeLinear / DequantizeLinear (scalar scale and zero point), which run on
+// blocked tensors as any elementwise op.
+bool per_tensor_quantization(const Node& n) {
+  if (n.op != ops::OpKind::QuantizeLinear && n.op != ops::OpKind::DequantizeLinear) return false;
+  for (size_t i = 1; i < n.inputs.size(); ++i)
+    if (n.inputs[i] != nullptr &&
+        (!static_type(n.inputs[i]) || n.inputs[i]->type.num_elements() != 1))
+      return false;
+  return n.attrs.get_int("block_size", 0) == 0;
+}
+
+bool int8_family(const Value* v) {
+  return v != nullptr && (v->type.dtype == DType::kU8 || v->type.dtype == DType::kI8);
+}
+
 // Elementwise ops that run on blocked tensors between convolutions: finite at 0, so the zero
 // padding lanes stay finite (a conv multiplies them by zero weights).
 bool blockable_elementwise(const Node& n) {
+  if (per_tensor_quantization(n))
+    return n.outputs.size() == 1 && image_rank(n.outputs[0]->type.rank()) &&
+           static_type(n.outputs[0]);
   switch (n.op) {
     case ops::OpKind::Add:
     case ops::OpKind::Sub:
@@ -91,6 +129,8 @@ class LayoutRewriter {
     for (Node* n : nodes) {  // graph order: producers first
       if (blockable_conv(*n, blocks_)) {
         convert(*n);
+      } else if (blockable_qconv(*n)) {
+        convert_qconv(*n);
       } else if (blockable_elementwise(*n)) {
         convert_elementwise(*n);
       } else if (n->op == ops::OpKind::GlobalAveragePool || n->op == ops::OpKind::GlobalMaxPool ||
@@ -155,7 +195,9 @@ class LayoutRewriter {
                          (v->type.shape[0].value == 1 || v->type.shape[0] == t.shape[0]);
       for (int d = 2; per_channel && d < t.rank(); ++d)
         per_channel = v->type.shape[size_t(d)].value == 1;
-      if (!f32(v) || !static_type(v) || (v->type != t && !per_channel)) return;
+      // (A DequantizeLinear reads an 8-bit tensor.)
+      const bool dtype_ok = f32(v) || (n.op == ops::OpKind::DequantizeLinear && int8_family(v));
+      if (!dtype_ok || !static_type(v) || (v->type.shape != t.shape && !per_channel)) return;
     }
     for (Value*& v : n.inputs) {
       if (v == nullptr || v->type.num_elements() == 1) continue;
@@ -282,6 +324,62 @@ class LayoutRewriter {
     take_blocked_output(n);
   }
 
+  // A QConv (blockable_qconv) as QConvNCHWc: its input blocked in groups of 4 lanes (its
+  // producer's block or the default where that fits, else IC rounded up to 4; the weights zero
+  // padded to a block wider than IC), padded explicitly with its zero point,
+  // and X's zero point folded into the bias: sum (x - zx) w = sum x w - zx sum w, exact, the
+  // padding then contributing zx * w like any pixel. Left alone where those blocks do not fit
+  // or the folded bias leaves int32.
+  void convert_qconv(Node& n) {
+    Value* x = n.inputs[0];
+    const int64_t ic = x->type.shape[1].value, oc = n.inputs[1]->type.shape[0].value;
+    // (Whole blocks, or one block with room for IC: the weights are then zero padded to the
+    // block's channels, so every lane past IC, which a blocked producer leaves unspecified,
+    // meets zero weights.)
+    auto fits = [ic](int64_t b) { return b % 4 == 0 && (ic % b == 0 || ic < b); };
+    int64_t block = 0;
+    if (x->producer && x->producer->op == ops::OpKind::LayoutFromBlocked &&
+        fits(block_of(x->producer->inputs[0])))
+      block = block_of(x->producer->inputs[0]);
+    if (block == 0) {
+      const int64_t want = blocks_.tensor(ic);
+      block = fits(want) ? want : (ic + 3) / 4 * 4;
+      if (!fits(block)) return;
+    }
+    const Tensor& w = *n.inputs[1]->constant;
+    const Tensor& bias = *n.inputs[2]->constant;
+    const int64_t zx = n.attrs.get_int("x_zero_point", 0), per_channel = w.num_elements() / oc;
+    std::vector<int32_t> folded;
+    for (int64_t c = 0; c < oc; ++c) {
+      int64_t sum = 0;
+      for (int64_t k = 0; k < per_channel; ++k) sum += w.get_i64(c * per_channel + k);
+      const int64_t v = bias.get_i64(c) - zx * sum;
+      if (v < INT32_MIN || v > INT32_MAX) return;
+      folded.push_back(int32_t(v));
+    }
+    n.inputs[0] = blocked(x, block, n);
+    if (ic < block) {  // W [OC, IC, k...] -> [OC, block, k...], zeros past IC
+      const int64_t taps = per_channel / ic;
+      std::vector<uint8_t> padded(size_t(oc * block * taps), 0);
+      const uint8_t* src = w.data();
+      for (int64_t c = 0; c < oc; ++c)
+        std::memcpy(padded.data() + c * block * taps, src + c * per_channel, size_t(per_channel));
+      std::vector<int64_t> shape = w.shape();
+      shape[1] = block;
+      n.inputs[1] = g_.add_constant(n.inputs[1]->name + "_padded",
+                                    std::make_shared<Tensor>(DType::kI8, shape, std::move(padded)));
+    }
+    n.inputs[2] = g_.add_constant(
+        n.inputs[2]->name + "_folded",
+        tensor_from_bytes(DType::kI32, {oc}, folded.data(), folded.size() * sizeof(int32_t)));
+    pad_explicitly(n, double(zx));
+    n.op = ops::OpKind::QConvNCHWc;
+    n.attrs.erase("x_zero_point");
+    n.attrs.erase("w_zero_point");
+    n.attrs.set("block", output_block(n, oc));
+    take_blocked_output(n);
+  }
+
   // A groups = 1 conv's output block: the layout plan's where it names the conv with a block
   // the conv may take, else the default.
   int64_t output_block(const Node& n, int64_t channels) const {
@@ -294,10 +392,11 @@ class LayoutRewriter {
   }
 
   // A direct convolution reads its blocked input through an explicit zero Pad of the spatial
-  // dims (memoised per value and pads), so the conv itself has no padding: its register tiles
+  // dims (memoised per value, pads and padding value: a QConv pads with its zero point), so the
+  // conv itself has no padding: its register tiles
   // read whole windows with no bounds tests. (A depthwise conv keeps its pads: its rule
   // partitions the border away.)
-  void pad_explicitly(Node& n) {
+  void pad_explicitly(Node& n, double value = 0.0) {
     std::vector<int64_t> pads = n.attrs.get_ints("pads", {});
     if (std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; })) return;
     Value* x = n.inputs[0];
@@ -307,12 +406,12 @@ class LayoutRewriter {
       full[2 + d] = pads[d];
       full[rank + 2 + d] = pads[spatial + d];
     }
-    auto [it, fresh] = padded_.try_emplace({x, full}, nullptr);
+    auto [it, fresh] = padded_.try_emplace({x, full, value}, nullptr);
     if (fresh) {
       Attrs attrs;
       attrs.set("mode", std::string("constant"));
       attrs.set("pads", full);
-      attrs.set("value", 0.0);
+      attrs.set("value", value);
       Node* pad =
           g_.add_node(ops::OpKind::Pad, x->name + "_padded", {x}, {x->name + "_padded"}, attrs);
       pad->opset = n.opset;
@@ -326,7 +425,7 @@ class LayoutRewriter {
   Graph& g_;
   const ChannelBlockPolicy& blocks_;
   std::map<std::pair<Value*, int64_t>, Value*> to_blocked_;
-  std::map<std::pair<Value*, std::vector<int64_t>>, Value*> padded_;
+  std::map<std::tuple<Value*, std::vector<int64_t>, double>, Value*> padded_;
 };
 
 }  // namespace

@@ -59,7 +59,7 @@ const std::vector<GraphPass>& optimization_passes() {
       {"fuse_qdq", 1,
        "run QuantizeLinear(Conv / MatMul / Gemm(DequantizeLinear ...)) as integer kernels (QConv, "
        "QMatMul) and fold the remaining dequantized constants",
-       plain(fuse_qdq)},
+       [](Graph& g, const PassOptions& o) { fuse_qdq(g, bool(o.channel_blocks)); }},
       {"fuse_integer_matmul", 1,
        "run MatMulInteger's int32 product over int8 weights as the 8-bit product IntMatMul (its "
        "activation's zero point subtracted after)",

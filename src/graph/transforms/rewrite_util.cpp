@@ -96,7 +96,8 @@ void replace_pattern(Graph& g, const std::vector<Node*>& matched, Node* last, No
   g.topo_sort();
 }
 
-void rewrite_to_fixpoint(Graph& g, ops::OpKind anchor, bool (*try_rewrite)(Graph&, Node*)) {
+void rewrite_to_fixpoint(Graph& g, ops::OpKind anchor,
+                         const std::function<bool(Graph&, Node*)>& try_rewrite) {
   for (bool changed = true; changed;) {
     changed = false;
     std::vector<Node*> anchors;

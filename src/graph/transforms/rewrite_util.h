@@ -1,6 +1,8 @@
 // Small graph-rewrite helpers shared by the optimisation passes.
 #pragma once
 
+#include <functional>
+
 #include "graph/graph.h"
 
 namespace ingot::graph {
@@ -42,6 +44,7 @@ void replace_pattern(Graph& g, const std::vector<Node*>& matched, Node* last, No
 
 // Pattern passes anchored at one op kind: calls try_rewrite(g, node) on the nodes of `anchor`
 // until no call rewrites anything (each success restarts the walk: the node list changed).
-void rewrite_to_fixpoint(Graph& g, ops::OpKind anchor, bool (*try_rewrite)(Graph&, Node*));
+void rewrite_to_fixpoint(Graph& g, ops::OpKind anchor,
+                         const std::function<bool(Graph&, Node*)>& try_rewrite);
 
 }  // namespace ingot::graph

@@ -64,11 +64,16 @@ PrimFunc blocked_conv_compute(const BlockedConvShape& s, bool has_bias,
                s.ic, s.oc, s.ib, s.nr);
   INGOT_ICHECK(!s.lane_groups || (s.ib == s.nr && s.nr % icg == 0 && in->count == 1),
                "blocked conv: lane groups of {} in blocks {}/{}", icg, s.ib, s.nr);
-  DataType f = DataType::f32();
-  Buffer X = Buffer::make("X", f, concat({s.n, ceil_div(s.ic, s.ib)}, s.in, {s.ib}));
-  Buffer W = Buffer::make("W", f, concat({s.oc, icg}, s.kernel, {}));
-  Buffer bias = Buffer::make("bias", f, std::vector<int64_t>{s.oc});
-  Buffer Y = Buffer::make("Y", f, concat({s.n, ocb}, s.out, {s.nr}));
+  INGOT_ICHECK(!s.int8 || (epilogue && s.groups == 1 && !s.lane_groups),
+               "blocked conv: an 8-bit conv takes one group and an epilogue");
+  const DataType f = DataType::f32(), i32 = DataType::i32();
+  const DataType x_t = !s.int8 ? f : s.x_signed ? DataType::i8() : DataType::u8();
+  const DataType acc_t = s.int8 ? i32 : f;
+  Buffer X = Buffer::make("X", x_t, concat({s.n, ceil_div(s.ic, s.ib)}, s.in, {s.ib}));
+  Buffer W = Buffer::make("W", s.int8 ? DataType::i8() : f, concat({s.oc, icg}, s.kernel, {}));
+  Buffer bias = Buffer::make("bias", acc_t, std::vector<int64_t>{s.oc});
+  // (8-bit: the accumulator; the output is Yq.)
+  Buffer Y = Buffer::make(s.int8 ? "acc" : "Y", acc_t, concat({s.n, ocb}, s.out, {s.nr}));
   const std::string names = std::string("dhw").substr(3 - sp);
   Var vn("vn"), vb("vb"), vr("vr"), vc("vc"), vi("vi");
   std::vector<Var> vo, vk;
@@ -89,7 +94,8 @@ PrimFunc blocked_conv_compute(const BlockedConvShape& s, bool has_bias,
                                          : floordiv(vb, i64(in->out_per_step)) * in->in_per_step;
     xi.push_back(in->in_per_step == 0 ? Expr(vc) : first + vc);
     Expr local = s.lane_groups || in->count == 1 ? Expr(vi) : Expr(vc) * s.ib + vi;
-    if (!s.lane_groups && in->count > 1 && in->count * s.ib > icg) past_ic = local < i64(icg);
+    if (!s.lane_groups && (in->count > 1 || s.int8) && in->count * s.ib > icg)
+      past_ic = local < i64(icg);
     wi.push_back(clamped(local, past_ic, icg));
   }
   for (size_t d = 0; d < sp; ++d) {
@@ -100,10 +106,11 @@ PrimFunc blocked_conv_compute(const BlockedConvShape& s, bool has_bias,
   std::vector<Expr> yi = {vn, vb};
   yi.insert(yi.end(), vo.begin(), vo.end());
   yi.push_back(vr);
-  Expr w = guarded(conjunction(past_oc, past_ic), W.load(wi));
-  Stmt body = BufferStore::make(Y, Y.load(yi) + X.load(xi) * w, yi);
+  Expr w = guarded(conjunction(past_oc, past_ic), W.load(wi)), x = X.load(xi);
+  if (s.int8) x = cast(i32, x), w = cast(i32, w);
+  Stmt body = BufferStore::make(Y, Y.load(yi) + x * w, yi);
   Stmt init = BufferStore::make(
-      Y, has_bias ? guarded(past_oc, bias.load({clamped(o, past_oc, s.oc)})) : make_const(f, 0),
+      Y, has_bias ? guarded(past_oc, bias.load({clamped(o, past_oc, s.oc)})) : make_const(acc_t, 0),
       yi);
   // Iteration order n, ob, o..., r | the reduction: cb, k..., ci.
   std::vector<IterVar> ivs = {{vn, i64(0), i64(s.n), IterKind::kSpatial},
@@ -122,18 +129,39 @@ PrimFunc blocked_conv_compute(const BlockedConvShape& s, bool has_bias,
     ivs.push_back({vk[d], i64(0), i64(s.kernel[d]), IterKind::kReduce});
     loops.push_back(Var(std::string("k") + names[d]));
   }
-  // One input block: only its real lanes; lane groups: the group's width.
-  int64_t lanes = s.lane_groups ? icg : in->count == 1 && s.groups == 1 ? s.ic : s.ib;
+  // One input block: only its real lanes (8-bit: all of them); lane groups: the group's width.
+  int64_t lanes = s.lane_groups ? icg : in->count == 1 && s.groups == 1 && !s.int8 ? s.ic : s.ib;
   ivs.push_back({vi, i64(0), i64(lanes), IterKind::kReduce});
   loops.push_back(Var("ici"));
-  PrimFunc fn{"conv" + std::to_string(sp) + "d_blocked",
+  PrimFunc fn{std::string(s.int8 ? "qconv" : "conv") + std::to_string(sp) + "d_blocked",
               {X, W},
               block_loop_nest(loops, ivs, make_block("conv", ivs, body, init))};
   if (has_bias) fn.params.push_back(bias);
-  if (epilogue)
-    append_in_place_block(fn, "epilogue", Y, loops, ivs, spatial_iters, epilogue, epilogue_params);
-  fn.params.push_back(Y);
   fn.flops = 2.0 * double(s.n * s.oc * product(s.out)) * double(icg * product(s.kernel));
+  if (!s.int8) {
+    if (epilogue)
+      append_in_place_block(fn, "epilogue", Y, loops, ivs, spatial_iters, epilogue,
+                            epilogue_params);
+    fn.params.push_back(Y);
+    return fn;
+  }
+  // 8-bit: Yq[idx] = epilogue(acc[idx]) over the output's iter vars, acc a scratch parameter.
+  Buffer Yq = Buffer::make("Y", s.out_type, Y->shape);
+  std::vector<IterVar> eivs(ivs.begin(), ivs.begin() + std::ptrdiff_t(spatial_iters));
+  std::vector<Var> eloops;
+  std::vector<Expr> idx;
+  for (size_t k = 0; k < eivs.size(); ++k) {
+    eivs[k].var = Var("e" + loops[k].name());
+    eloops.push_back(Var(loops[k].name()));
+    idx.push_back(eivs[k].var);
+  }
+  Stmt requant = BufferStore::make(Yq, epilogue(Y.load(idx), idx), idx);
+  fn.body = SeqStmt::make(
+      {fn.body, block_loop_nest(eloops, eivs, make_block("epilogue", eivs, requant))});
+  for (const Buffer& b : epilogue_params) fn.params.push_back(b);
+  fn.params.push_back(Yq);
+  fn.scratch_params.push_back(int(fn.params.size()));
+  fn.params.push_back(Y);
   return fn;
 }
 

@@ -36,12 +36,20 @@ struct BlockedConvShape {
   bool lane_groups = false;
   // Per spatial dim, outermost first (D, H, W): the padded input, the output, the kernel.
   std::vector<int64_t> in, out, kernel, strides, dilations;
+  // An 8-bit convolution (QConvNCHWc): X uint8 (int8 with x_signed), W int8, bias int32; the
+  // sum accumulates exactly in an int32 scratch parameter `acc` of Y's shape, and the epilogue
+  // (required) maps each accumulator to Y's element of type `out_type`. Every input lane of a
+  // block is read (those past IC against zero weights), so a rule may group them by 2 or 4.
+  bool int8 = false;
+  bool x_signed = false;
+  tir::DataType out_type = tir::DataType::u8();
 };
 
 using ConvEpilogue =
     std::function<tir::Expr(const tir::Expr& y, const std::vector<tir::Expr>& index)>;
 
-// Params X, W, [bias], [epilogue_params], Y; block "conv", then "epilogue".
+// Params X, W, [bias], [epilogue_params], Y, [acc (int8: a scratch parameter)]; block "conv",
+// then "epilogue".
 tir::PrimFunc blocked_conv_compute(const BlockedConvShape& s, bool has_bias,
                                    const ConvEpilogue& epilogue = {},
                                    const std::vector<tir::Buffer>& epilogue_params = {});

@@ -262,7 +262,8 @@ ComputeRule compute_rule(ops::OpKind op) {
     case OpKind::WinogradOutputTransform:
       return compute_winograd_output;
     case OpKind::ConvNCHWc:  // lowered by lower_graph from conv_nchwc_compute (blocked_conv.h)
-    case OpKind::If:         // control flow: entry steps around the bodies (lower_graph)
+    case OpKind::QConvNCHWc:
+    case OpKind::If:  // control flow: entry steps around the bodies (lower_graph)
     case OpKind::Loop:
     case OpKind::Scan:
     case OpKind::NonZero:  // a counting and a filling kernel (lower_data_dependent)

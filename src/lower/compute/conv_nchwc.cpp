@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "lower/compute/blocked_conv.h"
+#include "lower/compute/compute.h"
 #include "lower/compute/epilogue.h"
 #include "support/error.h"
 
@@ -96,6 +97,22 @@ PrimFunc direct(const graph::Node& node, const ConvNchwcGeometry& g) {
     ys = {ys[0], ys[1], out, ys.back()};
   }
   std::vector<Buffer> extra;
+  if (node.op == ops::OpKind::QConvNCHWc) {
+    s.int8 = true;
+    s.x_signed = node.inputs[0]->type.dtype == graph::DType::kI8;
+    s.out_type = node.outputs[0]->type.dtype == graph::DType::kI8 ? DataType::i8() : DataType::u8();
+    Buffer multiplier = Buffer::make("multiplier", DataType::i32(), std::vector<int64_t>{s.oc});
+    extra.push_back(multiplier);
+    const int64_t nr = s.nr, oc = s.oc;
+    DataType out = s.out_type;
+    ConvEpilogue requant = [&node, multiplier, nr, oc, out](const Expr& acc,
+                                                            const std::vector<Expr>& idx) {
+      // The channel of [n, ob, o..., r], clamped into the multipliers (the padding lanes').
+      Expr c = min(idx[1] * nr + idx.back(), i64(oc - 1));
+      return requantize_value(node, acc, multiplier.load({c}), out);
+    };
+    return blocked_conv_compute(s, true, requant, extra);
+  }
   ConvEpilogue epilogue = node_epilogue(node, Buffer::make("Z", DataType::f32(), ys), extra);
   return blocked_conv_compute(s, optional_input(node, 2) != nullptr, epilogue, extra);
 }
@@ -103,7 +120,8 @@ PrimFunc direct(const graph::Node& node, const ConvNchwcGeometry& g) {
 }  // namespace
 
 PrimFunc conv_nchwc_compute(const graph::Node& node) {
-  INGOT_ICHECK(node.op == ops::OpKind::ConvNCHWc, "{}: not a ConvNCHWc", node.describe());
+  INGOT_ICHECK(node.op == ops::OpKind::ConvNCHWc || node.op == ops::OpKind::QConvNCHWc,
+               "{}: not a ConvNCHWc", node.describe());
   ConvNchwcGeometry g = conv_nchwc_geometry(node);
   const int64_t group = node.attrs.get_int("group", 1);
   const bool is_depthwise = group > 1 && g.ws[1] == 1 && g.ws[0] == group;

@@ -68,6 +68,59 @@ std::optional<FmaOperand> parse_dims(const std::string& s, size_t nvars) {
   return o;
 }
 
+// Why an 8-bit dot tile's spec (FmaTileSpec::group) cannot be built, or "" (spec_problem has
+// checked the sizes and the coefficient counts); nk: the variables i, j, k... (g the last k).
+std::string dot_problem(const FmaTileSpec& s, size_t nk) {
+  if (s.group != 2 && s.group != 4) return "the dot group must be 2 or 4";
+  if (s.a_group != 0 || s.prefetch != 0) return "a dot tile takes no lane groups or prefetch";
+  if (s.nr % s.lanes != 0) return "a dot tile's columns are whole vectors";
+  if (s.k.back() != s.group) return "the last reduction variable is the dot group";
+  const size_t g = nk - 1;
+  const bool blocks = s.col_blocks > 1;
+  for (const FmaOperand* o : {&s.a, &s.b, &s.c}) {
+    if (o->dims.empty()) return "an operand has no dimensions";
+    for (const auto& c : o->dims) {
+      if (c.size() != nk + (blocks ? 1 : 0))
+        return "coefficient count differs from the variable count";
+      for (int64_t v : c)
+        if (v < 0) return "negative coefficient";
+    }
+  }
+  // A: i and the k's, g in its last dimension with coefficient 1 (beside others), no j or jb.
+  for (size_t d = 0; d < s.a.dims.size(); ++d) {
+    const auto& c = s.a.dims[d];
+    if (c[1] != 0 || (blocks && c[nk] != 0)) return "A uses j";
+    if (c[g] != (d + 1 == s.a.dims.size() ? 1 : 0))
+      return "the group is A's last dimension, with coefficient 1";
+  }
+  // B: no i; its last dimension g alone (extent G), j the one before with coefficient 1; jb
+  // outside those two.
+  const size_t nb = s.b.dims.size();
+  if (nb < 2) return "B has too few dimensions";
+  for (size_t d = 0; d < nb; ++d) {
+    const auto& c = s.b.dims[d];
+    if (c[0] != 0) return "B uses i";
+    if (d + 1 == nb) {
+      for (size_t v = 0; v < c.size(); ++v)
+        if (c[v] != (v == g ? 1 : 0)) return "B's last dimension is the group alone";
+      continue;
+    }
+    if (c[g] != 0) return "B uses the group outside its last dimension";
+    if (c[1] != (d + 2 == nb ? 1 : 0)) return "j is B's next-to-last dimension, coefficient 1";
+    if (blocks && d + 2 == nb && c[nk] != 0) return "B uses the column block beside j";
+  }
+  // C: i and j (j last with coefficient 1), jb outside its last dimension, no k.
+  for (size_t d = 0; d < s.c.dims.size(); ++d) {
+    const auto& c = s.c.dims[d];
+    const bool last = d + 1 == s.c.dims.size();
+    for (size_t k = 2; k < nk; ++k)
+      if (c[k] != 0) return "C uses a reduction variable";
+    if (c[1] != (last ? 1 : 0)) return "j is C's last dimension, coefficient 1";
+    if (blocks && last && c[nk] != 0) return "C uses the column block in its last dimension";
+  }
+  return "";
+}
+
 // Why a spec cannot be built, or "".
 std::string spec_problem(const FmaTileSpec& s) {
   bool blocks = s.col_blocks > 1;
@@ -106,6 +159,7 @@ std::string spec_problem(const FmaTileSpec& s) {
     if (j_required && o.dims.back()[1] != 1) return "j must be the last dimension";
     return "";
   };
+  if (s.group != 0) return dot_problem(s, nk);
   for (auto p : {check(s.a, true, s.a_group == 0 && !blocks, true, false),
                  check(s.b, false, true, true, true), check(s.c, true, true, false, true)})
     if (!p.empty()) return p;
@@ -193,16 +247,18 @@ std::string fma_tile_name(const FmaTileShape& s) {
 }
 
 std::string fma_tile_name(const FmaTileSpec& s) {
-  if (s.k.size() == 1 && s.nr % s.lanes == 0 && s.a_group == 0 && s.col_blocks == 1 &&
-      s.prefetch == 0) {
+  if (s.group == 0 && s.k.size() == 1 && s.nr % s.lanes == 0 && s.a_group == 0 &&
+      s.col_blocks == 1 && s.prefetch == 0) {
     FmaTileShape g{s.lanes, s.mr, s.nr, int(s.k[0]), s.arch};
     FmaTileSpec std_layout = gemm_tile_spec(g);
     if (s.a.dims == std_layout.a.dims && s.b.dims == std_layout.b.dims &&
         s.c.dims == std_layout.c.dims)
       return fma_tile_name(g);
   }
+  const std::string kind =
+      s.group == 0 ? "fma_f32" : fmt::format("dot_{}i8g{}", s.a_signed ? "i8" : "u8", s.group);
   std::string name =
-      fmt::format("{}_fma_f32_{}x{}_k{}_a{}_b{}_c{}", isa_prefix(s.arch, s.lanes), s.mr, s.nr,
+      fmt::format("{}_{}_{}x{}_k{}_a{}_b{}_c{}", isa_prefix(s.arch, s.lanes), kind, s.mr, s.nr,
                   fmt::join(s.k, "x"), dims_str(s.a), dims_str(s.b), dims_str(s.c));
   if (s.a_group) name += fmt::format("_g{}", s.a_group);
   if (s.col_blocks > 1) name += fmt::format("_j{}", s.col_blocks);
@@ -229,9 +285,17 @@ std::optional<FmaTileSpec> parse_fma_tile_spec(const std::string& name) {
   if (auto g = parse_fma_tile_name(name)) return gemm_tile_spec(*g);
   // <arch>_<isa>_fma_f32_<mr>x<nr>_k<k...>_a<dims>_b<dims>_c<dims>
   std::vector<std::string> parts = split_on(name, '_');
-  if (parts.size() < 9 || parts.size() > 12 || parts[2] != "fma" || parts[3] != "f32")
-    return std::nullopt;
+  if (parts.size() < 9 || parts.size() > 12) return std::nullopt;
   FmaTileSpec s;
+  if (parts[2] == "dot") {  // <A's type>i8g<G>
+    const std::string& t = parts[3];
+    if (t.size() != 6 || (t.rfind("u8i8g", 0) != 0 && t.rfind("i8i8g", 0) != 0))
+      return std::nullopt;
+    s.a_signed = t[0] == 'i';
+    s.group = t[5] - '0';
+  } else if (parts[2] != "fma" || parts[3] != "f32") {
+    return std::nullopt;
+  }
   // Suffixes: _g<width>, _j<blocks>, _p<bytes> (the name check below rejects other orders).
   for (size_t p = 9; p < parts.size(); ++p) {
     int64_t v = 0;
@@ -296,6 +360,63 @@ int fma_max_tile_rows(const CpuVectorIsa& isa, int nr) {
   return std::clamp((regs - vecs - 1) / vecs, 1, vecs == 1 && regs == 32 ? 12 : 8);
 }
 
+namespace {
+
+// The implementation of an 8-bit dot tile (FmaTileSpec::group): acc = C; for the k's but g:
+// per row, A's G bytes (g = 0 ..) spread over the vector (widened to int16 pairs when G = 2);
+// per cell acc = dot_i32(acc, row, B's lanes x G bytes at j = v0, g = 0 ..); C = acc. Cells
+// and rows written out (constant accumulator offsets: SROA keeps the tile in registers).
+PrimFunc dot_tile_impl(const FmaTileSpec& s, const Buffer& A, const Buffer& B, const Buffer& C) {
+  const bool blocks = s.col_blocks > 1;
+  const int g = s.group, wide = s.lanes * g;
+  const DataType pair = DataType::i16();
+  Buffer acc = Buffer::make("acc", DataType::i32(), std::vector<int64_t>{s.mr, s.col_blocks * s.nr},
+                            StorageScope::kLocal);
+  std::vector<Var> kv;
+  for (size_t k = 0; k + 1 < s.k.size(); ++k) kv.emplace_back(fmt::format("k{}", k));
+  std::vector<Expr> vars = {i64(0), i64(0)};
+  vars.insert(vars.end(), kv.begin(), kv.end());
+  vars.push_back(i64(0));  // g
+  if (blocks) vars.push_back(i64(0));
+  std::vector<int> spread;  // lane t of a dot operand takes byte t % G of the row's group
+  for (int t = 0; t < wide; ++t) spread.push_back(t % g);
+  std::vector<Stmt> load, step, store;
+  for (int r = 0; r < s.mr; ++r) {
+    vars[0] = i64(r);
+    std::vector<Expr> ai = operand_index(s.a, vars);
+    ai.back() = Ramp::make(ai.back(), i64(1), g);
+    Expr row = Shuffle::make(A.load(ai), spread);
+    if (g == 2) row = cast(pair.with_lanes(wide), row);
+    for (int jb = 0; jb < s.col_blocks; ++jb)
+      for (int v0 = 0; v0 < s.nr; v0 += s.lanes) {
+        std::vector<Expr> at = vars;
+        at[1] = i64(v0);
+        if (blocks) at.back() = i64(jb);
+        std::vector<Expr> bi = operand_index(s.b, at);
+        bi.back() = Ramp::make(bi.back(), i64(1), wide);  // j's lanes x G bytes, contiguous
+        Expr b = B.load(bi);
+        if (g == 2) b = cast(pair.with_lanes(wide), b);
+        std::vector<Expr> cell = {i64(r),
+                                  Ramp::make(i64(int64_t(jb) * s.nr + v0), i64(1), s.lanes)};
+        step.push_back(
+            BufferStore::make(acc, call(Intrinsic::dot_i32, {acc.load(cell), row, b}), cell));
+        std::vector<Expr> zero = {i64(r), i64(0)};
+        zero.resize(vars.size(), i64(0));
+        if (blocks) zero.back() = i64(jb);
+        std::vector<Expr> ci = operand_index(s.c, zero, Ramp::make(i64(v0), i64(1), s.lanes));
+        load.push_back(BufferStore::make(acc, C.load(ci), cell));
+        store.push_back(BufferStore::make(C, acc.load(cell), ci));
+      }
+  }
+  Stmt loop = SeqStmt::make(step);
+  for (size_t k = kv.size(); k-- > 0;)
+    loop = For::make(kv[k], i64(0), i64(s.k[k]), ForKind::kSerial, loop);
+  Stmt body = Allocate::make(acc, SeqStmt::make({SeqStmt::make(load), loop, SeqStmt::make(store)}));
+  return PrimFunc{fma_tile_name(s) + "_impl", {A, B, C}, body};
+}
+
+}  // namespace
+
 TensorIntrin make_fma_tile_intrin(const FmaTileShape& s) {
   INGOT_ICHECK(s.nr % s.lanes == 0, "fma tile: NR {} is not a multiple of {} lanes", s.nr, s.lanes);
   return make_fma_tile_intrin(gemm_tile_spec(s));
@@ -304,7 +425,10 @@ TensorIntrin make_fma_tile_intrin(const FmaTileShape& s) {
 TensorIntrin make_fma_tile_intrin(const FmaTileSpec& s) {
   std::string problem = spec_problem(s);
   INGOT_ICHECK(problem.empty(), "fma tile spec: {}", problem);
-  DataType f = DataType::f32();
+  const bool dot = s.group != 0;
+  const DataType f = DataType::f32(), i32 = DataType::i32();
+  const DataType a_t = !dot ? f : s.a_signed ? DataType::i8() : DataType::u8();
+  const DataType b_t = dot ? DataType::i8() : f, c_t = dot ? i32 : f;
   bool blocks = s.col_blocks > 1;
   // In the coefficient rows' order: i, j, k..., [jb].
   std::vector<int64_t> extents = {s.mr, s.nr};
@@ -313,9 +437,9 @@ TensorIntrin make_fma_tile_intrin(const FmaTileSpec& s) {
   bool gemm = s.k.size() == 1 && fma_tile_name(s).find("_k") == std::string::npos;
   std::vector<int64_t> a_shape = operand_shape(s.a, extents);
   if (s.a_group) a_shape.back() += (s.nr - 1) / s.a_group * s.a_group;
-  Buffer A = Buffer::make("A", f, a_shape);
-  Buffer B = Buffer::make(gemm ? "Bp" : "B", f, operand_shape(s.b, extents));
-  Buffer C = Buffer::make("C", f, operand_shape(s.c, extents));
+  Buffer A = Buffer::make("A", a_t, a_shape);
+  Buffer B = Buffer::make(gemm ? "Bp" : "B", b_t, operand_shape(s.b, extents));
+  Buffer C = Buffer::make("C", c_t, operand_shape(s.c, extents));
   TensorIntrin in;
   in.name = fma_tile_name(s);
   // 1. Description: for i, [jb,] j, k...: C[c(i, j)] += A[a(i, k...)] * B[b(k..., j)].
@@ -329,8 +453,9 @@ TensorIntrin make_fma_tile_intrin(const FmaTileSpec& s) {
     std::vector<Expr> vars(iv.begin(), iv.end());
     std::vector<Expr> ci = operand_index(s.c, vars), ai = operand_index(s.a, vars);
     if (s.a_group) ai.back() = floordiv(Expr(iv[1]), i64(s.a_group)) * s.a_group + ai.back();
-    Stmt body =
-        BufferStore::make(C, C.load(ci) + A.load(ai) * B.load(operand_index(s.b, vars)), ci);
+    Expr a = A.load(ai), b = B.load(operand_index(s.b, vars));
+    if (dot) a = cast(i32, a), b = cast(i32, b);
+    Stmt body = BufferStore::make(C, C.load(ci) + a * b, ci);
     // Loops (and iter vars) in the tile's order: i, [jb,] j, k...
     std::vector<size_t> order = {0};
     if (blocks) order.push_back(iv.size() - 1);
@@ -348,6 +473,10 @@ TensorIntrin make_fma_tile_intrin(const FmaTileSpec& s) {
     for (size_t o = order.size(); o-- > 0;)
       st = For::make(lv[order[o]], i64(0), i64(extents[order[o]]), ForKind::kSerial, st);
     in.desc = PrimFunc{in.name + "_desc", {A, B, C}, st};
+  }
+  if (dot) {
+    in.impl = dot_tile_impl(s, A, B, C);
+    return in;
   }
   // 2. Implementation: acc = C; for k...: acc[r, v] += broadcast(A[r, k...]) * B[k..., v];
   //    C = acc. The row / vector steps are written out (not loops) so every accumulator access

@@ -68,6 +68,16 @@ struct FmaTileSpec {
   // Each row's broadcast A element then feeds col_blocks * ceil(nr / lanes) accumulators. Not
   // with lane groups or an A that uses j.
   int col_blocks = 1;
+  // > 0: an 8-bit dot tile (rules/conv2d.h on a uint8 / int8 convolution): A uint8 (int8 with
+  // a_signed), B int8, C int32 accumulators, C += int32(A) * int32(B). The last reduction
+  // variable g has extent `group` (4: uint8 x int8 quads, VPDPBUSD; 2: int16 pairs, VPMADDWD)
+  // and indexes A's and B's last dimensions with coefficient 1 (nothing else does), j then
+  // B's next-to-last dimension: G bytes of one column adjacent. Each step broadcasts a row's G
+  // bytes of A and takes the loop-IR dot_i32 with the panel's lanes x G bytes per accumulator
+  // vector (codegen/llvm/int_dot.cpp), as schedule/intrin/int8_dot.h's tiles do. Not with lane
+  // groups, an A that uses j or a prefetch; the columns whole vectors.
+  int group = 0;
+  bool a_signed = false;
   // > 0: each reduction step first prefetches the B row this many bytes ahead of the one it
   // reads (a multiple of 64, one cache line per 64 bytes of the row), along B's flat stream: for
   // a matrix-vector product over B's panels, memory-bound, whose stream the hardware prefetchers
@@ -89,8 +99,9 @@ FmaTileSpec gemm_tile_spec(const FmaTileShape& s);
 // "x86_avx512_fma_f32_7x32_k3x3x64_a<dims>_b<dims>_c<dims>" in general, where <dims> lists each
 // dimension's coefficients joined by '.', dimensions joined by ',', and "_g<width>" after them
 // with lane groups (a_group), "_j<blocks>" with column blocks (col_blocks), "_p<bytes>" with a
-// prefetch. The prefix is the ISA's
-// (CpuVectorIsa::kernel_prefix): x86 by lanes (16 avx512, 8 avx2), AArch64 "aarch64_neon".
+// prefetch; an 8-bit dot tile "x86_avx512_dot_u8i8g4_7x32_k..." (A's type, B's, the group). The
+// prefix is the ISA's (CpuVectorIsa::kernel_prefix): x86 by lanes (16 avx512, 8 avx2), AArch64
+// "aarch64_neon".
 std::string fma_tile_name(const FmaTileShape& s);
 std::string fma_tile_name(const FmaTileSpec& s);
 std::optional<FmaTileShape> parse_fma_tile_name(const std::string& name);

@@ -150,8 +150,36 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, int vector_b
 }
 
 void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVectorIsa& isa) {
-  // 0. The weights (and a bias read past OC) in the layout the micro-kernel streams.
-  lay_out_conv_weights(s, block);
+  schedule_blocked_conv2d(s, block, isa, 2);
+}
+
+void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVectorIsa& isa,
+                             int int8_group) {
+  // 0. An 8-bit conv: the input lanes (the last reduction loop) split into groups of G, the
+  //    group innermost (the dot micro-kernel's). Then the weights (and a bias read past OC) in
+  //    the layout the micro-kernel streams.
+  const BufferStore* conv_store =
+      find_block(s.func().body, block, nullptr)->block->body.as<BufferStore>();
+  const bool int8 = conv_store != nullptr && conv_store->buffer->dtype == DataType::i32();
+  // (The input's type: the first factor's, int32(X[..]); the weights' read may still be guarded.)
+  const bool a_signed = int8 && [&] {
+    const auto* add = conv_store->value.as<Add>();
+    const auto* mul = add != nullptr ? add->b.as<Mul>() : nullptr;
+    const auto* widened = mul != nullptr ? mul->a.as<Cast>() : nullptr;
+    const auto* x = widened != nullptr ? widened->value.as<BufferLoad>() : nullptr;
+    return x != nullptr && x->buffer->dtype.is_int();
+  }();
+  // G = 4 (uint8 quads) only where the target multiplies them (VNNI), else int16 pairs.
+  const int dot_group = int8 && !a_signed ? int8_group : 2;
+  if (int8) {
+    // (Laid out first: the layout's padding matches the compute's guards as lowering wrote
+    // them, which the split's index simplification would rewrite.)
+    lay_out_int8_conv_weights(s, block, dot_group);
+    std::vector<LoopRV> lanes = s.get_loops(s.get_block(block));
+    s.split_block_iter(s.get_block(block), lanes.back(), dot_group);
+  } else {
+    lay_out_conv_weights(s, block);
+  }
   // The function as laid out, kept: the block and loads read below stay alive while the
   // primitives rewrite the body.
   const PrimFunc laid_out = s.func();
@@ -171,13 +199,13 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   const Block* b = find_block(laid_out.body, block, nullptr)->block;
   std::optional<FmaUpdate> u = fma_update(b);
   INGOT_ICHECK(u && b->iter_vars.size() == l.size(),
-               "conv2d rule: block {} is not the blocked conv", block);
+               "conv2d rule: block {} of {} is not the blocked conv", block, s.func().name);
   const BufferStore* store = u->c;
   const BufferLoad *x = u->a, *wt = u->b;
   int group = lane_group(x->indices.back(), b->iter_vars[lr].var);
   int lanes = isa.tile_lanes();
-  int64_t taps = 1;
-  for (size_t k = spatial + 1; k + 1 < l.size(); ++k) taps *= loop_extent(s, l[k]);
+  int64_t taps = 1;  // the window (the reduction but the input blocks and lanes)
+  for (size_t k = spatial + 1; k + (int8 ? 2 : 1) < l.size(); ++k) taps *= loop_extent(s, l[k]);
   int block_vecs = int((nr + lanes - 1) / lanes);
   // 0. Output blocks per tile: each broadcast input element feeds the vectors of 1 to 4 output
   //    blocks (at most 4 vectors in all; a divisor of the blocks). A one-vector tile needs a
@@ -232,7 +260,7 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   //     16 or more output blocks: the sliced loop runs blocks in parallel, and DenseNet's 3x3
   //     128->32 convs at 7x7 (one block) ran 1.6x slower on two threads (docs/perf.md, Table 4h).
   std::vector<LoopRV> red(l.begin() + std::ptrdiff_t(spatial), l.end());
-  int64_t panel = nr * 4 * blocks, first = loop_extent(s, red[0]);
+  int64_t panel = nr * wt->buffer->dtype.bytes() * blocks, first = loop_extent(s, red[0]);
   int64_t strips_per_block = loop_extent(s, w[0]);
   for (LoopRV k : red) panel *= loop_extent(s, k);
   for (size_t d = 2; d < lw; ++d) strips_per_block *= loop_extent(s, l[d]);
@@ -283,6 +311,7 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   spec.mr = mr;
   spec.nr = int(nr);
   spec.col_blocks = int(blocks);
+  if (int8) spec.group = dot_group, spec.a_signed = a_signed;
   for (LoopRV k : red) spec.k.push_back(loop_extent(s, k));
   // Tile variables: i (pixel: the block's ow iter var), j (channel in block: r) and the
   // reduction iter vars; each operand index's coefficients in them (strides and dilations

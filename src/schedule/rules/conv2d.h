@@ -39,6 +39,13 @@ ChannelBlockPolicy conv_channel_blocks(const CpuVectorIsa& isa);
 // fma_max_tile_rows(isa, NR) pixels. A kernel whose weights come packed (the tests' fixture,
 // tests/common/packed_conv.h) is scheduled as it is.
 void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVectorIsa& isa);
+// With `int8_group`, the group of an 8-bit conv's uint8 input lanes per product (4 where the
+// target multiplies uint8 x int8 quads, RuleTarget::int8_quads; 2 otherwise; an int8 input
+// always takes 2): the input lanes split by it, the weights laid out by
+// lay_out_int8_conv_weights, the tile the 8-bit dot tile (x86_fma.h, FmaTileSpec::group), the
+// requantizing epilogue after each strip. Without it, 2.
+void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVectorIsa& isa,
+                             int int8_group);
 // The same for x86 with that vector width.
 void schedule_blocked_conv2d(Schedule& s, const std::string& block, int vector_bits);
 

@@ -31,6 +31,13 @@ void constant_loads(const Expr& e, const PrimFunc& f, std::vector<const BufferLo
   }
   if (auto* a = e.as<Add>()) return constant_loads(a->a, f, out), constant_loads(a->b, f, out);
   if (auto* m = e.as<Mul>()) return constant_loads(m->a, f, out), constant_loads(m->b, f, out);
+  if (auto* c = e.as<Cast>()) return constant_loads(c->value, f, out);
+}
+
+// `e` without a Cast around it (an 8-bit conv's widened operands).
+const Expr& uncast(const Expr& e) {
+  auto* c = e.as<Cast>();
+  return c != nullptr ? c->value : e;
 }
 
 // (outer, f, inner) when `index` is `outer * f + inner` over two vars.
@@ -66,6 +73,25 @@ int read_index_of(const Block* b, const BufferNode* buffer) {
 // The block's body as one store (its value may be an in-place select), or nullptr.
 const BufferStore* body_store(const Block* b) {
   return b == nullptr ? nullptr : b->body.as<BufferStore>();
+}
+
+// An 8-bit blocked conv (lower/compute/blocked_conv.h, int8): acc = acc + int32(X) * int32(W),
+// X uint8 / int8, W a constant int8 parameter, acc int32.
+bool is_int8_blocked_conv(const PrimFunc& f, const Block* b, const BufferStore* store) {
+  auto* add = store->value.as<Add>();
+  auto* acc = add ? add->a.as<BufferLoad>() : nullptr;
+  auto* mul = add ? add->b.as<Mul>() : nullptr;
+  if (acc == nullptr || acc->buffer.get() != store->buffer.get() || mul == nullptr) return false;
+  // (W's read may be guarded past IC or OC: int32(select(inside, W[..], 0)).)
+  auto* x = uncast(mul->a).as<BufferLoad>();
+  std::vector<const BufferLoad*> w;
+  constant_loads(mul->b, f, w);
+  if (x == nullptr || w.size() != 1 || x->buffer->dtype.bits != 8 ||
+      w[0]->buffer->dtype != DataType::i8())
+    return false;
+  size_t spatial = 0, reduce = 0;
+  for (const IterVar& iv : b->iter_vars) (iv.kind == IterKind::kSpatial ? spatial : reduce)++;
+  return spatial >= 4 && reduce >= 2 && store->buffer->shape.size() == spatial;
 }
 
 }  // namespace
@@ -137,12 +163,44 @@ void lay_out_conv_weights(Schedule& s, const std::string& block) {
   }
 }
 
+void lay_out_int8_conv_weights(Schedule& s, const std::string& block, int group) {
+  BlockRV conv = s.get_block(block);
+  const PrimFunc f = s.func();
+  const Block* b = find_block(f.body, block, nullptr)->block;
+  const BufferStore* store = body_store(b);
+  INGOT_ICHECK(store != nullptr, "conv rule: block {} is not one store", block);
+  int64_t nr = 0;
+  is_const_int(store->buffer->shape.back(), &nr);
+  std::vector<const BufferLoad*> weights, biases;
+  constant_loads(store->value, f, weights);
+  if (auto* init = b->init.defined() ? b->init.as<BufferStore>() : nullptr)
+    constant_loads(init->value, f, biases);
+  INGOT_ICHECK(weights.size() == 1 && weights[0]->indices.size() >= 3,
+               "int8 conv rule: block {} reads no [OC, IC, k...] weights", block);
+  // [OC, IC, k...] -> [OC/NR, NR, IC/G, G, k...] -> [OC/NR, IC/G, k..., NR, G].
+  const int64_t rank = int64_t(weights[0]->indices.size());
+  std::vector<int64_t> perm = {0, 2};
+  for (int64_t d = 4; d < rank + 2; ++d) perm.push_back(d);
+  perm.insert(perm.end(), {1, 3});
+  s.transform_layout(conv, read_index_of(b, weights[0]->buffer.get()), {0, nr, 1, group}, perm);
+  b = find_block(s.func().body, block, nullptr)->block;
+  for (const BufferLoad* bias : biases) {
+    int64_t oc = 0;
+    if (bias->buffer->shape.size() != 1 || !is_const_int(bias->buffer->shape[0], &oc) ||
+        oc % nr == 0)
+      continue;
+    s.transform_layout(conv, read_index_of(b, bias->buffer.get()), {0, nr}, {});
+  }
+}
+
 bool is_blocked_conv(const PrimFunc& f) {
   std::optional<BlockInfo> found = find_block(f.body, "conv", nullptr);
   if (!found) return false;
   const Block* b = found->block;
   const BufferStore* store = body_store(b);
-  if (store == nullptr || store->buffer->dtype != DataType::f32()) return false;
+  if (store == nullptr) return false;
+  if (store->buffer->dtype == DataType::i32()) return is_int8_blocked_conv(f, b, store);
+  if (store->buffer->dtype != DataType::f32()) return false;
   auto* add = store->value.as<Add>();
   auto* acc = add ? add->a.as<BufferLoad>() : nullptr;
   auto* mul = add ? add->b.as<Mul>() : nullptr;

@@ -50,7 +50,9 @@ const std::vector<ScheduleRule>& schedule_rules() {
       {kRowProductRule, "llvm",
        [](Schedule& s, const RuleTarget& t) { schedule_row_product(s, t.isa); }, is_block_product},
       {kBlockedConv2dRule, "llvm",
-       [](Schedule& s, const RuleTarget& t) { schedule_blocked_conv2d(s, "conv", t.isa); },
+       [](Schedule& s, const RuleTarget& t) {
+         schedule_blocked_conv2d(s, "conv", t.isa, t.int8_quads ? 4 : 2);
+       },
        is_blocked_conv},
       {kDepthwiseConvRule, "llvm",
        [](Schedule& s, const RuleTarget& t) { schedule_depthwise_conv_nchwc(s, t.isa); },

@@ -18,8 +18,13 @@ std::optional<FmaUpdate> fma_update(const Block* block) {
   u.c = block->body.as<BufferStore>();
   const auto* add = u.c ? u.c->value.as<Add>() : nullptr;
   const auto* mul = add ? add->b.as<Mul>() : nullptr;
-  u.a = mul ? mul->a.as<BufferLoad>() : nullptr;
-  u.b = mul ? mul->b.as<BufferLoad>() : nullptr;
+  // (An 8-bit product widens its operands: int32(A) * int32(B).)
+  auto operand = [](const Expr& e) {
+    auto* c = e.as<Cast>();
+    return (c != nullptr ? c->value : e).as<BufferLoad>();
+  };
+  u.a = mul ? operand(mul->a) : nullptr;
+  u.b = mul ? operand(mul->b) : nullptr;
   if (!u.a || !u.b) return std::nullopt;
   return u;
 }

@@ -13,7 +13,7 @@
 namespace ingot::schedule {
 
 // The parts of a block whose body is C[...] = C[...] + A[...] * B[...] (the store and the two
-// loads of the product), or nullopt.
+// loads of the product; either load may be widened by a Cast), or nullopt.
 struct FmaUpdate {
   const tir::BufferStore* c = nullptr;
   const tir::BufferLoad* a = nullptr;

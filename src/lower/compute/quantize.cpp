@@ -57,10 +57,14 @@ Stmt compute_quantize_linear(const graph::Node& node, const std::vector<Buffer>&
   DataType ct = !x->dtype.is_float()                 ? DataType::f64()
                 : x->dtype.bits >= scale->dtype.bits ? x->dtype
                                                      : scale->dtype;
+  // The zero point's add and the saturation: in float64, or in float32 where that is the same
+  // (a float32 quotient, an output of at most 16 bits: the rounded quotient plus the zero point
+  // is exact below 2^24, and saturates alike above), which halves the vectors it takes.
+  const DataType at = ct == DataType::f32() && y->dtype.bits <= 16 ? ct : DataType::f64();
   return loop_nest(y->shape, "i", [&](const Index& idx) {
-    Expr v = cast(DataType::f64(), round_even(cast(ct, x.load(idx)) /
-                                              cast(ct, scale.load(param_index(node, scale, idx)))));
-    if (zp.defined()) v = v + cast(DataType::f64(), zp.load(param_index(node, zp, idx)));
+    Expr v = cast(at, round_even(cast(ct, x.load(idx)) /
+                                 cast(ct, scale.load(param_index(node, scale, idx)))));
+    if (zp.defined()) v = v + cast(at, zp.load(param_index(node, zp, idx)));
     return BufferStore::make(y, saturate(v, y->dtype), idx);
   });
 }

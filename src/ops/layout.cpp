@@ -3,11 +3,12 @@
 // ([N, ceil(C / c), spatial..., c], channel k at block k / c, lane k % c; padding lanes are
 // zero after LayoutToBlocked and unspecified after a blocked op), and ConvNCHWc is a 1-, 2- or
 // 3-D Conv (groups = 1, grouped in whole blocks, or depthwise) whose input X, summand Z and
-// output Y are blocked. QConvNCHWc(X, W, bias, multiplier) is its 8-bit form (graph pass
-// layout_nchwc, from a QConv of groups = 1 whose weights are symmetric int8): X uint8 / int8
-// blocked (padded explicitly with its zero point), W int8, bias int32 with X's zero point folded
-// in (bias - x_zero_point * sum of the channel's weights), so the int32 sum is plain
-// X * W; each output channel requantized as QConv's (shift, y_zero_point, qmin, qmax, `to`).
+// output Y are blocked. QConvNCHWc(X, W, bias, scale) is its 8-bit form (graph pass
+// layout_nchwc, from a QConv of groups = 1 or depthwise whose weights are symmetric int8): X
+// uint8 / int8 blocked (padded explicitly with its zero point), W int8, bias int32 with X's zero
+// point folded in (bias - x_zero_point * sum of the channel's weights), so the int32 sum is
+// plain X * W; each output channel requantized in float32 as ONNX Runtime's x86 kernels do:
+// round_half_even(float(sum) * scale[c]) + y_zero_point saturated to [qmin, qmax] (`to`).
 #include "ops/conv_geometry.h"
 #include "ops/op_families.h"
 #include "ops/shape_util.h"
@@ -88,19 +89,18 @@ std::vector<TensorType> infer_conv_nchwc(Node& n) {
     fail_user("{}: strides, dilations and pads must be {}-D", n.describe(), spatial);
   DType out_dtype = DType::kF32;
   if (int8) {
-    if (group != 1) fail_user("{}: an 8-bit blocked conv takes group = 1", n.describe());
+    if (group != 1 && !depthwise)
+      fail_user("{}: an 8-bit blocked conv takes group = 1 or is depthwise", n.describe());
     for (int i : {2, 3}) {
-      const TensorType& t = input_type(n, i, i == 2 ? "bias" : "multiplier");
-      if (t.dtype != DType::kI32 || t.rank() != 1 || t.num_elements() != oc)
-        fail_user("{}: input {} must be int32 [{}], got {}", n.describe(),
-                  i == 2 ? "bias" : "multiplier", oc, t.str());
+      const TensorType& t = input_type(n, i, i == 2 ? "bias" : "scale");
+      const DType want = i == 2 ? DType::kI32 : DType::kF32;
+      if (t.dtype != want || t.rank() != 1 || t.num_elements() != oc)
+        fail_user("{}: input {} must be {} [{}], got {}", n.describe(), i == 2 ? "bias" : "scale",
+                  dtype_name(want), oc, t.str());
     }
     out_dtype = DType(n.attrs.get_int("to", int64_t(DType::kU8)));
     if (out_dtype != DType::kU8 && out_dtype != DType::kI8)
       fail_user("{}: output dtype {} is not uint8 or int8", n.describe(), dtype_name(out_dtype));
-    const int64_t shift = n.attrs.get_int("shift", 0);
-    if (shift < 1 || shift > 62)
-      fail_user("{}: attribute 'shift' must be 1..62, got {}", n.describe(), shift);
     if (n.attrs.get_int("qmin", 0) > n.attrs.get_int("qmax", 0))
       fail_user("{}: qmin is above qmax", n.describe());
   }
@@ -147,7 +147,7 @@ void add_layout_ops(std::vector<OpInfo>& t) {
   conv.flops_fn = conv_nchwc_flops;
   t.push_back(conv);
   std::vector<AttrSpec> requant = conv_attr_specs({{"block", AttrType::kInt, true}});
-  for (const char* a : {"y_zero_point", "shift", "qmin", "qmax", "to"})
+  for (const char* a : {"y_zero_point", "qmin", "qmax", "to"})
     requant.push_back({a, AttrType::kInt});
   OpInfo qconv{OpKind::QConvNCHWc, "QConvNCHWc", PatternKind::kOpaque, requant};
   qconv.min_inputs = 4;

@@ -4,7 +4,8 @@
 // layout: A a padded uint8 / int8 image [IH, IW, IC] read at (kh, ow * stride + kw, cq * G + g),
 // B the laid-out weights [ICq, KH, KW, NR, G] per column block, C the int32 output pixels. Groups
 // of 4 (VPDPBUSD on a VNNI host, else int_dot.cpp's portable sequence, which checks the index
-// arithmetic on any host) and of 2 (int16 pairs); uint8 and int8 A; one and two column blocks.
+// arithmetic on any host) and of 2 (int16 pairs); uint8 and int8 A; one and two column blocks;
+// the depthwise form's widened products (FmaTileSpec::int8_products).
 // Names round-trip (a trace names its tile), malformed specs are refused, and a VNNI target's
 // code has the instruction.
 #include <gtest/gtest.h>
@@ -120,6 +121,34 @@ TEST(Int8ConvTile, MatchesItsDescription) {
         expect_tile(conv_tile(8, 3, 8, blocks, 2, 3, 3, 2, group, a_signed), avx2);
         expect_tile(conv_tile(8, 5, 16, blocks, 3, 1, 1, 1, group, a_signed), avx2);
       }
+}
+
+// The depthwise form (FmaTileSpec::int8_products): A[kh, i * stride + kw, j] per lane j, B[kh,
+// kw, j], C[i, j], each product int32(A) * int32(B).
+FmaTileSpec depthwise_tile(int lanes, int mr, int nr, int64_t kh, int64_t kw, int64_t stride,
+                           bool a_signed) {
+  FmaTileSpec s;
+  s.lanes = lanes, s.mr = mr, s.nr = nr, s.int8_products = true, s.a_signed = a_signed;
+  s.k = {kh, kw};
+  s.a.dims = {{0, 0, 1, 0}, {stride, 0, 0, 1}, {0, 1, 0, 0}};
+  s.b.dims = {{0, 0, 1, 0}, {0, 0, 0, 1}, {0, 1, 0, 0}};
+  s.c.dims = {{1, 0, 0, 0}, {0, 1, 0, 0}};
+  return s;
+}
+
+TEST(Int8ConvTile, DepthwiseProductsMatchTheirDescription) {
+  for (bool a_signed : {false, true}) {
+    expect_tile(depthwise_tile(8, 4, 16, 3, 3, 2, a_signed), Target::parse("llvm -mcpu=haswell"));
+    expect_tile(depthwise_tile(16, 6, 32, 3, 3, 1, a_signed), Target::host());
+  }
+  const FmaTileSpec s = depthwise_tile(16, 6, 32, 5, 5, 1, false);
+  std::optional<FmaTileSpec> back = schedule::parse_fma_tile_spec(schedule::fma_tile_name(s));
+  ASSERT_TRUE(back.has_value()) << schedule::fma_tile_name(s);
+  EXPECT_TRUE(back->int8_products);
+  EXPECT_NE(schedule::fma_tile_name(s).find("_mul_u8i8_"), std::string::npos);
+  FmaTileSpec both = s;
+  both.group = 4;
+  EXPECT_THROW(schedule::make_fma_tile_intrin(both), InternalError);
 }
 
 TEST(Int8ConvTile, VnniTargetsUseVpdpbusd) {

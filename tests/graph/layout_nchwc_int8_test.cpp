@@ -139,20 +139,69 @@ TEST(LayoutNchwcInt8, QConvBecomesQConvNchwcWithItsZeroPointFolded) {
     for (int64_t k = 0; k < 27; ++k) sum += w->get_i64(c * 27 + k);
     EXPECT_EQ(folded.get_i64(c), bias->get_i64(c) - 128 * sum) << c;
   }
+  // The requantization as float32 scales: x_scale * w_scale[c] / y_scale.
+  ASSERT_EQ(c1->inputs[3]->type.dtype, DType::kF32);
+  EXPECT_FALSE(c1->attrs.has("shift"));
+  for (int64_t c = 0; c < 20; ++c)
+    EXPECT_NEAR(c1->inputs[3]->constant->get_f64(c), 0.05 * 0.01 * double(1 + c % 3) / 0.1, 1e-9);
   // Its weights zero padded to the block's 4 input channels.
   EXPECT_EQ(c1->inputs[1]->type.shape,
             (std::vector<Dim>{Dim::fixed(20), Dim::fixed(4), Dim::fixed(3), Dim::fixed(3)}));
   EXPECT_EQ(c1->inputs[1]->constant->get_i64(27), 0);  // channel 0, input 3, tap 0
   EXPECT_EQ(c1->inputs[1]->constant->get_i64(10), w->get_i64(10));
   // Its 20 outputs come in a block of 32, which c2 reads as it is (no conversion, no Pad for a
-  // 1x1), its weights padded to 32 input channels: the lanes past 20, which c1 leaves
-  // unspecified, meet zeros.
+  // 1x1): its first 20 lanes, whole groups of 4, so its weights need no padding.
   EXPECT_EQ(c1->outputs[0]->type.shape.back().value, 32);
   EXPECT_EQ(c1->outputs[0]->type.dtype, DType::kU8);
   EXPECT_EQ(c2->inputs[0], c1->outputs[0]);
-  EXPECT_EQ(c2->inputs[1]->type.shape[1].value, 32);
+  EXPECT_EQ(c2->inputs[1]->type.shape[1].value, 20);
   EXPECT_EQ(t.g.outputs[0]->producer->op, OpKind::LayoutFromBlocked);
   EXPECT_EQ(t.g.outputs[0]->type, T(DType::kU8, {1, 32, 8, 8}));
+}
+
+TEST(LayoutNchwcInt8, DepthwiseQConvKeepsItsInputBlockAndPadsWithItsZeroPoint) {
+  // x_q [1, 16, 8, 8] -> 1x1 conv (16 -> 48) -> depthwise 3x3 (48, pads 1, zx 7).
+  Graph g;
+  Value* xq = g.add_value("xq", T(DType::kU8, {1, 16, 8, 8}));
+  g.inputs = {xq};
+  Value* y1 = qdq_conv(g, "c1", xq, 16, 3, 48, 1, 0);
+  Value* x = dequantize(g, "dw_dqx", y1, testing::f32_tensor({}, {0.05f}),
+                        bytes_tensor(DType::kU8, {}, {7}));
+  std::vector<uint8_t> w(48 * 9);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = uint8_t(int8_t(int(i % 9) - 4));
+  Value* wd =
+      dequantize(g, "dw_dqw", g.add_constant("dw_wq", bytes_tensor(DType::kI8, {48, 1, 3, 3}, w)),
+                 testing::f32_tensor({}, {0.02f}), bytes_tensor(DType::kI8, {}, {0}));
+  Attrs a;
+  a.set("kernel_shape", std::vector<int64_t>{3, 3});
+  a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  a.set("group", int64_t(48));
+  Value* y = g.add_node(OpKind::Conv, "dw", {x, wd}, {"dw_y"}, a)->outputs[0];
+  g.outputs = {quantize_u8(g, "dw_q", y, 0.1f, 7)};
+  infer_types(g);
+  fuse_qdq(g, true);
+  ASSERT_EQ(count_ops(g, OpKind::QConv), 2);
+  convert_layout_nchwc(g, vector_channel_blocks(512));
+  remove_dead_code(g);
+  verify_graph(g);
+  ASSERT_EQ(count_ops(g, OpKind::QConvNCHWc), 2);
+  const Node* dw = g.outputs[0]->producer->inputs[0]->producer;
+  ASSERT_EQ(dw->op, OpKind::QConvNCHWc);
+  EXPECT_EQ(dw->attrs.get_int("group", 1), 48);
+  const Node* pad = dw->inputs[0]->producer;
+  ASSERT_EQ(pad->op, OpKind::Pad);
+  EXPECT_EQ(pad->attrs.get_float("value", 0), 7.0);
+  // The 1x1 conv's output block (48 channels: 16-lane blocks), kept by the depthwise conv.
+  EXPECT_EQ(pad->inputs[0]->producer->op, OpKind::QConvNCHWc);
+  EXPECT_EQ(dw->outputs[0]->type.shape.back(), pad->inputs[0]->type.shape.back());
+  // No bias: the fold alone, -7 * (sum of the channel's 9 taps).
+  const Tensor& folded = *dw->inputs[2]->constant;
+  for (int64_t c = 0; c < 48; ++c) {
+    int64_t sum = 0;
+    for (int64_t k = 0; k < 9; ++k) sum += int8_t(w[size_t(c * 9 + k)]);
+    EXPECT_EQ(folded.get_i64(c), -7 * sum) << c;
+  }
+  EXPECT_EQ(dw->inputs[3]->type.dtype, DType::kF32);  // the requantization's scales
 }
 
 TEST(LayoutNchwcInt8, BlockedQuantizationOpsJoinTheChain) {

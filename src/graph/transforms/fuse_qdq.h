@@ -22,7 +22,8 @@
 namespace ingot::graph {
 
 // `blocked_int8_convs` (a CPU target whose layout pass runs 8-bit blocked convolutions,
-// layout_nchwc.h: QConvNCHWc): a 2-D Conv of groups = 1 with symmetric int8 weights becomes a
+// layout_nchwc.h: QConvNCHWc): a 2-D Conv of groups = 1, or depthwise, with symmetric int8
+// weights becomes a
 // QConv whatever its activation's 8-bit family (uint8 x int8, ONNX Runtime's default), not only
 // where both share one; elsewhere such a conv stays float arithmetic, which the other targets'
 // conv kernels run faster than QConv's plain loops.

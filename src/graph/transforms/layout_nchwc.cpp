@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <tuple>
@@ -59,7 +60,8 @@ bool blockable_conv(const Node& n, const ChannelBlockPolicy& blocks) {
   return blocks.grouped(x->type.shape[1].value, w->type.shape[0].value, group, 0).has_value();
 }
 
-// A 2-D QConv (fuse_qdq) the 8-bit blocked conv takes: groups = 1, uint8 / int8 input, constant
+// A 2-D QConv (fuse_qdq) the 8-bit blocked conv takes: groups = 1 or depthwise, uint8 / int8
+// input, constant
 // symmetric int8 weights (zero point 0), constant bias and multipliers, non-negative pads,
 // static shapes.
 bool blockable_qconv(const Node& n) {
@@ -69,7 +71,8 @@ bool blockable_qconv(const Node& n) {
   if (x->type.rank() != 4 || (x->type.dtype != DType::kU8 && x->type.dtype != DType::kI8) ||
       w->type.dtype != DType::kI8 || !w->is_constant() || !n.inputs[2]->is_constant() ||
       !n.inputs[3]->is_constant() || !static_type(x) || !static_type(n.outputs[0]) ||
-      n.attrs.get_int("group", 1) != 1 || n.attrs.get_int("w_zero_point", 0) != 0)
+      (n.attrs.get_int("group", 1) != 1 && !depthwise_conv(n)) ||
+      n.attrs.get_int("w_zero_point", 0) != 0)
     return false;
   for (int64_t p : n.attrs.get_ints("pads", {}))
     if (p < 0) return false;
@@ -326,21 +329,24 @@ class LayoutRewriter {
 
   // A QConv (blockable_qconv) as QConvNCHWc: its input blocked in groups of 4 lanes (its
   // producer's block or the default where that fits, else IC rounded up to 4; the weights zero
-  // padded to a block wider than IC), padded explicitly with its zero point,
+  // padded to IC rounded up to 4; a depthwise one keeps its producer's block), padded
+  // explicitly with its zero point (a depthwise one too: the fold below counts every tap),
   // and X's zero point folded into the bias: sum (x - zx) w = sum x w - zx sum w, exact, the
-  // padding then contributing zx * w like any pixel. Left alone where those blocks do not fit
-  // or the folded bias leaves int32.
+  // padding then contributing zx * w like any pixel; the fixed-point multipliers become float32
+  // scales (ops/layout.cpp). Left alone where those blocks do not fit or the folded bias
+  // leaves int32.
   void convert_qconv(Node& n) {
     Value* x = n.inputs[0];
     const int64_t ic = x->type.shape[1].value, oc = n.inputs[1]->type.shape[0].value;
-    // (Whole blocks, or one block with room for IC: the weights are then zero padded to the
-    // block's channels, so every lane past IC, which a blocked producer leaves unspecified,
-    // meets zero weights.)
+    const bool is_depthwise = depthwise_conv(n);  // (read on the NCHW input)
+    // (Whole blocks, or one block with room for IC: the conv then reads IC rounded up to 4
+    // lanes, those past IC, which a blocked producer leaves unspecified, against zero weights.)
     auto fits = [ic](int64_t b) { return b % 4 == 0 && (ic % b == 0 || ic < b); };
     int64_t block = 0;
     if (x->producer && x->producer->op == ops::OpKind::LayoutFromBlocked &&
-        fits(block_of(x->producer->inputs[0])))
+        (is_depthwise || fits(block_of(x->producer->inputs[0]))))
       block = block_of(x->producer->inputs[0]);
+    if (block == 0 && is_depthwise) block = blocks_.tensor(ic);  // (lanes multiply alone)
     if (block == 0) {
       const int64_t want = blocks_.tensor(ic);
       block = fits(want) ? want : (ic + 3) / 4 * 4;
@@ -358,17 +364,30 @@ class LayoutRewriter {
       folded.push_back(int32_t(v));
     }
     n.inputs[0] = blocked(x, block, n);
-    if (ic < block) {  // W [OC, IC, k...] -> [OC, block, k...], zeros past IC
+    // One block wider than IC: the conv reads IC rounded up to 4 lanes (blocked_conv.h); W
+    // [OC, IC, k...] -> [OC, that, k...], zeros past IC.
+    const int64_t wide = (ic + 3) / 4 * 4;
+    if (ic < block && ic < wide && !is_depthwise) {
       const int64_t taps = per_channel / ic;
-      std::vector<uint8_t> padded(size_t(oc * block * taps), 0);
+      std::vector<uint8_t> padded(size_t(oc * wide * taps), 0);
       const uint8_t* src = w.data();
       for (int64_t c = 0; c < oc; ++c)
-        std::memcpy(padded.data() + c * block * taps, src + c * per_channel, size_t(per_channel));
+        std::memcpy(padded.data() + c * wide * taps, src + c * per_channel, size_t(per_channel));
       std::vector<int64_t> shape = w.shape();
-      shape[1] = block;
+      shape[1] = wide;
       n.inputs[1] = g_.add_constant(n.inputs[1]->name + "_padded",
                                     std::make_shared<Tensor>(DType::kI8, shape, std::move(padded)));
     }
+    // The requantization as float32 scales, multiplier[c] * 2^-shift (QConvNCHWc).
+    const Tensor& m = *n.inputs[3]->constant;
+    const int shift = int(n.attrs.get_int("shift", 0));
+    std::vector<float> scales;
+    for (int64_t c = 0; c < oc; ++c)
+      scales.push_back(float(std::ldexp(double(m.get_i64(c)), -shift)));
+    n.inputs[3] = g_.add_constant(
+        n.inputs[3]->name + "_scale",
+        tensor_from_bytes(DType::kF32, {oc}, scales.data(), scales.size() * sizeof(float)));
+    n.attrs.erase("shift");
     n.inputs[2] = g_.add_constant(
         n.inputs[2]->name + "_folded",
         tensor_from_bytes(DType::kI32, {oc}, folded.data(), folded.size() * sizeof(int32_t)));
@@ -376,7 +395,7 @@ class LayoutRewriter {
     n.op = ops::OpKind::QConvNCHWc;
     n.attrs.erase("x_zero_point");
     n.attrs.erase("w_zero_point");
-    n.attrs.set("block", output_block(n, oc));
+    n.attrs.set("block", is_depthwise ? block : output_block(n, oc));
     take_blocked_output(n);
   }
 

@@ -2,6 +2,7 @@
 // convolution over a blocked or NCHW input and the depthwise one, each with its in-place epilogue.
 #include "lower/compute/blocked_conv.h"
 
+#include <algorithm>
 #include <string>
 
 #include "support/channel_block.h"
@@ -46,6 +47,31 @@ Expr clamped(const Expr& index, const Expr& guard, int64_t extent) {
 
 Expr conjunction(const Expr& a, const Expr& b) {
   return !a.defined() ? b : !b.defined() ? a : Expr(a && b);
+}
+
+// An 8-bit conv's output: Y[idx] = epilogue(acc[idx]) over the first `spatial` iter vars, a
+// block "epilogue" after f's body; the epilogue's params, then Y (of `out`), then `acc` as a
+// scratch parameter.
+void append_int8_epilogue(PrimFunc& fn, const Buffer& acc, DataType out,
+                          const std::vector<Var>& loops, const std::vector<IterVar>& ivs,
+                          size_t spatial, const ConvEpilogue& epilogue,
+                          const std::vector<Buffer>& epilogue_params) {
+  Buffer Y = Buffer::make("Y", out, acc->shape);
+  std::vector<IterVar> eivs(ivs.begin(), ivs.begin() + std::ptrdiff_t(spatial));
+  std::vector<Var> eloops;
+  std::vector<Expr> idx;
+  for (size_t k = 0; k < eivs.size(); ++k) {
+    eivs[k].var = Var("e" + loops[k].name());
+    eloops.push_back(Var(loops[k].name()));
+    idx.push_back(eivs[k].var);
+  }
+  Stmt requant = BufferStore::make(Y, epilogue(acc.load(idx), idx), idx);
+  fn.body = SeqStmt::make(
+      {fn.body, block_loop_nest(eloops, eivs, make_block("epilogue", eivs, requant))});
+  for (const Buffer& b : epilogue_params) fn.params.push_back(b);
+  fn.params.push_back(Y);
+  fn.scratch_params.push_back(int(fn.params.size()));
+  fn.params.push_back(acc);
 }
 
 }  // namespace
@@ -94,8 +120,8 @@ PrimFunc blocked_conv_compute(const BlockedConvShape& s, bool has_bias,
                                          : floordiv(vb, i64(in->out_per_step)) * in->in_per_step;
     xi.push_back(in->in_per_step == 0 ? Expr(vc) : first + vc);
     Expr local = s.lane_groups || in->count == 1 ? Expr(vi) : Expr(vc) * s.ib + vi;
-    if (!s.lane_groups && (in->count > 1 || s.int8) && in->count * s.ib > icg)
-      past_ic = local < i64(icg);
+    if (!s.lane_groups && in->count > 1 && in->count * s.ib > icg) past_ic = local < i64(icg);
+    if (s.int8 && in->count == 1 && icg % 4 != 0) past_ic = local < i64(icg);
     wi.push_back(clamped(local, past_ic, icg));
   }
   for (size_t d = 0; d < sp; ++d) {
@@ -129,8 +155,10 @@ PrimFunc blocked_conv_compute(const BlockedConvShape& s, bool has_bias,
     ivs.push_back({vk[d], i64(0), i64(s.kernel[d]), IterKind::kReduce});
     loops.push_back(Var(std::string("k") + names[d]));
   }
-  // One input block: only its real lanes (8-bit: all of them); lane groups: the group's width.
-  int64_t lanes = s.lane_groups ? icg : in->count == 1 && s.groups == 1 && !s.int8 ? s.ic : s.ib;
+  // One input block: only its real lanes (8-bit: rounded up to 4, whole groups for the dot
+  // tiles); lane groups: the group's width.
+  const int64_t real = s.int8 ? std::min(s.ib, (s.ic + 3) / 4 * 4) : s.ic;
+  int64_t lanes = s.lane_groups ? icg : in->count == 1 && s.groups == 1 ? real : s.ib;
   ivs.push_back({vi, i64(0), i64(lanes), IterKind::kReduce});
   loops.push_back(Var("ici"));
   PrimFunc fn{std::string(s.int8 ? "qconv" : "conv") + std::to_string(sp) + "d_blocked",
@@ -145,34 +173,28 @@ PrimFunc blocked_conv_compute(const BlockedConvShape& s, bool has_bias,
     fn.params.push_back(Y);
     return fn;
   }
-  // 8-bit: Yq[idx] = epilogue(acc[idx]) over the output's iter vars, acc a scratch parameter.
-  Buffer Yq = Buffer::make("Y", s.out_type, Y->shape);
-  std::vector<IterVar> eivs(ivs.begin(), ivs.begin() + std::ptrdiff_t(spatial_iters));
-  std::vector<Var> eloops;
-  std::vector<Expr> idx;
-  for (size_t k = 0; k < eivs.size(); ++k) {
-    eivs[k].var = Var("e" + loops[k].name());
-    eloops.push_back(Var(loops[k].name()));
-    idx.push_back(eivs[k].var);
-  }
-  Stmt requant = BufferStore::make(Yq, epilogue(Y.load(idx), idx), idx);
-  fn.body = SeqStmt::make(
-      {fn.body, block_loop_nest(eloops, eivs, make_block("epilogue", eivs, requant))});
-  for (const Buffer& b : epilogue_params) fn.params.push_back(b);
-  fn.params.push_back(Yq);
-  fn.scratch_params.push_back(int(fn.params.size()));
-  fn.params.push_back(Y);
+  append_int8_epilogue(fn, Y, s.out_type, loops, ivs, spatial_iters, epilogue, epilogue_params);
   return fn;
 }
 
 PrimFunc depthwise_conv_compute(const DepthwiseConvShape& s, bool has_bias,
                                 const ConvEpilogue& epilogue,
                                 const std::vector<Buffer>& epilogue_params) {
-  DataType f = DataType::f32();
-  Buffer X = Buffer::make("X", f, std::vector<int64_t>{s.n, s.blocks, s.ih, s.iw, s.blk});
-  Buffer W = Buffer::make("W", f, std::vector<int64_t>{s.channels, 1, s.kh, s.kw});
-  Buffer bias = Buffer::make("bias", f, std::vector<int64_t>{s.channels});
-  Buffer Y = Buffer::make("Y", f, std::vector<int64_t>{s.n, s.blocks, s.oh, s.ow, s.blk});
+  INGOT_ICHECK(!s.int8 || (epilogue && s.top == 0 && s.left == 0),
+               "depthwise conv: an 8-bit one reads a padded input and has an epilogue");
+  const DataType f = DataType::f32(), i32 = DataType::i32();
+  const DataType acc_t = s.int8 ? i32 : f;
+  Buffer X = Buffer::make("X",
+                          !s.int8      ? f
+                          : s.x_signed ? DataType::i8()
+                                       : DataType::u8(),
+                          std::vector<int64_t>{s.n, s.blocks, s.ih, s.iw, s.blk});
+  Buffer W = Buffer::make("W", s.int8 ? DataType::i8() : f,
+                          std::vector<int64_t>{s.channels, 1, s.kh, s.kw});
+  Buffer bias = Buffer::make("bias", acc_t, std::vector<int64_t>{s.channels});
+  // (8-bit: the accumulator; the output is the epilogue's.)
+  Buffer Y = Buffer::make(s.int8 ? "acc" : "Y", acc_t,
+                          std::vector<int64_t>{s.n, s.blocks, s.oh, s.ow, s.blk});
   Var vn("vn"), vb("vb"), vh("vh"), vw("vw"), vl("vl"), vkh("vkh"), vkw("vkw");
   Expr r = Expr(vh) * s.sh + Expr(vkh) * s.dh - s.top;
   Expr q = Expr(vw) * s.sw + Expr(vkw) * s.dw - s.left;
@@ -184,10 +206,15 @@ PrimFunc depthwise_conv_compute(const DepthwiseConvShape& s, bool has_bias,
   std::vector<Expr> yi = {vn, vb, vh, vw, vl};
   Expr y = Y.load(yi);
   Expr w = guarded(past_c, W.load({clamped(c, past_c, s.channels), i64(0), vkh, vkw}));
-  Stmt body = BufferStore::make(Y, select(inside, y + x * w, y), yi);
-  Stmt init = BufferStore::make(
-      Y, has_bias ? guarded(past_c, bias.load({clamped(c, past_c, s.channels)})) : make_const(f, 0),
-      yi);
+  // (8-bit: the window always inside the padded input, no guard.)
+  Stmt body =
+      s.int8 ? BufferStore::make(Y, y + cast(i32, X.load({vn, vb, r, q, vl})) * cast(i32, w), yi)
+             : BufferStore::make(Y, select(inside, y + x * w, y), yi);
+  Stmt init =
+      BufferStore::make(Y,
+                        has_bias ? guarded(past_c, bias.load({clamped(c, past_c, s.channels)}))
+                                 : make_const(acc_t, 0),
+                        yi);
   std::vector<IterVar> ivs = {
       {vn, i64(0), i64(s.n), IterKind::kSpatial},   {vb, i64(0), i64(s.blocks), IterKind::kSpatial},
       {vh, i64(0), i64(s.oh), IterKind::kSpatial},  {vw, i64(0), i64(s.ow), IterKind::kSpatial},
@@ -195,13 +222,17 @@ PrimFunc depthwise_conv_compute(const DepthwiseConvShape& s, bool has_bias,
       {vkw, i64(0), i64(s.kw), IterKind::kReduce}};
   std::vector<Var> loops = {Var("n"), Var("cb"), Var("oh"), Var("ow"),
                             Var("l"), Var("kh"), Var("kw")};
-  PrimFunc fn{"depthwise_conv2d_nchwc",
+  PrimFunc fn{s.int8 ? "depthwise_qconv2d_nchwc" : "depthwise_conv2d_nchwc",
               {X, W},
               block_loop_nest(loops, ivs, make_block("conv", ivs, body, init))};
   if (has_bias) fn.params.push_back(bias);
+  fn.flops = 2.0 * double(s.n * s.channels * s.oh * s.ow * s.kh * s.kw);
+  if (s.int8) {
+    append_int8_epilogue(fn, Y, s.out_type, loops, ivs, 5, epilogue, epilogue_params);
+    return fn;
+  }
   if (epilogue) append_in_place_block(fn, "epilogue", Y, loops, ivs, 5, epilogue, epilogue_params);
   fn.params.push_back(Y);
-  fn.flops = 2.0 * double(s.n * s.channels * s.oh * s.ow * s.kh * s.kw);
   return fn;
 }
 

@@ -38,8 +38,9 @@ struct BlockedConvShape {
   std::vector<int64_t> in, out, kernel, strides, dilations;
   // An 8-bit convolution (QConvNCHWc): X uint8 (int8 with x_signed), W int8, bias int32; the
   // sum accumulates exactly in an int32 scratch parameter `acc` of Y's shape, and the epilogue
-  // (required) maps each accumulator to Y's element of type `out_type`. Every input lane of a
-  // block is read (those past IC against zero weights), so a rule may group them by 2 or 4.
+  // (required) maps each accumulator to Y's element of type `out_type`. A single input block is
+  // read up to IC rounded up to 4 (those past IC against zero weights), so a rule may group the
+  // lanes by 2 or 4.
   bool int8 = false;
   bool x_signed = false;
   tir::DataType out_type = tir::DataType::u8();
@@ -65,9 +66,16 @@ struct DepthwiseConvShape {
   int64_t ih = 1, iw = 1, oh = 1, ow = 1, kh = 1, kw = 1;
   int64_t sh = 1, sw = 1, dh = 1, dw = 1, top = 0, left = 0;
   int64_t channels = 0;  // the real channels
+  // An 8-bit depthwise conv (QConvNCHWc): X uint8 (int8 with x_signed) padded explicitly (top =
+  // left = 0, so no guard), W int8, bias int32, the int32 sum in a scratch parameter `acc` and
+  // the epilogue (required) writing Y of `out_type`, as BlockedConvShape::int8.
+  bool int8 = false;
+  bool x_signed = false;
+  tir::DataType out_type = tir::DataType::u8();
 };
 
-// Params X, W, [bias], [epilogue_params], Y; blocks "conv" and [epilogue].
+// Params X, W, [bias], [epilogue_params], Y, [acc (int8: a scratch parameter)]; blocks "conv"
+// and [epilogue].
 tir::PrimFunc depthwise_conv_compute(const DepthwiseConvShape& s, bool has_bias,
                                      const ConvEpilogue& epilogue = {},
                                      const std::vector<tir::Buffer>& epilogue_params = {});

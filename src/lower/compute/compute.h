@@ -217,10 +217,6 @@ tir::Stmt compute_int_matmul(const graph::Node& node, const std::vector<tir::Buf
 // IntMatMul as one block "matmul" over its row views (rule int8_matmul).
 tir::Stmt compute_int_matmul_block(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                                    const std::vector<tir::Buffer>& outputs);
-// QConv's output arithmetic on one int32 accumulator (the node's shift, y_zero_point, qmin,
-// qmax): acc * multiplier in int64, rounded half up by 2^shift, offset, saturated, as `out`.
-tir::Expr requantize_value(const graph::Node& node, tir::Expr acc, tir::Expr multiplier,
-                           tir::DataType out);
 tir::Stmt compute_requantize(const graph::Node& node, const std::vector<tir::Buffer>& inputs,
                              const std::vector<tir::Buffer>& outputs);
 tir::Stmt compute_qmatmul(const graph::Node& node, const std::vector<tir::Buffer>& inputs,

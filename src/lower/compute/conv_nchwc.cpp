@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "lower/compute/blocked_conv.h"
-#include "lower/compute/compute.h"
 #include "lower/compute/epilogue.h"
 #include "support/error.h"
 
@@ -57,6 +56,34 @@ ConvEpilogue node_epilogue(const graph::Node& node, const Buffer& zb, std::vecto
   };
 }
 
+// A QConvNCHWc's input signedness and output type.
+bool x_signed(const graph::Node& node) {
+  return node.inputs[0]->type.dtype == graph::DType::kI8;
+}
+DataType out_type(const graph::Node& node) {
+  return node.outputs[0]->type.dtype == graph::DType::kI8 ? DataType::i8() : DataType::u8();
+}
+
+// A QConvNCHWc's requantization of each int32 sum (its scale input appended to `extra`), for
+// the channel of [n, ob, o..., r] (clamped into the scales: the padding lanes'), in float32:
+// round_half_even(float(sum) * scale) + y_zero_point, saturated (ops/layout.cpp). The rounded
+// product plus the zero point is exact below 2^24 and saturates alike above.
+ConvEpilogue requantizing_epilogue(const graph::Node& node, int64_t channels, int64_t block,
+                                   std::vector<Buffer>& extra) {
+  Buffer scale = Buffer::make("scale", DataType::f32(), std::vector<int64_t>{channels});
+  extra.push_back(scale);
+  const DataType out = out_type(node), f = DataType::f32();
+  const double zp = double(node.attrs.get_int("y_zero_point", 0));
+  const double lo = double(node.attrs.get_int("qmin", 0)),
+               hi = double(node.attrs.get_int("qmax", 0));
+  return
+      [scale, channels, block, out, f, zp, lo, hi](const Expr& acc, const std::vector<Expr>& idx) {
+        Expr c = min(idx[1] * block + idx.back(), i64(channels - 1));
+        Expr v = call(Intrinsic::round, {cast(f, acc) * scale.load({c})}) + make_const(f, zp);
+        return cast(out, min(max(v, make_const(f, lo)), make_const(f, hi)));
+      };
+}
+
 PrimFunc depthwise(const graph::Node& node, const ConvNchwcGeometry& g) {
   INGOT_ICHECK(g.spatial == 2, "{}: depthwise blocked convolution is 2-D only", node.describe());
   DepthwiseConvShape s;
@@ -67,6 +94,13 @@ PrimFunc depthwise(const graph::Node& node, const ConvNchwcGeometry& g) {
   INGOT_ICHECK(g.ys[4] == s.blk && g.ys[1] == s.blocks, "{}: depthwise blocks differ",
                node.describe());
   std::vector<Buffer> extra;
+  if (node.op == ops::OpKind::QConvNCHWc) {
+    s.int8 = true;
+    s.x_signed = x_signed(node);
+    s.out_type = out_type(node);
+    return depthwise_conv_compute(s, true, requantizing_epilogue(node, s.channels, s.blk, extra),
+                                  extra);
+  }
   ConvEpilogue epilogue = node_epilogue(node, Buffer::make("Z", DataType::f32(), g.ys), extra);
   return depthwise_conv_compute(s, optional_input(node, 2) != nullptr, epilogue, extra);
 }
@@ -99,19 +133,9 @@ PrimFunc direct(const graph::Node& node, const ConvNchwcGeometry& g) {
   std::vector<Buffer> extra;
   if (node.op == ops::OpKind::QConvNCHWc) {
     s.int8 = true;
-    s.x_signed = node.inputs[0]->type.dtype == graph::DType::kI8;
-    s.out_type = node.outputs[0]->type.dtype == graph::DType::kI8 ? DataType::i8() : DataType::u8();
-    Buffer multiplier = Buffer::make("multiplier", DataType::i32(), std::vector<int64_t>{s.oc});
-    extra.push_back(multiplier);
-    const int64_t nr = s.nr, oc = s.oc;
-    DataType out = s.out_type;
-    ConvEpilogue requant = [&node, multiplier, nr, oc, out](const Expr& acc,
-                                                            const std::vector<Expr>& idx) {
-      // The channel of [n, ob, o..., r], clamped into the multipliers (the padding lanes').
-      Expr c = min(idx[1] * nr + idx.back(), i64(oc - 1));
-      return requantize_value(node, acc, multiplier.load({c}), out);
-    };
-    return blocked_conv_compute(s, true, requant, extra);
+    s.x_signed = x_signed(node);
+    s.out_type = out_type(node);
+    return blocked_conv_compute(s, true, requantizing_epilogue(node, s.oc, s.nr, extra), extra);
   }
   ConvEpilogue epilogue = node_epilogue(node, Buffer::make("Z", DataType::f32(), ys), extra);
   return blocked_conv_compute(s, optional_input(node, 2) != nullptr, epilogue, extra);

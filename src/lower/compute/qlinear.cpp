@@ -17,7 +17,9 @@ namespace ingot::lower {
 
 using namespace tir;
 
-Expr requantize_value(const graph::Node& node, Expr acc, Expr multiplier, DataType out) {
+namespace {
+
+Expr requantize(const graph::Node& node, Expr acc, Expr multiplier, DataType out) {
   const int64_t shift = node.attrs.get_int("shift", 0);
   INGOT_ICHECK(shift >= 1 && shift <= 62, "{}: shift {}", node_label(node), shift);
   Expr p = cast(DataType::i64(), std::move(acc)) * cast(DataType::i64(), std::move(multiplier)) +
@@ -26,8 +28,6 @@ Expr requantize_value(const graph::Node& node, Expr acc, Expr multiplier, DataTy
   q = min(max(q, i64(node.attrs.get_int("qmin", 0))), i64(node.attrs.get_int("qmax", 0)));
   return cast(out, q);
 }
-
-namespace {
 
 // An operand widened to int32 and centred on its zero point.
 Expr centred(Expr v, int64_t zero_point) {
@@ -59,7 +59,7 @@ Stmt compute_qconv(const graph::Node& node, const std::vector<Buffer>& inputs,
             },
             DataType::i32(),
             [&node, &multiplier, &y, m](Expr acc, Expr) {
-              return requantize_value(node, acc, multiplier.load({m}), y->dtype);
+              return requantize(node, acc, multiplier.load({m}), y->dtype);
             });
       },
       [&](Expr m) { return bias.load({m}); },
@@ -87,9 +87,7 @@ Stmt compute_qmatmul(const graph::Node& node, const std::vector<Buffer>& inputs,
           return idx;
         },
         DataType::i32(),
-        [&](Expr acc, Expr j) {
-          return requantize_value(node, acc, multiplier.load({j}), y->dtype);
-        });
+        [&](Expr acc, Expr j) { return requantize(node, acc, multiplier.load({j}), y->dtype); });
     Stmt init = lane_loop("j", i64(0), n, [&](Expr j) { return row.store(j, bias.load({j})); });
     Stmt accumulate = serial_loop("r", i64(0), k, [&](Expr r) {
       Index ai = o;
@@ -159,7 +157,7 @@ Stmt compute_requantize(const graph::Node& node, const std::vector<Buffer>& inpu
   const Buffer& y = outputs.at(0);
   return loop_nest(y->shape, "i", [&](const Index& idx) {
     return BufferStore::make(
-        y, requantize_value(node, acc.load(idx), multiplier.load({idx.back()}), y->dtype), idx);
+        y, requantize(node, acc.load(idx), multiplier.load({idx.back()}), y->dtype), idx);
   });
 }
 

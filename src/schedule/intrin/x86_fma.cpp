@@ -159,7 +159,10 @@ std::string spec_problem(const FmaTileSpec& s) {
     if (j_required && o.dims.back()[1] != 1) return "j must be the last dimension";
     return "";
   };
+  if (s.group != 0 && s.int8_products) return "a tile is a dot tile or 8-bit products, not both";
   if (s.group != 0) return dot_problem(s, nk);
+  if (s.int8_products && (s.a_group != 0 || s.prefetch != 0))
+    return "8-bit products take no lane groups or prefetch";
   for (auto p : {check(s.a, true, s.a_group == 0 && !blocks, true, false),
                  check(s.b, false, true, true, true), check(s.c, true, true, false, true)})
     if (!p.empty()) return p;
@@ -247,16 +250,18 @@ std::string fma_tile_name(const FmaTileShape& s) {
 }
 
 std::string fma_tile_name(const FmaTileSpec& s) {
-  if (s.group == 0 && s.k.size() == 1 && s.nr % s.lanes == 0 && s.a_group == 0 &&
-      s.col_blocks == 1 && s.prefetch == 0) {
+  if (s.group == 0 && !s.int8_products && s.k.size() == 1 && s.nr % s.lanes == 0 &&
+      s.a_group == 0 && s.col_blocks == 1 && s.prefetch == 0) {
     FmaTileShape g{s.lanes, s.mr, s.nr, int(s.k[0]), s.arch};
     FmaTileSpec std_layout = gemm_tile_spec(g);
     if (s.a.dims == std_layout.a.dims && s.b.dims == std_layout.b.dims &&
         s.c.dims == std_layout.c.dims)
       return fma_tile_name(g);
   }
-  const std::string kind =
-      s.group == 0 ? "fma_f32" : fmt::format("dot_{}i8g{}", s.a_signed ? "i8" : "u8", s.group);
+  const char* a_name = s.a_signed ? "i8" : "u8";
+  const std::string kind = s.group != 0      ? fmt::format("dot_{}i8g{}", a_name, s.group)
+                           : s.int8_products ? fmt::format("mul_{}i8", a_name)
+                                             : std::string("fma_f32");
   std::string name =
       fmt::format("{}_{}_{}x{}_k{}_a{}_b{}_c{}", isa_prefix(s.arch, s.lanes), kind, s.mr, s.nr,
                   fmt::join(s.k, "x"), dims_str(s.a), dims_str(s.b), dims_str(s.c));
@@ -293,6 +298,10 @@ std::optional<FmaTileSpec> parse_fma_tile_spec(const std::string& name) {
       return std::nullopt;
     s.a_signed = t[0] == 'i';
     s.group = t[5] - '0';
+  } else if (parts[2] == "mul") {  // <A's type>i8: 8-bit products, elementwise or broadcast
+    if (parts[3] != "u8i8" && parts[3] != "i8i8") return std::nullopt;
+    s.a_signed = parts[3][0] == 'i';
+    s.int8_products = true;
   } else if (parts[2] != "fma" || parts[3] != "f32") {
     return std::nullopt;
   }
@@ -425,10 +434,10 @@ TensorIntrin make_fma_tile_intrin(const FmaTileShape& s) {
 TensorIntrin make_fma_tile_intrin(const FmaTileSpec& s) {
   std::string problem = spec_problem(s);
   INGOT_ICHECK(problem.empty(), "fma tile spec: {}", problem);
-  const bool dot = s.group != 0;
+  const bool dot = s.group != 0, int8 = dot || s.int8_products;
   const DataType f = DataType::f32(), i32 = DataType::i32();
-  const DataType a_t = !dot ? f : s.a_signed ? DataType::i8() : DataType::u8();
-  const DataType b_t = dot ? DataType::i8() : f, c_t = dot ? i32 : f;
+  const DataType a_t = !int8 ? f : s.a_signed ? DataType::i8() : DataType::u8();
+  const DataType b_t = int8 ? DataType::i8() : f, c_t = int8 ? i32 : f;
   bool blocks = s.col_blocks > 1;
   // In the coefficient rows' order: i, j, k..., [jb].
   std::vector<int64_t> extents = {s.mr, s.nr};
@@ -454,7 +463,7 @@ TensorIntrin make_fma_tile_intrin(const FmaTileSpec& s) {
     std::vector<Expr> ci = operand_index(s.c, vars), ai = operand_index(s.a, vars);
     if (s.a_group) ai.back() = floordiv(Expr(iv[1]), i64(s.a_group)) * s.a_group + ai.back();
     Expr a = A.load(ai), b = B.load(operand_index(s.b, vars));
-    if (dot) a = cast(i32, a), b = cast(i32, b);
+    if (int8) a = cast(i32, a), b = cast(i32, b);
     Stmt body = BufferStore::make(C, C.load(ci) + a * b, ci);
     // Loops (and iter vars) in the tile's order: i, [jb,] j, k...
     std::vector<size_t> order = {0};
@@ -484,7 +493,7 @@ TensorIntrin make_fma_tile_intrin(const FmaTileSpec& s) {
   {
     bool a_vector = std::any_of(s.a.dims.begin(), s.a.dims.end(),
                                 [](const std::vector<int64_t>& c) { return c[1] != 0; });
-    Buffer acc = Buffer::make("acc", f, std::vector<int64_t>{s.mr, s.col_blocks * s.nr},
+    Buffer acc = Buffer::make("acc", c_t, std::vector<int64_t>{s.mr, s.col_blocks * s.nr},
                               StorageScope::kLocal);
     std::vector<Var> kv;
     for (size_t k = 0; k < s.k.size(); ++k)
@@ -555,8 +564,9 @@ TensorIntrin make_fma_tile_intrin(const FmaTileSpec& s) {
           // A without j: one element per row, broadcast (the same load for the row's vectors).
           a = Broadcast::make(A.load(operand_index(s.a, vars)), w);
         }
-        step.push_back(
-            BufferStore::make(acc, acc.load(ai) + a * B.load(operand_index(s.b, vars, lanes)), ai));
+        Expr b = B.load(operand_index(s.b, vars, lanes));
+        if (s.int8_products) a = cast(i32.with_lanes(w), a), b = cast(i32.with_lanes(w), b);
+        step.push_back(BufferStore::make(acc, acc.load(ai) + a * b, ai));
         if (!with_io) continue;
         std::vector<Expr> zero_k = {i64(r), i64(0)};
         zero_k.resize(vars.size(), i64(0));

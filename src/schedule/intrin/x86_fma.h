@@ -78,6 +78,11 @@ struct FmaTileSpec {
   // groups, an A that uses j or a prefetch; the columns whole vectors.
   int group = 0;
   bool a_signed = false;
+  // 8-bit products without groups (the depthwise conv's elementwise form, rules/
+  // depthwise_conv_nchwc.h): A uint8 / int8 (a_signed), B int8, C int32, each product
+  // int32(A) * int32(B) of widened vectors, added in int32. Not with group, lane groups or a
+  // prefetch.
+  bool int8_products = false;
   // > 0: each reduction step first prefetches the B row this many bytes ahead of the one it
   // reads (a multiple of 64, one cache line per 64 bytes of the row), along B's flat stream: for
   // a matrix-vector product over B's panels, memory-bound, whose stream the hardware prefetchers
@@ -99,7 +104,8 @@ FmaTileSpec gemm_tile_spec(const FmaTileShape& s);
 // "x86_avx512_fma_f32_7x32_k3x3x64_a<dims>_b<dims>_c<dims>" in general, where <dims> lists each
 // dimension's coefficients joined by '.', dimensions joined by ',', and "_g<width>" after them
 // with lane groups (a_group), "_j<blocks>" with column blocks (col_blocks), "_p<bytes>" with a
-// prefetch; an 8-bit dot tile "x86_avx512_dot_u8i8g4_7x32_k..." (A's type, B's, the group). The
+// prefetch; an 8-bit dot tile "x86_avx512_dot_u8i8g4_7x32_k..." (A's type, B's, the group), 8-bit
+// products "x86_avx512_mul_u8i8_6x32_k...". The
 // prefix is the ISA's (CpuVectorIsa::kernel_prefix): x86 by lanes (16 avx512, 8 avx2), AArch64
 // "aarch64_neon".
 std::string fma_tile_name(const FmaTileShape& s);

@@ -87,8 +87,14 @@ bool is_int8_blocked_conv(const PrimFunc& f, const Block* b, const BufferStore* 
   std::vector<const BufferLoad*> w;
   constant_loads(mul->b, f, w);
   if (x == nullptr || w.size() != 1 || x->buffer->dtype.bits != 8 ||
-      w[0]->buffer->dtype != DataType::i8())
+      w[0]->buffer->dtype != DataType::i8() || x->indices.empty())
     return false;
+  // The input's lane is a reduction iter var (a depthwise conv's is the output's lane).
+  const VarNode* lane = x->indices.back().as<VarNode>();
+  bool lane_reduced = false;
+  for (const IterVar& iv : b->iter_vars)
+    lane_reduced = lane_reduced || (iv.var.get() == lane && iv.kind == IterKind::kReduce);
+  if (!lane_reduced) return false;
   size_t spatial = 0, reduce = 0;
   for (const IterVar& iv : b->iter_vars) (iv.kind == IterKind::kSpatial ? spatial : reduce)++;
   return spatial >= 4 && reduce >= 2 && store->buffer->shape.size() == spatial;

@@ -40,9 +40,23 @@ struct Guard : ConvGuard {
 Guard guard_of(const Block* b) {
   const auto* st = b->body.as<BufferStore>();
   const auto* sel = st ? st->value.as<Select>() : nullptr;
-  INGOT_ICHECK(sel != nullptr && b->iter_vars.size() == 7,
-               "depthwise rule: block {} is not the guarded depthwise conv", b->name_hint);
   const std::vector<IterVar>& v = b->iter_vars;  // n, b, oh, ow, l, kh, kw
+  INGOT_ICHECK(st != nullptr && b->iter_vars.size() == 7,
+               "depthwise rule: block {} is not the depthwise conv", b->name_hint);
+  if (sel == nullptr) {  // an 8-bit one on its padded input: every position inside
+    Guard g(ConvGuard{v[2].var,
+                      v[3].var,
+                      v[5].var,
+                      v[6].var,
+                      extent_of(v[2]),
+                      extent_of(v[3]),
+                      extent_of(v[5]),
+                      extent_of(v[6]),
+                      {},
+                      {}});
+    g.blk = extent_of(v[4]);
+    return g;
+  }
   Guard g = conv_guard(sel->condition, v[2].var, extent_of(v[2]), v[3].var, extent_of(v[3]),
                        v[5].var, extent_of(v[5]), v[6].var, extent_of(v[6]));
   g.blk = extent_of(v[4]);
@@ -93,6 +107,8 @@ void tile_columns(Schedule& s, LoopRV cols, int64_t n, int mr, const Guard& g,
   FmaTileSpec spec;
   spec.lanes = isa.tile_lanes(), spec.arch = isa.arch, spec.mr = mr, spec.nr = int(g.blk);
   spec.k = {kernel_rows, g.kernel_cols};
+  if (u->c->buffer->dtype == DataType::i32())  // 8-bit products into int32
+    spec.int8_products = true, spec.a_signed = u->a->buffer->dtype.is_int();
   spec.a = fma_operand(u->a->indices, vars);
   spec.b = fma_operand(u->b->indices, vars);
   spec.c = fma_operand(u->c->indices, vars);
@@ -150,6 +166,18 @@ bool is_depthwise_conv_nchwc(const PrimFunc& f) {
   std::optional<BlockInfo> found = find_block(f.body, "conv", nullptr);
   if (!found || found->block->iter_vars.size() != 7) return false;
   auto* store = found->block->body.as<BufferStore>();
+  if (store != nullptr && store->buffer->dtype == DataType::i32()) {
+    // The 8-bit form: acc = acc + int32(X[..]) * int32(W[..] (guarded past C)), no padding guard.
+    auto* add = store->value.as<Add>();
+    auto* acc = add ? add->a.as<BufferLoad>() : nullptr;
+    auto* mul = add ? add->b.as<Mul>() : nullptr;
+    auto* x = mul ? mul->a.as<Cast>() : nullptr;
+    auto* xl = x ? x->value.as<BufferLoad>() : nullptr;
+    // (X's lane is the output's: each lane its own channel.)
+    return acc != nullptr && acc->buffer.get() == store->buffer.get() && xl != nullptr &&
+           mul->b.as<Cast>() != nullptr &&
+           xl->indices.back().same_as(found->block->iter_vars[4].var);
+  }
   auto* sel = store ? store->value.as<Select>() : nullptr;
   auto* keep = sel ? sel->false_value.as<BufferLoad>() : nullptr;
   auto* add = sel ? sel->true_value.as<Add>() : nullptr;

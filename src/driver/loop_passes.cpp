@@ -18,6 +18,10 @@ const std::vector<LoopPass>& loop_passes() {
       {"hoist_guards", [](tir::PrimFunc f) { return tir::hoist_guards(std::move(f)); }, false},
       {"compact_buffers", [](tir::PrimFunc f) { return tir::compact_buffers(std::move(f)); }, true,
        false},
+      // (CPU: local buffers only, schedule primitive set_scope's.)
+      {"compact_buffers",
+       [](tir::PrimFunc f) { return tir::compact_buffers(std::move(f), /*local_only=*/true); },
+       false, true},
       {"double_buffer", [](tir::PrimFunc f) { return tir::double_buffer(std::move(f)); }, true,
        false},
       {"unroll_loops", [](tir::PrimFunc f) { return tir::unroll_loops(std::move(f), 64); }, false},

@@ -273,6 +273,16 @@ std::vector<InstructionKind> make_kinds() {
                          attr<int>(i, "factor"), attr<int>(i, "offset"));
          return none();
        }});
+  k.push_back({"set_scope",
+               {{"", K::kBlock}},
+               {{"buffer_index", A::kInt}, {"scope", A::kString}},
+               DecisionKind::kNone,
+               false,
+               [](Schedule& s, const Inputs& v, const Instruction& i) {
+                 s.set_scope(in<BlockRV>(v, 0), attr<int>(i, "buffer_index"),
+                             attr<std::string>(i, "scope"));
+                 return none();
+               }});
   k.push_back(loop_to_block("blockize", &Schedule::blockize));
   k.push_back(
       {"tensorize",

@@ -145,6 +145,9 @@ class Schedule {
   // the outer and inner loop (primitives/split_block_iter.cpp).
   std::vector<LoopRV> split_block_iter(BlockRV block, LoopRV loop, int64_t factor);
   void storage_align(BlockRV block, int buffer_index, int axis, int factor, int offset);
+  // A buffer the block writes (allocated in the function, or a scratch parameter) in another
+  // storage scope, "local" or "shared", allocated at the root (primitives/set_scope.cpp).
+  void set_scope(BlockRV block, int write_buffer_index, const std::string& scope);
   // The loops from `loop` down to the one block under them become a new tile block
   // "<block>_o" (returned) around the block.
   BlockRV blockize(LoopRV loop);

@@ -1,6 +1,6 @@
 // decompose_reduction, cache_read, cache_write, compute_inline, reverse_compute_inline,
-// compute_at, reverse_compute_at and storage_align: expected IR, numbers, trace round trip and
-// error messages.
+// compute_at, reverse_compute_at, storage_align and set_scope: expected IR, numbers, trace round
+// trip and error messages.
 #include "sched_test_util.h"
 
 namespace ingot::schedule::testing {
@@ -343,6 +343,26 @@ TEST(StorageAlign, PadsTheStrideOfAnAllocatedBuffer) {
   EXPECT_TRUE(replays(s, m.func));
   EXPECT_EQ(schedule_error([&] { s.storage_align(s.get_block("C_local"), 0, 0, 4, 1); }),
             "cannot storage_align block \"C_local\": \"C\" is a function parameter");
+}
+
+TEST(SetScope, AScratchParameterBecomesTheKernelsOwnLocalBuffer) {
+  // cache_read("global") gives A's copy a scratch parameter; set_scope makes it local memory
+  // allocated at the root (the parameter gone), the numbers unchanged.
+  Matmul m = make_matmul(4, 6, 3);
+  Schedule s(m.func);
+  BlockRV copy = s.cache_read(s.get_block("C"), 1, "global");  // (reads: C, A, B)
+  const size_t params = s.func().params.size();
+  ASSERT_EQ(s.func().scratch_params.size(), 1u);
+  s.set_scope(copy, 0, "local");
+  EXPECT_EQ(s.func().params.size(), params - 1);
+  EXPECT_TRUE(s.func().scratch_params.empty());
+  const Block* root = root_block(s.func().body);
+  ASSERT_EQ(root->alloc_buffers.size(), 1u);
+  EXPECT_EQ(root->alloc_buffers[0]->scope, StorageScope::kLocal);
+  expect_matmul_numbers(s.func(), m.M, m.N, m.K);
+  EXPECT_TRUE(replays(s, m.func));
+  EXPECT_EQ(schedule_error([&] { s.set_scope(s.get_block("C"), 0, "local"); }),
+            "cannot set_scope of block \"C\": buffer \"C\" is a parameter of the kernel");
 }
 
 }  // namespace

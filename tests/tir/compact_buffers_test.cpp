@@ -231,9 +231,9 @@ TEST(CompactBuffers, RegionOfNoConstantSizeLeavesTheBufferAlone) {
   EXPECT_EQ(find_buffer(compacted, "M").shape(), (std::vector<int64_t>{8}));
 }
 
-TEST(CompactBuffers, VectorAccessLeavesTheBufferAlone) {
-  // Vector indices are not relaxed: L stays whole (taken as a point, its 4 lanes would get
-  // one element).
+TEST(CompactBuffers, VectorAccessCoversItsLanes) {
+  // A Ramp index with a constant stride covers its first to its last lane: L shrinks to 4
+  // elements (taken as a point, its 4 lanes would get one), the Ramps kept.
   Buffer a = buffer("A", {1024});
   Buffer l = buffer("L", {64}, StorageScope::kLocal);
   Var tx("tx");
@@ -242,7 +242,42 @@ TEST(CompactBuffers, VectorAccessLeavesTheBufferAlone) {
       l, bound(tx, 16, "threadIdx.x",
                SeqStmt::make({BufferStore::make(l, Broadcast::make(f32(1), 4), {lanes}),
                               BufferStore::make(a, l(lanes), {Ramp::make(tx * 4, i64(1), 4)})})));
-  EXPECT_TRUE(compact_buffers_stmt(s).same_as(s)) << to_string(compact_buffers_stmt(s));
+  Stmt out = compact_buffers_stmt(s);
+  BufferUse use = find_buffer(out, "L");
+  EXPECT_EQ(use.shape(), (std::vector<int64_t>{4})) << to_string(out);
+  for (const auto& idx : use.accesses) EXPECT_NE(idx.at(0).as<Ramp>(), nullptr) << to_string(out);
+  // A gather (a vector index that is no Ramp) still leaves the buffer alone.
+  Expr gather = Broadcast::make(i64(3), 4);
+  Stmt g = Allocate::make(
+      l, bound(tx, 16, "threadIdx.x",
+               SeqStmt::make({BufferStore::make(l, Broadcast::make(f32(1), 4), {gather}),
+                              BufferStore::make(a, l(gather), {Ramp::make(tx * 4, i64(1), 4)})})));
+  EXPECT_TRUE(compact_buffers_stmt(g).same_as(g)) << to_string(compact_buffers_stmt(g));
+}
+
+TEST(CompactBuffers, LocalOnlyModeLeavesOtherScopesAlone) {
+  // The CPU form: a local tile per iteration of the loop around its accesses moves into it and
+  // shrinks to the strip (8 rows of 16 lanes); a shared buffer with the same accesses stays.
+  Buffer a = buffer("A", {64, 16});
+  Buffer l = buffer("L", {64, 16}, StorageScope::kLocal);
+  Buffer g = buffer("G", {64, 16}, StorageScope::kShared);
+  Var i("i"), r("r");
+  auto strip = [&](const Buffer& t) {
+    Expr row = i * 8 + r;
+    Expr lanes = Ramp::make(i64(0), i64(1), 16);
+    return Allocate::make(
+        t,
+        serial(i, 8,
+               SeqStmt::make(
+                   {serial(r, 8, BufferStore::make(t, Broadcast::make(f32(1), 16), {row, lanes})),
+                    serial(r, 8, BufferStore::make(a, t(row, lanes), {row, lanes}))})));
+  };
+  Stmt out = compact_buffers_stmt(strip(l), /*local_only=*/true);
+  BufferUse use = find_buffer(out, "L");
+  EXPECT_EQ(use.shape(), (std::vector<int64_t>{8, 16})) << to_string(out);
+  EXPECT_EQ(use.enclosing_loop, "i");
+  Stmt kept = strip(g);
+  EXPECT_TRUE(compact_buffers_stmt(kept, /*local_only=*/true).same_as(kept));
 }
 
 TEST(CompactBuffers, DataDependentIndexLeavesTheBufferAlone) {

@@ -223,6 +223,11 @@ void KernelLowering::if_then_else(const IfThenElse& op) {
   b_.SetInsertPoint(end_bb);
 }
 
+namespace {
+// The most bytes a local buffer (an alloca) may take.
+constexpr int64_t kMaxLocalBufferBytes = int64_t(4) << 20;
+}  // namespace
+
 llvm::Value* KernelLowering::entry_alloca(llvm::Type* type, llvm::Value* count, int align) {
   llvm::IRBuilder<> eb(&fn_->getEntryBlock(), fn_->getEntryBlock().getFirstInsertionPt());
   auto* a = eb.CreateAlloca(type, count);
@@ -246,6 +251,11 @@ void KernelLowering::allocate(const Allocate& op) {
     last += (v - 1) * st;
   }
   if (!buf.strides.empty() && count > 0) count = last + 1;
+  // (On the stack of the thread running it: a local buffer left at a tensor's size would
+  // overflow it.)
+  INGOT_ICHECK(count * buf.dtype.bytes() <= kMaxLocalBufferBytes,
+               "codegen: local buffer '{}' of {} bytes does not fit a thread's stack", buf.name,
+               count * buf.dtype.bytes());
   llvm::Type* elem = storage_type_of(buf.dtype);
   int align = std::max(buf.alignment, buf.dtype.bytes());
   llvm::Value* p = entry_alloca(elem, b_.getInt64(std::max<int64_t>(count, 1)), align);

@@ -332,6 +332,11 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
     // K slices: after the last one.
     schedule_tile_epilogue(s, s.get_block("epilogue"), sliced ? l[1] : w[0]);
   }
+  // 4b. An 8-bit conv's int32 sums (a scratch parameter as lowered), unsliced: the kernel's own
+  //     local memory, which the CPU loop pass compact_buffers shrinks to one strip's tile (the
+  //     init, the tile and the epilogue all under the strip loop): the sums then never leave L1,
+  //     where as a tensor of the output's shape each line went back to memory.
+  if (int8 && !sliced) s.set_scope(init, 0, "local");
   // 5. (n, ocb, [od,] [oh]) rows in parallel; with fewer than kParallelTasks of them (a
   //    pointwise conv is one row of pixels), the row's strips too, in chunks of whole strips.
   //    With K slices, (n, ocb) blocks (the rows run inside the slices).

@@ -182,12 +182,25 @@ class AccessCollector : public IRVisitor {
     if (it == candidates_.end()) return;
     Candidate& c = it->second;
     if (indices.size() != buffer->shape.size()) c.has_opaque_access = true;
-    Access access{{}, scope_.loops(), warp_mma_depth_ > 0};
+    // A vector index Ramp(base, stride, lanes) with a constant stride (a CPU register tile's
+    // row) counts as its first and last elements' two accesses.
+    Access first{{}, scope_.loops(), warp_mma_depth_ > 0}, last = first;
+    bool ramp = false;
     for (const Expr& i : indices) {
-      if (!i.dtype().is_scalar() || has_load(i)) c.has_opaque_access = true;
-      access.indices.push_back(scope_.canonical(i));
+      Expr lo = i, hi = i;
+      int64_t stride = 0;
+      if (auto* r = i.as<Ramp>();
+          r != nullptr && is_const_int(r->stride, &stride) && r->base.dtype().is_scalar()) {
+        lo = r->base;
+        hi = r->base + make_const(r->base.dtype(), double(stride * (r->lanes - 1)));
+        ramp = true;
+      }
+      if (!lo.dtype().is_scalar() || has_load(i)) c.has_opaque_access = true;
+      first.indices.push_back(scope_.canonical(lo));
+      last.indices.push_back(scope_.canonical(hi));
     }
-    c.accesses.push_back(std::move(access));
+    c.accesses.push_back(std::move(first));
+    if (ramp) c.accesses.push_back(std::move(last));
   }
 
   ThreadAxes axes_;
@@ -419,9 +432,14 @@ class Compactor : public IRMutator {
  private:
   std::vector<Expr> compacted(const Plan& plan, const std::vector<Expr>& indices) const {
     std::vector<Expr> canonical;
-    for (const Expr& i : indices) canonical.push_back(scope_.canonical(i));
+    for (const Expr& i : indices) {
+      auto* r = i.as<Ramp>();
+      canonical.push_back(scope_.canonical(r != nullptr ? r->base : i));
+    }
     auto out = compacted_indices(canonical, plan.mins, scope_.loops(), axes_);
     INGOT_ICHECK(out.has_value(), "an access to {} that its plan did not check", plan.buffer->name);
+    for (size_t d = 0; d < indices.size(); ++d)  // (a vector index keeps its stride and lanes)
+      if (auto* r = indices[d].as<Ramp>()) (*out)[d] = Ramp::make((*out)[d], r->stride, r->lanes);
     return *out;
   }
 
@@ -433,20 +451,22 @@ class Compactor : public IRMutator {
 
 }  // namespace
 
-Stmt compact_buffers_stmt(const Stmt& s) {
+Stmt compact_buffers_stmt(const Stmt& s, bool local_only) {
   INGOT_ICHECK(!has_blocks(s), "compact_buffers runs on loops (after lower_blocks)");
   AccessCollector collector;
   collector.visit(s);
   std::vector<std::pair<const BufferNode*, Plan>> plans;
-  for (const BufferNode* b : collector.allocation_order())
+  for (const BufferNode* b : collector.allocation_order()) {
+    if (local_only && b->scope != StorageScope::kLocal) continue;
     if (auto plan = plan_compaction(collector.candidate(b), collector.axes()))
       plans.emplace_back(b, std::move(*plan));
+  }
   if (plans.empty()) return s;
   return Compactor(plans, collector.axes()).mutate(s);
 }
 
-PrimFunc compact_buffers(PrimFunc f) {
-  f.body = compact_buffers_stmt(f.body);
+PrimFunc compact_buffers(PrimFunc f, bool local_only) {
+  f.body = compact_buffers_stmt(f.body, local_only);
   return f;
 }
 

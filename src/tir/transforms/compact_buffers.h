@@ -12,15 +12,19 @@
 // thread only).
 // A buffer is left as it is when its region is not a constant-size box the same for every
 // block (or thread): an index the interval analysis does not understand, a data-dependent
-// index, a size that depends on a variable. Vector (Ramp) indices also leave the buffer as it
-// is (the simple choice: the GPU lowering takes no vector code, so none reach the pass there).
+// index, a size that depends on a variable. A vector index Ramp(base, stride, lanes) with a
+// constant stride covers its first to its last element (a CPU register tile's rows); other
+// vector indices leave the buffer as it is.
 #pragma once
 
 #include "tir/prim_func.h"
 
 namespace ingot::tir {
 
-Stmt compact_buffers_stmt(const Stmt& s);
-PrimFunc compact_buffers(PrimFunc f);
+// local_only (CPU targets): only local buffers, a kernel's own memory (schedule primitive
+// set_scope; each CPU thread runs a parallel loop's iterations in its own frame), so a buffer
+// whose accesses all lie in one iteration of a parallel loop is allocated per iteration.
+Stmt compact_buffers_stmt(const Stmt& s, bool local_only = false);
+PrimFunc compact_buffers(PrimFunc f, bool local_only = false);
 
 }  // namespace ingot::tir

@@ -100,6 +100,19 @@ bool is_int8_blocked_conv(const PrimFunc& f, const Block* b, const BufferStore* 
   return spatial >= 4 && reduce >= 2 && store->buffer->shape.size() == spatial;
 }
 
+// Each bias read past OC padded to whole blocks of nr ([ceil(OC / NR), NR]).
+void pad_biases(Schedule& s, BlockRV conv, const std::string& block,
+                const std::vector<const BufferLoad*>& biases, int64_t nr) {
+  for (const BufferLoad* bias : biases) {
+    int64_t oc = 0;
+    if (bias->buffer->shape.size() != 1 || !is_const_int(bias->buffer->shape[0], &oc) ||
+        oc % nr == 0)
+      continue;
+    const Block* b = find_block(s.func().body, block, nullptr)->block;
+    s.transform_layout(conv, read_index_of(b, bias->buffer.get()), {0, nr}, {});
+  }
+}
+
 }  // namespace
 
 void lay_out_conv_weights(Schedule& s, const std::string& block) {
@@ -158,15 +171,7 @@ void lay_out_conv_weights(Schedule& s, const std::string& block) {
     s.transform_layout(conv, read_index_of(b, w->buffer.get()), splits, perm);
     b = find_block(s.func().body, block, nullptr)->block;
   }
-  // A bias read past OC: padded to whole blocks ([ceil(OC / NR), NR]).
-  for (const BufferLoad* bias : biases) {
-    int64_t oc = 0;
-    if (bias->buffer->shape.size() != 1 || !is_const_int(bias->buffer->shape[0], &oc) ||
-        oc % nr == 0)
-      continue;
-    s.transform_layout(conv, read_index_of(b, bias->buffer.get()), {0, nr}, {});
-    b = find_block(s.func().body, block, nullptr)->block;
-  }
+  pad_biases(s, conv, block, biases, nr);
 }
 
 void lay_out_int8_conv_weights(Schedule& s, const std::string& block, int group) {
@@ -189,14 +194,7 @@ void lay_out_int8_conv_weights(Schedule& s, const std::string& block, int group)
   for (int64_t d = 4; d < rank + 2; ++d) perm.push_back(d);
   perm.insert(perm.end(), {1, 3});
   s.transform_layout(conv, read_index_of(b, weights[0]->buffer.get()), {0, nr, 1, group}, perm);
-  b = find_block(s.func().body, block, nullptr)->block;
-  for (const BufferLoad* bias : biases) {
-    int64_t oc = 0;
-    if (bias->buffer->shape.size() != 1 || !is_const_int(bias->buffer->shape[0], &oc) ||
-        oc % nr == 0)
-      continue;
-    s.transform_layout(conv, read_index_of(b, bias->buffer.get()), {0, nr}, {});
-  }
+  pad_biases(s, conv, block, biases, nr);
 }
 
 bool is_blocked_conv(const PrimFunc& f) {

@@ -136,6 +136,32 @@ TEST(LayoutNchwc, ElementwiseAndGlobalPoolingStayBlocked) {
   }
 }
 
+TEST(LayoutNchwc, PerChannelConstantsAreBlockedAtCompileTime) {
+  // A BatchNormalization left after a conv (fold_batch_norm's Mul and Add by [1, C, 1, 1]
+  // constants): the constants become blocked constants, [1, 1, 1, 1, 32] with zero padding
+  // lanes, no LayoutToBlocked kernel per run.
+  Graph g;
+  Value* x = g.add_value("x", F32({1, 8, 6, 6}));
+  g.inputs = {x};
+  Value* c1 = conv(g, "c1", {x, weight(g, "w1", {24, 8, 1, 1})}, 1)->outputs[0];
+  std::vector<float> scale(24);
+  for (size_t c = 0; c < scale.size(); ++c) scale[c] = 1.0f + float(c);
+  Value* sv = g.add_constant("scale", f32_constant({1, 24, 1, 1}, scale));
+  Value* m = g.add_node(OpKind::Mul, "bn_scale", {c1, sv}, {"m"})->outputs[0];
+  g.outputs = {conv(g, "c2", {m, weight(g, "w2", {24, 24, 1, 1})}, 1)->outputs[0]};
+  infer_types(g);
+  run_layout_pass(g, 512);
+  EXPECT_EQ(count_ops(g, OpKind::LayoutToBlocked), 1);  // x alone
+  for (const auto& n : g.nodes()) {
+    if (n->op != OpKind::Mul) continue;
+    const Value* k = n->inputs[1];
+    ASSERT_TRUE(k->is_constant());
+    ASSERT_EQ(k->type, F32({1, 1, 1, 1, 32}));
+    EXPECT_EQ(k->constant->get_f64(5), 6.0);
+    EXPECT_EQ(k->constant->get_f64(30), 0.0);  // a padding lane
+  }
+}
+
 TEST(LayoutNchwc, ElementwiseWithAnUnblockableOperandStaysNchw) {
   // Div is not finite at the zero padding lanes, and a [1,1,6,6] operand broadcasts over
   // channels: both keep NCHW (a conversion back and forth around them).

@@ -170,6 +170,11 @@ class LayoutRewriter {
     int64_t block = want ? want : blocks_.tensor(c);
     auto it = to_blocked_.find({v, block});
     if (it != to_blocked_.end()) return it->second;
+    if (v->is_constant() && static_type(v)) {  // (a per-channel scale or shift)
+      Value* folded = blocked_constant(*v, block);
+      to_blocked_[{v, block}] = folded;
+      return folded;
+    }
     Attrs attrs;
     attrs.set("block", block);
     Node* t = g_.add_node(ops::OpKind::LayoutToBlocked, v->name + "_to_nchwc", {v},
@@ -178,6 +183,30 @@ class LayoutRewriter {
     set_types(*t);
     to_blocked_[{v, block}] = t->outputs[0];
     return t->outputs[0];
+  }
+
+  // A constant [N, C, spatial...] blocked at compile time, [N, ceil(C / block), spatial...,
+  // block], the padding lanes zero: what LayoutToBlocked computes, without its kernel per run.
+  Value* blocked_constant(const Value& v, int64_t block) {
+    const Tensor& t = *v.constant;
+    const std::vector<int64_t>& shape = t.shape();
+    const int64_t n = shape[0], c = shape[1], cb = (c + block - 1) / block;
+    int64_t inner = 1;  // spatial elements
+    for (size_t d = 2; d < shape.size(); ++d) inner *= shape[d];
+    const int64_t elem = dtype_bytes(t.dtype());
+    std::vector<uint8_t> out(size_t(n * cb * inner * block * elem), 0);
+    const uint8_t* src = t.data();
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t ch = 0; ch < c; ++ch)
+        for (int64_t i = 0; i < inner; ++i)
+          std::memcpy(
+              out.data() + (((b * cb + ch / block) * inner + i) * block + ch % block) * elem,
+              src + ((b * c + ch) * inner + i) * elem, size_t(elem));
+    std::vector<int64_t> blocked_shape = {n, cb};
+    blocked_shape.insert(blocked_shape.end(), shape.begin() + 2, shape.end());
+    blocked_shape.push_back(block);
+    return g_.add_constant(v.name + "_nchwc",
+                           std::make_shared<Tensor>(t.dtype(), blocked_shape, std::move(out)));
   }
 
   // An elementwise op whose operand is a conv's (blocked) result runs blocked when every

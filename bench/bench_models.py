@@ -18,12 +18,14 @@ def dynamic_quantized(path, workdir):
     return out
 
 
-def static_quantized(path, workdir):
+def static_quantized(path, workdir, pre_process=True):
     """`path` pre-processed (onnxruntime.quantization.quant_pre_process: shapes, batch norm
-    folded) and quantized by quantize_static in the QDQ format (int8 weights per output channel,
-    uint8 activations, scales calibrated on 8 random inputs from make_models.make_inputs),
-    written as <stem>.qdq.onnx in workdir (again when the float model is newer)."""
-    out = os.path.join(workdir, os.path.splitext(os.path.basename(path))[0] + ".qdq.onnx")
+    folded; not with pre_process=False) and quantized by quantize_static in the QDQ format (int8
+    weights per output channel, uint8 activations, scales calibrated on 8 random inputs from
+    make_models.make_inputs), written as <stem>.qdq.onnx (<stem>.qdqraw.onnx) in workdir (again
+    when the float model is newer)."""
+    suffix = ".qdq.onnx" if pre_process else ".qdqraw.onnx"
+    out = os.path.join(workdir, os.path.splitext(os.path.basename(path))[0] + suffix)
     if os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(path):
         return out
     import onnx
@@ -31,8 +33,11 @@ def static_quantized(path, workdir):
                                           quantize_static)
     from onnxruntime.quantization.shape_inference import quant_pre_process
     import make_models
-    pre = out[:-len(".qdq.onnx")] + ".pre.onnx"
-    quant_pre_process(path, pre)
+    pre = out[:-len(suffix)] + ".pre.onnx"
+    if pre_process:
+        quant_pre_process(path, pre)
+    else:
+        pre = path
     model = onnx.load(pre)
 
     class Calibration(CalibrationDataReader):
@@ -51,7 +56,8 @@ def static_quantized(path, workdir):
 def model_path(name, workdir):
     """The .onnx for `name` (made or exported into workdir), or None when it cannot be made.
     NAME.dyn: that model dynamically quantized (dynamic_quantized); NAME.qdq: statically, in the
-    QDQ format (static_quantized); NAME.bf16: NAME itself
+    QDQ format (static_quantized); NAME.qdqraw: the same without quant_pre_process (batch norms
+    left in); NAME.bf16: NAME itself
     (compiled with --dtype bfloat16 by model_bench, run by ORT in float32)."""
     if name.endswith(".onnx"):
         return name
@@ -63,6 +69,9 @@ def model_path(name, workdir):
     if name.endswith(".qdq"):
         base = model_path(name[:-4], workdir)
         return None if base is None else static_quantized(base, workdir)
+    if name.endswith(".qdqraw"):
+        base = model_path(name[:-7], workdir)
+        return None if base is None else static_quantized(base, workdir, pre_process=False)
     path = os.path.join(workdir, f"{name}.onnx")
     if os.path.exists(path):
         return path

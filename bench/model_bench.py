@@ -65,6 +65,8 @@ Models: a path to an .onnx file, or a name from scripts/make_models.py, e.g.
                that file; the reference is ONNX Runtime with its exact integer kernels
                (parity.reference_session; its default ones saturate without VNNI), checked at
                --int8-tol of each output's largest magnitude; ORT's default session is timed
+  NAME.qdqraw  the same without quant_pre_process (BatchNormalization left in, the form the
+               quantizer writes for a model not pre-processed)
   NAME.bf16    NAME compiled with --dtype bfloat16 (products by constant weights in bfloat16,
                float32 accumulation: docs/bfloat16.md) against ORT's float32 run of NAME (ORT
                has no bfloat16 path on x86); checked at --bf16-tol (rtol, and atol as a fraction
@@ -445,7 +447,7 @@ def compile_artifact(cli, path, artifact, model, feeds, args, baseline=False, ex
 
 def bench_model(name, args):
     # The row's name: the model's file stem, a variant's NAME.dyn / NAME.bf16 as given.
-    bf16, qdq = name.endswith(".bf16"), name.endswith(".qdq")
+    bf16, qdq = name.endswith(".bf16"), name.endswith((".qdq", ".qdqraw"))
     label = (name if name.endswith(".dyn") or bf16 or qdq
              else os.path.splitext(os.path.basename(name))[0])
     extra = ("--dtype", "bfloat16") if bf16 else ()
@@ -455,8 +457,8 @@ def bench_model(name, args):
     model = onnx.load(path)
     # (A quantized variant takes its float model's inputs: the quantizer renames the tables.)
     feeds = make_models.make_inputs(
-        onnx.load(model_path(name[:-4], args.workdir)) if name.endswith((".dyn", ".qdq"))
-        else model)
+        onnx.load(model_path(name[:name.rindex(".")], args.workdir)) if name.endswith(
+            (".dyn", ".qdq", ".qdqraw")) else model)
     flops, n_nodes = count_flops(model)
     base = os.path.join(args.workdir, os.path.splitext(os.path.basename(path))[0] +
                         (".bf16" if bf16 else ""))

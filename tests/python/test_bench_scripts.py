@@ -325,15 +325,16 @@ def test_model_bench_baseline(ingot, tmp):
 
 
 def test_model_bench_variants(ingot, tmp):
-    """model_bench's NAME.qdq and NAME.bf16 rows on make_models' tiny models: the QDQ file made by
-    ONNX Runtime's quantize_static (QuantizeLinear / DequantizeLinear in the graph) and checked
-    against ORT's exact integer kernels, the bfloat16 row compiled with --dtype bfloat16 and
+    """model_bench's NAME.qdq, NAME.qdqraw and NAME.bf16 rows on make_models' tiny models: the
+    QDQ file made by ONNX Runtime's quantize_static (QuantizeLinear / DequantizeLinear in the
+    graph; .qdqraw without quant_pre_process) and checked against ORT's exact integer kernels,
+    the bfloat16 row compiled with --dtype bfloat16 and
     checked against ORT's float32 at --bf16-tol."""
     runs, work = os.path.join(tmp, "variant_runs"), os.path.join(tmp, "variants")
-    rc = model_bench.main(["--ingot", ingot, "--models", "tiny_cnn.qdq,tiny_bert.bf16",
+    rc = model_bench.main(["--ingot", ingot, "--models", "tiny_cnn.qdq,tiny_cnn.qdqraw,tiny_bert.bf16",
                            "--threads", "1", "--rounds", "2", "--round-s", "0.005",
                            "--pause-s", "0", "--workdir", work, "--record-dir", runs])
-    check(rc == 0, f"model_bench tiny_cnn.qdq,tiny_bert.bf16: exit status {rc}")
+    check(rc == 0, f"model_bench tiny_cnn.qdq,tiny_cnn.qdqraw,tiny_bert.bf16: exit status {rc}")
     records = os.listdir(runs) if os.path.isdir(runs) else []
     if rc != 0 or len(records) != 1:
         check(False, f"one raw record: {records}")
@@ -345,6 +346,10 @@ def test_model_bench_variants(ingot, tmp):
     check(q.get("status") == "ok" and q.get("check_reference") == "ORT session.x64quantprecision=1"
           and "x each output's max" in q.get("check", ""),
           f"the QDQ row checked against ORT's exact kernels: {q}")
+    raw = rows.get("tiny_cnn.qdqraw", {})
+    check(raw.get("status") == "ok" and raw.get("check_reference") == q.get("check_reference")
+          and os.path.exists(os.path.join(work, "tiny_cnn.qdqraw.onnx")),
+          f"the row quantized without quant_pre_process, checked alike: {raw}")
     check(b.get("status") == "ok" and "rtol 0.02" in b.get("check", ""),
           f"the bfloat16 row checked at 2e-2: {b.get('check')}")
     check(os.path.exists(os.path.join(work, "tiny_bert.bf16.so")),

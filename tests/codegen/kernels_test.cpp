@@ -52,6 +52,20 @@ TEST(Kernels, ParallelVectorAddSerialAndThreaded) {
 
 // A prefetch of the element 16 ahead (clamped to the buffer's end) in a copy loop: LLVM gets an
 // llvm.prefetch, and the values are the loop's alone (a prefetch reads nothing).
+TEST(Kernels, ALocalBufferPastFourMegabytesIsRefused) {
+  // A local buffer is an alloca on the stack of the thread running the kernel: one left at a
+  // tensor's size (a compaction that did not happen) is an internal error, not a stack overflow.
+  auto kernel = [](int64_t n) {
+    Buffer y = make_buffer("Y", DataType::f32(), {1});
+    Buffer t = Buffer::make("T", DataType::f32(), std::vector<int64_t>{n}, StorageScope::kLocal);
+    Stmt body = Allocate::make(t, SeqStmt::make({BufferStore::make(t, f32(2), {i64(n - 1)}),
+                                                 BufferStore::make(y, t(i64(n - 1)), {i64(0)})}));
+    return single_kernel_module("local_" + std::to_string(n), {y}, body, 0);
+  };
+  EXPECT_NO_THROW(emit_llvm_ir(kernel(1 << 18), Target::host()));  // 1 MB
+  EXPECT_THROW(emit_llvm_ir(kernel(int64_t(5) << 18), Target::host()), ingot::InternalError);
+}
+
 TEST(Kernels, PrefetchIsAHintThatChangesNoValue) {
   const int64_t n = 100;
   Buffer x = make_buffer("X", DataType::f32(), {n});

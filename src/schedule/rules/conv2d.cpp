@@ -336,7 +336,21 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   //     local memory, which the CPU loop pass compact_buffers shrinks to one strip's tile (the
   //     init, the tile and the epilogue all under the strip loop): the sums then never leave L1,
   //     where as a tensor of the output's shape each line went back to memory.
-  if (int8 && !sliced) s.set_scope(init, 0, "local");
+  if (int8 && !sliced) {
+    s.set_scope(init, 0, "local");
+    // The init's and the epilogue's loops over the strip's pixels (and output blocks) unrolled:
+    // every access to the strip's sums then has a constant offset, so LLVM keeps the tile in
+    // registers from the bias to the requantization.
+    const VarNode* strip = s.loop_var(w[0]).node();
+    for (BlockRV blk : {init, s.get_block("epilogue")}) {
+      std::vector<LoopRV> loops = s.get_loops(blk);
+      bool inside = false;
+      for (size_t k = 0; k + 1 < loops.size(); ++k) {
+        if (inside) s.unroll(loops[k]);
+        inside = inside || s.loop_var(loops[k]).node() == strip;
+      }
+    }
+  }
   // 5. (n, ocb, [od,] [oh]) rows in parallel; with fewer than kParallelTasks of them (a
   //    pointwise conv is one row of pixels), the row's strips too, in chunks of whole strips.
   //    With K slices, (n, ocb) blocks (the rows run inside the slices).

@@ -339,8 +339,8 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   if (int8 && !sliced) {
     s.set_scope(init, 0, "local");
     // The init's and the epilogue's loops over the strip's pixels (and output blocks) unrolled:
-    // every access to the strip's sums then has a constant offset, so LLVM keeps the tile in
-    // registers from the bias to the requantization.
+    // every access to the strip's sums then has a constant offset, so SROA can keep the tile in
+    // registers from the bias to the requantization whatever LLVM's own unrolling decides.
     const VarNode* strip = s.loop_var(w[0]).node();
     for (BlockRV blk : {init, s.get_block("epilogue")}) {
       std::vector<LoopRV> loops = s.get_loops(blk);

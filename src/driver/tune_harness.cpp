@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 #include "support/error.h"
@@ -56,6 +57,13 @@ tir::IRModule harness_for(const tir::IRModule& model, int k) {
   h.kernels = {f};
   tir::KernelCall run{0, {}};
   for (size_t p = 0; p < f.params.size(); ++p) {
+    // (A scratch parameter as lowered, an 8-bit conv's int32 sums, has no argument: the
+    // schedule keeps it, bound to the workspace after scheduling, or makes it local memory.)
+    if (std::find(f.scratch_params.begin(), f.scratch_params.end(), int(p)) !=
+        f.scratch_params.end())
+      continue;
+    INGOT_ICHECK(p < call->args.size(), "tune: kernel {} is called with {} arguments for {}",
+                 f.name, call->args.size(), f.params.size());
     const tir::Buffer& b = f.params[p];
     const tir::ArgRef& a = call->args[p];
     tir::TensorDesc d;

@@ -166,7 +166,7 @@ def output_step(model):
 
 
 def check_model(ingot, work, label, model, shape, expect_int_kernels, targets=("llvm", "c"),
-                blocked_convs=0):
+                blocked_convs=0, compile_args=()):
     """blocked_convs: how many 8-bit blocked convolutions (QConvNCHWc kernels) each llvm
     target's report must show."""
     sess = parity.reference_session(model)
@@ -174,8 +174,8 @@ def check_model(ingot, work, label, model, shape, expect_int_kernels, targets=("
     step = output_step(model)
     for target in targets:
         so = os.path.join(work, f"{label}.{target.replace(' ', '_')}.so")
-        r = subprocess.run([ingot, "compile", model, "--target", target, "-o", so, "--report"],
-                           capture_output=True, text=True)
+        r = subprocess.run([ingot, "compile", model, "--target", target, "-o", so, "--report",
+                            *compile_args], capture_output=True, text=True)
         if r.returncode != 0:
             record(f"{label} [{target}] compiles", False, r.stderr.strip())
             continue
@@ -274,6 +274,18 @@ def main():
             targets.append("llvm -mcpu=icelake-server")
         check_model(args.ingot, work, "residual (QDQ, uint8 x int8 per-channel)", qres,
                     (1, 3, 20, 20), True, targets=tuple(targets), blocked_convs=5)
+        # Tuned: every candidate of the 8-bit convs builds (their int32 sums, a scratch tensor as
+        # lowered, are local memory in some candidates and workspace in others), and the tuned
+        # artifact still agrees with ONNX Runtime.
+        records = os.path.join(work, "residual_tune.json")
+        t = subprocess.run([args.ingot, "tune", qres, "--trials", "24", "-o", records],
+                           capture_output=True, text=True)
+        failed = [l for l in (t.stdout + t.stderr).splitlines() if "failed" in l]
+        record("residual (QDQ) tunes with every candidate built", t.returncode == 0 and not failed,
+               (failed or [t.stderr.strip()])[0] if t.returncode != 0 or failed else
+               t.stdout.strip().splitlines()[-2])
+        check_model(args.ingot, work, "residual (QDQ, tuned)", qres, (1, 3, 20, 20), True,
+                    targets=("llvm",), blocked_convs=5, compile_args=("--tuning-records", records))
         small_mm = os.path.join(work, "small_mm.onnx")
         small_net(small_mm, gemm=False)
         qop = os.path.join(work, "small_qop.onnx")

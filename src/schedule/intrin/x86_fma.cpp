@@ -1,5 +1,6 @@
-// FP32 FMA register-tile micro-kernels (x86 AVX-512 and AVX2, AArch64 NEON): names, description
-// and implementation, for any operand layout an FmaTileSpec describes.
+// FP32 FMA register-tile micro-kernels (x86 AVX-512 and AVX2, AArch64 NEON), and their 8-bit
+// forms (dot tiles, widened products): names, description and implementation, for any operand
+// layout an FmaTileSpec describes.
 #include "schedule/intrin/x86_fma.h"
 
 #include <fmt/format.h>

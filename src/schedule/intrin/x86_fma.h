@@ -1,5 +1,6 @@
 // FP32 register-tile micro-kernels: C[MR, NR] += A[MR, K...] * B[K..., NR], for x86 (AVX-512,
-// AVX2) and AArch64 NEON (see neon_fma.h for the NEON tile choices). The tile's
+// AVX2) and AArch64 NEON (see neon_fma.h for the NEON tile choices), and their 8-bit forms for the
+// blocked convolutions (FmaTileSpec::group, int8_products: int32 C). The tile's
 // variables are i (rows, broadcast from A), j (columns, contiguous vectors of B and C) and one or
 // more reduction variables k0, k1, ... (outermost first). Each operand's index is a linear
 // combination of those variables per dimension (an FmaTileSpec), so the same kernel serves a

@@ -91,6 +91,12 @@ std::vector<TensorType> infer_conv_nchwc(Node& n) {
   if (int8) {
     if (group != 1 && !depthwise)
       fail_user("{}: an 8-bit blocked conv takes group = 1 or is depthwise", n.describe());
+    // (Whole groups of 4 input lanes for the dot tiles: layout_nchwc pads the weights.)
+    if (!depthwise && (ic % 4 != 0 || xs.back() % 4 != 0))
+      fail_user(
+          "{}: an 8-bit blocked conv takes input channels ({}) and a block ({}) in "
+          "multiples of 4",
+          n.describe(), ic, xs.back());
     for (int i : {2, 3}) {
       const TensorType& t = input_type(n, i, i == 2 ? "bias" : "scale");
       const DType want = i == 2 ? DType::kI32 : DType::kF32;

@@ -1,8 +1,8 @@
 // The 8-bit blocked convolution (lower/compute/blocked_conv.h, int8) scheduled by the
 // blocked_conv2d rule with its dot tiles, compiled, loaded and run against the integer sum and
-// the float32 requantization computed here: a 3-channel input in one block of 4 lanes at stride
-// 2, several input blocks into output channels that pad the block, int8 activations (int16
-// pairs), both groups of uint8 lanes (VPDPBUSD quads where the host has VNNI, else the portable
+// the float32 requantization computed here: an input of one 4-lane block (an image padded to 4
+// channels) at stride 2, several input blocks into output channels that pad the block, int8
+// activations (int16 pairs), both groups of uint8 lanes (VPDPBUSD quads where the host has VNNI, else the portable
 // sequence; int16 pairs), the weights re-laid out by the layout the rule recorded. Unsliced, the
 // int32 sums are the kernel's own local memory, one strip's tile after compact_buffers; the
 // trace replays.
@@ -117,8 +117,8 @@ void expect_qconv(const QConvCase& q, int group, const Target& target, int vecto
       }
 }
 
-TEST(QConvNchwcSchedule, StemLikeInputOfThreeChannelsAtStrideTwo) {
-  const QConvCase stem{3, 32, 4, 32, 11, 3, 2};
+TEST(QConvNchwcSchedule, StemLikeInputOfOneFourLaneBlockAtStrideTwo) {
+  const QConvCase stem{4, 32, 4, 32, 11, 3, 2};  // (an image padded to 4 channels)
   expect_qconv(stem, 2, Target::parse("llvm -mcpu=haswell"), 256);
   expect_qconv(stem, 4, Target::parse("llvm -mcpu=haswell"), 256);  // (portable quads)
   if (ingot_cpu_supports("avx512vnni") == 1)

@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 
+#include "graph/transforms/layout_nchwc.h"
 #include "graph/transforms/rewrite_util.h"
 
 namespace ingot::graph {
@@ -241,12 +242,9 @@ bool try_fuse_conv(Graph& g, Node* conv, bool blocked_int8_convs) {
       bias_values(conv->inputs.size() > 2 ? conv->inputs[2] : nullptr, channels);
   std::optional<Output> out = quantized_output(g, *conv);
   // Mixed families only where the blocked 8-bit kernels take the conv (fuse_qdq.h).
-  const int64_t group = conv->attrs.get_int("group", 1);
-  const bool depthwise = group > 1 && group == channels && wv->type.shape[1].is_static() &&
-                         wv->type.shape[1].value == 1;
   const bool blocked_form = blocked_int8_convs && w && w->zero_point == 0 &&
                             w->q->type.dtype == DType::kI8 && wv->type.rank() == 4 &&
-                            (group == 1 || depthwise);
+                            (conv->attrs.get_int("group", 1) == 1 || depthwise_conv(*conv));
   if (!w || !bias || !out || (x->q->type.dtype != w->q->type.dtype && !blocked_form)) return false;
   Node* fused = g.add_node(OpKind::QConv, conv->name + "_int8", {x->q, const_cast<Value*>(w->q)},
                            {conv->outputs[0]->name + "_int8"});

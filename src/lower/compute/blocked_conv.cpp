@@ -2,7 +2,6 @@
 // convolution over a blocked or NCHW input and the depthwise one, each with its in-place epilogue.
 #include "lower/compute/blocked_conv.h"
 
-#include <algorithm>
 #include <string>
 
 #include "support/channel_block.h"
@@ -121,7 +120,6 @@ PrimFunc blocked_conv_compute(const BlockedConvShape& s, bool has_bias,
     xi.push_back(in->in_per_step == 0 ? Expr(vc) : first + vc);
     Expr local = s.lane_groups || in->count == 1 ? Expr(vi) : Expr(vc) * s.ib + vi;
     if (!s.lane_groups && in->count > 1 && in->count * s.ib > icg) past_ic = local < i64(icg);
-    if (s.int8 && in->count == 1 && icg % 4 != 0) past_ic = local < i64(icg);
     wi.push_back(clamped(local, past_ic, icg));
   }
   for (size_t d = 0; d < sp; ++d) {
@@ -155,10 +153,8 @@ PrimFunc blocked_conv_compute(const BlockedConvShape& s, bool has_bias,
     ivs.push_back({vk[d], i64(0), i64(s.kernel[d]), IterKind::kReduce});
     loops.push_back(Var(std::string("k") + names[d]));
   }
-  // One input block: only its real lanes (8-bit: rounded up to 4, whole groups for the dot
-  // tiles); lane groups: the group's width.
-  const int64_t real = s.int8 ? std::min(s.ib, (s.ic + 3) / 4 * 4) : s.ic;
-  int64_t lanes = s.lane_groups ? icg : in->count == 1 && s.groups == 1 ? real : s.ib;
+  // One input block: only its real lanes; lane groups: the group's width.
+  int64_t lanes = s.lane_groups ? icg : in->count == 1 && s.groups == 1 ? s.ic : s.ib;
   ivs.push_back({vi, i64(0), i64(lanes), IterKind::kReduce});
   loops.push_back(Var("ici"));
   PrimFunc fn{std::string(s.int8 ? "qconv" : "conv") + std::to_string(sp) + "d_blocked",

@@ -38,8 +38,8 @@ struct BlockedConvShape {
   std::vector<int64_t> in, out, kernel, strides, dilations;
   // An 8-bit convolution (QConvNCHWc): X uint8 (int8 with x_signed), W int8, bias int32; the
   // sum accumulates exactly in an int32 scratch parameter `acc` of Y's shape, and the epilogue
-  // (required) maps each accumulator to Y's element of type `out_type`. A single input block is
-  // read up to IC rounded up to 4 (those past IC against zero weights), so a rule may group the
+  // (required) maps each accumulator to Y's element of type `out_type`. Its input channels and
+  // block are multiples of 4 (QConvNCHWc's contract, ops/layout.cpp), so a rule may group the
   // lanes by 2 or 4.
   bool int8 = false;
   bool x_signed = false;

@@ -158,17 +158,8 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   // 0. An 8-bit conv: the input lanes (the last reduction loop) split into groups of G, the
   //    group innermost (the dot micro-kernel's). Then the weights (and a bias read past OC) in
   //    the layout the micro-kernel streams.
-  const BufferStore* conv_store =
-      find_block(s.func().body, block, nullptr)->block->body.as<BufferStore>();
-  const bool int8 = conv_store != nullptr && conv_store->buffer->dtype == DataType::i32();
-  // (The input's type: the first factor's, int32(X[..]); the weights' read may still be guarded.)
-  const bool a_signed = int8 && [&] {
-    const auto* add = conv_store->value.as<Add>();
-    const auto* mul = add != nullptr ? add->b.as<Mul>() : nullptr;
-    const auto* widened = mul != nullptr ? mul->a.as<Cast>() : nullptr;
-    const auto* x = widened != nullptr ? widened->value.as<BufferLoad>() : nullptr;
-    return x != nullptr && x->buffer->dtype.is_int();
-  }();
+  const BufferLoad* int8_input = int8_conv_input(find_block(s.func().body, block, nullptr)->block);
+  const bool int8 = int8_input != nullptr, a_signed = int8 && int8_input->buffer->dtype.is_int();
   // G = 4 (uint8 quads) only where the target multiplies them (VNNI), else int16 pairs.
   const int dot_group = int8 && !a_signed ? int8_group : 2;
   if (int8) {
@@ -268,8 +259,8 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   int64_t blocks_in_parallel = loop_extent(s, l[0]) * loop_extent(s, l[1]);
   //     Not the few-strips case for an 8-bit conv: its sums stay in registers only unsliced
   //     (with slices they go through a tensor of the output's shape), and its panels are a
-  //     quarter of the float32 ones. ResNet-50's stage-4 3x3 convs at 7x7 ran 0.357-0.366 ->
-  //     0.337-0.339 ms unsliced on the Zen 4 (docs/perf.md, session 45).
+  //     quarter of the float32 ones (ResNet-50's stage-4 3x3 convs at 7x7 ran faster unsliced
+  //     on the Zen 4 of session 45).
   bool slice_panel = panel > kWeightPanelBytes ||
                      (!int8 && panel > kWeightSliceBytes && strips_per_block <= kFewStrips &&
                       blocks_in_parallel >= kParallelTasks / 4);
@@ -340,21 +331,7 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   //     local memory, which the CPU loop pass compact_buffers shrinks to one strip's tile (the
   //     init, the tile and the epilogue all under the strip loop): the sums then never leave L1,
   //     where as a tensor of the output's shape each line went back to memory.
-  if (int8 && !sliced) {
-    s.set_scope(init, 0, "local");
-    // The init's and the epilogue's loops over the strip's pixels (and output blocks) unrolled:
-    // every access to the strip's sums then has a constant offset, so SROA can keep the tile in
-    // registers from the bias to the requantization whatever LLVM's own unrolling decides.
-    const VarNode* strip = s.loop_var(w[0]).node();
-    for (BlockRV blk : {init, s.get_block("epilogue")}) {
-      std::vector<LoopRV> loops = s.get_loops(blk);
-      bool inside = false;
-      for (size_t k = 0; k + 1 < loops.size(); ++k) {
-        if (inside) s.unroll(loops[k]);
-        inside = inside || s.loop_var(loops[k]).node() == strip;
-      }
-    }
-  }
+  if (int8 && !sliced) s.set_scope(init, 0, "local");
   // 5. (n, ocb, [od,] [oh]) rows in parallel; with fewer than kParallelTasks of them (a
   //    pointwise conv is one row of pixels), the row's strips too, in chunks of whole strips.
   //    With K slices, (n, ocb) blocks (the rows run inside the slices).

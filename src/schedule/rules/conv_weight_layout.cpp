@@ -34,12 +34,6 @@ void constant_loads(const Expr& e, const PrimFunc& f, std::vector<const BufferLo
   if (auto* c = e.as<Cast>()) return constant_loads(c->value, f, out);
 }
 
-// `e` without a Cast around it (an 8-bit conv's widened operands).
-const Expr& uncast(const Expr& e) {
-  auto* c = e.as<Cast>();
-  return c != nullptr ? c->value : e;
-}
-
 // (outer, f, inner) when `index` is `outer * f + inner` over two vars.
 struct SplitIndex {
   const VarNode* outer = nullptr;
@@ -78,17 +72,12 @@ const BufferStore* body_store(const Block* b) {
 // An 8-bit blocked conv (lower/compute/blocked_conv.h, int8): acc = acc + int32(X) * int32(W),
 // X uint8 / int8, W a constant int8 parameter, acc int32.
 bool is_int8_blocked_conv(const PrimFunc& f, const Block* b, const BufferStore* store) {
-  auto* add = store->value.as<Add>();
-  auto* acc = add ? add->a.as<BufferLoad>() : nullptr;
-  auto* mul = add ? add->b.as<Mul>() : nullptr;
-  if (acc == nullptr || acc->buffer.get() != store->buffer.get() || mul == nullptr) return false;
+  const BufferLoad* x = int8_conv_input(b);
+  if (x == nullptr || x->indices.empty()) return false;
   // (W's read may be guarded past IC or OC: int32(select(inside, W[..], 0)).)
-  auto* x = uncast(mul->a).as<BufferLoad>();
   std::vector<const BufferLoad*> w;
-  constant_loads(mul->b, f, w);
-  if (x == nullptr || w.size() != 1 || x->buffer->dtype.bits != 8 ||
-      w[0]->buffer->dtype != DataType::i8() || x->indices.empty())
-    return false;
+  constant_loads(store->value.as<Add>()->b.as<Mul>()->b, f, w);
+  if (w.size() != 1 || w[0]->buffer->dtype != DataType::i8()) return false;
   // The input's lane is a reduction iter var (a depthwise conv's is the output's lane).
   const VarNode* lane = x->indices.back().as<VarNode>();
   bool lane_reduced = false;
@@ -114,6 +103,20 @@ void pad_biases(Schedule& s, BlockRV conv, const std::string& block,
 }
 
 }  // namespace
+
+const BufferLoad* int8_conv_input(const Block* b) {
+  const BufferStore* store = body_store(b);
+  if (store == nullptr || store->buffer->dtype != DataType::i32()) return nullptr;
+  auto* add = store->value.as<Add>();
+  auto* acc = add ? add->a.as<BufferLoad>() : nullptr;
+  auto* mul = add ? add->b.as<Mul>() : nullptr;
+  auto* widened = mul ? mul->a.as<Cast>() : nullptr;
+  auto* x = widened ? widened->value.as<BufferLoad>() : nullptr;
+  if (acc == nullptr || acc->buffer.get() != store->buffer.get() || x == nullptr ||
+      x->buffer->dtype.bits != 8)
+    return nullptr;
+  return x;
+}
 
 void lay_out_conv_weights(Schedule& s, const std::string& block) {
   BlockRV conv = s.get_block(block);

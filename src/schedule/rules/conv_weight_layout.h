@@ -24,6 +24,10 @@ void lay_out_conv_weights(Schedule& s, const std::string& block);
 // padded.
 void lay_out_int8_conv_weights(Schedule& s, const std::string& block, int group);
 
+// The input load X of an 8-bit conv block, acc = acc + int32(X[..]) * <the weights>, X uint8 /
+// int8, acc int32 (the weights' read may still be guarded); nullptr for any other block.
+const tir::BufferLoad* int8_conv_input(const tir::Block* b);
+
 // Whether `f` has a block "conv" computing a blocked direct convolution (the form of
 // lower/compute/blocked_conv.h: a spatial output [n, ob, o..., r] reduced over the input and
 // window, a float32 multiply-accumulate, or an 8-bit one into int32), whose weights are a

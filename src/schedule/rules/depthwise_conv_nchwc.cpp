@@ -166,17 +166,10 @@ bool is_depthwise_conv_nchwc(const PrimFunc& f) {
   std::optional<BlockInfo> found = find_block(f.body, "conv", nullptr);
   if (!found || found->block->iter_vars.size() != 7) return false;
   auto* store = found->block->body.as<BufferStore>();
-  if (store != nullptr && store->buffer->dtype == DataType::i32()) {
-    // The 8-bit form: acc = acc + int32(X[..]) * int32(W[..] (guarded past C)), no padding guard.
-    auto* add = store->value.as<Add>();
-    auto* acc = add ? add->a.as<BufferLoad>() : nullptr;
-    auto* mul = add ? add->b.as<Mul>() : nullptr;
-    auto* x = mul ? mul->a.as<Cast>() : nullptr;
-    auto* xl = x ? x->value.as<BufferLoad>() : nullptr;
-    // (X's lane is the output's: each lane its own channel.)
-    return acc != nullptr && acc->buffer.get() == store->buffer.get() && xl != nullptr &&
-           mul->b.as<Cast>() != nullptr &&
-           xl->indices.back().same_as(found->block->iter_vars[4].var);
+  if (const BufferLoad* x = int8_conv_input(found->block)) {
+    // The 8-bit form: acc = acc + int32(X[..]) * int32(W[..] (guarded past C)), no padding
+    // guard; X's lane is the output's (each lane its own channel).
+    return x->indices.back().same_as(found->block->iter_vars[4].var);
   }
   auto* sel = store ? store->value.as<Select>() : nullptr;
   auto* keep = sel ? sel->false_value.as<BufferLoad>() : nullptr;

@@ -9,6 +9,9 @@
 // point folded in (bias - x_zero_point * sum of the channel's weights), so the int32 sum is
 // plain X * W; each output channel requantized in float32 as ONNX Runtime's x86 kernels do:
 // round_half_even(float(sum) * scale[c]) + y_zero_point saturated to [qmin, qmax] (`to`).
+// A ConvNCHWc (groups = 1) may take bfloat16 X and W (graph pass convert_bfloat16_convs): the
+// products in bfloat16, summed in float32 with the float32 bias and summand; `out_dtype`
+// (float32 by default, or bfloat16) is the type its epilogue's result is stored in.
 #include "ops/conv_geometry.h"
 #include "ops/op_families.h"
 #include "ops/shape_util.h"
@@ -59,15 +62,17 @@ std::vector<TensorType> infer_conv_nchwc(Node& n) {
   const TensorType& x = input_type(n, 0, "X");
   const TensorType& w = input_type(n, 1, "W");
   const bool int8 = n.op == OpKind::QConvNCHWc;
+  const bool bf16 = !int8 && x.dtype == DType::kBF16;
   const bool types_fit =
-      int8 ? (x.dtype == DType::kU8 || x.dtype == DType::kI8) && w.dtype == DType::kI8
-           : x.dtype == DType::kF32 && w.dtype == DType::kF32;
+      int8   ? (x.dtype == DType::kU8 || x.dtype == DType::kI8) && w.dtype == DType::kI8
+      : bf16 ? w.dtype == DType::kBF16
+             : x.dtype == DType::kF32 && w.dtype == DType::kF32;
   if (w.rank() < 3 || w.rank() > 5 || x.rank() != w.rank() + 1 || !types_fit)
     fail_user(
         "{}: needs a {} blocked input with 1 to 3 spatial dims and {} weights of one "
         "rank less, got X {} W {}",
-        n.describe(), int8 ? "uint8 / int8" : "float32", int8 ? "int8" : "float32", x.str(),
-        w.str());
+        n.describe(), int8 ? "uint8 / int8" : "float32 (or bfloat16)", int8 ? "int8" : "same-typed",
+        x.str(), w.str());
   for (const Dim& d : x.shape)
     if (!d.is_static()) fail_user("{}: input X {} must be static", n.describe(), x.str());
   size_t spatial = size_t(w.rank()) - 2;
@@ -88,6 +93,20 @@ std::vector<TensorType> infer_conv_nchwc(Node& n) {
   if (strides.size() != spatial || dil.size() != spatial || pads.size() != 2 * spatial)
     fail_user("{}: strides, dilations and pads must be {}-D", n.describe(), spatial);
   DType out_dtype = DType::kF32;
+  if (bf16) {
+    // (Pairs of input lanes for the bfloat16 dot tiles.)
+    if (group != 1 || ic % 2 != 0 || xs.back() % 2 != 0)
+      fail_user(
+          "{}: a bfloat16 blocked conv takes group = 1 and input channels ({}) and a block ({}) "
+          "in multiples of 2",
+          n.describe(), ic, xs.back());
+  }
+  if (!int8 && n.attrs.has("out_dtype")) {
+    out_dtype = DType(n.attrs.get_int("out_dtype", 0));
+    if (out_dtype != DType::kF32 && (out_dtype != DType::kBF16 || depthwise))
+      fail_user("{}: out_dtype {} is not float32 or (groups = 1) bfloat16", n.describe(),
+                dtype_name(out_dtype));
+  }
   if (int8) {
     if (group != 1 && !depthwise)
       fail_user("{}: an 8-bit blocked conv takes group = 1 or is depthwise", n.describe());
@@ -121,9 +140,12 @@ std::vector<TensorType> infer_conv_nchwc(Node& n) {
   if (int8) return {out};
   if (has_input(n, 2) && n.inputs[2]->type.num_elements() != oc)
     fail_user("{}: bias B {} must have {} elements", n.describe(), n.inputs[2]->type.str(), oc);
-  if (has_input(n, 3) && n.inputs[3]->type != out)
-    fail_user("{}: summand Z {} must have the output type {}", n.describe(),
-              n.inputs[3]->type.str(), out.str());
+  // (The summand is float32, the sums' type, whatever the output's.)
+  TensorType summand = out;
+  summand.dtype = DType::kF32;
+  if (has_input(n, 3) && n.inputs[3]->type != summand)
+    fail_user("{}: summand Z {} must have the type {}", n.describe(), n.inputs[3]->type.str(),
+              summand.str());
   check_fused_activation(n);
   return {out};
 }
@@ -146,7 +168,7 @@ void add_layout_ops(std::vector<OpInfo>& t) {
   t.push_back(make_data_movement_op(OpKind::LayoutFromBlocked, "LayoutFromBlocked",
                                     {{"channels", AttrType::kInt, true}}, infer_from_blocked));
   OpInfo conv{OpKind::ConvNCHWc, "ConvNCHWc", PatternKind::kOutEWiseFusable,
-              conv_attr_specs({{"block", AttrType::kInt, true}})};
+              conv_attr_specs({{"block", AttrType::kInt, true}, {"out_dtype", AttrType::kInt}})};
   conv.min_inputs = 2;
   conv.max_inputs = 4;
   conv.infer_fn = infer_conv_nchwc;

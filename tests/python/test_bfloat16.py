@@ -16,6 +16,11 @@
   (a Gemm with transB over K = 255, a MatMul over K = 129) hold to the same emulation. The
   artifact of a 512 x 1024 weight is at least 0.9 MiB smaller than float32's (weights stored as
   bfloat16).
+- `--dtype bfloat16` on a CNN (a float32 stem of 3 channels, a residual bottleneck of 1x1 and
+  3x3 convs, a stride-2 conv into 40 channels: the blocked convs of bfloat16 products), host
+  and `-mcpu=haswell`: against the same kind of emulation at 1e-3 of the output's RMS (an
+  intermediate rounded to bfloat16 after ingot's float32 sum may land a step from the float64
+  sum's), against ONNX Runtime's float32 at the issue's tolerance, and not float32.
 - `--dtype bfloat16` with a bad value is one clear error.
 Prints one line per check and `N passed, N failed`.
 """
@@ -260,6 +265,95 @@ def check_other_product_forms(ingot, work):
         record(f"--dtype bfloat16 {label} vs numpy's bfloat16 emulation", ok, msg)
 
 
+def conv_nchw(x, w, b, stride=1, pad=0):
+    """float64 2-D convolution (groups 1), NCHW x, OIHW w."""
+    x = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    oh, ow = (h - kh) // stride + 1, (wd - kw) // stride + 1
+    y = np.zeros((n, o, oh, ow))
+    for i in range(kh):
+        for j in range(kw):
+            patch = x[:, :, i:i + stride * oh:stride, j:j + stride * ow:stride]
+            y += np.einsum("nchw,oc->nohw", patch, w[:, :, i, j])
+    return y + b.reshape(1, -1, 1, 1)
+
+
+def cnn_model(path, rng):
+    """stem 3x3 3->16 (odd channels: float32) + Relu; a bottleneck 16->32 1x1, 32->32 3x3,
+    32->16 1x1 + the stem's output + Relu; then 3x3 stride 2 16->40 (partial output blocks)."""
+    shapes = {"ws": (16, 3, 3, 3), "wa": (32, 16, 1, 1), "wb": (32, 32, 3, 3),
+              "wc": (16, 32, 1, 1), "wd": (40, 16, 3, 3)}
+    ws = {k: (rng.standard_normal(s) / np.sqrt(np.prod(s[1:]))).astype(np.float32)
+          for k, s in shapes.items()}
+    bs = {"b" + k[1]: (rng.standard_normal(s[0]) * 0.1).astype(np.float32)
+          for k, s in shapes.items()}
+    nodes = [helper.make_node("Conv", ["x", "ws", "bs"], ["s0"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["s0"], ["s"]),
+             helper.make_node("Conv", ["s", "wa", "ba"], ["a0"]),
+             helper.make_node("Relu", ["a0"], ["a"]),
+             helper.make_node("Conv", ["a", "wb", "bb"], ["b0"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["b0"], ["b"]),
+             helper.make_node("Conv", ["b", "wc", "bc"], ["c0"]),
+             helper.make_node("Add", ["c0", "s"], ["c1"]),
+             helper.make_node("Relu", ["c1"], ["c"]),
+             helper.make_node("Conv", ["c", "wd", "bd"], ["y"], pads=[1, 1, 1, 1],
+                              strides=[2, 2])]
+    inits = [numpy_helper.from_array(v, k) for k, v in {**ws, **bs}.items()]
+    g = helper.make_graph(nodes, "cnn",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 14, 14])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 40, 7, 7])],
+                          inits)
+    save(g, path)
+    return ws, bs
+
+
+def emulated_cnn(x, ws, bs):
+    """What --dtype bfloat16 computes (docs/bfloat16.md): the stem (3 input channels) in
+    float32; every other conv over bfloat16-rounded inputs and weights, summed exactly (float64
+    here, float32 in ingot), bias and summand float32; a conv read only by such convs (a, b, c)
+    stores its result rounded to bfloat16, which its readers would round to anyway."""
+    relu = lambda v: np.maximum(v, 0)  # noqa: E731
+    s = relu(conv_nchw(x.astype(np.float64), ws["ws"], bs["bs"], pad=1)).astype(np.float32)
+    a = bf(relu(conv_nchw(bf(s), bf(ws["wa"]), bs["ba"])))
+    b = bf(relu(conv_nchw(bf(a), bf(ws["wb"]), bs["bb"], pad=1)))
+    c = bf(relu(conv_nchw(bf(b), bf(ws["wc"]), bs["bc"]) + s))
+    return conv_nchw(bf(c), bf(ws["wd"]), bs["bd"], stride=2, pad=1).astype(np.float32)
+
+
+def check_cnn(ingot, work, target):
+    """--dtype bfloat16 on convolutions (blocked convs of bfloat16 products): target None (the
+    host) or an AVX2 target (the portable pair product)."""
+    rng = np.random.default_rng(31)
+    path = os.path.join(work, "cnn.onnx")
+    ws, bs = cnn_model(path, rng)
+    tag = f" [{target or 'host'}]"
+    so = os.path.join(work, "cnn.bf16.so")
+    if not compiled(ingot, path, so, "--dtype bfloat16 CNN" + tag, "--dtype", "bfloat16",
+                    *(["--target", target] if target else [])):
+        return
+    sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    for t in range(2):
+        x = (rng.standard_normal((1, 3, 14, 14)) * (1 + t)).astype(np.float32)
+        result = ran(ingot, so, work, {"x": x}, f"--dtype bfloat16 CNN run {t}" + tag)
+        if not result:
+            continue
+        got = result[0]
+        # (Rounding an intermediate to bfloat16 after a float32 rather than an exact sum may
+        # land one step away where the sum is near a rounding boundary: 1e-3 of the RMS.)
+        ok, msg = parity.compare_outputs({"y": emulated_cnn(x, ws, bs)}, got, 1e-3, 1e-3,
+                                         atol_scale="rms", finite_ref=True,
+                                         ref_name="bfloat16 emulation")
+        record(f"--dtype bfloat16 CNN run {t} vs numpy's bfloat16 emulation" + tag, ok, msg)
+        f32 = {"y": sess.run(None, {"x": x})[0]}
+        ok, msg = parity.compare_outputs(f32, got, 2e-2, 2e-2, atol_scale="max",
+                                         finite_ref=True, ref_name="ONNX Runtime float32")
+        record(f"--dtype bfloat16 CNN run {t} vs ONNX Runtime float32 (rtol 2e-2)" + tag, ok, msg)
+        applied = not parity.compare_outputs(f32, got, 1e-3, 1e-3, atol_scale="rms")[0]
+        record(f"--dtype bfloat16 CNN run {t} is not float32 (the convs are bfloat16)" + tag,
+               applied)
+
+
 def host_runs_avx2():
     flags = open("/proc/cpuinfo").read() if os.path.exists("/proc/cpuinfo") else ""
     return " avx2" in flags and " fma" in flags
@@ -307,6 +401,9 @@ def main():
             check_mlp(args.ingot, work, "llvm -mcpu=haswell")
         else:  # (said, not counted: the host path above ran the same checks)
             print("NOTE the -mcpu=haswell MLP needs an x86 host with AVX2 and FMA: not run")
+        check_cnn(args.ingot, work, None)
+        if host_runs_avx2():
+            check_cnn(args.ingot, work, "llvm -mcpu=haswell")
         check_other_product_forms(args.ingot, work)
         check_weight_bytes(args.ingot, work)
         check_bad_dtype(args.ingot, work)

@@ -1,6 +1,7 @@
 // convert_bfloat16 (see convert_bfloat16.h).
 #include "graph/transforms/convert_bfloat16.h"
 
+#include <cstring>
 #include <map>
 #include <string>
 
@@ -27,28 +28,48 @@ bool is_weight_product(const Node& n) {
          b->type.dtype == DType::kF32 && n.outputs[0]->type.dtype == DType::kF32;
 }
 
+// A 2-D tensor [R, C] of 16-bit elements as [C, R].
+TensorPtr transposed_16bit(const Tensor& t) {
+  const int64_t rows = t.shape()[0], cols = t.shape()[1];
+  std::vector<uint8_t> out(size_t(rows * cols * 2));
+  const uint8_t* src = t.data();
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      std::memcpy(out.data() + (c * rows + r) * 2, src + (r * cols + c) * 2, 2);
+  return std::make_shared<Tensor>(t.dtype(), std::vector<int64_t>{cols, rows}, std::move(out));
+}
+
 }  // namespace
 
 BFloat16Stats convert_bfloat16(Graph& g) {
   BFloat16Stats stats;
-  std::map<const Value*, Value*> weights;      // float32 constant -> its bfloat16 copy
+  // float32 constant (and whether a Gemm reads it transposed) -> its bfloat16 copy [K, N]
+  std::map<std::pair<const Value*, bool>, Value*> weights;
   std::map<const Value*, Value*> activations;  // float32 activation -> its Cast to bfloat16
   std::vector<Node*> products;
   for (const auto& n : g.nodes())
     if (is_weight_product(*n)) products.push_back(n.get());
   for (Node* n : products) {
     Value* b = n->inputs[1];
-    auto w = weights.find(b);
+    // A Gemm's transB: the copy stored [K, N], so the product reads it as MatMul's B (the
+    // bfloat16 rule's panel layout and the pairs along K are laid out from that form).
+    const bool transposed =
+        n->op == ops::OpKind::Gemm && n->attrs.get_int("transB", 0) != 0 && b->type.rank() == 2;
+    auto w = weights.find({b, transposed});
     if (w == weights.end()) {
       TensorPtr half = half_width_constant(*b->constant, DType::kBF16, bfloat16_bits);
+      if (transposed) half = transposed_16bit(*half);
       stats.constant_bytes_saved += b->constant->nbytes() - half->nbytes();
       ++stats.constants;
       // A new value: the float32 constant may have other readers (they keep it; it is dropped
       // when it has none).
-      w = weights.emplace(b, g.add_constant(fresh_value_name(g, b->name + "_bfloat16"), half))
+      w = weights
+              .emplace(std::pair{b, transposed},
+                       g.add_constant(fresh_value_name(g, b->name + "_bfloat16"), half))
               .first;
     }
     n->inputs[1] = w->second;
+    if (transposed) n->attrs.set("transB", int64_t(0));
     Value* a = n->inputs[0];
     auto c = activations.find(a);
     if (c == activations.end()) {

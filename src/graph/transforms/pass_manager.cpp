@@ -10,6 +10,7 @@
 #include "graph/printer.h"
 #include "graph/transforms/collapse_reshape_transpose.h"
 #include "graph/transforms/convert_bfloat16.h"
+#include "graph/transforms/convert_bfloat16_convs.h"
 #include "graph/transforms/convert_float16.h"
 #include "graph/transforms/cse.h"
 #include "graph/transforms/dead_code.h"
@@ -116,6 +117,14 @@ const std::vector<GraphPass>& optimization_passes() {
          if (o.channel_blocks)
            convert_winograd_conv(g,
                                  o.conv_policy ? o.conv_policy : winograd_policy(o.conv_algorithm));
+       }},
+      {"convert_bfloat16_convs", 0,
+       "with --dtype bfloat16 on CPU targets: blocked convolutions read bfloat16 weights and "
+       "inputs and accumulate in float32; a conv read only by such convs writes bfloat16",
+       [](Graph& g, const PassOptions& o) {
+         if (!o.bfloat16 || !o.channel_blocks) return;
+         convert_bfloat16_convs(g);
+         infer_types(g);
        }},
       {"dead_code", 0, "remove nodes that do not reach an output", plain(remove_dead_code)},
       {"fuse_ops", 2,

@@ -48,13 +48,13 @@ Expr conjunction(const Expr& a, const Expr& b) {
   return !a.defined() ? b : !b.defined() ? a : Expr(a && b);
 }
 
-// An 8-bit conv's output: Y[idx] = epilogue(acc[idx]) over the first `spatial` iter vars, a
-// block "epilogue" after f's body; the epilogue's params, then Y (of `out`), then `acc` as a
-// scratch parameter.
-void append_int8_epilogue(PrimFunc& fn, const Buffer& acc, DataType out,
-                          const std::vector<Var>& loops, const std::vector<IterVar>& ivs,
-                          size_t spatial, const ConvEpilogue& epilogue,
-                          const std::vector<Buffer>& epilogue_params) {
+// An output of another type than the sums (an 8-bit conv's, a bfloat16 one): Y[idx] =
+// epilogue(acc[idx]) over the first `spatial` iter vars, a block "epilogue" after f's body; the
+// epilogue's params, then Y (of `out`), then `acc` as a scratch parameter.
+void append_converting_epilogue(PrimFunc& fn, const Buffer& acc, DataType out,
+                                const std::vector<Var>& loops, const std::vector<IterVar>& ivs,
+                                size_t spatial, const ConvEpilogue& epilogue,
+                                const std::vector<Buffer>& epilogue_params) {
   Buffer Y = Buffer::make("Y", out, acc->shape);
   std::vector<IterVar> eivs(ivs.begin(), ivs.begin() + std::ptrdiff_t(spatial));
   std::vector<Var> eloops;
@@ -91,14 +91,24 @@ PrimFunc blocked_conv_compute(const BlockedConvShape& s, bool has_bias,
                "blocked conv: lane groups of {} in blocks {}/{}", icg, s.ib, s.nr);
   INGOT_ICHECK(!s.int8 || (epilogue && s.groups == 1 && !s.lane_groups),
                "blocked conv: an 8-bit conv takes one group and an epilogue");
-  const DataType f = DataType::f32(), i32 = DataType::i32();
-  const DataType x_t = !s.int8 ? f : s.x_signed ? DataType::i8() : DataType::u8();
+  INGOT_ICHECK(!s.bf16 || (!s.int8 && s.groups == 1 && s.ic % 2 == 0 && s.ib % 2 == 0),
+               "blocked conv: bfloat16 products take one group and input lanes in pairs");
+  const DataType f = DataType::f32(), i32 = DataType::i32(), bf = DataType::bf16();
+  const DataType x_t = s.bf16 ? bf : !s.int8 ? f : s.x_signed ? DataType::i8() : DataType::u8();
   const DataType acc_t = s.int8 ? i32 : f;
+  // The sums in a scratch buffer: the output has another type.
+  const bool converted = s.int8 || s.out_type != f;
+  INGOT_ICHECK(s.int8 || s.out_type == f || s.out_type == bf,
+               "blocked conv: a float conv writes float32 or bfloat16");
   Buffer X = Buffer::make("X", x_t, concat({s.n, ceil_div(s.ic, s.ib)}, s.in, {s.ib}));
-  Buffer W = Buffer::make("W", s.int8 ? DataType::i8() : f, concat({s.oc, icg}, s.kernel, {}));
+  Buffer W = Buffer::make("W",
+                          s.int8   ? DataType::i8()
+                          : s.bf16 ? bf
+                                   : f,
+                          concat({s.oc, icg}, s.kernel, {}));
   Buffer bias = Buffer::make("bias", acc_t, std::vector<int64_t>{s.oc});
-  // (8-bit: the accumulator; the output is Yq.)
-  Buffer Y = Buffer::make(s.int8 ? "acc" : "Y", acc_t, concat({s.n, ocb}, s.out, {s.nr}));
+  // (8-bit or a bfloat16 output: the accumulator; the epilogue writes Y.)
+  Buffer Y = Buffer::make(converted ? "acc" : "Y", acc_t, concat({s.n, ocb}, s.out, {s.nr}));
   const std::string names = std::string("dhw").substr(3 - sp);
   Var vn("vn"), vb("vb"), vr("vr"), vc("vc"), vi("vi");
   std::vector<Var> vo, vk;
@@ -132,6 +142,7 @@ PrimFunc blocked_conv_compute(const BlockedConvShape& s, bool has_bias,
   yi.push_back(vr);
   Expr w = guarded(conjunction(past_oc, past_ic), W.load(wi)), x = X.load(xi);
   if (s.int8) x = cast(i32, x), w = cast(i32, w);
+  if (s.bf16) x = cast(f, x), w = cast(f, w);
   Stmt body = BufferStore::make(Y, Y.load(yi) + x * w, yi);
   Stmt init = BufferStore::make(
       Y, has_bias ? guarded(past_oc, bias.load({clamped(o, past_oc, s.oc)})) : make_const(acc_t, 0),
@@ -157,19 +168,29 @@ PrimFunc blocked_conv_compute(const BlockedConvShape& s, bool has_bias,
   int64_t lanes = s.lane_groups ? icg : in->count == 1 && s.groups == 1 ? s.ic : s.ib;
   ivs.push_back({vi, i64(0), i64(lanes), IterKind::kReduce});
   loops.push_back(Var("ici"));
-  PrimFunc fn{std::string(s.int8 ? "qconv" : "conv") + std::to_string(sp) + "d_blocked",
+  PrimFunc fn{std::string(s.int8   ? "qconv"
+                          : s.bf16 ? "conv_bf16_"
+                                   : "conv") +
+                  std::to_string(sp) + "d_blocked",
               {X, W},
               block_loop_nest(loops, ivs, make_block("conv", ivs, body, init))};
   if (has_bias) fn.params.push_back(bias);
   fn.flops = 2.0 * double(s.n * s.oc * product(s.out)) * double(icg * product(s.kernel));
-  if (!s.int8) {
+  if (!converted) {
     if (epilogue)
       append_in_place_block(fn, "epilogue", Y, loops, ivs, spatial_iters, epilogue,
                             epilogue_params);
     fn.params.push_back(Y);
     return fn;
   }
-  append_int8_epilogue(fn, Y, s.out_type, loops, ivs, spatial_iters, epilogue, epilogue_params);
+  // (A float conv's epilogue, if any, then the rounding to the output's type.)
+  ConvEpilogue convert = epilogue;
+  if (!s.int8)
+    convert = [epilogue, out = s.out_type](const Expr& v, const std::vector<Expr>& idx) {
+      return cast(out, epilogue ? epilogue(v, idx) : v);
+    };
+  append_converting_epilogue(fn, Y, s.out_type, loops, ivs, spatial_iters, convert,
+                             epilogue_params);
   return fn;
 }
 
@@ -224,7 +245,7 @@ PrimFunc depthwise_conv_compute(const DepthwiseConvShape& s, bool has_bias,
   if (has_bias) fn.params.push_back(bias);
   fn.flops = 2.0 * double(s.n * s.channels * s.oh * s.ow * s.kh * s.kw);
   if (s.int8) {
-    append_int8_epilogue(fn, Y, s.out_type, loops, ivs, 5, epilogue, epilogue_params);
+    append_converting_epilogue(fn, Y, s.out_type, loops, ivs, 5, epilogue, epilogue_params);
     return fn;
   }
   if (epilogue) append_in_place_block(fn, "epilogue", Y, loops, ivs, 5, epilogue, epilogue_params);

@@ -43,14 +43,21 @@ struct BlockedConvShape {
   // lanes by 2 or 4.
   bool int8 = false;
   bool x_signed = false;
-  tir::DataType out_type = tir::DataType::u8();
+  // bfloat16 products (a ConvNCHWc of bfloat16 X and W): X and W bfloat16, each product of the
+  // two widened to float32, summed in float32 with a float32 bias. Groups = 1, input channels
+  // and block even (ops/layout.cpp), so a rule may group the lanes by 2.
+  bool bf16 = false;
+  // The output's type: uint8 / int8 for an 8-bit conv; else float32 (the sums accumulate in Y,
+  // the epilogue updates it in place) or bfloat16 (the sums in a float32 scratch parameter
+  // `acc`, the epilogue's result rounded into Y, as the 8-bit form's).
+  tir::DataType out_type = tir::DataType::f32();
 };
 
 using ConvEpilogue =
     std::function<tir::Expr(const tir::Expr& y, const std::vector<tir::Expr>& index)>;
 
-// Params X, W, [bias], [epilogue_params], Y, [acc (int8: a scratch parameter)]; block "conv",
-// then "epilogue".
+// Params X, W, [bias], [epilogue_params], Y, [acc (int8 or a bfloat16 output: a scratch
+// parameter)]; block "conv", then "epilogue".
 tir::PrimFunc blocked_conv_compute(const BlockedConvShape& s, bool has_bias,
                                    const ConvEpilogue& epilogue = {},
                                    const std::vector<tir::Buffer>& epilogue_params = {});

@@ -94,6 +94,9 @@ PrimFunc depthwise(const graph::Node& node, const ConvNchwcGeometry& g) {
   INGOT_ICHECK(g.ys[4] == s.blk && g.ys[1] == s.blocks, "{}: depthwise blocks differ",
                node.describe());
   std::vector<Buffer> extra;
+  INGOT_ICHECK(node.outputs[0]->type.dtype != graph::DType::kBF16 &&
+                   node.inputs[0]->type.dtype != graph::DType::kBF16,
+               "{}: a depthwise blocked conv is float32 or 8-bit", node.describe());
   if (node.op == ops::OpKind::QConvNCHWc) {
     s.int8 = true;
     s.x_signed = x_signed(node);
@@ -137,6 +140,9 @@ PrimFunc direct(const graph::Node& node, const ConvNchwcGeometry& g) {
     s.out_type = out_type(node);
     return blocked_conv_compute(s, true, requantizing_epilogue(node, s.oc, s.nr, extra), extra);
   }
+  // bfloat16 products, and a bfloat16 output (ops/layout.cpp): the sums stay float32.
+  s.bf16 = node.inputs[0]->type.dtype == graph::DType::kBF16;
+  if (node.outputs[0]->type.dtype == graph::DType::kBF16) s.out_type = DataType::bf16();
   ConvEpilogue epilogue = node_epilogue(node, Buffer::make("Z", DataType::f32(), ys), extra);
   return blocked_conv_compute(s, optional_input(node, 2) != nullptr, epilogue, extra);
 }

@@ -73,6 +73,7 @@ std::optional<FmaOperand> parse_dims(const std::string& s, size_t nvars) {
 // checked the sizes and the coefficient counts); nk: the variables i, j, k... (g the last k).
 std::string dot_problem(const FmaTileSpec& s, size_t nk) {
   if (s.group != 2 && s.group != 4) return "the dot group must be 2 or 4";
+  if (s.bf16 && (s.group != 2 || s.a_signed)) return "a bfloat16 dot tile takes pairs";
   if (s.a_group != 0 || s.prefetch != 0) return "a dot tile takes no lane groups or prefetch";
   if (s.nr % s.lanes != 0) return "a dot tile's columns are whole vectors";
   if (s.k.back() != s.group) return "the last reduction variable is the dot group";
@@ -161,6 +162,7 @@ std::string spec_problem(const FmaTileSpec& s) {
     return "";
   };
   if (s.group != 0 && s.int8_products) return "a tile is a dot tile or 8-bit products, not both";
+  if (s.bf16 && s.group == 0) return "bfloat16 products are a dot tile's";
   if (s.group != 0) return dot_problem(s, nk);
   if (s.int8_products && (s.a_group != 0 || s.prefetch != 0))
     return "8-bit products take no lane groups or prefetch";
@@ -260,7 +262,8 @@ std::string fma_tile_name(const FmaTileSpec& s) {
       return fma_tile_name(g);
   }
   const char* a_name = s.a_signed ? "i8" : "u8";
-  const std::string kind = s.group != 0      ? fmt::format("dot_{}i8g{}", a_name, s.group)
+  const std::string kind = s.bf16            ? fmt::format("dot_bf16g{}", s.group)
+                           : s.group != 0    ? fmt::format("dot_{}i8g{}", a_name, s.group)
                            : s.int8_products ? fmt::format("mul_{}i8", a_name)
                                              : std::string("fma_f32");
   std::string name =
@@ -295,8 +298,10 @@ std::optional<FmaTileSpec> parse_fma_tile_spec(const std::string& name) {
   FmaTileSpec s;
   if (parts[2] == "dot") {  // <A's type>i8g<G>
     const std::string& t = parts[3];
-    if (t.size() != 6 || (t.rfind("u8i8g", 0) != 0 && t.rfind("i8i8g", 0) != 0))
+    if (t.size() != 6 ||
+        (t.rfind("u8i8g", 0) != 0 && t.rfind("i8i8g", 0) != 0 && t.rfind("bf16g", 0) != 0))
       return std::nullopt;
+    s.bf16 = t[0] == 'b';
     s.a_signed = t[0] == 'i';
     s.group = t[5] - '0';
   } else if (parts[2] == "mul") {  // <A's type>i8: 8-bit products, elementwise or broadcast
@@ -372,15 +377,16 @@ int fma_max_tile_rows(const CpuVectorIsa& isa, int nr) {
 
 namespace {
 
-// The implementation of an 8-bit dot tile (FmaTileSpec::group): acc = C; for the k's but g:
-// per row, A's G bytes (g = 0 ..) spread over the vector (widened to int16 pairs when G = 2);
-// per cell acc = dot_i32(acc, row, B's lanes x G bytes at j = v0, g = 0 ..); C = acc. Cells
-// and rows written out (constant accumulator offsets: SROA keeps the tile in registers).
+// The implementation of a dot tile (FmaTileSpec::group): acc = C; for the k's but g: per row,
+// A's G values (g = 0 ..) spread over the vector (8-bit pairs widened to int16); per cell acc =
+// dot_i32 (bfloat16: dot_bf16)(acc, row, B's lanes x G values at j = v0, g = 0 ..); C = acc.
+// Cells and rows written out (constant accumulator offsets: SROA keeps the tile in registers).
 PrimFunc dot_tile_impl(const FmaTileSpec& s, const Buffer& A, const Buffer& B, const Buffer& C) {
-  const bool blocks = s.col_blocks > 1;
+  const bool blocks = s.col_blocks > 1, widen = s.group == 2 && !s.bf16;
   const int g = s.group, wide = s.lanes * g;
   const DataType pair = DataType::i16();
-  Buffer acc = Buffer::make("acc", DataType::i32(), std::vector<int64_t>{s.mr, s.col_blocks * s.nr},
+  const Intrinsic dot = s.bf16 ? Intrinsic::dot_bf16 : Intrinsic::dot_i32;
+  Buffer acc = Buffer::make("acc", C->dtype, std::vector<int64_t>{s.mr, s.col_blocks * s.nr},
                             StorageScope::kLocal);
   std::vector<Var> kv;
   for (size_t k = 0; k + 1 < s.k.size(); ++k) kv.emplace_back(fmt::format("k{}", k));
@@ -396,7 +402,7 @@ PrimFunc dot_tile_impl(const FmaTileSpec& s, const Buffer& A, const Buffer& B, c
     std::vector<Expr> ai = operand_index(s.a, vars);
     ai.back() = Ramp::make(ai.back(), i64(1), g);
     Expr row = Shuffle::make(A.load(ai), spread);
-    if (g == 2) row = cast(pair.with_lanes(wide), row);
+    if (widen) row = cast(pair.with_lanes(wide), row);
     for (int jb = 0; jb < s.col_blocks; ++jb)
       for (int v0 = 0; v0 < s.nr; v0 += s.lanes) {
         std::vector<Expr> at = vars;
@@ -405,11 +411,10 @@ PrimFunc dot_tile_impl(const FmaTileSpec& s, const Buffer& A, const Buffer& B, c
         std::vector<Expr> bi = operand_index(s.b, at);
         bi.back() = Ramp::make(bi.back(), i64(1), wide);  // j's lanes x G bytes, contiguous
         Expr b = B.load(bi);
-        if (g == 2) b = cast(pair.with_lanes(wide), b);
+        if (widen) b = cast(pair.with_lanes(wide), b);
         std::vector<Expr> cell = {i64(r),
                                   Ramp::make(i64(int64_t(jb) * s.nr + v0), i64(1), s.lanes)};
-        step.push_back(
-            BufferStore::make(acc, call(Intrinsic::dot_i32, {acc.load(cell), row, b}), cell));
+        step.push_back(BufferStore::make(acc, call(dot, {acc.load(cell), row, b}), cell));
         std::vector<Expr> zero = {i64(r), i64(0)};
         zero.resize(vars.size(), i64(0));
         if (blocks) zero.back() = i64(jb);
@@ -435,10 +440,10 @@ TensorIntrin make_fma_tile_intrin(const FmaTileShape& s) {
 TensorIntrin make_fma_tile_intrin(const FmaTileSpec& s) {
   std::string problem = spec_problem(s);
   INGOT_ICHECK(problem.empty(), "fma tile spec: {}", problem);
-  const bool dot = s.group != 0, int8 = dot || s.int8_products;
-  const DataType f = DataType::f32(), i32 = DataType::i32();
-  const DataType a_t = !int8 ? f : s.a_signed ? DataType::i8() : DataType::u8();
-  const DataType b_t = int8 ? DataType::i8() : f, c_t = int8 ? i32 : f;
+  const bool dot = s.group != 0, int8 = (dot && !s.bf16) || s.int8_products;
+  const DataType f = DataType::f32(), i32 = DataType::i32(), bf = DataType::bf16();
+  const DataType a_t = s.bf16 ? bf : !int8 ? f : s.a_signed ? DataType::i8() : DataType::u8();
+  const DataType b_t = s.bf16 ? bf : int8 ? DataType::i8() : f, c_t = int8 ? i32 : f;
   bool blocks = s.col_blocks > 1;
   // In the coefficient rows' order: i, j, k..., [jb].
   std::vector<int64_t> extents = {s.mr, s.nr};
@@ -465,6 +470,7 @@ TensorIntrin make_fma_tile_intrin(const FmaTileSpec& s) {
     if (s.a_group) ai.back() = floordiv(Expr(iv[1]), i64(s.a_group)) * s.a_group + ai.back();
     Expr a = A.load(ai), b = B.load(operand_index(s.b, vars));
     if (int8) a = cast(i32, a), b = cast(i32, b);
+    if (s.bf16) a = cast(f, a), b = cast(f, b);
     Stmt body = BufferStore::make(C, C.load(ci) + a * b, ci);
     // Loops (and iter vars) in the tile's order: i, [jb,] j, k...
     std::vector<size_t> order = {0};

@@ -1,6 +1,6 @@
 // FP32 register-tile micro-kernels: C[MR, NR] += A[MR, K...] * B[K..., NR], for x86 (AVX-512,
-// AVX2) and AArch64 NEON (see neon_fma.h for the NEON tile choices), and their 8-bit forms for the
-// blocked convolutions (FmaTileSpec::group, int8_products: int32 C). The tile's
+// AVX2) and AArch64 NEON (see neon_fma.h for the NEON tile choices), and their 8-bit and bfloat16
+// forms for the blocked convolutions (FmaTileSpec::group, int8_products: int32 C; bf16). The tile's
 // variables are i (rows, broadcast from A), j (columns, contiguous vectors of B and C) and one or
 // more reduction variables k0, k1, ... (outermost first). Each operand's index is a linear
 // combination of those variables per dimension (an FmaTileSpec), so the same kernel serves a
@@ -79,6 +79,11 @@ struct FmaTileSpec {
   // groups, an A that uses j or a prefetch; the columns whole vectors.
   int group = 0;
   bool a_signed = false;
+  // With group 2: a bfloat16 dot tile instead (rules/conv2d.h on a conv of bfloat16 products):
+  // A and B bfloat16, C float32, C += float(A) * float(B); each step broadcasts a row's pair of
+  // A and takes the loop-IR dot_bf16 with the panel's lanes x 2 values per accumulator vector
+  // (codegen/llvm/bf16_dot.cpp: VDPBF16PS where the target has AVX512-BF16).
+  bool bf16 = false;
   // 8-bit products without groups (the depthwise conv's elementwise form, rules/
   // depthwise_conv_nchwc.h): A uint8 / int8 (a_signed), B int8, C int32, each product
   // int32(A) * int32(B) of widened vectors, added in int32. Not with group, lane groups or a
@@ -105,7 +110,8 @@ FmaTileSpec gemm_tile_spec(const FmaTileShape& s);
 // "x86_avx512_fma_f32_7x32_k3x3x64_a<dims>_b<dims>_c<dims>" in general, where <dims> lists each
 // dimension's coefficients joined by '.', dimensions joined by ',', and "_g<width>" after them
 // with lane groups (a_group), "_j<blocks>" with column blocks (col_blocks), "_p<bytes>" with a
-// prefetch; an 8-bit dot tile "x86_avx512_dot_u8i8g4_7x32_k..." (A's type, B's, the group), 8-bit
+// prefetch; an 8-bit dot tile "x86_avx512_dot_u8i8g4_7x32_k..." (A's type, B's, the group), a
+// bfloat16 one "x86_avx512_dot_bf16g2_7x32_k...", 8-bit
 // products "x86_avx512_mul_u8i8_6x32_k...". The
 // prefix is the ISA's (CpuVectorIsa::kernel_prefix): x86 by lanes (16 avx512, 8 avx2), AArch64
 // "aarch64_neon".

@@ -156,16 +156,26 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
 void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVectorIsa& isa,
                              int int8_group) {
   // 0. An 8-bit conv: the input lanes (the last reduction loop) split into groups of G, the
-  //    group innermost (the dot micro-kernel's). Then the weights (and a bias read past OC) in
-  //    the layout the micro-kernel streams.
-  const BufferLoad* int8_input = int8_conv_input(find_block(s.func().body, block, nullptr)->block);
+  //    group innermost (the dot micro-kernel's), bfloat16 products in pairs. Then the weights
+  //    (and a bias read past OC) in the layout the micro-kernel streams.
+  const PrimFunc as_lowered = s.func();
+  const Block* lowered = find_block(as_lowered.body, block, nullptr)->block;
+  const BufferLoad* int8_input = int8_conv_input(lowered);
   const bool int8 = int8_input != nullptr, a_signed = int8 && int8_input->buffer->dtype.is_int();
+  const bool bf16 = bf16_conv_input(lowered) != nullptr, dot = int8 || bf16;
+  // The sums in a scratch parameter (an 8-bit conv's, or one whose output is bfloat16).
+  const bool scratch_sums = [&] {
+    const auto& sums = lowered->body.as<BufferStore>()->buffer;
+    for (int p : as_lowered.scratch_params)
+      if (as_lowered.params[size_t(p)].get() == sums.get()) return true;
+    return false;
+  }();
   // G = 4 (uint8 quads) only where the target multiplies them (VNNI), else int16 pairs.
   const int dot_group = int8 && !a_signed ? int8_group : 2;
-  if (int8) {
+  if (dot) {
     // (Laid out first: the layout's padding matches the compute's guards as lowering wrote
     // them, which the split's index simplification would rewrite.)
-    lay_out_int8_conv_weights(s, block, dot_group);
+    lay_out_dot_conv_weights(s, block, dot_group);
     std::vector<LoopRV> lanes = s.get_loops(s.get_block(block));
     s.split_block_iter(s.get_block(block), lanes.back(), dot_group);
   } else {
@@ -196,7 +206,7 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   int group = lane_group(x->indices.back(), b->iter_vars[lr].var);
   int lanes = isa.tile_lanes();
   int64_t taps = 1;  // the window (the reduction but the input blocks and lanes)
-  for (size_t k = spatial + 1; k + (int8 ? 2 : 1) < l.size(); ++k) taps *= loop_extent(s, l[k]);
+  for (size_t k = spatial + 1; k + (dot ? 2 : 1) < l.size(); ++k) taps *= loop_extent(s, l[k]);
   int block_vecs = int((nr + lanes - 1) / lanes);
   // 0. Output blocks per tile: each broadcast input element feeds the vectors of 1 to 4 output
   //    blocks (at most 4 vectors in all; a divisor of the blocks). A one-vector tile needs a
@@ -262,8 +272,8 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   //     quarter of the float32 ones (ResNet-50's stage-4 3x3 convs at 7x7 ran faster unsliced
   //     on the Zen 4 of session 45).
   bool slice_panel = panel > kWeightPanelBytes ||
-                     (!int8 && panel > kWeightSliceBytes && strips_per_block <= kFewStrips &&
-                      blocks_in_parallel >= kParallelTasks / 4);
+                     (!scratch_sums && panel > kWeightSliceBytes &&
+                      strips_per_block <= kFewStrips && blocks_in_parallel >= kParallelTasks / 4);
   if (slice_panel && strips_per_block > 1)
     for (int64_t c = first; c >= 1; --c)
       if (first % c == 0 && panel / first * c <= kWeightSliceBytes) {
@@ -306,7 +316,7 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   spec.mr = mr;
   spec.nr = int(nr);
   spec.col_blocks = int(blocks);
-  if (int8) spec.group = dot_group, spec.a_signed = a_signed;
+  if (dot) spec.group = dot_group, spec.a_signed = a_signed, spec.bf16 = bf16;
   for (LoopRV k : red) spec.k.push_back(loop_extent(s, k));
   // Tile variables: i (pixel: the block's ow iter var), j (channel in block: r) and the
   // reduction iter vars; each operand index's coefficients in them (strides and dilations
@@ -331,7 +341,7 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   //     local memory, which the CPU loop pass compact_buffers shrinks to one strip's tile (the
   //     init, the tile and the epilogue all under the strip loop): the sums then never leave L1,
   //     where as a tensor of the output's shape each line went back to memory.
-  if (int8 && !sliced) s.set_scope(init, 0, "local");
+  if (scratch_sums && !sliced) s.set_scope(init, 0, "local");
   // 5. (n, ocb, [od,] [oh]) rows in parallel; with fewer than kParallelTasks of them (a
   //    pointwise conv is one row of pixels), the row's strips too, in chunks of whole strips.
   //    With K slices, (n, ocb) blocks (the rows run inside the slices).

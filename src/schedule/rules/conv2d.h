@@ -42,8 +42,10 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
 // With `int8_group`, the group of an 8-bit conv's uint8 input lanes per product (4 where the
 // target multiplies uint8 x int8 quads, RuleTarget::int8_quads; 2 otherwise; an int8 input
 // always takes 2): the input lanes split by it, the weights laid out by
-// lay_out_int8_conv_weights, the tile the 8-bit dot tile (x86_fma.h, FmaTileSpec::group), the
-// requantizing epilogue after each strip. Without it, 2.
+// lay_out_dot_conv_weights, the tile the 8-bit dot tile (x86_fma.h, FmaTileSpec::group), the
+// requantizing epilogue after each strip. Without it, 2. A conv of bfloat16 products takes the
+// same path with pairs (the bfloat16 dot tile, FmaTileSpec::bf16); its sums, when they are a
+// scratch parameter (a bfloat16 output), stay local to each strip as the 8-bit conv's.
 void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVectorIsa& isa,
                              int int8_group);
 // The same for x86 with that vector width.

@@ -104,18 +104,31 @@ void pad_biases(Schedule& s, BlockRV conv, const std::string& block,
 
 }  // namespace
 
-const BufferLoad* int8_conv_input(const Block* b) {
+namespace {
+
+// X of acc = acc + sum_t(X[..]) * <the weights>, acc of `sum_t`, or nullptr.
+const BufferLoad* widened_conv_input(const Block* b, DataType sum_t) {
   const BufferStore* store = body_store(b);
-  if (store == nullptr || store->buffer->dtype != DataType::i32()) return nullptr;
+  if (store == nullptr || store->buffer->dtype != sum_t) return nullptr;
   auto* add = store->value.as<Add>();
   auto* acc = add ? add->a.as<BufferLoad>() : nullptr;
   auto* mul = add ? add->b.as<Mul>() : nullptr;
   auto* widened = mul ? mul->a.as<Cast>() : nullptr;
   auto* x = widened ? widened->value.as<BufferLoad>() : nullptr;
-  if (acc == nullptr || acc->buffer.get() != store->buffer.get() || x == nullptr ||
-      x->buffer->dtype.bits != 8)
-    return nullptr;
+  if (acc == nullptr || acc->buffer.get() != store->buffer.get() || x == nullptr) return nullptr;
   return x;
+}
+
+}  // namespace
+
+const BufferLoad* int8_conv_input(const Block* b) {
+  const BufferLoad* x = widened_conv_input(b, DataType::i32());
+  return x != nullptr && x->buffer->dtype.bits == 8 ? x : nullptr;
+}
+
+const BufferLoad* bf16_conv_input(const Block* b) {
+  const BufferLoad* x = widened_conv_input(b, DataType::f32());
+  return x != nullptr && x->buffer->dtype.is_bfloat16() ? x : nullptr;
 }
 
 void lay_out_conv_weights(Schedule& s, const std::string& block) {
@@ -177,7 +190,7 @@ void lay_out_conv_weights(Schedule& s, const std::string& block) {
   pad_biases(s, conv, block, biases, nr);
 }
 
-void lay_out_int8_conv_weights(Schedule& s, const std::string& block, int group) {
+void lay_out_dot_conv_weights(Schedule& s, const std::string& block, int group) {
   BlockRV conv = s.get_block(block);
   const PrimFunc f = s.func();
   const Block* b = find_block(f.body, block, nullptr)->block;
@@ -190,7 +203,7 @@ void lay_out_int8_conv_weights(Schedule& s, const std::string& block, int group)
   if (auto* init = b->init.defined() ? b->init.as<BufferStore>() : nullptr)
     constant_loads(init->value, f, biases);
   INGOT_ICHECK(weights.size() == 1 && weights[0]->indices.size() >= 3,
-               "int8 conv rule: block {} reads no [OC, IC, k...] weights", block);
+               "dot conv rule: block {} reads no [OC, IC, k...] weights", block);
   // [OC, IC, k...] -> [OC/NR, NR, IC/G, G, k...] -> [OC/NR, IC/G, k..., NR, G].
   const int64_t rank = int64_t(weights[0]->indices.size());
   std::vector<int64_t> perm = {0, 2};
@@ -216,7 +229,12 @@ bool is_blocked_conv(const PrimFunc& f) {
   constant_loads(mul->b, f, weights);
   size_t spatial = 0, reduce = 0;
   for (const IterVar& iv : b->iter_vars) (iv.kind == IterKind::kSpatial ? spatial : reduce)++;
-  return weights.size() == 1 && mul->a.as<BufferLoad>() != nullptr && spatial >= 4 && reduce >= 2 &&
+  // (bfloat16 products: both operands widened, the input's lane a reduction iter var.)
+  const BufferLoad* x = bf16_conv_input(b);
+  if (x != nullptr && (weights.size() != 1 || !weights[0]->buffer->dtype.is_bfloat16()))
+    return false;
+  if (x == nullptr) x = mul->a.as<BufferLoad>();
+  return weights.size() == 1 && x != nullptr && spatial >= 4 && reduce >= 2 &&
          store->buffer->shape.size() == spatial;
 }
 

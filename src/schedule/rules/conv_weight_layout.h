@@ -18,20 +18,24 @@ namespace ingot::schedule {
 // node's layout (a weight whose rank is the output's less one); otherwise leaves them.
 void lay_out_conv_weights(Schedule& s, const std::string& block);
 
-// The same for an 8-bit blocked conv whose input lanes the rule splits by `group` next (the
-// reduction's last iter var then the group's): W[OC, IC, k...] as [OC/NR, IC/G, k..., NR, G],
-// the G input channels of one output channel adjacent (the dot micro-kernel's panel), zero
-// padded.
-void lay_out_int8_conv_weights(Schedule& s, const std::string& block, int group);
+// The same for an 8-bit or bfloat16 blocked conv whose input lanes the rule splits by `group`
+// next (the reduction's last iter var then the group's): W[OC, IC, k...] as [OC/NR, IC/G, k...,
+// NR, G], the G input channels of one output channel adjacent (the dot micro-kernel's panel),
+// zero padded.
+void lay_out_dot_conv_weights(Schedule& s, const std::string& block, int group);
 
 // The input load X of an 8-bit conv block, acc = acc + int32(X[..]) * <the weights>, X uint8 /
 // int8, acc int32 (the weights' read may still be guarded); nullptr for any other block.
 const tir::BufferLoad* int8_conv_input(const tir::Block* b);
 
+// The input load X of a conv block of bfloat16 products, acc = acc + float32(X[..]) * <the
+// weights>, X bfloat16, acc float32; nullptr for any other block.
+const tir::BufferLoad* bf16_conv_input(const tir::Block* b);
+
 // Whether `f` has a block "conv" computing a blocked direct convolution (the form of
 // lower/compute/blocked_conv.h: a spatial output [n, ob, o..., r] reduced over the input and
-// window, a float32 multiply-accumulate, or an 8-bit one into int32), whose weights are a
-// constant parameter.
+// window, a float32 multiply-accumulate (of float32 or widened bfloat16 operands), or an 8-bit
+// one into int32), whose weights are a constant parameter.
 bool is_blocked_conv(const tir::PrimFunc& f);
 
 }  // namespace ingot::schedule

@@ -1,0 +1,138 @@
+// convert_bfloat16_convs (see convert_bfloat16_convs.h).
+#include "graph/transforms/convert_bfloat16_convs.h"
+
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "graph/tensor.h"
+#include "graph/transforms/rewrite_util.h"
+#include "ops/op.h"
+#include "support/bfloat16.h"
+
+namespace ingot::graph {
+
+namespace {
+
+uint16_t bfloat16_bits(double v) {
+  return float_to_bfloat16_bits(float(v));
+}
+
+bool has_dtype(const Value* v, DType t) {
+  return v != nullptr && v->type.dtype == t;
+}
+
+// A float32 ConvNCHWc of groups = 1 over a constant weight W [OC, IC, k...] with IC and the
+// input block even, writing float32.
+bool convertible_conv(const Node& n) {
+  if (n.op != ops::OpKind::ConvNCHWc || n.inputs.size() < 2 || n.outputs.size() != 1) return false;
+  const Value* x = n.inputs[0];
+  const Value* w = n.inputs[1];
+  if (!has_dtype(x, DType::kF32) || !has_dtype(w, DType::kF32) || !w->is_constant() ||
+      !has_dtype(n.outputs[0], DType::kF32) || n.attrs.get_int("group", 1) != 1 ||
+      w->type.rank() < 3 || x->type.shape.empty())
+    return false;
+  return w->type.shape[1].value % 2 == 0 && x->type.shape.back().value % 2 == 0;
+}
+
+// A constant-zero Pad (layout_nchwc's explicit padding of a direct conv's input).
+bool zero_pad(const Node* p) {
+  return p != nullptr && p->op == ops::OpKind::Pad && p->inputs.size() == 1 &&
+         p->attrs.get_string("mode", "constant") == "constant" &&
+         p->attrs.get_float("value", 0.0) == 0.0 && has_dtype(p->inputs[0], DType::kF32);
+}
+
+class Converter {
+ public:
+  explicit Converter(Graph& g) : g_(g) {}
+
+  BFloat16Stats run() {
+    g_.remove_dead();  // (layout_nchwc's unused LayoutFromBlocked nodes are not readers)
+    std::vector<Node*> convs;
+    for (const auto& n : g_.nodes())
+      if (convertible_conv(*n)) convs.push_back(n.get());
+    for (Node* n : convs) convert(*n);
+    g_.remove_dead();  // (the float32 Pads the converted convs read before)
+    for (const auto& n : g_.nodes())
+      if (n->op == ops::OpKind::ConvNCHWc) write_bfloat16(*n);
+    g_.remove_dead();
+    g_.topo_sort();
+    return stats_;
+  }
+
+ private:
+  void convert(Node& n) {
+    Value* w = n.inputs[1];
+    auto it = weights_.find(w);
+    if (it == weights_.end()) {
+      TensorPtr half = half_width_constant(*w->constant, DType::kBF16, bfloat16_bits);
+      stats_.constant_bytes_saved += w->constant->nbytes() - half->nbytes();
+      ++stats_.constants;
+      it = weights_.emplace(w, g_.add_constant(fresh_value_name(g_, w->name + "_bfloat16"), half))
+               .first;
+    }
+    n.inputs[1] = it->second;
+    Value* x = n.inputs[0];
+    n.inputs[0] =
+        zero_pad(x->producer) ? padded(cast(x->producer->inputs[0]), *x->producer) : cast(x);
+    ++stats_.products;
+  }
+
+  // `v` cast to bfloat16, one Cast per value.
+  Value* cast(Value* v) {
+    auto it = casts_.find(v);
+    if (it != casts_.end()) return it->second;
+    Attrs attrs;
+    attrs.set("to", int64_t(DType::kBF16));
+    const std::string name = fresh_value_name(g_, v->name + "_bfloat16");
+    Node* c = g_.add_node(ops::OpKind::Cast, name, {v}, {name}, attrs);
+    set_types(*c);
+    return casts_[v] = c->outputs[0];
+  }
+
+  // `v` padded as `pad` pads its float32 input, one Pad per value and pads.
+  Value* padded(Value* v, const Node& pad) {
+    const std::vector<int64_t> pads = pad.attrs.get_ints("pads", {});
+    auto [it, fresh] = pads_.try_emplace({v, pads}, nullptr);
+    if (!fresh) return it->second;
+    const std::string name = fresh_value_name(g_, v->name + "_padded");
+    Node* p = g_.add_node(ops::OpKind::Pad, name, {v}, {name}, pad.attrs);
+    p->opset = pad.opset;
+    set_types(*p);
+    return it->second = p->outputs[0];
+  }
+
+  // A float32 ConvNCHWc read only by Casts to bfloat16 writes bfloat16; its readers read it.
+  void write_bfloat16(Node& n) {
+    Value* y = n.outputs[0];
+    if (!has_dtype(y, DType::kF32) || n.attrs.has("out_dtype")) return;
+    for (const Value* out : g_.outputs)
+      if (out == y) return;
+    std::vector<Node*> readers = g_.users(y);
+    if (readers.empty()) return;
+    for (const Node* r : readers)
+      if (r->op != ops::OpKind::Cast || r->attrs.get_int("to", 0) != int64_t(DType::kBF16)) return;
+    n.attrs.set("out_dtype", int64_t(DType::kBF16));
+    set_types(n);
+    for (Node* r : readers) g_.replace_all_uses(r->outputs[0], y);
+  }
+
+  void set_types(Node& n) {
+    std::vector<TensorType> types = ops::op_info(n.op).infer(n);
+    for (size_t i = 0; i < types.size(); ++i) n.outputs[i]->type = types[i];
+  }
+
+  Graph& g_;
+  BFloat16Stats stats_;
+  std::map<const Value*, Value*> weights_;  // float32 constant -> its bfloat16 copy
+  std::map<const Value*, Value*> casts_;    // float32 value -> its Cast to bfloat16
+  std::map<std::tuple<const Value*, std::vector<int64_t>>, Value*> pads_;
+};
+
+}  // namespace
+
+BFloat16Stats convert_bfloat16_convs(Graph& g) {
+  return Converter(g).run();
+}
+
+}  // namespace ingot::graph

@@ -1,0 +1,162 @@
+// convert_bfloat16_convs (`--dtype bfloat16` on CPU targets, after layout_nchwc): blocked convs
+// of groups = 1 over an even channel count read bfloat16 weights and a shared Cast of their
+// input (an explicit zero Pad moves after the Cast), a conv read only by such convs writes
+// bfloat16 itself, and the stem of 3 channels, depthwise convs, summands, biases and graph
+// outputs stay float32; ConvNCHWc's inference checks the bfloat16 form. (Numbers: the CNN of
+// tests/python/test_bfloat16.py against a numpy emulation and ONNX Runtime.)
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "graph/transforms/convert_bfloat16_convs.h"
+#include "graph/transforms/dead_code.h"
+#include "graph/transforms/layout_nchwc.h"
+#include "graph/transforms/pass_manager.h"
+#include "graph/verifier.h"
+#include "graph_test_util.h"
+#include "ops/op.h"
+
+namespace ingot::graph {
+namespace {
+
+using ops::OpKind;
+using testing::count_ops;
+using testing::F32;
+using testing::user_error;
+
+Node* conv(Graph& g, const std::string& name, std::vector<Value*> ins, int64_t k, int64_t group = 1,
+           int64_t pad = 0) {
+  Attrs a;
+  a.set("kernel_shape", std::vector<int64_t>{k, k});
+  a.set("group", group);
+  a.set("pads", std::vector<int64_t>{pad, pad, pad, pad});
+  return g.add_node(OpKind::Conv, name, ins, {name}, a);
+}
+
+Value* weight(Graph& g, const std::string& name, std::vector<int64_t> shape) {
+  return testing::filled_constant(g, name, std::move(shape), 0.5f);
+}
+
+// x[1,3,10,10] -> stem 3x3 (3->16) -> a 1x1 (16->32) -> b 3x3 pad 1 (32->32) -> c 1x1 (32->16,
+// summand: the stem) -> y; dw 3x3 depthwise (16) reads the stem too -> z.
+struct Net {
+  Graph g;
+  Value *stem, *a, *b, *c, *dw;
+  Net() {
+    Value* x = g.add_value("x", F32({1, 3, 10, 10}));
+    g.inputs = {x};
+    stem = conv(g, "stem", {x, weight(g, "ws", {16, 3, 3, 3})}, 3, 1, 1)->outputs[0];
+    a = conv(g, "a", {stem, weight(g, "wa", {32, 16, 1, 1})}, 1)->outputs[0];
+    b = conv(g, "b", {a, weight(g, "wb", {32, 32, 3, 3})}, 3, 1, 1)->outputs[0];
+    c = conv(g, "c", {b, weight(g, "wc", {16, 32, 1, 1}), nullptr, stem}, 1)->outputs[0];
+    dw = conv(g, "dw", {stem, weight(g, "wd", {16, 1, 3, 3})}, 3, 16, 1)->outputs[0];
+    g.outputs = {c, dw};
+    infer_types(g);
+    convert_layout_nchwc(g, vector_channel_blocks(512));
+  }
+  Node* blocked(const std::string& name) {
+    for (const auto& n : g.nodes())
+      if (n->name == name) return n.get();
+    return nullptr;
+  }
+};
+
+TEST(ConvertBFloat16Convs, EvenChannelConvsTakeBFloat16AndConvsReadOnlyByThemWriteIt) {
+  Net net;
+  BFloat16Stats stats = convert_bfloat16_convs(net.g);
+  infer_types(net.g);
+  remove_dead_code(net.g);
+  verify_graph(net.g);
+  EXPECT_EQ(stats.products, 3);  // a, b, c
+  EXPECT_EQ(stats.constants, 3);
+  EXPECT_EQ(stats.constant_bytes_saved, (32 * 16 + 32 * 32 * 9 + 16 * 32) * 2);
+  Node *stem = net.blocked("stem"), *a = net.blocked("a"), *b = net.blocked("b"),
+       *c = net.blocked("c"), *dw = net.blocked("dw");
+  ASSERT_TRUE(stem && a && b && c && dw);
+  for (Node* n : {a, b, c}) {
+    EXPECT_EQ(n->op, OpKind::ConvNCHWc) << n->name;
+    EXPECT_EQ(n->inputs[0]->type.dtype, DType::kBF16) << n->name;
+    EXPECT_EQ(n->inputs[1]->type.dtype, DType::kBF16) << n->name;
+  }
+  // The stem (3 channels) and the depthwise conv stay float32.
+  EXPECT_EQ(stem->inputs[1]->type.dtype, DType::kF32);
+  EXPECT_EQ(dw->inputs[0]->type.dtype, DType::kF32);
+  EXPECT_EQ(dw->inputs[1]->type.dtype, DType::kF32);
+  // a and b are read only by converted convs: they write bfloat16, and b's zero Pad pads a's
+  // bfloat16 output directly; c (a graph output's) and the stem (the summand's, the depthwise
+  // conv's) write float32, the stem's Cast shared by nothing else but a.
+  EXPECT_EQ(a->outputs[0]->type.dtype, DType::kBF16);
+  EXPECT_EQ(b->outputs[0]->type.dtype, DType::kBF16);
+  const Node* pad = b->inputs[0]->producer;
+  ASSERT_EQ(pad->op, OpKind::Pad);
+  EXPECT_EQ(pad->inputs[0], a->outputs[0]);
+  EXPECT_EQ(c->inputs[0], b->outputs[0]);
+  EXPECT_EQ(c->outputs[0]->type.dtype, DType::kF32);
+  EXPECT_EQ(c->inputs[3]->type.dtype, DType::kF32);  // the summand
+  EXPECT_EQ(stem->outputs[0]->type.dtype, DType::kF32);
+  EXPECT_EQ(a->inputs[0]->producer->op, OpKind::Cast);
+  EXPECT_EQ(a->inputs[0]->producer->inputs[0], stem->outputs[0]);
+  EXPECT_EQ(count_ops(net.g, OpKind::Cast), 1);
+  EXPECT_EQ(count_ops(net.g, OpKind::Pad), 2);  // the stem's, b's (bfloat16; dw keeps its pads)
+}
+
+// In the pass list: only with --dtype bfloat16 and channel blocks (a CPU target).
+TEST(ConvertBFloat16Convs, RunsAsAPassOnlyWithDtypeBFloat16OnBlockedTargets) {
+  for (bool bf16 : {false, true}) {
+    Graph g;
+    Value* x = g.add_value("x", F32({1, 16, 6, 6}));
+    g.inputs = {x};
+    g.outputs = {conv(g, "a", {x, weight(g, "wa", {32, 16, 1, 1})}, 1)->outputs[0]};
+    infer_types(g);
+    std::ostringstream log;
+    PassOptions o{.opt_level = 1, .bfloat16 = bf16};
+    o.channel_blocks = vector_channel_blocks(512);
+    run_optimization_passes(g, o, log);
+    EXPECT_EQ(count_ops(g, OpKind::ConvNCHWc), 1);
+    EXPECT_EQ(count_ops(g, OpKind::Cast), bf16 ? 1 : 0);
+    EXPECT_EQ(g.outputs[0]->type.dtype, DType::kF32);
+  }
+}
+
+// ConvNCHWc's inference: bfloat16 X with bfloat16 W, groups 1, even channels and block;
+// out_dtype float32 or bfloat16; a float32 summand.
+TEST(ConvertBFloat16Convs, BlockedConvInferenceChecksTheBFloat16Form) {
+  auto infer = [](DType x_t, DType w_t, int ic, int block, int64_t out_dtype) {
+    Graph g;
+    Value* x = g.add_value("x", testing::T(x_t, {1, (ic + block - 1) / block, 4, 4, block}));
+    g.inputs = {x};
+    std::vector<int64_t> shape = {16, ic, 1, 1};
+    const int64_t n = 16 * ic;
+    TensorPtr w = w_t == DType::kF32
+                      ? testing::f32_tensor(shape, std::vector<float>(size_t(n)))
+                      : std::make_shared<Tensor>(w_t, shape, std::vector<uint8_t>(size_t(n) * 2));
+    Attrs a;
+    a.set("kernel_shape", std::vector<int64_t>{1, 1});
+    a.set("block", int64_t(16));
+    if (out_dtype >= 0) a.set("out_dtype", out_dtype);
+    Node* c = g.add_node(OpKind::ConvNCHWc, "conv", {x, g.add_constant("w", w)}, {"y"}, a);
+    g.outputs = {c->outputs[0]};
+    infer_types(g);
+    return c->outputs[0]->type.dtype;
+  };
+  const int64_t bf = int64_t(DType::kBF16), f = int64_t(DType::kF32);
+  EXPECT_EQ(infer(DType::kBF16, DType::kBF16, 16, 16, -1), DType::kF32);
+  EXPECT_EQ(infer(DType::kBF16, DType::kBF16, 16, 16, bf), DType::kBF16);
+  EXPECT_EQ(infer(DType::kF32, DType::kF32, 16, 16, bf), DType::kBF16);
+  EXPECT_EQ(infer(DType::kF32, DType::kF32, 16, 16, f), DType::kF32);
+  EXPECT_NE(user_error([&] { infer(DType::kBF16, DType::kBF16, 6, 3, -1); })
+                .find("a bfloat16 blocked conv takes group = 1 and input channels (6) and a "
+                      "block (3) in multiples of 2"),
+            std::string::npos);
+  EXPECT_NE(user_error([&] {
+              infer(DType::kBF16, DType::kF32, 16, 16, -1);
+            }).find("needs a float32 (or bfloat16) blocked input"),
+            std::string::npos);
+  EXPECT_NE(user_error([&] {
+              infer(DType::kF32, DType::kF32, 16, 16, int64_t(DType::kF16));
+            }).find("out_dtype float16 is not float32 or (groups = 1) bfloat16"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace ingot::graph

@@ -1,9 +1,10 @@
 // convert_bfloat16_convs (`--dtype bfloat16` on CPU targets, after layout_nchwc): blocked convs
 // of groups = 1 over an even channel count read bfloat16 weights and a shared Cast of their
 // input (an explicit zero Pad moves after the Cast), a conv read only by such convs writes
-// bfloat16 itself, and the stem of 3 channels, depthwise convs, summands, biases and graph
-// outputs stay float32; ConvNCHWc's inference checks the bfloat16 form. (Numbers: the CNN of
-// tests/python/test_bfloat16.py against a numpy emulation and ONNX Runtime.)
+// bfloat16 itself, a stem over an image of 3 channels reads it in one block of 4 lanes, and
+// depthwise convs, summands, biases and graph outputs stay float32; ConvNCHWc's inference checks
+// the bfloat16 form. (Numbers: the CNN of tests/python/test_bfloat16.py against a numpy emulation
+// and ONNX Runtime.)
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -67,24 +68,37 @@ TEST(ConvertBFloat16Convs, EvenChannelConvsTakeBFloat16AndConvsReadOnlyByThemWri
   infer_types(net.g);
   remove_dead_code(net.g);
   verify_graph(net.g);
-  EXPECT_EQ(stats.products, 3);  // a, b, c
-  EXPECT_EQ(stats.constants, 3);
-  EXPECT_EQ(stats.constant_bytes_saved, (32 * 16 + 32 * 32 * 9 + 16 * 32) * 2);
+  EXPECT_EQ(stats.products, 4);  // the stem, a, b, c
+  EXPECT_EQ(stats.constants, 4);
+  // (The stem's weights [16, 3, 3, 3] in float32, [16, 4, 3, 3] in bfloat16.)
+  EXPECT_EQ(stats.constant_bytes_saved,
+            (32 * 16 + 32 * 32 * 9 + 16 * 32) * 2 + 16 * 3 * 9 * 4 - 16 * 4 * 9 * 2);
   Node *stem = net.blocked("stem"), *a = net.blocked("a"), *b = net.blocked("b"),
        *c = net.blocked("c"), *dw = net.blocked("dw");
   ASSERT_TRUE(stem && a && b && c && dw);
-  for (Node* n : {a, b, c}) {
+  for (Node* n : {stem, a, b, c}) {
     EXPECT_EQ(n->op, OpKind::ConvNCHWc) << n->name;
     EXPECT_EQ(n->inputs[0]->type.dtype, DType::kBF16) << n->name;
     EXPECT_EQ(n->inputs[1]->type.dtype, DType::kBF16) << n->name;
   }
-  // The stem (3 channels) and the depthwise conv stay float32.
-  EXPECT_EQ(stem->inputs[1]->type.dtype, DType::kF32);
+  // The stem's image of 3 channels: cast, then one block of 4 lanes, then padded; its weights
+  // given a zero input channel.
+  EXPECT_EQ(stem->inputs[1]->constant->shape(), (std::vector<int64_t>{16, 4, 3, 3}));
+  EXPECT_EQ(stem->inputs[1]->constant->get_f64(3 * 9), 0.0);
+  EXPECT_EQ(stem->inputs[1]->constant->get_f64(4 * 9), 0.5);
+  const Node* stem_pad = stem->inputs[0]->producer;
+  ASSERT_EQ(stem_pad->op, OpKind::Pad);
+  const Node* to_blocked = stem_pad->inputs[0]->producer;
+  ASSERT_EQ(to_blocked->op, OpKind::LayoutToBlocked);
+  EXPECT_EQ(to_blocked->attrs.get_int("block", 0), 4);
+  EXPECT_EQ(to_blocked->inputs[0]->producer->op, OpKind::Cast);
+  EXPECT_EQ(to_blocked->inputs[0]->producer->inputs[0], net.g.inputs[0]);
+  // The depthwise conv stays float32.
   EXPECT_EQ(dw->inputs[0]->type.dtype, DType::kF32);
   EXPECT_EQ(dw->inputs[1]->type.dtype, DType::kF32);
   // a and b are read only by converted convs: they write bfloat16, and b's zero Pad pads a's
   // bfloat16 output directly; c (a graph output's) and the stem (the summand's, the depthwise
-  // conv's) write float32, the stem's Cast shared by nothing else but a.
+  // conv's) write float32, a reads the stem's through a Cast.
   EXPECT_EQ(a->outputs[0]->type.dtype, DType::kBF16);
   EXPECT_EQ(b->outputs[0]->type.dtype, DType::kBF16);
   const Node* pad = b->inputs[0]->producer;
@@ -96,8 +110,8 @@ TEST(ConvertBFloat16Convs, EvenChannelConvsTakeBFloat16AndConvsReadOnlyByThemWri
   EXPECT_EQ(stem->outputs[0]->type.dtype, DType::kF32);
   EXPECT_EQ(a->inputs[0]->producer->op, OpKind::Cast);
   EXPECT_EQ(a->inputs[0]->producer->inputs[0], stem->outputs[0]);
-  EXPECT_EQ(count_ops(net.g, OpKind::Cast), 1);
-  EXPECT_EQ(count_ops(net.g, OpKind::Pad), 2);  // the stem's, b's (bfloat16; dw keeps its pads)
+  EXPECT_EQ(count_ops(net.g, OpKind::Cast), 2);  // the image's, the stem's output's
+  EXPECT_EQ(count_ops(net.g, OpKind::Pad), 2);   // the stem's, b's (bfloat16; dw keeps its pads)
 }
 
 // In the pass list: only with --dtype bfloat16 and channel blocks (a CPU target).

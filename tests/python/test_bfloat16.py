@@ -4,7 +4,8 @@
   widens a bfloat16 input, scales it and rounds it back, against ml_dtypes' conversions
   (round to nearest even) element for element, exactly: NaN, infinities, ties, subnormals,
   overflow to infinity. Its bfloat16 output comes back in numpy-with-ml_dtypes' .npz form
-  ('<V2', docs/cli.md); tools/ingot_run_lite reads and writes the same .npy form.
+  ('<V2', docs/cli.md); tools/ingot_run_lite reads and writes the same .npy form. A Pad of
+  bfloat16 copies bits exactly (signalling NaNs' payloads too).
 - `--dtype bfloat16` on an MLP (MatMul + Add + Relu, then Gemm with a bias), for the host (its
   products VDPBF16PS where it has AVX512-BF16) and, on an x86 host with AVX2, for
   `-mcpu=haswell` (the portable pair product): against a numpy
@@ -16,7 +17,7 @@
   (a Gemm with transB over K = 255, a MatMul over K = 129) hold to the same emulation. The
   artifact of a 512 x 1024 weight is at least 0.9 MiB smaller than float32's (weights stored as
   bfloat16).
-- `--dtype bfloat16` on a CNN (a float32 stem of 3 channels, a residual bottleneck of 1x1 and
+- `--dtype bfloat16` on a CNN (a stem over 3 channels, a residual bottleneck of 1x1 and
   3x3 convs, a stride-2 conv into 40 channels: the blocked convs of bfloat16 products), host
   and `-mcpu=haswell`: against the same kind of emulation at 1e-3 of the output's RMS (an
   intermediate rounded to bfloat16 after ingot's float32 sum may land a step from the float64
@@ -146,6 +147,30 @@ def check_interface(ingot, work):
                ok, msg)
         if target == "llvm":
             check_lite_runner(ingot, so, work, x, want)
+
+
+def check_pad_copies_bits(ingot, work):
+    """A Pad of bfloat16 (a data movement: the blocked convs' padding under --dtype bfloat16)
+    copies its input's bits: a signalling NaN's payload, -0 and subnormals unchanged."""
+    g = helper.make_graph([helper.make_node("Pad", ["x", "pads"], ["y"], mode="constant")],
+                          "bf16_pad",
+                          [helper.make_tensor_value_info("x", TensorProto.BFLOAT16, [8, 8])],
+                          [helper.make_tensor_value_info("y", TensorProto.BFLOAT16, [10, 11])],
+                          [numpy_helper.from_array(np.array([1, 2, 1, 1], np.int64), "pads")])
+    path, so = os.path.join(work, "bf16_pad.onnx"), os.path.join(work, "bf16_pad.so")
+    save(g, path)
+    bits = special_values().astype(BF16).view(np.uint16).copy()
+    bits[0, :3] = [0x7f81, 0xff85, 0x8000]  # signalling NaNs with payloads, -0
+    x = bits.view(BF16)
+    result = compiled(ingot, path, so, "bfloat16 Pad") and ran(ingot, so, work, {"x": x},
+                                                               "bfloat16 Pad")
+    if not result:
+        return
+    want = np.pad(bits, ((1, 1), (2, 1)))
+    got = np.asarray(result[0]["y"]).view(np.uint16)
+    record("bfloat16 Pad copies its input's bits (NaN payloads, -0, subnormals)",
+           got.shape == want.shape and bool(np.array_equal(got, want)),
+           f"{int(np.sum(got != want)) if got.shape == want.shape else got.shape} differ")
 
 
 def check_lite_runner(ingot, so, work, x, want):
@@ -280,7 +305,7 @@ def conv_nchw(x, w, b, stride=1, pad=0):
 
 
 def cnn_model(path, rng):
-    """stem 3x3 3->16 (odd channels: float32) + Relu; a bottleneck 16->32 1x1, 32->32 3x3,
+    """stem 3x3 3->16 (odd channels: one block of 4 lanes) + Relu; a bottleneck 16->32 1x1, 32->32 3x3,
     32->16 1x1 + the stem's output + Relu; then 3x3 stride 2 16->40 (partial output blocks)."""
     shapes = {"ws": (16, 3, 3, 3), "wa": (32, 16, 1, 1), "wb": (32, 32, 3, 3),
               "wc": (16, 32, 1, 1), "wd": (40, 16, 3, 3)}
@@ -309,12 +334,12 @@ def cnn_model(path, rng):
 
 
 def emulated_cnn(x, ws, bs):
-    """What --dtype bfloat16 computes (docs/bfloat16.md): the stem (3 input channels) in
-    float32; every other conv over bfloat16-rounded inputs and weights, summed exactly (float64
+    """What --dtype bfloat16 computes (docs/bfloat16.md): every conv (the stem's 3 input
+    channels too) over bfloat16-rounded inputs and weights, summed exactly (float64
     here, float32 in ingot), bias and summand float32; a conv read only by such convs (a, b, c)
     stores its result rounded to bfloat16, which its readers would round to anyway."""
     relu = lambda v: np.maximum(v, 0)  # noqa: E731
-    s = relu(conv_nchw(x.astype(np.float64), ws["ws"], bs["bs"], pad=1)).astype(np.float32)
+    s = relu(conv_nchw(bf(x), bf(ws["ws"]), bs["bs"], pad=1)).astype(np.float32)
     a = bf(relu(conv_nchw(bf(s), bf(ws["wa"]), bs["ba"])))
     b = bf(relu(conv_nchw(bf(a), bf(ws["wb"]), bs["bb"], pad=1)))
     c = bf(relu(conv_nchw(bf(b), bf(ws["wc"]), bs["bc"]) + s))
@@ -396,6 +421,7 @@ def main():
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="ingot-bf16-") as work:
         check_interface(args.ingot, work)
+        check_pad_copies_bits(args.ingot, work)
         check_mlp(args.ingot, work, None)
         if host_runs_avx2():
             check_mlp(args.ingot, work, "llvm -mcpu=haswell")

@@ -24,6 +24,10 @@ llvm::Value* KernelLowering::bfloat16_operand_bits(const Expr& e) {
     return load_storage(*ld);
   if (auto* sh = e.as<Shuffle>(); sh && e.dtype().is_bfloat16())
     return b_.CreateShuffleVector(bfloat16_operand_bits(sh->vector), sh->indices);
+  // (A padding select of loads and constants: the bits move as they are.)
+  if (auto* sel = e.as<Select>(); sel && e.dtype().is_bfloat16())
+    return b_.CreateSelect(expr(sel->condition), bfloat16_operand_bits(sel->true_value),
+                           bfloat16_operand_bits(sel->false_value));
   return bfloat16_bits(expr(e));
 }
 

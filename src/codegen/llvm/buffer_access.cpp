@@ -154,9 +154,8 @@ llvm::Value* KernelLowering::prefetch(const BufferLoad& op) {
 void KernelLowering::store(const BufferStore& op) {
   const BufferNode& buf = *op.buffer;
   llvm::Value* base = base_of(buf);
-  llvm::Value* value = expr(op.value);
+  llvm::Value* value = buf.dtype.is_bfloat16() ? bfloat16_operand_bits(op.value) : expr(op.value);
   if (buf.dtype.is_bool()) value = b_.CreateZExt(value, storage_type_of(op.value.dtype()));
-  if (buf.dtype.is_bfloat16()) value = bfloat16_bits(value);
   auto lower = [this](const Expr& e) { return to_i64(e); };
   FlatIndex f = flatten(buf, op.indices, lower, b_);
   llvm::Type* elem = storage_type_of(buf.dtype);

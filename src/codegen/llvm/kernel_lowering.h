@@ -88,7 +88,8 @@ class KernelLowering {
   // The bfloat16 pair product dot_bf16 (tir/ir.cpp Call::make): VDPBF16PS where the target has
   // AVX512-BF16 (256 bits also needing AVX512VL), else widened products and adds (bf16_dot.cpp).
   llvm::Value* dot_bf16(const tir::Call& op);
-  // The bits (i16 lanes) of a bfloat16 expression: a load's or a shuffle of loads' own bits,
+  // The bits (i16 lanes) of a bfloat16 expression: a load's, a shuffle's or a select's of
+  // loads and constants own bits (stores of values that move unchanged, a Pad's, copy them),
   // else its float32 value rounded (exact for bfloat16 values).
   llvm::Value* bfloat16_operand_bits(const tir::Expr& e);
   // A prefetch of the element `op` addresses (tir prefetch intrinsic); its value is 0.

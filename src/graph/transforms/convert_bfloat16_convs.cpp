@@ -1,6 +1,7 @@
 // convert_bfloat16_convs (see convert_bfloat16_convs.h).
 #include "graph/transforms/convert_bfloat16_convs.h"
 
+#include <cstring>
 #include <map>
 #include <string>
 #include <tuple>
@@ -22,8 +23,28 @@ bool has_dtype(const Value* v, DType t) {
   return v != nullptr && v->type.dtype == t;
 }
 
+// A constant-zero Pad (layout_nchwc's explicit padding of a direct conv's input).
+bool zero_pad(const Node* p) {
+  return p != nullptr && p->op == ops::OpKind::Pad && p->inputs.size() == 1 &&
+         p->attrs.get_string("mode", "constant") == "constant" &&
+         p->attrs.get_float("value", 0.0) == 0.0 && has_dtype(p->inputs[0], DType::kF32);
+}
+
+// The LayoutToBlocked of an NCHW image of an odd channel count C into one block of C lanes
+// (layout_nchwc's form of an image of fewer channels than the lanes: a stem's 3) that a conv
+// reads, directly or through a zero Pad; null otherwise.
+const Node* odd_channel_image(const Node& conv) {
+  const Node* p = conv.inputs[0]->producer;
+  if (zero_pad(p)) p = p->inputs[0]->producer;
+  if (p == nullptr || p->op != ops::OpKind::LayoutToBlocked ||
+      !has_dtype(p->inputs[0], DType::kF32))
+    return nullptr;
+  const int64_t c = p->inputs[0]->type.shape[1].value;
+  return c % 2 == 1 && p->attrs.get_int("block", 0) == c ? p : nullptr;
+}
+
 // A float32 ConvNCHWc of groups = 1 over a constant weight W [OC, IC, k...] with IC and the
-// input block even, writing float32.
+// input block even (or an odd-channel image's: odd_channel_image), writing float32.
 bool convertible_conv(const Node& n) {
   if (n.op != ops::OpKind::ConvNCHWc || n.inputs.size() < 2 || n.outputs.size() != 1) return false;
   const Value* x = n.inputs[0];
@@ -32,14 +53,20 @@ bool convertible_conv(const Node& n) {
       !has_dtype(n.outputs[0], DType::kF32) || n.attrs.get_int("group", 1) != 1 ||
       w->type.rank() < 3 || x->type.shape.empty())
     return false;
-  return w->type.shape[1].value % 2 == 0 && x->type.shape.back().value % 2 == 0;
+  return (w->type.shape[1].value % 2 == 0 && x->type.shape.back().value % 2 == 0) ||
+         odd_channel_image(n) != nullptr;
 }
 
-// A constant-zero Pad (layout_nchwc's explicit padding of a direct conv's input).
-bool zero_pad(const Node* p) {
-  return p != nullptr && p->op == ops::OpKind::Pad && p->inputs.size() == 1 &&
-         p->attrs.get_string("mode", "constant") == "constant" &&
-         p->attrs.get_float("value", 0.0) == 0.0 && has_dtype(p->inputs[0], DType::kF32);
+// W [OC, C, k...] of 16-bit elements as [OC, C + 1, k...], zeros in the new input channel.
+TensorPtr one_more_input_channel(const Tensor& w) {
+  std::vector<int64_t> shape = w.shape();
+  const int64_t oc = shape[0], c = shape[1], taps = w.num_elements() / (oc * c);
+  shape[1] = c + 1;
+  std::vector<uint8_t> out(size_t(oc * (c + 1) * taps * 2), 0);
+  for (int64_t o = 0; o < oc; ++o)
+    std::memcpy(out.data() + o * (c + 1) * taps * 2, w.data() + o * c * taps * 2,
+                size_t(c * taps * 2));
+  return std::make_shared<Tensor>(w.dtype(), shape, std::move(out));
 }
 
 class Converter {
@@ -63,9 +90,14 @@ class Converter {
  private:
   void convert(Node& n) {
     Value* w = n.inputs[1];
+    // An image of an odd channel count C (a stem's 3): bfloat16 before its conversion to
+    // blocks, in one block of C + 1 lanes, the last zero (LayoutToBlocked's padding lanes), and
+    // W given a zero input channel: the pairs of the dot tile.
+    const Node* image = odd_channel_image(n);
     auto it = weights_.find(w);
     if (it == weights_.end()) {
       TensorPtr half = half_width_constant(*w->constant, DType::kBF16, bfloat16_bits);
+      if (image) half = one_more_input_channel(*half);
       stats_.constant_bytes_saved += w->constant->nbytes() - half->nbytes();
       ++stats_.constants;
       it = weights_.emplace(w, g_.add_constant(fresh_value_name(g_, w->name + "_bfloat16"), half))
@@ -73,9 +105,24 @@ class Converter {
     }
     n.inputs[1] = it->second;
     Value* x = n.inputs[0];
-    n.inputs[0] =
-        zero_pad(x->producer) ? padded(cast(x->producer->inputs[0]), *x->producer) : cast(x);
+    const bool pads = zero_pad(x->producer);
+    Value* unpadded = pads ? x->producer->inputs[0] : x;
+    Value* blocked = image ? to_blocked(cast(image->inputs[0]), *image) : cast(unpadded);
+    n.inputs[0] = pads ? padded(blocked, *x->producer) : blocked;
     ++stats_.products;
+  }
+
+  // The bfloat16 NCHW image `v` of C channels in one block of C + 1 lanes, once per value.
+  Value* to_blocked(Value* v, const Node& like) {
+    auto it = blocked_.find(v);
+    if (it != blocked_.end()) return it->second;
+    Attrs attrs;
+    attrs.set("block", v->type.shape[1].value + 1);
+    const std::string name = fresh_value_name(g_, v->name + "_nchwc");
+    Node* t = g_.add_node(ops::OpKind::LayoutToBlocked, name, {v}, {name}, attrs);
+    t->opset = like.opset;
+    set_types(*t);
+    return blocked_[v] = t->outputs[0];
   }
 
   // `v` cast to bfloat16, one Cast per value.
@@ -126,6 +173,7 @@ class Converter {
   BFloat16Stats stats_;
   std::map<const Value*, Value*> weights_;  // float32 constant -> its bfloat16 copy
   std::map<const Value*, Value*> casts_;    // float32 value -> its Cast to bfloat16
+  std::map<const Value*, Value*> blocked_;  // bfloat16 odd-channel image -> one block of C + 1
   std::map<std::tuple<const Value*, std::vector<int64_t>>, Value*> pads_;
 };
 

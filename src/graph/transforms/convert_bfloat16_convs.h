@@ -7,8 +7,11 @@
 // moves after the Cast, so it pads half the bytes); its bias, fused summand and activation stay
 // float32. A ConvNCHWc whose every reader is such a Cast (a conv that only feeds converted
 // convs: a ResNet bottleneck's first two) writes bfloat16 itself (`out_dtype`, its epilogue's
-// result rounded to nearest even) and the Casts go. Depthwise and grouped convs, and convs of an
-// odd channel count (an image's 3), stay float32. The caller infers the types again.
+// result rounded to nearest even) and the Casts go. A conv over an image of an odd channel count
+// (a stem's 3 channels, in one block of 3 lanes) reads it cast to bfloat16 before its conversion
+// to blocks, in one block of 4 lanes (the last zero), and its weights get a zero input channel.
+// Depthwise and grouped convs, and other odd channel counts, stay float32. The caller infers the
+// types again.
 #pragma once
 
 #include "graph/graph.h"

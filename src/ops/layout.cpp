@@ -100,6 +100,12 @@ std::vector<TensorType> infer_conv_nchwc(Node& n) {
           "{}: a bfloat16 blocked conv takes group = 1 and input channels ({}) and a block ({}) "
           "in multiples of 2",
           n.describe(), ic, xs.back());
+    // (The dot tile's weight layout pads IC to pairs, not to whole input blocks.)
+    if (ic % xs.back() != 0 && ic > xs.back())
+      fail_user(
+          "{}: a bfloat16 blocked conv takes its {} input channels in whole blocks of {} or "
+          "one block",
+          n.describe(), ic, xs.back());
   }
   if (!int8 && n.attrs.has("out_dtype")) {
     out_dtype = DType(n.attrs.get_int("out_dtype", 0));

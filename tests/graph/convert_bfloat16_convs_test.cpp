@@ -39,10 +39,11 @@ Value* weight(Graph& g, const std::string& name, std::vector<int64_t> shape) {
 }
 
 // x[1,3,10,10] -> stem 3x3 (3->16) -> a 1x1 (16->32) -> b 3x3 pad 1 (32->32) -> c 1x1 (32->16,
-// summand: the stem) -> y; dw 3x3 depthwise (16) reads the stem too -> z.
+// summand: the stem) -> y; dw 3x3 depthwise (16) reads the stem too, e 1x1 (16->32) reads only
+// dw (MobileNetV2's form) -> z.
 struct Net {
   Graph g;
-  Value *stem, *a, *b, *c, *dw;
+  Value *stem, *a, *b, *c, *dw, *e;
   Net() {
     Value* x = g.add_value("x", F32({1, 3, 10, 10}));
     g.inputs = {x};
@@ -51,7 +52,8 @@ struct Net {
     b = conv(g, "b", {a, weight(g, "wb", {32, 32, 3, 3})}, 3, 1, 1)->outputs[0];
     c = conv(g, "c", {b, weight(g, "wc", {16, 32, 1, 1}), nullptr, stem}, 1)->outputs[0];
     dw = conv(g, "dw", {stem, weight(g, "wd", {16, 1, 3, 3})}, 3, 16, 1)->outputs[0];
-    g.outputs = {c, dw};
+    e = conv(g, "e", {dw, weight(g, "we", {32, 16, 1, 1})}, 1)->outputs[0];
+    g.outputs = {c, e};
     infer_types(g);
     convert_layout_nchwc(g, vector_channel_blocks(512));
   }
@@ -68,15 +70,15 @@ TEST(ConvertBFloat16Convs, EvenChannelConvsTakeBFloat16AndConvsReadOnlyByThemWri
   infer_types(net.g);
   remove_dead_code(net.g);
   verify_graph(net.g);
-  EXPECT_EQ(stats.products, 4);  // the stem, a, b, c
-  EXPECT_EQ(stats.constants, 4);
+  EXPECT_EQ(stats.products, 5);  // the stem, a, b, c, e
+  EXPECT_EQ(stats.constants, 5);
   // (The stem's weights [16, 3, 3, 3] in float32, [16, 4, 3, 3] in bfloat16.)
   EXPECT_EQ(stats.constant_bytes_saved,
-            (32 * 16 + 32 * 32 * 9 + 16 * 32) * 2 + 16 * 3 * 9 * 4 - 16 * 4 * 9 * 2);
+            (32 * 16 + 32 * 32 * 9 + 16 * 32 + 32 * 16) * 2 + 16 * 3 * 9 * 4 - 16 * 4 * 9 * 2);
   Node *stem = net.blocked("stem"), *a = net.blocked("a"), *b = net.blocked("b"),
-       *c = net.blocked("c"), *dw = net.blocked("dw");
-  ASSERT_TRUE(stem && a && b && c && dw);
-  for (Node* n : {stem, a, b, c}) {
+       *c = net.blocked("c"), *dw = net.blocked("dw"), *e = net.blocked("e");
+  ASSERT_TRUE(stem && a && b && c && dw && e);
+  for (Node* n : {stem, a, b, c, e}) {
     EXPECT_EQ(n->op, OpKind::ConvNCHWc) << n->name;
     EXPECT_EQ(n->inputs[0]->type.dtype, DType::kBF16) << n->name;
     EXPECT_EQ(n->inputs[1]->type.dtype, DType::kBF16) << n->name;
@@ -93,8 +95,10 @@ TEST(ConvertBFloat16Convs, EvenChannelConvsTakeBFloat16AndConvsReadOnlyByThemWri
   EXPECT_EQ(to_blocked->attrs.get_int("block", 0), 4);
   EXPECT_EQ(to_blocked->inputs[0]->producer->op, OpKind::Cast);
   EXPECT_EQ(to_blocked->inputs[0]->producer->inputs[0], net.g.inputs[0]);
-  // The depthwise conv stays float32.
+  // The depthwise conv stays float32, its output too though its one reader is converted.
   EXPECT_EQ(dw->inputs[0]->type.dtype, DType::kF32);
+  EXPECT_EQ(dw->outputs[0]->type.dtype, DType::kF32);
+  EXPECT_FALSE(dw->attrs.has("out_dtype"));
   EXPECT_EQ(dw->inputs[1]->type.dtype, DType::kF32);
   // a and b are read only by converted convs: they write bfloat16, and b's zero Pad pads a's
   // bfloat16 output directly; c (a graph output's) and the stem (the summand's, the depthwise
@@ -110,7 +114,7 @@ TEST(ConvertBFloat16Convs, EvenChannelConvsTakeBFloat16AndConvsReadOnlyByThemWri
   EXPECT_EQ(stem->outputs[0]->type.dtype, DType::kF32);
   EXPECT_EQ(a->inputs[0]->producer->op, OpKind::Cast);
   EXPECT_EQ(a->inputs[0]->producer->inputs[0], stem->outputs[0]);
-  EXPECT_EQ(count_ops(net.g, OpKind::Cast), 2);  // the image's, the stem's output's
+  EXPECT_EQ(count_ops(net.g, OpKind::Cast), 3);  // the image's, the stem's, dw's outputs'
   EXPECT_EQ(count_ops(net.g, OpKind::Pad), 2);   // the stem's, b's (bfloat16; dw keeps its pads)
 }
 
@@ -162,6 +166,11 @@ TEST(ConvertBFloat16Convs, BlockedConvInferenceChecksTheBFloat16Form) {
                 .find("a bfloat16 blocked conv takes group = 1 and input channels (6) and a "
                       "block (3) in multiples of 2"),
             std::string::npos);
+  EXPECT_NE(user_error([&] { infer(DType::kBF16, DType::kBF16, 24, 16, -1); })
+                .find("a bfloat16 blocked conv takes its 24 input channels in whole blocks of 16 "
+                      "or one block"),
+            std::string::npos);
+  EXPECT_EQ(infer(DType::kBF16, DType::kBF16, 12, 16, -1), DType::kF32);
   EXPECT_NE(user_error([&] {
               infer(DType::kBF16, DType::kF32, 16, 16, -1);
             }).find("needs a float32 (or bfloat16) blocked input"),

@@ -53,7 +53,9 @@ bool convertible_conv(const Node& n) {
       !has_dtype(n.outputs[0], DType::kF32) || n.attrs.get_int("group", 1) != 1 ||
       w->type.rank() < 3 || x->type.shape.empty())
     return false;
-  return (w->type.shape[1].value % 2 == 0 && x->type.shape.back().value % 2 == 0) ||
+  // (Whole input blocks or one: the dot tile's weight layout pads IC to pairs only.)
+  const int64_t ic = w->type.shape[1].value, block = x->type.shape.back().value;
+  return (ic % 2 == 0 && block % 2 == 0 && (ic % block == 0 || ic < block)) ||
          odd_channel_image(n) != nullptr;
 }
 
@@ -152,7 +154,9 @@ class Converter {
   // A float32 ConvNCHWc read only by Casts to bfloat16 writes bfloat16; its readers read it.
   void write_bfloat16(Node& n) {
     Value* y = n.outputs[0];
-    if (!has_dtype(y, DType::kF32) || n.attrs.has("out_dtype")) return;
+    // (groups = 1 only: a depthwise conv's lowering writes float32.)
+    if (!has_dtype(y, DType::kF32) || n.attrs.has("out_dtype") || n.attrs.get_int("group", 1) != 1)
+      return;
     for (const Value* out : g_.outputs)
       if (out == y) return;
     std::vector<Node*> readers = g_.users(y);

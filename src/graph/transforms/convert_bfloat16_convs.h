@@ -1,7 +1,8 @@
 // convert_bfloat16_convs (`ingot compile --dtype bfloat16` on CPU targets, after layout_nchwc
 // and winograd_conv): the channel-blocked convolutions' products in bfloat16 with float32
 // accumulation, as convert_bfloat16 does for MatMul / Gemm. Each float32 ConvNCHWc of groups = 1
-// whose input channels and block are even (the bfloat16 dot tile takes pairs of input lanes)
+// whose input channels and block are even (the bfloat16 dot tile takes pairs of input lanes) and
+// whose input channels fill whole blocks or one block (MobileNetV2's 144 in blocks of 32 do not)
 // reads its weights stored as bfloat16 (half the bytes) and its blocked input through a Cast to
 // bfloat16 (one per value, shared; an explicit zero Pad that layout_nchwc put before the conv
 // moves after the Cast, so it pads half the bytes); its bias, fused summand and activation stay

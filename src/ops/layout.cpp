@@ -109,9 +109,9 @@ std::vector<TensorType> infer_conv_nchwc(Node& n) {
   }
   if (!int8 && n.attrs.has("out_dtype")) {
     out_dtype = DType(n.attrs.get_int("out_dtype", 0));
-    if (out_dtype != DType::kF32 && (out_dtype != DType::kBF16 || depthwise))
-      fail_user("{}: out_dtype {} is not float32 or (groups = 1) bfloat16", n.describe(),
-                dtype_name(out_dtype));
+    if (out_dtype != DType::kF32 && (out_dtype != DType::kBF16 || (group != 1 && !depthwise)))
+      fail_user("{}: out_dtype {} is not float32 or (groups = 1 or depthwise) bfloat16",
+                n.describe(), dtype_name(out_dtype));
   }
   if (int8) {
     if (group != 1 && !depthwise)

@@ -12,6 +12,7 @@
 #include "artifact_util.h"
 #include "lower/compute/blocked_conv.h"
 #include "schedule/rules/depthwise_conv_nchwc.h"
+#include "support/bfloat16.h"
 #include "support/channel_block.h"
 #include "tir/op.h"
 
@@ -40,13 +41,15 @@ DepthwiseConvShape shape(int64_t channels, int64_t blk, int64_t ih, int64_t iw, 
 
 // seed > 0: the rule's tile widths drawn at random from that seed (a tuner's candidate).
 void expect_depthwise(const DepthwiseConvShape& s, bool relu, const Target& target, int vector_bits,
-                      uint64_t seed = 0) {
+                      uint64_t seed = 0, bool bf16_out = false) {
   lower::ConvEpilogue epi;
   if (relu)
     epi = [](const Expr& v, const std::vector<Expr>&) {
       return max(v, make_const(DataType::f32(), 0));
     };
-  PrimFunc f = lower::depthwise_conv_compute(s, true, epi);
+  DepthwiseConvShape shape = s;
+  if (bf16_out) shape.out_type = DataType::bf16();
+  PrimFunc f = lower::depthwise_conv_compute(shape, true, epi);
   f.constant_params = {1, 2};
   ASSERT_TRUE(schedule::is_depthwise_conv_nchwc(f));
   schedule::Schedule sch(f, seed);
@@ -57,13 +60,19 @@ void expect_depthwise(const DepthwiseConvShape& s, bool relu, const Target& targ
   std::vector<float> w = random_floats(s.channels * s.kh * s.kw, 2);
   std::vector<float> bias = random_floats(s.channels, 3);
   std::vector<float> y(size_t(s.n * s.blocks * s.oh * s.ow * s.blk), -7.0f);
+  std::vector<uint16_t> y16(y.size(), 0xEEEE);  // (a bfloat16 output's bits)
   // The weights (and, with padding lanes, the bias) in the layouts the rule chose.
   std::vector<std::vector<uint8_t>> laid = {as_bytes(w), as_bytes(bias)};
   ASSERT_EQ(sch.func().layouts.size(), s.channels % s.blk ? 2u : 1u);
   for (const PrimFunc::ParamLayout& l : sch.func().layouts)
     laid[size_t(l.param - 1)] = l.layout.relayout(laid[size_t(l.param - 1)].data(), l.shape, 4);
   LoadedArtifact art(single_kernel_module("dw", sch.func().params, sch.func().body, 3), target);
-  ASSERT_EQ(art.run({x.data(), laid[0].data(), laid[1].data()}, {y.data()}, nullptr, true), 0);
+  void* out = bf16_out ? static_cast<void*>(y16.data()) : static_cast<void*>(y.data());
+  // (A bfloat16 output: the float32 sums are the kernel's local memory, no scratch left.)
+  ASSERT_TRUE(sch.func().scratch_params.empty());
+  ASSERT_EQ(art.run({x.data(), laid[0].data(), laid[1].data()}, {out}, nullptr, true), 0);
+  if (bf16_out)
+    for (size_t i = 0; i < y.size(); ++i) y[i] = bfloat16_bits_to_float(y16[i]);
   for (int64_t n = 0; n < s.n; ++n)
     for (int64_t c = 0; c < lanes; ++c) {
       int64_t b = c / s.blk, l = c % s.blk;
@@ -79,7 +88,9 @@ void expect_depthwise(const DepthwiseConvShape& s, bool relu, const Target& targ
             }
           if (relu) want = std::max(want, 0.0);
           float got = y[size_t((((n * s.blocks + b) * s.oh + oh) * s.ow + ow) * s.blk + l)];
-          ASSERT_NEAR(got, want, 1e-4) << "n " << n << " c " << c << " oh " << oh << " ow " << ow;
+          // (bfloat16: one rounding of the float32 result, half a step of 2^-7.)
+          const double tol = bf16_out ? 1e-4 + std::abs(want) * std::ldexp(1.0, -8) : 1e-4;
+          ASSERT_NEAR(got, want, tol) << "n " << n << " c " << c << " oh " << oh << " ow " << ow;
         }
     }
 }
@@ -106,6 +117,14 @@ TEST(DepthwiseSchedule, StridedDilatedAsymmetricPadding) {
 TEST(DepthwiseSchedule, FiveByFiveAvx2) {
   Target avx2 = Target::parse("llvm -mcpu=haswell");
   expect_depthwise(shape(20, 8, 11, 14, 5, 1, 1, 2, 2, 2, 2), true, avx2, 256);
+}
+
+// --dtype bfloat16's depthwise conv read by a conv of bfloat16 products: float32 sums in a
+// scratch buffer, the epilogue's result rounded to bfloat16.
+TEST(DepthwiseSchedule, BFloat16Output) {
+  expect_depthwise(shape(40, 32, 13, 17, 3, 1, 1, 1, 1, 1, 1), true, Target::host(), 512, 0, true);
+  expect_depthwise(shape(20, 8, 11, 14, 5, 2, 1, 2, 2, 2, 2), true,
+                   Target::parse("llvm -mcpu=haswell"), 256, 0, true);
 }
 
 TEST(DepthwiseSchedule, RandomTileWidthsMatch) {

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <tuple>
 
 #include "graph/transforms/convert_bfloat16_convs.h"
 #include "graph/transforms/dead_code.h"
@@ -95,10 +96,12 @@ TEST(ConvertBFloat16Convs, EvenChannelConvsTakeBFloat16AndConvsReadOnlyByThemWri
   EXPECT_EQ(to_blocked->attrs.get_int("block", 0), 4);
   EXPECT_EQ(to_blocked->inputs[0]->producer->op, OpKind::Cast);
   EXPECT_EQ(to_blocked->inputs[0]->producer->inputs[0], net.g.inputs[0]);
-  // The depthwise conv stays float32, its output too though its one reader is converted.
+  // The depthwise conv reads and sums float32; its one reader is converted, so it writes
+  // bfloat16 (MobileNetV2's form: no Cast kernel between it and the pointwise conv).
   EXPECT_EQ(dw->inputs[0]->type.dtype, DType::kF32);
-  EXPECT_EQ(dw->outputs[0]->type.dtype, DType::kF32);
-  EXPECT_FALSE(dw->attrs.has("out_dtype"));
+  EXPECT_EQ(dw->inputs[1]->type.dtype, DType::kF32);
+  EXPECT_EQ(dw->outputs[0]->type.dtype, DType::kBF16);
+  EXPECT_EQ(e->inputs[0], dw->outputs[0]);
   EXPECT_EQ(dw->inputs[1]->type.dtype, DType::kF32);
   // a and b are read only by converted convs: they write bfloat16, and b's zero Pad pads a's
   // bfloat16 output directly; c (a graph output's) and the stem (the summand's, the depthwise
@@ -114,8 +117,41 @@ TEST(ConvertBFloat16Convs, EvenChannelConvsTakeBFloat16AndConvsReadOnlyByThemWri
   EXPECT_EQ(stem->outputs[0]->type.dtype, DType::kF32);
   EXPECT_EQ(a->inputs[0]->producer->op, OpKind::Cast);
   EXPECT_EQ(a->inputs[0]->producer->inputs[0], stem->outputs[0]);
-  EXPECT_EQ(count_ops(net.g, OpKind::Cast), 3);  // the image's, the stem's, dw's outputs'
+  EXPECT_EQ(count_ops(net.g, OpKind::Cast), 2);  // the image's, the stem's output's
   EXPECT_EQ(count_ops(net.g, OpKind::Pad), 2);   // the stem's, b's (bfloat16; dw keeps its pads)
+}
+
+// Input channels ending inside a block (MobileNetV2's 144 in blocks of 32): the bfloat16
+// weights get zero input channels up to whole blocks (24 -> 32 here), the dot tile's contract;
+// within one block, up to a pair (6 in a block of 8 stays 6).
+TEST(ConvertBFloat16Convs, WeightsCoverWholeInputBlocks) {
+  for (auto [ic, block, covered] : {std::tuple{24, 16, 32}, std::tuple{6, 8, 6}}) {
+    Graph g;
+    Value* x = g.add_value("x", F32({1, ic, 6, 6}));
+    g.inputs = {x};
+    Attrs to;
+    to.set("block", int64_t(block));
+    Value* xb = g.add_node(OpKind::LayoutToBlocked, "to", {x}, {"xb"}, to)->outputs[0];
+    Attrs a;
+    a.set("kernel_shape", std::vector<int64_t>{1, 1});
+    a.set("block", int64_t(16));
+    Node* c =
+        g.add_node(OpKind::ConvNCHWc, "conv", {xb, weight(g, "w", {32, ic, 1, 1})}, {"yb"}, a);
+    Attrs from;
+    from.set("channels", int64_t(32));
+    g.outputs = {
+        g.add_node(OpKind::LayoutFromBlocked, "from", {c->outputs[0]}, {"y"}, from)->outputs[0]};
+    infer_types(g);
+    EXPECT_EQ(convert_bfloat16_convs(g).products, 1);
+    infer_types(g);
+    verify_graph(g);
+    const Tensor& w = *c->inputs[1]->constant;
+    ASSERT_EQ(w.shape(), (std::vector<int64_t>{32, covered, 1, 1}));
+    for (int64_t o : {0, 31})
+      for (int64_t i = 0; i < covered; ++i)
+        EXPECT_EQ(w.get_f64(o * covered + i), i < ic ? 0.5 : 0.0) << o << "," << i;
+    EXPECT_EQ(c->inputs[0]->type.dtype, DType::kBF16);
+  }
 }
 
 // In the pass list: only with --dtype bfloat16 and channel blocks (a CPU target).
@@ -177,7 +213,7 @@ TEST(ConvertBFloat16Convs, BlockedConvInferenceChecksTheBFloat16Form) {
             std::string::npos);
   EXPECT_NE(user_error([&] {
               infer(DType::kF32, DType::kF32, 16, 16, int64_t(DType::kF16));
-            }).find("out_dtype float16 is not float32 or (groups = 1) bfloat16"),
+            }).find("out_dtype float16 is not float32 or (groups = 1 or depthwise) bfloat16"),
             std::string::npos);
 }
 

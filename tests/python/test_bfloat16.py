@@ -18,8 +18,9 @@
   artifact of a 512 x 1024 weight is at least 0.9 MiB smaller than float32's (weights stored as
   bfloat16).
 - `--dtype bfloat16` on a CNN (a stem over 3 channels, a residual bottleneck of 1x1 and
-  3x3 convs, a stride-2 conv into 40 channels: the blocked convs of bfloat16 products), host
-  and `-mcpu=haswell`: against the same kind of emulation at 1e-3 of the output's RMS (an
+  3x3 convs, a depthwise conv, a stride-2 conv into 40 channels: the blocked convs of bfloat16
+  products), host
+  and `-mcpu=haswell`: against the same kind of emulation at 2e-3 of the output's RMS (an
   intermediate rounded to bfloat16 after ingot's float32 sum may land a step from the float64
   sum's), against ONNX Runtime's float32 at the issue's tolerance, and not float32.
 - `--dtype bfloat16` with a bad value is one clear error.
@@ -304,11 +305,25 @@ def conv_nchw(x, w, b, stride=1, pad=0):
     return y + b.reshape(1, -1, 1, 1)
 
 
+def depthwise_nchw(x, w, b, pad=1):
+    """float64 depthwise 2-D convolution, stride 1: w [C, 1, k, k]."""
+    k = w.shape[-1]
+    x = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    oh, ow = x.shape[2] - k + 1, x.shape[3] - k + 1
+    y = np.zeros((x.shape[0], x.shape[1], oh, ow))
+    for i in range(k):
+        for j in range(k):
+            y += x[:, :, i:i + oh, j:j + ow] * w[:, 0, i, j].reshape(1, -1, 1, 1)
+    return y + b.reshape(1, -1, 1, 1)
+
+
 def cnn_model(path, rng):
-    """stem 3x3 3->16 (odd channels: one block of 4 lanes) + Relu; a bottleneck 16->32 1x1, 32->32 3x3,
-    32->16 1x1 + the stem's output + Relu; then 3x3 stride 2 16->40 (partial output blocks)."""
+    """stem 3x3 3->16 (odd channels: one block of 4 lanes) + Relu; a bottleneck 16->32 1x1,
+    32->32 3x3, 32->16 1x1 + the stem's output + Relu; a 3x3 depthwise conv + Relu (float32
+    sums, a bfloat16 output: its reader is converted); then 3x3 stride 2 16->40 (partial output
+    blocks)."""
     shapes = {"ws": (16, 3, 3, 3), "wa": (32, 16, 1, 1), "wb": (32, 32, 3, 3),
-              "wc": (16, 32, 1, 1), "wd": (40, 16, 3, 3)}
+              "wc": (16, 32, 1, 1), "we": (16, 1, 3, 3), "wd": (40, 16, 3, 3)}
     ws = {k: (rng.standard_normal(s) / np.sqrt(np.prod(s[1:]))).astype(np.float32)
           for k, s in shapes.items()}
     bs = {"b" + k[1]: (rng.standard_normal(s[0]) * 0.1).astype(np.float32)
@@ -322,7 +337,9 @@ def cnn_model(path, rng):
              helper.make_node("Conv", ["b", "wc", "bc"], ["c0"]),
              helper.make_node("Add", ["c0", "s"], ["c1"]),
              helper.make_node("Relu", ["c1"], ["c"]),
-             helper.make_node("Conv", ["c", "wd", "bd"], ["y"], pads=[1, 1, 1, 1],
+             helper.make_node("Conv", ["c", "we", "be"], ["e0"], pads=[1, 1, 1, 1], group=16),
+             helper.make_node("Relu", ["e0"], ["e"]),
+             helper.make_node("Conv", ["e", "wd", "bd"], ["y"], pads=[1, 1, 1, 1],
                               strides=[2, 2])]
     inits = [numpy_helper.from_array(v, k) for k, v in {**ws, **bs}.items()]
     g = helper.make_graph(nodes, "cnn",
@@ -336,14 +353,16 @@ def cnn_model(path, rng):
 def emulated_cnn(x, ws, bs):
     """What --dtype bfloat16 computes (docs/bfloat16.md): every conv (the stem's 3 input
     channels too) over bfloat16-rounded inputs and weights, summed exactly (float64
-    here, float32 in ingot), bias and summand float32; a conv read only by such convs (a, b, c)
-    stores its result rounded to bfloat16, which its readers would round to anyway."""
+    here, float32 in ingot), bias and summand float32; a conv read only by such convs (a, b,
+    the depthwise e) stores its result rounded to bfloat16, which its readers would round to
+    anyway; the depthwise conv reads float32 (c) and sums it in float32."""
     relu = lambda v: np.maximum(v, 0)  # noqa: E731
     s = relu(conv_nchw(bf(x), bf(ws["ws"]), bs["bs"], pad=1)).astype(np.float32)
     a = bf(relu(conv_nchw(bf(s), bf(ws["wa"]), bs["ba"])))
     b = bf(relu(conv_nchw(bf(a), bf(ws["wb"]), bs["bb"], pad=1)))
-    c = bf(relu(conv_nchw(bf(b), bf(ws["wc"]), bs["bc"]) + s))
-    return conv_nchw(bf(c), bf(ws["wd"]), bs["bd"], stride=2, pad=1).astype(np.float32)
+    c = relu(conv_nchw(bf(b), bf(ws["wc"]), bs["bc"]) + s).astype(np.float32)
+    e = bf(relu(depthwise_nchw(c, ws["we"], bs["be"])))
+    return conv_nchw(e, bf(ws["wd"]), bs["bd"], stride=2, pad=1).astype(np.float32)
 
 
 def check_cnn(ingot, work, target):
@@ -365,8 +384,9 @@ def check_cnn(ingot, work, target):
             continue
         got = result[0]
         # (Rounding an intermediate to bfloat16 after a float32 rather than an exact sum may
-        # land one step away where the sum is near a rounding boundary: 1e-3 of the RMS.)
-        ok, msg = parity.compare_outputs({"y": emulated_cnn(x, ws, bs)}, got, 1e-3, 1e-3,
+        # land one step away where the sum is near a rounding boundary: measured up to 8e-4 of
+        # the RMS; 2e-3 allowed.)
+        ok, msg = parity.compare_outputs({"y": emulated_cnn(x, ws, bs)}, got, 1e-3, 2e-3,
                                          atol_scale="rms", finite_ref=True,
                                          ref_name="bfloat16 emulation")
         record(f"--dtype bfloat16 CNN run {t} vs numpy's bfloat16 emulation" + tag, ok, msg)

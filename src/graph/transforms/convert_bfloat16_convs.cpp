@@ -23,6 +23,13 @@ bool has_dtype(const Value* v, DType t) {
   return v != nullptr && v->type.dtype == t;
 }
 
+// A blocked depthwise conv: W [C, 1, k...] with groups = C.
+bool depthwise_blocked(const Node& n) {
+  const std::vector<int64_t> ws = n.inputs[1]->type.static_shape();
+  const int64_t group = n.attrs.get_int("group", 1);
+  return group > 1 && ws.size() >= 2 && ws[1] == 1 && ws[0] == group;
+}
+
 // A constant-zero Pad (layout_nchwc's explicit padding of a direct conv's input).
 bool zero_pad(const Node* p) {
   return p != nullptr && p->op == ops::OpKind::Pad && p->inputs.size() == 1 &&
@@ -43,8 +50,8 @@ const Node* odd_channel_image(const Node& conv) {
   return c % 2 == 1 && p->attrs.get_int("block", 0) == c ? p : nullptr;
 }
 
-// A float32 ConvNCHWc of groups = 1 over a constant weight W [OC, IC, k...] with IC and the
-// input block even (or an odd-channel image's: odd_channel_image), writing float32.
+// A float32 ConvNCHWc of groups = 1 over a constant weight W [OC, IC, k...] with an even input
+// block (or an odd-channel image's: odd_channel_image), writing float32.
 bool convertible_conv(const Node& n) {
   if (n.op != ops::OpKind::ConvNCHWc || n.inputs.size() < 2 || n.outputs.size() != 1) return false;
   const Value* x = n.inputs[0];
@@ -53,20 +60,26 @@ bool convertible_conv(const Node& n) {
       !has_dtype(n.outputs[0], DType::kF32) || n.attrs.get_int("group", 1) != 1 ||
       w->type.rank() < 3 || x->type.shape.empty())
     return false;
-  // (Whole input blocks or one: the dot tile's weight layout pads IC to pairs only.)
-  const int64_t ic = w->type.shape[1].value, block = x->type.shape.back().value;
-  return (ic % 2 == 0 && block % 2 == 0 && (ic % block == 0 || ic < block)) ||
-         odd_channel_image(n) != nullptr;
+  return x->type.shape.back().value % 2 == 0 || odd_channel_image(n) != nullptr;
 }
 
-// W [OC, C, k...] of 16-bit elements as [OC, C + 1, k...], zeros in the new input channel.
-TensorPtr one_more_input_channel(const Tensor& w) {
+// The input channels the converted conv's weights cover: IC rounded up to a pair within one
+// block, to whole blocks beyond (ops/layout.cpp's contract for the dot tile; the lanes past IC,
+// which a blocked producer leaves finite, meet zero weights), IC + 1 for an odd-channel image.
+int64_t covered_input_channels(const Node& n, bool image) {
+  const int64_t ic = n.inputs[1]->type.shape[1].value, block = n.inputs[0]->type.shape.back().value;
+  if (image) return ic + 1;
+  return ic <= block ? (ic + 1) / 2 * 2 : (ic + block - 1) / block * block;
+}
+
+// W [OC, C, k...] of 16-bit elements as [OC, `wide`, k...], zeros in the new input channels.
+TensorPtr more_input_channels(const Tensor& w, int64_t wide) {
   std::vector<int64_t> shape = w.shape();
   const int64_t oc = shape[0], c = shape[1], taps = w.num_elements() / (oc * c);
-  shape[1] = c + 1;
-  std::vector<uint8_t> out(size_t(oc * (c + 1) * taps * 2), 0);
+  shape[1] = wide;
+  std::vector<uint8_t> out(size_t(oc * wide * taps * 2), 0);
   for (int64_t o = 0; o < oc; ++o)
-    std::memcpy(out.data() + o * (c + 1) * taps * 2, w.data() + o * c * taps * 2,
+    std::memcpy(out.data() + o * wide * taps * 2, w.data() + o * c * taps * 2,
                 size_t(c * taps * 2));
   return std::make_shared<Tensor>(w.dtype(), shape, std::move(out));
 }
@@ -96,13 +109,16 @@ class Converter {
     // blocks, in one block of C + 1 lanes, the last zero (LayoutToBlocked's padding lanes), and
     // W given a zero input channel: the pairs of the dot tile.
     const Node* image = odd_channel_image(n);
-    auto it = weights_.find(w);
+    const int64_t wide = covered_input_channels(n, image != nullptr);
+    auto it = weights_.find({w, wide});
     if (it == weights_.end()) {
       TensorPtr half = half_width_constant(*w->constant, DType::kBF16, bfloat16_bits);
-      if (image) half = one_more_input_channel(*half);
+      if (wide != half->shape()[1]) half = more_input_channels(*half, wide);
       stats_.constant_bytes_saved += w->constant->nbytes() - half->nbytes();
       ++stats_.constants;
-      it = weights_.emplace(w, g_.add_constant(fresh_value_name(g_, w->name + "_bfloat16"), half))
+      it = weights_
+               .emplace(std::pair{w, wide},
+                        g_.add_constant(fresh_value_name(g_, w->name + "_bfloat16"), half))
                .first;
     }
     n.inputs[1] = it->second;
@@ -154,8 +170,9 @@ class Converter {
   // A float32 ConvNCHWc read only by Casts to bfloat16 writes bfloat16; its readers read it.
   void write_bfloat16(Node& n) {
     Value* y = n.outputs[0];
-    // (groups = 1 only: a depthwise conv's lowering writes float32.)
-    if (!has_dtype(y, DType::kF32) || n.attrs.has("out_dtype") || n.attrs.get_int("group", 1) != 1)
+    // (groups = 1 or depthwise: a grouped conv's lowering writes float32.)
+    if (!has_dtype(y, DType::kF32) || n.attrs.has("out_dtype") ||
+        (n.attrs.get_int("group", 1) != 1 && !depthwise_blocked(n)))
       return;
     for (const Value* out : g_.outputs)
       if (out == y) return;
@@ -175,7 +192,8 @@ class Converter {
 
   Graph& g_;
   BFloat16Stats stats_;
-  std::map<const Value*, Value*> weights_;  // float32 constant -> its bfloat16 copy
+  // (float32 constant, input channels covered) -> its bfloat16 copy
+  std::map<std::pair<const Value*, int64_t>, Value*> weights_;
   std::map<const Value*, Value*> casts_;    // float32 value -> its Cast to bfloat16
   std::map<const Value*, Value*> blocked_;  // bfloat16 odd-channel image -> one block of C + 1
   std::map<std::tuple<const Value*, std::vector<int64_t>>, Value*> pads_;

@@ -73,6 +73,13 @@ void append_converting_epilogue(PrimFunc& fn, const Buffer& acc, DataType out,
   fn.params.push_back(acc);
 }
 
+// A float conv's epilogue, if any, then the rounding to the output's type `out`.
+ConvEpilogue rounded(const ConvEpilogue& epilogue, DataType out) {
+  return [epilogue, out](const Expr& v, const std::vector<Expr>& idx) {
+    return cast(out, epilogue ? epilogue(v, idx) : v);
+  };
+}
+
 }  // namespace
 
 PrimFunc blocked_conv_compute(const BlockedConvShape& s, bool has_bias,
@@ -183,14 +190,8 @@ PrimFunc blocked_conv_compute(const BlockedConvShape& s, bool has_bias,
     fn.params.push_back(Y);
     return fn;
   }
-  // (A float conv's epilogue, if any, then the rounding to the output's type.)
-  ConvEpilogue convert = epilogue;
-  if (!s.int8)
-    convert = [epilogue, out = s.out_type](const Expr& v, const std::vector<Expr>& idx) {
-      return cast(out, epilogue ? epilogue(v, idx) : v);
-    };
-  append_converting_epilogue(fn, Y, s.out_type, loops, ivs, spatial_iters, convert,
-                             epilogue_params);
+  append_converting_epilogue(fn, Y, s.out_type, loops, ivs, spatial_iters,
+                             s.int8 ? epilogue : rounded(epilogue, s.out_type), epilogue_params);
   return fn;
 }
 
@@ -201,6 +202,10 @@ PrimFunc depthwise_conv_compute(const DepthwiseConvShape& s, bool has_bias,
                "depthwise conv: an 8-bit one reads a padded input and has an epilogue");
   const DataType f = DataType::f32(), i32 = DataType::i32();
   const DataType acc_t = s.int8 ? i32 : f;
+  // The sums in a scratch buffer: the output has another type.
+  const bool converted = s.int8 || s.out_type != f;
+  INGOT_ICHECK(s.int8 || s.out_type == f || s.out_type == DataType::bf16(),
+               "depthwise conv: a float conv writes float32 or bfloat16");
   Buffer X = Buffer::make("X",
                           !s.int8      ? f
                           : s.x_signed ? DataType::i8()
@@ -209,8 +214,8 @@ PrimFunc depthwise_conv_compute(const DepthwiseConvShape& s, bool has_bias,
   Buffer W = Buffer::make("W", s.int8 ? DataType::i8() : f,
                           std::vector<int64_t>{s.channels, 1, s.kh, s.kw});
   Buffer bias = Buffer::make("bias", acc_t, std::vector<int64_t>{s.channels});
-  // (8-bit: the accumulator; the output is the epilogue's.)
-  Buffer Y = Buffer::make(s.int8 ? "acc" : "Y", acc_t,
+  // (8-bit or a bfloat16 output: the accumulator; the output is the epilogue's.)
+  Buffer Y = Buffer::make(converted ? "acc" : "Y", acc_t,
                           std::vector<int64_t>{s.n, s.blocks, s.oh, s.ow, s.blk});
   Var vn("vn"), vb("vb"), vh("vh"), vw("vw"), vl("vl"), vkh("vkh"), vkw("vkw");
   Expr r = Expr(vh) * s.sh + Expr(vkh) * s.dh - s.top;
@@ -244,8 +249,9 @@ PrimFunc depthwise_conv_compute(const DepthwiseConvShape& s, bool has_bias,
               block_loop_nest(loops, ivs, make_block("conv", ivs, body, init))};
   if (has_bias) fn.params.push_back(bias);
   fn.flops = 2.0 * double(s.n * s.channels * s.oh * s.ow * s.kh * s.kw);
-  if (s.int8) {
-    append_converting_epilogue(fn, Y, s.out_type, loops, ivs, 5, epilogue, epilogue_params);
+  if (converted) {
+    append_converting_epilogue(fn, Y, s.out_type, loops, ivs, 5,
+                               s.int8 ? epilogue : rounded(epilogue, s.out_type), epilogue_params);
     return fn;
   }
   if (epilogue) append_in_place_block(fn, "epilogue", Y, loops, ivs, 5, epilogue, epilogue_params);

@@ -78,7 +78,10 @@ struct DepthwiseConvShape {
   // the epilogue (required) writing Y of `out_type`, as BlockedConvShape::int8.
   bool int8 = false;
   bool x_signed = false;
-  tir::DataType out_type = tir::DataType::u8();
+  // uint8 / int8 for an 8-bit conv; else float32 (the sums in Y) or bfloat16 (the float32 sums
+  // in a scratch `acc`, the epilogue's result rounded into Y: --dtype bfloat16's depthwise conv
+  // feeding a conv of bfloat16 products).
+  tir::DataType out_type = tir::DataType::f32();
 };
 
 // Params X, W, [bias], [epilogue_params], Y, [acc (int8: a scratch parameter)]; blocks "conv"

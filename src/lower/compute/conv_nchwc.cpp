@@ -94,9 +94,8 @@ PrimFunc depthwise(const graph::Node& node, const ConvNchwcGeometry& g) {
   INGOT_ICHECK(g.ys[4] == s.blk && g.ys[1] == s.blocks, "{}: depthwise blocks differ",
                node.describe());
   std::vector<Buffer> extra;
-  INGOT_ICHECK(node.outputs[0]->type.dtype != graph::DType::kBF16 &&
-                   node.inputs[0]->type.dtype != graph::DType::kBF16,
-               "{}: a depthwise blocked conv is float32 or 8-bit", node.describe());
+  INGOT_ICHECK(node.inputs[0]->type.dtype != graph::DType::kBF16,
+               "{}: a depthwise blocked conv reads float32 or 8-bit", node.describe());
   if (node.op == ops::OpKind::QConvNCHWc) {
     s.int8 = true;
     s.x_signed = x_signed(node);
@@ -104,6 +103,7 @@ PrimFunc depthwise(const graph::Node& node, const ConvNchwcGeometry& g) {
     return depthwise_conv_compute(s, true, requantizing_epilogue(node, s.channels, s.blk, extra),
                                   extra);
   }
+  if (node.outputs[0]->type.dtype == graph::DType::kBF16) s.out_type = DataType::bf16();
   ConvEpilogue epilogue = node_epilogue(node, Buffer::make("Z", DataType::f32(), g.ys), extra);
   return depthwise_conv_compute(s, optional_input(node, 2) != nullptr, epilogue, extra);
 }

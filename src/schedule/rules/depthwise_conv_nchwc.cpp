@@ -182,6 +182,16 @@ void schedule_depthwise_conv_nchwc(Schedule& s, const CpuVectorIsa& isa) {
   // 0. The weights [C, 1, KH, KW] as [ceil(C / BLK), 1, KH, KW, BLK] (a bias past C padded).
   lay_out_conv_weights(s, "conv");
   BlockRV conv = s.get_block("conv");
+  // 0b. Float32 sums in a scratch parameter (a bfloat16 output): the kernel's own local memory,
+  //     which compact_buffers shrinks to one output row's (the epilogue runs per row, step 3).
+  {
+    const PrimFunc f = s.func();
+    const BufferStore* st = find_block(f.body, "conv", nullptr)->block->body.as<BufferStore>();
+    for (int p : f.scratch_params)
+      if (st != nullptr && f.params[size_t(p)].get() == st->buffer.get() &&
+          st->buffer->dtype == DataType::f32())
+        s.set_scope(conv, 0, "local");
+  }
   std::vector<LoopRV> l = s.get_loops(conv);  // n, cb, oh, ow, l, kh, kw
   INGOT_ICHECK(l.size() == 7, "depthwise rule: block conv has {} loops", l.size());
   Guard g = guard_of(find_block(s.func().body, "conv", nullptr)->block);

@@ -9,6 +9,9 @@
 // point folded in (bias - x_zero_point * sum of the channel's weights), so the int32 sum is
 // plain X * W; each output channel requantized in float32 as ONNX Runtime's x86 kernels do:
 // round_half_even(float(sum) * scale[c]) + y_zero_point saturated to [qmin, qmax] (`to`).
+// With a fifth input Z (graph pass fuse_qconv_residual: a QDQ residual block's Add), that value
+// q is dequantized (y_dequant_zero_point, y_scale), Z dequantized (z_zero_point, z_scale), the two
+// added and the sum quantized (out_scale, out_zero_point, to `out_to`), in float32.
 // A ConvNCHWc (groups = 1) may take bfloat16 X and W (graph pass convert_bfloat16_convs): the
 // products in bfloat16, summed in float32 with the float32 bias and summand; `out_dtype`
 // (float32 by default, or bfloat16) is the type its epilogue's result is stored in.
@@ -134,6 +137,17 @@ std::vector<TensorType> infer_conv_nchwc(Node& n) {
       fail_user("{}: output dtype {} is not uint8 or int8", n.describe(), dtype_name(out_dtype));
     if (n.attrs.get_int("qmin", 0) > n.attrs.get_int("qmax", 0))
       fail_user("{}: qmin is above qmax", n.describe());
+    // A fused residual (graph pass fuse_qconv_residual): its scales and zero points, and the
+    // final quantization's type.
+    if (has_input(n, 4)) {
+      if (depthwise) fail_user("{}: a depthwise 8-bit conv takes no residual", n.describe());
+      for (const char* a : {"y_scale", "z_scale", "out_scale"})
+        if (!(n.attrs.get_float(a, 0.0) > 0.0))
+          fail_user("{}: attribute '{}' must be a positive scale", n.describe(), a);
+      out_dtype = DType(n.attrs.get_int("out_to", int64_t(DType::kU8)));
+      if (out_dtype != DType::kU8 && out_dtype != DType::kI8)
+        fail_user("{}: out_to {} is not uint8 or int8", n.describe(), dtype_name(out_dtype));
+    }
   }
   TensorType out{out_dtype, {x.shape[0], Dim::fixed(ceil_div(oc, block))}};
   for (size_t d = 0; d < spatial; ++d) {
@@ -143,7 +157,15 @@ std::vector<TensorType> infer_conv_nchwc(Node& n) {
     out.shape.push_back(Dim::fixed(o));
   }
   out.shape.push_back(Dim::fixed(block));
-  if (int8) return {out};
+  if (int8) {
+    if (has_input(n, 4)) {
+      const TensorType& z = n.inputs[4]->type;
+      if ((z.dtype != DType::kU8 && z.dtype != DType::kI8) || z.shape != out.shape)
+        fail_user("{}: residual Z {} must be uint8 / int8 of the output's shape {}", n.describe(),
+                  z.str(), out.str());
+    }
+    return {out};
+  }
   if (has_input(n, 2) && n.inputs[2]->type.num_elements() != oc)
     fail_user("{}: bias B {} must have {} elements", n.describe(), n.inputs[2]->type.str(), oc);
   // (The summand is float32, the sums' type, whatever the output's.)
@@ -181,11 +203,14 @@ void add_layout_ops(std::vector<OpInfo>& t) {
   conv.flops_fn = conv_nchwc_flops;
   t.push_back(conv);
   std::vector<AttrSpec> requant = conv_attr_specs({{"block", AttrType::kInt, true}});
-  for (const char* a : {"y_zero_point", "qmin", "qmax", "to"})
+  for (const char* a : {"y_zero_point", "qmin", "qmax", "to", "y_dequant_zero_point",
+                        "z_zero_point", "out_zero_point", "out_to"})
     requant.push_back({a, AttrType::kInt});
+  for (const char* a : {"y_scale", "z_scale", "out_scale"})
+    requant.push_back({a, AttrType::kFloat});
   OpInfo qconv{OpKind::QConvNCHWc, "QConvNCHWc", PatternKind::kOpaque, requant};
   qconv.min_inputs = 4;
-  qconv.max_inputs = 4;
+  qconv.max_inputs = 5;
   qconv.infer_fn = infer_conv_nchwc;
   qconv.flops_fn = conv_nchwc_flops;
   t.push_back(qconv);

@@ -2,13 +2,15 @@
 // QConv only for targets with the blocked 8-bit kernels, and layout_nchwc makes that QConv a
 // QConvNCHWc: input blocked in groups of 4 lanes, padded explicitly with its zero point, the
 // zero point folded into the int32 bias (bias - zx * sum of the channel's weights), the
-// per-tensor QuantizeLinear / DequantizeLinear between convs blocked too. (Numbers against ONNX
-// Runtime: tests/python/test_int8.py.)
+// per-tensor QuantizeLinear / DequantizeLinear between convs blocked too, and a residual block's
+// DequantizeLinear + Add + QuantizeLinear fused into the conv (fuse_qconv_residual). (Numbers
+// against ONNX Runtime: tests/python/test_int8.py.)
 #include <gtest/gtest.h>
 
 #include <cstring>
 
 #include "graph/transforms/dead_code.h"
+#include "graph/transforms/fuse_qconv_residual.h"
 #include "graph/transforms/fuse_qdq.h"
 #include "graph/transforms/layout_nchwc.h"
 #include "graph/verifier.h"
@@ -225,6 +227,49 @@ TEST(LayoutNchwcInt8, BlockedQuantizationOpsJoinTheChain) {
   EXPECT_EQ(count_ops(g, OpKind::QConvNCHWc), 3);
   EXPECT_EQ(count_ops(g, OpKind::LayoutToBlocked), 1);    // the input
   EXPECT_EQ(count_ops(g, OpKind::LayoutFromBlocked), 1);  // the output
+}
+
+// The residual pair after layout_nchwc, then fuse_qconv_residual: Q(DQ(c2) + DQ(c1)) runs in
+// c2's epilogue (c1's output its fifth input, the scales and zero points its attributes), and
+// not where c2's output has another reader.
+TEST(LayoutNchwcInt8, ResidualAddRunsInTheConvsEpilogue) {
+  for (bool shared : {false, true}) {
+    Graph g;
+    Value* xq = g.add_value("xq", T(DType::kU8, {1, 16, 6, 6}));
+    g.inputs = {xq};
+    Value* y1 = qdq_conv(g, "c1", xq, 16, 3, 16, 1, 0);
+    Value* y2 = qdq_conv(g, "c2", y1, 16, 7, 16, 3, 1);
+    Value* d1 =
+        dequantize(g, "d1", y1, testing::f32_tensor({}, {0.1f}), bytes_tensor(DType::kU8, {}, {7}));
+    Value* d2 = dequantize(g, "d2", y2, testing::f32_tensor({}, {0.25f}),
+                           bytes_tensor(DType::kU8, {}, {5}));
+    Value* sum = g.add_node(OpKind::Add, "add", {d2, d1}, {"sum"})->outputs[0];
+    g.outputs = {qdq_conv(g, "c3", quantize_u8(g, "qs", sum, 0.2f, 3), 16, 3, 16, 1, 0)};
+    if (shared) g.outputs.push_back(y2);  // c2's output read outside the residual
+    infer_types(g);
+    fuse_qdq(g, true);
+    convert_layout_nchwc(g, vector_channel_blocks(512));
+    EXPECT_EQ(fuse_qconv_residual(g), shared ? 0 : 1);
+    remove_dead_code(g);
+    verify_graph(g);
+    EXPECT_EQ(count_ops(g, OpKind::QConvNCHWc), 3);
+    EXPECT_EQ(count_ops(g, OpKind::Add), shared ? 1 : 0);
+    if (shared) continue;
+    const Node* c1 = producer_of_op(g, OpKind::QConvNCHWc, 0);
+    const Node* c2 = producer_of_op(g, OpKind::QConvNCHWc, 1);
+    ASSERT_EQ(c2->inputs.size(), 5u);
+    EXPECT_EQ(c2->inputs[4], c1->outputs[0]);
+    EXPECT_EQ(c2->attrs.get_float("y_scale", 0), double(0.25f));
+    EXPECT_EQ(c2->attrs.get_int("y_dequant_zero_point", 0), 5);
+    EXPECT_EQ(c2->attrs.get_float("z_scale", 0), double(0.1f));
+    EXPECT_EQ(c2->attrs.get_int("z_zero_point", 0), 7);
+    EXPECT_EQ(c2->attrs.get_float("out_scale", 0), double(0.2f));
+    EXPECT_EQ(c2->attrs.get_int("out_zero_point", 0), 3);
+    EXPECT_EQ(c2->outputs[0]->type.dtype, DType::kU8);
+    // c3 reads c2's fused output directly.
+    const Node* c3 = producer_of_op(g, OpKind::QConvNCHWc, 2);
+    EXPECT_EQ(c3->inputs[0], c2->outputs[0]);
+  }
 }
 
 }  // namespace

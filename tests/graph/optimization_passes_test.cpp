@@ -390,7 +390,8 @@ TEST(PassManager, LevelsDisabledPassesTimesAndErrors) {
             "fuse_layer_norm, fuse_gelu, "
             "fuse_softmax, fuse_swish, fold_transpose_matmul, fuse_epilogue, convert_float16, "
             "convert_bfloat16, "
-            "layout_nchwc, winograd_conv, convert_bfloat16_convs, dead_code, fuse_ops)");
+            "layout_nchwc, fuse_qconv_residual, winograd_conv, convert_bfloat16_convs, dead_code, "
+            "fuse_ops)");
 }
 
 }  // namespace

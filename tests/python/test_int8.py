@@ -9,7 +9,8 @@ targets. ONNX Runtime's static quantizer makes them from float models built here
 - a residual net with ONNX Runtime's defaults (uint8 x per-channel int8), whose convs the llvm
   targets run as 8-bit blocked convs (QConvNCHWc): on the host, as AVX2 int16 pairs
   (-mcpu=haswell) and, on a VNNI host, as 512-bit VPDPBUSD quads (-mcpu=icelake-server).
-Each runs on 8 random inputs; every output must be within one quantization step of ONNX
+The residual net's Add, fused into its conv's epilogue, gives the unfused graph's outputs bit for
+bit. Each runs on 8 random inputs; every output must be within one quantization step of ONNX
 Runtime's (the fixed-point requantization rounds half up where ONNX Runtime rounds half to even
 in float), and the QDQ models' compile reports must show the integer kernels (QConv, QMatMul):
 otherwise the float fallback would pass unnoticed. Prints one line per check and
@@ -218,6 +219,44 @@ def check_model(ingot, work, label, model, shape, expect_int_kernels, targets=("
                f"{exact}/8 runs bit-exact")
 
 
+def check_fused_residual(ingot, work, model, shape):
+    """The residual block's DequantizeLinear + Add + QuantizeLinear runs in the 8-bit conv's
+    epilogue (graph pass fuse_qconv_residual) with the separate kernels' arithmetic: the fused
+    and the unfused (--disabled-pass fuse_qconv_residual) artifacts agree bit for bit."""
+    arts = {}
+    for label, extra in (("fused", []), ("unfused", ["--disabled-pass", "fuse_qconv_residual"])):
+        so = os.path.join(work, f"residual_{label}.so")
+        r = subprocess.run([ingot, "compile", model, "-o", so, "--print-ir-after",
+                            "fuse_qconv_residual", *extra], capture_output=True, text=True)
+        if r.returncode != 0:
+            record(f"residual ({label}) compiles", False, r.stderr.strip())
+            return
+        arts[label] = (so, sum("= QConvNCHWc(" in l and "z_scale" in l
+                               for l in (r.stdout + r.stderr).splitlines()))
+    record("residual: the Add runs in the 8-bit conv's epilogue (fuse_qconv_residual)",
+           arts["fused"][1] == 1 and arts["unfused"][1] == 0,
+           f"{arts['fused'][1]} fused, {arts['unfused'][1]} without the pass")
+    sess = parity.reference_session(model)
+    in_name = sess.get_inputs()[0].name
+    rng = np.random.default_rng(33)
+    for t in range(4):
+        np.savez(os.path.join(work, "in.npz"),
+                 **{in_name: (rng.standard_normal(shape) * (1 + t)).astype(np.float32)})
+        outs = {}
+        for label, (so, _) in arts.items():
+            out = os.path.join(work, f"out_{label}.npz")
+            run = subprocess.run([ingot, "run", so, "--inputs", os.path.join(work, "in.npz"),
+                                  "--outputs", out], capture_output=True, text=True)
+            if run.returncode != 0:
+                record(f"residual ({label}) runs", False, run.stderr.strip())
+                return
+            with np.load(out) as f:
+                outs[label] = {k: f[k] for k in f.files}
+        ok, msg = parity.compare_outputs(outs["unfused"], outs["fused"], 0, 0,
+                                         ref_name="unfused", got_name="fused")
+        record(f"residual run {t}: fused and unfused bit for bit", ok, msg)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ingot", required=True)
@@ -274,6 +313,7 @@ def main():
             targets.append("llvm -mcpu=icelake-server")
         check_model(args.ingot, work, "residual (QDQ, uint8 x int8 per-channel)", qres,
                     (1, 3, 20, 20), True, targets=tuple(targets), blocked_convs=5)
+        check_fused_residual(args.ingot, work, qres, (1, 3, 20, 20))
         # Tuned: every candidate of the 8-bit convs builds (their int32 sums, a scratch tensor as
         # lowered, are local memory in some candidates and workspace in others), and the tuned
         # artifact still agrees with ONNX Runtime.

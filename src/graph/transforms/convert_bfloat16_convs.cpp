@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "graph/tensor.h"
+#include "graph/transforms/layout_nchwc.h"
 #include "graph/transforms/rewrite_util.h"
 #include "ops/op.h"
 #include "support/bfloat16.h"
@@ -21,13 +22,6 @@ uint16_t bfloat16_bits(double v) {
 
 bool has_dtype(const Value* v, DType t) {
   return v != nullptr && v->type.dtype == t;
-}
-
-// A blocked depthwise conv: W [C, 1, k...] with groups = C.
-bool depthwise_blocked(const Node& n) {
-  const std::vector<int64_t> ws = n.inputs[1]->type.static_shape();
-  const int64_t group = n.attrs.get_int("group", 1);
-  return group > 1 && ws.size() >= 2 && ws[1] == 1 && ws[0] == group;
 }
 
 // A constant-zero Pad (layout_nchwc's explicit padding of a direct conv's input).
@@ -172,7 +166,7 @@ class Converter {
     Value* y = n.outputs[0];
     // (groups = 1 or depthwise: a grouped conv's lowering writes float32.)
     if (!has_dtype(y, DType::kF32) || n.attrs.has("out_dtype") ||
-        (n.attrs.get_int("group", 1) != 1 && !depthwise_blocked(n)))
+        (n.attrs.get_int("group", 1) != 1 && !depthwise_conv_nchwc(n)))
       return;
     for (const Value* out : g_.outputs)
       if (out == y) return;

@@ -40,6 +40,12 @@ bool depthwise_conv(const Node& n) {
          ws[1].value == 1;
 }
 
+bool depthwise_conv_nchwc(const Node& n) {
+  const std::vector<int64_t> ws = n.inputs[1]->type.static_shape();
+  const int64_t group = n.attrs.get_int("group", 1);
+  return group > 1 && ws.size() >= 2 && ws[1] == 1 && ws[0] == group;
+}
+
 // A 1-D to 3-D f32 Conv the blocked kernels implement: constant weights / bias, groups = 1,
 // (2-D only) depthwise (one output channel per input channel) or grouped in whole blocks,
 // non-negative pads, static shapes.

@@ -41,6 +41,8 @@ void convert_layout_nchwc(Graph& g, const ChannelBlockPolicy& blocks);
 // elementwise op that runs on blocked tensors (finite at 0: its padding lanes stay finite).
 bool blockable_conv(const Node& n, const ChannelBlockPolicy& blocks);
 bool depthwise_conv(const Node& n);
+// A ConvNCHWc / QConvNCHWc that is depthwise: W [C, 1, k...] with groups = C.
+bool depthwise_conv_nchwc(const Node& n);
 bool blockable_elementwise(const Node& n);
 
 }  // namespace ingot::graph

@@ -22,6 +22,7 @@
 #include "graph/transforms/fuse_integer_matmul.h"
 #include "graph/transforms/fuse_layer_norm.h"
 #include "graph/transforms/fuse_ops.h"
+#include "graph/transforms/fuse_qconv_residual.h"
 #include "graph/transforms/fuse_qdq.h"
 #include "graph/transforms/fuse_softmax.h"
 #include "graph/transforms/fuse_swish.h"
@@ -109,6 +110,12 @@ const std::vector<GraphPass>& optimization_passes() {
          if (!o.channel_blocks) return;
          if (o.on_layout_classes) o.on_layout_classes(conv_layout_classes(g, *o.channel_blocks));
          convert_layout_nchwc(g, *o.channel_blocks);
+       }},
+      {"fuse_qconv_residual", 1,
+       "run a QDQ residual block's DequantizeLinear + Add + QuantizeLinear in the 8-bit conv's "
+       "epilogue (CPU targets)",
+       [](Graph& g, const PassOptions& o) {
+         if (o.channel_blocks) fuse_qconv_residual(g);
        }},
       {"winograd_conv", 2,
        "run 3x3 stride-1 blocked convolutions as Winograd F(4x4, 3x3) or F(2x2, 3x3) where "

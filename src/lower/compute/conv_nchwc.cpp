@@ -68,20 +68,48 @@ DataType out_type(const graph::Node& node) {
 // the channel of [n, ob, o..., r] (clamped into the scales: the padding lanes'), in float32:
 // round_half_even(float(sum) * scale) + y_zero_point, saturated (ops/layout.cpp). The rounded
 // product plus the zero point is exact below 2^24 and saturates alike above.
+// `ys`: the output's shape in the compute (Z, a fused residual, is read at the same index).
 ConvEpilogue requantizing_epilogue(const graph::Node& node, int64_t channels, int64_t block,
-                                   std::vector<Buffer>& extra) {
+                                   const std::vector<int64_t>& ys, std::vector<Buffer>& extra) {
   Buffer scale = Buffer::make("scale", DataType::f32(), std::vector<int64_t>{channels});
   extra.push_back(scale);
   const DataType out = out_type(node), f = DataType::f32();
   const double zp = double(node.attrs.get_int("y_zero_point", 0));
   const double lo = double(node.attrs.get_int("qmin", 0)),
                hi = double(node.attrs.get_int("qmax", 0));
-  return
-      [scale, channels, block, out, f, zp, lo, hi](const Expr& acc, const std::vector<Expr>& idx) {
-        Expr c = min(idx[1] * block + idx.back(), i64(channels - 1));
-        Expr v = call(Intrinsic::round, {cast(f, acc) * scale.load({c})}) + make_const(f, zp);
-        return cast(out, min(max(v, make_const(f, lo)), make_const(f, hi)));
-      };
+  auto requantized = [scale, channels, block, f, zp, lo, hi](const Expr& acc,
+                                                             const std::vector<Expr>& idx) {
+    Expr c = min(idx[1] * block + idx.back(), i64(channels - 1));
+    Expr v = call(Intrinsic::round, {cast(f, acc) * scale.load({c})}) + make_const(f, zp);
+    return min(max(v, make_const(f, lo)), make_const(f, hi));
+  };
+  if (optional_input(node, 4) == nullptr)
+    return [requantized, out](const Expr& acc, const std::vector<Expr>& idx) {
+      return cast(out, requantized(acc, idx));
+    };
+  // A fused residual (ops/layout.cpp): the separate kernels' float32 arithmetic, in their order
+  // (DequantizeLinear's (q - zp) * scale, the Add, QuantizeLinear's round(v / scale) + zp
+  // saturated), so the result is theirs bit for bit.
+  const DataType z_t =
+      node.inputs[4]->type.dtype == graph::DType::kI8 ? DataType::i8() : DataType::u8();
+  Buffer z = Buffer::make("Z", z_t, ys);
+  extra.push_back(z);
+  const auto& a = node.attrs;
+  const double y_scale = a.get_float("y_scale", 1),
+               y_zp = double(a.get_int("y_dequant_zero_point", 0));
+  const double z_scale = a.get_float("z_scale", 1), z_zp = double(a.get_int("z_zero_point", 0));
+  const double o_scale = a.get_float("out_scale", 1), o_zp = double(a.get_int("out_zero_point", 0));
+  const bool o_signed = out == DataType::i8();
+  const double o_lo = o_signed ? -128 : 0, o_hi = o_signed ? 127 : 255;
+  return [=](const Expr& acc, const std::vector<Expr>& idx) {
+    auto c = [f](double v) { return make_const(f, v); };
+    // (The requantized value is an integer inside its type's range: as float32 it is what the
+    // separate DequantizeLinear would read.)
+    Expr y = (requantized(acc, idx) - c(y_zp)) * c(y_scale);
+    Expr r = (cast(f, z.load(idx)) - c(z_zp)) * c(z_scale);
+    Expr v = call(Intrinsic::round, {(y + r) / c(o_scale)}) + c(o_zp);
+    return cast(out, min(max(v, c(o_lo)), c(o_hi)));
+  };
 }
 
 PrimFunc depthwise(const graph::Node& node, const ConvNchwcGeometry& g) {
@@ -100,8 +128,8 @@ PrimFunc depthwise(const graph::Node& node, const ConvNchwcGeometry& g) {
     s.int8 = true;
     s.x_signed = x_signed(node);
     s.out_type = out_type(node);
-    return depthwise_conv_compute(s, true, requantizing_epilogue(node, s.channels, s.blk, extra),
-                                  extra);
+    return depthwise_conv_compute(
+        s, true, requantizing_epilogue(node, s.channels, s.blk, g.ys, extra), extra);
   }
   if (node.outputs[0]->type.dtype == graph::DType::kBF16) s.out_type = DataType::bf16();
   ConvEpilogue epilogue = node_epilogue(node, Buffer::make("Z", DataType::f32(), g.ys), extra);
@@ -138,7 +166,7 @@ PrimFunc direct(const graph::Node& node, const ConvNchwcGeometry& g) {
     s.int8 = true;
     s.x_signed = x_signed(node);
     s.out_type = out_type(node);
-    return blocked_conv_compute(s, true, requantizing_epilogue(node, s.oc, s.nr, extra), extra);
+    return blocked_conv_compute(s, true, requantizing_epilogue(node, s.oc, s.nr, ys, extra), extra);
   }
   // bfloat16 products, and a bfloat16 output (ops/layout.cpp): the sums stay float32.
   s.bf16 = node.inputs[0]->type.dtype == graph::DType::kBF16;

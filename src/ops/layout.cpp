@@ -125,12 +125,16 @@ std::vector<TensorType> infer_conv_nchwc(Node& n) {
           "{}: an 8-bit blocked conv takes input channels ({}) and a block ({}) in "
           "multiples of 4",
           n.describe(), ic, xs.back());
+    // (The scales may run on past OC to whole output blocks: the epilogue reads them per lane.)
+    const int64_t padded = ceil_div(oc, block) * block;
     for (int i : {2, 3}) {
       const TensorType& t = input_type(n, i, i == 2 ? "bias" : "scale");
       const DType want = i == 2 ? DType::kI32 : DType::kF32;
-      if (t.dtype != want || t.rank() != 1 || t.num_elements() != oc)
-        fail_user("{}: input {} must be {} [{}], got {}", n.describe(), i == 2 ? "bias" : "scale",
-                  dtype_name(want), oc, t.str());
+      if (t.dtype != want || t.rank() != 1 ||
+          (t.num_elements() != oc && (i == 2 || t.num_elements() != padded)))
+        fail_user("{}: input {} must be {} [{}{}], got {}", n.describe(), i == 2 ? "bias" : "scale",
+                  dtype_name(want), oc, i == 3 && padded != oc ? fmt::format(" or {}", padded) : "",
+                  t.str());
     }
     out_dtype = DType(n.attrs.get_int("to", int64_t(DType::kU8)));
     if (out_dtype != DType::kU8 && out_dtype != DType::kI8)

@@ -146,6 +146,10 @@ TEST(LayoutNchwcInt8, QConvBecomesQConvNchwcWithItsZeroPointFolded) {
   EXPECT_FALSE(c1->attrs.has("shift"));
   for (int64_t c = 0; c < 20; ++c)
     EXPECT_NEAR(c1->inputs[3]->constant->get_f64(c), 0.05 * 0.01 * double(1 + c % 3) / 0.1, 1e-9);
+  // Zero past the 20 channels to the output block's 32 lanes: the epilogue reads a scale per
+  // lane without clamping the channel (the clamp made each vector's read a gather).
+  ASSERT_EQ(c1->inputs[3]->type.num_elements(), 32);
+  for (int64_t c = 20; c < 32; ++c) EXPECT_EQ(c1->inputs[3]->constant->get_f64(c), 0.0) << c;
   // Its weights zero padded to the block's 4 input channels.
   EXPECT_EQ(c1->inputs[1]->type.shape,
             (std::vector<Dim>{Dim::fixed(20), Dim::fixed(4), Dim::fixed(3), Dim::fixed(3)}));

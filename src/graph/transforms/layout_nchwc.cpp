@@ -413,15 +413,18 @@ class LayoutRewriter {
       n.inputs[1] = g_.add_constant(n.inputs[1]->name + "_padded",
                                     std::make_shared<Tensor>(DType::kI8, shape, std::move(padded)));
     }
-    // The requantization as float32 scales, multiplier[c] * 2^-shift (QConvNCHWc).
+    // The requantization as float32 scales, multiplier[c] * 2^-shift (QConvNCHWc), zero past
+    // OC up to whole output blocks: the epilogue reads them at the output's lanes directly (a
+    // read clamped into OC channels was a gather per vector).
+    const int64_t out_block = is_depthwise ? block : output_block(n, oc);
     const Tensor& m = *n.inputs[3]->constant;
     const int shift = int(n.attrs.get_int("shift", 0));
-    std::vector<float> scales;
+    std::vector<float> scales(size_t((oc + out_block - 1) / out_block * out_block), 0.0f);
     for (int64_t c = 0; c < oc; ++c)
-      scales.push_back(float(std::ldexp(double(m.get_i64(c)), -shift)));
-    n.inputs[3] = g_.add_constant(
-        n.inputs[3]->name + "_scale",
-        tensor_from_bytes(DType::kF32, {oc}, scales.data(), scales.size() * sizeof(float)));
+      scales[size_t(c)] = float(std::ldexp(double(m.get_i64(c)), -shift));
+    n.inputs[3] = g_.add_constant(n.inputs[3]->name + "_scale",
+                                  tensor_from_bytes(DType::kF32, {int64_t(scales.size())},
+                                                    scales.data(), scales.size() * sizeof(float)));
     n.attrs.erase("shift");
     n.inputs[2] = g_.add_constant(
         n.inputs[2]->name + "_folded",
@@ -430,7 +433,7 @@ class LayoutRewriter {
     n.op = ops::OpKind::QConvNCHWc;
     n.attrs.erase("x_zero_point");
     n.attrs.erase("w_zero_point");
-    n.attrs.set("block", is_depthwise ? block : output_block(n, oc));
+    n.attrs.set("block", out_block);
     take_blocked_output(n);
   }
 

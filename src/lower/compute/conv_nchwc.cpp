@@ -71,15 +71,19 @@ DataType out_type(const graph::Node& node) {
 // `ys`: the output's shape in the compute (Z, a fused residual, is read at the same index).
 ConvEpilogue requantizing_epilogue(const graph::Node& node, int64_t channels, int64_t block,
                                    const std::vector<int64_t>& ys, std::vector<Buffer>& extra) {
-  Buffer scale = Buffer::make("scale", DataType::f32(), std::vector<int64_t>{channels});
+  // (Scales padded to whole blocks, layout_nchwc's, are read at every lane; [OC] ones clamped.)
+  const int64_t scales = node.inputs[3]->type.num_elements();
+  const bool clamp = scales < (channels + block - 1) / block * block;
+  Buffer scale = Buffer::make("scale", DataType::f32(), std::vector<int64_t>{scales});
   extra.push_back(scale);
   const DataType out = out_type(node), f = DataType::f32();
   const double zp = double(node.attrs.get_int("y_zero_point", 0));
   const double lo = double(node.attrs.get_int("qmin", 0)),
                hi = double(node.attrs.get_int("qmax", 0));
-  auto requantized = [scale, channels, block, f, zp, lo, hi](const Expr& acc,
-                                                             const std::vector<Expr>& idx) {
-    Expr c = min(idx[1] * block + idx.back(), i64(channels - 1));
+  auto requantized = [scale, channels, block, clamp, f, zp, lo, hi](const Expr& acc,
+                                                                    const std::vector<Expr>& idx) {
+    Expr c = idx[1] * block + idx.back();
+    if (clamp) c = min(c, i64(channels - 1));
     Expr v = call(Intrinsic::round, {cast(f, acc) * scale.load({c})}) + make_const(f, zp);
     return min(max(v, make_const(f, lo)), make_const(f, hi));
   };

@@ -24,6 +24,12 @@ inline uint16_t float_to_bfloat16_bits(float f) {
   return uint16_t(u >> 16);
 }
 
+// The bits of `v` rounded to bfloat16 (through float32), the form half_width_constant takes
+// (graph/transforms/rewrite_util.h).
+inline uint16_t double_to_bfloat16_bits(double v) {
+  return float_to_bfloat16_bits(float(v));
+}
+
 // `v` rounded to the nearest bfloat16 value (through float32: a double first rounds to float).
 inline double round_to_bfloat16(double v) {
   return bfloat16_bits_to_float(float_to_bfloat16_bits(float(v)));

@@ -24,16 +24,8 @@ namespace {
 using ops::OpKind;
 using testing::count_ops;
 using testing::F32;
+using testing::square_conv;
 using testing::user_error;
-
-Node* conv(Graph& g, const std::string& name, std::vector<Value*> ins, int64_t k, int64_t group = 1,
-           int64_t pad = 0) {
-  Attrs a;
-  a.set("kernel_shape", std::vector<int64_t>{k, k});
-  a.set("group", group);
-  a.set("pads", std::vector<int64_t>{pad, pad, pad, pad});
-  return g.add_node(OpKind::Conv, name, ins, {name}, a);
-}
 
 Value* weight(Graph& g, const std::string& name, std::vector<int64_t> shape) {
   return testing::filled_constant(g, name, std::move(shape), 0.5f);
@@ -48,12 +40,12 @@ struct Net {
   Net() {
     Value* x = g.add_value("x", F32({1, 3, 10, 10}));
     g.inputs = {x};
-    stem = conv(g, "stem", {x, weight(g, "ws", {16, 3, 3, 3})}, 3, 1, 1)->outputs[0];
-    a = conv(g, "a", {stem, weight(g, "wa", {32, 16, 1, 1})}, 1)->outputs[0];
-    b = conv(g, "b", {a, weight(g, "wb", {32, 32, 3, 3})}, 3, 1, 1)->outputs[0];
-    c = conv(g, "c", {b, weight(g, "wc", {16, 32, 1, 1}), nullptr, stem}, 1)->outputs[0];
-    dw = conv(g, "dw", {stem, weight(g, "wd", {16, 1, 3, 3})}, 3, 16, 1)->outputs[0];
-    e = conv(g, "e", {dw, weight(g, "we", {32, 16, 1, 1})}, 1)->outputs[0];
+    stem = square_conv(g, "stem", {x, weight(g, "ws", {16, 3, 3, 3})}, 3, 1, 1)->outputs[0];
+    a = square_conv(g, "a", {stem, weight(g, "wa", {32, 16, 1, 1})}, 1)->outputs[0];
+    b = square_conv(g, "b", {a, weight(g, "wb", {32, 32, 3, 3})}, 3, 1, 1)->outputs[0];
+    c = square_conv(g, "c", {b, weight(g, "wc", {16, 32, 1, 1}), nullptr, stem}, 1)->outputs[0];
+    dw = square_conv(g, "dw", {stem, weight(g, "wd", {16, 1, 3, 3})}, 3, 16, 1)->outputs[0];
+    e = square_conv(g, "e", {dw, weight(g, "we", {32, 16, 1, 1})}, 1)->outputs[0];
     g.outputs = {c, e};
     infer_types(g);
     convert_layout_nchwc(g, vector_channel_blocks(512));
@@ -160,7 +152,7 @@ TEST(ConvertBFloat16Convs, RunsAsAPassOnlyWithDtypeBFloat16OnBlockedTargets) {
     Graph g;
     Value* x = g.add_value("x", F32({1, 16, 6, 6}));
     g.inputs = {x};
-    g.outputs = {conv(g, "a", {x, weight(g, "wa", {32, 16, 1, 1})}, 1)->outputs[0]};
+    g.outputs = {square_conv(g, "a", {x, weight(g, "wa", {32, 16, 1, 1})}, 1)->outputs[0]};
     infer_types(g);
     std::ostringstream log;
     PassOptions o{.opt_level = 1, .bfloat16 = bf16};

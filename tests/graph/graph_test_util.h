@@ -56,6 +56,17 @@ inline Value* filled_constant(Graph& g, const std::string& name, std::vector<int
   return g.add_constant(name, f32_tensor(std::move(shape), std::vector<float>(size_t(n), value)));
 }
 
+// A 2-D Conv node of a k x k kernel, `group` groups and `pad` on every side, its output named
+// after it (graph pass tests).
+inline Node* square_conv(Graph& g, const std::string& name, std::vector<Value*> ins, int64_t k,
+                         int64_t group = 1, int64_t pad = 0) {
+  Attrs a;
+  a.set("kernel_shape", std::vector<int64_t>{k, k});
+  a.set("group", group);
+  a.set("pads", std::vector<int64_t>{pad, pad, pad, pad});
+  return g.add_node(ops::OpKind::Conv, name, std::move(ins), {name}, a);
+}
+
 // A graph with the given typed inputs, one node of `op`, and its outputs as graph outputs.
 struct OneNode {
   Graph g;

@@ -22,6 +22,7 @@ namespace {
 using ops::OpKind;
 using testing::count_ops;
 using testing::F32;
+using testing::square_conv;
 using testing::user_error;
 
 Value* weight(Graph& g, const std::string& name, std::vector<int64_t> shape) {
@@ -35,15 +36,6 @@ void run_layout_pass(Graph& g, int vector_bits) {
   verify_graph(g);
 }
 
-Node* conv(Graph& g, const std::string& name, std::vector<Value*> ins, int64_t k, int64_t group = 1,
-           int64_t pad = 0) {
-  Attrs a;
-  a.set("kernel_shape", std::vector<int64_t>{k, k});
-  a.set("group", group);
-  a.set("pads", std::vector<int64_t>{pad, pad, pad, pad});
-  return g.add_node(OpKind::Conv, name, ins, {name}, a);
-}
-
 // x[1,8,10,10] -> c1 3x3 (8->24) -> dw 3x3 depthwise (24) -> c2 1x1 (24->24, summand = c1)
 //   -> y; a Relu reads c1 too (stays NCHW).
 struct Chain {
@@ -51,9 +43,10 @@ struct Chain {
   Chain() {
     Value* x = g.add_value("x", F32({1, 8, 10, 10}));
     g.inputs = {x};
-    Value* c1 = conv(g, "c1", {x, weight(g, "w1", {24, 8, 3, 3})}, 3, 1, 1)->outputs[0];
-    Value* dw = conv(g, "dw", {c1, weight(g, "wd", {24, 1, 3, 3})}, 3, 24, 1)->outputs[0];
-    Value* y = conv(g, "c2", {dw, weight(g, "w2", {24, 24, 1, 1}), nullptr, c1}, 1)->outputs[0];
+    Value* c1 = square_conv(g, "c1", {x, weight(g, "w1", {24, 8, 3, 3})}, 3, 1, 1)->outputs[0];
+    Value* dw = square_conv(g, "dw", {c1, weight(g, "wd", {24, 1, 3, 3})}, 3, 24, 1)->outputs[0];
+    Value* y =
+        square_conv(g, "c2", {dw, weight(g, "w2", {24, 24, 1, 1}), nullptr, c1}, 1)->outputs[0];
     Value* r = g.add_node(OpKind::Relu, "relu", {c1}, {"r"})->outputs[0];
     g.outputs = {y, r};
     infer_types(g);
@@ -113,13 +106,13 @@ TEST(LayoutNchwc, ElementwiseAndGlobalPoolingStayBlocked) {
   Graph g;
   Value* x = g.add_value("x", F32({1, 8, 6, 6}));
   g.inputs = {x};
-  Value* c1 = conv(g, "c1", {x, weight(g, "w1", {24, 8, 1, 1})}, 1)->outputs[0];
+  Value* c1 = square_conv(g, "c1", {x, weight(g, "w1", {24, 8, 1, 1})}, 1)->outputs[0];
   Value* s = g.add_node(OpKind::Sigmoid, "sig", {c1}, {"s"})->outputs[0];
   Value* gate = g.add_node(OpKind::GlobalAveragePool, "gap", {s}, {"gate"})->outputs[0];
   Value* m = g.add_node(OpKind::Mul, "se", {s, gate}, {"m"})->outputs[0];
   Value* half = g.add_constant("half", f32_constant({}, {0.5f}));
   Value* a = g.add_node(OpKind::Add, "shift", {m, half}, {"a"})->outputs[0];
-  g.outputs = {conv(g, "c2", {a, weight(g, "w2", {24, 24, 1, 1})}, 1)->outputs[0]};
+  g.outputs = {square_conv(g, "c2", {a, weight(g, "w2", {24, 24, 1, 1})}, 1)->outputs[0]};
   infer_types(g);
   run_layout_pass(g, 512);
   EXPECT_EQ(count_ops(g, OpKind::LayoutToBlocked), 1);    // x
@@ -143,12 +136,12 @@ TEST(LayoutNchwc, PerChannelConstantsAreBlockedAtCompileTime) {
   Graph g;
   Value* x = g.add_value("x", F32({1, 8, 6, 6}));
   g.inputs = {x};
-  Value* c1 = conv(g, "c1", {x, weight(g, "w1", {24, 8, 1, 1})}, 1)->outputs[0];
+  Value* c1 = square_conv(g, "c1", {x, weight(g, "w1", {24, 8, 1, 1})}, 1)->outputs[0];
   std::vector<float> scale(24);
   for (size_t c = 0; c < scale.size(); ++c) scale[c] = 1.0f + float(c);
   Value* sv = g.add_constant("scale", f32_constant({1, 24, 1, 1}, scale));
   Value* m = g.add_node(OpKind::Mul, "bn_scale", {c1, sv}, {"m"})->outputs[0];
-  g.outputs = {conv(g, "c2", {m, weight(g, "w2", {24, 24, 1, 1})}, 1)->outputs[0]};
+  g.outputs = {square_conv(g, "c2", {m, weight(g, "w2", {24, 24, 1, 1})}, 1)->outputs[0]};
   infer_types(g);
   run_layout_pass(g, 512);
   EXPECT_EQ(count_ops(g, OpKind::LayoutToBlocked), 1);  // x alone
@@ -169,10 +162,10 @@ TEST(LayoutNchwc, ElementwiseWithAnUnblockableOperandStaysNchw) {
   Value* x = g.add_value("x", F32({1, 8, 6, 6}));
   Value* z = g.add_value("z", F32({1, 1, 6, 6}));
   g.inputs = {x, z};
-  Value* c1 = conv(g, "c1", {x, weight(g, "w1", {24, 8, 1, 1})}, 1)->outputs[0];
+  Value* c1 = square_conv(g, "c1", {x, weight(g, "w1", {24, 8, 1, 1})}, 1)->outputs[0];
   Value* d = g.add_node(OpKind::Div, "div", {c1, c1}, {"d"})->outputs[0];
   Value* m = g.add_node(OpKind::Mul, "mul", {d, z}, {"m"})->outputs[0];
-  g.outputs = {conv(g, "c2", {m, weight(g, "w2", {24, 24, 1, 1})}, 1)->outputs[0]};
+  g.outputs = {square_conv(g, "c2", {m, weight(g, "w2", {24, 24, 1, 1})}, 1)->outputs[0]};
   infer_types(g);
   run_layout_pass(g, 512);
   EXPECT_EQ(count_ops(g, OpKind::LayoutToBlocked), 2);  // x, m
@@ -203,8 +196,8 @@ TEST(LayoutNchwc, GroupedConvsTakeBlocksTheirGroupsFit) {
     Graph g;
     Value* x = g.add_value("x", F32({1, 64, 8, 8}));
     g.inputs = {x};
-    Value* a = conv(g, "narrow", {x, weight(g, "wn", {64, 4, 3, 3})}, 3, 16, 1)->outputs[0];
-    Value* b = conv(g, "wide", {a, weight(g, "ww", {64, 16, 3, 3})}, 3, 4, 1)->outputs[0];
+    Value* a = square_conv(g, "narrow", {x, weight(g, "wn", {64, 4, 3, 3})}, 3, 16, 1)->outputs[0];
+    Value* b = square_conv(g, "wide", {a, weight(g, "ww", {64, 16, 3, 3})}, 3, 4, 1)->outputs[0];
     g.outputs = {b};
     infer_types(g);
     run_layout_pass(g, bits);
@@ -229,8 +222,8 @@ TEST(LayoutNchwc, LeavesGroupedAndRuntimeWeightConvs) {
   Value* x = g.add_value("x", F32({1, 12, 6, 6}));
   Value* wr = g.add_value("w_runtime", F32({8, 12, 1, 1}));
   g.inputs = {x, wr};
-  Value* a = conv(g, "grouped", {x, weight(g, "wg", {12, 3, 3, 3})}, 3, 4, 1)->outputs[0];
-  Value* b = conv(g, "runtime_w", {a, wr}, 1)->outputs[0];
+  Value* a = square_conv(g, "grouped", {x, weight(g, "wg", {12, 3, 3, 3})}, 3, 4, 1)->outputs[0];
+  Value* b = square_conv(g, "runtime_w", {a, wr}, 1)->outputs[0];
   g.outputs = {b};
   infer_types(g);
   run_layout_pass(g, 512);

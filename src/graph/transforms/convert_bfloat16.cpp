@@ -14,10 +14,6 @@ namespace ingot::graph {
 
 namespace {
 
-uint16_t bfloat16_bits(double v) {
-  return float_to_bfloat16_bits(float(v));
-}
-
 // A float32 MatMul / Gemm of an activation A by a constant weight B.
 bool is_weight_product(const Node& n) {
   if (n.op != ops::OpKind::MatMul && n.op != ops::OpKind::Gemm) return false;
@@ -57,7 +53,7 @@ BFloat16Stats convert_bfloat16(Graph& g) {
         n->op == ops::OpKind::Gemm && n->attrs.get_int("transB", 0) != 0 && b->type.rank() == 2;
     auto w = weights.find({b, transposed});
     if (w == weights.end()) {
-      TensorPtr half = half_width_constant(*b->constant, DType::kBF16, bfloat16_bits);
+      TensorPtr half = half_width_constant(*b->constant, DType::kBF16, double_to_bfloat16_bits);
       if (transposed) half = transposed_16bit(*half);
       stats.constant_bytes_saved += b->constant->nbytes() - half->nbytes();
       ++stats.constants;

@@ -16,10 +16,6 @@ namespace ingot::graph {
 
 namespace {
 
-uint16_t bfloat16_bits(double v) {
-  return float_to_bfloat16_bits(float(v));
-}
-
 bool has_dtype(const Value* v, DType t) {
   return v != nullptr && v->type.dtype == t;
 }
@@ -106,7 +102,7 @@ class Converter {
     const int64_t wide = covered_input_channels(n, image != nullptr);
     auto it = weights_.find({w, wide});
     if (it == weights_.end()) {
-      TensorPtr half = half_width_constant(*w->constant, DType::kBF16, bfloat16_bits);
+      TensorPtr half = half_width_constant(*w->constant, DType::kBF16, double_to_bfloat16_bits);
       if (wide != half->shape()[1]) half = more_input_channels(*half, wide);
       stats_.constant_bytes_saved += w->constant->nbytes() - half->nbytes();
       ++stats_.constants;
@@ -133,7 +129,7 @@ class Converter {
     const std::string name = fresh_value_name(g_, v->name + "_nchwc");
     Node* t = g_.add_node(ops::OpKind::LayoutToBlocked, name, {v}, {name}, attrs);
     t->opset = like.opset;
-    set_types(*t);
+    set_output_types(*t);
     return blocked_[v] = t->outputs[0];
   }
 
@@ -145,7 +141,7 @@ class Converter {
     attrs.set("to", int64_t(DType::kBF16));
     const std::string name = fresh_value_name(g_, v->name + "_bfloat16");
     Node* c = g_.add_node(ops::OpKind::Cast, name, {v}, {name}, attrs);
-    set_types(*c);
+    set_output_types(*c);
     return casts_[v] = c->outputs[0];
   }
 
@@ -157,7 +153,7 @@ class Converter {
     const std::string name = fresh_value_name(g_, v->name + "_padded");
     Node* p = g_.add_node(ops::OpKind::Pad, name, {v}, {name}, pad.attrs);
     p->opset = pad.opset;
-    set_types(*p);
+    set_output_types(*p);
     return it->second = p->outputs[0];
   }
 
@@ -175,13 +171,8 @@ class Converter {
     for (const Node* r : readers)
       if (r->op != ops::OpKind::Cast || r->attrs.get_int("to", 0) != int64_t(DType::kBF16)) return;
     n.attrs.set("out_dtype", int64_t(DType::kBF16));
-    set_types(n);
+    set_output_types(n);
     for (Node* r : readers) g_.replace_all_uses(r->outputs[0], y);
-  }
-
-  void set_types(Node& n) {
-    std::vector<TensorType> types = ops::op_info(n.op).infer(n);
-    for (size_t i = 0; i < types.size(); ++i) n.outputs[i]->type = types[i];
   }
 
   Graph& g_;

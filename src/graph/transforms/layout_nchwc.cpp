@@ -8,6 +8,7 @@
 #include <map>
 #include <tuple>
 
+#include "graph/transforms/rewrite_util.h"
 #include "ops/op.h"
 #include "support/channel_block.h"
 #include "support/error.h"
@@ -155,11 +156,6 @@ class LayoutRewriter {
   }
 
  private:
-  void set_types(Node& n) {
-    std::vector<TensorType> types = ops::op_info(n.op).infer(n);
-    for (size_t i = 0; i < types.size(); ++i) n.outputs[i]->type = types[i];
-  }
-
   static int64_t block_of(const Value* blocked) { return blocked->type.shape.back().value; }
 
   // The blocked form of an NCHW value, in block `want` (0: any): the input of the
@@ -186,7 +182,7 @@ class LayoutRewriter {
     Node* t = g_.add_node(ops::OpKind::LayoutToBlocked, v->name + "_to_nchwc", {v},
                           {v->name + "_nchwc"}, attrs);
     t->opset = at.opset;
-    set_types(*t);
+    set_output_types(*t);
     to_blocked_[{v, block}] = t->outputs[0];
     return t->outputs[0];
   }
@@ -323,7 +319,7 @@ class LayoutRewriter {
     Value* yb = g_.add_value(y->name + "_nchwc", TensorType{});
     yb->producer = &n;
     n.outputs[0] = yb;
-    set_types(n);
+    set_output_types(n);
     Attrs attrs;
     attrs.set("channels", channels);
     Node* back =
@@ -332,7 +328,7 @@ class LayoutRewriter {
     back->outputs.push_back(y);
     y->producer = back;
     y->output_index = 0;
-    set_types(*back);
+    set_output_types(*back);
   }
 
   void convert(Node& n) {
@@ -472,7 +468,7 @@ class LayoutRewriter {
       Node* pad =
           g_.add_node(ops::OpKind::Pad, x->name + "_padded", {x}, {x->name + "_padded"}, attrs);
       pad->opset = n.opset;
-      set_types(*pad);
+      set_output_types(*pad);
       it->second = pad->outputs[0];
     }
     n.inputs[0] = it->second;

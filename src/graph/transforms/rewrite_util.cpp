@@ -59,6 +59,11 @@ std::string fresh_value_name(const Graph& g, const std::string& base) {
   return name;
 }
 
+void set_output_types(Node& n) {
+  std::vector<TensorType> types = ops::op_info(n.op).infer(n);
+  for (size_t i = 0; i < types.size(); ++i) n.outputs[i]->type = types[i];
+}
+
 }  // namespace ingot::graph
 
 namespace ingot::graph {

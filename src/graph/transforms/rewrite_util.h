@@ -24,6 +24,9 @@ TensorPtr f32_constant(std::vector<int64_t> shape, const std::vector<float>& val
 TensorPtr half_width_constant(const Tensor& t, DType dtype, uint16_t (*bits)(double));
 // A value name not yet taken in the graph: base, else base_1, base_2, ...
 std::string fresh_value_name(const Graph& g, const std::string& base);
+// `n`'s output types from its op's inference over its inputs' (a node a pass just built or
+// changed, before the pass manager infers the whole graph again).
+void set_output_types(Node& n);
 
 }  // namespace ingot::graph
 

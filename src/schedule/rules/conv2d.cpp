@@ -164,12 +164,7 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   const bool int8 = int8_input != nullptr, a_signed = int8 && int8_input->buffer->dtype.is_int();
   const bool bf16 = bf16_conv_input(lowered) != nullptr, dot = int8 || bf16;
   // The sums in a scratch parameter (an 8-bit conv's, or one whose output is bfloat16).
-  const bool scratch_sums = [&] {
-    const auto& sums = lowered->body.as<BufferStore>()->buffer;
-    for (int p : as_lowered.scratch_params)
-      if (as_lowered.params[size_t(p)].get() == sums.get()) return true;
-    return false;
-  }();
+  const bool scratch_sums = sums_in_scratch(as_lowered, lowered);
   // G = 4 (uint8 quads) only where the target multiplies them (VNNI), else int16 pairs.
   const int dot_group = int8 && !a_signed ? int8_group : 2;
   if (dot) {

@@ -102,10 +102,6 @@ void pad_biases(Schedule& s, BlockRV conv, const std::string& block,
   }
 }
 
-}  // namespace
-
-namespace {
-
 // X of acc = acc + sum_t(X[..]) * <the weights>, acc of `sum_t`, or nullptr.
 const BufferLoad* widened_conv_input(const Block* b, DataType sum_t) {
   const BufferStore* store = body_store(b);
@@ -120,6 +116,14 @@ const BufferLoad* widened_conv_input(const Block* b, DataType sum_t) {
 }
 
 }  // namespace
+
+bool sums_in_scratch(const PrimFunc& f, const Block* b) {
+  const BufferStore* store = body_store(b);
+  if (store == nullptr) return false;
+  for (int p : f.scratch_params)
+    if (f.params[size_t(p)].get() == store->buffer.get()) return true;
+  return false;
+}
 
 const BufferLoad* int8_conv_input(const Block* b) {
   const BufferLoad* x = widened_conv_input(b, DataType::i32());

@@ -32,6 +32,10 @@ const tir::BufferLoad* int8_conv_input(const tir::Block* b);
 // weights>, X bfloat16, acc float32; nullptr for any other block.
 const tir::BufferLoad* bf16_conv_input(const tir::Block* b);
 
+// Whether block `b` of `f` sums into a scratch parameter (lowering's `acc`: an 8-bit conv's
+// int32 sums, a bfloat16 output's float32 ones), which the conv rules make local memory.
+bool sums_in_scratch(const tir::PrimFunc& f, const tir::Block* b);
+
 // Whether `f` has a block "conv" computing a blocked direct convolution (the form of
 // lower/compute/blocked_conv.h: a spatial output [n, ob, o..., r] reduced over the input and
 // window, a float32 multiply-accumulate (of float32 or widened bfloat16 operands), or an 8-bit

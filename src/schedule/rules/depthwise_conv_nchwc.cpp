@@ -186,13 +186,8 @@ void schedule_depthwise_conv_nchwc(Schedule& s, const CpuVectorIsa& isa) {
   //     ones): the kernel's own local memory, which compact_buffers shrinks to one output row's
   //     (the epilogue runs per row, step 3), instead of a tensor of the output's shape written
   //     and read back (MobileNetV2's 8-bit 3x3 convs over 144 channels at 56x56: 2 MB each).
-  {
-    const PrimFunc f = s.func();
-    const BufferStore* st = find_block(f.body, "conv", nullptr)->block->body.as<BufferStore>();
-    for (int p : f.scratch_params)
-      if (st != nullptr && f.params[size_t(p)].get() == st->buffer.get())
-        s.set_scope(conv, 0, "local");
-  }
+  if (const PrimFunc f = s.func(); sums_in_scratch(f, find_block(f.body, "conv", nullptr)->block))
+    s.set_scope(conv, 0, "local");
   std::vector<LoopRV> l = s.get_loops(conv);  // n, cb, oh, ow, l, kh, kw
   INGOT_ICHECK(l.size() == 7, "depthwise rule: block conv has {} loops", l.size());
   Guard g = guard_of(find_block(s.func().body, "conv", nullptr)->block);

@@ -1,6 +1,8 @@
 /* The running CPU's features by LLVM's names (CPUID leaves and XCR0 on x86-64, AT_HWCAP and
  * AT_HWCAP2 on aarch64 Linux) and the load-time check of an artifact's ISA requirement against
- * them: an artifact built for features this CPU lacks is refused with one error, never SIGILL. */
+ * them: an artifact built for features this CPU lacks is refused with one error, never SIGILL.
+ * An artifact of AMX tiles also needs the tile state, which Linux grants a process on request
+ * (arch_prctl ARCH_REQ_XCOMP_PERM): the check asks once, and refuses the artifact if denied. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -10,6 +12,10 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 #elif defined(__aarch64__) && defined(__linux__)
 #include <sys/auxv.h>
 #endif
@@ -55,6 +61,7 @@ static void detect(void) {
   unsigned long long xcr0 = osxsave ? read_xcr0() : 0;
   int ymm = (xcr0 & 0x6) == 0x6;
   int zmm = ymm && (xcr0 & 0xe0) == 0xe0;
+  int tiles = (xcr0 & 0x60000ull) == 0x60000ull; /* XTILECFG and XTILEDATA */
 #define BIT(reg, n) (((reg) >> (n)) & 1u)
   add_feature("sse3", BIT(c1, 0));
   add_feature("ssse3", BIT(c1, 9));
@@ -88,11 +95,33 @@ static void detect(void) {
   add_feature("avx512vpopcntdq", BIT(c7, 14) && zmm);
   add_feature("avx512bf16", BIT(a71, 5) && zmm);
   add_feature("avx512fp16", BIT(d7, 23) && zmm);
+  add_feature("amx-tile", BIT(d7, 24) && tiles);
+  add_feature("amx-int8", BIT(d7, 25) && tiles);
+  add_feature("amx-bf16", BIT(d7, 22) && tiles);
 #undef BIT
 }
 
+/* Linux keeps the AMX tile data state (8 KiB) off until a process asks for it. */
+static int g_amx_granted;
+static pthread_once_t g_amx_once = PTHREAD_ONCE_INIT;
+
+static void request_amx(void) {
+#if defined(__linux__) && defined(SYS_arch_prctl)
+  const long kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+  g_amx_granted = syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+#else
+  g_amx_granted = 0;
+#endif
+}
+
+static int amx_granted(void) {
+  pthread_once(&g_amx_once, request_amx);
+  return g_amx_granted;
+}
+
 static int is_vector_feature(const char* name) {
-  return strncmp(name, "avx", 3) == 0 || strcmp(name, "fma") == 0 || strncmp(name, "sse4", 4) == 0;
+  return strncmp(name, "avx", 3) == 0 || strcmp(name, "fma") == 0 ||
+         strncmp(name, "sse4", 4) == 0 || strncmp(name, "amx", 3) == 0;
 }
 #elif defined(__aarch64__) && defined(__linux__)
 static void detect(void) {
@@ -119,6 +148,12 @@ static void detect(void) {}
 static int is_vector_feature(const char* name) {
   (void)name;
   return 1;
+}
+#endif
+
+#if !defined(__x86_64__) && !defined(__i386__)
+static int amx_granted(void) {
+  return 0;
 }
 #endif
 
@@ -160,6 +195,7 @@ INGOT_API const char* ingot_cpu_features(void) {
 ingot_status ingot_check_isa(const char* path, const char* requirement) {
   if (requirement == NULL || requirement[0] == '\0') return INGOT_OK;
   char missing[512] = "", unknown[256] = "", has[512] = "";
+  int tiles = 0;
   const char* p = requirement;
   while (*p != '\0') {
     const char* end = strchr(p, ',');
@@ -169,6 +205,7 @@ ingot_status ingot_check_isa(const char* path, const char* requirement) {
       memcpy(name, p, len);
       name[len] = '\0';
       const CpuFeature* f = find_feature(name, len);
+      if (strcmp(name, "amx-tile") == 0) tiles = 1;
       if (f == NULL) {
         append(unknown, sizeof(unknown), ", ", name);
       } else if (!f->present) {
@@ -183,7 +220,16 @@ ingot_status ingot_check_isa(const char* path, const char* requirement) {
                       "built for another architecture or by a newer ingot",
                       path, unknown);
   }
-  if (missing[0] == '\0') return INGOT_OK;
+  if (missing[0] == '\0') {
+    if (tiles && !amx_granted()) {
+      return ingot_fail(INGOT_ERR_LOAD,
+                        "artifact '%s' uses AMX tiles, and the operating system refused this "
+                        "process their state (arch_prctl ARCH_REQ_XCOMP_PERM; Linux 5.16 or "
+                        "later grants it): recompile with -mattr=-amx-tile",
+                        path);
+    }
+    return INGOT_OK;
+  }
   for (int i = 0; i < g_num_features; ++i)
     if (g_features[i].present && is_vector_feature(g_features[i].name))
       append(has, sizeof(has), ", ", g_features[i].name);

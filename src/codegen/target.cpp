@@ -176,10 +176,23 @@ bool Target::has_feature(const std::string& feature) const {
 }
 
 bool Target::int8_dot_quads(int lanes) const {
+  if (is_aarch64()) return lanes == 4 && (has_feature("dotprod") || has_feature("i8mm"));
   if (!is_x86()) return false;
   if (lanes == 16) return has_feature("avx512vnni");
   return lanes == 8 &&
          (has_feature("avxvnni") || (has_feature("avx512vnni") && has_feature("avx512vl")));
+}
+
+bool Target::int8_signed_dot_quads(int lanes) const {
+  return is_aarch64() && lanes == 4 && has_feature("dotprod");
+}
+
+bool Target::amx_int8() const {
+  return is_x86() && has_feature("amx-tile") && has_feature("amx-int8");
+}
+
+bool Target::amx_bf16() const {
+  return is_x86() && has_feature("amx-tile") && has_feature("amx-bf16");
 }
 
 bool Target::bf16_dot_pairs(int lanes) const {

@@ -42,10 +42,17 @@ struct Target {
   bool is_aarch64() const;
   // Whether the code may use this runtime-checkable feature (one of isa_features, "avx512vnni").
   bool has_feature(const std::string& feature) const;
-  // x86: whether `lanes` int32 lanes (8: 256-bit, 16: 512-bit) multiply uint8 x int8 in groups
-  // of four (VPDPBUSD): AVX-VNNI or AVX512-VNNI (with AVX512VL at 256 bits). The int8 rule's
-  // group and the codegen's instruction both follow it (rules/int8_matmul.h, llvm/int_dot.cpp).
+  // Whether `lanes` int32 lanes multiply uint8 x int8 in groups of four. x86 (8: 256-bit,
+  // 16: 512-bit): VPDPBUSD, AVX-VNNI or AVX512-VNNI (with AVX512VL at 256 bits). AArch64 (4):
+  // USDOT with i8mm, SDOT of the uint8 operand moved to int8 with dotprod. The int8 rule's group
+  // and the codegen's instruction both follow it (rules/int8_matmul.h, llvm/int_dot.cpp).
   bool int8_dot_quads(int lanes) const;
+  // x86: whether the AMX tiles multiply uint8 x int8 (amx-tile and amx-int8: TDPBUSD) or
+  // bfloat16 pairs (amx-tile and amx-bf16: TDPBF16PS).
+  bool amx_int8() const;
+  bool amx_bf16() const;
+  // Whether `lanes` int32 lanes multiply int8 x int8 in groups of four: AArch64 SDOT (dotprod).
+  bool int8_signed_dot_quads(int lanes) const;
   // x86: whether `lanes` float32 lanes (8: 256-bit, 16: 512-bit) take bfloat16 pair products
   // (VDPBF16PS): AVX512-BF16 (with AVX512VL at 256 bits). The bfloat16 rule's tile and the
   // codegen's instruction both follow it (rules/bf16_matmul.h, llvm/bf16_dot.cpp).

@@ -111,6 +111,9 @@ schedule::RuleTarget rule_target(const codegen::Target& target) {
   schedule::RuleTarget t{"llvm", target.is_aarch64() ? CpuVectorIsa::aarch64_neon()
                                                      : CpuVectorIsa::x86(target.vector_bits)};
   t.int8_quads = target.int8_dot_quads(t.isa.tile_lanes());
+  t.int8_signed_quads = target.int8_signed_dot_quads(t.isa.tile_lanes());
+  t.amx_int8 = target.amx_int8();
+  t.amx_bf16 = target.amx_bf16();
   return t;
 }
 

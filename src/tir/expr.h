@@ -40,6 +40,8 @@ enum class Intrinsic : uint8_t {
 };
 const char* intrinsic_name(Intrinsic op);
 int intrinsic_arity(Intrinsic op);
+// The AMX tile effects (amx_tile_config .. amx_tile_release): statements' values, never folded.
+bool is_amx_intrinsic(Intrinsic op);
 
 struct IntImm : ExprNode {
   static constexpr NodeTag kTag = NodeTag::IntImm;

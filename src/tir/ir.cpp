@@ -66,6 +66,21 @@ int intrinsic_arity(Intrinsic op) {
   return 0;
 }
 
+bool is_amx_intrinsic(Intrinsic op) {
+  switch (op) {
+    case Intrinsic::amx_tile_config:
+    case Intrinsic::amx_tile_zero:
+    case Intrinsic::amx_tile_load:
+    case Intrinsic::amx_tile_store:
+    case Intrinsic::amx_dot_u8i8:
+    case Intrinsic::amx_dot_bf16:
+    case Intrinsic::amx_tile_release:
+      return true;
+    default:
+      return false;
+  }
+}
+
 const char* storage_scope_name(StorageScope s) {
   switch (s) {
     case StorageScope::kGlobal:
@@ -209,6 +224,40 @@ Expr Call::make(Intrinsic op, std::vector<Expr> args) {
                  "got {}, {}, {}",
                  args[0].dtype().str(), args[1].dtype().str(), args[2].dtype().str());
     return Expr(std::make_shared<const Call>(acc, op, std::move(args)));
+  }
+  // The AMX tile effects, each an int32 0 (an Evaluate statement's value); tiles are the eight
+  // tile registers 0..7, constant integers:
+  // - amx_tile_config(rows0, colsb0, .. rows7, colsb7): every tile's shape (rows 0..16, bytes per
+  //   row 0..64, multiples of 4; 0 x 0 unused); tiles read or written after it have it
+  //   (LDTILECFG, which zeroes them);
+  // - amx_tile_zero(t);
+  // - amx_tile_load(t, first, second) / amx_tile_store(t, first, second): the tile's rows from
+  //   or to memory, row r at the address of scalar load `first` plus r times the bytes from it
+  //   to scalar load `second` (the next row's first element), each row the tile's bytes
+  //   (TILELOADD / TILESTORED); the loads name addresses only;
+  // - amx_dot_u8i8(c, a, b): c[m][n] += sum over k, g < 4 of uint8 a[m][4k + g] *
+  //   int8 b[k][4n + g] in int32 (TDPBUSD); amx_dot_bf16(c, a, b): float32 c[m][n] +=
+  //   a[m][2k] * b[k][2n] + a[m][2k + 1] * b[k][2n + 1] of bfloat16 pairs (TDPBF16PS);
+  // - amx_tile_release(): the tile state released (TILERELEASE).
+  if (is_amx_intrinsic(op)) {
+    const bool memory = op == Intrinsic::amx_tile_load || op == Intrinsic::amx_tile_store;
+    bool ok = true;
+    for (size_t i = 0; i < args.size(); ++i) {
+      const bool address = memory && i > 0;
+      ok = ok && args[i].defined() && args[i].dtype().lanes == 1 &&
+           (address ? args[i].as<BufferLoad>() != nullptr : args[i].as<IntImm>() != nullptr);
+      if (ok && !address) {
+        const int64_t v = args[i].as<IntImm>()->value;
+        const bool shape = op == Intrinsic::amx_tile_config;
+        ok = shape ? v >= 0 && v <= (i % 2 == 0 ? 16 : 64) && (i % 2 == 0 || v % 4 == 0)
+                   : v >= 0 && v < 8;
+      }
+    }
+    if (memory && ok)
+      ok = args[1].as<BufferLoad>()->buffer.get() == args[2].as<BufferLoad>()->buffer.get();
+    INGOT_ICHECK(ok, "{}: bad operands (tiles 0..7, shapes, or two loads of one buffer)",
+                 intrinsic_name(op));
+    return Expr(std::make_shared<const Call>(DataType::i32(), op, std::move(args)));
   }
   // warp_shuffle_down(value, lanes): the value of the lane `lanes` above in the warp (GPU only).
   const bool shuffle = op == Intrinsic::warp_shuffle_down;

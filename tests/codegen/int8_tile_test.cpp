@@ -78,6 +78,30 @@ TEST(Int8Tile, VnniTargetsUseVpdpbusd) {
     expect_tile(wide, Target::parse("llvm -mcpu=icelake-server"));
 }
 
+TEST(Int8Tile, AArch64DotProductTargetsUseSdotOrUsdot) {
+  // uint8 x int8: SDOT of the operand moved to int8 with dotprod (neoverse-n1), USDOT with i8mm;
+  // int8 x int8: SDOT. Executed under qemu by test_aarch64_qemu.py's "int8 product".
+  const std::string triple = "llvm -mtriple=aarch64-linux-gnu ";
+  const Target n1 = Target::parse(triple + "-mcpu=neoverse-n1");
+  const Target i8mm = Target::parse(triple + "-mcpu=neoverse-n1 -mattr=+i8mm");
+  const Target a72 = Target::parse(triple + "-mcpu=cortex-a72");
+  EXPECT_TRUE(n1.int8_dot_quads(4));
+  EXPECT_TRUE(n1.int8_signed_dot_quads(4));
+  EXPECT_FALSE(a72.int8_dot_quads(4));
+  EXPECT_FALSE(a72.int8_signed_dot_quads(4));
+  for (bool a_signed : {false, true}) {
+    Int8TileSpec s{CpuVectorIsa::kAArch64, 4, 4, 16, 8, 4, a_signed};
+    const IRModule m = tile_module(schedule::make_int8_tile_intrin(s));
+    const std::string on_n1 = emit_llvm_ir(m, n1), on_i8mm = emit_llvm_ir(m, i8mm);
+    EXPECT_NE(on_n1.find("llvm.aarch64.neon.sdot"), std::string::npos) << a_signed;
+    EXPECT_EQ(on_n1.find("usdot"), std::string::npos) << a_signed;
+    EXPECT_NE(on_i8mm.find(a_signed ? "llvm.aarch64.neon.sdot" : "llvm.aarch64.neon.usdot"),
+              std::string::npos)
+        << a_signed;
+    EXPECT_EQ(emit_llvm_ir(m, a72).find("neon.sdot"), std::string::npos) << a_signed;
+  }
+}
+
 TEST(Int8Tile, NamesRoundTrip) {
   for (Int8TileSpec s : {Int8TileSpec{CpuVectorIsa::kX86, 8, 4, 24, 192, 2, false},
                          Int8TileSpec{CpuVectorIsa::kX86, 16, 1, 48, 96, 4, false},

@@ -279,6 +279,14 @@ TirInterpreter::Scalar TirInterpreter::ev(const Expr& e) {
         case Intrinsic::dot_i32:
         case Intrinsic::dot_bf16:
           fail("dot products take vectors (tests run them through codegen)");
+        case Intrinsic::amx_tile_config:
+        case Intrinsic::amx_tile_zero:
+        case Intrinsic::amx_tile_load:
+        case Intrinsic::amx_tile_store:
+        case Intrinsic::amx_dot_u8i8:
+        case Intrinsic::amx_dot_bf16:
+        case Intrinsic::amx_tile_release:
+          fail("AMX tiles run through codegen (its emulation on CPUs without AMX)");
       }
       r.f = round_to(d, v);
       return r;

@@ -17,6 +17,8 @@ Also one artifact over a symbolic row count (the products of rule symbolic_rows_
 micro-kernel), and one with int4 weights (rule dequant_matmul, the NEON dequantizing kernel)
 against NumPy's products of the weights quantized by the documented scheme, run at several
 lengths on the first CPU.
+The 8-bit product in each of its AArch64 forms (SDOT, USDOT, the portable one) and a QDQ net's
+8-bit convs (with and without dotprod) run exactly / within one quantization step.
 Prints one PASS/FAIL line per (model, CPU) and a closing "N passed, N failed".
 """
 import argparse
@@ -174,12 +176,14 @@ def check(name, cpu, ingot, runner, workdir, tol, ref_cache):
     return ok, f"{msg}; compile {t_compile:.1f} s, qemu run {t_run:.1f} s"
 
 
-def run_under_qemu(runner, art, cpu, io, feeds):
-    """The artifact on `feeds` under qemu-aarch64 (files in `io`): -> (outputs, error, seconds)."""
+def run_under_qemu(runner, art, cpu, io, feeds, qemu_cpu=None):
+    """The artifact on `feeds` under qemu-aarch64 (files in `io`; qemu's model of `cpu`, or
+    `qemu_cpu`): -> (outputs, error, seconds)."""
     import numpy as np
     shutil.rmtree(io, ignore_errors=True)
     (io / "out").mkdir(parents=True)
-    qcmd = ["qemu-aarch64", "-L", str(SYSROOT), "-cpu", QEMU_CPU.get(cpu, "max"), str(runner),
+    qcmd = ["qemu-aarch64", "-L", str(SYSROOT), "-cpu", qemu_cpu or QEMU_CPU.get(cpu, "max"),
+            str(runner),
             str(art), "-o", str(io / "out"), "--threads", "2"]
     for i, (k, v) in enumerate(feeds.items()):
         f = io / f"in{i}.npy"
@@ -228,14 +232,15 @@ def symbolic_rows(ingot, runner, workdir, cpu, tol):
     return lengths_under_qemu(runner, art, cpu, workdir, "symbolic_rows", tol, (1, 5, 13), case)
 
 
-def lengths_under_qemu(runner, art, cpu, workdir, name, tol, lengths, case):
+def lengths_under_qemu(runner, art, cpu, workdir, name, tol, lengths, case, qemu_cpu=None):
     """Runs `art` under qemu at each length on case(seq) = (feeds, reference outputs), each
     checked by scripts/parity.py's compare_outputs; (ok, message)."""
     import parity
     msgs = []
     for seq in lengths:
         feeds, ref = case(seq)
-        got, err, _ = run_under_qemu(runner, art, cpu, workdir / f"{name}.{cpu}.{seq}.io", feeds)
+        got, err, _ = run_under_qemu(runner, art, cpu, workdir / f"{name}.{cpu}.{seq}.io", feeds,
+                                     qemu_cpu)
         if err:
             return False, f"seq {seq}: {err}"
         ok, msg = parity.compare_outputs(ref, got, tol, tol, atol_scale="rms", finite_ref=True)
@@ -245,37 +250,104 @@ def lengths_under_qemu(runner, art, cpu, workdir, name, tol, lengths, case):
     return True, "; ".join(msgs)
 
 
-def int8_product(ingot, runner, workdir, cpu):
-    """MatMulInteger (uint8 [seq, 96] x int8 [96, 40], scalar zero point) over symbolic rows:
-    rule int8_matmul's NEON tile (the portable dot_i32 lowering), exact against numpy's int64
-    product at several lengths (not ORT: docs/int8.md)."""
+# The 8-bit product's forms (int8 product below): (-mcpu, extra -mattr, qemu -cpu, A signed,
+# the tile's name, the instruction its LLVM IR must call or None, the one it must not call).
+INT8_FORMS = (
+    ("neoverse-n1", "", "neoverse-n1", False, "aarch64_neon_dot_u8i8_g4_",
+     "llvm.aarch64.neon.sdot", "usdot"),  # dotprod: uint8 moved to int8, SDOT
+    ("neoverse-n1", "+i8mm", "max", False, "aarch64_neon_dot_u8i8_g4_",
+     "llvm.aarch64.neon.usdot", None),  # i8mm: USDOT
+    ("neoverse-n1", "", "neoverse-n1", True, "aarch64_neon_dot_i8i8_g4_",
+     "llvm.aarch64.neon.sdot", "usdot"),  # int8 x int8: SDOT
+    ("cortex-a72", "", "cortex-a72", False, "aarch64_neon_dot_u8i8_g2_",
+     None, "neon.sdot"),  # no dotprod: the portable widening lowering
+)
+
+
+def int8_product(ingot, runner, workdir, form):
+    """MatMulInteger (uint8 or int8 [seq, 96] x int8 [96, 40], scalar zero point) over symbolic
+    rows: rule int8_matmul's NEON tile in the form INT8_FORMS names, exact against numpy's int64
+    product at several lengths (not ORT: docs/int8.md) under qemu's model of the CPU."""
     import numpy as np
     from onnx import TensorProto, helper, numpy_helper
     import onnx
+    cpu, mattr, qemu_cpu, a_signed, tile, must, must_not = form
     rng = np.random.default_rng(9)
     b = rng.integers(-128, 128, (96, 40)).astype(np.int8)
+    a_type, a_np, zero = ((TensorProto.INT8, np.int8, np.array(-77, np.int8)) if a_signed else
+                          (TensorProto.UINT8, np.uint8, np.array(77, np.uint8)))
     g = helper.make_graph(
         [helper.make_node("MatMulInteger", ["a", "b", "az"], ["y"])], "int8_product",
-        [helper.make_tensor_value_info("a", TensorProto.UINT8, ["seq", 96])],
+        [helper.make_tensor_value_info("a", a_type, ["seq", 96])],
         [helper.make_tensor_value_info("y", TensorProto.INT32, ["seq", 40])],
-        [numpy_helper.from_array(b, "b"), numpy_helper.from_array(np.array(77, np.uint8), "az")])
+        [numpy_helper.from_array(b, "b"), numpy_helper.from_array(zero, "az")])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
     m.ir_version = 8
-    path = workdir / "int8_product.onnx"
+    tag = f"{'i8' if a_signed else 'u8'}.{cpu}{mattr.replace('+', '.')}"
+    path = workdir / f"int8_product.{tag}.onnx"
     onnx.save(m, str(path))
-    art = workdir / f"int8_product.{cpu}.so"
+    art = workdir / f"int8_product.{tag}.so"
+    target = f"llvm -mtriple={TRIPLE} -mcpu={cpu}" + (f" -mattr={mattr}" if mattr else "")
     p, _ = run([ingot, "compile", str(path), "-o", str(art), "--dim-bounds", "seq:1..16",
-                "--target", f"llvm -mtriple={TRIPLE} -mcpu={cpu}", "--dump", "traces"])
+                "--target", target, "--dump", "traces,llvm"])
     if p.returncode != 0:
         return False, f"compile failed: {p.stderr.strip()[-2000:]}"
-    if "aarch64_neon_dot_u8i8_" not in p.stdout:
-        return False, "no aarch64_neon_dot_u8i8_* micro-kernel"
+    if tile not in p.stdout:
+        return False, f"no {tile}* micro-kernel"
+    if must and must not in p.stdout:
+        return False, f"the kernel calls no {must}"
+    if must_not and must_not in p.stdout:
+        return False, f"the kernel calls {must_not}"
+    lo, hi = (-128, 128) if a_signed else (0, 256)
 
     def case(seq):
-        a = rng.integers(0, 256, (seq, 96)).astype(np.uint8)
-        a[0, :] = 255
-        return {"a": a}, {"y": ((a.astype(np.int64) - 77) @ b.astype(np.int64)).astype(np.int32)}
-    return lengths_under_qemu(runner, art, cpu, workdir, "int8_product", 0, (1, 5, 13), case)
+        a = rng.integers(lo, hi, (seq, 96)).astype(a_np)
+        a[0, :] = hi - 1
+        want = (a.astype(np.int64) - int(zero)) @ b.astype(np.int64)
+        return {"a": a}, {"y": want.astype(np.int32)}
+    return lengths_under_qemu(runner, art, cpu, workdir, f"int8_product.{tag}", 0, (1, 5, 13),
+                              case, qemu_cpu)
+
+
+def int8_convs(ingot, runner, workdir, cpu):
+    """The QDQ residual net of test_int8.py (ONNX Runtime's quantize_static: uint8 activations,
+    per-channel int8 weights; a stem, 1x1 and 3x3 convs, a residual, a depthwise conv) on the
+    8-bit blocked convs, run under qemu against ONNX Runtime within one quantization step of
+    the output. With dotprod (neoverse-n1) the convs take groups of 4 (SDOT), else pairs."""
+    import numpy as np
+    import parity
+    import test_int8
+    src, qdq = workdir / "residual.onnx", workdir / "residual_qdq.onnx"
+    if not qdq.exists():
+        test_int8.residual_net(str(src))
+        test_int8.quantize(str(src), str(qdq), (1, 3, 20, 20), "qdq", "QUInt8", "QInt8", True)
+    art = workdir / f"residual_qdq.{cpu}.so"
+    p, _ = run([ingot, "compile", str(qdq), "-o", str(art), "--report", "--dump", "llvm",
+                "--target", f"llvm -mtriple={TRIPLE} -mcpu={cpu}"])
+    if p.returncode != 0:
+        return False, f"compile failed: {p.stderr.strip()[-2000:]}"
+    blocked = sum("_QConvNCHWc " in line for line in p.stdout.splitlines())
+    if blocked < 4:
+        return False, f"{blocked} QConvNCHWc kernels in the report, expected 4 or more"
+    dotprod = cpu != "cortex-a72"
+    if dotprod != ("llvm.aarch64.neon.sdot" in p.stdout):
+        return False, f"SDOT {'missing' if dotprod else 'used'} on -mcpu={cpu}"
+    sess = parity.reference_session(str(qdq))
+    step = test_int8.output_step(str(qdq))
+    rng = np.random.default_rng(21)
+    msgs = []
+    for t in range(3):
+        x = (rng.standard_normal((1, 3, 20, 20)) * (1 + t)).astype(np.float32)
+        got, err, _ = run_under_qemu(runner, art, cpu, workdir / f"residual_qdq.{cpu}.{t}.io",
+                                     {"x": x})
+        if err:
+            return False, f"run {t}: {err}"
+        ref = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, {"x": x})))
+        ok, msg = parity.compare_outputs(ref, got, 0, 1.0001 * step, finite_ref=True)
+        if not ok:
+            return False, f"run {t}: {msg}"
+        msgs.append(msg)
+    return True, f"{blocked} QConvNCHWc kernels; " + "; ".join(msgs)
 
 
 def quantize_dequantize(b, bits, group):
@@ -377,9 +449,16 @@ def main(argv=None):
     ok, msg = quantized_rows(args.ingot, runner, workdir, cpu, args.tol)
     print(f"{'PASS' if ok else 'FAIL'} quantized rows -mcpu={cpu}: {msg}", flush=True)
     passed, failed = passed + ok, failed + (not ok)
-    ok, msg = int8_product(args.ingot, runner, workdir, cpu)
-    print(f"{'PASS' if ok else 'FAIL'} int8 product -mcpu={cpu}: {msg}", flush=True)
-    passed, failed = passed + ok, failed + (not ok)
+    for form in INT8_FORMS:
+        ok, msg = int8_product(args.ingot, runner, workdir, form)
+        print(f"{'PASS' if ok else 'FAIL'} int8 product {'int8' if form[3] else 'uint8'} A "
+              f"-mcpu={form[0]}{' -mattr=' + form[1] if form[1] else ''}: {msg}", flush=True)
+        passed, failed = passed + ok, failed + (not ok)
+    for conv_cpu in (cpu, "cortex-a72") if cpu != "cortex-a72" else (cpu,):
+        ok, msg = int8_convs(args.ingot, runner, workdir, conv_cpu)
+        print(f"{'PASS' if ok else 'FAIL'} int8 convs (QDQ residual net) -mcpu={conv_cpu}: {msg}",
+              flush=True)
+        passed, failed = passed + ok, failed + (not ok)
     ref_cache = {}
     for name in args.models.split(","):
         cpus = args.cpus.split(",")

@@ -11,6 +11,8 @@ outputs are not a reference for exact integer arithmetic.
 - A two-layer MLP quantized by onnxruntime.quantization.quantize_dynamic (DynamicQuantizeLinear +
   MatMulInteger, per-channel int8 weights) against onnx's reference evaluator (exact integers,
   float32 around them), rtol 1e-4 with an absolute floor of 1e-4 of the output's RMS.
+- On a Sapphire Rapids target the product takes the AMX tiles; the artifact runs exactly where
+  the CPU has AMX and is refused in one line elsewhere.
 The compile reports must show IntMatMul where the weights are int8 constants. Prints one line
 per check and `N passed, N failed`.
 """
@@ -27,6 +29,7 @@ from onnx import TensorProto, helper, numpy_helper
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 import parity  # noqa: E402  (compare_outputs, the one output checker)
+from test_int8 import host_has  # noqa: E402  (/proc/cpuinfo's flags)
 
 results = []
 
@@ -165,6 +168,41 @@ def check_dynamic_mlp(ingot, work):
         record(f"dynamic MLP run {t} vs onnx's reference evaluator", ok, msg)
 
 
+def check_amx_rule(ingot, work):
+    """The 8-bit product on a Sapphire Rapids target takes the AMX tiles (rule int8_matmul with
+    intrin/amx_tile.h): 32 x 32 tiles over the whole depth, 40 rows (a row tile tail), and the
+    artifact needs amx-tile and amx-int8: on a CPU with them it runs exactly, elsewhere the
+    runtime refuses it in one line. (The tiles' arithmetic is checked on any CPU by the
+    emulation: tests/codegen/amx_tile_test.cpp.)"""
+    rng = np.random.default_rng(48)
+    m, k, n = 40, 768, 64
+    b = rng.integers(-128, 128, (k, n)).astype(np.int8)
+    a_zp = np.array(3, np.uint8)
+    path = os.path.join(work, "mmi_amx.onnx")
+    matmul_integer(path, m, k, n, TensorProto.UINT8, b, a_zp, None)
+    so = os.path.join(work, "mmi_amx.so")
+    r = subprocess.run([ingot, "compile", path, "--target", "llvm -mcpu=sapphirerapids", "-o", so,
+                        "--dump", "traces"], capture_output=True, text=True)
+    if r.returncode != 0:
+        record("AMX tiles [sapphirerapids] compile", False, r.stderr.strip())
+        return
+    record("AMX tiles [sapphirerapids] rule int8_matmul takes x86_amx_dot_u8i8_g4_32x32_k192",
+           "x86_amx_dot_u8i8_g4_32x32_k192" in r.stdout)
+    a = rng.integers(0, 256, (m, k)).astype(np.uint8)
+    got, err = run(ingot, so, work, {"a": a})
+    if host_has("amx_int8") and host_has("amx_tile"):
+        if got is None:
+            record("AMX tiles [sapphirerapids] runs on this AMX CPU", False, err)
+            return
+        ok, msg = parity.compare_outputs({"y": exact(a, b, a_zp.reshape(1), None)}, got, 0, 0,
+                                         ref_name="numpy (int64)")
+        record("AMX tiles [sapphirerapids] exact on this AMX CPU", ok, msg)
+    else:
+        one_line = got is None and len(err.splitlines()) == 1 and "amx" in err
+        record("AMX tiles [sapphirerapids] refused in one line on this CPU without AMX", one_line,
+               err)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ingot", required=True)
@@ -184,6 +222,7 @@ def main():
         check_matmul_integer(args.ingot, work, "uint8 x int8, symbolic rows", 192, 48, False,
                              False, False, "random", True, targets=("llvm",), symbolic=True)
         check_dynamic_mlp(args.ingot, work)
+        check_amx_rule(args.ingot, work)
     passed = sum(results)
     print(f"{passed} passed, {len(results) - passed} failed")
     return 0 if passed == len(results) else 1

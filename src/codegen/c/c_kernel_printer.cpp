@@ -355,6 +355,8 @@ class KernelPrinter : public ExprFunctor<std::string(const Expr&)>,
   }
   std::string visit_Call(const Call* op, const Expr&) override {
     if (op->op == Intrinsic::prefetch) return "0";  // a hint C99 has no word for
+    if (is_amx_intrinsic(op->op))
+      fail_internal("kernel {}: an AMX micro-kernel reached the C backend", f_.name);
     std::vector<std::string> a;
     for (const Expr& x : op->args) a.push_back(visit_expr(x));
     if (!op->dtype.is_float())

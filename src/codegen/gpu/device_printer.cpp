@@ -337,6 +337,7 @@ class FunctionPrinter : public ExprFunctor<std::string(const Expr&)>,
   }
   std::string visit_Call(const Call* op, const Expr&) override {
     if (op->op == Intrinsic::prefetch) return "0";  // (a CPU cache hint)
+    if (is_amx_intrinsic(op->op)) unsupported("AMX tiles (a CPU micro-kernel's)");
     std::vector<std::string> a;
     for (const Expr& x : op->args) a.push_back(visit_expr(x));
     bool f64 = op->dtype.bits == 64;

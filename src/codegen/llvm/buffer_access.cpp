@@ -138,13 +138,15 @@ llvm::Value* KernelLowering::load_storage(const BufferLoad& op) {
   return v;
 }
 
-llvm::Value* KernelLowering::prefetch(const BufferLoad& op) {
+llvm::Value* KernelLowering::address_of(const BufferLoad& op) {
   const BufferNode& buf = *op.buffer;
-  llvm::Value* base = base_of(buf);
   auto lower = [this](const Expr& e) { return to_i64(e); };
   FlatIndex f = flatten(buf, op.indices, lower, b_);
-  llvm::Type* elem = storage_type_of(buf.dtype);
-  llvm::Value* ptr = b_.CreateGEP(elem, base, f.base);
+  return b_.CreateGEP(storage_type_of(buf.dtype), base_of(buf), f.base);
+}
+
+llvm::Value* KernelLowering::prefetch(const BufferLoad& op) {
+  llvm::Value* ptr = address_of(op);
   // llvm.prefetch(address, read, locality 3 (keep in all levels), data cache)
   b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr->getType()},
                      {ptr, b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});

@@ -59,6 +59,7 @@ llvm::Value* KernelLowering::expr(const Expr& e) {
       if (n->op == Intrinsic::prefetch) return prefetch(*n->args[0].as<BufferLoad>());
       if (n->op == Intrinsic::dot_i32) return dot_i32(*n);
       if (n->op == Intrinsic::dot_bf16) return dot_bf16(*n);
+      if (is_amx_intrinsic(n->op)) return amx(*n);
       std::vector<llvm::Value*> args;
       for (const Expr& a : n->args) args.push_back(expr(a));
       return lower_intrinsic(b_, module_, n->op, args);

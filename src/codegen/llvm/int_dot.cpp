@@ -6,9 +6,14 @@
 //   (256 bits) or AVX512-VNNI (512 bits; 256 with AVX512VL);
 // - int16 a and b, G = 2: VPMADDWD (AVX2 256 bits, AVX512BW 512 bits) and an add; exact, since
 //   one pair's sum overflows only for (-32768)^2 * 2, which 8-bit operands widened never reach;
+// - AArch64, G = 4, 128 bits: int8 x int8 SDOT (dotprod); uint8 x int8 USDOT (i8mm), else
+//   SDOT of the uint8 operand moved to int8 (a - 128: its top bit flipped) and the product of
+//   -128 by b subtracted (acc + sdot(a - 128, b) - sdot(-128, b)). The second SDOT depends on b
+//   alone, so a tile's rows share it (LLVM's CSE of the pure call);
 // - otherwise each operand widened to int32, multiplied, and the G products of a lane summed by
-//   shuffles (any target: AArch64, a narrower x86).
+//   shuffles (any target: AArch64 without dotprod, a narrower x86).
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/IntrinsicsAArch64.h>
 #include <llvm/IR/IntrinsicsX86.h>
 
 #include "codegen/llvm/kernel_lowering.h"
@@ -39,6 +44,24 @@ llvm::Value* KernelLowering::dot_i32(const Call& op) {
     if (i16 && lanes == 16 && target_.has_feature("avx512bw"))
       return b_.CreateAdd(acc,
                           b_.CreateIntrinsic(llvm::Intrinsic::x86_avx512_pmaddw_d_512, {}, {a, b}));
+  }
+  if (target_.is_aarch64() && group == 4 && lanes == 4 && a_t.bits == 8 && b_t.is_int() &&
+      b_t.bits == 8) {
+    llvm::Type* overload[] = {words, a->getType()};
+    if (a_t.is_int() && target_.has_feature("dotprod"))
+      return b_.CreateIntrinsic(llvm::Intrinsic::aarch64_neon_sdot, overload, {acc, a, b});
+    if (a_t.is_uint() && target_.has_feature("i8mm"))
+      return b_.CreateIntrinsic(llvm::Intrinsic::aarch64_neon_usdot, overload, {acc, a, b});
+    if (a_t.is_uint() && target_.has_feature("dotprod")) {
+      llvm::Value* top = llvm::ConstantInt::get(a->getType(), 0x80);
+      llvm::Value* shifted = b_.CreateXor(a, top);  // a - 128 as int8
+      llvm::Value* dot =
+          b_.CreateIntrinsic(llvm::Intrinsic::aarch64_neon_sdot, overload, {acc, shifted, b});
+      llvm::Value* zero = llvm::Constant::getNullValue(words);
+      llvm::Value* offset =
+          b_.CreateIntrinsic(llvm::Intrinsic::aarch64_neon_sdot, overload, {zero, top, b});
+      return b_.CreateSub(dot, offset);
+    }
   }
   // Portable: widen, multiply, add each lane's G products.
   auto* wide = llvm::FixedVectorType::get(b_.getInt32Ty(), unsigned(lanes * group));

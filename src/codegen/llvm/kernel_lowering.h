@@ -1,9 +1,11 @@
 // Lowers one tir::PrimFunc to an LLVM function
 // `i32 @name(ptr p0, ..., i64 shape_var0, ..., ptr services)`.
 // Internal to codegen/llvm; split over kernel_lowering.cpp (functions, statements, loops),
-// expr_lowering.cpp, nibble_lookup.cpp, buffer_access.cpp and loop_outlining.cpp.
+// expr_lowering.cpp, nibble_lookup.cpp, buffer_access.cpp, loop_outlining.cpp, int_dot.cpp,
+// bf16_dot.cpp and amx_tiles.cpp.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <string>
@@ -78,6 +80,8 @@ class KernelLowering {
 
   // Buffer access (buffer_access.cpp): a bound buffer's base pointer, loads, prefetches, stores.
   llvm::Value* base_of(const tir::BufferNode& buf) const;
+  // The address of the (scalar) element `op` reads.
+  llvm::Value* address_of(const tir::BufferLoad& op);
   llvm::Value* load(const tir::BufferLoad& op);
   // The same elements as stored (storage_type_of: bool's bytes, bfloat16's bits), unconverted.
   llvm::Value* load_storage(const tir::BufferLoad& op);
@@ -92,6 +96,10 @@ class KernelLowering {
   // loads and constants own bits (stores of values that move unchanged, a Pad's, copy them),
   // else its float32 value rounded (exact for bfloat16 values).
   llvm::Value* bfloat16_operand_bits(const tir::Expr& e);
+  // An AMX tile effect (tir amx_* intrinsics, Call::make): the tile instructions where the
+  // target has AMX (amx-tile with amx-int8 / amx-bf16), else their emulation over a tile file
+  // on the stack (amx_tiles.cpp); the value is 0.
+  llvm::Value* amx(const tir::Call& op);
   // A prefetch of the element `op` addresses (tir prefetch intrinsic); its value is 0.
   llvm::Value* prefetch(const tir::BufferLoad& op);
   void store(const tir::BufferStore& op);
@@ -128,6 +136,13 @@ class KernelLowering {
   std::unordered_map<const tir::BufferNode*, llvm::Value*> buffers_;  // base pointers
   std::string kernel_name_;
   int num_outlined_ = 0;
+  // AMX (amx_tiles.cpp): the tile shapes of the last amx_tile_config, and per function the
+  // stack bytes of its tile configuration (AMX) or tile file (emulation).
+  struct AmxShape {
+    int rows = 0, colsb = 0;
+  };
+  std::array<AmxShape, 8> amx_shapes_{};
+  std::unordered_map<llvm::Function*, llvm::Value*> amx_scratch_;
 };
 
 }  // namespace ingot::codegen

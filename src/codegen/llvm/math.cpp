@@ -165,6 +165,14 @@ Value* lower_float(llvm::IRBuilderBase& b, llvm::Module& m, tir::Intrinsic op,
       fail_internal("codegen: dot_i32 is lowered by KernelLowering::dot_i32 (int_dot.cpp)");
     case I::dot_bf16:
       fail_internal("codegen: dot_bf16 is lowered by KernelLowering::dot_bf16 (bf16_dot.cpp)");
+    case I::amx_tile_config:
+    case I::amx_tile_zero:
+    case I::amx_tile_load:
+    case I::amx_tile_store:
+    case I::amx_dot_u8i8:
+    case I::amx_dot_bf16:
+    case I::amx_tile_release:
+      fail_internal("codegen: the AMX effects are lowered by KernelLowering::amx (amx_tiles.cpp)");
     case I::tanh:
       return f32 ? tanh_f32(b, a[0]) : call_libm(b, m, "tanh", a[0]);
     case I::erf:

@@ -88,6 +88,9 @@ const std::vector<std::string>& checkable_isa_features(const std::string& triple
   // Only features LLVM may select for ingot's kernels on its own: crypto (aes, pclmul, sha,
   // vaes, vpclmulqdq), adx, cx16, crc, lse, rcpc and rdm appear only through intrinsics or atomics
   // that ingot never emits, so a -mcpu that implies them must not stop the artifact elsewhere.
+  // The AMX features appear through the AMX tile micro-kernels' intrinsics (intrin/amx_tile.h),
+  // which the rules take wherever the target has them: a -mcpu that implies them (sapphirerapids)
+  // gets AMX kernels, so the artifact needs them.
   // AMD's sse4a (EXTRQ/INSERTQ shuffles), xop, fma4 and tbm are selected on their own, so an
   // AMD -mcpu (znver*) is refused on Intel CPUs; x86-64-v3 or haswell is portable AVX2.
   static const std::vector<std::string> x86 = {
@@ -96,7 +99,7 @@ const std::vector<std::string>& checkable_isa_features(const std::string& triple
       "avx2",       "avxvnni",    "gfni",        "sse4a",      "xop",          "fma4",
       "tbm",        "avx512f",    "avx512dq",    "avx512cd",   "avx512bw",     "avx512vl",
       "avx512ifma", "avx512vbmi", "avx512vbmi2", "avx512vnni", "avx512bitalg", "avx512vpopcntdq",
-      "avx512bf16", "avx512fp16"};
+      "avx512bf16", "avx512fp16", "amx-tile",    "amx-int8",   "amx-bf16"};
   static const std::vector<std::string> aarch64 = {"fp-armv8", "neon", "fullfp16", "dotprod",
                                                    "i8mm",     "bf16", "sve",      "sve2"};
   static const std::vector<std::string> none;

@@ -53,31 +53,12 @@ std::optional<BFloat16TileSpec> parse_bf16_tile_name(const std::string& name) {
 TensorIntrin make_bf16_tile_intrin(const BFloat16TileSpec& s) {
   const std::string problem = spec_problem(s);
   INGOT_ICHECK(problem.empty(), "bfloat16 tile spec {}: {}", bf16_tile_name(s), problem);
-  const DataType bf16 = DataType::bf16(), f32 = DataType::f32();
-  Buffer A = Buffer::make("A", bf16, std::vector<int64_t>{s.mr, s.steps * 2});
-  Buffer B = Buffer::make("Bp", bf16, std::vector<int64_t>{1, s.steps, s.nr, 2});
-  Buffer C = Buffer::make("C", f32, std::vector<int64_t>{s.mr, s.nr});
   TensorIntrin in;
   in.name = bf16_tile_name(s);
   // 1. Description: for i, j, k, g: C[i, j] += float32(A[i, 2k + g]) * float32(Bp[0, k, j, g]).
-  {
-    Var vi("vi"), vj("vj"), vk("vk"), vg("vg"), li("i"), lj("j"), lk("k"), lg("g");
-    Stmt body = BufferStore::make(C,
-                                  C.load({vi, vj}) + cast(f32, A.load({vi, vk * 2 + vg})) *
-                                                         cast(f32, B.load({i64(0), vk, vj, vg})),
-                                  {vi, vj});
-    std::vector<IterVar> ivs = {{vi, i64(0), i64(s.mr), IterKind::kSpatial},
-                                {vj, i64(0), i64(s.nr), IterKind::kSpatial},
-                                {vk, i64(0), i64(s.steps), IterKind::kReduce},
-                                {vg, i64(0), i64(2), IterKind::kReduce}};
-    Stmt st = BlockRealize::make({li, lj, lk, lg}, IntImm::make(DataType::boolean(), 1),
-                                 make_block("bf16_tile", ivs, body));
-    st = For::make(lg, i64(0), i64(2), ForKind::kSerial, st);
-    st = For::make(lk, i64(0), i64(s.steps), ForKind::kSerial, st);
-    st = For::make(lj, i64(0), i64(s.nr), ForKind::kSerial, st);
-    st = For::make(li, i64(0), i64(s.mr), ForKind::kSerial, st);
-    in.desc = PrimFunc{in.name + "_desc", {A, B, C}, st};
-  }
+  in.desc = dot_tile_description(in.name, DataType::bf16(), DataType::bf16(), DataType::f32(), 2,
+                                 s.mr, s.nr, s.steps);
+  const Buffer A = in.desc.params[0], B = in.desc.params[1], C = in.desc.params[2];
   // 2. Implementation: acc = C; for k: per row, A's pair broadcast over the vector, per column
   //    vector acc = dot_bf16(acc, a, the panel's pairs); C = acc. Rows and vectors are written
   //    out so every accumulator access has a constant offset (SROA keeps the tile in registers).

@@ -5,6 +5,7 @@
 
 #include "support/error.h"
 #include "tir/op.h"
+#include "tir/region_analysis.h"
 
 namespace ingot::schedule {
 
@@ -13,6 +14,29 @@ using namespace tir;
 int dot_tile_max_rows(int lanes, int nr) {
   const int vecs = std::max(1, nr / lanes), regs = lanes == 16 ? 32 : 16;
   return std::clamp((regs - vecs - 1) / vecs, 1, 8);
+}
+
+PrimFunc dot_tile_description(const std::string& name, DataType a_t, DataType b_t, DataType c_t,
+                              int group, int mr, int nr, int64_t steps) {
+  Buffer A = Buffer::make("A", a_t, std::vector<int64_t>{mr, steps * group});
+  Buffer B = Buffer::make("Bp", b_t, std::vector<int64_t>{1, steps, nr, group});
+  Buffer C = Buffer::make("C", c_t, std::vector<int64_t>{mr, nr});
+  Var vi("vi"), vj("vj"), vk("vk"), vg("vg"), li("i"), lj("j"), lk("k"), lg("g");
+  Stmt body = BufferStore::make(C,
+                                C.load({vi, vj}) + cast(c_t, A.load({vi, vk * group + vg})) *
+                                                       cast(c_t, B.load({i64(0), vk, vj, vg})),
+                                {vi, vj});
+  std::vector<IterVar> ivs = {{vi, i64(0), i64(mr), IterKind::kSpatial},
+                              {vj, i64(0), i64(nr), IterKind::kSpatial},
+                              {vk, i64(0), i64(steps), IterKind::kReduce},
+                              {vg, i64(0), i64(group), IterKind::kReduce}};
+  Stmt st = BlockRealize::make({li, lj, lk, lg}, IntImm::make(DataType::boolean(), 1),
+                               make_block("dot_tile", ivs, body));
+  st = For::make(lg, i64(0), i64(group), ForKind::kSerial, st);
+  st = For::make(lk, i64(0), i64(steps), ForKind::kSerial, st);
+  st = For::make(lj, i64(0), i64(nr), ForKind::kSerial, st);
+  st = For::make(li, i64(0), i64(mr), ForKind::kSerial, st);
+  return PrimFunc{name + "_desc", {A, B, C}, st};
 }
 
 PrimFunc dot_tile_impl(const std::string& name, const Buffer& A, const Buffer& B, const Buffer& C,

@@ -71,30 +71,11 @@ TensorIntrin make_int8_tile_intrin(const Int8TileSpec& s) {
   INGOT_ICHECK(problem.empty(), "int8 tile spec {}: {}", int8_tile_name(s), problem);
   const int g = s.group;
   const DataType a_t = s.a_signed ? DataType::i8() : DataType::u8(), i32 = DataType::i32();
-  Buffer A = Buffer::make("A", a_t, std::vector<int64_t>{s.mr, s.steps * g});
-  Buffer B = Buffer::make("Bp", DataType::i8(), std::vector<int64_t>{1, s.steps, s.nr, g});
-  Buffer C = Buffer::make("C", i32, std::vector<int64_t>{s.mr, s.nr});
   TensorIntrin in;
   in.name = int8_tile_name(s);
   // 1. Description: for i, j, k, g: C[i, j] += int32(A[i, k * G + g]) * int32(Bp[0, k, j, g]).
-  {
-    Var vi("vi"), vj("vj"), vk("vk"), vg("vg"), li("i"), lj("j"), lk("k"), lg("g");
-    Stmt body = BufferStore::make(C,
-                                  C.load({vi, vj}) + cast(i32, A.load({vi, vk * g + vg})) *
-                                                         cast(i32, B.load({i64(0), vk, vj, vg})),
-                                  {vi, vj});
-    std::vector<IterVar> ivs = {{vi, i64(0), i64(s.mr), IterKind::kSpatial},
-                                {vj, i64(0), i64(s.nr), IterKind::kSpatial},
-                                {vk, i64(0), i64(s.steps), IterKind::kReduce},
-                                {vg, i64(0), i64(g), IterKind::kReduce}};
-    Stmt st = BlockRealize::make({li, lj, lk, lg}, IntImm::make(DataType::boolean(), 1),
-                                 make_block("int8_tile", ivs, body));
-    st = For::make(lg, i64(0), i64(g), ForKind::kSerial, st);
-    st = For::make(lk, i64(0), i64(s.steps), ForKind::kSerial, st);
-    st = For::make(lj, i64(0), i64(s.nr), ForKind::kSerial, st);
-    st = For::make(li, i64(0), i64(s.mr), ForKind::kSerial, st);
-    in.desc = PrimFunc{in.name + "_desc", {A, B, C}, st};
-  }
+  in.desc = dot_tile_description(in.name, a_t, DataType::i8(), i32, g, s.mr, s.nr, s.steps);
+  const Buffer A = in.desc.params[0], B = in.desc.params[1], C = in.desc.params[2];
   // 2. Implementation: acc = C; for k: per row, A's G bytes broadcast over the vector (as int16
   //    pairs when G = 2), per column vector acc = dot_i32(acc, a, the panel's bytes); C = acc.
   //    Rows and vectors are written out so every accumulator access has a constant offset (SROA

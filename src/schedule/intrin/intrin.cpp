@@ -1,12 +1,13 @@
 // The tensor-intrinsic table: registered intrinsics by name, with the FMA register-tile family
-// (x86 and NEON, x86_fma.h), the dequantizing (dequant_fma.h), 8-bit (int8_dot.h) and bfloat16
-// (bf16_dot.h) families built on demand from their names.
+// (x86 and NEON, x86_fma.h), the dequantizing (dequant_fma.h), 8-bit (int8_dot.h), bfloat16
+// (bf16_dot.h) and AMX (amx_tile.h) families built on demand from their names.
 #include "schedule/intrin/intrin.h"
 
 #include <map>
 #include <memory>
 #include <mutex>
 
+#include "schedule/intrin/amx_tile.h"
 #include "schedule/intrin/bf16_dot.h"
 #include "schedule/intrin/dequant_fma.h"
 #include "schedule/intrin/int8_dot.h"
@@ -51,6 +52,8 @@ std::shared_ptr<const TensorIntrin> find_tensor_intrin(const std::string& name) 
     built = std::make_shared<const TensorIntrin>(make_int8_tile_intrin(*i8));
   } else if (auto bf = parse_bf16_tile_name(name)) {
     built = std::make_shared<const TensorIntrin>(make_bf16_tile_intrin(*bf));
+  } else if (auto amx = parse_amx_tile_name(name)) {
+    built = std::make_shared<const TensorIntrin>(make_amx_tile_intrin(*amx));
   } else {
     return nullptr;
   }

@@ -1,6 +1,7 @@
 // Default schedule of a product by bfloat16 weights (see bf16_matmul.h).
 #include "schedule/rules/bf16_matmul.h"
 
+#include "schedule/intrin/amx_tile.h"
 #include "schedule/intrin/bf16_dot.h"
 #include "schedule/rules/dense_product.h"
 #include "schedule/rules/panel_product.h"
@@ -34,6 +35,16 @@ void schedule_bf16_matmul(Schedule& s, const RuleTarget& t) {
   std::optional<BFloat16Product> p = match_bf16_matmul(s.func());
   INGOT_ICHECK(p.has_value(), "bfloat16 matmul rule: no such product in {}", s.func().name);
   INGOT_ICHECK(t.isa.arch == CpuVectorIsa::kX86, "bfloat16 matmul rule: x86 only");
+  // AMX tiles (TDPBF16PS) where the depth and columns are whole tiles.
+  if (t.amx_bf16 && panel_product_fits_amx(s, 2)) {
+    schedule_panel_product(
+        s, t, p->b, p->bias, 2,
+        [&](int mr, int nr, int64_t steps) {
+          return make_amx_tile_intrin(AmxTileSpec{true, mr, nr, steps});
+        },
+        /*amx=*/true);
+    return;
+  }
   schedule_panel_product(s, t, p->b, p->bias, 2, [&](int mr, int nr, int64_t steps) {
     return make_bf16_tile_intrin(BFloat16TileSpec{t.isa.tile_lanes(), mr, nr, steps});
   });

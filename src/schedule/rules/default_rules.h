@@ -42,9 +42,15 @@ struct RuleTarget {
   // CUDA from sm_80: float16 products may use the m16n8k16 tensor-core instruction.
   bool tensor_cores = false;
   // CPU kinds: the vectors multiply uint8 x int8 in groups of four into int32 lanes at the
-  // vector width (x86 AVX-VNNI, or AVX512-VNNI with the 512-bit width or AVX512VL): the int8
-  // rule's group (rules/int8_matmul.h).
+  // vector width (x86 AVX-VNNI, or AVX512-VNNI with the 512-bit width or AVX512VL; AArch64
+  // dotprod or i8mm): the int8 rule's group (rules/int8_matmul.h).
   bool int8_quads = false;
+  // The same for int8 x int8 (AArch64 SDOT).
+  bool int8_signed_quads = false;
+  // x86 AMX tiles: uint8 x int8 (TDPBUSD), bfloat16 pairs (TDPBF16PS); the 8-bit and bfloat16
+  // product rules then take the AMX micro-kernel (intrin/amx_tile.h).
+  bool amx_int8 = false;
+  bool amx_bf16 = false;
 };
 
 struct ScheduleRule {

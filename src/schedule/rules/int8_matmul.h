@@ -6,8 +6,9 @@
 // after it). The schedule is the panel products' (rules/panel_product.h: B in [N/NR, K/G, NR, G]
 // panels laid out at compile time, tiles over the whole depth, parallel over panel groups, the
 // epilogue after each tile while it is in cache, its sampled panel width, tile rows and panels
-// per task) with G = 4 where the target multiplies uint8 x int8 quads (RuleTarget::int8_quads:
-// VNNI), else 2 (int16 pairs, VPMADDWD), and the integer micro-kernel (intrin/int8_dot.h).
+// per task) with G = 4 where the target multiplies A's type by int8 in quads
+// (RuleTarget::int8_quads: VNNI, AArch64 dotprod or i8mm; int8_signed_quads: AArch64 SDOT),
+// else 2 (int16 pairs, VPMADDWD), and the integer micro-kernel (intrin/int8_dot.h).
 #pragma once
 
 #include <optional>

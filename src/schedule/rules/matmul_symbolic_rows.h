@@ -27,6 +27,7 @@
 #include <functional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "schedule/rules/matmul.h"
 #include "schedule/schedule.h"
@@ -53,12 +54,14 @@ inline constexpr int kRowsRuleTileRows = 4;
 // the last whole tile: PartialTile::kTailRows), and returns (jo, jn): the loop to run in
 // parallel and the one after whose iterations a tile is complete. Loops below k (a depth split
 // in groups, rule int8_matmul) stay inside the tile. With `prefetch` false the distance is not a
-// choice (a tile that does not prefetch) and intrinsics() receives 0.
+// choice (a tile that does not prefetch) and intrinsics() receives 0. `heights`, when given,
+// replaces 1 .. max_rows as the rows' choices, its last the default (the AMX tiles' 16 or 32).
 using RowTileIntrinsics = std::function<std::pair<std::string, std::string>(int mr, int prefetch)>;
 std::pair<LoopRV, LoopRV> schedule_row_tiles(Schedule& s, BlockRV c, LoopRV rows, LoopRV panels,
                                              LoopRV cols, LoopRV k, int nr, int max_rows,
                                              const RowTileIntrinsics& intrinsics,
-                                             bool prefetch = true);
+                                             bool prefetch = true,
+                                             const std::vector<int64_t>& heights = {});
 
 // Rule kSymbolicRowsMatmulRule's pattern: block "matmul" at the root over i (symbolic extent),
 // j, k, float32, B a 2-D constant parameter (rules/dense_product.h).

@@ -22,9 +22,17 @@
 namespace ingot::schedule {
 
 // `b` and `bias` name the constant B and bias ("" when the init is zero); tile(mr, nr, steps)
-// builds the micro-kernel of mr rows, nr columns and `steps` groups of G.
+// builds the micro-kernel of mr rows, nr columns and `steps` groups of G. With `amx` the tile is
+// an AMX one (intrin/amx_tile.h): panels of 16 or 32 columns that divide N [32 where they
+// do], tiles of 16 or 32 rows [32 where there are 32 rows, else 16].
 void schedule_panel_product(Schedule& s, const RuleTarget& t, const std::string& b,
                             const std::string& bias, int group,
-                            const std::function<TensorIntrin(int mr, int nr, int64_t steps)>& tile);
+                            const std::function<TensorIntrin(int mr, int nr, int64_t steps)>& tile,
+                            bool amx = false);
+// Whether the product of block "matmul" fits the AMX tiles with groups of G: the depth whole
+// 64-byte tile rows (K a multiple of 16 G), N a multiple of 16, at least 16 rows known at
+// compile time (a few rows, as a decoder's step, keep the vector tiles: each would stream
+// whole B tiles for one row).
+bool panel_product_fits_amx(Schedule& s, int group);
 
 }  // namespace ingot::schedule

@@ -163,6 +163,8 @@ double call_value(Intrinsic op, double x, double y) {
     case Intrinsic::dot_i32:            // vectors of integers
     case Intrinsic::dot_bf16:           // vectors
       return NAN;
+    default:  // the AMX effects
+      return NAN;
   }
   return NAN;
 }
@@ -213,7 +215,7 @@ class Folder : public ExprFunctor<Expr(const Expr&)> {
   }
   Expr visit_Call(const Call* op, const Expr&) override {
     if (op->op == Intrinsic::warp_shuffle_down || op->op == Intrinsic::prefetch ||
-        op->op == Intrinsic::dot_i32 || op->op == Intrinsic::dot_bf16)
+        op->op == Intrinsic::dot_i32 || op->op == Intrinsic::dot_bf16 || is_amx_intrinsic(op->op))
       return Expr();
     std::vector<double> v;
     for (const Expr& a : op->args) {

@@ -1,0 +1,220 @@
+// Lowering of the AMX tile effects (tir amx_* intrinsics, Call::make in tir/ir.cpp).
+// - Where the target has AMX (amx-tile, and amx-int8 / amx-bf16 for the products): LDTILECFG of
+//   a 64-byte configuration on the stack (palette 1, each tile's bytes per row and rows),
+//   TILEZERO, TILELOADD / TILESTORED with the row stride the two addresses give, TDPBUSD,
+//   TDPBF16PS and TILERELEASE, through LLVM's intrinsics that name the tile registers.
+// - Elsewhere an emulation by Intel's description of each instruction, over a tile file of
+//   8 x 1 KiB on the stack: the configuration zeroes the file and fixes the shapes (known here,
+//   since the calls name constant tiles); a load zeroes the tile and copies its rows; a product
+//   loops over the rows of C and the depth, a row of B per step. It is how the AMX micro-kernels
+//   (schedule/intrin/amx_tile.h) are checked against their description on CPUs without AMX
+//   (tests/codegen/amx_tile_test.cpp); bfloat16 pairs take two fused multiply-adds per step.
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/IntrinsicsX86.h>
+
+#include "codegen/llvm/kernel_lowering.h"
+#include "support/error.h"
+
+namespace ingot::codegen {
+
+using namespace tir;
+
+namespace {
+
+constexpr int kTiles = 8, kTileBytes = 1024, kRowBytes = 64;
+
+int64_t constant(const Expr& e) {
+  return e.as<IntImm>()->value;
+}
+
+// for (i = 0; i < n; ++i) body(i), i an i64 phi.
+void counted_loop(llvm::IRBuilderBase& b, int64_t n,
+                  const std::function<void(llvm::Value*)>& body) {
+  llvm::Function* f = b.GetInsertBlock()->getParent();
+  llvm::BasicBlock* pre = b.GetInsertBlock();
+  llvm::BasicBlock* head = llvm::BasicBlock::Create(b.getContext(), "amx.loop", f);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(b.getContext(), "amx.done", f);
+  b.CreateBr(head);
+  b.SetInsertPoint(head);
+  llvm::PHINode* i = b.CreatePHI(b.getInt64Ty(), 2);
+  i->addIncoming(b.getInt64(0), pre);
+  body(i);
+  llvm::Value* next = b.CreateAdd(i, b.getInt64(1));
+  i->addIncoming(next, b.GetInsertBlock());
+  b.CreateCondBr(b.CreateICmpSLT(next, b.getInt64(n)), head, exit);
+  b.SetInsertPoint(exit);
+}
+
+}  // namespace
+
+llvm::Value* KernelLowering::amx(const Call& op) {
+  llvm::Value* zero_value = b_.getInt32(0);
+  const bool native = target_.is_x86() && target_.has_feature("amx-tile") &&
+                      (op.op != Intrinsic::amx_dot_u8i8 || target_.has_feature("amx-int8")) &&
+                      (op.op != Intrinsic::amx_dot_bf16 || target_.has_feature("amx-bf16"));
+  // The function's stack bytes: the configuration (native) or the tile file (emulation), in
+  // its entry block so loops reuse them.
+  llvm::Function* f = b_.GetInsertBlock()->getParent();
+  llvm::Value*& scratch = amx_scratch_[f];
+  if (scratch == nullptr) {
+    llvm::IRBuilder<> entry(&f->getEntryBlock(), f->getEntryBlock().begin());
+    auto* bytes = llvm::ArrayType::get(b_.getInt8Ty(), native ? 64 : kTiles * kTileBytes);
+    auto* slot = entry.CreateAlloca(bytes, nullptr, native ? "amx.config" : "amx.tiles");
+    slot->setAlignment(llvm::Align(64));
+    scratch = slot;
+  }
+  auto tile = [&](int i) { return int(constant(op.args[size_t(i)])); };
+  auto address = [&](int i) { return address_of(*op.args[size_t(i)].as<BufferLoad>()); };
+  auto row_stride = [&] {
+    llvm::Value* first = b_.CreatePtrToInt(address(1), b_.getInt64Ty());
+    llvm::Value* second = b_.CreatePtrToInt(address(2), b_.getInt64Ty());
+    return b_.CreateSub(second, first);
+  };
+  auto imm = [&](int t) { return b_.getInt8(uint8_t(t)); };
+  // The emulated tile t's row r (a pointer into the file).
+  auto row = [&](int t, llvm::Value* r) {
+    llvm::Value* at =
+        b_.CreateAdd(b_.getInt64(int64_t(t) * kTileBytes), b_.CreateMul(r, b_.getInt64(kRowBytes)));
+    return b_.CreateGEP(b_.getInt8Ty(), scratch, at);
+  };
+  const llvm::MaybeAlign align(1);
+  switch (op.op) {
+    case Intrinsic::amx_tile_config: {
+      for (int t = 0; t < kTiles; ++t) amx_shapes_[size_t(t)] = {tile(2 * t), tile(2 * t + 1)};
+      if (!native) {
+        b_.CreateMemSet(scratch, b_.getInt8(0), kTiles * kTileBytes, llvm::MaybeAlign(64));
+        return zero_value;
+      }
+      // Palette 1, start row 0; colsb[t] (u16) at 16 + 2t; rows[t] (u8) at 48 + t.
+      b_.CreateMemSet(scratch, b_.getInt8(0), 64, llvm::MaybeAlign(64));
+      b_.CreateStore(b_.getInt8(1), scratch);
+      for (int t = 0; t < kTiles; ++t) {
+        b_.CreateStore(b_.getInt16(uint16_t(amx_shapes_[size_t(t)].colsb)),
+                       b_.CreateConstGEP1_64(b_.getInt8Ty(), scratch, 16 + 2 * t));
+        b_.CreateStore(b_.getInt8(uint8_t(amx_shapes_[size_t(t)].rows)),
+                       b_.CreateConstGEP1_64(b_.getInt8Ty(), scratch, 48 + t));
+      }
+      b_.CreateIntrinsic(llvm::Intrinsic::x86_ldtilecfg, {}, {scratch});
+      return zero_value;
+    }
+    case Intrinsic::amx_tile_release:
+      if (native) b_.CreateIntrinsic(llvm::Intrinsic::x86_tilerelease, {}, {});
+      return zero_value;
+    case Intrinsic::amx_tile_zero:
+      if (native)
+        b_.CreateIntrinsic(llvm::Intrinsic::x86_tilezero, {}, {imm(tile(0))});
+      else
+        b_.CreateMemSet(row(tile(0), b_.getInt64(0)), b_.getInt8(0), kTileBytes, align);
+      return zero_value;
+    case Intrinsic::amx_tile_load:
+    case Intrinsic::amx_tile_store: {
+      const bool is_load = op.op == Intrinsic::amx_tile_load;
+      const int t = tile(0);
+      llvm::Value* stride = row_stride();
+      llvm::Value* base = address(1);
+      if (native) {
+        if (is_load)
+          b_.CreateIntrinsic(llvm::Intrinsic::x86_tileloadd64, {}, {imm(t), base, stride});
+        else
+          b_.CreateIntrinsic(llvm::Intrinsic::x86_tilestored64, {}, {imm(t), base, stride});
+        return zero_value;
+      }
+      const AmxShape shape = amx_shapes_[size_t(t)];
+      INGOT_ICHECK(shape.rows > 0, "{}: tile {} is not configured", intrinsic_name(op.op), t);
+      if (is_load) b_.CreateMemSet(row(t, b_.getInt64(0)), b_.getInt8(0), kTileBytes, align);
+      for (int r = 0; r < shape.rows; ++r) {
+        llvm::Value* mem = b_.CreateGEP(b_.getInt8Ty(), base, b_.CreateMul(stride, b_.getInt64(r)));
+        llvm::Value* reg = row(t, b_.getInt64(r));
+        if (is_load)
+          b_.CreateMemCpy(reg, align, mem, align, shape.colsb);
+        else
+          b_.CreateMemCpy(mem, align, reg, align, shape.colsb);
+      }
+      return zero_value;
+    }
+    case Intrinsic::amx_dot_u8i8:
+    case Intrinsic::amx_dot_bf16: {
+      const bool bf16 = op.op == Intrinsic::amx_dot_bf16;
+      const int c = tile(0), a = tile(1), bt = tile(2);
+      if (native) {
+        b_.CreateIntrinsic(bf16 ? llvm::Intrinsic::x86_tdpbf16ps : llvm::Intrinsic::x86_tdpbusd, {},
+                           {imm(c), imm(a), imm(bt)});
+        return zero_value;
+      }
+      const AmxShape cs = amx_shapes_[size_t(c)], as = amx_shapes_[size_t(a)],
+                     bs = amx_shapes_[size_t(bt)];
+      INGOT_ICHECK(
+          cs.rows == as.rows && bs.rows == as.colsb / 4 && bs.colsb == cs.colsb && cs.rows > 0,
+          "{}: tile shapes {}x{}, {}x{}, {}x{} do not multiply", intrinsic_name(op.op), cs.rows,
+          cs.colsb, as.rows, as.colsb, bs.rows, bs.colsb);
+      // Every row of C and step k: all 16 dword lanes (those past colsb stay 0: B's bytes there
+      // are 0 since its load zeroed them, and so were C's).
+      auto* words = llvm::FixedVectorType::get(b_.getInt32Ty(), 16);
+      auto* floats = llvm::FixedVectorType::get(b_.getFloatTy(), 16);
+      counted_loop(b_, cs.rows, [&](llvm::Value* m) {
+        llvm::Value* c_row = row(c, m);
+        llvm::Value* acc0 = b_.CreateAlignedLoad(bf16 ? floats : words, c_row, align);
+        // The depth as a loop with the row's sums in a phi.
+        llvm::BasicBlock* pre = b_.GetInsertBlock();
+        llvm::BasicBlock* head = llvm::BasicBlock::Create(ctx_, "amx.depth", f);
+        llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_, "amx.depth.done", f);
+        b_.CreateBr(head);
+        b_.SetInsertPoint(head);
+        llvm::PHINode* k = b_.CreatePHI(b_.getInt64Ty(), 2);
+        llvm::PHINode* sums = b_.CreatePHI(acc0->getType(), 2);
+        k->addIncoming(b_.getInt64(0), pre);
+        sums->addIncoming(acc0, pre);
+        llvm::Value* a_at =
+            b_.CreateGEP(b_.getInt8Ty(), row(a, m), b_.CreateMul(k, b_.getInt64(4)));
+        llvm::Value* a_dword = b_.CreateAlignedLoad(b_.getInt32Ty(), a_at, align);
+        llvm::Value* b_row = row(bt, k);
+        llvm::Value* next_sums = nullptr;
+        if (!bf16) {
+          auto* bytes = llvm::FixedVectorType::get(b_.getInt8Ty(), 64);
+          auto* wide = llvm::FixedVectorType::get(b_.getInt32Ty(), 64);
+          llvm::Value* a_bytes = b_.CreateBitCast(b_.CreateVectorSplat(16, a_dword), bytes);
+          llvm::Value* b_bytes = b_.CreateAlignedLoad(bytes, b_row, align);
+          llvm::Value* products =
+              b_.CreateMul(b_.CreateZExt(a_bytes, wide), b_.CreateSExt(b_bytes, wide));
+          next_sums = sums;
+          for (int g = 0; g < 4; ++g) {
+            std::vector<int> pick(16);
+            for (int l = 0; l < 16; ++l) pick[size_t(l)] = l * 4 + g;
+            next_sums = b_.CreateAdd(next_sums, b_.CreateShuffleVector(products, pick));
+          }
+        } else {
+          // bfloat16 -> float32: the bits in the high half.
+          auto* halves = llvm::FixedVectorType::get(b_.getInt16Ty(), 32);
+          llvm::Value* b_bits = b_.CreateAlignedLoad(halves, b_row, align);
+          llvm::Value* b_wide = b_.CreateShl(
+              b_.CreateZExt(b_bits, llvm::FixedVectorType::get(b_.getInt32Ty(), 32)), 32 - 16);
+          llvm::Value* a_pair = b_.CreateVectorSplat(16, a_dword);
+          next_sums = sums;
+          for (int g = 0; g < 2; ++g) {
+            std::vector<int> pick(16);
+            for (int l = 0; l < 16; ++l) pick[size_t(l)] = l * 2 + g;
+            llvm::Value* bv = b_.CreateBitCast(b_.CreateShuffleVector(b_wide, pick), floats);
+            // Element g of A's pair: the low half (g = 0) or the high half of the dword.
+            llvm::Value* av =
+                g == 0
+                    ? b_.CreateShl(a_pair, 16)
+                    : b_.CreateAnd(a_pair, llvm::ConstantInt::get(a_pair->getType(), 0xFFFF0000u));
+            next_sums = b_.CreateIntrinsic(llvm::Intrinsic::fma, {floats},
+                                           {b_.CreateBitCast(av, floats), bv, next_sums});
+          }
+        }
+        llvm::Value* k_next = b_.CreateAdd(k, b_.getInt64(1));
+        k->addIncoming(k_next, b_.GetInsertBlock());
+        sums->addIncoming(next_sums, b_.GetInsertBlock());
+        b_.CreateCondBr(b_.CreateICmpSLT(k_next, b_.getInt64(as.colsb / 4)), head, exit);
+        b_.SetInsertPoint(exit);
+        b_.CreateAlignedStore(next_sums, c_row, align);  // the last step's sums
+      });
+      return zero_value;
+    }
+    default:
+      fail_internal("codegen: {} is not an AMX effect", intrinsic_name(op.op));
+  }
+}
+
+}  // namespace ingot::codegen

@@ -22,10 +22,6 @@ namespace {
 using namespace tir;
 using schedule::AmxTileSpec;
 
-IRModule tile_module(const schedule::TensorIntrin& in) {
-  return single_kernel_module("amx_tile", in.impl.params, in.impl.body, 2);
-}
-
 uint16_t bf16_bits(float f) {
   uint32_t u = 0;
   std::memcpy(&u, &f, 4);
@@ -62,7 +58,7 @@ void expect_int8_tile(const AmxTileSpec& s, const Target& target) {
                  int64_t(int8_t(b[size_t((k * s.nr + j) * 4 + g)]));
       want[size_t(i * s.nr + j)] = int32_t(sum);
     }
-  LoadedArtifact art(tile_module(in), target);
+  LoadedArtifact art(tile_impl_module(in.impl), target);
   ASSERT_EQ(art.run({a.data(), b.data()}, {c.data()}), 0);
   for (size_t i = 0; i < c.size(); ++i)
     ASSERT_EQ(c[i], want[i]) << schedule::amx_tile_name(s) << " element " << i;
@@ -90,7 +86,7 @@ void expect_bf16_tile(const AmxTileSpec& s, const Target& target) {
                  double(bf16_value(b[size_t((k * s.nr + j) * 2 + g)]));
       want[size_t(i * s.nr + j)] = float(sum);
     }
-  LoadedArtifact art(tile_module(in), target);
+  LoadedArtifact art(tile_impl_module(in.impl), target);
   ASSERT_EQ(art.run({a.data(), b.data()}, {c.data()}), 0);
   for (size_t i = 0; i < c.size(); ++i)
     ASSERT_EQ(c[i], want[i]) << schedule::amx_tile_name(s) << " element " << i;
@@ -134,7 +130,8 @@ TEST(AmxTile, SapphireRapidsBuildsUseTheTileInstructions) {
   EXPECT_TRUE(spr.amx_bf16());
   EXPECT_FALSE(emulating_host().amx_int8());
   for (bool bf16 : {false, true}) {
-    const IRModule m = tile_module(schedule::make_amx_tile_intrin(AmxTileSpec{bf16, 32, 32, 32}));
+    const IRModule m =
+        tile_impl_module(schedule::make_amx_tile_intrin(AmxTileSpec{bf16, 32, 32, 32}).impl);
     const std::string ir = emit_llvm_ir(m, spr);
     for (const char* call : {"llvm.x86.ldtilecfg", "llvm.x86.tileloadd64", "llvm.x86.tilestored64",
                              "llvm.x86.tilerelease"})

@@ -137,6 +137,12 @@ inline tir::IRModule single_kernel_module(const std::string& name,
   return m;
 }
 
+// A micro-kernel's implementation (a tensor intrinsic's impl: inputs A and B, output C) as a
+// one-kernel module, to run or emit on its own.
+inline tir::IRModule tile_impl_module(const tir::PrimFunc& impl) {
+  return single_kernel_module("tile", impl.params, impl.body, 2);
+}
+
 // A built and loaded artifact; unloaded (and its file deleted) on destruction.
 class LoadedArtifact {
  public:

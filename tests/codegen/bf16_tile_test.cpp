@@ -30,10 +30,6 @@ bool host_runs(const Target& t) {
   return true;
 }
 
-IRModule tile_module(const schedule::TensorIntrin& in) {
-  return single_kernel_module("tile", in.impl.params, in.impl.body, 2);
-}
-
 void expect_tile(const BFloat16TileSpec& s, const Target& target) {
   const schedule::TensorIntrin in = schedule::make_bf16_tile_intrin(s);
   const int64_t depth = s.steps * 2;
@@ -54,7 +50,7 @@ void expect_tile(const BFloat16TileSpec& s, const Target& target) {
           want[size_t(i * s.nr + j)] += x * w;
           scale[size_t(i * s.nr + j)] += std::fabs(x * w);
         }
-  LoadedArtifact art(tile_module(in), target);
+  LoadedArtifact art(tile_impl_module(in.impl), target);
   ASSERT_EQ(art.run({a.data(), b.data()}, {c.data()}), 0);
   for (size_t i = 0; i < c.size(); ++i)
     ASSERT_NEAR(c[i], want[i], 1e-5 * (scale[i] + 1.0))
@@ -68,9 +64,9 @@ TEST(BFloat16Tile, PairsMatchTheirDescriptionPortably) {
   // AVX-512; its IR is checked everywhere).
   const BFloat16TileSpec wide{16, 4, 32, 9};
   const Target skylake = Target::parse("llvm -mcpu=skylake-avx512 -mattr=-avx512bf16");
-  EXPECT_EQ(
-      emit_llvm_ir(tile_module(schedule::make_bf16_tile_intrin(wide)), skylake).find("dpbf16ps"),
-      std::string::npos);
+  EXPECT_EQ(emit_llvm_ir(tile_impl_module(schedule::make_bf16_tile_intrin(wide).impl), skylake)
+                .find("dpbf16ps"),
+            std::string::npos);
   if (host_runs(skylake)) expect_tile(wide, skylake);
 }
 
@@ -78,13 +74,13 @@ TEST(BFloat16Tile, Avx512Bf16TargetsUseVdpbf16ps) {
   BFloat16TileSpec wide{16, 4, 32, 12};
   BFloat16TileSpec narrow{8, 3, 16, 12};
   const Target zen4 = Target::parse("llvm -mcpu=znver4");
-  EXPECT_NE(
-      emit_llvm_ir(tile_module(schedule::make_bf16_tile_intrin(wide)), zen4).find("dpbf16ps.512"),
-      std::string::npos);
-  EXPECT_NE(
-      emit_llvm_ir(tile_module(schedule::make_bf16_tile_intrin(narrow)), zen4).find("dpbf16ps.256"),
-      std::string::npos);
-  EXPECT_EQ(emit_llvm_ir(tile_module(schedule::make_bf16_tile_intrin(narrow)),
+  EXPECT_NE(emit_llvm_ir(tile_impl_module(schedule::make_bf16_tile_intrin(wide).impl), zen4)
+                .find("dpbf16ps.512"),
+            std::string::npos);
+  EXPECT_NE(emit_llvm_ir(tile_impl_module(schedule::make_bf16_tile_intrin(narrow).impl), zen4)
+                .find("dpbf16ps.256"),
+            std::string::npos);
+  EXPECT_EQ(emit_llvm_ir(tile_impl_module(schedule::make_bf16_tile_intrin(narrow).impl),
                          Target::parse("llvm -mcpu=haswell"))
                 .find("dpbf16ps"),
             std::string::npos);

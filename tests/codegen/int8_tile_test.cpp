@@ -19,10 +19,6 @@ namespace {
 using namespace tir;
 using schedule::Int8TileSpec;
 
-IRModule tile_module(const schedule::TensorIntrin& in) {
-  return single_kernel_module("tile", in.impl.params, in.impl.body, 2);
-}
-
 void expect_tile(const Int8TileSpec& s, const Target& target) {
   const schedule::TensorIntrin in = schedule::make_int8_tile_intrin(s);
   const int64_t depth = s.steps * s.group;
@@ -46,7 +42,7 @@ void expect_tile(const Int8TileSpec& s, const Target& target) {
           const int64_t w = int8_t(b[size_t((k * s.nr + j) * s.group + g)]);
           want[size_t(i * s.nr + j)] += int32_t(x * w);
         }
-  LoadedArtifact art(tile_module(in), target);
+  LoadedArtifact art(tile_impl_module(in.impl), target);
   ASSERT_EQ(art.run({a.data(), b.data()}, {c.data()}), 0);
   for (size_t i = 0; i < c.size(); ++i)
     ASSERT_EQ(c[i], want[i]) << schedule::int8_tile_name(s) << " element " << i;
@@ -65,11 +61,11 @@ TEST(Int8Tile, QuadsAndPairsMatchTheirDescription) {
 TEST(Int8Tile, VnniTargetsUseVpdpbusd) {
   Int8TileSpec s{CpuVectorIsa::kX86, 8, 4, 16, 8, 4, false};
   const schedule::TensorIntrin in = schedule::make_int8_tile_intrin(s);
-  EXPECT_NE(
-      emit_llvm_ir(tile_module(in), Target::parse("llvm -mcpu=alderlake")).find("vpdpbusd.256"),
-      std::string::npos);
+  EXPECT_NE(emit_llvm_ir(tile_impl_module(in.impl), Target::parse("llvm -mcpu=alderlake"))
+                .find("vpdpbusd.256"),
+            std::string::npos);
   Int8TileSpec wide{CpuVectorIsa::kX86, 16, 4, 32, 8, 4, false};
-  EXPECT_NE(emit_llvm_ir(tile_module(schedule::make_int8_tile_intrin(wide)),
+  EXPECT_NE(emit_llvm_ir(tile_impl_module(schedule::make_int8_tile_intrin(wide).impl),
                          Target::parse("llvm -mcpu=icelake-server"))
                 .find("vpdpbusd.512"),
             std::string::npos);
@@ -91,7 +87,7 @@ TEST(Int8Tile, AArch64DotProductTargetsUseSdotOrUsdot) {
   EXPECT_FALSE(a72.int8_signed_dot_quads(4));
   for (bool a_signed : {false, true}) {
     Int8TileSpec s{CpuVectorIsa::kAArch64, 4, 4, 16, 8, 4, a_signed};
-    const IRModule m = tile_module(schedule::make_int8_tile_intrin(s));
+    const IRModule m = tile_impl_module(schedule::make_int8_tile_intrin(s).impl);
     const std::string on_n1 = emit_llvm_ir(m, n1), on_i8mm = emit_llvm_ir(m, i8mm);
     EXPECT_NE(on_n1.find("llvm.aarch64.neon.sdot"), std::string::npos) << a_signed;
     EXPECT_EQ(on_n1.find("usdot"), std::string::npos) << a_signed;

@@ -27,9 +27,10 @@ int64_t constant(const Expr& e) {
   return e.as<IntImm>()->value;
 }
 
-// for (i = 0; i < n; ++i) body(i), i an i64 phi.
-void counted_loop(llvm::IRBuilderBase& b, int64_t n,
-                  const std::function<void(llvm::Value*)>& body) {
+// for (i = 0; i < n; ++i) v = body(i, v), i an i64 phi; v (when `init` is given) a phi carried
+// from `init`. Returns the last v (null without `init`).
+llvm::Value* counted_loop(llvm::IRBuilderBase& b, int64_t n, llvm::Value* init,
+                          const std::function<llvm::Value*(llvm::Value*, llvm::Value*)>& body) {
   llvm::Function* f = b.GetInsertBlock()->getParent();
   llvm::BasicBlock* pre = b.GetInsertBlock();
   llvm::BasicBlock* head = llvm::BasicBlock::Create(b.getContext(), "amx.loop", f);
@@ -38,11 +39,15 @@ void counted_loop(llvm::IRBuilderBase& b, int64_t n,
   b.SetInsertPoint(head);
   llvm::PHINode* i = b.CreatePHI(b.getInt64Ty(), 2);
   i->addIncoming(b.getInt64(0), pre);
-  body(i);
+  llvm::PHINode* carried = init ? b.CreatePHI(init->getType(), 2) : nullptr;
+  if (carried) carried->addIncoming(init, pre);
+  llvm::Value* v = body(i, carried);
   llvm::Value* next = b.CreateAdd(i, b.getInt64(1));
   i->addIncoming(next, b.GetInsertBlock());
+  if (carried) carried->addIncoming(v, b.GetInsertBlock());
   b.CreateCondBr(b.CreateICmpSLT(next, b.getInt64(n)), head, exit);
   b.SetInsertPoint(exit);
+  return carried ? v : nullptr;
 }
 
 }  // namespace
@@ -148,67 +153,29 @@ llvm::Value* KernelLowering::amx(const Call& op) {
           "{}: tile shapes {}x{}, {}x{}, {}x{} do not multiply", intrinsic_name(op.op), cs.rows,
           cs.colsb, as.rows, as.colsb, bs.rows, bs.colsb);
       // Every row of C and step k: all 16 dword lanes (those past colsb stay 0: B's bytes there
-      // are 0 since its load zeroed them, and so were C's).
-      auto* words = llvm::FixedVectorType::get(b_.getInt32Ty(), 16);
-      auto* floats = llvm::FixedVectorType::get(b_.getFloatTy(), 16);
-      counted_loop(b_, cs.rows, [&](llvm::Value* m) {
+      // are 0 since its load zeroed them, and so were C's), by the portable dot products.
+      auto* sums_type = llvm::FixedVectorType::get(bf16 ? b_.getFloatTy() : b_.getInt32Ty(), 16);
+      counted_loop(b_, cs.rows, nullptr, [&](llvm::Value* m, llvm::Value*) {
         llvm::Value* c_row = row(c, m);
-        llvm::Value* acc0 = b_.CreateAlignedLoad(bf16 ? floats : words, c_row, align);
-        // The depth as a loop with the row's sums in a phi.
-        llvm::BasicBlock* pre = b_.GetInsertBlock();
-        llvm::BasicBlock* head = llvm::BasicBlock::Create(ctx_, "amx.depth", f);
-        llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_, "amx.depth.done", f);
-        b_.CreateBr(head);
-        b_.SetInsertPoint(head);
-        llvm::PHINode* k = b_.CreatePHI(b_.getInt64Ty(), 2);
-        llvm::PHINode* sums = b_.CreatePHI(acc0->getType(), 2);
-        k->addIncoming(b_.getInt64(0), pre);
-        sums->addIncoming(acc0, pre);
-        llvm::Value* a_at =
-            b_.CreateGEP(b_.getInt8Ty(), row(a, m), b_.CreateMul(k, b_.getInt64(4)));
-        llvm::Value* a_dword = b_.CreateAlignedLoad(b_.getInt32Ty(), a_at, align);
-        llvm::Value* b_row = row(bt, k);
-        llvm::Value* next_sums = nullptr;
-        if (!bf16) {
-          auto* bytes = llvm::FixedVectorType::get(b_.getInt8Ty(), 64);
-          auto* wide = llvm::FixedVectorType::get(b_.getInt32Ty(), 64);
-          llvm::Value* a_bytes = b_.CreateBitCast(b_.CreateVectorSplat(16, a_dword), bytes);
-          llvm::Value* b_bytes = b_.CreateAlignedLoad(bytes, b_row, align);
-          llvm::Value* products =
-              b_.CreateMul(b_.CreateZExt(a_bytes, wide), b_.CreateSExt(b_bytes, wide));
-          next_sums = sums;
-          for (int g = 0; g < 4; ++g) {
-            std::vector<int> pick(16);
-            for (int l = 0; l < 16; ++l) pick[size_t(l)] = l * 4 + g;
-            next_sums = b_.CreateAdd(next_sums, b_.CreateShuffleVector(products, pick));
-          }
-        } else {
-          // bfloat16 -> float32: the bits in the high half.
-          auto* halves = llvm::FixedVectorType::get(b_.getInt16Ty(), 32);
-          llvm::Value* b_bits = b_.CreateAlignedLoad(halves, b_row, align);
-          llvm::Value* b_wide = b_.CreateShl(
-              b_.CreateZExt(b_bits, llvm::FixedVectorType::get(b_.getInt32Ty(), 32)), 32 - 16);
-          llvm::Value* a_pair = b_.CreateVectorSplat(16, a_dword);
-          next_sums = sums;
-          for (int g = 0; g < 2; ++g) {
-            std::vector<int> pick(16);
-            for (int l = 0; l < 16; ++l) pick[size_t(l)] = l * 2 + g;
-            llvm::Value* bv = b_.CreateBitCast(b_.CreateShuffleVector(b_wide, pick), floats);
-            // Element g of A's pair: the low half (g = 0) or the high half of the dword.
-            llvm::Value* av =
-                g == 0
-                    ? b_.CreateShl(a_pair, 16)
-                    : b_.CreateAnd(a_pair, llvm::ConstantInt::get(a_pair->getType(), 0xFFFF0000u));
-            next_sums = b_.CreateIntrinsic(llvm::Intrinsic::fma, {floats},
-                                           {b_.CreateBitCast(av, floats), bv, next_sums});
-          }
-        }
-        llvm::Value* k_next = b_.CreateAdd(k, b_.getInt64(1));
-        k->addIncoming(k_next, b_.GetInsertBlock());
-        sums->addIncoming(next_sums, b_.GetInsertBlock());
-        b_.CreateCondBr(b_.CreateICmpSLT(k_next, b_.getInt64(as.colsb / 4)), head, exit);
-        b_.SetInsertPoint(exit);
-        b_.CreateAlignedStore(next_sums, c_row, align);  // the last step's sums
+        llvm::Value* init = b_.CreateAlignedLoad(sums_type, c_row, align);
+        llvm::Value* sums =
+            counted_loop(b_, as.colsb / 4, init, [&](llvm::Value* k, llvm::Value* acc) {
+              // A's dword k of row m (4 bytes, or a bfloat16 pair) against every column's in B's
+              // row k.
+              llvm::Value* a_at =
+                  b_.CreateGEP(b_.getInt8Ty(), row(a, m), b_.CreateMul(k, b_.getInt64(4)));
+              llvm::Value* a_dwords =
+                  b_.CreateVectorSplat(16, b_.CreateAlignedLoad(b_.getInt32Ty(), a_at, align));
+              const int elems = bf16 ? 32 : 64;
+              auto* operand = llvm::FixedVectorType::get(bf16 ? b_.getInt16Ty() : b_.getInt8Ty(),
+                                                         unsigned(elems));
+              llvm::Value* a_vec = b_.CreateBitCast(a_dwords, operand);
+              llvm::Value* b_vec = b_.CreateAlignedLoad(operand, row(bt, k), align);
+              if (bf16) return pair_products(acc, bfloat16_widen(a_vec), bfloat16_widen(b_vec));
+              return widened_dot(acc, a_vec, b_vec, /*a_unsigned=*/true, /*b_unsigned=*/false, 4);
+            });
+        b_.CreateAlignedStore(sums, c_row, align);
+        return nullptr;
       });
       return zero_value;
     }

@@ -45,9 +45,13 @@ llvm::Value* KernelLowering::dot_bf16(const Call& op) {
     llvm::Value* b = b_.CreateBitCast(bfloat16_operand_bits(op.args[2]), operand);
     return b_.CreateCall(fn, {acc, a, b});
   }
-  // Portable: float32 values (widened by their loads), two fused multiply-adds per lane.
-  llvm::Value* a = expr(op.args[1]);
-  llvm::Value* b = expr(op.args[2]);
+  // Portable: float32 values (widened by their loads).
+  return pair_products(acc, expr(op.args[1]), expr(op.args[2]));
+}
+
+llvm::Value* KernelLowering::pair_products(llvm::Value* acc, llvm::Value* a, llvm::Value* b) {
+  // Two fused multiply-adds per lane.
+  const int lanes = int(llvm::cast<llvm::FixedVectorType>(acc->getType())->getNumElements());
   llvm::Value* sum = acc;
   for (int t = 0; t < 2; ++t) {
     std::vector<int> pick(static_cast<size_t>(lanes));

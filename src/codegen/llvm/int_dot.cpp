@@ -63,10 +63,16 @@ llvm::Value* KernelLowering::dot_i32(const Call& op) {
       return b_.CreateSub(dot, offset);
     }
   }
-  // Portable: widen, multiply, add each lane's G products.
+  return widened_dot(acc, a, b, a_t.is_uint(), b_t.is_uint(), group);
+}
+
+llvm::Value* KernelLowering::widened_dot(llvm::Value* acc, llvm::Value* a, llvm::Value* b,
+                                         bool a_unsigned, bool b_unsigned, int group) {
+  // Widen, multiply, add each lane's G products.
+  const int lanes = int(llvm::cast<llvm::FixedVectorType>(acc->getType())->getNumElements());
   auto* wide = llvm::FixedVectorType::get(b_.getInt32Ty(), unsigned(lanes * group));
-  llvm::Value* wa = a_t.is_uint() ? b_.CreateZExt(a, wide) : b_.CreateSExt(a, wide);
-  llvm::Value* wb = b_t.is_uint() ? b_.CreateZExt(b, wide) : b_.CreateSExt(b, wide);
+  llvm::Value* wa = a_unsigned ? b_.CreateZExt(a, wide) : b_.CreateSExt(a, wide);
+  llvm::Value* wb = b_unsigned ? b_.CreateZExt(b, wide) : b_.CreateSExt(b, wide);
   llvm::Value* products = b_.CreateMul(wa, wb);
   llvm::Value* sum = acc;
   for (int t = 0; t < group; ++t) {

@@ -92,6 +92,13 @@ class KernelLowering {
   // The bfloat16 pair product dot_bf16 (tir/ir.cpp Call::make): VDPBF16PS where the target has
   // AVX512-BF16 (256 bits also needing AVX512VL), else widened products and adds (bf16_dot.cpp).
   llvm::Value* dot_bf16(const tir::Call& op);
+  // Their portable forms on LLVM values (also the AMX emulation's, amx_tiles.cpp): acc (L int32
+  // lanes) plus each lane's `group` products of a and b (L * group 8/16-bit lanes, each widened
+  // by its signedness); acc (L float32 lanes) plus each lane's pair of a and b (2L float32
+  // lanes) by two fused multiply-adds.
+  llvm::Value* widened_dot(llvm::Value* acc, llvm::Value* a, llvm::Value* b, bool a_unsigned,
+                           bool b_unsigned, int group);
+  llvm::Value* pair_products(llvm::Value* acc, llvm::Value* a, llvm::Value* b);
   // The bits (i16 lanes) of a bfloat16 expression: a load's, a shuffle's or a select's of
   // loads and constants own bits (stores of values that move unchanged, a Pad's, copy them),
   // else its float32 value rounded (exact for bfloat16 values).

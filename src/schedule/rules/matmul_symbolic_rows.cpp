@@ -21,16 +21,16 @@ std::pair<LoopRV, LoopRV> schedule_row_tiles(Schedule& s, BlockRV c, LoopRV rows
                                              LoopRV cols, LoopRV k, int nr, int max_rows,
                                              const RowTileIntrinsics& intrinsics,
                                              bool prefetch_choice,
-                                             const std::vector<int64_t>& given_heights) {
+                                             const std::vector<int64_t>& given_heights,
+                                             int64_t default_height) {
   // The choices: panels per parallel task, the tile's rows, the prefetch distance.
   const int64_t n = loop_extent_of(s, panels);
   ExprRV per_task = sample_choice(s, powers_of_two_upto(n, n),
                                   std::clamp<int64_t>(kRowsRuleColumnsPerTask / nr, 1, n));
   std::vector<int64_t> heights = given_heights;
   for (int r = 1; given_heights.empty() && r <= max_rows; ++r) heights.push_back(r);
-  const int64_t default_rows =
-      given_heights.empty() ? std::min(kRowsRuleTileRows, max_rows) : given_heights.back();
-  const int mr = int(s.value(sample_choice(s, heights, default_rows)));
+  if (given_heights.empty()) default_height = std::min(kRowsRuleTileRows, max_rows);
+  const int mr = int(s.value(sample_choice(s, heights, default_height)));
   const int prefetch =
       prefetch_choice ? int(s.value(sample_choice(s, {0, 1024, 2048, 4096}, 4096))) : 0;
   // jo | io | jn | ir, jr, k; C's init before the tile, vectorized.

@@ -55,13 +55,15 @@ inline constexpr int kRowsRuleTileRows = 4;
 // parallel and the one after whose iterations a tile is complete. Loops below k (a depth split
 // in groups, rule int8_matmul) stay inside the tile. With `prefetch` false the distance is not a
 // choice (a tile that does not prefetch) and intrinsics() receives 0. `heights`, when given,
-// replaces 1 .. max_rows as the rows' choices, its last the default (the AMX tiles' 16 or 32).
+// replaces 1 .. max_rows as the rows' choices, `default_height` (one of them) the default (the
+// AMX tiles' 16 or 32).
 using RowTileIntrinsics = std::function<std::pair<std::string, std::string>(int mr, int prefetch)>;
 std::pair<LoopRV, LoopRV> schedule_row_tiles(Schedule& s, BlockRV c, LoopRV rows, LoopRV panels,
                                              LoopRV cols, LoopRV k, int nr, int max_rows,
                                              const RowTileIntrinsics& intrinsics,
                                              bool prefetch = true,
-                                             const std::vector<int64_t>& heights = {});
+                                             const std::vector<int64_t>& heights = {},
+                                             int64_t default_height = 0);
 
 // Rule kSymbolicRowsMatmulRule's pattern: block "matmul" at the root over i (symbolic extent),
 // j, k, float32, B a 2-D constant parameter (rules/dense_product.h).

@@ -46,7 +46,7 @@ void schedule_panel_product(Schedule& s, const RuleTarget& t, const std::string&
     if (N > (v - 1) * lanes && dot_tile_max_rows(lanes, v * lanes) >= 4)
       widths.push_back(v * lanes);
   if (amx && N % (2 * kAmxColumns) == 0) widths.push_back(2 * kAmxColumns);
-  int64_t default_nr = std::min<int64_t>(widths.back(), amx ? widths.back() : 2 * lanes);
+  int64_t default_nr = amx ? widths.back() : std::min<int64_t>(widths.back(), 2 * lanes);
   if (!amx && widths.back() == 3 * lanes && N % (3 * lanes) == 0) default_nr = 3 * lanes;
   const int nr = int(s.value(sample_choice(s, widths, default_nr)));
   std::vector<LoopRV> j = s.split_block_iter(c, l[1], nr);
@@ -56,12 +56,8 @@ void schedule_panel_product(Schedule& s, const RuleTarget& t, const std::string&
   if (!bias.empty()) s.transform_layout(c, read_index(s, bias), {0, nr}, {});
   // 2. jo | io | jn | ir, jr, ko, ki by the micro-kernel, rows past the last whole tile one at
   //    a time.
-  // AMX: tiles of 16 or 32 rows, 32 where there are that many (the default is the last).
-  std::vector<int64_t> amx_heights;
-  if (amx)
-    amx_heights = loop_extent_of(s, l[0]) >= 2 * kAmxRows
-                      ? std::vector<int64_t>{kAmxRows, 2 * kAmxRows}
-                      : std::vector<int64_t>{2 * kAmxRows, kAmxRows};
+  // AMX: tiles of 16 or 32 rows, 32 where there are that many.
+  const int64_t amx_rows = amx && loop_extent_of(s, l[0]) >= 2 * kAmxRows ? 2 * kAmxRows : kAmxRows;
   auto [task, panel] = schedule_row_tiles(
       s, c, l[0], j[0], j[1], k[0], nr, amx ? 2 * kAmxRows : dot_tile_max_rows(lanes, nr),
       [&](int mr, int) {
@@ -71,7 +67,8 @@ void schedule_panel_product(Schedule& s, const RuleTarget& t, const std::string&
         register_tensor_intrin(std::move(one));
         return names;
       },
-      /*prefetch=*/false, amx_heights);
+      /*prefetch=*/false,
+      amx ? std::vector<int64_t>{kAmxRows, 2 * kAmxRows} : std::vector<int64_t>{}, amx_rows);
   // 3. The epilogue after each tile; the other blocks by the injective rule.
   if (!blocks.epilogue.empty()) {
     schedule_tile_epilogue(s, s.get_block(blocks.epilogue), panel);

@@ -1,5 +1,5 @@
-// Test helpers: wrap kernels in an IRModule, build it into a .so in a temp dir, dlopen it and
-// call its entry with serial or threaded runtime services.
+// Test helpers: wrap kernels in an IRModule, build it into a .so in a temp dir, load it through
+// the runtime's loader and call its entry with serial or threaded runtime services.
 #pragma once
 
 #include <dlfcn.h>
@@ -16,6 +16,7 @@
 #include "codegen/build.h"
 #include "codegen/target.h"
 #include "ingot/abi.h"
+#include "ingot/runtime.h"
 #include "tir/module.h"
 #include "tir/op.h"
 #include "tir/stmt.h"
@@ -149,14 +150,15 @@ class LoadedArtifact {
   LoadedArtifact(const tir::IRModule& m, const Target& target = Target::host()) {
     path_ = dir_.file(m.model_name + ".so");
     build_shared_library(m, target, path_);
-    handle_ = dlopen(path_.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle_) throw std::runtime_error(std::string("dlopen: ") + dlerror());
-    art_ = static_cast<const IngotArtifact*>(dlsym(handle_, INGOT_ARTIFACT_SYMBOL));
-    if (!art_) throw std::runtime_error("no ingot_artifact_v1 symbol");
+    // Through the runtime's loader, as users load artifacts: it checks the record and the CPU
+    // features the code uses, and asks the OS for the AMX tile state where the code uses tiles.
+    if (ingot_model_load(path_.c_str(), &model_) != INGOT_OK)
+      throw std::runtime_error(ingot_last_error());
+    art_ = ingot_model_artifact(model_);
   }
-  ~LoadedArtifact() {
-    if (handle_) dlclose(handle_);
-  }
+  ~LoadedArtifact() { ingot_model_free(model_); }
+  LoadedArtifact(const LoadedArtifact&) = delete;
+  LoadedArtifact& operator=(const LoadedArtifact&) = delete;
   const IngotArtifact* operator->() const { return art_; }
   const IngotArtifact& record() const { return *art_; }
   const std::string& path() const { return path_; }
@@ -178,7 +180,7 @@ class LoadedArtifact {
  private:
   TempDir dir_;
   std::string path_;
-  void* handle_ = nullptr;
+  IngotModel* model_ = nullptr;
   const IngotArtifact* art_ = nullptr;
 };
 

@@ -5,8 +5,9 @@
 // stride 2, an input of one block; a float32 output (the sums accumulate in it, the epilogue
 // in place) and a bfloat16 one (the sums a scratch parameter the rule makes local to each strip,
 // the epilogue's result rounded); on the host's target where it has AVX512-BF16 (VDPBF16PS, any
-// vendor's CPU), and the portable pair product at 8 lanes (-mcpu=haswell) everywhere. The tile's
-// name round-trips and the trace replays.
+// vendor's CPU), and the portable pair product at 8 lanes (-mcpu=haswell) everywhere; AMX tiles
+// (emulated, and native where the host has AMX-BF16). The tile's name round-trips and the trace
+// replays.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -46,8 +47,10 @@ bool host_has_avx512_bf16() {
   return ingot_cpu_supports("avx512bf16") == 1 && ingot_cpu_supports("avx512bw") == 1;
 }
 
-// Returns the scheduled kernel's text.
-std::string expect_conv(const Case& q, const Target& target, int vector_bits) {
+// Returns the scheduled kernel's text. With tiles.amx_bf16 the rule takes the AMX tile
+// (x86_amx_dot_bf16g2_...) unless `vector_tile` (a layout the tiles refuse).
+std::string expect_conv(const Case& q, const Target& target, int vector_bits,
+                        schedule::ConvTiles tiles = {}, bool vector_tile = false) {
   lower::BlockedConvShape s;
   s.n = 1, s.ic = q.ic, s.oc = q.oc, s.ib = q.ib, s.nr = q.nr;
   s.in = {q.in, q.in}, s.kernel = {q.k, q.k}, s.strides = {q.stride, q.stride};
@@ -64,12 +67,14 @@ std::string expect_conv(const Case& q, const Target& target, int vector_bits) {
   f.constant_params = {1};  // W: the rule lays it out
   EXPECT_EQ(f.scratch_params.size(), q.bf16_out ? 1u : 0u);
   schedule::Schedule sch(f);
-  schedule::schedule_blocked_conv2d(sch, "conv", CpuVectorIsa::x86(vector_bits));
+  schedule::schedule_blocked_conv2d(sch, "conv", CpuVectorIsa::x86(vector_bits), 2, tiles);
   schedule::Schedule replayed = schedule::Trace::from_json(sch.trace().to_json()).replay(f);
   EXPECT_TRUE(structural_equal(replayed.func(), sch.func()));
   PrimFunc done = sch.func();
   const std::string text = to_string(done);
-  EXPECT_NE(text.find("_dot_bf16g2_"), std::string::npos) << text;
+  const bool amx = tiles.amx_bf16 && !vector_tile;
+  EXPECT_NE(text.find(amx ? "x86_amx_dot_bf16g2_" : "_dot_bf16g2_"), std::string::npos) << text;
+  EXPECT_EQ(text.find("x86_amx") != std::string::npos, amx) << text;
   EXPECT_TRUE(done.scratch_params.empty()) << "the float32 sums stay a scratch tensor";
   done = compact_buffers(lower_blocks(std::move(done)), /*local_only=*/true);
   // Data: X [1, ICb, H, W, IB] bfloat16 (lanes past IC zero, as a blocked producer's), W
@@ -143,6 +148,20 @@ TEST(BFloat16ConvSchedule, WindowAtStrideTwoAndOneInputBlock) {
     if (host_has_avx512_bf16())
       expect_conv({64, 32, 32, 32, 9, 3, 1, bf16_out}, Target::host(), 512);
   }
+}
+
+// AMX tiles (TDPBF16PS; emulated on Haswell, native on the host where it has AMX-BF16): a 3x3
+// window over input blocks of 32 (whole tile rows), one strip of 7 pixels; 16-lane blocks (half
+// rows) into 48 channels, strips of 16 and a tail; a strided window whose 32-pixel rows take two
+// row tiles. Input blocks of 48 (1.5 tile rows) keep the vector tile.
+TEST(BFloat16ConvSchedule, AmxTilesMatchTheExactProducts) {
+  const schedule::ConvTiles amx{false, true};
+  const std::vector<Case> cases = {
+      {64, 32, 32, 32, 9, 3, 1}, {48, 48, 16, 48, 20, 1, 1}, {32, 32, 32, 32, 67, 3, 2, true}};
+  for (const Case& c : cases) expect_conv(c, kHaswell, 512, amx);
+  if (ingot_cpu_supports("amx-bf16") == 1)
+    for (const Case& c : cases) expect_conv(c, Target::host(), 512, amx);
+  expect_conv({96, 32, 48, 32, 6, 1, 1}, kHaswell, 512, amx, /*vector_tile=*/true);
 }
 
 TEST(BFloat16ConvSchedule, Avx512Bf16TargetsUseVdpbf16psAndNamesRoundTrip) {

@@ -2,10 +2,10 @@
 // blocked_conv2d rule with its dot tiles, compiled, loaded and run against the integer sum and
 // the float32 requantization computed here: an input of one 4-lane block (an image padded to 4
 // channels) at stride 2, several input blocks into output channels that pad the block, int8
-// activations (int16 pairs), both groups of uint8 lanes (VPDPBUSD quads where the host has VNNI, else the portable
-// sequence; int16 pairs), the weights re-laid out by the layout the rule recorded. Unsliced, the
-// int32 sums are the kernel's own local memory, one strip's tile after compact_buffers; the
-// trace replays.
+// activations (int16 pairs), both groups of uint8 lanes (VPDPBUSD quads where the host has VNNI,
+// else the portable sequence; int16 pairs), the weights re-laid out by the layout the rule
+// recorded. Unsliced, the int32 sums are the kernel's own local memory, one strip's tile after
+// compact_buffers; the trace replays. On a target with AMX-INT8 the uint8 convs take the AMX tiles.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -36,7 +36,10 @@ int64_t ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
 
-void expect_qconv(const QConvCase& q, int group, const Target& target, int vector_bits) {
+// With tiles.amx_int8 the rule takes the AMX tile (x86_amx_dot_u8i8g4_...) unless `vector_tile`
+// (a layout the tiles refuse).
+void expect_qconv(const QConvCase& q, int group, const Target& target, int vector_bits,
+                  schedule::ConvTiles tiles = {}, bool vector_tile = false) {
   lower::BlockedConvShape s;
   s.n = 1, s.ic = q.ic, s.oc = q.oc, s.ib = q.ib, s.nr = q.nr;
   s.in = {q.in, q.in}, s.kernel = {q.k, q.k}, s.strides = {q.stride, q.stride};
@@ -57,15 +60,17 @@ void expect_qconv(const QConvCase& q, int group, const Target& target, int vecto
   f.constant_params = {1};                 // W: the rule lays it out
   ASSERT_EQ(f.scratch_params.size(), 1u);  // the int32 sums as lowered
   schedule::Schedule sch(f);
-  schedule::schedule_blocked_conv2d(sch, "conv", CpuVectorIsa::x86(vector_bits), group);
+  schedule::schedule_blocked_conv2d(sch, "conv", CpuVectorIsa::x86(vector_bits), group, tiles);
   schedule::Schedule replayed = schedule::Trace::from_json(sch.trace().to_json()).replay(f);
   EXPECT_TRUE(structural_equal(replayed.func(), sch.func()));  // (W re-laid out: new params)
   PrimFunc done = sch.func();
   const std::string text = to_string(done);
-  EXPECT_NE(
-      text.find(fmt::format("_dot_{}i8g{}_", q.x_signed ? "i8" : "u8", q.x_signed ? 2 : group)),
-      std::string::npos)
+  const bool amx = tiles.amx_int8 && !vector_tile;
+  EXPECT_NE(text.find(fmt::format("{}_dot_{}i8g{}_", amx ? "x86_amx" : "", q.x_signed ? "i8" : "u8",
+                                  q.x_signed ? 2 : group)),
+            std::string::npos)
       << text;
+  EXPECT_EQ(text.find("x86_amx") != std::string::npos, amx) << text;
   EXPECT_TRUE(done.scratch_params.empty()) << "the sums stay a scratch tensor";
   // The CPU loop pass compact_buffers: the sums one strip's tile, allocated in the strip.
   done = compact_buffers(lower_blocks(std::move(done)), /*local_only=*/true);
@@ -138,6 +143,24 @@ TEST(QConvNchwcSchedule, SignedActivationsTakeInt16Pairs) {
   QConvCase c{24, 16, 8, 16, 5, 3, 1};
   c.x_signed = true;
   expect_qconv(c, 4, Target::parse("llvm -mcpu=haswell"), 256);
+}
+
+// AMX tiles (TDPBUSD; emulated on Haswell, native on the host where it has AMX-INT8): an
+// input block of 32 lanes (half a tile row) under a 3x3 window, one strip of 7 pixels; 64-lane
+// blocks (whole tile rows) into 48 channels (three column tiles: strips of 16 and a tail of 4);
+// a strided window whose 32-pixel rows take two row tiles by two column tiles. Signed
+// activations keep the vector tiles.
+TEST(QConvNchwcSchedule, AmxTilesMatchTheIntegerSums) {
+  const schedule::ConvTiles amx{true, false};
+  const std::vector<QConvCase> cases = {
+      {64, 32, 32, 32, 9, 3, 1}, {128, 48, 64, 48, 20, 1, 1}, {32, 32, 32, 32, 67, 3, 2}};
+  const Target haswell = Target::parse("llvm -mcpu=haswell");
+  for (const QConvCase& c : cases) expect_qconv(c, 4, haswell, 512, amx);
+  if (ingot_cpu_supports("amx-int8") == 1)
+    for (const QConvCase& c : cases) expect_qconv(c, 4, Target::host(), 512, amx);
+  QConvCase signed_x{32, 32, 32, 32, 9, 3, 1};
+  signed_x.x_signed = true;
+  expect_qconv(signed_x, 4, haswell, 512, amx, /*vector_tile=*/true);
 }
 
 }  // namespace

@@ -1,8 +1,13 @@
 // Lowering of the AMX tile effects (tir amx_* intrinsics, Call::make in tir/ir.cpp).
 // - Where the target has AMX (amx-tile, and amx-int8 / amx-bf16 for the products): LDTILECFG of
-//   a 64-byte configuration on the stack (palette 1, each tile's bytes per row and rows),
-//   TILEZERO, TILELOADD / TILESTORED with the row stride the two addresses give, TDPBUSD,
-//   TDPBF16PS and TILERELEASE, through LLVM's intrinsics that name the tile registers.
+//   a 64-byte configuration (a constant of the module: palette 1, each tile's bytes per row and
+//   rows), TILEZERO, TILELOADD / TILESTORED with the row stride the two addresses give, TDPBUSD
+//   and TDPBF16PS, through LLVM's intrinsics that name the tile registers. LDTILECFG costs
+//   hundreds of cycles (about 350 on a Sapphire Rapids guest, as much as 20 TDPBUSD), so each
+//   function (a kernel, or a parallel loop's body: one thread's chunk) keeps the id of the
+//   configuration in force and loads one only when it changes; the tile programs load every
+//   tile they read, so the zeroing they skip is never observed. TILERELEASE runs once, before
+//   each return of such a function, rather than after each tile program.
 // - Elsewhere an emulation by Intel's description of each instruction, over a tile file of
 //   8 x 1 KiB on the stack: the configuration zeroes the file and fixes the shapes (known here,
 //   since the calls name constant tiles); a load zeroes the tile and copies its rows; a product
@@ -57,16 +62,21 @@ llvm::Value* KernelLowering::amx(const Call& op) {
   const bool native = target_.is_x86() && target_.has_feature("amx-tile") &&
                       (op.op != Intrinsic::amx_dot_u8i8 || target_.has_feature("amx-int8")) &&
                       (op.op != Intrinsic::amx_dot_bf16 || target_.has_feature("amx-bf16"));
-  // The function's stack bytes: the configuration (native) or the tile file (emulation), in
-  // its entry block so loops reuse them.
+  // The function's stack slot, in its entry block: the id of the configuration in force
+  // (native; -1 on entry) or the tile file (emulation).
   llvm::Function* f = b_.GetInsertBlock()->getParent();
   llvm::Value*& scratch = amx_scratch_[f];
   if (scratch == nullptr) {
     llvm::IRBuilder<> entry(&f->getEntryBlock(), f->getEntryBlock().begin());
-    auto* bytes = llvm::ArrayType::get(b_.getInt8Ty(), native ? 64 : kTiles * kTileBytes);
-    auto* slot = entry.CreateAlloca(bytes, nullptr, native ? "amx.config" : "amx.tiles");
-    slot->setAlignment(llvm::Align(64));
-    scratch = slot;
+    if (native) {
+      scratch = entry.CreateAlloca(b_.getInt32Ty(), nullptr, "amx.config.id");
+      entry.CreateStore(b_.getInt32(-1), scratch);
+    } else {
+      auto* slot = entry.CreateAlloca(llvm::ArrayType::get(b_.getInt8Ty(), kTiles * kTileBytes),
+                                      nullptr, "amx.tiles");
+      slot->setAlignment(llvm::Align(64));
+      scratch = slot;
+    }
   }
   auto tile = [&](int i) { return int(constant(op.args[size_t(i)])); };
   auto address = [&](int i) { return address_of(*op.args[size_t(i)].as<BufferLoad>()); };
@@ -90,20 +100,36 @@ llvm::Value* KernelLowering::amx(const Call& op) {
         b_.CreateMemSet(scratch, b_.getInt8(0), kTiles * kTileBytes, llvm::MaybeAlign(64));
         return zero_value;
       }
-      // Palette 1, start row 0; colsb[t] (u16) at 16 + 2t; rows[t] (u8) at 48 + t.
-      b_.CreateMemSet(scratch, b_.getInt8(0), 64, llvm::MaybeAlign(64));
-      b_.CreateStore(b_.getInt8(1), scratch);
+      // Palette 1, start row 0; colsb[t] (u16, little-endian) at 16 + 2t; rows[t] (u8) at 48 + t.
+      std::vector<uint8_t> bytes(64, 0);
+      bytes[0] = 1;
       for (int t = 0; t < kTiles; ++t) {
-        b_.CreateStore(b_.getInt16(uint16_t(amx_shapes_[size_t(t)].colsb)),
-                       b_.CreateConstGEP1_64(b_.getInt8Ty(), scratch, 16 + 2 * t));
-        b_.CreateStore(b_.getInt8(uint8_t(amx_shapes_[size_t(t)].rows)),
-                       b_.CreateConstGEP1_64(b_.getInt8Ty(), scratch, 48 + t));
+        const AmxShape shape = amx_shapes_[size_t(t)];
+        bytes[size_t(16 + 2 * t)] = uint8_t(shape.colsb & 0xff);
+        bytes[size_t(17 + 2 * t)] = uint8_t(shape.colsb >> 8);
+        bytes[size_t(48 + t)] = uint8_t(shape.rows);
       }
-      b_.CreateIntrinsic(llvm::Intrinsic::x86_ldtilecfg, {}, {scratch});
+      auto& [id, config] = amx_configs_[std::string(bytes.begin(), bytes.end())];
+      if (config == nullptr) {
+        id = int(amx_configs_.size()) - 1;
+        config = new llvm::GlobalVariable(module_, llvm::ArrayType::get(b_.getInt8Ty(), 64),
+                                          /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage,
+                                          llvm::ConstantDataArray::get(ctx_, bytes), "amx.config");
+        config->setAlignment(llvm::Align(64));
+      }
+      // if (in force != id) { LDTILECFG; in force = id }
+      llvm::BasicBlock* load = llvm::BasicBlock::Create(ctx_, "amx.configure", f);
+      llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "amx.configured", f);
+      llvm::Value* in_force = b_.CreateLoad(b_.getInt32Ty(), scratch);
+      b_.CreateCondBr(b_.CreateICmpNE(in_force, b_.getInt32(id)), load, done);
+      b_.SetInsertPoint(load);
+      b_.CreateIntrinsic(llvm::Intrinsic::x86_ldtilecfg, {}, {config});
+      b_.CreateStore(b_.getInt32(id), scratch);
+      b_.CreateBr(done);
+      b_.SetInsertPoint(done);
       return zero_value;
     }
-    case Intrinsic::amx_tile_release:
-      if (native) b_.CreateIntrinsic(llvm::Intrinsic::x86_tilerelease, {}, {});
+    case Intrinsic::amx_tile_release:  // (native: once per function, release_amx_tiles)
       return zero_value;
     case Intrinsic::amx_tile_zero:
       if (native)
@@ -182,6 +208,19 @@ llvm::Value* KernelLowering::amx(const Call& op) {
     default:
       fail_internal("codegen: {} is not an AMX effect", intrinsic_name(op.op));
   }
+}
+
+void KernelLowering::release_amx_tiles() {
+  const bool native = target_.is_x86() && target_.has_feature("amx-tile");
+  for (auto& [f, scratch] : amx_scratch_) {
+    if (!native) continue;
+    for (llvm::BasicBlock& bb : *f)
+      if (auto* ret = llvm::dyn_cast<llvm::ReturnInst>(bb.getTerminator())) {
+        llvm::IRBuilder<> before(ret);
+        before.CreateIntrinsic(llvm::Intrinsic::x86_tilerelease, {}, {});
+      }
+  }
+  amx_scratch_.clear();
 }
 
 }  // namespace ingot::codegen

@@ -112,6 +112,7 @@ llvm::Function* KernelLowering::lower(const PrimFunc& func, const std::vector<bo
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn));
   stmt(func.body);
   b_.CreateRet(b_.getInt32(0));
+  release_amx_tiles();
   return fn;
 }
 

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -19,6 +20,7 @@ namespace llvm {
 class BasicBlock;
 class Function;
 class FunctionType;
+class GlobalVariable;
 class IRBuilderBase;
 class LLVMContext;
 class Module;
@@ -143,13 +145,17 @@ class KernelLowering {
   std::unordered_map<const tir::BufferNode*, llvm::Value*> buffers_;  // base pointers
   std::string kernel_name_;
   int num_outlined_ = 0;
-  // AMX (amx_tiles.cpp): the tile shapes of the last amx_tile_config, and per function the
-  // stack bytes of its tile configuration (AMX) or tile file (emulation).
+  // AMX (amx_tiles.cpp): the tile shapes of the last amx_tile_config; per function the tile
+  // file (emulation) or the id of the configuration in force (native: an int32 slot, -1 at
+  // entry); the module's configurations (64-byte constants, by their bytes).
   struct AmxShape {
     int rows = 0, colsb = 0;
   };
   std::array<AmxShape, 8> amx_shapes_{};
   std::unordered_map<llvm::Function*, llvm::Value*> amx_scratch_;
+  std::map<std::string, std::pair<int, llvm::GlobalVariable*>> amx_configs_;
+  // Releases the tiles before each return of the functions that configured them natively.
+  void release_amx_tiles();
 };
 
 }  // namespace ingot::codegen

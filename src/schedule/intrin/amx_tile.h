@@ -16,6 +16,7 @@
 #include <string>
 
 #include "schedule/intrin/intrin.h"
+#include "schedule/intrin/x86_fma.h"
 
 namespace ingot::schedule {
 
@@ -33,5 +34,18 @@ std::optional<AmxTileSpec> parse_amx_tile_name(const std::string& name);
 std::string amx_tile_problem(const AmxTileSpec& s);
 // Builds the intrinsic; InternalError on a spec with a problem.
 TensorIntrin make_amx_tile_intrin(const AmxTileSpec& s);
+
+// The AMX form of a register-tile dot spec (FmaTileSpec::amx: the blocked convolutions' tiles,
+// rules/conv2d.h): why its layout cannot be multiplied on tiles ("" when it can; the dot
+// tile's own rules, dot_problem in x86_fma.cpp, checked before).
+std::string amx_dot_tile_problem(const FmaTileSpec& s);
+// Its implementation over the description's buffers: the tiles configured (C: ceil(mr / 16) x
+// nr / 16 tiles, A one per row tile, B one per column tile), C loaded, then per value of the
+// outer reduction variables and per chunk of min(q, 16) groups of A's row (q: the extent of the
+// next-to-last reduction variable) A's row tiles and B's column tiles loaded (row strides from
+// two element addresses) and each pair multiplied into its C tile; C stored, the tiles
+// released. The matmul tiles above are its two-variable case.
+tir::PrimFunc amx_dot_tile_impl(const FmaTileSpec& s, const std::string& name, const tir::Buffer& A,
+                                const tir::Buffer& B, const tir::Buffer& C);
 
 }  // namespace ingot::schedule

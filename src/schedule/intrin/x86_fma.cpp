@@ -10,6 +10,7 @@
 #include <functional>
 #include <sstream>
 
+#include "schedule/intrin/amx_tile.h"
 #include "schedule/intrin/neon_fma.h"
 #include "support/error.h"
 #include "tir/op.h"
@@ -21,8 +22,9 @@ using namespace tir;
 
 namespace {
 
-// "x86_avx512", "x86_avx2" or "aarch64_neon".
-const char* isa_prefix(CpuVectorIsa::Arch arch, int lanes) {
+// "x86_avx512", "x86_avx2", "aarch64_neon" or (AMX tiles) "x86_amx".
+const char* isa_prefix(CpuVectorIsa::Arch arch, int lanes, bool amx = false) {
+  if (amx) return "x86_amx";
   if (arch == CpuVectorIsa::kAArch64) return "aarch64_neon";
   return lanes == 16 ? "x86_avx512" : "x86_avx2";
 }
@@ -130,7 +132,9 @@ std::string spec_problem(const FmaTileSpec& s) {
   if (s.arch == CpuVectorIsa::kAArch64 && s.lanes != kNeonLanes) return "NEON lanes must be 4";
   if (s.arch == CpuVectorIsa::kX86 && s.lanes != 16 && s.lanes != 8)
     return "x86 lanes must be 8 or 16";
-  if (s.mr < 1 || s.mr > 16 || s.nr < 1 || s.nr > 4 * s.lanes) return "tile size out of range";
+  if (s.mr < 1 || s.mr > (s.amx ? 32 : 16) || s.nr < 1 || s.nr > 4 * s.lanes)
+    return "tile size out of range";
+  if (s.amx && s.group == 0) return "an AMX tile is a dot tile";
   if (s.col_blocks < 1 || s.col_blocks * ((s.nr + s.lanes - 1) / s.lanes) > 4)
     return "column blocks out of range";
   if (s.k.empty()) return "no reduction loop";
@@ -163,7 +167,10 @@ std::string spec_problem(const FmaTileSpec& s) {
   };
   if (s.group != 0 && s.int8_products) return "a tile is a dot tile or 8-bit products, not both";
   if (s.bf16 && s.group == 0) return "bfloat16 products are a dot tile's";
-  if (s.group != 0) return dot_problem(s, nk);
+  if (s.group != 0) {
+    std::string problem = dot_problem(s, nk);
+    return !problem.empty() || !s.amx ? problem : amx_dot_tile_problem(s);
+  }
   if (s.int8_products && (s.a_group != 0 || s.prefetch != 0))
     return "8-bit products take no lane groups or prefetch";
   for (auto p : {check(s.a, true, s.a_group == 0 && !blocks, true, false),
@@ -227,6 +234,14 @@ std::vector<int64_t> operand_shape(const FmaOperand& o, const std::vector<int64_
 
 }  // namespace
 
+std::string fma_tile_problem(const FmaTileSpec& s) {
+  return spec_problem(s);
+}
+
+std::vector<Expr> fma_operand_index(const FmaOperand& o, const std::vector<Expr>& vars) {
+  return operand_index(o, vars);
+}
+
 bool parse_isa(const std::string& arch, const std::string& isa, CpuVectorIsa::Arch* a, int* lanes) {
   if (arch == "x86" && (isa == "avx512" || isa == "avx2")) {
     *a = CpuVectorIsa::kX86, *lanes = isa == "avx512" ? 16 : 8;
@@ -267,8 +282,8 @@ std::string fma_tile_name(const FmaTileSpec& s) {
                            : s.int8_products ? fmt::format("mul_{}i8", a_name)
                                              : std::string("fma_f32");
   std::string name =
-      fmt::format("{}_{}_{}x{}_k{}_a{}_b{}_c{}", isa_prefix(s.arch, s.lanes), kind, s.mr, s.nr,
-                  fmt::join(s.k, "x"), dims_str(s.a), dims_str(s.b), dims_str(s.c));
+      fmt::format("{}_{}_{}x{}_k{}_a{}_b{}_c{}", isa_prefix(s.arch, s.lanes, s.amx), kind, s.mr,
+                  s.nr, fmt::join(s.k, "x"), dims_str(s.a), dims_str(s.b), dims_str(s.c));
   if (s.a_group) name += fmt::format("_g{}", s.a_group);
   if (s.col_blocks > 1) name += fmt::format("_j{}", s.col_blocks);
   if (s.prefetch > 0) name += fmt::format("_p{}", s.prefetch);
@@ -325,7 +340,8 @@ std::optional<FmaTileSpec> parse_fma_tile_spec(const std::string& name) {
       return std::nullopt;
     }
   }
-  if (!parse_isa(parts[0], parts[1], &s.arch, &s.lanes)) return std::nullopt;
+  s.amx = parts[0] == "x86" && parts[1] == "amx";
+  if (!parse_isa(parts[0], s.amx ? "avx512" : parts[1], &s.arch, &s.lanes)) return std::nullopt;
   std::vector<std::string> tile = split_on(parts[4], 'x');
   int64_t mr = 0, nr = 0;
   if (tile.size() != 2 || !parse_int(tile[0], &mr) || !parse_int(tile[1], &nr)) return std::nullopt;
@@ -491,7 +507,7 @@ TensorIntrin make_fma_tile_intrin(const FmaTileSpec& s) {
     in.desc = PrimFunc{in.name + "_desc", {A, B, C}, st};
   }
   if (dot) {
-    in.impl = dot_tile_impl(s, A, B, C);
+    in.impl = s.amx ? amx_dot_tile_impl(s, in.name + "_impl", A, B, C) : dot_tile_impl(s, A, B, C);
     return in;
   }
   // 2. Implementation: acc = C; for k...: acc[r, v] += broadcast(A[r, k...]) * B[k..., v];

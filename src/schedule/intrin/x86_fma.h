@@ -84,6 +84,14 @@ struct FmaTileSpec {
   // A and takes the loop-IR dot_bf16 with the panel's lanes x 2 values per accumulator vector
   // (codegen/llvm/bf16_dot.cpp: VDPBF16PS where the target has AVX512-BF16).
   bool bf16 = false;
+  // With a uint8 x int8 quad (group 4) or bfloat16 (group 2) dot tile: AMX tiles instead of
+  // vectors (intrin/amx_tile.h, amx_dot_tile_impl): rows = pixels in 16-row tiles (mr up to
+  // 32), columns 16, 32 or 48 (whole C tiles), one column block, A's next-to-last reduction
+  // variable (its groups along the row, q of them) A's last dimension with coefficient G, so a
+  // tile row of A is min(q, 16) * G contiguous elements (q at most 16 or a multiple of it); the
+  // tile's remaining reduction loops run around TDPBUSD / TDPBF16PS steps. Named
+  // "x86_amx_dot_..." (lanes 16). Where the target has no AMX, codegen emulates the tiles.
+  bool amx = false;
   // 8-bit products without groups (the depthwise conv's elementwise form, rules/
   // depthwise_conv_nchwc.h): A uint8 / int8 (a_signed), B int8, C int32, each product
   // int32(A) * int32(B) of widened vectors, added in int32. Not with group, lane groups or a
@@ -107,7 +115,8 @@ FmaTileSpec gemm_tile_spec(const FmaTileShape& s);
 
 // Names: "x86_avx512_fma_f32_8x32x256" / "x86_avx2_fma_f32_6x16x256" /
 // "aarch64_neon_fma_f32_6x16x256" for the matmul layout;
-// "x86_avx512_fma_f32_7x32_k3x3x64_a<dims>_b<dims>_c<dims>" in general, where <dims> lists each
+// "x86_avx512_fma_f32_7x32_k3x3x64_a<dims>_b<dims>_c<dims>" in general (an AMX dot tile
+// "x86_amx_dot_..."), where <dims> lists each
 // dimension's coefficients joined by '.', dimensions joined by ',', and "_g<width>" after them
 // with lane groups (a_group), "_j<blocks>" with column blocks (col_blocks), "_p<bytes>" with a
 // prefetch; an 8-bit dot tile "x86_avx512_dot_u8i8g4_7x32_k..." (A's type, B's, the group), a
@@ -129,6 +138,10 @@ FmaTileShape default_fma_tile(const CpuVectorIsa& isa, int kc);
 // operand of vfmadd231ps), 12 for one-vector rows on AVX-512 (more accumulators than the FMA
 // latency needs); NEON what fits its 32 registers (neon_max_tile_rows), at most 8.
 int fma_max_tile_rows(const CpuVectorIsa& isa, int nr);
+// The index of an operand at tile variable values `vars` (i, j, k..., [jb]).
+std::vector<tir::Expr> fma_operand_index(const FmaOperand& o, const std::vector<tir::Expr>& vars);
+// Why a spec cannot be built ("" when it can).
+std::string fma_tile_problem(const FmaTileSpec& s);
 // Builds the intrinsic (description + implementation); register it to tensorize with it.
 // InternalError if the spec breaks the rules above.
 TensorIntrin make_fma_tile_intrin(const FmaTileShape& s);

@@ -23,6 +23,8 @@ using namespace tir;
 
 namespace {
 
+// Rows of an AMX tile.
+constexpr int64_t kAmxTileRows = 16;
 // Parallel tasks the rule aims for at least (threads times a few, for balance).
 constexpr int64_t kParallelTasks = 64;
 // An output block's packed weights above kWeightPanelBytes are read in K slices of at most
@@ -154,7 +156,7 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
 }
 
 void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVectorIsa& isa,
-                             int int8_group) {
+                             int int8_group, ConvTiles tiles) {
   // 0. An 8-bit conv: the input lanes (the last reduction loop) split into groups of G, the
   //    group innermost (the dot micro-kernel's), bfloat16 products in pairs. Then the weights
   //    (and a bias read past OC) in the layout the micro-kernel streams.
@@ -203,6 +205,31 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   int64_t taps = 1;  // the window (the reduction but the input blocks and lanes)
   for (size_t k = spatial + 1; k + (dot ? 2 : 1) < l.size(); ++k) taps *= loop_extent(s, l[k]);
   int block_vecs = int((nr + lanes - 1) / lanes);
+  // 0a. AMX tiles (TDPBUSD for uint8 x int8 quads, TDPBF16PS for bfloat16 pairs) where the
+  //     target has them and the layout fits (intrin/amx_tile.h, amx_dot_tile_problem: an input
+  //     block of at most 64 bytes or whole 64s, 16, 32 or 48 output channels, one output block
+  //     per tile). Tunable (AMX or the vector dot tile).
+  std::vector<Var> tile_vars = {b->iter_vars[lw].var, b->iter_vars[lr].var};
+  for (size_t k = spatial; k < l.size(); ++k) tile_vars.push_back(b->iter_vars[k].var);
+  std::vector<int64_t> reduction_extents;
+  for (size_t k = spatial; k < l.size(); ++k) reduction_extents.push_back(loop_extent(s, l[k]));
+  const bool amx_products =
+      (bf16 && tiles.amx_bf16) || (int8 && !a_signed && dot_group == 4 && tiles.amx_int8);
+  bool amx = false;
+  if (amx_products && group == 0) {
+    FmaTileSpec probe;
+    probe.lanes = lanes, probe.arch = isa.arch;
+    probe.mr = 16, probe.nr = int(nr), probe.k = reduction_extents;
+    probe.group = dot_group, probe.bf16 = bf16, probe.amx = true;
+    probe.a = fma_operand(x->indices, tile_vars);
+    probe.b = fma_operand(wt->indices, tile_vars);
+    probe.c = fma_operand(store->indices, tile_vars);
+    // By default where a tile row holds at least 16 bytes of A: a TDPBUSD over rows of fewer
+    // (an image's 4 channels) multiplies fewer products in its 16 cycles than VPDPBUSD does.
+    const int64_t row_bytes = 4 * std::min<int64_t>(reduction_extents.end()[-2], kAmxTileRows);
+    if (fma_tile_problem(probe).empty())
+      amx = s.value(sample_choice(s, {0, 1}, row_bytes >= 16 ? 1 : 0)) == 1;
+  }
   // 0. Output blocks per tile: each broadcast input element feeds the vectors of 1 to 4 output
   //    blocks (at most 4 vectors in all; a divisor of the blocks). A one-vector tile needs a
   //    load per FMA: in bench/fma_tile_shapes on one Emerald Rapids core (a busy host) 14
@@ -215,10 +242,11 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   bool one_block = group != 0;
   for (const Expr& e : x->indices) one_block = one_block || uses_var(e, b->iter_vars[1].var);
   std::vector<int64_t> block_counts = {1};
-  for (int64_t nb = 2; nb <= 4 && !one_block; ++nb)
+  for (int64_t nb = 2; nb <= 4 && !one_block && !amx; ++nb)
     if (ocb % nb == 0 && nb * block_vecs <= 4) block_counts.push_back(nb);
   int64_t default_blocks = 1;
-  if (block_vecs == 1 && !one_block) default_blocks = ocb % 2 == 0 ? 2 : ocb % 3 == 0 ? 3 : 1;
+  if (block_vecs == 1 && !one_block && !amx)
+    default_blocks = ocb % 2 == 0 ? 2 : ocb % 3 == 0 ? 3 : 1;
   ExprRV blocks_rv = sample_choice(s, block_counts, default_blocks);
   int64_t blocks = s.value(blocks_rv);
   int vecs = int(blocks) * block_vecs;
@@ -235,7 +263,24 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   std::vector<int64_t> heights;
   for (int64_t h = std::max(1, max_rows / 2); h <= top_rows; ++h)
     heights.push_back(std::min(h, ow));
-  ExprRV mr_rv = sample_choice(s, heights, conv_tile_rows(ow, max_rows, vecs));
+  int64_t default_height = conv_tile_rows(ow, max_rows, vecs);
+  //     AMX: one or two 16-row tiles (one where three column tiles take the registers); by
+  //     default the tallest that divides the row into equal strips (56 pixels: two of 28), so
+  //     that every strip's tiles have one configuration, which each thread then loads once
+  //     (codegen/llvm/amx_tiles.cpp), else the tallest.
+  if (amx) {
+    const int64_t most = nr <= 2 * kAmxTileRows ? 2 * kAmxTileRows : kAmxTileRows;
+    heights = {std::min(kAmxTileRows, ow)};
+    if (std::min(most, ow) > kAmxTileRows) heights.push_back(std::min(most, ow));
+    default_height = heights.back();
+    for (int64_t h = std::min(most, ow); h > kAmxTileRows; --h)
+      if (ow % h == 0) {
+        if (h != heights.back()) heights.push_back(h);
+        default_height = h;
+        break;
+      }
+  }
+  ExprRV mr_rv = sample_choice(s, heights, default_height);
   int mr = int(s.value(mr_rv));
   auto w = s.split(l[lw], {std::nullopt, mr_rv});
   // The output blocks of a tile: an inner loop after the strip's pixels (l[1] becomes the outer).
@@ -311,15 +356,13 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
   spec.mr = mr;
   spec.nr = int(nr);
   spec.col_blocks = int(blocks);
-  if (dot) spec.group = dot_group, spec.a_signed = a_signed, spec.bf16 = bf16;
+  if (dot) spec.group = dot_group, spec.a_signed = a_signed, spec.bf16 = bf16, spec.amx = amx;
   for (LoopRV k : red) spec.k.push_back(loop_extent(s, k));
   // Tile variables: i (pixel: the block's ow iter var), j (channel in block: r) and the
-  // reduction iter vars; each operand index's coefficients in them (strides and dilations
-  // appear as the input index's coefficients; a lane group's floor(r / g) * g term is the
-  // spec's a_group).
+  // reduction iter vars (tile_vars above); each operand index's coefficients in them (strides
+  // and dilations appear as the input index's coefficients; a lane group's floor(r / g) * g
+  // term is the spec's a_group).
   spec.a_group = group;
-  std::vector<Var> tile_vars = {b->iter_vars[lw].var, b->iter_vars[lr].var};
-  for (size_t k = spatial; k < l.size(); ++k) tile_vars.push_back(b->iter_vars[k].var);
   if (blocks > 1) tile_vars.push_back(b->iter_vars[1].var);  // the output block: jb
   spec.a = fma_operand(x->indices, tile_vars, group ? b->iter_vars[lr].var : Var());
   spec.b = fma_operand(wt->indices, tile_vars);

@@ -46,8 +46,15 @@ void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVec
 // requantizing epilogue after each strip. Without it, 2. A conv of bfloat16 products takes the
 // same path with pairs (the bfloat16 dot tile, FmaTileSpec::bf16); its sums, when they are a
 // scratch parameter (a bfloat16 output), stay local to each strip as the 8-bit conv's.
+// With `tiles`, the products the target multiplies on AMX tiles: a uint8 x int8 conv (G = 4)
+// or a conv of bfloat16 products takes the AMX form of its dot tile (FmaTileSpec::amx: strips
+// of 16 or 32 pixels, one output block per tile) where its layout fits them.
+struct ConvTiles {
+  bool amx_int8 = false;
+  bool amx_bf16 = false;
+};
 void schedule_blocked_conv2d(Schedule& s, const std::string& block, const CpuVectorIsa& isa,
-                             int int8_group);
+                             int int8_group, ConvTiles tiles = {});
 // The same for x86 with that vector width.
 void schedule_blocked_conv2d(Schedule& s, const std::string& block, int vector_bits);
 

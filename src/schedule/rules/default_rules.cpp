@@ -51,7 +51,8 @@ const std::vector<ScheduleRule>& schedule_rules() {
        [](Schedule& s, const RuleTarget& t) { schedule_row_product(s, t.isa); }, is_block_product},
       {kBlockedConv2dRule, "llvm",
        [](Schedule& s, const RuleTarget& t) {
-         schedule_blocked_conv2d(s, "conv", t.isa, t.int8_quads ? 4 : 2);
+         schedule_blocked_conv2d(s, "conv", t.isa, t.int8_quads ? 4 : 2,
+                                 ConvTiles{t.amx_int8, t.amx_bf16});
        },
        is_blocked_conv},
       {kDepthwiseConvRule, "llvm",

@@ -20,7 +20,8 @@
     all three sides timed in every round, the baseline's rounds, path, version in the record;
   * model_bench's variant rows on tiny models: NAME.qdq (ONNX Runtime's quantize_static, QDQ,
     checked against ORT's exact integer kernels) and NAME.bf16 (--dtype bfloat16, checked
-    against ORT's float32 at 2e-2);
+    against ORT's float32 at 2e-2); int8_step_check on the QDQ rows' models passes within two
+    quantization steps and fails below zero;
   * --ingot-tuning-records tunes ingot's side only (the baseline untuned), --tuning-records both;
   * winograd_bench on one small conv: the three ingot sides (direct, F(2x2), F(4x4)) and ORT
     timed in every round, the default policy's choice read from the graph, one raw record;
@@ -46,6 +47,7 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import artifact_ab  # noqa: E402
 import decoder_bench  # noqa: E402
+import int8_step_check  # noqa: E402
 import model_bench  # noqa: E402
 import ort_node_compare  # noqa: E402
 import ort_quant  # noqa: E402
@@ -354,6 +356,12 @@ def test_model_bench_variants(ingot, tmp):
           f"the bfloat16 row checked at 2e-2: {b.get('check')}")
     check(os.path.exists(os.path.join(work, "tiny_bert.bf16.so")),
           "the bfloat16 row compiled its own artifact")
+    # int8_step_check on the QDQ rows' models: within two steps of ORT's int8, top-1 equal; a
+    # bar below zero steps fails them.
+    step_args = ["--ingot", ingot, "--workdir", work, "--models", "tiny_cnn.qdq,tiny_cnn.qdqraw"]
+    check(int8_step_check.main(step_args) == 0, "int8_step_check: the QDQ rows within 2 steps")
+    check(int8_step_check.main(step_args + ["--max-steps", "-1"]) == 1,
+          "int8_step_check fails a model outside its bar")
 
 
 def test_winograd_bench(ingot, tmp):

@@ -2,8 +2,9 @@
 // - Where the target has AMX (amx-tile, and amx-int8 / amx-bf16 for the products): LDTILECFG of
 //   a 64-byte configuration (a constant of the module: palette 1, each tile's bytes per row and
 //   rows), TILEZERO, TILELOADD / TILESTORED with the row stride the two addresses give, TDPBUSD
-//   and TDPBF16PS, through LLVM's intrinsics that name the tile registers. LDTILECFG costs
-//   hundreds of cycles (about 350 on a Sapphire Rapids guest, as much as 20 TDPBUSD), so each
+//   and TDPBF16PS, through LLVM's intrinsics that name the tile registers. LDTILECFG with
+//   TILERELEASE costs about 150-180 TSC ticks on a Sapphire Rapids guest, ten TDPBUSD at their
+//   16-tick rate (bench/amx_tile_config.c), so each
 //   function (a kernel, or a parallel loop's body: one thread's chunk) keeps the id of the
 //   configuration in force and loads one only when it changes; the tile programs load every
 //   tile they read, so the zeroing they skip is never observed. TILERELEASE runs once, before
@@ -213,7 +214,7 @@ llvm::Value* KernelLowering::amx(const Call& op) {
 void KernelLowering::release_amx_tiles() {
   const bool native = target_.is_x86() && target_.has_feature("amx-tile");
   for (auto& [f, scratch] : amx_scratch_) {
-    if (!native) continue;
+    if (!native) break;
     for (llvm::BasicBlock& bb : *f)
       if (auto* ret = llvm::dyn_cast<llvm::ReturnInst>(bb.getTerminator())) {
         llvm::IRBuilder<> before(ret);

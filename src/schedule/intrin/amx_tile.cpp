@@ -18,8 +18,22 @@ namespace {
 
 constexpr int kTileRows = 16, kTileColumns = 16, kRegisters = 8;
 
-int row_tiles(const AmxTileSpec& s) {
-  return (s.mr + kTileRows - 1) / kTileRows;
+// The 16-row tiles that hold `mr` rows.
+int row_tiles(int mr) {
+  return (mr + kTileRows - 1) / kTileRows;
+}
+
+// The matmul tile's description as a dot spec over i, j, k (steps), g: A[i, k * G + g],
+// Bp[0, k, j, g], C[i, j].
+FmaTileSpec matmul_dot_spec(const AmxTileSpec& s) {
+  const int group = s.bf16 ? 2 : 4;
+  FmaTileSpec dot;
+  dot.mr = s.mr, dot.nr = s.nr, dot.k = {s.steps, group};
+  dot.group = group, dot.bf16 = s.bf16, dot.amx = true;
+  dot.a.dims = {{1, 0, 0, 0}, {0, 0, group, 1}};
+  dot.b.dims = {{0, 0, 0, 0}, {0, 0, 1, 0}, {0, 1, 0, 0}, {0, 0, 0, 1}};
+  dot.c.dims = {{1, 0, 0, 0}, {0, 1, 0, 0}};
+  return dot;
 }
 
 Expr effect(Intrinsic op, std::vector<Expr> args) {
@@ -33,14 +47,10 @@ Expr tile_id(int t) {
 }  // namespace
 
 std::string amx_tile_problem(const AmxTileSpec& s) {
-  if (s.mr < 1 || s.mr > 2 * kTileRows) return "rows must be 1 to 32";
-  if (s.nr < kTileColumns || s.nr % kTileColumns != 0 || s.nr > 3 * kTileColumns)
-    return "columns must be 16, 32 or 48";
+  if (s.nr < kTileColumns) return "columns must be 16, 32 or 48";
   if (s.steps < kTileRows || s.steps % kTileRows != 0)
     return "the depth must be whole tiles (steps a multiple of 16)";
-  const int tm = row_tiles(s), tn = s.nr / kTileColumns;
-  if (tm * tn + tm + tn > kRegisters) return "more than 8 tiles";
-  return "";
+  return amx_dot_tile_problem(matmul_dot_spec(s));
 }
 
 std::string amx_tile_name(const AmxTileSpec& s) {
@@ -75,7 +85,7 @@ std::string amx_dot_tile_problem(const FmaTileSpec& s) {
   if (s.col_blocks != 1) return "an AMX tile takes one column block";
   if (s.mr < 1 || s.mr > 2 * kTileRows || s.nr % kTileColumns != 0 || s.nr > 3 * kTileColumns)
     return "AMX tiles take 1 to 32 rows and 16, 32 or 48 columns";
-  const int tm = (s.mr + kTileRows - 1) / kTileRows, tn = s.nr / kTileColumns;
+  const int tm = row_tiles(s.mr), tn = s.nr / kTileColumns;
   if (tm * tn + tm + tn > kRegisters) return "more than 8 tiles";
   const size_t n = s.k.size();
   if (n < 2) return "an AMX tile needs a reduction variable beside the group";
@@ -97,7 +107,7 @@ PrimFunc amx_dot_tile_impl(const FmaTileSpec& s, const std::string& name, const 
   const size_t n = s.k.size();
   const int64_t q = s.k[n - 2], chunk = std::min<int64_t>(q, kTileRows);
   // Tiles: C (i, j) = i * tn + j, then A's row tiles, then B's column tiles.
-  const int tm = (s.mr + kTileRows - 1) / kTileRows, tn = s.nr / kTileColumns;
+  const int tm = row_tiles(s.mr), tn = s.nr / kTileColumns;
   auto c_tile = [&](int i, int j) { return i * tn + j; };
   auto a_tile = [&](int i) { return tm * tn + i; };
   auto b_tile = [&](int j) { return tm * tn + tm + j; };
@@ -171,18 +181,11 @@ TensorIntrin make_amx_tile_intrin(const AmxTileSpec& s) {
   const int group = s.bf16 ? 2 : 4;
   TensorIntrin in;
   in.name = amx_tile_name(s);
+  const FmaTileSpec dot = matmul_dot_spec(s);
   in.desc = s.bf16 ? dot_tile_description(in.name, DataType::bf16(), DataType::bf16(),
                                           DataType::f32(), group, s.mr, s.nr, s.steps)
                    : dot_tile_description(in.name, DataType::u8(), DataType::i8(), DataType::i32(),
                                           group, s.mr, s.nr, s.steps);
-  // The description's layout as a dot spec over i, j, k (steps), g: A[i, k * G + g],
-  // Bp[0, k, j, g], C[i, j].
-  FmaTileSpec dot;
-  dot.mr = s.mr, dot.nr = s.nr, dot.k = {s.steps, group};
-  dot.group = group, dot.bf16 = s.bf16, dot.amx = true;
-  dot.a.dims = {{1, 0, 0, 0}, {0, 0, group, 1}};
-  dot.b.dims = {{0, 0, 0, 0}, {0, 0, 1, 0}, {0, 1, 0, 0}, {0, 0, 0, 1}};
-  dot.c.dims = {{1, 0, 0, 0}, {0, 1, 0, 0}};
   in.impl = amx_dot_tile_impl(dot, in.name + "_impl", in.desc.params[0], in.desc.params[1],
                               in.desc.params[2]);
   return in;

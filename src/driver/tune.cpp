@@ -477,17 +477,26 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& given, s
       fail_user("--tasks: task {} does not exist (the model has {} tasks)", t, all.size());
   // Where each candidate's timed runs start from: as inside this model (auto: its constants
   // evicted between runs when the model outgrows the last-level cache, its inputs just written).
-  const uint64_t llc = last_level_cache_bytes();
-  options.measure.cache_state = tune::resolve_cache_state(
-      options.measure.cache_state, model.constants.size() + model.workspace_bytes, llc);
+  // The cache compared is the measured one where the model is past the measurement's first
+  // working set (8 MiB) but fits the size sysfs reports (a guest may report its host's whole L3).
+  const uint64_t footprint = model.constants.size() + model.workspace_bytes;
+  const uint64_t reported = last_level_cache_bytes();
+  uint64_t llc = reported;
+  if (options.measure.cache_state == "auto" && options.cache_reach &&
+      footprint > (uint64_t(8) << 20) && footprint <= reported)
+    if (uint64_t reach = options.cache_reach(); reach > 0) llc = std::min(reported, reach);
+  options.measure.cache_state =
+      tune::resolve_cache_state(options.measure.cache_state, footprint, llc);
   report.cache_state = options.measure.cache_state;
   if (given.measure.cache_state == "auto")
     log << fmt::format(
         "candidates timed from a {} cache: the model's constants and workspace take {:.1f} MiB, "
-        "the last-level cache {:.1f} MiB\n",
-        options.measure.cache_state,
-        double(model.constants.size() + model.workspace_bytes) / double(1 << 20),
-        double(llc) / double(1 << 20));
+        "the last-level cache {:.1f} MiB{}\n",
+        options.measure.cache_state, double(footprint) / double(1 << 20),
+        double(llc) / double(1 << 20),
+        llc < reported ? fmt::format(" as reads reach it ({:.1f} MiB reported)",
+                                     double(reported) / double(1 << 20))
+                       : "");
   // The options are good: the conv decisions join the records (compile reads them there).
   if (new_decisions)
     for (const tune::TuningRecord& r : conv_decisions) tune::append_record(options.records, r);

@@ -57,6 +57,10 @@ struct TuneOptions {
   // "auto": the channel block of each class of convolutions chosen in the model
   // (driver/tune_conv_layouts.h); "default": the default blocks.
   std::string conv_layout = "auto";
+  // How far the last-level cache serves, measured (`ingot device-info`'s cache_reach_bytes; 0
+  // when unknown): the `auto` cache state compares the model with it rather than with the size
+  // sysfs reports. Called only where the comparison depends on it.
+  std::function<uint64_t()> cache_reach;
 };
 
 struct TaskTuning {

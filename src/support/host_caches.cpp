@@ -1,4 +1,5 @@
-// last_level_cache_bytes (see the header): sysfs's cache instances, else sysconf.
+// last_level_cache_bytes (see the header): sysfs's cache instances, else sysconf; and how far a
+// read-bandwidth sweep shows that cache serving (cache_reach_bytes).
 #include "support/host_caches.h"
 
 #include <unistd.h>
@@ -54,6 +55,18 @@ uint64_t last_level_cache_bytes(const std::string& sysfs_root) {
   if (best > 0) return best;
   long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
   return l3 > 0 ? uint64_t(l3) : 0;
+}
+
+uint64_t cache_reach_bytes(const std::vector<CacheSweepPoint>& points, double memory_gbs,
+                           uint64_t reported) {
+  if (points.empty() || memory_gbs <= 0 || points.front().gbs < 1.2 * memory_gbs) return reported;
+  const double keep = memory_gbs + 0.75 * (points.front().gbs - memory_gbs);
+  uint64_t reach = 0;
+  for (const CacheSweepPoint& p : points) {
+    if (p.gbs < keep) return reach;
+    reach = p.bytes;
+  }
+  return reported;
 }
 
 }  // namespace ingot

@@ -117,9 +117,9 @@ TEST_F(RunTest, CacheFlushTimesColdRunsWithTheSameOutputs) {
             ingot::testing::read_text(path("cold.npz")));
 }
 
-// --cache-state: warm, cold (as --cache-flush) and model (flushed, then the inputs read back) time
-// the same runs: the outputs do not change, filled inputs or given ones. A state that is none of
-// those, or one given with --cache-flush, is a usage error naming the option.
+// --cache-state: warm, cold (as --cache-flush) and model (the artifact's memory evicted, then the
+// inputs read back) time the same runs: the outputs do not change, filled inputs or given ones. A
+// state that is none of those, or one given with --cache-flush, is a usage error naming the option.
 TEST_F(RunTest, CacheStatesTimeTheSameRuns) {
   ASSERT_EQ(python(std::string(kSaveInputs) + "np.savez(d + '/in.npz', x=x, bias=b)"), 0);
   auto warm = ingot("run '" + artifact("fake_affine") +
@@ -134,6 +134,12 @@ TEST_F(RunTest, CacheStatesTimeTheSameRuns) {
                    state + " --print-time --repeat 3 --number 2 --outputs '" + path("s.npz") + "'");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("Execution time summary:"), std::string::npos) << r.out;
+    // The model state evicts the artifact's loaded segments: its code, record and constants.
+    const size_t evicted = r.out.find("Cache state: model (before each run the artifact's ");
+    EXPECT_EQ(evicted != std::string::npos, std::string(state) == "model") << r.out;
+    if (evicted != std::string::npos) {
+      EXPECT_GT(std::stod(r.out.substr(evicted + 51)), 1.0) << r.out;  // KiB
+    }
     EXPECT_EQ(ingot::testing::read_text(path("warm.npz")),
               ingot::testing::read_text(path("s.npz")));
     auto given =

@@ -63,5 +63,30 @@ TEST(HostCaches, WithoutAListingSysconfAnswers) {
   EXPECT_EQ(last_level_cache_bytes("/nonexistent/ingot/cache"), l3 > 0 ? uint64_t(l3) : 0u);
 }
 
+// cache_reach_bytes, on the sweep this session's Sapphire Rapids guest gave
+// (bench/read_bandwidth.c, 2 threads; sysfs reports a 480 MiB L3, memory reads 29.4 GB/s): the
+// largest working set that keeps three quarters of the 8 MiB point's advantage over memory (59.7
+// - 29.4 GB/s), 96 MiB.
+TEST(HostCaches, TheCacheReachesAsFarAsReadsKeepItsBandwidth) {
+  constexpr uint64_t kMiB = uint64_t(1) << 20;
+  const std::vector<CacheSweepPoint> guest = {
+      {8 * kMiB, 59.7},  {16 * kMiB, 58.9},  {32 * kMiB, 59.1}, {64 * kMiB, 58.4},
+      {96 * kMiB, 53.3}, {128 * kMiB, 44.0}, {256 * kMiB, 31.7}};
+  EXPECT_EQ(cache_reach_bytes(guest, 29.4, 480 * kMiB), 96 * kMiB);
+  // The point at the boundary: 29.4 + 0.75 * 30.3 = 52.125 GB/s is kept, a little less is not.
+  EXPECT_EQ(
+      cache_reach_bytes({{8 * kMiB, 59.7}, {12 * kMiB, 52.13}, {18 * kMiB, 40}}, 29.4, 32 * kMiB),
+      12 * kMiB);
+  EXPECT_EQ(
+      cache_reach_bytes({{8 * kMiB, 59.7}, {12 * kMiB, 52.0}, {18 * kMiB, 40}}, 29.4, 32 * kMiB),
+      8 * kMiB);
+  // Kept to the sweep's end (the reported size): the reported size.
+  EXPECT_EQ(cache_reach_bytes({{8 * kMiB, 60}, {16 * kMiB, 59}}, 20, 16 * kMiB), 16 * kMiB);
+  // No advantage worth the name over memory, or nothing measured: the reported size.
+  EXPECT_EQ(cache_reach_bytes({{8 * kMiB, 33}, {16 * kMiB, 30}}, 29.4, 480 * kMiB), 480 * kMiB);
+  EXPECT_EQ(cache_reach_bytes({}, 29.4, 480 * kMiB), 480 * kMiB);
+  EXPECT_EQ(cache_reach_bytes(guest, 0, 480 * kMiB), 480 * kMiB);
+}
+
 }  // namespace
 }  // namespace ingot

@@ -35,6 +35,10 @@ int device_info(const DeviceInfoOptions& opts) {
     fmt::print("  {:<10} {:>12.1f} {:>14.1f}\n", p.isa, p.gflops_1, p.gflops_all);
   fmt::print("memory (GB/s): read {:.1f} ({:.1f} on 1 thread), triad {:.1f}\n", m.read_gbs,
              m.read_gbs_1, m.triad_gbs);
+  if (m.cache_reach_bytes > 0)
+    fmt::print("last-level cache: {:.1f} MiB reported, reads keep its bandwidth up to {:.1f} MiB\n",
+               double(m.llc_reported_bytes) / double(1 << 20),
+               double(m.cache_reach_bytes) / double(1 << 20));
   if (!m.peaks.empty() && m.triad_gbs > 0) {
     fmt::print("ridge point: {:.1f} FLOP/byte ({} peak over triad bandwidth)\n",
                m.peaks.back().gflops_all / m.triad_gbs, m.peaks.back().isa);

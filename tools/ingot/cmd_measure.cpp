@@ -41,6 +41,7 @@ struct Loaded {
   std::unique_ptr<rt::Model> model;
   std::unique_ptr<rt::Session> session;
   std::vector<NpyArray> inputs;
+  ModelState model_state;  // --cache-state model: its memory evicted, its inputs read back
   int number = 1;
   std::vector<double> samples_ms;
   std::map<std::string, double> kernel_ms;  // --per-kernel: each kernel's fastest call
@@ -49,9 +50,9 @@ struct Loaded {
 
 // One call with the profile reset before it (and the caches flushed, with a flusher); the call's
 // time, and each kernel's fastest so far.
-double profiled_call(Loaded& l, CacheFlusher* flusher, const std::vector<NpyArray>* read_back) {
+double profiled_call(Loaded& l, CacheFlusher* flusher, const ModelState* model) {
   l.session->set_profiling(true);
-  double ms = time_runs(*l.session, 1, 1, flusher, read_back)[0];
+  double ms = time_runs(*l.session, 1, 1, flusher, model)[0];
   for (const rt::KernelTime& t : l.session->kernel_times(*l.model)) {
     if (t.calls == 0) continue;
     double k = t.total_seconds * 1e3;  // a kernel named twice counts both calls
@@ -80,6 +81,7 @@ int measure(const MeasureArgs& a) {
         l.model = std::make_unique<rt::Model>(a.artifacts[k]);
         l.session = std::make_unique<rt::Session>(*l.model);
         l.inputs = bind_inputs("", "random", *l.model, *l.session);
+        l.model_state = {&l.inputs, artifact_memory(*l.model)};
         l.session->run();
       } catch (const std::exception& e) {
         l.error = e.what();
@@ -102,10 +104,9 @@ int measure(const MeasureArgs& a) {
       Loaded& l = *order[round % 2 == 0 ? i : order.size() - 1 - i];
       if (!l.session) continue;
       CacheFlusher* f = flusher ? &*flusher : nullptr;
-      const std::vector<NpyArray>* read_back =
-          cache == tune::CacheState::kModel ? &l.inputs : nullptr;
-      l.samples_ms.push_back(a.per_kernel ? profiled_call(l, f, read_back)
-                                          : time_runs(*l.session, 1, l.number, f, read_back)[0]);
+      const ModelState* state = cache == tune::CacheState::kModel ? &l.model_state : nullptr;
+      l.samples_ms.push_back(a.per_kernel ? profiled_call(l, f, state)
+                                          : time_runs(*l.session, 1, l.number, f, state)[0]);
     }
   for (size_t k = 0; k < a.artifacts.size(); ++k) {
     const Loaded& l = loaded.at(a.artifacts[k]);
@@ -147,7 +148,7 @@ void add_measure_command(CLI::App& app, int& exit_code) {
   CLI::Option* state =
       cmd->add_option("--cache-state", args->cache_state,
                       "what each timed run starts from: warm, cold (caches flushed) or model "
-                      "(flushed, then the candidate's inputs read back)")
+                      "(the candidate's code and constants evicted, then its inputs read back)")
           ->check(CLI::IsMember({"warm", "cold", "model"}))
           ->capture_default_str();
   cmd->add_flag("--cache-flush", args->cache_flush, "--cache-state cold")->excludes(state);

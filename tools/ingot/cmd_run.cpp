@@ -169,9 +169,18 @@ int run_artifact(const RunOptions& opts) {
       if (opts.print_time)
         fmt::print("Runs per sample: {} (--min-repeat-ms {})\n", number, opts.min_repeat_ms);
     }
+    const ModelState model_state{&inputs, artifact_memory(model)};
+    if (opts.print_time && cache == tune::CacheState::kModel) {
+      size_t bytes = 0;
+      for (const MemoryRange& r : model_state.memory) bytes += r.bytes;
+      fmt::print(
+          "Cache state: model (before each run the artifact's {:.1f} KiB evicted, its "
+          "inputs read back)\n",
+          double(bytes) / 1024.0);
+    }
     std::vector<double> samples =
         time_runs(session, opts.repeat, number, flusher ? &*flusher : nullptr,
-                  cache == tune::CacheState::kModel ? &inputs : nullptr);
+                  cache == tune::CacheState::kModel ? &model_state : nullptr);
     if (opts.print_time) print_time_summary(samples);
     if (opts.profile || !opts.profile_json.empty() || !opts.report.empty()) {
       ProfileReport report =
@@ -225,8 +234,9 @@ void add_run_options(CLI::App* cmd, RunOptions& opts) {
   CLI::Option* state =
       cmd->add_option("--cache-state", opts.cache_state,
                       "what each timed run starts from: warm (the previous run's caches), cold "
-                      "(every cache flushed, untimed), model (flushed, then the inputs read back: "
-                      "a kernel's state inside a model larger than the cache)")
+                      "(every cache flushed, untimed), model (the artifact's code and constants "
+                      "evicted, then the inputs read back: a kernel's state inside a model larger "
+                      "than the cache)")
           ->check(CLI::IsMember({"warm", "cold", "model"}))
           ->capture_default_str();
   cmd->add_flag("--cache-flush", opts.cache_flush, "--cache-state cold")->excludes(state);

@@ -10,6 +10,7 @@
 #include "driver/tune.h"
 #include "support/error.h"
 #include "tools/ingot/commands.h"
+#include "tools/ingot/device_info.h"
 #include "tune/remote.h"
 
 namespace ingot::cli {
@@ -81,7 +82,8 @@ void add_tune_command(CLI::App& app, int& exit_code) {
   CLI::Option* state =
       cmd->add_option("--cache-state", args->options.measure.cache_state,
                       "what each timed run of a candidate starts from: warm (the previous run's "
-                      "caches), cold (flushed), model (flushed, then its inputs read back: as "
+                      "caches), cold (flushed), model (its code and constants evicted, then its "
+                      "inputs read back: as "
                       "inside a model larger than the cache), auto (model when the model's "
                       "constants and workspace exceed the last-level cache, else warm)")
           ->check(CLI::IsMember({"auto", "warm", "cold", "model"}));
@@ -115,6 +117,14 @@ void add_tune_command(CLI::App& app, int& exit_code) {
       args->options.compile.input_shapes = driver::parse_input_shapes(args->input_shapes);
     args->options.measure.ingot = self_path();
     args->options.live = isatty(STDOUT_FILENO);
+    // The cache as this machine's reads see it (measured once, cached with `ingot device-info`);
+    // workers measure on machines of their own.
+    if (args->options.workers.empty())
+      args->options.cache_reach = [] {
+        MachineInfo m = load_or_measure_machine(false);
+        if (m.cache_reach_bytes == 0) m = load_or_measure_machine(false, true);
+        return m.cache_reach_bytes;
+      };
     driver::TuneReport r = driver::tune_model(args->model, args->options, std::cout);
     driver::print_tune_report(r, std::cout);
     if (!args->report.empty()) {

@@ -20,6 +20,7 @@
 #include "ingot/runtime.h"
 #include "support/atomic_file.h"
 #include "support/error.h"
+#include "support/host_caches.h"
 #include "tools/ingot/peak_kernels.h"
 
 namespace ingot::cli {
@@ -137,6 +138,54 @@ Bandwidth measure_bandwidth(int threads, float (*sum)(const float*, size_t)) {
   return best;
 }
 
+// The read bandwidth of a working set of `bytes`, read again and again by `threads` threads (each
+// its own first-touched slice): after a pass that brings it into the caches, the best of 3 timed
+// calls, each reading it over and over for at least 256 MiB in all (starting the threads costs
+// as much as one pass over 8 MiB).
+double reread_gbs(int threads, float (*sum)(const float*, size_t), uint64_t bytes) {
+  const size_t n = size_t(bytes) / sizeof(float) / 64 * 64;
+  const int passes =
+      int(std::max<uint64_t>(1, (uint64_t(256) << 20) / std::max<uint64_t>(bytes, 1)));
+  std::vector<float> b(n);
+  auto slice = [&](int t) {
+    return std::pair(n * t / threads / 64 * 64, n * (t + 1) / threads / 64 * 64);
+  };
+  run_on_threads(threads, [&](int t) {
+    auto [lo, hi] = slice(t);
+    for (size_t i = lo; i < hi; ++i) b[i] = 1.0f + float(i % 7);
+  });
+  std::vector<float> sums(threads);
+  double best = 0;
+  for (int call = 0; call < 4; ++call) {
+    const int reads = call == 0 ? 1 : passes;
+    double s = run_on_threads(threads, [&](int t) {
+      auto [lo, hi] = slice(t);
+      for (int r = 0; r < reads; ++r) sums[t] += sum(b.data() + lo, hi - lo);
+    });
+    if (call > 0) best = std::max(best, double(n) * sizeof(float) * passes / s * 1e-9);
+  }
+  volatile float sink = sums[0];
+  (void)sink;
+  return best;
+}
+
+// How far the last-level cache serves (cache_reach_bytes): working sets from past the cores'
+// private caches (4 MiB a thread: twice an L2 of up to 2 MiB, at least 8 MiB) growing by half
+// up to the reported size, until one falls below what the rule keeps.
+uint64_t measure_cache_reach(int threads, float (*sum)(const float*, size_t), uint64_t reported,
+                             double memory_gbs) {
+  constexpr uint64_t kMiB = uint64_t(1) << 20;
+  std::vector<CacheSweepPoint> points;
+  for (uint64_t mib = std::max<uint64_t>(8, 4 * uint64_t(threads)); mib * kMiB <= reported;
+       mib += std::max<uint64_t>(1, mib / 2)) {
+    points.push_back({mib * kMiB, reread_gbs(threads, sum, mib * kMiB)});
+    if (points.front().gbs < 1.2 * memory_gbs ||
+        cache_reach_bytes(points, memory_gbs, reported) < points.back().bytes)
+      break;
+  }
+  return cache_reach_bytes(points, memory_gbs, reported);
+}
+
 std::string utc_now() {
   return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
 }
@@ -155,6 +204,8 @@ nlohmann::json MachineInfo::to_json() const {
           {"memory_read_gbs", read_gbs},
           {"memory_triad_gbs", triad_gbs},
           {"memory_read_gbs_1_thread", read_gbs_1},
+          {"last_level_cache_bytes", llc_reported_bytes},
+          {"cache_reach_bytes", cache_reach_bytes},
           {"measured_at", measured_at}};
 }
 
@@ -169,6 +220,8 @@ MachineInfo MachineInfo::from_json(const nlohmann::json& j) {
   m.read_gbs = j.at("memory_read_gbs").get<double>();
   m.triad_gbs = j.at("memory_triad_gbs").get<double>();
   m.read_gbs_1 = j.at("memory_read_gbs_1_thread").get<double>();
+  m.llc_reported_bytes = j.value("last_level_cache_bytes", uint64_t{0});
+  m.cache_reach_bytes = j.value("cache_reach_bytes", uint64_t{0});
   m.measured_at = j.value("measured_at", "");
   return m;
 }
@@ -220,6 +273,9 @@ MachineInfo measure_machine(bool verbose) {
   m.read_gbs = all.read_gbs;
   m.triad_gbs = all.triad_gbs;
   m.read_gbs_1 = m.threads > 1 ? measure_bandwidth(1, sum).read_gbs : all.read_gbs;
+  if (verbose) fmt::print(stderr, "measuring how far the last-level cache serves...\n");
+  m.llc_reported_bytes = last_level_cache_bytes();
+  m.cache_reach_bytes = measure_cache_reach(m.threads, sum, m.llc_reported_bytes, m.read_gbs);
   m.measured_at = utc_now();
   return m;
 }

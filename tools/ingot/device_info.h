@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,9 +22,14 @@ struct MachineInfo {
   std::string features;  // ingot_cpu_features(): what the key is made of
   int threads = 0;       // threads the "all" numbers used (physical cores)
   std::vector<IsaPeak> peaks;
-  double read_gbs = 0;      // memory read bandwidth, all threads (GB/s = 1e9 bytes/s)
-  double triad_gbs = 0;     // STREAM triad a = b + s*c, 3 streams counted
-  double read_gbs_1 = 0;    // one thread
+  double read_gbs = 0;    // memory read bandwidth, all threads (GB/s = 1e9 bytes/s)
+  double triad_gbs = 0;   // STREAM triad a = b + s*c, 3 streams counted
+  double read_gbs_1 = 0;  // one thread
+  // The last-level cache: as sysfs reports it, and how far reads of a growing working set keep
+  // its bandwidth (cache_reach_bytes in support/host_caches.h; 0: not measured, a cache file of
+  // an older ingot). A guest may report its host's whole L3.
+  uint64_t llc_reported_bytes = 0;
+  uint64_t cache_reach_bytes = 0;
   std::string measured_at;  // UTC time of the measurement
   std::string cache_path;   // where it was read from or stored ("" when not cached)
 

@@ -198,32 +198,37 @@ void run_step(rt::Session& session) {
   session.run();
 }
 
-CacheFlusher::CacheFlusher() {
-  uint64_t llc = last_level_cache_bytes();
-  size_t bytes = llc > 0 ? std::min(size_t(llc) * 2, size_t(256) << 20) : size_t(64) << 20;
-  buf_.assign(bytes / sizeof(uint64_t), 1);
-}
-
-void CacheFlusher::flush(const std::vector<NpyArray>* read_back) {
+void CacheFlusher::stream() {
+  if (buf_.empty()) {
+    uint64_t llc = last_level_cache_bytes();
+    size_t bytes = llc > 0 ? std::min(size_t(llc) * 2, size_t(256) << 20) : size_t(64) << 20;
+    buf_.assign(bytes / sizeof(uint64_t), 1);
+  }
   uint64_t sum = 0;
   for (uint64_t& v : buf_) sum += v++;
-  if (read_back != nullptr)
-    for (const NpyArray& a : *read_back)  // a byte per 64-byte line
-      for (size_t k = 0; k < a.data.size(); k += 64) sum += a.data[k];
+  sink_ = sum;
+}
+
+void CacheFlusher::flush(const ModelState* model) {
+  if (model == nullptr || model->memory.empty() || !evict_lines(model->memory)) stream();
+  if (model == nullptr || model->inputs == nullptr) return;
+  uint64_t sum = 0;
+  for (const NpyArray& a : *model->inputs)  // a byte per 64-byte line
+    for (size_t k = 0; k < a.data.size(); k += 64) sum += a.data[k];
   sink_ = sum;
 }
 
 // `repeat` samples, each the mean of `number` runs; with a flusher, each run starts after a
 // flush that is not timed.
 std::vector<double> time_runs(rt::Session& session, int repeat, int number, CacheFlusher* flusher,
-                              const std::vector<NpyArray>* read_back) {
+                              const ModelState* model) {
   std::vector<double> samples;
   for (int r = 0; r < repeat; ++r) {
     std::chrono::duration<double, std::milli> elapsed{0};
     auto start = std::chrono::steady_clock::now();
     for (int n = 0; n < number; ++n) {
       if (flusher) {
-        flusher->flush(read_back);
+        flusher->flush(model);
         start = std::chrono::steady_clock::now();
       }
       run_step(session);

@@ -10,6 +10,7 @@
 
 #include "ingot/runtime.hpp"
 #include "support/npz.h"
+#include "tools/ingot/cache_evict.h"
 
 namespace ingot::cli {
 
@@ -24,17 +25,28 @@ size_t tensor_bytes(const IngotTensorInfo& info);
 std::vector<NpyArray> bind_inputs(const std::string& inputs, const std::string& fill_mode,
                                   const rt::Model& model, rt::Session& session);
 
-// Evicts the caches by streaming over twice the last-level cache (last_level_cache_bytes; 64 MiB
-// when the size is not known), so a run starts cold, as a kernel does after a large neighbour in
-// a model; then reads `read_back` (tune::CacheState::kModel: the run's inputs) into the cache
-// again. At most 256 MiB: a flush that size would cost more than most runs it precedes.
+// What `--cache-state model` restores before each timed run: the state a kernel finds inside a
+// model larger than the cache, its own code and constants evicted by the rest of the model's
+// (`memory`: artifact_memory) and its inputs just written by the kernels before it (`inputs`).
+struct ModelState {
+  const std::vector<NpyArray>* inputs = nullptr;
+  std::vector<MemoryRange> memory;
+};
+
+// Starts a timed run from cold caches. Cold: by streaming over twice the last-level cache
+// (last_level_cache_bytes; 64 MiB when the size is not known, at most 256 MiB: a flush that size
+// would cost more than most runs it precedes), as a kernel finds them after a large neighbour.
+// The model state: the artifact's memory evicted line by line (evict_lines; streamed where the
+// CPU cannot), then its inputs read back into the cache. Eviction costs a pass over the
+// artifact's own bytes, not over the cache: on a guest that reports a 480 MiB L3 a streaming
+// flush took 256 MiB and ResNet-50's tuning would have run for hours.
 class CacheFlusher {
  public:
-  CacheFlusher();
-  void flush(const std::vector<NpyArray>* read_back = nullptr);
+  void flush(const ModelState* model = nullptr);
 
  private:
-  std::vector<uint64_t> buf_;
+  void stream();
+  std::vector<uint64_t> buf_;  // allocated at the first streaming flush
   volatile uint64_t sink_ = 0;
 };
 
@@ -43,9 +55,9 @@ class CacheFlusher {
 void run_step(rt::Session& session);
 
 // `repeat` samples, each the mean of `number` runs, in milliseconds; with a flusher, each run
-// starts after a flush (and `read_back` read into the cache again) that is not timed.
+// starts after a flush (of `model`'s state where given) that is not timed.
 std::vector<double> time_runs(rt::Session& session, int repeat, int number, CacheFlusher* flusher,
-                              const std::vector<NpyArray>* read_back = nullptr);
+                              const ModelState* model = nullptr);
 
 // --min-repeat-ms (as TVM's time evaluator): runs the model for about `min_ms` as a warm-up
 // (threads awake, the clock up, caches and pages warm), and returns how many runs a sample needs

@@ -478,12 +478,12 @@ TuneReport tune_model(const std::string& model_path, const TuneOptions& given, s
   // Where each candidate's timed runs start from: as inside this model (auto: its constants
   // evicted between runs when the model outgrows the last-level cache, its inputs just written).
   // The cache compared is the measured one where the model is past the measurement's first
-  // working set (8 MiB) but fits the size sysfs reports (a guest may report its host's whole L3).
+  // working set but fits the size sysfs reports (a guest may report its host's whole L3).
   const uint64_t footprint = model.constants.size() + model.workspace_bytes;
   const uint64_t reported = last_level_cache_bytes();
   uint64_t llc = reported;
   if (options.measure.cache_state == "auto" && options.cache_reach &&
-      footprint > (uint64_t(8) << 20) && footprint <= reported)
+      footprint > kCacheSweepFirstBytes && footprint <= reported)
     if (uint64_t reach = options.cache_reach(); reach > 0) llc = std::min(reported, reach);
   options.measure.cache_state =
       tune::resolve_cache_state(options.measure.cache_state, footprint, llc);

@@ -21,6 +21,11 @@ struct CacheSweepPoint {
   double gbs = 0;
 };
 
+// The first working set of that sweep: past two cores' private caches of up to 2 MiB each (a
+// sweep on more threads starts at 4 MiB a thread). A model smaller than this is compared with
+// the reported size only.
+constexpr uint64_t kCacheSweepFirstBytes = uint64_t(8) << 20;
+
 // How far the last-level cache serves as a cache, from a sweep of growing working sets (`points`,
 // smallest first, the first past the cores' private caches) and the bandwidth from memory: the
 // largest working set that keeps at least three quarters of the first one's advantage over

@@ -81,7 +81,6 @@ int measure(const MeasureArgs& a) {
         l.model = std::make_unique<rt::Model>(a.artifacts[k]);
         l.session = std::make_unique<rt::Session>(*l.model);
         l.inputs = bind_inputs("", "random", *l.model, *l.session);
-        l.model_state = {&l.inputs, artifact_memory(*l.model)};
         l.session->run();
       } catch (const std::exception& e) {
         l.error = e.what();
@@ -94,6 +93,9 @@ int measure(const MeasureArgs& a) {
       a.cache_flush ? tune::CacheState::kCold : tune::parse_cache_state(a.cache_state);
   std::optional<CacheFlusher> flusher;
   if (cache != tune::CacheState::kWarm) flusher.emplace();
+  if (cache == tune::CacheState::kModel)
+    for (auto& [path, l] : loaded)
+      if (l.session) l.model_state = {&l.inputs, artifact_memory(*l.model)};
   for (auto& [path, l] : loaded)
     if (l.session && !a.per_kernel)
       l.number = a.min_repeat_ms > 0

@@ -169,7 +169,8 @@ int run_artifact(const RunOptions& opts) {
       if (opts.print_time)
         fmt::print("Runs per sample: {} (--min-repeat-ms {})\n", number, opts.min_repeat_ms);
     }
-    const ModelState model_state{&inputs, artifact_memory(model)};
+    ModelState model_state;
+    if (cache == tune::CacheState::kModel) model_state = {&inputs, artifact_memory(model)};
     if (opts.print_time && cache == tune::CacheState::kModel) {
       size_t bytes = 0;
       for (const MemoryRange& r : model_state.memory) bytes += r.bytes;

@@ -94,6 +94,12 @@ size_t stream_elements() {
   return std::min<size_t>(bytes, size_t{1} << 30) / sizeof(float) / 3;
 }
 
+// Thread t's part of n elements split over `threads`, its ends on 64-element boundaries (a
+// cache line of floats, where the read kernels step).
+std::pair<size_t, size_t> thread_slice(size_t n, int threads, int t) {
+  return {n * size_t(t) / size_t(threads) / 64 * 64, n * size_t(t + 1) / size_t(threads) / 64 * 64};
+}
+
 struct Bandwidth {
   double read_gbs = 0, triad_gbs = 0;
 };
@@ -147,9 +153,7 @@ double reread_gbs(int threads, float (*sum)(const float*, size_t), uint64_t byte
   const int passes =
       int(std::max<uint64_t>(1, (uint64_t(256) << 20) / std::max<uint64_t>(bytes, 1)));
   std::vector<float> b(n);
-  auto slice = [&](int t) {
-    return std::pair(n * t / threads / 64 * 64, n * (t + 1) / threads / 64 * 64);
-  };
+  auto slice = [&](int t) { return thread_slice(n, threads, t); };
   run_on_threads(threads, [&](int t) {
     auto [lo, hi] = slice(t);
     for (size_t i = lo; i < hi; ++i) b[i] = 1.0f + float(i % 7);
@@ -176,8 +180,8 @@ uint64_t measure_cache_reach(int threads, float (*sum)(const float*, size_t), ui
                              double memory_gbs) {
   constexpr uint64_t kMiB = uint64_t(1) << 20;
   std::vector<CacheSweepPoint> points;
-  for (uint64_t mib = std::max<uint64_t>(8, 4 * uint64_t(threads)); mib * kMiB <= reported;
-       mib += std::max<uint64_t>(1, mib / 2)) {
+  for (uint64_t mib = std::max<uint64_t>(kCacheSweepFirstBytes / kMiB, 4 * uint64_t(threads));
+       mib * kMiB <= reported; mib += std::max<uint64_t>(1, mib / 2)) {
     points.push_back({mib * kMiB, reread_gbs(threads, sum, mib * kMiB)});
     if (points.front().gbs < 1.2 * memory_gbs ||
         cache_reach_bytes(points, memory_gbs, reported) < points.back().bytes)

@@ -2,6 +2,7 @@
 // a matmul with a local accumulator, reductions) and checks them against reference loops.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
 #include <cmath>
 #include <numeric>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include "codegen/llvm/codegen_llvm.h"
 #include "schedule/intrin/x86_fma.h"
 #include "support/error.h"
+#include "tir/printer.h"
 
 namespace ingot::codegen::test {
 namespace {
@@ -219,6 +221,38 @@ TEST(Kernels, FmaTileWithAVectorAOperandIsADepthwiseTile) {
           want += double(xs[size_t((a * 6 + r + b) * 16 + j)]) * ws[size_t((a * 3 + b) * 16 + j)];
       EXPECT_NEAR(ys[size_t(r * 16 + j)], want, 1e-4) << r << "," << j;
     }
+}
+
+TEST(Kernels, FmaTileRunsSeveralReductionStepsPerIteration) {
+  // A 3x16 matmul tile (two 8-lane vectors) over K steps: the reduction loop takes the largest
+  // power of two up to kTileStepsPerIteration dividing K per iteration (16: 2 iterations of 8;
+  // 12: 3 of 4; 7: 7 of 1), and the sum is the same as a reference's.
+  for (auto [K, iterations] : std::vector<std::pair<int, int>>{{16, 2}, {12, 3}, {7, 7}}) {
+    schedule::FmaTileSpec s = schedule::gemm_tile_spec(schedule::FmaTileShape{8, 3, 16, K});
+    schedule::TensorIntrin in = schedule::make_fma_tile_intrin(s);
+    const std::string text = to_string(in.impl.body);
+    EXPECT_NE(text.find(fmt::format("for k in range(0, {}):", iterations)), std::string::npos)
+        << K << "\n"
+        << text;
+    const auto& p = in.impl.params;  // A[3, K], B[1, K, 16], C[3, 16]
+    ASSERT_EQ(p.size(), 3u);
+    Var i("i");
+    Stmt zero = For::make(i, i64(0), i64(3), ForKind::kSerial,
+                          BufferStore::make(p[2], make_const(DataType::f32().with_lanes(16), 0),
+                                            {i, Ramp::make(i64(0), i64(1), 16)}));
+    LoadedArtifact art(single_kernel_module(fmt::format("mm_tile_k{}", K), p,
+                                            SeqStmt::make({zero, in.impl.body}), 2));
+    auto as = iota_floats(size_t(3 * K), 0.01f, -0.2f),
+         bs = iota_floats(size_t(K * 16), 0.03f, -1.f);
+    std::vector<float> cs(3 * 16, 0.0f);
+    ASSERT_EQ(art.run({as.data(), bs.data()}, {cs.data()}), 0);
+    for (int r = 0; r < 3; ++r)
+      for (int j = 0; j < 16; ++j) {
+        double want = 0;
+        for (int k = 0; k < K; ++k) want += double(as[size_t(r * K + k)]) * bs[size_t(k * 16 + j)];
+        EXPECT_NEAR(cs[size_t(r * 16 + j)], want, 1e-4) << K << ": " << r << "," << j;
+      }
+  }
 }
 
 TEST(Kernels, FmaTileWithLaneGroupsSumsEachGroupsInputs) {

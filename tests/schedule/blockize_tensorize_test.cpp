@@ -138,9 +138,10 @@ TEST(Tensorize, ReplacesTileWithMicroKernel) {
   ASSERT_NE(alloc, nullptr);
   EXPECT_EQ(alloc->buffer->name, "acc");
   EXPECT_FALSE(find_block(t.s.func().body, "C", nullptr).has_value());
-  // Its loads of A start at the tile origin: A[vi_o + r, vk_o + k].
+  // Its loads of A start at the tile origin: A[vi_o + r, vk_o + k], the 8 reduction steps in
+  // one iteration (kTileStepsPerIteration).
   std::string text = to_string(t.s.func());
-  EXPECT_NE(text.find("A[vi_o + 7, vk_o + k]"), std::string::npos) << text;
+  EXPECT_NE(text.find("A[vi_o + 7, vk_o + (k * 8 + 7)]"), std::string::npos) << text;
   EXPECT_TRUE(replays(t.s, t.m.func));
 }
 
@@ -328,8 +329,9 @@ TEST(FmaIntrin, PrefetchSpecsRoundTripAndPrefetchEachStep) {
   for (size_t at = impl.find("prefetch("); at != std::string::npos;
        at = impl.find("prefetch(", at + 1))
     ++count;
-  EXPECT_EQ(count, 2u) << impl;  // 128 bytes per B row: two lines
-  EXPECT_NE(impl.find("prefetch(B[0, k, 0 + 512])"), std::string::npos) << impl;  // 2048 bytes
+  // 128 bytes per B row: two lines per step, 8 steps per iteration of the reduction loop.
+  EXPECT_EQ(count, 2u * kTileStepsPerIteration) << impl;
+  EXPECT_NE(impl.find("prefetch(B[0, k * 8 + 3, 0 + 512])"), std::string::npos) << impl;  // 2048 B
   s.prefetch = 100;
   EXPECT_THROW(make_fma_tile_intrin(s), InternalError);
   EXPECT_FALSE(parse_fma_tile_spec(name.substr(0, name.size() - 4) + "100").has_value());

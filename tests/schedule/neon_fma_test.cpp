@@ -63,6 +63,21 @@ TEST(NeonFma, MaxTileRowsFollowTheRegisterFile) {
   EXPECT_EQ(fma_max_tile_rows(CpuVectorIsa::x86(512), 16), 12);  // one vector: 12 accumulators
 }
 
+// The tuner's row range ends where the register file does, past the default's cap of 8 rows.
+TEST(NeonFma, RegisterTileRowsEndWhereTheRegisterFileDoes) {
+  const CpuVectorIsa avx512 = CpuVectorIsa::x86(512), avx2 = CpuVectorIsa::x86(256);
+  EXPECT_EQ(fma_register_tile_rows(avx512, 32), 14);  // 14 * 2 + 2 + 1 = 31 zmm
+  EXPECT_EQ(fma_register_tile_rows(avx512, 48), 9);   // 9 * 3 + 3 + 1 = 31
+  EXPECT_EQ(fma_register_tile_rows(avx512, 64), 6);   // 6 * 4 + 4 + 1 = 29
+  EXPECT_EQ(fma_register_tile_rows(avx512, 16), 14);  // capped at 14
+  EXPECT_EQ(fma_register_tile_rows(avx2, 16), 6);     // 6 * 2 + 2 + 1 = 15 ymm
+  EXPECT_EQ(fma_register_tile_rows(avx2, 24), 4);
+  EXPECT_EQ(fma_register_tile_rows(kNeon, 16), neon_max_tile_rows(16));
+  for (const CpuVectorIsa& isa : {avx512, avx2, kNeon})
+    for (int nr : {8, 16, 24, 32, 48, 64})
+      EXPECT_GE(fma_register_tile_rows(isa, nr), fma_max_tile_rows(isa, nr)) << nr;
+}
+
 TEST(NeonFma, X86NamesAndTilesAreUnchanged) {
   EXPECT_EQ(fma_tile_name(default_fma_tile(512, 256)), "x86_avx512_fma_f32_8x32x256");
   EXPECT_EQ(fma_tile_name(default_fma_tile(256, 256)), "x86_avx2_fma_f32_6x16x256");

@@ -110,6 +110,10 @@ struct FmaTileSpec {
 // families' name parsers (here and dequant_fma.h).
 bool parse_isa(const std::string& arch, const std::string& isa, CpuVectorIsa::Arch* a, int* lanes);
 
+// Reduction steps per iteration of a plain FMA tile's innermost reduction loop (at most: the
+// largest power of two up to it that divides the loop's extent).
+inline constexpr int64_t kTileStepsPerIteration = 8;
+
 // The spec of the matmul layout.
 FmaTileSpec gemm_tile_spec(const FmaTileShape& s);
 
@@ -138,6 +142,13 @@ FmaTileShape default_fma_tile(const CpuVectorIsa& isa, int kc);
 // operand of vfmadd231ps), 12 for one-vector rows on AVX-512 (more accumulators than the FMA
 // latency needs); NEON what fits its 32 registers (neon_max_tile_rows), at most 8.
 int fma_max_tile_rows(const CpuVectorIsa& isa, int nr);
+// The most rows a tile of nr columns can have at all: what the register file holds beside one
+// B vector per column vector and the broadcast (32 registers on AVX-512 and NEON: 14, 9, 6 rows
+// for 2, 3, 4 vectors; 16 on AVX2: 6, 4, 3), at most 14 and never fewer than
+// fma_max_tile_rows. The tuner's range: taller tiles than the default load B fewer times per
+// FMA (one Sapphire Rapids core, a 2-vector tile over a 256-deep L1 panel: 8 rows 82% of the
+// FMA peak, 14 rows 88%; docs/perf.md, session 50).
+int fma_register_tile_rows(const CpuVectorIsa& isa, int nr);
 // The index of an operand at tile variable values `vars` (i, j, k..., [jb]).
 std::vector<tir::Expr> fma_operand_index(const FmaOperand& o, const std::vector<tir::Expr>& vars);
 // Why a spec cannot be built ("" when it can).

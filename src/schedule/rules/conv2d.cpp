@@ -77,9 +77,7 @@ int default_max_rows(const CpuVectorIsa& isa, int64_t nr, int vecs, int64_t taps
 // column vector and the broadcast (AVX-512 and NEON: 14, 9, 6 pixels for 2, 3, 4 vectors;
 // AVX2: 6, 4), at most 14, and never fewer than the default.
 int searched_max_rows(const CpuVectorIsa& isa, int64_t nr, int vecs, int64_t taps) {
-  int regs = isa.arch == CpuVectorIsa::kX86 && isa.tile_lanes() == 8 ? 16 : 32;
-  return std::max(default_max_rows(isa, nr, vecs, taps),
-                  std::clamp((regs - 1 - vecs) / vecs, 1, 14));
+  return std::max(default_max_rows(isa, nr, vecs, taps), fma_register_tile_rows(isa, int(nr)));
 }
 
 // Bytes of the buffer a load reads.

@@ -111,9 +111,10 @@ int matmul_row_tile(const MatmulConfig& cfg, int nr) {
 }
 
 std::vector<int64_t> matmul_row_tiles(const MatmulConfig& cfg, int nr) {
-  const int max_rows = fma_max_tile_rows(cfg.isa(), nr);
+  const int max_rows = fma_register_tile_rows(cfg.isa(), nr);
   std::vector<int64_t> heights;
-  for (int r = std::max(1, max_rows / 2); r <= max_rows; ++r) heights.push_back(r);
+  for (int r = std::max(1, fma_max_tile_rows(cfg.isa(), nr) / 2); r <= max_rows; ++r)
+    heights.push_back(r);
   return heights;
 }
 

@@ -72,8 +72,9 @@ int dense_panel_width(const MatmulConfig& cfg, int64_t n);
 // The panel widths the dense rule samples: 1 to 4 vectors of the ISA whose tiles hold at least 4
 // rows in its registers (x86; the default alone on AArch64).
 std::vector<int64_t> matmul_panel_widths(const MatmulConfig& cfg);
-// The register-tile heights it samples for nr columns: half the register limit up to it; by
-// default the ISA's tile height where the registers hold it.
+// The register-tile heights it samples for nr columns: half the default limit
+// (fma_max_tile_rows) up to what the register file holds (fma_register_tile_rows: 14 rows of 2
+// AVX-512 vectors); by default the ISA's tile height where the registers hold it.
 std::vector<int64_t> matmul_row_tiles(const MatmulConfig& cfg, int nr);
 int matmul_row_tile(const MatmulConfig& cfg, int nr);
 // The register tile's rows (MR) for this config: the panel height of packed A.

@@ -17,6 +17,7 @@
 #include "ingot/runtime.h"
 #include "schedule/intrin/x86_fma.h"
 #include "support/error.h"
+#include "tir/printer.h"
 
 namespace ingot::codegen::test {
 namespace {
@@ -120,7 +121,24 @@ TEST(Int8ConvTile, MatchesItsDescription) {
       for (int blocks : {1, 2}) {
         expect_tile(conv_tile(8, 3, 8, blocks, 2, 3, 3, 2, group, a_signed), avx2);
         expect_tile(conv_tile(8, 5, 16, blocks, 3, 1, 1, 1, group, a_signed), avx2);
+        // 1x1 windows over 8 and 6 channel groups: 8 and 2 steps per loop iteration.
+        expect_tile(conv_tile(8, 4, 8, blocks, 8, 1, 1, 1, group, a_signed), avx2);
+        expect_tile(conv_tile(8, 4, 8, blocks, 6, 1, 1, 1, group, a_signed), avx2);
       }
+}
+
+// The innermost reduction loop of extent > 1 runs up to kTileStepsPerIteration steps per
+// iteration: a 1x1 conv's channel groups (its window loops have extent 1), a 3x3 conv's 3-wide
+// window rows when they are innermost.
+TEST(Int8ConvTile, ChannelGroupsRunSeveralStepsPerIteration) {
+  auto text = [](const FmaTileSpec& s) {
+    return to_string(schedule::make_fma_tile_intrin(s).impl.body);
+  };
+  const std::string one_by_one = text(conv_tile(16, 7, 16, 1, 16, 1, 1, 1, 4, false));
+  EXPECT_NE(one_by_one.find("for k0 in range(0, 2):"), std::string::npos) << one_by_one;
+  EXPECT_NE(one_by_one.find("k0 * 8 + 7"), std::string::npos) << one_by_one;
+  const std::string three = text(conv_tile(16, 4, 16, 1, 2, 3, 3, 1, 4, false));
+  EXPECT_NE(three.find("for k2 in range(0, 3):"), std::string::npos) << three;  // 3: one step
 }
 
 // The depthwise form (FmaTileSpec::int8_products): A[kh, i * stride + kw, j] per lane j, B[kh,

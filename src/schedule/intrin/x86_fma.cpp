@@ -419,35 +419,54 @@ PrimFunc dot_tile_impl(const FmaTileSpec& s, const Buffer& A, const Buffer& B, c
   std::vector<int> spread;  // lane t of a dot operand takes byte t % G of the row's group
   for (int t = 0; t < wide; ++t) spread.push_back(t % g);
   std::vector<Stmt> load, step, store;
-  for (int r = 0; r < s.mr; ++r) {
-    vars[0] = i64(r);
-    std::vector<Expr> ai = operand_index(s.a, vars);
-    ai.back() = Ramp::make(ai.back(), i64(1), g);
-    Expr row = Shuffle::make(A.load(ai), spread);
-    if (widen) row = cast(pair.with_lanes(wide), row);
-    for (int jb = 0; jb < s.col_blocks; ++jb)
-      for (int v0 = 0; v0 < s.nr; v0 += s.lanes) {
-        std::vector<Expr> at = vars;
-        at[1] = i64(v0);
-        if (blocks) at.back() = i64(jb);
-        std::vector<Expr> bi = operand_index(s.b, at);
-        bi.back() = Ramp::make(bi.back(), i64(1), wide);  // j's lanes x G bytes, contiguous
-        Expr b = B.load(bi);
-        if (widen) b = cast(pair.with_lanes(wide), b);
-        std::vector<Expr> cell = {i64(r),
-                                  Ramp::make(i64(int64_t(jb) * s.nr + v0), i64(1), s.lanes)};
-        step.push_back(BufferStore::make(acc, call(dot, {acc.load(cell), row, b}), cell));
-        std::vector<Expr> zero = {i64(r), i64(0)};
-        zero.resize(vars.size(), i64(0));
-        if (blocks) zero.back() = i64(jb);
-        std::vector<Expr> ci = operand_index(s.c, zero, Ramp::make(i64(v0), i64(1), s.lanes));
-        load.push_back(BufferStore::make(acc, C.load(ci), cell));
-        store.push_back(BufferStore::make(C, acc.load(cell), ci));
-      }
+  // One step at the reduction values in `vars`, every cell; with_io: also the C load / store.
+  auto add_dot_steps = [&](bool with_io) {
+    for (int r = 0; r < s.mr; ++r) {
+      vars[0] = i64(r);
+      std::vector<Expr> ai = operand_index(s.a, vars);
+      ai.back() = Ramp::make(ai.back(), i64(1), g);
+      Expr row = Shuffle::make(A.load(ai), spread);
+      if (widen) row = cast(pair.with_lanes(wide), row);
+      for (int jb = 0; jb < s.col_blocks; ++jb)
+        for (int v0 = 0; v0 < s.nr; v0 += s.lanes) {
+          std::vector<Expr> at = vars;
+          at[1] = i64(v0);
+          if (blocks) at.back() = i64(jb);
+          std::vector<Expr> bi = operand_index(s.b, at);
+          bi.back() = Ramp::make(bi.back(), i64(1), wide);  // j's lanes x G bytes, contiguous
+          Expr b = B.load(bi);
+          if (widen) b = cast(pair.with_lanes(wide), b);
+          std::vector<Expr> cell = {i64(r),
+                                    Ramp::make(i64(int64_t(jb) * s.nr + v0), i64(1), s.lanes)};
+          step.push_back(BufferStore::make(acc, call(dot, {acc.load(cell), row, b}), cell));
+          if (!with_io) continue;
+          std::vector<Expr> zero = {i64(r), i64(0)};
+          zero.resize(vars.size(), i64(0));
+          if (blocks) zero.back() = i64(jb);
+          std::vector<Expr> ci = operand_index(s.c, zero, Ramp::make(i64(v0), i64(1), s.lanes));
+          load.push_back(BufferStore::make(acc, C.load(ci), cell));
+          store.push_back(BufferStore::make(C, acc.load(cell), ci));
+        }
+    }
+  };
+  // The innermost reduction loop of extent > 1 runs `unroll` steps per iteration, as the FMA
+  // tile's does (kTileStepsPerIteration; a 1x1 conv's channel groups, not its 1-wide window);
+  // the C load and store come with the first.
+  size_t inner = kv.size();
+  for (size_t k = kv.size(); k-- > 0 && inner == kv.size();)
+    if (s.k[k] > 1) inner = k;
+  int64_t unroll = 1;
+  for (int64_t u = kTileStepsPerIteration; inner < kv.size() && u > 1 && unroll == 1; u /= 2)
+    if (s.k[inner] % u == 0) unroll = u;
+  for (int64_t u = 0; u < unroll; ++u) {
+    if (unroll > 1) vars[2 + inner] = Expr(kv[inner]) * i64(unroll) + i64(u);
+    add_dot_steps(u == 0);
   }
   Stmt loop = SeqStmt::make(step);
-  for (size_t k = kv.size(); k-- > 0;)
-    loop = For::make(kv[k], i64(0), i64(s.k[k]), ForKind::kSerial, loop);
+  for (size_t k = kv.size(); k-- > 0;) {
+    const int64_t extent = k == inner ? s.k[k] / unroll : s.k[k];
+    loop = For::make(kv[k], i64(0), i64(extent), ForKind::kSerial, loop);
+  }
   Stmt body = Allocate::make(acc, SeqStmt::make({SeqStmt::make(load), loop, SeqStmt::make(store)}));
   return PrimFunc{fma_tile_name(s) + "_impl", {A, B, C}, body};
 }

@@ -7,8 +7,9 @@
 // AVX-512 vector, in L1; 74-147 KB for more, in L2), MR x V FMAs. One-vector tiles need about a
 // load per FMA; tiles of several vectors (several output-channel blocks) share each broadcast.
 // The kernels carry __attribute__((target(...))) and run only after a __builtin_cpu_supports
-// check, as in fma_peak. Counter GFLOPS: FLOP/s per CPU-second of the thread (1e9); the summary
-// on stderr lists each shape's best.
+// check, as in fma_peak. The gemm512 shapes are the matmul's micro-kernel: A and B packed
+// panels, 256 steps deep, in L1. Counter GFLOPS: FLOP/s per CPU-second of the thread (1e9); the
+// summary on stderr lists each shape's best.
 #include <benchmark/benchmark.h>
 #include <immintrin.h>
 #include <time.h>
@@ -65,6 +66,36 @@ __attribute__((target("avx512f,fma"), noinline)) void tile_avx512(const float* x
     for (int v = 0; v < kVecs; ++v) _mm512_storeu_ps(y + (v * 16 + r) * 16, acc[r][v]);
 }
 
+// The matmul's micro-kernel (schedule/rules/matmul.h): A packed in kRows-row panels, Ap[k, r],
+// one broadcast per row and step; B a packed panel Bp[k, kVecs x 16], kGemmSteps deep (256, the
+// default K slice: 32 KB for two vectors, in L1 beside A's 8-14 KB).
+constexpr int kGemmSteps = 256;
+
+template <int kRows, int kVecs>
+__attribute__((target("avx512f,fma"), noinline)) void gemm_avx512(const float* a, const float* w,
+                                                                  float* y, long) {
+  __m512 acc[kRows][kVecs];
+#pragma GCC unroll 16
+  for (int r = 0; r < kRows; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < kVecs; ++v) acc[r][v] = _mm512_loadu_ps(y + (v * 16 + r) * 16);
+  for (int k = 0; k < kGemmSteps; ++k) {
+    __m512 b[kVecs];
+#pragma GCC unroll 4
+    for (int v = 0; v < kVecs; ++v) b[v] = _mm512_loadu_ps(w + (k * kVecs + v) * 16);
+#pragma GCC unroll 16
+    for (int r = 0; r < kRows; ++r) {
+      __m512 x = _mm512_set1_ps(a[k * kRows + r]);
+#pragma GCC unroll 4
+      for (int v = 0; v < kVecs; ++v) acc[r][v] = _mm512_fmadd_ps(x, b[v], acc[r][v]);
+    }
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < kRows; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < kVecs; ++v) _mm512_storeu_ps(y + (v * 16 + r) * 16, acc[r][v]);
+}
+
 template <int kRows, int kVecs>
 __attribute__((target("avx2,fma"), noinline)) void tile_avx2(const float* x, const float* w,
                                                              float* y, long w_stride) {
@@ -93,7 +124,7 @@ __attribute__((target("avx2,fma"), noinline)) void tile_avx2(const float* x, con
 // One tile shape: kLanes floats per vector; the kernel is run over 8 neighbouring input origins
 // so the broadcasts do not all hit one line.
 template <int kRows, int kVecs, int kLanes,
-          void (*Kernel)(const float*, const float*, float*, long)>
+          void (*Kernel)(const float*, const float*, float*, long), int kDepth = kSteps>
 void BM_tile(benchmark::State& state, bool supported, const char* isa) {
   if (!supported) {
     state.SkipWithError((std::string("CPU lacks ") + isa).c_str());
@@ -109,7 +140,7 @@ void BM_tile(benchmark::State& state, bool supported, const char* isa) {
     tiles += 8;
     benchmark::ClobberMemory();
   }
-  double flops = 2.0 * kRows * kVecs * kLanes * kSteps * double(tiles);
+  double flops = 2.0 * kRows * kVecs * kLanes * kDepth * double(tiles);
   double rate = flops / std::max(thread_cpu_s() - c0, 1e-9) / 1e9;
   state.counters["GFLOPS"] = rate;
   std::string name = std::string(isa) + " " + std::to_string(kRows) + "x" + std::to_string(kVecs);
@@ -120,6 +151,9 @@ void BM_tile(benchmark::State& state, bool supported, const char* isa) {
 #define INGOT_TILE512(R, V)                                                                       \
   benchmark::RegisterBenchmark("avx512/" #R "x" #V, BM_tile<R, V, 16, tile_avx512<R, V>>, avx512, \
                                "avx512")
+#define INGOT_GEMM512(R, V)     \
+  benchmark::RegisterBenchmark( \
+      "gemm512/" #R "x" #V, BM_tile<R, V, 16, gemm_avx512<R, V>, kGemmSteps>, avx512, "gemm512")
 #define INGOT_TILE256(R, V) \
   benchmark::RegisterBenchmark("avx2/" #R "x" #V, BM_tile<R, V, 8, tile_avx2<R, V>>, avx2, "avx2")
 
@@ -140,6 +174,13 @@ int main(int argc, char** argv) {
   INGOT_TILE512(8, 3);
   INGOT_TILE512(9, 3);
   INGOT_TILE512(6, 4);
+  // The matmul's tiles (rows x vectors) over packed panels in L1.
+  INGOT_GEMM512(8, 2);
+  INGOT_GEMM512(12, 2);
+  INGOT_GEMM512(14, 2);
+  INGOT_GEMM512(8, 3);
+  INGOT_GEMM512(9, 3);
+  INGOT_GEMM512(6, 4);
   // AVX2 (16 ymm): one vector up to 12 pixels, two up to 6, three up to 4.
   INGOT_TILE256(8, 1);
   INGOT_TILE256(12, 1);

@@ -145,9 +145,9 @@ int fma_max_tile_rows(const CpuVectorIsa& isa, int nr);
 // The most rows a tile of nr columns can have at all: what the register file holds beside one
 // B vector per column vector and the broadcast (32 registers on AVX-512 and NEON: 14, 9, 6 rows
 // for 2, 3, 4 vectors; 16 on AVX2: 6, 4, 3), at most 14 and never fewer than
-// fma_max_tile_rows. The tuner's range: taller tiles than the default load B fewer times per
-// FMA (one Sapphire Rapids core, a 2-vector tile over a 256-deep L1 panel: 8 rows 82% of the
-// FMA peak, 14 rows 88%; docs/perf.md, session 50).
+// fma_max_tile_rows. The tuner's range: taller tiles load B fewer times per FMA (one Sapphire
+// Rapids core, bench/fma_tile_shapes' gemm512 tiles over 256-deep L1 panels: 8x2 82% of the
+// FMA peak, 12x2 and 14x2 84%), but they cut M into fewer, coarser row tasks.
 int fma_register_tile_rows(const CpuVectorIsa& isa, int nr);
 // The index of an operand at tile variable values `vars` (i, j, k..., [jb]).
 std::vector<tir::Expr> fma_operand_index(const FmaOperand& o, const std::vector<tir::Expr>& vars);

@@ -113,6 +113,34 @@ TEST(DenseMatmulDefaults, TheTraceHoldsEachIsasTileSliceAndRowBlock) {
   }
 }
 
+// A matrix-vector product (A read in place) takes all of K as its slice by default, so each B
+// panel is one contiguous stream, and samples a prefetch distance (default none); its artifact
+// matches a double-precision reference on the host.
+TEST(DenseMatmulDefaults, AMatrixVectorProductStreamsWholePanels) {
+  Product p(1, 1536, 80);
+  for (int bits : {256, 512}) {
+    SCOPED_TRACE(bits);
+    schedule::Schedule s = default_schedule(lowered_module(p.onnx, p.dir), bits);
+    std::vector<int64_t> v = sampled_values(s);
+    ASSERT_GE(v.size(), 2u);
+    EXPECT_EQ(v[1], 1536);   // the K slice: all of K (512 deep slices before)
+    EXPECT_EQ(v.back(), 0);  // no prefetch
+    const std::string text = s.trace().to_json().dump();
+    EXPECT_NE(text.find("[0,1024,2048,4096]"), std::string::npos) << text;
+  }
+  CompiledModel m(p.onnx, (p.dir / "model.so").string(), driver::CompileOptions{});
+  std::vector<float> x = random_vector(size_t(p.k), 7);
+  m.set_input("x", x);
+  m.run();
+  std::vector<float> y = m.output(0);
+  ASSERT_EQ(y.size(), size_t(p.n));
+  for (int64_t j = 0; j < p.n; ++j) {
+    double want = 0;
+    for (int64_t k = 0; k < p.k; ++k) want += double(x[size_t(k)]) * p.b[size_t(k * p.n + j)];
+    ASSERT_NEAR(y[size_t(j)], want, 1e-3) << j;
+  }
+}
+
 TEST(DenseMatmulDefaults, TheAvx2DefaultKernelMatchesAReference) {
   driver::CompileOptions o;
   o.target = "llvm -mcpu=x86-64-v3";

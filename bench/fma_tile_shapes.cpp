@@ -41,53 +41,32 @@ inline const float* input_at(const float* x, int k, int r) {
   return x + (k / 16) * kBlockStride + r * kPixelStride + k % 16;
 }
 
-template <int kRows, int kVecs>
-__attribute__((target("avx512f,fma"), noinline)) void tile_avx512(const float* x, const float* w,
-                                                                  float* y, long w_stride) {
-  __m512 acc[kRows][kVecs];
-#pragma GCC unroll 16
-  for (int r = 0; r < kRows; ++r)
-#pragma GCC unroll 4
-    for (int v = 0; v < kVecs; ++v) acc[r][v] = _mm512_loadu_ps(y + (v * 16 + r) * 16);
-  for (int k = 0; k < kSteps; ++k) {
-    __m512 b[kVecs];
-#pragma GCC unroll 4
-    for (int v = 0; v < kVecs; ++v) b[v] = _mm512_loadu_ps(w + v * w_stride + k * 16);
-#pragma GCC unroll 16
-    for (int r = 0; r < kRows; ++r) {
-      __m512 a = _mm512_set1_ps(*input_at(x, k, r));
-#pragma GCC unroll 4
-      for (int v = 0; v < kVecs; ++v) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
-    }
-  }
-#pragma GCC unroll 16
-  for (int r = 0; r < kRows; ++r)
-#pragma GCC unroll 4
-    for (int v = 0; v < kVecs; ++v) _mm512_storeu_ps(y + (v * 16 + r) * 16, acc[r][v]);
-}
-
 // The matmul's micro-kernel (schedule/rules/matmul.h): A packed in kRows-row panels, Ap[k, r],
 // one broadcast per row and step; B a packed panel Bp[k, kVecs x 16], kGemmSteps deep (256, the
 // default K slice: 32 KB for two vectors, in L1 beside A's 8-14 KB).
 constexpr int kGemmSteps = 256;
 
-template <int kRows, int kVecs>
-__attribute__((target("avx512f,fma"), noinline)) void gemm_avx512(const float* a, const float* w,
-                                                                  float* y, long) {
+// An AVX-512 tile: the conv's (A the NCHWc input, B one K x 16 panel per vector, w_stride
+// apart) or, kPacked, the matmul's (packed A and B panels, kGemmSteps deep).
+template <int kRows, int kVecs, bool kPacked = false>
+__attribute__((target("avx512f,fma"), noinline)) void tile_avx512(const float* x, const float* w,
+                                                                  float* y, long w_stride) {
+  constexpr int kDepth = kPacked ? kGemmSteps : kSteps;
   __m512 acc[kRows][kVecs];
 #pragma GCC unroll 16
   for (int r = 0; r < kRows; ++r)
 #pragma GCC unroll 4
     for (int v = 0; v < kVecs; ++v) acc[r][v] = _mm512_loadu_ps(y + (v * 16 + r) * 16);
-  for (int k = 0; k < kGemmSteps; ++k) {
+  for (int k = 0; k < kDepth; ++k) {
     __m512 b[kVecs];
 #pragma GCC unroll 4
-    for (int v = 0; v < kVecs; ++v) b[v] = _mm512_loadu_ps(w + (k * kVecs + v) * 16);
+    for (int v = 0; v < kVecs; ++v)
+      b[v] = _mm512_loadu_ps(kPacked ? w + (k * kVecs + v) * 16 : w + v * w_stride + k * 16);
 #pragma GCC unroll 16
     for (int r = 0; r < kRows; ++r) {
-      __m512 x = _mm512_set1_ps(a[k * kRows + r]);
+      __m512 a = _mm512_set1_ps(kPacked ? x[k * kRows + r] : *input_at(x, k, r));
 #pragma GCC unroll 4
-      for (int v = 0; v < kVecs; ++v) acc[r][v] = _mm512_fmadd_ps(x, b[v], acc[r][v]);
+      for (int v = 0; v < kVecs; ++v) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
     }
   }
 #pragma GCC unroll 16
@@ -151,9 +130,10 @@ void BM_tile(benchmark::State& state, bool supported, const char* isa) {
 #define INGOT_TILE512(R, V)                                                                       \
   benchmark::RegisterBenchmark("avx512/" #R "x" #V, BM_tile<R, V, 16, tile_avx512<R, V>>, avx512, \
                                "avx512")
-#define INGOT_GEMM512(R, V)     \
-  benchmark::RegisterBenchmark( \
-      "gemm512/" #R "x" #V, BM_tile<R, V, 16, gemm_avx512<R, V>, kGemmSteps>, avx512, "gemm512")
+#define INGOT_GEMM512(R, V)                                                                    \
+  benchmark::RegisterBenchmark("gemm512/" #R "x" #V,                                           \
+                               BM_tile<R, V, 16, tile_avx512<R, V, true>, kGemmSteps>, avx512, \
+                               "gemm512")
 #define INGOT_TILE256(R, V) \
   benchmark::RegisterBenchmark("avx2/" #R "x" #V, BM_tile<R, V, 8, tile_avx2<R, V>>, avx2, "avx2")
 

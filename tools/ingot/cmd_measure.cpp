@@ -95,7 +95,7 @@ int measure(const MeasureArgs& a) {
   if (cache != tune::CacheState::kWarm) flusher.emplace();
   if (cache == tune::CacheState::kModel)
     for (auto& [path, l] : loaded)
-      if (l.session) l.model_state = {&l.inputs, artifact_memory(*l.model)};
+      if (l.session) l.model_state = ModelState::of(*l.model, l.inputs);
   for (auto& [path, l] : loaded)
     if (l.session && !a.per_kernel)
       l.number = a.min_repeat_ms > 0

@@ -170,15 +170,12 @@ int run_artifact(const RunOptions& opts) {
         fmt::print("Runs per sample: {} (--min-repeat-ms {})\n", number, opts.min_repeat_ms);
     }
     ModelState model_state;
-    if (cache == tune::CacheState::kModel) model_state = {&inputs, artifact_memory(model)};
-    if (opts.print_time && cache == tune::CacheState::kModel) {
-      size_t bytes = 0;
-      for (const MemoryRange& r : model_state.memory) bytes += r.bytes;
+    if (cache == tune::CacheState::kModel) model_state = ModelState::of(model, inputs);
+    if (opts.print_time && cache == tune::CacheState::kModel)
       fmt::print(
           "Cache state: model (before each run the artifact's {:.1f} KiB evicted, its "
           "inputs read back)\n",
-          double(bytes) / 1024.0);
-    }
+          double(model_state.memory_bytes()) / 1024.0);
     std::vector<double> samples =
         time_runs(session, opts.repeat, number, flusher ? &*flusher : nullptr,
                   cache == tune::CacheState::kModel ? &model_state : nullptr);

@@ -198,6 +198,16 @@ void run_step(rt::Session& session) {
   session.run();
 }
 
+ModelState ModelState::of(const rt::Model& model, const std::vector<NpyArray>& inputs) {
+  return {&inputs, artifact_memory(model)};
+}
+
+size_t ModelState::memory_bytes() const {
+  size_t bytes = 0;
+  for (const MemoryRange& r : memory) bytes += r.bytes;
+  return bytes;
+}
+
 void CacheFlusher::stream() {
   if (buf_.empty()) {
     uint64_t llc = last_level_cache_bytes();

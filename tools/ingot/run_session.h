@@ -31,6 +31,9 @@ std::vector<NpyArray> bind_inputs(const std::string& inputs, const std::string& 
 struct ModelState {
   const std::vector<NpyArray>* inputs = nullptr;
   std::vector<MemoryRange> memory;
+  // `model`'s artifact memory and `inputs` (kept by the caller).
+  static ModelState of(const rt::Model& model, const std::vector<NpyArray>& inputs);
+  size_t memory_bytes() const;  // the bytes each flush evicts
 };
 
 // Starts a timed run from cold caches. Cold: by streaming over twice the last-level cache

@@ -399,6 +399,29 @@ int fma_register_tile_rows(const CpuVectorIsa& isa, int nr) {
 
 namespace {
 
+// The reduction loop that runs several steps per iteration, and how many: among the first
+// `loops` extents of `k` not `unrolled` (written out), the innermost of extent > 1 (`loop`,
+// `loops` where there is none), its steps the largest power of two up to
+// kTileStepsPerIteration dividing its extent. The steps' A and B addresses are constant offsets
+// from one base, so the loop's address arithmetic and branch are paid once per `steps`: one step
+// per iteration, LLVM kept 4 scalar address ops per step beside 16 FMAs (an 8x32 tile) and
+// MatMul 1024^3 took 6.62 ms against 6.35 on Sapphire Rapids; 4 steps against 8: ResNet-50
+// 28.30 -> 27.71 ms there (docs/perf.md, session 50).
+struct SteppedLoop {
+  size_t loop = 0;
+  int64_t steps = 1;
+};
+
+SteppedLoop stepped_loop(const std::vector<int64_t>& k, size_t loops,
+                         const std::vector<bool>& unrolled) {
+  SteppedLoop l{loops, 1};
+  for (size_t i = loops; i-- > 0 && l.loop == loops;)
+    if (!unrolled[i] && k[i] > 1) l.loop = i;
+  for (int64_t u = kTileStepsPerIteration; l.loop < loops && u > 1 && l.steps == 1; u /= 2)
+    if (k[l.loop] % u == 0) l.steps = u;
+  return l;
+}
+
 // The implementation of a dot tile (FmaTileSpec::group): acc = C; for the k's but g: per row,
 // A's G values (g = 0 ..) spread over the vector (8-bit pairs widened to int16); per cell acc =
 // dot_i32 (bfloat16: dot_bf16)(acc, row, B's lanes x G values at j = v0, g = 0 ..); C = acc.
@@ -449,22 +472,17 @@ PrimFunc dot_tile_impl(const FmaTileSpec& s, const Buffer& A, const Buffer& B, c
         }
     }
   };
-  // The innermost reduction loop of extent > 1 runs `unroll` steps per iteration, as the FMA
-  // tile's does (kTileStepsPerIteration; a 1x1 conv's channel groups, not its 1-wide window);
-  // the C load and store come with the first.
-  size_t inner = kv.size();
-  for (size_t k = kv.size(); k-- > 0 && inner == kv.size();)
-    if (s.k[k] > 1) inner = k;
-  int64_t unroll = 1;
-  for (int64_t u = kTileStepsPerIteration; inner < kv.size() && u > 1 && unroll == 1; u /= 2)
-    if (s.k[inner] % u == 0) unroll = u;
-  for (int64_t u = 0; u < unroll; ++u) {
-    if (unroll > 1) vars[2 + inner] = Expr(kv[inner]) * i64(unroll) + i64(u);
+  // Several steps per iteration of the innermost reduction loop of extent > 1 (stepped_loop; a
+  // 1x1 conv's channel groups, not its 1-wide window); the C load and store come with the first.
+  const SteppedLoop stepped = stepped_loop(s.k, kv.size(), std::vector<bool>(kv.size(), false));
+  for (int64_t u = 0; u < stepped.steps; ++u) {
+    if (stepped.steps > 1)
+      vars[2 + stepped.loop] = Expr(kv[stepped.loop]) * i64(stepped.steps) + i64(u);
     add_dot_steps(u == 0);
   }
   Stmt loop = SeqStmt::make(step);
   for (size_t k = kv.size(); k-- > 0;) {
-    const int64_t extent = k == inner ? s.k[k] / unroll : s.k[k];
+    const int64_t extent = k == stepped.loop ? s.k[k] / stepped.steps : s.k[k];
     loop = For::make(kv[k], i64(0), i64(extent), ForKind::kSerial, loop);
   }
   Stmt body = Allocate::make(acc, SeqStmt::make({SeqStmt::make(load), loop, SeqStmt::make(store)}));
@@ -632,20 +650,10 @@ TensorIntrin make_fma_tile_intrin(const FmaTileSpec& s) {
     for (size_t k = 0; k < s.k.size(); ++k)
       if (unrolled[k] && (order.empty() || k != order[0])) order.push_back(k);
     std::vector<Expr> kvals(kv.begin(), kv.end());
-    // Without unrolled variables, the innermost reduction loop runs `unroll` steps per iteration
-    // (the largest power of two up to kTileStepsPerIteration dividing its extent): the steps' A
-    // and B addresses are constant offsets from one base, so the loop's address arithmetic and
-    // branch are paid once per `unroll` steps. One step per iteration, LLVM kept 4 scalar
-    // address ops per step beside 16 FMAs (an 8x32 tile) and MatMul 1024^3 took 6.62 ms
-    // against 6.35 on Sapphire Rapids; 4 steps against 8: ResNet-50 28.30 -> 27.71 ms there
-    // (docs/perf.md, session 50).
-    size_t inner_loop = kv.size();
-    for (size_t k = kv.size(); k-- > 0 && inner_loop == kv.size();)
-      if (!unrolled[k] && s.k[k] > 1) inner_loop = k;
-    int64_t unroll = 1;
-    if (inner_loop < kv.size() && order.empty())
-      for (int64_t u = kTileStepsPerIteration; u > 1 && unroll == 1; u /= 2)
-        if (s.k[inner_loop] % u == 0) unroll = u;
+    // Without unrolled variables, several steps per iteration of the innermost reduction loop
+    // (stepped_loop).
+    const SteppedLoop stepped =
+        order.empty() ? stepped_loop(s.k, kv.size(), unrolled) : SteppedLoop{kv.size(), 1};
     bool first = true;
     std::function<void(size_t)> combos = [&](size_t o) {
       if (o == order.size()) {
@@ -658,13 +666,14 @@ TensorIntrin make_fma_tile_intrin(const FmaTileSpec& s) {
         combos(o + 1);
       }
     };
-    for (int64_t u = 0; u < unroll; ++u) {
-      if (unroll > 1) kvals[inner_loop] = Expr(kv[inner_loop]) * i64(unroll) + i64(u);
+    for (int64_t u = 0; u < stepped.steps; ++u) {
+      if (stepped.steps > 1)
+        kvals[stepped.loop] = Expr(kv[stepped.loop]) * i64(stepped.steps) + i64(u);
       combos(0);
     }
     Stmt loop = SeqStmt::make(step);
     for (size_t k = kv.size(); k-- > 0;) {
-      const int64_t extent = k == inner_loop ? s.k[k] / unroll : s.k[k];
+      const int64_t extent = k == stepped.loop ? s.k[k] / stepped.steps : s.k[k];
       if (!unrolled[k]) loop = For::make(kv[k], i64(0), i64(extent), ForKind::kSerial, loop);
     }
     Stmt body =
